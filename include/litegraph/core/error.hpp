@@ -1,0 +1,62 @@
+// Typed errors: every failure names what is at fault (file and byte offset,
+// op and variable, CLI argument) so that a user can act on it.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace litegraph {
+
+/// Base of every error litegraph throws.
+class error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// A model file is malformed: names the file and the byte offset at fault.
+class format_error : public error {
+public:
+    format_error(std::string file, std::uint64_t offset, const std::string& what)
+        : error(file + " at byte " + std::to_string(offset) + ": " + what),
+          file_(std::move(file)),
+          offset_(offset) {}
+    const std::string& file() const noexcept { return file_; }
+    std::uint64_t offset() const noexcept { return offset_; }
+
+private:
+    std::string file_;
+    std::uint64_t offset_;
+};
+
+/// A file cannot be found or read.
+class io_error : public error {
+public:
+    using error::error;
+};
+
+/// The graph is inconsistent (cycle, missing producer, dangling variable).
+class graph_error : public error {
+public:
+    using error::error;
+};
+
+/// An op type (or an attribute value of it) that litegraph does not support.
+class unsupported_error : public error {
+public:
+    using error::error;
+};
+
+/// Shapes or dtypes do not fit an op: names the op and the argument.
+class shape_error : public error {
+public:
+    using error::error;
+};
+
+/// A bad argument from the user of the API or the CLI.
+class usage_error : public error {
+public:
+    using error::error;
+};
+
+}  // namespace litegraph

@@ -1,0 +1,87 @@
+// Run one op outside a graph: infer shapes, allocate outputs, run the kernel.
+// Used by tests (an op against its plain-loop baseline) and by the runtime to
+// fold ops whose inputs are all known before the first run.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "litegraph/ops/registry.hpp"
+
+namespace litegraph {
+
+struct named_tensors {
+    std::vector<std::pair<std::string, std::vector<tensor>>> slots;
+
+    named_tensors& add(std::string slot, tensor t) {
+        for (auto& [n, v] : slots)
+            if (n == slot) {
+                v.push_back(std::move(t));
+                return *this;
+            }
+        slots.emplace_back(std::move(slot), std::vector<tensor>{});
+        slots.back().second.push_back(std::move(t));
+        return *this;
+    }
+    const tensor& get(std::string_view slot, std::size_t i = 0) const {
+        for (auto& [n, v] : slots)
+            if (n == slot && i < v.size()) return v[i];
+        throw usage_error("no tensor in slot '" + std::string(slot) + "'");
+    }
+};
+
+/// Runs `k` on `inputs`; `outputs` names the output slots and how many
+/// arguments each has.  Returns the output tensors by slot.
+inline named_tensors invoke(const kernel& k, std::string_view type, const named_tensors& inputs,
+                            const std::vector<std::pair<std::string, std::size_t>>& outputs) {
+    std::vector<tensor_ref> in_refs, out_refs;
+    std::size_t n_in = 0, n_out = 0;
+    for (auto& s : inputs.slots) n_in += s.second.size();
+    for (auto& s : outputs) n_out += s.second;
+    in_refs.reserve(n_in);
+    out_refs.resize(n_out);
+    op_io io;
+    io.type = std::string(type);
+    io.label = outputs.empty() ? io.type : outputs.front().first;
+    for (auto& [slot, ts] : inputs.slots) {
+        op_slot s{slot, {}};
+        for (auto& t : ts) {
+            in_refs.push_back(t.ref(slot));
+            s.args.push_back(&in_refs.back());
+        }
+        io.inputs.push_back(std::move(s));
+    }
+    std::size_t j = 0;
+    for (auto& [slot, n] : outputs) {
+        op_slot s{slot, {}};
+        for (std::size_t i = 0; i < n; ++i) {
+            out_refs[j].name = slot;
+            out_refs[j].shape.clear();
+            s.args.push_back(&out_refs[j++]);
+        }
+        io.outputs.push_back(std::move(s));
+    }
+    k.infer(io);
+    named_tensors result;
+    j = 0;
+    for (auto& [slot, n] : outputs) {
+        for (std::size_t i = 0; i < n; ++i, ++j) {
+            tensor t(out_refs[j].type, out_refs[j].shape);
+            out_refs[j].data = t.data();
+            result.add(slot, std::move(t));
+        }
+    }
+    k.run(io);
+    return result;
+}
+
+/// Convenience: build the kernel for `type` from `attrs` and run it.
+inline named_tensors invoke(std::string_view type, const attr_map& attrs,
+                            const named_tensors& inputs,
+                            const std::vector<std::pair<std::string, std::size_t>>& outputs) {
+    auto k = make_kernel(type, attrs);
+    return invoke(*k, type, inputs, outputs);
+}
+
+}  // namespace litegraph

@@ -1,0 +1,125 @@
+// What an op is to litegraph: a struct with a param block, attribute parsing,
+// shape inference and a reference kernel.  `kernel` erases it for the runtime.
+//
+//   struct my_op {
+//       static constexpr std::string_view paddle_types[] = {"my_op"};
+//       struct params { ... };
+//       static params parse(const attr_map& attrs, std::string_view type);
+//       static void infer(const params&, op_io&);  // set output dtypes and shapes
+//       static void run(const params&, op_io&);    // compute outputs
+//   };
+//
+// Optional: `static constexpr bool folds_from_shapes = true;` for ops whose
+// output depends only on input shapes (e.g. `shape`), so the runtime can
+// compute them before any data is known.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "litegraph/core/attributes.hpp"
+#include "litegraph/core/error.hpp"
+#include "litegraph/core/tensor.hpp"
+
+namespace litegraph {
+
+/// The arguments of one Paddle slot ("X", "Filter", "Out", ...).
+struct op_slot {
+    std::string name;
+    std::vector<tensor_ref*> args;
+};
+
+/// The inputs and outputs of one op instance, by slot, plus the op's identity
+/// for error messages.  During shape inference inputs carry shapes and, where
+/// known (weights, folded shapes), data; outputs get their dtype and shape set.
+class op_io {
+public:
+    std::string type;
+    std::string label;  // e.g. the first output's name, to name the op in errors
+    std::vector<op_slot> inputs;
+    std::vector<op_slot> outputs;
+
+    bool has_input(std::string_view slot) const { return count(inputs, slot) > 0; }
+    bool has_output(std::string_view slot) const { return count(outputs, slot) > 0; }
+    std::size_t input_count(std::string_view slot) const { return count(inputs, slot); }
+    std::size_t output_count(std::string_view slot) const { return count(outputs, slot); }
+
+    const tensor_ref& input(std::string_view slot, std::size_t i = 0) const {
+        return *find(inputs, slot, i, "input");
+    }
+    tensor_ref& output(std::string_view slot, std::size_t i = 0) const {
+        return *find(outputs, slot, i, "output");
+    }
+
+    /// Throws a shape_error naming this op.
+    [[noreturn]] void fail(const std::string& msg) const {
+        throw shape_error("op " + type + " ('" + label + "'): " + msg);
+    }
+    void check(bool ok, const std::string& msg) const {
+        if (!ok) fail(msg);
+    }
+
+private:
+    static std::size_t count(const std::vector<op_slot>& v, std::string_view slot) {
+        for (auto& s : v)
+            if (s.name == slot) return s.args.size();
+        return 0;
+    }
+    tensor_ref* find(const std::vector<op_slot>& v, std::string_view slot, std::size_t i,
+                     const char* kind) const {
+        for (auto& s : v)
+            if (s.name == slot && i < s.args.size() && s.args[i]) return s.args[i];
+        fail(std::string("missing ") + kind + " '" + std::string(slot) + "'" +
+             (i ? " #" + std::to_string(i) : std::string()));
+    }
+};
+
+template <class Op>
+concept op_definition = requires(const attr_map& a, std::string_view t,
+                                 const typename Op::params& p, op_io& io) {
+    { Op::paddle_types[0] } -> std::convertible_to<std::string_view>;
+    { Op::parse(a, t) } -> std::same_as<typename Op::params>;
+    Op::infer(p, io);
+    Op::run(p, io);
+};
+
+template <class Op>
+constexpr bool op_folds_from_shapes() {
+    if constexpr (requires { Op::folds_from_shapes; })
+        return Op::folds_from_shapes;
+    else
+        return false;
+}
+
+/// One parsed op, ready to infer shapes and run: the runtime's view of an op.
+class kernel {
+public:
+    virtual ~kernel() = default;
+    virtual void infer(op_io& io) const = 0;
+    virtual void run(op_io& io) const = 0;
+    virtual bool folds_from_shapes() const noexcept = 0;
+    virtual std::string_view name() const noexcept = 0;
+};
+
+template <op_definition Op>
+class kernel_of final : public kernel {
+public:
+    kernel_of(const attr_map& a, std::string_view type) : params_(Op::parse(a, type)) {}
+    void infer(op_io& io) const override { Op::infer(params_, io); }
+    void run(op_io& io) const override { Op::run(params_, io); }
+    bool folds_from_shapes() const noexcept override { return op_folds_from_shapes<Op>(); }
+    std::string_view name() const noexcept override { return Op::paddle_types[0]; }
+    const typename Op::params& params() const noexcept { return params_; }
+
+private:
+    typename Op::params params_;
+};
+
+template <class... Ops>
+struct op_list {};
+
+}  // namespace litegraph

@@ -1,0 +1,63 @@
+// The table of built-in ops: adding an op means adding its header here and
+// its type to `builtin_ops`.  No self-registering statics: the list is explicit.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "litegraph/ops/op.hpp"
+#include "litegraph/ops/scale.hpp"
+
+namespace litegraph {
+
+using builtin_ops = op_list<  //
+    ops::scale                //
+    >;
+
+namespace detail {
+template <class... Ops>
+std::unique_ptr<kernel> make_kernel(op_list<Ops...>, std::string_view type, const attr_map& a) {
+    std::unique_ptr<kernel> k;
+    auto try_one = [&]<class Op>() {
+        for (std::string_view t : Op::paddle_types)
+            if (t == type) {
+                k = std::make_unique<kernel_of<Op>>(a, type);
+                return true;
+            }
+        return false;
+    };
+    (try_one.template operator()<Ops>() || ...);
+    return k;
+}
+template <class... Ops>
+void list_types(op_list<Ops...>, std::vector<std::string_view>& out) {
+    (out.insert(out.end(), std::begin(Ops::paddle_types), std::end(Ops::paddle_types)), ...);
+}
+}  // namespace detail
+
+/// The kernel for a Paddle op type with its attributes; throws unsupported_error
+/// naming the type when no built-in op handles it.
+template <class List = builtin_ops>
+std::unique_ptr<kernel> make_kernel(std::string_view type, const attr_map& attrs) {
+    auto k = detail::make_kernel(List{}, type, attrs);
+    if (!k) throw unsupported_error("unsupported op '" + std::string(type) + "'");
+    return k;
+}
+
+template <class List = builtin_ops>
+std::vector<std::string_view> supported_op_types() {
+    std::vector<std::string_view> v;
+    detail::list_types(List{}, v);
+    return v;
+}
+
+template <class List = builtin_ops>
+bool is_supported(std::string_view type) {
+    for (auto t : supported_op_types<List>())
+        if (t == type) return true;
+    return false;
+}
+
+}  // namespace litegraph

@@ -1,0 +1,264 @@
+// The runtime program: one instruction per op in topological order.  Before
+// the first run (and whenever an input shape changes) every instruction infers
+// its output shapes; ops whose inputs are all known (weights, shapes) are
+// folded into constants; the remaining activations are planned into one arena.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "litegraph/graph/graph.hpp"
+#include "litegraph/ops/registry.hpp"
+#include "litegraph/planner/planner.hpp"
+
+namespace litegraph::runtime {
+
+struct memory_stats {
+    std::size_t arena_bytes = 0;        // bytes of the planned arena
+    std::size_t lower_bound_bytes = 0;  // LOAD: most activation bytes live at one step
+};
+
+struct instruction {
+    int op = -1;  // index into graph.ops
+    std::unique_ptr<kernel> k;
+    op_io io;
+    bool folded = false;  // computed once at prepare time
+};
+
+class program {
+public:
+    explicit program(graph::graph g, std::vector<planner::segment> segments = {planner::segment{}})
+        : g_(std::move(g)), segments_(std::move(segments)) {
+        refs_.resize(g_.vars.size());
+        std::map<std::string, int> unsupported;
+        for (int op : g_.topo_order()) {
+            const auto& node = g_.ops[op];
+            if (!is_supported(node.type)) {
+                ++unsupported[node.type];
+                continue;
+            }
+            instruction ins;
+            ins.op = op;
+            try {
+                ins.k = make_kernel(node.type, node.attrs);
+            } catch (const error& e) {
+                throw unsupported_error("op " + g_.op_label(op) + ": " + e.what());
+            }
+            ins.io.type = node.type;
+            ins.io.label = g_.op_label(op);
+            for (auto& s : node.inputs) ins.io.inputs.push_back(bind(s));
+            for (auto& s : node.outputs) ins.io.outputs.push_back(bind(s));
+            code_.push_back(std::move(ins));
+        }
+        if (!unsupported.empty()) {
+            std::string msg = "unsupported op";
+            msg += unsupported.size() > 1 ? "s: " : ": ";
+            bool first = true;
+            for (auto& [t, n] : unsupported) {
+                msg += (first ? "" : ", ") + t + " (x" + std::to_string(n) + ")";
+                first = false;
+            }
+            throw unsupported_error(msg);
+        }
+        inputs_.resize(g_.feeds.size());
+    }
+
+    const graph::graph& graph() const noexcept { return g_; }
+    const std::vector<instruction>& instructions() const noexcept { return code_; }
+
+    std::size_t input_count() const noexcept { return g_.feeds.size(); }
+    const graph::var_node& input_var(std::size_t i) const { return g_.vars[g_.feeds.at(i).var]; }
+    std::size_t output_count() const noexcept { return g_.fetches.size(); }
+    const graph::var_node& output_var(std::size_t i) const { return g_.vars[g_.fetches.at(i).var]; }
+
+    /// Index of the feed named `name`; throws usage_error listing the feeds.
+    std::size_t input_index(std::string_view name) const {
+        std::string names;
+        for (std::size_t i = 0; i < g_.feeds.size(); ++i) {
+            if (input_var(i).name == name) return i;
+            names += (i ? ", " : "") + input_var(i).name;
+        }
+        throw usage_error("no input named '" + std::string(name) + "' (inputs: " + names + ")");
+    }
+
+    /// Sets input `i`; checks dtype, rank and the dims the model fixes.
+    void set_input(std::size_t i, tensor t) {
+        const auto& v = input_var(i);
+        if (t.type() != v.type)
+            throw usage_error("input '" + v.name + "' must be " + std::string(name_of(v.type)) +
+                              ", got " + std::string(name_of(t.type())));
+        if (!v.shape.empty()) {
+            bool ok = t.shape().size() == v.shape.size();
+            for (std::size_t d = 0; ok && d < v.shape.size(); ++d)
+                ok = v.shape[d] < 0 || v.shape[d] == t.shape()[d];
+            if (!ok)
+                throw usage_error("input '" + v.name + "' must have shape " + to_string(v.shape) +
+                                  " (-1: any), got " + to_string(t.shape()));
+        }
+        if (inputs_[i].shape() != t.shape() || is_integer(t.type()) ||
+            inputs_[i].type() != t.type())
+            prepared_ = false;
+        inputs_[i] = std::move(t);
+    }
+    void set_input(std::string_view name, tensor t) { set_input(input_index(name), std::move(t)); }
+
+    /// Runs the program on the inputs set; outputs stay valid until the next run.
+    void run() {
+        for (std::size_t i = 0; i < inputs_.size(); ++i)
+            if (inputs_[i].shape().empty() && inputs_[i].bytes() == 0 &&
+                !input_var(i).shape.empty())
+                throw usage_error("input '" + input_var(i).name + "' was not set");
+        if (!prepared_) prepare();
+        for (std::size_t i = 0; i < inputs_.size(); ++i) {
+            auto& r = refs_[g_.feeds[i].var];
+            if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
+        }
+        for (auto& ins : code_)
+            if (!ins.folded) ins.k->run(ins.io);
+    }
+
+    /// Output `i` of the last run.
+    const tensor_ref& output(std::size_t i) const { return refs_[g_.fetches.at(i).var]; }
+
+    /// Shapes inferred for every variable node (valid after the first run).
+    const tensor_ref& var(int v) const { return refs_.at(v); }
+
+    memory_stats memory() const noexcept { return stats_; }
+    const planner::plan& plan() const noexcept { return plan_; }
+    /// The buffers planned in the arena, as handed to the planner.
+    const std::vector<planner::buffer>& buffers() const noexcept { return buffers_; }
+    /// Variable node of each planned buffer.
+    const std::vector<int>& buffer_vars() const noexcept { return buffer_vars_; }
+
+private:
+    static bool is_integer(dtype t) {
+        return t == dtype::i32 || t == dtype::i64 || t == dtype::i16 || t == dtype::i8 ||
+               t == dtype::u8 || t == dtype::boolean;
+    }
+
+    op_slot bind(const graph::slot& s) {
+        op_slot o{s.name, {}};
+        for (int v : s.vars) o.args.push_back(&refs_[v]);
+        return o;
+    }
+
+    void prepare() {
+        const int nv = static_cast<int>(g_.vars.size());
+        std::vector<bool> constant(nv, false);
+        folded_.clear();
+        for (int v = 0; v < nv; ++v) {
+            auto& r = refs_[v];
+            const auto& var = g_.vars[v];
+            r.name = var.name;
+            if (var.value) {
+                r.type = var.value->type();
+                r.shape = var.value->shape();
+                r.data = const_cast<std::byte*>(var.value->data());
+                constant[v] = true;
+            } else {
+                r.type = var.type;
+                r.shape = {-1};
+                r.data = nullptr;
+            }
+        }
+        for (std::size_t i = 0; i < inputs_.size(); ++i) {
+            auto& r = refs_[g_.feeds[i].var];
+            r.type = inputs_[i].type();
+            r.shape = inputs_[i].shape();
+            r.data = inputs_[i].data();  // visible to shape inference (shape tensors)
+        }
+        // Shape inference in program order, folding what is already known.
+        for (auto& ins : code_) {
+            ins.folded = false;
+            bool all_known = true;
+            for (auto& s : ins.io.inputs)
+                for (auto* a : s.args) {
+                    int v = static_cast<int>(a - refs_.data());
+                    if (!constant[v]) all_known = false;
+                    if (a->shape.size() == 1 && a->shape[0] == -1 && !a->data)
+                        ins.io.fail("input '" + std::string(a->name) +
+                                    "' has no shape (not produced)");
+                }
+            ins.k->infer(ins.io);
+            if (all_known || ins.k->folds_from_shapes()) {
+                for (auto& s : ins.io.outputs)
+                    for (auto* a : s.args) {
+                        if (!produced(*a)) continue;
+                        folded_.emplace_back(a->type, a->shape);
+                        a->data = folded_.back().data();
+                        constant[a - refs_.data()] = true;
+                    }
+                ins.k->run(ins.io);
+                ins.folded = true;
+            }
+        }
+        // Lifetimes of the non-constant variables, in steps of the unfolded program.
+        std::vector<int> first(nv, -1), last(nv, -1);
+        int step = 0;
+        for (auto& f : g_.feeds) first[f.var] = last[f.var] = 0;
+        for (auto& ins : code_) {
+            if (ins.folded) continue;
+            for (auto& s : ins.io.inputs)
+                for (auto* a : s.args) last[a - refs_.data()] = step;
+            for (auto& s : ins.io.outputs)
+                for (auto* a : s.args) {
+                    int v = static_cast<int>(a - refs_.data());
+                    if (!produced(*a)) {
+                        if (!g_.vars[v].consumers.empty())
+                            ins.io.fail("output '" + g_.vars[v].name +
+                                        "' is read but not produced");
+                        continue;
+                    }
+                    if (first[v] < 0) first[v] = last[v] = step;
+                }
+            ++step;
+        }
+        for (auto& f : g_.fetches)
+            if (!constant[f.var]) last[f.var] = std::max(step - 1, 0);
+        buffers_.clear();
+        buffer_vars_.clear();
+        for (int v = 0; v < nv; ++v) {
+            if (constant[v] || first[v] < 0) continue;
+            auto bytes = refs_[v].bytes();
+            if (bytes == 0) continue;
+            buffers_.push_back({planner::align_up(bytes, tensor_alignment), first[v], last[v]});
+            buffer_vars_.push_back(v);
+        }
+        plan_ = planner::size_first_fit(buffers_, segments_);
+        if (!plan_.fits) throw usage_error("the activations do not fit the memory segments");
+        stats_.lower_bound_bytes = planner::lower_bound(buffers_);
+        stats_.arena_bytes = plan_.total();
+        // One allocation holds every segment, each starting on an aligned byte.
+        std::vector<std::size_t> seg_base(segments_.size() + 1, 0);
+        for (std::size_t s = 0; s < segments_.size(); ++s)
+            seg_base[s + 1] = planner::align_up(seg_base[s] + plan_.used[s], tensor_alignment);
+        arena_ = tensor(dtype::u8, {static_cast<std::int64_t>(seg_base.back())});
+        for (std::size_t b = 0; b < buffers_.size(); ++b) {
+            auto pl = plan_.placements[b];
+            refs_[buffer_vars_[b]].data = arena_.data() + seg_base[pl.segment] + pl.offset;
+        }
+        prepared_ = true;
+    }
+
+    static bool produced(const tensor_ref& r) { return !(r.shape.size() == 1 && r.shape[0] == -1); }
+
+    graph::graph g_;
+    std::vector<planner::segment> segments_;
+    std::vector<tensor_ref> refs_;  // one per variable node
+    std::vector<instruction> code_;
+    std::vector<tensor> inputs_;
+    std::vector<tensor> folded_;
+    std::vector<planner::buffer> buffers_;
+    std::vector<int> buffer_vars_;
+    planner::plan plan_;
+    tensor arena_;
+    memory_stats stats_;
+    bool prepared_ = false;
+};
+
+}  // namespace litegraph::runtime

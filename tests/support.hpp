@@ -1,0 +1,71 @@
+// Helpers shared by tests: where the shared models are, deterministic data,
+// and comparisons with a tolerance.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "litegraph/core/tensor.hpp"
+
+namespace litegraph::test {
+
+/// The shared test data folder (env LITEGRAPH_SHARED overrides the build's default).
+inline std::filesystem::path shared_dir() {
+    if (const char* e = std::getenv("LITEGRAPH_SHARED")) return e;
+    return LITEGRAPH_SHARED_DIR;
+}
+
+/// Path of a shared model folder, or empty (with a doctest message) when absent,
+/// so the test can skip: `auto dir = shared_model("lenet_mnist"); if (dir.empty()) return;`
+inline std::filesystem::path shared_model(const std::string& name,
+                                          const std::string& sub = "models") {
+    auto p = shared_dir() / sub / name;
+    if (!std::filesystem::exists(p)) {
+        MESSAGE("skipped: shared model folder " << p.string() << " is absent");
+        return {};
+    }
+    return p;
+}
+
+/// A float tensor of `shape` filled with uniform values in [lo, hi) from `seed`.
+inline tensor random_tensor(const shape_t& shape, std::uint32_t seed, float lo = -1.f,
+                            float hi = 1.f) {
+    tensor t(dtype::f32, shape);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> d(lo, hi);
+    for (auto& v : t.span<float>()) v = d(rng);
+    return t;
+}
+
+/// Largest |a-b| / max(1, |b|) (mixed absolute/relative error).
+inline double max_rel_diff(std::span<const float> a, std::span<const float> b) {
+    REQUIRE(a.size() == b.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        double d = std::abs(double(a[i]) - double(b[i])) / std::max(1.0, std::abs(double(b[i])));
+        if (std::isnan(d)) return INFINITY;
+        worst = std::max(worst, d);
+    }
+    return worst;
+}
+
+inline double max_abs_diff(std::span<const float> a, std::span<const float> b) {
+    REQUIRE(a.size() == b.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        double d = std::abs(double(a[i]) - double(b[i]));
+        if (std::isnan(d)) return INFINITY;
+        worst = std::max(worst, d);
+    }
+    return worst;
+}
+
+}  // namespace litegraph::test
