@@ -160,6 +160,12 @@ private:
                 r.shape = var.value->shape();
                 r.data = const_cast<std::byte*>(var.value->data());
                 constant[v] = true;
+            } else if (var.persistable) {
+                // A topology without its params: shapes are enough to plan.
+                r.type = var.type;
+                r.shape = var.shape;
+                r.data = nullptr;
+                constant[v] = true;
             } else {
                 r.type = var.type;
                 r.shape = {-1};
@@ -179,24 +185,33 @@ private:
             for (auto& s : ins.io.inputs)
                 for (auto* a : s.args) {
                     int v = static_cast<int>(a - refs_.data());
-                    if (!constant[v]) all_known = false;
+                    if (!constant[v] || !a->data) all_known = false;
                     if (a->shape.size() == 1 && a->shape[0] == -1 && !a->data)
                         ins.io.fail("input '" + std::string(a->name) +
                                     "' has no shape (not produced)");
                 }
             ins.k->infer(ins.io);
-            if (all_known || ins.k->folds_from_shapes()) {
-                for (auto& s : ins.io.outputs)
-                    for (auto* a : s.args) {
-                        if (!produced(*a)) continue;
-                        folded_.emplace_back(a->type, a->shape);
-                        a->data = folded_.back().data();
-                        constant[a - refs_.data()] = true;
-                    }
-                ins.k->run(ins.io);
-                ins.folded = true;
-            }
+            if (all_known || ins.k->folds_from_shapes()) fold(ins, constant);
         }
+        plan_buffers(constant);
+        prepared_ = true;
+    }
+
+    /// Runs `ins` now and keeps its outputs as constants of the program.
+    void fold(instruction& ins, std::vector<bool>& constant) {
+        for (auto& s : ins.io.outputs)
+            for (auto* a : s.args) {
+                if (!produced(*a)) continue;
+                folded_.emplace_back(a->type, a->shape);
+                a->data = folded_.back().data();
+                constant[a - refs_.data()] = true;
+            }
+        ins.k->run(ins.io);
+        ins.folded = true;
+    }
+
+    void plan_buffers(const std::vector<bool>& constant) {
+        const int nv = static_cast<int>(g_.vars.size());
         // Lifetimes of the non-constant variables, in steps of the unfolded program.
         std::vector<int> first(nv, -1), last(nv, -1);
         int step = 0;
@@ -242,7 +257,6 @@ private:
             auto pl = plan_.placements[b];
             refs_[buffer_vars_[b]].data = arena_.data() + seg_base[pl.segment] + pl.offset;
         }
-        prepared_ = true;
     }
 
     static bool produced(const tensor_ref& r) { return !(r.shape.size() == 1 && r.shape[0] == -1); }
