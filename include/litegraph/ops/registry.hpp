@@ -7,13 +7,15 @@
 #include <string_view>
 #include <vector>
 
+#include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/op.hpp"
 #include "litegraph/ops/scale.hpp"
 
 namespace litegraph {
 
 using builtin_ops = op_list<  //
-    ops::scale                //
+    ops::scale,               //
+    ops::conv2d               //
     >;
 
 namespace detail {
