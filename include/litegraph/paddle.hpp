@@ -1,0 +1,9 @@
+// The Paddle model loader and writer (links protobuf; litegraph.hpp never includes it).
+#pragma once
+
+#include "litegraph/loader/paddle/framework_proto.hpp"
+#include "litegraph/loader/paddle/loader.hpp"
+#include "litegraph/loader/paddle/params.hpp"
+#include "litegraph/loader/paddle/types.hpp"
+#include "litegraph/loader/paddle/wire_check.hpp"
+#include "litegraph/loader/paddle/writer.hpp"
