@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "litegraph/ops/conv2d.hpp"
+#include "litegraph/ops/conv2d_transpose.hpp"
 #include "litegraph/ops/op.hpp"
 #include "litegraph/ops/scale.hpp"
 
@@ -15,7 +16,8 @@ namespace litegraph {
 
 using builtin_ops = op_list<  //
     ops::scale,               //
-    ops::conv2d               //
+    ops::conv2d,              //
+    ops::conv2d_transpose     //
     >;
 
 namespace detail {

@@ -1,0 +1,190 @@
+// conv2d_transpose / depthwise_conv2d_transpose (NCHW), the gradient of conv2d
+// with respect to its input: every input pixel scatters its filter window.
+//
+// Slots: Input [N, C, H, W], Filter [C, OC/groups, KH, KW], optional Bias [OC]
+// -> Output [N, OC, OH, OW] with
+//   OH = (H - 1) * stride - pad_top - pad_bottom + dilation * (KH - 1) + 1
+// plus output_padding, or exactly output_size when given (which must lie in
+// [OH, OH + stride)).  Attributes: strides, paddings (2 or 4 values),
+// dilations, groups, output_padding, output_size, padding_algorithm (SAME
+// resets dilation to 1), data_format (NCHW or AnyLayout).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "litegraph/ops/detail/window.hpp"
+#include "litegraph/ops/op.hpp"
+
+namespace litegraph::ops {
+
+struct conv2d_transpose {
+    static constexpr std::string_view paddle_types[] = {"conv2d_transpose",
+                                                        "depthwise_conv2d_transpose"};
+    struct params {
+        std::vector<std::int64_t> strides{1, 1};
+        std::vector<std::int64_t> paddings{0, 0};
+        std::vector<std::int64_t> dilations{1, 1};
+        std::vector<std::int64_t> output_padding;
+        std::vector<std::int64_t> output_size;
+        std::int64_t groups = 1;
+        detail::padding_algorithm padding = detail::padding_algorithm::explicit_pads;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        detail::require_nchw(a, "data_format", type);
+        params p;
+        p.strides = a.get<std::vector<std::int64_t>>("strides", {1, 1});
+        p.paddings = a.get<std::vector<std::int64_t>>("paddings", {0, 0});
+        p.dilations = a.get<std::vector<std::int64_t>>("dilations", {1, 1});
+        p.output_padding = a.get<std::vector<std::int64_t>>("output_padding", {});
+        p.output_size = a.get<std::vector<std::int64_t>>("output_size", {});
+        p.groups = a.get<std::int64_t>("groups", 1);
+        p.padding = detail::parse_padding_algorithm(a, type);
+        return p;
+    }
+
+    struct geometry {
+        std::int64_t n, c, h, w;      // input
+        std::int64_t oc, kh, kw;      // OC = Filter[1] * groups
+        std::int64_t oh, ow;          // output (-1 when an input dim is unknown)
+        std::int64_t sh, sw, dh, dw;  // strides, dilations (after SAME)
+        std::int64_t pt, pl;          // top and left padding (the kernel's offsets)
+        std::int64_t groups;
+    };
+
+    static geometry resolve(const params& p, const op_io& io) {
+        const auto& x = detail::f32_input(io, "Input", 4);
+        const auto& f = detail::f32_input(io, "Filter", 4);
+        io.check(is_known(f.shape), "Filter shape " + to_string(f.shape) + " is not known");
+        io.check(io.input_count("OutputSize") == 0, "an OutputSize input is not supported");
+        detail::check_pair(io, p.strides, "strides", 1);
+        detail::check_pair(io, p.dilations, "dilations", 1);
+        io.check(p.groups >= 1, "attribute groups must be >= 1, got " + std::to_string(p.groups));
+        geometry g{};
+        g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
+        g.oc = f.shape[1] * p.groups, g.kh = f.shape[2], g.kw = f.shape[3];
+        g.groups = p.groups;
+        io.check(f.shape[0] % p.groups == 0, "Filter input channels " + std::to_string(f.shape[0]) +
+                                                 " (Filter shape " + to_string(f.shape) +
+                                                 ") are not divisible by groups " +
+                                                 std::to_string(p.groups));
+        if (g.c >= 0)
+            io.check(g.c == f.shape[0], "Input channels " + std::to_string(g.c) + " (Input shape " +
+                                            to_string(x.shape) + ") != Filter dim 0 " +
+                                            std::to_string(f.shape[0]) + " (Filter shape " +
+                                            to_string(f.shape) + ")");
+        io.check(g.kh >= 1 && g.kw >= 1, "empty Filter window " + to_string(f.shape));
+        auto dil = p.dilations;
+        const std::int64_t in[2] = {g.h, g.w}, k[2] = {g.kh, g.kw};
+        auto pads = detail::resolve_padding(io, p.paddings, p.padding, in, p.strides, k, &dil);
+        g.sh = p.strides[0], g.sw = p.strides[1], g.dh = dil[0], g.dw = dil[1];
+        g.pt = pads[0], g.pl = pads[2];
+        if (!p.output_size.empty())
+            io.check(p.output_size.size() == 2, "attribute output_size must hold 2 values, got " +
+                                                    detail::list_string(p.output_size));
+        else if (!p.output_padding.empty())
+            io.check(p.output_padding.size() == 2,
+                     "attribute output_padding must hold 2 values, got " +
+                         detail::list_string(p.output_padding));
+        std::int64_t out[2] = {-1, -1};
+        for (int i = 0; i < 2; ++i) {
+            if (in[i] < 0) continue;
+            const std::int64_t s = p.strides[i], d = dil[i];
+            const std::int64_t natural =
+                (in[i] - 1) * s - pads[2 * i] - pads[2 * i + 1] + d * (k[i] - 1) + 1;
+            out[i] = natural;
+            if (!p.output_size.empty()) {
+                const auto want = p.output_size[i];
+                io.check(want >= natural && want < natural + s,
+                         "output_size " + detail::list_string(p.output_size) + " must lie in [" +
+                             std::to_string(natural) + ", " + std::to_string(natural + s) +
+                             ") for Input shape " + to_string(x.shape));
+                out[i] = want;
+            } else if (!p.output_padding.empty()) {
+                const auto op = p.output_padding[i];
+                io.check(op >= 0 && op < std::max(s, d),
+                         "output_padding " + detail::list_string(p.output_padding) +
+                             " must be >= 0 and < max(stride, dilation)");
+                out[i] = natural + op;
+            }
+            io.check(out[i] > 0, "output size " + std::to_string(out[i]) +
+                                     " <= 0 for Input shape " + to_string(x.shape));
+        }
+        g.oh = out[0], g.ow = out[1];
+        return g;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        auto g = resolve(p, io);
+        if (io.input_count("Bias") > 0) {
+            const auto& b = io.input("Bias");
+            io.check(b.type == dtype::f32 && is_known(b.shape) && b.numel() == g.oc,
+                     "Bias shape " + to_string(b.shape) + " does not hold " + std::to_string(g.oc) +
+                         " float32 values");
+        }
+        auto& out = io.output("Output");
+        out.type = dtype::f32;
+        out.shape = {g.n, g.oc, g.oh, g.ow};
+    }
+
+    // Scatter form: for each output channel and input row, every input channel
+    // and kernel position adds a scaled input row into one output row.  The
+    // innermost loop is contiguous in the input (and in the output at stride 1).
+    static void run(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        const float* x = io.input("Input").as<float>();
+        const float* f = io.input("Filter").as<float>();
+        const float* bias = io.input_count("Bias") > 0 ? io.input("Bias").as<float>() : nullptr;
+        float* y = io.output("Output").as<float>();
+        const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
+        const std::int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow, ksize = g.kh * g.kw;
+
+        // Per kernel column: input columns whose output column is inside the
+        // output (ow = iw * sw + off), and the offset.
+        std::vector<std::int64_t> iw_lo(g.kw), iw_hi(g.kw), y_off(g.kw);
+        for (std::int64_t j = 0; j < g.kw; ++j) {
+            const std::int64_t off = j * g.dw - g.pl;
+            std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+            std::int64_t hi = off > g.ow - 1 ? 0 : (g.ow - 1 - off) / g.sw + 1;
+            iw_lo[j] = std::min(lo, g.w);
+            iw_hi[j] = std::max(iw_lo[j], std::min(hi, g.w));
+            y_off[j] = off;
+        }
+
+        for (std::int64_t n = 0; n < g.n; ++n) {
+            for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+                const std::int64_t grp = oc / cout_g, ocg = oc % cout_g;
+                const float* xg = x + (n * g.c + grp * cin_g) * in_plane;
+                float* yo = y + (n * g.oc + oc) * out_plane;
+                std::fill(yo, yo + out_plane, bias ? bias[oc] : 0.f);
+                for (std::int64_t ih = 0; ih < g.h; ++ih) {
+                    for (std::int64_t ic = 0; ic < cin_g; ++ic) {
+                        const float* xr = xg + ic * in_plane + ih * g.w;
+                        const float* fc = f + ((grp * cin_g + ic) * cout_g + ocg) * ksize;
+                        for (std::int64_t i = 0; i < g.kh; ++i) {
+                            const std::int64_t oh = ih * g.sh - g.pt + i * g.dh;
+                            if (oh < 0 || oh >= g.oh) continue;
+                            float* yr = yo + oh * g.ow;
+                            for (std::int64_t j = 0; j < g.kw; ++j) {
+                                const float wv = fc[i * g.kw + j];
+                                const std::int64_t off = y_off[j];
+                                if (g.sw == 1) {
+                                    for (std::int64_t iw = iw_lo[j]; iw < iw_hi[j]; ++iw)
+                                        yr[iw + off] += wv * xr[iw];
+                                } else {
+                                    for (std::int64_t iw = iw_lo[j]; iw < iw_hi[j]; ++iw)
+                                        yr[iw * g.sw + off] += wv * xr[iw];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
