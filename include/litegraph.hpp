@@ -1,0 +1,31 @@
+// litegraph: the umbrella header.  `#include <litegraph.hpp>` gives the core
+// types, the op table, the graph IR, the planner and the runtime.
+//
+// It never includes the Paddle loader (include/litegraph/paddle.hpp), so code
+// that includes only this header never needs protobuf.  When you add a public
+// header, list it here (grouped by layer) and run tools/amalgamate.py.
+#pragma once
+
+// core: errors, element types, shapes, tensors, attributes, .npy I/O
+#include "litegraph/core/attributes.hpp"
+#include "litegraph/core/dtype.hpp"
+#include "litegraph/core/error.hpp"
+#include "litegraph/core/npy.hpp"
+#include "litegraph/core/shape.hpp"
+#include "litegraph/core/tensor.hpp"
+
+// ops: the op concept, the table of built-in ops, running one op on its own
+#include "litegraph/ops/invoke.hpp"
+#include "litegraph/ops/op.hpp"
+#include "litegraph/ops/registry.hpp"
+
+// graph: the SSA graph IR, its builder and DOT export
+#include "litegraph/graph/dot.hpp"
+#include "litegraph/graph/graph.hpp"
+
+// planner: memory segments, lifetimes and placement
+#include "litegraph/planner/model.hpp"
+#include "litegraph/planner/planner.hpp"
+
+// runtime: a program of instructions over an arena
+#include "litegraph/runtime/program.hpp"
