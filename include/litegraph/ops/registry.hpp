@@ -7,17 +7,42 @@
 #include <string_view>
 #include <vector>
 
+#include "litegraph/ops/arg_max.hpp"
+#include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
+#include "litegraph/ops/dropout.hpp"
+#include "litegraph/ops/fill_constant.hpp"
+#include "litegraph/ops/flatten2.hpp"
+#include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/op.hpp"
+#include "litegraph/ops/reshape2.hpp"
 #include "litegraph/ops/scale.hpp"
+#include "litegraph/ops/shape.hpp"
+#include "litegraph/ops/slice.hpp"
+#include "litegraph/ops/squeeze2.hpp"
+#include "litegraph/ops/transpose2.hpp"
+#include "litegraph/ops/unsqueeze2.hpp"
 
 namespace litegraph {
 
-using builtin_ops = op_list<  //
-    ops::scale,               //
-    ops::conv2d,              //
-    ops::conv2d_transpose     //
+using builtin_ops = op_list<        //
+    ops::scale,                     //
+    ops::arg_max,                   //
+    ops::concat,                    //
+    ops::dropout,                   //
+    ops::fill_constant,             //
+    ops::flatten2,                  //
+    ops::flatten_contiguous_range,  //
+    ops::lookup_table_v2,           //
+    ops::reshape2,                  //
+    ops::shape,                     //
+    ops::slice,                     //
+    ops::squeeze2,                  //
+    ops::transpose2,                //
+    ops::unsqueeze2,                //
+    ops::conv2d,                    //
+    ops::conv2d_transpose           //
     >;
 
 namespace detail {

@@ -1,0 +1,88 @@
+// concat: joins the X inputs along `axis` (negative counts from the end; the
+// value of an `AxisTensor` input overrides it).  Every input has the same
+// dtype and rank and agrees on all other dims.  Any dtype.
+#pragma once
+
+#include <cstring>
+#include <string_view>
+
+#include "litegraph/ops/detail/shape_args.hpp"
+
+namespace litegraph::ops {
+
+struct concat {
+    static constexpr std::string_view paddle_types[] = {"concat"};
+    struct params {
+        std::int64_t axis = 0;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("axis", 0)};
+    }
+
+    static std::int64_t resolved_axis(const params& p, const op_io& io, std::int64_t rank) {
+        std::int64_t axis = p.axis;
+        if (io.has_input("AxisTensor")) {
+            auto v = detail::read_ints(io, io.input("AxisTensor"), "AxisTensor");
+            io.check(v.size() == 1,
+                     "AxisTensor must hold one value, holds " + std::to_string(v.size()));
+            axis = v[0];
+        }
+        return detail::normalize_axis(io, axis, rank, "axis");
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto n = io.input_count("X");
+        io.check(n > 0, "needs at least one input X");
+        const auto& x0 = io.input("X");
+        const auto rank = static_cast<std::int64_t>(x0.shape.size());
+        io.check(rank > 0, "X must have rank >= 1");
+        const auto axis = resolved_axis(p, io, rank);
+        shape_t out_shape = x0.shape;
+        for (std::size_t i = 1; i < n; ++i) {
+            const auto& xi = io.input("X", i);
+            io.check(xi.type == x0.type, "X #" + std::to_string(i) + " ('" + std::string(xi.name) +
+                                             "') is " + std::string(name_of(xi.type)) +
+                                             ", X #0 is " + std::string(name_of(x0.type)));
+            io.check(xi.shape.size() == x0.shape.size(),
+                     "X #" + std::to_string(i) + " ('" + std::string(xi.name) + "') has shape " +
+                         to_string(xi.shape) + ", X #0 has shape " + to_string(x0.shape));
+            for (std::int64_t d = 0; d < rank; ++d) {
+                if (d == axis) {
+                    out_shape[d] =
+                        (out_shape[d] < 0 || xi.shape[d] < 0) ? -1 : out_shape[d] + xi.shape[d];
+                } else {
+                    io.check(xi.shape[d] == x0.shape[d],
+                             "X #" + std::to_string(i) + " ('" + std::string(xi.name) +
+                                 "') has shape " + to_string(xi.shape) + ", X #0 has shape " +
+                                 to_string(x0.shape) + ": they differ in dim " + std::to_string(d) +
+                                 " (concat axis " + std::to_string(axis) + ")");
+                }
+            }
+        }
+        auto& out = io.output("Out");
+        out.type = x0.type;
+        out.shape = out_shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& out = io.output("Out");
+        const auto rank = static_cast<std::int64_t>(out.shape.size());
+        const auto axis = resolved_axis(p, io, rank);
+        std::int64_t outer = 1;
+        for (std::int64_t d = 0; d < axis; ++d) outer *= out.shape[d];
+        const auto esize = static_cast<std::int64_t>(size_of(out.type));
+        const auto out_row = out.numel() / (outer ? outer : 1) * esize;
+        std::int64_t col = 0;  // byte offset of this input inside one output row
+        for (std::size_t i = 0; i < io.input_count("X"); ++i) {
+            const auto& xi = io.input("X", i);
+            const auto row = outer ? xi.numel() / outer * esize : 0;
+            for (std::int64_t o = 0; o < outer && row; ++o)
+                std::memcpy(out.data + o * out_row + col, xi.data + o * row,
+                            static_cast<std::size_t>(row));
+            col += row;
+        }
+    }
+};
+
+}  // namespace litegraph::ops
