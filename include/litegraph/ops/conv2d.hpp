@@ -102,16 +102,15 @@ struct conv2d {
 
     // Direct convolution.  For each output row, every (input channel, kernel
     // row, kernel column) adds one scaled input row segment into it: the
-    // output row stays in L1 and the innermost loop is contiguous in the
-    // output (and in the input when the stride is 1).
-    static void run(const params& p, op_io& io) {
-        const auto g = resolve(p, io);
-        const float* x = io.input("Input").as<float>();
-        const float* f = io.input("Filter").as<float>();
-        const float* bias = io.input_count("Bias") > 0 ? io.input("Bias").as<float>() : nullptr;
-        float* y = io.output("Output").as<float>();
+    // row stays in L1 and the innermost loop is contiguous in the row (and in
+    // the input when the stride is 1).  Each finished row (bias included) is
+    // handed to `sink(n, oc, oh, row)`: a plain conv stores it, a fused conv
+    // runs its epilogue chain on it, so every output element is written once.
+    template <class RowSink>
+    static void for_each_row(const geometry& g, const float* x, const float* f, const float* bias,
+                             RowSink&& sink) {
         const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
-        const std::int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow, ksize = g.kh * g.kw;
+        const std::int64_t in_plane = g.h * g.w, ksize = g.kh * g.kw;
 
         // Per kernel column: the output columns whose input column is inside
         // the image, and the input offset of output column 0.
@@ -124,16 +123,15 @@ struct conv2d {
             ow_hi[j] = std::max(ow_lo[j], std::min(hi, g.ow));
             x_off[j] = off;
         }
-
+        std::vector<float> row(static_cast<std::size_t>(g.ow));
+        float* yr = row.data();
         for (std::int64_t n = 0; n < g.n; ++n) {
             for (std::int64_t oc = 0; oc < g.oc; ++oc) {
                 const std::int64_t grp = oc / cout_g;
                 const float* xg = x + (n * g.c + grp * cin_g) * in_plane;
                 const float* fo = f + oc * cin_g * ksize;
-                float* yo = y + (n * g.oc + oc) * out_plane;
                 const float b0 = bias ? bias[oc] : 0.f;
                 for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-                    float* yr = yo + oh * g.ow;
                     std::fill(yr, yr + g.ow, b0);
                     for (std::int64_t ic = 0; ic < cin_g; ++ic) {
                         const float* xc = xg + ic * in_plane;
@@ -155,9 +153,20 @@ struct conv2d {
                             }
                         }
                     }
+                    sink(n, oc, oh, static_cast<const float*>(yr));
                 }
             }
         }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        const float* bias = io.input_count("Bias") > 0 ? io.input("Bias").as<float>() : nullptr;
+        float* y = io.output("Output").as<float>();
+        for_each_row(g, io.input("Input").as<float>(), io.input("Filter").as<float>(), bias,
+                     [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                         std::copy(row, row + g.ow, y + ((n * g.oc + oc) * g.oh + oh) * g.ow);
+                     });
     }
 };
 
