@@ -262,7 +262,10 @@ private:
     }
     std::string take_dotted() {
         std::string r = take_identifier();
-        while (try_consume(".")) r += "." + take_identifier();
+        while (try_consume(".")) {
+            r += '.';  // two appends: GCC 12 warns falsely (-Wrestrict) on "." + s
+            r += take_identifier();
+        }
         return r;
     }
     std::string take_string() {
