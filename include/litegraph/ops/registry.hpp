@@ -16,6 +16,7 @@
 #include "litegraph/ops/flatten2.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/op.hpp"
+#include "litegraph/ops/pool2d.hpp"
 #include "litegraph/ops/reshape2.hpp"
 #include "litegraph/ops/scale.hpp"
 #include "litegraph/ops/shape.hpp"
@@ -42,7 +43,8 @@ using builtin_ops = op_list<        //
     ops::transpose2,                //
     ops::unsqueeze2,                //
     ops::conv2d,                    //
-    ops::conv2d_transpose           //
+    ops::conv2d_transpose,          //
+    ops::pool2d                     //
     >;
 
 namespace detail {

@@ -1,0 +1,168 @@
+// pool2d (NCHW): max or average pooling, Paddle's semantics exactly.
+//
+// Slots: X [N, C, H, W] -> Out [N, C, OH, OW].  Attributes: pooling_type
+// ("max" / "avg"), ksize, global_pooling, strides, paddings (2 or 4 values),
+// ceil_mode, exclusive, adaptive, padding_algorithm, data_format (NCHW).
+//
+// What surprises (checked against Paddle's CPU kernel and real models):
+// - output sizes use truncating division: a 2x2/2 max pool of a height-1 map
+//   gives 1 row, not 0;
+// - each window is clipped with the top/left padding only: it ends at
+//   min(start + k, size + pad_before) (the bottom/right padding only enters the
+//   output size), then at the input;
+// - non-exclusive average divides by that window clipped to the padded input,
+//   not by k*k; exclusive (and adaptive) divide by the in-image window.
+// global_pooling sets the window to the input and the pads to 0; adaptive
+// makes the output size ksize with windows [floor(i*H/OH), ceil((i+1)*H/OH)).
+#pragma once
+
+#include <algorithm>
+#include <cfloat>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "litegraph/ops/detail/window.hpp"
+#include "litegraph/ops/op.hpp"
+
+namespace litegraph::ops {
+
+struct pool2d {
+    static constexpr std::string_view paddle_types[] = {"pool2d"};
+    struct params {
+        bool max = true;
+        std::vector<std::int64_t> ksize;
+        bool global_pooling = false;
+        std::vector<std::int64_t> strides{1, 1};
+        std::vector<std::int64_t> paddings{0, 0};
+        bool ceil_mode = false;
+        bool exclusive = true;
+        bool adaptive = false;
+        detail::padding_algorithm padding = detail::padding_algorithm::explicit_pads;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        detail::require_nchw(a, "data_format", type);
+        params p;
+        auto kind = a.get<std::string>("pooling_type", "max");
+        if (kind != "max" && kind != "avg")
+            throw unsupported_error("op " + std::string(type) + ": pooling_type '" + kind +
+                                    "' is not supported");
+        p.max = kind == "max";
+        p.ksize = a.get<std::vector<std::int64_t>>("ksize", {});
+        p.global_pooling = a.get<bool>("global_pooling", false);
+        p.strides = a.get<std::vector<std::int64_t>>("strides", {1, 1});
+        p.paddings = a.get<std::vector<std::int64_t>>("paddings", {0, 0});
+        p.ceil_mode = a.get<bool>("ceil_mode", false);
+        p.exclusive = a.get<bool>("exclusive", true);
+        p.adaptive = a.get<bool>("adaptive", false);
+        p.padding = detail::parse_padding_algorithm(a, type);
+        return p;
+    }
+
+    struct geometry {
+        std::int64_t n, c, h, w;
+        std::int64_t kh, kw, sh, sw;
+        std::int64_t pt, pl;  // the kernel uses the top/left pads only
+        std::int64_t pb, pr;
+        std::int64_t oh, ow;  // -1 when an input dim is unknown
+    };
+
+    static geometry resolve(const params& p, const op_io& io) {
+        const auto& x = detail::f32_input(io, "X", 4);
+        geometry g{};
+        g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
+        detail::check_pair(io, p.strides, "strides", 1);
+        std::vector<std::int64_t> k = p.ksize;
+        if (p.global_pooling)
+            k = {g.h, g.w};
+        else
+            detail::check_pair(io, k, "ksize", 1);
+        g.kh = k[0], g.kw = k[1], g.sh = p.strides[0], g.sw = p.strides[1];
+        const std::int64_t in[2] = {g.h, g.w}, kk[2] = {g.kh, g.kw};
+        auto pads = detail::resolve_padding(io, p.paddings, p.padding, in, p.strides, kk, nullptr);
+        if (p.global_pooling || p.adaptive) std::fill(pads.begin(), pads.end(), 0);
+        g.pt = pads[0], g.pb = pads[1], g.pl = pads[2], g.pr = pads[3];
+        if (p.adaptive) {
+            g.oh = g.kh, g.ow = g.kw;
+        } else if (p.global_pooling) {
+            g.oh = g.ow = 1;
+        } else {
+            g.oh = g.h < 0 ? -1 : detail::pool_out_size(g.h, g.kh, g.pt, g.pb, g.sh, p.ceil_mode);
+            g.ow = g.w < 0 ? -1 : detail::pool_out_size(g.w, g.kw, g.pl, g.pr, g.sw, p.ceil_mode);
+            if (g.h >= 0)
+                io.check(g.oh > 0, "output height " + std::to_string(g.oh) + " <= 0 for X shape " +
+                                       to_string(x.shape));
+            if (g.w >= 0)
+                io.check(g.ow > 0, "output width " + std::to_string(g.ow) + " <= 0 for X shape " +
+                                       to_string(x.shape));
+        }
+        return g;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        auto g = resolve(p, io);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = {g.n, g.c, g.oh, g.ow};
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        const float* x = io.input("X").as<float>();
+        float* y = io.output("Out").as<float>();
+        // Window bounds per output row/column, as Paddle computes them, plus
+        // the divisor's extent along that axis.
+        struct span1 {
+            std::int64_t lo, hi, extent;
+        };
+        auto spans = [&](std::int64_t out, std::int64_t in, std::int64_t k, std::int64_t s,
+                         std::int64_t pad) {
+            std::vector<span1> v(out);
+            for (std::int64_t o = 0; o < out; ++o) {
+                if (p.adaptive) {
+                    const std::int64_t lo = o * in / out, hi = ((o + 1) * in + out - 1) / out;
+                    v[o] = {lo, hi, hi - lo};
+                } else {
+                    std::int64_t lo = o * s - pad;
+                    std::int64_t hi = std::min(lo + k, in + pad);
+                    const std::int64_t padded = hi - lo;
+                    lo = std::max<std::int64_t>(lo, 0);
+                    hi = std::min(hi, in);
+                    v[o] = {lo, hi, p.exclusive ? hi - lo : padded};
+                }
+            }
+            return v;
+        };
+        const auto rows = spans(g.oh, g.h, g.kh, g.sh, g.pt);
+        const auto cols = spans(g.ow, g.w, g.kw, g.sw, g.pl);
+        const std::int64_t planes = g.n * g.c;
+        for (std::int64_t pc = 0; pc < planes; ++pc) {
+            const float* xp = x + pc * g.h * g.w;
+            float* yp = y + pc * g.oh * g.ow;
+            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                const auto r = rows[oh];
+                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                    const auto c = cols[ow];
+                    if (p.max) {
+                        float m = -FLT_MAX;
+                        for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
+                            for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
+                                const float v = xp[ih * g.w + iw];
+                                m = m > v ? m : v;  // Paddle's MaxPool: NaN propagates
+                            }
+                        yp[oh * g.ow + ow] = m;
+                    } else {
+                        float sum = 0.f;
+                        for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
+                            for (std::int64_t iw = c.lo; iw < c.hi; ++iw) sum += xp[ih * g.w + iw];
+                        yp[oh * g.ow + ow] = sum / static_cast<float>(r.extent * c.extent);
+                    }
+                }
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
