@@ -77,10 +77,10 @@ inline named_tensors invoke(const kernel& k, std::string_view type, const named_
 }
 
 /// Convenience: build the kernel for `type` from `attrs` and run it.
-inline named_tensors invoke(std::string_view type, const attr_map& attrs,
-                            const named_tensors& inputs,
-                            const std::vector<std::pair<std::string, std::size_t>>& outputs) {
-    auto k = make_kernel(type, attrs);
+template <class List = builtin_ops>
+named_tensors invoke(std::string_view type, const attr_map& attrs, const named_tensors& inputs,
+                     const std::vector<std::pair<std::string, std::size_t>>& outputs) {
+    auto k = make_kernel<List>(type, attrs);
     return invoke(*k, type, inputs, outputs);
 }
 

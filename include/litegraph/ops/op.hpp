@@ -119,7 +119,29 @@ private:
     typename Op::params params_;
 };
 
+/// Whether a node with attributes `a` is this op: ops that share a Paddle type
+/// (the fused kernels) tell themselves apart by `static bool matches(attrs)`.
+template <class Op>
+bool op_matches(const attr_map& a) {
+    if constexpr (requires { Op::matches(a); })
+        return Op::matches(a);
+    else
+        return true;
+}
+
 template <class... Ops>
 struct op_list {};
+
+/// op_list<A...> + op_list<B...> + ... as one op_list.
+template <class... Lists>
+struct concat_op_lists;
+template <class... A>
+struct concat_op_lists<op_list<A...>> {
+    using type = op_list<A...>;
+};
+template <class... A, class... B, class... Rest>
+struct concat_op_lists<op_list<A...>, op_list<B...>, Rest...> {
+    using type = typename concat_op_lists<op_list<A..., B...>, Rest...>::type;
+};
 
 }  // namespace litegraph

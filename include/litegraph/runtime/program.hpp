@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "litegraph/graph/graph.hpp"
-#include "litegraph/ops/registry.hpp"
 #include "litegraph/planner/planner.hpp"
+#include "litegraph/runtime/kernels.hpp"
 
 namespace litegraph::runtime {
 
@@ -38,14 +38,14 @@ public:
         std::map<std::string, int> unsupported;
         for (int op : g_.topo_order()) {
             const auto& node = g_.ops[op];
-            if (!is_supported(node.type)) {
+            if (!is_supported<kernel_table>(node.type)) {
                 ++unsupported[node.type];
                 continue;
             }
             instruction ins;
             ins.op = op;
             try {
-                ins.k = make_kernel(node.type, node.attrs);
+                ins.k = make_kernel<kernel_table>(node.type, node.attrs);
             } catch (const error& e) {
                 throw unsupported_error("op " + g_.op_label(op) + ": " + e.what());
             }

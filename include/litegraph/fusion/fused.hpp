@@ -1,0 +1,177 @@
+// fused<Producer, Stages...>: a producer op and an epilogue chain as one op
+// type.  The runtime dispatches a `fused_conv2d` node to one of the closed
+// list `fused_conv_kernels`; a compile-time network names the types directly.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/ops/activation.hpp"
+#include "litegraph/ops/conv2d.hpp"
+
+namespace litegraph::fusion {
+
+/// The identity activation (no stage).
+struct no_act {
+    static constexpr std::string_view paddle_type = "";
+    static no_act parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return x; }
+};
+
+template <class S>
+struct stage_traits {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "store";
+};
+template <class F>
+struct stage_traits<act<F>> {
+    static constexpr std::string_view activation = F::paddle_type;
+    static constexpr std::string_view terminal = "store";
+};
+template <>
+struct stage_traits<add_with> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "add_with";
+};
+template <class F, class Mul>
+struct stage_traits<gate<F, Mul>> {
+    static constexpr std::string_view activation = F::paddle_type;
+    static constexpr std::string_view terminal = std::is_same_v<Mul, mul_plane>
+                                                     ? std::string_view("mul_plane")
+                                                     : std::string_view("mul_with");
+};
+
+template <class T>
+concept producer = requires {
+    typename T::params;
+    T::paddle_types[0];
+};
+
+template <class Producer, class... Stages>
+struct fused {
+    static_assert(producer<Producer>,
+                  "litegraph fusion: the first argument of fused<...> must be a producer op "
+                  "(conv2d, depthwise_conv2d).");
+    static_assert(std::is_same_v<Producer, ops::conv2d>,
+                  "litegraph fusion: only conv2d / depthwise_conv2d producers are fused so far.");
+};
+
+/// A conv2d whose rows go through `chain<Stages...>`.
+template <class... Stages>
+struct fused<ops::conv2d, Stages...> {
+    using chain_type = chain<Stages...>;
+    static constexpr std::string_view paddle_types[] = {"fused_conv2d"};
+
+    static constexpr std::string_view activation() {
+        std::string_view a = "";
+        ((a = stage_traits<Stages>::activation.empty() ? a : stage_traits<Stages>::activation),
+         ...);
+        return a;
+    }
+    static constexpr std::string_view terminal() {
+        std::string_view t = "store";
+        ((t = stage_traits<Stages>::terminal == "store" ? t : stage_traits<Stages>::terminal), ...);
+        return t;
+    }
+
+    /// Whether a `fused_conv2d` node with these attributes is this type.
+    static bool matches(const attr_map& a) {
+        return a.get<std::string>("activation", "") == activation() &&
+               a.get<std::string>("terminal", "store") == terminal();
+    }
+
+    struct params {
+        ops::conv2d::params conv;
+        std::tuple<Stages...> stages;  // activation parameters; pointers bound at run time
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p{ops::conv2d::parse(a, "fused_conv2d"), {}};
+        std::apply([&](auto&... s) { (parse_stage(s, a), ...); }, p.stages);
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        ops::conv2d::infer(p.conv, io);
+        auto& out = io.output("Output");
+        if constexpr (chain_type::has_bias) {
+            const auto& b = io.input("Bias");
+            io.check(b.type == dtype::f32 && b.numel() == out.shape[1],
+                     "Bias " + to_string(b.shape) + " must hold one float32 per output channel (" +
+                         std::to_string(out.shape[1]) + ")");
+        }
+        if constexpr (terminal() != "store") {
+            const auto& o = io.input("Other");
+            io.check(o.type == dtype::f32, "Other must be float32");
+            if constexpr (terminal() == "mul_plane") {
+                io.check(o.shape.size() == 4 && o.shape[0] == out.shape[0] &&
+                             o.shape[1] == out.shape[1] && out.shape[2] == 1 && out.shape[3] == 1,
+                         "the gate's conv output " + to_string(out.shape) +
+                             " must be [N, C, 1, 1] for Other " + to_string(o.shape));
+                out.shape = o.shape;
+            } else {
+                io.check(o.shape == out.shape, "Other " + to_string(o.shape) +
+                                                   " must have the conv output's shape " +
+                                                   to_string(out.shape));
+            }
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = ops::conv2d::resolve(p.conv, io);
+        chain_type c{p.stages};
+        const float* bias_values = nullptr;
+        if constexpr (chain_type::has_bias) bias_values = io.input("Bias").template as<float>();
+        std::apply([&](auto&... s) { (bind_stage(s, io, bias_values), ...); }, c.stages);
+        float* out = io.output("Output").template as<float>();
+        // The bias is a stage of the chain, so the producer adds none itself.
+        ops::conv2d::for_each_row(
+            g, io.input("Input").template as<float>(), io.input("Filter").template as<float>(),
+            nullptr, [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                c.emit(out, row, g.ow, at{n, oc, ((n * g.oc + oc) * g.oh + oh) * g.ow});
+            });
+    }
+
+private:
+    template <class S>
+    static void parse_stage(S& s, const attr_map& a) {
+        if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
+    }
+    template <class S>
+    static void bind_stage(S& s, const op_io& io, const float* bias_values) {
+        if constexpr (std::is_same_v<S, bias>) {
+            s.values = bias_values;
+        } else if constexpr (std::is_same_v<S, add_with>) {
+            s.other = io.input("Other").template as<float>();
+        } else if constexpr (requires { s.mul; }) {
+            s.mul.other = io.input("Other").template as<float>();
+            if constexpr (requires { s.mul.plane; }) {
+                const auto& o = io.input("Other");
+                s.mul.plane = o.shape[2] * o.shape[3];
+            }
+        }
+    }
+};
+
+namespace detail {
+template <class... Acts>
+struct conv_act_list {
+    using type = op_list<fused<ops::conv2d, bias, act<Acts>>...>;
+};
+}  // namespace detail
+
+/// The closed list of fused conv kernels the runtime can dispatch to.
+using fused_conv_kernels = typename concat_op_lists<
+    op_list<fused<ops::conv2d, bias>,                                           //
+            fused<ops::conv2d, bias, add_with>,                                 //
+            fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_plane>>,  //
+            fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_plane>>,       //
+            fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_with>>,   //
+            fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_with>>>,       //
+    typename detail::conv_act_list<ops::act::relu, ops::act::relu6, ops::act::leaky_relu,
+                                   ops::act::sigmoid, ops::act::tanh, ops::act::hard_swish,
+                                   ops::act::hard_sigmoid>::type>::type;
+
+}  // namespace litegraph::fusion

@@ -1,0 +1,142 @@
+// Fused conv kernels against the unfused ops they replace, and the promise of
+// fusion: every output element is computed once and written once.
+#include "litegraph/fusion/fused.hpp"
+
+#include <map>
+
+#include "litegraph/ops/invoke.hpp"
+#include "litegraph/runtime/kernels.hpp"
+#include "support.hpp"
+
+using namespace litegraph;
+using namespace litegraph::fusion;
+
+// Legal compositions are types the compiler accepts.
+static_assert(chain<bias, act<ops::act::relu>>::has_bias);
+static_assert(!chain<act<ops::act::relu>>::has_terminal);
+static_assert(chain<bias, gate<ops::act::hard_sigmoid, mul_plane>>::has_terminal);
+static_assert(fused<ops::conv2d, bias, act<ops::act::hard_swish>>::activation() == "hard_swish");
+static_assert(fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_with>>::terminal() ==
+              "mul_with");
+static_assert(op_definition<fused<ops::conv2d, bias, act<ops::act::relu>>>);
+
+namespace {
+
+attr_map conv_attrs(int stride, int pad, int groups) {
+    attr_map a;
+    a.set("strides", std::vector<std::int32_t>{stride, stride});
+    a.set("paddings", std::vector<std::int32_t>{pad, pad});
+    a.set("dilations", std::vector<std::int32_t>{1, 1});
+    a.set("groups", std::int32_t{groups});
+    return a;
+}
+
+tensor unfused(const std::string& type, const attr_map& a, named_tensors in,
+               const char* out = "Out") {
+    return std::move(invoke(type, a, in, {{out, 1}}).slots[0].second[0]);
+}
+
+}  // namespace
+
+TEST_CASE("fused conv + bias + activation equals conv, elementwise_add, activation") {
+    struct shape_case {
+        std::int64_t n, c, h, w, oc, k;
+        int stride, pad, groups;
+    };
+    for (auto sc : {shape_case{1, 3, 9, 11, 8, 3, 1, 1, 1}, shape_case{2, 4, 8, 8, 4, 3, 2, 1, 4},
+                    shape_case{1, 6, 5, 7, 6, 1, 1, 0, 2}}) {
+        auto x = test::random_tensor({sc.n, sc.c, sc.h, sc.w}, 1);
+        auto f = test::random_tensor({sc.oc, sc.c / sc.groups, sc.k, sc.k}, 2);
+        auto b = test::random_tensor({sc.oc}, 3);
+        auto ca = conv_attrs(sc.stride, sc.pad, sc.groups);
+        auto conv =
+            unfused("conv2d", ca, named_tensors{}.add("Input", x).add("Filter", f), "Output");
+        attr_map add_a;
+        add_a.set("axis", std::int32_t{1});
+        auto added = unfused("elementwise_add", add_a, named_tensors{}.add("X", conv).add("Y", b));
+        for (std::string act_type :
+             {"relu", "hard_swish", "hard_sigmoid", "leaky_relu", "sigmoid"}) {
+            INFO(act_type);
+            auto expect = unfused(act_type, {}, named_tensors{}.add("X", added));
+            attr_map fa = ca;
+            fa.set("activation", act_type);
+            auto got = invoke<runtime::kernel_table>(
+                "fused_conv2d", fa, named_tensors{}.add("Input", x).add("Filter", f).add("Bias", b),
+                {{"Output", 1}});
+            const auto& y = got.get("Output");
+            CHECK(y.shape() == expect.shape());
+            CHECK(test::max_rel_diff(y.span<float>(), expect.span<float>()) < 1e-5);
+        }
+    }
+}
+
+TEST_CASE("the SE gate: conv -> add(bias) -> hard_sigmoid -> mul(block input) in one kernel") {
+    const std::int64_t n = 2, c = 8, h = 5, w = 7;
+    auto block_in = test::random_tensor({n, c, h, w}, 4);
+    auto pooled = test::random_tensor({n, c, 1, 1}, 5);
+    auto f = test::random_tensor({c, c, 1, 1}, 6);
+    auto b = test::random_tensor({c}, 7);
+    auto ca = conv_attrs(1, 0, 1);
+    auto conv =
+        unfused("conv2d", ca, named_tensors{}.add("Input", pooled).add("Filter", f), "Output");
+    attr_map add_a;
+    add_a.set("axis", std::int32_t{1});
+    auto added = unfused("elementwise_add", add_a, named_tensors{}.add("X", conv).add("Y", b));
+    auto g = unfused("hard_sigmoid", {}, named_tensors{}.add("X", added));
+    attr_map mul_a;
+    mul_a.set("axis", std::int32_t{-1});
+    auto expect = unfused("elementwise_mul", mul_a, named_tensors{}.add("X", block_in).add("Y", g));
+    attr_map fa = ca;
+    fa.set("activation", std::string("hard_sigmoid"));
+    fa.set("terminal", std::string("mul_plane"));
+    auto got = invoke<runtime::kernel_table>(
+        "fused_conv2d", fa,
+        named_tensors{}.add("Input", pooled).add("Filter", f).add("Bias", b).add("Other", block_in),
+        {{"Output", 1}});
+    CHECK(got.get("Output").shape() == shape_t{n, c, h, w});
+    CHECK(test::max_rel_diff(got.get("Output").span<float>(), expect.span<float>()) < 1e-6);
+}
+
+namespace {
+/// An instrumented output: counts the writes each element gets.
+struct counting_mul {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = false;
+    const float* other = nullptr;
+    std::map<std::int64_t, int>* writes = nullptr;
+    void write(float* out, const at& a, float v) const {
+        ++(*writes)[a.index];
+        out[a.index] = other[a.index] * v;
+    }
+};
+}  // namespace
+
+TEST_CASE("a fused conv -> hard_sigmoid -> mul writes each output element exactly once") {
+    const std::int64_t n = 2, c = 3, h = 6, w = 5, oc = 4;
+    auto x = test::random_tensor({n, c, h, w}, 8);
+    auto f = test::random_tensor({oc, c, 3, 3}, 9);
+    auto b = test::random_tensor({oc}, 10);
+    auto other = test::random_tensor({n, oc, h, w}, 11);
+    tensor out(dtype::f32, {n, oc, h, w});
+    std::map<std::int64_t, int> writes;
+    auto ca = conv_attrs(1, 1, 1);
+    auto p = ops::conv2d::parse(ca, "conv2d");
+    op_io io;
+    tensor_ref xr = x.ref("x"), fr = f.ref("f");
+    io.inputs = {{"Input", {&xr}}, {"Filter", {&fr}}};
+    auto geo = ops::conv2d::resolve(p, io);
+    chain<bias, gate<ops::act::hard_sigmoid, counting_mul>> ch{
+        {bias{b.span<float>().data()},
+         gate<ops::act::hard_sigmoid, counting_mul>{{}, {other.span<float>().data(), &writes}}}};
+    // The same row producer and emit loop as fused<conv2d, ...>::run.
+    ops::conv2d::for_each_row(
+        geo, x.span<float>().data(), f.span<float>().data(), nullptr,
+        [&](std::int64_t in, std::int64_t ic, std::int64_t oh, const float* row) {
+            ch.emit(out.span<float>().data(), row, geo.ow,
+                    at{in, ic, ((in * geo.oc + ic) * geo.oh + oh) * geo.ow});
+        });
+    CHECK(writes.size() == static_cast<std::size_t>(out.numel()));
+    bool once = true;
+    for (auto& [i, k] : writes) once = once && k == 1;
+    CHECK(once);
+}
