@@ -53,7 +53,7 @@ meson compile -C "$work/meson" -j "$jobs"
 
 echo "== meson consumer: the source tree as a subproject (forced fallback)"
 mkdir -p "$work/subproject-src/subprojects"
-cp "$here/consumer/meson.build" "$here/consumer/"*.cpp "$work/subproject-src/"
+cp "$here/consumer/meson.build" "$here/consumer/"*.cpp "$here/consumer/"*.hpp "$work/subproject-src/"
 ln -s "$(cd "$here/../.." && pwd)" "$work/subproject-src/subprojects/litegraph"
 meson setup "$work/subproject" "$work/subproject-src" --buildtype=release \
     --wrap-mode=forcefallback >"$work/subproject-setup.log" 2>&1 ||
