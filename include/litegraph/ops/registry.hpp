@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "litegraph/ops/arg_max.hpp"
+#include "litegraph/ops/batch_norm.hpp"
 #include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
@@ -44,7 +45,8 @@ using builtin_ops = op_list<        //
     ops::unsqueeze2,                //
     ops::conv2d,                    //
     ops::conv2d_transpose,          //
-    ops::pool2d                     //
+    ops::pool2d,                    //
+    ops::batch_norm                 //
     >;
 
 namespace detail {

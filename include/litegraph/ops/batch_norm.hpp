@@ -1,0 +1,103 @@
+// batch_norm, inference form: Y = (X - Mean) / sqrt(Variance + epsilon) * Scale + Bias
+// per channel, with the stored (global) statistics.
+//
+// Slots: X [N, C, ...] (rank 2 to 5; channels last with data_layout NHWC),
+// Scale, Bias, Mean, Variance [C] -> Y (shape of X).  The training outputs
+// MeanOut / VarianceOut / SavedMean / SavedVariance / ReserveSpace are left
+// unset, which the runtime reads as "not produced".  Attributes: epsilon,
+// data_layout; is_test / use_global_stats / momentum do not matter for
+// inference: the stored statistics are always used.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "litegraph/ops/op.hpp"
+
+namespace litegraph::ops {
+
+struct batch_norm {
+    static constexpr std::string_view paddle_types[] = {"batch_norm"};
+    struct params {
+        float epsilon = 1e-5f;
+        bool channels_last = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        p.epsilon = a.get<float>("epsilon", 1e-5f);
+        auto layout = a.get<std::string>("data_layout", "NCHW");
+        if (layout == "NHWC")
+            p.channels_last = true;
+        else if (layout != "NCHW" && layout != "AnyLayout" && !layout.empty())
+            throw unsupported_error("op " + std::string(type) + ": data_layout '" + layout +
+                                    "' is not supported");
+        return p;
+    }
+
+    static std::int64_t channels(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        io.check(x.shape.size() >= 2 && x.shape.size() <= 5,
+                 "X must have rank 2 to 5, got shape " + to_string(x.shape));
+        const std::int64_t c = p.channels_last ? x.shape.back() : x.shape[1];
+        for (const char* slot : {"Scale", "Bias", "Mean", "Variance"}) {
+            const auto& t = io.input(slot);
+            io.check(t.type == dtype::f32,
+                     std::string(slot) + " must be float32, got " + std::string(name_of(t.type)));
+            io.check(t.shape.size() == 1 && (c < 0 || t.shape[0] == c),
+                     std::string(slot) + " shape " + to_string(t.shape) +
+                         " does not match the channels " + std::to_string(c) + " of X shape " +
+                         to_string(x.shape));
+        }
+        return c;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        channels(p, io);
+        const auto& x = io.input("X");
+        auto& y = io.output("Y");
+        y.type = dtype::f32;
+        y.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const std::int64_t c = channels(p, io);
+        const auto& xr = io.input("X");
+        const float* x = xr.as<float>();
+        float* y = io.output("Y").as<float>();
+        const float* scale = io.input("Scale").as<float>();
+        const float* bias = io.input("Bias").as<float>();
+        const float* mean = io.input("Mean").as<float>();
+        const float* var = io.input("Variance").as<float>();
+        // Folded per channel as Paddle's kernel does: y = x * a + b.
+        std::vector<float> a(c), b(c);
+        for (std::int64_t k = 0; k < c; ++k) {
+            const float inv_std = 1.f / std::sqrt(var[k] + p.epsilon);
+            a[k] = scale[k] * inv_std;
+            b[k] = bias[k] - mean[k] * a[k];
+        }
+        const std::int64_t total = xr.numel();
+        if (c == 0 || total == 0) return;
+        if (p.channels_last) {
+            for (std::int64_t i = 0; i < total; i += c)
+                for (std::int64_t k = 0; k < c; ++k) y[i + k] = x[i + k] * a[k] + b[k];
+            return;
+        }
+        std::int64_t inner = 1;  // elements per (n, c): the spatial size
+        for (std::size_t d = 2; d < xr.shape.size(); ++d) inner *= xr.shape[d];
+        const std::int64_t outer = total / (c * inner);
+        for (std::int64_t n = 0; n < outer; ++n)
+            for (std::int64_t k = 0; k < c; ++k) {
+                const float* xp = x + (n * c + k) * inner;
+                float* yp = y + (n * c + k) * inner;
+                const float ak = a[k], bk = b[k];
+                for (std::int64_t i = 0; i < inner; ++i) yp[i] = xp[i] * ak + bk;
+            }
+    }
+};
+
+}  // namespace litegraph::ops
