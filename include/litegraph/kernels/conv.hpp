@@ -1,0 +1,290 @@
+// conv2d NCHW fast paths on fp32, written through an epilogue.
+//
+//   kernels::conv_geometry g{...};   // or conv_geometry::from(ops::conv2d::geometry)
+//   kernels::conv2d(g, x, w, epi);   // x [N, C, H, W], w [OC, C/groups, KH, KW]
+//
+// The conv epilogue receives finished output values:
+//
+//   void operator()(std::int64_t n,       // image
+//                   std::int64_t oc,      // output channel
+//                   std::int64_t offset,  // index in the output plane: oh * OW + ow
+//                   const float* values, std::int64_t count);
+//
+// `count` consecutive values of plane (n, oc) starting at `offset` (a run may
+// cross output rows, never planes).  Every output element is passed exactly
+// once; `values` is only valid during the call.  conv_store_epilogue writes a
+// dense (or channel-strided, e.g. a slice of a concat) NCHW output.
+//
+// Paths, chosen by conv2d():
+//   - depthwise (groups == C == OC, any window, stride, dilation, padding):
+//     zero-padded, stride-phase-split input rows, vectorised along the output
+//     row, with the 3x3 and 5x5 windows unrolled;
+//   - 1x1, stride 1, no padding: per image and group, W[OCg, Cg] x X[Cg, H*W];
+//   - anything else: im2col over bands of output rows + GEMM.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "litegraph/core/error.hpp"
+#include "litegraph/kernels/gemm.hpp"
+#include "litegraph/kernels/simd.hpp"
+
+namespace litegraph::kernels {
+
+/// Resolved conv geometry (the field names of ops::conv2d::geometry).
+struct conv_geometry {
+    std::int64_t n, c, h, w;      // input
+    std::int64_t oc, kh, kw;      // filter
+    std::int64_t oh, ow;          // output
+    std::int64_t sh, sw, dh, dw;  // strides, dilations
+    std::int64_t pt, pb, pl, pr;  // paddings: top, bottom, left, right
+    std::int64_t groups;
+
+    /// From any struct with the same field names.
+    template <class G>
+    static conv_geometry from(const G& g) {
+        return {g.n,  g.c,  g.h,  g.w,  g.oc, g.kh, g.kw, g.oh, g.ow,
+                g.sh, g.sw, g.dh, g.dw, g.pt, g.pb, g.pl, g.pr, g.groups};
+    }
+    static constexpr std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t d,
+                                           std::int64_t p0, std::int64_t p1, std::int64_t s) {
+        return (in + p0 + p1 - (d * (k - 1) + 1)) / s + 1;
+    }
+    /// Throws shape_error unless the geometry is consistent.
+    void validate() const {
+        auto fail = [](const std::string& what) { throw shape_error("kernels::conv2d: " + what); };
+        if (n < 0 || c < 1 || h < 1 || w < 1 || oc < 1 || kh < 1 || kw < 1 || groups < 1)
+            fail("empty or negative dimension");
+        if (sh < 1 || sw < 1 || dh < 1 || dw < 1) fail("strides and dilations must be >= 1");
+        if (pt < 0 || pb < 0 || pl < 0 || pr < 0) fail("negative padding");
+        if (c % groups != 0 || oc % groups != 0)
+            fail("channels " + std::to_string(c) + " -> " + std::to_string(oc) +
+                 " are not divisible by groups " + std::to_string(groups));
+        if (oh != out_size(h, kh, dh, pt, pb, sh) || ow != out_size(w, kw, dw, pl, pr, sw) ||
+            oh < 1 || ow < 1)
+            fail("output size " + std::to_string(oh) + "x" + std::to_string(ow) +
+                 " does not follow from the input, window, strides and paddings");
+    }
+    bool is_depthwise() const { return groups == c && oc == c; }
+    bool is_pointwise() const {
+        return kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pb == 0 && pl == 0 && pr == 0;
+    }
+    double flops() const { return 2.0 * double(n) * oc * oh * ow * (c / groups) * kh * kw; }
+};
+
+/// Writes y[n * image_stride + oc * channel_stride + offset].
+struct conv_store_epilogue {
+    float* y;
+    std::int64_t image_stride, channel_stride;
+    conv_store_epilogue(float* out, const conv_geometry& g)
+        : y(out), image_stride(g.oc * g.oh * g.ow), channel_stride(g.oh * g.ow) {}
+    conv_store_epilogue(float* out, std::int64_t image, std::int64_t channel)
+        : y(out), image_stride(image), channel_stride(channel) {}
+    void operator()(std::int64_t n, std::int64_t oc, std::int64_t offset, const float* v,
+                    std::int64_t count) const {
+        std::memcpy(y + n * image_stride + oc * channel_stride + offset, v,
+                    static_cast<std::size_t>(count) * sizeof(float));
+    }
+};
+
+namespace detail {
+
+/// Depthwise plane: one channel of one image.  `ph` holds the padded input
+/// split by column phase: row r, phase q, index i = padded column q + sw * i,
+/// so that output column ow under kernel column j reads phase (j*dw) % sw at
+/// index ow + (j*dw) / sw, contiguously.
+template <int KH, int KW>
+void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, const float* wt,
+                     float* out) {
+    using simd::vfloat;
+    using simd::width;
+    const std::int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;
+    const std::int64_t phase_stride = pw, row_stride = pw * g.sw;
+    // Per kernel tap: offset into the phase-split padded plane.
+    constexpr int taps_max = (KH && KW) ? KH * KW : 1;
+    std::int64_t tap_static[taps_max];
+    std::vector<std::int64_t> tap_dyn;
+    std::int64_t* tap = tap_static;
+    if constexpr (!(KH && KW)) {
+        tap_dyn.resize(static_cast<std::size_t>(kh * kw));
+        tap = tap_dyn.data();
+    }
+    for (std::int64_t i = 0; i < kh; ++i)
+        for (std::int64_t j = 0; j < kw; ++j)
+            tap[i * kw + j] =
+                i * g.dh * row_stride + ((j * g.dw) % g.sw) * phase_stride + (j * g.dw) / g.sw;
+    const std::int64_t ntaps = kh * kw;
+    const std::int64_t owv = (g.ow + width - 1) / width * width;
+    for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+        const float* base = ph + oh * g.sh * row_stride;
+        float* o = out + oh * g.ow;
+        std::int64_t x = 0;
+        // Four vectors at a time: four independent FMA chains.
+        for (; x + 4 * width <= owv; x += 4 * width) {
+            vfloat a0(0.f), a1(0.f), a2(0.f), a3(0.f);
+            for (std::int64_t t = 0; t < ntaps; ++t) {
+                const vfloat wv(wt[t]);
+                const float* p = base + tap[t] + x;
+                a0 = simd::fmadd(wv, simd::load(p), a0);
+                a1 = simd::fmadd(wv, simd::load(p + width), a1);
+                a2 = simd::fmadd(wv, simd::load(p + 2 * width), a2);
+                a3 = simd::fmadd(wv, simd::load(p + 3 * width), a3);
+            }
+            simd::store(o + x, a0);
+            simd::store(o + x + width, a1);
+            simd::store(o + x + 2 * width, a2);
+            simd::store(o + x + 3 * width, a3);
+        }
+        for (; x < g.ow; x += width) {
+            vfloat a0(0.f);
+            for (std::int64_t t = 0; t < ntaps; ++t)
+                a0 = simd::fmadd(vfloat(wt[t]), simd::load(base + tap[t] + x), a0);
+            simd::store(o + x, a0);
+        }
+    }
+}
+
+}  // namespace detail
+
+/// Depthwise conv (groups == C == OC), any window / stride / dilation / padding.
+template <class Epilogue>
+void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
+                      workspace* ws = nullptr) {
+    g.validate();
+    if (!g.is_depthwise()) throw shape_error("kernels::depthwise_conv2d: needs groups == C == OC");
+    if (!ws) ws = &workspace::local();
+    using simd::width;
+    const std::int64_t hp = g.h + g.pt + g.pb;
+    const std::int64_t owv = (g.ow + width - 1) / width * width;
+    // Phase width: every index an output vector may read, rounded to vectors.
+    const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
+    const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+    float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
+    float* out = workspace::grow(ws->c, g.oh * g.ow + 4 * width);
+    // Zero the phase buffer once; then each plane rewrites the image cells.
+    std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
+    const std::int64_t plane = g.h * g.w;
+    auto run = [&](auto kernel) {
+        for (std::int64_t n = 0; n < g.n; ++n)
+            for (std::int64_t ch = 0; ch < g.c; ++ch) {
+                const float* xp = x + (n * g.c + ch) * plane;
+                for (std::int64_t r = 0; r < g.h; ++r) {
+                    float* prow = ph + (r + g.pt) * g.sw * pw;
+                    const float* src = xp + r * g.w;
+                    if (g.sw == 1) {
+                        std::memcpy(prow + g.pl, src,
+                                    static_cast<std::size_t>(g.w) * sizeof(float));
+                    } else {
+                        for (std::int64_t col = 0; col < g.w; ++col) {
+                            const std::int64_t pc = col + g.pl;
+                            prow[(pc % g.sw) * pw + pc / g.sw] = src[col];
+                        }
+                    }
+                }
+                kernel(g, static_cast<const float*>(ph), pw, w + ch * g.kh * g.kw, out);
+                epi(n, ch, std::int64_t{0}, static_cast<const float*>(out), g.oh * g.ow);
+            }
+    };
+    if (g.kh == 3 && g.kw == 3)
+        run(detail::depthwise_plane<3, 3>);
+    else if (g.kh == 5 && g.kw == 5)
+        run(detail::depthwise_plane<5, 5>);
+    else
+        run(detail::depthwise_plane<0, 0>);
+}
+
+/// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,
+/// everything else through im2col over bands of output rows.
+template <class Epilogue>
+void conv2d_gemm(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
+                 workspace* ws = nullptr) {
+    g.validate();
+    if (!ws) ws = &workspace::local();
+    const std::int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
+    const std::int64_t kdim = cg * g.kh * g.kw, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
+    std::vector<packed_a> wp(static_cast<std::size_t>(g.groups));
+    for (std::int64_t grp = 0; grp < g.groups; ++grp)
+        wp[grp].pack(ocg, kdim, w + grp * ocg * kdim, kdim);
+
+    if (g.is_pointwise()) {
+        for (std::int64_t n = 0; n < g.n; ++n)
+            for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+                const float* b = x + (n * g.c + grp * cg) * in_plane;
+                sgemm(
+                    wp[grp], out_plane, b, in_plane,
+                    [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                        epi(n, grp * ocg + row, col0, v, count);
+                    },
+                    ws);
+            }
+        return;
+    }
+
+    // Per kernel column: output columns [lo, hi) read inside the image.
+    std::vector<std::int64_t> ow_lo(g.kw), ow_hi(g.kw);
+    for (std::int64_t j = 0; j < g.kw; ++j) {
+        const std::int64_t off = j * g.dw - g.pl;  // iw = ow * sw + off
+        const std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+        const std::int64_t hi = off > g.w - 1 ? 0 : (g.w - 1 - off) / g.sw + 1;
+        ow_lo[j] = std::min(lo, g.ow);
+        ow_hi[j] = std::max(ow_lo[j], std::min(hi, g.ow));
+    }
+    // Bands of output rows keep the column matrix near 64K floats.
+    const std::int64_t band = std::clamp<std::int64_t>((1 << 16) / (kdim * g.ow), 1, g.oh);
+    float* col = workspace::grow(ws->d, kdim * band * g.ow);
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+            const float* xg = x + (n * g.c + grp * cg) * in_plane;
+            for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
+                const std::int64_t nrows = std::min(band, g.oh - oh0), ncols = nrows * g.ow;
+                float* dst = col;
+                for (std::int64_t ic = 0; ic < cg; ++ic)
+                    for (std::int64_t i = 0; i < g.kh; ++i)
+                        for (std::int64_t j = 0; j < g.kw; ++j, dst += ncols) {
+                            const std::int64_t off = j * g.dw - g.pl;
+                            for (std::int64_t r = 0; r < nrows; ++r) {
+                                float* d = dst + r * g.ow;
+                                const std::int64_t ih = (oh0 + r) * g.sh - g.pt + i * g.dh;
+                                if (ih < 0 || ih >= g.h) {
+                                    std::fill(d, d + g.ow, 0.f);
+                                    continue;
+                                }
+                                const float* src = xg + ic * in_plane + ih * g.w + off;
+                                std::fill(d, d + ow_lo[j], 0.f);
+                                if (g.sw == 1)
+                                    std::memcpy(d + ow_lo[j], src + ow_lo[j],
+                                                static_cast<std::size_t>(ow_hi[j] - ow_lo[j]) *
+                                                    sizeof(float));
+                                else
+                                    for (std::int64_t o = ow_lo[j]; o < ow_hi[j]; ++o)
+                                        d[o] = src[o * g.sw];
+                                std::fill(d + ow_hi[j], d + g.ow, 0.f);
+                            }
+                        }
+                const std::int64_t base = oh0 * g.ow;
+                sgemm(
+                    wp[grp], ncols, static_cast<const float*>(col), ncols,
+                    [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                        epi(n, grp * ocg + row, base + col0, v, count);
+                    },
+                    ws);
+            }
+        }
+}
+
+/// conv2d NCHW: picks the depthwise kernel or the GEMM paths (see top of file).
+template <class Epilogue>
+void conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
+            workspace* ws = nullptr) {
+    if (g.n == 0) return;
+    if (g.is_depthwise())
+        depthwise_conv2d(g, x, w, static_cast<Epilogue&&>(epi), ws);
+    else
+        conv2d_gemm(g, x, w, static_cast<Epilogue&&>(epi), ws);
+}
+
+}  // namespace litegraph::kernels

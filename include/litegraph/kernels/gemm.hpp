@@ -1,0 +1,216 @@
+// Single-threaded SGEMM  C[M, N] = A[M, K] * B[K, N]  (row-major, leading dims),
+// cache-blocked, with an xsimd register-tiled micro-kernel; the result leaves
+// through an epilogue so that every output element is written exactly once.
+//
+//   struct my_epilogue {
+//       // `count` finished values of row `row`, columns [col0, col0 + count).
+//       // Called exactly once per (row, column); `values` is only valid
+//       // during the call.  Runs of one row arrive in increasing col0.
+//       void operator()(std::int64_t row, std::int64_t col0, const float* values,
+//                       std::int64_t count);
+//   };
+//
+//   kernels::sgemm(M, N, K, A, lda, B, ldb, kernels::store_epilogue{C, ldc});
+//   auto pa = kernels::packed_a(M, K, A, lda);   // pack once (weights) ...
+//   kernels::sgemm(pa, N, B, ldb, epi);          // ... and reuse
+//
+// Blocking (BLIS-style): N in blocks of nc columns, K in blocks of kc; A is
+// packed once into MR-row panels per K block; B is read in place when its rows
+// are contiguous enough, otherwise packed into NR-column panels.  The MR x NR
+// micro-kernel keeps the tile in registers over the whole K block.  When
+// K <= kc (every 1x1 conv of a mobile net) a tile is final after one pass and
+// goes to the epilogue from a small MR x nc row buffer; otherwise partial sums
+// live in an M x nc buffer until the last K block.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "litegraph/kernels/simd.hpp"
+
+namespace litegraph::kernels {
+
+/// Copies finished values into a row-major matrix.
+struct store_epilogue {
+    float* c;
+    std::int64_t ldc;
+    void operator()(std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) const {
+        std::memcpy(c + row * ldc + col0, v, static_cast<std::size_t>(count) * sizeof(float));
+    }
+};
+
+namespace gemm_tile {
+using simd::width;
+/// Micro-tile rows and vectors per row: 8 x 32 with AVX-512 (16 of 32
+/// registers hold the tile), 6 x 2 vectors with AVX/SSE/NEON (12 of 16).
+inline constexpr std::int64_t mr = width >= 16 ? 8 : (width == 1 ? 4 : 6);
+inline constexpr std::int64_t nb = width == 1 ? 4 : 2;
+inline constexpr std::int64_t nr = nb * width;
+inline constexpr std::int64_t kc = 256;  // K block: an A panel (mr x kc) stays in L1
+inline constexpr std::int64_t nc = 512;  // N block
+}  // namespace gemm_tile
+
+/// A packed into MR-row panels, K block by K block (zero rows pad M to MR).
+class packed_a {
+public:
+    packed_a() = default;
+    packed_a(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda) {
+        pack(m, k, a, lda);
+    }
+
+    void pack(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda) {
+        using namespace gemm_tile;
+        m_ = m, k_ = k;
+        mpad_ = (m + mr - 1) / mr * mr;
+        data_.assign(static_cast<std::size_t>(mpad_ * k), 0.f);
+        for (std::int64_t pc = 0; pc < k; pc += kc) {
+            const std::int64_t kb = std::min(kc, k - pc);
+            for (std::int64_t ir = 0; ir < m; ir += mr) {
+                float* dst = panel(pc, ir);
+                const std::int64_t rows = std::min(mr, m - ir);
+                for (std::int64_t r = 0; r < rows; ++r) {
+                    const float* src = a + (ir + r) * lda + pc;
+                    for (std::int64_t p = 0; p < kb; ++p) dst[p * mr + r] = src[p];
+                }
+            }
+        }
+    }
+    std::int64_t rows() const { return m_; }
+    std::int64_t cols() const { return k_; }
+    /// The panel of rows [ir, ir + MR) for the K block starting at pc.
+    const float* panel(std::int64_t pc, std::int64_t ir) const {
+        return data_.data() + pc * mpad_ + ir * std::min(gemm_tile::kc, k_ - pc);
+    }
+
+private:
+    float* panel(std::int64_t pc, std::int64_t ir) {
+        return data_.data() + pc * mpad_ + ir * std::min(gemm_tile::kc, k_ - pc);
+    }
+    std::vector<float> data_;
+    std::int64_t m_ = 0, k_ = 0, mpad_ = 0;
+};
+
+/// Reusable scratch memory for the kernels (one per thread).  Passing none
+/// uses a thread-local one.
+struct workspace {
+    std::vector<float> a, b, c, d;
+    packed_a pa;  // A packed by the sgemm overload that packs per call
+    static float* grow(std::vector<float>& v, std::int64_t n) {
+        if (static_cast<std::int64_t>(v.size()) < n) v.resize(static_cast<std::size_t>(n));
+        return v.data();
+    }
+    static workspace& local() {
+        thread_local workspace ws;
+        return ws;
+    }
+};
+
+namespace detail {
+
+template <std::int64_t... I, class F>
+inline void unroll(std::integer_sequence<std::int64_t, I...>, F&& f) {
+    (f(std::integral_constant<std::int64_t, I>{}), ...);
+}
+
+/// c[MR x NR] (=|+=) a[kc x MR panel] * b[kc rows of NR, stride ldb].
+inline void micro_kernel(std::int64_t kc, const float* a, const float* b, std::int64_t ldb,
+                         float* c, std::int64_t ldc, bool accumulate) {
+    using namespace gemm_tile;
+    using simd::vfloat;
+    vfloat acc[mr][nb];
+    for (std::int64_t r = 0; r < mr; ++r)
+        for (std::int64_t j = 0; j < nb; ++j) acc[r][j] = vfloat(0.f);
+    for (std::int64_t p = 0; p < kc; ++p) {
+        vfloat bv[nb];
+        unroll(std::make_integer_sequence<std::int64_t, nb>{},
+               [&](auto j) { bv[j] = simd::load(b + j * width); });
+        unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
+            const vfloat av(a[r]);
+            unroll(std::make_integer_sequence<std::int64_t, nb>{},
+                   [&](auto j) { acc[r][j] = simd::fmadd(av, bv[j], acc[r][j]); });
+        });
+        a += mr;
+        b += ldb;
+    }
+    unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
+        unroll(std::make_integer_sequence<std::int64_t, nb>{}, [&](auto j) {
+            float* cp = c + r * ldc + j * width;
+            simd::store(cp, accumulate ? acc[r][j] + simd::load(cp) : acc[r][j]);
+        });
+    });
+}
+
+}  // namespace detail
+
+/// C = packed A * B through `epi` (see the top of this file).
+template <class Epilogue>
+void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, Epilogue&& epi,
+           workspace* ws = nullptr) {
+    using namespace gemm_tile;
+    const std::int64_t m = a.rows(), k = a.cols();
+    if (m <= 0 || n <= 0) return;
+    if (!ws) ws = &workspace::local();
+    if (k <= 0) {  // C = 0
+        float* z = workspace::grow(ws->c, n);
+        std::fill(z, z + n, 0.f);
+        for (std::int64_t i = 0; i < m; ++i)
+            epi(i, std::int64_t{0}, static_cast<const float*>(z), n);
+        return;
+    }
+    const bool one_pass = k <= kc;
+    const std::int64_t mpad = (m + mr - 1) / mr * mr;
+    const std::int64_t ncmax = std::min(nc, (n + nr - 1) / nr * nr);
+    float* cbuf = workspace::grow(ws->c, (one_pass ? mr : mpad) * ncmax);
+    // B packed into NR-column panels (always for the ragged last panel).
+    float* bbuf = workspace::grow(ws->b, std::min(kc, k) * ncmax);
+    // Reading B in place pays when few A panels reuse it; packing when many do.
+    const bool pack_all = m > 4 * mr;
+
+    for (std::int64_t jc = 0; jc < n; jc += nc) {
+        const std::int64_t nb_cols = std::min(nc, n - jc);
+        for (std::int64_t pc = 0; pc < k; pc += kc) {
+            const std::int64_t kb = std::min(kc, k - pc);
+            const bool last_k = pc + kb >= k;
+            // Pack the panels that will be read from bbuf.
+            for (std::int64_t jr = 0; jr < nb_cols; jr += nr) {
+                const std::int64_t cols = std::min(nr, nb_cols - jr);
+                if (cols == nr && !pack_all) continue;
+                float* dst = bbuf + jr * kb;
+                const float* src = b + pc * ldb + jc + jr;
+                for (std::int64_t p = 0; p < kb; ++p) {
+                    std::memcpy(dst + p * nr, src + p * ldb,
+                                static_cast<std::size_t>(cols) * sizeof(float));
+                    std::fill(dst + p * nr + cols, dst + (p + 1) * nr, 0.f);
+                }
+            }
+            for (std::int64_t ir = 0; ir < m; ir += mr) {
+                const float* ap = a.panel(pc, ir);
+                float* ct = cbuf + (one_pass ? 0 : ir * ncmax);
+                for (std::int64_t jr = 0; jr < nb_cols; jr += nr) {
+                    const bool packed = pack_all || nb_cols - jr < nr;
+                    const float* bp = packed ? bbuf + jr * kb : b + pc * ldb + jc + jr;
+                    detail::micro_kernel(kb, ap, bp, packed ? nr : ldb, ct + jr, ncmax, pc > 0);
+                }
+                if (last_k) {
+                    const std::int64_t rows = std::min(mr, m - ir);
+                    for (std::int64_t r = 0; r < rows; ++r)
+                        epi(ir + r, jc, static_cast<const float*>(ct + r * ncmax), nb_cols);
+                }
+            }
+        }
+    }
+}
+
+/// C[M, N] = A[M, K] * B[K, N] through `epi`; packs A on every call.
+template <class Epilogue>
+void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+           const float* b, std::int64_t ldb, Epilogue&& epi, workspace* ws = nullptr) {
+    if (m <= 0 || n <= 0) return;
+    if (!ws) ws = &workspace::local();
+    ws->pa.pack(m, k, a, lda);
+    sgemm(ws->pa, n, b, ldb, static_cast<Epilogue&&>(epi), ws);
+}
+
+}  // namespace litegraph::kernels

@@ -1,0 +1,238 @@
+// kernels::conv2d (depthwise, 1x1 GEMM and im2col paths) against a plain
+// direct-convolution loop in double, over odd sizes, strides, dilations,
+// groups, asymmetric paddings and batches; and the epilogue contract: every
+// output element exactly once, runs inside one plane.
+#include "litegraph/kernels/conv.hpp"
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace litegraph;
+using kernels::conv_geometry;
+
+namespace {
+
+std::vector<float> random_vec(std::int64_t n, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> d(-1.f, 1.f);
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (auto& x : v) x = d(rng);
+    return v;
+}
+
+conv_geometry make(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t oc,
+                   std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw,
+                   std::int64_t dh, std::int64_t dw, std::int64_t pt, std::int64_t pb,
+                   std::int64_t pl, std::int64_t pr, std::int64_t groups) {
+    conv_geometry g{n, c, h, w, oc, kh, kw, 0, 0, sh, sw, dh, dw, pt, pb, pl, pr, groups};
+    g.oh = conv_geometry::out_size(h, kh, dh, pt, pb, sh);
+    g.ow = conv_geometry::out_size(w, kw, dw, pl, pr, sw);
+    return g;
+}
+
+std::string describe(const conv_geometry& g) {
+    std::ostringstream s;
+    s << "n" << g.n << " c" << g.c << " " << g.h << "x" << g.w << " oc" << g.oc << " k" << g.kh
+      << "x" << g.kw << " s" << g.sh << "," << g.sw << " d" << g.dh << "," << g.dw << " p" << g.pt
+      << "," << g.pb << "," << g.pl << "," << g.pr << " g" << g.groups << " -> " << g.oh << "x"
+      << g.ow;
+    return s.str();
+}
+
+std::vector<double> ref_conv(const conv_geometry& g, const float* x, const float* w) {
+    const std::int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
+    std::vector<double> y(static_cast<std::size_t>(g.n * g.oc * g.oh * g.ow), 0.0);
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t oc = 0; oc < g.oc; ++oc)
+            for (std::int64_t oh = 0; oh < g.oh; ++oh)
+                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                    double s = 0;
+                    const std::int64_t grp = oc / ocg;
+                    for (std::int64_t ic = 0; ic < cg; ++ic)
+                        for (std::int64_t i = 0; i < g.kh; ++i)
+                            for (std::int64_t j = 0; j < g.kw; ++j) {
+                                const std::int64_t ih = oh * g.sh - g.pt + i * g.dh;
+                                const std::int64_t iw = ow * g.sw - g.pl + j * g.dw;
+                                if (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) continue;
+                                s += double(x[((n * g.c + grp * cg + ic) * g.h + ih) * g.w + iw]) *
+                                     double(w[((oc * cg + ic) * g.kh + i) * g.kw + j]);
+                            }
+                    y[((n * g.oc + oc) * g.oh + oh) * g.ow + ow] = s;
+                }
+    return y;
+}
+
+struct counting_epilogue {
+    const conv_geometry* g;
+    std::vector<float>* out;
+    std::vector<int>* hits;
+    bool* out_of_range;
+    void operator()(std::int64_t n, std::int64_t oc, std::int64_t offset, const float* v,
+                    std::int64_t count) const {
+        const std::int64_t plane = g->oh * g->ow;
+        if (n < 0 || n >= g->n || oc < 0 || oc >= g->oc || offset < 0 || count <= 0 ||
+            offset + count > plane) {
+            *out_of_range = true;
+            return;
+        }
+        for (std::int64_t j = 0; j < count; ++j) {
+            const std::int64_t idx = (n * g->oc + oc) * plane + offset + j;
+            (*out)[idx] = v[j];
+            ++(*hits)[idx];
+        }
+    }
+};
+
+// Runs `fn` (a kernels:: conv entry) on g and compares with the reference.
+template <class Fn>
+void check_conv(const conv_geometry& g, Fn&& fn) {
+    INFO(describe(g));
+    REQUIRE(g.oh > 0);
+    REQUIRE(g.ow > 0);
+    const auto x = random_vec(g.n * g.c * g.h * g.w, static_cast<std::uint32_t>(g.c * 131 + g.w));
+    const auto w = random_vec(g.oc * (g.c / g.groups) * g.kh * g.kw,
+                              static_cast<std::uint32_t>(g.oc * 7 + g.kh));
+    const auto ref = ref_conv(g, x.data(), w.data());
+    std::vector<float> y(ref.size(), NAN);
+    std::vector<int> hits(ref.size(), 0);
+    bool bad = false;
+    fn(g, x.data(), w.data(), counting_epilogue{&g, &y, &hits, &bad});
+    CHECK_FALSE(bad);
+    int wrong_hits = 0, wrong_values = 0;
+    double worst = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        wrong_hits += hits[i] != 1;
+        const double err = std::abs(double(y[i]) - ref[i]) / (1.0 + std::abs(ref[i]));
+        worst = std::max(worst, std::isnan(y[i]) ? 1e9 : err);
+        wrong_values += !(err <= 1e-4);
+    }
+    CHECK(wrong_hits == 0);
+    CHECK(wrong_values == 0);
+    CHECK(worst <= 1e-4);
+}
+
+const auto any_path = [](const conv_geometry& g, const float* x, const float* w, auto epi) {
+    kernels::conv2d(g, x, w, epi);
+};
+const auto gemm_path = [](const conv_geometry& g, const float* x, const float* w, auto epi) {
+    kernels::conv2d_gemm(g, x, w, epi);
+};
+
+}  // namespace
+
+TEST_CASE("1x1 convs (GEMM in place) match the plain loop") {
+    for (std::int64_t n : {1, 3})
+        for (auto [c, oc, groups] : {std::array<std::int64_t, 3>{16, 8, 1},
+                                     {8, 16, 1},
+                                     {16, 48, 1},
+                                     {48, 24, 1},
+                                     {3, 5, 1},
+                                     {12, 18, 3},
+                                     {300, 7, 1}})
+            for (auto [h, w] : {std::array<std::int64_t, 2>{24, 96}, {3, 24}, {7, 5}, {1, 1}})
+                check_conv(make(n, c, h, w, oc, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, groups), any_path);
+}
+
+TEST_CASE("depthwise 3x3 and 5x5, strides 1 and 2, any padding, match the plain loop") {
+    for (std::int64_t n : {1, 2})
+        for (std::int64_t k : {3, 5})
+            for (std::int64_t s : {1, 2})
+                for (auto [h, w] : {std::array<std::int64_t, 2>{24, 96},
+                                    {12, 48},
+                                    {6, 24},
+                                    {3, 24},
+                                    {7, 13},
+                                    {5, 5},
+                                    {9, 67}})
+                    for (auto [pt, pb, pl, pr] :
+                         {std::array<std::int64_t, 4>{k / 2, k / 2, k / 2, k / 2},
+                          {0, 0, 0, 0},
+                          {1, 0, 2, 0},
+                          {0, 2, 0, 1}}) {
+                        auto g = make(n, 5, h, w, 5, k, k, s, s, 1, 1, pt, pb, pl, pr, 5);
+                        if (g.oh < 1 || g.ow < 1) continue;
+                        check_conv(g, any_path);
+                    }
+}
+
+TEST_CASE("depthwise with other windows, mixed strides and dilations matches the plain loop") {
+    check_conv(make(2, 4, 11, 17, 4, 3, 3, 1, 2, 2, 1, 2, 1, 1, 3, 4), any_path);
+    check_conv(make(1, 3, 10, 31, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3), any_path);
+    check_conv(make(1, 3, 10, 31, 3, 1, 1, 2, 3, 1, 1, 1, 0, 0, 2, 3), any_path);
+    check_conv(make(1, 6, 9, 40, 6, 2, 7, 3, 3, 1, 2, 0, 1, 3, 3, 6), any_path);
+    check_conv(make(1, 2, 16, 70, 2, 5, 3, 2, 1, 1, 3, 2, 2, 4, 4, 2), any_path);
+    check_conv(make(1, 2, 8, 8, 2, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1, 2), any_path);
+}
+
+TEST_CASE("general convs (im2col) match the plain loop") {
+    // stem-like 3x3 stride 2, strided 1x1, padded 1x1, dilations, groups,
+    // depthwise with a multiplier, asymmetric windows and paddings.
+    check_conv(make(1, 3, 48, 192, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1), any_path);
+    check_conv(make(2, 3, 48, 192, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1), any_path);
+    check_conv(make(2, 8, 13, 21, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1), any_path);
+    check_conv(make(1, 8, 13, 21, 12, 1, 1, 1, 1, 1, 1, 1, 0, 2, 1, 1), any_path);
+    check_conv(make(1, 5, 19, 23, 7, 3, 3, 1, 1, 2, 3, 2, 2, 3, 3, 1), any_path);
+    check_conv(make(2, 12, 10, 15, 18, 3, 3, 1, 2, 1, 1, 1, 0, 0, 1, 3), any_path);
+    check_conv(make(1, 4, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4), any_path);  // multiplier 2
+    check_conv(make(1, 6, 14, 11, 9, 2, 4, 3, 1, 1, 1, 0, 1, 2, 0, 1), any_path);
+    check_conv(make(1, 64, 20, 20, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), any_path);  // K > kc
+    check_conv(make(1, 2, 5, 5, 3, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1), any_path);      // 1x1 output
+    check_conv(make(1, 2, 3, 4, 3, 3, 3, 1, 1, 1, 1, 4, 4, 4, 4, 1), any_path);      // mostly pad
+}
+
+TEST_CASE("the GEMM path also handles depthwise geometries") {
+    check_conv(make(2, 5, 12, 48, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5), gemm_path);
+    check_conv(make(1, 5, 7, 9, 5, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 5), gemm_path);
+}
+
+TEST_CASE("random geometries match the plain loop") {
+    std::mt19937 rng(2024);
+    auto pick = [&](std::int64_t lo, std::int64_t hi) {
+        return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+    };
+    int done = 0;
+    while (done < 150) {
+        const std::int64_t groups = pick(1, 3) == 1 ? pick(1, 4) : 1;
+        const bool dw = pick(0, 2) == 0;
+        const std::int64_t c = dw ? pick(1, 6) : groups * pick(1, 6);
+        const std::int64_t oc = dw ? c : groups * pick(1, 7);
+        const std::int64_t kh = pick(1, 5), kw = pick(1, 5);
+        auto g = make(pick(1, 2), c, pick(1, 20), pick(1, 40), oc, kh, kw, pick(1, 3), pick(1, 3),
+                      pick(1, 2), pick(1, 2), pick(0, 2), pick(0, 2), pick(0, 3), pick(0, 3),
+                      dw ? c : groups);
+        if (g.oh < 1 || g.ow < 1) continue;
+        check_conv(g, any_path);
+        ++done;
+    }
+}
+
+TEST_CASE("conv_store_epilogue writes dense NCHW, and bad geometry throws") {
+    auto g = make(2, 4, 6, 10, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    const auto x = random_vec(g.n * g.c * g.h * g.w, 1), w = random_vec(g.oc * g.c * 9, 2);
+    std::vector<float> y(static_cast<std::size_t>(g.n * g.oc * g.oh * g.ow), NAN);
+    kernels::conv2d(g, x.data(), w.data(), kernels::conv_store_epilogue(y.data(), g));
+    const auto ref = ref_conv(g, x.data(), w.data());
+    int wrong = 0;
+    for (std::size_t i = 0; i < y.size(); ++i)
+        wrong += !(std::abs(y[i] - ref[i]) <= 1e-4 * (1 + std::abs(ref[i])));
+    CHECK(wrong == 0);
+
+    auto bad = g;
+    bad.ow += 1;
+    CHECK_THROWS_AS(
+        kernels::conv2d(bad, x.data(), w.data(), kernels::conv_store_epilogue(y.data(), g)),
+        shape_error);
+    bad = g;
+    bad.groups = 4;
+    bad.oc = 6;
+    CHECK_THROWS_AS(
+        kernels::conv2d(bad, x.data(), w.data(), kernels::conv_store_epilogue(y.data(), g)),
+        shape_error);
+}
