@@ -7,46 +7,71 @@
 #include <string_view>
 #include <vector>
 
+#include "litegraph/ops/activation.hpp"
 #include "litegraph/ops/arg_max.hpp"
 #include "litegraph/ops/batch_norm.hpp"
+#include "litegraph/ops/cast.hpp"
 #include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
 #include "litegraph/ops/dropout.hpp"
+#include "litegraph/ops/elementwise.hpp"
+#include "litegraph/ops/fake_quant.hpp"
 #include "litegraph/ops/fill_constant.hpp"
 #include "litegraph/ops/flatten2.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
+#include "litegraph/ops/matmul.hpp"
 #include "litegraph/ops/op.hpp"
 #include "litegraph/ops/pool2d.hpp"
 #include "litegraph/ops/reshape2.hpp"
 #include "litegraph/ops/scale.hpp"
 #include "litegraph/ops/shape.hpp"
 #include "litegraph/ops/slice.hpp"
+#include "litegraph/ops/softmax.hpp"
 #include "litegraph/ops/squeeze2.hpp"
 #include "litegraph/ops/transpose2.hpp"
 #include "litegraph/ops/unsqueeze2.hpp"
 
 namespace litegraph {
 
-using builtin_ops = op_list<        //
-    ops::scale,                     //
-    ops::arg_max,                   //
-    ops::concat,                    //
-    ops::dropout,                   //
-    ops::fill_constant,             //
-    ops::flatten2,                  //
-    ops::flatten_contiguous_range,  //
-    ops::lookup_table_v2,           //
-    ops::reshape2,                  //
-    ops::shape,                     //
-    ops::slice,                     //
-    ops::squeeze2,                  //
-    ops::transpose2,                //
-    ops::unsqueeze2,                //
-    ops::conv2d,                    //
-    ops::conv2d_transpose,          //
-    ops::pool2d,                    //
-    ops::batch_norm                 //
+using builtin_ops = op_list<                               //
+    ops::scale,                                            //
+    ops::elementwise,                                      //
+    ops::relu,                                             //
+    ops::relu6,                                            //
+    ops::leaky_relu,                                       //
+    ops::sigmoid,                                          //
+    ops::tanh_op,                                          //
+    ops::hard_swish,                                       //
+    ops::hard_sigmoid,                                     //
+    ops::swish,                                            //
+    ops::silu,                                             //
+    ops::exp_op,                                           //
+    ops::softmax,                                          //
+    ops::mul,                                              //
+    ops::matmul,                                           //
+    ops::matmul_v2,                                        //
+    ops::cast,                                             //
+    ops::fake_quantize_dequantize_moving_average_abs_max,  //
+    ops::fake_quantize_dequantize_abs_max,                 //
+    ops::fake_channel_wise_quantize_dequantize_abs_max,    //
+    ops::arg_max,                                          //
+    ops::concat,                                           //
+    ops::dropout,                                          //
+    ops::fill_constant,                                    //
+    ops::flatten2,                                         //
+    ops::flatten_contiguous_range,                         //
+    ops::lookup_table_v2,                                  //
+    ops::reshape2,                                         //
+    ops::shape,                                            //
+    ops::slice,                                            //
+    ops::squeeze2,                                         //
+    ops::transpose2,                                       //
+    ops::unsqueeze2,                                       //
+    ops::conv2d,                                           //
+    ops::conv2d_transpose,                                 //
+    ops::pool2d,                                           //
+    ops::batch_norm                                        //
     >;
 
 namespace detail {

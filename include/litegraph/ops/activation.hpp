@@ -1,0 +1,124 @@
+// Unary activations: relu, relu6, leaky_relu, sigmoid, tanh, hard_swish,
+// hard_sigmoid, swish, silu, exp.  Each is a small functor in `ops::act` with
+// `float operator()(float) const` (its attributes are members) and the Paddle
+// op is `activation<Functor>`: one loop applying it.  Fused kernels compose the
+// same functors as epilogues (e.g. conv2d followed by act::relu).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <string_view>
+
+#include "litegraph/ops/op.hpp"
+
+namespace litegraph::ops {
+
+namespace act {
+struct relu {
+    static constexpr std::string_view paddle_type = "relu";
+    static relu parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return x > 0.f ? x : 0.f; }
+};
+/// min(max(0, x), threshold)
+struct relu6 {
+    static constexpr std::string_view paddle_type = "relu6";
+    float threshold = 6.f;
+    static relu6 parse(const attr_map& a) { return {a.get<float>("threshold", 6.f)}; }
+    float operator()(float x) const { return std::min(std::max(0.f, x), threshold); }
+};
+/// x >= 0 ? x : alpha * x
+struct leaky_relu {
+    static constexpr std::string_view paddle_type = "leaky_relu";
+    float alpha = 0.02f;
+    static leaky_relu parse(const attr_map& a) { return {a.get<float>("alpha", 0.02f)}; }
+    float operator()(float x) const { return x >= 0.f ? x : alpha * x; }
+};
+struct sigmoid {
+    static constexpr std::string_view paddle_type = "sigmoid";
+    static sigmoid parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); }
+};
+struct tanh {
+    static constexpr std::string_view paddle_type = "tanh";
+    static tanh parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::tanh(x); }
+};
+/// x * min(max(x + offset, 0), threshold) / scale
+struct hard_swish {
+    static constexpr std::string_view paddle_type = "hard_swish";
+    float threshold = 6.f, scale = 6.f, offset = 3.f;
+    static hard_swish parse(const attr_map& a) {
+        return {a.get<float>("threshold", 6.f), a.get<float>("scale", 6.f),
+                a.get<float>("offset", 3.f)};
+    }
+    float operator()(float x) const {
+        return x * std::min(std::max(x + offset, 0.f), threshold) / scale;
+    }
+};
+/// max(0, min(1, slope * x + offset))
+struct hard_sigmoid {
+    static constexpr std::string_view paddle_type = "hard_sigmoid";
+    float slope = 0.2f, offset = 0.5f;
+    static hard_sigmoid parse(const attr_map& a) {
+        return {a.get<float>("slope", 0.2f), a.get<float>("offset", 0.5f)};
+    }
+    float operator()(float x) const { return std::max(0.f, std::min(1.f, slope * x + offset)); }
+};
+/// x / (1 + exp(-beta * x))
+struct swish {
+    static constexpr std::string_view paddle_type = "swish";
+    float beta = 1.f;
+    static swish parse(const attr_map& a) { return {a.get<float>("beta", 1.f)}; }
+    float operator()(float x) const { return x / (1.f + std::exp(-beta * x)); }
+};
+/// x / (1 + exp(-x))
+struct silu {
+    static constexpr std::string_view paddle_type = "silu";
+    static silu parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return x / (1.f + std::exp(-x)); }
+};
+struct exp {
+    static constexpr std::string_view paddle_type = "exp";
+    static exp parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::exp(x); }
+};
+}  // namespace act
+
+/// The op for one activation functor F: Out = F(X), float32, same shape.
+template <class F>
+struct activation {
+    static constexpr std::string_view paddle_types[] = {F::paddle_type};
+    using params = F;
+
+    static params parse(const attr_map& a, std::string_view) { return F::parse(a); }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& f, op_io& io) {
+        const float* x = io.input("X").as<float>();
+        auto& o = io.output("Out");
+        float* out = o.as<float>();
+        const std::int64_t n = o.numel();
+        for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+    }
+};
+
+using relu = activation<act::relu>;
+using relu6 = activation<act::relu6>;
+using leaky_relu = activation<act::leaky_relu>;
+using sigmoid = activation<act::sigmoid>;
+using tanh_op = activation<act::tanh>;  // not `tanh`: it would hide std's in ops
+using hard_swish = activation<act::hard_swish>;
+using hard_sigmoid = activation<act::hard_sigmoid>;
+using swish = activation<act::swish>;
+using silu = activation<act::silu>;
+using exp_op = activation<act::exp>;
+
+}  // namespace litegraph::ops

@@ -1,0 +1,260 @@
+// elementwise_add/sub/mul/div/max/min/pow: Out = X (op) Y with Paddle's
+// broadcasting.  Y's dims are aligned to X's starting at `axis` (axis = -1:
+// trailing alignment); either side may broadcast a dim of 1 (Paddle 2.x), and
+// when Y has more dims than X the roles swap (X is aligned into Y at `axis`).
+//
+// The per-element functions are small functor types (`ops::bin::add`, ...)
+// kept apart from the loop, so that fused kernels can apply them as epilogues.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "litegraph/ops/op.hpp"
+
+namespace litegraph::ops {
+
+namespace bin {
+struct add {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a + b;
+    }
+};
+struct sub {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a - b;
+    }
+};
+struct mul {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a * b;
+    }
+};
+/// Integer division truncates toward zero (C semantics, as Paddle).  The
+/// caller rules out b == 0 for integers; INT_MIN / -1 wraps to INT_MIN
+/// instead of being undefined.
+struct div {
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) {
+            if (b == T(-1)) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+        }
+        return a / b;
+    }
+};
+struct max {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a > b ? a : b;
+    }
+};
+struct min {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a < b ? a : b;
+    }
+};
+/// Integers: std::pow in double, truncated to T (Paddle's CPU functor).
+struct pow {
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) {
+            double r = std::pow(static_cast<double>(a), static_cast<double>(b));
+            if (!(r >= static_cast<double>(std::numeric_limits<T>::min()) &&
+                  r < -static_cast<double>(std::numeric_limits<T>::min())))
+                return std::numeric_limits<T>::min();
+            return static_cast<T>(r);
+        } else {
+            return std::pow(a, b);
+        }
+    }
+};
+}  // namespace bin
+
+/// Paddle's broadcast of two shapes (phi GetBroadcastDimsArrays): the lower-rank
+/// operand is placed at `axis` (-1: trailing) inside the higher-rank one and
+/// padded with 1s.  Returns the aligned dims of x and y and the output dims;
+/// -1 (unknown) dims stay unknown unless the other side fixes them.
+struct broadcast_dims {
+    shape_t x, y, out;
+};
+
+inline broadcast_dims paddle_broadcast(const shape_t& xd, const shape_t& yd, int axis,
+                                       const op_io& io) {
+    broadcast_dims r;
+    const std::size_t nx = xd.size(), ny = yd.size();
+    const std::size_t n = std::max(nx, ny);
+    const std::size_t diff = nx > ny ? nx - ny : ny - nx;
+    if (axis == -1) axis = static_cast<int>(diff);
+    io.check(axis >= 0 && static_cast<std::size_t>(axis) <= diff,
+             "axis " + std::to_string(axis) + " does not fit X " + to_string(xd) + " and Y " +
+                 to_string(yd) + " (must be -1 or in [0, " + std::to_string(diff) + "])");
+    const auto a = static_cast<std::size_t>(axis);
+    r.x.assign(n, 1);
+    r.y.assign(n, 1);
+    if (nx >= ny) {
+        r.x = xd;
+        for (std::size_t i = 0; i < ny; ++i) r.y[a + i] = yd[i];
+    } else {
+        r.y = yd;
+        for (std::size_t i = 0; i < nx; ++i) r.x[a + i] = xd[i];
+    }
+    r.out.assign(n, 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto dx = r.x[i], dy = r.y[i];
+        if (dx == dy)
+            r.out[i] = dx;
+        else if (dx == 1)
+            r.out[i] = dy;
+        else if (dy == 1)
+            r.out[i] = dx;
+        else if (dx < 0)
+            r.out[i] = dy;  // unknown X dim must equal Y's
+        else if (dy < 0)
+            r.out[i] = dx;
+        else
+            io.fail("X " + to_string(xd) + " and Y " + to_string(yd) + " (axis " +
+                    std::to_string(axis) + ") do not broadcast: dim " + std::to_string(i) + " is " +
+                    std::to_string(dx) + " vs " + std::to_string(dy));
+    }
+    return r;
+}
+
+/// Element strides of `d` (aligned to `out`) with 0 where the dim broadcasts.
+inline std::vector<std::int64_t> broadcast_strides(const shape_t& d, const shape_t& out) {
+    std::vector<std::int64_t> s(d.size(), 0);
+    std::int64_t acc = 1;
+    for (std::size_t i = d.size(); i-- > 0;) {
+        s[i] = (d[i] == out[i] && out[i] != 1) ? acc : 0;
+        acc *= d[i];
+    }
+    return s;
+}
+
+/// The one loop of a broadcasting binary op: out[i] = f(x[ix], y[iy]).
+template <class T, class F>
+void broadcast_apply(const T* x, const T* y, T* out, const broadcast_dims& bd, F f) {
+    const std::size_t n = bd.out.size();
+    const std::int64_t total = numel(bd.out);
+    if (bd.x == bd.out && bd.y == bd.out) {
+        for (std::int64_t i = 0; i < total; ++i) out[i] = f(x[i], y[i]);
+        return;
+    }
+    const auto sx = broadcast_strides(bd.x, bd.out), sy = broadcast_strides(bd.y, bd.out);
+    if (n == 0 || total == 0) {
+        if (total == 1) out[0] = f(x[0], y[0]);
+        return;
+    }
+    // Innermost dim in a tight loop; the outer index advances like an odometer.
+    const std::int64_t inner = bd.out[n - 1], ix_in = sx[n - 1], iy_in = sy[n - 1];
+    std::vector<std::int64_t> idx(n, 0);
+    std::int64_t ox = 0, oy = 0;
+    for (std::int64_t o = 0; o < total; o += inner) {
+        for (std::int64_t j = 0; j < inner; ++j)
+            out[o + j] = f(x[ox + j * ix_in], y[oy + j * iy_in]);
+        for (std::size_t d = n - 1; d-- > 0;) {
+            ox += sx[d];
+            oy += sy[d];
+            if (++idx[d] < bd.out[d]) break;
+            ox -= sx[d] * bd.out[d];
+            oy -= sy[d] * bd.out[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+struct elementwise {
+    static constexpr std::string_view paddle_types[] = {
+        "elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
+        "elementwise_max", "elementwise_min", "elementwise_pow"};
+    enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow };
+    struct params {
+        kind op = kind::add;
+        int axis = -1;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        constexpr std::string_view names[] = {"add", "sub", "mul", "div", "max", "min", "pow"};
+        bool found = false;
+        for (std::size_t i = 0; i < std::size(names); ++i)
+            if (type == paddle_types[i]) {
+                p.op = static_cast<kind>(i);
+                found = true;
+            }
+        if (!found)
+            throw unsupported_error("elementwise: unknown op type '" + std::string(type) + "'");
+        p.axis = a.get<int>("axis", -1);
+        // Paddle Lite's fused variants carry an activation in a string attribute.
+        if (!a.get<std::string>("act_type", "").empty() ||
+            !a.get<std::string>("fuse_activation", "").empty())
+            throw unsupported_error(std::string(type) +
+                                    ": a fused activation attribute is not supported");
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        io.check(x.type == y.type, "X is " + std::string(name_of(x.type)) + " but Y is " +
+                                       std::string(name_of(y.type)));
+        io.check(x.type == dtype::f32 || x.type == dtype::f64 || x.type == dtype::i32 ||
+                     x.type == dtype::i64,
+                 "X and Y must be float32, float64, int32 or int64, got " +
+                     std::string(name_of(x.type)));
+        auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = bd.out;
+    }
+
+    template <class F>
+    static void run_with(const params& p, op_io& io, F f) {
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        auto& out = io.output("Out");
+        auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
+        visit_dtype(x.type, [&]<class T>(T) {
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>) {
+                if constexpr (std::is_integral_v<T> && std::is_same_v<F, bin::div>) {
+                    if (out.numel() > 0)
+                        for (T v : y.span<T>())
+                            if (v == T(0)) io.fail("integer division by zero (Y has a 0)");
+                }
+                broadcast_apply<T>(x.as<T>(), y.as<T>(), out.as<T>(), bd, f);
+            } else {
+                io.fail("unsupported dtype " + std::string(name_of(x.type)));
+            }
+        });
+    }
+
+    static void run(const params& p, op_io& io) {
+        switch (p.op) {
+            case kind::add:
+                return run_with(p, io, bin::add{});
+            case kind::sub:
+                return run_with(p, io, bin::sub{});
+            case kind::mul:
+                return run_with(p, io, bin::mul{});
+            case kind::div:
+                return run_with(p, io, bin::div{});
+            case kind::max:
+                return run_with(p, io, bin::max{});
+            case kind::min:
+                return run_with(p, io, bin::min{});
+            case kind::pow:
+                return run_with(p, io, bin::pow{});
+        }
+    }
+};
+
+}  // namespace litegraph::ops

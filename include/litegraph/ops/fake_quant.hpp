@@ -1,0 +1,188 @@
+// Fake quantisation, simulated in fp32 as Paddle's CPU kernels do at inference:
+//   fake_quantize_dequantize_moving_average_abs_max: per tensor, scale = InScale
+//   fake_quantize_dequantize_abs_max:                per tensor, scale = max|X|
+//   fake_channel_wise_quantize_dequantize_abs_max:   per channel along quant_axis,
+//                                                    scale = max|X| of the channel
+// With bnt = 2^(bit_length-1) - 1 and inv = 1/s (1/(s+1e-6) when s <= 1e-30):
+//   round_type 1 (default): q = round_half_away(bnt*inv * clip(x, -s, s))
+//   round_type 0:           q = clamp(round_half_even(bnt*inv * x), -bnt-1, bnt)
+//   Out = q * s / bnt.
+// The moving-average op always uses InScale (the inference path; the training
+// update of InAccum/InState is not simulated) and leaves OutScale, OutAccum and
+// OutState unset: in exported models OutScale is InScale itself.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "litegraph/ops/op.hpp"
+
+namespace litegraph::ops {
+
+/// The per-element quantise-dequantise of one scale: a functor like the
+/// activations, so that it can also serve as an epilogue.
+struct quant_dequant {
+    float scale = 1.f;
+    float bnt = 127.f;
+    int round_type = 1;
+
+    float operator()(float x) const {
+        const float s = scale;
+        const float inv = s <= 1e-30f ? 1.f / (s + 1e-6f) : 1.f / s;
+        const float k = bnt * inv;
+        float q;
+        if (round_type == 0) {
+            q = std::nearbyint(k * x);  // default FP environment: ties to even
+            q = std::min(std::max(q, -bnt - 1.f), bnt);
+        } else {
+            q = std::round(k * std::min(std::max(x, -s), s));
+        }
+        return q * s / bnt;
+    }
+};
+
+namespace fake_quant_detail {
+struct params {
+    int bit_length = 8;
+    int round_type = 1;
+    int quant_axis = 0;
+    float bnt() const { return static_cast<float>((1 << (bit_length - 1)) - 1); }
+};
+
+inline params parse(const attr_map& a, std::string_view type) {
+    params p{a.get<int>("bit_length", 8), a.get<int>("round_type", 1), a.get<int>("quant_axis", 0)};
+    if (p.bit_length < 2 || p.bit_length > 16)
+        throw unsupported_error(std::string(type) + ": bit_length " + std::to_string(p.bit_length) +
+                                " is not in [2, 16]");
+    if (p.round_type != 0 && p.round_type != 1)
+        throw unsupported_error(std::string(type) + ": round_type " + std::to_string(p.round_type) +
+                                " is not 0 or 1");
+    return p;
+}
+
+inline const tensor_ref& float_x(op_io& io) {
+    const auto& x = io.input("X");
+    io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+    return x;
+}
+
+inline float abs_max(const float* x, std::int64_t n) {
+    float m = 0.f;
+    for (std::int64_t i = 0; i < n; ++i) m = std::max(m, std::abs(x[i]));
+    return m;
+}
+}  // namespace fake_quant_detail
+
+struct fake_quantize_dequantize_moving_average_abs_max {
+    static constexpr std::string_view paddle_types[] = {
+        "fake_quantize_dequantize_moving_average_abs_max"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::parse(a, t);
+    }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = fake_quant_detail::float_x(io);
+        const auto& s = io.input("InScale");
+        io.check(s.type == dtype::f32, "InScale must be float32");
+        io.check(!is_known(s.shape) || numel(s.shape) == 1,
+                 "InScale must hold one value, has shape " + to_string(s.shape));
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& s = io.input("InScale");
+        io.check(s.has_data() && s.numel() == 1, "InScale has no value");
+        const quant_dequant f{s.as<float>()[0], p.bnt(), p.round_type};
+        const float* xs = x.as<float>();
+        float* out = io.output("Out").as<float>();
+        const std::int64_t n = x.numel();
+        for (std::int64_t i = 0; i < n; ++i) out[i] = f(xs[i]);
+    }
+};
+
+struct fake_quantize_dequantize_abs_max {
+    static constexpr std::string_view paddle_types[] = {"fake_quantize_dequantize_abs_max"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::parse(a, t);
+    }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = fake_quant_detail::float_x(io);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+        if (io.has_output("OutScale")) {
+            auto& os = io.output("OutScale");
+            os.type = dtype::f32;
+            os.shape = {1};
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const float* xs = x.as<float>();
+        const std::int64_t n = x.numel();
+        const quant_dequant f{fake_quant_detail::abs_max(xs, n), p.bnt(), p.round_type};
+        float* out = io.output("Out").as<float>();
+        for (std::int64_t i = 0; i < n; ++i) out[i] = f(xs[i]);
+        if (io.has_output("OutScale")) io.output("OutScale").as<float>()[0] = f.scale;
+    }
+};
+
+struct fake_channel_wise_quantize_dequantize_abs_max {
+    static constexpr std::string_view paddle_types[] = {
+        "fake_channel_wise_quantize_dequantize_abs_max"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::parse(a, t);
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = fake_quant_detail::float_x(io);
+        io.check(p.quant_axis == 0 || p.quant_axis == 1,
+                 "quant_axis must be 0 or 1, got " + std::to_string(p.quant_axis));
+        io.check(x.shape.size() > static_cast<std::size_t>(p.quant_axis),
+                 "X " + to_string(x.shape) + " has no dim " + std::to_string(p.quant_axis));
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+        if (io.has_output("OutScale")) {
+            auto& os = io.output("OutScale");
+            os.type = dtype::f32;
+            os.shape = {x.shape[static_cast<std::size_t>(p.quant_axis)]};
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const float* xs = x.as<float>();
+        float* out = io.output("Out").as<float>();
+        const auto ax = static_cast<std::size_t>(p.quant_axis);
+        std::int64_t outer = 1, inner = 1;
+        for (std::size_t i = 0; i < ax; ++i) outer *= x.shape[i];
+        for (std::size_t i = ax + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+        const std::int64_t C = x.shape[ax];
+        float* scales = io.has_output("OutScale") ? io.output("OutScale").as<float>() : nullptr;
+        for (std::int64_t c = 0; c < C; ++c) {
+            float s = 0.f;
+            for (std::int64_t o = 0; o < outer; ++o)
+                s = std::max(s, fake_quant_detail::abs_max(xs + (o * C + c) * inner, inner));
+            const quant_dequant f{s, p.bnt(), p.round_type};
+            for (std::int64_t o = 0; o < outer; ++o) {
+                const std::int64_t base = (o * C + c) * inner;
+                for (std::int64_t i = 0; i < inner; ++i) out[base + i] = f(xs[base + i]);
+            }
+            if (scales) scales[c] = s;
+        }
+    }
+};
+
+}  // namespace litegraph::ops

@@ -1,0 +1,301 @@
+// Matrix products: `mul` (flattens X and Y to matrices at x/y_num_col_dims),
+// `matmul` (v1: transpose_X/Y, alpha, batch dims matched by their product,
+// a 2-D side broadcasts) and `matmul_v2` (trans_x/y, numpy broadcasting of the
+// batch dims).  1-D operands follow Paddle: X [K] is a row [1,K], Y [K] a
+// column [K,1], and the added dim is dropped from the output again.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "litegraph/ops/op.hpp"
+
+namespace litegraph::ops {
+
+namespace matmul_detail {
+inline std::int64_t prod(const shape_t& s, std::size_t b, std::size_t e) {
+    std::int64_t n = 1;
+    for (std::size_t i = b; i < e; ++i) n *= s[i];
+    return n;
+}
+
+/// One (M x K) * (K x N) product, accumulated into `out` (which starts at 0).
+/// `tx`: x is stored as [K, M]; `ty`: y is stored as [N, K].  i-k-j order.
+inline void gemm(const float* x, const float* y, float* out, std::int64_t M, std::int64_t K,
+                 std::int64_t N, bool tx, bool ty, float alpha) {
+    for (std::int64_t i = 0; i < M * N; ++i) out[i] = 0.f;
+    for (std::int64_t i = 0; i < M; ++i) {
+        float* o = out + i * N;
+        for (std::int64_t k = 0; k < K; ++k) {
+            const float a = tx ? x[k * M + i] : x[i * K + k];
+            if (ty)
+                for (std::int64_t j = 0; j < N; ++j) o[j] += a * y[j * K + k];
+            else
+                for (std::int64_t j = 0; j < N; ++j) o[j] += a * y[k * N + j];
+        }
+    }
+    if (alpha != 1.f)
+        for (std::int64_t i = 0; i < M * N; ++i) out[i] *= alpha;
+}
+
+/// Batched gemm: xb and yb are the batch dims of X and Y aligned to ob (same
+/// length, 1 where a side broadcasts).
+inline void batched_gemm(const float* x, const float* y, float* out, const shape_t& xb,
+                         const shape_t& yb, const shape_t& ob, std::int64_t M, std::int64_t K,
+                         std::int64_t N, bool tx, bool ty, float alpha) {
+    const std::size_t n = ob.size();
+    const std::int64_t batches = numel(ob);
+    std::vector<std::int64_t> sx(n, 0), sy(n, 0);
+    std::int64_t ax = 1, ay = 1;
+    for (std::size_t d = n; d-- > 0;) {
+        sx[d] = xb[d] == 1 ? 0 : ax;
+        sy[d] = yb[d] == 1 ? 0 : ay;
+        ax *= xb[d];
+        ay *= yb[d];
+    }
+    for (std::int64_t b = 0; b < batches; ++b) {
+        std::int64_t rem = b, bx = 0, by = 0;
+        for (std::size_t d = n; d-- > 0;) {
+            const std::int64_t i = rem % ob[d];
+            rem /= ob[d];
+            bx += i * sx[d];
+            by += i * sy[d];
+        }
+        gemm(x + bx * M * K, y + by * K * N, out + b * M * N, M, K, N, tx, ty, alpha);
+    }
+}
+
+inline void check_float_inputs(const op_io& io) {
+    const auto& x = io.input("X");
+    const auto& y = io.input("Y");
+    io.check(x.type == dtype::f32 && y.type == dtype::f32,
+             "X and Y must be float32, got " + std::string(name_of(x.type)) + " and " +
+                 std::string(name_of(y.type)));
+}
+}  // namespace matmul_detail
+
+/// mul: Out[x[:xc] + y[yc:]] = flatten(X, xc) * flatten(Y, yc).
+struct mul {
+    static constexpr std::string_view paddle_types[] = {"mul"};
+    struct params {
+        int x_num_col_dims = 1;
+        int y_num_col_dims = 1;
+    };
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<int>("x_num_col_dims", 1), a.get<int>("y_num_col_dims", 1)};
+    }
+
+    struct dims {
+        std::int64_t M, K, N;
+    };
+    static dims check(const params& p, const op_io& io, shape_t* out_shape) {
+        matmul_detail::check_float_inputs(io);
+        const auto& xs = io.input("X").shape;
+        const auto& ys = io.input("Y").shape;
+        io.check(p.x_num_col_dims >= 1 && static_cast<std::size_t>(p.x_num_col_dims) < xs.size(),
+                 "x_num_col_dims " + std::to_string(p.x_num_col_dims) +
+                     " must be in [1, rank of X " + to_string(xs) + ")");
+        io.check(p.y_num_col_dims >= 1 && static_cast<std::size_t>(p.y_num_col_dims) < ys.size(),
+                 "y_num_col_dims " + std::to_string(p.y_num_col_dims) +
+                     " must be in [1, rank of Y " + to_string(ys) + ")");
+        const auto xc = static_cast<std::size_t>(p.x_num_col_dims);
+        const auto yc = static_cast<std::size_t>(p.y_num_col_dims);
+        if (out_shape) {
+            out_shape->assign(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(xc));
+            out_shape->insert(out_shape->end(), ys.begin() + static_cast<std::ptrdiff_t>(yc),
+                              ys.end());
+        }
+        if (!is_known(xs) || !is_known(ys)) return {-1, -1, -1};
+        dims d{matmul_detail::prod(xs, 0, xc), matmul_detail::prod(xs, xc, xs.size()),
+               matmul_detail::prod(ys, yc, ys.size())};
+        const auto ky = matmul_detail::prod(ys, 0, yc);
+        io.check(d.K == ky, "X " + to_string(xs) + " flattened at " + std::to_string(xc) + " has " +
+                                std::to_string(d.K) + " columns but Y " + to_string(ys) +
+                                " flattened at " + std::to_string(yc) + " has " +
+                                std::to_string(ky) + " rows");
+        return d;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        shape_t s;
+        check(p, io, &s);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = std::move(s);
+    }
+
+    static void run(const params& p, op_io& io) {
+        auto d = check(p, io, nullptr);
+        matmul_detail::gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+                            io.output("Out").as<float>(), d.M, d.K, d.N, false, false, 1.f);
+    }
+};
+
+/// matmul (v1): Out = alpha * op(X) * op(Y).
+struct matmul {
+    static constexpr std::string_view paddle_types[] = {"matmul"};
+    struct params {
+        bool transpose_x = false;
+        bool transpose_y = false;
+        float alpha = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view) {
+        if (a.get<int>("head_number", 1) != 1)
+            throw unsupported_error("matmul: head_number != 1 is not supported");
+        for (const char* n : {"fused_reshape_X", "fused_reshape_Y", "fused_transpose_X",
+                              "fused_transpose_Y", "fused_reshape_Out", "fused_transpose_Out"})
+            if (!a.get<std::vector<int>>(n, {}).empty())
+                throw unsupported_error(std::string("matmul: attribute ") + n +
+                                        " is not supported");
+        return {a.get<bool>("transpose_X", false), a.get<bool>("transpose_Y", false),
+                a.get<float>("alpha", 1.f)};
+    }
+
+    /// Paddle's MatDescriptor: batch (0 for a 2-D matrix), height, width after
+    /// transposition.
+    struct desc {
+        std::int64_t batch = 0, h = 0, w = 0;
+    };
+    static desc describe(const shape_t& s, bool trans) {
+        desc d;
+        const std::size_t n = s.size();
+        if (n > 2) d.batch = matmul_detail::prod(s, 0, n - 2);
+        d.h = s[n - 2];
+        d.w = s[n - 1];
+        if (trans) std::swap(d.h, d.w);
+        return d;
+    }
+
+    struct plan {
+        desc x, y;
+        shape_t out;
+    };
+    static plan make_plan(const params& p, const op_io& io) {
+        matmul_detail::check_float_inputs(io);
+        const auto& xs = io.input("X").shape;
+        const auto& ys = io.input("Y").shape;
+        io.check(!xs.empty() && !ys.empty(),
+                 "X " + to_string(xs) + " and Y " + to_string(ys) + " must have at least one dim");
+        const shape_t xm = xs.size() == 1 ? shape_t{1, xs[0]} : xs;
+        const shape_t ym = ys.size() == 1 ? shape_t{ys[0], 1} : ys;
+        plan pl{describe(xm, p.transpose_x), describe(ym, p.transpose_y), {}};
+        const bool known = is_known(xs) && is_known(ys);
+        io.check(!known || pl.x.batch == pl.y.batch || pl.x.batch == 0 || pl.y.batch == 0,
+                 "batch sizes of X " + to_string(xs) + " and Y " + to_string(ys) + " differ");
+        io.check(!known || pl.x.w == pl.y.h,
+                 "X " + to_string(xs) + (p.transpose_x ? " (transposed)" : "") + " has " +
+                     std::to_string(pl.x.w) + " columns but Y " + to_string(ys) +
+                     (p.transpose_y ? " (transposed)" : "") + " has " + std::to_string(pl.y.h) +
+                     " rows");
+        if (xs.size() > 2)
+            pl.out = xs;
+        else if (ys.size() > 2)
+            pl.out = ys;
+        else
+            pl.out = {0, 0};
+        pl.out[pl.out.size() - 2] = pl.x.h;
+        pl.out[pl.out.size() - 1] = pl.y.w;
+        if (xs.size() == 1 && pl.out[pl.out.size() - 2] == 1) {
+            std::swap(pl.out[pl.out.size() - 2], pl.out[pl.out.size() - 1]);
+            pl.out.pop_back();
+        }
+        if (ys.size() == 1 && pl.out.back() == 1) pl.out.pop_back();
+        if (pl.out.empty()) pl.out = {1};
+        return pl;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        auto pl = make_plan(p, io);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = std::move(pl.out);
+    }
+
+    static void run(const params& p, op_io& io) {
+        auto pl = make_plan(p, io);
+        const std::int64_t B = std::max<std::int64_t>({pl.x.batch, pl.y.batch, 1});
+        const shape_t xb{pl.x.batch > 0 ? B : 1}, yb{pl.y.batch > 0 ? B : 1}, ob{B};
+        matmul_detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+                                    io.output("Out").as<float>(), xb, yb, ob, pl.x.h, pl.x.w,
+                                    pl.y.w, p.transpose_x, p.transpose_y, p.alpha);
+    }
+};
+
+/// matmul_v2: Out = op(X) * op(Y) with numpy broadcasting of the batch dims.
+struct matmul_v2 {
+    static constexpr std::string_view paddle_types[] = {"matmul_v2"};
+    struct params {
+        bool trans_x = false;
+        bool trans_y = false;
+    };
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<bool>("trans_x", false), a.get<bool>("trans_y", false)};
+    }
+
+    struct plan {
+        std::int64_t M = 0, K = 0, N = 0;
+        bool tx = false, ty = false;
+        shape_t xb, yb, ob, out;
+    };
+    static plan make_plan(const params& p, const op_io& io) {
+        matmul_detail::check_float_inputs(io);
+        const auto& xs = io.input("X").shape;
+        const auto& ys = io.input("Y").shape;
+        io.check(!xs.empty() && !ys.empty(),
+                 "X " + to_string(xs) + " and Y " + to_string(ys) + " must have at least one dim");
+        plan pl;
+        // A 1-D side ignores its transpose flag (Paddle's kernel does).
+        const shape_t xm = xs.size() == 1 ? shape_t{1, xs[0]} : xs;
+        const shape_t ym = ys.size() == 1 ? shape_t{ys[0], 1} : ys;
+        pl.tx = xs.size() > 1 && p.trans_x;
+        pl.ty = ys.size() > 1 && p.trans_y;
+        const std::size_t nx = xm.size(), ny = ym.size();
+        pl.M = pl.tx ? xm[nx - 1] : xm[nx - 2];
+        pl.K = pl.tx ? xm[nx - 2] : xm[nx - 1];
+        const std::int64_t ky = pl.ty ? ym[ny - 1] : ym[ny - 2];
+        pl.N = pl.ty ? ym[ny - 2] : ym[ny - 1];
+        io.check(pl.K < 0 || ky < 0 || pl.K == ky,
+                 "X " + to_string(xs) + (pl.tx ? " (transposed)" : "") + " has " +
+                     std::to_string(pl.K) + " columns but Y " + to_string(ys) +
+                     (pl.ty ? " (transposed)" : "") + " has " + std::to_string(ky) + " rows");
+        const std::size_t nb = std::max(nx, ny) - 2;
+        pl.xb.assign(nb, 1);
+        pl.yb.assign(nb, 1);
+        pl.ob.assign(nb, 1);
+        std::copy(xm.begin(), xm.end() - 2,
+                  pl.xb.begin() + static_cast<std::ptrdiff_t>(nb - (nx - 2)));
+        std::copy(ym.begin(), ym.end() - 2,
+                  pl.yb.begin() + static_cast<std::ptrdiff_t>(nb - (ny - 2)));
+        for (std::size_t i = 0; i < nb; ++i) {
+            const auto a = pl.xb[i], b = pl.yb[i];
+            io.check(a == b || a == 1 || b == 1 || a < 0 || b < 0,
+                     "batch dims of X " + to_string(xs) + " and Y " + to_string(ys) +
+                         " do not broadcast");
+            pl.ob[i] = a == 1 ? b : (b == 1 ? a : std::max(a, b));
+        }
+        pl.out = pl.ob;
+        if (xs.size() > 1) pl.out.push_back(pl.M);
+        if (ys.size() > 1) pl.out.push_back(pl.N);
+        if (xs.size() == 1 && ys.size() == 1) pl.out.push_back(1);  // Paddle <= 2.4: [1]
+        return pl;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        auto pl = make_plan(p, io);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = std::move(pl.out);
+    }
+
+    static void run(const params& p, op_io& io) {
+        auto pl = make_plan(p, io);
+        matmul_detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+                                    io.output("Out").as<float>(), pl.xb, pl.yb, pl.ob, pl.M, pl.K,
+                                    pl.N, pl.tx, pl.ty, 1.f);
+    }
+};
+
+}  // namespace litegraph::ops
