@@ -21,6 +21,7 @@
 #include "litegraph/ops/flatten2.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/matmul.hpp"
+#include "litegraph/ops/nearest_interp_v2.hpp"
 #include "litegraph/ops/op.hpp"
 #include "litegraph/ops/pool2d.hpp"
 #include "litegraph/ops/reshape2.hpp"
@@ -71,7 +72,8 @@ using builtin_ops = op_list<                               //
     ops::conv2d,                                           //
     ops::conv2d_transpose,                                 //
     ops::pool2d,                                           //
-    ops::batch_norm                                        //
+    ops::batch_norm,                                       //
+    ops::interp_v2                                         //
     >;
 
 namespace detail {
