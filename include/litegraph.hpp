@@ -19,8 +19,14 @@
 #include "litegraph/ops/op.hpp"
 #include "litegraph/ops/registry.hpp"
 
-// graph: the SSA graph IR, its builder and DOT export
+// kernels: fast kernels (SIMD through xsimd) behind the ops
+#include "litegraph/kernels/conv.hpp"
+#include "litegraph/kernels/gemm.hpp"
+#include "litegraph/kernels/simd.hpp"
+
+// graph: the SSA graph IR, its builder, in-place edits and DOT export
 #include "litegraph/graph/dot.hpp"
+#include "litegraph/graph/edit.hpp"
 #include "litegraph/graph/graph.hpp"
 
 // planner: memory segments, lifetimes and placement

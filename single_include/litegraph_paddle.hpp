@@ -535,33 +535,17 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 #include <string_view>
 #include <vector>
 
-// ---- begin litegraph/ops/conv2d.hpp ----
-// conv2d / depthwise_conv2d (NCHW): Output = Input (*) Filter [+ Bias].
-//
-// Slots: Input [N, C, H, W], Filter [OC, C/groups, KH, KW], optional Bias [OC]
-// (only oneDNN-era exports carry it) -> Output [N, OC, OH, OW].
-// Attributes as Paddle's: strides, paddings (2 or 4 values), dilations, groups,
-// padding_algorithm (EXPLICIT / SAME / VALID; SAME resets dilation to 1),
-// data_format (NCHW or AnyLayout).  Output sizes use truncating division.
-// depthwise_conv2d is the same op with groups == C.
+// ---- begin litegraph/ops/activation.hpp ----
+// Unary activations: relu, relu6, leaky_relu, sigmoid, tanh, hard_swish,
+// hard_sigmoid, swish, silu, exp.  Each is a small functor in `ops::act` with
+// `float operator()(float) const` (its attributes are members) and the Paddle
+// op is `activation<Functor>`: one loop applying it.  Fused kernels compose the
+// same functors as epilogues (e.g. conv2d followed by act::relu).
 
 #include <algorithm>
-#include <cstdint>
-#include <string_view>
-#include <vector>
-
-// ---- begin litegraph/ops/detail/window.hpp ----
-// Helpers shared by the sliding-window ops (conv2d, conv2d_transpose, pool2d):
-// reading the 2-D attribute pairs, Paddle's padding normalisation
-// (UpdatePaddingAndDilation / UpdatePadding) and its output-size formulas.
-// Output sizes use C-style (truncating) integer division, as Paddle does: a
-// negative numerator rounds toward zero, which the PP-OCR classifier relies on.
-
-#include <algorithm>
-#include <cstdint>
+#include <cmath>
 #include <string>
 #include <string_view>
-#include <vector>
 
 // ---- begin litegraph/ops/op.hpp ----
 // What an op is to litegraph: a struct with a param block, attribute parsing,
@@ -681,11 +665,667 @@ private:
     typename Op::params params_;
 };
 
+/// Whether a node with attributes `a` is this op: ops that share a Paddle type
+/// (the fused kernels) tell themselves apart by `static bool matches(attrs)`.
+template <class Op>
+bool op_matches(const attr_map& a) {
+    if constexpr (requires { Op::matches(a); })
+        return Op::matches(a);
+    else
+        return true;
+}
+
 template <class... Ops>
 struct op_list {};
 
+/// op_list<A...> + op_list<B...> + ... as one op_list.
+template <class... Lists>
+struct concat_op_lists;
+template <class... A>
+struct concat_op_lists<op_list<A...>> {
+    using type = op_list<A...>;
+};
+template <class... A, class... B, class... Rest>
+struct concat_op_lists<op_list<A...>, op_list<B...>, Rest...> {
+    using type = typename concat_op_lists<op_list<A..., B...>, Rest...>::type;
+};
+
 }  // namespace litegraph
 // ---- end litegraph/ops/op.hpp ----
+
+namespace litegraph::ops {
+
+namespace act {
+struct relu {
+    static constexpr std::string_view paddle_type = "relu";
+    static relu parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return x > 0.f ? x : 0.f; }
+};
+/// min(max(0, x), threshold)
+struct relu6 {
+    static constexpr std::string_view paddle_type = "relu6";
+    float threshold = 6.f;
+    static relu6 parse(const attr_map& a) { return {a.get<float>("threshold", 6.f)}; }
+    float operator()(float x) const { return std::min(std::max(0.f, x), threshold); }
+};
+/// x >= 0 ? x : alpha * x
+struct leaky_relu {
+    static constexpr std::string_view paddle_type = "leaky_relu";
+    float alpha = 0.02f;
+    static leaky_relu parse(const attr_map& a) { return {a.get<float>("alpha", 0.02f)}; }
+    float operator()(float x) const { return x >= 0.f ? x : alpha * x; }
+};
+struct sigmoid {
+    static constexpr std::string_view paddle_type = "sigmoid";
+    static sigmoid parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); }
+};
+struct tanh {
+    static constexpr std::string_view paddle_type = "tanh";
+    static tanh parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::tanh(x); }
+};
+/// x * min(max(x + offset, 0), threshold) / scale
+struct hard_swish {
+    static constexpr std::string_view paddle_type = "hard_swish";
+    float threshold = 6.f, scale = 6.f, offset = 3.f;
+    static hard_swish parse(const attr_map& a) {
+        return {a.get<float>("threshold", 6.f), a.get<float>("scale", 6.f),
+                a.get<float>("offset", 3.f)};
+    }
+    float operator()(float x) const {
+        return x * std::min(std::max(x + offset, 0.f), threshold) / scale;
+    }
+};
+/// max(0, min(1, slope * x + offset))
+struct hard_sigmoid {
+    static constexpr std::string_view paddle_type = "hard_sigmoid";
+    float slope = 0.2f, offset = 0.5f;
+    static hard_sigmoid parse(const attr_map& a) {
+        return {a.get<float>("slope", 0.2f), a.get<float>("offset", 0.5f)};
+    }
+    float operator()(float x) const { return std::max(0.f, std::min(1.f, slope * x + offset)); }
+};
+/// x / (1 + exp(-beta * x))
+struct swish {
+    static constexpr std::string_view paddle_type = "swish";
+    float beta = 1.f;
+    static swish parse(const attr_map& a) { return {a.get<float>("beta", 1.f)}; }
+    float operator()(float x) const { return x / (1.f + std::exp(-beta * x)); }
+};
+/// x / (1 + exp(-x))
+struct silu {
+    static constexpr std::string_view paddle_type = "silu";
+    static silu parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return x / (1.f + std::exp(-x)); }
+};
+struct exp {
+    static constexpr std::string_view paddle_type = "exp";
+    static exp parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::exp(x); }
+};
+}  // namespace act
+
+/// The op for one activation functor F: Out = F(X), float32, same shape.
+template <class F>
+struct activation {
+    static constexpr std::string_view paddle_types[] = {F::paddle_type};
+    using params = F;
+
+    static params parse(const attr_map& a, std::string_view) { return F::parse(a); }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& f, op_io& io) {
+        const float* x = io.input("X").as<float>();
+        auto& o = io.output("Out");
+        float* out = o.as<float>();
+        const std::int64_t n = o.numel();
+        for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+    }
+};
+
+using relu = activation<act::relu>;
+using relu6 = activation<act::relu6>;
+using leaky_relu = activation<act::leaky_relu>;
+using sigmoid = activation<act::sigmoid>;
+using tanh_op = activation<act::tanh>;  // not `tanh`: it would hide std's in ops
+using hard_swish = activation<act::hard_swish>;
+using hard_sigmoid = activation<act::hard_sigmoid>;
+using swish = activation<act::swish>;
+using silu = activation<act::silu>;
+using exp_op = activation<act::exp>;
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/activation.hpp ----
+// ---- begin litegraph/ops/arg_max.hpp ----
+// arg_max: index of the largest element along `axis` (the first one on ties).
+// `keepdims` keeps the reduced dim as 1; `flatten` reduces over all elements
+// and gives shape [1] (Paddle <= 2.4).  `dtype` is the Paddle code of the index
+// type: 3 or -1 (default) int64, 2 int32.
+
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+// ---- begin litegraph/ops/detail/shape_args.hpp ----
+// Helpers shared by the data-movement ops (reshape2, slice, concat, ...):
+// axis normalisation, reading shape-deciding input values during shape
+// inference, Paddle's XShape convention, Paddle VarType dtype codes and
+// byte-wise copies that work for every dtype.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+
+namespace litegraph::ops::detail {
+
+/// `axis` in [-rank, rank) made non-negative; fails naming `what` otherwise.
+inline std::int64_t normalize_axis(const op_io& io, std::int64_t axis, std::int64_t rank,
+                                   const char* what) {
+    if (axis < -rank || axis >= rank)
+        io.fail(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +
+                std::to_string(rank));
+    return axis < 0 ? axis + rank : axis;
+}
+
+/// The values of an int32/int64 input whose value decides an output shape.
+/// Fails when the value is not known during shape inference.
+inline std::vector<std::int64_t> read_ints(const op_io& io, const tensor_ref& t, const char* slot) {
+    if (t.type != dtype::i32 && t.type != dtype::i64)
+        io.fail("input '" + std::string(slot) + "' ('" + std::string(t.name) +
+                "') must be int32 or int64, got " + std::string(name_of(t.type)));
+    if (!is_known(t.shape))
+        io.fail("input '" + std::string(slot) + "' ('" + std::string(t.name) +
+                "') has an unknown shape " + to_string(t.shape));
+    if (!t.has_data() && t.numel() > 0)
+        io.fail("the value of input '" + std::string(slot) + "' ('" + std::string(t.name) +
+                "') decides the output shape but is not known before the run (it must be a "
+                "weight, a feed or computed from shapes)");
+    std::vector<std::int64_t> v;
+    v.reserve(static_cast<std::size_t>(t.numel()));
+    if (t.type == dtype::i32)
+        for (auto x : t.span<std::int32_t>()) v.push_back(x);
+    else
+        for (auto x : t.span<std::int64_t>()) v.push_back(x);
+    return v;
+}
+
+/// One value per tensor of a list slot (e.g. ShapeTensorList): each must hold one element.
+inline std::vector<std::int64_t> read_int_list(const op_io& io, const char* slot) {
+    std::vector<std::int64_t> v;
+    for (std::size_t i = 0; i < io.input_count(slot); ++i) {
+        auto one = read_ints(io, io.input(slot, i), slot);
+        if (one.size() != 1)
+            io.fail("each tensor of '" + std::string(slot) + "' must hold one value, '" +
+                    std::string(io.input(slot, i).name) + "' holds " + std::to_string(one.size()));
+        v.push_back(one[0]);
+    }
+    return v;
+}
+
+/// Paddle's XShape output (reshape2, transpose2, ...): shape {0, dims of X...},
+/// zero elements, so it costs no memory; only the backward pass read it.
+inline void set_xshape(op_io& io, const tensor_ref& x) {
+    if (!io.has_output("XShape")) return;
+    auto& xs = io.output("XShape");
+    xs.type = x.type;
+    xs.shape.assign(1, 0);
+    xs.shape.insert(xs.shape.end(), x.shape.begin(), x.shape.end());
+}
+
+/// Copies all bytes of `in` into `out` (same element count and dtype).
+inline void copy_all(const tensor_ref& in, const tensor_ref& out) {
+    auto n = in.bytes();
+    if (n && in.data != out.data) std::memmove(out.data, in.data, n);
+}
+
+/// litegraph dtype of a Paddle VarType.Type code; fails naming the code.
+inline dtype dtype_from_paddle(const op_io& io, int code, const char* attr = "dtype") {
+    switch (code) {
+        case 0:
+            return dtype::boolean;
+        case 1:
+            return dtype::i16;
+        case 2:
+            return dtype::i32;
+        case 3:
+            return dtype::i64;
+        case 4:
+            return dtype::f16;
+        case 5:
+            return dtype::f32;
+        case 6:
+            return dtype::f64;
+        case 20:
+            return dtype::u8;
+        case 21:
+            return dtype::i8;
+        default:
+            break;
+    }
+    throw unsupported_error("op " + io.type + " ('" + io.label + "'): attribute '" + attr + "' = " +
+                            std::to_string(code) + " is not a supported Paddle data type code");
+}
+
+/// Row-major strides (in elements) of `s`.
+inline std::vector<std::int64_t> strides_of(const shape_t& s) {
+    std::vector<std::int64_t> st(s.size(), 1);
+    for (std::size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
+    return st;
+}
+
+}  // namespace litegraph::ops::detail
+// ---- end litegraph/ops/detail/shape_args.hpp ----
+
+namespace litegraph::ops {
+
+struct arg_max {
+    static constexpr std::string_view paddle_types[] = {"arg_max"};
+    struct params {
+        std::int64_t axis = -1;
+        bool keepdims = false;
+        bool flatten = false;
+        int dtype_code = 3;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("axis", -1), a.get<bool>("keepdims", false),
+                a.get<bool>("flatten", false), a.get<int>("dtype", 3)};
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type != dtype::f16 && x.type != dtype::boolean,
+                 "X of dtype " + std::string(name_of(x.type)) + " is not supported");
+        io.check(p.dtype_code == 2 || p.dtype_code == 3 || p.dtype_code == -1,
+                 "dtype " + std::to_string(p.dtype_code) + " must be 2 (int32) or 3 (int64)");
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        auto& out = io.output("Out");
+        out.type = p.dtype_code == 2 ? dtype::i32 : dtype::i64;
+        if (p.flatten) {
+            out.shape = {1};
+            return;
+        }
+        const auto axis = detail::normalize_axis(io, p.axis, rank, "axis");
+        out.shape.clear();
+        for (std::int64_t d = 0; d < rank; ++d)
+            if (d != axis)
+                out.shape.push_back(x.shape[d]);
+            else if (p.keepdims)
+                out.shape.push_back(1);
+        if (out.shape.empty()) out.shape = {1};
+        if (out.type == dtype::i32)
+            io.check(x.shape[axis] <= std::numeric_limits<std::int32_t>::max(),
+                     "dim " + std::to_string(axis) + " of X is too long for int32 indices");
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& out = io.output("Out");
+        // View X as [outer, n, inner] and reduce the middle dim.
+        std::int64_t outer = 1, n = x.numel(), inner = 1;
+        if (!p.flatten) {
+            const auto rank = static_cast<std::int64_t>(x.shape.size());
+            const auto axis = detail::normalize_axis(io, p.axis, rank, "axis");
+            for (std::int64_t d = 0; d < axis; ++d) outer *= x.shape[d];
+            n = x.shape[axis];
+            for (std::int64_t d = axis + 1; d < rank; ++d) inner *= x.shape[d];
+        }
+        io.check(n > 0, "cannot take arg_max over an empty dim");
+        visit_dtype(x.type, [&]<class T>(T) {
+            const T* in = x.as<T>();
+            auto reduce = [&]<class I>(I* o) {
+                for (std::int64_t a = 0; a < outer; ++a)
+                    for (std::int64_t b = 0; b < inner; ++b) {
+                        const T* s = in + a * n * inner + b;
+                        std::int64_t best = 0;
+                        for (std::int64_t k = 1; k < n; ++k)
+                            if (s[k * inner] > s[best * inner]) best = k;
+                        o[a * inner + b] = static_cast<I>(best);
+                    }
+            };
+            if (out.type == dtype::i32)
+                reduce(out.as<std::int32_t>());
+            else
+                reduce(out.as<std::int64_t>());
+        });
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/arg_max.hpp ----
+// ---- begin litegraph/ops/batch_norm.hpp ----
+// batch_norm, inference form: Y = (X - Mean) / sqrt(Variance + epsilon) * Scale + Bias
+// per channel, with the stored (global) statistics.
+//
+// Slots: X [N, C, ...] (rank 2 to 5; channels last with data_layout NHWC),
+// Scale, Bias, Mean, Variance [C] -> Y (shape of X).  The training outputs
+// MeanOut / VarianceOut / SavedMean / SavedVariance / ReserveSpace are left
+// unset, which the runtime reads as "not produced".  Attributes: epsilon,
+// data_layout; is_test / use_global_stats / momentum do not matter for
+// inference: the stored statistics are always used.
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct batch_norm {
+    static constexpr std::string_view paddle_types[] = {"batch_norm"};
+    struct params {
+        float epsilon = 1e-5f;
+        bool channels_last = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        p.epsilon = a.get<float>("epsilon", 1e-5f);
+        auto layout = a.get<std::string>("data_layout", "NCHW");
+        if (layout == "NHWC")
+            p.channels_last = true;
+        else if (layout != "NCHW" && layout != "AnyLayout" && !layout.empty())
+            throw unsupported_error("op " + std::string(type) + ": data_layout '" + layout +
+                                    "' is not supported");
+        return p;
+    }
+
+    static std::int64_t channels(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        io.check(x.shape.size() >= 2 && x.shape.size() <= 5,
+                 "X must have rank 2 to 5, got shape " + to_string(x.shape));
+        const std::int64_t c = p.channels_last ? x.shape.back() : x.shape[1];
+        for (const char* slot : {"Scale", "Bias", "Mean", "Variance"}) {
+            const auto& t = io.input(slot);
+            io.check(t.type == dtype::f32,
+                     std::string(slot) + " must be float32, got " + std::string(name_of(t.type)));
+            io.check(t.shape.size() == 1 && (c < 0 || t.shape[0] == c),
+                     std::string(slot) + " shape " + to_string(t.shape) +
+                         " does not match the channels " + std::to_string(c) + " of X shape " +
+                         to_string(x.shape));
+        }
+        return c;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        channels(p, io);
+        const auto& x = io.input("X");
+        auto& y = io.output("Y");
+        y.type = dtype::f32;
+        y.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const std::int64_t c = channels(p, io);
+        const auto& xr = io.input("X");
+        const float* x = xr.as<float>();
+        float* y = io.output("Y").as<float>();
+        const float* scale = io.input("Scale").as<float>();
+        const float* bias = io.input("Bias").as<float>();
+        const float* mean = io.input("Mean").as<float>();
+        const float* var = io.input("Variance").as<float>();
+        // Folded per channel as Paddle's kernel does: y = x * a + b.
+        std::vector<float> a(c), b(c);
+        for (std::int64_t k = 0; k < c; ++k) {
+            const float inv_std = 1.f / std::sqrt(var[k] + p.epsilon);
+            a[k] = scale[k] * inv_std;
+            b[k] = bias[k] - mean[k] * a[k];
+        }
+        const std::int64_t total = xr.numel();
+        if (c == 0 || total == 0) return;
+        if (p.channels_last) {
+            for (std::int64_t i = 0; i < total; i += c)
+                for (std::int64_t k = 0; k < c; ++k) y[i + k] = x[i + k] * a[k] + b[k];
+            return;
+        }
+        std::int64_t inner = 1;  // elements per (n, c): the spatial size
+        for (std::size_t d = 2; d < xr.shape.size(); ++d) inner *= xr.shape[d];
+        const std::int64_t outer = total / (c * inner);
+        for (std::int64_t n = 0; n < outer; ++n)
+            for (std::int64_t k = 0; k < c; ++k) {
+                const float* xp = x + (n * c + k) * inner;
+                float* yp = y + (n * c + k) * inner;
+                const float ak = a[k], bk = b[k];
+                for (std::int64_t i = 0; i < inner; ++i) yp[i] = xp[i] * ak + bk;
+            }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/batch_norm.hpp ----
+// ---- begin litegraph/ops/cast.hpp ----
+// cast: Out = X converted to `out_dtype` (a Paddle VarType code: BOOL 0,
+// INT16 1, INT32 2, INT64 3, FP16 4, FP32 5, FP64 6, UINT8 20, INT8 21).
+// Float -> int truncates toward zero; X's actual dtype decides the source type
+// (as Paddle's kernel does; `in_dtype` is informational).
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+
+namespace litegraph::ops {
+
+/// litegraph dtype of a Paddle VarType.Type code, or nullopt when it has none.
+inline std::optional<dtype> dtype_from_paddle(int code) {
+    switch (code) {
+        case 0:
+            return dtype::boolean;
+        case 1:
+            return dtype::i16;
+        case 2:
+            return dtype::i32;
+        case 3:
+            return dtype::i64;
+        case 4:
+            return dtype::f16;
+        case 5:
+            return dtype::f32;
+        case 6:
+            return dtype::f64;
+        case 20:
+            return dtype::u8;
+        case 21:
+            return dtype::i8;
+        default:
+            return std::nullopt;
+    }
+}
+
+/// One element converted like a C++ static_cast, but defined everywhere: a
+/// float that does not fit (or NaN) gives what x86's truncating conversion
+/// gives (the lowest value of int32/int64; narrower ints go through int32 and
+/// wrap), where the plain cast would be undefined.
+template <class To, class From>
+To convert_element(From v) {
+    if constexpr (std::is_same_v<To, bool>) {
+        return v != From(0);
+    } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+        using Wide = std::conditional_t<(sizeof(To) > 4), std::int64_t, std::int32_t>;
+        const double d = static_cast<double>(v);
+        // Wide's range is [-2^(b-1), 2^(b-1)); -min is exactly representable.
+        constexpr double lo = static_cast<double>(std::numeric_limits<Wide>::min());
+        Wide w = (d >= lo && d < -lo) ? static_cast<Wide>(d) : std::numeric_limits<Wide>::min();
+        return static_cast<To>(w);  // modular for narrower To (C++20)
+    } else {
+        return static_cast<To>(v);
+    }
+}
+
+struct cast {
+    static constexpr std::string_view paddle_types[] = {"cast"};
+    struct params {
+        dtype out = dtype::f32;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        const int code = a.require<int>("out_dtype");
+        auto t = dtype_from_paddle(code);
+        if (!t)
+            throw unsupported_error("cast: out_dtype " + std::to_string(code) +
+                                    " is not supported");
+        if (*t == dtype::f16) throw unsupported_error("cast: float16 output is not supported");
+        return {*t};
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type != dtype::f16, "X is float16, which is not supported");
+        auto& out = io.output("Out");
+        out.type = p.out;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        auto& out = io.output("Out");
+        const std::int64_t n = x.numel();
+        visit_dtype(x.type, [&]<class From>(From) {
+            const From* src = x.as<From>();
+            visit_dtype(p.out, [&]<class To>(To) {
+                To* dst = out.as<To>();
+                for (std::int64_t i = 0; i < n; ++i) dst[i] = convert_element<To>(src[i]);
+            });
+        });
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/cast.hpp ----
+// ---- begin litegraph/ops/concat.hpp ----
+// concat: joins the X inputs along `axis` (negative counts from the end; the
+// value of an `AxisTensor` input overrides it).  Every input has the same
+// dtype and rank and agrees on all other dims.  Any dtype.
+
+#include <cstring>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct concat {
+    static constexpr std::string_view paddle_types[] = {"concat"};
+    struct params {
+        std::int64_t axis = 0;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("axis", 0)};
+    }
+
+    static std::int64_t resolved_axis(const params& p, const op_io& io, std::int64_t rank) {
+        std::int64_t axis = p.axis;
+        if (io.has_input("AxisTensor")) {
+            auto v = detail::read_ints(io, io.input("AxisTensor"), "AxisTensor");
+            io.check(v.size() == 1,
+                     "AxisTensor must hold one value, holds " + std::to_string(v.size()));
+            axis = v[0];
+        }
+        return detail::normalize_axis(io, axis, rank, "axis");
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto n = io.input_count("X");
+        io.check(n > 0, "needs at least one input X");
+        const auto& x0 = io.input("X");
+        const auto rank = static_cast<std::int64_t>(x0.shape.size());
+        io.check(rank > 0, "X must have rank >= 1");
+        const auto axis = resolved_axis(p, io, rank);
+        shape_t out_shape = x0.shape;
+        for (std::size_t i = 1; i < n; ++i) {
+            const auto& xi = io.input("X", i);
+            io.check(xi.type == x0.type, "X #" + std::to_string(i) + " ('" + std::string(xi.name) +
+                                             "') is " + std::string(name_of(xi.type)) +
+                                             ", X #0 is " + std::string(name_of(x0.type)));
+            io.check(xi.shape.size() == x0.shape.size(),
+                     "X #" + std::to_string(i) + " ('" + std::string(xi.name) + "') has shape " +
+                         to_string(xi.shape) + ", X #0 has shape " + to_string(x0.shape));
+            for (std::int64_t d = 0; d < rank; ++d) {
+                if (d == axis) {
+                    out_shape[d] =
+                        (out_shape[d] < 0 || xi.shape[d] < 0) ? -1 : out_shape[d] + xi.shape[d];
+                } else {
+                    io.check(xi.shape[d] == x0.shape[d],
+                             "X #" + std::to_string(i) + " ('" + std::string(xi.name) +
+                                 "') has shape " + to_string(xi.shape) + ", X #0 has shape " +
+                                 to_string(x0.shape) + ": they differ in dim " + std::to_string(d) +
+                                 " (concat axis " + std::to_string(axis) + ")");
+                }
+            }
+        }
+        auto& out = io.output("Out");
+        out.type = x0.type;
+        out.shape = out_shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& out = io.output("Out");
+        const auto rank = static_cast<std::int64_t>(out.shape.size());
+        const auto axis = resolved_axis(p, io, rank);
+        std::int64_t outer = 1;
+        for (std::int64_t d = 0; d < axis; ++d) outer *= out.shape[d];
+        const auto esize = static_cast<std::int64_t>(size_of(out.type));
+        const auto out_row = out.numel() / (outer ? outer : 1) * esize;
+        std::int64_t col = 0;  // byte offset of this input inside one output row
+        for (std::size_t i = 0; i < io.input_count("X"); ++i) {
+            const auto& xi = io.input("X", i);
+            const auto row = outer ? xi.numel() / outer * esize : 0;
+            for (std::int64_t o = 0; o < outer && row; ++o)
+                std::memcpy(out.data + o * out_row + col, xi.data + o * row,
+                            static_cast<std::size_t>(row));
+            col += row;
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/concat.hpp ----
+// ---- begin litegraph/ops/conv2d.hpp ----
+// conv2d / depthwise_conv2d (NCHW): Output = Input (*) Filter [+ Bias].
+//
+// Slots: Input [N, C, H, W], Filter [OC, C/groups, KH, KW], optional Bias [OC]
+// (only oneDNN-era exports carry it) -> Output [N, OC, OH, OW].
+// Attributes as Paddle's: strides, paddings (2 or 4 values), dilations, groups,
+// padding_algorithm (EXPLICIT / SAME / VALID; SAME resets dilation to 1),
+// data_format (NCHW or AnyLayout).  Output sizes use truncating division.
+// depthwise_conv2d is the same op with groups == C.
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+// ---- begin litegraph/ops/detail/window.hpp ----
+// Helpers shared by the sliding-window ops (conv2d, conv2d_transpose, pool2d):
+// reading the 2-D attribute pairs, Paddle's padding normalisation
+// (UpdatePaddingAndDilation / UpdatePadding) and its output-size formulas.
+// Output sizes use C-style (truncating) integer division, as Paddle does: a
+// negative numerator rounds toward zero, which the PP-OCR classifier relies on.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
 
 namespace litegraph::ops::detail {
 
@@ -877,16 +1517,15 @@ struct conv2d {
 
     // Direct convolution.  For each output row, every (input channel, kernel
     // row, kernel column) adds one scaled input row segment into it: the
-    // output row stays in L1 and the innermost loop is contiguous in the
-    // output (and in the input when the stride is 1).
-    static void run(const params& p, op_io& io) {
-        const auto g = resolve(p, io);
-        const float* x = io.input("Input").as<float>();
-        const float* f = io.input("Filter").as<float>();
-        const float* bias = io.input_count("Bias") > 0 ? io.input("Bias").as<float>() : nullptr;
-        float* y = io.output("Output").as<float>();
+    // row stays in L1 and the innermost loop is contiguous in the row (and in
+    // the input when the stride is 1).  Each finished row (bias included) is
+    // handed to `sink(n, oc, oh, row)`: a plain conv stores it, a fused conv
+    // runs its epilogue chain on it, so every output element is written once.
+    template <class RowSink>
+    static void for_each_row(const geometry& g, const float* x, const float* f, const float* bias,
+                             RowSink&& sink) {
         const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
-        const std::int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow, ksize = g.kh * g.kw;
+        const std::int64_t in_plane = g.h * g.w, ksize = g.kh * g.kw;
 
         // Per kernel column: the output columns whose input column is inside
         // the image, and the input offset of output column 0.
@@ -899,16 +1538,15 @@ struct conv2d {
             ow_hi[j] = std::max(ow_lo[j], std::min(hi, g.ow));
             x_off[j] = off;
         }
-
+        std::vector<float> row(static_cast<std::size_t>(g.ow));
+        float* yr = row.data();
         for (std::int64_t n = 0; n < g.n; ++n) {
             for (std::int64_t oc = 0; oc < g.oc; ++oc) {
                 const std::int64_t grp = oc / cout_g;
                 const float* xg = x + (n * g.c + grp * cin_g) * in_plane;
                 const float* fo = f + oc * cin_g * ksize;
-                float* yo = y + (n * g.oc + oc) * out_plane;
                 const float b0 = bias ? bias[oc] : 0.f;
                 for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-                    float* yr = yo + oh * g.ow;
                     std::fill(yr, yr + g.ow, b0);
                     for (std::int64_t ic = 0; ic < cin_g; ++ic) {
                         const float* xc = xg + ic * in_plane;
@@ -930,9 +1568,20 @@ struct conv2d {
                             }
                         }
                     }
+                    sink(n, oc, oh, static_cast<const float*>(yr));
                 }
             }
         }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        const float* bias = io.input_count("Bias") > 0 ? io.input("Bias").as<float>() : nullptr;
+        float* y = io.output("Output").as<float>();
+        for_each_row(g, io.input("Input").as<float>(), io.input("Filter").as<float>(), bias,
+                     [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                         std::copy(row, row + g.ow, y + ((n * g.oc + oc) * g.oh + oh) * g.ow);
+                     });
     }
 };
 
@@ -1127,6 +1776,1349 @@ struct conv2d_transpose {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/conv2d_transpose.hpp ----
+// ---- begin litegraph/ops/dropout.hpp ----
+// dropout at inference: "upscale_in_train" is the identity, "downgrade_in_infer"
+// (Paddle's default) multiplies by (1 - dropout_prob).  Only Out is produced;
+// the Mask output is a training artefact and is left unproduced.
+
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct dropout {
+    static constexpr std::string_view paddle_types[] = {"dropout"};
+    struct params {
+        float dropout_prob = 0.5f;
+        bool upscale_in_train = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        auto impl = a.get<std::string>("dropout_implementation", "downgrade_in_infer");
+        if (impl != "upscale_in_train" && impl != "downgrade_in_infer")
+            throw unsupported_error("dropout_implementation '" + impl + "' is not supported");
+        return {a.get<float>("dropout_prob", 0.5f), impl == "upscale_in_train"};
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(
+            p.upscale_in_train || x.type == dtype::f32 || x.type == dtype::f64,
+            "downgrade_in_infer needs float32 or float64 X, got " + std::string(name_of(x.type)));
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& out = io.output("Out");
+        if (p.upscale_in_train) return detail::copy_all(x, out);
+        auto scale_by = [&]<class T>(T) {
+            const T k = static_cast<T>(1.0f - p.dropout_prob);  // as Paddle: in float
+            auto in = x.span<T>();
+            auto o = out.span<T>();
+            for (std::size_t i = 0; i < in.size(); ++i) o[i] = in[i] * k;
+        };
+        if (x.type == dtype::f64)
+            scale_by(double{});
+        else
+            scale_by(float{});
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/dropout.hpp ----
+// ---- begin litegraph/ops/elementwise.hpp ----
+// elementwise_add/sub/mul/div/max/min/pow: Out = X (op) Y with Paddle's
+// broadcasting.  Y's dims are aligned to X's starting at `axis` (axis = -1:
+// trailing alignment); either side may broadcast a dim of 1 (Paddle 2.x), and
+// when Y has more dims than X the roles swap (X is aligned into Y at `axis`).
+//
+// The per-element functions are small functor types (`ops::bin::add`, ...)
+// kept apart from the loop, so that fused kernels can apply them as epilogues.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+namespace bin {
+struct add {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a + b;
+    }
+};
+struct sub {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a - b;
+    }
+};
+struct mul {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a * b;
+    }
+};
+/// Integer division truncates toward zero (C semantics, as Paddle).  The
+/// caller rules out b == 0 for integers; INT_MIN / -1 wraps to INT_MIN
+/// instead of being undefined.
+struct div {
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) {
+            if (b == T(-1)) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+        }
+        return a / b;
+    }
+};
+struct max {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a > b ? a : b;
+    }
+};
+struct min {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a < b ? a : b;
+    }
+};
+/// Integers: std::pow in double, truncated to T (Paddle's CPU functor).
+struct pow {
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) {
+            double r = std::pow(static_cast<double>(a), static_cast<double>(b));
+            if (!(r >= static_cast<double>(std::numeric_limits<T>::min()) &&
+                  r < -static_cast<double>(std::numeric_limits<T>::min())))
+                return std::numeric_limits<T>::min();
+            return static_cast<T>(r);
+        } else {
+            return std::pow(a, b);
+        }
+    }
+};
+}  // namespace bin
+
+/// Paddle's broadcast of two shapes (phi GetBroadcastDimsArrays): the lower-rank
+/// operand is placed at `axis` (-1: trailing) inside the higher-rank one and
+/// padded with 1s.  Returns the aligned dims of x and y and the output dims;
+/// -1 (unknown) dims stay unknown unless the other side fixes them.
+struct broadcast_dims {
+    shape_t x, y, out;
+};
+
+inline broadcast_dims paddle_broadcast(const shape_t& xd, const shape_t& yd, int axis,
+                                       const op_io& io) {
+    broadcast_dims r;
+    const std::size_t nx = xd.size(), ny = yd.size();
+    const std::size_t n = std::max(nx, ny);
+    const std::size_t diff = nx > ny ? nx - ny : ny - nx;
+    if (axis == -1) axis = static_cast<int>(diff);
+    io.check(axis >= 0 && static_cast<std::size_t>(axis) <= diff,
+             "axis " + std::to_string(axis) + " does not fit X " + to_string(xd) + " and Y " +
+                 to_string(yd) + " (must be -1 or in [0, " + std::to_string(diff) + "])");
+    const auto a = static_cast<std::size_t>(axis);
+    r.x.assign(n, 1);
+    r.y.assign(n, 1);
+    if (nx >= ny) {
+        r.x = xd;
+        for (std::size_t i = 0; i < ny; ++i) r.y[a + i] = yd[i];
+    } else {
+        r.y = yd;
+        for (std::size_t i = 0; i < nx; ++i) r.x[a + i] = xd[i];
+    }
+    r.out.assign(n, 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto dx = r.x[i], dy = r.y[i];
+        if (dx == dy)
+            r.out[i] = dx;
+        else if (dx == 1)
+            r.out[i] = dy;
+        else if (dy == 1)
+            r.out[i] = dx;
+        else if (dx < 0)
+            r.out[i] = dy;  // unknown X dim must equal Y's
+        else if (dy < 0)
+            r.out[i] = dx;
+        else
+            io.fail("X " + to_string(xd) + " and Y " + to_string(yd) + " (axis " +
+                    std::to_string(axis) + ") do not broadcast: dim " + std::to_string(i) + " is " +
+                    std::to_string(dx) + " vs " + std::to_string(dy));
+    }
+    return r;
+}
+
+/// Element strides of `d` (aligned to `out`) with 0 where the dim broadcasts.
+inline std::vector<std::int64_t> broadcast_strides(const shape_t& d, const shape_t& out) {
+    std::vector<std::int64_t> s(d.size(), 0);
+    std::int64_t acc = 1;
+    for (std::size_t i = d.size(); i-- > 0;) {
+        s[i] = (d[i] == out[i] && out[i] != 1) ? acc : 0;
+        acc *= d[i];
+    }
+    return s;
+}
+
+/// The one loop of a broadcasting binary op: out[i] = f(x[ix], y[iy]).
+template <class T, class F>
+void broadcast_apply(const T* x, const T* y, T* out, const broadcast_dims& bd, F f) {
+    const std::size_t n = bd.out.size();
+    const std::int64_t total = numel(bd.out);
+    if (bd.x == bd.out && bd.y == bd.out) {
+        for (std::int64_t i = 0; i < total; ++i) out[i] = f(x[i], y[i]);
+        return;
+    }
+    const auto sx = broadcast_strides(bd.x, bd.out), sy = broadcast_strides(bd.y, bd.out);
+    if (n == 0 || total == 0) {
+        if (total == 1) out[0] = f(x[0], y[0]);
+        return;
+    }
+    // Innermost dim in a tight loop; the outer index advances like an odometer.
+    const std::int64_t inner = bd.out[n - 1], ix_in = sx[n - 1], iy_in = sy[n - 1];
+    std::vector<std::int64_t> idx(n, 0);
+    std::int64_t ox = 0, oy = 0;
+    for (std::int64_t o = 0; o < total; o += inner) {
+        for (std::int64_t j = 0; j < inner; ++j)
+            out[o + j] = f(x[ox + j * ix_in], y[oy + j * iy_in]);
+        for (std::size_t d = n - 1; d-- > 0;) {
+            ox += sx[d];
+            oy += sy[d];
+            if (++idx[d] < bd.out[d]) break;
+            ox -= sx[d] * bd.out[d];
+            oy -= sy[d] * bd.out[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+struct elementwise {
+    static constexpr std::string_view paddle_types[] = {
+        "elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
+        "elementwise_max", "elementwise_min", "elementwise_pow"};
+    enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow };
+    struct params {
+        kind op = kind::add;
+        int axis = -1;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        constexpr std::string_view names[] = {"add", "sub", "mul", "div", "max", "min", "pow"};
+        bool found = false;
+        for (std::size_t i = 0; i < std::size(names); ++i)
+            if (type == paddle_types[i]) {
+                p.op = static_cast<kind>(i);
+                found = true;
+            }
+        if (!found)
+            throw unsupported_error("elementwise: unknown op type '" + std::string(type) + "'");
+        p.axis = a.get<int>("axis", -1);
+        // Paddle Lite's fused variants carry an activation in a string attribute.
+        if (!a.get<std::string>("act_type", "").empty() ||
+            !a.get<std::string>("fuse_activation", "").empty())
+            throw unsupported_error(std::string(type) +
+                                    ": a fused activation attribute is not supported");
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        io.check(x.type == y.type, "X is " + std::string(name_of(x.type)) + " but Y is " +
+                                       std::string(name_of(y.type)));
+        io.check(x.type == dtype::f32 || x.type == dtype::f64 || x.type == dtype::i32 ||
+                     x.type == dtype::i64,
+                 "X and Y must be float32, float64, int32 or int64, got " +
+                     std::string(name_of(x.type)));
+        auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = bd.out;
+    }
+
+    template <class F>
+    static void run_with(const params& p, op_io& io, F f) {
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        auto& out = io.output("Out");
+        auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
+        visit_dtype(x.type, [&]<class T>(T) {
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>) {
+                if constexpr (std::is_integral_v<T> && std::is_same_v<F, bin::div>) {
+                    if (out.numel() > 0)
+                        for (T v : y.span<T>())
+                            if (v == T(0)) io.fail("integer division by zero (Y has a 0)");
+                }
+                broadcast_apply<T>(x.as<T>(), y.as<T>(), out.as<T>(), bd, f);
+            } else {
+                io.fail("unsupported dtype " + std::string(name_of(x.type)));
+            }
+        });
+    }
+
+    static void run(const params& p, op_io& io) {
+        switch (p.op) {
+            case kind::add:
+                return run_with(p, io, bin::add{});
+            case kind::sub:
+                return run_with(p, io, bin::sub{});
+            case kind::mul:
+                return run_with(p, io, bin::mul{});
+            case kind::div:
+                return run_with(p, io, bin::div{});
+            case kind::max:
+                return run_with(p, io, bin::max{});
+            case kind::min:
+                return run_with(p, io, bin::min{});
+            case kind::pow:
+                return run_with(p, io, bin::pow{});
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/elementwise.hpp ----
+// ---- begin litegraph/ops/fake_quant.hpp ----
+// Fake quantisation, simulated in fp32 as Paddle's CPU kernels do at inference:
+//   fake_quantize_dequantize_moving_average_abs_max: per tensor, scale = InScale
+//   fake_quantize_dequantize_abs_max:                per tensor, scale = max|X|
+//   fake_channel_wise_quantize_dequantize_abs_max:   per channel along quant_axis,
+//                                                    scale = max|X| of the channel
+// With bnt = 2^(bit_length-1) - 1 and inv = 1/s (1/(s+1e-6) when s <= 1e-30):
+//   round_type 1 (default): q = round_half_away(bnt*inv * clip(x, -s, s))
+//   round_type 0:           q = clamp(round_half_even(bnt*inv * x), -bnt-1, bnt)
+//   Out = q * s / bnt.
+// The moving-average op always uses InScale (the inference path; the training
+// update of InAccum/InState is not simulated) and leaves OutScale, OutAccum and
+// OutState unset: in exported models OutScale is InScale itself.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+/// The per-element quantise-dequantise of one scale: a functor like the
+/// activations, so that it can also serve as an epilogue.
+struct quant_dequant {
+    float scale = 1.f;
+    float bnt = 127.f;
+    int round_type = 1;
+
+    float operator()(float x) const {
+        const float s = scale;
+        const float inv = s <= 1e-30f ? 1.f / (s + 1e-6f) : 1.f / s;
+        const float k = bnt * inv;
+        float q;
+        if (round_type == 0) {
+            q = std::nearbyint(k * x);  // default FP environment: ties to even
+            q = std::min(std::max(q, -bnt - 1.f), bnt);
+        } else {
+            q = std::round(k * std::min(std::max(x, -s), s));
+        }
+        return q * s / bnt;
+    }
+};
+
+namespace fake_quant_detail {
+struct params {
+    int bit_length = 8;
+    int round_type = 1;
+    int quant_axis = 0;
+    float bnt() const { return static_cast<float>((1 << (bit_length - 1)) - 1); }
+};
+
+inline params parse(const attr_map& a, std::string_view type) {
+    params p{a.get<int>("bit_length", 8), a.get<int>("round_type", 1), a.get<int>("quant_axis", 0)};
+    if (p.bit_length < 2 || p.bit_length > 16)
+        throw unsupported_error(std::string(type) + ": bit_length " + std::to_string(p.bit_length) +
+                                " is not in [2, 16]");
+    if (p.round_type != 0 && p.round_type != 1)
+        throw unsupported_error(std::string(type) + ": round_type " + std::to_string(p.round_type) +
+                                " is not 0 or 1");
+    return p;
+}
+
+inline const tensor_ref& float_x(op_io& io) {
+    const auto& x = io.input("X");
+    io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+    return x;
+}
+
+inline float abs_max(const float* x, std::int64_t n) {
+    float m = 0.f;
+    for (std::int64_t i = 0; i < n; ++i) m = std::max(m, std::abs(x[i]));
+    return m;
+}
+}  // namespace fake_quant_detail
+
+struct fake_quantize_dequantize_moving_average_abs_max {
+    static constexpr std::string_view paddle_types[] = {
+        "fake_quantize_dequantize_moving_average_abs_max"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::parse(a, t);
+    }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = fake_quant_detail::float_x(io);
+        const auto& s = io.input("InScale");
+        io.check(s.type == dtype::f32, "InScale must be float32");
+        io.check(!is_known(s.shape) || numel(s.shape) == 1,
+                 "InScale must hold one value, has shape " + to_string(s.shape));
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& s = io.input("InScale");
+        io.check(s.has_data() && s.numel() == 1, "InScale has no value");
+        const quant_dequant f{s.as<float>()[0], p.bnt(), p.round_type};
+        const float* xs = x.as<float>();
+        float* out = io.output("Out").as<float>();
+        const std::int64_t n = x.numel();
+        for (std::int64_t i = 0; i < n; ++i) out[i] = f(xs[i]);
+    }
+};
+
+struct fake_quantize_dequantize_abs_max {
+    static constexpr std::string_view paddle_types[] = {"fake_quantize_dequantize_abs_max"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::parse(a, t);
+    }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = fake_quant_detail::float_x(io);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+        if (io.has_output("OutScale")) {
+            auto& os = io.output("OutScale");
+            os.type = dtype::f32;
+            os.shape = {1};
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const float* xs = x.as<float>();
+        const std::int64_t n = x.numel();
+        const quant_dequant f{fake_quant_detail::abs_max(xs, n), p.bnt(), p.round_type};
+        float* out = io.output("Out").as<float>();
+        for (std::int64_t i = 0; i < n; ++i) out[i] = f(xs[i]);
+        if (io.has_output("OutScale")) io.output("OutScale").as<float>()[0] = f.scale;
+    }
+};
+
+struct fake_channel_wise_quantize_dequantize_abs_max {
+    static constexpr std::string_view paddle_types[] = {
+        "fake_channel_wise_quantize_dequantize_abs_max"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::parse(a, t);
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = fake_quant_detail::float_x(io);
+        io.check(p.quant_axis == 0 || p.quant_axis == 1,
+                 "quant_axis must be 0 or 1, got " + std::to_string(p.quant_axis));
+        io.check(x.shape.size() > static_cast<std::size_t>(p.quant_axis),
+                 "X " + to_string(x.shape) + " has no dim " + std::to_string(p.quant_axis));
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+        if (io.has_output("OutScale")) {
+            auto& os = io.output("OutScale");
+            os.type = dtype::f32;
+            os.shape = {x.shape[static_cast<std::size_t>(p.quant_axis)]};
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const float* xs = x.as<float>();
+        float* out = io.output("Out").as<float>();
+        const auto ax = static_cast<std::size_t>(p.quant_axis);
+        std::int64_t outer = 1, inner = 1;
+        for (std::size_t i = 0; i < ax; ++i) outer *= x.shape[i];
+        for (std::size_t i = ax + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+        const std::int64_t C = x.shape[ax];
+        float* scales = io.has_output("OutScale") ? io.output("OutScale").as<float>() : nullptr;
+        for (std::int64_t c = 0; c < C; ++c) {
+            float s = 0.f;
+            for (std::int64_t o = 0; o < outer; ++o)
+                s = std::max(s, fake_quant_detail::abs_max(xs + (o * C + c) * inner, inner));
+            const quant_dequant f{s, p.bnt(), p.round_type};
+            for (std::int64_t o = 0; o < outer; ++o) {
+                const std::int64_t base = (o * C + c) * inner;
+                for (std::int64_t i = 0; i < inner; ++i) out[base + i] = f(xs[base + i]);
+            }
+            if (scales) scales[c] = s;
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/fake_quant.hpp ----
+// ---- begin litegraph/ops/fill_constant.hpp ----
+// fill_constant: Out of dtype `dtype` (a Paddle VarType code) filled with one
+// value.  The shape comes from, by priority, the `ShapeTensor` input (1-D
+// int32/int64), the `ShapeTensorList` inputs (one value each), the `shape`
+// attribute.  The value is the `ValueTensor` input when given, else
+// `str_value` when non-empty ("inf", "-inf", "nan" or a number), else `value`;
+// it is converted to the output dtype as C++ does (float -> int truncates).
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+
+namespace litegraph::ops {
+
+struct fill_constant {
+    static constexpr std::string_view paddle_types[] = {"fill_constant"};
+    struct params {
+        shape_t shape;
+        int dtype_code = 5;  // FP32
+        double value = 0;
+        std::string str_value;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<shape_t>("shape", {}), a.get<int>("dtype", 5), a.get<double>("value", 0.0),
+                a.get<std::string>("str_value", "")};
+    }
+
+    static void infer(const params& p, op_io& io) {
+        shape_t s;
+        if (io.has_input("ShapeTensor"))
+            s = detail::read_ints(io, io.input("ShapeTensor"), "ShapeTensor");
+        else if (io.has_input("ShapeTensorList"))
+            s = detail::read_int_list(io, "ShapeTensorList");
+        else
+            s = p.shape;
+        for (auto d : s) io.check(d >= 0, "the shape " + to_string(s) + " has a negative dim");
+        if (io.has_input("ValueTensor")) {
+            const auto& v = io.input("ValueTensor");
+            io.check(is_known(v.shape) && v.numel() == 1,
+                     "ValueTensor must hold one value, has shape " + to_string(v.shape));
+            io.check(v.type != dtype::f16, "a float16 ValueTensor is not supported");
+        }
+        auto& out = io.output("Out");
+        out.type = detail::dtype_from_paddle(io, p.dtype_code);
+        out.shape = std::move(s);
+        (void)value(p, io);  // a bad str_value is an error before the run
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& out = io.output("Out");
+        const double v = value(p, io);
+        if (out.type == dtype::f16) {
+            auto h = to_half(static_cast<float>(v));
+            auto* o = reinterpret_cast<std::uint16_t*>(out.data);
+            for (std::int64_t i = 0; i < out.numel(); ++i) o[i] = h;
+            return;
+        }
+        visit_dtype(out.type, [&]<class T>(T) {
+            const T x = cast<T>(io, v);
+            auto o = out.span<T>();
+            for (auto& e : o) e = x;
+        });
+    }
+
+    /// The fill value as a double (exact for every int32 and for int64 up to 2^53;
+    /// an int64 str_value is range-checked by `cast`).
+    static double value(const params& p, const op_io& io) {
+        if (io.has_input("ValueTensor")) {
+            const auto& t = io.input("ValueTensor");
+            if (!t.has_data()) return 0;  // known at run time only
+            double r = 0;
+            visit_dtype(t.type, [&]<class T>(T) { r = static_cast<double>(t.as<T>()[0]); });
+            return r;
+        }
+        if (p.str_value.empty()) return p.value;
+        const auto& s = p.str_value;
+        if (s == "inf") return std::numeric_limits<double>::infinity();
+        if (s == "-inf") return -std::numeric_limits<double>::infinity();
+        if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+        const char* b = s.c_str();
+        char* e = nullptr;
+        double r = std::strtod(b, &e);
+        if (e == b || *e != '\0') io.fail("str_value '" + s + "' is not a number");
+        return r;
+    }
+
+    template <class T>
+    static T cast(const op_io& io, double v) {
+        if constexpr (std::is_same_v<T, bool>) {
+            return v != 0;
+        } else if constexpr (std::is_integral_v<T>) {
+            // float -> int truncates; out of range would be undefined behaviour.
+            if (!(v > static_cast<double>(std::numeric_limits<T>::min()) - 1.0 &&
+                  v < static_cast<double>(std::numeric_limits<T>::max()) + 1.0))
+                io.fail("value " + std::to_string(v) + " does not fit the output dtype " +
+                        std::string(name_of(dtype_v<T>)));
+            return static_cast<T>(v);
+        } else {
+            return static_cast<T>(v);
+        }
+    }
+
+    /// IEEE half bits of `f`, rounding to nearest even.
+    static std::uint16_t to_half(float f) {
+        std::uint32_t x;
+        std::memcpy(&x, &f, 4);
+        const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+        const std::uint32_t abs = x & 0x7fffffffu;
+        if (abs >= 0x7f800000u)  // inf or nan
+            return sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u);
+        if (abs >= 0x477ff000u) return sign | 0x7c00u;  // rounds to >= 65520: inf
+        if (abs < 0x38800000u) {                        // subnormal half (or zero)
+            if (abs < 0x33000000u) return sign;         // below half the smallest subnormal
+            const std::uint32_t m = (abs & 0x7fffffu) | 0x800000u;
+            const int shift = 126 - static_cast<int>(abs >> 23);  // 14..24
+            std::uint32_t h = m >> shift;
+            const std::uint32_t rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+            if (rem > half || (rem == half && (h & 1u))) ++h;
+            return sign | static_cast<std::uint16_t>(h);
+        }
+        std::uint32_t h = ((abs >> 13) - (112u << 10));
+        const std::uint32_t rem = abs & 0x1fffu;
+        if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
+        return sign | static_cast<std::uint16_t>(h);
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/fill_constant.hpp ----
+// ---- begin litegraph/ops/flatten2.hpp ----
+// flatten2 / flatten: X to a matrix [prod(dims[:axis]), prod(dims[axis:])].
+// flatten_contiguous_range: dims start_axis..stop_axis merged into one.
+// Both copy the elements unchanged (row-major order is kept).
+
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct flatten2 {
+    static constexpr std::string_view paddle_types[] = {"flatten2", "flatten"};
+    struct params {
+        std::int64_t axis = 1;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("axis", 1)};
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        io.check(p.axis >= 0 && p.axis <= rank,
+                 "axis " + std::to_string(p.axis) +
+                     " must be in [0, rank of X = " + std::to_string(rank) + "]");
+        io.check(is_known(x.shape), "X has an unknown shape " + to_string(x.shape));
+        std::int64_t outer = 1, inner = 1;
+        for (std::int64_t i = 0; i < rank; ++i) (i < p.axis ? outer : inner) *= x.shape[i];
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = {outer, inner};
+        detail::set_xshape(io, x);
+    }
+
+    static void run(const params&, op_io& io) { detail::copy_all(io.input("X"), io.output("Out")); }
+};
+
+struct flatten_contiguous_range {
+    static constexpr std::string_view paddle_types[] = {"flatten_contiguous_range"};
+    struct params {
+        std::int64_t start_axis = 1;
+        std::int64_t stop_axis = -1;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("start_axis", 1), a.get<std::int64_t>("stop_axis", -1)};
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        auto& out = io.output("Out");
+        out.type = x.type;
+        if (rank == 0) {
+            out.shape = {1};  // Paddle: a 0-D input flattens to [1]
+        } else {
+            auto start = detail::normalize_axis(io, p.start_axis, rank, "start_axis");
+            auto stop = detail::normalize_axis(io, p.stop_axis, rank, "stop_axis");
+            io.check(start <= stop, "start_axis " + std::to_string(p.start_axis) +
+                                        " must not come after stop_axis " +
+                                        std::to_string(p.stop_axis));
+            out.shape.assign(x.shape.begin(), x.shape.begin() + start);
+            std::int64_t merged = 1;
+            for (auto i = start; i <= stop; ++i)
+                merged = (merged < 0 || x.shape[i] < 0) ? -1 : merged * x.shape[i];
+            out.shape.push_back(merged);
+            out.shape.insert(out.shape.end(), x.shape.begin() + stop + 1, x.shape.end());
+        }
+        detail::set_xshape(io, x);
+    }
+
+    static void run(const params&, op_io& io) { detail::copy_all(io.input("X"), io.output("Out")); }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/flatten2.hpp ----
+// ---- begin litegraph/ops/lookup_table_v2.hpp ----
+// lookup_table_v2: Out[..., :] = W[Ids[...], :] for W [V, D] and Ids of any
+// shape (int32 or int64); Out is Ids.shape + [D].  lookup_table (v1) takes Ids
+// with a trailing dim of 1, which it replaces by D.  An id equal to
+// `padding_idx` (unless it is -1, "no padding") gives a row of zeros; any other
+// id outside [0, V) is an error naming it, never an out-of-bounds read.
+
+#include <cstring>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct lookup_table_v2 {
+    static constexpr std::string_view paddle_types[] = {"lookup_table_v2", "lookup_table"};
+    struct params {
+        std::int64_t padding_idx = -1;
+        bool v1 = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        return {a.get<std::int64_t>("padding_idx", -1), type == "lookup_table"};
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& w = io.input("W");
+        const auto& ids = io.input("Ids");
+        io.check(w.shape.size() == 2, "W must be a matrix [V, D], has shape " + to_string(w.shape));
+        io.check(ids.type == dtype::i64 || ids.type == dtype::i32,
+                 "Ids must be int64 or int32, got " + std::string(name_of(ids.type)));
+        auto& out = io.output("Out");
+        out.type = w.type;
+        out.shape = ids.shape;
+        if (p.v1) {
+            io.check(
+                !ids.shape.empty() && ids.shape.back() == 1,
+                "lookup_table needs Ids with a trailing dim of 1, got " + to_string(ids.shape));
+            out.shape.back() = w.shape[1];
+        } else {
+            out.shape.push_back(w.shape[1]);
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& ids = io.input("Ids");
+        if (ids.type == dtype::i64)
+            gather(p, io, ids.as<std::int64_t>());
+        else
+            gather(p, io, ids.as<std::int32_t>());
+    }
+
+private:
+    template <class I>
+    static void gather(const params& p, const op_io& io, const I* ids) {
+        const auto& w = io.input("W");
+        const auto& out = io.output("Out");
+        const auto rows = w.shape[0];
+        const auto row_bytes = static_cast<std::size_t>(w.shape[1]) * size_of(w.type);
+        const auto n = io.input("Ids").numel();
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t id = ids[i];
+            std::byte* dst = out.data + static_cast<std::size_t>(i) * row_bytes;
+            if (p.padding_idx != -1 && id == p.padding_idx) {
+                std::memset(dst, 0, row_bytes);
+                continue;
+            }
+            if (id < 0 || id >= rows)
+                io.fail("Ids[" + std::to_string(i) + "] = " + std::to_string(id) +
+                        " is out of range for W ('" + std::string(w.name) + "') with " +
+                        std::to_string(rows) + " rows");
+            std::memcpy(dst, w.data + static_cast<std::size_t>(id) * row_bytes, row_bytes);
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/lookup_table_v2.hpp ----
+// ---- begin litegraph/ops/matmul.hpp ----
+// Matrix products: `mul` (flattens X and Y to matrices at x/y_num_col_dims),
+// `matmul` (v1: transpose_X/Y, alpha, batch dims matched by their product,
+// a 2-D side broadcasts) and `matmul_v2` (trans_x/y, numpy broadcasting of the
+// batch dims).  1-D operands follow Paddle: X [K] is a row [1,K], Y [K] a
+// column [K,1], and the added dim is dropped from the output again.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+namespace matmul_detail {
+inline std::int64_t prod(const shape_t& s, std::size_t b, std::size_t e) {
+    std::int64_t n = 1;
+    for (std::size_t i = b; i < e; ++i) n *= s[i];
+    return n;
+}
+
+/// One (M x K) * (K x N) product, accumulated into `out` (which starts at 0).
+/// `tx`: x is stored as [K, M]; `ty`: y is stored as [N, K].  i-k-j order.
+inline void gemm(const float* x, const float* y, float* out, std::int64_t M, std::int64_t K,
+                 std::int64_t N, bool tx, bool ty, float alpha) {
+    for (std::int64_t i = 0; i < M * N; ++i) out[i] = 0.f;
+    for (std::int64_t i = 0; i < M; ++i) {
+        float* o = out + i * N;
+        for (std::int64_t k = 0; k < K; ++k) {
+            const float a = tx ? x[k * M + i] : x[i * K + k];
+            if (ty)
+                for (std::int64_t j = 0; j < N; ++j) o[j] += a * y[j * K + k];
+            else
+                for (std::int64_t j = 0; j < N; ++j) o[j] += a * y[k * N + j];
+        }
+    }
+    if (alpha != 1.f)
+        for (std::int64_t i = 0; i < M * N; ++i) out[i] *= alpha;
+}
+
+/// Batched gemm: xb and yb are the batch dims of X and Y aligned to ob (same
+/// length, 1 where a side broadcasts).
+inline void batched_gemm(const float* x, const float* y, float* out, const shape_t& xb,
+                         const shape_t& yb, const shape_t& ob, std::int64_t M, std::int64_t K,
+                         std::int64_t N, bool tx, bool ty, float alpha) {
+    const std::size_t n = ob.size();
+    const std::int64_t batches = numel(ob);
+    std::vector<std::int64_t> sx(n, 0), sy(n, 0);
+    std::int64_t ax = 1, ay = 1;
+    for (std::size_t d = n; d-- > 0;) {
+        sx[d] = xb[d] == 1 ? 0 : ax;
+        sy[d] = yb[d] == 1 ? 0 : ay;
+        ax *= xb[d];
+        ay *= yb[d];
+    }
+    for (std::int64_t b = 0; b < batches; ++b) {
+        std::int64_t rem = b, bx = 0, by = 0;
+        for (std::size_t d = n; d-- > 0;) {
+            const std::int64_t i = rem % ob[d];
+            rem /= ob[d];
+            bx += i * sx[d];
+            by += i * sy[d];
+        }
+        gemm(x + bx * M * K, y + by * K * N, out + b * M * N, M, K, N, tx, ty, alpha);
+    }
+}
+
+inline void check_float_inputs(const op_io& io) {
+    const auto& x = io.input("X");
+    const auto& y = io.input("Y");
+    io.check(x.type == dtype::f32 && y.type == dtype::f32,
+             "X and Y must be float32, got " + std::string(name_of(x.type)) + " and " +
+                 std::string(name_of(y.type)));
+}
+}  // namespace matmul_detail
+
+/// mul: Out[x[:xc] + y[yc:]] = flatten(X, xc) * flatten(Y, yc).
+struct mul {
+    static constexpr std::string_view paddle_types[] = {"mul"};
+    struct params {
+        int x_num_col_dims = 1;
+        int y_num_col_dims = 1;
+    };
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<int>("x_num_col_dims", 1), a.get<int>("y_num_col_dims", 1)};
+    }
+
+    struct dims {
+        std::int64_t M, K, N;
+    };
+    static dims check(const params& p, const op_io& io, shape_t* out_shape) {
+        matmul_detail::check_float_inputs(io);
+        const auto& xs = io.input("X").shape;
+        const auto& ys = io.input("Y").shape;
+        io.check(p.x_num_col_dims >= 1 && static_cast<std::size_t>(p.x_num_col_dims) < xs.size(),
+                 "x_num_col_dims " + std::to_string(p.x_num_col_dims) +
+                     " must be in [1, rank of X " + to_string(xs) + ")");
+        io.check(p.y_num_col_dims >= 1 && static_cast<std::size_t>(p.y_num_col_dims) < ys.size(),
+                 "y_num_col_dims " + std::to_string(p.y_num_col_dims) +
+                     " must be in [1, rank of Y " + to_string(ys) + ")");
+        const auto xc = static_cast<std::size_t>(p.x_num_col_dims);
+        const auto yc = static_cast<std::size_t>(p.y_num_col_dims);
+        if (out_shape) {
+            out_shape->assign(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(xc));
+            out_shape->insert(out_shape->end(), ys.begin() + static_cast<std::ptrdiff_t>(yc),
+                              ys.end());
+        }
+        if (!is_known(xs) || !is_known(ys)) return {-1, -1, -1};
+        dims d{matmul_detail::prod(xs, 0, xc), matmul_detail::prod(xs, xc, xs.size()),
+               matmul_detail::prod(ys, yc, ys.size())};
+        const auto ky = matmul_detail::prod(ys, 0, yc);
+        io.check(d.K == ky, "X " + to_string(xs) + " flattened at " + std::to_string(xc) + " has " +
+                                std::to_string(d.K) + " columns but Y " + to_string(ys) +
+                                " flattened at " + std::to_string(yc) + " has " +
+                                std::to_string(ky) + " rows");
+        return d;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        shape_t s;
+        check(p, io, &s);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = std::move(s);
+    }
+
+    static void run(const params& p, op_io& io) {
+        auto d = check(p, io, nullptr);
+        matmul_detail::gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+                            io.output("Out").as<float>(), d.M, d.K, d.N, false, false, 1.f);
+    }
+};
+
+/// matmul (v1): Out = alpha * op(X) * op(Y).
+struct matmul {
+    static constexpr std::string_view paddle_types[] = {"matmul"};
+    struct params {
+        bool transpose_x = false;
+        bool transpose_y = false;
+        float alpha = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view) {
+        if (a.get<int>("head_number", 1) != 1)
+            throw unsupported_error("matmul: head_number != 1 is not supported");
+        for (const char* n : {"fused_reshape_X", "fused_reshape_Y", "fused_transpose_X",
+                              "fused_transpose_Y", "fused_reshape_Out", "fused_transpose_Out"})
+            if (!a.get<std::vector<int>>(n, {}).empty())
+                throw unsupported_error(std::string("matmul: attribute ") + n +
+                                        " is not supported");
+        return {a.get<bool>("transpose_X", false), a.get<bool>("transpose_Y", false),
+                a.get<float>("alpha", 1.f)};
+    }
+
+    /// Paddle's MatDescriptor: batch (0 for a 2-D matrix), height, width after
+    /// transposition.
+    struct desc {
+        std::int64_t batch = 0, h = 0, w = 0;
+    };
+    static desc describe(const shape_t& s, bool trans) {
+        desc d;
+        const std::size_t n = s.size();
+        if (n > 2) d.batch = matmul_detail::prod(s, 0, n - 2);
+        d.h = s[n - 2];
+        d.w = s[n - 1];
+        if (trans) std::swap(d.h, d.w);
+        return d;
+    }
+
+    struct plan {
+        desc x, y;
+        shape_t out;
+    };
+    static plan make_plan(const params& p, const op_io& io) {
+        matmul_detail::check_float_inputs(io);
+        const auto& xs = io.input("X").shape;
+        const auto& ys = io.input("Y").shape;
+        io.check(!xs.empty() && !ys.empty(),
+                 "X " + to_string(xs) + " and Y " + to_string(ys) + " must have at least one dim");
+        const shape_t xm = xs.size() == 1 ? shape_t{1, xs[0]} : xs;
+        const shape_t ym = ys.size() == 1 ? shape_t{ys[0], 1} : ys;
+        plan pl{describe(xm, p.transpose_x), describe(ym, p.transpose_y), {}};
+        const bool known = is_known(xs) && is_known(ys);
+        io.check(!known || pl.x.batch == pl.y.batch || pl.x.batch == 0 || pl.y.batch == 0,
+                 "batch sizes of X " + to_string(xs) + " and Y " + to_string(ys) + " differ");
+        io.check(!known || pl.x.w == pl.y.h,
+                 "X " + to_string(xs) + (p.transpose_x ? " (transposed)" : "") + " has " +
+                     std::to_string(pl.x.w) + " columns but Y " + to_string(ys) +
+                     (p.transpose_y ? " (transposed)" : "") + " has " + std::to_string(pl.y.h) +
+                     " rows");
+        if (xs.size() > 2)
+            pl.out = xs;
+        else if (ys.size() > 2)
+            pl.out = ys;
+        else
+            pl.out = {0, 0};
+        pl.out[pl.out.size() - 2] = pl.x.h;
+        pl.out[pl.out.size() - 1] = pl.y.w;
+        if (xs.size() == 1 && pl.out[pl.out.size() - 2] == 1) {
+            std::swap(pl.out[pl.out.size() - 2], pl.out[pl.out.size() - 1]);
+            pl.out.pop_back();
+        }
+        if (ys.size() == 1 && pl.out.back() == 1) pl.out.pop_back();
+        if (pl.out.empty()) pl.out = {1};
+        return pl;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        auto pl = make_plan(p, io);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = std::move(pl.out);
+    }
+
+    static void run(const params& p, op_io& io) {
+        auto pl = make_plan(p, io);
+        const std::int64_t B = std::max<std::int64_t>({pl.x.batch, pl.y.batch, 1});
+        const shape_t xb{pl.x.batch > 0 ? B : 1}, yb{pl.y.batch > 0 ? B : 1}, ob{B};
+        matmul_detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+                                    io.output("Out").as<float>(), xb, yb, ob, pl.x.h, pl.x.w,
+                                    pl.y.w, p.transpose_x, p.transpose_y, p.alpha);
+    }
+};
+
+/// matmul_v2: Out = op(X) * op(Y) with numpy broadcasting of the batch dims.
+struct matmul_v2 {
+    static constexpr std::string_view paddle_types[] = {"matmul_v2"};
+    struct params {
+        bool trans_x = false;
+        bool trans_y = false;
+    };
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<bool>("trans_x", false), a.get<bool>("trans_y", false)};
+    }
+
+    struct plan {
+        std::int64_t M = 0, K = 0, N = 0;
+        bool tx = false, ty = false;
+        shape_t xb, yb, ob, out;
+    };
+    static plan make_plan(const params& p, const op_io& io) {
+        matmul_detail::check_float_inputs(io);
+        const auto& xs = io.input("X").shape;
+        const auto& ys = io.input("Y").shape;
+        io.check(!xs.empty() && !ys.empty(),
+                 "X " + to_string(xs) + " and Y " + to_string(ys) + " must have at least one dim");
+        plan pl;
+        // A 1-D side ignores its transpose flag (Paddle's kernel does).
+        const shape_t xm = xs.size() == 1 ? shape_t{1, xs[0]} : xs;
+        const shape_t ym = ys.size() == 1 ? shape_t{ys[0], 1} : ys;
+        pl.tx = xs.size() > 1 && p.trans_x;
+        pl.ty = ys.size() > 1 && p.trans_y;
+        const std::size_t nx = xm.size(), ny = ym.size();
+        pl.M = pl.tx ? xm[nx - 1] : xm[nx - 2];
+        pl.K = pl.tx ? xm[nx - 2] : xm[nx - 1];
+        const std::int64_t ky = pl.ty ? ym[ny - 1] : ym[ny - 2];
+        pl.N = pl.ty ? ym[ny - 2] : ym[ny - 1];
+        io.check(pl.K < 0 || ky < 0 || pl.K == ky,
+                 "X " + to_string(xs) + (pl.tx ? " (transposed)" : "") + " has " +
+                     std::to_string(pl.K) + " columns but Y " + to_string(ys) +
+                     (pl.ty ? " (transposed)" : "") + " has " + std::to_string(ky) + " rows");
+        const std::size_t nb = std::max(nx, ny) - 2;
+        pl.xb.assign(nb, 1);
+        pl.yb.assign(nb, 1);
+        pl.ob.assign(nb, 1);
+        std::copy(xm.begin(), xm.end() - 2,
+                  pl.xb.begin() + static_cast<std::ptrdiff_t>(nb - (nx - 2)));
+        std::copy(ym.begin(), ym.end() - 2,
+                  pl.yb.begin() + static_cast<std::ptrdiff_t>(nb - (ny - 2)));
+        for (std::size_t i = 0; i < nb; ++i) {
+            const auto a = pl.xb[i], b = pl.yb[i];
+            io.check(a == b || a == 1 || b == 1 || a < 0 || b < 0,
+                     "batch dims of X " + to_string(xs) + " and Y " + to_string(ys) +
+                         " do not broadcast");
+            pl.ob[i] = a == 1 ? b : (b == 1 ? a : std::max(a, b));
+        }
+        pl.out = pl.ob;
+        if (xs.size() > 1) pl.out.push_back(pl.M);
+        if (ys.size() > 1) pl.out.push_back(pl.N);
+        if (xs.size() == 1 && ys.size() == 1) pl.out.push_back(1);  // Paddle <= 2.4: [1]
+        return pl;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        auto pl = make_plan(p, io);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = std::move(pl.out);
+    }
+
+    static void run(const params& p, op_io& io) {
+        auto pl = make_plan(p, io);
+        matmul_detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+                                    io.output("Out").as<float>(), pl.xb, pl.yb, pl.ob, pl.M, pl.K,
+                                    pl.N, pl.tx, pl.ty, 1.f);
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/matmul.hpp ----
+// ---- begin litegraph/ops/pool2d.hpp ----
+// pool2d (NCHW): max or average pooling, Paddle's semantics exactly.
+//
+// Slots: X [N, C, H, W] -> Out [N, C, OH, OW].  Attributes: pooling_type
+// ("max" / "avg"), ksize, global_pooling, strides, paddings (2 or 4 values),
+// ceil_mode, exclusive, adaptive, padding_algorithm, data_format (NCHW).
+//
+// What surprises (checked against Paddle's CPU kernel and real models):
+// - output sizes use truncating division: a 2x2/2 max pool of a height-1 map
+//   gives 1 row, not 0;
+// - each window is clipped with the top/left padding only: it ends at
+//   min(start + k, size + pad_before) (the bottom/right padding only enters the
+//   output size), then at the input;
+// - non-exclusive average divides by that window clipped to the padded input,
+//   not by k*k; exclusive (and adaptive) divide by the in-image window.
+// global_pooling sets the window to the input and the pads to 0; adaptive
+// makes the output size ksize with windows [floor(i*H/OH), ceil((i+1)*H/OH)).
+
+#include <algorithm>
+#include <cfloat>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct pool2d {
+    static constexpr std::string_view paddle_types[] = {"pool2d"};
+    struct params {
+        bool max = true;
+        std::vector<std::int64_t> ksize;
+        bool global_pooling = false;
+        std::vector<std::int64_t> strides{1, 1};
+        std::vector<std::int64_t> paddings{0, 0};
+        bool ceil_mode = false;
+        bool exclusive = true;
+        bool adaptive = false;
+        detail::padding_algorithm padding = detail::padding_algorithm::explicit_pads;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        detail::require_nchw(a, "data_format", type);
+        params p;
+        auto kind = a.get<std::string>("pooling_type", "max");
+        if (kind != "max" && kind != "avg")
+            throw unsupported_error("op " + std::string(type) + ": pooling_type '" + kind +
+                                    "' is not supported");
+        p.max = kind == "max";
+        p.ksize = a.get<std::vector<std::int64_t>>("ksize", {});
+        p.global_pooling = a.get<bool>("global_pooling", false);
+        p.strides = a.get<std::vector<std::int64_t>>("strides", {1, 1});
+        p.paddings = a.get<std::vector<std::int64_t>>("paddings", {0, 0});
+        p.ceil_mode = a.get<bool>("ceil_mode", false);
+        p.exclusive = a.get<bool>("exclusive", true);
+        p.adaptive = a.get<bool>("adaptive", false);
+        p.padding = detail::parse_padding_algorithm(a, type);
+        return p;
+    }
+
+    struct geometry {
+        std::int64_t n, c, h, w;
+        std::int64_t kh, kw, sh, sw;
+        std::int64_t pt, pl;  // the kernel uses the top/left pads only
+        std::int64_t pb, pr;
+        std::int64_t oh, ow;  // -1 when an input dim is unknown
+    };
+
+    static geometry resolve(const params& p, const op_io& io) {
+        const auto& x = detail::f32_input(io, "X", 4);
+        geometry g{};
+        g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
+        detail::check_pair(io, p.strides, "strides", 1);
+        std::vector<std::int64_t> k = p.ksize;
+        if (p.global_pooling)
+            k = {g.h, g.w};
+        else
+            detail::check_pair(io, k, "ksize", 1);
+        g.kh = k[0], g.kw = k[1], g.sh = p.strides[0], g.sw = p.strides[1];
+        const std::int64_t in[2] = {g.h, g.w}, kk[2] = {g.kh, g.kw};
+        auto pads = detail::resolve_padding(io, p.paddings, p.padding, in, p.strides, kk, nullptr);
+        if (p.global_pooling || p.adaptive) std::fill(pads.begin(), pads.end(), 0);
+        g.pt = pads[0], g.pb = pads[1], g.pl = pads[2], g.pr = pads[3];
+        if (p.adaptive) {
+            g.oh = g.kh, g.ow = g.kw;
+        } else if (p.global_pooling) {
+            g.oh = g.ow = 1;
+        } else {
+            g.oh = g.h < 0 ? -1 : detail::pool_out_size(g.h, g.kh, g.pt, g.pb, g.sh, p.ceil_mode);
+            g.ow = g.w < 0 ? -1 : detail::pool_out_size(g.w, g.kw, g.pl, g.pr, g.sw, p.ceil_mode);
+            if (g.h >= 0)
+                io.check(g.oh > 0, "output height " + std::to_string(g.oh) + " <= 0 for X shape " +
+                                       to_string(x.shape));
+            if (g.w >= 0)
+                io.check(g.ow > 0, "output width " + std::to_string(g.ow) + " <= 0 for X shape " +
+                                       to_string(x.shape));
+        }
+        return g;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        auto g = resolve(p, io);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = {g.n, g.c, g.oh, g.ow};
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        const float* x = io.input("X").as<float>();
+        float* y = io.output("Out").as<float>();
+        // Window bounds per output row/column, as Paddle computes them, plus
+        // the divisor's extent along that axis.
+        struct span1 {
+            std::int64_t lo, hi, extent;
+        };
+        auto spans = [&](std::int64_t out, std::int64_t in, std::int64_t k, std::int64_t s,
+                         std::int64_t pad) {
+            std::vector<span1> v(out);
+            for (std::int64_t o = 0; o < out; ++o) {
+                if (p.adaptive) {
+                    const std::int64_t lo = o * in / out, hi = ((o + 1) * in + out - 1) / out;
+                    v[o] = {lo, hi, hi - lo};
+                } else {
+                    std::int64_t lo = o * s - pad;
+                    std::int64_t hi = std::min(lo + k, in + pad);
+                    const std::int64_t padded = hi - lo;
+                    lo = std::max<std::int64_t>(lo, 0);
+                    hi = std::min(hi, in);
+                    v[o] = {lo, hi, p.exclusive ? hi - lo : padded};
+                }
+            }
+            return v;
+        };
+        const auto rows = spans(g.oh, g.h, g.kh, g.sh, g.pt);
+        const auto cols = spans(g.ow, g.w, g.kw, g.sw, g.pl);
+        const std::int64_t planes = g.n * g.c;
+        for (std::int64_t pc = 0; pc < planes; ++pc) {
+            const float* xp = x + pc * g.h * g.w;
+            float* yp = y + pc * g.oh * g.ow;
+            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                const auto r = rows[oh];
+                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                    const auto c = cols[ow];
+                    if (p.max) {
+                        float m = -FLT_MAX;
+                        for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
+                            for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
+                                const float v = xp[ih * g.w + iw];
+                                m = m > v ? m : v;  // Paddle's MaxPool: NaN propagates
+                            }
+                        yp[oh * g.ow + ow] = m;
+                    } else {
+                        float sum = 0.f;
+                        for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
+                            for (std::int64_t iw = c.lo; iw < c.hi; ++iw) sum += xp[ih * g.w + iw];
+                        yp[oh * g.ow + ow] = sum / static_cast<float>(r.extent * c.extent);
+                    }
+                }
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/pool2d.hpp ----
+// ---- begin litegraph/ops/reshape2.hpp ----
+// reshape2 / reshape: Out has X's elements in a new shape.  The target shape is,
+// by priority (as Paddle's kernel decides): the `ShapeTensor` list (one value per
+// tensor), the `Shape` tensor, the `shape` attribute.  In it 0 copies X's dim at
+// that index and one -1 is inferred from the element count.
+
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct reshape2 {
+    static constexpr std::string_view paddle_types[] = {"reshape2", "reshape"};
+    struct params {
+        shape_t shape;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<shape_t>("shape", {})};
+    }
+
+    /// Paddle's ValidateShape: the output shape for `target` applied to `in`.
+    static shape_t resolve(const op_io& io, const shape_t& target, const shape_t& in) {
+        shape_t out(target.size());
+        int unknown = -1;
+        std::int64_t known = 1;
+        for (std::size_t i = 0; i < target.size(); ++i) {
+            auto d = target[i];
+            if (d == -1) {
+                if (unknown >= 0)
+                    io.fail("only one dim of the target shape " + to_string(target) + " may be -1");
+                unknown = static_cast<int>(i);
+                continue;
+            }
+            if (d == 0) {
+                if (i >= in.size())
+                    io.fail("dim " + std::to_string(i) + " of the target shape " +
+                            to_string(target) + " is 0 (copy X's dim) but X " + to_string(in) +
+                            " has rank " + std::to_string(in.size()));
+                d = in[i];
+            } else if (d < 0) {
+                io.fail("dim " + std::to_string(i) + " of the target shape " + to_string(target) +
+                        " is negative (only -1 is allowed)");
+            }
+            out[i] = d;
+            known *= d;
+        }
+        const auto n = numel(in);
+        if (unknown >= 0) {
+            if (known == 0 || n % known != 0)
+                io.fail("cannot reshape X " + to_string(in) + " (" + std::to_string(n) +
+                        " elements) to " + to_string(target));
+            out[unknown] = n / known;
+        } else if (known != n) {
+            io.fail("cannot reshape X " + to_string(in) + " (" + std::to_string(n) +
+                    " elements) to " + to_string(target) + " (" + std::to_string(known) +
+                    " elements)");
+        }
+        return out;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(is_known(x.shape), "X has an unknown shape " + to_string(x.shape));
+        shape_t target;
+        if (io.has_input("ShapeTensor"))
+            target = detail::read_int_list(io, "ShapeTensor");
+        else if (io.has_input("Shape"))
+            target = detail::read_ints(io, io.input("Shape"), "Shape");
+        else
+            target = p.shape;
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = resolve(io, target, x.shape);
+        detail::set_xshape(io, x);
+    }
+
+    static void run(const params&, op_io& io) { detail::copy_all(io.input("X"), io.output("Out")); }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/reshape2.hpp ----
 // ---- begin litegraph/ops/scale.hpp ----
 // scale: Out = scale * X + bias (bias_after_scale) or scale * (X + bias).
 
@@ -1167,13 +3159,487 @@ struct scale {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/scale.hpp ----
+// ---- begin litegraph/ops/shape.hpp ----
+// shape: Out (int32, [rank]) holds the dims of Input.  It depends on shapes
+// only, so the runtime computes it before any data is known.
+
+#include <limits>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct shape {
+    static constexpr std::string_view paddle_types[] = {"shape"};
+    static constexpr bool folds_from_shapes = true;
+    struct params {};
+
+    static params parse(const attr_map&, std::string_view) { return {}; }
+
+    static void infer(const params&, op_io& io) {
+        const auto& in = io.input("Input");
+        for (auto d : in.shape)
+            io.check(d >= 0 && d <= std::numeric_limits<std::int32_t>::max(),
+                     "Input has shape " + to_string(in.shape) +
+                         ": a dim is unknown or does not fit int32");
+        auto& out = io.output("Out");
+        out.type = dtype::i32;
+        out.shape = {static_cast<std::int64_t>(in.shape.size())};
+    }
+
+    static void run(const params&, op_io& io) {
+        const auto& in = io.input("Input");
+        auto out = io.output("Out").span<std::int32_t>();
+        for (std::size_t i = 0; i < out.size(); ++i)
+            out[i] = static_cast<std::int32_t>(in.shape[i]);
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/shape.hpp ----
+// ---- begin litegraph/ops/slice.hpp ----
+// slice: Input[starts:ends] along `axes` (step 1).  Starts come from, by
+// priority, `StartsTensor` (1-D), `StartsTensorList` (one value per tensor),
+// the `starts` attribute; ends likewise.  As in Paddle, a negative start/end
+// counts from the end of the dim, then both are clamped to [0, dim]; an end
+// before the start is an error (an empty range gives a 0-sized dim).  The dims
+// in `decrease_axis` (each of size 1 after slicing) are removed; removing every
+// dim yields [1] (Paddle <= 2.4 has no 0-D tensors).  Any dtype.
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct slice {
+    static constexpr std::string_view paddle_types[] = {"slice"};
+    struct params {
+        std::vector<std::int64_t> axes, starts, ends, decrease_axis;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        using v = std::vector<std::int64_t>;
+        return {a.get<v>("axes", {}), a.get<v>("starts", {}), a.get<v>("ends", {}),
+                a.get<v>("decrease_axis", {})};
+    }
+
+    /// Per-dim [begin, size) of the slice of `in` (before decrease_axis).
+    struct window {
+        shape_t begin, size;
+    };
+
+    static window resolve(const params& p, const op_io& io, const shape_t& in) {
+        auto starts = p.starts, ends = p.ends;
+        if (io.has_input("StartsTensor"))
+            starts = detail::read_ints(io, io.input("StartsTensor"), "StartsTensor");
+        else if (io.has_input("StartsTensorList"))
+            starts = detail::read_int_list(io, "StartsTensorList");
+        if (io.has_input("EndsTensor"))
+            ends = detail::read_ints(io, io.input("EndsTensor"), "EndsTensor");
+        else if (io.has_input("EndsTensorList"))
+            ends = detail::read_int_list(io, "EndsTensorList");
+        io.check(starts.size() == p.axes.size() && ends.size() == p.axes.size(),
+                 "axes has " + std::to_string(p.axes.size()) + " entries but starts has " +
+                     std::to_string(starts.size()) + " and ends " + std::to_string(ends.size()));
+        const auto rank = static_cast<std::int64_t>(in.size());
+        window w{shape_t(in.size(), 0), in};
+        for (std::size_t i = 0; i < p.axes.size(); ++i) {
+            const auto a = p.axes[i];
+            io.check(a >= 0 && a < rank, "axes entry " + std::to_string(a) +
+                                             " is out of range for Input of rank " +
+                                             std::to_string(rank));
+            const auto dim = in[a];
+            if (dim < 0) continue;  // unknown dim: stays unknown
+            auto s = starts[i] < 0 ? starts[i] + dim : starts[i];
+            auto e = ends[i] < 0 ? ends[i] + dim : ends[i];
+            s = std::clamp<std::int64_t>(s, 0, dim);
+            e = std::clamp<std::int64_t>(e, 0, dim);
+            io.check(e >= s, "on axis " + std::to_string(a) + " (size " + std::to_string(dim) +
+                                 ") end " + std::to_string(ends[i]) + " comes before start " +
+                                 std::to_string(starts[i]));
+            w.begin[a] = s;
+            w.size[a] = e - s;
+        }
+        return w;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& in = io.input("Input");
+        auto w = resolve(p, io, in.shape);
+        const auto rank = static_cast<std::int64_t>(in.shape.size());
+        std::vector<bool> drop(in.shape.size(), false);
+        for (auto a : p.decrease_axis) {
+            io.check(a >= 0 && a < rank, "decrease_axis entry " + std::to_string(a) +
+                                             " is out of range for rank " + std::to_string(rank));
+            io.check(w.size[a] == 1 || w.size[a] < 0, "decrease_axis " + std::to_string(a) +
+                                                          " has size " + std::to_string(w.size[a]) +
+                                                          " after slicing, must be 1");
+            drop[a] = true;
+        }
+        auto& out = io.output("Out");
+        out.type = in.type;
+        out.shape.clear();
+        for (std::int64_t d = 0; d < rank; ++d)
+            if (!drop[d]) out.shape.push_back(w.size[d]);
+        if (out.shape.empty()) out.shape = {1};
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& in = io.input("Input");
+        const auto& out = io.output("Out");
+        auto w = resolve(p, io, in.shape);
+        if (out.numel() == 0) return;
+        const auto esize = static_cast<std::int64_t>(size_of(in.type));
+        if (in.shape.empty()) {
+            std::memcpy(out.data, in.data, static_cast<std::size_t>(esize));
+            return;
+        }
+        const auto rank = w.size.size();
+        auto st = detail::strides_of(in.shape);
+        // Copy contiguous runs along the last dim; an odometer walks the others.
+        const auto run_bytes = w.size[rank - 1] * esize;
+        std::vector<std::int64_t> idx(rank, 0);
+        std::int64_t base = 0;
+        for (std::size_t d = 0; d < rank; ++d) base += w.begin[d] * st[d];
+        std::int64_t off = base;
+        std::byte* dst = out.data;
+        const auto runs = out.numel() / w.size[rank - 1];
+        for (std::int64_t r = 0; r < runs; ++r) {
+            std::memcpy(dst, in.data + off * esize, static_cast<std::size_t>(run_bytes));
+            dst += run_bytes;
+            for (std::size_t d = rank - 1; d-- > 0;) {
+                off += st[d];
+                if (++idx[d] < w.size[d]) break;
+                off -= st[d] * w.size[d];
+                idx[d] = 0;
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/slice.hpp ----
+// ---- begin litegraph/ops/softmax.hpp ----
+// softmax along `axis` (default -1), numerically stable: exp(x - max) / sum.
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct softmax {
+    static constexpr std::string_view paddle_types[] = {"softmax"};
+    struct params {
+        int axis = -1;
+    };
+
+    static params parse(const attr_map& a, std::string_view) { return {a.get<int>("axis", -1)}; }
+
+    /// The axis as an index into a shape of `rank` dims; a 0-D tensor has axis 0.
+    static std::size_t axis_of(const params& p, std::size_t rank, const op_io& io) {
+        const auto r = static_cast<std::int64_t>(rank == 0 ? 1 : rank);
+        io.check(p.axis >= -r && p.axis < r, "axis " + std::to_string(p.axis) +
+                                                 " is out of range for a tensor of rank " +
+                                                 std::to_string(rank));
+        return static_cast<std::size_t>(p.axis < 0 ? p.axis + r : p.axis);
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        axis_of(p, x.shape.size(), io);
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& xr = io.input("X");
+        const float* x = xr.as<float>();
+        float* out = io.output("Out").as<float>();
+        const std::size_t ax = axis_of(p, xr.shape.size(), io);
+        std::int64_t outer = 1, n = 1, inner = 1;
+        for (std::size_t i = 0; i < xr.shape.size(); ++i) {
+            if (i < ax)
+                outer *= xr.shape[i];
+            else if (i == ax)
+                n = xr.shape[i];
+            else
+                inner *= xr.shape[i];
+        }
+        for (std::int64_t o = 0; o < outer; ++o)
+            for (std::int64_t k = 0; k < inner; ++k) {
+                const float* xs = x + o * n * inner + k;
+                float* os = out + o * n * inner + k;
+                float m = -INFINITY;
+                for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j * inner]);
+                float sum = 0.f;
+                for (std::int64_t j = 0; j < n; ++j) {
+                    os[j * inner] = std::exp(xs[j * inner] - m);
+                    sum += os[j * inner];
+                }
+                for (std::int64_t j = 0; j < n; ++j) os[j * inner] /= sum;
+            }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/softmax.hpp ----
+// ---- begin litegraph/ops/squeeze2.hpp ----
+// squeeze2 / squeeze: removes dims of size 1.  With `axes` empty every size-1 dim
+// goes; otherwise only the listed ones, and (as in Paddle) a listed dim whose
+// size is not 1 is kept silently.  Removing every dim gives [1] (no 0-D
+// tensors, as in Paddle <= 2.4).
+
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct squeeze2 {
+    static constexpr std::string_view paddle_types[] = {"squeeze2", "squeeze"};
+    struct params {
+        std::vector<std::int64_t> axes;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::vector<std::int64_t>>("axes", {})};
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        std::vector<bool> drop(x.shape.size(), false);
+        if (p.axes.empty()) {
+            for (std::int64_t i = 0; i < rank; ++i) drop[i] = x.shape[i] == 1;
+        } else {
+            for (auto a : p.axes) {
+                auto i = detail::normalize_axis(io, a, rank, "axis");
+                if (x.shape[i] == 1) drop[i] = true;
+            }
+        }
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape.clear();
+        for (std::int64_t i = 0; i < rank; ++i)
+            if (!drop[i]) out.shape.push_back(x.shape[i]);
+        if (out.shape.empty()) out.shape = {1};
+        detail::set_xshape(io, x);
+    }
+
+    static void run(const params&, op_io& io) { detail::copy_all(io.input("X"), io.output("Out")); }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/squeeze2.hpp ----
+// ---- begin litegraph/ops/transpose2.hpp ----
+// transpose2 / transpose: Out dim i is X dim axis[i]; `axis` is a permutation
+// of X's dims (negative entries count from the end).  Any dtype.
+
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct transpose2 {
+    static constexpr std::string_view paddle_types[] = {"transpose2", "transpose"};
+    struct params {
+        std::vector<std::int64_t> axis;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::vector<std::int64_t>>("axis", {})};
+    }
+
+    /// The permutation with negative entries resolved; fails unless it is one.
+    static std::vector<std::int64_t> permutation(const params& p, const op_io& io,
+                                                 std::int64_t rank) {
+        io.check(static_cast<std::int64_t>(p.axis.size()) == rank,
+                 "axis has " + std::to_string(p.axis.size()) + " entries but X has rank " +
+                     std::to_string(rank));
+        std::vector<std::int64_t> perm(p.axis.size());
+        std::vector<bool> seen(p.axis.size(), false);
+        for (std::size_t i = 0; i < p.axis.size(); ++i) {
+            perm[i] = detail::normalize_axis(io, p.axis[i], rank, "axis entry");
+            io.check(!seen[perm[i]], "axis " + to_string(p.axis) + " repeats a dim");
+            seen[perm[i]] = true;
+        }
+        return perm;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        auto perm = permutation(p, io, static_cast<std::int64_t>(x.shape.size()));
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape.resize(perm.size());
+        for (std::size_t i = 0; i < perm.size(); ++i) out.shape[i] = x.shape[perm[i]];
+        detail::set_xshape(io, x);
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& out = io.output("Out");
+        auto perm = permutation(p, io, static_cast<std::int64_t>(x.shape.size()));
+        switch (size_of(x.type)) {
+            case 1:
+                return permute<1>(x, out, perm);
+            case 2:
+                return permute<2>(x, out, perm);
+            case 4:
+                return permute<4>(x, out, perm);
+            default:
+                return permute<8>(x, out, perm);
+        }
+    }
+
+private:
+    // Walks Out in order with an odometer; `step[d]` is how far X's offset
+    // moves when Out's index d advances.
+    template <std::size_t E>
+    static void permute(const tensor_ref& x, const tensor_ref& out,
+                        const std::vector<std::int64_t>& perm) {
+        const auto n = out.numel();
+        if (n == 0) return;
+        const auto rank = perm.size();
+        if (rank == 0) {
+            std::memcpy(out.data, x.data, E);
+            return;
+        }
+        auto xs = detail::strides_of(x.shape);
+        std::vector<std::int64_t> step(rank), idx(rank, 0);
+        for (std::size_t d = 0; d < rank; ++d) step[d] = xs[perm[d]];
+        const std::byte* src = x.data;
+        std::byte* dst = out.data;
+        std::int64_t off = 0;
+        const auto last = rank - 1;
+        const auto inner = out.shape[last];
+        const auto inner_step = step[last];
+        for (std::int64_t done = 0; done < n; done += inner) {
+            for (std::int64_t i = 0; i < inner; ++i, dst += E)
+                std::memcpy(dst, src + (off + i * inner_step) * E, E);
+            for (std::size_t d = last; d-- > 0;) {
+                off += step[d];
+                if (++idx[d] < out.shape[d]) break;
+                off -= step[d] * out.shape[d];
+                idx[d] = 0;
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/transpose2.hpp ----
+// ---- begin litegraph/ops/unsqueeze2.hpp ----
+// unsqueeze2 / unsqueeze: inserts dims of size 1 at `axes` (or the values of
+// `AxesTensor` / `AxesTensorList` when given and known), applied one after
+// the other as Paddle does: a negative axis counts from the end of the shape
+// built so far, plus one.
+
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct unsqueeze2 {
+    static constexpr std::string_view paddle_types[] = {"unsqueeze2", "unsqueeze"};
+    struct params {
+        std::vector<std::int64_t> axes;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::vector<std::int64_t>>("axes", {})};
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        std::vector<std::int64_t> axes = p.axes;
+        if (io.has_input("AxesTensor"))
+            axes = detail::read_ints(io, io.input("AxesTensor"), "AxesTensor");
+        else if (io.has_input("AxesTensorList"))
+            axes = detail::read_int_list(io, "AxesTensorList");
+        // Paddle's algorithm: mark the inserted positions (1), then fill the
+        // remaining positions (0) with X's dims in order.
+        const auto out_rank = static_cast<std::int64_t>(x.shape.size() + axes.size());
+        std::vector<int> mark(static_cast<std::size_t>(out_rank) + 1, 0);
+        auto cur_rank = static_cast<std::int64_t>(x.shape.size());
+        for (auto a : axes) {
+            auto cur = a < 0 ? a + cur_rank + 1 : a;
+            io.check(cur >= 0 && cur <= cur_rank, "axis " + std::to_string(a) +
+                                                      " is out of range for rank " +
+                                                      std::to_string(cur_rank));
+            for (auto i = cur_rank; i >= cur; --i)
+                if (mark[i] == 1) {
+                    mark[i + 1] = 1;
+                    mark[i] = 0;
+                }
+            mark[cur] = 1;
+            ++cur_rank;
+        }
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape.assign(static_cast<std::size_t>(out_rank), 1);
+        for (std::int64_t o = 0, i = 0; o < out_rank; ++o)
+            if (mark[o] == 0) out.shape[o] = x.shape[i++];
+        detail::set_xshape(io, x);
+    }
+
+    static void run(const params&, op_io& io) { detail::copy_all(io.input("X"), io.output("Out")); }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/unsqueeze2.hpp ----
 
 namespace litegraph {
 
-using builtin_ops = op_list<  //
-    ops::scale,               //
-    ops::conv2d,              //
-    ops::conv2d_transpose     //
+using builtin_ops = op_list<                               //
+    ops::scale,                                            //
+    ops::elementwise,                                      //
+    ops::relu,                                             //
+    ops::relu6,                                            //
+    ops::leaky_relu,                                       //
+    ops::sigmoid,                                          //
+    ops::tanh_op,                                          //
+    ops::hard_swish,                                       //
+    ops::hard_sigmoid,                                     //
+    ops::swish,                                            //
+    ops::silu,                                             //
+    ops::exp_op,                                           //
+    ops::softmax,                                          //
+    ops::mul,                                              //
+    ops::matmul,                                           //
+    ops::matmul_v2,                                        //
+    ops::cast,                                             //
+    ops::fake_quantize_dequantize_moving_average_abs_max,  //
+    ops::fake_quantize_dequantize_abs_max,                 //
+    ops::fake_channel_wise_quantize_dequantize_abs_max,    //
+    ops::arg_max,                                          //
+    ops::concat,                                           //
+    ops::dropout,                                          //
+    ops::fill_constant,                                    //
+    ops::flatten2,                                         //
+    ops::flatten_contiguous_range,                         //
+    ops::lookup_table_v2,                                  //
+    ops::reshape2,                                         //
+    ops::shape,                                            //
+    ops::slice,                                            //
+    ops::squeeze2,                                         //
+    ops::transpose2,                                       //
+    ops::unsqueeze2,                                       //
+    ops::conv2d,                                           //
+    ops::conv2d_transpose,                                 //
+    ops::pool2d,                                           //
+    ops::batch_norm                                        //
     >;
 
 namespace detail {
@@ -1291,17 +3757,575 @@ inline named_tensors invoke(const kernel& k, std::string_view type, const named_
 }
 
 /// Convenience: build the kernel for `type` from `attrs` and run it.
-inline named_tensors invoke(std::string_view type, const attr_map& attrs,
-                            const named_tensors& inputs,
-                            const std::vector<std::pair<std::string, std::size_t>>& outputs) {
-    auto k = make_kernel(type, attrs);
+template <class List = builtin_ops>
+named_tensors invoke(std::string_view type, const attr_map& attrs, const named_tensors& inputs,
+                     const std::vector<std::pair<std::string, std::size_t>>& outputs) {
+    auto k = make_kernel<List>(type, attrs);
     return invoke(*k, type, inputs, outputs);
 }
 
 }  // namespace litegraph
 // ---- end litegraph/ops/invoke.hpp ----
 
-// graph: the SSA graph IR, its builder and DOT export
+// kernels: fast kernels (SIMD through xsimd) behind the ops
+// ---- begin litegraph/kernels/conv.hpp ----
+// conv2d NCHW fast paths on fp32, written through an epilogue.
+//
+//   kernels::conv_geometry g{...};   // or conv_geometry::from(ops::conv2d::geometry)
+//   kernels::conv2d(g, x, w, epi);   // x [N, C, H, W], w [OC, C/groups, KH, KW]
+//
+// The conv epilogue receives finished output values:
+//
+//   void operator()(std::int64_t n,       // image
+//                   std::int64_t oc,      // output channel
+//                   std::int64_t offset,  // index in the output plane: oh * OW + ow
+//                   const float* values, std::int64_t count);
+//
+// `count` consecutive values of plane (n, oc) starting at `offset` (a run may
+// cross output rows, never planes).  Every output element is passed exactly
+// once; `values` is only valid during the call.  conv_store_epilogue writes a
+// dense (or channel-strided, e.g. a slice of a concat) NCHW output.
+//
+// Paths, chosen by conv2d():
+//   - depthwise (groups == C == OC, any window, stride, dilation, padding):
+//     zero-padded, stride-phase-split input rows, vectorised along the output
+//     row, with the 3x3 and 5x5 windows unrolled;
+//   - 1x1, stride 1, no padding: per image and group, W[OCg, Cg] x X[Cg, H*W];
+//   - anything else: im2col over bands of output rows + GEMM.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+// ---- begin litegraph/kernels/gemm.hpp ----
+// Single-threaded SGEMM  C[M, N] = A[M, K] * B[K, N]  (row-major, leading dims),
+// cache-blocked, with an xsimd register-tiled micro-kernel; the result leaves
+// through an epilogue so that every output element is written exactly once.
+//
+//   struct my_epilogue {
+//       // `count` finished values of row `row`, columns [col0, col0 + count).
+//       // Called exactly once per (row, column); `values` is only valid
+//       // during the call.  Runs of one row arrive in increasing col0.
+//       void operator()(std::int64_t row, std::int64_t col0, const float* values,
+//                       std::int64_t count);
+//   };
+//
+//   kernels::sgemm(M, N, K, A, lda, B, ldb, kernels::store_epilogue{C, ldc});
+//   auto pa = kernels::packed_a(M, K, A, lda);   // pack once (weights) ...
+//   kernels::sgemm(pa, N, B, ldb, epi);          // ... and reuse
+//
+// Blocking (BLIS-style): N in blocks of nc columns, K in blocks of kc; A is
+// packed once into MR-row panels per K block; B is read in place when its rows
+// are contiguous enough, otherwise packed into NR-column panels.  The MR x NR
+// micro-kernel keeps the tile in registers over the whole K block.  When
+// K <= kc (every 1x1 conv of a mobile net) a tile is final after one pass and
+// goes to the epilogue from a small MR x nc row buffer; otherwise partial sums
+// live in an M x nc buffer until the last K block.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+// ---- begin litegraph/kernels/simd.hpp ----
+// The one SIMD vocabulary the fast kernels use: a float vector of the widest
+// kind xsimd supports for the compile flags (SSE2 by default on x86-64, AVX2 or
+// AVX-512 with -march=native, NEON on ARM), or a one-lane scalar stand-in when
+// xsimd supports nothing (microcontrollers), so the kernels always build.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <xsimd/xsimd.hpp>
+
+namespace litegraph::kernels::simd {
+
+#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+struct vfloat {
+    static constexpr std::size_t size = 1;
+    float v = 0.f;
+    vfloat() = default;
+    vfloat(float x) : v(x) {}  // NOLINT: broadcast, as xsimd::batch
+    friend vfloat operator+(vfloat a, vfloat b) { return a.v + b.v; }
+    friend vfloat operator*(vfloat a, vfloat b) { return a.v * b.v; }
+};
+inline vfloat load(const float* p) {
+    return *p;
+}
+inline void store(float* p, vfloat x) {
+    *p = x.v;
+}
+inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
+    return a.v * b.v + c.v;
+}
+inline constexpr const char* arch_name = "scalar";
+#else
+using vfloat = xsimd::batch<float>;
+inline vfloat load(const float* p) {
+    return vfloat::load_unaligned(p);
+}
+inline void store(float* p, vfloat x) {
+    x.store_unaligned(p);
+}
+/// a * b + c (a fused multiply-add where the target has one).
+inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
+    return xsimd::fma(a, b, c);
+}
+inline constexpr const char* arch_name = xsimd::default_arch::name();
+#endif
+
+/// Floats per vector.
+inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
+
+}  // namespace litegraph::kernels::simd
+// ---- end litegraph/kernels/simd.hpp ----
+
+namespace litegraph::kernels {
+
+/// Copies finished values into a row-major matrix.
+struct store_epilogue {
+    float* c;
+    std::int64_t ldc;
+    void operator()(std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) const {
+        std::memcpy(c + row * ldc + col0, v, static_cast<std::size_t>(count) * sizeof(float));
+    }
+};
+
+namespace gemm_tile {
+using simd::width;
+/// Micro-tile rows and vectors per row: 8 x 32 with AVX-512 (16 of 32
+/// registers hold the tile), 6 x 2 vectors with AVX/SSE/NEON (12 of 16).
+inline constexpr std::int64_t mr = width >= 16 ? 8 : (width == 1 ? 4 : 6);
+inline constexpr std::int64_t nb = width == 1 ? 4 : 2;
+inline constexpr std::int64_t nr = nb * width;
+inline constexpr std::int64_t kc = 256;  // K block: an A panel (mr x kc) stays in L1
+inline constexpr std::int64_t nc = 512;  // N block
+}  // namespace gemm_tile
+
+/// A packed into MR-row panels, K block by K block (zero rows pad M to MR).
+class packed_a {
+public:
+    packed_a() = default;
+    packed_a(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda) {
+        pack(m, k, a, lda);
+    }
+
+    void pack(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda) {
+        using namespace gemm_tile;
+        m_ = m, k_ = k;
+        mpad_ = (m + mr - 1) / mr * mr;
+        data_.assign(static_cast<std::size_t>(mpad_ * k), 0.f);
+        for (std::int64_t pc = 0; pc < k; pc += kc) {
+            const std::int64_t kb = std::min(kc, k - pc);
+            for (std::int64_t ir = 0; ir < m; ir += mr) {
+                float* dst = panel(pc, ir);
+                const std::int64_t rows = std::min(mr, m - ir);
+                for (std::int64_t r = 0; r < rows; ++r) {
+                    const float* src = a + (ir + r) * lda + pc;
+                    for (std::int64_t p = 0; p < kb; ++p) dst[p * mr + r] = src[p];
+                }
+            }
+        }
+    }
+    std::int64_t rows() const { return m_; }
+    std::int64_t cols() const { return k_; }
+    /// The panel of rows [ir, ir + MR) for the K block starting at pc.
+    const float* panel(std::int64_t pc, std::int64_t ir) const {
+        return data_.data() + pc * mpad_ + ir * std::min(gemm_tile::kc, k_ - pc);
+    }
+
+private:
+    float* panel(std::int64_t pc, std::int64_t ir) {
+        return data_.data() + pc * mpad_ + ir * std::min(gemm_tile::kc, k_ - pc);
+    }
+    std::vector<float> data_;
+    std::int64_t m_ = 0, k_ = 0, mpad_ = 0;
+};
+
+/// Reusable scratch memory for the kernels (one per thread).  Passing none
+/// uses a thread-local one.
+struct workspace {
+    std::vector<float> a, b, c, d;
+    packed_a pa;  // A packed by the sgemm overload that packs per call
+    static float* grow(std::vector<float>& v, std::int64_t n) {
+        if (static_cast<std::int64_t>(v.size()) < n) v.resize(static_cast<std::size_t>(n));
+        return v.data();
+    }
+    static workspace& local() {
+        thread_local workspace ws;
+        return ws;
+    }
+};
+
+namespace detail {
+
+template <std::int64_t... I, class F>
+inline void unroll(std::integer_sequence<std::int64_t, I...>, F&& f) {
+    (f(std::integral_constant<std::int64_t, I>{}), ...);
+}
+
+/// c[MR x NR] (=|+=) a[kc x MR panel] * b[kc rows of NR, stride ldb].
+inline void micro_kernel(std::int64_t kc, const float* a, const float* b, std::int64_t ldb,
+                         float* c, std::int64_t ldc, bool accumulate) {
+    using namespace gemm_tile;
+    using simd::vfloat;
+    vfloat acc[mr][nb];
+    for (std::int64_t r = 0; r < mr; ++r)
+        for (std::int64_t j = 0; j < nb; ++j) acc[r][j] = vfloat(0.f);
+    for (std::int64_t p = 0; p < kc; ++p) {
+        vfloat bv[nb];
+        unroll(std::make_integer_sequence<std::int64_t, nb>{},
+               [&](auto j) { bv[j] = simd::load(b + j * width); });
+        unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
+            const vfloat av(a[r]);
+            unroll(std::make_integer_sequence<std::int64_t, nb>{},
+                   [&](auto j) { acc[r][j] = simd::fmadd(av, bv[j], acc[r][j]); });
+        });
+        a += mr;
+        b += ldb;
+    }
+    unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
+        unroll(std::make_integer_sequence<std::int64_t, nb>{}, [&](auto j) {
+            float* cp = c + r * ldc + j * width;
+            simd::store(cp, accumulate ? acc[r][j] + simd::load(cp) : acc[r][j]);
+        });
+    });
+}
+
+}  // namespace detail
+
+/// C = packed A * B through `epi` (see the top of this file).
+template <class Epilogue>
+void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, Epilogue&& epi,
+           workspace* ws = nullptr) {
+    using namespace gemm_tile;
+    const std::int64_t m = a.rows(), k = a.cols();
+    if (m <= 0 || n <= 0) return;
+    if (!ws) ws = &workspace::local();
+    if (k <= 0) {  // C = 0
+        float* z = workspace::grow(ws->c, n);
+        std::fill(z, z + n, 0.f);
+        for (std::int64_t i = 0; i < m; ++i)
+            epi(i, std::int64_t{0}, static_cast<const float*>(z), n);
+        return;
+    }
+    const bool one_pass = k <= kc;
+    const std::int64_t mpad = (m + mr - 1) / mr * mr;
+    const std::int64_t ncmax = std::min(nc, (n + nr - 1) / nr * nr);
+    float* cbuf = workspace::grow(ws->c, (one_pass ? mr : mpad) * ncmax);
+    // B packed into NR-column panels (always for the ragged last panel).
+    float* bbuf = workspace::grow(ws->b, std::min(kc, k) * ncmax);
+    // Reading B in place pays when few A panels reuse it; packing when many do.
+    const bool pack_all = m > 4 * mr;
+
+    for (std::int64_t jc = 0; jc < n; jc += nc) {
+        const std::int64_t nb_cols = std::min(nc, n - jc);
+        for (std::int64_t pc = 0; pc < k; pc += kc) {
+            const std::int64_t kb = std::min(kc, k - pc);
+            const bool last_k = pc + kb >= k;
+            // Pack the panels that will be read from bbuf.
+            for (std::int64_t jr = 0; jr < nb_cols; jr += nr) {
+                const std::int64_t cols = std::min(nr, nb_cols - jr);
+                if (cols == nr && !pack_all) continue;
+                float* dst = bbuf + jr * kb;
+                const float* src = b + pc * ldb + jc + jr;
+                for (std::int64_t p = 0; p < kb; ++p) {
+                    std::memcpy(dst + p * nr, src + p * ldb,
+                                static_cast<std::size_t>(cols) * sizeof(float));
+                    std::fill(dst + p * nr + cols, dst + (p + 1) * nr, 0.f);
+                }
+            }
+            for (std::int64_t ir = 0; ir < m; ir += mr) {
+                const float* ap = a.panel(pc, ir);
+                float* ct = cbuf + (one_pass ? 0 : ir * ncmax);
+                for (std::int64_t jr = 0; jr < nb_cols; jr += nr) {
+                    const bool packed = pack_all || nb_cols - jr < nr;
+                    const float* bp = packed ? bbuf + jr * kb : b + pc * ldb + jc + jr;
+                    detail::micro_kernel(kb, ap, bp, packed ? nr : ldb, ct + jr, ncmax, pc > 0);
+                }
+                if (last_k) {
+                    const std::int64_t rows = std::min(mr, m - ir);
+                    for (std::int64_t r = 0; r < rows; ++r)
+                        epi(ir + r, jc, static_cast<const float*>(ct + r * ncmax), nb_cols);
+                }
+            }
+        }
+    }
+}
+
+/// C[M, N] = A[M, K] * B[K, N] through `epi`; packs A on every call.
+template <class Epilogue>
+void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+           const float* b, std::int64_t ldb, Epilogue&& epi, workspace* ws = nullptr) {
+    if (m <= 0 || n <= 0) return;
+    if (!ws) ws = &workspace::local();
+    ws->pa.pack(m, k, a, lda);
+    sgemm(ws->pa, n, b, ldb, static_cast<Epilogue&&>(epi), ws);
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/gemm.hpp ----
+
+namespace litegraph::kernels {
+
+/// Resolved conv geometry (the field names of ops::conv2d::geometry).
+struct conv_geometry {
+    std::int64_t n, c, h, w;      // input
+    std::int64_t oc, kh, kw;      // filter
+    std::int64_t oh, ow;          // output
+    std::int64_t sh, sw, dh, dw;  // strides, dilations
+    std::int64_t pt, pb, pl, pr;  // paddings: top, bottom, left, right
+    std::int64_t groups;
+
+    /// From any struct with the same field names.
+    template <class G>
+    static conv_geometry from(const G& g) {
+        return {g.n,  g.c,  g.h,  g.w,  g.oc, g.kh, g.kw, g.oh, g.ow,
+                g.sh, g.sw, g.dh, g.dw, g.pt, g.pb, g.pl, g.pr, g.groups};
+    }
+    static constexpr std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t d,
+                                           std::int64_t p0, std::int64_t p1, std::int64_t s) {
+        return (in + p0 + p1 - (d * (k - 1) + 1)) / s + 1;
+    }
+    /// Throws shape_error unless the geometry is consistent.
+    void validate() const {
+        auto fail = [](const std::string& what) { throw shape_error("kernels::conv2d: " + what); };
+        if (n < 0 || c < 1 || h < 1 || w < 1 || oc < 1 || kh < 1 || kw < 1 || groups < 1)
+            fail("empty or negative dimension");
+        if (sh < 1 || sw < 1 || dh < 1 || dw < 1) fail("strides and dilations must be >= 1");
+        if (pt < 0 || pb < 0 || pl < 0 || pr < 0) fail("negative padding");
+        if (c % groups != 0 || oc % groups != 0)
+            fail("channels " + std::to_string(c) + " -> " + std::to_string(oc) +
+                 " are not divisible by groups " + std::to_string(groups));
+        if (oh != out_size(h, kh, dh, pt, pb, sh) || ow != out_size(w, kw, dw, pl, pr, sw) ||
+            oh < 1 || ow < 1)
+            fail("output size " + std::to_string(oh) + "x" + std::to_string(ow) +
+                 " does not follow from the input, window, strides and paddings");
+    }
+    bool is_depthwise() const { return groups == c && oc == c; }
+    bool is_pointwise() const {
+        return kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pb == 0 && pl == 0 && pr == 0;
+    }
+    double flops() const { return 2.0 * double(n) * oc * oh * ow * (c / groups) * kh * kw; }
+};
+
+/// Writes y[n * image_stride + oc * channel_stride + offset].
+struct conv_store_epilogue {
+    float* y;
+    std::int64_t image_stride, channel_stride;
+    conv_store_epilogue(float* out, const conv_geometry& g)
+        : y(out), image_stride(g.oc * g.oh * g.ow), channel_stride(g.oh * g.ow) {}
+    conv_store_epilogue(float* out, std::int64_t image, std::int64_t channel)
+        : y(out), image_stride(image), channel_stride(channel) {}
+    void operator()(std::int64_t n, std::int64_t oc, std::int64_t offset, const float* v,
+                    std::int64_t count) const {
+        std::memcpy(y + n * image_stride + oc * channel_stride + offset, v,
+                    static_cast<std::size_t>(count) * sizeof(float));
+    }
+};
+
+namespace detail {
+
+/// Depthwise plane: one channel of one image.  `ph` holds the padded input
+/// split by column phase: row r, phase q, index i = padded column q + sw * i,
+/// so that output column ow under kernel column j reads phase (j*dw) % sw at
+/// index ow + (j*dw) / sw, contiguously.
+template <int KH, int KW>
+void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, const float* wt,
+                     float* out) {
+    using simd::vfloat;
+    using simd::width;
+    const std::int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;
+    const std::int64_t phase_stride = pw, row_stride = pw * g.sw;
+    // Per kernel tap: offset into the phase-split padded plane.
+    constexpr int taps_max = (KH && KW) ? KH * KW : 1;
+    std::int64_t tap_static[taps_max];
+    std::vector<std::int64_t> tap_dyn;
+    std::int64_t* tap = tap_static;
+    if constexpr (!(KH && KW)) {
+        tap_dyn.resize(static_cast<std::size_t>(kh * kw));
+        tap = tap_dyn.data();
+    }
+    for (std::int64_t i = 0; i < kh; ++i)
+        for (std::int64_t j = 0; j < kw; ++j)
+            tap[i * kw + j] =
+                i * g.dh * row_stride + ((j * g.dw) % g.sw) * phase_stride + (j * g.dw) / g.sw;
+    const std::int64_t ntaps = kh * kw;
+    const std::int64_t owv = (g.ow + width - 1) / width * width;
+    for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+        const float* base = ph + oh * g.sh * row_stride;
+        float* o = out + oh * g.ow;
+        std::int64_t x = 0;
+        // Four vectors at a time: four independent FMA chains.
+        for (; x + 4 * width <= owv; x += 4 * width) {
+            vfloat a0(0.f), a1(0.f), a2(0.f), a3(0.f);
+            for (std::int64_t t = 0; t < ntaps; ++t) {
+                const vfloat wv(wt[t]);
+                const float* p = base + tap[t] + x;
+                a0 = simd::fmadd(wv, simd::load(p), a0);
+                a1 = simd::fmadd(wv, simd::load(p + width), a1);
+                a2 = simd::fmadd(wv, simd::load(p + 2 * width), a2);
+                a3 = simd::fmadd(wv, simd::load(p + 3 * width), a3);
+            }
+            simd::store(o + x, a0);
+            simd::store(o + x + width, a1);
+            simd::store(o + x + 2 * width, a2);
+            simd::store(o + x + 3 * width, a3);
+        }
+        for (; x < g.ow; x += width) {
+            vfloat a0(0.f);
+            for (std::int64_t t = 0; t < ntaps; ++t)
+                a0 = simd::fmadd(vfloat(wt[t]), simd::load(base + tap[t] + x), a0);
+            simd::store(o + x, a0);
+        }
+    }
+}
+
+}  // namespace detail
+
+/// Depthwise conv (groups == C == OC), any window / stride / dilation / padding.
+template <class Epilogue>
+void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
+                      workspace* ws = nullptr) {
+    g.validate();
+    if (!g.is_depthwise()) throw shape_error("kernels::depthwise_conv2d: needs groups == C == OC");
+    if (!ws) ws = &workspace::local();
+    using simd::width;
+    const std::int64_t hp = g.h + g.pt + g.pb;
+    const std::int64_t owv = (g.ow + width - 1) / width * width;
+    // Phase width: every index an output vector may read, rounded to vectors.
+    const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
+    const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+    float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
+    float* out = workspace::grow(ws->c, g.oh * g.ow + 4 * width);
+    // Zero the phase buffer once; then each plane rewrites the image cells.
+    std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
+    const std::int64_t plane = g.h * g.w;
+    auto run = [&](auto kernel) {
+        for (std::int64_t n = 0; n < g.n; ++n)
+            for (std::int64_t ch = 0; ch < g.c; ++ch) {
+                const float* xp = x + (n * g.c + ch) * plane;
+                for (std::int64_t r = 0; r < g.h; ++r) {
+                    float* prow = ph + (r + g.pt) * g.sw * pw;
+                    const float* src = xp + r * g.w;
+                    if (g.sw == 1) {
+                        std::memcpy(prow + g.pl, src,
+                                    static_cast<std::size_t>(g.w) * sizeof(float));
+                    } else {
+                        for (std::int64_t col = 0; col < g.w; ++col) {
+                            const std::int64_t pc = col + g.pl;
+                            prow[(pc % g.sw) * pw + pc / g.sw] = src[col];
+                        }
+                    }
+                }
+                kernel(g, static_cast<const float*>(ph), pw, w + ch * g.kh * g.kw, out);
+                epi(n, ch, std::int64_t{0}, static_cast<const float*>(out), g.oh * g.ow);
+            }
+    };
+    if (g.kh == 3 && g.kw == 3)
+        run(detail::depthwise_plane<3, 3>);
+    else if (g.kh == 5 && g.kw == 5)
+        run(detail::depthwise_plane<5, 5>);
+    else
+        run(detail::depthwise_plane<0, 0>);
+}
+
+/// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,
+/// everything else through im2col over bands of output rows.
+template <class Epilogue>
+void conv2d_gemm(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
+                 workspace* ws = nullptr) {
+    g.validate();
+    if (!ws) ws = &workspace::local();
+    const std::int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
+    const std::int64_t kdim = cg * g.kh * g.kw, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
+    std::vector<packed_a> wp(static_cast<std::size_t>(g.groups));
+    for (std::int64_t grp = 0; grp < g.groups; ++grp)
+        wp[grp].pack(ocg, kdim, w + grp * ocg * kdim, kdim);
+
+    if (g.is_pointwise()) {
+        for (std::int64_t n = 0; n < g.n; ++n)
+            for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+                const float* b = x + (n * g.c + grp * cg) * in_plane;
+                sgemm(
+                    wp[grp], out_plane, b, in_plane,
+                    [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                        epi(n, grp * ocg + row, col0, v, count);
+                    },
+                    ws);
+            }
+        return;
+    }
+
+    // Per kernel column: output columns [lo, hi) read inside the image.
+    std::vector<std::int64_t> ow_lo(g.kw), ow_hi(g.kw);
+    for (std::int64_t j = 0; j < g.kw; ++j) {
+        const std::int64_t off = j * g.dw - g.pl;  // iw = ow * sw + off
+        const std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+        const std::int64_t hi = off > g.w - 1 ? 0 : (g.w - 1 - off) / g.sw + 1;
+        ow_lo[j] = std::min(lo, g.ow);
+        ow_hi[j] = std::max(ow_lo[j], std::min(hi, g.ow));
+    }
+    // Bands of output rows keep the column matrix near 64K floats.
+    const std::int64_t band = std::clamp<std::int64_t>((1 << 16) / (kdim * g.ow), 1, g.oh);
+    float* col = workspace::grow(ws->d, kdim * band * g.ow);
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+            const float* xg = x + (n * g.c + grp * cg) * in_plane;
+            for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
+                const std::int64_t nrows = std::min(band, g.oh - oh0), ncols = nrows * g.ow;
+                float* dst = col;
+                for (std::int64_t ic = 0; ic < cg; ++ic)
+                    for (std::int64_t i = 0; i < g.kh; ++i)
+                        for (std::int64_t j = 0; j < g.kw; ++j, dst += ncols) {
+                            const std::int64_t off = j * g.dw - g.pl;
+                            for (std::int64_t r = 0; r < nrows; ++r) {
+                                float* d = dst + r * g.ow;
+                                const std::int64_t ih = (oh0 + r) * g.sh - g.pt + i * g.dh;
+                                if (ih < 0 || ih >= g.h) {
+                                    std::fill(d, d + g.ow, 0.f);
+                                    continue;
+                                }
+                                const float* src = xg + ic * in_plane + ih * g.w + off;
+                                std::fill(d, d + ow_lo[j], 0.f);
+                                if (g.sw == 1)
+                                    std::memcpy(d + ow_lo[j], src + ow_lo[j],
+                                                static_cast<std::size_t>(ow_hi[j] - ow_lo[j]) *
+                                                    sizeof(float));
+                                else
+                                    for (std::int64_t o = ow_lo[j]; o < ow_hi[j]; ++o)
+                                        d[o] = src[o * g.sw];
+                                std::fill(d + ow_hi[j], d + g.ow, 0.f);
+                            }
+                        }
+                const std::int64_t base = oh0 * g.ow;
+                sgemm(
+                    wp[grp], ncols, static_cast<const float*>(col), ncols,
+                    [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                        epi(n, grp * ocg + row, base + col0, v, count);
+                    },
+                    ws);
+            }
+        }
+}
+
+/// conv2d NCHW: picks the depthwise kernel or the GEMM paths (see top of file).
+template <class Epilogue>
+void conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
+            workspace* ws = nullptr) {
+    if (g.n == 0) return;
+    if (g.is_depthwise())
+        depthwise_conv2d(g, x, w, static_cast<Epilogue&&>(epi), ws);
+    else
+        conv2d_gemm(g, x, w, static_cast<Epilogue&&>(epi), ws);
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/conv.hpp ----
+
+// graph: the SSA graph IR, its builder, in-place edits and DOT export
 // ---- begin litegraph/graph/dot.hpp ----
 // Graphviz DOT export: ops as boxes, variables as ellipses (as Paddle Lite
 // draws its SSA graph); parameters are drawn grey, feeds and fetches bold.
@@ -1657,6 +4681,122 @@ inline void write_dot(std::ostream& os, const graph& g, bool show_params = false
 
 }  // namespace litegraph::graph
 // ---- end litegraph/graph/dot.hpp ----
+// ---- begin litegraph/graph/edit.hpp ----
+// Editing an SSA graph in place: what graph passes use to rewrite it.
+// Edits mark ops dead and rewire variables; `compact` then drops dead ops and
+// variables nobody uses any more, and relinks producers and consumers.
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+
+namespace litegraph::graph {
+
+/// The op nodes reading `v` (each once).
+inline const std::vector<int>& consumers(const graph& g, int v) { return g.vars[v].consumers; }
+
+/// True when `v` is a program output.
+inline bool is_fetched(const graph& g, int v) {
+    for (auto& f : g.fetches)
+        if (f.var == v) return true;
+    return false;
+}
+
+/// The only consumer of `v`, or -1 when it has none, several, or is fetched.
+inline int sole_consumer(const graph& g, int v) {
+    const auto& c = g.vars[v].consumers;
+    return c.size() == 1 && !is_fetched(g, v) ? c.front() : -1;
+}
+
+/// The variable in slot `s` of op `op` (first argument), or -1.
+inline int input_var(const op_node& op, std::string_view s, std::size_t i = 0) {
+    auto* sl = op.input(s);
+    return sl && i < sl->vars.size() ? sl->vars[i] : -1;
+}
+inline int output_var(const op_node& op, std::string_view s, std::size_t i = 0) {
+    auto* sl = op.output(s);
+    return sl && i < sl->vars.size() ? sl->vars[i] : -1;
+}
+
+/// Sets (or adds) input slot `s` of `op` to the single variable `v`.
+inline void set_input(op_node& op, const std::string& s, int v) {
+    for (auto& sl : op.inputs)
+        if (sl.name == s) {
+            sl.vars = {v};
+            return;
+        }
+    op.inputs.push_back({s, {v}});
+}
+inline void set_output(op_node& op, const std::string& s, int v) {
+    for (auto& sl : op.outputs)
+        if (sl.name == s) {
+            sl.vars = {v};
+            return;
+        }
+    op.outputs.push_back({s, {v}});
+}
+
+/// Replaces every read of `from` by a read of `to` (in ops and fetches).
+inline void replace_uses(graph& g, int from, int to) {
+    for (auto& op : g.ops)
+        for (auto& s : op.inputs)
+            for (auto& v : s.vars)
+                if (v == from) v = to;
+    for (auto& f : g.fetches)
+        if (f.var == from) f.var = to;
+}
+
+/// Adds a parameter variable holding `value`, named `base` (made unique).
+inline int add_param(graph& g, const std::string& base, tensor value) {
+    std::string name = base;
+    for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
+    var_node v;
+    v.name = name;
+    v.type = value.type();
+    v.shape = value.shape();
+    v.persistable = true;
+    v.value = std::move(value);
+    return g.add_var(std::move(v));
+}
+
+/// Drops the ops marked in `dead` and every variable no longer produced,
+/// read, fed or fetched; renumbers and relinks.
+inline void compact(graph& g, const std::vector<bool>& dead) {
+    std::vector<op_node> ops;
+    for (std::size_t i = 0; i < g.ops.size(); ++i)
+        if (i >= dead.size() || !dead[i]) ops.push_back(std::move(g.ops[i]));
+    std::vector<bool> used(g.vars.size(), false);
+    for (auto& op : ops) {
+        for (auto& s : op.inputs)
+            for (int v : s.vars) used[v] = true;
+        for (auto& s : op.outputs)
+            for (int v : s.vars) used[v] = true;
+    }
+    for (auto& f : g.feeds) used[f.var] = true;
+    for (auto& f : g.fetches) used[f.var] = true;
+    std::vector<int> remap(g.vars.size(), -1);
+    std::vector<var_node> vars;
+    for (std::size_t v = 0; v < g.vars.size(); ++v)
+        if (used[v]) {
+            remap[v] = static_cast<int>(vars.size());
+            vars.push_back(std::move(g.vars[v]));
+        }
+    for (auto& op : ops) {
+        for (auto& s : op.inputs)
+            for (auto& v : s.vars) v = remap[v];
+        for (auto& s : op.outputs)
+            for (auto& v : s.vars) v = remap[v];
+    }
+    for (auto& f : g.feeds) f.var = remap[f.var];
+    for (auto& f : g.fetches) f.var = remap[f.var];
+    g.vars = std::move(vars);
+    g.ops = std::move(ops);
+    g.relink();
+}
+
+}  // namespace litegraph::graph
+// ---- end litegraph/graph/edit.hpp ----
 
 // planner: memory segments, lifetimes and placement
 // ---- begin litegraph/planner/model.hpp ----
@@ -1811,6 +4951,353 @@ constexpr plan size_first_fit(std::span<const buffer> buffers, std::span<const s
 #include <string_view>
 #include <vector>
 
+// ---- begin litegraph/runtime/kernels.hpp ----
+// The kernels a runtime program can dispatch to: Paddle's ops and the closed
+// list of pre-instantiated fused kernels that the fusion passes produce.
+
+// ---- begin litegraph/fusion/fused.hpp ----
+// fused<Producer, Stages...>: a producer op and an epilogue chain as one op
+// type.  The runtime dispatches a `fused_conv2d` node to one of the closed
+// list `fused_conv_kernels`; a compile-time network names the types directly.
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+// ---- begin litegraph/fusion/epilogue.hpp ----
+// Epilogues: what happens to a producer's output element between its
+// computation and its single write.  A chain of stages is a type; the
+// compiler composes it; `emit` is the one loop that runs it.
+//
+//   fused<conv2d, bias, act<relu>>                       out = relu(conv + b)
+//   fused<conv2d, bias, gate<hard_sigmoid, mul_with>>    out = other * hsig(conv + b)
+//   fused<conv2d, bias, gate<hard_sigmoid, mul_plane>>   the SE gate: conv is [N,C,1,1],
+//                                                        other and out are [N,C,H,W]
+//   fused<conv2d, bias, act<relu>, add_with>             residual: out = relu(conv + b) + other
+
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+
+namespace litegraph::fusion {
+
+/// Where a producer's element sits: image, channel and flat index in the
+/// producer's output (N, C, plane).
+struct at {
+    std::int64_t image = 0;
+    std::int64_t channel = 0;
+    std::int64_t index = 0;  // flat index into the producer's output
+};
+
+/// Per-channel bias: v + b[channel].
+struct bias {
+    const float* values = nullptr;
+    float operator()(float v, const at& a) const { return v + values[a.channel]; }
+};
+
+/// An activation functor (ops::act::*) as a stage.
+template <class F>
+struct act {
+    F f{};
+    float operator()(float v, const at&) const { return f(v); }
+};
+
+/// Residual add of another tensor of the producer's shape: v + other[index].
+struct add_with {
+    const float* other = nullptr;
+    float operator()(float v, const at& a) const { return v + other[a.index]; }
+};
+
+// Terminal writers: how the final value reaches memory.
+
+/// The default: out[index] = v.
+struct store {
+    static constexpr bool is_terminal = true;
+    void write(float* out, const at& a, float v) const { out[a.index] = v; }
+    static constexpr bool broadcasts = false;
+};
+
+/// out[index] = other[index] * v (the patent's conv -> logistic -> mul).
+struct mul_with {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = false;
+    const float* other = nullptr;
+    void write(float* out, const at& a, float v) const { out[a.index] = other[a.index] * v; }
+};
+
+/// The SE gate: the producer's output is [N, C, 1, 1]; every element scales
+/// one whole plane of `other` ([N, C, H, W]) into the same plane of `out`.
+struct mul_plane {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = true;
+    const float* other = nullptr;
+    std::int64_t plane = 1;  // H * W of `other`
+    void write(float* out, const at& a, float v) const {
+        const float* o = other + a.index * plane;
+        float* d = out + a.index * plane;
+        for (std::int64_t i = 0; i < plane; ++i) d[i] = o[i] * v;
+    }
+};
+
+/// gate<Act, Mul>: apply Act, then multiply by another tensor (Mul is
+/// mul_with or mul_plane): the gated residual structure.
+template <class F, class Mul>
+struct gate {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = Mul::broadcasts;
+    F f{};
+    Mul mul{};
+    void write(float* out, const at& a, float v) const { mul.write(out, a, f(v)); }
+};
+
+template <class S>
+concept terminal_stage = requires {
+    S::is_terminal;
+};
+
+template <class S>
+struct is_bias : std::is_same<S, bias> {};
+
+namespace detail {
+template <class... S>
+constexpr bool last_is_terminal_only() {
+    constexpr std::size_t n = sizeof...(S);
+    constexpr bool flags[] = {terminal_stage<S>..., false};
+    for (std::size_t i = 0; i + 1 < n; ++i)
+        if (flags[i]) return false;
+    return true;
+}
+template <class... S>
+constexpr bool bias_first_only() {
+    constexpr bool flags[] = {std::is_same_v<S, bias>..., false};
+    for (std::size_t i = 1; i < sizeof...(S); ++i)
+        if (flags[i]) return false;
+    return true;
+}
+}  // namespace detail
+
+/// A chain of element stages ending, optionally, in one terminal writer.
+template <class... Stages>
+struct chain {
+    static_assert(detail::bias_first_only<Stages...>(),
+                  "litegraph fusion: a bias stage must come first in the epilogue chain, "
+                  "right after the producer.");
+    static_assert(detail::last_is_terminal_only<Stages...>(),
+                  "litegraph fusion: a gate or mul stage writes the result and must be the "
+                  "last stage of the epilogue chain.");
+
+    std::tuple<Stages...> stages;
+
+    static constexpr bool has_terminal = (terminal_stage<Stages> || ... || false);
+    static constexpr bool has_bias = (std::is_same_v<Stages, bias> || ... || false);
+
+    /// The element stages applied to v (terminal excluded).
+    float apply(float v, const at& a) const {
+        std::apply([&](const auto&... s) { ((v = step(s, v, a)), ...); }, stages);
+        return v;
+    }
+
+    /// Writes the final value of one producer element.
+    void write(float* out, const at& a, float v) const {
+        v = apply(v, a);
+        if constexpr (has_terminal)
+            std::get<sizeof...(Stages) - 1>(stages).write(out, a, v);
+        else
+            out[a.index] = v;
+    }
+
+    /// The one loop of a fused kernel: `count` finished producer values of
+    /// image `image`, channel `channel`, starting at flat index `index`, go
+    /// through the chain and are written once each.
+    void emit(float* out, const float* values, std::int64_t count, at a) const {
+        for (std::int64_t i = 0; i < count; ++i, ++a.index) write(out, a, values[i]);
+    }
+
+private:
+    template <class S>
+    static float step(const S& s, float v, const at& a) {
+        if constexpr (terminal_stage<S>)
+            return v;
+        else
+            return s(v, a);
+    }
+};
+
+}  // namespace litegraph::fusion
+// ---- end litegraph/fusion/epilogue.hpp ----
+
+namespace litegraph::fusion {
+
+/// The identity activation (no stage).
+struct no_act {
+    static constexpr std::string_view paddle_type = "";
+    static no_act parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return x; }
+};
+
+template <class S>
+struct stage_traits {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "store";
+};
+template <class F>
+struct stage_traits<act<F>> {
+    static constexpr std::string_view activation = F::paddle_type;
+    static constexpr std::string_view terminal = "store";
+};
+template <>
+struct stage_traits<add_with> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "add_with";
+};
+template <class F, class Mul>
+struct stage_traits<gate<F, Mul>> {
+    static constexpr std::string_view activation = F::paddle_type;
+    static constexpr std::string_view terminal = std::is_same_v<Mul, mul_plane>
+                                                     ? std::string_view("mul_plane")
+                                                     : std::string_view("mul_with");
+};
+
+template <class T>
+concept producer = requires {
+    typename T::params;
+    T::paddle_types[0];
+};
+
+template <class Producer, class... Stages>
+struct fused {
+    static_assert(producer<Producer>,
+                  "litegraph fusion: the first argument of fused<...> must be a producer op "
+                  "(conv2d, depthwise_conv2d).");
+    static_assert(std::is_same_v<Producer, ops::conv2d>,
+                  "litegraph fusion: only conv2d / depthwise_conv2d producers are fused so far.");
+};
+
+/// A conv2d whose rows go through `chain<Stages...>`.
+template <class... Stages>
+struct fused<ops::conv2d, Stages...> {
+    using chain_type = chain<Stages...>;
+    static constexpr std::string_view paddle_types[] = {"fused_conv2d"};
+
+    static constexpr std::string_view activation() {
+        std::string_view a = "";
+        ((a = stage_traits<Stages>::activation.empty() ? a : stage_traits<Stages>::activation),
+         ...);
+        return a;
+    }
+    static constexpr std::string_view terminal() {
+        std::string_view t = "store";
+        ((t = stage_traits<Stages>::terminal == "store" ? t : stage_traits<Stages>::terminal), ...);
+        return t;
+    }
+
+    /// Whether a `fused_conv2d` node with these attributes is this type.
+    static bool matches(const attr_map& a) {
+        return a.get<std::string>("activation", "") == activation() &&
+               a.get<std::string>("terminal", "store") == terminal();
+    }
+
+    struct params {
+        ops::conv2d::params conv;
+        std::tuple<Stages...> stages;  // activation parameters; pointers bound at run time
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p{ops::conv2d::parse(a, "fused_conv2d"), {}};
+        std::apply([&](auto&... s) { (parse_stage(s, a), ...); }, p.stages);
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        ops::conv2d::infer(p.conv, io);
+        auto& out = io.output("Output");
+        if constexpr (chain_type::has_bias) {
+            const auto& b = io.input("Bias");
+            io.check(b.type == dtype::f32 && b.numel() == out.shape[1],
+                     "Bias " + to_string(b.shape) + " must hold one float32 per output channel (" +
+                         std::to_string(out.shape[1]) + ")");
+        }
+        if constexpr (terminal() != "store") {
+            const auto& o = io.input("Other");
+            io.check(o.type == dtype::f32, "Other must be float32");
+            if constexpr (terminal() == "mul_plane") {
+                io.check(o.shape.size() == 4 && o.shape[0] == out.shape[0] &&
+                             o.shape[1] == out.shape[1] && out.shape[2] == 1 && out.shape[3] == 1,
+                         "the gate's conv output " + to_string(out.shape) +
+                             " must be [N, C, 1, 1] for Other " + to_string(o.shape));
+                out.shape = o.shape;
+            } else {
+                io.check(o.shape == out.shape, "Other " + to_string(o.shape) +
+                                                   " must have the conv output's shape " +
+                                                   to_string(out.shape));
+            }
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = ops::conv2d::resolve(p.conv, io);
+        chain_type c{p.stages};
+        const float* bias_values = nullptr;
+        if constexpr (chain_type::has_bias) bias_values = io.input("Bias").template as<float>();
+        std::apply([&](auto&... s) { (bind_stage(s, io, bias_values), ...); }, c.stages);
+        float* out = io.output("Output").template as<float>();
+        // The bias is a stage of the chain, so the producer adds none itself.
+        ops::conv2d::for_each_row(
+            g, io.input("Input").template as<float>(), io.input("Filter").template as<float>(),
+            nullptr, [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                c.emit(out, row, g.ow, at{n, oc, ((n * g.oc + oc) * g.oh + oh) * g.ow});
+            });
+    }
+
+private:
+    template <class S>
+    static void parse_stage(S& s, const attr_map& a) {
+        if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
+    }
+    template <class S>
+    static void bind_stage(S& s, const op_io& io, const float* bias_values) {
+        if constexpr (std::is_same_v<S, bias>) {
+            s.values = bias_values;
+        } else if constexpr (std::is_same_v<S, add_with>) {
+            s.other = io.input("Other").template as<float>();
+        } else if constexpr (requires { s.mul; }) {
+            s.mul.other = io.input("Other").template as<float>();
+            if constexpr (requires { s.mul.plane; }) {
+                const auto& o = io.input("Other");
+                s.mul.plane = o.shape[2] * o.shape[3];
+            }
+        }
+    }
+};
+
+namespace detail {
+template <class... Acts>
+struct conv_act_list {
+    using type = op_list<fused<ops::conv2d, bias, act<Acts>>...>;
+};
+}  // namespace detail
+
+/// The closed list of fused conv kernels the runtime can dispatch to.
+using fused_conv_kernels = typename concat_op_lists<
+    op_list<fused<ops::conv2d, bias>,                                           //
+            fused<ops::conv2d, bias, add_with>,                                 //
+            fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_plane>>,  //
+            fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_plane>>,       //
+            fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_with>>,   //
+            fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_with>>>,       //
+    typename detail::conv_act_list<ops::act::relu, ops::act::relu6, ops::act::leaky_relu,
+                                   ops::act::sigmoid, ops::act::tanh, ops::act::hard_swish,
+                                   ops::act::hard_sigmoid>::type>::type;
+
+}  // namespace litegraph::fusion
+// ---- end litegraph/fusion/fused.hpp ----
+
+namespace litegraph::runtime {
+
+using kernel_table = typename concat_op_lists<builtin_ops, fusion::fused_conv_kernels>::type;
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/kernels.hpp ----
 
 namespace litegraph::runtime {
 
@@ -1834,14 +5321,14 @@ public:
         std::map<std::string, int> unsupported;
         for (int op : g_.topo_order()) {
             const auto& node = g_.ops[op];
-            if (!is_supported(node.type)) {
+            if (!is_supported<kernel_table>(node.type)) {
                 ++unsupported[node.type];
                 continue;
             }
             instruction ins;
             ins.op = op;
             try {
-                ins.k = make_kernel(node.type, node.attrs);
+                ins.k = make_kernel<kernel_table>(node.type, node.attrs);
             } catch (const error& e) {
                 throw unsupported_error("op " + g_.op_label(op) + ": " + e.what());
             }
@@ -2340,7 +5827,10 @@ private:
     }
     std::string take_dotted() {
         std::string r = take_identifier();
-        while (try_consume(".")) r += "." + take_identifier();
+        while (try_consume(".")) {
+            r += '.';  // two appends: GCC 12 warns falsely (-Wrestrict) on "." + s
+            r += take_identifier();
+        }
         return r;
     }
     std::string take_string() {
@@ -3694,19 +7184,16 @@ inline std::string serialize_program(const graph::graph& g) {
 }
 
 /// The combined parameter bytes of `g`: a record per persistable variable, in
-/// byte-wise order of the names.  Throws usage_error for a persistable variable
-/// without a value or with a value that does not match its declaration.
+/// byte-wise order of the names; each record holds its value's own dtype and dims
+/// (a value that disagrees with the declaration is written as is, so that tests
+/// can make such models: the loader is the one that rejects them).  Throws
+/// usage_error for a persistable variable without a value.
 inline std::string serialize_params(const graph::graph& g) {
     std::vector<const graph::var_node*> params;
     for (const auto& v : g.vars)
         if (v.persistable) {
             if (!v.value)
                 throw usage_error("persistable variable '" + v.name + "' has no value to save");
-            if (v.value->type() != v.type || v.value->shape() != v.shape)
-                throw usage_error("persistable variable '" + v.name + "' is declared " +
-                                  std::string(name_of(v.type)) + " " + to_string(v.shape) +
-                                  " but its value is " + std::string(name_of(v.value->type())) +
-                                  " " + to_string(v.value->shape()));
             params.push_back(&v);
         }
     std::sort(params.begin(), params.end(),
