@@ -28,9 +28,11 @@ namespace litegraph::paddle {
 
 /// Wire-compatible with Paddle's paddle/fluid/framework/framework.proto: the field
 /// numbers are what matter; names follow Paddle's so that messages read the same.
-inline constexpr std::string_view framework_proto = R"pb(
-    syntax = "proto2"
-    ;
+/// Paddle's `string` fields are declared `bytes` here: the same wire format, but
+/// protobuf does not check (and log to stderr about) UTF-8 in names of corrupt files.
+// clang-format off
+inline constexpr std::string_view framework_proto = R"proto(
+syntax = "proto2";
 package paddle.framework.proto;
 
 message Version { optional int64 version = 1 [ default = 0 ]; }
@@ -58,14 +60,14 @@ enum AttrType {
 
 message OpDesc {
   message Attr {
-    required string name = 1;
+    required bytes name = 1;
     required AttrType type = 2;
     optional int32 i = 3;
     optional float f = 4;
-    optional string s = 5;
+    optional bytes s = 5;
     repeated int32 ints = 6;
     repeated float floats = 7;
-    repeated string strings = 8;
+    repeated bytes strings = 8;
     optional bool b = 10;
     repeated bool bools = 11;
     optional int32 block_idx = 12;
@@ -73,15 +75,15 @@ message OpDesc {
     repeated int32 blocks_idx = 14;
     repeated int64 longs = 15;
     repeated double float64s = 16;
-    optional string var_name = 17;
-    repeated string vars_name = 18;
+    optional bytes var_name = 17;
+    repeated bytes vars_name = 18;
     optional double float64 = 19;
   }
   message Var {
-    required string parameter = 1;
-    repeated string arguments = 2;
+    required bytes parameter = 1;
+    repeated bytes arguments = 2;
   }
-  required string type = 3;
+  required bytes type = 3;
   repeated Var inputs = 1;
   repeated Var outputs = 2;
   repeated Attr attrs = 4;
@@ -156,13 +158,13 @@ message VarType {
 
 message VarDesc {
   message Attr {
-    required string name = 1;
+    required bytes name = 1;
     required AttrType type = 2;
     optional int32 i = 3;
-    optional string s = 4;
+    optional bytes s = 4;
     repeated int32 ints = 5;
   }
-  required string name = 1;
+  required bytes name = 1;
   required VarType type = 2;
   optional bool persistable = 3 [ default = false ];
   optional bool need_check_feed = 4 [ default = false ];
@@ -183,7 +185,7 @@ message OpVersion { required int32 version = 1; }
 
 message OpVersionMap {
   message OpVersionPair {
-    required string op_name = 1;
+    required bytes op_name = 1;
     required OpVersion op_version = 2;
   }
   repeated OpVersionPair pair = 1;
@@ -195,7 +197,8 @@ message ProgramDesc {
   optional Version version = 4;
   optional OpVersionMap op_version_map = 5;
 }
-)pb";
+)proto";
+// clang-format on
 
 namespace detail {
 
