@@ -93,59 +93,80 @@ struct conv_store_epilogue {
 
 namespace detail {
 
+/// R output rows x V vectors of one depthwise plane: R * V independent FMA
+/// chains over the taps.  `base` is the phase-split input of the first row.
+template <int R, int V, int NT>
+inline void depthwise_block(const float* base, std::int64_t row_step, const std::int64_t* tap,
+                            std::int64_t ntaps, const float* wt, float* o, std::int64_t ostep) {
+    using simd::vfloat;
+    using simd::width;
+    vfloat acc[R][V];
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) acc[r][v] = vfloat(0.f);
+    const std::int64_t nt = NT ? NT : ntaps;
+    for (std::int64_t t = 0; t < nt; ++t) {
+        const vfloat wv(wt[t]);
+        const float* p = base + tap[t];
+        for (int r = 0; r < R; ++r)
+            for (int v = 0; v < V; ++v)
+                acc[r][v] = simd::fmadd(wv, simd::load(p + r * row_step + v * width), acc[r][v]);
+    }
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) simd::store(o + r * ostep + v * width, acc[r][v]);
+}
+
+/// R output rows of a depthwise plane, all vectors of the (padded) row.
+template <int R, int V, int NT>
+inline void depthwise_rows(const float* base, std::int64_t row_step, const std::int64_t* tap,
+                           std::int64_t ntaps, const float* wt, float* o, std::int64_t owv) {
+    using simd::width;
+    std::int64_t x = 0;
+    for (; x + V * width <= owv; x += V * width)
+        depthwise_block<R, V, NT>(base + x, row_step, tap, ntaps, wt, o + x, owv);
+    for (; x < owv; x += width)
+        depthwise_block<R, 1, NT>(base + x, row_step, tap, ntaps, wt, o + x, owv);
+}
+
 /// Depthwise plane: one channel of one image.  `ph` holds the padded input
 /// split by column phase: row r, phase q, index i = padded column q + sw * i,
 /// so that output column ow under kernel column j reads phase (j*dw) % sw at
-/// index ow + (j*dw) / sw, contiguously.
+/// index ow + (j*dw) / sw, contiguously.  Writes rows of stride owv (the
+/// output width rounded up to vectors) into `out`.
 template <int KH, int KW>
 void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, const float* wt,
                      float* out) {
-    using simd::vfloat;
     using simd::width;
+    constexpr int NT = KH * KW;
     const std::int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;
-    const std::int64_t phase_stride = pw, row_stride = pw * g.sw;
-    // Per kernel tap: offset into the phase-split padded plane.
-    constexpr int taps_max = (KH && KW) ? KH * KW : 1;
-    std::int64_t tap_static[taps_max];
+    const std::int64_t row_stride = pw * g.sw, row_step = row_stride * g.sh;
+    std::int64_t tap_static[NT ? NT : 1];
     std::vector<std::int64_t> tap_dyn;
     std::int64_t* tap = tap_static;
-    if constexpr (!(KH && KW)) {
+    if constexpr (NT == 0) {
         tap_dyn.resize(static_cast<std::size_t>(kh * kw));
         tap = tap_dyn.data();
     }
     for (std::int64_t i = 0; i < kh; ++i)
         for (std::int64_t j = 0; j < kw; ++j)
-            tap[i * kw + j] =
-                i * g.dh * row_stride + ((j * g.dw) % g.sw) * phase_stride + (j * g.dw) / g.sw;
+            tap[i * kw + j] = i * g.dh * row_stride + ((j * g.dw) % g.sw) * pw + (j * g.dw) / g.sw;
     const std::int64_t ntaps = kh * kw;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
-    for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-        const float* base = ph + oh * g.sh * row_stride;
-        float* o = out + oh * g.ow;
-        std::int64_t x = 0;
-        // Four vectors at a time: four independent FMA chains.
-        for (; x + 4 * width <= owv; x += 4 * width) {
-            vfloat a0(0.f), a1(0.f), a2(0.f), a3(0.f);
-            for (std::int64_t t = 0; t < ntaps; ++t) {
-                const vfloat wv(wt[t]);
-                const float* p = base + tap[t] + x;
-                a0 = simd::fmadd(wv, simd::load(p), a0);
-                a1 = simd::fmadd(wv, simd::load(p + width), a1);
-                a2 = simd::fmadd(wv, simd::load(p + 2 * width), a2);
-                a3 = simd::fmadd(wv, simd::load(p + 3 * width), a3);
-            }
-            simd::store(o + x, a0);
-            simd::store(o + x + width, a1);
-            simd::store(o + x + 2 * width, a2);
-            simd::store(o + x + 3 * width, a3);
-        }
-        for (; x < g.ow; x += width) {
-            vfloat a0(0.f);
-            for (std::int64_t t = 0; t < ntaps; ++t)
-                a0 = simd::fmadd(vfloat(wt[t]), simd::load(base + tap[t] + x), a0);
-            simd::store(o + x, a0);
-        }
-    }
+    // Four independent chains: 1 row x 4 vectors, 2 x 2 or 4 x 1.
+    auto run = [&]<int R, int V>() {
+        std::int64_t oh = 0;
+        for (; oh + R <= g.oh; oh += R)
+            depthwise_rows<R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out + oh * owv,
+                                     owv);
+        for (; oh < g.oh; ++oh)
+            depthwise_rows<1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out + oh * owv,
+                                     owv);
+    };
+    if (owv >= 4 * width)
+        run.template operator()<1, 4>();
+    else if (owv >= 2 * width)
+        run.template operator()<2, 2>();
+    else
+        run.template operator()<4, 1>();
 }
 
 }  // namespace detail
@@ -164,7 +185,7 @@ void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Ep
     const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
     const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
     float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
-    float* out = workspace::grow(ws->c, g.oh * g.ow + 4 * width);
+    float* out = workspace::grow(ws->c, g.oh * owv);
     // Zero the phase buffer once; then each plane rewrites the image cells.
     std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
     const std::int64_t plane = g.h * g.w;
@@ -179,13 +200,24 @@ void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Ep
                         std::memcpy(prow + g.pl, src,
                                     static_cast<std::size_t>(g.w) * sizeof(float));
                     } else {
-                        for (std::int64_t col = 0; col < g.w; ++col) {
-                            const std::int64_t pc = col + g.pl;
-                            prow[(pc % g.sw) * pw + pc / g.sw] = src[col];
+                        for (std::int64_t q = 0; q < g.sw; ++q) {
+                            // First image column landing on phase q.
+                            const std::int64_t c0 = ((q - g.pl) % g.sw + g.sw) % g.sw;
+                            float* dst = prow + q * pw + (c0 + g.pl) / g.sw;
+                            const std::int64_t cnt = (g.w - c0 + g.sw - 1) / g.sw;
+                            const float* s0 = src + c0;
+                            if (g.sw == 2)  // a constant stride the compiler vectorises
+                                for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[2 * i];
+                            else
+                                for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[i * g.sw];
                         }
                     }
                 }
                 kernel(g, static_cast<const float*>(ph), pw, w + ch * g.kh * g.kw, out);
+                if (owv != g.ow)  // close the row padding: one run per plane
+                    for (std::int64_t r = 1; r < g.oh; ++r)
+                        std::memmove(out + r * g.ow, out + r * owv,
+                                     static_cast<std::size_t>(g.ow) * sizeof(float));
                 epi(n, ch, std::int64_t{0}, static_cast<const float*>(out), g.oh * g.ow);
             }
     };

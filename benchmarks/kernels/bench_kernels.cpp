@@ -1,0 +1,262 @@
+// Fast fp32 kernels against plain loops on the conv shapes of PP-OCR's
+// direction classifier (MobileNetV3 small x0.35, input 3x48x192), batch 1 and 8.
+//
+//   bench_kernels [--json] [--runs N] [--filter TEXT]
+//
+// Per shape: the plain loop (the direct convolution the conv2d op runs; an
+// i-k-j triple loop for GEMM) and the fast kernel are timed alternately; each
+// sample repeats the call enough to last ~0.5 ms; the median of N samples
+// after a warm-up is printed as ms per call, with their ratio and the fast
+// kernel's GFLOP/s.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "litegraph/kernels/conv.hpp"
+#include "litegraph/kernels/gemm.hpp"
+
+using namespace litegraph;
+using kernels::conv_geometry;
+
+namespace {
+
+std::vector<float> random_vec(std::int64_t n, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> d(-1.f, 1.f);
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (auto& x : v) x = d(rng);
+    return v;
+}
+
+// The conv2d op's direct convolution: each (input channel, kernel tap) adds a
+// scaled input row segment into the output row.
+void loop_conv(const conv_geometry& g, const float* x, const float* f, float* y) {
+    const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
+    const std::int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow, ksize = g.kh * g.kw;
+    std::vector<std::int64_t> ow_lo(g.kw), ow_hi(g.kw), x_off(g.kw);
+    for (std::int64_t j = 0; j < g.kw; ++j) {
+        const std::int64_t off = j * g.dw - g.pl;
+        std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+        std::int64_t hi = off > g.w - 1 ? 0 : (g.w - 1 - off) / g.sw + 1;
+        ow_lo[j] = std::min(lo, g.ow);
+        ow_hi[j] = std::max(ow_lo[j], std::min(hi, g.ow));
+        x_off[j] = off;
+    }
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+            const std::int64_t grp = oc / cout_g;
+            const float* xg = x + (n * g.c + grp * cin_g) * in_plane;
+            const float* fo = f + oc * cin_g * ksize;
+            float* yo = y + (n * g.oc + oc) * out_plane;
+            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                float* yr = yo + oh * g.ow;
+                std::fill(yr, yr + g.ow, 0.f);
+                for (std::int64_t ic = 0; ic < cin_g; ++ic) {
+                    const float* xc = xg + ic * in_plane;
+                    const float* fc = fo + ic * ksize;
+                    for (std::int64_t i = 0; i < g.kh; ++i) {
+                        const std::int64_t ih = oh * g.sh - g.pt + i * g.dh;
+                        if (ih < 0 || ih >= g.h) continue;
+                        const float* xr = xc + ih * g.w;
+                        for (std::int64_t j = 0; j < g.kw; ++j) {
+                            const float wv = fc[i * g.kw + j];
+                            const std::int64_t off = x_off[j];
+                            if (g.sw == 1)
+                                for (std::int64_t o = ow_lo[j]; o < ow_hi[j]; ++o)
+                                    yr[o] += wv * xr[o + off];
+                            else
+                                for (std::int64_t o = ow_lo[j]; o < ow_hi[j]; ++o)
+                                    yr[o] += wv * xr[o * g.sw + off];
+                        }
+                    }
+                }
+            }
+        }
+}
+
+void loop_gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+               float* c) {
+    for (std::int64_t i = 0; i < m; ++i) {
+        float* cr = c + i * n;
+        std::fill(cr, cr + n, 0.f);
+        for (std::int64_t p = 0; p < k; ++p) {
+            const float av = a[i * k + p];
+            const float* br = b + p * n;
+            for (std::int64_t j = 0; j < n; ++j) cr[j] += av * br[j];
+        }
+    }
+}
+
+double seconds(const std::function<void()>& f, int reps) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; ++r) f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
+}
+
+struct result {
+    std::string kind, shape;
+    double loop_ms, fast_ms, gflops, max_abs_diff;
+};
+
+result measure(std::string kind, std::string shape, double flops, const std::function<void()>& ref,
+               const std::function<void()>& fast, int runs) {
+    // Warm up, then size a sample to ~0.5 ms.
+    ref(), fast();
+    const double est = std::max(seconds(ref, 1), seconds(fast, 1));
+    const int reps = std::clamp(static_cast<int>(5e-4 / std::max(est, 1e-9)), 1, 1000);
+    std::vector<double> tr, tf;
+    for (int i = 0; i < runs; ++i) {  // alternating
+        tr.push_back(seconds(ref, reps));
+        tf.push_back(seconds(fast, reps));
+    }
+    auto median = [](std::vector<double> v) {
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        return v[v.size() / 2];
+    };
+    const double r = median(tr), f = median(tf);
+    return {std::move(kind), std::move(shape), r * 1e3, f * 1e3, flops / f * 1e-9, 0.0};
+}
+
+struct conv_case {
+    const char* kind;
+    std::int64_t c, h, w, oc, k, sh, sw, groups;
+};
+
+conv_geometry geometry(const conv_case& cc, std::int64_t n) {
+    const std::int64_t p = cc.k / 2;
+    conv_geometry g{n,     cc.c,  cc.h, cc.w, cc.oc, cc.k, cc.k, 0, 0,
+                    cc.sh, cc.sw, 1,    1,    p,     p,    p,    p, cc.groups};
+    g.oh = conv_geometry::out_size(g.h, g.kh, g.dh, g.pt, g.pb, g.sh);
+    g.ow = conv_geometry::out_size(g.w, g.kw, g.dw, g.pl, g.pr, g.sw);
+    return g;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool json = false;
+    int runs = 21;
+    std::string filter;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--json")
+            json = true;
+        else if (a == "--runs" && i + 1 < argc)
+            runs = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--filter" && i + 1 < argc)
+            filter = argv[++i];
+        else {
+            std::fprintf(stderr, "usage: bench_kernels [--json] [--runs N] [--filter TEXT]\n");
+            return 2;
+        }
+    }
+
+    // MobileNetV3 small x0.35 (PP-OCR cls) at 3x48x192.
+    const conv_case cases[] = {
+        {"conv3x3", 3, 48, 192, 8, 3, 2, 2, 1},    // stem
+        {"conv1x1", 8, 24, 96, 8, 1, 1, 1, 1},     //
+        {"conv1x1", 16, 24, 96, 8, 1, 1, 1, 1},    //
+        {"conv1x1", 8, 24, 96, 16, 1, 1, 1, 1},    //
+        {"conv1x1", 8, 12, 48, 24, 1, 1, 1, 1},    //
+        {"conv1x1", 16, 12, 48, 48, 1, 1, 1, 1},   //
+        {"conv1x1", 48, 12, 48, 24, 1, 1, 1, 1},   //
+        {"conv1x1", 24, 6, 24, 8, 1, 1, 1, 1},     //
+        {"conv1x1", 8, 6, 24, 32, 1, 1, 1, 1},     //
+        {"conv1x1", 16, 3, 24, 88, 1, 1, 1, 1},    //
+        {"conv1x1", 88, 3, 24, 16, 1, 1, 1, 1},    //
+        {"conv1x1", 32, 3, 24, 200, 1, 1, 1, 1},   //
+        {"conv1x1", 200, 3, 24, 32, 1, 1, 1, 1},   //
+        {"dw3x3", 8, 24, 96, 8, 3, 2, 2, 8},       //
+        {"dw3x3", 16, 24, 96, 16, 3, 1, 1, 16},    //
+        {"dw3x3", 24, 12, 48, 24, 3, 2, 2, 24},    //
+        {"dw3x3", 32, 6, 24, 32, 3, 1, 1, 32},     //
+        {"dw5x5", 32, 6, 24, 32, 5, 2, 1, 32},     //
+        {"dw5x5", 88, 3, 24, 88, 5, 1, 1, 88},     //
+        {"dw5x5", 200, 3, 24, 200, 5, 1, 1, 200},  //
+    };
+
+    std::vector<result> results;
+    auto wanted = [&](const std::string& s) {
+        return filter.empty() || s.find(filter) != std::string::npos;
+    };
+    for (std::int64_t n : {1, 8})
+        for (const auto& cc : cases) {
+            const auto g = geometry(cc, n);
+            char shape[160];
+            std::snprintf(shape, sizeof shape, "%lldx%lldx%lldx%lld->%lld s%lld,%lld",
+                          (long long)g.n, (long long)g.c, (long long)g.h, (long long)g.w,
+                          (long long)g.oc, (long long)g.sh, (long long)g.sw);
+            if (!wanted(std::string(cc.kind) + " " + shape)) continue;
+            const auto x = random_vec(g.n * g.c * g.h * g.w, 1);
+            const auto w = random_vec(g.oc * (g.c / g.groups) * g.kh * g.kw, 2);
+            std::vector<float> y0(static_cast<std::size_t>(g.n * g.oc * g.oh * g.ow));
+            auto y1 = y0;
+            auto r = measure(
+                cc.kind, shape, g.flops(), [&] { loop_conv(g, x.data(), w.data(), y0.data()); },
+                [&] {
+                    kernels::conv2d(g, x.data(), w.data(),
+                                    kernels::conv_store_epilogue(y1.data(), g));
+                },
+                runs);
+            for (std::size_t i = 0; i < y0.size(); ++i)
+                r.max_abs_diff = std::max<double>(r.max_abs_diff, std::abs(y0[i] - y1[i]));
+            results.push_back(r);
+        }
+    for (auto [m, n, k] : {std::array<std::int64_t, 3>{64, 2304, 16},
+                           {128, 128, 128},
+                           {256, 256, 256},
+                           {200, 72, 32},
+                           {512, 512, 512}}) {
+        char shape[96];
+        std::snprintf(shape, sizeof shape, "M%lld N%lld K%lld", (long long)m, (long long)n,
+                      (long long)k);
+        if (!wanted(std::string("sgemm ") + shape)) continue;
+        const auto a = random_vec(m * k, 3), b = random_vec(k * n, 4);
+        std::vector<float> c0(static_cast<std::size_t>(m * n)), c1 = c0;
+        auto r = measure(
+            "sgemm", shape, 2.0 * m * n * k,
+            [&] { loop_gemm(m, n, k, a.data(), b.data(), c0.data()); },
+            [&] {
+                kernels::sgemm(m, n, k, a.data(), k, b.data(), n,
+                               kernels::store_epilogue{c1.data(), n});
+            },
+            runs);
+        for (std::size_t i = 0; i < c0.size(); ++i)
+            r.max_abs_diff = std::max<double>(r.max_abs_diff, std::abs(c0[i] - c1[i]));
+        results.push_back(r);
+    }
+
+    if (json) {
+        nlohmann::json j;
+        j["simd"] = kernels::simd::arch_name;
+        j["runs"] = runs;
+        for (const auto& r : results)
+            j["results"].push_back({{"kind", r.kind},
+                                    {"shape", r.shape},
+                                    {"loop_ms", r.loop_ms},
+                                    {"fast_ms", r.fast_ms},
+                                    {"speedup", r.loop_ms / r.fast_ms},
+                                    {"gflops", r.gflops},
+                                    {"max_abs_diff", r.max_abs_diff}});
+        std::printf("%s\n", j.dump(2).c_str());
+        return 0;
+    }
+    std::printf("simd: %s, median of %d samples\n", kernels::simd::arch_name, runs);
+    std::printf("%-8s %-28s %10s %10s %8s %9s %9s\n", "kernel", "shape", "loop ms", "fast ms",
+                "speedup", "GFLOP/s", "max|diff|");
+    for (const auto& r : results)
+        std::printf("%-8s %-28s %10.4f %10.4f %8.2f %9.2f %9.1e\n", r.kind.c_str(), r.shape.c_str(),
+                    r.loop_ms, r.fast_ms, r.loop_ms / r.fast_ms, r.gflops, r.max_abs_diff);
+    return 0;
+}
