@@ -126,15 +126,44 @@ struct fused<ops::conv2d, Stages...> {
         if constexpr (chain_type::has_bias) bias_values = io.input("Bias").template as<float>();
         std::apply([&](auto&... s) { (bind_stage(s, io, bias_values), ...); }, c.stages);
         float* out = io.output("Output").template as<float>();
+        const float* x = io.input("Input").template as<float>();
+        const float* f = io.input("Filter").template as<float>();
+        if (static_cast<const void*>(out) == static_cast<const void*>(x)) {
+            run_in_place(g, c, x, f, out, io);
+            return;
+        }
         // The bias is a stage of the chain, so the producer adds none itself.
         ops::conv2d::for_each_row(
-            g, io.input("Input").template as<float>(), io.input("Filter").template as<float>(),
-            nullptr, [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+            g, x, f, nullptr,
+            [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
                 c.emit(out, row, g.ow, at{n, oc, ((n * g.oc + oc) * g.oh + oh) * g.ow});
             });
     }
 
 private:
+    /// A depthwise conv over its own input (TinyEngine's trick): each output
+    /// plane is finished in a one-plane scratch, then written where input
+    /// planes already consumed lay.  Plane (n, c) of the output ends at or
+    /// before the end of input plane (n, c), so no unread input is overwritten.
+    static void run_in_place(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
+                             const float* f, float* out, const op_io& io) {
+        io.check(g.groups == g.c && g.c == g.oc,
+                 "runs in place of its input only as a depthwise conv (groups == channels)");
+        io.check(g.oh * g.ow <= g.h * g.w, "an output plane larger than the input plane (" +
+                                               std::to_string(g.oh) + "x" + std::to_string(g.ow) +
+                                               ") cannot be written in place");
+        io.check(!chain_type::has_terminal, "a gated depthwise conv cannot run in place");
+        const std::int64_t plane = g.oh * g.ow;
+        std::vector<float> scratch(static_cast<std::size_t>(plane));
+        ops::conv2d::for_each_row(
+            g, x, f, nullptr,
+            [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                std::copy(row, row + g.ow, scratch.data() + oh * g.ow);
+                if (oh == g.oh - 1)
+                    c.emit(out, scratch.data(), plane, at{n, oc, (n * g.oc + oc) * plane});
+            });
+    }
+
     template <class S>
     static void parse_stage(S& s, const attr_map& a) {
         if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);

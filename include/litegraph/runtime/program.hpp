@@ -14,6 +14,7 @@
 
 #include "litegraph/graph/graph.hpp"
 #include "litegraph/planner/planner.hpp"
+#include "litegraph/runtime/alias_groups.hpp"
 #include "litegraph/runtime/kernels.hpp"
 
 namespace litegraph::runtime {
@@ -28,6 +29,7 @@ struct instruction {
     std::unique_ptr<kernel> k;
     op_io io;
     bool folded = false;  // computed once at prepare time
+    bool elided = false;  // nothing to do: a concat whose inputs were written in place
 };
 
 class program {
@@ -119,7 +121,7 @@ public:
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
         }
         for (auto& ins : code_)
-            if (!ins.folded) ins.k->run(ins.io);
+            if (!ins.folded && !ins.elided) ins.k->run(ins.io);
     }
 
     /// Output `i` of the last run.
@@ -235,14 +237,42 @@ private:
         }
         for (auto& f : g_.fetches)
             if (!constant[f.var]) last[f.var] = std::max(step - 1, 0);
+        for (int v = 0; v < nv; ++v)
+            if (constant[v] || refs_[v].bytes() == 0) first[v] = last[v] = -1;
+
+        // Ops marked `in_place` by the passes share their input's buffer when
+        // the input dies there; a concat so marked gets its inputs as slices.
+        alias_groups groups(first, last);
+        step = 0;
+        for (auto& ins : code_) {
+            ins.elided = false;
+            if (ins.folded) continue;
+            const auto& node = g_.ops[ins.op];
+            auto slot = node.attrs.get<std::string>("in_place", "");
+            if (!slot.empty()) {
+                if (node.type == "concat")
+                    ins.elided = concat_in_place(node, groups, step);
+                else
+                    op_in_place(node, slot, groups, step);
+            }
+            ++step;
+        }
+
+        // One buffer per group, live over the union of its members' lifetimes.
         buffers_.clear();
         buffer_vars_.clear();
+        std::vector<int> buffer_of(nv, -1);
         for (int v = 0; v < nv; ++v) {
-            if (constant[v] || first[v] < 0) continue;
-            auto bytes = refs_[v].bytes();
-            if (bytes == 0) continue;
-            buffers_.push_back({planner::align_up(bytes, tensor_alignment), first[v], last[v]});
+            if (first[v] < 0 || groups.root(v) != v) continue;
+            buffer_of[v] = static_cast<int>(buffers_.size());
+            buffers_.push_back({0, groups.first(v), groups.last(v)});
             buffer_vars_.push_back(v);
+        }
+        for (int v = 0; v < nv; ++v) {
+            if (first[v] < 0) continue;
+            auto& b = buffers_[buffer_of[groups.root(v)]];
+            auto end = static_cast<std::size_t>(groups.offset(v)) + refs_[v].bytes();
+            b.size = std::max(b.size, planner::align_up(end, tensor_alignment));
         }
         plan_ = planner::size_first_fit(buffers_, segments_);
         if (!plan_.fits) throw usage_error("the activations do not fit the memory segments");
@@ -253,10 +283,63 @@ private:
         for (std::size_t s = 0; s < segments_.size(); ++s)
             seg_base[s + 1] = planner::align_up(seg_base[s] + plan_.used[s], tensor_alignment);
         arena_ = tensor(dtype::u8, {static_cast<std::int64_t>(seg_base.back())});
-        for (std::size_t b = 0; b < buffers_.size(); ++b) {
-            auto pl = plan_.placements[b];
-            refs_[buffer_vars_[b]].data = arena_.data() + seg_base[pl.segment] + pl.offset;
+        for (int v = 0; v < nv; ++v) {
+            if (first[v] < 0) continue;
+            auto pl = plan_.placements[buffer_of[groups.root(v)]];
+            refs_[v].data = arena_.data() + seg_base[pl.segment] + pl.offset + groups.offset(v);
         }
+    }
+
+    /// The first output of `node` that holds data.
+    int main_output(const graph::op_node& node) const {
+        for (auto& s : node.outputs)
+            for (int v : s.vars)
+                if (produced(refs_[v]) && refs_[v].bytes() > 0) return v;
+        return -1;
+    }
+
+    /// `node`'s output takes the buffer of its input in `slot` when that input
+    /// dies here and the output is no larger.
+    void op_in_place(const graph::op_node& node, const std::string& slot, alias_groups& groups,
+                     int step) {
+        auto* in_slot = node.input(slot);
+        int out = main_output(node);
+        if (!in_slot || in_slot->vars.empty() || out < 0) return;
+        int in = in_slot->vars.front();
+        if (groups.first(in) < 0 || groups.last(in) != step ||
+            refs_[out].bytes() > refs_[in].bytes())
+            return;
+        groups.place(out, in, 0);
+    }
+
+    /// Places every input of a concat as a slice of its output; true when the
+    /// concat then has nothing left to do.  Slices are contiguous only when
+    /// the dims before the axis multiply to 1.
+    bool concat_in_place(const graph::op_node& node, alias_groups& groups, int step) {
+        auto* xs = node.input("X");
+        int out = main_output(node);
+        if (!xs || out < 0 || node.input("AxisTensor")) return false;
+        const auto& shape = refs_[out].shape;
+        auto axis = node.attrs.get<std::int64_t>("axis", 0);
+        if (axis < 0) axis += static_cast<std::int64_t>(shape.size());
+        std::int64_t outer = 1;
+        for (std::int64_t d = 0; d < axis && d < static_cast<std::int64_t>(shape.size()); ++d)
+            outer *= shape[d];
+        if (outer != 1) return false;
+        for (std::size_t k = 0; k < xs->vars.size(); ++k) {
+            int in = xs->vars[k];
+            if (groups.first(in) < 0 || groups.last(in) != step ||
+                groups.root(in) == groups.root(out))
+                return false;
+            for (std::size_t j = 0; j < k; ++j)
+                if (groups.root(xs->vars[j]) == groups.root(in)) return false;
+        }
+        std::int64_t at = 0;
+        for (int in : xs->vars) {
+            if (!groups.place(in, out, at)) return false;  // cannot happen after the checks
+            at += static_cast<std::int64_t>(refs_[in].bytes());
+        }
+        return true;
     }
 
     static bool produced(const tensor_ref& r) { return !(r.shape.size() == 1 && r.shape[0] == -1); }
