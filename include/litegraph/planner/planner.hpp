@@ -83,7 +83,7 @@ constexpr plan tflm_greedy(std::span<const buffer> buffers, std::size_t alignmen
 /// Knobs of strong_fit; the defaults plan 10,000 buffers well under a second.
 struct strong_options {
     std::uint64_t seed = 0x11739a9e5eedull;
-    std::size_t work_budget = 40'000'000;  // hill climbing: iterations x (items + conflicts)
+    std::size_t work_budget = 2'000'000;  // hill climbing: iterations x (items + conflicts)
     std::size_t max_iterations = 3000;
     std::size_t window = 16;  // how far a move reaches in the order
 };
