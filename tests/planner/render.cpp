@@ -1,0 +1,45 @@
+#include "litegraph/planner/render.hpp"
+
+#include "litegraph/planner/json.hpp"
+#include "support.hpp"
+
+using namespace litegraph::planner;
+
+namespace {
+std::size_t count(const std::string& s, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+    return n;
+}
+}  // namespace
+
+TEST_CASE("the SVG has one panel per segment, a labelled box per buffer and the LOAD line") {
+    std::vector<buffer> b{{4096, 0, 1}, {4096, 1, 2}, {8192, 2, 3}, {1024, 0, 3, 1}};
+    std::vector<segment> segs{{"dtcm", 8192, 64}, {"sram", unbounded, 64}};
+    auto p = plan_memory(b, segs);
+    REQUIRE(validate(b, segs, p).ok);
+    std::vector<std::string> names{"conv1", "relu<1>", "pool", "pinned"};
+    auto svg = render_svg(b, segs, p, names);
+    CHECK(svg.rfind("<svg", 0) == 0);
+    CHECK(count(svg, "class=\"segment\"") == 2);
+    CHECK(count(svg, "class=\"buffer\"") == 4);
+    CHECK(count(svg, "class=\"load\"") == 2);
+    CHECK(svg.find(">conv1<") != std::string::npos);
+    CHECK(svg.find("relu&lt;1&gt;") != std::string::npos);
+    CHECK(svg.find("dtcm: ") != std::string::npos);
+}
+
+TEST_CASE("the JSON form carries placements, LOAD and the verdict") {
+    std::vector<buffer> b{{100, 0, 1}, {200, 1, 2}, {50, 0, 0, -1, 1, 16}};
+    std::vector<segment> segs{{"arena", unbounded, 1}};
+    auto p = plan_memory(b, segs);
+    auto j = plan_to_json(b, segs, p);
+    CHECK(j["buffers"].size() == 3);
+    CHECK(j["load"] == lower_bound(b));
+    CHECK(j["total"] == p.total());
+    CHECK(j["valid"] == true);
+    CHECK(j["buffers"][2]["alias_of"] == 1);
+    CHECK(j["buffers"][2]["offset"] == p.placements[1].offset + 16);
+    CHECK(j["segments"][0]["capacity"].is_null());
+    CHECK(j["algorithm"].get<std::string>().size() > 0);
+}
