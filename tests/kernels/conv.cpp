@@ -121,6 +121,10 @@ void check_conv(const conv_geometry& g, Fn&& fn) {
 const auto any_path = [](const conv_geometry& g, const float* x, const float* w, auto epi) {
     kernels::conv2d(g, x, w, epi);
 };
+const auto prepared_path = [](const conv_geometry& g, const float* x, const float* w, auto epi) {
+    const kernels::conv_weights cw(g, w);
+    kernels::conv2d(g, x, cw, epi);
+};
 const auto gemm_path = [](const conv_geometry& g, const float* x, const float* w, auto epi) {
     kernels::conv2d_gemm(g, x, w, epi);
 };
@@ -208,7 +212,10 @@ TEST_CASE("random geometries match the plain loop") {
                       pick(1, 2), pick(1, 2), pick(0, 2), pick(0, 2), pick(0, 3), pick(0, 3),
                       dw ? c : groups);
         if (g.oh < 1 || g.ow < 1) continue;
-        check_conv(g, any_path);
+        if (done % 2)
+            check_conv(g, any_path);
+        else
+            check_conv(g, prepared_path);
         ++done;
     }
 }
@@ -235,4 +242,19 @@ TEST_CASE("conv_store_epilogue writes dense NCHW, and bad geometry throws") {
     CHECK_THROWS_AS(
         kernels::conv2d(bad, x.data(), w.data(), kernels::conv_store_epilogue(y.data(), g)),
         shape_error);
+}
+
+TEST_CASE("prepared conv_weights give the same result and refuse another filter") {
+    for (const auto& g : {make(2, 16, 12, 48, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+                          make(1, 12, 10, 15, 18, 3, 3, 1, 2, 1, 1, 1, 0, 0, 1, 3),
+                          make(2, 24, 12, 48, 24, 5, 5, 2, 1, 1, 1, 2, 2, 2, 2, 24)})
+        check_conv(g, prepared_path);
+    const auto g = make(1, 8, 6, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    const auto w = random_vec(8 * 8 * 9, 1), x = random_vec(8 * 36, 2);
+    const kernels::conv_weights cw(g, w.data());
+    std::vector<float> y(8 * 36);
+    auto other = g;
+    other.groups = 8;  // same OC and window, depthwise instead
+    CHECK_THROWS_AS(kernels::conv2d(other, x.data(), cw, kernels::conv_store_epilogue(y.data(), g)),
+                    shape_error);
 }

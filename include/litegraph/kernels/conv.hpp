@@ -2,6 +2,8 @@
 //
 //   kernels::conv_geometry g{...};   // or conv_geometry::from(ops::conv2d::geometry)
 //   kernels::conv2d(g, x, w, epi);   // x [N, C, H, W], w [OC, C/groups, KH, KW]
+//   kernels::conv_weights cw(g, w);  // or prepare the filter once (load time) ...
+//   kernels::conv2d(g, x, cw, epi);  // ... and skip the per-call packing
 //
 // The conv epilogue receives finished output values:
 //
@@ -231,16 +233,13 @@ void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Ep
 
 /// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,
 /// everything else through im2col over bands of output rows.
+namespace detail {
+/// The GEMM paths with the weights of each group packed (`wp[group]`).
 template <class Epilogue>
-void conv2d_gemm(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
-                 workspace* ws = nullptr) {
-    g.validate();
-    if (!ws) ws = &workspace::local();
+void conv2d_gemm_packed(const conv_geometry& g, const float* x, const packed_a* wp, Epilogue&& epi,
+                        workspace* ws) {
     const std::int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
     const std::int64_t kdim = cg * g.kh * g.kw, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
-    std::vector<packed_a> wp(static_cast<std::size_t>(g.groups));
-    for (std::int64_t grp = 0; grp < g.groups; ++grp)
-        wp[grp].pack(ocg, kdim, w + grp * ocg * kdim, kdim);
 
     if (g.is_pointwise()) {
         for (std::int64_t n = 0; n < g.n; ++n)
@@ -308,15 +307,89 @@ void conv2d_gemm(const conv_geometry& g, const float* x, const float* w, Epilogu
         }
 }
 
+}  // namespace detail
+
+/// Conv via GEMM for any geometry (packs the weights on every call).
+template <class Epilogue>
+void conv2d_gemm(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
+                 workspace* ws = nullptr) {
+    g.validate();
+    if (g.n == 0) return;
+    if (!ws) ws = &workspace::local();
+    const std::int64_t ocg = g.oc / g.groups, kdim = g.c / g.groups * g.kh * g.kw;
+    if (static_cast<std::int64_t>(ws->conv_w.size()) < g.groups)
+        ws->conv_w.resize(static_cast<std::size_t>(g.groups));
+    for (std::int64_t grp = 0; grp < g.groups; ++grp)
+        ws->conv_w[grp].pack(ocg, kdim, w + grp * ocg * kdim, kdim);
+    detail::conv2d_gemm_packed(g, x, ws->conv_w.data(), static_cast<Epilogue&&>(epi), ws);
+}
+
 /// conv2d NCHW: picks the depthwise kernel or the GEMM paths (see top of file).
 template <class Epilogue>
 void conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
             workspace* ws = nullptr) {
+    g.validate();
     if (g.n == 0) return;
     if (g.is_depthwise())
         depthwise_conv2d(g, x, w, static_cast<Epilogue&&>(epi), ws);
     else
         conv2d_gemm(g, x, w, static_cast<Epilogue&&>(epi), ws);
+}
+
+/// Filter [OC, C/groups, KH, KW] prepared once (at load time) for conv2d():
+/// packed per group for the GEMM paths, copied as is for depthwise.
+class conv_weights {
+public:
+    conv_weights() = default;
+    conv_weights(const conv_geometry& g, const float* w)
+        : oc_(g.oc),
+          cg_(g.c / g.groups),
+          kh_(g.kh),
+          kw_(g.kw),
+          groups_(g.groups),
+          depthwise_(g.is_depthwise()) {
+        g.validate();
+        const std::int64_t ocg = oc_ / groups_, kdim = cg_ * kh_ * kw_;
+        if (depthwise_) {
+            raw_.assign(w, w + oc_ * kdim);
+        } else {
+            packed_.resize(static_cast<std::size_t>(groups_));
+            for (std::int64_t grp = 0; grp < groups_; ++grp)
+                packed_[grp].pack(ocg, kdim, w + grp * ocg * kdim, kdim);
+        }
+    }
+    /// Throws shape_error unless these weights were prepared for g's filter.
+    void check(const conv_geometry& g) const {
+        if (g.oc != oc_ || g.c / g.groups != cg_ || g.kh != kh_ || g.kw != kw_ ||
+            g.groups != groups_ || g.is_depthwise() != depthwise_)
+            throw shape_error("kernels::conv2d: weights prepared for [" + std::to_string(oc_) +
+                              ", " + std::to_string(cg_) + ", " + std::to_string(kh_) + ", " +
+                              std::to_string(kw_) + "] groups " + std::to_string(groups_) +
+                              " do not fit this convolution");
+    }
+    bool depthwise() const { return depthwise_; }
+    const float* raw() const { return raw_.data(); }
+    const packed_a* packed() const { return packed_.data(); }
+
+private:
+    std::int64_t oc_ = 0, cg_ = 0, kh_ = 0, kw_ = 0, groups_ = 0;
+    bool depthwise_ = false;
+    std::vector<float> raw_;
+    std::vector<packed_a> packed_;
+};
+
+/// conv2d NCHW with prepared weights (no packing per call).
+template <class Epilogue>
+void conv2d(const conv_geometry& g, const float* x, const conv_weights& w, Epilogue&& epi,
+            workspace* ws = nullptr) {
+    g.validate();
+    w.check(g);
+    if (g.n == 0) return;
+    if (!ws) ws = &workspace::local();
+    if (w.depthwise())
+        depthwise_conv2d(g, x, w.raw(), static_cast<Epilogue&&>(epi), ws);
+    else
+        detail::conv2d_gemm_packed(g, x, w.packed(), static_cast<Epilogue&&>(epi), ws);
 }
 
 }  // namespace litegraph::kernels

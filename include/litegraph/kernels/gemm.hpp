@@ -48,8 +48,9 @@ using simd::width;
 inline constexpr std::int64_t mr = width >= 16 ? 8 : (width == 1 ? 4 : 6);
 inline constexpr std::int64_t nb = width == 1 ? 4 : 2;
 inline constexpr std::int64_t nr = nb * width;
-inline constexpr std::int64_t kc = 256;  // K block: an A panel (mr x kc) stays in L1
-inline constexpr std::int64_t nc = 512;  // N block
+inline constexpr std::int64_t kc = 256;        // K block: an A panel (mr x kc) stays in L1
+inline constexpr std::int64_t nc = 512;        // N block when K fits one K block
+inline constexpr std::int64_t nc_multi = 128;  // N block when partial sums wait in M x nc
 }  // namespace gemm_tile
 
 /// A packed into MR-row panels, K block by K block (zero rows pad M to MR).
@@ -92,11 +93,13 @@ private:
     std::int64_t m_ = 0, k_ = 0, mpad_ = 0;
 };
 
-/// Reusable scratch memory for the kernels (one per thread).  Passing none
+/// Reusable scratch memory for the kernels (one per thread; an epilogue must
+/// not run another kernel on the same workspace).  Passing none
 /// uses a thread-local one.
 struct workspace {
     std::vector<float> a, b, c, d;
-    packed_a pa;  // A packed by the sgemm overload that packs per call
+    packed_a pa;                   // A packed by the sgemm overload that packs per call
+    std::vector<packed_a> conv_w;  // conv filters packed per call, per group
     static float* grow(std::vector<float>& v, std::int64_t n) {
         if (static_cast<std::int64_t>(v.size()) < n) v.resize(static_cast<std::size_t>(n));
         return v.data();
@@ -161,15 +164,16 @@ void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, 
     }
     const bool one_pass = k <= kc;
     const std::int64_t mpad = (m + mr - 1) / mr * mr;
-    const std::int64_t ncmax = std::min(nc, (n + nr - 1) / nr * nr);
+    const std::int64_t ncb = one_pass ? nc : nc_multi;
+    const std::int64_t ncmax = std::min(ncb, (n + nr - 1) / nr * nr);
     float* cbuf = workspace::grow(ws->c, (one_pass ? mr : mpad) * ncmax);
     // B packed into NR-column panels (always for the ragged last panel).
     float* bbuf = workspace::grow(ws->b, std::min(kc, k) * ncmax);
     // Reading B in place pays when few A panels reuse it; packing when many do.
     const bool pack_all = m > 4 * mr;
 
-    for (std::int64_t jc = 0; jc < n; jc += nc) {
-        const std::int64_t nb_cols = std::min(nc, n - jc);
+    for (std::int64_t jc = 0; jc < n; jc += ncb) {
+        const std::int64_t nb_cols = std::min(ncb, n - jc);
         for (std::int64_t pc = 0; pc < k; pc += kc) {
             const std::int64_t kb = std::min(kc, k - pc);
             const bool last_k = pc + kb >= k;
