@@ -1,0 +1,77 @@
+// fold_batch_norm: conv -> batch_norm, where the batch norm is the conv
+// output's only reader, becomes one fused_conv2d whose filter and bias carry
+// the normalisation:
+//   k[oc] = gamma[oc] / sqrt(var[oc] + eps)
+//   W'[oc] = W[oc] * k[oc],  b'[oc] = (b[oc] - mean[oc]) * k[oc] + beta[oc]
+// (b = the conv's bias, or 0).  W' and b' are new parameters: a weight shared
+// with another op is never changed in place.  The fused conv writes the batch
+// norm's Y.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "litegraph/passes/pattern.hpp"
+
+namespace litegraph::passes {
+
+/// Folds every conv -> batch_norm pair; returns how many.
+inline int fold_batch_norm(graph::graph& g) {
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& conv = g.ops[op];
+        if (!is_open_conv(conv)) return false;
+        const int out = conv_output(conv);
+        if (out < 0) return false;
+        const int bn_op = graph::sole_consumer(g, out);
+        if (bn_op < 0) return false;
+        const auto& bn = g.ops[bn_op];
+        if (bn.type != "batch_norm" || graph::input_var(bn, "X") != out) return false;
+        auto layout = bn.attrs.get<std::string>("data_layout", "NCHW");
+        if (layout != "NCHW" && layout != "AnyLayout" && !layout.empty()) return false;
+        const int y = graph::output_var(bn, "Y");
+        if (y < 0) return false;
+        for (auto& s : bn.outputs)  // the training outputs must be unread
+            for (int v : s.vars)
+                if (v != y && (!g.vars[v].consumers.empty() || graph::is_fetched(g, v)))
+                    return false;
+        const int filter = graph::input_var(conv, "Filter");
+        if (filter < 0 || !has_f32_value(g, filter)) return false;
+        const auto& w = *g.vars[filter].value;
+        if (w.shape().size() != 4) return false;
+        const std::int64_t oc = w.shape()[0];
+        const float* stats[4];  // gamma, beta, mean, var
+        const char* slots[4] = {"Scale", "Bias", "Mean", "Variance"};
+        for (int i = 0; i < 4; ++i) {
+            int v = graph::input_var(bn, slots[i]);
+            if (v < 0 || !has_f32_value(g, v) || g.vars[v].value->numel() != oc) return false;
+            stats[i] = g.vars[v].value->span<float>().data();
+        }
+        auto bias = conv_bias_values(g, conv, oc);
+        if (static_cast<std::int64_t>(bias.size()) != oc) return false;
+        const float eps = bn.attrs.get<float>("epsilon", 1e-5f);
+
+        tensor w2(dtype::f32, w.shape());
+        const std::int64_t per_oc = oc ? w.numel() / oc : 0;
+        const float* src = w.span<float>().data();
+        float* dst = w2.span<float>().data();
+        std::vector<float> b2(static_cast<std::size_t>(oc));
+        for (std::int64_t c = 0; c < oc; ++c) {
+            // As batch_norm's kernel computes it, so the fold rounds alike.
+            const float k = stats[0][c] * (1.f / std::sqrt(stats[3][c] + eps));
+            for (std::int64_t i = 0; i < per_oc; ++i) dst[c * per_oc + i] = src[c * per_oc + i] * k;
+            b2[static_cast<std::size_t>(c)] =
+                (bias[static_cast<std::size_t>(c)] - stats[2][c]) * k + stats[1][c];
+        }
+        const std::string base = g.vars[y].name;
+        int wv = graph::add_param(g, base + ".folded_filter", std::move(w2));
+        make_fused_conv(g, op, b2);
+        auto& fused = g.ops[op];
+        graph::set_input(fused, "Filter", wv);
+        graph::set_output(fused, "Output", y);
+        dead[bn_op] = true;
+        return true;
+    });
+}
+
+}  // namespace litegraph::passes

@@ -1,0 +1,53 @@
+// fuse_conv_activation: conv -> activation (relu, relu6, leaky_relu, sigmoid,
+// tanh, hard_swish, hard_sigmoid), where the activation is the conv output's
+// only reader, becomes a fused_conv2d with `activation` set to the Paddle type
+// and the activation's parameters copied under their Paddle names.  A plain
+// conv without a bias gets a zero Bias: every fused conv kernel has one.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "litegraph/passes/pattern.hpp"
+
+namespace litegraph::passes {
+
+/// Copies an activation op's attributes onto a fused conv node: the
+/// activation parameters always, anything else only when the conv lacks it
+/// (Paddle's bookkeeping attributes such as op_callstack stay the conv's).
+inline void copy_activation_attrs(const graph::op_node& act, graph::op_node& conv) {
+    constexpr std::string_view params[] = {"alpha",  "threshold", "slope",
+                                           "offset", "scale",     "beta"};
+    for (auto& [name, value] : act.attrs.all()) {
+        bool is_param = std::find(std::begin(params), std::end(params), name) != std::end(params);
+        if (is_param || !conv.attrs.has(name)) conv.attrs.set(name, value);
+    }
+}
+
+/// Fuses every conv -> activation pair; returns how many.
+inline int fuse_conv_activation(graph::graph& g) {
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& conv = g.ops[op];
+        if (!is_open_conv(conv)) return false;
+        const int out = conv_output(conv);
+        if (out < 0) return false;
+        const int act_op = graph::sole_consumer(g, out);
+        if (act_op < 0) return false;
+        const auto& act = g.ops[act_op];
+        if (!is_fusable_activation(act.type) || graph::input_var(act, "X") != out) return false;
+        if (!fused_conv_exists(act.type, "store")) return false;
+        const int y = graph::output_var(act, "Out");
+        if (y < 0 || g.vars[y].type != dtype::f32) return false;
+        if (!ensure_fused_conv(g, op)) return false;
+        const std::string type = g.ops[act_op].type;
+        auto& fused = g.ops[op];
+        copy_activation_attrs(g.ops[act_op], fused);
+        fused.attrs.set("activation", type);
+        fused.attrs.set("terminal", std::string("store"));
+        graph::set_output(fused, "Output", y);
+        dead[act_op] = true;
+        return true;
+    });
+}
+
+}  // namespace litegraph::passes
