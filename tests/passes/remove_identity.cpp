@@ -34,23 +34,24 @@ TEST_CASE("identity scale and dropout are removed; readers take the input") {
     b.add_op("dropout", {{"X", {"c"}}}, {{"Out", {"d"}}},
              dropout_attrs("downgrade_in_infer", 0.25f));  // scales by 0.75: kept
     b.add_op("dropout", {{"X", {"d"}}}, {{"Out", {"e"}}},
-             dropout_attrs("downgrade_in_infer", 0.f));                          // identity
-    b.add_op("scale", {{"X", {"e"}}}, {{"Out", {"y"}}}, scale_attrs(1.f, 0.f));  // fetched: kept
+             dropout_attrs("downgrade_in_infer", 0.f));  // identity
+    // Fetched: the kept dropout writes y instead.
+    b.add_op("scale", {{"X", {"e"}}}, {{"Out", {"y"}}}, scale_attrs(1.f, 0.f));
     b.fetch("y", 0);
     b.finish();
     auto before = g;
-    CHECK(passes::remove_identity(g) == 3);
-    CHECK(g.ops.size() == 3);
-    CHECK(test::count_ops(g, "scale") == 1);
+    CHECK(passes::remove_identity(g) == 4);
+    CHECK(g.ops.size() == 2);
+    CHECK(test::count_ops(g, "scale") == 0);
     CHECK(test::count_ops(g, "dropout") == 1);
     int relu = test::only_op(g, "relu");
     CHECK(test::in_name(g, relu, "X") == "x");
     int drop = test::only_op(g, "dropout");
     CHECK(test::in_name(g, drop, "X") == "b");
-    int sc = test::only_op(g, "scale");
-    CHECK(test::in_name(g, sc, "X") == "d");
-    CHECK(test::out_name(g, sc, "Out") == "y");
-    for (const char* gone : {"a", "c", "e"}) CHECK(g.find_var(gone) < 0);
+    CHECK(test::out_name(g, drop, "Out") == "y");
+    REQUIRE(g.fetches.size() == 1);
+    CHECK(g.vars[g.fetches[0].var].name == "y");
+    for (const char* gone : {"a", "c", "d", "e"}) CHECK(g.find_var(gone) < 0);
     test::check_same_outputs(before, g, {{"x", test::random_tensor({3, 4}, 1)}});
     CHECK(passes::remove_identity(g) == 0);  // nothing left to do
 }
@@ -71,6 +72,22 @@ TEST_CASE("a dropout's unread Mask goes with it; a read Mask keeps it") {
         CHECK(test::count_ops(g, "dropout") == (mask_read ? 1 : 0));
         CHECK((g.find_var("m") >= 0) == mask_read);
     }
+}
+
+TEST_CASE("a fetched identity stays when its input is a feed or read elsewhere") {
+    graph::graph g;
+    graph::builder b(g);
+    for (const char* n : {"x", "a", "y", "z"}) b.declare(n, {2, 2});
+    b.feed("x", 0);
+    b.add_op("scale", {{"X", {"x"}}}, {{"Out", {"y"}}}, scale_attrs(1.f, 0.f));  // reads the feed
+    b.add_op("relu", {{"X", {"x"}}}, {{"Out", {"a"}}}, {});
+    b.add_op("scale", {{"X", {"a"}}}, {{"Out", {"z"}}}, scale_attrs(1.f, 0.f));  // a is fetched
+    b.fetch("y", 0);
+    b.fetch("z", 1);
+    b.fetch("a", 2);
+    b.finish();
+    CHECK(passes::remove_identity(g) == 0);
+    CHECK(test::count_ops(g, "scale") == 2);
 }
 
 TEST_CASE("a non-identity scale is kept") {

@@ -1,8 +1,10 @@
 // remove_identity: ops that compute their input unchanged at inference —
 // scale with scale 1 and bias 0, dropout as "upscale_in_train" or
 // "downgrade_in_infer" with dropout_prob 0 — are dropped and their consumers
-// read the input directly.  An op whose output is fetched is kept (the fetch
-// names that variable).
+// read the input directly.  When the output is fetched (the fetch names that
+// variable), the input's producer writes it instead, provided the input is
+// read by the identity op only; otherwise (a feed, a parameter, another
+// reader) the op is kept.
 #pragma once
 
 #include <string>
@@ -31,14 +33,25 @@ inline int remove_identity(graph::graph& g) {
         const auto& node = g.ops[op];
         if (!is_identity_op(node)) return false;
         int x = graph::input_var(node, "X"), out = graph::output_var(node, "Out");
-        if (x < 0 || out < 0 || graph::is_fetched(g, out)) return false;
+        if (x < 0 || out < 0) return false;
         if (g.vars[x].type != g.vars[out].type) return false;
+        const bool fetched = graph::is_fetched(g, out);
+        const int producer = g.vars[x].producer;
+        if (fetched &&
+            (producer < 0 || graph::sole_consumer(g, x) != op || is_feed(g, x) || is_param(g, x)))
+            return false;
         // Other outputs (dropout's Mask) must be unread.
         for (auto& s : node.outputs)
             for (int v : s.vars)
                 if (v != out && (!g.vars[v].consumers.empty() || graph::is_fetched(g, v)))
                     return false;
-        graph::replace_uses(g, out, x);
+        if (fetched) {
+            for (auto& sl : g.ops[producer].outputs)
+                for (auto& v : sl.vars)
+                    if (v == x) v = out;
+        } else {
+            graph::replace_uses(g, out, x);
+        }
         dead[op] = true;
         return true;
     });
