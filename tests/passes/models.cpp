@@ -99,3 +99,23 @@ TEST_CASE("ppocr_v3_det at 1x3x64x64: same outputs after the passes") {
     CHECK(r->report.count("fold_batch_norm") >= 40);
     CHECK(r->report.count("fuse_gate") == 8);
 }
+
+TEST_CASE("models the passes barely touch still compute the same") {
+    check_model("mlp_mnist_handwriting",
+                reference_input("mlp_mnist_handwriting", "image", "input_image.npy"));
+    check_model("mlp_mnist_fluid2018",
+                reference_input("mlp_mnist_fluid2018", "img", "input_img.npy"));
+    check_model("serving_uci_housing_fit_a_line",
+                reference_input("serving_uci_housing_fit_a_line", "x", "input_x.npy"));
+    auto w2v = test::shared_model("word2vec_ngram");
+    if (!w2v.empty()) {
+        test::feeds_t in;
+        for (const char* f : {"firstw", "secondw", "thirdw", "fourthw"})
+            in.emplace_back(f, load_npy(w2v / "reference" / (std::string("input_") + f + ".npy")));
+        check_model("word2vec_ngram", in);
+    }
+    // The fake-quantized classifier: filters come from quant ops, so no batch
+    // norm folds, but activations and gates still fuse.
+    auto quant_in = reference_input("ppocr_mobile_v2.0_cls", "x", "input_n1.npy");
+    if (!quant_in.empty()) check_model("ppocr_mobile_v2.0_cls_slim_quant", quant_in);
+}

@@ -117,6 +117,9 @@ TEST_CASE("every pass fires on a conv/bn/SE/residual block and the result comput
     // se is both the residual conv's Input and its Other: never in place.
     CHECK(g.ops[res].attrs.get<std::string>("in_place", "") == "");
     test::check_same_outputs(before, g, {{"x", test::random_tensor({2, 4, 6, 6}, 11)}});
+    // A second run finds nothing left to do.
+    auto again = passes::run_passes(g);
+    for (auto& [name, n] : again.counts) CHECK_MESSAGE(n == 0, name);
 }
 
 TEST_CASE("stop after a named pass, skip passes, and name the valid ones on a typo") {
