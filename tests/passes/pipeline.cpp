@@ -2,6 +2,12 @@
 // after each pass, and a report of what fired.
 #include "litegraph/passes/pipeline.hpp"
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "litegraph/passes/dot_dump.hpp"
+
 #include "passes/support_passes.hpp"
 
 using namespace litegraph;
@@ -154,4 +160,29 @@ TEST_CASE("stop after a named pass, skip passes, and name the valid ones on a ty
     passes::pipeline_options bad_skip;
     bad_skip.skip = {"nope"};
     CHECK_THROWS_AS(passes::run_passes(g3, bad_skip), usage_error);
+}
+
+TEST_CASE("one DOT file per pass, numbered in pipeline order") {
+    auto dir = std::filesystem::path(LITEGRAPH_BINARY_DIR) / "test_passes_dots";
+    std::filesystem::remove_all(dir);
+    auto g = block();
+    int called = 0;
+    passes::pipeline_options opt;
+    opt.stop_after = "fuse_gate";
+    opt.after_each = [&](const passes::pass_info&, int, const graph::graph&) { ++called; };
+    passes::run_passes_with_dots(g, dir, opt);
+    CHECK(called == 5);
+    for (const char* f :
+         {"00_loaded.dot", "01_remove_identity.dot", "02_fuse_conv_bias.dot",
+          "03_fold_batch_norm.dot", "04_fuse_conv_activation.dot", "05_fuse_gate.dot"})
+        CHECK_MESSAGE(std::filesystem::exists(dir / f), f);
+    CHECK_FALSE(std::filesystem::exists(dir / "06_fuse_residual_add.dot"));
+    std::ifstream loaded(dir / "00_loaded.dot"), gated(dir / "05_fuse_gate.dot");
+    std::stringstream a, b;
+    a << loaded.rdbuf();
+    b << gated.rdbuf();
+    CHECK(a.str().find("batch_norm") != std::string::npos);
+    CHECK(b.str().find("batch_norm") == std::string::npos);
+    CHECK(b.str().find("fused_conv2d") != std::string::npos);
+    std::filesystem::remove_all(dir);
 }
