@@ -82,7 +82,7 @@ std::unique_ptr<kernel> make_kernel(op_list<Ops...>, std::string_view type, cons
     std::unique_ptr<kernel> k;
     auto try_one = [&]<class Op>() {
         for (std::string_view t : Op::paddle_types)
-            if (t == type) {
+            if (t == type && op_matches<Op>(a)) {
                 k = std::make_unique<kernel_of<Op>>(a, type);
                 return true;
             }

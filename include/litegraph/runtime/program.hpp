@@ -88,20 +88,17 @@ public:
         throw usage_error("no input named '" + std::string(name) + "' (inputs: " + names + ")");
     }
 
-    /// Sets input `i`; checks dtype, rank and the dims the model fixes.
+    /// Sets input `i`; checks dtype and rank.  Dims may differ from the
+    /// declared ones (a new batch, a new H x W): shape inference re-runs.
     void set_input(std::size_t i, tensor t) {
         const auto& v = input_var(i);
         if (t.type() != v.type)
             throw usage_error("input '" + v.name + "' must be " + std::string(name_of(v.type)) +
                               ", got " + std::string(name_of(t.type())));
-        if (!v.shape.empty()) {
-            bool ok = t.shape().size() == v.shape.size();
-            for (std::size_t d = 0; ok && d < v.shape.size(); ++d)
-                ok = v.shape[d] < 0 || v.shape[d] == t.shape()[d];
-            if (!ok)
-                throw usage_error("input '" + v.name + "' must have shape " + to_string(v.shape) +
-                                  " (-1: any), got " + to_string(t.shape()));
-        }
+        if (!v.shape.empty() && t.shape().size() != v.shape.size())
+            throw usage_error("input '" + v.name + "' must have rank " +
+                              std::to_string(v.shape.size()) + " (declared " + to_string(v.shape) +
+                              "), got " + to_string(t.shape()));
         if (inputs_[i].shape() != t.shape() || is_integer(t.type()) ||
             inputs_[i].type() != t.type())
             prepared_ = false;
@@ -238,7 +235,7 @@ private:
         for (auto& f : g_.fetches)
             if (!constant[f.var]) last[f.var] = std::max(step - 1, 0);
         for (int v = 0; v < nv; ++v)
-            if (constant[v] || refs_[v].bytes() == 0) first[v] = last[v] = -1;
+            if (constant[v] || first[v] < 0 || refs_[v].bytes() == 0) first[v] = last[v] = -1;
 
         // Ops marked `in_place` by the passes share their input's buffer when
         // the input dies there; a concat so marked gets its inputs as slices.

@@ -1,0 +1,78 @@
+// Real Paddle models against independent reference outputs (ONNX Runtime for
+// the classifier, an independent numpy interpreter for the others).
+#include <string>
+#include <vector>
+
+#include "litegraph/core/npy.hpp"
+#include "litegraph/paddle.hpp"
+#include "litegraph/runtime/program.hpp"
+#include "support.hpp"
+
+using namespace litegraph;
+
+namespace {
+
+struct case_t {
+    std::string model;
+    std::vector<std::pair<std::string, std::string>> inputs;  // feed name -> file in reference/
+    std::string output;                                       // file in reference/
+    double tolerance;                                         // max |diff|
+};
+
+void check_case(const case_t& c) {
+    auto dir = test::shared_model(c.model);
+    if (dir.empty()) return;
+    INFO("model " << c.model << ", reference " << c.output);
+    auto m = paddle::load(dir);
+    runtime::program p(std::move(m.graph));
+    for (auto& [feed, file] : c.inputs) p.set_input(feed, load_npy(dir / "reference" / file));
+    p.run();
+    auto expect = load_npy(dir / "reference" / c.output);
+    const auto& got = p.output(0);
+    CHECK(got.shape == expect.shape());
+    REQUIRE(got.type == dtype::f32);
+    REQUIRE(got.numel() == expect.numel());
+    double diff = test::max_abs_diff(got.span<float>(), expect.span<float>());
+    MESSAGE(c.model << " " << c.output << ": max |diff| = " << diff);
+    CHECK(diff <= c.tolerance);
+}
+
+}  // namespace
+
+TEST_CASE("ppocr_mobile_v2.0_cls matches ONNX Runtime to 1e-4 (batch 1 and 2)") {
+    check_case({"ppocr_mobile_v2.0_cls", {{"x", "input_n1.npy"}}, "output_n1.npy", 1e-4});
+    check_case({"ppocr_mobile_v2.0_cls", {{"x", "input_n2.npy"}}, "output_n2.npy", 1e-4});
+}
+
+TEST_CASE("the re-inferred program serves batch 1, then 2, then 1 again") {
+    auto dir = test::shared_model("ppocr_mobile_v2.0_cls");
+    if (dir.empty()) return;
+    runtime::program p(paddle::load(dir).graph);
+    for (const char* n : {"n1", "n2", "n1"}) {
+        p.set_input("x", load_npy(dir / "reference" / (std::string("input_") + n + ".npy")));
+        p.run();
+        auto expect = load_npy(dir / "reference" / (std::string("output_") + n + ".npy"));
+        CHECK(test::max_abs_diff(p.output(0).span<float>(), expect.span<float>()) <= 1e-4);
+    }
+}
+
+TEST_CASE("small real models match their references to 1e-4") {
+    check_case({"lenet_mnist", {{"x", "input_x.npy"}}, "output_0.npy", 1e-4});
+    check_case({"mlp_mnist_fluid2018", {{"img", "input_img.npy"}}, "output_0.npy", 1e-4});
+    check_case({"mlp_mnist_handwriting", {{"image", "input_image.npy"}}, "output_0.npy", 1e-4});
+    check_case({"serving_uci_housing_fit_a_line", {{"x", "input_x.npy"}}, "output_0.npy", 1e-4});
+    check_case({"dqn_atari_conv", {{"state", "input_state.npy"}}, "output_0.npy", 1e-4});
+    check_case(
+        {"paddlelite_simple_conv_bn_relu", {{"image", "input_image.npy"}}, "output_0.npy", 1e-4});
+    check_case({"word2vec_ngram",
+                {{"firstw", "input_firstw.npy"},
+                 {"secondw", "input_secondw.npy"},
+                 {"thirdw", "input_thirdw.npy"},
+                 {"fourthw", "input_fourthw.npy"}},
+                "output_0.npy",
+                1e-4});
+}
+
+TEST_CASE("ppocr_v3_det matches its reference probability map to 1e-3") {
+    check_case({"ppocr_v3_det", {{"x", "input_x.npy"}}, "output_0.npy", 1e-3});
+}

@@ -1,0 +1,167 @@
+// The CLI as a user meets it: exit codes and messages of build/bin/litegraph
+// on every shared model, on bad arguments and on broken models.
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+using namespace litegraph;
+
+namespace {
+
+struct result {
+    int code;
+    std::string out;  // stdout and stderr together
+};
+
+std::string quote(const std::string& s) {
+    return "'" + s + "'";
+}
+
+result run_cli(const std::string& args) {
+    std::string cmd =
+        quote(std::string(LITEGRAPH_BINARY_DIR) + "/bin/litegraph") + " " + args + " 2>&1";
+    result r{-1, {}};
+    FILE* pipe = popen(cmd.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buf{};
+    std::size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+    int status = pclose(pipe);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+fs::path scratch(const std::string& name) {
+    auto p = fs::path(LITEGRAPH_BINARY_DIR) / "test-scratch" / name;
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("every subcommand has --help") {
+    for (const char* c : {"info", "run", "dot", "generate"}) {
+        auto r = run_cli(std::string(c) + " --help");
+        CHECK(r.code == 0);
+        CHECK(r.out.find("usage: litegraph") != std::string::npos);
+    }
+    CHECK(run_cli("--help").code == 0);
+}
+
+TEST_CASE("bad arguments give a message and a non-zero exit") {
+    auto r = run_cli("frobnicate");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("unknown command 'frobnicate'") != std::string::npos);
+    r = run_cli("run --bogus x");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("--bogus") != std::string::npos);
+    r = run_cli("info /nonexistent/model");
+    CHECK(r.code != 0);
+    CHECK(r.out.find("/nonexistent/model") != std::string::npos);
+    r = run_cli("generate squeezenet9 -o /tmp/x");
+    CHECK(r.code == 2);
+    r = run_cli("run " + quote(test::shared_dir().string() + "/models/lenet_mnist") +
+                " --repeat 0");
+    CHECK(r.code == 2);
+    r = run_cli("run " + quote(test::shared_dir().string() + "/models/lenet_mnist") +
+                " --shape x=1,2");
+    CHECK(r.code == 2);
+}
+
+TEST_CASE("info exits 0 on every shared model folder") {
+    for (const char* sub : {"models", "models_topology_only"}) {
+        auto dir = test::shared_dir() / sub;
+        if (!fs::exists(dir)) {
+            MESSAGE("skipped: " << dir.string() << " is absent");
+            continue;
+        }
+        for (auto& e : fs::directory_iterator(dir)) {
+            if (!e.is_directory()) continue;
+            auto r = run_cli("info " + quote(e.path().string()) + " --json");
+            INFO(e.path().string() << "\n" << r.out);
+            CHECK(r.code == 0);
+            if (r.code == 0) {
+                auto j = nlohmann::json::parse(r.out);
+                CHECK(j["op_count"].get<int>() > 0);
+                CHECK(!j["feeds"].empty());
+            }
+        }
+    }
+}
+
+TEST_CASE("run exits 0 on every shared model but the two with unsupported ops") {
+    auto dir = test::shared_dir() / "models";
+    if (!fs::exists(dir)) {
+        MESSAGE("skipped: " << dir.string() << " is absent");
+        return;
+    }
+    for (auto& e : fs::directory_iterator(dir)) {
+        if (!e.is_directory()) continue;
+        auto name = e.path().filename().string();
+        auto r = run_cli("run " + quote(e.path().string()) + " --json");
+        INFO(name << "\n" << r.out.substr(0, 2000));
+        if (name == "ppyolo_tiny_trash") {
+            CHECK(r.code == 1);
+            CHECK(r.out.find("unsupported op") != std::string::npos);
+            CHECK(r.out.find("yolo_box") != std::string::npos);
+        } else if (name == "textcnn_sequence_conv") {
+            CHECK(r.code == 1);
+            CHECK(r.out.find("sequence_conv") != std::string::npos);
+        } else {
+            CHECK(r.code == 0);
+            if (r.code == 0) {
+                auto j = nlohmann::json::parse(r.out);
+                CHECK(j["memory"]["arena_bytes"].get<std::size_t>() >=
+                      j["memory"]["lower_bound_bytes"].get<std::size_t>());
+                CHECK(!j["outputs"].empty());
+            }
+        }
+    }
+}
+
+TEST_CASE("run --output-dir writes output_<col>.npy that matches the reference") {
+    auto model = test::shared_model("ppocr_mobile_v2.0_cls");
+    if (model.empty()) return;
+    auto out = scratch("run-output");
+    auto r = run_cli("run " + quote(model.string()) +
+                     " --input x=" + quote((model / "reference/input_n2.npy").string()) +
+                     " --output-dir " + quote(out.string()) + " --json --repeat 3");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    auto j = nlohmann::json::parse(r.out);
+    CHECK(j["outputs"][0]["shape"] == nlohmann::json({2, 2}));
+    CHECK(j["latency_ms"].get<double>() > 0);
+    CHECK(fs::exists(out / "output_0.npy"));
+}
+
+TEST_CASE("generate writes a SqueezeNet that info and run accept") {
+    for (const char* name : {"squeezenet1_0", "squeezenet1_1"}) {
+        auto out = scratch(name);
+        auto r = run_cli(std::string("generate ") + name + " -o " + quote(out.string()) +
+                         " --input-size 64");
+        INFO(r.out);
+        REQUIRE(r.code == 0);
+        r = run_cli("run " + quote(out.string()) + " --json");
+        REQUIRE(r.code == 0);
+        auto j = nlohmann::json::parse(r.out);
+        CHECK(j["outputs"][0]["shape"] == nlohmann::json({1, 1000}));
+    }
+}
+
+TEST_CASE("dot prints a digraph with boxes and ellipses") {
+    auto model = test::shared_model("lenet_mnist");
+    if (model.empty()) return;
+    auto r = run_cli("dot " + quote(model.string()));
+    REQUIRE(r.code == 0);
+    CHECK(r.out.rfind("digraph", 0) == 0);
+    CHECK(r.out.find("shape=box") != std::string::npos);
+    CHECK(r.out.find("shape=ellipse") != std::string::npos);
+    CHECK(r.out.find("conv2d") != std::string::npos);
+}

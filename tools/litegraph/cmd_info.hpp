@@ -1,0 +1,81 @@
+// litegraph info: what a model is made of.
+#pragma once
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "model_arg.hpp"
+
+namespace litegraph::cli {
+
+inline int cmd_info(const std::vector<std::string>& argv) {
+    arg_spec spec;
+    spec.flags = {"--json", "--help", "-h"};
+    add_model_options(spec);
+    auto a = parse_args(argv, spec);
+    if (a.flag("--help") || a.flag("-h")) {
+        std::cout << "usage: litegraph info MODEL [--json]\n\n"
+                     "Prints the model's format, version, op counts, feeds and fetches with\n"
+                     "shapes and dtypes, and the parameter count and bytes.\n\n"
+                  << model_help << "  --json                one JSON object instead of text\n";
+        return 0;
+    }
+    auto m = load_model(a, {.require_params = false});
+    const auto& info = m.info;
+    const auto& g = m.graph;
+    auto io_json = [&](const std::vector<graph::io_binding>& v) {
+        auto arr = nlohmann::json::array();
+        for (auto& b : v) {
+            const auto& var = g.vars[b.var];
+            arr.push_back({{"name", var.name},
+                           {"col", b.col},
+                           {"shape", var.shape},
+                           {"dtype", std::string(name_of(var.type))}});
+        }
+        return arr;
+    };
+    nlohmann::json j;
+    j["format"] = info.format;
+    j["topology"] = info.topology_file.string();
+    j["version"] = info.program_version;
+    j["ops"] = info.op_counts;
+    std::size_t total_ops = 0;
+    for (auto& [t, n] : info.op_counts) total_ops += n;
+    j["op_count"] = total_ops;
+    j["feeds"] = io_json(g.feeds);
+    j["fetches"] = io_json(g.fetches);
+    j["parameters"] = {{"tensors", info.num_params},
+                       {"elements", info.param_elements},
+                       {"bytes", info.param_bytes}};
+    // feed and fetch are the program's inputs and outputs, not kernels.
+    auto runnable = [](const std::string& t) {
+        return t == "feed" || t == "fetch" || is_supported(t);
+    };
+    std::vector<std::string> unsupported;
+    for (auto& [t, n] : info.op_counts)
+        if (!runnable(t)) unsupported.push_back(t);
+    j["unsupported_ops"] = unsupported;
+    if (a.flag("--json")) {
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << "format:      " << info.format << " (" << info.topology_file.string() << ")\n"
+              << "version:     " << info.program_version << "\n"
+              << "ops:         " << total_ops << "\n";
+    for (auto& [t, n] : info.op_counts)
+        std::cout << "  " << t << ": " << n << (runnable(t) ? "" : "  (unsupported)") << "\n";
+    auto print_io = [&](const char* what, const std::vector<graph::io_binding>& v) {
+        for (auto& b : v) {
+            const auto& var = g.vars[b.var];
+            std::cout << what << var.name << " " << to_string(var.shape) << " " << name_of(var.type)
+                      << "\n";
+        }
+    };
+    print_io("feed:        ", g.feeds);
+    print_io("fetch:       ", g.fetches);
+    std::cout << "parameters:  " << info.num_params << " tensors, " << info.param_elements
+              << " elements, " << info.param_bytes << " bytes\n";
+    return 0;
+}
+
+}  // namespace litegraph::cli

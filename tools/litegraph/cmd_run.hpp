@@ -1,0 +1,165 @@
+// litegraph run: runs a model on given or deterministic inputs.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "litegraph/core/npy.hpp"
+#include "litegraph/runtime/program.hpp"
+#include "model_arg.hpp"
+
+namespace litegraph::cli {
+
+/// The input litegraph feeds when none is given: element i of a float input
+/// is sin(0.37 i) cos(0.011 i) (the formula of the classifier's reference
+/// inputs); integer inputs get i mod 7 (valid ids and small shapes).
+inline tensor deterministic_input(dtype type, const shape_t& shape) {
+    tensor t(type, shape);
+    auto n = static_cast<std::size_t>(t.numel());
+    visit_dtype(type, [&]<class T>(T) {
+        auto* p = reinterpret_cast<T*>(t.data());
+        for (std::size_t i = 0; i < n; ++i) {
+            if constexpr (std::is_floating_point_v<T>)
+                p[i] = static_cast<T>(std::sin(0.37 * double(i)) * std::cos(0.011 * double(i)));
+            else
+                p[i] = static_cast<T>(i % 7);
+        }
+    });
+    return t;
+}
+
+inline nlohmann::json tensor_summary(const tensor_ref& t, std::size_t max_values = 10) {
+    nlohmann::json values = nlohmann::json::array();
+    auto n = static_cast<std::size_t>(t.numel());
+    visit_dtype(t.type, [&]<class T>(T) {
+        auto* p = reinterpret_cast<const T*>(t.data);
+        for (std::size_t i = 0; i < std::min(n, max_values); ++i) values.push_back(p[i]);
+    });
+    return values;
+}
+
+inline int cmd_run(const std::vector<std::string>& argv) {
+    arg_spec spec;
+    spec.with_value = {"--input", "--shape", "--output-dir", "--repeat"};
+    spec.flags = {"--json", "--help", "-h"};
+    add_model_options(spec);
+    auto a = parse_args(argv, spec);
+    if (a.flag("--help") || a.flag("-h")) {
+        std::cout
+            << "usage: litegraph run MODEL [--input NAME=FILE.npy]... [--shape NAME=D0,D1,...]...\n"
+               "                     [--output-dir DIR] [--repeat N] [--json]\n\n"
+               "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
+               "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
+               "sin(0.37 i) cos(0.011 i), integer element i is i mod 7.\n\n"
+            << model_help
+            << "  --input NAME=FILE     feed NAME from a .npy file (repeatable)\n"
+               "  --shape NAME=DIMS     shape of the deterministic input NAME (repeatable)\n"
+               "  --output-dir DIR      write output_<col>.npy for every fetch\n"
+               "  --repeat N            time N runs after one warm-up (default 1)\n"
+               "  --json                one JSON object: outputs, latency_ms, memory\n";
+        return 0;
+    }
+    int repeat = 1;
+    if (a.has("--repeat"))
+        repeat = static_cast<int>(parse_count("--repeat", a.value("--repeat"), 1, 1000000));
+    auto m = load_model(a);
+    runtime::program prog(std::move(m.graph));
+
+    std::map<std::string, tensor> given;
+    for (auto& spec_s : a.all("--input")) {
+        auto eq = spec_s.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw usage_error("--input expects NAME=FILE.npy, got '" + spec_s + "'");
+        auto name = spec_s.substr(0, eq);
+        prog.input_index(name);  // names the feeds when it is wrong
+        given[name] = load_npy(spec_s.substr(eq + 1));
+    }
+    std::map<std::string, shape_t> shapes;
+    for (auto& s : a.all("--shape")) {
+        auto [name, dims] = parse_shape_arg(s);
+        prog.input_index(name);
+        if (given.count(name))
+            throw usage_error("input '" + name + "' has both --input and --shape");
+        shapes[name] = dims;
+    }
+    for (std::size_t i = 0; i < prog.input_count(); ++i) {
+        const auto& v = prog.input_var(i);
+        if (auto it = given.find(v.name); it != given.end()) {
+            prog.set_input(i, std::move(it->second));
+            continue;
+        }
+        shape_t shape = v.shape;
+        if (auto it = shapes.find(v.name); it != shapes.end()) {
+            if (it->second.size() != shape.size())
+                throw usage_error("--shape " + v.name + ": the input has rank " +
+                                  std::to_string(shape.size()) + ", got " +
+                                  std::to_string(it->second.size()) + " dims");
+            shape = it->second;
+        }
+        for (auto& d : shape)
+            if (d < 0) d = 1;
+        prog.set_input(i, deterministic_input(v.type, shape));
+    }
+
+    using clock = std::chrono::steady_clock;
+    prog.run();  // warm-up (and shape inference, planning)
+    std::vector<double> times;
+    for (int r = 0; r < repeat; ++r) {
+        auto t0 = clock::now();
+        prog.run();
+        times.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    }
+    std::sort(times.begin(), times.end());
+    double median = times.size() % 2 ? times[times.size() / 2]
+                                     : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+
+    nlohmann::json j;
+    j["outputs"] = nlohmann::json::array();
+    std::filesystem::path out_dir;
+    if (a.has("--output-dir")) {
+        out_dir = a.value("--output-dir");
+        std::error_code ec;
+        std::filesystem::create_directories(out_dir, ec);
+        if (ec) throw io_error("cannot create " + out_dir.string() + ": " + ec.message());
+    }
+    for (std::size_t i = 0; i < prog.output_count(); ++i) {
+        const auto& t = prog.output(i);
+        nlohmann::json o{{"name", prog.output_var(i).name},
+                         {"shape", t.shape},
+                         {"dtype", std::string(name_of(t.type))}};
+        if (!out_dir.empty()) {
+            auto file =
+                out_dir / ("output_" + std::to_string(prog.graph().fetches[i].col) + ".npy");
+            save_npy(file, t);
+            o["file"] = file.string();
+        }
+        o["first_values"] = tensor_summary(t);
+        j["outputs"].push_back(o);
+    }
+    j["latency_ms"] = median;
+    j["repeat"] = repeat;
+    j["memory"] = {{"arena_bytes", prog.memory().arena_bytes},
+                   {"lower_bound_bytes", prog.memory().lower_bound_bytes}};
+    if (a.flag("--json")) {
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    for (auto& o : j["outputs"]) {
+        std::cout << "output " << o["name"].get<std::string>() << " " << o["shape"].dump() << " "
+                  << o["dtype"].get<std::string>()
+                  << "\n  first values: " << o["first_values"].dump() << "\n";
+        if (o.contains("file"))
+            std::cout << "  written to " << o["file"].get<std::string>() << "\n";
+    }
+    std::cout << "latency:      " << median << " ms (median of " << repeat << ")\n"
+              << "arena:        " << prog.memory().arena_bytes << " bytes\n"
+              << "lower bound:  " << prog.memory().lower_bound_bytes
+              << " bytes (most activation bytes live at one step)\n";
+    return 0;
+}
+
+}  // namespace litegraph::cli
