@@ -5,25 +5,48 @@
 #include <iostream>
 
 #include "litegraph/graph/dot.hpp"
+#include "litegraph/passes/dot_dump.hpp"
+#include "litegraph/passes/pipeline.hpp"
 #include "model_arg.hpp"
 
 namespace litegraph::cli {
 
 inline int cmd_dot(const std::vector<std::string>& argv) {
     arg_spec spec;
-    spec.with_value = {"-o"};
+    spec.with_value = {"-o", "--after", "--all-passes"};
     spec.flags = {"--show-params", "--help", "-h"};
     add_model_options(spec);
     auto a = parse_args(argv, spec);
     if (a.flag("--help") || a.flag("-h")) {
-        std::cout << "usage: litegraph dot MODEL [-o FILE] [--show-params]\n\n"
-                     "Prints the graph as Graphviz DOT: ops as boxes, variables as ellipses.\n\n"
-                  << model_help
-                  << "  -o FILE               write to FILE instead of standard output\n"
-                     "  --show-params         draw parameter variables too\n";
+        std::cout
+            << "usage: litegraph dot MODEL [-o FILE] [--after PASS | --all-passes DIR]\n"
+               "                     [--show-params]\n\n"
+               "Prints the graph as Graphviz DOT: ops as boxes, variables as ellipses.\n"
+               "Without --after, the graph as loaded (before any pass).\n\n"
+            << model_help
+            << "  -o FILE               write to FILE instead of standard output\n"
+               "  --after PASS          the graph after the pipeline up to PASS (all: every pass)\n"
+               "  --all-passes DIR      one DOT file per pass into DIR (00_loaded.dot, 01_...)\n"
+               "  --show-params         draw parameter variables too\n\npasses, in order:\n";
+        for (auto& p : passes::pass_list())
+            std::cout << "  " << p.name << ": " << p.description << "\n";
         return 0;
     }
+    if (a.has("--after") && a.has("--all-passes"))
+        throw usage_error("give --after or --all-passes, not both");
     auto m = load_model(a, {.require_params = false});
+    if (a.has("--all-passes")) {
+        auto report = passes::run_passes_with_dots(m.graph, a.value("--all-passes"), {},
+                                                   a.flag("--show-params"));
+        std::cout << "wrote one DOT file per pass to " << a.value("--all-passes") << " ("
+                  << report.to_string() << ")\n";
+        return 0;
+    }
+    if (a.has("--after")) {
+        passes::pipeline_options opt;
+        if (a.value("--after") != "all") opt.stop_after = a.value("--after");
+        passes::run_passes(m.graph, opt);
+    }
     if (a.has("-o")) {
         std::ofstream out(a.value("-o"));
         if (!out) throw io_error("cannot write " + a.value("-o"));

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "litegraph/core/npy.hpp"
+#include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
 #include "model_arg.hpp"
 
@@ -45,13 +46,13 @@ inline nlohmann::json tensor_summary(const tensor_ref& t, std::size_t max_values
 inline int cmd_run(const std::vector<std::string>& argv) {
     arg_spec spec;
     spec.with_value = {"--input", "--shape", "--output-dir", "--repeat"};
-    spec.flags = {"--json", "--help", "-h"};
+    spec.flags = {"--json", "--no-fuse", "--help", "-h"};
     add_model_options(spec);
     auto a = parse_args(argv, spec);
     if (a.flag("--help") || a.flag("-h")) {
         std::cout
             << "usage: litegraph run MODEL [--input NAME=FILE.npy]... [--shape NAME=D0,D1,...]...\n"
-               "                     [--output-dir DIR] [--repeat N] [--json]\n\n"
+               "                     [--output-dir DIR] [--repeat N] [--no-fuse] [--json]\n\n"
                "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
                "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
                "sin(0.37 i) cos(0.011 i), integer element i is i mod 7.\n\n"
@@ -60,13 +61,16 @@ inline int cmd_run(const std::vector<std::string>& argv) {
                "  --shape NAME=DIMS     shape of the deterministic input NAME (repeatable)\n"
                "  --output-dir DIR      write output_<col>.npy for every fetch\n"
                "  --repeat N            time N runs after one warm-up (default 1)\n"
-               "  --json                one JSON object: outputs, latency_ms, memory\n";
+               "  --no-fuse             run the graph as loaded, without the fusion passes\n"
+               "  --json                one JSON object: outputs, latency_ms, memory, passes\n";
         return 0;
     }
     int repeat = 1;
     if (a.has("--repeat"))
         repeat = static_cast<int>(parse_count("--repeat", a.value("--repeat"), 1, 1000000));
     auto m = load_model(a);
+    passes::pass_report report;
+    if (!a.flag("--no-fuse")) report = passes::run_passes(m.graph);
     runtime::program prog(std::move(m.graph));
 
     std::map<std::string, tensor> given;
@@ -144,6 +148,9 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     j["repeat"] = repeat;
     j["memory"] = {{"arena_bytes", prog.memory().arena_bytes},
                    {"lower_bound_bytes", prog.memory().lower_bound_bytes}};
+    j["passes"] = nlohmann::json::object();
+    for (auto& [name, n] : report.counts) j["passes"][name] = n;
+    j["fused"] = !a.flag("--no-fuse");
     if (a.flag("--json")) {
         std::cout << j.dump(2) << "\n";
         return 0;
@@ -158,7 +165,9 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     std::cout << "latency:      " << median << " ms (median of " << repeat << ")\n"
               << "arena:        " << prog.memory().arena_bytes << " bytes\n"
               << "lower bound:  " << prog.memory().lower_bound_bytes
-              << " bytes (most activation bytes live at one step)\n";
+              << " bytes (most activation bytes live at one step)\n"
+              << "passes:       " << (a.flag("--no-fuse") ? "none (--no-fuse)" : report.to_string())
+              << "\n";
     return 0;
 }
 

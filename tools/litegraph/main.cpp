@@ -6,6 +6,7 @@
 #include "cmd_dot.hpp"
 #include "cmd_generate.hpp"
 #include "cmd_info.hpp"
+#include "cmd_plan.hpp"
 #include "cmd_run.hpp"
 
 namespace {
@@ -15,7 +16,8 @@ const char* usage =
     "commands:\n"
     "  info MODEL        format, ops, feeds and fetches, parameters\n"
     "  run MODEL         run on given or deterministic inputs; outputs, latency, memory\n"
-    "  dot MODEL         the graph as Graphviz DOT\n"
+    "  dot MODEL         the graph as Graphviz DOT (after any pass)\n"
+    "  plan MODEL        the memory plan over segments, against its lower bound\n"
     "  generate NAME     write a built-in example model (squeezenet1_0, squeezenet1_1)\n";
 
 int dispatch(const std::string& cmd, const std::vector<std::string>& rest) {
@@ -23,6 +25,7 @@ int dispatch(const std::string& cmd, const std::vector<std::string>& rest) {
     if (cmd == "info") return cmd_info(rest);
     if (cmd == "run") return cmd_run(rest);
     if (cmd == "dot") return cmd_dot(rest);
+    if (cmd == "plan") return cmd_plan(rest);
     if (cmd == "generate") return cmd_generate(rest);
     throw litegraph::usage_error("unknown command '" + cmd + "'\n" + usage);
 }

@@ -106,13 +106,22 @@ public:
     }
     void set_input(std::string_view name, tensor t) { set_input(input_index(name), std::move(t)); }
 
-    /// Runs the program on the inputs set; outputs stay valid until the next run.
-    void run() {
+    /// Infers every shape and plans the arena for the inputs set, without
+    /// running the program (what `litegraph plan` needs).
+    void prepare_plan() {
         for (std::size_t i = 0; i < inputs_.size(); ++i)
             if (inputs_[i].shape().empty() && inputs_[i].bytes() == 0 &&
                 !input_var(i).shape.empty())
                 throw usage_error("input '" + input_var(i).name + "' was not set");
         if (!prepared_) prepare();
+    }
+
+    /// Runs the program on the inputs set; outputs stay valid until the next run.
+    void run() {
+        prepare_plan();
+        if (!plan_.fits)
+            throw usage_error("the activations do not fit the memory segments: " +
+                              std::to_string(plan_.shortfall) + " bytes short");
         for (std::size_t i = 0; i < inputs_.size(); ++i) {
             auto& r = refs_[g_.feeds[i].var];
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
@@ -131,8 +140,15 @@ public:
     const planner::plan& plan() const noexcept { return plan_; }
     /// The buffers planned in the arena, as handed to the planner.
     const std::vector<planner::buffer>& buffers() const noexcept { return buffers_; }
-    /// Variable node of each planned buffer.
+    /// Variable node of each planned buffer (the root of its alias group).
     const std::vector<int>& buffer_vars() const noexcept { return buffer_vars_; }
+    /// For every variable node: the planned buffer holding it (-1: none, a
+    /// constant or an empty tensor) and its byte offset in that buffer.
+    const std::vector<std::pair<int, std::int64_t>>& var_buffers() const noexcept {
+        return var_buffer_;
+    }
+    /// The segments the arena is planned over.
+    const std::vector<planner::segment>& segments() const noexcept { return segments_; }
 
 private:
     static bool is_integer(dtype t) {
@@ -265,15 +281,20 @@ private:
             buffers_.push_back({0, groups.first(v), groups.last(v)});
             buffer_vars_.push_back(v);
         }
+        var_buffer_.assign(nv, {-1, 0});
         for (int v = 0; v < nv; ++v) {
             if (first[v] < 0) continue;
+            var_buffer_[v] = {buffer_of[groups.root(v)], groups.offset(v)};
             auto& b = buffers_[buffer_of[groups.root(v)]];
             auto end = static_cast<std::size_t>(groups.offset(v)) + refs_[v].bytes();
             b.size = std::max(b.size, planner::align_up(end, tensor_alignment));
         }
-        plan_ = planner::size_first_fit(buffers_, segments_);
-        if (!plan_.fits) throw usage_error("the activations do not fit the memory segments");
+        plan_ = planner::plan_memory(buffers_, segments_);
         stats_.lower_bound_bytes = planner::lower_bound(buffers_);
+        if (!plan_.fits) {
+            stats_.arena_bytes = 0;
+            return;  // run() says by how much; `litegraph plan` reports it
+        }
         stats_.arena_bytes = plan_.total();
         // One allocation holds every segment, each starting on an aligned byte.
         std::vector<std::size_t> seg_base(segments_.size() + 1, 0);
@@ -349,6 +370,7 @@ private:
     std::vector<tensor> folded_;
     std::vector<planner::buffer> buffers_;
     std::vector<int> buffer_vars_;
+    std::vector<std::pair<int, std::int64_t>> var_buffer_;
     planner::plan plan_;
     tensor arena_;
     memory_stats stats_;

@@ -1,0 +1,281 @@
+// litegraph plan: where every activation goes in the memory segments.
+#pragma once
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cmd_run.hpp"
+#include "litegraph/passes/pipeline.hpp"
+#include "litegraph/planner/render.hpp"
+#include "model_arg.hpp"
+
+namespace litegraph::cli {
+
+/// Parses "dtcm:128K,sram:436K" (K = 1024 bytes, M = 1024 K; plain numbers are bytes).
+inline std::vector<planner::segment> parse_segments(const std::string& spec,
+                                                    std::vector<std::string>& names) {
+    std::vector<planner::segment> segs;
+    names.clear();
+    std::size_t pos = 0;
+    while (pos <= spec.size()) {
+        auto comma = spec.find(',', pos);
+        auto item = spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        auto colon = item.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+            throw usage_error("--segments expects NAME:SIZE[,NAME:SIZE...], got '" + item + "'");
+        auto name = item.substr(0, colon), size = item.substr(colon + 1);
+        std::uint64_t mult = 1;
+        char suffix = size.back();
+        if (suffix == 'K' || suffix == 'k') mult = 1024, size.pop_back();
+        if (suffix == 'M' || suffix == 'm') mult = 1024 * 1024, size.pop_back();
+        auto n = parse_count("--segments " + name, size, 1, 1LL << 40);
+        for (auto& other : names)
+            if (other == name) throw usage_error("--segments names '" + name + "' twice");
+        names.push_back(name);
+        segs.push_back({{}, static_cast<std::size_t>(n) * mult, 64});
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    for (std::size_t i = 0; i < segs.size(); ++i) segs[i].name = names[i];
+    return segs;
+}
+
+/// The activations to plan: one buffer per alias group, and every variable's
+/// place in them (for `alias_of`).
+struct plan_problem {
+    std::vector<planner::buffer> buffers;
+    std::vector<std::string> names;  // one per buffer
+    struct member {
+        std::string name;
+        int buffer;
+        std::int64_t offset;
+    };
+    std::vector<member> members;        // variables that share a buffer they do not own
+    std::vector<std::string> step_ops;  // op label of each step
+    std::string shapes;                 // "inferred" or "declared"
+};
+
+/// Shapes from the runtime's own shape inference (every op supported).
+inline plan_problem problem_from_program(runtime::program& prog) {
+    plan_problem p;
+    p.shapes = "inferred";
+    prog.prepare_plan();
+    p.buffers = prog.buffers();
+    const auto& g = prog.graph();
+    for (int v : prog.buffer_vars()) p.names.push_back(g.vars[v].name);
+    const auto& vb = prog.var_buffers();
+    for (std::size_t v = 0; v < vb.size(); ++v)
+        if (vb[v].first >= 0 && prog.buffer_vars()[vb[v].first] != static_cast<int>(v))
+            p.members.push_back({g.vars[v].name, vb[v].first, vb[v].second});
+    for (auto& ins : prog.instructions())
+        if (!ins.folded) p.step_ops.push_back(ins.io.label);
+    return p;
+}
+
+/// Shapes as the model declares them (-1 dims as 1, feeds as --shape says):
+/// for models with ops litegraph cannot run, planning needs shapes only.
+inline plan_problem problem_from_declared(const graph::graph& g,
+                                          const std::map<std::string, shape_t>& feed_shapes) {
+    plan_problem p;
+    p.shapes = "declared";
+    auto order = g.topo_order();
+    const int nv = static_cast<int>(g.vars.size());
+    std::vector<int> first(nv, -1), last(nv, -1);
+    for (auto& f : g.feeds) first[f.var] = last[f.var] = 0;
+    for (int s = 0; s < static_cast<int>(order.size()); ++s) {
+        const auto& op = g.ops[order[s]];
+        p.step_ops.push_back(g.op_label(order[s]));
+        for (auto& sl : op.inputs)
+            for (int v : sl.vars) last[v] = std::max(last[v], s);
+        for (auto& sl : op.outputs)
+            for (int v : sl.vars)
+                if (first[v] < 0) first[v] = last[v] = s;
+    }
+    for (auto& f : g.fetches) last[f.var] = std::max<int>(0, static_cast<int>(order.size()) - 1);
+    for (int v = 0; v < nv; ++v) {
+        const auto& var = g.vars[v];
+        if (var.persistable || first[v] < 0) continue;
+        shape_t shape = var.shape;
+        if (auto it = feed_shapes.find(var.name); it != feed_shapes.end()) shape = it->second;
+        for (auto& d : shape)
+            if (d < 0) d = 1;
+        auto bytes = checked_bytes(numel(shape), size_of(var.type));
+        if (bytes == 0) continue;
+        p.buffers.push_back({planner::align_up(bytes, 64), first[v], last[v]});
+        p.names.push_back(var.name);
+    }
+    return p;
+}
+
+inline planner::plan plan_with(const std::string& algorithm, const plan_problem& p,
+                               const std::vector<planner::segment>& segs) {
+    if (algorithm == "default") return planner::plan_memory(p.buffers, segs);
+    if (algorithm == "size_first_fit") return planner::size_first_fit(p.buffers, segs);
+    if (algorithm == "strong_fit") return planner::strong_fit(p.buffers, segs);
+    if (algorithm == "exact") return planner::exact_plan(p.buffers, segs);
+    if (algorithm == "tflm_greedy") {
+        if (segs.size() != 1)
+            throw usage_error("tflm_greedy plans one arena: give at most one segment");
+        auto plan = planner::tflm_greedy(p.buffers, segs[0].alignment);
+        plan.fits = plan.used.empty() || plan.used[0] <= segs[0].capacity;
+        return plan;
+    }
+    throw usage_error("unknown --algorithm '" + algorithm +
+                      "' (default, size_first_fit, strong_fit, exact, tflm_greedy)");
+}
+
+inline int cmd_plan(const std::vector<std::string>& argv) {
+    arg_spec spec;
+    spec.with_value = {"--segments", "--shape", "--algorithm", "--svg"};
+    spec.flags = {"--json", "--no-fuse", "--help", "-h"};
+    add_model_options(spec);
+    auto a = parse_args(argv, spec);
+    if (a.flag("--help") || a.flag("-h")) {
+        std::cout
+            << "usage: litegraph plan MODEL [--segments NAME:SIZE[,NAME:SIZE...]] [--shape "
+               "NAME=DIMS]...\n"
+               "                      [--algorithm NAME] [--no-fuse] [--json] [--svg FILE]\n\n"
+               "Plans every activation of the (fused) graph into memory segments, fastest\n"
+               "first, and reports the plan against its lower bound LOAD (the most bytes\n"
+               "live at one step).  Exit code 0 when it fits, 3 when it does not.\n\n"
+            << model_help
+            << "  --segments SPEC       e.g. dtcm:128K,sram:436K (K = 1024 bytes, M = 1024 K);\n"
+               "                        default: one unbounded segment 'arena'\n"
+               "  --shape NAME=DIMS     input shape (default: declared, -1 as 1)\n"
+               "  --algorithm NAME      default (best of size_first_fit, strong_fit and exact),\n"
+               "                        size_first_fit, strong_fit, exact, tflm_greedy\n"
+               "  --no-fuse             plan the graph as loaded, without fusion passes\n"
+               "  --json                one JSON object: segments, peak_bytes,\n"
+               "                        lower_bound_bytes, fits, algorithm, buffers\n"
+               "  --svg FILE            draw the plan (address by time, a panel per segment)\n";
+        return 0;
+    }
+    std::vector<std::string> seg_names{"arena"};
+    std::vector<planner::segment> segs{planner::segment{}};
+    if (a.has("--segments")) segs = parse_segments(a.value("--segments"), seg_names);
+    for (std::size_t i = 0; i < segs.size(); ++i) segs[i].name = seg_names[i];
+    const std::string algorithm = a.value("--algorithm", "default");
+    std::map<std::string, shape_t> shapes;
+    for (auto& s : a.all("--shape")) {
+        auto [name, dims] = parse_shape_arg(s);
+        shapes[name] = dims;
+    }
+
+    auto m = load_model(a, {.require_params = false});
+    passes::pass_report report;
+    if (!a.flag("--no-fuse")) report = passes::run_passes(m.graph);
+    plan_problem problem;
+    bool all_supported = true;
+    for (auto& op : m.graph.ops)
+        all_supported = all_supported && is_supported<runtime::kernel_table>(op.type);
+    if (all_supported) {
+        runtime::program prog(m.graph, segs);
+        for (auto& [name, dims] : shapes) prog.input_index(name);
+        for (std::size_t i = 0; i < prog.input_count(); ++i) {
+            const auto& v = prog.input_var(i);
+            shape_t shape = v.shape;
+            if (auto it = shapes.find(v.name); it != shapes.end()) shape = it->second;
+            for (auto& d : shape)
+                if (d < 0) d = 1;
+            prog.set_input(i, deterministic_input(v.type, shape));
+        }
+        problem = problem_from_program(prog);
+    } else {
+        problem = problem_from_declared(m.graph, shapes);
+    }
+    auto plan = plan_with(algorithm, problem, segs);
+    const auto load = planner::lower_bound(problem.buffers);
+    auto check = planner::validate(problem.buffers, segs, plan);
+    if (plan.fits && !check.ok)
+        throw error("internal error: the plan fails validation: " + std::string(check.what));
+
+    // The step where LOAD is reached, to say where a plan that does not fit hurts.
+    int peak_step = 0;
+    std::size_t peak_live = 0;
+    for (int s = 0; s < static_cast<int>(problem.step_ops.size()); ++s) {
+        std::size_t live = 0;
+        for (auto& b : problem.buffers)
+            if (b.first <= s && s <= b.last) live += b.size;
+        if (live > peak_live) peak_live = live, peak_step = s;
+    }
+
+    nlohmann::json j;
+    j["algorithm"] = plan.algorithm.empty() ? algorithm : std::string(plan.algorithm);
+    j["shapes"] = problem.shapes;
+    j["fits"] = plan.fits;
+    j["peak_bytes"] = plan.total();
+    j["lower_bound_bytes"] = load;
+    j["plan_over_load"] = load ? double(plan.total()) / double(load) : 1.0;
+    j["proven_optimal"] = plan.proven_optimal;
+    if (!plan.fits) j["shortfall_bytes"] = plan.shortfall;
+    j["peak_step"] = {{"step", peak_step},
+                      {"op", problem.step_ops.empty() ? "" : problem.step_ops[peak_step]},
+                      {"live_bytes", peak_live}};
+    j["segments"] = nlohmann::json::array();
+    for (std::size_t s = 0; s < segs.size(); ++s)
+        j["segments"].push_back({{"name", seg_names[s]},
+                                 {"capacity", segs[s].capacity == planner::unbounded
+                                                  ? nlohmann::json(nullptr)
+                                                  : nlohmann::json(segs[s].capacity)},
+                                 {"used_bytes", s < plan.used.size() ? plan.used[s] : 0}});
+    j["buffers"] = nlohmann::json::array();
+    for (std::size_t b = 0; b < problem.buffers.size(); ++b) {
+        const auto& buf = problem.buffers[b];
+        auto pl = plan.placements[b];
+        j["buffers"].push_back({{"name", problem.names[b]},
+                                {"size", buf.size},
+                                {"first", buf.first},
+                                {"last", buf.last},
+                                {"segment", pl.segment >= 0 ? nlohmann::json(seg_names[pl.segment])
+                                                            : nlohmann::json(nullptr)},
+                                {"offset", pl.offset}});
+    }
+    for (auto& mem : problem.members) {
+        const auto& root = problem.buffers[mem.buffer];
+        auto pl = plan.placements[mem.buffer];
+        j["buffers"].push_back({{"name", mem.name},
+                                {"size", root.size},
+                                {"first", root.first},
+                                {"last", root.last},
+                                {"segment", pl.segment >= 0 ? nlohmann::json(seg_names[pl.segment])
+                                                            : nlohmann::json(nullptr)},
+                                {"offset", pl.offset + static_cast<std::size_t>(mem.offset)},
+                                {"alias_of", problem.names[mem.buffer]}});
+    }
+    j["passes"] = nlohmann::json::object();
+    for (auto& [name, n] : report.counts) j["passes"][name] = n;
+
+    if (a.has("--svg")) {
+        std::ofstream out(a.value("--svg"));
+        if (!out) throw io_error("cannot write " + a.value("--svg"));
+        out << planner::render_svg(problem.buffers, segs, plan, problem.names);
+        if (!out) throw io_error("cannot write " + a.value("--svg"));
+    }
+    if (a.flag("--json")) {
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::cout << "algorithm:    " << j["algorithm"].get<std::string>() << " (shapes "
+                  << problem.shapes << ", " << problem.buffers.size() << " buffers)\n"
+                  << "peak:         " << plan.total() << " bytes\n"
+                  << "lower bound:  " << load
+                  << " bytes (plan / LOAD = " << j["plan_over_load"].get<double>() << ")\n";
+        for (std::size_t s = 0; s < segs.size(); ++s)
+            std::cout << "segment " << seg_names[s] << ": "
+                      << (s < plan.used.size() ? plan.used[s] : 0) << " bytes used of "
+                      << (segs[s].capacity == planner::unbounded ? std::string("unbounded")
+                                                                 : std::to_string(segs[s].capacity))
+                      << "\n";
+        if (a.has("--svg")) std::cout << "drawn to " << a.value("--svg") << "\n";
+    }
+    if (!plan.fits) {
+        std::cerr << "litegraph: the activations do not fit the segments: " << plan.shortfall
+                  << " bytes short; the peak is at step " << peak_step << " ("
+                  << (problem.step_ops.empty() ? "" : problem.step_ops[peak_step]) << "), where "
+                  << peak_live << " bytes are live\n";
+        return 3;
+    }
+    return 0;
+}
+
+}  // namespace litegraph::cli
