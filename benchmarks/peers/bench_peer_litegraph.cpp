@@ -1,0 +1,110 @@
+// The litegraph side of the peer comparison: one Paddle model, one .npy input,
+// fused and single-threaded as `litegraph run` runs it; warm-up, N timed runs;
+// writes the first output as .npy and prints one JSON line of timings.  Its
+// ONNX Runtime counterpart is ort_runner.js (same options, same JSON).
+//
+//   bench_peer_litegraph --input X.npy --output Y.npy [--model DIR] [--runs N] [--warmup N]
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "../../tools/litegraph/cmd_run.hpp"
+
+using namespace litegraph;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+const char* usage =
+    "usage: bench_peer_litegraph --input X.npy --output Y.npy [--model DIR]\n"
+    "                            [--runs N] [--warmup N]\n\n"
+    "Runs a Paddle model (fusion passes applied, single thread) on X.npy (its first\n"
+    "feed): --warmup untimed runs, then --runs timed runs.  Writes the first fetch\n"
+    "to Y.npy and prints one JSON line:\n"
+    "  {\"runtime\":\"litegraph\",\"median_ms\":..,\"min_ms\":..,\"times_ms\":[..],\n"
+    "   \"load_ms\":..,\"output\":\"Y.npy\",\"output_shape\":[..]}\n\n"
+    "  --model DIR   default " LITEGRAPH_SHARED_DIR
+    "/models/ppocr_mobile_v2.0_cls\n"
+    "  --runs N      timed runs (default 20)\n"
+    "  --warmup N    untimed runs first (default 3, at least 1: the first\n"
+    "                plans the arena)\n";
+
+double ms_since(clock_type::time_point t0) {
+    return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+
+int run_main(const std::vector<std::string>& argv) {
+    cli::arg_spec spec;
+    spec.with_value = {"--model", "--input", "--output", "--runs", "--warmup"};
+    spec.flags = {"--help", "-h"};
+    spec.max_positional = 0;
+    auto a = cli::parse_args(argv, spec);
+    if (a.flag("--help") || a.flag("-h")) {
+        std::cout << usage;
+        return 0;
+    }
+    if (!a.has("--input") || !a.has("--output"))
+        throw usage_error("--input and --output are required (see --help)");
+    const int runs =
+        a.has("--runs")
+            ? static_cast<int>(cli::parse_count("--runs", a.value("--runs"), 1, 1000000))
+            : 20;
+    const int warmup =
+        a.has("--warmup")
+            ? static_cast<int>(cli::parse_count("--warmup", a.value("--warmup"), 1, 1000000))
+            : 3;
+    const std::filesystem::path model_dir =
+        a.value("--model", LITEGRAPH_SHARED_DIR "/models/ppocr_mobile_v2.0_cls");
+
+    auto t0 = clock_type::now();
+    auto m = paddle::load(model_dir);
+    passes::run_passes(m.graph);
+    runtime::program prog(std::move(m.graph));
+    const double load_ms = ms_since(t0);
+    if (prog.input_count() != 1)
+        throw usage_error(model_dir.string() + " has " + std::to_string(prog.input_count()) +
+                          " feeds; bench_peer_litegraph feeds one");
+    prog.set_input(0, load_npy(a.value("--input")));
+
+    prog.run();  // shape inference and planning happen here
+    for (int k = 1; k < warmup; ++k) prog.run();
+    std::vector<double> times;
+    for (int k = 0; k < runs; ++k) {
+        t0 = clock_type::now();
+        prog.run();
+        times.push_back(ms_since(t0));
+    }
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    const auto n = sorted.size();
+    const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+
+    const auto& out = prog.output(0);
+    save_npy(a.value("--output"), out);
+    nlohmann::json j{{"runtime", "litegraph"},   {"median_ms", median},
+                     {"min_ms", sorted.front()}, {"times_ms", times},
+                     {"load_ms", load_ms},       {"runs", runs},
+                     {"warmup", warmup},         {"output", a.value("--output")},
+                     {"output_shape", out.shape}};
+    std::cout << j.dump() << "\n";
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run_main({argv + 1, argv + argc});
+    } catch (const usage_error& e) {
+        std::cerr << "bench_peer_litegraph: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "bench_peer_litegraph: " << e.what() << "\n";
+        return 1;
+    }
+}
