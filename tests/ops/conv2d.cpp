@@ -186,3 +186,79 @@ TEST_CASE("conv2d shape errors name the op") {
     auto in4 = inputs_of(nhwc, x, w, b);
     CHECK_THROWS_AS(invoke("conv2d", a, in4, {{"Output", 1}}), unsupported_error);
 }
+
+TEST_CASE("the fast kernels match the reference row loop (litegraph_kernel)") {
+    std::vector<conv_case> cases = {
+        {.x = {2, 16, 12, 20}, .w = {24, 16, 1, 1}, .bias = true},
+        {.x = {1, 3, 24, 48}, .w = {8, 3, 3, 3}, .strides = {2, 2}, .paddings = {1, 1}},
+        {.x = {2, 12, 10, 15}, .w = {18, 4, 3, 3}, .paddings = {1, 0, 0, 1}, .groups = 3},
+        {.type = "depthwise_conv2d",
+         .x = {2, 8, 12, 48},
+         .w = {8, 1, 3, 3},
+         .strides = {2, 2},
+         .paddings = {1, 1},
+         .groups = 8,
+         .bias = true},
+        {.type = "depthwise_conv2d",
+         .x = {1, 6, 11, 23},
+         .w = {6, 1, 5, 5},
+         .paddings = {2, 2},
+         .groups = 6},
+    };
+    for (auto& c : cases) {
+        CAPTURE(to_string(c.x));
+        CAPTURE(to_string(c.w));
+        tensor x, w, b;
+        auto in = inputs_of(c, x, w, b);
+        auto ref_attrs = attrs_of(c);
+        ref_attrs.set("litegraph_kernel", std::string("reference"));
+        auto fast = invoke(c.type, attrs_of(c), in, {{"Output", 1}});
+        auto ref = invoke(c.type, ref_attrs, in, {{"Output", 1}});
+        CHECK(test::max_rel_diff(fast.get("Output").span<float>(),
+                                 ref.get("Output").span<float>()) < 1e-4);
+    }
+    auto bad = attrs_of({.x = {1, 1, 3, 3}, .w = {1, 1, 1, 1}});
+    bad.set("litegraph_kernel", std::string("turbo"));
+    CHECK_THROWS_AS(make_kernel("conv2d", bad), unsupported_error);
+}
+
+TEST_CASE("one op node keeps its packed filter and repacks when the filter changes") {
+    conv_case c{.x = {1, 8, 6, 7}, .w = {12, 8, 3, 3}, .paddings = {1, 1}};
+    tensor x, w, b;
+    auto in = inputs_of(c, x, w, b);
+    const auto k = make_kernel("conv2d", attrs_of(c));
+    auto expect_for = [&](const tensor& filter) {
+        return baseline(x, filter, nullptr, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    };
+    // Twice on the same filter (the second run uses the packed copy).
+    for (int i = 0; i < 2; ++i) {
+        auto y = invoke(*k, "conv2d", in, {{"Output", 1}});
+        CHECK(test::max_rel_diff(y.get("Output").span<float>(), expect_for(w).span<float>()) <
+              1e-5);
+    }
+    // New values: shape inference (every invoke runs it) drops the packed copy.
+    auto w2 = test::random_tensor(c.w, 9);
+    named_tensors in2;
+    in2.add("Input", x).add("Filter", w2);
+    auto y2 = invoke(*k, "conv2d", in2, {{"Output", 1}});
+    CHECK(test::max_rel_diff(y2.get("Output").span<float>(), expect_for(w2).span<float>()) < 1e-5);
+
+    // A filter unknown at shape inference (computed at run time) is packed per
+    // call: run with a filter the inference did not see.
+    auto p = ops::conv2d::parse(attrs_of(c), "conv2d");
+    tensor_ref xr = x.ref("x"), fr = w.ref("f"), yr;
+    yr.name = "y";
+    op_io io;
+    io.type = "conv2d";
+    io.inputs = {{"Input", {&xr}}, {"Filter", {&fr}}};
+    io.outputs = {{"Output", {&yr}}};
+    fr.data = nullptr;  // not known yet
+    ops::conv2d::infer(p, io);
+    tensor y(dtype::f32, yr.shape);
+    yr.data = reinterpret_cast<std::byte*>(y.span<float>().data());
+    for (const tensor* f : {&w, &w2, &w}) {
+        fr.data = reinterpret_cast<std::byte*>(const_cast<float*>(f->span<float>().data()));
+        ops::conv2d::run(p, io);
+        CHECK(test::max_rel_diff(y.span<float>(), expect_for(*f).span<float>()) < 1e-5);
+    }
+}

@@ -3,9 +3,12 @@
 // list `fused_conv_kernels`; a compile-time network names the types directly.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "litegraph/fusion/epilogue.hpp"
 #include "litegraph/ops/activation.hpp"
@@ -129,15 +132,18 @@ struct fused<ops::conv2d, Stages...> {
         const float* x = io.input("Input").template as<float>();
         const float* f = io.input("Filter").template as<float>();
         if (static_cast<const void*>(out) == static_cast<const void*>(x)) {
-            run_in_place(g, c, x, f, out, io);
+            run_in_place(p.conv, g, c, x, f, out, io);
             return;
         }
         // The bias is a stage of the chain, so the producer adds none itself.
-        ops::conv2d::for_each_row(
-            g, x, f, nullptr,
-            [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
-                c.emit(out, row, g.ow, at{n, oc, ((n * g.oc + oc) * g.oh + oh) * g.ow});
-            });
+        // at.index is the flat index into the conv's own output [N, OC, OH, OW]
+        // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
+        const std::int64_t plane = g.oh * g.ow;
+        ops::conv2d::produce(p.conv, g, x, f,
+                             [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                                 std::int64_t count) {
+                                 c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+                             });
     }
 
 private:
@@ -145,8 +151,11 @@ private:
     /// plane is finished in a one-plane scratch, then written where input
     /// planes already consumed lay.  Plane (n, c) of the output ends at or
     /// before the end of input plane (n, c), so no unread input is overwritten.
-    static void run_in_place(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
-                             const float* f, float* out, const op_io& io) {
+    /// The fast kernel runs one channel at a time (a one-channel geometry), so
+    /// it never sees a later input plane while output planes are written.
+    static void run_in_place(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
+                             const chain_type& c, const float* x, const float* f, float* out,
+                             const op_io& io) {
         io.check(g.groups == g.c && g.c == g.oc,
                  "runs in place of its input only as a depthwise conv (groups == channels)");
         io.check(g.oh * g.ow <= g.h * g.w, "an output plane larger than the input plane (" +
@@ -155,13 +164,27 @@ private:
         io.check(!chain_type::has_terminal, "a gated depthwise conv cannot run in place");
         const std::int64_t plane = g.oh * g.ow;
         std::vector<float> scratch(static_cast<std::size_t>(plane));
-        ops::conv2d::for_each_row(
-            g, x, f, nullptr,
-            [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
-                std::copy(row, row + g.ow, scratch.data() + oh * g.ow);
-                if (oh == g.oh - 1)
-                    c.emit(out, scratch.data(), plane, at{n, oc, (n * g.oc + oc) * plane});
-            });
+        if (p.kernel == ops::conv_kernel::reference) {
+            ops::conv2d::for_each_row(
+                g, x, f, nullptr,
+                [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                    std::copy(row, row + g.ow, scratch.data() + oh * g.ow);
+                    if (oh == g.oh - 1)
+                        c.emit(out, scratch.data(), plane, at{n, oc, (n * g.oc + oc) * plane});
+                });
+            return;
+        }
+        auto one = kernels::conv_geometry::from(g);
+        one.n = one.c = one.oc = one.groups = 1;
+        const std::int64_t in_plane = g.h * g.w, taps = g.kh * g.kw;
+        for (std::int64_t n = 0; n < g.n; ++n)
+            for (std::int64_t ch = 0; ch < g.c; ++ch) {
+                kernels::depthwise_conv2d(
+                    one, x + (n * g.c + ch) * in_plane, f + ch * taps,
+                    [&](std::int64_t, std::int64_t, std::int64_t off, const float* v,
+                        std::int64_t count) { std::copy(v, v + count, scratch.data() + off); });
+                c.emit(out, scratch.data(), plane, at{n, ch, (n * g.oc + ch) * plane});
+            }
     }
 
     template <class S>

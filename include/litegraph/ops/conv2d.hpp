@@ -6,17 +6,78 @@
 // padding_algorithm (EXPLICIT / SAME / VALID; SAME resets dilation to 1),
 // data_format (NCHW or AnyLayout).  Output sizes use truncating division.
 // depthwise_conv2d is the same op with groups == C.
+//
+// Kernels: the fast paths of kernels::conv2d (depthwise, 1x1 GEMM, im2col +
+// GEMM) by default, with the filter packed once per op node and kept between
+// runs; or the direct row loop `for_each_row`, the reference, selected by
+// params::kernel or the (non-Paddle) attribute litegraph_kernel = "reference".
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "litegraph/kernels/conv.hpp"
 #include "litegraph/ops/detail/window.hpp"
 #include "litegraph/ops/op.hpp"
 
 namespace litegraph::ops {
+
+/// Which kernel computes a conv.
+enum class conv_kernel {
+    fast,       // kernels::conv2d, the filter prepared once
+    reference,  // conv2d::for_each_row, the direct row loop
+};
+
+namespace detail {
+
+/// The filter of one conv op node prepared for kernels::conv2d and kept
+/// between runs.  Shape inference tells it which filter is a constant (its
+/// data is known then: weights, folded constants) and drops what was
+/// prepared; a run uses the prepared weights only for that same pointer and
+/// filter geometry, and prepares them again when either changes.  A filter
+/// not known at inference (computed by the graph) is packed on every call.
+/// A copy starts empty, so two op nodes never share (and thrash) one cache.
+/// Like the program that owns it, an op node runs on one thread at a time.
+class conv_filter_cache {
+public:
+    conv_filter_cache() = default;
+    conv_filter_cache(const conv_filter_cache&) {}
+    conv_filter_cache& operator=(const conv_filter_cache&) {
+        mark(nullptr);
+        return *this;
+    }
+
+    /// Shape inference: `constant` is the filter's data if known now, else null.
+    void mark(const void* constant) const {
+        constant_ = constant;
+        weights_.reset();
+    }
+
+    /// The weights prepared for filter `f` under `g`, or null when `f` is not
+    /// the constant filter seen by shape inference.
+    const kernels::conv_weights* get(const kernels::conv_geometry& g, const float* f) const {
+        if (!f || f != constant_) return nullptr;
+        const std::int64_t key[] = {g.oc, g.c, g.kh, g.kw, g.groups};
+        if (!weights_ || !std::equal(key, key + 5, key_)) {
+            weights_.reset();  // a failing rebuild leaves no stale weights
+            weights_ = std::make_unique<const kernels::conv_weights>(g, f);
+            std::copy(key, key + 5, key_);
+        }
+        return weights_.get();
+    }
+
+private:
+    mutable const void* constant_ = nullptr;
+    mutable std::int64_t key_[5] = {};
+    mutable std::unique_ptr<const kernels::conv_weights> weights_;
+};
+
+}  // namespace detail
 
 struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
@@ -26,6 +87,8 @@ struct conv2d {
         std::vector<std::int64_t> dilations{1, 1};
         std::int64_t groups = 1;
         detail::padding_algorithm padding = detail::padding_algorithm::explicit_pads;
+        conv_kernel kernel = conv_kernel::fast;
+        detail::conv_filter_cache filter;  // the packed filter of this op node
     };
 
     static params parse(const attr_map& a, std::string_view type) {
@@ -36,6 +99,12 @@ struct conv2d {
         p.dilations = a.get<std::vector<std::int64_t>>("dilations", {1, 1});
         p.groups = a.get<std::int64_t>("groups", 1);
         p.padding = detail::parse_padding_algorithm(a, type);
+        const auto k = a.get<std::string>("litegraph_kernel", "fast");
+        if (k == "reference")
+            p.kernel = conv_kernel::reference;
+        else if (k != "fast")
+            throw unsupported_error(std::string(type) + ": attribute litegraph_kernel '" + k +
+                                    "' (expected \"fast\" or \"reference\")");
         return p;
     }
 
@@ -98,6 +167,7 @@ struct conv2d {
         auto& out = io.output("Output");
         out.type = dtype::f32;
         out.shape = {g.n, g.oc, g.oh, g.ow};
+        p.filter.mark(io.input("Filter").data);
     }
 
     // Direct convolution.  For each output row, every (input channel, kernel
@@ -159,14 +229,56 @@ struct conv2d {
         }
     }
 
+    /// Computes the conv of `x` by filter `f` (no bias) with the kernel `p`
+    /// selects, handing every finished output run to
+    ///   epi(n, oc, offset_in_plane, values, count)
+    /// exactly once per output element (runs stay inside one plane; `values`
+    /// is valid during the call only).
+    template <class Epilogue>
+    static void produce(const params& p, const geometry& g, const float* x, const float* f,
+                        Epilogue&& epi) {
+        if (p.kernel == conv_kernel::reference) {
+            for_each_row(g, x, f, nullptr,
+                         [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                             epi(n, oc, oh * g.ow, row, g.ow);
+                         });
+            return;
+        }
+        const auto kg = kernels::conv_geometry::from(g);
+        // Depthwise reads the filter as it is: nothing to prepare.
+        if (!kg.is_depthwise())
+            if (const auto* w = p.filter.get(kg, f)) {
+                kernels::conv2d(kg, x, *w, epi);
+                return;
+            }
+        kernels::conv2d(kg, x, f, epi);
+    }
+
     static void run(const params& p, op_io& io) {
         const auto g = resolve(p, io);
         const float* bias = io.input_count("Bias") > 0 ? io.input("Bias").as<float>() : nullptr;
         float* y = io.output("Output").as<float>();
-        for_each_row(g, io.input("Input").as<float>(), io.input("Filter").as<float>(), bias,
-                     [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
-                         std::copy(row, row + g.ow, y + ((n * g.oc + oc) * g.oh + oh) * g.ow);
-                     });
+        const float* x = io.input("Input").as<float>();
+        const float* f = io.input("Filter").as<float>();
+        if (p.kernel == conv_kernel::reference) {
+            for_each_row(g, x, f, bias,
+                         [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                             std::copy(row, row + g.ow, y + ((n * g.oc + oc) * g.oh + oh) * g.ow);
+                         });
+            return;
+        }
+        const std::int64_t plane = g.oh * g.ow;
+        produce(p, g, x, f,
+                [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                    std::int64_t count) {
+                    float* d = y + (n * g.oc + oc) * plane + off;
+                    if (!bias) {
+                        std::memcpy(d, v, static_cast<std::size_t>(count) * sizeof(float));
+                        return;
+                    }
+                    const float b = bias[oc];
+                    for (std::int64_t i = 0; i < count; ++i) d[i] = v[i] + b;
+                });
     }
 };
 

@@ -1,0 +1,204 @@
+// The fast conv kernels behind fused_conv2d against the reference row loop
+// (litegraph_kernel = "reference") for every terminal, over 1x1, 3x3 s1/s2,
+// depthwise 3x3/5x5 s1/s2, groups, asymmetric padding and batch 2; the
+// depthwise conv in place of its input; every element written exactly once.
+#include <map>
+#include <sstream>
+
+#include "litegraph/fusion/fused.hpp"
+#include "litegraph/ops/invoke.hpp"
+#include "litegraph/runtime/kernels.hpp"
+#include "support.hpp"
+
+using namespace litegraph;
+using namespace litegraph::fusion;
+
+namespace {
+
+struct geo {
+    std::int64_t n, c, h, w, oc, kh, kw;
+    int stride;
+    std::vector<std::int32_t> pads;  // 2 or 4 values, as Paddle
+    int groups;
+};
+
+std::string describe(const geo& g) {
+    std::ostringstream s;
+    s << "n" << g.n << " c" << g.c << " " << g.h << "x" << g.w << " oc" << g.oc << " k" << g.kh
+      << "x" << g.kw << " s" << g.stride << " p";
+    for (auto p : g.pads) s << p << ",";
+    s << " g" << g.groups;
+    return s.str();
+}
+
+attr_map attrs_of(const geo& g) {
+    attr_map a;
+    a.set("strides", std::vector<std::int32_t>{g.stride, g.stride});
+    a.set("paddings", g.pads);
+    a.set("dilations", std::vector<std::int32_t>{1, 1});
+    a.set("groups", std::int32_t{g.groups});
+    return a;
+}
+
+std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t p0, std::int64_t p1, int s) {
+    return (in + p0 + p1 - k) / s + 1;
+}
+
+shape_t out_shape(const geo& g) {
+    const auto& p = g.pads;
+    const std::int64_t pt = p[0], pb = p.size() == 4 ? p[1] : p[0];
+    const std::int64_t pl = p.size() == 4 ? p[2] : p[1], pr = p.size() == 4 ? p[3] : p[1];
+    return {g.n, g.oc, out_size(g.h, g.kh, pt, pb, g.stride),
+            out_size(g.w, g.kw, pl, pr, g.stride)};
+}
+
+const std::vector<geo>& geometries() {
+    static const std::vector<geo> all = {
+        {1, 16, 12, 48, 24, 1, 1, 1, {0, 0}, 1},     // 1x1 (GEMM in place)
+        {2, 8, 6, 10, 12, 1, 1, 1, {0, 0}, 1},       // 1x1, batch 2
+        {1, 8, 9, 11, 6, 1, 1, 2, {0, 0}, 1},        // strided 1x1 (im2col)
+        {1, 3, 24, 96, 16, 3, 3, 2, {1, 1}, 1},      // the stem: 3x3 s2
+        {2, 8, 13, 21, 12, 3, 3, 1, {1, 1}, 1},      // 3x3 s1, batch 2
+        {1, 64, 10, 10, 16, 3, 3, 1, {1, 1}, 1},     // K > one K block
+        {2, 8, 12, 48, 8, 3, 3, 1, {1, 1}, 8},       // depthwise 3x3 s1
+        {1, 8, 12, 48, 8, 3, 3, 2, {1, 1}, 8},       // depthwise 3x3 s2
+        {1, 6, 11, 23, 6, 5, 5, 1, {2, 2}, 6},       // depthwise 5x5 s1
+        {2, 6, 11, 23, 6, 5, 5, 2, {2, 2}, 6},       // depthwise 5x5 s2
+        {1, 6, 9, 17, 6, 3, 3, 2, {0, 2, 1, 0}, 6},  // depthwise, asymmetric pads
+        {1, 12, 10, 15, 18, 3, 3, 1, {1, 1}, 3},     // groups
+        {2, 6, 7, 9, 4, 3, 3, 1, {0, 1, 2, 0}, 2},   // groups, asymmetric pads
+    };
+    return all;
+}
+
+struct inputs {
+    tensor x, f, b, other;
+};
+
+inputs make_inputs(const geo& g, const shape_t& other_shape, std::uint32_t seed) {
+    inputs in;
+    in.x = test::random_tensor({g.n, g.c, g.h, g.w}, seed);
+    in.f = test::random_tensor({g.oc, g.c / g.groups, g.kh, g.kw}, seed + 1);
+    in.b = test::random_tensor({g.oc}, seed + 2);
+    in.other = test::random_tensor(other_shape, seed + 3);
+    return in;
+}
+
+tensor run_fused(attr_map a, const inputs& in, const std::string& terminal, bool reference) {
+    a.set("terminal", terminal);
+    if (reference) a.set("litegraph_kernel", std::string("reference"));
+    named_tensors t;
+    t.add("Input", in.x).add("Filter", in.f).add("Bias", in.b);
+    if (terminal != "store") t.add("Other", in.other);
+    return std::move(
+        invoke<runtime::kernel_table>("fused_conv2d", a, t, {{"Output", 1}}).slots[0].second[0]);
+}
+
+void compare(const geo& g, const std::string& activation, const std::string& terminal,
+             const shape_t& other_shape) {
+    INFO(describe(g) << " activation '" << activation << "' terminal " << terminal);
+    auto in = make_inputs(g, other_shape, static_cast<std::uint32_t>(g.c * 31 + g.w));
+    auto a = attrs_of(g);
+    a.set("activation", activation);
+    const auto fast = run_fused(a, in, terminal, false);
+    const auto ref = run_fused(a, in, terminal, true);
+    REQUIRE(fast.shape() == ref.shape());
+    CHECK(test::max_rel_diff(fast.span<float>(), ref.span<float>()) < 1e-4);
+}
+
+}  // namespace
+
+TEST_CASE("fused conv + bias (+ activation) matches the reference row loop") {
+    for (const auto& g : geometries())
+        for (std::string act : {"", "relu", "hard_swish", "leaky_relu", "sigmoid"})
+            compare(g, act, "store", out_shape(g));
+}
+
+TEST_CASE("fused conv with add_with and mul_with terminals matches the reference") {
+    for (const auto& g : geometries()) {
+        compare(g, "", "add_with", out_shape(g));
+        compare(g, "hard_sigmoid", "mul_with", out_shape(g));
+        compare(g, "sigmoid", "mul_with", out_shape(g));
+    }
+}
+
+TEST_CASE("the SE gate (mul_plane) matches the reference") {
+    // The conv output is [N, C, 1, 1]: a 1x1 conv of the pooled tensor, or a
+    // window covering the whole input.
+    for (const auto& g :
+         {geo{2, 16, 1, 1, 16, 1, 1, 1, {0, 0}, 1}, geo{1, 40, 1, 1, 40, 1, 1, 1, {0, 0}, 1},
+          geo{2, 4, 3, 3, 6, 3, 3, 1, {0, 0}, 1}})
+        for (std::string act : {"hard_sigmoid", "sigmoid"})
+            compare(g, act, "mul_plane", {g.n, g.oc, 5, 7});
+}
+
+TEST_CASE("a depthwise fused conv runs in place of its input, fast and reference") {
+    using F = fused<ops::conv2d, bias, act<ops::act::relu6>>;
+    for (const auto& g :
+         {geo{2, 8, 12, 48, 8, 3, 3, 1, {1, 1}, 8}, geo{1, 8, 12, 48, 8, 3, 3, 2, {1, 1}, 8},
+          geo{2, 6, 11, 23, 6, 5, 5, 2, {2, 2}, 6}, geo{1, 6, 9, 17, 6, 3, 3, 2, {0, 2, 1, 0}, 6}})
+        for (bool reference : {false, true}) {
+            INFO(describe(g) << (reference ? " reference" : " fast"));
+            auto in = make_inputs(g, {1}, 77);
+            auto a = attrs_of(g);
+            a.set("activation", std::string("relu6"));
+            const auto expect = run_fused(a, in, "store", true);  // separate buffers
+
+            if (reference) a.set("litegraph_kernel", std::string("reference"));
+            auto p = F::parse(a, "fused_conv2d");
+            tensor buf = in.x;  // input and output share this buffer
+            tensor_ref xr = buf.ref("x"), fr = in.f.ref("f"), br = in.b.ref("b"), yr;
+            yr.name = "y";
+            op_io io;
+            io.type = "fused_conv2d";
+            io.inputs = {{"Input", {&xr}}, {"Filter", {&fr}}, {"Bias", {&br}}};
+            io.outputs = {{"Output", {&yr}}};
+            F::infer(p, io);
+            REQUIRE(yr.shape == expect.shape());
+            yr.data = xr.data;
+            F::run(p, io);
+            const std::span<const float> got(reinterpret_cast<const float*>(yr.data),
+                                             static_cast<std::size_t>(yr.numel()));
+            CHECK(test::max_rel_diff(got, expect.span<float>()) < 1e-4);
+        }
+}
+
+namespace {
+struct counting_store {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = false;
+    std::map<std::int64_t, int>* writes = nullptr;
+    void write(float* out, const at& a, float v) const {
+        ++(*writes)[a.index];
+        out[a.index] = v;
+    }
+};
+}  // namespace
+
+TEST_CASE("the fast producer hands every output element to the chain exactly once") {
+    for (const auto& g : geometries()) {
+        INFO(describe(g));
+        auto in = make_inputs(g, {1}, 5);
+        const auto ys = out_shape(g);
+        tensor out(dtype::f32, ys);
+        std::map<std::int64_t, int> writes;
+        auto p = ops::conv2d::parse(attrs_of(g), "conv2d");
+        op_io io;
+        tensor_ref xr = in.x.ref("x"), fr = in.f.ref("f");
+        io.inputs = {{"Input", {&xr}}, {"Filter", {&fr}}};
+        const auto geom = ops::conv2d::resolve(p, io);
+        chain<bias, counting_store> ch{{bias{in.b.span<float>().data()}, counting_store{&writes}}};
+        const std::int64_t plane = geom.oh * geom.ow;
+        ops::conv2d::produce(p, geom, in.x.span<float>().data(), in.f.span<float>().data(),
+                             [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                                 std::int64_t count) {
+                                 ch.emit(out.span<float>().data(), v, count,
+                                         at{n, oc, (n * geom.oc + oc) * plane + off});
+                             });
+        CHECK(writes.size() == static_cast<std::size_t>(out.numel()));
+        bool once = true, inside = true;
+        for (auto& [i, k] : writes) once = once && k == 1, inside = inside && i < out.numel();
+        CHECK(once);
+        CHECK(inside);
+    }
+}
