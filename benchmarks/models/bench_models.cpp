@@ -175,7 +175,7 @@ void print_table(const std::vector<result>& rs) {
             if (!in.empty()) in += ',';
             in.append(s, s.rfind(':') + 1);
         }
-        std::printf("%-34s %-22s %4d %9.1f %9.2f %10.3f %10.3f %12zu %12zu\n", r.name.c_str(),
+        std::printf("%-34s %-22s %4d %9.1f %9.2f %10.4f %10.4f %12zu %12zu\n", r.name.c_str(),
                     in.c_str(), r.runs, r.load_ms, r.first_ms, r.median_ms, r.min_ms, r.arena_bytes,
                     r.lower_bound_bytes);
     }
