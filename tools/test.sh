@@ -36,9 +36,15 @@ jobs="${LITEGRAPH_JOBS:-2}"
 step() { printf '\n== %s\n' "$*"; }
 start=$SECONDS
 
+step "dependencies (tools/install-deps.sh)"
+"$root/tools/install-deps.sh"
+
 step "configure $build_dir (sanitize=$sanitize)"
+# The sanitizer pass checks the tests, not the benchmarks.
+benchmarks=ON
+[[ $sanitize == ON ]] && benchmarks=OFF
 cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DLITEGRAPH_SANITIZE="$sanitize"
+    -DLITEGRAPH_SANITIZE="$sanitize" -DLITEGRAPH_BUILD_BENCHMARKS="$benchmarks"
 
 step "build (-j$jobs)"
 cmake --build "$build_dir" -j "$jobs"

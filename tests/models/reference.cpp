@@ -5,6 +5,7 @@
 
 #include "litegraph/core/npy.hpp"
 #include "litegraph/paddle.hpp"
+#include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
 #include "support.hpp"
 
@@ -19,22 +20,35 @@ struct case_t {
     double tolerance;                                         // max |diff|
 };
 
+/// Runs the case unfused (the graph as loaded) and fused (after the pass
+/// pipeline): both must match the reference, and each other to 1e-5.
 void check_case(const case_t& c) {
     auto dir = test::shared_model(c.model);
     if (dir.empty()) return;
     INFO("model " << c.model << ", reference " << c.output);
-    auto m = paddle::load(dir);
-    runtime::program p(std::move(m.graph));
-    for (auto& [feed, file] : c.inputs) p.set_input(feed, load_npy(dir / "reference" / file));
-    p.run();
     auto expect = load_npy(dir / "reference" / c.output);
-    const auto& got = p.output(0);
-    CHECK(got.shape == expect.shape());
-    REQUIRE(got.type == dtype::f32);
-    REQUIRE(got.numel() == expect.numel());
-    double diff = test::max_abs_diff(got.span<float>(), expect.span<float>());
-    MESSAGE(c.model << " " << c.output << ": max |diff| = " << diff);
-    CHECK(diff <= c.tolerance);
+    std::vector<float> unfused_out;
+    for (bool fuse : {false, true}) {
+        auto m = paddle::load(dir);
+        if (fuse) passes::run_passes(m.graph);
+        runtime::program p(std::move(m.graph));
+        for (auto& [feed, file] : c.inputs) p.set_input(feed, load_npy(dir / "reference" / file));
+        p.run();
+        const auto& got = p.output(0);
+        CHECK(got.shape == expect.shape());
+        REQUIRE(got.type == dtype::f32);
+        REQUIRE(got.numel() == expect.numel());
+        double diff = test::max_abs_diff(got.span<float>(), expect.span<float>());
+        MESSAGE(c.model << " " << c.output << (fuse ? " fused" : " unfused")
+                        << ": max |diff| = " << diff);
+        CHECK(diff <= c.tolerance);
+        if (!fuse) {
+            auto s = got.span<float>();
+            unfused_out.assign(s.begin(), s.end());
+        } else {
+            CHECK(test::max_rel_diff(got.span<float>(), unfused_out) <= 1e-5);
+        }
+    }
 }
 
 }  // namespace

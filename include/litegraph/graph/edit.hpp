@@ -12,7 +12,9 @@
 namespace litegraph::graph {
 
 /// The op nodes reading `v` (each once).
-inline const std::vector<int>& consumers(const graph& g, int v) { return g.vars[v].consumers; }
+inline const std::vector<int>& consumers(const graph& g, int v) {
+    return g.vars[v].consumers;
+}
 
 /// True when `v` is a program output.
 inline bool is_fetched(const graph& g, int v) {
