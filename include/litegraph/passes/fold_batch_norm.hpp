@@ -16,6 +16,43 @@
 
 namespace litegraph::passes {
 
+/// A topology without its params (planning needs shapes only): the same
+/// rewrite with parameters that have declared shapes and no data.
+inline bool fold_shapes_only(graph::graph& g, int op, int bn_op, int y, std::vector<bool>& dead) {
+    const auto& conv = g.ops[op];
+    const auto& bn = g.ops[bn_op];
+    const int filter = graph::input_var(conv, "Filter");
+    const auto& fshape = g.vars[filter].shape;
+    if (!g.vars[filter].persistable || fshape.size() != 4 || fshape[0] <= 0) return false;
+    const std::int64_t oc = fshape[0];
+    for (const char* slot : {"Scale", "Bias", "Mean", "Variance"}) {
+        int v = graph::input_var(bn, slot);
+        if (v < 0 || !g.vars[v].persistable || g.vars[v].value) return false;
+    }
+    if (graph::input_var(conv, "Bias") >= 0) return false;
+    auto declare = [&](const std::string& base, shape_t shape) {
+        std::string name = base;
+        for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
+        graph::var_node v;
+        v.name = name;
+        v.shape = std::move(shape);
+        v.persistable = true;
+        return g.add_var(std::move(v));
+    };
+    const std::string base = g.vars[y].name;
+    int wv = declare(base + ".folded_filter", fshape);
+    int bv = declare(base + ".fused_bias", {oc});
+    auto& fused = g.ops[op];
+    fused.type = "fused_conv2d";
+    fused.attrs.set("activation", std::string());
+    fused.attrs.set("terminal", std::string("store"));
+    graph::set_input(fused, "Filter", wv);
+    graph::set_input(fused, "Bias", bv);
+    graph::set_output(fused, "Output", y);
+    dead[bn_op] = true;
+    return true;
+}
+
 /// Folds every conv -> batch_norm pair; returns how many.
 inline int fold_batch_norm(graph::graph& g) {
     return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
@@ -36,7 +73,9 @@ inline int fold_batch_norm(graph::graph& g) {
                 if (v != y && (!g.vars[v].consumers.empty() || graph::is_fetched(g, v)))
                     return false;
         const int filter = graph::input_var(conv, "Filter");
-        if (filter < 0 || !has_f32_value(g, filter)) return false;
+        if (filter < 0) return false;
+        if (!g.vars[filter].value) return fold_shapes_only(g, op, bn_op, y, dead);
+        if (!has_f32_value(g, filter)) return false;
         const auto& w = *g.vars[filter].value;
         if (w.shape().size() != 4) return false;
         const std::int64_t oc = w.shape()[0];
