@@ -59,15 +59,9 @@ private:
                     out = static_cast<T>(x);
                     return true;
                 } else if constexpr (is_vector<T>::value && is_vector<X>::value) {
-                    using TE = typename T::value_type;
-                    using XE = typename X::value_type;
-                    if constexpr (std::is_arithmetic_v<TE> && std::is_arithmetic_v<XE>) {
-                        out.clear();
-                        for (auto e : x) out.push_back(static_cast<TE>(e));
-                        return true;
-                    } else {
-                        return false;
-                    }
+                    // A call with the dependent `x`: clang checks `out` (of the
+                    // enclosing T) even in a branch discarded for this X.
+                    return convert_vector(out, x);
                 } else {
                     return false;
                 }
@@ -76,6 +70,18 @@ private:
         if (!ok)
             throw unsupported_error("attribute '" + std::string(name) + "' has an unexpected type");
         return out;
+    }
+    template <class TV, class XV>
+    static bool convert_vector(TV& out, const XV& x) {
+        using TE = typename TV::value_type;
+        using XE = typename XV::value_type;
+        if constexpr (std::is_arithmetic_v<TE> && std::is_arithmetic_v<XE>) {
+            out.clear();
+            for (auto e : x) out.push_back(static_cast<TE>(e));
+            return true;
+        } else {
+            return false;
+        }
     }
     template <class T>
     struct is_vector : std::false_type {};

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,6 +27,9 @@ struct load_options {
     /// Every persistable variable must get data; false loads topology-only models
     /// (persistables keep their declared shape and no value).
     bool require_params = true;
+    /// Larger topologies are a format_error before protobuf sees them (the
+    /// allocation bound of docs/hardening.md is a multiple of this size).
+    std::size_t max_topology_bytes = std::size_t{256} << 20;
 };
 
 /// Where a model's files are.
@@ -137,7 +142,7 @@ struct declared_var {
     bool persistable = false;
 };
 
-inline std::unique_ptr<Message> parse_program(const std::string& bytes, const std::string& file) {
+inline std::unique_ptr<Message> parse_program(std::string_view bytes, const std::string& file) {
     const auto& s = schema::get();
     auto program = s.make(s.program);
     if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
@@ -353,83 +358,158 @@ inline std::vector<std::string> read_topology(const Message& program, const std:
 
 }  // namespace detail
 
-/// Loads a model from the files `locate` found.
-inline model load(const model_files& files, load_options options = {}) {
+namespace detail {
+
+/// Where the bytes of a model come from: files on disk or buffers in memory.
+/// `separate(name, label)` returns the record file of persistable `name` (and
+/// sets `label`, its name in messages), or nothing when it is missing.
+struct model_source {
+    std::string topology_label;
+    std::string_view topology;
+    bool combined = false;
+    std::string params_label;
+    std::string_view params;  // combined form
+    std::function<std::optional<std::string>(const std::string& name, std::string& label)> separate;
+};
+
+/// Paddle writes a name with '/' into a sub-folder; a name that would leave
+/// the folder (or name none) cannot be a parameter file.
+inline bool escapes_folder(const std::string& name) {
+    const std::filesystem::path rel(name);
+    bool escapes = name.empty() || rel.has_root_path() || name.find('\\') != std::string::npos ||
+                   name.find('\0') != std::string::npos;
+    for (auto& part : rel) escapes = escapes || part == "..";
+    return escapes;
+}
+
+inline model load_from(const model_source& src, const load_options& options) {
     model m;
-    const std::string topo = files.topology.string();
-    m.info.topology_file = files.topology;
-    {
-        auto bytes = read_file(files.topology);
-        auto program = detail::parse_program(bytes, topo);
-        auto persistables = detail::read_topology(*program, topo, m);
+    const std::string& topo = src.topology_label;
+    if (src.topology.size() > options.max_topology_bytes)
+        throw format_error(
+            topo, 0,
+            "topology of " + std::to_string(src.topology.size()) + " bytes, over the limit of " +
+                std::to_string(options.max_topology_bytes) + " (load_options::max_topology_bytes)");
+    auto persistables = [&] {
+        auto program = parse_program(src.topology, topo);
+        return read_topology(*program, topo, m);
+    }();
 
-        auto attach = [&](const std::string& name, tensor t) {
-            auto& v = m.graph.vars[static_cast<std::size_t>(m.graph.find_var(name))];
-            m.info.num_params += 1;
-            m.info.param_elements += t.numel();
-            m.info.param_bytes += t.bytes();
-            v.value = std::move(t);
+    auto attach = [&](const std::string& name, tensor t) {
+        auto& v = m.graph.vars[static_cast<std::size_t>(m.graph.find_var(name))];
+        m.info.num_params += 1;
+        m.info.param_elements += t.numel();
+        m.info.param_bytes += t.bytes();
+        v.value = std::move(t);
+    };
+    auto checker = [&](const std::string& name, const std::string& file) {
+        return [&m, name, file](const record_info& r) {
+            const auto& v = m.graph.vars[static_cast<std::size_t>(m.graph.find_var(name))];
+            if (r.type != v.type)
+                throw format_error(file, r.desc_offset,
+                                   "parameter '" + name + "' is stored as " +
+                                       std::string(name_of(r.type)) + ", the topology declares " +
+                                       std::string(name_of(v.type)));
+            if (!compatible_dims(v.shape, r.dims))
+                throw format_error(file, r.desc_offset,
+                                   "parameter '" + name + "' is stored with dims " +
+                                       to_string(r.dims) + ", the topology declares " +
+                                       to_string(v.shape));
         };
-        auto checker = [&](const std::string& name, const std::string& file) {
-            return [&m, name, file](const record_info& r) {
-                const auto& v = m.graph.vars[static_cast<std::size_t>(m.graph.find_var(name))];
-                if (r.type != v.type)
-                    throw format_error(
-                        file, r.desc_offset,
-                        "parameter '" + name + "' is stored as " + std::string(name_of(r.type)) +
-                            ", the topology declares " + std::string(name_of(v.type)));
-                if (!detail::compatible_dims(v.shape, r.dims))
-                    throw format_error(file, r.desc_offset,
-                                       "parameter '" + name + "' is stored with dims " +
-                                           to_string(r.dims) + ", the topology declares " +
-                                           to_string(v.shape));
-            };
-        };
+    };
 
-        if (!files.params.empty()) {
-            m.info.format = "combined";
-            m.info.params_file = files.params;
-            const std::string pf = files.params.string();
-            auto pbytes = read_file(files.params);
-            detail::record_reader reader(pbytes, pf);
-            for (auto& name : persistables) attach(name, reader.read(name, checker(name, pf)));
-            reader.expect_end(persistables.empty() ? std::string() : persistables.back());
-        } else {
-            std::size_t found = 0;
-            for (auto& name : persistables) {
-                // Paddle writes a name with '/' into a sub-folder; never leave the folder.
-                const std::filesystem::path rel(name);
-                bool escapes =
-                    name.empty() || rel.has_root_path() || name.find('\\') != std::string::npos;
-                for (auto& part : rel) escapes = escapes || part == "..";
-                if (escapes)
-                    throw format_error(
-                        topo, 0,
-                        "persistable variable '" + name + "' cannot name a parameter file");
-                auto path = files.params_dir / name;
-                std::error_code ec;
-                if (!std::filesystem::is_regular_file(path, ec)) {
-                    if (options.require_params)
-                        throw io_error("missing parameter file '" + path.string() +
-                                       "' for persistable variable '" + name + "'");
-                    continue;
-                }
-                const std::string pf = path.string();
-                auto pbytes = read_file(path);
-                detail::record_reader reader(pbytes, pf);
-                attach(name, reader.read(name, checker(name, pf)));
-                reader.expect_end(name);
-                ++found;
+    if (src.combined) {
+        m.info.format = "combined";
+        record_reader reader(src.params, src.params_label);
+        for (auto& name : persistables)
+            attach(name, reader.read(name, checker(name, reader.file())));
+        reader.expect_end(persistables.empty() ? std::string() : persistables.back());
+    } else {
+        std::size_t found = 0;
+        for (auto& name : persistables) {
+            if (escapes_folder(name))
+                throw format_error(
+                    topo, 0, "persistable variable '" + name + "' cannot name a parameter file");
+            std::string label;
+            auto pbytes = src.separate ? src.separate(name, label) : std::nullopt;
+            if (!pbytes) {
+                if (options.require_params)
+                    throw io_error("missing parameter file '" + label +
+                                   "' for persistable variable '" + name + "'");
+                continue;
             }
-            if (found > 0 || persistables.empty()) {
-                m.info.format = "separate";
-                m.info.params_dir = files.params_dir;
-            } else {
-                m.info.format = "topology-only";
-            }
+            record_reader reader(*pbytes, label);
+            attach(name, reader.read(name, checker(name, label)));
+            reader.expect_end(name);
+            ++found;
         }
+        m.info.format = found > 0 || persistables.empty() ? "separate" : "topology-only";
     }
     return m;
+}
+
+}  // namespace detail
+
+/// Loads a model from the files `locate` found.
+inline model load(const model_files& files, load_options options = {}) {
+    detail::model_source src;
+    src.topology_label = files.topology.string();
+    const auto topology = read_file(files.topology);
+    src.topology = topology;
+    std::string params;
+    if (!files.params.empty()) {
+        src.combined = true;
+        src.params_label = files.params.string();
+        params = read_file(files.params);
+        src.params = params;
+    } else {
+        src.separate = [&](const std::string& name, std::string& label) {
+            auto path = files.params_dir / name;
+            label = path.string();
+            std::error_code ec;
+            if (!std::filesystem::is_regular_file(path, ec)) return std::optional<std::string>();
+            return std::optional<std::string>(read_file(path));
+        };
+    }
+    auto m = detail::load_from(src, options);
+    m.info.topology_file = files.topology;
+    if (src.combined)
+        m.info.params_file = files.params;
+    else if (m.info.format == "separate")
+        m.info.params_dir = files.params_dir;
+    return m;
+}
+
+/// Loads a model from memory: topology bytes (a ProgramDesc) and the bytes of
+/// a combined parameter file.  Errors name "<memory>/topology" and
+/// "<memory>/params" with the byte offset at fault.  The same checks and
+/// limits as loading files apply (docs/hardening.md).
+inline model load_from_memory(std::string_view topology, std::string_view params,
+                              load_options options = {}) {
+    detail::model_source src;
+    src.topology_label = "<memory>/topology";
+    src.topology = topology;
+    src.combined = true;
+    src.params_label = "<memory>/params";
+    src.params = params;
+    return detail::load_from(src, options);
+}
+
+/// Loads a model from memory in the separate form: `params` maps each
+/// persistable variable's name to the bytes of its parameter file (missing
+/// names are an io_error unless `options.require_params` is false).
+inline model load_from_memory(std::string_view topology,
+                              const std::map<std::string, std::string, std::less<>>& params,
+                              load_options options = {}) {
+    detail::model_source src;
+    src.topology_label = "<memory>/topology";
+    src.topology = topology;
+    src.separate = [&](const std::string& name, std::string& label) {
+        label = "<memory>/" + name;
+        auto it = params.find(name);
+        return it == params.end() ? std::optional<std::string>() : std::optional(it->second);
+    };
+    return detail::load_from(src, options);
 }
 
 /// Loads a model from a folder (auto-detecting its files) or a topology file.

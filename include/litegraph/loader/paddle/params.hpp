@@ -149,7 +149,8 @@ private:
         const auto& s = schema::get();
         auto desc = s.make(s.tensor_desc);
         const char* p = bytes_.data() + pos_;
-        if (!desc->ParseFromArray(p, static_cast<int>(size))) {
+        // ParsePartial: ParseFromArray logs missing required fields to stderr.
+        if (!desc->ParsePartialFromArray(p, static_cast<int>(size)) || !desc->IsInitialized()) {
             auto fault = find_wire_fault(p, size, s.tensor_desc);
             if (fault) fail(pos_ + fault->offset, who + ": bad TensorDesc: " + fault->what);
             fail(pos_, who + ": bad TensorDesc: " + desc->InitializationErrorString());
