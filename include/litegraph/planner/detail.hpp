@@ -280,12 +280,21 @@ constexpr std::vector<int> pinned_first(const problem& p, std::vector<int> order
     return out;
 }
 
-/// Items sorted by size descending (ties: lower index first), pinned ones first.
-constexpr std::vector<int> size_order(const problem& p) {
+/// How size_order breaks ties between items of equal size.
+enum class ties { by_index, by_first };
+
+/// Items sorted by size descending, pinned ones first.  Ties go to the lower
+/// index (TFLM's order), or to the earlier first use (then the lower index):
+/// equal sizes in order of first use, placed first fit, is the interval-graph
+/// colouring that needs no more slots than the most of them live at one step.
+constexpr std::vector<int> size_order(const problem& p, ties t = ties::by_first) {
     std::vector<int> order(p.items.size());
     for (int i = 0; i < p.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](int a, int b) {
-        return p.items[a].size != p.items[b].size ? p.items[a].size > p.items[b].size : a < b;
+        const auto &x = p.items[a], &y = p.items[b];
+        if (x.size != y.size) return x.size > y.size;
+        if (t == ties::by_first && x.first != y.first) return x.first < y.first;
+        return a < b;
     });
     return pinned_first(p, std::move(order));
 }

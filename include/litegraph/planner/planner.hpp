@@ -75,7 +75,7 @@ constexpr plan tflm_greedy(std::span<const buffer> buffers, std::size_t alignmen
     const segment arena{"arena", unbounded, alignment};
     auto p = detail::make_problem(plain, 1);
     if (!p.error.empty()) return detail::invalid_plan(p, buffers.size(), 1);
-    auto order = detail::size_order(p);
+    auto order = detail::size_order(p, detail::ties::by_index);
     return detail::to_plan(p, detail::decode(p, order, std::span(&arena, 1), detail::fit::first),
                            "tflm_greedy");
 }
@@ -104,6 +104,7 @@ constexpr std::vector<std::vector<int>> candidate_orders(const problem& p) {
         std::sort(o.begin(), o.end(), [&](int a, int b) {
             if (key[a] != key[b]) return key[a] > key[b];
             if (p.items[a].size != p.items[b].size) return p.items[a].size > p.items[b].size;
+            if (p.items[a].first != p.items[b].first) return p.items[a].first < p.items[b].first;
             return a < b;
         });
         return pinned_first(p, std::move(o));
@@ -193,21 +194,10 @@ constexpr searched hill_climb(const problem& p, std::span<const segment> segment
     if (m < 2) return s;
     std::size_t work = m + p.adj.size() + 1;
     std::size_t iterations = std::min(opt.max_iterations, opt.work_budget / work);
-    rng r{opt.seed};
     std::vector<int> current = s.order;
     layout current_layout = s.best;
-    for (std::size_t k = 0; k < iterations; ++k) {
-        if (s.best.fits && segments.size() == 1 && total(s.best) <= lower) break;  // optimal
-        std::vector<int> next = current;
-        std::size_t i = r.below(m - 1);
-        std::size_t j = i + 1 + r.below(std::min(opt.window, m - 1 - i));
-        if (r.next() & 1) {
-            std::swap(next[i], next[j]);
-        } else {
-            int x = next[j];
-            next.erase(next.begin() + static_cast<std::ptrdiff_t>(j));
-            next.insert(next.begin() + static_cast<std::ptrdiff_t>(i), x);
-        }
+    auto optimal = [&] { return s.best.fits && segments.size() == 1 && total(s.best) <= lower; };
+    auto try_move = [&](std::vector<int> next) {
         auto l = decode(p, next, segments, s.mode, s.ceiling);
         if (!better(current_layout, l)) {
             current = std::move(next);
@@ -217,6 +207,55 @@ constexpr searched hill_climb(const problem& p, std::span<const segment> segment
                 s.order = current;
             }
         }
+    };
+    auto move_earlier = [](std::vector<int>& order, std::size_t i, std::size_t j) {
+        int x = order[j];
+        order.erase(order.begin() + static_cast<std::ptrdiff_t>(j));
+        order.insert(order.begin() + static_cast<std::ptrdiff_t>(i), x);
+    };
+    // Phase 1: random local moves.
+    rng r{opt.seed};
+    for (std::size_t k = 0; k < iterations && !optimal(); ++k) {
+        std::vector<int> next = current;
+        std::size_t i = r.below(m - 1);
+        std::size_t j = i + 1 + r.below(std::min(opt.window, m - 1 - i));
+        if (r.next() & 1)
+            std::swap(next[i], next[j]);
+        else
+            move_earlier(next, i, j);
+        try_move(std::move(next));
+    }
+    // Phase 2, from the best order so far: every other move takes an item
+    // that sets a segment's peak (or is left out) and places it anywhere
+    // earlier in the order (a squeaky wheel); the others stay local.  Residual
+    // networks need it: the items at the peak are rarely within reach of a
+    // local move of the ones that block them.
+    current = s.order;
+    current_layout = s.best;
+    rng t{opt.seed ^ 0x5157ea4f00dull};
+    std::vector<std::size_t> top;
+    for (std::size_t k = 0; k < iterations && !optimal(); ++k) {
+        std::vector<int> next = current;
+        top.clear();
+        if (k % 2 == 1)
+            for (std::size_t q = 1; q < m; ++q) {
+                const auto& at = current_layout.at[current[q]];
+                if (at.segment < 0 ||
+                    at.offset + p.items[current[q]].size == current_layout.used[at.segment])
+                    top.push_back(q);
+            }
+        if (!top.empty()) {
+            std::size_t j = top[t.below(top.size())];
+            move_earlier(next, t.below(j), j);
+        } else {
+            std::size_t i = t.below(m - 1);
+            std::size_t j = i + 1 + t.below(std::min(opt.window, m - 1 - i));
+            if (t.next() & 1)
+                std::swap(next[i], next[j]);
+            else
+                move_earlier(next, i, j);
+        }
+        try_move(std::move(next));
     }
     return s;
 }
