@@ -1,17 +1,26 @@
-// Planner benchmark: random DAGs (fixed seed) of 100, 1,000 and 10,000 buffers.
-// Per algorithm: plan / LOAD, plan / TFLM greedy, and planning time (median of
-// runs).  Cases are a list of (name, buffers), so real models can be added.
+// Planner benchmark: every model of ../shared/models and
+// ../shared/models_topology_only (fused graph; the runtime's shapes when every
+// op is supported, the declared ones otherwise, exactly as `litegraph plan`)
+// and random DAGs (fixed seed) of 40 to 10,000 buffers.  Per case: LOAD, the
+// bytes of TFLM's greedy, size_first_fit, strong_fit, ours (plan_memory) and
+// the exact search (up to 60 buffers; proven or not), ours / LOAD, ours / TFLM
+// and planning time (median CPU ms of `runs`).
+//   bench_planner [runs] [--json] [--shared DIR]
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "litegraph/planner/order.hpp"
+#include "plan_problem.hpp"
 
 using namespace litegraph::planner;
 
@@ -19,6 +28,7 @@ namespace {
 
 struct bench_case {
     std::string name;
+    std::string shapes;  // "inferred", "declared" or "random"
     std::vector<buffer> buffers;
     std::vector<op_node> ops;  // when known: the order search is benchmarked too
 };
@@ -56,7 +66,7 @@ bench_case dag_case(std::size_t n, std::uint64_t seed) {
     auto ops = random_dag(n, seed);
     std::vector<int> order(n);
     for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
-    return {"random_dag_" + std::to_string(n), buffers_for_order(ops, order), ops};
+    return {"random_dag_" + std::to_string(n), "random", buffers_for_order(ops, order), ops};
 }
 
 struct timing {
@@ -83,50 +93,99 @@ timing median_ms(F&& f, int runs) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
-    std::vector<bench_case> cases{dag_case(40, 1), dag_case(100, 2), dag_case(1000, 3),
-                                  dag_case(10000, 4)};
+    int runs = 3;
+    bool json = false;
+    std::string shared = LITEGRAPH_SHARED_DIR;
+    for (int a = 1; a < argc; ++a) {
+        if (!std::strcmp(argv[a], "--json"))
+            json = true;
+        else if (!std::strcmp(argv[a], "--shared") && a + 1 < argc)
+            shared = argv[++a];
+        else
+            runs = std::max(1, std::atoi(argv[a]));
+    }
+    std::vector<bench_case> cases;
+    for (auto& dir : litegraph::cli::shared_model_dirs(shared)) {
+        try {
+            auto p = litegraph::cli::model_plan_problem(dir);
+            cases.push_back({dir.filename().string(), p.shapes, std::move(p.buffers), {}});
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "%s: skipped: %s\n", dir.string().c_str(), e.what());
+        }
+    }
+    if (cases.empty()) std::fprintf(stderr, "no shared models under %s\n", shared.c_str());
+    for (auto [n, seed] : {std::pair{40, 1}, {100, 2}, {1000, 3}, {10000, 4}})
+        cases.push_back(dag_case(static_cast<std::size_t>(n), static_cast<std::uint64_t>(seed)));
+
     const std::vector<segment> arena{{"arena", unbounded, 64}};
-    std::printf("%-18s %-15s %10s %9s %9s %9s %9s %s\n", "case", "algorithm", "bytes", "plan/LOAD",
-                "plan/TFLM", "cpu ms", "wall ms", "note");
-    bool slow = false;
+    if (!json)
+        std::printf("%-32s %-8s %6s %10s %10s %10s %10s %10s %12s %6s %6s %8s %8s\n", "case",
+                    "shapes", "bufs", "LOAD", "TFLM", "sff", "strong", "ours", "exact", "/LOAD",
+                    "/TFLM", "ours ms", "sff ms");
+    nlohmann::json out = nlohmann::json::array();
+    bool slow = false, bad = false;
     for (auto& c : cases) {
         const auto load = lower_bound(c.buffers);
-        const auto tflm = tflm_greedy(c.buffers, 64).total();
-        struct algo {
-            const char* name;
-            std::function<plan()> run;
-        };
-        std::vector<algo> algos{
-            {"tflm_greedy", [&] { return tflm_greedy(c.buffers, 64); }},
-            {"size_first_fit", [&] { return size_first_fit(c.buffers, arena); }},
-            {"strong_fit", [&] { return strong_fit(c.buffers, arena); }},
-            {"default", [&] { return plan_memory(c.buffers, arena); }},
-        };
-        if (c.buffers.size() <= 60)
-            algos.push_back({"exact", [&] { return exact_plan(c.buffers, arena); }});
-        for (auto& a : algos) {
-            plan p;
-            auto ms = median_ms([&] { p = a.run(); }, runs);
-            auto v = validate(c.buffers, arena, p);
-            std::string note = v.ok ? "" : "INVALID: " + std::string(v.what);
-            if (p.proven_optimal) note += "proven optimal";
-            std::printf("%-18s %-15s %10zu %9.3f %9.3f %9.2f %9.2f %s\n", c.name.c_str(), a.name,
-                        p.total(), double(p.total()) / double(load),
-                        double(p.total()) / double(tflm), ms.cpu_ms, ms.wall_ms, note.c_str());
-            if (std::string(a.name) == "default" && c.buffers.size() >= 10000 &&
-                ms.cpu_ms >= 1000.0)
-                slow = true;
+        plan tflm = tflm_greedy(c.buffers, 64), sff, strong = strong_fit(c.buffers, arena), ours,
+             exact;
+        auto ours_ms = median_ms([&] { ours = plan_memory(c.buffers, arena); }, runs);
+        auto sff_ms = median_ms([&] { sff = size_first_fit(c.buffers, arena); }, runs);
+        const bool ran_exact = c.buffers.size() <= exact_options{}.max_items;
+        if (ran_exact) exact = exact_plan(c.buffers, arena);
+        std::string note;
+        for (auto* p : {&tflm, &sff, &strong, &ours, &exact}) {
+            if (p == &exact && !ran_exact) continue;
+            auto v = validate(c.buffers, arena, *p);
+            if (!v.ok) note += " INVALID " + std::string(p->algorithm) + ": " + std::string(v.what);
         }
-        if (!c.ops.empty()) {
+        bad = bad || !note.empty();
+        const double over_load = load ? double(ours.total()) / double(load) : 1.0;
+        const double over_tflm = tflm.total() ? double(ours.total()) / double(tflm.total()) : 1.0;
+        std::string exact_s =
+            ran_exact ? std::to_string(exact.total()) + (exact.proven_optimal ? " P" : " ?") : "-";
+        if (json) {
+            nlohmann::json j{{"case", c.name},
+                             {"shapes", c.shapes},
+                             {"buffers", c.buffers.size()},
+                             {"load", load},
+                             {"tflm_greedy", tflm.total()},
+                             {"size_first_fit", sff.total()},
+                             {"strong_fit", strong.total()},
+                             {"ours", ours.total()},
+                             {"ours_algorithm", std::string(ours.algorithm)},
+                             {"ours_proven_optimal", ours.proven_optimal},
+                             {"ours_over_load", over_load},
+                             {"ours_over_tflm", over_tflm},
+                             {"ours_cpu_ms", ours_ms.cpu_ms},
+                             {"ours_wall_ms", ours_ms.wall_ms},
+                             {"size_first_fit_cpu_ms", sff_ms.cpu_ms},
+                             {"valid", note.empty()}};
+            j["exact"] = ran_exact ? nlohmann::json(exact.total()) : nlohmann::json(nullptr);
+            j["exact_proven_optimal"] = ran_exact && exact.proven_optimal;
+            out.push_back(j);
+        } else {
+            std::printf(
+                "%-32s %-8s %6zu %10zu %10zu %10zu %10zu %10zu %12s %6.3f %6.3f %8.2f %8.2f%s\n",
+                c.name.c_str(), c.shapes.c_str(), c.buffers.size(), load, tflm.total(), sff.total(),
+                strong.total(), ours.total(), exact_s.c_str(), over_load, over_tflm, ours_ms.cpu_ms,
+                sff_ms.cpu_ms, note.c_str());
+        }
+        if (c.buffers.size() >= 10000 && ours_ms.cpu_ms >= 1000.0) slow = true;
+        if (!c.ops.empty() && !json) {
             order_result r;
             auto ms = median_ms([&] { r = best_order(c.ops); }, runs);
-            std::printf("%-18s %-15s LOAD %zu -> %zu (%.1f%% lower, %s%s) %.2f cpu ms\n",
-                        c.name.c_str(), "order", r.given_load, r.load,
+            std::printf("%-32s order search: LOAD %zu -> %zu (%.1f%% lower, %s%s) %.2f cpu ms\n",
+                        c.name.c_str(), r.given_load, r.load,
                         100.0 * double(r.given_load - r.load) / double(r.given_load),
                         std::string(r.method).c_str(), r.exact ? ", exact" : "", ms.cpu_ms);
         }
     }
-    if (slow) std::printf("FAIL: the default planner took 1 s of CPU or more on 10,000 buffers\n");
-    return slow ? 1 : 0;
+    if (json) std::cout << out.dump(2) << "\n";
+    if (!json)
+        std::printf("exact: P = proven optimal, ? = node budget ran out, - = over 60 buffers\n");
+    if (slow)
+        std::fprintf(stderr,
+                     "FAIL: the default planner took 1 s of CPU or more on 10,000 buffers\n");
+    if (bad) std::fprintf(stderr, "FAIL: a plan does not validate\n");
+    return slow || bad ? 1 : 0;
 }
