@@ -18,6 +18,7 @@ struct case_t {
     std::vector<std::pair<std::string, std::string>> inputs;  // feed name -> file in reference/
     std::string output;                                       // file in reference/
     double tolerance;                                         // max |diff|
+    double fused_tolerance = 1e-5;                            // fused vs unfused, relative
 };
 
 /// Runs the case unfused (the graph as loaded) and fused (after the pass
@@ -39,14 +40,16 @@ void check_case(const case_t& c) {
         REQUIRE(got.type == dtype::f32);
         REQUIRE(got.numel() == expect.numel());
         double diff = test::max_abs_diff(got.span<float>(), expect.span<float>());
-        MESSAGE(c.model << " " << c.output << (fuse ? " fused" : " unfused")
+        MESSAGE(c.model << " " << c.output << std::string(fuse ? " fused" : " unfused")
                         << ": max |diff| = " << diff);
         CHECK(diff <= c.tolerance);
         if (!fuse) {
             auto s = got.span<float>();
             unfused_out.assign(s.begin(), s.end());
         } else {
-            CHECK(test::max_rel_diff(got.span<float>(), unfused_out) <= 1e-5);
+            // Folding batch norm into the weights changes float rounding; over the
+            // detector's ~50 folded layers that reaches 2.6e-5 on its sigmoid map.
+            CHECK(test::max_rel_diff(got.span<float>(), unfused_out) <= c.fused_tolerance);
         }
     }
 }
@@ -88,5 +91,5 @@ TEST_CASE("small real models match their references to 1e-4") {
 }
 
 TEST_CASE("ppocr_v3_det matches its reference probability map to 1e-3") {
-    check_case({"ppocr_v3_det", {{"x", "input_x.npy"}}, "output_0.npy", 1e-3});
+    check_case({"ppocr_v3_det", {{"x", "input_x.npy"}}, "output_0.npy", 1e-3, 5e-5});
 }

@@ -54,6 +54,7 @@ struct plan_problem {
     std::vector<member> members;        // variables that share a buffer they do not own
     std::vector<std::string> step_ops;  // op label of each step
     std::string shapes;                 // "inferred" or "declared"
+    std::size_t order_gain = 0;         // LOAD saved by the runtime's execution order
 };
 
 /// Shapes from the runtime's own shape inference (every op supported).
@@ -61,6 +62,7 @@ inline plan_problem problem_from_program(runtime::program& prog) {
     plan_problem p;
     p.shapes = "inferred";
     prog.prepare_plan();
+    p.order_gain = prog.memory().order_gain_bytes;
     p.buffers = prog.buffers();
     const auto& g = prog.graph();
     for (int v : prog.buffer_vars()) p.names.push_back(g.vars[v].name);
@@ -68,8 +70,7 @@ inline plan_problem problem_from_program(runtime::program& prog) {
     for (std::size_t v = 0; v < vb.size(); ++v)
         if (vb[v].first >= 0 && prog.buffer_vars()[vb[v].first] != static_cast<int>(v))
             p.members.push_back({g.vars[v].name, vb[v].first, vb[v].second});
-    for (auto& ins : prog.instructions())
-        if (!ins.folded) p.step_ops.push_back(ins.io.label);
+    for (int i : prog.execution_order()) p.step_ops.push_back(prog.instructions()[i].io.label);
     return p;
 }
 
@@ -208,6 +209,7 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
     j["lower_bound_bytes"] = load;
     j["plan_over_load"] = load ? double(plan.total()) / double(load) : 1.0;
     j["proven_optimal"] = plan.proven_optimal;
+    j["order_gain_bytes"] = problem.order_gain;
     if (!plan.fits) j["shortfall_bytes"] = plan.shortfall;
     j["peak_step"] = {{"step", peak_step},
                       {"op", problem.step_ops.empty() ? "" : problem.step_ops[peak_step]},

@@ -147,7 +147,8 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     j["latency_ms"] = median;
     j["repeat"] = repeat;
     j["memory"] = {{"arena_bytes", prog.memory().arena_bytes},
-                   {"lower_bound_bytes", prog.memory().lower_bound_bytes}};
+                   {"lower_bound_bytes", prog.memory().lower_bound_bytes},
+                   {"order_gain_bytes", prog.memory().order_gain_bytes}};
     j["passes"] = nlohmann::json::object();
     for (auto& [name, n] : report.counts) j["passes"][name] = n;
     j["fused"] = !a.flag("--no-fuse");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "litegraph/graph/graph.hpp"
+#include "litegraph/planner/order.hpp"
 #include "litegraph/planner/planner.hpp"
 #include "litegraph/runtime/alias_groups.hpp"
 #include "litegraph/runtime/kernels.hpp"
@@ -22,6 +23,19 @@ namespace litegraph::runtime {
 struct memory_stats {
     std::size_t arena_bytes = 0;        // bytes of the planned arena
     std::size_t lower_bound_bytes = 0;  // LOAD: most activation bytes live at one step
+    std::size_t order_gain_bytes = 0;   // LOAD saved by the chosen execution order
+};
+
+/// Caps that keep a hostile model's shapes from making prepare allocate without
+/// bound (docs/hardening.md).  Exceeding one is a shape_error naming the op or
+/// the arena, thrown before the allocation.
+struct program_limits {
+    /// Elements of any tensor an op's shape inference produces.
+    std::int64_t max_tensor_elements = std::int64_t{1} << 31;
+    /// Bytes of all constants folded at prepare time together.
+    std::uint64_t max_folded_bytes = std::uint64_t{1} << 32;
+    /// Bytes of the planned arena.
+    std::uint64_t max_arena_bytes = std::uint64_t{1} << 34;
 };
 
 struct instruction {
@@ -71,7 +85,23 @@ public:
     }
 
     const graph::graph& graph() const noexcept { return g_; }
+
+    /// The caps prepare enforces; setting them re-plans on the next prepare.
+    const program_limits& limits() const noexcept { return limits_; }
+    void set_limits(const program_limits& l) {
+        limits_ = l;
+        prepared_ = false;
+    }
     const std::vector<instruction>& instructions() const noexcept { return code_; }
+    /// Indices into instructions() of the ones that run, in execution order
+    /// (valid after prepare_plan() or run()).
+    const std::vector<int>& execution_order() const noexcept { return order_; }
+    /// Whether prepare may pick another topological order with a lower LOAD
+    /// than the program order (default true).
+    void set_reorder(bool on) {
+        if (on != reorder_) prepared_ = false;
+        reorder_ = on;
+    }
 
     std::size_t input_count() const noexcept { return g_.feeds.size(); }
     const graph::var_node& input_var(std::size_t i) const { return g_.vars[g_.feeds.at(i).var]; }
@@ -126,8 +156,8 @@ public:
             auto& r = refs_[g_.feeds[i].var];
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
         }
-        for (auto& ins : code_)
-            if (!ins.folded && !ins.elided) ins.k->run(ins.io);
+        for (int i : order_)
+            if (!code_[i].elided) code_[i].k->run(code_[i].io);
     }
 
     /// Output `i` of the last run.
@@ -166,6 +196,7 @@ private:
         const int nv = static_cast<int>(g_.vars.size());
         std::vector<bool> constant(nv, false);
         folded_.clear();
+        folded_bytes_ = 0;
         for (int v = 0; v < nv; ++v) {
             auto& r = refs_[v];
             const auto& var = g_.vars[v];
@@ -176,7 +207,19 @@ private:
                 r.data = const_cast<std::byte*>(var.value->data());
                 constant[v] = true;
             } else if (var.persistable) {
-                // A topology without its params: shapes are enough to plan.
+                // A topology without its params: shapes are enough to plan,
+                // within the caps an inferred shape has.
+                std::int64_t n = -1;
+                if (is_known(var.shape)) try {
+                        n = numel(var.shape);
+                    } catch (const shape_error&) {
+                    }
+                if (n < 0 || n > limits_.max_tensor_elements)
+                    throw shape_error("parameter '" + var.name + "' declares shape " +
+                                      to_string(var.shape) +
+                                      " without data: unknown dims or more than " +
+                                      std::to_string(limits_.max_tensor_elements) +
+                                      " elements (program_limits::max_tensor_elements)");
                 r.type = var.type;
                 r.shape = var.shape;
                 r.data = nullptr;
@@ -206,10 +249,99 @@ private:
                                     "' has no shape (not produced)");
                 }
             ins.k->infer(ins.io);
+            check_outputs(ins);
             if (all_known || ins.k->folds_from_shapes()) fold(ins, constant);
         }
-        plan_buffers(constant);
+        choose_order(constant);
         prepared_ = true;
+    }
+
+    /// The execution order: among topological orders of the unfolded
+    /// instructions, the one whose plan has the lower LOAD (the program order,
+    /// or the planner's search for one with less memory live at its peak).
+    void choose_order(const std::vector<bool>& constant) {
+        std::vector<int> given;
+        for (int i = 0; i < static_cast<int>(code_.size()); ++i)
+            if (!code_[i].folded) given.push_back(i);
+        order_ = given;
+        stats_.order_gain_bytes = 0;
+        plan_buffers(constant);
+        if (!reorder_ || given.size() < 3) return;
+        auto searched = searched_order(given);
+        if (searched == given) return;
+        const auto given_load = stats_.lower_bound_bytes;
+        order_ = searched;
+        plan_buffers(constant);
+        if (stats_.lower_bound_bytes < given_load) {
+            stats_.order_gain_bytes = given_load - stats_.lower_bound_bytes;
+            return;
+        }
+        order_ = given;
+        plan_buffers(constant);
+    }
+
+    /// planner::best_order over the unfolded instructions: each one op whose
+    /// output bytes are what it produces, reading the instructions (and feeds)
+    /// that produce its inputs.
+    std::vector<int> searched_order(const std::vector<int>& given) const {
+        const int nv = static_cast<int>(g_.vars.size());
+        std::vector<planner::op_node> ops;
+        std::vector<int> node_of_var(nv, -1), ins_of_node;
+        for (auto& f : g_.feeds) {
+            node_of_var[f.var] = static_cast<int>(ops.size());
+            ops.push_back({refs_[f.var].bytes(), {}, false});
+            ins_of_node.push_back(-1);
+        }
+        for (int i : given) {
+            planner::op_node node;
+            for (auto& sl : code_[i].io.inputs)
+                for (auto* a : sl.args) {
+                    int u = node_of_var[a - refs_.data()];
+                    if (u >= 0 &&
+                        std::find(node.inputs.begin(), node.inputs.end(), u) == node.inputs.end())
+                        node.inputs.push_back(u);
+                }
+            for (auto& sl : code_[i].io.outputs)
+                for (auto* a : sl.args) {
+                    int v = static_cast<int>(a - refs_.data());
+                    if (!produced(*a)) continue;
+                    node.output_bytes += refs_[v].bytes();
+                    node_of_var[v] = static_cast<int>(ops.size());
+                    for (auto& f : g_.fetches) node.is_output = node.is_output || f.var == v;
+                }
+            ops.push_back(std::move(node));
+            ins_of_node.push_back(i);
+        }
+        auto r = planner::best_order(ops);
+        if (!r.problem.empty()) return given;
+        std::vector<int> order;
+        for (int n : r.order)
+            if (ins_of_node[n] >= 0) order.push_back(ins_of_node[n]);
+        return order;
+    }
+
+    /// Every output `ins` produces has known dims and at most
+    /// `limits_.max_tensor_elements` elements.
+    void check_outputs(const instruction& ins) const {
+        for (auto& s : ins.io.outputs)
+            for (auto* a : s.args) {
+                if (!produced(*a)) continue;
+                if (!is_known(a->shape))
+                    ins.io.fail("output '" + std::string(a->name) + "' has shape " +
+                                to_string(a->shape) + " with an unknown dim");
+                std::int64_t n = 0;
+                try {
+                    n = a->numel();
+                } catch (const shape_error&) {
+                    n = -1;  // overflows 64 bits
+                }
+                if (n < 0 || n > limits_.max_tensor_elements)
+                    ins.io.fail("output '" + std::string(a->name) + "' of shape " +
+                                to_string(a->shape) + " has more than " +
+                                std::to_string(limits_.max_tensor_elements) +
+                                " elements (program_limits::max_tensor_elements)");
+                checked_bytes(n, size_of(a->type));
+            }
     }
 
     /// Runs `ins` now and keeps its outputs as constants of the program.
@@ -217,6 +349,13 @@ private:
         for (auto& s : ins.io.outputs)
             for (auto* a : s.args) {
                 if (!produced(*a)) continue;
+                folded_bytes_ += a->bytes();
+                if (folded_bytes_ > limits_.max_folded_bytes)
+                    ins.io.fail("folding output '" + std::string(a->name) + "' makes " +
+                                std::to_string(folded_bytes_) +
+                                " bytes of constants, over the limit of " +
+                                std::to_string(limits_.max_folded_bytes) +
+                                " (program_limits::max_folded_bytes)");
                 folded_.emplace_back(a->type, a->shape);
                 a->data = folded_.back().data();
                 constant[a - refs_.data()] = true;
@@ -231,8 +370,8 @@ private:
         std::vector<int> first(nv, -1), last(nv, -1);
         int step = 0;
         for (auto& f : g_.feeds) first[f.var] = last[f.var] = 0;
-        for (auto& ins : code_) {
-            if (ins.folded) continue;
+        for (int i : order_) {
+            auto& ins = code_[i];
             for (auto& s : ins.io.inputs)
                 for (auto* a : s.args) last[a - refs_.data()] = step;
             for (auto& s : ins.io.outputs)
@@ -257,9 +396,9 @@ private:
         // the input dies there; a concat so marked gets its inputs as slices.
         alias_groups groups(first, last);
         step = 0;
-        for (auto& ins : code_) {
-            ins.elided = false;
-            if (ins.folded) continue;
+        for (auto& ins : code_) ins.elided = false;
+        for (int i : order_) {
+            auto& ins = code_[i];
             const auto& node = g_.ops[ins.op];
             auto slot = node.attrs.get<std::string>("in_place", "");
             if (!slot.empty()) {
@@ -300,6 +439,11 @@ private:
         std::vector<std::size_t> seg_base(segments_.size() + 1, 0);
         for (std::size_t s = 0; s < segments_.size(); ++s)
             seg_base[s + 1] = planner::align_up(seg_base[s] + plan_.used[s], tensor_alignment);
+        if (seg_base.back() > limits_.max_arena_bytes)
+            throw shape_error("the planned arena needs " + std::to_string(seg_base.back()) +
+                              " bytes, over the limit of " +
+                              std::to_string(limits_.max_arena_bytes) +
+                              " (program_limits::max_arena_bytes)");
         arena_ = tensor(dtype::u8, {static_cast<std::int64_t>(seg_base.back())});
         for (int v = 0; v < nv; ++v) {
             if (first[v] < 0) continue;
@@ -366,6 +510,8 @@ private:
     std::vector<planner::segment> segments_;
     std::vector<tensor_ref> refs_;  // one per variable node
     std::vector<instruction> code_;
+    std::vector<int> order_;  // the unfolded instructions in execution order
+    bool reorder_ = true;
     std::vector<tensor> inputs_;
     std::vector<tensor> folded_;
     std::vector<planner::buffer> buffers_;
@@ -374,6 +520,8 @@ private:
     planner::plan plan_;
     tensor arena_;
     memory_stats stats_;
+    program_limits limits_;
+    std::uint64_t folded_bytes_ = 0;
     bool prepared_ = false;
 };
 
