@@ -4,6 +4,8 @@
 // that index and one -1 is inferred from the element count.
 #pragma once
 
+#include <limits>
+
 #include <string_view>
 
 #include "litegraph/ops/detail/shape_args.hpp"
@@ -44,6 +46,9 @@ struct reshape2 {
                         " is negative (only -1 is allowed)");
             }
             out[i] = d;
+            if (d != 0 && known > std::numeric_limits<std::int64_t>::max() / d)
+                io.fail("the target shape " + to_string(target) +
+                        " has more elements than 64 bits count");
             known *= d;
         }
         const auto n = numel(in);

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz, clang + ASan + UBSan) and runs each
+# for a fixed budget with its seed corpus (the shared models beside the clone,
+# generated ones); exits non-zero on any crash, leak, sanitizer report, timeout
+# or allocation over the limits.  Standalone from a fresh clone:
+#   .ci/fuzz.sh [--time SECONDS] [--jobs N] [--build-dir DIR] [--shared DIR]
+# Crashing inputs are left in BUILD/fuzz/artifacts/; minimize one with
+#   BUILD/fuzz/fuzz_model -minimize_crash=1 -runs=100000 FILE
+# and add it to tests/broken/ as <target>-<expected error>-<what>.bin.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+time_per_target=60
+jobs=2
+build="$root/build-fuzz"
+shared="$root/../shared"
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --time) time_per_target="$2"; shift 2 ;;
+        --jobs) jobs="$2"; shift 2 ;;
+        --build-dir) build="$2"; shift 2 ;;
+        --shared) shared="$2"; shift 2 ;;
+        *) echo "usage: $0 [--time SECONDS] [--jobs N] [--build-dir DIR] [--shared DIR]" >&2; exit 2 ;;
+    esac
+done
+
+# clang with the libFuzzer runtime (Debian: clang-14, libclang-rt-14-dev).
+cxx="${CXX:-}"
+if [[ -z "$cxx" ]]; then
+    for c in clang++-14 clang++; do
+        if command -v "$c" >/dev/null; then cxx="$c"; break; fi
+    done
+fi
+probe_dir="$(mktemp -d)"
+trap 'rm -rf "$probe_dir"' EXIT
+probe() {
+    [[ -n "$cxx" ]] || return 1
+    echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' \
+        > "$probe_dir/p.cpp"
+    "$cxx" -fsanitize=fuzzer,address,undefined "$probe_dir/p.cpp" -o "$probe_dir/p" 2>/dev/null
+}
+if ! probe; then
+    echo "installing clang-14 and libclang-rt-14-dev (libFuzzer)"
+    sudo_cmd=()
+    [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -q
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+        --no-install-recommends clang-14 libclang-rt-14-dev </dev/null
+    cxx=clang++-14
+    probe || { echo "error: $cxx cannot link -fsanitize=fuzzer" >&2; exit 1; }
+fi
+
+echo "==== build ($cxx, $build)"
+CXX="$cxx" cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DLITEGRAPH_FUZZ=ON -DLITEGRAPH_SHARED_DIR="$(cd "$shared" 2>/dev/null && pwd || echo "$shared")" \
+    >/dev/null
+cmake --build "$build" -j"$jobs" --target fuzz_topology fuzz_params fuzz_model fuzz_seeds
+
+echo "==== seed corpora"
+seeds="$build/fuzz/seeds"
+rm -rf "$seeds"
+[[ -d "$shared/models" ]] || echo "note: $shared/models is absent; seeds are the generated models only"
+"$build/fuzz/fuzz_seeds" "$seeds" "$shared"
+
+# Each target keeps what it learns in corpus/<target> (seeds are read, never written).
+status=0
+for t in topology params model; do
+    corpus="$build/fuzz/corpus/$t"
+    artifacts="$build/fuzz/artifacts/$t"
+    mkdir -p "$corpus" "$artifacts"
+    log="$build/fuzz/$t.log"
+    echo "==== fuzz_$t for ${time_per_target} s (log: $log)"
+    # -max_len keeps mutation fast (seeds above it are truncated);
+    # -malloc_limit_mb: no single allocation may exceed the documented bound.
+    if ! "$build/fuzz/fuzz_$t" "$corpus" "$seeds/$t" \
+        -max_total_time="$time_per_target" -max_len=65536 -timeout=10 \
+        -malloc_limit_mb=512 -rss_limit_mb=2560 -print_final_stats=1 \
+        -artifact_prefix="$artifacts/" >"$log" 2>&1; then
+        echo "fuzz_$t FAILED:"
+        grep -E -A25 '^==[0-9]+==ERROR|runtime error|SUMMARY|deadly signal|out-of-memory|timeout' \
+            "$log" | head -60 || tail -40 "$log"
+        ls "$artifacts"
+        status=1
+    fi
+    grep -E '^stat::number_of_executed_units|^stat::average_exec_per_sec|^stat::peak_rss_mb' "$log" || true
+done
+exit $status

@@ -1,0 +1,186 @@
+// What the fuzz targets (tests/fuzz/targets/) and the regression test of
+// tests/broken/ run on a byte string.  Each function either returns (the
+// input was accepted, or skipped for a documented reason) or throws a
+// litegraph::error; anything else (a crash, a sanitizer report, another
+// exception, a leak, an allocation over the documented bound) is a bug.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "litegraph.hpp"
+#include "litegraph/paddle.hpp"
+#include "litegraph/passes/pipeline.hpp"
+
+namespace litegraph::fuzz {
+
+/// Input layouts (all integers little-endian):
+///   topology: the bytes of a ProgramDesc.
+///   params:   flags byte (bit 0: separate files, bit 1: parameters optional), then
+///             combined: the bytes of a combined parameter file;
+///             separate: per persistable of `params_topology()` in byte-wise name
+///             order, u32 length + that many bytes of its file (length 0xFFFFFFFF:
+///             the file is missing); bytes after the last one are ignored.
+///   model:    flags byte (bit 0: with parameters), u32 topology length, the
+///             topology, then (with parameters) a combined parameter file.
+enum class target { topology, params, model };
+
+/// The limits the targets load and plan with (docs/hardening.md): small enough
+/// that libFuzzer's -malloc_limit_mb=512 catches any allocation past them.
+inline paddle::load_options fuzz_load_options(bool require_params) {
+    paddle::load_options o;
+    o.require_params = require_params;
+    o.max_topology_bytes = std::size_t{16} << 20;
+    return o;
+}
+
+inline runtime::program_limits fuzz_program_limits() {
+    runtime::program_limits l;
+    l.max_tensor_elements = std::int64_t{1} << 24;
+    l.max_folded_bytes = std::uint64_t{64} << 20;
+    l.max_arena_bytes = std::uint64_t{128} << 20;
+    return l;
+}
+
+/// Feeds get their declared dims with -1 as 1; a feed dim above this or a
+/// feed above `max_feed_elements` skips the input (inputs are the caller's).
+inline constexpr std::int64_t max_feed_dim = 4096;
+inline constexpr std::int64_t max_feed_elements = std::int64_t{1} << 20;
+
+/// The fixed topology the params target reads records against: persistables
+/// of several dtypes and ranks, one with an unknown (-1) dim.
+inline const std::string& params_topology() {
+    static const std::string bytes = [] {
+        graph::graph g;
+        graph::builder b(g);
+        b.declare("x", {-1, 4});
+        auto param = [&](std::string name, shape_t shape, dtype t) {
+            graph::var_node v;
+            v.name = std::move(name);
+            v.shape = std::move(shape);
+            v.type = t;
+            v.persistable = true;
+            b.declare(std::move(v));
+        };
+        param("bias", {3}, dtype::f32);
+        param("emb", {-1, 2}, dtype::i64);
+        param("half", {2}, dtype::f16);
+        param("q", {2, 2, 2}, dtype::i8);
+        param("w", {4, 3}, dtype::f32);
+        b.feed("x", 0);
+        b.fetch("x", 0);
+        b.finish();
+        return paddle::serialize_program(g);
+    }();
+    return bytes;
+}
+
+/// The persistables of `params_topology()`, in the order records follow.
+inline const std::vector<std::string>& params_names() {
+    static const std::vector<std::string> names = {"bias", "emb", "half", "q", "w"};
+    return names;
+}
+
+inline std::uint32_t read_u32(std::string_view s, std::size_t at) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, s.data() + at, sizeof v);
+    return v;
+}
+
+inline void run_topology(std::string_view bytes) {
+    auto m = paddle::load_from_memory(bytes, std::map<std::string, std::string, std::less<>>{},
+                                      fuzz_load_options(false));
+    (void)m;
+}
+
+inline void run_params(std::string_view bytes) {
+    if (bytes.empty()) return;
+    const auto flags = static_cast<std::uint8_t>(bytes[0]);
+    bytes.remove_prefix(1);
+    const auto options = fuzz_load_options(!(flags & 2));
+    if (!(flags & 1)) {
+        paddle::load_from_memory(params_topology(), bytes, options);
+        return;
+    }
+    std::map<std::string, std::string, std::less<>> files;
+    std::size_t at = 0;
+    for (auto& name : params_names()) {
+        if (bytes.size() - at < 4) break;
+        const auto n = read_u32(bytes, at);
+        at += 4;
+        if (n == 0xFFFFFFFFu) continue;
+        const auto len = std::min<std::size_t>(n, bytes.size() - at);
+        files.emplace(name, std::string(bytes.substr(at, len)));
+        at += len;
+    }
+    paddle::load_from_memory(params_topology(), files, options);
+}
+
+/// Deterministic inputs for every feed: declared dims (-1 as 1), values a
+/// small repeating pattern (zeros for integer feeds: valid indices).  False
+/// when a feed is too large to make (the input is skipped).
+inline bool set_inputs(runtime::program& p) {
+    for (std::size_t i = 0; i < p.input_count(); ++i) {
+        const auto& v = p.input_var(i);
+        shape_t s = v.shape.empty() ? shape_t{1} : v.shape;
+        std::int64_t n = 1;
+        for (auto& d : s) {
+            if (d < 0) d = 1;
+            if (d > max_feed_dim) return false;
+            n *= d;
+            if (n > max_feed_elements) return false;
+        }
+        tensor t(v.type, s);
+        if (v.type == dtype::f32) {
+            auto x = t.span<float>();
+            for (std::size_t k = 0; k < x.size(); ++k)
+                x[k] = static_cast<float>(k % 7) * 0.25f - 0.5f;
+        }
+        p.set_input(i, std::move(t));
+    }
+    return true;
+}
+
+inline void run_model(std::string_view bytes) {
+    if (bytes.size() < 5) return;
+    const auto flags = static_cast<std::uint8_t>(bytes[0]);
+    const std::size_t topo_size = std::min<std::size_t>(read_u32(bytes, 1), bytes.size() - 5);
+    const auto topology = bytes.substr(5, topo_size);
+    const auto params = bytes.substr(5 + topo_size);
+    auto m = (flags & 1) ? paddle::load_from_memory(topology, params, fuzz_load_options(true))
+                         : paddle::load_from_memory(
+                               topology, std::map<std::string, std::string, std::less<>>{},
+                               fuzz_load_options(false));
+    passes::run_passes(m.graph);
+    runtime::program p(std::move(m.graph));
+    p.set_limits(fuzz_program_limits());
+    if (!set_inputs(p)) return;
+    p.prepare_plan();  // shape inference, folding, planning; kernels of unfolded ops never run
+}
+
+inline void run(target t, std::string_view bytes) {
+    switch (t) {
+        case target::topology:
+            return run_topology(bytes);
+        case target::params:
+            return run_params(bytes);
+        case target::model:
+            return run_model(bytes);
+    }
+}
+
+/// Builds a model-target input from model bytes (what the seed corpus holds).
+inline std::string model_input(std::string_view topology, const std::string* params) {
+    std::string s(1, params ? '\x01' : '\x00');
+    const auto n = static_cast<std::uint32_t>(topology.size());
+    s.append(reinterpret_cast<const char*>(&n), 4);
+    s += topology;
+    if (params) s += *params;
+    return s;
+}
+
+}  // namespace litegraph::fuzz

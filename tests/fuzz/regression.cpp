@@ -1,0 +1,99 @@
+// Every input in tests/broken/ (crashes, hangs and sanitizer reports the fuzz
+// targets found, minimized) runs through the same harness as the fuzzers and
+// must give the typed error its name states:
+//   tests/broken/<target>-<expected>-<what>.bin
+// <target>: topology, params or model (tests/fuzz/harness.hpp);
+// <expected>: format_error, shape_error, graph_error, unsupported_error,
+// io_error, usage_error, or ok (accepted without error).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "fuzz/harness.hpp"
+
+namespace fs = std::filesystem;
+using namespace litegraph;
+
+namespace {
+
+fs::path broken_dir() {
+    return fs::path(__FILE__).parent_path().parent_path() / "broken";
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+/// The name of the litegraph error `run` throws on `bytes`, or "ok".
+std::string outcome(fuzz::target t, const std::string& bytes, std::string& message) {
+    try {
+        fuzz::run(t, bytes);
+        return "ok";
+    } catch (const format_error& e) {
+        message = e.what();
+        return "format_error";
+    } catch (const shape_error& e) {
+        message = e.what();
+        return "shape_error";
+    } catch (const graph_error& e) {
+        message = e.what();
+        return "graph_error";
+    } catch (const unsupported_error& e) {
+        message = e.what();
+        return "unsupported_error";
+    } catch (const io_error& e) {
+        message = e.what();
+        return "io_error";
+    } catch (const usage_error& e) {
+        message = e.what();
+        return "usage_error";
+    } catch (const error& e) {
+        message = e.what();
+        return "error";
+    }
+}
+
+}  // namespace
+
+TEST_CASE("every input in tests/broken gives the typed error its name states") {
+    std::vector<fs::path> files;
+    for (auto& e : fs::directory_iterator(broken_dir()))
+        if (e.path().extension() == ".bin") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    REQUIRE(!files.empty());
+    for (auto& f : files) {
+        const auto stem = f.stem().string();
+        const auto dash1 = stem.find('-');
+        const auto dash2 = stem.find('-', dash1 + 1);
+        REQUIRE_MESSAGE(dash2 != std::string::npos, "bad name: " << f.filename().string());
+        const auto target = stem.substr(0, dash1);
+        const auto expected = stem.substr(dash1 + 1, dash2 - dash1 - 1);
+        fuzz::target t = target == "topology" ? fuzz::target::topology
+                         : target == "params" ? fuzz::target::params
+                                              : fuzz::target::model;
+        REQUIRE_MESSAGE((target == "topology" || target == "params" || target == "model"),
+                        "bad target in " << f.filename().string());
+        std::string message;
+        const auto got = outcome(t, slurp(f), message);
+        INFO(f.filename().string() << ": " << message);
+        CHECK(got == expected);
+    }
+}
+
+TEST_CASE("the params target's seeds load (the fixed topology reads valid records)") {
+    std::string combined(1, '\0');
+    std::map<std::string, tensor> values;
+    values.emplace("bias", tensor(dtype::f32, {3}));
+    values.emplace("emb", tensor(dtype::i64, {5, 2}));
+    values.emplace("half", tensor(dtype::f16, {2}));
+    values.emplace("q", tensor(dtype::i8, {2, 2, 2}));
+    values.emplace("w", tensor(dtype::f32, {4, 3}));
+    for (auto& name : fuzz::params_names()) paddle::append_record(combined, values.at(name));
+    CHECK_NOTHROW(fuzz::run(fuzz::target::params, combined));
+    // One byte short: a format_error naming the memory buffer and an offset.
+    combined.pop_back();
+    CHECK_THROWS_AS(fuzz::run(fuzz::target::params, combined), format_error);
+}
