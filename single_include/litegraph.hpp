@@ -136,15 +136,9 @@ private:
                     out = static_cast<T>(x);
                     return true;
                 } else if constexpr (is_vector<T>::value && is_vector<X>::value) {
-                    using TE = typename T::value_type;
-                    using XE = typename X::value_type;
-                    if constexpr (std::is_arithmetic_v<TE> && std::is_arithmetic_v<XE>) {
-                        out.clear();
-                        for (auto e : x) out.push_back(static_cast<TE>(e));
-                        return true;
-                    } else {
-                        return false;
-                    }
+                    // A call with the dependent `x`: clang checks `out` (of the
+                    // enclosing T) even in a branch discarded for this X.
+                    return convert_vector(out, x);
                 } else {
                     return false;
                 }
@@ -153,6 +147,18 @@ private:
         if (!ok)
             throw unsupported_error("attribute '" + std::string(name) + "' has an unexpected type");
         return out;
+    }
+    template <class TV, class XV>
+    static bool convert_vector(TV& out, const XV& x) {
+        using TE = typename TV::value_type;
+        using XE = typename XV::value_type;
+        if constexpr (std::is_arithmetic_v<TE> && std::is_arithmetic_v<XE>) {
+            out.clear();
+            for (auto e : x) out.push_back(static_cast<TE>(e));
+            return true;
+        } else {
+            return false;
+        }
     }
     template <class T>
     struct is_vector : std::false_type {};
@@ -1307,12 +1313,685 @@ struct concat {
 // padding_algorithm (EXPLICIT / SAME / VALID; SAME resets dilation to 1),
 // data_format (NCHW or AnyLayout).  Output sizes use truncating division.
 // depthwise_conv2d is the same op with groups == C.
+//
+// Kernels: the fast paths of kernels::conv2d (depthwise, 1x1 GEMM, im2col +
+// GEMM) by default, with the filter packed once per op node and kept between
+// runs; or the direct row loop `for_each_row`, the reference, selected by
+// params::kernel or the (non-Paddle) attribute litegraph_kernel = "reference".
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
+// ---- begin litegraph/kernels/conv.hpp ----
+// conv2d NCHW fast paths on fp32, written through an epilogue.
+//
+//   kernels::conv_geometry g{...};   // or conv_geometry::from(ops::conv2d::geometry)
+//   kernels::conv2d(g, x, w, epi);   // x [N, C, H, W], w [OC, C/groups, KH, KW]
+//   kernels::conv_weights cw(g, w);  // or prepare the filter once (load time) ...
+//   kernels::conv2d(g, x, cw, epi);  // ... and skip the per-call packing
+//
+// The conv epilogue receives finished output values:
+//
+//   void operator()(std::int64_t n,       // image
+//                   std::int64_t oc,      // output channel
+//                   std::int64_t offset,  // index in the output plane: oh * OW + ow
+//                   const float* values, std::int64_t count);
+//
+// `count` consecutive values of plane (n, oc) starting at `offset` (a run may
+// cross output rows, never planes).  Every output element is passed exactly
+// once; `values` is only valid during the call.  conv_store_epilogue writes a
+// dense (or channel-strided, e.g. a slice of a concat) NCHW output.
+//
+// Paths, chosen by conv2d():
+//   - depthwise (groups == C == OC, any window, stride, dilation, padding):
+//     zero-padded, stride-phase-split input rows, vectorised along the output
+//     row, with the 3x3 and 5x5 windows unrolled;
+//   - 1x1, stride 1, no padding: per image and group, W[OCg, Cg] x X[Cg, H*W];
+//   - anything else: im2col over bands of output rows + GEMM.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+// ---- begin litegraph/kernels/gemm.hpp ----
+// Single-threaded SGEMM  C[M, N] = A[M, K] * B[K, N]  (row-major, leading dims),
+// cache-blocked, with an xsimd register-tiled micro-kernel; the result leaves
+// through an epilogue so that every output element is written exactly once.
+//
+//   struct my_epilogue {
+//       // `count` finished values of row `row`, columns [col0, col0 + count).
+//       // Called exactly once per (row, column); `values` is only valid
+//       // during the call.  Runs of one row arrive in increasing col0.
+//       void operator()(std::int64_t row, std::int64_t col0, const float* values,
+//                       std::int64_t count);
+//   };
+//
+//   kernels::sgemm(M, N, K, A, lda, B, ldb, kernels::store_epilogue{C, ldc});
+//   auto pa = kernels::packed_a(M, K, A, lda);   // pack once (weights) ...
+//   kernels::sgemm(pa, N, B, ldb, epi);          // ... and reuse
+//
+// Blocking (BLIS-style): N in blocks of nc columns, K in blocks of kc; A is
+// packed once into MR-row panels per K block; B is read in place when its rows
+// are contiguous enough, otherwise packed into NR-column panels.  The MR x NR
+// micro-kernel keeps the tile in registers over the whole K block.  When
+// K <= kc (every 1x1 conv of a mobile net) a tile is final after one pass and
+// goes to the epilogue from a small MR x nc row buffer; otherwise partial sums
+// live in an M x nc buffer until the last K block.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+// ---- begin litegraph/kernels/simd.hpp ----
+// The one SIMD vocabulary the fast kernels use: a float vector of the widest
+// kind xsimd supports for the compile flags (SSE2 by default on x86-64, AVX2 or
+// AVX-512 with -march=native, NEON on ARM), or a one-lane scalar stand-in when
+// xsimd supports nothing (microcontrollers), so the kernels always build.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <xsimd/xsimd.hpp>
+
+namespace litegraph::kernels::simd {
+
+#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+struct vfloat {
+    static constexpr std::size_t size = 1;
+    float v = 0.f;
+    vfloat() = default;
+    vfloat(float x) : v(x) {}  // NOLINT: broadcast, as xsimd::batch
+    friend vfloat operator+(vfloat a, vfloat b) { return a.v + b.v; }
+    friend vfloat operator*(vfloat a, vfloat b) { return a.v * b.v; }
+};
+inline vfloat load(const float* p) {
+    return *p;
+}
+inline void store(float* p, vfloat x) {
+    *p = x.v;
+}
+inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
+    return a.v * b.v + c.v;
+}
+inline constexpr const char* arch_name = "scalar";
+#else
+using vfloat = xsimd::batch<float>;
+inline vfloat load(const float* p) {
+    return vfloat::load_unaligned(p);
+}
+inline void store(float* p, vfloat x) {
+    x.store_unaligned(p);
+}
+/// a * b + c (a fused multiply-add where the target has one).
+inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
+    return xsimd::fma(a, b, c);
+}
+inline constexpr const char* arch_name = xsimd::default_arch::name();
+#endif
+
+/// Floats per vector.
+inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
+
+}  // namespace litegraph::kernels::simd
+// ---- end litegraph/kernels/simd.hpp ----
+
+namespace litegraph::kernels {
+
+/// Copies finished values into a row-major matrix.
+struct store_epilogue {
+    float* c;
+    std::int64_t ldc;
+    void operator()(std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) const {
+        std::memcpy(c + row * ldc + col0, v, static_cast<std::size_t>(count) * sizeof(float));
+    }
+};
+
+namespace gemm_tile {
+using simd::width;
+/// Micro-tile rows and vectors per row: 8 x 32 with AVX-512 (16 of 32
+/// registers hold the tile), 6 x 2 vectors with AVX/SSE/NEON (12 of 16).
+inline constexpr std::int64_t mr = width >= 16 ? 8 : (width == 1 ? 4 : 6);
+inline constexpr std::int64_t nb = width == 1 ? 4 : 2;
+inline constexpr std::int64_t nr = nb * width;
+inline constexpr std::int64_t kc = 256;        // K block: an A panel (mr x kc) stays in L1
+inline constexpr std::int64_t nc = 512;        // N block when K fits one K block
+inline constexpr std::int64_t nc_multi = 128;  // N block when partial sums wait in M x nc
+}  // namespace gemm_tile
+
+/// A packed into MR-row panels, K block by K block (zero rows pad M to MR).
+class packed_a {
+public:
+    packed_a() = default;
+    packed_a(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda) {
+        pack(m, k, a, lda);
+    }
+
+    void pack(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda) {
+        using namespace gemm_tile;
+        m_ = m, k_ = k;
+        mpad_ = (m + mr - 1) / mr * mr;
+        data_.assign(static_cast<std::size_t>(mpad_ * k), 0.f);
+        for (std::int64_t pc = 0; pc < k; pc += kc) {
+            const std::int64_t kb = std::min(kc, k - pc);
+            for (std::int64_t ir = 0; ir < m; ir += mr) {
+                float* dst = panel(pc, ir);
+                const std::int64_t rows = std::min(mr, m - ir);
+                for (std::int64_t r = 0; r < rows; ++r) {
+                    const float* src = a + (ir + r) * lda + pc;
+                    for (std::int64_t p = 0; p < kb; ++p) dst[p * mr + r] = src[p];
+                }
+            }
+        }
+    }
+    std::int64_t rows() const { return m_; }
+    std::int64_t cols() const { return k_; }
+    /// The panel of rows [ir, ir + MR) for the K block starting at pc.
+    const float* panel(std::int64_t pc, std::int64_t ir) const {
+        return data_.data() + pc * mpad_ + ir * std::min(gemm_tile::kc, k_ - pc);
+    }
+
+private:
+    float* panel(std::int64_t pc, std::int64_t ir) {
+        return data_.data() + pc * mpad_ + ir * std::min(gemm_tile::kc, k_ - pc);
+    }
+    std::vector<float> data_;
+    std::int64_t m_ = 0, k_ = 0, mpad_ = 0;
+};
+
+/// Reusable scratch memory for the kernels (one per thread; an epilogue must
+/// not run another kernel on the same workspace).  Passing none
+/// uses a thread-local one.
+struct workspace {
+    std::vector<float> a, b, c, d;
+    packed_a pa;                   // A packed by the sgemm overload that packs per call
+    std::vector<packed_a> conv_w;  // conv filters packed per call, per group
+    static float* grow(std::vector<float>& v, std::int64_t n) {
+        if (static_cast<std::int64_t>(v.size()) < n) v.resize(static_cast<std::size_t>(n));
+        return v.data();
+    }
+    static workspace& local() {
+        thread_local workspace ws;
+        return ws;
+    }
+};
+
+namespace detail {
+
+template <std::int64_t... I, class F>
+inline void unroll(std::integer_sequence<std::int64_t, I...>, F&& f) {
+    (f(std::integral_constant<std::int64_t, I>{}), ...);
+}
+
+/// c[MR x NR] (=|+=) a[kc x MR panel] * b[kc rows of NR, stride ldb].
+inline void micro_kernel(std::int64_t kc, const float* a, const float* b, std::int64_t ldb,
+                         float* c, std::int64_t ldc, bool accumulate) {
+    using namespace gemm_tile;
+    using simd::vfloat;
+    vfloat acc[mr][nb];
+    for (std::int64_t r = 0; r < mr; ++r)
+        for (std::int64_t j = 0; j < nb; ++j) acc[r][j] = vfloat(0.f);
+    for (std::int64_t p = 0; p < kc; ++p) {
+        vfloat bv[nb];
+        unroll(std::make_integer_sequence<std::int64_t, nb>{},
+               [&](auto j) { bv[j] = simd::load(b + j * width); });
+        unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
+            const vfloat av(a[r]);
+            unroll(std::make_integer_sequence<std::int64_t, nb>{},
+                   [&](auto j) { acc[r][j] = simd::fmadd(av, bv[j], acc[r][j]); });
+        });
+        a += mr;
+        b += ldb;
+    }
+    unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
+        unroll(std::make_integer_sequence<std::int64_t, nb>{}, [&](auto j) {
+            float* cp = c + r * ldc + j * width;
+            simd::store(cp, accumulate ? acc[r][j] + simd::load(cp) : acc[r][j]);
+        });
+    });
+}
+
+}  // namespace detail
+
+/// C = packed A * B through `epi` (see the top of this file).
+template <class Epilogue>
+void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, Epilogue&& epi,
+           workspace* ws = nullptr) {
+    using namespace gemm_tile;
+    const std::int64_t m = a.rows(), k = a.cols();
+    if (m <= 0 || n <= 0) return;
+    if (!ws) ws = &workspace::local();
+    if (k <= 0) {  // C = 0
+        float* z = workspace::grow(ws->c, n);
+        std::fill(z, z + n, 0.f);
+        for (std::int64_t i = 0; i < m; ++i)
+            epi(i, std::int64_t{0}, static_cast<const float*>(z), n);
+        return;
+    }
+    const bool one_pass = k <= kc;
+    const std::int64_t mpad = (m + mr - 1) / mr * mr;
+    const std::int64_t ncb = one_pass ? nc : nc_multi;
+    const std::int64_t ncmax = std::min(ncb, (n + nr - 1) / nr * nr);
+    float* cbuf = workspace::grow(ws->c, (one_pass ? mr : mpad) * ncmax);
+    // B packed into NR-column panels (always for the ragged last panel).
+    float* bbuf = workspace::grow(ws->b, std::min(kc, k) * ncmax);
+    // Reading B in place pays when few A panels reuse it; packing when many do.
+    const bool pack_all = m > 4 * mr;
+
+    for (std::int64_t jc = 0; jc < n; jc += ncb) {
+        const std::int64_t nb_cols = std::min(ncb, n - jc);
+        for (std::int64_t pc = 0; pc < k; pc += kc) {
+            const std::int64_t kb = std::min(kc, k - pc);
+            const bool last_k = pc + kb >= k;
+            // Pack the panels that will be read from bbuf.
+            for (std::int64_t jr = 0; jr < nb_cols; jr += nr) {
+                const std::int64_t cols = std::min(nr, nb_cols - jr);
+                if (cols == nr && !pack_all) continue;
+                float* dst = bbuf + jr * kb;
+                const float* src = b + pc * ldb + jc + jr;
+                for (std::int64_t p = 0; p < kb; ++p) {
+                    std::memcpy(dst + p * nr, src + p * ldb,
+                                static_cast<std::size_t>(cols) * sizeof(float));
+                    std::fill(dst + p * nr + cols, dst + (p + 1) * nr, 0.f);
+                }
+            }
+            for (std::int64_t ir = 0; ir < m; ir += mr) {
+                const float* ap = a.panel(pc, ir);
+                float* ct = cbuf + (one_pass ? 0 : ir * ncmax);
+                for (std::int64_t jr = 0; jr < nb_cols; jr += nr) {
+                    const bool packed = pack_all || nb_cols - jr < nr;
+                    const float* bp = packed ? bbuf + jr * kb : b + pc * ldb + jc + jr;
+                    detail::micro_kernel(kb, ap, bp, packed ? nr : ldb, ct + jr, ncmax, pc > 0);
+                }
+                if (last_k) {
+                    const std::int64_t rows = std::min(mr, m - ir);
+                    for (std::int64_t r = 0; r < rows; ++r)
+                        epi(ir + r, jc, static_cast<const float*>(ct + r * ncmax), nb_cols);
+                }
+            }
+        }
+    }
+}
+
+/// C[M, N] = A[M, K] * B[K, N] through `epi`; packs A on every call.
+template <class Epilogue>
+void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+           const float* b, std::int64_t ldb, Epilogue&& epi, workspace* ws = nullptr) {
+    if (m <= 0 || n <= 0) return;
+    if (!ws) ws = &workspace::local();
+    ws->pa.pack(m, k, a, lda);
+    sgemm(ws->pa, n, b, ldb, static_cast<Epilogue&&>(epi), ws);
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/gemm.hpp ----
+
+namespace litegraph::kernels {
+
+/// Resolved conv geometry (the field names of ops::conv2d::geometry).
+struct conv_geometry {
+    std::int64_t n, c, h, w;      // input
+    std::int64_t oc, kh, kw;      // filter
+    std::int64_t oh, ow;          // output
+    std::int64_t sh, sw, dh, dw;  // strides, dilations
+    std::int64_t pt, pb, pl, pr;  // paddings: top, bottom, left, right
+    std::int64_t groups;
+
+    /// From any struct with the same field names.
+    template <class G>
+    static conv_geometry from(const G& g) {
+        return {g.n,  g.c,  g.h,  g.w,  g.oc, g.kh, g.kw, g.oh, g.ow,
+                g.sh, g.sw, g.dh, g.dw, g.pt, g.pb, g.pl, g.pr, g.groups};
+    }
+    static constexpr std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t d,
+                                           std::int64_t p0, std::int64_t p1, std::int64_t s) {
+        return (in + p0 + p1 - (d * (k - 1) + 1)) / s + 1;
+    }
+    /// Throws shape_error unless the geometry is consistent.
+    void validate() const {
+        auto fail = [](const std::string& what) { throw shape_error("kernels::conv2d: " + what); };
+        if (n < 0 || c < 1 || h < 1 || w < 1 || oc < 1 || kh < 1 || kw < 1 || groups < 1)
+            fail("empty or negative dimension");
+        if (sh < 1 || sw < 1 || dh < 1 || dw < 1) fail("strides and dilations must be >= 1");
+        if (pt < 0 || pb < 0 || pl < 0 || pr < 0) fail("negative padding");
+        if (c % groups != 0 || oc % groups != 0)
+            fail("channels " + std::to_string(c) + " -> " + std::to_string(oc) +
+                 " are not divisible by groups " + std::to_string(groups));
+        if (oh != out_size(h, kh, dh, pt, pb, sh) || ow != out_size(w, kw, dw, pl, pr, sw) ||
+            oh < 1 || ow < 1)
+            fail("output size " + std::to_string(oh) + "x" + std::to_string(ow) +
+                 " does not follow from the input, window, strides and paddings");
+    }
+    bool is_depthwise() const { return groups == c && oc == c; }
+    bool is_pointwise() const {
+        return kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pb == 0 && pl == 0 && pr == 0;
+    }
+    double flops() const { return 2.0 * double(n) * oc * oh * ow * (c / groups) * kh * kw; }
+};
+
+/// Writes y[n * image_stride + oc * channel_stride + offset].
+struct conv_store_epilogue {
+    float* y;
+    std::int64_t image_stride, channel_stride;
+    conv_store_epilogue(float* out, const conv_geometry& g)
+        : y(out), image_stride(g.oc * g.oh * g.ow), channel_stride(g.oh * g.ow) {}
+    conv_store_epilogue(float* out, std::int64_t image, std::int64_t channel)
+        : y(out), image_stride(image), channel_stride(channel) {}
+    void operator()(std::int64_t n, std::int64_t oc, std::int64_t offset, const float* v,
+                    std::int64_t count) const {
+        std::memcpy(y + n * image_stride + oc * channel_stride + offset, v,
+                    static_cast<std::size_t>(count) * sizeof(float));
+    }
+};
+
+namespace detail {
+
+/// R output rows x V vectors of one depthwise plane: R * V independent FMA
+/// chains over the taps.  `base` is the phase-split input of the first row.
+template <int R, int V, int NT>
+inline void depthwise_block(const float* base, std::int64_t row_step, const std::int64_t* tap,
+                            std::int64_t ntaps, const float* wt, float* o, std::int64_t ostep) {
+    using simd::vfloat;
+    using simd::width;
+    vfloat acc[R][V];
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) acc[r][v] = vfloat(0.f);
+    const std::int64_t nt = NT ? NT : ntaps;
+    for (std::int64_t t = 0; t < nt; ++t) {
+        const vfloat wv(wt[t]);
+        const float* p = base + tap[t];
+        for (int r = 0; r < R; ++r)
+            for (int v = 0; v < V; ++v)
+                acc[r][v] = simd::fmadd(wv, simd::load(p + r * row_step + v * width), acc[r][v]);
+    }
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) simd::store(o + r * ostep + v * width, acc[r][v]);
+}
+
+/// R output rows of a depthwise plane, all vectors of the (padded) row.
+template <int R, int V, int NT>
+inline void depthwise_rows(const float* base, std::int64_t row_step, const std::int64_t* tap,
+                           std::int64_t ntaps, const float* wt, float* o, std::int64_t owv) {
+    using simd::width;
+    std::int64_t x = 0;
+    for (; x + V * width <= owv; x += V * width)
+        depthwise_block<R, V, NT>(base + x, row_step, tap, ntaps, wt, o + x, owv);
+    for (; x < owv; x += width)
+        depthwise_block<R, 1, NT>(base + x, row_step, tap, ntaps, wt, o + x, owv);
+}
+
+/// Depthwise plane: one channel of one image.  `ph` holds the padded input
+/// split by column phase: row r, phase q, index i = padded column q + sw * i,
+/// so that output column ow under kernel column j reads phase (j*dw) % sw at
+/// index ow + (j*dw) / sw, contiguously.  Writes rows of stride owv (the
+/// output width rounded up to vectors) into `out`.
+template <int KH, int KW>
+void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, const float* wt,
+                     float* out) {
+    using simd::width;
+    constexpr int NT = KH * KW;
+    const std::int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;
+    const std::int64_t row_stride = pw * g.sw, row_step = row_stride * g.sh;
+    std::int64_t tap_static[NT ? NT : 1];
+    std::vector<std::int64_t> tap_dyn;
+    std::int64_t* tap = tap_static;
+    if constexpr (NT == 0) {
+        tap_dyn.resize(static_cast<std::size_t>(kh * kw));
+        tap = tap_dyn.data();
+    }
+    for (std::int64_t i = 0; i < kh; ++i)
+        for (std::int64_t j = 0; j < kw; ++j)
+            tap[i * kw + j] = i * g.dh * row_stride + ((j * g.dw) % g.sw) * pw + (j * g.dw) / g.sw;
+    const std::int64_t ntaps = kh * kw;
+    const std::int64_t owv = (g.ow + width - 1) / width * width;
+    // Four independent chains: 1 row x 4 vectors, 2 x 2 or 4 x 1.
+    auto run = [&]<int R, int V>() {
+        std::int64_t oh = 0;
+        for (; oh + R <= g.oh; oh += R)
+            depthwise_rows<R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out + oh * owv,
+                                     owv);
+        for (; oh < g.oh; ++oh)
+            depthwise_rows<1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out + oh * owv,
+                                     owv);
+    };
+    if (owv >= 4 * width)
+        run.template operator()<1, 4>();
+    else if (owv >= 2 * width)
+        run.template operator()<2, 2>();
+    else
+        run.template operator()<4, 1>();
+}
+
+}  // namespace detail
+
+/// Depthwise conv (groups == C == OC), any window / stride / dilation / padding.
+template <class Epilogue>
+void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
+                      workspace* ws = nullptr) {
+    g.validate();
+    if (!g.is_depthwise()) throw shape_error("kernels::depthwise_conv2d: needs groups == C == OC");
+    if (!ws) ws = &workspace::local();
+    using simd::width;
+    const std::int64_t hp = g.h + g.pt + g.pb;
+    const std::int64_t owv = (g.ow + width - 1) / width * width;
+    // Phase width: every index an output vector may read, rounded to vectors.
+    const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
+    const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+    float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
+    float* out = workspace::grow(ws->c, g.oh * owv);
+    // Zero the phase buffer once; then each plane rewrites the image cells.
+    std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
+    const std::int64_t plane = g.h * g.w;
+    auto run = [&](auto kernel) {
+        for (std::int64_t n = 0; n < g.n; ++n)
+            for (std::int64_t ch = 0; ch < g.c; ++ch) {
+                const float* xp = x + (n * g.c + ch) * plane;
+                for (std::int64_t r = 0; r < g.h; ++r) {
+                    float* prow = ph + (r + g.pt) * g.sw * pw;
+                    const float* src = xp + r * g.w;
+                    if (g.sw == 1) {
+                        std::memcpy(prow + g.pl, src,
+                                    static_cast<std::size_t>(g.w) * sizeof(float));
+                    } else {
+                        for (std::int64_t q = 0; q < g.sw; ++q) {
+                            // First image column landing on phase q.
+                            const std::int64_t c0 = ((q - g.pl) % g.sw + g.sw) % g.sw;
+                            float* dst = prow + q * pw + (c0 + g.pl) / g.sw;
+                            const std::int64_t cnt = (g.w - c0 + g.sw - 1) / g.sw;
+                            const float* s0 = src + c0;
+                            if (g.sw == 2)  // a constant stride the compiler vectorises
+                                for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[2 * i];
+                            else
+                                for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[i * g.sw];
+                        }
+                    }
+                }
+                kernel(g, static_cast<const float*>(ph), pw, w + ch * g.kh * g.kw, out);
+                if (owv != g.ow)  // close the row padding: one run per plane
+                    for (std::int64_t r = 1; r < g.oh; ++r)
+                        std::memmove(out + r * g.ow, out + r * owv,
+                                     static_cast<std::size_t>(g.ow) * sizeof(float));
+                epi(n, ch, std::int64_t{0}, static_cast<const float*>(out), g.oh * g.ow);
+            }
+    };
+    if (g.kh == 3 && g.kw == 3)
+        run(detail::depthwise_plane<3, 3>);
+    else if (g.kh == 5 && g.kw == 5)
+        run(detail::depthwise_plane<5, 5>);
+    else
+        run(detail::depthwise_plane<0, 0>);
+}
+
+/// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,
+/// everything else through im2col over bands of output rows.
+namespace detail {
+/// The GEMM paths with the weights of each group packed (`wp[group]`).
+template <class Epilogue>
+void conv2d_gemm_packed(const conv_geometry& g, const float* x, const packed_a* wp, Epilogue&& epi,
+                        workspace* ws) {
+    const std::int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
+    const std::int64_t kdim = cg * g.kh * g.kw, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
+
+    if (g.is_pointwise()) {
+        for (std::int64_t n = 0; n < g.n; ++n)
+            for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+                const float* b = x + (n * g.c + grp * cg) * in_plane;
+                sgemm(
+                    wp[grp], out_plane, b, in_plane,
+                    [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                        epi(n, grp * ocg + row, col0, v, count);
+                    },
+                    ws);
+            }
+        return;
+    }
+
+    // Per kernel column: output columns [lo, hi) read inside the image.
+    std::vector<std::int64_t> ow_lo(g.kw), ow_hi(g.kw);
+    for (std::int64_t j = 0; j < g.kw; ++j) {
+        const std::int64_t off = j * g.dw - g.pl;  // iw = ow * sw + off
+        const std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+        const std::int64_t hi = off > g.w - 1 ? 0 : (g.w - 1 - off) / g.sw + 1;
+        ow_lo[j] = std::min(lo, g.ow);
+        ow_hi[j] = std::max(ow_lo[j], std::min(hi, g.ow));
+    }
+    // Bands of output rows keep the column matrix near 64K floats.
+    const std::int64_t band = std::clamp<std::int64_t>((1 << 16) / (kdim * g.ow), 1, g.oh);
+    float* col = workspace::grow(ws->d, kdim * band * g.ow);
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+            const float* xg = x + (n * g.c + grp * cg) * in_plane;
+            for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
+                const std::int64_t nrows = std::min(band, g.oh - oh0), ncols = nrows * g.ow;
+                float* dst = col;
+                for (std::int64_t ic = 0; ic < cg; ++ic)
+                    for (std::int64_t i = 0; i < g.kh; ++i)
+                        for (std::int64_t j = 0; j < g.kw; ++j, dst += ncols) {
+                            const std::int64_t off = j * g.dw - g.pl;
+                            for (std::int64_t r = 0; r < nrows; ++r) {
+                                float* d = dst + r * g.ow;
+                                const std::int64_t ih = (oh0 + r) * g.sh - g.pt + i * g.dh;
+                                if (ih < 0 || ih >= g.h) {
+                                    std::fill(d, d + g.ow, 0.f);
+                                    continue;
+                                }
+                                const float* src = xg + ic * in_plane + ih * g.w + off;
+                                std::fill(d, d + ow_lo[j], 0.f);
+                                if (g.sw == 1)
+                                    std::memcpy(d + ow_lo[j], src + ow_lo[j],
+                                                static_cast<std::size_t>(ow_hi[j] - ow_lo[j]) *
+                                                    sizeof(float));
+                                else
+                                    for (std::int64_t o = ow_lo[j]; o < ow_hi[j]; ++o)
+                                        d[o] = src[o * g.sw];
+                                std::fill(d + ow_hi[j], d + g.ow, 0.f);
+                            }
+                        }
+                const std::int64_t base = oh0 * g.ow;
+                sgemm(
+                    wp[grp], ncols, static_cast<const float*>(col), ncols,
+                    [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                        epi(n, grp * ocg + row, base + col0, v, count);
+                    },
+                    ws);
+            }
+        }
+}
+
+}  // namespace detail
+
+/// Conv via GEMM for any geometry (packs the weights on every call).
+template <class Epilogue>
+void conv2d_gemm(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
+                 workspace* ws = nullptr) {
+    g.validate();
+    if (g.n == 0) return;
+    if (!ws) ws = &workspace::local();
+    const std::int64_t ocg = g.oc / g.groups, kdim = g.c / g.groups * g.kh * g.kw;
+    if (static_cast<std::int64_t>(ws->conv_w.size()) < g.groups)
+        ws->conv_w.resize(static_cast<std::size_t>(g.groups));
+    for (std::int64_t grp = 0; grp < g.groups; ++grp)
+        ws->conv_w[grp].pack(ocg, kdim, w + grp * ocg * kdim, kdim);
+    detail::conv2d_gemm_packed(g, x, ws->conv_w.data(), static_cast<Epilogue&&>(epi), ws);
+}
+
+/// conv2d NCHW: picks the depthwise kernel or the GEMM paths (see top of file).
+template <class Epilogue>
+void conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
+            workspace* ws = nullptr) {
+    g.validate();
+    if (g.n == 0) return;
+    if (g.is_depthwise())
+        depthwise_conv2d(g, x, w, static_cast<Epilogue&&>(epi), ws);
+    else
+        conv2d_gemm(g, x, w, static_cast<Epilogue&&>(epi), ws);
+}
+
+/// Filter [OC, C/groups, KH, KW] prepared once (at load time) for conv2d():
+/// packed per group for the GEMM paths, copied as is for depthwise.
+class conv_weights {
+public:
+    conv_weights() = default;
+    conv_weights(const conv_geometry& g, const float* w)
+        : oc_(g.oc),
+          cg_(g.c / g.groups),
+          kh_(g.kh),
+          kw_(g.kw),
+          groups_(g.groups),
+          depthwise_(g.is_depthwise()) {
+        g.validate();
+        const std::int64_t ocg = oc_ / groups_, kdim = cg_ * kh_ * kw_;
+        if (depthwise_) {
+            raw_.assign(w, w + oc_ * kdim);
+        } else {
+            packed_.resize(static_cast<std::size_t>(groups_));
+            for (std::int64_t grp = 0; grp < groups_; ++grp)
+                packed_[grp].pack(ocg, kdim, w + grp * ocg * kdim, kdim);
+        }
+    }
+    /// Throws shape_error unless these weights were prepared for g's filter.
+    void check(const conv_geometry& g) const {
+        if (g.oc != oc_ || g.c / g.groups != cg_ || g.kh != kh_ || g.kw != kw_ ||
+            g.groups != groups_ || g.is_depthwise() != depthwise_)
+            throw shape_error("kernels::conv2d: weights prepared for [" + std::to_string(oc_) +
+                              ", " + std::to_string(cg_) + ", " + std::to_string(kh_) + ", " +
+                              std::to_string(kw_) + "] groups " + std::to_string(groups_) +
+                              " do not fit this convolution");
+    }
+    bool depthwise() const { return depthwise_; }
+    const float* raw() const { return raw_.data(); }
+    const packed_a* packed() const { return packed_.data(); }
+
+private:
+    std::int64_t oc_ = 0, cg_ = 0, kh_ = 0, kw_ = 0, groups_ = 0;
+    bool depthwise_ = false;
+    std::vector<float> raw_;
+    std::vector<packed_a> packed_;
+};
+
+/// conv2d NCHW with prepared weights (no packing per call).
+template <class Epilogue>
+void conv2d(const conv_geometry& g, const float* x, const conv_weights& w, Epilogue&& epi,
+            workspace* ws = nullptr) {
+    g.validate();
+    w.check(g);
+    if (g.n == 0) return;
+    if (!ws) ws = &workspace::local();
+    if (w.depthwise())
+        depthwise_conv2d(g, x, w.raw(), static_cast<Epilogue&&>(epi), ws);
+    else
+        detail::conv2d_gemm_packed(g, x, w.packed(), static_cast<Epilogue&&>(epi), ws);
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/conv.hpp ----
 // ---- begin litegraph/ops/detail/window.hpp ----
 // Helpers shared by the sliding-window ops (conv2d, conv2d_transpose, pool2d):
 // reading the 2-D attribute pairs, Paddle's padding normalisation
@@ -1433,6 +2112,58 @@ inline const tensor_ref& f32_input(const op_io& io, std::string_view slot, std::
 
 namespace litegraph::ops {
 
+/// Which kernel computes a conv.
+enum class conv_kernel {
+    fast,       // kernels::conv2d, the filter prepared once
+    reference,  // conv2d::for_each_row, the direct row loop
+};
+
+namespace detail {
+
+/// The filter of one conv op node prepared for kernels::conv2d and kept
+/// between runs.  Shape inference tells it which filter is a constant (its
+/// data is known then: weights, folded constants) and drops what was
+/// prepared; a run uses the prepared weights only for that same pointer and
+/// filter geometry, and prepares them again when either changes.  A filter
+/// not known at inference (computed by the graph) is packed on every call.
+/// A copy starts empty, so two op nodes never share (and thrash) one cache.
+/// Like the program that owns it, an op node runs on one thread at a time.
+class conv_filter_cache {
+public:
+    conv_filter_cache() = default;
+    conv_filter_cache(const conv_filter_cache&) {}
+    conv_filter_cache& operator=(const conv_filter_cache&) {
+        mark(nullptr);
+        return *this;
+    }
+
+    /// Shape inference: `constant` is the filter's data if known now, else null.
+    void mark(const void* constant) const {
+        constant_ = constant;
+        weights_.reset();
+    }
+
+    /// The weights prepared for filter `f` under `g`, or null when `f` is not
+    /// the constant filter seen by shape inference.
+    const kernels::conv_weights* get(const kernels::conv_geometry& g, const float* f) const {
+        if (!f || f != constant_) return nullptr;
+        const std::int64_t key[] = {g.oc, g.c, g.kh, g.kw, g.groups};
+        if (!weights_ || !std::equal(key, key + 5, key_)) {
+            weights_.reset();  // a failing rebuild leaves no stale weights
+            weights_ = std::make_unique<const kernels::conv_weights>(g, f);
+            std::copy(key, key + 5, key_);
+        }
+        return weights_.get();
+    }
+
+private:
+    mutable const void* constant_ = nullptr;
+    mutable std::int64_t key_[5] = {};
+    mutable std::unique_ptr<const kernels::conv_weights> weights_;
+};
+
+}  // namespace detail
+
 struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
     struct params {
@@ -1441,6 +2172,8 @@ struct conv2d {
         std::vector<std::int64_t> dilations{1, 1};
         std::int64_t groups = 1;
         detail::padding_algorithm padding = detail::padding_algorithm::explicit_pads;
+        conv_kernel kernel = conv_kernel::fast;
+        detail::conv_filter_cache filter;  // the packed filter of this op node
     };
 
     static params parse(const attr_map& a, std::string_view type) {
@@ -1451,6 +2184,12 @@ struct conv2d {
         p.dilations = a.get<std::vector<std::int64_t>>("dilations", {1, 1});
         p.groups = a.get<std::int64_t>("groups", 1);
         p.padding = detail::parse_padding_algorithm(a, type);
+        const auto k = a.get<std::string>("litegraph_kernel", "fast");
+        if (k == "reference")
+            p.kernel = conv_kernel::reference;
+        else if (k != "fast")
+            throw unsupported_error(std::string(type) + ": attribute litegraph_kernel '" + k +
+                                    "' (expected \"fast\" or \"reference\")");
         return p;
     }
 
@@ -1513,6 +2252,7 @@ struct conv2d {
         auto& out = io.output("Output");
         out.type = dtype::f32;
         out.shape = {g.n, g.oc, g.oh, g.ow};
+        p.filter.mark(io.input("Filter").data);
     }
 
     // Direct convolution.  For each output row, every (input channel, kernel
@@ -1574,14 +2314,56 @@ struct conv2d {
         }
     }
 
+    /// Computes the conv of `x` by filter `f` (no bias) with the kernel `p`
+    /// selects, handing every finished output run to
+    ///   epi(n, oc, offset_in_plane, values, count)
+    /// exactly once per output element (runs stay inside one plane; `values`
+    /// is valid during the call only).
+    template <class Epilogue>
+    static void produce(const params& p, const geometry& g, const float* x, const float* f,
+                        Epilogue&& epi) {
+        if (p.kernel == conv_kernel::reference) {
+            for_each_row(g, x, f, nullptr,
+                         [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                             epi(n, oc, oh * g.ow, row, g.ow);
+                         });
+            return;
+        }
+        const auto kg = kernels::conv_geometry::from(g);
+        // Depthwise reads the filter as it is: nothing to prepare.
+        if (!kg.is_depthwise())
+            if (const auto* w = p.filter.get(kg, f)) {
+                kernels::conv2d(kg, x, *w, epi);
+                return;
+            }
+        kernels::conv2d(kg, x, f, epi);
+    }
+
     static void run(const params& p, op_io& io) {
         const auto g = resolve(p, io);
         const float* bias = io.input_count("Bias") > 0 ? io.input("Bias").as<float>() : nullptr;
         float* y = io.output("Output").as<float>();
-        for_each_row(g, io.input("Input").as<float>(), io.input("Filter").as<float>(), bias,
-                     [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
-                         std::copy(row, row + g.ow, y + ((n * g.oc + oc) * g.oh + oh) * g.ow);
-                     });
+        const float* x = io.input("Input").as<float>();
+        const float* f = io.input("Filter").as<float>();
+        if (p.kernel == conv_kernel::reference) {
+            for_each_row(g, x, f, bias,
+                         [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                             std::copy(row, row + g.ow, y + ((n * g.oc + oc) * g.oh + oh) * g.ow);
+                         });
+            return;
+        }
+        const std::int64_t plane = g.oh * g.ow;
+        produce(p, g, x, f,
+                [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                    std::int64_t count) {
+                    float* d = y + (n * g.oc + oc) * plane + off;
+                    if (!bias) {
+                        std::memcpy(d, v, static_cast<std::size_t>(count) * sizeof(float));
+                        return;
+                    }
+                    const float b = bias[oc];
+                    for (std::int64_t i = 0; i < count; ++i) d[i] = v[i] + b;
+                });
     }
 };
 
@@ -3267,6 +4049,8 @@ struct pool2d {
 // tensor), the `Shape` tensor, the `shape` attribute.  In it 0 copies X's dim at
 // that index and one -1 is inferred from the element count.
 
+#include <limits>
+
 #include <string_view>
 
 
@@ -3306,6 +4090,9 @@ struct reshape2 {
                         " is negative (only -1 is allowed)");
             }
             out[i] = d;
+            if (d != 0 && known > std::numeric_limits<std::int64_t>::max() / d)
+                io.fail("the target shape " + to_string(target) +
+                        " has more elements than 64 bits count");
             known *= d;
         }
         const auto n = numel(in);
@@ -3993,671 +4780,6 @@ named_tensors invoke(std::string_view type, const attr_map& attrs, const named_t
 // ---- end litegraph/ops/invoke.hpp ----
 
 // kernels: fast kernels (SIMD through xsimd) behind the ops
-// ---- begin litegraph/kernels/conv.hpp ----
-// conv2d NCHW fast paths on fp32, written through an epilogue.
-//
-//   kernels::conv_geometry g{...};   // or conv_geometry::from(ops::conv2d::geometry)
-//   kernels::conv2d(g, x, w, epi);   // x [N, C, H, W], w [OC, C/groups, KH, KW]
-//   kernels::conv_weights cw(g, w);  // or prepare the filter once (load time) ...
-//   kernels::conv2d(g, x, cw, epi);  // ... and skip the per-call packing
-//
-// The conv epilogue receives finished output values:
-//
-//   void operator()(std::int64_t n,       // image
-//                   std::int64_t oc,      // output channel
-//                   std::int64_t offset,  // index in the output plane: oh * OW + ow
-//                   const float* values, std::int64_t count);
-//
-// `count` consecutive values of plane (n, oc) starting at `offset` (a run may
-// cross output rows, never planes).  Every output element is passed exactly
-// once; `values` is only valid during the call.  conv_store_epilogue writes a
-// dense (or channel-strided, e.g. a slice of a concat) NCHW output.
-//
-// Paths, chosen by conv2d():
-//   - depthwise (groups == C == OC, any window, stride, dilation, padding):
-//     zero-padded, stride-phase-split input rows, vectorised along the output
-//     row, with the 3x3 and 5x5 windows unrolled;
-//   - 1x1, stride 1, no padding: per image and group, W[OCg, Cg] x X[Cg, H*W];
-//   - anything else: im2col over bands of output rows + GEMM.
-
-#include <algorithm>
-#include <cstdint>
-#include <cstring>
-#include <string>
-#include <vector>
-
-// ---- begin litegraph/kernels/gemm.hpp ----
-// Single-threaded SGEMM  C[M, N] = A[M, K] * B[K, N]  (row-major, leading dims),
-// cache-blocked, with an xsimd register-tiled micro-kernel; the result leaves
-// through an epilogue so that every output element is written exactly once.
-//
-//   struct my_epilogue {
-//       // `count` finished values of row `row`, columns [col0, col0 + count).
-//       // Called exactly once per (row, column); `values` is only valid
-//       // during the call.  Runs of one row arrive in increasing col0.
-//       void operator()(std::int64_t row, std::int64_t col0, const float* values,
-//                       std::int64_t count);
-//   };
-//
-//   kernels::sgemm(M, N, K, A, lda, B, ldb, kernels::store_epilogue{C, ldc});
-//   auto pa = kernels::packed_a(M, K, A, lda);   // pack once (weights) ...
-//   kernels::sgemm(pa, N, B, ldb, epi);          // ... and reuse
-//
-// Blocking (BLIS-style): N in blocks of nc columns, K in blocks of kc; A is
-// packed once into MR-row panels per K block; B is read in place when its rows
-// are contiguous enough, otherwise packed into NR-column panels.  The MR x NR
-// micro-kernel keeps the tile in registers over the whole K block.  When
-// K <= kc (every 1x1 conv of a mobile net) a tile is final after one pass and
-// goes to the epilogue from a small MR x nc row buffer; otherwise partial sums
-// live in an M x nc buffer until the last K block.
-
-#include <algorithm>
-#include <cstdint>
-#include <cstring>
-#include <vector>
-
-// ---- begin litegraph/kernels/simd.hpp ----
-// The one SIMD vocabulary the fast kernels use: a float vector of the widest
-// kind xsimd supports for the compile flags (SSE2 by default on x86-64, AVX2 or
-// AVX-512 with -march=native, NEON on ARM), or a one-lane scalar stand-in when
-// xsimd supports nothing (microcontrollers), so the kernels always build.
-
-#include <cstddef>
-#include <cstdint>
-
-#include <xsimd/xsimd.hpp>
-
-namespace litegraph::kernels::simd {
-
-#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
-struct vfloat {
-    static constexpr std::size_t size = 1;
-    float v = 0.f;
-    vfloat() = default;
-    vfloat(float x) : v(x) {}  // NOLINT: broadcast, as xsimd::batch
-    friend vfloat operator+(vfloat a, vfloat b) { return a.v + b.v; }
-    friend vfloat operator*(vfloat a, vfloat b) { return a.v * b.v; }
-};
-inline vfloat load(const float* p) {
-    return *p;
-}
-inline void store(float* p, vfloat x) {
-    *p = x.v;
-}
-inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
-    return a.v * b.v + c.v;
-}
-inline constexpr const char* arch_name = "scalar";
-#else
-using vfloat = xsimd::batch<float>;
-inline vfloat load(const float* p) {
-    return vfloat::load_unaligned(p);
-}
-inline void store(float* p, vfloat x) {
-    x.store_unaligned(p);
-}
-/// a * b + c (a fused multiply-add where the target has one).
-inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
-    return xsimd::fma(a, b, c);
-}
-inline constexpr const char* arch_name = xsimd::default_arch::name();
-#endif
-
-/// Floats per vector.
-inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
-
-}  // namespace litegraph::kernels::simd
-// ---- end litegraph/kernels/simd.hpp ----
-
-namespace litegraph::kernels {
-
-/// Copies finished values into a row-major matrix.
-struct store_epilogue {
-    float* c;
-    std::int64_t ldc;
-    void operator()(std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) const {
-        std::memcpy(c + row * ldc + col0, v, static_cast<std::size_t>(count) * sizeof(float));
-    }
-};
-
-namespace gemm_tile {
-using simd::width;
-/// Micro-tile rows and vectors per row: 8 x 32 with AVX-512 (16 of 32
-/// registers hold the tile), 6 x 2 vectors with AVX/SSE/NEON (12 of 16).
-inline constexpr std::int64_t mr = width >= 16 ? 8 : (width == 1 ? 4 : 6);
-inline constexpr std::int64_t nb = width == 1 ? 4 : 2;
-inline constexpr std::int64_t nr = nb * width;
-inline constexpr std::int64_t kc = 256;        // K block: an A panel (mr x kc) stays in L1
-inline constexpr std::int64_t nc = 512;        // N block when K fits one K block
-inline constexpr std::int64_t nc_multi = 128;  // N block when partial sums wait in M x nc
-}  // namespace gemm_tile
-
-/// A packed into MR-row panels, K block by K block (zero rows pad M to MR).
-class packed_a {
-public:
-    packed_a() = default;
-    packed_a(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda) {
-        pack(m, k, a, lda);
-    }
-
-    void pack(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda) {
-        using namespace gemm_tile;
-        m_ = m, k_ = k;
-        mpad_ = (m + mr - 1) / mr * mr;
-        data_.assign(static_cast<std::size_t>(mpad_ * k), 0.f);
-        for (std::int64_t pc = 0; pc < k; pc += kc) {
-            const std::int64_t kb = std::min(kc, k - pc);
-            for (std::int64_t ir = 0; ir < m; ir += mr) {
-                float* dst = panel(pc, ir);
-                const std::int64_t rows = std::min(mr, m - ir);
-                for (std::int64_t r = 0; r < rows; ++r) {
-                    const float* src = a + (ir + r) * lda + pc;
-                    for (std::int64_t p = 0; p < kb; ++p) dst[p * mr + r] = src[p];
-                }
-            }
-        }
-    }
-    std::int64_t rows() const { return m_; }
-    std::int64_t cols() const { return k_; }
-    /// The panel of rows [ir, ir + MR) for the K block starting at pc.
-    const float* panel(std::int64_t pc, std::int64_t ir) const {
-        return data_.data() + pc * mpad_ + ir * std::min(gemm_tile::kc, k_ - pc);
-    }
-
-private:
-    float* panel(std::int64_t pc, std::int64_t ir) {
-        return data_.data() + pc * mpad_ + ir * std::min(gemm_tile::kc, k_ - pc);
-    }
-    std::vector<float> data_;
-    std::int64_t m_ = 0, k_ = 0, mpad_ = 0;
-};
-
-/// Reusable scratch memory for the kernels (one per thread; an epilogue must
-/// not run another kernel on the same workspace).  Passing none
-/// uses a thread-local one.
-struct workspace {
-    std::vector<float> a, b, c, d;
-    packed_a pa;                   // A packed by the sgemm overload that packs per call
-    std::vector<packed_a> conv_w;  // conv filters packed per call, per group
-    static float* grow(std::vector<float>& v, std::int64_t n) {
-        if (static_cast<std::int64_t>(v.size()) < n) v.resize(static_cast<std::size_t>(n));
-        return v.data();
-    }
-    static workspace& local() {
-        thread_local workspace ws;
-        return ws;
-    }
-};
-
-namespace detail {
-
-template <std::int64_t... I, class F>
-inline void unroll(std::integer_sequence<std::int64_t, I...>, F&& f) {
-    (f(std::integral_constant<std::int64_t, I>{}), ...);
-}
-
-/// c[MR x NR] (=|+=) a[kc x MR panel] * b[kc rows of NR, stride ldb].
-inline void micro_kernel(std::int64_t kc, const float* a, const float* b, std::int64_t ldb,
-                         float* c, std::int64_t ldc, bool accumulate) {
-    using namespace gemm_tile;
-    using simd::vfloat;
-    vfloat acc[mr][nb];
-    for (std::int64_t r = 0; r < mr; ++r)
-        for (std::int64_t j = 0; j < nb; ++j) acc[r][j] = vfloat(0.f);
-    for (std::int64_t p = 0; p < kc; ++p) {
-        vfloat bv[nb];
-        unroll(std::make_integer_sequence<std::int64_t, nb>{},
-               [&](auto j) { bv[j] = simd::load(b + j * width); });
-        unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
-            const vfloat av(a[r]);
-            unroll(std::make_integer_sequence<std::int64_t, nb>{},
-                   [&](auto j) { acc[r][j] = simd::fmadd(av, bv[j], acc[r][j]); });
-        });
-        a += mr;
-        b += ldb;
-    }
-    unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
-        unroll(std::make_integer_sequence<std::int64_t, nb>{}, [&](auto j) {
-            float* cp = c + r * ldc + j * width;
-            simd::store(cp, accumulate ? acc[r][j] + simd::load(cp) : acc[r][j]);
-        });
-    });
-}
-
-}  // namespace detail
-
-/// C = packed A * B through `epi` (see the top of this file).
-template <class Epilogue>
-void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, Epilogue&& epi,
-           workspace* ws = nullptr) {
-    using namespace gemm_tile;
-    const std::int64_t m = a.rows(), k = a.cols();
-    if (m <= 0 || n <= 0) return;
-    if (!ws) ws = &workspace::local();
-    if (k <= 0) {  // C = 0
-        float* z = workspace::grow(ws->c, n);
-        std::fill(z, z + n, 0.f);
-        for (std::int64_t i = 0; i < m; ++i)
-            epi(i, std::int64_t{0}, static_cast<const float*>(z), n);
-        return;
-    }
-    const bool one_pass = k <= kc;
-    const std::int64_t mpad = (m + mr - 1) / mr * mr;
-    const std::int64_t ncb = one_pass ? nc : nc_multi;
-    const std::int64_t ncmax = std::min(ncb, (n + nr - 1) / nr * nr);
-    float* cbuf = workspace::grow(ws->c, (one_pass ? mr : mpad) * ncmax);
-    // B packed into NR-column panels (always for the ragged last panel).
-    float* bbuf = workspace::grow(ws->b, std::min(kc, k) * ncmax);
-    // Reading B in place pays when few A panels reuse it; packing when many do.
-    const bool pack_all = m > 4 * mr;
-
-    for (std::int64_t jc = 0; jc < n; jc += ncb) {
-        const std::int64_t nb_cols = std::min(ncb, n - jc);
-        for (std::int64_t pc = 0; pc < k; pc += kc) {
-            const std::int64_t kb = std::min(kc, k - pc);
-            const bool last_k = pc + kb >= k;
-            // Pack the panels that will be read from bbuf.
-            for (std::int64_t jr = 0; jr < nb_cols; jr += nr) {
-                const std::int64_t cols = std::min(nr, nb_cols - jr);
-                if (cols == nr && !pack_all) continue;
-                float* dst = bbuf + jr * kb;
-                const float* src = b + pc * ldb + jc + jr;
-                for (std::int64_t p = 0; p < kb; ++p) {
-                    std::memcpy(dst + p * nr, src + p * ldb,
-                                static_cast<std::size_t>(cols) * sizeof(float));
-                    std::fill(dst + p * nr + cols, dst + (p + 1) * nr, 0.f);
-                }
-            }
-            for (std::int64_t ir = 0; ir < m; ir += mr) {
-                const float* ap = a.panel(pc, ir);
-                float* ct = cbuf + (one_pass ? 0 : ir * ncmax);
-                for (std::int64_t jr = 0; jr < nb_cols; jr += nr) {
-                    const bool packed = pack_all || nb_cols - jr < nr;
-                    const float* bp = packed ? bbuf + jr * kb : b + pc * ldb + jc + jr;
-                    detail::micro_kernel(kb, ap, bp, packed ? nr : ldb, ct + jr, ncmax, pc > 0);
-                }
-                if (last_k) {
-                    const std::int64_t rows = std::min(mr, m - ir);
-                    for (std::int64_t r = 0; r < rows; ++r)
-                        epi(ir + r, jc, static_cast<const float*>(ct + r * ncmax), nb_cols);
-                }
-            }
-        }
-    }
-}
-
-/// C[M, N] = A[M, K] * B[K, N] through `epi`; packs A on every call.
-template <class Epilogue>
-void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
-           const float* b, std::int64_t ldb, Epilogue&& epi, workspace* ws = nullptr) {
-    if (m <= 0 || n <= 0) return;
-    if (!ws) ws = &workspace::local();
-    ws->pa.pack(m, k, a, lda);
-    sgemm(ws->pa, n, b, ldb, static_cast<Epilogue&&>(epi), ws);
-}
-
-}  // namespace litegraph::kernels
-// ---- end litegraph/kernels/gemm.hpp ----
-
-namespace litegraph::kernels {
-
-/// Resolved conv geometry (the field names of ops::conv2d::geometry).
-struct conv_geometry {
-    std::int64_t n, c, h, w;      // input
-    std::int64_t oc, kh, kw;      // filter
-    std::int64_t oh, ow;          // output
-    std::int64_t sh, sw, dh, dw;  // strides, dilations
-    std::int64_t pt, pb, pl, pr;  // paddings: top, bottom, left, right
-    std::int64_t groups;
-
-    /// From any struct with the same field names.
-    template <class G>
-    static conv_geometry from(const G& g) {
-        return {g.n,  g.c,  g.h,  g.w,  g.oc, g.kh, g.kw, g.oh, g.ow,
-                g.sh, g.sw, g.dh, g.dw, g.pt, g.pb, g.pl, g.pr, g.groups};
-    }
-    static constexpr std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t d,
-                                           std::int64_t p0, std::int64_t p1, std::int64_t s) {
-        return (in + p0 + p1 - (d * (k - 1) + 1)) / s + 1;
-    }
-    /// Throws shape_error unless the geometry is consistent.
-    void validate() const {
-        auto fail = [](const std::string& what) { throw shape_error("kernels::conv2d: " + what); };
-        if (n < 0 || c < 1 || h < 1 || w < 1 || oc < 1 || kh < 1 || kw < 1 || groups < 1)
-            fail("empty or negative dimension");
-        if (sh < 1 || sw < 1 || dh < 1 || dw < 1) fail("strides and dilations must be >= 1");
-        if (pt < 0 || pb < 0 || pl < 0 || pr < 0) fail("negative padding");
-        if (c % groups != 0 || oc % groups != 0)
-            fail("channels " + std::to_string(c) + " -> " + std::to_string(oc) +
-                 " are not divisible by groups " + std::to_string(groups));
-        if (oh != out_size(h, kh, dh, pt, pb, sh) || ow != out_size(w, kw, dw, pl, pr, sw) ||
-            oh < 1 || ow < 1)
-            fail("output size " + std::to_string(oh) + "x" + std::to_string(ow) +
-                 " does not follow from the input, window, strides and paddings");
-    }
-    bool is_depthwise() const { return groups == c && oc == c; }
-    bool is_pointwise() const {
-        return kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pb == 0 && pl == 0 && pr == 0;
-    }
-    double flops() const { return 2.0 * double(n) * oc * oh * ow * (c / groups) * kh * kw; }
-};
-
-/// Writes y[n * image_stride + oc * channel_stride + offset].
-struct conv_store_epilogue {
-    float* y;
-    std::int64_t image_stride, channel_stride;
-    conv_store_epilogue(float* out, const conv_geometry& g)
-        : y(out), image_stride(g.oc * g.oh * g.ow), channel_stride(g.oh * g.ow) {}
-    conv_store_epilogue(float* out, std::int64_t image, std::int64_t channel)
-        : y(out), image_stride(image), channel_stride(channel) {}
-    void operator()(std::int64_t n, std::int64_t oc, std::int64_t offset, const float* v,
-                    std::int64_t count) const {
-        std::memcpy(y + n * image_stride + oc * channel_stride + offset, v,
-                    static_cast<std::size_t>(count) * sizeof(float));
-    }
-};
-
-namespace detail {
-
-/// R output rows x V vectors of one depthwise plane: R * V independent FMA
-/// chains over the taps.  `base` is the phase-split input of the first row.
-template <int R, int V, int NT>
-inline void depthwise_block(const float* base, std::int64_t row_step, const std::int64_t* tap,
-                            std::int64_t ntaps, const float* wt, float* o, std::int64_t ostep) {
-    using simd::vfloat;
-    using simd::width;
-    vfloat acc[R][V];
-    for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v) acc[r][v] = vfloat(0.f);
-    const std::int64_t nt = NT ? NT : ntaps;
-    for (std::int64_t t = 0; t < nt; ++t) {
-        const vfloat wv(wt[t]);
-        const float* p = base + tap[t];
-        for (int r = 0; r < R; ++r)
-            for (int v = 0; v < V; ++v)
-                acc[r][v] = simd::fmadd(wv, simd::load(p + r * row_step + v * width), acc[r][v]);
-    }
-    for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v) simd::store(o + r * ostep + v * width, acc[r][v]);
-}
-
-/// R output rows of a depthwise plane, all vectors of the (padded) row.
-template <int R, int V, int NT>
-inline void depthwise_rows(const float* base, std::int64_t row_step, const std::int64_t* tap,
-                           std::int64_t ntaps, const float* wt, float* o, std::int64_t owv) {
-    using simd::width;
-    std::int64_t x = 0;
-    for (; x + V * width <= owv; x += V * width)
-        depthwise_block<R, V, NT>(base + x, row_step, tap, ntaps, wt, o + x, owv);
-    for (; x < owv; x += width)
-        depthwise_block<R, 1, NT>(base + x, row_step, tap, ntaps, wt, o + x, owv);
-}
-
-/// Depthwise plane: one channel of one image.  `ph` holds the padded input
-/// split by column phase: row r, phase q, index i = padded column q + sw * i,
-/// so that output column ow under kernel column j reads phase (j*dw) % sw at
-/// index ow + (j*dw) / sw, contiguously.  Writes rows of stride owv (the
-/// output width rounded up to vectors) into `out`.
-template <int KH, int KW>
-void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, const float* wt,
-                     float* out) {
-    using simd::width;
-    constexpr int NT = KH * KW;
-    const std::int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;
-    const std::int64_t row_stride = pw * g.sw, row_step = row_stride * g.sh;
-    std::int64_t tap_static[NT ? NT : 1];
-    std::vector<std::int64_t> tap_dyn;
-    std::int64_t* tap = tap_static;
-    if constexpr (NT == 0) {
-        tap_dyn.resize(static_cast<std::size_t>(kh * kw));
-        tap = tap_dyn.data();
-    }
-    for (std::int64_t i = 0; i < kh; ++i)
-        for (std::int64_t j = 0; j < kw; ++j)
-            tap[i * kw + j] = i * g.dh * row_stride + ((j * g.dw) % g.sw) * pw + (j * g.dw) / g.sw;
-    const std::int64_t ntaps = kh * kw;
-    const std::int64_t owv = (g.ow + width - 1) / width * width;
-    // Four independent chains: 1 row x 4 vectors, 2 x 2 or 4 x 1.
-    auto run = [&]<int R, int V>() {
-        std::int64_t oh = 0;
-        for (; oh + R <= g.oh; oh += R)
-            depthwise_rows<R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out + oh * owv,
-                                     owv);
-        for (; oh < g.oh; ++oh)
-            depthwise_rows<1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out + oh * owv,
-                                     owv);
-    };
-    if (owv >= 4 * width)
-        run.template operator()<1, 4>();
-    else if (owv >= 2 * width)
-        run.template operator()<2, 2>();
-    else
-        run.template operator()<4, 1>();
-}
-
-}  // namespace detail
-
-/// Depthwise conv (groups == C == OC), any window / stride / dilation / padding.
-template <class Epilogue>
-void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
-                      workspace* ws = nullptr) {
-    g.validate();
-    if (!g.is_depthwise()) throw shape_error("kernels::depthwise_conv2d: needs groups == C == OC");
-    if (!ws) ws = &workspace::local();
-    using simd::width;
-    const std::int64_t hp = g.h + g.pt + g.pb;
-    const std::int64_t owv = (g.ow + width - 1) / width * width;
-    // Phase width: every index an output vector may read, rounded to vectors.
-    const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
-    const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
-    float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
-    float* out = workspace::grow(ws->c, g.oh * owv);
-    // Zero the phase buffer once; then each plane rewrites the image cells.
-    std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
-    const std::int64_t plane = g.h * g.w;
-    auto run = [&](auto kernel) {
-        for (std::int64_t n = 0; n < g.n; ++n)
-            for (std::int64_t ch = 0; ch < g.c; ++ch) {
-                const float* xp = x + (n * g.c + ch) * plane;
-                for (std::int64_t r = 0; r < g.h; ++r) {
-                    float* prow = ph + (r + g.pt) * g.sw * pw;
-                    const float* src = xp + r * g.w;
-                    if (g.sw == 1) {
-                        std::memcpy(prow + g.pl, src,
-                                    static_cast<std::size_t>(g.w) * sizeof(float));
-                    } else {
-                        for (std::int64_t q = 0; q < g.sw; ++q) {
-                            // First image column landing on phase q.
-                            const std::int64_t c0 = ((q - g.pl) % g.sw + g.sw) % g.sw;
-                            float* dst = prow + q * pw + (c0 + g.pl) / g.sw;
-                            const std::int64_t cnt = (g.w - c0 + g.sw - 1) / g.sw;
-                            const float* s0 = src + c0;
-                            if (g.sw == 2)  // a constant stride the compiler vectorises
-                                for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[2 * i];
-                            else
-                                for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[i * g.sw];
-                        }
-                    }
-                }
-                kernel(g, static_cast<const float*>(ph), pw, w + ch * g.kh * g.kw, out);
-                if (owv != g.ow)  // close the row padding: one run per plane
-                    for (std::int64_t r = 1; r < g.oh; ++r)
-                        std::memmove(out + r * g.ow, out + r * owv,
-                                     static_cast<std::size_t>(g.ow) * sizeof(float));
-                epi(n, ch, std::int64_t{0}, static_cast<const float*>(out), g.oh * g.ow);
-            }
-    };
-    if (g.kh == 3 && g.kw == 3)
-        run(detail::depthwise_plane<3, 3>);
-    else if (g.kh == 5 && g.kw == 5)
-        run(detail::depthwise_plane<5, 5>);
-    else
-        run(detail::depthwise_plane<0, 0>);
-}
-
-/// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,
-/// everything else through im2col over bands of output rows.
-namespace detail {
-/// The GEMM paths with the weights of each group packed (`wp[group]`).
-template <class Epilogue>
-void conv2d_gemm_packed(const conv_geometry& g, const float* x, const packed_a* wp, Epilogue&& epi,
-                        workspace* ws) {
-    const std::int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
-    const std::int64_t kdim = cg * g.kh * g.kw, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
-
-    if (g.is_pointwise()) {
-        for (std::int64_t n = 0; n < g.n; ++n)
-            for (std::int64_t grp = 0; grp < g.groups; ++grp) {
-                const float* b = x + (n * g.c + grp * cg) * in_plane;
-                sgemm(
-                    wp[grp], out_plane, b, in_plane,
-                    [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
-                        epi(n, grp * ocg + row, col0, v, count);
-                    },
-                    ws);
-            }
-        return;
-    }
-
-    // Per kernel column: output columns [lo, hi) read inside the image.
-    std::vector<std::int64_t> ow_lo(g.kw), ow_hi(g.kw);
-    for (std::int64_t j = 0; j < g.kw; ++j) {
-        const std::int64_t off = j * g.dw - g.pl;  // iw = ow * sw + off
-        const std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
-        const std::int64_t hi = off > g.w - 1 ? 0 : (g.w - 1 - off) / g.sw + 1;
-        ow_lo[j] = std::min(lo, g.ow);
-        ow_hi[j] = std::max(ow_lo[j], std::min(hi, g.ow));
-    }
-    // Bands of output rows keep the column matrix near 64K floats.
-    const std::int64_t band = std::clamp<std::int64_t>((1 << 16) / (kdim * g.ow), 1, g.oh);
-    float* col = workspace::grow(ws->d, kdim * band * g.ow);
-    for (std::int64_t n = 0; n < g.n; ++n)
-        for (std::int64_t grp = 0; grp < g.groups; ++grp) {
-            const float* xg = x + (n * g.c + grp * cg) * in_plane;
-            for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
-                const std::int64_t nrows = std::min(band, g.oh - oh0), ncols = nrows * g.ow;
-                float* dst = col;
-                for (std::int64_t ic = 0; ic < cg; ++ic)
-                    for (std::int64_t i = 0; i < g.kh; ++i)
-                        for (std::int64_t j = 0; j < g.kw; ++j, dst += ncols) {
-                            const std::int64_t off = j * g.dw - g.pl;
-                            for (std::int64_t r = 0; r < nrows; ++r) {
-                                float* d = dst + r * g.ow;
-                                const std::int64_t ih = (oh0 + r) * g.sh - g.pt + i * g.dh;
-                                if (ih < 0 || ih >= g.h) {
-                                    std::fill(d, d + g.ow, 0.f);
-                                    continue;
-                                }
-                                const float* src = xg + ic * in_plane + ih * g.w + off;
-                                std::fill(d, d + ow_lo[j], 0.f);
-                                if (g.sw == 1)
-                                    std::memcpy(d + ow_lo[j], src + ow_lo[j],
-                                                static_cast<std::size_t>(ow_hi[j] - ow_lo[j]) *
-                                                    sizeof(float));
-                                else
-                                    for (std::int64_t o = ow_lo[j]; o < ow_hi[j]; ++o)
-                                        d[o] = src[o * g.sw];
-                                std::fill(d + ow_hi[j], d + g.ow, 0.f);
-                            }
-                        }
-                const std::int64_t base = oh0 * g.ow;
-                sgemm(
-                    wp[grp], ncols, static_cast<const float*>(col), ncols,
-                    [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
-                        epi(n, grp * ocg + row, base + col0, v, count);
-                    },
-                    ws);
-            }
-        }
-}
-
-}  // namespace detail
-
-/// Conv via GEMM for any geometry (packs the weights on every call).
-template <class Epilogue>
-void conv2d_gemm(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
-                 workspace* ws = nullptr) {
-    g.validate();
-    if (g.n == 0) return;
-    if (!ws) ws = &workspace::local();
-    const std::int64_t ocg = g.oc / g.groups, kdim = g.c / g.groups * g.kh * g.kw;
-    if (static_cast<std::int64_t>(ws->conv_w.size()) < g.groups)
-        ws->conv_w.resize(static_cast<std::size_t>(g.groups));
-    for (std::int64_t grp = 0; grp < g.groups; ++grp)
-        ws->conv_w[grp].pack(ocg, kdim, w + grp * ocg * kdim, kdim);
-    detail::conv2d_gemm_packed(g, x, ws->conv_w.data(), static_cast<Epilogue&&>(epi), ws);
-}
-
-/// conv2d NCHW: picks the depthwise kernel or the GEMM paths (see top of file).
-template <class Epilogue>
-void conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
-            workspace* ws = nullptr) {
-    g.validate();
-    if (g.n == 0) return;
-    if (g.is_depthwise())
-        depthwise_conv2d(g, x, w, static_cast<Epilogue&&>(epi), ws);
-    else
-        conv2d_gemm(g, x, w, static_cast<Epilogue&&>(epi), ws);
-}
-
-/// Filter [OC, C/groups, KH, KW] prepared once (at load time) for conv2d():
-/// packed per group for the GEMM paths, copied as is for depthwise.
-class conv_weights {
-public:
-    conv_weights() = default;
-    conv_weights(const conv_geometry& g, const float* w)
-        : oc_(g.oc),
-          cg_(g.c / g.groups),
-          kh_(g.kh),
-          kw_(g.kw),
-          groups_(g.groups),
-          depthwise_(g.is_depthwise()) {
-        g.validate();
-        const std::int64_t ocg = oc_ / groups_, kdim = cg_ * kh_ * kw_;
-        if (depthwise_) {
-            raw_.assign(w, w + oc_ * kdim);
-        } else {
-            packed_.resize(static_cast<std::size_t>(groups_));
-            for (std::int64_t grp = 0; grp < groups_; ++grp)
-                packed_[grp].pack(ocg, kdim, w + grp * ocg * kdim, kdim);
-        }
-    }
-    /// Throws shape_error unless these weights were prepared for g's filter.
-    void check(const conv_geometry& g) const {
-        if (g.oc != oc_ || g.c / g.groups != cg_ || g.kh != kh_ || g.kw != kw_ ||
-            g.groups != groups_ || g.is_depthwise() != depthwise_)
-            throw shape_error("kernels::conv2d: weights prepared for [" + std::to_string(oc_) +
-                              ", " + std::to_string(cg_) + ", " + std::to_string(kh_) + ", " +
-                              std::to_string(kw_) + "] groups " + std::to_string(groups_) +
-                              " do not fit this convolution");
-    }
-    bool depthwise() const { return depthwise_; }
-    const float* raw() const { return raw_.data(); }
-    const packed_a* packed() const { return packed_.data(); }
-
-private:
-    std::int64_t oc_ = 0, cg_ = 0, kh_ = 0, kw_ = 0, groups_ = 0;
-    bool depthwise_ = false;
-    std::vector<float> raw_;
-    std::vector<packed_a> packed_;
-};
-
-/// conv2d NCHW with prepared weights (no packing per call).
-template <class Epilogue>
-void conv2d(const conv_geometry& g, const float* x, const conv_weights& w, Epilogue&& epi,
-            workspace* ws = nullptr) {
-    g.validate();
-    w.check(g);
-    if (g.n == 0) return;
-    if (!ws) ws = &workspace::local();
-    if (w.depthwise())
-        depthwise_conv2d(g, x, w.raw(), static_cast<Epilogue&&>(epi), ws);
-    else
-        detail::conv2d_gemm_packed(g, x, w.packed(), static_cast<Epilogue&&>(epi), ws);
-}
-
-}  // namespace litegraph::kernels
-// ---- end litegraph/kernels/conv.hpp ----
 
 // graph: the SSA graph IR, its builder, in-place edits and DOT export
 // ---- begin litegraph/graph/dot.hpp ----
@@ -5028,7 +5150,9 @@ inline void write_dot(std::ostream& os, const graph& g, bool show_params = false
 namespace litegraph::graph {
 
 /// The op nodes reading `v` (each once).
-inline const std::vector<int>& consumers(const graph& g, int v) { return g.vars[v].consumers; }
+inline const std::vector<int>& consumers(const graph& g, int v) {
+    return g.vars[v].consumers;
+}
 
 /// True when `v` is a program output.
 inline bool is_fetched(const graph& g, int v) {
@@ -5507,12 +5631,21 @@ constexpr std::vector<int> pinned_first(const problem& p, std::vector<int> order
     return out;
 }
 
-/// Items sorted by size descending (ties: lower index first), pinned ones first.
-constexpr std::vector<int> size_order(const problem& p) {
+/// How size_order breaks ties between items of equal size.
+enum class ties { by_index, by_first };
+
+/// Items sorted by size descending, pinned ones first.  Ties go to the lower
+/// index (TFLM's order), or to the earlier first use (then the lower index):
+/// equal sizes in order of first use, placed first fit, is the interval-graph
+/// colouring that needs no more slots than the most of them live at one step.
+constexpr std::vector<int> size_order(const problem& p, ties t = ties::by_first) {
     std::vector<int> order(p.items.size());
     for (int i = 0; i < p.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](int a, int b) {
-        return p.items[a].size != p.items[b].size ? p.items[a].size > p.items[b].size : a < b;
+        const auto &x = p.items[a], &y = p.items[b];
+        if (x.size != y.size) return x.size > y.size;
+        if (t == ties::by_first && x.first != y.first) return x.first < y.first;
+        return a < b;
     });
     return pinned_first(p, std::move(order));
 }
@@ -5863,7 +5996,7 @@ constexpr plan tflm_greedy(std::span<const buffer> buffers, std::size_t alignmen
     const segment arena{"arena", unbounded, alignment};
     auto p = detail::make_problem(plain, 1);
     if (!p.error.empty()) return detail::invalid_plan(p, buffers.size(), 1);
-    auto order = detail::size_order(p);
+    auto order = detail::size_order(p, detail::ties::by_index);
     return detail::to_plan(p, detail::decode(p, order, std::span(&arena, 1), detail::fit::first),
                            "tflm_greedy");
 }
@@ -5892,6 +6025,7 @@ constexpr std::vector<std::vector<int>> candidate_orders(const problem& p) {
         std::sort(o.begin(), o.end(), [&](int a, int b) {
             if (key[a] != key[b]) return key[a] > key[b];
             if (p.items[a].size != p.items[b].size) return p.items[a].size > p.items[b].size;
+            if (p.items[a].first != p.items[b].first) return p.items[a].first < p.items[b].first;
             return a < b;
         });
         return pinned_first(p, std::move(o));
@@ -5981,21 +6115,10 @@ constexpr searched hill_climb(const problem& p, std::span<const segment> segment
     if (m < 2) return s;
     std::size_t work = m + p.adj.size() + 1;
     std::size_t iterations = std::min(opt.max_iterations, opt.work_budget / work);
-    rng r{opt.seed};
     std::vector<int> current = s.order;
     layout current_layout = s.best;
-    for (std::size_t k = 0; k < iterations; ++k) {
-        if (s.best.fits && segments.size() == 1 && total(s.best) <= lower) break;  // optimal
-        std::vector<int> next = current;
-        std::size_t i = r.below(m - 1);
-        std::size_t j = i + 1 + r.below(std::min(opt.window, m - 1 - i));
-        if (r.next() & 1) {
-            std::swap(next[i], next[j]);
-        } else {
-            int x = next[j];
-            next.erase(next.begin() + static_cast<std::ptrdiff_t>(j));
-            next.insert(next.begin() + static_cast<std::ptrdiff_t>(i), x);
-        }
+    auto optimal = [&] { return s.best.fits && segments.size() == 1 && total(s.best) <= lower; };
+    auto try_move = [&](std::vector<int> next) {
         auto l = decode(p, next, segments, s.mode, s.ceiling);
         if (!better(current_layout, l)) {
             current = std::move(next);
@@ -6005,6 +6128,55 @@ constexpr searched hill_climb(const problem& p, std::span<const segment> segment
                 s.order = current;
             }
         }
+    };
+    auto move_earlier = [](std::vector<int>& order, std::size_t i, std::size_t j) {
+        int x = order[j];
+        order.erase(order.begin() + static_cast<std::ptrdiff_t>(j));
+        order.insert(order.begin() + static_cast<std::ptrdiff_t>(i), x);
+    };
+    // Phase 1: random local moves.
+    rng r{opt.seed};
+    for (std::size_t k = 0; k < iterations && !optimal(); ++k) {
+        std::vector<int> next = current;
+        std::size_t i = r.below(m - 1);
+        std::size_t j = i + 1 + r.below(std::min(opt.window, m - 1 - i));
+        if (r.next() & 1)
+            std::swap(next[i], next[j]);
+        else
+            move_earlier(next, i, j);
+        try_move(std::move(next));
+    }
+    // Phase 2, from the best order so far: every other move takes an item
+    // that sets a segment's peak (or is left out) and places it anywhere
+    // earlier in the order (a squeaky wheel); the others stay local.  Residual
+    // networks need it: the items at the peak are rarely within reach of a
+    // local move of the ones that block them.
+    current = s.order;
+    current_layout = s.best;
+    rng t{opt.seed ^ 0x5157ea4f00dull};
+    std::vector<std::size_t> top;
+    for (std::size_t k = 0; k < iterations && !optimal(); ++k) {
+        std::vector<int> next = current;
+        top.clear();
+        if (k % 2 == 1)
+            for (std::size_t q = 1; q < m; ++q) {
+                const auto& at = current_layout.at[current[q]];
+                if (at.segment < 0 ||
+                    at.offset + p.items[current[q]].size == current_layout.used[at.segment])
+                    top.push_back(q);
+            }
+        if (!top.empty()) {
+            std::size_t j = top[t.below(top.size())];
+            move_earlier(next, t.below(j), j);
+        } else {
+            std::size_t i = t.below(m - 1);
+            std::size_t j = i + 1 + t.below(std::min(opt.window, m - 1 - i));
+            if (t.next() & 1)
+                std::swap(next[i], next[j]);
+            else
+                move_earlier(next, i, j);
+        }
+        try_move(std::move(next));
     }
     return s;
 }
@@ -6151,6 +6323,254 @@ constexpr plan exact_plan(std::span<const buffer> buffers, std::span<const segme
 #include <string_view>
 #include <vector>
 
+// ---- begin litegraph/planner/order.hpp ----
+// Execution order search: for a DAG of ops (each producing one output
+// buffer), find a topological order whose LOAD (most bytes live at one step)
+// is low, since no placement can beat LOAD.  Exact by dynamic programming
+// over the sets of ops already run for small graphs, greedy list scheduling
+// (three rules, best kept) for big ones; the given order is always a
+// candidate, so the result is never worse.  constexpr, deterministic.
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::planner {
+
+/// One op of the DAG: the bytes of its output and the ops whose outputs it
+/// reads.  A graph input is an op without inputs.  `is_output` keeps the
+/// output live to the end.
+struct op_node {
+    std::size_t output_bytes = 0;
+    std::vector<int> inputs;
+    bool is_output = false;
+};
+
+struct order_options {
+    int exact_max_ops = 20;  // dynamic programming over 2^n sets up to this size
+};
+
+struct order_result {
+    std::vector<int> order;      // op indices in execution order
+    std::size_t load = 0;        // LOAD of that order
+    std::size_t given_load = 0;  // LOAD of the given order (index order, or Kahn's by index)
+    bool exact = false;          // `order` is proven to have the least LOAD
+    std::string_view method = {};
+    std::string_view problem = {};  // set when the ops are no DAG
+    int problem_op = -1;
+
+    constexpr std::size_t gain() const { return given_load - load; }
+};
+
+/// The buffers of an order: buffer i is op i's output, live from the step of
+/// op i to the step of its last reader (to the end if it is a graph output).
+constexpr std::vector<buffer> buffers_for_order(std::span<const op_node> ops,
+                                                std::span<const int> order) {
+    const int n = static_cast<int>(ops.size());
+    std::vector<int> pos(n, 0);
+    for (int k = 0; k < static_cast<int>(order.size()); ++k) pos[order[k]] = k;
+    std::vector<buffer> out(n);
+    for (int i = 0; i < n; ++i)
+        out[i] = {ops[i].output_bytes, pos[i], ops[i].is_output ? n - 1 : pos[i]};
+    for (int i = 0; i < n; ++i)
+        for (int u : ops[i].inputs) out[u].last = std::max(out[u].last, pos[i]);
+    return out;
+}
+
+constexpr std::size_t order_load(std::span<const op_node> ops, std::span<const int> order) {
+    return lower_bound(buffers_for_order(ops, order));
+}
+
+constexpr bool is_topological(std::span<const op_node> ops, std::span<const int> order) {
+    const int n = static_cast<int>(ops.size());
+    if (static_cast<int>(order.size()) != n) return false;
+    std::vector<int> pos(n, -1);
+    for (int k = 0; k < n; ++k) {
+        if (order[k] < 0 || order[k] >= n || pos[order[k]] >= 0) return false;
+        pos[order[k]] = k;
+    }
+    for (int i = 0; i < n; ++i)
+        for (int u : ops[i].inputs)
+            if (pos[u] >= pos[i]) return false;
+    return true;
+}
+
+namespace detail {
+
+struct dag {
+    std::vector<std::vector<int>> inputs, consumers;  // deduplicated
+};
+
+enum class pick { least_growth, depth_first, least_peak };
+
+/// Greedy list scheduling: run, among the ready ops, the one the rule prefers.
+constexpr std::vector<int> list_schedule(std::span<const op_node> ops, const dag& g, pick rule) {
+    const int n = static_cast<int>(ops.size());
+    std::vector<int> waiting(n), remaining(n), produced_at(n, -1), order;
+    std::vector<int> ready;
+    for (int i = 0; i < n; ++i) {
+        waiting[i] = static_cast<int>(g.inputs[i].size());
+        remaining[i] = static_cast<int>(g.consumers[i].size());
+        if (waiting[i] == 0) ready.push_back(i);
+    }
+    std::size_t live = 0;
+    auto kept = [&](int v) { return ops[v].is_output || !g.consumers[v].empty(); };
+    while (!ready.empty()) {
+        int best = -1;
+        long long best_key[3] = {0, 0, 0};
+        for (int v : ready) {
+            long long freed = 0;
+            int recent = -1;
+            for (int u : g.inputs[v]) {
+                if (remaining[u] == 1 && !ops[u].is_output)
+                    freed += static_cast<long long>(ops[u].output_bytes);
+                recent = std::max(recent, produced_at[u]);
+            }
+            long long growth = (kept(v) ? static_cast<long long>(ops[v].output_bytes) : 0) - freed;
+            long long peak = static_cast<long long>(live + ops[v].output_bytes);
+            long long key[3] = {growth, -recent, v};
+            if (rule == pick::depth_first) key[0] = -recent, key[1] = growth;
+            if (rule == pick::least_peak) key[0] = peak, key[1] = growth;
+            if (best < 0 || key[0] < best_key[0] ||
+                (key[0] == best_key[0] &&
+                 (key[1] < best_key[1] || (key[1] == best_key[1] && v < best)))) {
+                best = v;
+                for (int k = 0; k < 3; ++k) best_key[k] = key[k];
+            }
+        }
+        ready.erase(std::find(ready.begin(), ready.end(), best));
+        produced_at[best] = static_cast<int>(order.size());
+        order.push_back(best);
+        if (kept(best)) live += ops[best].output_bytes;
+        for (int u : g.inputs[best])
+            if (--remaining[u] == 0 && !ops[u].is_output) live -= ops[u].output_bytes;
+        for (int c : g.consumers[best])
+            if (--waiting[c] == 0) ready.push_back(c);
+    }
+    return order;
+}
+
+/// Exact: best[S] is the least peak over the orders of the down-closed set S.
+constexpr std::vector<int> exact_schedule(std::span<const op_node> ops, const dag& g) {
+    const int n = static_cast<int>(ops.size());
+    const std::uint32_t full = (std::uint32_t{1} << n) - 1;
+    std::vector<std::uint32_t> need(n, 0), users(n, 0);
+    for (int i = 0; i < n; ++i) {
+        for (int u : g.inputs[i]) need[i] |= std::uint32_t{1} << u;
+        for (int c : g.consumers[i]) users[i] |= std::uint32_t{1} << c;
+    }
+    constexpr std::size_t none = unbounded;
+    std::vector<std::size_t> best(std::size_t{full} + 1, none);
+    std::vector<std::int8_t> last(std::size_t{full} + 1, -1);
+    best[0] = 0;
+    for (std::uint32_t s = 0; s < full; ++s) {
+        if (best[s] == none) continue;
+        std::size_t live = 0;
+        for (int u = 0; u < n; ++u)
+            if ((s >> u & 1) && (ops[u].is_output || (users[u] & ~s) != 0))
+                live += ops[u].output_bytes;
+        for (int v = 0; v < n; ++v) {
+            if ((s >> v & 1) || (need[v] & ~s) != 0) continue;
+            std::uint32_t t = s | (std::uint32_t{1} << v);
+            std::size_t peak = std::max(best[s], live + ops[v].output_bytes);
+            if (peak < best[t]) {
+                best[t] = peak;
+                last[t] = static_cast<std::int8_t>(v);
+            }
+        }
+    }
+    std::vector<int> order(n);
+    std::uint32_t s = full;
+    for (int k = n - 1; k >= 0; --k) {
+        order[k] = last[s];
+        s &= ~(std::uint32_t{1} << last[s]);
+    }
+    return order;
+}
+
+}  // namespace detail
+
+/// A topological order of `ops` with low LOAD, and the gain over the given one.
+constexpr order_result best_order(std::span<const op_node> ops, const order_options& opt = {}) {
+    order_result r;
+    const int n = static_cast<int>(ops.size());
+    detail::dag g;
+    g.inputs.resize(n);
+    g.consumers.resize(n);
+    for (int i = 0; i < n; ++i) {
+        for (int u : ops[i].inputs) {
+            if (u < 0 || u >= n || u == i) {
+                r.problem = "an op reads an op that does not exist (or itself)";
+                r.problem_op = i;
+                return r;
+            }
+            if (std::find(g.inputs[i].begin(), g.inputs[i].end(), u) == g.inputs[i].end()) {
+                g.inputs[i].push_back(u);
+                g.consumers[u].push_back(i);
+            }
+        }
+    }
+    // The given order: index order when it is topological, else Kahn's by index.
+    std::vector<int> given(n);
+    for (int i = 0; i < n; ++i) given[i] = i;
+    if (!is_topological(ops, given)) {
+        given.clear();
+        std::vector<int> waiting(n);
+        std::vector<int> ready;
+        for (int i = 0; i < n; ++i)
+            if ((waiting[i] = static_cast<int>(g.inputs[i].size())) == 0) ready.push_back(i);
+        while (!ready.empty()) {
+            auto it = std::min_element(ready.begin(), ready.end());
+            int v = *it;
+            ready.erase(it);
+            given.push_back(v);
+            for (int c : g.consumers[v])
+                if (--waiting[c] == 0) ready.push_back(c);
+        }
+        if (static_cast<int>(given.size()) != n) {
+            r.problem = "the ops form a cycle";
+            for (int i = 0; i < n; ++i)
+                if (std::find(given.begin(), given.end(), i) == given.end()) {
+                    r.problem_op = i;
+                    break;
+                }
+            return r;
+        }
+    }
+    r.order = given;
+    r.given_load = r.load = order_load(ops, given);
+    r.method = "given";
+    if (n <= opt.exact_max_ops && n <= 30) {
+        auto o = detail::exact_schedule(ops, g);
+        auto l = order_load(ops, o);
+        if (l < r.load) {
+            r.order = std::move(o);
+            r.load = l;
+            r.method = "exact";
+        }
+        r.exact = true;
+        return r;
+    }
+    for (auto rule :
+         {detail::pick::least_growth, detail::pick::depth_first, detail::pick::least_peak}) {
+        auto o = detail::list_schedule(ops, g, rule);
+        auto l = order_load(ops, o);
+        if (l < r.load) {
+            r.order = std::move(o);
+            r.load = l;
+            r.method = rule == detail::pick::least_growth  ? "greedy_least_growth"
+                       : rule == detail::pick::depth_first ? "greedy_depth_first"
+                                                           : "greedy_least_peak";
+        }
+    }
+    return r;
+}
+
+}  // namespace litegraph::planner
+// ---- end litegraph/planner/order.hpp ----
 // ---- begin litegraph/runtime/alias_groups.hpp ----
 // Variables that share one buffer: an op run in place of its input, a concat
 // whose inputs are slices of its output.  A union-find whose members keep a
@@ -6221,9 +6641,12 @@ private:
 // type.  The runtime dispatches a `fused_conv2d` node to one of the closed
 // list `fused_conv_kernels`; a compile-time network names the types directly.
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 // ---- begin litegraph/fusion/epilogue.hpp ----
 // Epilogues: what happens to a producer's output element between its
@@ -6505,15 +6928,18 @@ struct fused<ops::conv2d, Stages...> {
         const float* x = io.input("Input").template as<float>();
         const float* f = io.input("Filter").template as<float>();
         if (static_cast<const void*>(out) == static_cast<const void*>(x)) {
-            run_in_place(g, c, x, f, out, io);
+            run_in_place(p.conv, g, c, x, f, out, io);
             return;
         }
         // The bias is a stage of the chain, so the producer adds none itself.
-        ops::conv2d::for_each_row(
-            g, x, f, nullptr,
-            [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
-                c.emit(out, row, g.ow, at{n, oc, ((n * g.oc + oc) * g.oh + oh) * g.ow});
-            });
+        // at.index is the flat index into the conv's own output [N, OC, OH, OW]
+        // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
+        const std::int64_t plane = g.oh * g.ow;
+        ops::conv2d::produce(p.conv, g, x, f,
+                             [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                                 std::int64_t count) {
+                                 c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+                             });
     }
 
 private:
@@ -6521,8 +6947,11 @@ private:
     /// plane is finished in a one-plane scratch, then written where input
     /// planes already consumed lay.  Plane (n, c) of the output ends at or
     /// before the end of input plane (n, c), so no unread input is overwritten.
-    static void run_in_place(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
-                             const float* f, float* out, const op_io& io) {
+    /// The fast kernel runs one channel at a time (a one-channel geometry), so
+    /// it never sees a later input plane while output planes are written.
+    static void run_in_place(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
+                             const chain_type& c, const float* x, const float* f, float* out,
+                             const op_io& io) {
         io.check(g.groups == g.c && g.c == g.oc,
                  "runs in place of its input only as a depthwise conv (groups == channels)");
         io.check(g.oh * g.ow <= g.h * g.w, "an output plane larger than the input plane (" +
@@ -6531,13 +6960,27 @@ private:
         io.check(!chain_type::has_terminal, "a gated depthwise conv cannot run in place");
         const std::int64_t plane = g.oh * g.ow;
         std::vector<float> scratch(static_cast<std::size_t>(plane));
-        ops::conv2d::for_each_row(
-            g, x, f, nullptr,
-            [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
-                std::copy(row, row + g.ow, scratch.data() + oh * g.ow);
-                if (oh == g.oh - 1)
-                    c.emit(out, scratch.data(), plane, at{n, oc, (n * g.oc + oc) * plane});
-            });
+        if (p.kernel == ops::conv_kernel::reference) {
+            ops::conv2d::for_each_row(
+                g, x, f, nullptr,
+                [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                    std::copy(row, row + g.ow, scratch.data() + oh * g.ow);
+                    if (oh == g.oh - 1)
+                        c.emit(out, scratch.data(), plane, at{n, oc, (n * g.oc + oc) * plane});
+                });
+            return;
+        }
+        auto one = kernels::conv_geometry::from(g);
+        one.n = one.c = one.oc = one.groups = 1;
+        const std::int64_t in_plane = g.h * g.w, taps = g.kh * g.kw;
+        for (std::int64_t n = 0; n < g.n; ++n)
+            for (std::int64_t ch = 0; ch < g.c; ++ch) {
+                kernels::depthwise_conv2d(
+                    one, x + (n * g.c + ch) * in_plane, f + ch * taps,
+                    [&](std::int64_t, std::int64_t, std::int64_t off, const float* v,
+                        std::int64_t count) { std::copy(v, v + count, scratch.data() + off); });
+                c.emit(out, scratch.data(), plane, at{n, ch, (n * g.oc + ch) * plane});
+            }
     }
 
     template <class S>
@@ -6594,6 +7037,19 @@ namespace litegraph::runtime {
 struct memory_stats {
     std::size_t arena_bytes = 0;        // bytes of the planned arena
     std::size_t lower_bound_bytes = 0;  // LOAD: most activation bytes live at one step
+    std::size_t order_gain_bytes = 0;   // LOAD saved by the chosen execution order
+};
+
+/// Caps that keep a hostile model's shapes from making prepare allocate without
+/// bound (docs/hardening.md).  Exceeding one is a shape_error naming the op or
+/// the arena, thrown before the allocation.
+struct program_limits {
+    /// Elements of any tensor an op's shape inference produces.
+    std::int64_t max_tensor_elements = std::int64_t{1} << 31;
+    /// Bytes of all constants folded at prepare time together.
+    std::uint64_t max_folded_bytes = std::uint64_t{1} << 32;
+    /// Bytes of the planned arena.
+    std::uint64_t max_arena_bytes = std::uint64_t{1} << 34;
 };
 
 struct instruction {
@@ -6643,7 +7099,23 @@ public:
     }
 
     const graph::graph& graph() const noexcept { return g_; }
+
+    /// The caps prepare enforces; setting them re-plans on the next prepare.
+    const program_limits& limits() const noexcept { return limits_; }
+    void set_limits(const program_limits& l) {
+        limits_ = l;
+        prepared_ = false;
+    }
     const std::vector<instruction>& instructions() const noexcept { return code_; }
+    /// Indices into instructions() of the ones that run, in execution order
+    /// (valid after prepare_plan() or run()).
+    const std::vector<int>& execution_order() const noexcept { return order_; }
+    /// Whether prepare may pick another topological order with a lower LOAD
+    /// than the program order (default true).
+    void set_reorder(bool on) {
+        if (on != reorder_) prepared_ = false;
+        reorder_ = on;
+    }
 
     std::size_t input_count() const noexcept { return g_.feeds.size(); }
     const graph::var_node& input_var(std::size_t i) const { return g_.vars[g_.feeds.at(i).var]; }
@@ -6698,8 +7170,8 @@ public:
             auto& r = refs_[g_.feeds[i].var];
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
         }
-        for (auto& ins : code_)
-            if (!ins.folded && !ins.elided) ins.k->run(ins.io);
+        for (int i : order_)
+            if (!code_[i].elided) code_[i].k->run(code_[i].io);
     }
 
     /// Output `i` of the last run.
@@ -6738,6 +7210,7 @@ private:
         const int nv = static_cast<int>(g_.vars.size());
         std::vector<bool> constant(nv, false);
         folded_.clear();
+        folded_bytes_ = 0;
         for (int v = 0; v < nv; ++v) {
             auto& r = refs_[v];
             const auto& var = g_.vars[v];
@@ -6748,7 +7221,19 @@ private:
                 r.data = const_cast<std::byte*>(var.value->data());
                 constant[v] = true;
             } else if (var.persistable) {
-                // A topology without its params: shapes are enough to plan.
+                // A topology without its params: shapes are enough to plan,
+                // within the caps an inferred shape has.
+                std::int64_t n = -1;
+                if (is_known(var.shape)) try {
+                        n = numel(var.shape);
+                    } catch (const shape_error&) {
+                    }
+                if (n < 0 || n > limits_.max_tensor_elements)
+                    throw shape_error("parameter '" + var.name + "' declares shape " +
+                                      to_string(var.shape) +
+                                      " without data: unknown dims or more than " +
+                                      std::to_string(limits_.max_tensor_elements) +
+                                      " elements (program_limits::max_tensor_elements)");
                 r.type = var.type;
                 r.shape = var.shape;
                 r.data = nullptr;
@@ -6778,10 +7263,99 @@ private:
                                     "' has no shape (not produced)");
                 }
             ins.k->infer(ins.io);
+            check_outputs(ins);
             if (all_known || ins.k->folds_from_shapes()) fold(ins, constant);
         }
-        plan_buffers(constant);
+        choose_order(constant);
         prepared_ = true;
+    }
+
+    /// The execution order: among topological orders of the unfolded
+    /// instructions, the one whose plan has the lower LOAD (the program order,
+    /// or the planner's search for one with less memory live at its peak).
+    void choose_order(const std::vector<bool>& constant) {
+        std::vector<int> given;
+        for (int i = 0; i < static_cast<int>(code_.size()); ++i)
+            if (!code_[i].folded) given.push_back(i);
+        order_ = given;
+        stats_.order_gain_bytes = 0;
+        plan_buffers(constant);
+        if (!reorder_ || given.size() < 3) return;
+        auto searched = searched_order(given);
+        if (searched == given) return;
+        const auto given_load = stats_.lower_bound_bytes;
+        order_ = searched;
+        plan_buffers(constant);
+        if (stats_.lower_bound_bytes < given_load) {
+            stats_.order_gain_bytes = given_load - stats_.lower_bound_bytes;
+            return;
+        }
+        order_ = given;
+        plan_buffers(constant);
+    }
+
+    /// planner::best_order over the unfolded instructions: each one op whose
+    /// output bytes are what it produces, reading the instructions (and feeds)
+    /// that produce its inputs.
+    std::vector<int> searched_order(const std::vector<int>& given) const {
+        const int nv = static_cast<int>(g_.vars.size());
+        std::vector<planner::op_node> ops;
+        std::vector<int> node_of_var(nv, -1), ins_of_node;
+        for (auto& f : g_.feeds) {
+            node_of_var[f.var] = static_cast<int>(ops.size());
+            ops.push_back({refs_[f.var].bytes(), {}, false});
+            ins_of_node.push_back(-1);
+        }
+        for (int i : given) {
+            planner::op_node node;
+            for (auto& sl : code_[i].io.inputs)
+                for (auto* a : sl.args) {
+                    int u = node_of_var[a - refs_.data()];
+                    if (u >= 0 &&
+                        std::find(node.inputs.begin(), node.inputs.end(), u) == node.inputs.end())
+                        node.inputs.push_back(u);
+                }
+            for (auto& sl : code_[i].io.outputs)
+                for (auto* a : sl.args) {
+                    int v = static_cast<int>(a - refs_.data());
+                    if (!produced(*a)) continue;
+                    node.output_bytes += refs_[v].bytes();
+                    node_of_var[v] = static_cast<int>(ops.size());
+                    for (auto& f : g_.fetches) node.is_output = node.is_output || f.var == v;
+                }
+            ops.push_back(std::move(node));
+            ins_of_node.push_back(i);
+        }
+        auto r = planner::best_order(ops);
+        if (!r.problem.empty()) return given;
+        std::vector<int> order;
+        for (int n : r.order)
+            if (ins_of_node[n] >= 0) order.push_back(ins_of_node[n]);
+        return order;
+    }
+
+    /// Every output `ins` produces has known dims and at most
+    /// `limits_.max_tensor_elements` elements.
+    void check_outputs(const instruction& ins) const {
+        for (auto& s : ins.io.outputs)
+            for (auto* a : s.args) {
+                if (!produced(*a)) continue;
+                if (!is_known(a->shape))
+                    ins.io.fail("output '" + std::string(a->name) + "' has shape " +
+                                to_string(a->shape) + " with an unknown dim");
+                std::int64_t n = 0;
+                try {
+                    n = a->numel();
+                } catch (const shape_error&) {
+                    n = -1;  // overflows 64 bits
+                }
+                if (n < 0 || n > limits_.max_tensor_elements)
+                    ins.io.fail("output '" + std::string(a->name) + "' of shape " +
+                                to_string(a->shape) + " has more than " +
+                                std::to_string(limits_.max_tensor_elements) +
+                                " elements (program_limits::max_tensor_elements)");
+                checked_bytes(n, size_of(a->type));
+            }
     }
 
     /// Runs `ins` now and keeps its outputs as constants of the program.
@@ -6789,6 +7363,13 @@ private:
         for (auto& s : ins.io.outputs)
             for (auto* a : s.args) {
                 if (!produced(*a)) continue;
+                folded_bytes_ += a->bytes();
+                if (folded_bytes_ > limits_.max_folded_bytes)
+                    ins.io.fail("folding output '" + std::string(a->name) + "' makes " +
+                                std::to_string(folded_bytes_) +
+                                " bytes of constants, over the limit of " +
+                                std::to_string(limits_.max_folded_bytes) +
+                                " (program_limits::max_folded_bytes)");
                 folded_.emplace_back(a->type, a->shape);
                 a->data = folded_.back().data();
                 constant[a - refs_.data()] = true;
@@ -6803,8 +7384,8 @@ private:
         std::vector<int> first(nv, -1), last(nv, -1);
         int step = 0;
         for (auto& f : g_.feeds) first[f.var] = last[f.var] = 0;
-        for (auto& ins : code_) {
-            if (ins.folded) continue;
+        for (int i : order_) {
+            auto& ins = code_[i];
             for (auto& s : ins.io.inputs)
                 for (auto* a : s.args) last[a - refs_.data()] = step;
             for (auto& s : ins.io.outputs)
@@ -6829,9 +7410,9 @@ private:
         // the input dies there; a concat so marked gets its inputs as slices.
         alias_groups groups(first, last);
         step = 0;
-        for (auto& ins : code_) {
-            ins.elided = false;
-            if (ins.folded) continue;
+        for (auto& ins : code_) ins.elided = false;
+        for (int i : order_) {
+            auto& ins = code_[i];
             const auto& node = g_.ops[ins.op];
             auto slot = node.attrs.get<std::string>("in_place", "");
             if (!slot.empty()) {
@@ -6872,6 +7453,11 @@ private:
         std::vector<std::size_t> seg_base(segments_.size() + 1, 0);
         for (std::size_t s = 0; s < segments_.size(); ++s)
             seg_base[s + 1] = planner::align_up(seg_base[s] + plan_.used[s], tensor_alignment);
+        if (seg_base.back() > limits_.max_arena_bytes)
+            throw shape_error("the planned arena needs " + std::to_string(seg_base.back()) +
+                              " bytes, over the limit of " +
+                              std::to_string(limits_.max_arena_bytes) +
+                              " (program_limits::max_arena_bytes)");
         arena_ = tensor(dtype::u8, {static_cast<std::int64_t>(seg_base.back())});
         for (int v = 0; v < nv; ++v) {
             if (first[v] < 0) continue;
@@ -6938,6 +7524,8 @@ private:
     std::vector<planner::segment> segments_;
     std::vector<tensor_ref> refs_;  // one per variable node
     std::vector<instruction> code_;
+    std::vector<int> order_;  // the unfolded instructions in execution order
+    bool reorder_ = true;
     std::vector<tensor> inputs_;
     std::vector<tensor> folded_;
     std::vector<planner::buffer> buffers_;
@@ -6946,6 +7534,8 @@ private:
     planner::plan plan_;
     tensor arena_;
     memory_stats stats_;
+    program_limits limits_;
+    std::uint64_t folded_bytes_ = 0;
     bool prepared_ = false;
 };
 
