@@ -15,20 +15,7 @@ namespace litegraph::cli {
 inline plan_problem model_plan_problem(const std::filesystem::path& dir, bool fuse = true) {
     auto m = paddle::load(dir.string(), {.require_params = false});
     if (fuse) passes::run_passes(m.graph);
-    bool all_supported = true;
-    for (auto& op : m.graph.ops)
-        all_supported = all_supported && is_supported<runtime::kernel_table>(op.type);
-    if (!all_supported) return problem_from_declared(m.graph, {});
-    const std::vector<planner::segment> segs{planner::segment{}};
-    runtime::program prog(m.graph, segs);
-    for (std::size_t i = 0; i < prog.input_count(); ++i) {
-        const auto& v = prog.input_var(i);
-        shape_t shape = v.shape;
-        for (auto& d : shape)
-            if (d < 0) d = 1;
-        prog.set_input(i, deterministic_input(v.type, shape));
-    }
-    return problem_from_program(prog);
+    return problem_for(m.graph, {}, {planner::segment{}});
 }
 
 /// Every model folder of ../shared/models and ../shared/models_topology_only

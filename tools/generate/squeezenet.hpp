@@ -10,6 +10,7 @@
 
 #include "litegraph/core/error.hpp"
 #include "litegraph/graph/graph.hpp"
+#include "litegraph/runtime/program.hpp"
 
 namespace litegraph::generate {
 
@@ -152,6 +153,22 @@ private:
 
 }  // namespace detail
 
+/// Records every activation's shape in the graph (batch as -1), as Paddle's
+/// exports do, by running shape inference once for one image.
+inline void declare_shapes(graph::graph& g, int input_size) {
+    runtime::program p(g);
+    p.set_input(0, tensor(dtype::f32, {1, 3, input_size, input_size}));
+    p.prepare_plan();
+    for (std::size_t v = 0; v < g.vars.size(); ++v) {
+        auto& var = g.vars[v];
+        const auto& inferred = p.var(static_cast<int>(v)).shape;
+        if (var.persistable || inferred.empty() || !is_known(inferred) || numel(inferred) == 0)
+            continue;
+        var.shape = inferred;
+        var.shape[0] = -1;
+    }
+}
+
 /// Builds SqueezeNet `opt.version` ("1_0" or "1_1") for NCHW input
 /// [-1, 3, input_size, input_size]; the output is a softmax over `classes`.
 inline graph::graph squeezenet(const squeezenet_options& opt) {
@@ -192,6 +209,7 @@ inline graph::graph squeezenet(const squeezenet_options& opt) {
     }
     n.head(x, 512, opt.classes);
     n.finish();
+    declare_shapes(g, opt.input_size);
     return g;
 }
 

@@ -109,6 +109,26 @@ inline plan_problem problem_from_declared(const graph::graph& g,
     return p;
 }
 
+/// The activations of `g` for inputs of `shapes` (others: declared, -1 as 1):
+/// the runtime's shape inference when every op is supported, else the
+/// declared shapes.
+inline plan_problem problem_for(const graph::graph& g, const std::map<std::string, shape_t>& shapes,
+                                const std::vector<planner::segment>& segs) {
+    for (auto& op : g.ops)
+        if (!is_supported<runtime::kernel_table>(op.type)) return problem_from_declared(g, shapes);
+    runtime::program prog(g, segs);
+    for (auto& [name, dims] : shapes) prog.input_index(name);
+    for (std::size_t i = 0; i < prog.input_count(); ++i) {
+        const auto& v = prog.input_var(i);
+        shape_t shape = v.shape;
+        if (auto it = shapes.find(v.name); it != shapes.end()) shape = it->second;
+        for (auto& d : shape)
+            if (d < 0) d = 1;
+        prog.set_input(i, deterministic_input(v.type, shape));
+    }
+    return problem_from_program(prog);
+}
+
 inline planner::plan plan_with(const std::string& algorithm, const plan_problem& p,
                                const std::vector<planner::segment>& segs) {
     if (algorithm == "default") return planner::plan_memory(p.buffers, segs);
@@ -166,25 +186,7 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
     auto m = load_model(a, {.require_params = false});
     passes::pass_report report;
     if (!a.flag("--no-fuse")) report = passes::run_passes(m.graph);
-    plan_problem problem;
-    bool all_supported = true;
-    for (auto& op : m.graph.ops)
-        all_supported = all_supported && is_supported<runtime::kernel_table>(op.type);
-    if (all_supported) {
-        runtime::program prog(m.graph, segs);
-        for (auto& [name, dims] : shapes) prog.input_index(name);
-        for (std::size_t i = 0; i < prog.input_count(); ++i) {
-            const auto& v = prog.input_var(i);
-            shape_t shape = v.shape;
-            if (auto it = shapes.find(v.name); it != shapes.end()) shape = it->second;
-            for (auto& d : shape)
-                if (d < 0) d = 1;
-            prog.set_input(i, deterministic_input(v.type, shape));
-        }
-        problem = problem_from_program(prog);
-    } else {
-        problem = problem_from_declared(m.graph, shapes);
-    }
+    auto problem = problem_for(m.graph, shapes, segs);
     auto plan = plan_with(algorithm, problem, segs);
     const auto load = planner::lower_bound(problem.buffers);
     auto check = planner::validate(problem.buffers, segs, plan);
