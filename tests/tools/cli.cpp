@@ -164,4 +164,14 @@ TEST_CASE("dot prints a digraph with boxes and ellipses") {
     CHECK(r.out.find("shape=box") != std::string::npos);
     CHECK(r.out.find("shape=ellipse") != std::string::npos);
     CHECK(r.out.find("conv2d") != std::string::npos);
+    // Valid DOT: Graphviz itself renders it (CI installs graphviz).
+    if (std::system("command -v dot >/dev/null 2>&1") == 0) {
+        auto out = fs::path(LITEGRAPH_BINARY_DIR) / "test-scratch" / "lenet.dot";
+        fs::create_directories(out.parent_path());
+        REQUIRE(run_cli("dot " + quote(model.string()) + " --after all -o " + quote(out.string()))
+                    .code == 0);
+        CHECK(std::system(("dot -Tsvg " + quote(out.string()) + " -o /dev/null").c_str()) == 0);
+    } else {
+        MESSAGE("skipped the Graphviz check: no dot command");
+    }
 }
