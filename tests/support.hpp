@@ -4,8 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -33,6 +35,31 @@ inline std::filesystem::path shared_model(const std::string& name,
         return {};
     }
     return p;
+}
+
+/// What the CLI printed (stdout and stderr together) and its exit code.
+struct cli_result {
+    int code = -1;
+    std::string out;
+};
+
+/// The CLI built beside the tests (build/bin/litegraph).
+inline std::filesystem::path cli_path() {
+    return std::filesystem::path(LITEGRAPH_BINARY_DIR) / "bin" / "litegraph";
+}
+
+/// Runs `litegraph ARGS` through the shell (quote paths with single quotes).
+inline cli_result run_cli(const std::string& args) {
+    std::string cmd = "'" + cli_path().string() + "' " + args + " 2>&1";
+    cli_result r;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buf{};
+    std::size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+    int status = pclose(pipe);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
 }
 
 /// A float tensor of `shape` filled with uniform values in [lo, hi) from `seed`.

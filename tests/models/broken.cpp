@@ -13,6 +13,7 @@
 
 namespace fs = std::filesystem;
 using namespace litegraph;
+using test::run_cli;
 
 namespace {
 
@@ -41,23 +42,6 @@ void write_all(const fs::path& p, const std::vector<char>& d) {
         .write(d.data(), static_cast<std::streamsize>(d.size()));
 }
 
-struct cli_result {
-    int code;
-    std::string out;
-};
-cli_result run_cli(const std::string& args) {
-    std::string cmd = "'" + std::string(LITEGRAPH_BINARY_DIR) + "/bin/litegraph' " + args + " 2>&1";
-    cli_result r{-1, {}};
-    FILE* pipe = popen(cmd.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buf{};
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-    int status = pclose(pipe);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
-}
-
 /// Loads and runs `dir` through the API; returns the error message (or "" when it ran).
 template <class Error>
 std::string api_error(const fs::path& dir) {
@@ -78,7 +62,7 @@ std::string api_error(const fs::path& dir) {
 
 /// The CLI's `run` fails with exit 1 and a message containing `needle`.
 void check_cli_fails(const fs::path& dir, const std::string& needle) {
-    if (!fs::exists(fs::path(LITEGRAPH_BINARY_DIR) / "bin/litegraph")) {
+    if (!fs::exists(test::cli_path())) {
         MESSAGE("skipped the CLI check: build/bin/litegraph is not built");
         return;
     }

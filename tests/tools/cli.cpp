@@ -11,30 +11,12 @@
 
 namespace fs = std::filesystem;
 using namespace litegraph;
+using test::run_cli;
 
 namespace {
 
-struct result {
-    int code;
-    std::string out;  // stdout and stderr together
-};
-
 std::string quote(const std::string& s) {
     return "'" + s + "'";
-}
-
-result run_cli(const std::string& args) {
-    std::string cmd =
-        quote(std::string(LITEGRAPH_BINARY_DIR) + "/bin/litegraph") + " " + args + " 2>&1";
-    result r{-1, {}};
-    FILE* pipe = popen(cmd.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buf{};
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-    int status = pclose(pipe);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
 }
 
 fs::path scratch(const std::string& name) {

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 
@@ -57,6 +58,34 @@ constexpr std::string_view name_of(dtype t) noexcept {
             return "bool";
     }
     return "?";
+}
+
+/// The dtype of a Paddle VarType.Type code, as model files and op attributes
+/// (cast, fill_constant) give it: BOOL 0, INT16 1, INT32 2, INT64 3, FP16 4,
+/// FP32 5, FP64 6, UINT8 20, INT8 21; nullopt for codes with no dtype here.
+constexpr std::optional<dtype> dtype_from_paddle(int code) noexcept {
+    switch (code) {
+        case 0:
+            return dtype::boolean;
+        case 1:
+            return dtype::i16;
+        case 2:
+            return dtype::i32;
+        case 3:
+            return dtype::i64;
+        case 4:
+            return dtype::f16;
+        case 5:
+            return dtype::f32;
+        case 6:
+            return dtype::f64;
+        case 20:
+            return dtype::u8;
+        case 21:
+            return dtype::i8;
+        default:
+            return std::nullopt;
+    }
 }
 
 template <class T>

@@ -16,32 +16,6 @@
 
 namespace litegraph::ops {
 
-/// litegraph dtype of a Paddle VarType.Type code, or nullopt when it has none.
-inline std::optional<dtype> dtype_from_paddle(int code) {
-    switch (code) {
-        case 0:
-            return dtype::boolean;
-        case 1:
-            return dtype::i16;
-        case 2:
-            return dtype::i32;
-        case 3:
-            return dtype::i64;
-        case 4:
-            return dtype::f16;
-        case 5:
-            return dtype::f32;
-        case 6:
-            return dtype::f64;
-        case 20:
-            return dtype::u8;
-        case 21:
-            return dtype::i8;
-        default:
-            return std::nullopt;
-    }
-}
-
 /// One element converted like a C++ static_cast, but defined everywhere: a
 /// float that does not fit (or NaN) gives what x86's truncating conversion
 /// gives (the lowest value of int32/int64; narrower ints go through int32 and

@@ -26,28 +26,7 @@ inline constexpr int INT = 0, FLOAT = 1, STRING = 2, INTS = 3, FLOATS = 4, STRIN
 
 /// The dtype of a Paddle data type, or nothing for types litegraph has no dtype for.
 constexpr std::optional<dtype> try_to_dtype(int paddle_type) noexcept {
-    switch (paddle_type) {
-        case var_type::FP32:
-            return dtype::f32;
-        case var_type::FP64:
-            return dtype::f64;
-        case var_type::FP16:
-            return dtype::f16;
-        case var_type::INT8:
-            return dtype::i8;
-        case var_type::UINT8:
-            return dtype::u8;
-        case var_type::INT16:
-            return dtype::i16;
-        case var_type::INT32:
-            return dtype::i32;
-        case var_type::INT64:
-            return dtype::i64;
-        case var_type::BOOL:
-            return dtype::boolean;
-        default:
-            return std::nullopt;
-    }
+    return dtype_from_paddle(paddle_type);
 }
 
 /// Paddle's name of a VarType.Type value ("FP32", "BF16", ...), for messages.

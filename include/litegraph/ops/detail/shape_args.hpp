@@ -76,28 +76,7 @@ inline void copy_all(const tensor_ref& in, const tensor_ref& out) {
 
 /// litegraph dtype of a Paddle VarType.Type code; fails naming the code.
 inline dtype dtype_from_paddle(const op_io& io, int code, const char* attr = "dtype") {
-    switch (code) {
-        case 0:
-            return dtype::boolean;
-        case 1:
-            return dtype::i16;
-        case 2:
-            return dtype::i32;
-        case 3:
-            return dtype::i64;
-        case 4:
-            return dtype::f16;
-        case 5:
-            return dtype::f32;
-        case 6:
-            return dtype::f64;
-        case 20:
-            return dtype::u8;
-        case 21:
-            return dtype::i8;
-        default:
-            break;
-    }
+    if (auto t = litegraph::dtype_from_paddle(code)) return *t;
     throw unsupported_error("op " + io.type + " ('" + io.label + "'): attribute '" + attr + "' = " +
                             std::to_string(code) + " is not a supported Paddle data type code");
 }
