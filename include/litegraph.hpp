@@ -29,9 +29,20 @@
 #include "litegraph/graph/edit.hpp"
 #include "litegraph/graph/graph.hpp"
 
-// planner: memory segments, lifetimes and placement
+// fusion: epilogue chains and fused<Producer, Stages...>
+#include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/fusion/fused.hpp"
+
+// passes: graph rewrites and the explicit pipeline
+#include "litegraph/passes/dot_dump.hpp"
+#include "litegraph/passes/pipeline.hpp"
+
+// planner: memory segments, lifetimes, placement, execution order, rendering
 #include "litegraph/planner/model.hpp"
+#include "litegraph/planner/order.hpp"
 #include "litegraph/planner/planner.hpp"
+#include "litegraph/planner/render.hpp"
+#include "litegraph/planner/static_plan.hpp"
 
 // runtime: a program of instructions over an arena
 #include "litegraph/runtime/program.hpp"

@@ -175,6 +175,7 @@ private:
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 
@@ -229,6 +230,34 @@ constexpr std::string_view name_of(dtype t) noexcept {
             return "bool";
     }
     return "?";
+}
+
+/// The dtype of a Paddle VarType.Type code, as model files and op attributes
+/// (cast, fill_constant) give it: BOOL 0, INT16 1, INT32 2, INT64 3, FP16 4,
+/// FP32 5, FP64 6, UINT8 20, INT8 21; nullopt for codes with no dtype here.
+constexpr std::optional<dtype> dtype_from_paddle(int code) noexcept {
+    switch (code) {
+        case 0:
+            return dtype::boolean;
+        case 1:
+            return dtype::i16;
+        case 2:
+            return dtype::i32;
+        case 3:
+            return dtype::i64;
+        case 4:
+            return dtype::f16;
+        case 5:
+            return dtype::f32;
+        case 6:
+            return dtype::f64;
+        case 20:
+            return dtype::u8;
+        case 21:
+            return dtype::i8;
+        default:
+            return std::nullopt;
+    }
 }
 
 template <class T>
@@ -539,6 +568,7 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 // ---- begin litegraph/ops/activation.hpp ----
@@ -897,28 +927,7 @@ inline void copy_all(const tensor_ref& in, const tensor_ref& out) {
 
 /// litegraph dtype of a Paddle VarType.Type code; fails naming the code.
 inline dtype dtype_from_paddle(const op_io& io, int code, const char* attr = "dtype") {
-    switch (code) {
-        case 0:
-            return dtype::boolean;
-        case 1:
-            return dtype::i16;
-        case 2:
-            return dtype::i32;
-        case 3:
-            return dtype::i64;
-        case 4:
-            return dtype::f16;
-        case 5:
-            return dtype::f32;
-        case 6:
-            return dtype::f64;
-        case 20:
-            return dtype::u8;
-        case 21:
-            return dtype::i8;
-        default:
-            break;
-    }
+    if (auto t = litegraph::dtype_from_paddle(code)) return *t;
     throw unsupported_error("op " + io.type + " ('" + io.label + "'): attribute '" + attr + "' = " +
                             std::to_string(code) + " is not a supported Paddle data type code");
 }
@@ -1129,32 +1138,6 @@ struct batch_norm {
 
 
 namespace litegraph::ops {
-
-/// litegraph dtype of a Paddle VarType.Type code, or nullopt when it has none.
-inline std::optional<dtype> dtype_from_paddle(int code) {
-    switch (code) {
-        case 0:
-            return dtype::boolean;
-        case 1:
-            return dtype::i16;
-        case 2:
-            return dtype::i32;
-        case 3:
-            return dtype::i64;
-        case 4:
-            return dtype::f16;
-        case 5:
-            return dtype::f32;
-        case 6:
-            return dtype::f64;
-        case 20:
-            return dtype::u8;
-        case 21:
-            return dtype::i8;
-        default:
-            return std::nullopt;
-    }
-}
 
 /// One element converted like a C++ static_cast, but defined everywhere: a
 /// float that does not fit (or NaN) gives what x86's truncating conversion
@@ -2330,14 +2313,37 @@ struct conv2d {
             return;
         }
         const auto kg = kernels::conv_geometry::from(g);
+        // The fast kernels see every epilogue through one reference type, so
+        // they are compiled once rather than once per fused kernel type.
+        epilogue_ref ref(epi);
         // Depthwise reads the filter as it is: nothing to prepare.
         if (!kg.is_depthwise())
             if (const auto* w = p.filter.get(kg, f)) {
-                kernels::conv2d(kg, x, *w, epi);
+                kernels::conv2d(kg, x, *w, ref);
                 return;
             }
-        kernels::conv2d(kg, x, f, epi);
+        kernels::conv2d(kg, x, f, ref);
     }
+
+    /// A non-owning reference to any epilogue `epi(n, oc, offset, values, count)`:
+    /// one indirect call per run of finished values, little next to the run's
+    /// arithmetic, and one instantiation of the kernels instead of one per type.
+    class epilogue_ref {
+    public:
+        template <class E>
+        explicit epilogue_ref(E& e)
+            : obj_(static_cast<void*>(&e)),
+              fn_([](void* o, std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                     std::int64_t count) { (*static_cast<E*>(o))(n, oc, off, v, count); }) {}
+        void operator()(std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                        std::int64_t count) const {
+            fn_(obj_, n, oc, off, v, count);
+        }
+
+    private:
+        void* obj_;
+        void (*fn_)(void*, std::int64_t, std::int64_t, std::int64_t, const float*, std::int64_t);
+    };
 
     static void run(const params& p, op_io& io) {
         const auto g = resolve(p, io);
@@ -4675,13 +4681,42 @@ void list_types(op_list<Ops...>, std::vector<std::string_view>& out) {
 }
 }  // namespace detail
 
-/// The kernel for a Paddle op type with its attributes; throws unsupported_error
-/// naming the type when no built-in op handles it.
-template <class List = builtin_ops>
-std::unique_ptr<kernel> make_kernel(std::string_view type, const attr_map& attrs) {
+/// The kernel for `type` from the ops of `List`; throws unsupported_error
+/// naming the type when none handles it.  Instantiating it compiles every op
+/// of the list.
+template <class List>
+std::unique_ptr<kernel> make_kernel_from(std::string_view type, const attr_map& attrs) {
     auto k = detail::make_kernel(List{}, type, attrs);
     if (!k) throw unsupported_error("unsupported op '" + std::string(type) + "'");
     return k;
+}
+
+// A build with many translation units (the test suite) may compile the
+// kernel tables once: it defines LITEGRAPH_EXTERN_KERNEL_TABLES everywhere and
+// LITEGRAPH_DEFINE_KERNEL_TABLES in the one unit that holds the definitions.
+#if defined(LITEGRAPH_EXTERN_KERNEL_TABLES) && !defined(LITEGRAPH_DEFINE_KERNEL_TABLES)
+std::unique_ptr<kernel> make_builtin_kernel(std::string_view type, const attr_map& attrs);
+#else
+#if defined(LITEGRAPH_DEFINE_KERNEL_TABLES)
+#define LITEGRAPH_KERNEL_TABLE_LINKAGE
+#else
+#define LITEGRAPH_KERNEL_TABLE_LINKAGE inline
+#endif
+/// make_kernel_from<builtin_ops>.
+LITEGRAPH_KERNEL_TABLE_LINKAGE std::unique_ptr<kernel> make_builtin_kernel(std::string_view type,
+                                                                           const attr_map& attrs) {
+    return make_kernel_from<builtin_ops>(type, attrs);
+}
+#endif
+
+/// The kernel for a Paddle op type with its attributes; throws unsupported_error
+/// naming the type when no op of `List` handles it.
+template <class List = builtin_ops>
+std::unique_ptr<kernel> make_kernel(std::string_view type, const attr_map& attrs) {
+    if constexpr (std::is_same_v<List, builtin_ops>)
+        return make_builtin_kernel(type, attrs);
+    else
+        return make_kernel_from<List>(type, attrs);
 }
 
 template <class List = builtin_ops>
@@ -5256,7 +5291,1255 @@ inline void compact(graph& g, const std::vector<bool>& dead) {
 }  // namespace litegraph::graph
 // ---- end litegraph/graph/edit.hpp ----
 
-// planner: memory segments, lifetimes and placement
+// fusion: epilogue chains and fused<Producer, Stages...>
+// ---- begin litegraph/fusion/epilogue.hpp ----
+// Epilogues: what happens to a producer's output element between its
+// computation and its single write.  A chain of stages is a type; the
+// compiler composes it; `emit` is the one loop that runs it.
+//
+//   fused<conv2d, bias, act<relu>>                       out = relu(conv + b)
+//   fused<conv2d, bias, gate<hard_sigmoid, mul_with>>    out = other * hsig(conv + b)
+//   fused<conv2d, bias, gate<hard_sigmoid, mul_plane>>   the SE gate: conv is [N,C,1,1],
+//                                                        other and out are [N,C,H,W]
+//   fused<conv2d, bias, act<relu>, add_with>             residual: out = relu(conv + b) + other
+
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+
+namespace litegraph::fusion {
+
+/// Where a producer's element sits: image, channel and flat index in the
+/// producer's output (N, C, plane).
+struct at {
+    std::int64_t image = 0;
+    std::int64_t channel = 0;
+    std::int64_t index = 0;  // flat index into the producer's output
+};
+
+/// Per-channel bias: v + b[channel].
+struct bias {
+    const float* values = nullptr;
+    float operator()(float v, const at& a) const { return v + values[a.channel]; }
+};
+
+/// An activation functor (ops::act::*) as a stage.
+template <class F>
+struct act {
+    F f{};
+    float operator()(float v, const at&) const { return f(v); }
+};
+
+/// Residual add of another tensor of the producer's shape: v + other[index].
+struct add_with {
+    const float* other = nullptr;
+    float operator()(float v, const at& a) const { return v + other[a.index]; }
+};
+
+// Terminal writers: how the final value reaches memory.
+
+/// The default: out[index] = v.
+struct store {
+    static constexpr bool is_terminal = true;
+    void write(float* out, const at& a, float v) const { out[a.index] = v; }
+    static constexpr bool broadcasts = false;
+};
+
+/// out[index] = other[index] * v (the patent's conv -> logistic -> mul).
+struct mul_with {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = false;
+    const float* other = nullptr;
+    void write(float* out, const at& a, float v) const { out[a.index] = other[a.index] * v; }
+};
+
+/// The SE gate: the producer's output is [N, C, 1, 1]; every element scales
+/// one whole plane of `other` ([N, C, H, W]) into the same plane of `out`.
+struct mul_plane {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = true;
+    const float* other = nullptr;
+    std::int64_t plane = 1;  // H * W of `other`
+    void write(float* out, const at& a, float v) const {
+        const float* o = other + a.index * plane;
+        float* d = out + a.index * plane;
+        for (std::int64_t i = 0; i < plane; ++i) d[i] = o[i] * v;
+    }
+};
+
+/// gate<Act, Mul>: apply Act, then multiply by another tensor (Mul is
+/// mul_with or mul_plane): the gated residual structure.
+template <class F, class Mul>
+struct gate {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = Mul::broadcasts;
+    F f{};
+    Mul mul{};
+    void write(float* out, const at& a, float v) const { mul.write(out, a, f(v)); }
+};
+
+template <class S>
+concept terminal_stage = requires {
+    S::is_terminal;
+};
+
+template <class S>
+struct is_bias : std::is_same<S, bias> {};
+
+namespace detail {
+template <class... S>
+constexpr bool last_is_terminal_only() {
+    constexpr std::size_t n = sizeof...(S);
+    constexpr bool flags[] = {terminal_stage<S>..., false};
+    for (std::size_t i = 0; i + 1 < n; ++i)
+        if (flags[i]) return false;
+    return true;
+}
+template <class... S>
+constexpr bool bias_first_only() {
+    constexpr bool flags[] = {std::is_same_v<S, bias>..., false};
+    for (std::size_t i = 1; i < sizeof...(S); ++i)
+        if (flags[i]) return false;
+    return true;
+}
+}  // namespace detail
+
+/// A chain of element stages ending, optionally, in one terminal writer.
+template <class... Stages>
+struct chain {
+    static_assert(detail::bias_first_only<Stages...>(),
+                  "litegraph fusion: a bias stage must come first in the epilogue chain, "
+                  "right after the producer.");
+    static_assert(detail::last_is_terminal_only<Stages...>(),
+                  "litegraph fusion: a gate or mul stage writes the result and must be the "
+                  "last stage of the epilogue chain.");
+
+    std::tuple<Stages...> stages;
+
+    static constexpr bool has_terminal = (terminal_stage<Stages> || ... || false);
+    static constexpr bool has_bias = (std::is_same_v<Stages, bias> || ... || false);
+
+    /// The element stages applied to v (terminal excluded).
+    float apply(float v, const at& a) const {
+        std::apply([&](const auto&... s) { ((v = step(s, v, a)), ...); }, stages);
+        return v;
+    }
+
+    /// Writes the final value of one producer element.
+    void write(float* out, const at& a, float v) const {
+        v = apply(v, a);
+        if constexpr (has_terminal)
+            std::get<sizeof...(Stages) - 1>(stages).write(out, a, v);
+        else
+            out[a.index] = v;
+    }
+
+    /// The one loop of a fused kernel: `count` finished producer values of
+    /// image `image`, channel `channel`, starting at flat index `index`, go
+    /// through the chain and are written once each.
+    void emit(float* out, const float* values, std::int64_t count, at a) const {
+        for (std::int64_t i = 0; i < count; ++i, ++a.index) write(out, a, values[i]);
+    }
+
+private:
+    template <class S>
+    static float step(const S& s, float v, const at& a) {
+        if constexpr (terminal_stage<S>)
+            return v;
+        else
+            return s(v, a);
+    }
+};
+
+}  // namespace litegraph::fusion
+// ---- end litegraph/fusion/epilogue.hpp ----
+// ---- begin litegraph/fusion/fused.hpp ----
+// fused<Producer, Stages...>: a producer op and an epilogue chain as one op
+// type.  The runtime dispatches a `fused_conv2d` node to one of the closed
+// list `fused_conv_kernels`; a compile-time network names the types directly.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+
+namespace litegraph::fusion {
+
+/// The identity activation (no stage).
+struct no_act {
+    static constexpr std::string_view paddle_type = "";
+    static no_act parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return x; }
+};
+
+template <class S>
+struct stage_traits {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "store";
+};
+template <class F>
+struct stage_traits<act<F>> {
+    static constexpr std::string_view activation = F::paddle_type;
+    static constexpr std::string_view terminal = "store";
+};
+template <>
+struct stage_traits<add_with> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "add_with";
+};
+template <class F, class Mul>
+struct stage_traits<gate<F, Mul>> {
+    static constexpr std::string_view activation = F::paddle_type;
+    static constexpr std::string_view terminal = std::is_same_v<Mul, mul_plane>
+                                                     ? std::string_view("mul_plane")
+                                                     : std::string_view("mul_with");
+};
+
+template <class T>
+concept producer = requires {
+    typename T::params;
+    T::paddle_types[0];
+};
+
+template <class Producer, class... Stages>
+struct fused {
+    static_assert(producer<Producer>,
+                  "litegraph fusion: the first argument of fused<...> must be a producer op "
+                  "(conv2d, depthwise_conv2d).");
+    static_assert(std::is_same_v<Producer, ops::conv2d>,
+                  "litegraph fusion: only conv2d / depthwise_conv2d producers are fused so far.");
+};
+
+/// A conv2d whose rows go through `chain<Stages...>`.
+template <class... Stages>
+struct fused<ops::conv2d, Stages...> {
+    using chain_type = chain<Stages...>;
+    static constexpr std::string_view paddle_types[] = {"fused_conv2d"};
+
+    static constexpr std::string_view activation() {
+        std::string_view a = "";
+        ((a = stage_traits<Stages>::activation.empty() ? a : stage_traits<Stages>::activation),
+         ...);
+        return a;
+    }
+    static constexpr std::string_view terminal() {
+        std::string_view t = "store";
+        ((t = stage_traits<Stages>::terminal == "store" ? t : stage_traits<Stages>::terminal), ...);
+        return t;
+    }
+
+    /// Whether a `fused_conv2d` node with these attributes is this type.
+    static bool matches(const attr_map& a) {
+        return a.get<std::string>("activation", "") == activation() &&
+               a.get<std::string>("terminal", "store") == terminal();
+    }
+
+    struct params {
+        ops::conv2d::params conv;
+        std::tuple<Stages...> stages;  // activation parameters; pointers bound at run time
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p{ops::conv2d::parse(a, "fused_conv2d"), {}};
+        std::apply([&](auto&... s) { (parse_stage(s, a), ...); }, p.stages);
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        ops::conv2d::infer(p.conv, io);
+        auto& out = io.output("Output");
+        if constexpr (chain_type::has_bias) {
+            const auto& b = io.input("Bias");
+            io.check(b.type == dtype::f32 && b.numel() == out.shape[1],
+                     "Bias " + to_string(b.shape) + " must hold one float32 per output channel (" +
+                         std::to_string(out.shape[1]) + ")");
+        }
+        if constexpr (terminal() != "store") {
+            const auto& o = io.input("Other");
+            io.check(o.type == dtype::f32, "Other must be float32");
+            if constexpr (terminal() == "mul_plane") {
+                io.check(o.shape.size() == 4 && o.shape[0] == out.shape[0] &&
+                             o.shape[1] == out.shape[1] && out.shape[2] == 1 && out.shape[3] == 1,
+                         "the gate's conv output " + to_string(out.shape) +
+                             " must be [N, C, 1, 1] for Other " + to_string(o.shape));
+                out.shape = o.shape;
+            } else {
+                io.check(o.shape == out.shape, "Other " + to_string(o.shape) +
+                                                   " must have the conv output's shape " +
+                                                   to_string(out.shape));
+            }
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = ops::conv2d::resolve(p.conv, io);
+        chain_type c{p.stages};
+        const float* bias_values = nullptr;
+        if constexpr (chain_type::has_bias) bias_values = io.input("Bias").template as<float>();
+        std::apply([&](auto&... s) { (bind_stage(s, io, bias_values), ...); }, c.stages);
+        float* out = io.output("Output").template as<float>();
+        const float* x = io.input("Input").template as<float>();
+        const float* f = io.input("Filter").template as<float>();
+        if (static_cast<const void*>(out) == static_cast<const void*>(x)) {
+            run_in_place(p.conv, g, c, x, f, out, io);
+            return;
+        }
+        // The bias is a stage of the chain, so the producer adds none itself.
+        // at.index is the flat index into the conv's own output [N, OC, OH, OW]
+        // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
+        const std::int64_t plane = g.oh * g.ow;
+        ops::conv2d::produce(p.conv, g, x, f,
+                             [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                                 std::int64_t count) {
+                                 c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+                             });
+    }
+
+private:
+    /// A depthwise conv over its own input (TinyEngine's trick): each output
+    /// plane is finished in a one-plane scratch, then written where input
+    /// planes already consumed lay.  Plane (n, c) of the output ends at or
+    /// before the end of input plane (n, c), so no unread input is overwritten.
+    /// The fast kernel runs one channel at a time (a one-channel geometry), so
+    /// it never sees a later input plane while output planes are written.
+    static void run_in_place(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
+                             const chain_type& c, const float* x, const float* f, float* out,
+                             const op_io& io) {
+        io.check(g.groups == g.c && g.c == g.oc,
+                 "runs in place of its input only as a depthwise conv (groups == channels)");
+        io.check(g.oh * g.ow <= g.h * g.w, "an output plane larger than the input plane (" +
+                                               std::to_string(g.oh) + "x" + std::to_string(g.ow) +
+                                               ") cannot be written in place");
+        io.check(!chain_type::has_terminal, "a gated depthwise conv cannot run in place");
+        const std::int64_t plane = g.oh * g.ow;
+        std::vector<float> scratch(static_cast<std::size_t>(plane));
+        if (p.kernel == ops::conv_kernel::reference) {
+            ops::conv2d::for_each_row(
+                g, x, f, nullptr,
+                [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                    std::copy(row, row + g.ow, scratch.data() + oh * g.ow);
+                    if (oh == g.oh - 1)
+                        c.emit(out, scratch.data(), plane, at{n, oc, (n * g.oc + oc) * plane});
+                });
+            return;
+        }
+        auto one = kernels::conv_geometry::from(g);
+        one.n = one.c = one.oc = one.groups = 1;
+        const std::int64_t in_plane = g.h * g.w, taps = g.kh * g.kw;
+        for (std::int64_t n = 0; n < g.n; ++n)
+            for (std::int64_t ch = 0; ch < g.c; ++ch) {
+                kernels::depthwise_conv2d(
+                    one, x + (n * g.c + ch) * in_plane, f + ch * taps,
+                    [&](std::int64_t, std::int64_t, std::int64_t off, const float* v,
+                        std::int64_t count) { std::copy(v, v + count, scratch.data() + off); });
+                c.emit(out, scratch.data(), plane, at{n, ch, (n * g.oc + ch) * plane});
+            }
+    }
+
+    template <class S>
+    static void parse_stage(S& s, const attr_map& a) {
+        if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
+    }
+    template <class S>
+    static void bind_stage(S& s, const op_io& io, const float* bias_values) {
+        if constexpr (std::is_same_v<S, bias>) {
+            s.values = bias_values;
+        } else if constexpr (std::is_same_v<S, add_with>) {
+            s.other = io.input("Other").template as<float>();
+        } else if constexpr (requires { s.mul; }) {
+            s.mul.other = io.input("Other").template as<float>();
+            if constexpr (requires { s.mul.plane; }) {
+                const auto& o = io.input("Other");
+                s.mul.plane = o.shape[2] * o.shape[3];
+            }
+        }
+    }
+};
+
+namespace detail {
+template <class... Acts>
+struct conv_act_list {
+    using type = op_list<fused<ops::conv2d, bias, act<Acts>>...>;
+};
+}  // namespace detail
+
+/// The closed list of fused conv kernels the runtime can dispatch to.
+using fused_conv_kernels = typename concat_op_lists<
+    op_list<fused<ops::conv2d, bias>,                                           //
+            fused<ops::conv2d, bias, add_with>,                                 //
+            fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_plane>>,  //
+            fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_plane>>,       //
+            fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_with>>,   //
+            fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_with>>>,       //
+    typename detail::conv_act_list<ops::act::relu, ops::act::relu6, ops::act::leaky_relu,
+                                   ops::act::sigmoid, ops::act::tanh, ops::act::hard_swish,
+                                   ops::act::hard_sigmoid>::type>::type;
+
+}  // namespace litegraph::fusion
+// ---- end litegraph/fusion/fused.hpp ----
+
+// passes: graph rewrites and the explicit pipeline
+// ---- begin litegraph/passes/dot_dump.hpp ----
+// One DOT file per pass (for `litegraph dot --all-passes DIR`): the graph as
+// loaded, then after each pass, numbered in pipeline order:
+//   DIR/00_loaded.dot, DIR/01_remove_identity.dot, DIR/02_fuse_conv_bias.dot, ...
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+// ---- begin litegraph/passes/pipeline.hpp ----
+// The pass pipeline: one explicit, ordered list of graph passes (no
+// self-registering statics).  Each pass is a function that rewrites the graph
+// and returns how many rewrites it made.
+//
+//   auto report = passes::run_passes(g);                 // all passes, in order
+//   passes::pipeline_options o;
+//   o.stop_after = "fold_batch_norm";            // litegraph dot --after PASS
+//   o.after_each = [](const passes::pass_info& p, int rewrites, const graph::graph& g) {
+//       ...                                      // one DOT per pass (--all-passes DIR)
+//   };
+//   passes::run_passes(g, o);
+
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+// ---- begin litegraph/passes/fold_batch_norm.hpp ----
+// fold_batch_norm: conv -> batch_norm, where the batch norm is the conv
+// output's only reader, becomes one fused_conv2d whose filter and bias carry
+// the normalisation:
+//   k[oc] = gamma[oc] / sqrt(var[oc] + eps)
+//   W'[oc] = W[oc] * k[oc],  b'[oc] = (b[oc] - mean[oc]) * k[oc] + beta[oc]
+// (b = the conv's bias, or 0).  W' and b' are new parameters: a weight shared
+// with another op is never changed in place.  The fused conv writes the batch
+// norm's Y.
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+// ---- begin litegraph/passes/pattern.hpp ----
+// What every graph pass asks of a graph: is this variable a parameter or a
+// feed, does it die at this op, do two declared shapes agree, does a fused
+// conv kernel exist for an (activation, terminal) pair, and how a conv node
+// becomes a `fused_conv2d` node (docs/fusion.md).
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::passes {
+
+/// A persistable variable (a weight), with or without data.
+inline bool is_param(const graph::graph& g, int v) {
+    return g.vars[v].persistable || g.vars[v].value.has_value();
+}
+
+/// A program input.
+inline bool is_feed(const graph::graph& g, int v) {
+    for (auto& f : g.feeds)
+        if (f.var == v) return true;
+    return false;
+}
+
+/// `v` is a float32 parameter whose data is loaded.
+inline bool has_f32_value(const graph::graph& g, int v) {
+    const auto& var = g.vars[v];
+    return var.value.has_value() && var.value->type() == dtype::f32;
+}
+
+/// `v` is an activation that is read by `op` only: not fetched, not a
+/// parameter, not a feed.  Its buffer is free once `op` has read it.
+inline bool dies_at(const graph::graph& g, int v, int op) {
+    return v >= 0 && graph::sole_consumer(g, v) == op && !is_param(g, v) && !is_feed(g, v);
+}
+
+/// Two declared shapes that are the same at run time: same rank and equal
+/// dims, where an unknown dim (-1) only matches an unknown dim (the batch).
+/// Rank 0 (undeclared) never matches.
+inline bool same_declared_shape(const shape_t& a, const shape_t& b) {
+    return !a.empty() && a == b;
+}
+
+/// The op types the passes treat as conv producers.
+inline bool is_plain_conv(const graph::op_node& op) {
+    return op.type == "conv2d" || op.type == "depthwise_conv2d";
+}
+
+/// Paddle activation types a fused conv can apply (docs/fusion.md).
+inline bool is_fusable_activation(std::string_view type) {
+    constexpr std::string_view acts[] = {"relu", "relu6",      "leaky_relu",  "sigmoid",
+                                         "tanh", "hard_swish", "hard_sigmoid"};
+    return std::find(std::begin(acts), std::end(acts), type) != std::end(acts);
+}
+
+namespace detail {
+template <class... K>
+bool fused_conv_in_list(op_list<K...>, std::string_view activation, std::string_view terminal) {
+    return ((K::activation() == activation && K::terminal() == terminal) || ...);
+}
+}  // namespace detail
+
+/// Whether the closed list `fusion::fused_conv_kernels` has a kernel for
+/// this (activation, terminal) pair; a pass must produce no other.
+inline bool fused_conv_exists(std::string_view activation, std::string_view terminal) {
+    return detail::fused_conv_in_list(fusion::fused_conv_kernels{}, activation, terminal);
+}
+
+/// The activation and terminal of a `fused_conv2d` node.
+inline std::string fused_activation(const graph::op_node& op) {
+    return op.attrs.get<std::string>("activation", "");
+}
+inline std::string fused_terminal(const graph::op_node& op) {
+    return op.attrs.get<std::string>("terminal", "store");
+}
+
+/// A conv node that still computes a plain conv result (conv2d,
+/// depthwise_conv2d, or fused_conv2d with no activation and a plain store):
+/// a bias, a batch norm or an activation can still be merged into it.
+inline bool is_open_conv(const graph::op_node& op) {
+    if (is_plain_conv(op)) return true;
+    return op.type == "fused_conv2d" && fused_activation(op).empty() &&
+           fused_terminal(op) == "store";
+}
+
+/// The conv's output variable (`Output`), or -1.
+inline int conv_output(const graph::op_node& op) {
+    return graph::output_var(op, "Output");
+}
+
+/// Number of output channels from the Filter's declared shape, or -1.
+inline std::int64_t conv_out_channels(const graph::graph& g, const graph::op_node& op) {
+    int f = graph::input_var(op, "Filter");
+    if (f < 0) return -1;
+    const auto& s = g.vars[f].value ? g.vars[f].value->shape() : g.vars[f].shape;
+    return s.size() == 4 ? s[0] : -1;
+}
+
+/// The conv's bias values (zeros when it has none), or empty when the Bias
+/// exists but holds no loaded float32 data of `oc` values.
+inline std::vector<float> conv_bias_values(const graph::graph& g, const graph::op_node& op,
+                                           std::int64_t oc) {
+    int b = graph::input_var(op, "Bias");
+    if (b < 0) return std::vector<float>(static_cast<std::size_t>(oc), 0.f);
+    if (!has_f32_value(g, b) || g.vars[b].value->numel() != oc) return {};
+    auto s = g.vars[b].value->span<float>();
+    return {s.begin(), s.end()};
+}
+
+/// Turns a conv node into `fused_conv2d` (activation "", terminal "store")
+/// with `bias` as its Bias, a new parameter named after the conv output.
+inline void make_fused_conv(graph::graph& g, int op, const std::vector<float>& bias) {
+    auto& node = g.ops[op];
+    int out = conv_output(node);
+    auto t = tensor::from<float>({static_cast<std::int64_t>(bias.size())}, bias);
+    int b = graph::add_param(g, g.vars[out].name + ".fused_bias", std::move(t));
+    auto& n = g.ops[op];  // add_param does not touch ops, but keep the reference fresh
+    graph::set_input(n, "Bias", b);
+    if (n.type != "fused_conv2d") {
+        n.type = "fused_conv2d";
+        n.attrs.set("activation", std::string());
+        n.attrs.set("terminal", std::string("store"));
+    }
+}
+
+/// Makes `op` a fused_conv2d with a Bias, keeping an existing bias parameter
+/// as is.  False when the conv's bias cannot be read.
+inline bool ensure_fused_conv(graph::graph& g, int op) {
+    auto& node = g.ops[op];
+    if (node.type == "fused_conv2d" && graph::input_var(node, "Bias") >= 0) return true;
+    if (graph::input_var(node, "Bias") >= 0) {
+        node.type = "fused_conv2d";
+        node.attrs.set("activation", std::string());
+        node.attrs.set("terminal", std::string("store"));
+        return true;
+    }
+    auto oc = conv_out_channels(g, node);
+    if (oc < 0) return false;
+    make_fused_conv(g, op, std::vector<float>(static_cast<std::size_t>(oc), 0.f));
+    return true;
+}
+
+/// Runs `try_at(op)` over the ops until no rewrite applies any more; each
+/// successful rewrite marks ops dead in `dead` and the graph is compacted
+/// (dead ops dropped, links rebuilt) before the next search.  Returns the
+/// number of rewrites.
+template <class TryAt>
+int rewrite_until_fixed(graph::graph& g, TryAt&& try_at) {
+    int count = 0;
+    for (bool changed = true; changed;) {
+        changed = false;
+        std::vector<bool> dead(g.ops.size(), false);
+        for (int op = 0; op < static_cast<int>(g.ops.size()); ++op)
+            if (try_at(op, dead)) {
+                ++count;
+                changed = true;
+                break;
+            }
+        if (changed) graph::compact(g, dead);
+    }
+    return count;
+}
+
+}  // namespace litegraph::passes
+// ---- end litegraph/passes/pattern.hpp ----
+
+namespace litegraph::passes {
+
+/// A topology without its params (planning needs shapes only): the same
+/// rewrite with parameters that have declared shapes and no data.
+inline bool fold_shapes_only(graph::graph& g, int op, int bn_op, int y, std::vector<bool>& dead) {
+    const auto& conv = g.ops[op];
+    const auto& bn = g.ops[bn_op];
+    const int filter = graph::input_var(conv, "Filter");
+    const auto& fshape = g.vars[filter].shape;
+    if (!g.vars[filter].persistable || fshape.size() != 4 || fshape[0] <= 0) return false;
+    const std::int64_t oc = fshape[0];
+    for (const char* slot : {"Scale", "Bias", "Mean", "Variance"}) {
+        int v = graph::input_var(bn, slot);
+        if (v < 0 || !g.vars[v].persistable || g.vars[v].value) return false;
+    }
+    if (graph::input_var(conv, "Bias") >= 0) return false;
+    auto declare = [&](const std::string& base, shape_t shape) {
+        std::string name = base;
+        for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
+        graph::var_node v;
+        v.name = name;
+        v.shape = std::move(shape);
+        v.persistable = true;
+        return g.add_var(std::move(v));
+    };
+    const std::string base = g.vars[y].name;
+    int wv = declare(base + ".folded_filter", fshape);
+    int bv = declare(base + ".fused_bias", {oc});
+    auto& fused = g.ops[op];
+    fused.type = "fused_conv2d";
+    fused.attrs.set("activation", std::string());
+    fused.attrs.set("terminal", std::string("store"));
+    graph::set_input(fused, "Filter", wv);
+    graph::set_input(fused, "Bias", bv);
+    graph::set_output(fused, "Output", y);
+    dead[bn_op] = true;
+    return true;
+}
+
+/// Folds every conv -> batch_norm pair; returns how many.
+inline int fold_batch_norm(graph::graph& g) {
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& conv = g.ops[op];
+        if (!is_open_conv(conv)) return false;
+        const int out = conv_output(conv);
+        if (out < 0) return false;
+        const int bn_op = graph::sole_consumer(g, out);
+        if (bn_op < 0) return false;
+        const auto& bn = g.ops[bn_op];
+        if (bn.type != "batch_norm" || graph::input_var(bn, "X") != out) return false;
+        auto layout = bn.attrs.get<std::string>("data_layout", "NCHW");
+        if (layout != "NCHW" && layout != "AnyLayout" && !layout.empty()) return false;
+        const int y = graph::output_var(bn, "Y");
+        if (y < 0) return false;
+        for (auto& s : bn.outputs)  // the training outputs must be unread
+            for (int v : s.vars)
+                if (v != y && (!g.vars[v].consumers.empty() || graph::is_fetched(g, v)))
+                    return false;
+        const int filter = graph::input_var(conv, "Filter");
+        if (filter < 0) return false;
+        if (!g.vars[filter].value) return fold_shapes_only(g, op, bn_op, y, dead);
+        if (!has_f32_value(g, filter)) return false;
+        const auto& w = *g.vars[filter].value;
+        if (w.shape().size() != 4) return false;
+        const std::int64_t oc = w.shape()[0];
+        const float* stats[4];  // gamma, beta, mean, var
+        const char* slots[4] = {"Scale", "Bias", "Mean", "Variance"};
+        for (int i = 0; i < 4; ++i) {
+            int v = graph::input_var(bn, slots[i]);
+            if (v < 0 || !has_f32_value(g, v) || g.vars[v].value->numel() != oc) return false;
+            stats[i] = g.vars[v].value->span<float>().data();
+        }
+        auto bias = conv_bias_values(g, conv, oc);
+        if (static_cast<std::int64_t>(bias.size()) != oc) return false;
+        const float eps = bn.attrs.get<float>("epsilon", 1e-5f);
+
+        tensor w2(dtype::f32, w.shape());
+        const std::int64_t per_oc = oc ? w.numel() / oc : 0;
+        const float* src = w.span<float>().data();
+        float* dst = w2.span<float>().data();
+        std::vector<float> b2(static_cast<std::size_t>(oc));
+        for (std::int64_t c = 0; c < oc; ++c) {
+            // As batch_norm's kernel computes it, so the fold rounds alike.
+            const float k = stats[0][c] * (1.f / std::sqrt(stats[3][c] + eps));
+            for (std::int64_t i = 0; i < per_oc; ++i) dst[c * per_oc + i] = src[c * per_oc + i] * k;
+            b2[static_cast<std::size_t>(c)] =
+                (bias[static_cast<std::size_t>(c)] - stats[2][c]) * k + stats[1][c];
+        }
+        const std::string base = g.vars[y].name;
+        int wv = graph::add_param(g, base + ".folded_filter", std::move(w2));
+        make_fused_conv(g, op, b2);
+        auto& fused = g.ops[op];
+        graph::set_input(fused, "Filter", wv);
+        graph::set_output(fused, "Output", y);
+        dead[bn_op] = true;
+        return true;
+    });
+}
+
+}  // namespace litegraph::passes
+// ---- end litegraph/passes/fold_batch_norm.hpp ----
+// ---- begin litegraph/passes/fuse_conv_activation.hpp ----
+// fuse_conv_activation: conv -> activation (relu, relu6, leaky_relu, sigmoid,
+// tanh, hard_swish, hard_sigmoid), where the activation is the conv output's
+// only reader, becomes a fused_conv2d with `activation` set to the Paddle type
+// and the activation's parameters copied under their Paddle names.  A plain
+// conv without a bias gets a zero Bias: every fused conv kernel has one.
+
+#include <string>
+#include <vector>
+
+
+namespace litegraph::passes {
+
+/// Copies an activation op's attributes onto a fused conv node: the
+/// activation parameters always, anything else only when the conv lacks it
+/// (Paddle's bookkeeping attributes such as op_callstack stay the conv's).
+inline void copy_activation_attrs(const graph::op_node& act, graph::op_node& conv) {
+    constexpr std::string_view params[] = {"alpha",  "threshold", "slope",
+                                           "offset", "scale",     "beta"};
+    for (auto& [name, value] : act.attrs.all()) {
+        bool is_param = std::find(std::begin(params), std::end(params), name) != std::end(params);
+        if (is_param || !conv.attrs.has(name)) conv.attrs.set(name, value);
+    }
+}
+
+/// Fuses every conv -> activation pair; returns how many.
+inline int fuse_conv_activation(graph::graph& g) {
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& conv = g.ops[op];
+        if (!is_open_conv(conv)) return false;
+        const int out = conv_output(conv);
+        if (out < 0) return false;
+        const int act_op = graph::sole_consumer(g, out);
+        if (act_op < 0) return false;
+        const auto& act = g.ops[act_op];
+        if (!is_fusable_activation(act.type) || graph::input_var(act, "X") != out) return false;
+        if (!fused_conv_exists(act.type, "store")) return false;
+        const int y = graph::output_var(act, "Out");
+        if (y < 0 || g.vars[y].type != dtype::f32) return false;
+        if (!ensure_fused_conv(g, op)) return false;
+        const std::string type = g.ops[act_op].type;
+        auto& fused = g.ops[op];
+        copy_activation_attrs(g.ops[act_op], fused);
+        fused.attrs.set("activation", type);
+        fused.attrs.set("terminal", std::string("store"));
+        graph::set_output(fused, "Output", y);
+        dead[act_op] = true;
+        return true;
+    });
+}
+
+}  // namespace litegraph::passes
+// ---- end litegraph/passes/fuse_conv_activation.hpp ----
+// ---- begin litegraph/passes/fuse_conv_bias.hpp ----
+// fuse_conv_bias: conv -> elementwise_add(X = conv output, Y = a parameter of
+// one value per output channel, broadcast along the channels: Y [OC] with
+// axis 1, or Y [1, OC, 1, 1]) becomes a fused_conv2d whose Bias is the sum of
+// its own bias (if any) and Y.  The fused conv writes the add's Out.
+
+#include <string>
+#include <vector>
+
+
+namespace litegraph::passes {
+
+/// Whether `y` (declared shape) added to a rank-4 NCHW conv output with
+/// `axis` is a per-channel bias of `oc` channels.
+inline bool is_channel_bias(const shape_t& y, int axis, std::int64_t oc) {
+    if (y.size() == 1) return y[0] == oc && axis == 1;
+    if (y.size() == 4) return y[0] == 1 && y[1] == oc && y[2] == 1 && y[3] == 1;
+    return false;
+}
+
+/// Merges every conv -> elementwise_add(bias) pair; returns how many.
+inline int fuse_conv_bias(graph::graph& g) {
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& conv = g.ops[op];
+        if (!is_open_conv(conv)) return false;
+        const int out = conv_output(conv);
+        if (out < 0) return false;
+        const int add_op = graph::sole_consumer(g, out);
+        if (add_op < 0) return false;
+        const auto& add = g.ops[add_op];
+        if (add.type != "elementwise_add" || graph::input_var(add, "X") != out) return false;
+        if (!add.attrs.get<std::string>("act_type", "").empty() ||
+            !add.attrs.get<std::string>("fuse_activation", "").empty())
+            return false;
+        const int y = graph::input_var(add, "Y"), sum = graph::output_var(add, "Out");
+        if (y < 0 || sum < 0 || y == out || !has_f32_value(g, y)) return false;
+        const std::int64_t oc = conv_out_channels(g, conv);
+        if (oc < 0) return false;
+        const auto& yv = *g.vars[y].value;
+        if (!is_channel_bias(yv.shape(), add.attrs.get<int>("axis", -1), oc)) return false;
+        auto bias = conv_bias_values(g, conv, oc);
+        if (static_cast<std::int64_t>(bias.size()) != oc) return false;
+        auto ys = yv.span<float>();
+        for (std::int64_t c = 0; c < oc; ++c)
+            bias[static_cast<std::size_t>(c)] += ys[static_cast<std::size_t>(c)];
+        make_fused_conv(g, op, bias);
+        graph::set_output(g.ops[op], "Output", sum);
+        dead[add_op] = true;
+        return true;
+    });
+}
+
+}  // namespace litegraph::passes
+// ---- end litegraph/passes/fuse_conv_bias.hpp ----
+// ---- begin litegraph/passes/fuse_gate.hpp ----
+// fuse_gate: a gate — fused_conv2d with activation sigmoid or hard_sigmoid
+// and a plain store — whose output's only reader is elementwise_mul(other,
+// gate) or elementwise_mul(gate, other) writes the product itself:
+//   same declared shape            -> terminal "mul_with"
+//   gate [N, C, 1, 1], other [N, C, H, W] (the SE block of MobileNetV3)
+//                                  -> terminal "mul_plane"
+// The fused conv reads `other` in slot Other and writes the mul's Out.
+// Declared shapes have -1 batches: known dims are compared, channels must be
+// known and equal.
+
+#include <string>
+#include <vector>
+
+
+namespace litegraph::passes {
+
+/// The terminal a gate of declared shape `gate` multiplied with `other`
+/// needs, or "" when the pair is not a gate pattern.
+inline std::string gate_terminal(const shape_t& gate, const shape_t& other) {
+    if (gate.size() != 4 || other.size() != 4) return "";
+    if (gate[1] <= 0 || gate[1] != other[1]) return "";  // channels known and equal
+    if (gate[0] != other[0]) return "";                  // batch: both -1 or the same
+    if (same_declared_shape(gate, other)) return "mul_with";
+    if (gate[2] == 1 && gate[3] == 1) return "mul_plane";
+    return "";
+}
+
+/// Fuses every gate -> elementwise_mul pair; returns how many.
+inline int fuse_gate(graph::graph& g) {
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& conv = g.ops[op];
+        if (conv.type != "fused_conv2d" || fused_terminal(conv) != "store") return false;
+        const auto act = fused_activation(conv);
+        if (act != "sigmoid" && act != "hard_sigmoid") return false;
+        const int out = conv_output(conv);
+        if (out < 0) return false;
+        const int mul_op = graph::sole_consumer(g, out);
+        if (mul_op < 0) return false;
+        const auto& mul = g.ops[mul_op];
+        if (mul.type != "elementwise_mul") return false;
+        if (!mul.attrs.get<std::string>("act_type", "").empty() ||
+            !mul.attrs.get<std::string>("fuse_activation", "").empty())
+            return false;
+        const int x = graph::input_var(mul, "X"), y = graph::input_var(mul, "Y");
+        const int prod = graph::output_var(mul, "Out");
+        if (x < 0 || y < 0 || prod < 0 || x == y) return false;
+        const int other = x == out ? y : x;
+        if ((x != out && y != out) || g.vars[other].type != dtype::f32) return false;
+        // The axis only matters when the ranks differ, which the shapes exclude.
+        const auto terminal = gate_terminal(g.vars[out].shape, g.vars[other].shape);
+        if (terminal.empty() || !fused_conv_exists(act, terminal)) return false;
+        auto& fused = g.ops[op];
+        fused.attrs.set("terminal", terminal);
+        graph::set_input(fused, "Other", other);
+        graph::set_output(fused, "Output", prod);
+        dead[mul_op] = true;
+        return true;
+    });
+}
+
+}  // namespace litegraph::passes
+// ---- end litegraph/passes/fuse_gate.hpp ----
+// ---- begin litegraph/passes/fuse_residual_add.hpp ----
+// fuse_residual_add: a conv with no activation (fused_conv2d with activation
+// "" and a plain store, or a plain conv) -> elementwise_add(conv output,
+// other) where `other` is an activation (not a parameter) of the same
+// declared shape becomes a fused_conv2d with terminal "add_with" reading
+// `other` in slot Other and writing the add's Out — only when the kernel list
+// has that combination.
+
+#include <string>
+#include <vector>
+
+
+namespace litegraph::passes {
+
+/// Fuses every conv -> residual add pair; returns how many.
+inline int fuse_residual_add(graph::graph& g) {
+    if (!fused_conv_exists("", "add_with")) return 0;
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& conv = g.ops[op];
+        if (!is_open_conv(conv)) return false;
+        const int out = conv_output(conv);
+        if (out < 0) return false;
+        const int add_op = graph::sole_consumer(g, out);
+        if (add_op < 0) return false;
+        const auto& add = g.ops[add_op];
+        if (add.type != "elementwise_add") return false;
+        if (!add.attrs.get<std::string>("act_type", "").empty() ||
+            !add.attrs.get<std::string>("fuse_activation", "").empty())
+            return false;
+        const int x = graph::input_var(add, "X"), y = graph::input_var(add, "Y");
+        const int sum = graph::output_var(add, "Out");
+        if (x < 0 || y < 0 || sum < 0 || x == y || (x != out && y != out)) return false;
+        const int other = x == out ? y : x;
+        if (is_param(g, other) || g.vars[other].type != dtype::f32) return false;
+        const auto& s = g.vars[out].shape;
+        if (s.size() != 4 || s[1] <= 0 || !same_declared_shape(s, g.vars[other].shape))
+            return false;
+        if (!ensure_fused_conv(g, op)) return false;
+        auto& fused = g.ops[op];
+        fused.attrs.set("terminal", std::string("add_with"));
+        graph::set_input(fused, "Other", other);
+        graph::set_output(fused, "Output", sum);
+        dead[add_op] = true;
+        return true;
+    });
+}
+
+}  // namespace litegraph::passes
+// ---- end litegraph/passes/fuse_residual_add.hpp ----
+// ---- begin litegraph/passes/in_place.hpp ----
+// in_place (runs last): marks ops whose output may share the buffer of one of
+// their inputs with the attribute `in_place` = that input's slot name
+// (docs/fusion.md).  The input must die at the op (its only reader, not
+// fetched, not a parameter, not a feed) and the op's kernel must be safe in
+// place:
+//   unary activations, scale                         X
+//   elementwise add/sub/mul/div                      X if X has the output's shape,
+//                                                    else Y if Y has it
+//   reshape2, flatten2, squeeze2, unsqueeze2 (+ flatten_contiguous_range)
+//                                                    X (an alias)
+//   fused_conv2d with terminal mul_with / mul_plane / add_with
+//                                                    Other
+//   depthwise fused_conv2d (groups == input channels == output channels),
+//   terminal store                                   Input (one-channel scratch)
+//   concat whose every input is produced by an op and read by the concat only
+//   (its only reader, strictly)                      X (producers write slices)
+// The runtime still checks actual sizes and falls back to a separate buffer.
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::passes {
+
+inline bool is_unary_in_place_op(std::string_view t) {
+    constexpr std::string_view types[] = {"relu", "relu6",      "leaky_relu",   "sigmoid",
+                                          "tanh", "hard_swish", "hard_sigmoid", "swish",
+                                          "silu", "exp",        "scale"};
+    return std::find(std::begin(types), std::end(types), t) != std::end(types);
+}
+
+inline bool is_alias_op(std::string_view t) {
+    return t == "reshape2" || t == "flatten2" || t == "squeeze2" || t == "unsqueeze2" ||
+           t == "flatten_contiguous_range";
+}
+
+/// Position of every op in `g.topo_order()`.
+inline std::vector<int> topo_positions(const graph::graph& g) {
+    std::vector<int> pos(g.ops.size(), -1);
+    auto order = g.topo_order();
+    for (std::size_t i = 0; i < order.size(); ++i) pos[order[i]] = static_cast<int>(i);
+    return pos;
+}
+
+/// `v` is an activation (not fetched, not a parameter, not a feed) whose last
+/// reader in the order `pos` is `op`.
+inline bool last_read_at(const graph::graph& g, int v, int op, const std::vector<int>& pos) {
+    if (v < 0 || graph::is_fetched(g, v) || is_param(g, v) || is_feed(g, v)) return false;
+    const auto& c = g.vars[v].consumers;
+    if (std::find(c.begin(), c.end(), op) == c.end()) return false;
+    for (int o : c)
+        if (o != op && pos[o] >= pos[op]) return false;
+    return true;
+}
+
+/// The slot `op` may run in place of, or "" (see the table above); `pos` is
+/// `topo_positions(g)`.
+inline std::string in_place_slot(const graph::graph& g, int op, const std::vector<int>& pos) {
+    const auto& n = g.ops[op];
+    auto dies = [&](std::string_view slot) {
+        auto* s = n.input(slot);
+        return s && s->vars.size() == 1 && last_read_at(g, s->vars[0], op, pos);
+    };
+    if (is_unary_in_place_op(n.type) || is_alias_op(n.type)) {
+        if (n.type == "scale" && n.input("ScaleTensor")) return "";
+        return dies("X") ? "X" : "";
+    }
+    if (n.type == "elementwise_add" || n.type == "elementwise_sub" || n.type == "elementwise_mul" ||
+        n.type == "elementwise_div") {
+        const int x = graph::input_var(n, "X"), y = graph::input_var(n, "Y");
+        const int out = graph::output_var(n, "Out");
+        if (x < 0 || y < 0 || out < 0) return "";
+        const auto& os = g.vars[out].shape;
+        const bool x_full = same_declared_shape(g.vars[x].shape, os);
+        const bool y_full = same_declared_shape(g.vars[y].shape, os);
+        if (x_full && g.vars[x].shape.size() >= g.vars[y].shape.size() && dies("X")) return "X";
+        if (!x_full && y_full && g.vars[y].shape.size() >= g.vars[x].shape.size() && dies("Y"))
+            return "Y";
+        return "";
+    }
+    if (n.type == "fused_conv2d") {
+        const auto terminal = fused_terminal(n);
+        // Other may not also be the conv's Input: the conv reads a whole
+        // window of it after the first outputs are written.
+        if (terminal == "mul_with" || terminal == "mul_plane" || terminal == "add_with")
+            return dies("Other") && graph::input_var(n, "Other") != graph::input_var(n, "Input")
+                       ? "Other"
+                       : "";
+        const int in = graph::input_var(n, "Input");
+        if (in < 0 || terminal != "store") return "";
+        const auto groups = n.attrs.get<std::int64_t>("groups", 1);
+        // Input channels = Filter channels * groups (checked by the conv), so
+        // a one-channel filter with groups == output channels is depthwise.
+        const int f = graph::input_var(n, "Filter");
+        if (f < 0) return "";
+        const auto& fs = g.vars[f].value ? g.vars[f].value->shape() : g.vars[f].shape;
+        const bool depthwise = fs.size() == 4 && fs[1] == 1 && fs[0] == groups;
+        return depthwise && dies("Input") ? "Input" : "";
+    }
+    if (n.type == "concat") {
+        auto* xs = n.input("X");
+        if (!xs || xs->vars.empty()) return "";
+        if (auto* at = n.input("AxisTensor"); at && !at->vars.empty()) return "";
+        for (std::size_t k = 0; k < xs->vars.size(); ++k) {
+            const int v = xs->vars[k];
+            if (!dies_at(g, v, op) || g.vars[v].producer < 0) return "";
+            if (std::count(xs->vars.begin(), xs->vars.end(), v) != 1) return "";
+        }
+        return "X";
+    }
+    return "";
+}
+
+/// Marks every op that may run in place; returns how many it marked (ops
+/// already marked are left as they are).
+inline int mark_in_place(graph::graph& g) {
+    int count = 0;
+    const auto pos = topo_positions(g);
+    for (int op = 0; op < static_cast<int>(g.ops.size()); ++op) {
+        if (g.ops[op].attrs.has("in_place")) continue;
+        auto slot = in_place_slot(g, op, pos);
+        if (slot.empty()) continue;
+        g.ops[op].attrs.set("in_place", slot);
+        ++count;
+    }
+    return count;
+}
+
+}  // namespace litegraph::passes
+// ---- end litegraph/passes/in_place.hpp ----
+// ---- begin litegraph/passes/remove_identity.hpp ----
+// remove_identity: ops that compute their input unchanged at inference —
+// scale with scale 1 and bias 0, dropout as "upscale_in_train" or
+// "downgrade_in_infer" with dropout_prob 0 — are dropped and their consumers
+// read the input directly.  When the output is fetched (the fetch names that
+// variable), the input's producer writes it instead, provided the input is
+// read by the identity op only; otherwise (a feed, a parameter, another
+// reader) the op is kept.
+
+#include <string>
+
+
+namespace litegraph::passes {
+
+/// Whether `op` is the identity at inference.
+inline bool is_identity_op(const graph::op_node& op) {
+    if (op.type == "scale") {
+        if (op.input("ScaleTensor") && !op.input("ScaleTensor")->vars.empty()) return false;
+        return op.attrs.get<float>("scale", 1.f) == 1.f && op.attrs.get<float>("bias", 0.f) == 0.f;
+    }
+    if (op.type == "dropout") {
+        auto impl = op.attrs.get<std::string>("dropout_implementation", "downgrade_in_infer");
+        if (impl == "upscale_in_train") return true;
+        return impl == "downgrade_in_infer" && op.attrs.get<float>("dropout_prob", 0.5f) == 0.f;
+    }
+    return false;
+}
+
+/// Drops identity ops; returns how many.
+inline int remove_identity(graph::graph& g) {
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& node = g.ops[op];
+        if (!is_identity_op(node)) return false;
+        int x = graph::input_var(node, "X"), out = graph::output_var(node, "Out");
+        if (x < 0 || out < 0) return false;
+        if (g.vars[x].type != g.vars[out].type) return false;
+        const bool fetched = graph::is_fetched(g, out);
+        const int producer = g.vars[x].producer;
+        if (fetched &&
+            (producer < 0 || graph::sole_consumer(g, x) != op || is_feed(g, x) || is_param(g, x)))
+            return false;
+        // Other outputs (dropout's Mask) must be unread.
+        for (auto& s : node.outputs)
+            for (int v : s.vars)
+                if (v != out && (!g.vars[v].consumers.empty() || graph::is_fetched(g, v)))
+                    return false;
+        if (fetched) {
+            for (auto& sl : g.ops[producer].outputs)
+                for (auto& v : sl.vars)
+                    if (v == x) v = out;
+        } else {
+            graph::replace_uses(g, out, x);
+        }
+        dead[op] = true;
+        return true;
+    });
+}
+
+}  // namespace litegraph::passes
+// ---- end litegraph/passes/remove_identity.hpp ----
+
+namespace litegraph::passes {
+
+/// One pass: its name (for --after and reports), the function, and what it does.
+struct pass_info {
+    std::string_view name;
+    int (*run)(graph::graph&);
+    std::string_view description;
+};
+
+/// The pipeline, in the order it runs.  The order matters: a conv's bias and
+/// batch norm are merged before its activation, the activation before a gate
+/// (which needs it), and `in_place` last, on the final graph.
+inline constexpr pass_info pipeline[] = {
+    {"remove_identity", remove_identity,
+     "drop scale(1, 0) and inference dropout; readers use the input directly"},
+    {"fuse_conv_bias", fuse_conv_bias,
+     "conv -> elementwise_add(per-channel parameter) becomes fused_conv2d with Bias"},
+    {"fold_batch_norm", fold_batch_norm,
+     "conv -> batch_norm folded into new filter and bias parameters of a fused_conv2d"},
+    {"fuse_conv_activation", fuse_conv_activation,
+     "conv -> relu/relu6/leaky_relu/sigmoid/tanh/hard_swish/hard_sigmoid sets the activation"},
+    {"fuse_gate", fuse_gate,
+     "sigmoid/hard_sigmoid conv -> elementwise_mul becomes terminal mul_with or mul_plane"},
+    {"fuse_residual_add", fuse_residual_add,
+     "conv -> elementwise_add(activation of the same shape) becomes terminal add_with"},
+    {"in_place", mark_in_place,
+     "mark ops whose output may reuse a dying input's buffer (attribute in_place)"},
+};
+
+/// The pipeline's passes.
+inline std::span<const pass_info> pass_list() noexcept {
+    return pipeline;
+}
+
+/// The pass named `name`; throws usage_error listing the valid names.
+inline const pass_info& find_pass(std::string_view name) {
+    std::string names;
+    for (auto& p : pipeline) {
+        if (p.name == name) return p;
+        names += (names.empty() ? "" : ", ") + std::string(p.name);
+    }
+    throw usage_error("no pass named '" + std::string(name) + "' (passes: " + names + ")");
+}
+
+struct pipeline_options {
+    /// Stop after this pass (empty: run them all).
+    std::string stop_after;
+    /// Passes not to run (each must be a valid name).
+    std::vector<std::string> skip;
+    /// Called after each pass that ran, with its rewrite count and the graph.
+    std::function<void(const pass_info&, int, const graph::graph&)> after_each;
+};
+
+/// Which passes ran, in order, and how many rewrites each made.
+struct pass_report {
+    std::vector<std::pair<std::string, int>> counts;
+
+    /// Rewrites made by pass `name` (0 when it did not run).
+    int count(std::string_view name) const {
+        for (auto& [n, c] : counts)
+            if (n == name) return c;
+        return 0;
+    }
+    /// The passes that ran with their counts: "remove_identity 1, ...".
+    std::string to_string() const {
+        std::string s;
+        for (auto& [n, c] : counts) s += (s.empty() ? "" : ", ") + n + " " + std::to_string(c);
+        return s;
+    }
+};
+
+/// Runs the pipeline on `g` in place.
+inline pass_report run_passes(graph::graph& g, const pipeline_options& options = {}) {
+    if (!options.stop_after.empty()) find_pass(options.stop_after);
+    for (auto& s : options.skip) find_pass(s);
+    pass_report report;
+    for (auto& p : pipeline) {
+        bool skipped = false;
+        for (auto& s : options.skip) skipped = skipped || s == p.name;
+        if (!skipped) {
+            int n = p.run(g);
+            report.counts.emplace_back(std::string(p.name), n);
+            if (options.after_each) options.after_each(p, n, g);
+        }
+        if (p.name == options.stop_after) break;
+    }
+    return report;
+}
+
+}  // namespace litegraph::passes
+// ---- end litegraph/passes/pipeline.hpp ----
+
+namespace litegraph::passes {
+
+/// Writes `g` as DOT to `path`; throws io_error naming the file on failure.
+inline void write_dot_file(const std::filesystem::path& path, const graph::graph& g,
+                           bool show_params = false) {
+    std::ofstream os(path);
+    if (!os) throw io_error("cannot write '" + path.string() + "'");
+    graph::write_dot(os, g, show_params);
+    os.flush();
+    if (!os) throw io_error("cannot write '" + path.string() + "'");
+}
+
+/// Runs the pipeline on `g` (honouring `options`, whose own after_each is
+/// still called) and writes the graph before and after every pass into
+/// `dir` (created if missing).
+inline pass_report run_passes_with_dots(graph::graph& g, const std::filesystem::path& dir,
+                                        pipeline_options options = {}, bool show_params = false) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw io_error("cannot create folder '" + dir.string() + "': " + ec.message());
+    write_dot_file(dir / "00_loaded.dot", g, show_params);
+    auto user = options.after_each;
+    options.after_each = [&, user](const pass_info& p, int n, const graph::graph& after) {
+        int index = 1;
+        for (auto& q : pipeline) {
+            if (q.name == p.name) break;
+            ++index;
+        }
+        char prefix[8];
+        std::snprintf(prefix, sizeof prefix, "%02d_", index);
+        write_dot_file(dir / (prefix + std::string(p.name) + ".dot"), after, show_params);
+        if (user) user(p, n, after);
+    };
+    return run_passes(g, options);
+}
+
+}  // namespace litegraph::passes
+// ---- end litegraph/passes/dot_dump.hpp ----
+
+// planner: memory segments, lifetimes, placement, execution order, rendering
 // ---- begin litegraph/planner/model.hpp ----
 // The planner's model of memory: ordered segments (fastest first) and buffers
 // with lifetimes in execution steps.  Everything here works in constant
@@ -5334,6 +6617,20 @@ constexpr bool overlaps_in_time(const buffer& a, const buffer& b) {
 
 }  // namespace litegraph::planner
 // ---- end litegraph/planner/model.hpp ----
+// ---- begin litegraph/planner/order.hpp ----
+// Execution order search: for a DAG of ops (each producing one output
+// buffer), find a topological order whose LOAD (most bytes live at one step)
+// is low, since no placement can beat LOAD.  Exact by dynamic programming
+// over the sets of ops already run for small graphs, greedy list scheduling
+// (three rules, best kept) for big ones; the given order is always a
+// candidate, so the result is never worse.  constexpr, deterministic.
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
 // ---- begin litegraph/planner/planner.hpp ----
 // Planning entry points, all constexpr and deterministic (fixed tie-breaks and
 // a fixed-seed generator; budgets count work, never time):
@@ -6308,36 +7605,6 @@ constexpr plan exact_plan(std::span<const buffer> buffers, std::span<const segme
 }  // namespace litegraph::planner
 // ---- end litegraph/planner/planner.hpp ----
 
-// runtime: a program of instructions over an arena
-// ---- begin litegraph/runtime/program.hpp ----
-// The runtime program: one instruction per op in topological order.  Before
-// the first run (and whenever an input shape changes) every instruction infers
-// its output shapes; ops whose inputs are all known (weights, shapes) are
-// folded into constants; the remaining activations are planned into one arena.
-
-#include <algorithm>
-#include <cstring>
-#include <map>
-#include <memory>
-#include <string>
-#include <string_view>
-#include <vector>
-
-// ---- begin litegraph/planner/order.hpp ----
-// Execution order search: for a DAG of ops (each producing one output
-// buffer), find a topological order whose LOAD (most bytes live at one step)
-// is low, since no placement can beat LOAD.  Exact by dynamic programming
-// over the sets of ops already run for small graphs, greedy list scheduling
-// (three rules, best kept) for big ones; the given order is always a
-// candidate, so the result is never worse.  constexpr, deterministic.
-
-#include <algorithm>
-#include <cstdint>
-#include <span>
-#include <string_view>
-#include <vector>
-
-
 namespace litegraph::planner {
 
 /// One op of the DAG: the bytes of its output and the ops whose outputs it
@@ -6571,6 +7838,207 @@ constexpr order_result best_order(std::span<const op_node> ops, const order_opti
 
 }  // namespace litegraph::planner
 // ---- end litegraph/planner/order.hpp ----
+// ---- begin litegraph/planner/render.hpp ----
+// Pictures and data of a plan, for the CLI and for people: an SVG of address
+// by time (one panel per segment, tensors labelled, the LOAD line drawn).
+// Not constexpr and not for firmware; the JSON form is in planner/json.hpp.
+
+#include <algorithm>
+#include <cstdio>
+#include <span>
+#include <string>
+#include <vector>
+
+
+namespace litegraph::planner {
+
+namespace detail {
+inline std::string xml_escape(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '&':
+                out += "&amp;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            default:
+                out += c;
+        }
+    }
+    return out;
+}
+inline std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, f, a, b, c, d);
+    return buf;
+}
+}  // namespace detail
+
+/// An SVG document: one panel per segment (fastest first), x = step, y =
+/// address (0 at the bottom); each buffer a rectangle labelled with its name
+/// (or b<index>); aliases and in-place buffers dashed over their parent; a
+/// red dashed line at LOAD.  `names` may be empty or one per buffer.
+inline std::string render_svg(std::span<const buffer> buffers, std::span<const segment> segments,
+                              const plan& p, std::span<const std::string> names = {}) {
+    const double width = 900, panel_h = 320, margin_l = 80, margin_r = 20, margin_t = 40;
+    const double plot_w = width - margin_l - margin_r, plot_h = panel_h - margin_t - 30;
+    int steps = 1;
+    for (auto& b : buffers) steps = std::max(steps, b.last + 1);
+    const std::size_t load = lower_bound(buffers);
+    std::string svg = detail::fmt(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+        "font-family=\"sans-serif\" font-size=\"10\">\n",
+        width, panel_h * std::max<std::size_t>(1, segments.size()));
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+        const double top = panel_h * static_cast<double>(s) + margin_t;
+        std::size_t height = std::max<std::size_t>({p.used.size() > s ? p.used[s] : 0, load, 1});
+        if (segments[s].capacity != unbounded) height = std::max(height, segments[s].capacity);
+        const double sx = plot_w / steps, sy = plot_h / static_cast<double>(height);
+        auto y_of = [&](std::size_t addr) { return top + plot_h - static_cast<double>(addr) * sy; };
+        svg.append("<g class=\"segment\" data-name=\"")
+            .append(detail::xml_escape(segments[s].name))
+            .append("\">\n");
+        svg += detail::fmt("<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\">", margin_l, top - 12) +
+               detail::xml_escape(segments[s].name) + ": " +
+               std::to_string(p.used.size() > s ? p.used[s] : 0) + " bytes used" +
+               (segments[s].capacity == unbounded ? std::string()
+                                                  : " of " + std::to_string(segments[s].capacity)) +
+               ", LOAD " + std::to_string(load) + "</text>\n";
+        svg += detail::fmt(
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+            "stroke=\"#888\"/>\n",
+            margin_l, top, plot_w, plot_h);
+        if (segments[s].capacity != unbounded)
+            svg += detail::fmt(
+                "<line class=\"capacity\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                "stroke=\"#000\"/>\n",
+                margin_l, y_of(segments[s].capacity), margin_l + plot_w,
+                y_of(segments[s].capacity));
+        for (std::size_t i = 0; i < buffers.size(); ++i) {
+            const auto& b = buffers[i];
+            const auto& at = p.placements[i];
+            if (at.segment != static_cast<int>(s) || b.size == 0) continue;
+            const bool derived = b.alias_of >= 0 || b.in_place_of >= 0;
+            const double x = margin_l + b.first * sx, w = (b.last - b.first + 1) * sx;
+            const double y = y_of(at.offset + b.size), h = static_cast<double>(b.size) * sy;
+            const unsigned hue = static_cast<unsigned>(i * 47 % 360);
+            svg += detail::fmt(
+                       "<rect class=\"buffer\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                       "height=\"%.2f\" ",
+                       x, y, w, h) +
+                   (derived ? std::string("fill=\"none\" stroke=\"#333\" stroke-dasharray=\"3,2\"")
+                            : detail::fmt("fill=\"hsl(%.0f,60%%,75%%)\" stroke=\"#333\" "
+                                          "stroke-width=\"0.5\"",
+                                          hue)) +
+                   "/>\n";
+            std::string label = i < names.size() ? names[i] : std::string(1, 'b');
+            if (i >= names.size()) label.append(std::to_string(i));
+            svg += detail::fmt("<text x=\"%.2f\" y=\"%.2f\">", x + 2, y + std::min(h, 12.0) - 2) +
+                   detail::xml_escape(label) + "</text>\n";
+        }
+        svg += detail::fmt(
+            "<line class=\"load\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"red\" "
+            "stroke-dasharray=\"6,3\"/>\n",
+            margin_l, y_of(load), margin_l + plot_w, y_of(load));
+        svg += detail::fmt("<text x=\"%.1f\" y=\"%.1f\" fill=\"red\">LOAD</text>\n", 4,
+                           y_of(load) + 3);
+        svg += detail::fmt("<text x=\"%.1f\" y=\"%.1f\">0</text>\n", margin_l - 12, top + plot_h);
+        svg += detail::fmt("<text x=\"%.1f\" y=\"%.1f\">step</text>\n", margin_l + plot_w - 24,
+                           top + plot_h + 14);
+        svg += "</g>\n";
+    }
+    svg += "</svg>\n";
+    return svg;
+}
+
+}  // namespace litegraph::planner
+// ---- end litegraph/planner/render.hpp ----
+// ---- begin litegraph/planner/static_plan.hpp ----
+// Compile-time plans for networks known at compile time (firmware): the plan
+// lives in fixed arrays, so it can be a constexpr variable, and a network that
+// does not fit stops the build with one sentence that says by how many bytes.
+//
+//   constexpr std::array<planner::buffer, N> bufs = ...;
+//   constexpr std::array<planner::segment, 2> segs{{{"dtcm", 128 << 10}, {"sram", 436 << 10}}};
+//   constexpr auto net_plan = planner::plan_fixed(bufs, segs);
+//   static_assert(planner::network_fits<net_plan.shortfall>());
+
+#include <array>
+#include <cstddef>
+
+
+namespace litegraph::planner {
+
+template <std::size_t N, std::size_t S>
+struct fixed_plan {
+    std::array<placement, N> placements{};
+    std::array<std::size_t, S> used{};
+    bool fits = false;
+    std::size_t shortfall = 0;  // bytes missing when it does not fit (0 when it fits)
+    std::size_t load = 0;       // LOAD, the lower bound
+    bool proven_optimal = false;
+    bool valid = false;  // the validator passed
+
+    constexpr std::size_t total() const {
+        std::size_t t = 0;
+        for (auto u : used) t += u;
+        return t;
+    }
+};
+
+/// The default planner with options light enough for constant evaluation.
+template <std::size_t N, std::size_t S>
+constexpr fixed_plan<N, S> plan_fixed(const std::array<buffer, N>& buffers,
+                                      const std::array<segment, S>& segments,
+                                      const options& opt = compile_time_options) {
+    auto p = plan_memory(buffers, segments, opt);
+    fixed_plan<N, S> out;
+    for (std::size_t i = 0; i < N; ++i) out.placements[i] = p.placements[i];
+    for (std::size_t s = 0; s < S; ++s) out.used[s] = p.used[s];
+    out.fits = p.fits;
+    out.shortfall = p.fits ? 0 : (p.shortfall == 0 ? 1 : p.shortfall);
+    out.load = lower_bound(buffers);
+    out.proven_optimal = p.proven_optimal;
+    out.valid = validate(buffers, segments, p).ok;
+    return out;
+}
+
+/// Stops the build when a network does not fit; the compiler prints the
+/// number of missing bytes as the value of BytesShort.
+template <std::size_t BytesShort>
+constexpr bool network_fits() {
+    static_assert(BytesShort == 0,
+                  "litegraph planner: the network does not fit its memory segments; "
+                  "BytesShort is by how many bytes it is short");
+    return true;
+}
+
+}  // namespace litegraph::planner
+// ---- end litegraph/planner/static_plan.hpp ----
+
+// runtime: a program of instructions over an arena
+// ---- begin litegraph/runtime/program.hpp ----
+// The runtime program: one instruction per op in topological order.  Before
+// the first run (and whenever an input shape changes) every instruction infers
+// its output shapes; ops whose inputs are all known (weights, shapes) are
+// folded into constants; the remaining activations are planned into one arena.
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
 // ---- begin litegraph/runtime/alias_groups.hpp ----
 // Variables that share one buffer: an op run in place of its input, a concat
 // whose inputs are slices of its output.  A union-find whose members keep a
@@ -6636,398 +8104,21 @@ private:
 // The kernels a runtime program can dispatch to: Paddle's ops and the closed
 // list of pre-instantiated fused kernels that the fusion passes produce.
 
-// ---- begin litegraph/fusion/fused.hpp ----
-// fused<Producer, Stages...>: a producer op and an epilogue chain as one op
-// type.  The runtime dispatches a `fused_conv2d` node to one of the closed
-// list `fused_conv_kernels`; a compile-time network names the types directly.
-
-#include <algorithm>
-#include <cstdint>
-#include <string>
-#include <string_view>
-#include <type_traits>
-#include <vector>
-
-// ---- begin litegraph/fusion/epilogue.hpp ----
-// Epilogues: what happens to a producer's output element between its
-// computation and its single write.  A chain of stages is a type; the
-// compiler composes it; `emit` is the one loop that runs it.
-//
-//   fused<conv2d, bias, act<relu>>                       out = relu(conv + b)
-//   fused<conv2d, bias, gate<hard_sigmoid, mul_with>>    out = other * hsig(conv + b)
-//   fused<conv2d, bias, gate<hard_sigmoid, mul_plane>>   the SE gate: conv is [N,C,1,1],
-//                                                        other and out are [N,C,H,W]
-//   fused<conv2d, bias, act<relu>, add_with>             residual: out = relu(conv + b) + other
-
-#include <cstdint>
-#include <tuple>
-#include <type_traits>
-
-namespace litegraph::fusion {
-
-/// Where a producer's element sits: image, channel and flat index in the
-/// producer's output (N, C, plane).
-struct at {
-    std::int64_t image = 0;
-    std::int64_t channel = 0;
-    std::int64_t index = 0;  // flat index into the producer's output
-};
-
-/// Per-channel bias: v + b[channel].
-struct bias {
-    const float* values = nullptr;
-    float operator()(float v, const at& a) const { return v + values[a.channel]; }
-};
-
-/// An activation functor (ops::act::*) as a stage.
-template <class F>
-struct act {
-    F f{};
-    float operator()(float v, const at&) const { return f(v); }
-};
-
-/// Residual add of another tensor of the producer's shape: v + other[index].
-struct add_with {
-    const float* other = nullptr;
-    float operator()(float v, const at& a) const { return v + other[a.index]; }
-};
-
-// Terminal writers: how the final value reaches memory.
-
-/// The default: out[index] = v.
-struct store {
-    static constexpr bool is_terminal = true;
-    void write(float* out, const at& a, float v) const { out[a.index] = v; }
-    static constexpr bool broadcasts = false;
-};
-
-/// out[index] = other[index] * v (the patent's conv -> logistic -> mul).
-struct mul_with {
-    static constexpr bool is_terminal = true;
-    static constexpr bool broadcasts = false;
-    const float* other = nullptr;
-    void write(float* out, const at& a, float v) const { out[a.index] = other[a.index] * v; }
-};
-
-/// The SE gate: the producer's output is [N, C, 1, 1]; every element scales
-/// one whole plane of `other` ([N, C, H, W]) into the same plane of `out`.
-struct mul_plane {
-    static constexpr bool is_terminal = true;
-    static constexpr bool broadcasts = true;
-    const float* other = nullptr;
-    std::int64_t plane = 1;  // H * W of `other`
-    void write(float* out, const at& a, float v) const {
-        const float* o = other + a.index * plane;
-        float* d = out + a.index * plane;
-        for (std::int64_t i = 0; i < plane; ++i) d[i] = o[i] * v;
-    }
-};
-
-/// gate<Act, Mul>: apply Act, then multiply by another tensor (Mul is
-/// mul_with or mul_plane): the gated residual structure.
-template <class F, class Mul>
-struct gate {
-    static constexpr bool is_terminal = true;
-    static constexpr bool broadcasts = Mul::broadcasts;
-    F f{};
-    Mul mul{};
-    void write(float* out, const at& a, float v) const { mul.write(out, a, f(v)); }
-};
-
-template <class S>
-concept terminal_stage = requires {
-    S::is_terminal;
-};
-
-template <class S>
-struct is_bias : std::is_same<S, bias> {};
-
-namespace detail {
-template <class... S>
-constexpr bool last_is_terminal_only() {
-    constexpr std::size_t n = sizeof...(S);
-    constexpr bool flags[] = {terminal_stage<S>..., false};
-    for (std::size_t i = 0; i + 1 < n; ++i)
-        if (flags[i]) return false;
-    return true;
-}
-template <class... S>
-constexpr bool bias_first_only() {
-    constexpr bool flags[] = {std::is_same_v<S, bias>..., false};
-    for (std::size_t i = 1; i < sizeof...(S); ++i)
-        if (flags[i]) return false;
-    return true;
-}
-}  // namespace detail
-
-/// A chain of element stages ending, optionally, in one terminal writer.
-template <class... Stages>
-struct chain {
-    static_assert(detail::bias_first_only<Stages...>(),
-                  "litegraph fusion: a bias stage must come first in the epilogue chain, "
-                  "right after the producer.");
-    static_assert(detail::last_is_terminal_only<Stages...>(),
-                  "litegraph fusion: a gate or mul stage writes the result and must be the "
-                  "last stage of the epilogue chain.");
-
-    std::tuple<Stages...> stages;
-
-    static constexpr bool has_terminal = (terminal_stage<Stages> || ... || false);
-    static constexpr bool has_bias = (std::is_same_v<Stages, bias> || ... || false);
-
-    /// The element stages applied to v (terminal excluded).
-    float apply(float v, const at& a) const {
-        std::apply([&](const auto&... s) { ((v = step(s, v, a)), ...); }, stages);
-        return v;
-    }
-
-    /// Writes the final value of one producer element.
-    void write(float* out, const at& a, float v) const {
-        v = apply(v, a);
-        if constexpr (has_terminal)
-            std::get<sizeof...(Stages) - 1>(stages).write(out, a, v);
-        else
-            out[a.index] = v;
-    }
-
-    /// The one loop of a fused kernel: `count` finished producer values of
-    /// image `image`, channel `channel`, starting at flat index `index`, go
-    /// through the chain and are written once each.
-    void emit(float* out, const float* values, std::int64_t count, at a) const {
-        for (std::int64_t i = 0; i < count; ++i, ++a.index) write(out, a, values[i]);
-    }
-
-private:
-    template <class S>
-    static float step(const S& s, float v, const at& a) {
-        if constexpr (terminal_stage<S>)
-            return v;
-        else
-            return s(v, a);
-    }
-};
-
-}  // namespace litegraph::fusion
-// ---- end litegraph/fusion/epilogue.hpp ----
-
-namespace litegraph::fusion {
-
-/// The identity activation (no stage).
-struct no_act {
-    static constexpr std::string_view paddle_type = "";
-    static no_act parse(const attr_map&) { return {}; }
-    float operator()(float x) const { return x; }
-};
-
-template <class S>
-struct stage_traits {
-    static constexpr std::string_view activation = "";
-    static constexpr std::string_view terminal = "store";
-};
-template <class F>
-struct stage_traits<act<F>> {
-    static constexpr std::string_view activation = F::paddle_type;
-    static constexpr std::string_view terminal = "store";
-};
-template <>
-struct stage_traits<add_with> {
-    static constexpr std::string_view activation = "";
-    static constexpr std::string_view terminal = "add_with";
-};
-template <class F, class Mul>
-struct stage_traits<gate<F, Mul>> {
-    static constexpr std::string_view activation = F::paddle_type;
-    static constexpr std::string_view terminal = std::is_same_v<Mul, mul_plane>
-                                                     ? std::string_view("mul_plane")
-                                                     : std::string_view("mul_with");
-};
-
-template <class T>
-concept producer = requires {
-    typename T::params;
-    T::paddle_types[0];
-};
-
-template <class Producer, class... Stages>
-struct fused {
-    static_assert(producer<Producer>,
-                  "litegraph fusion: the first argument of fused<...> must be a producer op "
-                  "(conv2d, depthwise_conv2d).");
-    static_assert(std::is_same_v<Producer, ops::conv2d>,
-                  "litegraph fusion: only conv2d / depthwise_conv2d producers are fused so far.");
-};
-
-/// A conv2d whose rows go through `chain<Stages...>`.
-template <class... Stages>
-struct fused<ops::conv2d, Stages...> {
-    using chain_type = chain<Stages...>;
-    static constexpr std::string_view paddle_types[] = {"fused_conv2d"};
-
-    static constexpr std::string_view activation() {
-        std::string_view a = "";
-        ((a = stage_traits<Stages>::activation.empty() ? a : stage_traits<Stages>::activation),
-         ...);
-        return a;
-    }
-    static constexpr std::string_view terminal() {
-        std::string_view t = "store";
-        ((t = stage_traits<Stages>::terminal == "store" ? t : stage_traits<Stages>::terminal), ...);
-        return t;
-    }
-
-    /// Whether a `fused_conv2d` node with these attributes is this type.
-    static bool matches(const attr_map& a) {
-        return a.get<std::string>("activation", "") == activation() &&
-               a.get<std::string>("terminal", "store") == terminal();
-    }
-
-    struct params {
-        ops::conv2d::params conv;
-        std::tuple<Stages...> stages;  // activation parameters; pointers bound at run time
-    };
-
-    static params parse(const attr_map& a, std::string_view) {
-        params p{ops::conv2d::parse(a, "fused_conv2d"), {}};
-        std::apply([&](auto&... s) { (parse_stage(s, a), ...); }, p.stages);
-        return p;
-    }
-
-    static void infer(const params& p, op_io& io) {
-        ops::conv2d::infer(p.conv, io);
-        auto& out = io.output("Output");
-        if constexpr (chain_type::has_bias) {
-            const auto& b = io.input("Bias");
-            io.check(b.type == dtype::f32 && b.numel() == out.shape[1],
-                     "Bias " + to_string(b.shape) + " must hold one float32 per output channel (" +
-                         std::to_string(out.shape[1]) + ")");
-        }
-        if constexpr (terminal() != "store") {
-            const auto& o = io.input("Other");
-            io.check(o.type == dtype::f32, "Other must be float32");
-            if constexpr (terminal() == "mul_plane") {
-                io.check(o.shape.size() == 4 && o.shape[0] == out.shape[0] &&
-                             o.shape[1] == out.shape[1] && out.shape[2] == 1 && out.shape[3] == 1,
-                         "the gate's conv output " + to_string(out.shape) +
-                             " must be [N, C, 1, 1] for Other " + to_string(o.shape));
-                out.shape = o.shape;
-            } else {
-                io.check(o.shape == out.shape, "Other " + to_string(o.shape) +
-                                                   " must have the conv output's shape " +
-                                                   to_string(out.shape));
-            }
-        }
-    }
-
-    static void run(const params& p, op_io& io) {
-        const auto g = ops::conv2d::resolve(p.conv, io);
-        chain_type c{p.stages};
-        const float* bias_values = nullptr;
-        if constexpr (chain_type::has_bias) bias_values = io.input("Bias").template as<float>();
-        std::apply([&](auto&... s) { (bind_stage(s, io, bias_values), ...); }, c.stages);
-        float* out = io.output("Output").template as<float>();
-        const float* x = io.input("Input").template as<float>();
-        const float* f = io.input("Filter").template as<float>();
-        if (static_cast<const void*>(out) == static_cast<const void*>(x)) {
-            run_in_place(p.conv, g, c, x, f, out, io);
-            return;
-        }
-        // The bias is a stage of the chain, so the producer adds none itself.
-        // at.index is the flat index into the conv's own output [N, OC, OH, OW]
-        // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
-        const std::int64_t plane = g.oh * g.ow;
-        ops::conv2d::produce(p.conv, g, x, f,
-                             [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
-                                 std::int64_t count) {
-                                 c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
-                             });
-    }
-
-private:
-    /// A depthwise conv over its own input (TinyEngine's trick): each output
-    /// plane is finished in a one-plane scratch, then written where input
-    /// planes already consumed lay.  Plane (n, c) of the output ends at or
-    /// before the end of input plane (n, c), so no unread input is overwritten.
-    /// The fast kernel runs one channel at a time (a one-channel geometry), so
-    /// it never sees a later input plane while output planes are written.
-    static void run_in_place(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
-                             const chain_type& c, const float* x, const float* f, float* out,
-                             const op_io& io) {
-        io.check(g.groups == g.c && g.c == g.oc,
-                 "runs in place of its input only as a depthwise conv (groups == channels)");
-        io.check(g.oh * g.ow <= g.h * g.w, "an output plane larger than the input plane (" +
-                                               std::to_string(g.oh) + "x" + std::to_string(g.ow) +
-                                               ") cannot be written in place");
-        io.check(!chain_type::has_terminal, "a gated depthwise conv cannot run in place");
-        const std::int64_t plane = g.oh * g.ow;
-        std::vector<float> scratch(static_cast<std::size_t>(plane));
-        if (p.kernel == ops::conv_kernel::reference) {
-            ops::conv2d::for_each_row(
-                g, x, f, nullptr,
-                [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
-                    std::copy(row, row + g.ow, scratch.data() + oh * g.ow);
-                    if (oh == g.oh - 1)
-                        c.emit(out, scratch.data(), plane, at{n, oc, (n * g.oc + oc) * plane});
-                });
-            return;
-        }
-        auto one = kernels::conv_geometry::from(g);
-        one.n = one.c = one.oc = one.groups = 1;
-        const std::int64_t in_plane = g.h * g.w, taps = g.kh * g.kw;
-        for (std::int64_t n = 0; n < g.n; ++n)
-            for (std::int64_t ch = 0; ch < g.c; ++ch) {
-                kernels::depthwise_conv2d(
-                    one, x + (n * g.c + ch) * in_plane, f + ch * taps,
-                    [&](std::int64_t, std::int64_t, std::int64_t off, const float* v,
-                        std::int64_t count) { std::copy(v, v + count, scratch.data() + off); });
-                c.emit(out, scratch.data(), plane, at{n, ch, (n * g.oc + ch) * plane});
-            }
-    }
-
-    template <class S>
-    static void parse_stage(S& s, const attr_map& a) {
-        if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
-    }
-    template <class S>
-    static void bind_stage(S& s, const op_io& io, const float* bias_values) {
-        if constexpr (std::is_same_v<S, bias>) {
-            s.values = bias_values;
-        } else if constexpr (std::is_same_v<S, add_with>) {
-            s.other = io.input("Other").template as<float>();
-        } else if constexpr (requires { s.mul; }) {
-            s.mul.other = io.input("Other").template as<float>();
-            if constexpr (requires { s.mul.plane; }) {
-                const auto& o = io.input("Other");
-                s.mul.plane = o.shape[2] * o.shape[3];
-            }
-        }
-    }
-};
-
-namespace detail {
-template <class... Acts>
-struct conv_act_list {
-    using type = op_list<fused<ops::conv2d, bias, act<Acts>>...>;
-};
-}  // namespace detail
-
-/// The closed list of fused conv kernels the runtime can dispatch to.
-using fused_conv_kernels = typename concat_op_lists<
-    op_list<fused<ops::conv2d, bias>,                                           //
-            fused<ops::conv2d, bias, add_with>,                                 //
-            fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_plane>>,  //
-            fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_plane>>,       //
-            fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_with>>,   //
-            fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_with>>>,       //
-    typename detail::conv_act_list<ops::act::relu, ops::act::relu6, ops::act::leaky_relu,
-                                   ops::act::sigmoid, ops::act::tanh, ops::act::hard_swish,
-                                   ops::act::hard_sigmoid>::type>::type;
-
-}  // namespace litegraph::fusion
-// ---- end litegraph/fusion/fused.hpp ----
 
 namespace litegraph::runtime {
 
 using kernel_table = typename concat_op_lists<builtin_ops, fusion::fused_conv_kernels>::type;
+
+// See ops/registry.hpp: the table may be compiled once per build.
+#if defined(LITEGRAPH_EXTERN_KERNEL_TABLES) && !defined(LITEGRAPH_DEFINE_KERNEL_TABLES)
+std::unique_ptr<kernel> make_table_kernel(std::string_view type, const attr_map& attrs);
+#else
+/// make_kernel_from<kernel_table>: what the runtime builds its instructions with.
+LITEGRAPH_KERNEL_TABLE_LINKAGE std::unique_ptr<kernel> make_table_kernel(std::string_view type,
+                                                                         const attr_map& attrs) {
+    return make_kernel_from<kernel_table>(type, attrs);
+}
+#endif
 
 }  // namespace litegraph::runtime
 // ---- end litegraph/runtime/kernels.hpp ----
@@ -7075,7 +8166,7 @@ public:
             instruction ins;
             ins.op = op;
             try {
-                ins.k = make_kernel<kernel_table>(node.type, node.attrs);
+                ins.k = make_table_kernel(node.type, node.attrs);
             } catch (const error& e) {
                 throw unsupported_error("op " + g_.op_label(op) + ": " + e.what());
             }
@@ -8137,28 +9228,7 @@ inline constexpr int INT = 0, FLOAT = 1, STRING = 2, INTS = 3, FLOATS = 4, STRIN
 
 /// The dtype of a Paddle data type, or nothing for types litegraph has no dtype for.
 constexpr std::optional<dtype> try_to_dtype(int paddle_type) noexcept {
-    switch (paddle_type) {
-        case var_type::FP32:
-            return dtype::f32;
-        case var_type::FP64:
-            return dtype::f64;
-        case var_type::FP16:
-            return dtype::f16;
-        case var_type::INT8:
-            return dtype::i8;
-        case var_type::UINT8:
-            return dtype::u8;
-        case var_type::INT16:
-            return dtype::i16;
-        case var_type::INT32:
-            return dtype::i32;
-        case var_type::INT64:
-            return dtype::i64;
-        case var_type::BOOL:
-            return dtype::boolean;
-        default:
-            return std::nullopt;
-    }
+    return dtype_from_paddle(paddle_type);
 }
 
 /// Paddle's name of a VarType.Type value ("FP32", "BF16", ...), for messages.

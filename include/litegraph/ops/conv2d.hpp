@@ -245,14 +245,37 @@ struct conv2d {
             return;
         }
         const auto kg = kernels::conv_geometry::from(g);
+        // The fast kernels see every epilogue through one reference type, so
+        // they are compiled once rather than once per fused kernel type.
+        epilogue_ref ref(epi);
         // Depthwise reads the filter as it is: nothing to prepare.
         if (!kg.is_depthwise())
             if (const auto* w = p.filter.get(kg, f)) {
-                kernels::conv2d(kg, x, *w, epi);
+                kernels::conv2d(kg, x, *w, ref);
                 return;
             }
-        kernels::conv2d(kg, x, f, epi);
+        kernels::conv2d(kg, x, f, ref);
     }
+
+    /// A non-owning reference to any epilogue `epi(n, oc, offset, values, count)`:
+    /// one indirect call per run of finished values, little next to the run's
+    /// arithmetic, and one instantiation of the kernels instead of one per type.
+    class epilogue_ref {
+    public:
+        template <class E>
+        explicit epilogue_ref(E& e)
+            : obj_(static_cast<void*>(&e)),
+              fn_([](void* o, std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                     std::int64_t count) { (*static_cast<E*>(o))(n, oc, off, v, count); }) {}
+        void operator()(std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                        std::int64_t count) const {
+            fn_(obj_, n, oc, off, v, count);
+        }
+
+    private:
+        void* obj_;
+        void (*fn_)(void*, std::int64_t, std::int64_t, std::int64_t, const float*, std::int64_t);
+    };
 
     static void run(const params& p, op_io& io) {
         const auto g = resolve(p, io);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "litegraph/ops/activation.hpp"
@@ -97,13 +98,42 @@ void list_types(op_list<Ops...>, std::vector<std::string_view>& out) {
 }
 }  // namespace detail
 
-/// The kernel for a Paddle op type with its attributes; throws unsupported_error
-/// naming the type when no built-in op handles it.
-template <class List = builtin_ops>
-std::unique_ptr<kernel> make_kernel(std::string_view type, const attr_map& attrs) {
+/// The kernel for `type` from the ops of `List`; throws unsupported_error
+/// naming the type when none handles it.  Instantiating it compiles every op
+/// of the list.
+template <class List>
+std::unique_ptr<kernel> make_kernel_from(std::string_view type, const attr_map& attrs) {
     auto k = detail::make_kernel(List{}, type, attrs);
     if (!k) throw unsupported_error("unsupported op '" + std::string(type) + "'");
     return k;
+}
+
+// A build with many translation units (the test suite) may compile the
+// kernel tables once: it defines LITEGRAPH_EXTERN_KERNEL_TABLES everywhere and
+// LITEGRAPH_DEFINE_KERNEL_TABLES in the one unit that holds the definitions.
+#if defined(LITEGRAPH_EXTERN_KERNEL_TABLES) && !defined(LITEGRAPH_DEFINE_KERNEL_TABLES)
+std::unique_ptr<kernel> make_builtin_kernel(std::string_view type, const attr_map& attrs);
+#else
+#if defined(LITEGRAPH_DEFINE_KERNEL_TABLES)
+#define LITEGRAPH_KERNEL_TABLE_LINKAGE
+#else
+#define LITEGRAPH_KERNEL_TABLE_LINKAGE inline
+#endif
+/// make_kernel_from<builtin_ops>.
+LITEGRAPH_KERNEL_TABLE_LINKAGE std::unique_ptr<kernel> make_builtin_kernel(std::string_view type,
+                                                                           const attr_map& attrs) {
+    return make_kernel_from<builtin_ops>(type, attrs);
+}
+#endif
+
+/// The kernel for a Paddle op type with its attributes; throws unsupported_error
+/// naming the type when no op of `List` handles it.
+template <class List = builtin_ops>
+std::unique_ptr<kernel> make_kernel(std::string_view type, const attr_map& attrs) {
+    if constexpr (std::is_same_v<List, builtin_ops>)
+        return make_builtin_kernel(type, attrs);
+    else
+        return make_kernel_from<List>(type, attrs);
 }
 
 template <class List = builtin_ops>

@@ -9,4 +9,15 @@ namespace litegraph::runtime {
 
 using kernel_table = typename concat_op_lists<builtin_ops, fusion::fused_conv_kernels>::type;
 
+// See ops/registry.hpp: the table may be compiled once per build.
+#if defined(LITEGRAPH_EXTERN_KERNEL_TABLES) && !defined(LITEGRAPH_DEFINE_KERNEL_TABLES)
+std::unique_ptr<kernel> make_table_kernel(std::string_view type, const attr_map& attrs);
+#else
+/// make_kernel_from<kernel_table>: what the runtime builds its instructions with.
+LITEGRAPH_KERNEL_TABLE_LINKAGE std::unique_ptr<kernel> make_table_kernel(std::string_view type,
+                                                                         const attr_map& attrs) {
+    return make_kernel_from<kernel_table>(type, attrs);
+}
+#endif
+
 }  // namespace litegraph::runtime

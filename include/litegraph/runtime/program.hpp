@@ -61,7 +61,7 @@ public:
             instruction ins;
             ins.op = op;
             try {
-                ins.k = make_kernel<kernel_table>(node.type, node.attrs);
+                ins.k = make_table_kernel(node.type, node.attrs);
             } catch (const error& e) {
                 throw unsupported_error("op " + g_.op_label(op) + ": " + e.what());
             }
