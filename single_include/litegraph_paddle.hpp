@@ -8365,24 +8365,27 @@ private:
     /// instructions, the one whose plan has the lower LOAD (the program order,
     /// or the planner's search for one with less memory live at its peak).
     void choose_order(const std::vector<bool>& constant) {
-        std::vector<int> given;
+        std::vector<int> given, searched;
         for (int i = 0; i < static_cast<int>(code_.size()); ++i)
             if (!code_[i].folded) given.push_back(i);
         order_ = given;
         stats_.order_gain_bytes = 0;
-        plan_buffers(constant);
-        if (!reorder_ || given.size() < 3) return;
-        auto searched = searched_order(given);
-        if (searched == given) return;
-        const auto given_load = stats_.lower_bound_bytes;
-        order_ = searched;
-        plan_buffers(constant);
-        if (stats_.lower_bound_bytes < given_load) {
-            stats_.order_gain_bytes = given_load - stats_.lower_bound_bytes;
+        if (reorder_ && given.size() >= 3) searched = searched_order(given);
+        if (searched.empty() || searched == given) {
+            plan_buffers(constant, true);
             return;
         }
-        order_ = given;
-        plan_buffers(constant);
+        // Compare the two plans' LOAD (in-place groups included) without
+        // allocating, then allocate the arena once for the better order.
+        plan_buffers(constant, false);
+        const auto given_load = stats_.lower_bound_bytes;
+        order_ = searched;
+        plan_buffers(constant, false);
+        if (stats_.lower_bound_bytes < given_load)
+            stats_.order_gain_bytes = given_load - stats_.lower_bound_bytes;
+        else
+            order_ = given;
+        plan_buffers(constant, true);
     }
 
     /// planner::best_order over the unfolded instructions: each one op whose
@@ -8469,7 +8472,9 @@ private:
         ins.folded = true;
     }
 
-    void plan_buffers(const std::vector<bool>& constant) {
+    /// Lifetimes, alias groups and the plan for `order_`; with `allocate`, the
+    /// arena too and every variable's address in it.
+    void plan_buffers(const std::vector<bool>& constant, bool allocate) {
         const int nv = static_cast<int>(g_.vars.size());
         // Lifetimes of the non-constant variables, in steps of the unfolded program.
         std::vector<int> first(nv, -1), last(nv, -1);
@@ -8540,6 +8545,7 @@ private:
             return;  // run() says by how much; `litegraph plan` reports it
         }
         stats_.arena_bytes = plan_.total();
+        if (!allocate) return;
         // One allocation holds every segment, each starting on an aligned byte.
         std::vector<std::size_t> seg_base(segments_.size() + 1, 0);
         for (std::size_t s = 0; s < segments_.size(); ++s)
