@@ -2011,6 +2011,15 @@ inline void require_nchw(const attr_map& a, const char* attr, std::string_view t
                                 "' is not supported (only NCHW)");
 }
 
+/// A conv's optional Bias input holds one float32 per output channel.
+inline void check_bias(const op_io& io, std::int64_t oc) {
+    if (io.input_count("Bias") == 0) return;
+    const auto& b = io.input("Bias");
+    io.check(b.type == dtype::f32 && is_known(b.shape) && b.numel() == oc,
+             "Bias shape " + to_string(b.shape) + " does not hold " + std::to_string(oc) +
+                 " float32 values");
+}
+
 inline std::string list_string(const std::vector<std::int64_t>& v) {
     std::string r = "[";
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -2226,12 +2235,7 @@ struct conv2d {
 
     static void infer(const params& p, op_io& io) {
         auto g = resolve(p, io);
-        if (io.input_count("Bias") > 0) {
-            const auto& b = io.input("Bias");
-            io.check(b.type == dtype::f32 && is_known(b.shape) && b.numel() == g.oc,
-                     "Bias shape " + to_string(b.shape) + " does not hold " + std::to_string(g.oc) +
-                         " float32 values");
-        }
+        detail::check_bias(io, g.oc);
         auto& out = io.output("Output");
         out.type = dtype::f32;
         out.shape = {g.n, g.oc, g.oh, g.ow};
@@ -2494,12 +2498,7 @@ struct conv2d_transpose {
 
     static void infer(const params& p, op_io& io) {
         auto g = resolve(p, io);
-        if (io.input_count("Bias") > 0) {
-            const auto& b = io.input("Bias");
-            io.check(b.type == dtype::f32 && is_known(b.shape) && b.numel() == g.oc,
-                     "Bias shape " + to_string(b.shape) + " does not hold " + std::to_string(g.oc) +
-                         " float32 values");
-        }
+        detail::check_bias(io, g.oc);
         auto& out = io.output("Output");
         out.type = dtype::f32;
         out.shape = {g.n, g.oc, g.oh, g.ow};

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "litegraph/core/tensor.hpp"
+#include "litegraph/graph/graph.hpp"
 
 namespace litegraph::test {
 
@@ -70,6 +71,17 @@ inline tensor random_tensor(const shape_t& shape, std::uint32_t seed, float lo =
     std::uniform_real_distribution<float> d(lo, hi);
     for (auto& v : t.span<float>()) v = d(rng);
     return t;
+}
+
+/// A parameter variable of `shape` holding random_tensor(shape, seed).
+inline graph::var_node param_var(const std::string& name, const shape_t& shape,
+                                 std::uint32_t seed) {
+    graph::var_node v;
+    v.name = name;
+    v.shape = shape;
+    v.persistable = true;
+    v.value = random_tensor(shape, seed);
+    return v;
 }
 
 /// Largest |a-b| / max(1, |b|) (mixed absolute/relative error).

@@ -9,15 +9,6 @@ using namespace litegraph;
 
 namespace {
 
-graph::var_node param(const std::string& name, shape_t shape, std::uint32_t seed) {
-    graph::var_node v;
-    v.name = name;
-    v.shape = shape;
-    v.persistable = true;
-    v.value = test::random_tensor(shape, seed);
-    return v;
-}
-
 attr_map conv_attrs(int groups, int pad, bool in_place, const std::string& act = "") {
     attr_map a;
     a.set("strides", std::vector<std::int32_t>{1, 1});
@@ -36,11 +27,12 @@ graph::graph net(bool in_place) {
     graph::builder b(g);
     b.declare("x", {-1, 8, 12, 12});
     for (const char* n : {"a", "b", "c1", "c2", "y"}) b.declare(n, {-1});
-    b.declare(param("w0", {8, 8, 1, 1}, 1));
-    b.declare(param("w1", {8, 1, 3, 3}, 2));
-    b.declare(param("w2", {4, 8, 1, 1}, 3));
-    b.declare(param("w3", {4, 8, 3, 3}, 4));
-    for (const char* n : {"b0", "b1", "b2", "b3"}) b.declare(param(n, {n[1] < '2' ? 8 : 4}, 5));
+    b.declare(test::param_var("w0", {8, 8, 1, 1}, 1));
+    b.declare(test::param_var("w1", {8, 1, 3, 3}, 2));
+    b.declare(test::param_var("w2", {4, 8, 1, 1}, 3));
+    b.declare(test::param_var("w3", {4, 8, 3, 3}, 4));
+    for (const char* n : {"b0", "b1", "b2", "b3"})
+        b.declare(test::param_var(n, {n[1] < '2' ? 8 : 4}, 5));
     b.feed("x", 0);
     b.add_op("fused_conv2d", {{"Input", {"x"}}, {"Filter", {"w0"}}, {"Bias", {"b0"}}},
              {{"Output", {"a"}}}, conv_attrs(1, 0, false));

@@ -8,15 +8,6 @@ using namespace litegraph;
 
 namespace {
 
-graph::var_node weight(const std::string& name, shape_t shape, std::uint32_t seed) {
-    graph::var_node v;
-    v.name = name;
-    v.shape = shape;
-    v.persistable = true;
-    v.value = test::random_tensor(shape, seed);
-    return v;
-}
-
 // x[1,1,8,8] -> p (16 ch) -> p2 (1 ch);  x -> q (16 ch) -> q2 (1 ch);  y = p2 + q2.
 // Written in the bad order: both wide tensors p and q first.
 graph::graph branches() {
@@ -24,10 +15,10 @@ graph::graph branches() {
     graph::builder b(g);
     b.declare("x", {-1, 1, 8, 8});
     for (const char* n : {"p", "q", "p2", "q2", "y"}) b.declare(n, {-1});
-    b.declare(weight("wp", {16, 1, 1, 1}, 1));
-    b.declare(weight("wq", {16, 1, 1, 1}, 2));
-    b.declare(weight("wp2", {1, 16, 1, 1}, 3));
-    b.declare(weight("wq2", {1, 16, 1, 1}, 4));
+    b.declare(test::param_var("wp", {16, 1, 1, 1}, 1));
+    b.declare(test::param_var("wq", {16, 1, 1, 1}, 2));
+    b.declare(test::param_var("wp2", {1, 16, 1, 1}, 3));
+    b.declare(test::param_var("wq2", {1, 16, 1, 1}, 4));
     b.feed("x", 0);
     auto conv = [&](const char* in, const char* w, const char* out) {
         b.add_op("conv2d", {{"Input", {in}}, {"Filter", {w}}}, {{"Output", {out}}}, {});

@@ -120,11 +120,7 @@ inline plan_problem problem_for(const graph::graph& g, const std::map<std::strin
     for (auto& [name, dims] : shapes) prog.input_index(name);
     for (std::size_t i = 0; i < prog.input_count(); ++i) {
         const auto& v = prog.input_var(i);
-        shape_t shape = v.shape;
-        if (auto it = shapes.find(v.name); it != shapes.end()) shape = it->second;
-        for (auto& d : shape)
-            if (d < 0) d = 1;
-        prog.set_input(i, deterministic_input(v.type, shape));
+        prog.set_input(i, deterministic_input(v.type, input_shape(v, shapes)));
     }
     return problem_from_program(prog);
 }

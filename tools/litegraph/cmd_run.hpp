@@ -33,6 +33,22 @@ inline tensor deterministic_input(dtype type, const shape_t& shape) {
     return t;
 }
 
+/// The shape litegraph feeds input `v` when no data is given: `shapes[v.name]`
+/// (which must have the input's rank), else the declared shape with -1 as 1.
+inline shape_t input_shape(const graph::var_node& v, const std::map<std::string, shape_t>& shapes) {
+    shape_t shape = v.shape;
+    if (auto it = shapes.find(v.name); it != shapes.end()) {
+        if (!shape.empty() && it->second.size() != shape.size())
+            throw usage_error("--shape " + v.name + ": the input has rank " +
+                              std::to_string(shape.size()) + ", got " +
+                              std::to_string(it->second.size()) + " dims");
+        shape = it->second;
+    }
+    for (auto& d : shape)
+        if (d < 0) d = 1;
+    return shape;
+}
+
 inline nlohmann::json tensor_summary(const tensor_ref& t, std::size_t max_values = 10) {
     nlohmann::json values = nlohmann::json::array();
     auto n = static_cast<std::size_t>(t.numel());
@@ -96,16 +112,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             prog.set_input(i, std::move(it->second));
             continue;
         }
-        shape_t shape = v.shape;
-        if (auto it = shapes.find(v.name); it != shapes.end()) {
-            if (it->second.size() != shape.size())
-                throw usage_error("--shape " + v.name + ": the input has rank " +
-                                  std::to_string(shape.size()) + ", got " +
-                                  std::to_string(it->second.size()) + " dims");
-            shape = it->second;
-        }
-        for (auto& d : shape)
-            if (d < 0) d = 1;
+        const auto shape = input_shape(v, shapes);
         prog.set_input(i, deterministic_input(v.type, shape));
     }
 

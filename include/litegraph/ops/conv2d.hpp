@@ -158,12 +158,7 @@ struct conv2d {
 
     static void infer(const params& p, op_io& io) {
         auto g = resolve(p, io);
-        if (io.input_count("Bias") > 0) {
-            const auto& b = io.input("Bias");
-            io.check(b.type == dtype::f32 && is_known(b.shape) && b.numel() == g.oc,
-                     "Bias shape " + to_string(b.shape) + " does not hold " + std::to_string(g.oc) +
-                         " float32 values");
-        }
+        detail::check_bias(io, g.oc);
         auto& out = io.output("Output");
         out.type = dtype::f32;
         out.shape = {g.n, g.oc, g.oh, g.ow};

@@ -35,6 +35,15 @@ inline void require_nchw(const attr_map& a, const char* attr, std::string_view t
                                 "' is not supported (only NCHW)");
 }
 
+/// A conv's optional Bias input holds one float32 per output channel.
+inline void check_bias(const op_io& io, std::int64_t oc) {
+    if (io.input_count("Bias") == 0) return;
+    const auto& b = io.input("Bias");
+    io.check(b.type == dtype::f32 && is_known(b.shape) && b.numel() == oc,
+             "Bias shape " + to_string(b.shape) + " does not hold " + std::to_string(oc) +
+                 " float32 values");
+}
+
 inline std::string list_string(const std::vector<std::int64_t>& v) {
     std::string r = "[";
     for (std::size_t i = 0; i < v.size(); ++i) {
