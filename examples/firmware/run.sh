@@ -15,6 +15,7 @@
 #   --work DIR           where to build (default build/firmware/<model name>)
 #   --cli PATH           the litegraph CLI (default build/bin/litegraph)
 #   --tol X              relative tolerance (default 1e-5)
+#   --skip-missing       exit 77 (skipped) when MODEL_DIR does not exist
 #
 # Prints the firmware's sizes per section (arm-none-eabi-size -A), the
 # activation bytes per segment and the instructions of one inference
@@ -24,9 +25,9 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
-model="" work="" cli="$root/build/bin/litegraph" segments="dtcm:128K,sram:436K" tol=1e-5
+skip_missing=0 model="" work="" cli="$root/build/bin/litegraph" segments="dtcm:128K,sram:436K" tol=1e-5
 shapes=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -37,12 +38,17 @@ while [[ $# -gt 0 ]]; do
     --work) work="$2"; shift 2 ;;
     --cli) cli="$2"; shift 2 ;;
     --tol) tol="$2"; shift 2 ;;
+    --skip-missing) skip_missing=1; shift ;;
     -*) echo "run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     *) [[ -z "$model" ]] || { echo "run.sh: one MODEL_DIR only" >&2; exit 2; }; model="$1"; shift ;;
   esac
 done
 [[ -n "$model" ]] || { usage >&2; exit 2; }
-[[ -e "$model" ]] || { echo "run.sh: no model at '$model'" >&2; exit 2; }
+if [[ ! -e "$model" ]]; then
+  echo "run.sh: no model at '$model'" >&2
+  (( skip_missing )) && { echo "run.sh: SKIPPED (the shared models are absent)"; exit 77; }
+  exit 2
+fi
 [[ -x "$cli" ]] || { echo "run.sh: the litegraph CLI is not built at '$cli' (give --cli)" >&2; exit 2; }
 name="$(basename "$(cd "$model" 2>/dev/null && pwd || echo "$model")")"
 work="${work:-$root/build/firmware/$name}"
@@ -81,12 +87,25 @@ if (( weight_bytes > 3584 * 1024 )); then
   echo "   $weight_bytes weight bytes: placed in PSRAM (.weights)"
 fi
 t=$SECONDS
-arm-none-eabi-g++ -std=c++20 -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16 \
-  -fno-exceptions -fno-rtti -fno-threadsafe-statics -O2 -Wall -Wextra -Werror \
-  -ffunction-sections -fdata-sections -I"$root/include" -I"$work" -I"$here" "${attrs[@]}" \
-  "$here/main.cpp" "$here/startup.cpp" -nostartfiles --specs=nano.specs -Wl,--gc-sections \
-  -L"$here" -T"$here/mps2_an500.ld" -o "$work/firmware.elf"
+arm_flags=(-std=c++20 -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16
+  -fno-exceptions -fno-rtti -fno-threadsafe-statics -O2 -Wall -Wextra -Werror
+  -ffunction-sections -fdata-sections -I"$root/include" -I"$work" -I"$here" "${attrs[@]}")
+arm-none-eabi-g++ "${arm_flags[@]}" -c "$here/main.cpp" -o "$work/main.o"
+arm-none-eabi-g++ "${arm_flags[@]}" -c "$here/startup.cpp" -o "$work/startup.o"
+link() {  # linker script, output
+  arm-none-eabi-g++ -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16 "$work/main.o" \
+    "$work/startup.o" -nostartfiles --specs=nano.specs -Wl,--gc-sections -L"$here" -T"$here/$1" \
+    -o "$2"
+}
+link mps2_an500.ld "$work/firmware.elf"
 echo "   compiled in $((SECONDS - t)) s"
+# The same objects against the STM32H730 memory map: the linker checks that
+# code, weights and the activation arrays fit its flash, DTCM and AXI SRAM.
+if link stm32h730.ld "$work/firmware_stm32h730.elf" 2> "$work/stm32h730.txt"; then
+  echo "   links for the STM32H730 too (stm32h730.ld)"
+else
+  echo "   does not link for the STM32H730 (stm32h730.ld): $(grep -o "region \`[A-Z]*' overflowed by [0-9]* bytes" "$work/stm32h730.txt" | head -3 | tr '\n' ' ')"
+fi
 
 # No heap, no exceptions, no RTTI in the image.
 bad=$(arm-none-eabi-nm -C "$work/firmware.elf" |
