@@ -68,7 +68,8 @@ private:
             },
             v);
         if (!ok)
-            LITEGRAPH_THROW(unsupported_error("attribute '" + std::string(name) + "' has an unexpected type"));
+            LITEGRAPH_THROW(
+                unsupported_error("attribute '" + std::string(name) + "' has an unexpected type"));
         return out;
     }
     template <class TV, class XV>

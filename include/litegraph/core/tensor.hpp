@@ -35,8 +35,8 @@ struct tensor_ref {
     T* as() const {
         if (dtype_v<T> != type)
             LITEGRAPH_THROW(shape_error("tensor '" + std::string(name) + "' is " +
-                              std::string(name_of(type)) + ", expected " +
-                              std::string(name_of(dtype_v<T>))));
+                                        std::string(name_of(type)) + ", expected " +
+                                        std::string(name_of(dtype_v<T>))));
         return reinterpret_cast<T*>(data);
     }
     template <class T>
@@ -72,7 +72,7 @@ public:
         tensor t(dtype_v<T>, std::move(s));
         if (values.size() != static_cast<std::size_t>(t.numel()))
             LITEGRAPH_THROW(shape_error("tensor::from: " + std::to_string(values.size()) +
-                              " values for shape " + to_string(t.shape())));
+                                        " values for shape " + to_string(t.shape())));
         if (!values.empty()) std::memcpy(t.data(), values.data(), t.bytes());
         return t;
     }

@@ -148,8 +148,8 @@ struct matmul {
         for (const char* n : {"fused_reshape_X", "fused_reshape_Y", "fused_transpose_X",
                               "fused_transpose_Y", "fused_reshape_Out", "fused_transpose_Out"})
             if (!a.get<std::vector<int>>(n, {}).empty())
-                LITEGRAPH_THROW(unsupported_error(std::string("matmul: attribute ") + n +
-                                        " is not supported"));
+                LITEGRAPH_THROW(
+                    unsupported_error(std::string("matmul: attribute ") + n + " is not supported"));
         return {a.get<bool>("transpose_X", false), a.get<bool>("transpose_Y", false),
                 a.get<float>("alpha", 1.f)};
     }

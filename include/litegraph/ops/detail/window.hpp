@@ -23,7 +23,7 @@ inline padding_algorithm parse_padding_algorithm(const attr_map& a, std::string_
     if (s == "SAME") return padding_algorithm::same;
     if (s == "VALID") return padding_algorithm::valid;
     LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": padding_algorithm '" + s +
-                            "' is not supported"));
+                                      "' is not supported"));
 }
 
 /// Accepts NCHW (and "AnyLayout", which old exports write for NCHW); other
@@ -32,7 +32,7 @@ inline void require_nchw(const attr_map& a, const char* attr, std::string_view t
     auto s = a.get<std::string>(attr, "NCHW");
     if (s != "NCHW" && s != "AnyLayout" && !s.empty())
         LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": " + attr + " '" + s +
-                                "' is not supported (only NCHW)"));
+                                          "' is not supported (only NCHW)"));
 }
 
 /// A conv's optional Bias input holds one float32 per output channel.
