@@ -109,11 +109,11 @@ fi
 
 # No heap, no exceptions, no RTTI in the image.
 bad=$(arm-none-eabi-nm -C "$work/firmware.elf" |
-  grep -E ' (malloc|free|calloc|realloc|_malloc_r|_free_r|operator new|operator delete|__cxa_[a-z_]+|_Unwind_[A-Za-z_]+|typeinfo for .*|__gxx_personality_v0)\b' || true)
+  grep -E ' (malloc|free|calloc|realloc|_malloc_r|_free_r|operator new|operator delete|__cxa_[a-z_]+|_Unwind_[A-Za-z_]+|typeinfo for .*|__gxx_personality_v0|std::ios_base.*|std::basic_ostream.*)\b' || true)
 if [[ -n "$bad" ]]; then
   echo "run.sh: the firmware links heap or exception machinery:"; echo "$bad"; exit 1
 fi
-echo "   nm: no malloc, free, operator new/delete, __cxa_*, _Unwind_*, typeinfo"
+echo "   nm: no malloc, free, operator new/delete, __cxa_*, _Unwind_*, typeinfo, iostream"
 
 echo "== sizes (arm-none-eabi-size -A)"
 arm-none-eabi-size -A "$work/firmware.elf" | grep -E '^(section|\.text|\.weights|\.data|\.bss|\.dtcm_bss|\.sram_bss|\.stack)\b'

@@ -264,6 +264,14 @@ struct generator {
         layer(o.str());
     }
 
+    void activation(const graph::op_node& node, const op_io& io, const std::string& where) {
+        const auto* x = in(io, "X");
+        const auto* out = &io.output("Out");
+        auto [t, init] = functor(node.type, node.attrs, where);
+        layer("unary<" + t + ">{" + t + init + ", " + std::to_string(out->numel()) + ", " +
+              at(x, where) + ", " + at(out, where) + "}");
+    }
+
     void copy(const op_io& io, const std::string& where) {
         const auto* x = in(io, "X");
         const auto* out = &io.output("Out");
@@ -290,14 +298,17 @@ struct generator {
                 add(node, ins.io, where);
             else if (t == "softmax")
                 softmax(node, ins.io, where);
+            else if (t == "relu" || t == "relu6" || t == "leaky_relu" || t == "sigmoid" ||
+                     t == "tanh" || t == "hard_swish" || t == "hard_sigmoid")
+                activation(node, ins.io, where);
             else if (t == "reshape2" || t == "flatten2" || t == "squeeze2" || t == "unsqueeze2" ||
                      t == "flatten_contiguous_range")
                 copy(ins.io, where);
             else
                 throw unsupported_error(where +
                                         " has no compile-time form yet (fused_conv2d, "
-                                        "pool2d, matmul, mul, elementwise_add, softmax and "
-                                        "reshapes do)");
+                                        "pool2d, matmul, mul, elementwise_add, activations, "
+                                        "softmax and reshapes do)");
         }
     }
 
