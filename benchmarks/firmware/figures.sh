@@ -29,7 +29,7 @@ summary() {  # name log
   local name="$1" log="$2"
   echo "### $name"
   sed -n '/^== sizes/,/^== qemu/p' "$log" | grep -v '^== qemu'
-  grep -E 'instructions per inference|max relative difference|compiled in' "$log" | sed 's/^ *//'
+  grep -E '^== (desktop|firmware)|instructions per inference|max relative difference|compiled in|STM32H730' "$log" | sed 's/^ *//'
   echo
 }
 
