@@ -8896,6 +8896,23 @@ struct add {
     }
 };
 
+/// A standalone activation (one not fused into a conv): Out[i] = F(X[i]),
+/// F an ops::act functor, the one the fused epilogues use.
+template <class F>
+struct unary {
+    F f{};
+    std::int64_t count = 0;
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return 0; }
+    template <class Mem>
+    void run(const Mem& m) const {
+        const float* x = m.f32(input);
+        float* out = m.f32(output);
+        for (std::int64_t i = 0; i < count; ++i) out[i] = f(x[i]);
+    }
+};
+
 /// softmax over the middle of outer x count x inner.
 struct softmax {
     std::int64_t outer = 1, count = 1, inner = 1;
