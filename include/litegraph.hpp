@@ -46,3 +46,6 @@
 
 // runtime: a program of instructions over an arena
 #include "litegraph/runtime/program.hpp"
+
+// static: compile-time networks for firmware (what `litegraph codegen` writes)
+#include "litegraph/static/network.hpp"

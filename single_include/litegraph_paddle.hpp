@@ -32,7 +32,24 @@
 #include <stdexcept>
 #include <string>
 
+// LITEGRAPH_THROW(e) throws e; built without exceptions (firmware:
+// -fno-exceptions), it traps instead and never evaluates e, so headers that
+// the firmware includes compile and build no message strings.  The firmware
+// path itself never reaches one: its shapes were checked on the desktop.
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+#define LITEGRAPH_THROW(...) throw __VA_ARGS__
+#else
+#define LITEGRAPH_THROW(...) \
+    (static_cast<void>(sizeof(__VA_ARGS__)), ::litegraph::detail::exceptions_disabled())
+#endif
+
 namespace litegraph {
+
+namespace detail {
+[[noreturn]] inline void exceptions_disabled() {
+    __builtin_trap();
+}
+}  // namespace detail
 
 /// Base of every error litegraph throws.
 class error : public std::runtime_error {
@@ -118,7 +135,7 @@ public:
     T require(std::string_view name) const {
         auto it = values_.find(name);
         if (it == values_.end())
-            throw unsupported_error("missing attribute '" + std::string(name) + "'");
+            LITEGRAPH_THROW(unsupported_error("missing attribute '" + std::string(name) + "'"));
         return convert<T>(name, it->second);
     }
 
@@ -145,7 +162,8 @@ private:
             },
             v);
         if (!ok)
-            throw unsupported_error("attribute '" + std::string(name) + "' has an unexpected type");
+            LITEGRAPH_THROW(
+                unsupported_error("attribute '" + std::string(name) + "' has an unexpected type"));
         return out;
     }
     template <class TV, class XV>
@@ -364,9 +382,9 @@ using shape_t = std::vector<std::int64_t>;
 inline std::int64_t numel(const shape_t& s) {
     std::int64_t n = 1;
     for (auto d : s) {
-        if (d < 0) throw shape_error("element count of a shape with an unknown dim");
+        if (d < 0) LITEGRAPH_THROW(shape_error("element count of a shape with an unknown dim"));
         if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d)
-            throw shape_error("element count overflows 64 bits");
+            LITEGRAPH_THROW(shape_error("element count overflows 64 bits"));
         n *= d;
     }
     return n;
@@ -389,10 +407,10 @@ inline std::string to_string(const shape_t& s) {
 
 /// Bytes of `count` elements of `elem_size` bytes, with an overflow check.
 inline std::uint64_t checked_bytes(std::int64_t count, std::size_t elem_size) {
-    if (count < 0) throw shape_error("negative element count");
+    if (count < 0) LITEGRAPH_THROW(shape_error("negative element count"));
     auto c = static_cast<std::uint64_t>(count);
     if (elem_size && c > std::numeric_limits<std::uint64_t>::max() / elem_size)
-        throw shape_error("byte size overflows 64 bits");
+        LITEGRAPH_THROW(shape_error("byte size overflows 64 bits"));
     return c * elem_size;
 }
 
@@ -419,9 +437,9 @@ struct tensor_ref {
     template <class T>
     T* as() const {
         if (dtype_v<T> != type)
-            throw shape_error("tensor '" + std::string(name) + "' is " +
-                              std::string(name_of(type)) + ", expected " +
-                              std::string(name_of(dtype_v<T>)));
+            LITEGRAPH_THROW(shape_error("tensor '" + std::string(name) + "' is " +
+                                        std::string(name_of(type)) + ", expected " +
+                                        std::string(name_of(dtype_v<T>))));
         return reinterpret_cast<T*>(data);
     }
     template <class T>
@@ -456,8 +474,8 @@ public:
     static tensor from(shape_t s, std::span<const T> values) {
         tensor t(dtype_v<T>, std::move(s));
         if (values.size() != static_cast<std::size_t>(t.numel()))
-            throw shape_error("tensor::from: " + std::to_string(values.size()) +
-                              " values for shape " + to_string(t.shape()));
+            LITEGRAPH_THROW(shape_error("tensor::from: " + std::to_string(values.size()) +
+                                        " values for shape " + to_string(t.shape())));
         if (!values.empty()) std::memcpy(t.data(), values.data(), t.bytes());
         return t;
     }
@@ -639,7 +657,7 @@ public:
 
     /// Throws a shape_error naming this op.
     [[noreturn]] void fail(const std::string& msg) const {
-        throw shape_error("op " + type + " ('" + label + "'): " + msg);
+        LITEGRAPH_THROW(shape_error("op " + type + " ('" + label + "'): " + msg));
     }
     void check(bool ok, const std::string& msg) const {
         if (!ok) fail(msg);
@@ -1303,6 +1321,7 @@ struct concat {
 // params::kernel or the (non-Paddle) attribute litegraph_kernel = "reference".
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -1382,11 +1401,20 @@ struct concat {
 #include <cstddef>
 #include <cstdint>
 
+// Cortex-M (and LITEGRAPH_NO_XSIMD): no vector unit xsimd knows, and a C
+// library without posix_memalign, so xsimd is not included at all.
+#if defined(LITEGRAPH_NO_XSIMD) || (defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
+#define LITEGRAPH_SCALAR_SIMD 1
+#else
 #include <xsimd/xsimd.hpp>
+#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+#define LITEGRAPH_SCALAR_SIMD 1
+#endif
+#endif
 
 namespace litegraph::kernels::simd {
 
-#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+#if defined(LITEGRAPH_SCALAR_SIMD)
 struct vfloat {
     static constexpr std::size_t size = 1;
     float v = 0.f;
@@ -1639,7 +1667,9 @@ struct conv_geometry {
     }
     /// Throws shape_error unless the geometry is consistent.
     void validate() const {
-        auto fail = [](const std::string& what) { throw shape_error("kernels::conv2d: " + what); };
+        auto fail = [](const std::string& what) {
+            LITEGRAPH_THROW(shape_error("kernels::conv2d: " + what));
+        };
         if (n < 0 || c < 1 || h < 1 || w < 1 || oc < 1 || kh < 1 || kw < 1 || groups < 1)
             fail("empty or negative dimension");
         if (sh < 1 || sw < 1 || dh < 1 || dw < 1) fail("strides and dilations must be >= 1");
@@ -1759,7 +1789,8 @@ template <class Epilogue>
 void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
                       workspace* ws = nullptr) {
     g.validate();
-    if (!g.is_depthwise()) throw shape_error("kernels::depthwise_conv2d: needs groups == C == OC");
+    if (!g.is_depthwise())
+        LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
     if (!ws) ws = &workspace::local();
     using simd::width;
     const std::int64_t hp = g.h + g.pt + g.pb;
@@ -1943,10 +1974,10 @@ public:
     void check(const conv_geometry& g) const {
         if (g.oc != oc_ || g.c / g.groups != cg_ || g.kh != kh_ || g.kw != kw_ ||
             g.groups != groups_ || g.is_depthwise() != depthwise_)
-            throw shape_error("kernels::conv2d: weights prepared for [" + std::to_string(oc_) +
-                              ", " + std::to_string(cg_) + ", " + std::to_string(kh_) + ", " +
-                              std::to_string(kw_) + "] groups " + std::to_string(groups_) +
-                              " do not fit this convolution");
+            LITEGRAPH_THROW(shape_error(
+                "kernels::conv2d: weights prepared for [" + std::to_string(oc_) + ", " +
+                std::to_string(cg_) + ", " + std::to_string(kh_) + ", " + std::to_string(kw_) +
+                "] groups " + std::to_string(groups_) + " do not fit this convolution"));
     }
     bool depthwise() const { return depthwise_; }
     const float* raw() const { return raw_.data(); }
@@ -1998,8 +2029,8 @@ inline padding_algorithm parse_padding_algorithm(const attr_map& a, std::string_
     if (s == "EXPLICIT" || s.empty()) return padding_algorithm::explicit_pads;
     if (s == "SAME") return padding_algorithm::same;
     if (s == "VALID") return padding_algorithm::valid;
-    throw unsupported_error("op " + std::string(type) + ": padding_algorithm '" + s +
-                            "' is not supported");
+    LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": padding_algorithm '" + s +
+                                      "' is not supported"));
 }
 
 /// Accepts NCHW (and "AnyLayout", which old exports write for NCHW); other
@@ -2007,8 +2038,8 @@ inline padding_algorithm parse_padding_algorithm(const attr_map& a, std::string_
 inline void require_nchw(const attr_map& a, const char* attr, std::string_view type) {
     auto s = a.get<std::string>(attr, "NCHW");
     if (s != "NCHW" && s != "AnyLayout" && !s.empty())
-        throw unsupported_error("op " + std::string(type) + ": " + attr + " '" + s +
-                                "' is not supported (only NCHW)");
+        LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": " + attr + " '" + s +
+                                          "' is not supported (only NCHW)"));
 }
 
 /// A conv's optional Bias input holds one float32 per output channel.
@@ -2180,8 +2211,8 @@ struct conv2d {
         if (k == "reference")
             p.kernel = conv_kernel::reference;
         else if (k != "fast")
-            throw unsupported_error(std::string(type) + ": attribute litegraph_kernel '" + k +
-                                    "' (expected \"fast\" or \"reference\")");
+            LITEGRAPH_THROW(unsupported_error(std::string(type) + ": attribute litegraph_kernel '" +
+                                              k + "' (expected \"fast\" or \"reference\")"));
         return p;
     }
 
@@ -2251,12 +2282,30 @@ struct conv2d {
     template <class RowSink>
     static void for_each_row(const geometry& g, const float* x, const float* f, const float* bias,
                              RowSink&& sink) {
+        std::vector<std::byte> scratch(row_scratch_bytes(g));
+        for_each_row(g, x, f, bias, static_cast<RowSink&&>(sink), scratch.data());
+    }
+
+    /// Bytes of scratch the no-heap form of for_each_row needs: three
+    /// integers per kernel column and one output row.
+    static constexpr std::size_t row_scratch_bytes(const geometry& g) {
+        return static_cast<std::size_t>(3 * g.kw) * sizeof(std::int64_t) +
+               static_cast<std::size_t>(g.ow) * sizeof(float);
+    }
+
+    /// The same loop without the heap (firmware): `scratch` holds
+    /// row_scratch_bytes(g) bytes aligned for int64.
+    template <class RowSink>
+    static void for_each_row(const geometry& g, const float* x, const float* f, const float* bias,
+                             RowSink&& sink, void* scratch) {
         const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
         const std::int64_t in_plane = g.h * g.w, ksize = g.kh * g.kw;
 
         // Per kernel column: the output columns whose input column is inside
         // the image, and the input offset of output column 0.
-        std::vector<std::int64_t> ow_lo(g.kw), ow_hi(g.kw), x_off(g.kw);
+        auto* ow_lo = static_cast<std::int64_t*>(scratch);
+        std::int64_t* ow_hi = ow_lo + g.kw;
+        std::int64_t* x_off = ow_hi + g.kw;
         for (std::int64_t j = 0; j < g.kw; ++j) {
             const std::int64_t off = j * g.dw - g.pl;  // iw = ow * sw + off
             std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
@@ -2265,8 +2314,7 @@ struct conv2d {
             ow_hi[j] = std::max(ow_lo[j], std::min(hi, g.ow));
             x_off[j] = off;
         }
-        std::vector<float> row(static_cast<std::size_t>(g.ow));
-        float* yr = row.data();
+        float* yr = reinterpret_cast<float*>(x_off + g.kw);
         for (std::int64_t n = 0; n < g.n; ++n) {
             for (std::int64_t oc = 0; oc < g.oc; ++oc) {
                 const std::int64_t grp = oc / cout_g;
@@ -3501,12 +3549,12 @@ struct matmul {
     };
     static params parse(const attr_map& a, std::string_view) {
         if (a.get<int>("head_number", 1) != 1)
-            throw unsupported_error("matmul: head_number != 1 is not supported");
+            LITEGRAPH_THROW(unsupported_error("matmul: head_number != 1 is not supported"));
         for (const char* n : {"fused_reshape_X", "fused_reshape_Y", "fused_transpose_X",
                               "fused_transpose_Y", "fused_reshape_Out", "fused_transpose_Out"})
             if (!a.get<std::vector<int>>(n, {}).empty())
-                throw unsupported_error(std::string("matmul: attribute ") + n +
-                                        " is not supported");
+                LITEGRAPH_THROW(
+                    unsupported_error(std::string("matmul: attribute ") + n + " is not supported"));
         return {a.get<bool>("transpose_X", false), a.get<bool>("transpose_Y", false),
                 a.get<float>("alpha", 1.f)};
     }
@@ -3928,8 +3976,8 @@ struct pool2d {
         params p;
         auto kind = a.get<std::string>("pooling_type", "max");
         if (kind != "max" && kind != "avg")
-            throw unsupported_error("op " + std::string(type) + ": pooling_type '" + kind +
-                                    "' is not supported");
+            LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": pooling_type '" +
+                                              kind + "' is not supported"));
         p.max = kind == "max";
         p.ksize = a.get<std::vector<std::int64_t>>("ksize", {});
         p.global_pooling = a.get<bool>("global_pooling", false);
@@ -3989,35 +4037,60 @@ struct pool2d {
         out.shape = {g.n, g.c, g.oh, g.ow};
     }
 
+    /// A window along one axis, as Paddle computes it: input [lo, hi) and
+    /// the divisor's extent along that axis.
+    struct span1 {
+        std::int64_t lo, hi, extent;
+    };
+    /// What the kernel needs of the params (a literal type, for firmware).
+    struct mode {
+        bool max = true;
+        bool exclusive = true;
+        bool adaptive = false;
+    };
+    static mode mode_of(const params& p) {
+        mode m;
+        m.max = p.max;
+        m.exclusive = p.exclusive;
+        m.adaptive = p.adaptive;
+        return m;
+    }
+
+    static constexpr span1 span_of(const mode& p, std::int64_t o, std::int64_t out, std::int64_t in,
+                                   std::int64_t k, std::int64_t s, std::int64_t pad) {
+        if (p.adaptive) {
+            const std::int64_t lo = o * in / out, hi = ((o + 1) * in + out - 1) / out;
+            return {lo, hi, hi - lo};
+        }
+        std::int64_t lo = o * s - pad;
+        std::int64_t hi = std::min(lo + k, in + pad);
+        const std::int64_t padded = hi - lo;
+        lo = std::max<std::int64_t>(lo, 0);
+        hi = std::min(hi, in);
+        return {lo, hi, p.exclusive ? hi - lo : padded};
+    }
+
+    /// Spans the kernel needs (no-heap form): one per output row and column.
+    static constexpr std::size_t scratch_bytes(const geometry& g) {
+        return static_cast<std::size_t>(g.oh + g.ow) * sizeof(span1);
+    }
+
     static void run(const params& p, op_io& io) {
         const auto g = resolve(p, io);
-        const float* x = io.input("X").as<float>();
-        float* y = io.output("Out").as<float>();
-        // Window bounds per output row/column, as Paddle computes them, plus
-        // the divisor's extent along that axis.
-        struct span1 {
-            std::int64_t lo, hi, extent;
-        };
-        auto spans = [&](std::int64_t out, std::int64_t in, std::int64_t k, std::int64_t s,
-                         std::int64_t pad) {
-            std::vector<span1> v(out);
-            for (std::int64_t o = 0; o < out; ++o) {
-                if (p.adaptive) {
-                    const std::int64_t lo = o * in / out, hi = ((o + 1) * in + out - 1) / out;
-                    v[o] = {lo, hi, hi - lo};
-                } else {
-                    std::int64_t lo = o * s - pad;
-                    std::int64_t hi = std::min(lo + k, in + pad);
-                    const std::int64_t padded = hi - lo;
-                    lo = std::max<std::int64_t>(lo, 0);
-                    hi = std::min(hi, in);
-                    v[o] = {lo, hi, p.exclusive ? hi - lo : padded};
-                }
-            }
-            return v;
-        };
-        const auto rows = spans(g.oh, g.h, g.kh, g.sh, g.pt);
-        const auto cols = spans(g.ow, g.w, g.kw, g.sw, g.pl);
+        std::vector<span1> spans(static_cast<std::size_t>(g.oh + g.ow));
+        compute(mode_of(p), g, io.input("X").as<float>(), io.output("Out").as<float>(),
+                spans.data());
+    }
+
+    /// The kernel without the heap (firmware): `scratch` holds oh + ow spans.
+    static void compute(const mode& p, const geometry& g, const float* x, float* y,
+                        span1* scratch) {
+        span1* rows = scratch;
+        span1* cols = scratch + g.oh;
+        for (std::int64_t o = 0; o < g.oh; ++o)
+            rows[o] = span_of(p, o, g.oh, g.h, g.kh, g.sh, g.pt);
+        for (std::int64_t o = 0; o < g.ow; ++o)
+            cols[o] = span_of(p, o, g.ow, g.w, g.kw, g.sw, g.pl);
         const std::int64_t planes = g.n * g.c;
         for (std::int64_t pc = 0; pc < planes; ++pc) {
             const float* xp = x + pc * g.h * g.w;
@@ -4389,6 +4462,12 @@ struct softmax {
             else
                 inner *= xr.shape[i];
         }
+        compute(x, out, outer, n, inner);
+    }
+
+    /// The kernel on raw arrays: `outer` x `n` x `inner`, along `n`.
+    static void compute(const float* x, float* out, std::int64_t outer, std::int64_t n,
+                        std::int64_t inner) {
         for (std::int64_t o = 0; o < outer; ++o)
             for (std::int64_t k = 0; k < inner; ++k) {
                 const float* xs = x + o * n * inner + k;
@@ -5458,6 +5537,7 @@ private:
 // list `fused_conv_kernels`; a compile-time network names the types directly.
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -5578,12 +5658,26 @@ struct fused<ops::conv2d, Stages...> {
         chain_type c{p.stages};
         const float* bias_values = nullptr;
         if constexpr (chain_type::has_bias) bias_values = io.input("Bias").template as<float>();
-        std::apply([&](auto&... s) { (bind_stage(s, io, bias_values), ...); }, c.stages);
+        const float* other = nullptr;
+        std::int64_t other_plane = 1;
+        if constexpr (terminal() != "store") {
+            const auto& o = io.input("Other");
+            other = o.template as<float>();
+            if (o.shape.size() == 4) other_plane = o.shape[2] * o.shape[3];
+        }
+        bind(c, bias_values, other, other_plane);
         float* out = io.output("Output").template as<float>();
         const float* x = io.input("Input").template as<float>();
         const float* f = io.input("Filter").template as<float>();
-        if (static_cast<const void*>(out) == static_cast<const void*>(x)) {
-            run_in_place(p.conv, g, c, x, f, out, io);
+        const bool in_place = static_cast<const void*>(out) == static_cast<const void*>(x);
+        if (in_place) check_in_place(g, io);
+        if (p.conv.kernel == ops::conv_kernel::reference) {
+            std::vector<std::byte> scratch(direct_scratch_bytes(g, in_place));
+            run_direct(g, c, x, f, out, scratch.data());
+            return;
+        }
+        if (in_place) {
+            run_in_place(g, c, x, f, out);
             return;
         }
         // The bias is a stage of the chain, so the producer adds none itself.
@@ -5597,34 +5691,75 @@ struct fused<ops::conv2d, Stages...> {
                              });
     }
 
+    /// Points the chain's stages at their operands: the bias values and the
+    /// other tensor of a residual add or a gate (`other_plane`: H * W of it,
+    /// the plane a mul_plane gate scales).
+    static void bind(chain_type& c, const float* bias_values, const float* other,
+                     std::int64_t other_plane) {
+        std::apply([&](auto&... s) { (bind_stage(s, bias_values, other, other_plane), ...); },
+                   c.stages);
+    }
+
+    /// Bytes of scratch run_direct needs: the row loop's, and for a conv in
+    /// place of its input one output plane more.
+    static constexpr std::size_t direct_scratch_bytes(const ops::conv2d::geometry& g,
+                                                      bool in_place) {
+        return plane_offset(g) +
+               (in_place ? static_cast<std::size_t>(g.oh * g.ow) * sizeof(float) : 0);
+    }
+
+    /// The no-heap form (compile-time networks, firmware; the runtime's
+    /// reference kernel): the direct row loop of ops::conv2d, each finished
+    /// row through the chain `c` (bound), written once.  With out == x a
+    /// depthwise conv runs in place of its input (see run_in_place).
+    /// `scratch`: direct_scratch_bytes(g, out == x) bytes aligned for int64.
+    static void run_direct(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
+                           const float* f, float* out, void* scratch) {
+        const std::int64_t plane = g.oh * g.ow;
+        if (static_cast<const void*>(out) == static_cast<const void*>(x)) {
+            float* buf =
+                reinterpret_cast<float*>(static_cast<std::byte*>(scratch) + plane_offset(g));
+            ops::conv2d::for_each_row(
+                g, x, f, nullptr,
+                [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                    std::copy(row, row + g.ow, buf + oh * g.ow);
+                    if (oh == g.oh - 1) c.emit(out, buf, plane, at{n, oc, (n * g.oc + oc) * plane});
+                },
+                scratch);
+            return;
+        }
+        ops::conv2d::for_each_row(
+            g, x, f, nullptr,
+            [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                c.emit(out, row, g.ow, at{n, oc, (n * g.oc + oc) * plane + oh * g.ow});
+            },
+            scratch);
+    }
+
 private:
-    /// A depthwise conv over its own input (TinyEngine's trick): each output
-    /// plane is finished in a one-plane scratch, then written where input
-    /// planes already consumed lay.  Plane (n, c) of the output ends at or
-    /// before the end of input plane (n, c), so no unread input is overwritten.
-    /// The fast kernel runs one channel at a time (a one-channel geometry), so
-    /// it never sees a later input plane while output planes are written.
-    static void run_in_place(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
-                             const chain_type& c, const float* x, const float* f, float* out,
-                             const op_io& io) {
+    static constexpr std::size_t plane_offset(const ops::conv2d::geometry& g) {
+        return (ops::conv2d::row_scratch_bytes(g) + 15) / 16 * 16;
+    }
+
+    static void check_in_place(const ops::conv2d::geometry& g, const op_io& io) {
         io.check(g.groups == g.c && g.c == g.oc,
                  "runs in place of its input only as a depthwise conv (groups == channels)");
         io.check(g.oh * g.ow <= g.h * g.w, "an output plane larger than the input plane (" +
                                                std::to_string(g.oh) + "x" + std::to_string(g.ow) +
                                                ") cannot be written in place");
         io.check(!chain_type::has_terminal, "a gated depthwise conv cannot run in place");
+    }
+
+    /// A depthwise conv over its own input (TinyEngine's trick): each output
+    /// plane is finished in a one-plane scratch, then written where input
+    /// planes already consumed lay.  Plane (n, c) of the output ends at or
+    /// before the end of input plane (n, c), so no unread input is overwritten.
+    /// The fast kernel runs one channel at a time (a one-channel geometry), so
+    /// it never sees a later input plane while output planes are written.
+    static void run_in_place(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
+                             const float* f, float* out) {
         const std::int64_t plane = g.oh * g.ow;
         std::vector<float> scratch(static_cast<std::size_t>(plane));
-        if (p.kernel == ops::conv_kernel::reference) {
-            ops::conv2d::for_each_row(
-                g, x, f, nullptr,
-                [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
-                    std::copy(row, row + g.ow, scratch.data() + oh * g.ow);
-                    if (oh == g.oh - 1)
-                        c.emit(out, scratch.data(), plane, at{n, oc, (n * g.oc + oc) * plane});
-                });
-            return;
-        }
         auto one = kernels::conv_geometry::from(g);
         one.n = one.c = one.oc = one.groups = 1;
         const std::int64_t in_plane = g.h * g.w, taps = g.kh * g.kw;
@@ -5643,17 +5778,15 @@ private:
         if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
     }
     template <class S>
-    static void bind_stage(S& s, const op_io& io, const float* bias_values) {
+    static void bind_stage(S& s, const float* bias_values, const float* other,
+                           std::int64_t other_plane) {
         if constexpr (std::is_same_v<S, bias>) {
             s.values = bias_values;
         } else if constexpr (std::is_same_v<S, add_with>) {
-            s.other = io.input("Other").template as<float>();
+            s.other = other;
         } else if constexpr (requires { s.mul; }) {
-            s.mul.other = io.input("Other").template as<float>();
-            if constexpr (requires { s.mul.plane; }) {
-                const auto& o = io.input("Other");
-                s.mul.plane = o.shape[2] * o.shape[3];
-            }
+            s.mul.other = other;
+            if constexpr (requires { s.mul.plane; }) s.mul.plane = other_plane;
         }
     }
 };
@@ -8637,6 +8770,206 @@ private:
 
 }  // namespace litegraph::runtime
 // ---- end litegraph/runtime/program.hpp ----
+
+// static: compile-time networks for firmware (what `litegraph codegen` writes)
+// ---- begin litegraph/static/network.hpp ----
+// Compile-time networks (firmware): a network whose layers, shapes, weights
+// and memory plan are constants.  `litegraph codegen` writes one as a header;
+// this is the vocabulary it is written in.
+//
+//   constexpr auto net = static_net::make_network(
+//       static_net::conv<fusion::fused<ops::conv2d, fusion::bias, fusion::act<ops::act::relu>>>{
+//           geometry, filter, bias, stages, in, out, other, other_plane, in_place},
+//       static_net::pool{...}, ...);
+//   net.run(static_net::memory<N, S>{&plan, segment_bases, scratch});
+//
+// A conv layer is the same fused type the runtime dispatches to (fused.hpp)
+// and runs through its no-heap form (fused::run_direct: ops::conv2d's row
+// loop, each row through the epilogue chain); pooling, softmax and matmul run
+// the ops' own kernels on raw arrays.  Nothing here allocates, throws or uses
+// RTTI: shapes were checked on the desktop when the header was generated, and
+// the plan is checked by the compiler (planner/static_plan.hpp).
+//
+// Activations live in caller-owned arrays, one per memory segment, at the
+// offsets of the compile-time plan; a layer names a tensor by its planned
+// buffer and the byte offset inside it (a slice of a concat, an alias).
+// The element type is fp32 today; an int8 layer is another layer type with its
+// own tensor accessor, nothing else here depends on float.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <tuple>
+
+
+namespace litegraph::static_net {
+
+/// Where a tensor lives: a planned buffer (index into the plan) and a byte
+/// offset inside it.
+struct tensor_at {
+    int buffer = -1;
+    std::size_t offset = 0;
+};
+
+/// The activation memory of one network: the plan and the base address of
+/// every segment's array, plus the scratch array.
+template <std::size_t N, std::size_t S>
+struct memory {
+    const planner::fixed_plan<N, S>* plan = nullptr;
+    std::byte* const* segments = nullptr;  // S bases, in the plan's segment order
+    std::byte* scratch = nullptr;
+
+    std::byte* bytes(tensor_at t) const {
+        const auto& pl = plan->placements[static_cast<std::size_t>(t.buffer)];
+        return segments[pl.segment] + pl.offset + t.offset;
+    }
+    float* f32(tensor_at t) const { return reinterpret_cast<float*>(bytes(t)); }
+};
+
+/// A fused conv: Fused is fusion::fused<ops::conv2d, Stages...>.
+template <class Fused>
+struct conv {
+    using stages_type = decltype(Fused::chain_type::stages);
+    ops::conv2d::geometry g{};
+    const float* filter = nullptr;  // [OC, C / groups, KH, KW]
+    const float* bias = nullptr;    // [OC] when the chain starts with a bias stage
+    stages_type stages{};           // activation parameters; pointers bound at run time
+    tensor_at input{}, output{};
+    tensor_at other{};  // the residual or gated tensor (terminal != store)
+    std::int64_t other_plane = 1;
+    bool in_place = false;  // output over its own input (depthwise)
+
+    constexpr std::size_t scratch_bytes() const { return Fused::direct_scratch_bytes(g, in_place); }
+    template <class Mem>
+    void run(const Mem& m) const {
+        typename Fused::chain_type c{stages};
+        Fused::bind(c, bias, other.buffer >= 0 ? m.f32(other) : nullptr, other_plane);
+        Fused::run_direct(g, c, m.f32(input), filter, m.f32(output), m.scratch);
+    }
+};
+
+/// pool2d, max or average.
+struct pool {
+    ops::pool2d::mode mode{};
+    ops::pool2d::geometry g{};
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return ops::pool2d::scratch_bytes(g); }
+    template <class Mem>
+    void run(const Mem& m) const {
+        ops::pool2d::compute(mode, g, m.f32(input), m.f32(output),
+                             reinterpret_cast<ops::pool2d::span1*>(m.scratch));
+    }
+};
+
+/// Out[M, N] = alpha * op(X)[M, K] * op(W)[K, N], W a constant (matmul, mul).
+struct matmul {
+    std::int64_t m = 0, k = 0, n = 0;
+    bool transpose_x = false, transpose_w = false;
+    float alpha = 1.f;
+    const float* weights = nullptr;
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return 0; }
+    template <class Mem>
+    void run(const Mem& mem) const {
+        ops::matmul_detail::gemm(mem.f32(input), weights, mem.f32(output), m, k, n, transpose_x,
+                                 transpose_w, alpha);
+    }
+};
+
+/// Out[i] = X[i] + Y[(i / post) % count]: elementwise_add whose Y broadcasts
+/// along one run of dims (Paddle's axis rule), Y a constant or a tensor.
+struct add {
+    std::int64_t total = 0, count = 1, post = 1;
+    const float* constant = nullptr;
+    tensor_at input{}, other{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return 0; }
+    template <class Mem>
+    void run(const Mem& m) const {
+        const float* x = m.f32(input);
+        const float* y = constant ? constant : m.f32(other);
+        float* out = m.f32(output);
+        for (std::int64_t i = 0; i < total; ++i) out[i] = x[i] + y[(i / post) % count];
+    }
+};
+
+/// A standalone activation (one not fused into a conv): Out[i] = F(X[i]),
+/// F an ops::act functor, the one the fused epilogues use.
+template <class F>
+struct unary {
+    F f{};
+    std::int64_t count = 0;
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return 0; }
+    template <class Mem>
+    void run(const Mem& m) const {
+        const float* x = m.f32(input);
+        float* out = m.f32(output);
+        for (std::int64_t i = 0; i < count; ++i) out[i] = f(x[i]);
+    }
+};
+
+/// softmax over the middle of outer x count x inner.
+struct softmax {
+    std::int64_t outer = 1, count = 1, inner = 1;
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return 0; }
+    template <class Mem>
+    void run(const Mem& m) const {
+        ops::softmax::compute(m.f32(input), m.f32(output), outer, count, inner);
+    }
+};
+
+/// A reshape (reshape2, flatten2, squeeze2, unsqueeze2) the plan did not
+/// alias: the bytes move.
+struct copy {
+    std::size_t bytes = 0;
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return 0; }
+    template <class Mem>
+    void run(const Mem& m) const {
+        if (m.bytes(input) != m.bytes(output)) std::memmove(m.bytes(output), m.bytes(input), bytes);
+    }
+};
+
+/// The layers in execution order.
+template <class... Layers>
+struct network {
+    std::tuple<Layers...> layers;
+
+    static constexpr std::size_t size() { return sizeof...(Layers); }
+    /// Scratch bytes of the hungriest layer (at least 16).
+    constexpr std::size_t scratch_bytes() const {
+        std::size_t s = 16;
+        std::apply(
+            [&](const auto&... l) { ((s = s < l.scratch_bytes() ? l.scratch_bytes() : s), ...); },
+            layers);
+        return (s + 15) / 16 * 16;
+    }
+    template <class Mem>
+    void run(const Mem& m) const {
+        std::apply([&](const auto&... l) { (l.run(m), ...); }, layers);
+    }
+};
+
+template <class... Layers>
+constexpr network<Layers...> make_network(const Layers&... l) {
+    return network<Layers...>{std::tuple<Layers...>{l...}};
+}
+
+/// Bytes of a segment's array: its planned use, at least one byte.
+constexpr std::size_t array_bytes(std::size_t used) {
+    return used ? used : 1;
+}
+
+}  // namespace litegraph::static_net
+// ---- end litegraph/static/network.hpp ----
 // ---- end litegraph.hpp ----
 // ---- begin litegraph/paddle.hpp ----
 // The Paddle model loader and writer (links protobuf; litegraph.hpp never includes it).
@@ -8932,7 +9265,7 @@ private:
     // A default value as FieldDescriptorProto::default_value spells it.
     std::string take_default() {
         std::string r;
-        if (try_consume("-")) r = "-";
+        if (try_consume("-")) r.push_back('-');  // not r = "-": GCC 12 -Wrestrict false positive
         if (tok_.current().type == token::TYPE_STRING) return take_string();
         r += text();
         tok_.Next();

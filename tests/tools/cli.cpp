@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -29,7 +30,7 @@ fs::path scratch(const std::string& name) {
 }  // namespace
 
 TEST_CASE("every subcommand has --help") {
-    for (const char* c : {"info", "run", "dot", "generate"}) {
+    for (const char* c : {"info", "run", "dot", "generate", "codegen"}) {
         auto r = run_cli(std::string(c) + " --help");
         CHECK(r.code == 0);
         CHECK(r.out.find("usage: litegraph") != std::string::npos);
@@ -134,6 +135,42 @@ TEST_CASE("generate writes a SqueezeNet that info and run accept") {
         REQUIRE(r.code == 0);
         auto j = nlohmann::json::parse(r.out);
         CHECK(j["outputs"][0]["shape"] == nlohmann::json({1, 1000}));
+    }
+}
+
+TEST_CASE("codegen writes a compile-time network header, or names what it cannot") {
+    auto dir = scratch("codegen_squeezenet");
+    auto r = run_cli("generate squeezenet1_1 -o " + quote(dir.string()) + " --input-size 32");
+    REQUIRE(r.code == 0);
+    const auto header = dir / "net.hpp";
+    r = run_cli("codegen " + quote(dir.string()) + " -o " + quote(header.string()) +
+                " --namespace sq --segments fast:16K,slow:1M");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    std::ifstream in(header);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const char* piece :
+         {"namespace sq {", "#include \"litegraph/static/network.hpp\"",
+          "static_assert(litegraph::planner::network_fits<plan.shortfall>());",
+          "conv<litegraph::fusion::fused<litegraph::ops::conv2d, litegraph::fusion::bias, "
+          "litegraph::fusion::act<litegraph::ops::act::relu>>>",
+          "alignas(64) inline std::byte fast[fast_bytes] SQ_FAST_ATTR;",
+          "alignas(64) inline std::byte slow[slow_bytes] SQ_SLOW_ATTR;",
+          "SQ_WEIGHTS_ATTR constexpr float w0["}) {
+        INFO(piece);
+        CHECK(text.find(piece) != std::string::npos);
+    }
+    CHECK(text.find("paddle") == std::string::npos);
+    CHECK(text.find("protobuf") == std::string::npos);
+
+    CHECK(run_cli("codegen " + quote(dir.string())).code == 2);  // no -o
+    CHECK(run_cli("codegen " + quote(dir.string()) + " -o x.hpp --namespace 9x").code == 2);
+    r = run_cli("codegen " + quote(test::shared_dir().string() + "/models/dqn_atari_conv") +
+                " -o " + quote((dir / "dqn.hpp").string()));
+    if (fs::exists(test::shared_dir() / "models/dqn_atari_conv")) {
+        CHECK(r.code == 1);
+        CHECK(r.out.find("op elementwise_div") != std::string::npos);
+        CHECK(r.out.find("no compile-time form") != std::string::npos);
     }
 }
 

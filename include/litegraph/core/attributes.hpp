@@ -41,7 +41,7 @@ public:
     T require(std::string_view name) const {
         auto it = values_.find(name);
         if (it == values_.end())
-            throw unsupported_error("missing attribute '" + std::string(name) + "'");
+            LITEGRAPH_THROW(unsupported_error("missing attribute '" + std::string(name) + "'"));
         return convert<T>(name, it->second);
     }
 
@@ -68,7 +68,8 @@ private:
             },
             v);
         if (!ok)
-            throw unsupported_error("attribute '" + std::string(name) + "' has an unexpected type");
+            LITEGRAPH_THROW(
+                unsupported_error("attribute '" + std::string(name) + "' has an unexpected type"));
         return out;
     }
     template <class TV, class XV>

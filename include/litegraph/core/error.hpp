@@ -6,7 +6,24 @@
 #include <stdexcept>
 #include <string>
 
+// LITEGRAPH_THROW(e) throws e; built without exceptions (firmware:
+// -fno-exceptions), it traps instead and never evaluates e, so headers that
+// the firmware includes compile and build no message strings.  The firmware
+// path itself never reaches one: its shapes were checked on the desktop.
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+#define LITEGRAPH_THROW(...) throw __VA_ARGS__
+#else
+#define LITEGRAPH_THROW(...) \
+    (static_cast<void>(sizeof(__VA_ARGS__)), ::litegraph::detail::exceptions_disabled())
+#endif
+
 namespace litegraph {
+
+namespace detail {
+[[noreturn]] inline void exceptions_disabled() {
+    __builtin_trap();
+}
+}  // namespace detail
 
 /// Base of every error litegraph throws.
 class error : public std::runtime_error {

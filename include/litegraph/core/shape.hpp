@@ -16,9 +16,9 @@ using shape_t = std::vector<std::int64_t>;
 inline std::int64_t numel(const shape_t& s) {
     std::int64_t n = 1;
     for (auto d : s) {
-        if (d < 0) throw shape_error("element count of a shape with an unknown dim");
+        if (d < 0) LITEGRAPH_THROW(shape_error("element count of a shape with an unknown dim"));
         if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d)
-            throw shape_error("element count overflows 64 bits");
+            LITEGRAPH_THROW(shape_error("element count overflows 64 bits"));
         n *= d;
     }
     return n;
@@ -41,10 +41,10 @@ inline std::string to_string(const shape_t& s) {
 
 /// Bytes of `count` elements of `elem_size` bytes, with an overflow check.
 inline std::uint64_t checked_bytes(std::int64_t count, std::size_t elem_size) {
-    if (count < 0) throw shape_error("negative element count");
+    if (count < 0) LITEGRAPH_THROW(shape_error("negative element count"));
     auto c = static_cast<std::uint64_t>(count);
     if (elem_size && c > std::numeric_limits<std::uint64_t>::max() / elem_size)
-        throw shape_error("byte size overflows 64 bits");
+        LITEGRAPH_THROW(shape_error("byte size overflows 64 bits"));
     return c * elem_size;
 }
 

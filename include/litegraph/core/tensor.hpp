@@ -34,9 +34,9 @@ struct tensor_ref {
     template <class T>
     T* as() const {
         if (dtype_v<T> != type)
-            throw shape_error("tensor '" + std::string(name) + "' is " +
-                              std::string(name_of(type)) + ", expected " +
-                              std::string(name_of(dtype_v<T>)));
+            LITEGRAPH_THROW(shape_error("tensor '" + std::string(name) + "' is " +
+                                        std::string(name_of(type)) + ", expected " +
+                                        std::string(name_of(dtype_v<T>))));
         return reinterpret_cast<T*>(data);
     }
     template <class T>
@@ -71,8 +71,8 @@ public:
     static tensor from(shape_t s, std::span<const T> values) {
         tensor t(dtype_v<T>, std::move(s));
         if (values.size() != static_cast<std::size_t>(t.numel()))
-            throw shape_error("tensor::from: " + std::to_string(values.size()) +
-                              " values for shape " + to_string(t.shape()));
+            LITEGRAPH_THROW(shape_error("tensor::from: " + std::to_string(values.size()) +
+                                        " values for shape " + to_string(t.shape())));
         if (!values.empty()) std::memcpy(t.data(), values.data(), t.bytes());
         return t;
     }

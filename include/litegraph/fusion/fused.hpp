@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -127,12 +128,26 @@ struct fused<ops::conv2d, Stages...> {
         chain_type c{p.stages};
         const float* bias_values = nullptr;
         if constexpr (chain_type::has_bias) bias_values = io.input("Bias").template as<float>();
-        std::apply([&](auto&... s) { (bind_stage(s, io, bias_values), ...); }, c.stages);
+        const float* other = nullptr;
+        std::int64_t other_plane = 1;
+        if constexpr (terminal() != "store") {
+            const auto& o = io.input("Other");
+            other = o.template as<float>();
+            if (o.shape.size() == 4) other_plane = o.shape[2] * o.shape[3];
+        }
+        bind(c, bias_values, other, other_plane);
         float* out = io.output("Output").template as<float>();
         const float* x = io.input("Input").template as<float>();
         const float* f = io.input("Filter").template as<float>();
-        if (static_cast<const void*>(out) == static_cast<const void*>(x)) {
-            run_in_place(p.conv, g, c, x, f, out, io);
+        const bool in_place = static_cast<const void*>(out) == static_cast<const void*>(x);
+        if (in_place) check_in_place(g, io);
+        if (p.conv.kernel == ops::conv_kernel::reference) {
+            std::vector<std::byte> scratch(direct_scratch_bytes(g, in_place));
+            run_direct(g, c, x, f, out, scratch.data());
+            return;
+        }
+        if (in_place) {
+            run_in_place(g, c, x, f, out);
             return;
         }
         // The bias is a stage of the chain, so the producer adds none itself.
@@ -146,34 +161,75 @@ struct fused<ops::conv2d, Stages...> {
                              });
     }
 
+    /// Points the chain's stages at their operands: the bias values and the
+    /// other tensor of a residual add or a gate (`other_plane`: H * W of it,
+    /// the plane a mul_plane gate scales).
+    static void bind(chain_type& c, const float* bias_values, const float* other,
+                     std::int64_t other_plane) {
+        std::apply([&](auto&... s) { (bind_stage(s, bias_values, other, other_plane), ...); },
+                   c.stages);
+    }
+
+    /// Bytes of scratch run_direct needs: the row loop's, and for a conv in
+    /// place of its input one output plane more.
+    static constexpr std::size_t direct_scratch_bytes(const ops::conv2d::geometry& g,
+                                                      bool in_place) {
+        return plane_offset(g) +
+               (in_place ? static_cast<std::size_t>(g.oh * g.ow) * sizeof(float) : 0);
+    }
+
+    /// The no-heap form (compile-time networks, firmware; the runtime's
+    /// reference kernel): the direct row loop of ops::conv2d, each finished
+    /// row through the chain `c` (bound), written once.  With out == x a
+    /// depthwise conv runs in place of its input (see run_in_place).
+    /// `scratch`: direct_scratch_bytes(g, out == x) bytes aligned for int64.
+    static void run_direct(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
+                           const float* f, float* out, void* scratch) {
+        const std::int64_t plane = g.oh * g.ow;
+        if (static_cast<const void*>(out) == static_cast<const void*>(x)) {
+            float* buf =
+                reinterpret_cast<float*>(static_cast<std::byte*>(scratch) + plane_offset(g));
+            ops::conv2d::for_each_row(
+                g, x, f, nullptr,
+                [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                    std::copy(row, row + g.ow, buf + oh * g.ow);
+                    if (oh == g.oh - 1) c.emit(out, buf, plane, at{n, oc, (n * g.oc + oc) * plane});
+                },
+                scratch);
+            return;
+        }
+        ops::conv2d::for_each_row(
+            g, x, f, nullptr,
+            [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
+                c.emit(out, row, g.ow, at{n, oc, (n * g.oc + oc) * plane + oh * g.ow});
+            },
+            scratch);
+    }
+
 private:
-    /// A depthwise conv over its own input (TinyEngine's trick): each output
-    /// plane is finished in a one-plane scratch, then written where input
-    /// planes already consumed lay.  Plane (n, c) of the output ends at or
-    /// before the end of input plane (n, c), so no unread input is overwritten.
-    /// The fast kernel runs one channel at a time (a one-channel geometry), so
-    /// it never sees a later input plane while output planes are written.
-    static void run_in_place(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
-                             const chain_type& c, const float* x, const float* f, float* out,
-                             const op_io& io) {
+    static constexpr std::size_t plane_offset(const ops::conv2d::geometry& g) {
+        return (ops::conv2d::row_scratch_bytes(g) + 15) / 16 * 16;
+    }
+
+    static void check_in_place(const ops::conv2d::geometry& g, const op_io& io) {
         io.check(g.groups == g.c && g.c == g.oc,
                  "runs in place of its input only as a depthwise conv (groups == channels)");
         io.check(g.oh * g.ow <= g.h * g.w, "an output plane larger than the input plane (" +
                                                std::to_string(g.oh) + "x" + std::to_string(g.ow) +
                                                ") cannot be written in place");
         io.check(!chain_type::has_terminal, "a gated depthwise conv cannot run in place");
+    }
+
+    /// A depthwise conv over its own input (TinyEngine's trick): each output
+    /// plane is finished in a one-plane scratch, then written where input
+    /// planes already consumed lay.  Plane (n, c) of the output ends at or
+    /// before the end of input plane (n, c), so no unread input is overwritten.
+    /// The fast kernel runs one channel at a time (a one-channel geometry), so
+    /// it never sees a later input plane while output planes are written.
+    static void run_in_place(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
+                             const float* f, float* out) {
         const std::int64_t plane = g.oh * g.ow;
         std::vector<float> scratch(static_cast<std::size_t>(plane));
-        if (p.kernel == ops::conv_kernel::reference) {
-            ops::conv2d::for_each_row(
-                g, x, f, nullptr,
-                [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
-                    std::copy(row, row + g.ow, scratch.data() + oh * g.ow);
-                    if (oh == g.oh - 1)
-                        c.emit(out, scratch.data(), plane, at{n, oc, (n * g.oc + oc) * plane});
-                });
-            return;
-        }
         auto one = kernels::conv_geometry::from(g);
         one.n = one.c = one.oc = one.groups = 1;
         const std::int64_t in_plane = g.h * g.w, taps = g.kh * g.kw;
@@ -192,17 +248,15 @@ private:
         if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
     }
     template <class S>
-    static void bind_stage(S& s, const op_io& io, const float* bias_values) {
+    static void bind_stage(S& s, const float* bias_values, const float* other,
+                           std::int64_t other_plane) {
         if constexpr (std::is_same_v<S, bias>) {
             s.values = bias_values;
         } else if constexpr (std::is_same_v<S, add_with>) {
-            s.other = io.input("Other").template as<float>();
+            s.other = other;
         } else if constexpr (requires { s.mul; }) {
-            s.mul.other = io.input("Other").template as<float>();
-            if constexpr (requires { s.mul.plane; }) {
-                const auto& o = io.input("Other");
-                s.mul.plane = o.shape[2] * o.shape[3];
-            }
+            s.mul.other = other;
+            if constexpr (requires { s.mul.plane; }) s.mul.plane = other_plane;
         }
     }
 };

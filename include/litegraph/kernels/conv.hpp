@@ -58,7 +58,9 @@ struct conv_geometry {
     }
     /// Throws shape_error unless the geometry is consistent.
     void validate() const {
-        auto fail = [](const std::string& what) { throw shape_error("kernels::conv2d: " + what); };
+        auto fail = [](const std::string& what) {
+            LITEGRAPH_THROW(shape_error("kernels::conv2d: " + what));
+        };
         if (n < 0 || c < 1 || h < 1 || w < 1 || oc < 1 || kh < 1 || kw < 1 || groups < 1)
             fail("empty or negative dimension");
         if (sh < 1 || sw < 1 || dh < 1 || dw < 1) fail("strides and dilations must be >= 1");
@@ -178,7 +180,8 @@ template <class Epilogue>
 void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
                       workspace* ws = nullptr) {
     g.validate();
-    if (!g.is_depthwise()) throw shape_error("kernels::depthwise_conv2d: needs groups == C == OC");
+    if (!g.is_depthwise())
+        LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
     if (!ws) ws = &workspace::local();
     using simd::width;
     const std::int64_t hp = g.h + g.pt + g.pb;
@@ -362,10 +365,10 @@ public:
     void check(const conv_geometry& g) const {
         if (g.oc != oc_ || g.c / g.groups != cg_ || g.kh != kh_ || g.kw != kw_ ||
             g.groups != groups_ || g.is_depthwise() != depthwise_)
-            throw shape_error("kernels::conv2d: weights prepared for [" + std::to_string(oc_) +
-                              ", " + std::to_string(cg_) + ", " + std::to_string(kh_) + ", " +
-                              std::to_string(kw_) + "] groups " + std::to_string(groups_) +
-                              " do not fit this convolution");
+            LITEGRAPH_THROW(shape_error(
+                "kernels::conv2d: weights prepared for [" + std::to_string(oc_) + ", " +
+                std::to_string(cg_) + ", " + std::to_string(kh_) + ", " + std::to_string(kw_) +
+                "] groups " + std::to_string(groups_) + " do not fit this convolution"));
     }
     bool depthwise() const { return depthwise_; }
     const float* raw() const { return raw_.data(); }

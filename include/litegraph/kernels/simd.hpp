@@ -7,11 +7,20 @@
 #include <cstddef>
 #include <cstdint>
 
+// Cortex-M (and LITEGRAPH_NO_XSIMD): no vector unit xsimd knows, and a C
+// library without posix_memalign, so xsimd is not included at all.
+#if defined(LITEGRAPH_NO_XSIMD) || (defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
+#define LITEGRAPH_SCALAR_SIMD 1
+#else
 #include <xsimd/xsimd.hpp>
+#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+#define LITEGRAPH_SCALAR_SIMD 1
+#endif
+#endif
 
 namespace litegraph::kernels::simd {
 
-#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+#if defined(LITEGRAPH_SCALAR_SIMD)
 struct vfloat {
     static constexpr std::size_t size = 1;
     float v = 0.f;

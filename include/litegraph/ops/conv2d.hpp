@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -103,8 +104,8 @@ struct conv2d {
         if (k == "reference")
             p.kernel = conv_kernel::reference;
         else if (k != "fast")
-            throw unsupported_error(std::string(type) + ": attribute litegraph_kernel '" + k +
-                                    "' (expected \"fast\" or \"reference\")");
+            LITEGRAPH_THROW(unsupported_error(std::string(type) + ": attribute litegraph_kernel '" +
+                                              k + "' (expected \"fast\" or \"reference\")"));
         return p;
     }
 
@@ -174,12 +175,30 @@ struct conv2d {
     template <class RowSink>
     static void for_each_row(const geometry& g, const float* x, const float* f, const float* bias,
                              RowSink&& sink) {
+        std::vector<std::byte> scratch(row_scratch_bytes(g));
+        for_each_row(g, x, f, bias, static_cast<RowSink&&>(sink), scratch.data());
+    }
+
+    /// Bytes of scratch the no-heap form of for_each_row needs: three
+    /// integers per kernel column and one output row.
+    static constexpr std::size_t row_scratch_bytes(const geometry& g) {
+        return static_cast<std::size_t>(3 * g.kw) * sizeof(std::int64_t) +
+               static_cast<std::size_t>(g.ow) * sizeof(float);
+    }
+
+    /// The same loop without the heap (firmware): `scratch` holds
+    /// row_scratch_bytes(g) bytes aligned for int64.
+    template <class RowSink>
+    static void for_each_row(const geometry& g, const float* x, const float* f, const float* bias,
+                             RowSink&& sink, void* scratch) {
         const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
         const std::int64_t in_plane = g.h * g.w, ksize = g.kh * g.kw;
 
         // Per kernel column: the output columns whose input column is inside
         // the image, and the input offset of output column 0.
-        std::vector<std::int64_t> ow_lo(g.kw), ow_hi(g.kw), x_off(g.kw);
+        auto* ow_lo = static_cast<std::int64_t*>(scratch);
+        std::int64_t* ow_hi = ow_lo + g.kw;
+        std::int64_t* x_off = ow_hi + g.kw;
         for (std::int64_t j = 0; j < g.kw; ++j) {
             const std::int64_t off = j * g.dw - g.pl;  // iw = ow * sw + off
             std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
@@ -188,8 +207,7 @@ struct conv2d {
             ow_hi[j] = std::max(ow_lo[j], std::min(hi, g.ow));
             x_off[j] = off;
         }
-        std::vector<float> row(static_cast<std::size_t>(g.ow));
-        float* yr = row.data();
+        float* yr = reinterpret_cast<float*>(x_off + g.kw);
         for (std::int64_t n = 0; n < g.n; ++n) {
             for (std::int64_t oc = 0; oc < g.oc; ++oc) {
                 const std::int64_t grp = oc / cout_g;

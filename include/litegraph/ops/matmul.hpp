@@ -144,12 +144,12 @@ struct matmul {
     };
     static params parse(const attr_map& a, std::string_view) {
         if (a.get<int>("head_number", 1) != 1)
-            throw unsupported_error("matmul: head_number != 1 is not supported");
+            LITEGRAPH_THROW(unsupported_error("matmul: head_number != 1 is not supported"));
         for (const char* n : {"fused_reshape_X", "fused_reshape_Y", "fused_transpose_X",
                               "fused_transpose_Y", "fused_reshape_Out", "fused_transpose_Out"})
             if (!a.get<std::vector<int>>(n, {}).empty())
-                throw unsupported_error(std::string("matmul: attribute ") + n +
-                                        " is not supported");
+                LITEGRAPH_THROW(
+                    unsupported_error(std::string("matmul: attribute ") + n + " is not supported"));
         return {a.get<bool>("transpose_X", false), a.get<bool>("transpose_Y", false),
                 a.get<float>("alpha", 1.f)};
     }

@@ -57,7 +57,7 @@ public:
 
     /// Throws a shape_error naming this op.
     [[noreturn]] void fail(const std::string& msg) const {
-        throw shape_error("op " + type + " ('" + label + "'): " + msg);
+        LITEGRAPH_THROW(shape_error("op " + type + " ('" + label + "'): " + msg));
     }
     void check(bool ok, const std::string& msg) const {
         if (!ok) fail(msg);

@@ -47,8 +47,8 @@ struct pool2d {
         params p;
         auto kind = a.get<std::string>("pooling_type", "max");
         if (kind != "max" && kind != "avg")
-            throw unsupported_error("op " + std::string(type) + ": pooling_type '" + kind +
-                                    "' is not supported");
+            LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": pooling_type '" +
+                                              kind + "' is not supported"));
         p.max = kind == "max";
         p.ksize = a.get<std::vector<std::int64_t>>("ksize", {});
         p.global_pooling = a.get<bool>("global_pooling", false);
@@ -108,35 +108,60 @@ struct pool2d {
         out.shape = {g.n, g.c, g.oh, g.ow};
     }
 
+    /// A window along one axis, as Paddle computes it: input [lo, hi) and
+    /// the divisor's extent along that axis.
+    struct span1 {
+        std::int64_t lo, hi, extent;
+    };
+    /// What the kernel needs of the params (a literal type, for firmware).
+    struct mode {
+        bool max = true;
+        bool exclusive = true;
+        bool adaptive = false;
+    };
+    static mode mode_of(const params& p) {
+        mode m;
+        m.max = p.max;
+        m.exclusive = p.exclusive;
+        m.adaptive = p.adaptive;
+        return m;
+    }
+
+    static constexpr span1 span_of(const mode& p, std::int64_t o, std::int64_t out, std::int64_t in,
+                                   std::int64_t k, std::int64_t s, std::int64_t pad) {
+        if (p.adaptive) {
+            const std::int64_t lo = o * in / out, hi = ((o + 1) * in + out - 1) / out;
+            return {lo, hi, hi - lo};
+        }
+        std::int64_t lo = o * s - pad;
+        std::int64_t hi = std::min(lo + k, in + pad);
+        const std::int64_t padded = hi - lo;
+        lo = std::max<std::int64_t>(lo, 0);
+        hi = std::min(hi, in);
+        return {lo, hi, p.exclusive ? hi - lo : padded};
+    }
+
+    /// Spans the kernel needs (no-heap form): one per output row and column.
+    static constexpr std::size_t scratch_bytes(const geometry& g) {
+        return static_cast<std::size_t>(g.oh + g.ow) * sizeof(span1);
+    }
+
     static void run(const params& p, op_io& io) {
         const auto g = resolve(p, io);
-        const float* x = io.input("X").as<float>();
-        float* y = io.output("Out").as<float>();
-        // Window bounds per output row/column, as Paddle computes them, plus
-        // the divisor's extent along that axis.
-        struct span1 {
-            std::int64_t lo, hi, extent;
-        };
-        auto spans = [&](std::int64_t out, std::int64_t in, std::int64_t k, std::int64_t s,
-                         std::int64_t pad) {
-            std::vector<span1> v(out);
-            for (std::int64_t o = 0; o < out; ++o) {
-                if (p.adaptive) {
-                    const std::int64_t lo = o * in / out, hi = ((o + 1) * in + out - 1) / out;
-                    v[o] = {lo, hi, hi - lo};
-                } else {
-                    std::int64_t lo = o * s - pad;
-                    std::int64_t hi = std::min(lo + k, in + pad);
-                    const std::int64_t padded = hi - lo;
-                    lo = std::max<std::int64_t>(lo, 0);
-                    hi = std::min(hi, in);
-                    v[o] = {lo, hi, p.exclusive ? hi - lo : padded};
-                }
-            }
-            return v;
-        };
-        const auto rows = spans(g.oh, g.h, g.kh, g.sh, g.pt);
-        const auto cols = spans(g.ow, g.w, g.kw, g.sw, g.pl);
+        std::vector<span1> spans(static_cast<std::size_t>(g.oh + g.ow));
+        compute(mode_of(p), g, io.input("X").as<float>(), io.output("Out").as<float>(),
+                spans.data());
+    }
+
+    /// The kernel without the heap (firmware): `scratch` holds oh + ow spans.
+    static void compute(const mode& p, const geometry& g, const float* x, float* y,
+                        span1* scratch) {
+        span1* rows = scratch;
+        span1* cols = scratch + g.oh;
+        for (std::int64_t o = 0; o < g.oh; ++o)
+            rows[o] = span_of(p, o, g.oh, g.h, g.kh, g.sh, g.pt);
+        for (std::int64_t o = 0; o < g.ow; ++o)
+            cols[o] = span_of(p, o, g.ow, g.w, g.kw, g.sw, g.pl);
         const std::int64_t planes = g.n * g.c;
         for (std::int64_t pc = 0; pc < planes; ++pc) {
             const float* xp = x + pc * g.h * g.w;

@@ -50,6 +50,12 @@ struct softmax {
             else
                 inner *= xr.shape[i];
         }
+        compute(x, out, outer, n, inner);
+    }
+
+    /// The kernel on raw arrays: `outer` x `n` x `inner`, along `n`.
+    static void compute(const float* x, float* out, std::int64_t outer, std::int64_t n,
+                        std::int64_t inner) {
         for (std::int64_t o = 0; o < outer; ++o)
             for (std::int64_t k = 0; k < inner; ++k) {
                 const float* xs = x + o * n * inner + k;

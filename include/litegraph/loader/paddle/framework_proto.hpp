@@ -290,7 +290,7 @@ private:
     // A default value as FieldDescriptorProto::default_value spells it.
     std::string take_default() {
         std::string r;
-        if (try_consume("-")) r = "-";
+        if (try_consume("-")) r.push_back('-');  // not r = "-": GCC 12 -Wrestrict false positive
         if (tok_.current().type == token::TYPE_STRING) return take_string();
         r += text();
         tok_.Next();

@@ -22,8 +22,8 @@ inline padding_algorithm parse_padding_algorithm(const attr_map& a, std::string_
     if (s == "EXPLICIT" || s.empty()) return padding_algorithm::explicit_pads;
     if (s == "SAME") return padding_algorithm::same;
     if (s == "VALID") return padding_algorithm::valid;
-    throw unsupported_error("op " + std::string(type) + ": padding_algorithm '" + s +
-                            "' is not supported");
+    LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": padding_algorithm '" + s +
+                                      "' is not supported"));
 }
 
 /// Accepts NCHW (and "AnyLayout", which old exports write for NCHW); other
@@ -31,8 +31,8 @@ inline padding_algorithm parse_padding_algorithm(const attr_map& a, std::string_
 inline void require_nchw(const attr_map& a, const char* attr, std::string_view type) {
     auto s = a.get<std::string>(attr, "NCHW");
     if (s != "NCHW" && s != "AnyLayout" && !s.empty())
-        throw unsupported_error("op " + std::string(type) + ": " + attr + " '" + s +
-                                "' is not supported (only NCHW)");
+        LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": " + attr + " '" + s +
+                                          "' is not supported (only NCHW)"));
 }
 
 /// A conv's optional Bias input holds one float32 per output channel.

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# benchmarks/firmware/figures.sh [--cli PATH] [--shared DIR]
+#
+# The firmware figures of the two reference models, through
+# examples/firmware/run.sh (which also checks the outputs against the
+# runtime): arm-none-eabi-size per section, activation bytes per segment of
+# the compile-time plan, and the instructions of one inference on the
+# Cortex-M7 (qemu-system-arm -M mps2-an500 -icount shift=0 with SysTick).
+#   - ppocr_mobile_v2.0_cls, fp32, input 1x3x48x192
+#   - SqueezeNet 1.1 (litegraph generate), fp32, input 1x3x64x64
+# Segments: dtcm:128K,sram:436K (the STM32H730's DTCM and SRAM).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cli="$root/build/bin/litegraph" shared="$root/../shared"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --cli) cli="$2"; shift 2 ;;
+    --shared) shared="$2"; shift 2 ;;
+    -h|--help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "figures.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+work="$root/build/firmware-figures"
+mkdir -p "$work"
+"$cli" generate squeezenet1_1 --input-size 64 -o "$work/squeezenet1_1_64" > /dev/null
+
+summary() {  # name log
+  local name="$1" log="$2"
+  echo "### $name"
+  sed -n '/^== sizes/,/^== qemu/p' "$log" | grep -v '^== qemu'
+  grep -E '^== (desktop|firmware)|instructions per inference|max relative difference|compiled in|STM32H730' "$log" | sed 's/^ *//'
+  echo
+}
+
+rc=0
+"$root/examples/firmware/run.sh" "$shared/models/ppocr_mobile_v2.0_cls" --shape x=1,3,48,192 \
+  --cli "$cli" --work "$work/ppocr_mobile_v2.0_cls" > "$work/cls.log" 2>&1 || rc=$?
+"$root/examples/firmware/run.sh" "$work/squeezenet1_1_64" --cli "$cli" \
+  --work "$work/squeezenet1_1_64.fw" > "$work/squeezenet.log" 2>&1 || rc=$((rc ? rc : $?))
+summary "ppocr_mobile_v2.0_cls fp32 1x3x48x192" "$work/cls.log"
+summary "squeezenet1_1 fp32 1x3x64x64 (generated)" "$work/squeezenet.log"
+if (( rc != 0 )); then
+  echo "figures.sh: a run failed (exit $rc); logs in $work/cls.log and $work/squeezenet.log"
+fi
+exit "$rc"

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# run.sh MODEL_DIR [--shape NAME=D0,...]... [options]
+#
+# Generates a compile-time network from a Paddle model (litegraph codegen),
+# builds it twice from the same header -- for the desktop and as Cortex-M7
+# firmware -- runs the firmware under qemu-system-arm -M mps2-an500, and
+# compares both with the desktop runtime (litegraph run) to <= 1e-5 relative.
+# Exits 0 only when they agree; 77 (skipped) when the ARM toolchain or QEMU is
+# missing (the desktop check still runs and must agree); 1 otherwise.
+#
+# Options:
+#   --shape NAME=DIMS    input shape (as litegraph run / codegen)
+#   --segments SPEC      memory segments (default dtcm:128K,sram:436K; the
+#                        mps2-an500 linker script reserves exactly these)
+#   --work DIR           where to build (default build/firmware/<model name>)
+#   --cli PATH           the litegraph CLI (default build/bin/litegraph)
+#   --tol X              relative tolerance (default 1e-5)
+#   --skip-missing       exit 77 (skipped) when MODEL_DIR does not exist
+#
+# Prints the firmware's sizes per section (arm-none-eabi-size -A), the
+# activation bytes per segment and the instructions of one inference
+# (QEMU -icount shift=0: SysTick ticks times instructions per tick, the
+# ratio measured on a loop of known length).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+usage() { sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+
+skip_missing=0 model="" work="" cli="$root/build/bin/litegraph" segments="dtcm:128K,sram:436K" tol=1e-5
+shapes=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --shape) shapes+=(--shape "$2"); shift 2 ;;
+    --shape=*) shapes+=(--shape "${1#--shape=}"); shift ;;
+    --segments) segments="$2"; shift 2 ;;
+    --work) work="$2"; shift 2 ;;
+    --cli) cli="$2"; shift 2 ;;
+    --tol) tol="$2"; shift 2 ;;
+    --skip-missing) skip_missing=1; shift ;;
+    -*) echo "run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+    *) [[ -z "$model" ]] || { echo "run.sh: one MODEL_DIR only" >&2; exit 2; }; model="$1"; shift ;;
+  esac
+done
+[[ -n "$model" ]] || { usage >&2; exit 2; }
+if [[ ! -e "$model" ]]; then
+  echo "run.sh: no model at '$model'" >&2
+  (( skip_missing )) && { echo "run.sh: SKIPPED (the shared models are absent)"; exit 77; }
+  exit 2
+fi
+[[ -x "$cli" ]] || { echo "run.sh: the litegraph CLI is not built at '$cli' (give --cli)" >&2; exit 2; }
+name="$(basename "$(cd "$model" 2>/dev/null && pwd || echo "$model")")"
+work="${work:-$root/build/firmware/$name}"
+mkdir -p "$work"
+start=$SECONDS
+
+echo "== codegen $name (${shapes[*]:-declared shapes}, segments $segments)"
+"$cli" codegen "$model" "${shapes[@]}" --segments "$segments" --namespace net --sample-input \
+  -o "$work/net.hpp"
+rm -rf "$work/reference"
+"$cli" run "$model" "${shapes[@]}" --output-dir "$work/reference" > "$work/reference.txt"
+
+echo "== desktop: the same header on $(c++ --version | head -1)"
+t=$SECONDS
+c++ -std=c++20 -O2 -Wall -Wextra -Werror -I"$root/include" -I"$work" -I"$here" \
+  "$here/main.cpp" -o "$work/host"
+echo "   compiled in $((SECONDS - t)) s"
+"$work/host" > "$work/host.log"
+python3 "$here/compare.py" "$work/host.log" "$work/reference" --tol "$tol"
+
+if ! command -v arm-none-eabi-g++ > /dev/null || ! command -v qemu-system-arm > /dev/null; then
+  echo "run.sh: SKIPPED the firmware: arm-none-eabi-g++ or qemu-system-arm is not installed" \
+       "(apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)"
+  exit 77
+fi
+
+echo "== firmware: Cortex-M7 (mps2-an500) on $(arm-none-eabi-g++ --version | head -1)"
+weight_bytes=$(sed -n 's/^inline constexpr std::size_t weight_bytes = \([0-9]*\);/\1/p' "$work/net.hpp")
+attrs=(
+  '-DNET_DTCM_ATTR=__attribute__((section(".dtcm_bss")))'
+  '-DNET_SRAM_ATTR=__attribute__((section(".sram_bss")))'
+)
+# Weights beyond 3.5 MB do not fit the 4 MB code SSRAM: they go to PSRAM.
+if (( weight_bytes > 3584 * 1024 )); then
+  attrs+=('-DNET_WEIGHTS_ATTR=__attribute__((section(".weights")))')
+  echo "   $weight_bytes weight bytes: placed in PSRAM (.weights)"
+fi
+t=$SECONDS
+arm_flags=(-std=c++20 -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16
+  -fno-exceptions -fno-rtti -fno-threadsafe-statics -O2 -Wall -Wextra -Werror
+  -ffunction-sections -fdata-sections -I"$root/include" -I"$work" -I"$here" "${attrs[@]}")
+arm-none-eabi-g++ "${arm_flags[@]}" -c "$here/main.cpp" -o "$work/main.o"
+arm-none-eabi-g++ "${arm_flags[@]}" -c "$here/startup.cpp" -o "$work/startup.o"
+link() {  # linker script, output
+  arm-none-eabi-g++ -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16 "$work/main.o" \
+    "$work/startup.o" -nostartfiles --specs=nano.specs -Wl,--gc-sections -L"$here" -T"$here/$1" \
+    -o "$2"
+}
+link mps2_an500.ld "$work/firmware.elf"
+echo "   compiled in $((SECONDS - t)) s"
+# The same objects against the STM32H730 memory map: the linker checks that
+# code, weights and the activation arrays fit its flash, DTCM and AXI SRAM.
+if link stm32h730.ld "$work/firmware_stm32h730.elf" 2> "$work/stm32h730.txt"; then
+  echo "   links for the STM32H730 too (stm32h730.ld)"
+else
+  echo "   does not link for the STM32H730 (stm32h730.ld): $(grep -o "region \`[A-Z]*' overflowed by [0-9]* bytes" "$work/stm32h730.txt" | head -3 | tr '\n' ' ')"
+fi
+
+# No heap, no exceptions, no RTTI in the image.
+bad=$(arm-none-eabi-nm -C "$work/firmware.elf" |
+  grep -E ' (malloc|free|calloc|realloc|_malloc_r|_free_r|operator new|operator delete|__cxa_[a-z_]+|_Unwind_[A-Za-z_]+|typeinfo for .*|__gxx_personality_v0|std::ios_base.*|std::basic_ostream.*)\b' || true)
+if [[ -n "$bad" ]]; then
+  echo "run.sh: the firmware links heap or exception machinery:"; echo "$bad"; exit 1
+fi
+echo "   nm: no malloc, free, operator new/delete, __cxa_*, _Unwind_*, typeinfo, iostream"
+
+echo "== sizes (arm-none-eabi-size -A)"
+arm-none-eabi-size -A "$work/firmware.elf" | grep -E '^(section|\.text|\.weights|\.data|\.bss|\.dtcm_bss|\.sram_bss|\.stack)\b'
+echo "== activation bytes per segment (the compile-time plan)"
+for s in $(echo "$segments" | tr ',' ' '); do
+  seg="${s%%:*}"
+  echo "   $seg: $(arm-none-eabi-nm -S -C -t d "$work/firmware.elf" | awk -v n="net::$seg" '$4 == n { print $2 + 0 }') bytes of ${s#*:}"
+done
+echo "   scratch: $(arm-none-eabi-nm -S -C -t d "$work/firmware.elf" | awk '$4 == "net::scratch" { print $2 + 0 }') bytes (.bss)"
+
+echo "== qemu-system-arm -M mps2-an500 -icount shift=0"
+t=$SECONDS
+rc=0
+timeout 600 qemu-system-arm -M mps2-an500 -nographic -monitor none -serial none \
+  -semihosting-config enable=on,target=native -icount shift=0 \
+  -kernel "$work/firmware.elf" > "$work/firmware.log" 2>&1 || rc=$?
+echo "   ran in $((SECONDS - t)) s, exit code $rc"
+if (( rc != 0 )) || ! grep -q '^done' "$work/firmware.log"; then
+  echo "run.sh: the firmware failed:"; cat "$work/firmware.log"; exit 1
+fi
+read -r ticks < <(awk '$1 == "ticks" { print $2 }' "$work/firmware.log")
+read -r cal_ticks cal_insns < <(awk '$1 == "calibration" { print $2, $5 }' "$work/firmware.log")
+# The ratio is an integer (1 GHz of icount time over the SysTick clock); the
+# loop's few set-up instructions only round it.
+per_tick=$(( (cal_insns + cal_ticks / 2) / cal_ticks ))
+echo "   instructions per inference: $(( ticks * per_tick )) (+- $per_tick: $ticks SysTick ticks" \
+     "x $per_tick instructions per tick; calibration $cal_ticks ticks for $cal_insns instructions)"
+python3 "$here/compare.py" "$work/firmware.log" "$work/reference" --tol "$tol"
+echo "== $name: firmware and desktop agree with the runtime ($((SECONDS - start)) s)"
