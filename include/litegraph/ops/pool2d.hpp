@@ -69,8 +69,8 @@ struct pool2d {
         std::int64_t oh, ow;  // -1 when an input dim is unknown
     };
 
-    static geometry resolve(const params& p, const op_io& io) {
-        const auto& x = detail::f32_input(io, "X", 4);
+    static geometry resolve(const params& p, const op_io& io, dtype type = dtype::f32) {
+        const auto& x = detail::f32_input(io, "X", 4, type);
         geometry g{};
         g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
         detail::check_pair(io, p.strides, "strides", 1);
@@ -108,35 +108,36 @@ struct pool2d {
         out.shape = {g.n, g.c, g.oh, g.ow};
     }
 
+    /// Window bounds per output row/column, as Paddle computes them, plus
+    /// the divisor's extent along that axis.
+    struct span1 {
+        std::int64_t lo, hi, extent;
+    };
+    static std::vector<span1> spans(const params& p, std::int64_t out, std::int64_t in,
+                                    std::int64_t k, std::int64_t s, std::int64_t pad) {
+        std::vector<span1> v(static_cast<std::size_t>(out));
+        for (std::int64_t o = 0; o < out; ++o) {
+            if (p.adaptive) {
+                const std::int64_t lo = o * in / out, hi = ((o + 1) * in + out - 1) / out;
+                v[o] = {lo, hi, hi - lo};
+            } else {
+                std::int64_t lo = o * s - pad;
+                std::int64_t hi = std::min(lo + k, in + pad);
+                const std::int64_t padded = hi - lo;
+                lo = std::max<std::int64_t>(lo, 0);
+                hi = std::min(hi, in);
+                v[o] = {lo, hi, p.exclusive ? hi - lo : padded};
+            }
+        }
+        return v;
+    }
+
     static void run(const params& p, op_io& io) {
         const auto g = resolve(p, io);
         const float* x = io.input("X").as<float>();
         float* y = io.output("Out").as<float>();
-        // Window bounds per output row/column, as Paddle computes them, plus
-        // the divisor's extent along that axis.
-        struct span1 {
-            std::int64_t lo, hi, extent;
-        };
-        auto spans = [&](std::int64_t out, std::int64_t in, std::int64_t k, std::int64_t s,
-                         std::int64_t pad) {
-            std::vector<span1> v(out);
-            for (std::int64_t o = 0; o < out; ++o) {
-                if (p.adaptive) {
-                    const std::int64_t lo = o * in / out, hi = ((o + 1) * in + out - 1) / out;
-                    v[o] = {lo, hi, hi - lo};
-                } else {
-                    std::int64_t lo = o * s - pad;
-                    std::int64_t hi = std::min(lo + k, in + pad);
-                    const std::int64_t padded = hi - lo;
-                    lo = std::max<std::int64_t>(lo, 0);
-                    hi = std::min(hi, in);
-                    v[o] = {lo, hi, p.exclusive ? hi - lo : padded};
-                }
-            }
-            return v;
-        };
-        const auto rows = spans(g.oh, g.h, g.kh, g.sh, g.pt);
-        const auto cols = spans(g.ow, g.w, g.kw, g.sw, g.pl);
+        const auto rows = spans(p, g.oh, g.h, g.kh, g.sh, g.pt);
+        const auto cols = spans(p, g.ow, g.w, g.kw, g.sw, g.pl);
         const std::int64_t planes = g.n * g.c;
         for (std::int64_t pc = 0; pc < planes; ++pc) {
             const float* xp = x + pc * g.h * g.w;
