@@ -87,9 +87,10 @@ TEST_CASE("the pipeline is an explicit ordered list with descriptions") {
         CHECK(!p.description.empty());
         CHECK(bool(p.run));
     }
-    CHECK(names == std::vector<std::string>{"remove_identity", "fuse_conv_bias", "fold_batch_norm",
-                                            "fuse_conv_activation", "fuse_gate",
-                                            "fuse_residual_add", "in_place"});
+    CHECK(names == std::vector<std::string>{"remove_identity", "fold_quant_linear",
+                                            "fold_weight_quant", "fuse_conv_bias",
+                                            "fold_batch_norm", "fuse_conv_activation", "fuse_gate",
+                                            "fuse_residual_add", "quantize_int8", "in_place"});
 }
 
 TEST_CASE("every pass fires on a conv/bn/SE/residual block and the result computes the same") {
@@ -110,7 +111,7 @@ TEST_CASE("every pass fires on a conv/bn/SE/residual block and the result comput
     CHECK(report.count("fuse_gate") == 1);
     CHECK(report.count("fuse_residual_add") == 1);
     CHECK(report.count("in_place") == 1);  // the gate over h (h: pool first, then the gate)
-    CHECK(seen.size() == 7);
+    CHECK(seen.size() == 10);
     CHECK(seen.front() == "remove_identity:1:12");
     // conv1, pool, gate conv, conv3 (residual)
     CHECK(g.ops.size() == 4);
@@ -133,7 +134,7 @@ TEST_CASE("stop after a named pass, skip passes, and name the valid ones on a ty
     passes::pipeline_options stop;
     stop.stop_after = "fold_batch_norm";
     auto report = passes::run_passes(g, stop);
-    REQUIRE(report.counts.size() == 3);
+    REQUIRE(report.counts.size() == 5);
     CHECK(report.counts.back().first == "fold_batch_norm");
     CHECK(test::count_ops(g, "hard_swish") == 1);  // fuse_conv_activation did not run
 
@@ -141,7 +142,7 @@ TEST_CASE("stop after a named pass, skip passes, and name the valid ones on a ty
     passes::pipeline_options skip;
     skip.skip = {"fold_batch_norm"};
     auto r2 = passes::run_passes(g2, skip);
-    CHECK(r2.counts.size() == 6);
+    CHECK(r2.counts.size() == 9);
     CHECK(test::count_ops(g2, "batch_norm") == 2);
 
     auto g3 = block();
