@@ -85,19 +85,6 @@ inline nlohmann::json kernel_summary(const runtime::program& prog) {
     return {{"int8", int8}, {"fp32", fp32}, {"conversions", conversions}, {"fp32_ops", fp32_ops}};
 }
 
-/// The pipeline options of --precision: int8 (default) runs every pass; fp32
-/// skips quantize_int8, so a fake-quantized model runs in float with its
-/// quant-dequant ops simulated.
-inline passes::pipeline_options precision_options(const args& a) {
-    passes::pipeline_options o;
-    const auto p = a.has("--precision") ? a.value("--precision") : std::string("int8");
-    if (p == "fp32")
-        o.skip.push_back("quantize_int8");
-    else if (p != "int8")
-        throw usage_error("--precision expects int8 or fp32, got '" + p + "'");
-    return o;
-}
-
 inline int cmd_run(const std::vector<std::string>& argv) {
     arg_spec spec;
     spec.with_value = {"--input", "--shape", "--output-dir", "--repeat", "--precision"};

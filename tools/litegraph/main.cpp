@@ -7,6 +7,7 @@
 #include "cmd_generate.hpp"
 #include "cmd_info.hpp"
 #include "cmd_plan.hpp"
+#include "cmd_quantize.hpp"
 #include "cmd_run.hpp"
 
 namespace {
@@ -18,7 +19,8 @@ const char* usage =
     "  run MODEL         run on given or deterministic inputs; outputs, latency, memory\n"
     "  dot MODEL         the graph as Graphviz DOT (after any pass)\n"
     "  plan MODEL        the memory plan over segments, against its lower bound\n"
-    "  generate NAME     write a built-in example model (squeezenet1_0, squeezenet1_1)\n";
+    "  generate NAME     write a built-in example model (squeezenet1_0, squeezenet1_1)\n"
+    "  quantize MODEL    post-training int8 quantisation (quantize_linear form)\n";
 
 int dispatch(const std::string& cmd, const std::vector<std::string>& rest) {
     using namespace litegraph::cli;
@@ -27,6 +29,7 @@ int dispatch(const std::string& cmd, const std::vector<std::string>& rest) {
     if (cmd == "dot") return cmd_dot(rest);
     if (cmd == "plan") return cmd_plan(rest);
     if (cmd == "generate") return cmd_generate(rest);
+    if (cmd == "quantize") return cmd_quantize(rest);
     throw litegraph::usage_error("unknown command '" + cmd + "'\n" + usage);
 }
 
