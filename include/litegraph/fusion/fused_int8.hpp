@@ -109,9 +109,9 @@ struct fused_int8 {
         using out_t = std::conditional_t<int8_out, std::int8_t, float>;
         out_t* out = io.output("Output").template as<out_t>();
         const std::int64_t plane = g.oh * g.ow;
-        auto sink = [&](std::int64_t n, std::int64_t oc, const std::int32_t* v,
+        auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
                         std::int64_t count) {
-            c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane});
+            c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
         };
         kernels::conv2d_int8(kg, x, f, scratch.data(), kernels::int32_sink_ref(sink));
     }

@@ -13,36 +13,101 @@
 
 namespace litegraph::kernels {
 
-/// int64 words of scratch conv2d_int8 needs: one int32 accumulator plane
-/// (rounded up to whole words) and three column bounds per kernel column.
+/// Output pixels per block of the patch (GEMM) path.
+inline constexpr std::int64_t conv_int8_block = 16;
+
+/// Whether conv2d_int8 takes the patch path (ungrouped convs): every output
+/// pixel's input patch is packed once per block of pixels, and each output
+/// channel is a dot product over it, contiguous in both operands (the form
+/// compilers vectorise into int16 multiply-adds).  Grouped and depthwise
+/// convs take the direct row loop.
+inline bool conv_int8_uses_patches(const conv_geometry& g) noexcept {
+    return g.groups == 1;
+}
+
+/// int64 words of scratch conv2d_int8 needs.
 inline std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
+    if (conv_int8_uses_patches(g)) {
+        const std::int64_t k = g.c * g.kh * g.kw;
+        return (conv_int8_block * k + 7) / 8 + conv_int8_block / 2 + 1;
+    }
     return (g.oh * g.ow + 1) / 2 + 3 * g.kw;
 }
 
-/// A non-owning reference to a sink(n, oc, values, count) over int32
-/// accumulators: the kernel is compiled once whatever the epilogue.
+/// A non-owning reference to a sink(n, oc, offset, values, count) over int32
+/// accumulators (a run of `count` outputs of plane (n, oc) from `offset`):
+/// the kernel is compiled once whatever the epilogue.
 class int32_sink_ref {
 public:
     template <class S>
     explicit int32_sink_ref(S& s) noexcept
         : obj_(static_cast<void*>(&s)),
-          fn_([](void* o, std::int64_t n, std::int64_t oc, const std::int32_t* v,
-                 std::int64_t count) { (*static_cast<S*>(o))(n, oc, v, count); }) {}
-    void operator()(std::int64_t n, std::int64_t oc, const std::int32_t* v,
+          fn_([](void* o, std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
+                 std::int64_t count) { (*static_cast<S*>(o))(n, oc, off, v, count); }) {}
+    void operator()(std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
                     std::int64_t count) const {
-        fn_(obj_, n, oc, v, count);
+        fn_(obj_, n, oc, off, v, count);
     }
 
 private:
     void* obj_;
-    void (*fn_)(void*, std::int64_t, std::int64_t, const std::int32_t*, std::int64_t);
+    void (*fn_)(void*, std::int64_t, std::int64_t, std::int64_t, const std::int32_t*, std::int64_t);
 };
 
+namespace detail {
+/// sum of a[i] * b[i] over k int8 values, in int32.
+inline std::int32_t dot_int8(const std::int8_t* a, const std::int8_t* b, std::int64_t k) noexcept {
+    std::int32_t s = 0;
+    for (std::int64_t i = 0; i < k; ++i)
+        s += static_cast<std::int32_t>(a[i]) * static_cast<std::int32_t>(b[i]);
+    return s;
+}
+
+/// The patch path (conv_int8_uses_patches).
+inline void conv2d_int8_patches(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
+                                std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    const std::int64_t k = g.c * g.kh * g.kw, plane = g.oh * g.ow;
+    auto* patches = reinterpret_cast<std::int8_t*>(scratch);
+    auto* acc = reinterpret_cast<std::int32_t*>(scratch + (conv_int8_block * k + 7) / 8);
+    for (std::int64_t n = 0; n < g.n; ++n) {
+        const std::int8_t* xn = x + n * g.c * g.h * g.w;
+        for (std::int64_t p0 = 0; p0 < plane; p0 += conv_int8_block) {
+            const std::int64_t nb = std::min(conv_int8_block, plane - p0);
+            // Pack the block's patches: patch b is [C, KH, KW] of pixel p0 + b.
+            for (std::int64_t b = 0; b < nb; ++b) {
+                const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
+                std::int8_t* d = patches + b * k;
+                for (std::int64_t c = 0; c < g.c; ++c)
+                    for (std::int64_t i = 0; i < g.kh; ++i) {
+                        const std::int64_t ih = oh * g.sh - g.pt + i * g.dh;
+                        const bool row_in = ih >= 0 && ih < g.h;
+                        const std::int8_t* xr = xn + (c * g.h + ih) * g.w;
+                        for (std::int64_t j = 0; j < g.kw; ++j) {
+                            const std::int64_t iw = ow * g.sw - g.pl + j * g.dw;
+                            *d++ = row_in && iw >= 0 && iw < g.w ? xr[iw] : std::int8_t{0};
+                        }
+                    }
+            }
+            for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+                const std::int8_t* fo = f + oc * k;
+                for (std::int64_t b = 0; b < nb; ++b) acc[b] = dot_int8(fo, patches + b * k, k);
+                sink(n, oc, p0, acc, nb);
+            }
+        }
+    }
+}
+}  // namespace detail
+
 /// Output plane (n, oc) = sum over its group's input channels and taps of
-/// x * f, in int32, then sink(n, oc, plane, oh * ow).  Filter [OC, C/groups,
+/// x * f, in int32, handed to sink(n, oc, offset, values, count) in runs
+/// (whole planes on the direct path, blocks of pixels on the patch path).  Filter [OC, C/groups,
 /// KH, KW] int8; x [N, C, H, W] int8.
 inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
                         std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    if (conv_int8_uses_patches(g)) {
+        detail::conv2d_int8_patches(g, x, f, scratch, sink);
+        return;
+    }
     const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
     const std::int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow, taps = g.kh * g.kw;
     std::int64_t* ow_lo = scratch;
@@ -85,7 +150,7 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
                         }
                     }
             }
-            sink(n, oc, acc, out_plane);
+            sink(n, oc, 0, acc, out_plane);
         }
 }
 
