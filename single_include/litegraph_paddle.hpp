@@ -2895,6 +2895,10 @@ struct elementwise {
 //   quantize_linear:   Y = q (as above, kept in float32)
 //   dequantize_linear: Y = X * s / bnt
 // round_type defaults to 0 for them (Paddle's default for these ops).
+// The older split form (QAT exports before quantize_linear):
+//   fake_quantize_moving_average_abs_max: Out = q with scale InScale (Out holds
+//                                         the integer values in float32)
+//   fake_dequantize_max_abs:              Out = X * Scale / max_range
 // The moving-average op always uses InScale (the inference path; the training
 // update of InAccum/InState is not simulated) and leaves OutScale, OutAccum and
 // OutState unset: in exported models OutScale is InScale itself.
@@ -3183,6 +3187,57 @@ struct dequantize_linear {
                 const std::int64_t base = (o * l.channels + c) * l.inner;
                 for (std::int64_t i = 0; i < l.inner; ++i) y[base + i] = x[base + i] * k;
             }
+    }
+};
+
+struct fake_quantize_moving_average_abs_max {
+    static constexpr std::string_view paddle_types[] = {"fake_quantize_moving_average_abs_max"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::parse(a, t);
+    }
+    static void infer(const params& p, op_io& io) {
+        fake_quantize_dequantize_moving_average_abs_max::infer(p, io);
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& s = io.input("InScale");
+        io.check(s.has_data() && s.numel() == 1, "InScale has no value");
+        const float scale = s.as<float>()[0];
+        const quant_dequant f{scale, p.bnt(), p.round_type};
+        const float back = p.bnt() / scale;  // q = f(x) * bnt / s, as quantize_linear keeps it
+        const float* xs = x.as<float>();
+        float* out = io.output("Out").as<float>();
+        for (std::int64_t i = 0; i < x.numel(); ++i) out[i] = std::round(f(xs[i]) * back);
+    }
+};
+
+struct fake_dequantize_max_abs {
+    static constexpr std::string_view paddle_types[] = {"fake_dequantize_max_abs"};
+    struct params {
+        float max_range = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        params p{a.get<float>("max_range", 0.f)};
+        if (!(p.max_range > 0.f))
+            throw unsupported_error(std::string(t) + ": max_range must be positive");
+        return p;
+    }
+    static void infer(const params&, op_io& io) {
+        const auto& x = fake_quant_detail::float_x(io);
+        const auto& s = io.input("Scale");
+        io.check(s.type == dtype::f32 && (!is_known(s.shape) || numel(s.shape) == 1),
+                 "Scale must be one float32");
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const float k = io.input("Scale").as<float>()[0] / p.max_range;
+        const float* xs = x.as<float>();
+        float* out = io.output("Out").as<float>();
+        for (std::int64_t i = 0; i < x.numel(); ++i) out[i] = xs[i] * k;
     }
 };
 
@@ -4764,6 +4819,8 @@ using builtin_ops = op_list<                               //
     ops::fake_quantize_dequantize_abs_max,                 //
     ops::fake_channel_wise_quantize_dequantize_abs_max,    //
     ops::quantize_linear,                                  //
+    ops::fake_quantize_moving_average_abs_max,             //
+    ops::fake_dequantize_max_abs,                          //
     ops::dequantize_linear,                                //
     ops::arg_max,                                          //
     ops::concat,                                           //
@@ -6530,6 +6587,12 @@ inline int mark_in_place(graph::graph& g) {
 //   a new parameter holding the quantised-dequantised values; on an
 //   activation (one scale), one fake_quantize_dequantize_moving_average_abs_max
 //   with that scale as InScale.
+// fold_quant_dequant_split (with the first): the older QAT export,
+//   fake_quantize_moving_average_abs_max (scale s) -> conv / mul with integer
+//   weights Wq -> fake_dequantize_max_abs (Scale = s, max_range = 127 * 127 /
+//   weight scale), becomes the quant-dequant form: one
+//   fake_quantize_dequantize_moving_average_abs_max and the weight
+//   Wq * 127 / max_range, when every reader of the quantized input is such a pair.
 // fold_weight_quant (second): a fake quant-dequant op on a parameter is
 //   computed once into a new parameter (exactly as the float simulation
 //   computes it), so that batch norm and bias fold into the conv as in fp32;
@@ -6547,6 +6610,7 @@ inline int mark_in_place(graph::graph& g) {
 //   `litegraph run --json` as `kernels`.
 // `--precision fp32` skips quantize_int8: the float simulation of the fake ops.
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -7072,6 +7136,79 @@ inline int fold_quant_linear(graph::graph& g) {
     });
 }
 
+/// The older split form into the quant-dequant form (see the top of this file).
+inline int fold_quant_dequant_split(graph::graph& g) {
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& fq = g.ops[op];
+        if (fq.type != "fake_quantize_moving_average_abs_max") return false;
+        const int q = graph::output_var(fq, "Out"), in_scale = graph::input_var(fq, "InScale");
+        const int out_scale = graph::output_var(fq, "OutScale");
+        if (q < 0 || in_scale < 0 || graph::is_fetched(g, q) || g.vars[q].consumers.empty())
+            return false;
+        const int bits = fq.attrs.get<int>("bit_length", 8);
+        struct pair {
+            int op, dq;
+            const char* w_slot;
+        };
+        std::vector<pair> pairs;
+        std::vector<int> readers_of_scale;
+        for (int c : g.vars[q].consumers) {
+            const auto& node = g.ops[c];
+            const bool conv = is_plain_conv(node);
+            if (!conv && node.type != "mul") return false;
+            const char* w_slot = conv ? "Filter" : "Y";
+            const int w = graph::input_var(node, w_slot);
+            const int out = graph::output_var(node, conv ? "Output" : "Out");
+            if (w < 0 || out < 0 || !is_param(g, w) ||
+                graph::input_var(node, conv ? "Input" : "X") != q)
+                return false;
+            if (g.vars[w].value && !has_f32_value(g, w)) return false;
+            const int dq = graph::sole_consumer(g, out);
+            if (dq < 0 || g.ops[dq].type != "fake_dequantize_max_abs" ||
+                graph::input_var(g.ops[dq], "X") != out)
+                return false;
+            // Scale is the activation's scale; the weight's is in max_range.
+            const int sc = graph::input_var(g.ops[dq], "Scale");
+            if (sc != in_scale && (sc < 0 || sc != out_scale)) return false;
+            if (!(g.ops[dq].attrs.get<float>("max_range", 0.f) > 0.f)) return false;
+            pairs.push_back({c, dq, w_slot});
+            readers_of_scale.push_back(dq);
+        }
+        for (auto& sl : fq.outputs)  // OutScale (but for the pairs) and training outputs unread
+            for (int v : sl.vars)
+                if (v != q)
+                    for (int r : g.vars[v].consumers)
+                        if (std::find(readers_of_scale.begin(), readers_of_scale.end(), r) ==
+                            readers_of_scale.end())
+                            return false;
+        // Out = conv(q, Wq) * s / max_range = conv(q * s / bnt, Wq * bnt / max_range).
+        const float bnt = static_cast<float>((1 << (bits - 1)) - 1);
+        for (auto& pr : pairs) {
+            const int w = graph::input_var(g.ops[pr.op], pr.w_slot);
+            const int y = graph::output_var(g.ops[pr.dq], "Out");
+            int w2;
+            if (!g.vars[w].value) {
+                w2 = int8_detail::declare_param(g, g.vars[w].name + ".dequantized", g.vars[w].shape,
+                                                dtype::f32);
+            } else {
+                tensor t = *g.vars[w].value;
+                const float k = bnt / g.ops[pr.dq].attrs.get<float>("max_range", 1.f);
+                for (auto& v : t.span<float>()) v *= k;
+                w2 = graph::add_param(g, g.vars[w].name + ".dequantized", std::move(t));
+            }
+            auto& node = g.ops[pr.op];
+            graph::set_input(node, pr.w_slot, w2);
+            for (auto& sl : node.outputs)
+                for (auto& v : sl.vars) v = y;
+            dead[pr.dq] = true;
+        }
+        auto& f = g.ops[op];
+        f.type = "fake_quantize_dequantize_moving_average_abs_max";
+        f.outputs = {{"Out", {q}}};
+        return true;
+    });
+}
+
 /// Weight fake quant-dequant ops computed into parameters.
 inline int fold_weight_quant(graph::graph& g) {
     return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
@@ -7413,6 +7550,8 @@ inline constexpr pass_info pipeline[] = {
      "drop scale(1, 0) and inference dropout; readers use the input directly"},
     {"fold_quant_linear", fold_quant_linear,
      "quantize_linear -> dequantize_linear pairs become a folded weight or one fake quant op"},
+    {"fold_quant_dequant_split", fold_quant_dequant_split,
+     "fake_quantize -> conv/mul -> fake_dequantize_max_abs becomes the quant-dequant form"},
     {"fold_weight_quant", fold_weight_quant,
      "fake quant-dequant ops on weights are computed once into parameters"},
     {"fuse_conv_bias", fuse_conv_bias,

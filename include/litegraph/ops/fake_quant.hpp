@@ -13,6 +13,10 @@
 //   quantize_linear:   Y = q (as above, kept in float32)
 //   dequantize_linear: Y = X * s / bnt
 // round_type defaults to 0 for them (Paddle's default for these ops).
+// The older split form (QAT exports before quantize_linear):
+//   fake_quantize_moving_average_abs_max: Out = q with scale InScale (Out holds
+//                                         the integer values in float32)
+//   fake_dequantize_max_abs:              Out = X * Scale / max_range
 // The moving-average op always uses InScale (the inference path; the training
 // update of InAccum/InState is not simulated) and leaves OutScale, OutAccum and
 // OutState unset: in exported models OutScale is InScale itself.
@@ -303,6 +307,57 @@ struct dequantize_linear {
                 const std::int64_t base = (o * l.channels + c) * l.inner;
                 for (std::int64_t i = 0; i < l.inner; ++i) y[base + i] = x[base + i] * k;
             }
+    }
+};
+
+struct fake_quantize_moving_average_abs_max {
+    static constexpr std::string_view paddle_types[] = {"fake_quantize_moving_average_abs_max"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::parse(a, t);
+    }
+    static void infer(const params& p, op_io& io) {
+        fake_quantize_dequantize_moving_average_abs_max::infer(p, io);
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& s = io.input("InScale");
+        io.check(s.has_data() && s.numel() == 1, "InScale has no value");
+        const float scale = s.as<float>()[0];
+        const quant_dequant f{scale, p.bnt(), p.round_type};
+        const float back = p.bnt() / scale;  // q = f(x) * bnt / s, as quantize_linear keeps it
+        const float* xs = x.as<float>();
+        float* out = io.output("Out").as<float>();
+        for (std::int64_t i = 0; i < x.numel(); ++i) out[i] = std::round(f(xs[i]) * back);
+    }
+};
+
+struct fake_dequantize_max_abs {
+    static constexpr std::string_view paddle_types[] = {"fake_dequantize_max_abs"};
+    struct params {
+        float max_range = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        params p{a.get<float>("max_range", 0.f)};
+        if (!(p.max_range > 0.f))
+            throw unsupported_error(std::string(t) + ": max_range must be positive");
+        return p;
+    }
+    static void infer(const params&, op_io& io) {
+        const auto& x = fake_quant_detail::float_x(io);
+        const auto& s = io.input("Scale");
+        io.check(s.type == dtype::f32 && (!is_known(s.shape) || numel(s.shape) == 1),
+                 "Scale must be one float32");
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const float k = io.input("Scale").as<float>()[0] / p.max_range;
+        const float* xs = x.as<float>();
+        float* out = io.output("Out").as<float>();
+        for (std::int64_t i = 0; i < x.numel(); ++i) out[i] = xs[i] * k;
     }
 };
 

@@ -46,6 +46,8 @@ inline constexpr pass_info pipeline[] = {
      "drop scale(1, 0) and inference dropout; readers use the input directly"},
     {"fold_quant_linear", fold_quant_linear,
      "quantize_linear -> dequantize_linear pairs become a folded weight or one fake quant op"},
+    {"fold_quant_dequant_split", fold_quant_dequant_split,
+     "fake_quantize -> conv/mul -> fake_dequantize_max_abs becomes the quant-dequant form"},
     {"fold_weight_quant", fold_weight_quant,
      "fake quant-dequant ops on weights are computed once into parameters"},
     {"fuse_conv_bias", fuse_conv_bias,

@@ -5,6 +5,12 @@
 //   a new parameter holding the quantised-dequantised values; on an
 //   activation (one scale), one fake_quantize_dequantize_moving_average_abs_max
 //   with that scale as InScale.
+// fold_quant_dequant_split (with the first): the older QAT export,
+//   fake_quantize_moving_average_abs_max (scale s) -> conv / mul with integer
+//   weights Wq -> fake_dequantize_max_abs (Scale = s, max_range = 127 * 127 /
+//   weight scale), becomes the quant-dequant form: one
+//   fake_quantize_dequantize_moving_average_abs_max and the weight
+//   Wq * 127 / max_range, when every reader of the quantized input is such a pair.
 // fold_weight_quant (second): a fake quant-dequant op on a parameter is
 //   computed once into a new parameter (exactly as the float simulation
 //   computes it), so that batch norm and bias fold into the conv as in fp32;
@@ -23,6 +29,7 @@
 // `--precision fp32` skips quantize_int8: the float simulation of the fake ops.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -139,6 +146,79 @@ inline int fold_quant_linear(graph::graph& g) {
         fq.outputs = {{"Out", {y}}};
         fq.attrs.set("round_type", std::int32_t{q.attrs.get<int>("round_type", 0)});
         dead[op] = true;
+        return true;
+    });
+}
+
+/// The older split form into the quant-dequant form (see the top of this file).
+inline int fold_quant_dequant_split(graph::graph& g) {
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& fq = g.ops[op];
+        if (fq.type != "fake_quantize_moving_average_abs_max") return false;
+        const int q = graph::output_var(fq, "Out"), in_scale = graph::input_var(fq, "InScale");
+        const int out_scale = graph::output_var(fq, "OutScale");
+        if (q < 0 || in_scale < 0 || graph::is_fetched(g, q) || g.vars[q].consumers.empty())
+            return false;
+        const int bits = fq.attrs.get<int>("bit_length", 8);
+        struct pair {
+            int op, dq;
+            const char* w_slot;
+        };
+        std::vector<pair> pairs;
+        std::vector<int> readers_of_scale;
+        for (int c : g.vars[q].consumers) {
+            const auto& node = g.ops[c];
+            const bool conv = is_plain_conv(node);
+            if (!conv && node.type != "mul") return false;
+            const char* w_slot = conv ? "Filter" : "Y";
+            const int w = graph::input_var(node, w_slot);
+            const int out = graph::output_var(node, conv ? "Output" : "Out");
+            if (w < 0 || out < 0 || !is_param(g, w) ||
+                graph::input_var(node, conv ? "Input" : "X") != q)
+                return false;
+            if (g.vars[w].value && !has_f32_value(g, w)) return false;
+            const int dq = graph::sole_consumer(g, out);
+            if (dq < 0 || g.ops[dq].type != "fake_dequantize_max_abs" ||
+                graph::input_var(g.ops[dq], "X") != out)
+                return false;
+            // Scale is the activation's scale; the weight's is in max_range.
+            const int sc = graph::input_var(g.ops[dq], "Scale");
+            if (sc != in_scale && (sc < 0 || sc != out_scale)) return false;
+            if (!(g.ops[dq].attrs.get<float>("max_range", 0.f) > 0.f)) return false;
+            pairs.push_back({c, dq, w_slot});
+            readers_of_scale.push_back(dq);
+        }
+        for (auto& sl : fq.outputs)  // OutScale (but for the pairs) and training outputs unread
+            for (int v : sl.vars)
+                if (v != q)
+                    for (int r : g.vars[v].consumers)
+                        if (std::find(readers_of_scale.begin(), readers_of_scale.end(), r) ==
+                            readers_of_scale.end())
+                            return false;
+        // Out = conv(q, Wq) * s / max_range = conv(q * s / bnt, Wq * bnt / max_range).
+        const float bnt = static_cast<float>((1 << (bits - 1)) - 1);
+        for (auto& pr : pairs) {
+            const int w = graph::input_var(g.ops[pr.op], pr.w_slot);
+            const int y = graph::output_var(g.ops[pr.dq], "Out");
+            int w2;
+            if (!g.vars[w].value) {
+                w2 = int8_detail::declare_param(g, g.vars[w].name + ".dequantized", g.vars[w].shape,
+                                                dtype::f32);
+            } else {
+                tensor t = *g.vars[w].value;
+                const float k = bnt / g.ops[pr.dq].attrs.get<float>("max_range", 1.f);
+                for (auto& v : t.span<float>()) v *= k;
+                w2 = graph::add_param(g, g.vars[w].name + ".dequantized", std::move(t));
+            }
+            auto& node = g.ops[pr.op];
+            graph::set_input(node, pr.w_slot, w2);
+            for (auto& sl : node.outputs)
+                for (auto& v : sl.vars) v = y;
+            dead[pr.dq] = true;
+        }
+        auto& f = g.ops[op];
+        f.type = "fake_quantize_dequantize_moving_average_abs_max";
+        f.outputs = {{"Out", {q}}};
         return true;
     });
 }
