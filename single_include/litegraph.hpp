@@ -2121,10 +2121,11 @@ constexpr std::int64_t pool_out_size(std::int64_t in, std::int64_t k, std::int64
 }
 
 /// Requires a float32 input of the given rank; names the slot.
-inline const tensor_ref& f32_input(const op_io& io, std::string_view slot, std::size_t rank) {
+inline const tensor_ref& f32_input(const op_io& io, std::string_view slot, std::size_t rank,
+                                   dtype type = dtype::f32) {
     const auto& t = io.input(slot);
-    io.check(t.type == dtype::f32,
-             std::string(slot) + " must be float32, got " + std::string(name_of(t.type)));
+    io.check(t.type == type, std::string(slot) + " must be " + std::string(name_of(type)) +
+                                 ", got " + std::string(name_of(t.type)));
     io.check(t.shape.size() == rank, std::string(slot) + " must be " + std::to_string(rank) +
                                          "-D, got shape " + to_string(t.shape));
     return t;
@@ -2226,9 +2227,10 @@ struct conv2d {
         std::int64_t groups;
     };
 
-    static geometry resolve(const params& p, const op_io& io) {
-        const auto& x = detail::f32_input(io, "Input", 4);
-        const auto& f = detail::f32_input(io, "Filter", 4);
+    /// `type`: the element type Input and Filter must have (int8 for the int8 conv).
+    static geometry resolve(const params& p, const op_io& io, dtype type = dtype::f32) {
+        const auto& x = detail::f32_input(io, "Input", 4, type);
+        const auto& f = detail::f32_input(io, "Filter", 4, type);
         io.check(is_known(f.shape), "Filter shape " + to_string(f.shape) + " is not known");
         detail::check_pair(io, p.strides, "strides", 1);
         detail::check_pair(io, p.dilations, "dilations", 1);
@@ -2935,6 +2937,16 @@ struct elementwise {
 //   round_type 1 (default): q = round_half_away(bnt*inv * clip(x, -s, s))
 //   round_type 0:           q = clamp(round_half_even(bnt*inv * x), -bnt-1, bnt)
 //   Out = q * s / bnt.
+// quantize_linear / dequantize_linear (Paddle's newer export; Scale holds the
+// abs-max range s, one value, or one per channel along quant_axis >= 0; a
+// zero ZeroPoint only):
+//   quantize_linear:   Y = q (as above, kept in float32)
+//   dequantize_linear: Y = X * s / bnt
+// round_type defaults to 0 for them (Paddle's default for these ops).
+// The older split form (QAT exports before quantize_linear):
+//   fake_quantize_moving_average_abs_max: Out = q with scale InScale (Out holds
+//                                         the integer values in float32)
+//   fake_dequantize_max_abs:              Out = X * Scale / max_range
 // The moving-average op always uses InScale (the inference path; the training
 // update of InAccum/InState is not simulated) and leaves OutScale, OutAccum and
 // OutState unset: in exported models OutScale is InScale itself.
@@ -3108,6 +3120,172 @@ struct fake_channel_wise_quantize_dequantize_abs_max {
             }
             if (scales) scales[c] = s;
         }
+    }
+};
+
+namespace fake_quant_detail {
+/// The per-channel (or per-tensor) scale of a linear (de)quantize op, checked:
+/// calls f(scale, first, count, stride...) over the channels.
+struct linear_layout {
+    std::int64_t outer = 1, channels = 1, inner = 1;
+};
+inline linear_layout linear_check(const params& p, op_io& io) {
+    const auto& x = io.input("X");
+    const auto& s = io.input("Scale");
+    io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+    io.check(s.type == dtype::f32, "Scale must be float32");
+    if (io.has_input("ZeroPoint")) {
+        const auto& z = io.input("ZeroPoint");
+        if (z.has_data()) {
+            bool zero = true;
+            visit_dtype(z.type, [&]<class T>(T) {
+                for (std::int64_t i = 0; i < z.numel(); ++i)
+                    zero = zero && reinterpret_cast<const T*>(z.data)[i] == T(0);
+            });
+            io.check(zero, "only a zero ZeroPoint (symmetric quantisation) is supported");
+        }
+    }
+    linear_layout l;
+    if (p.quant_axis < 0 || !is_known(s.shape) || numel(s.shape) == 1) {
+        io.check(!is_known(s.shape) || numel(s.shape) == 1 || p.quant_axis >= 0,
+                 "Scale " + to_string(s.shape) + " must hold one value for quant_axis -1");
+        l.inner = is_known(x.shape) ? numel(x.shape) : 1;
+        return l;
+    }
+    const auto ax = static_cast<std::size_t>(p.quant_axis);
+    io.check(ax < x.shape.size(), "X " + to_string(x.shape) + " has no dim " +
+                                      std::to_string(p.quant_axis) + " (quant_axis)");
+    io.check(numel(s.shape) == x.shape[ax], "Scale " + to_string(s.shape) + " must hold " +
+                                                std::to_string(x.shape[ax]) +
+                                                " values (dim quant_axis of X)");
+    for (std::size_t i = 0; i < ax; ++i) l.outer *= x.shape[i];
+    l.channels = x.shape[ax];
+    for (std::size_t i = ax + 1; i < x.shape.size(); ++i) l.inner *= x.shape[i];
+    return l;
+}
+inline params linear_parse(const attr_map& a, std::string_view t) {
+    params p{a.get<int>("bit_length", 8), a.get<int>("round_type", 0),
+             a.get<int>("quant_axis", -1)};
+    attr_map b = a;
+    b.set("round_type", std::int32_t{p.round_type});
+    const auto checked = parse(b, t);
+    p.bit_length = checked.bit_length;
+    return p;
+}
+}  // namespace fake_quant_detail
+
+struct quantize_linear {
+    static constexpr std::string_view paddle_types[] = {"quantize_linear"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::linear_parse(a, t);
+    }
+    static void infer(const params& p, op_io& io) {
+        fake_quant_detail::linear_check(p, io);
+        auto& y = io.output("Y");
+        y.type = dtype::f32;
+        y.shape = io.input("X").shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto l = fake_quant_detail::linear_check(p, io);
+        const float* x = io.input("X").as<float>();
+        const float* s = io.input("Scale").as<float>();
+        float* y = io.output("Y").as<float>();
+        for (std::int64_t o = 0; o < l.outer; ++o)
+            for (std::int64_t c = 0; c < l.channels; ++c) {
+                // quant_dequant without the dequantisation: q = f(x) * bnt / s.
+                const quant_dequant f{s[c], p.bnt(), p.round_type};
+                const std::int64_t base = (o * l.channels + c) * l.inner;
+                const float sc = s[c];
+                const float inv = sc <= 1e-30f ? 1.f / (sc + 1e-6f) : 1.f / sc;
+                for (std::int64_t i = 0; i < l.inner; ++i) {
+                    float q;
+                    if (f.round_type == 0) {
+                        q = std::nearbyint(f.bnt * inv * x[base + i]);
+                        q = std::min(std::max(q, -f.bnt - 1.f), f.bnt);
+                    } else {
+                        q = std::round(f.bnt * inv * std::min(std::max(x[base + i], -sc), sc));
+                    }
+                    y[base + i] = q;
+                }
+            }
+    }
+};
+
+struct dequantize_linear {
+    static constexpr std::string_view paddle_types[] = {"dequantize_linear"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::linear_parse(a, t);
+    }
+    static void infer(const params& p, op_io& io) {
+        fake_quant_detail::linear_check(p, io);
+        auto& y = io.output("Y");
+        y.type = dtype::f32;
+        y.shape = io.input("X").shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto l = fake_quant_detail::linear_check(p, io);
+        const float* x = io.input("X").as<float>();
+        const float* s = io.input("Scale").as<float>();
+        float* y = io.output("Y").as<float>();
+        for (std::int64_t o = 0; o < l.outer; ++o)
+            for (std::int64_t c = 0; c < l.channels; ++c) {
+                const float k = s[c] / p.bnt();
+                const std::int64_t base = (o * l.channels + c) * l.inner;
+                for (std::int64_t i = 0; i < l.inner; ++i) y[base + i] = x[base + i] * k;
+            }
+    }
+};
+
+struct fake_quantize_moving_average_abs_max {
+    static constexpr std::string_view paddle_types[] = {"fake_quantize_moving_average_abs_max"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::parse(a, t);
+    }
+    static void infer(const params& p, op_io& io) {
+        fake_quantize_dequantize_moving_average_abs_max::infer(p, io);
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& s = io.input("InScale");
+        io.check(s.has_data() && s.numel() == 1, "InScale has no value");
+        const float scale = s.as<float>()[0];
+        const quant_dequant f{scale, p.bnt(), p.round_type};
+        const float back = p.bnt() / scale;  // q = f(x) * bnt / s, as quantize_linear keeps it
+        const float* xs = x.as<float>();
+        float* out = io.output("Out").as<float>();
+        for (std::int64_t i = 0; i < x.numel(); ++i) out[i] = std::round(f(xs[i]) * back);
+    }
+};
+
+struct fake_dequantize_max_abs {
+    static constexpr std::string_view paddle_types[] = {"fake_dequantize_max_abs"};
+    struct params {
+        float max_range = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        params p{a.get<float>("max_range", 0.f)};
+        if (!(p.max_range > 0.f))
+            throw unsupported_error(std::string(t) + ": max_range must be positive");
+        return p;
+    }
+    static void infer(const params&, op_io& io) {
+        const auto& x = fake_quant_detail::float_x(io);
+        const auto& s = io.input("Scale");
+        io.check(s.type == dtype::f32 && (!is_known(s.shape) || numel(s.shape) == 1),
+                 "Scale must be one float32");
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const float k = io.input("Scale").as<float>()[0] / p.max_range;
+        const float* xs = x.as<float>();
+        float* out = io.output("Out").as<float>();
+        for (std::int64_t i = 0; i < x.numel(); ++i) out[i] = xs[i] * k;
     }
 };
 
@@ -3998,8 +4176,8 @@ struct pool2d {
         std::int64_t oh, ow;  // -1 when an input dim is unknown
     };
 
-    static geometry resolve(const params& p, const op_io& io) {
-        const auto& x = detail::f32_input(io, "X", 4);
+    static geometry resolve(const params& p, const op_io& io, dtype type = dtype::f32) {
+        const auto& x = detail::f32_input(io, "X", 4, type);
         geometry g{};
         g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
         detail::check_pair(io, p.strides, "strides", 1);
@@ -4068,6 +4246,15 @@ struct pool2d {
         lo = std::max<std::int64_t>(lo, 0);
         hi = std::min(hi, in);
         return {lo, hi, p.exclusive ? hi - lo : padded};
+    }
+
+    /// The spans along one axis, one per output index (the int8 kernel's form).
+    static std::vector<span1> spans(const params& p, std::int64_t out, std::int64_t in,
+                                    std::int64_t k, std::int64_t s, std::int64_t pad) {
+        std::vector<span1> v(static_cast<std::size_t>(out));
+        for (std::int64_t o = 0; o < out; ++o)
+            v[static_cast<std::size_t>(o)] = span_of(mode_of(p), o, out, in, k, s, pad);
+        return v;
     }
 
     /// Spans the kernel needs (no-heap form): one per output row and column.
@@ -4718,6 +4905,10 @@ using builtin_ops = op_list<                               //
     ops::fake_quantize_dequantize_moving_average_abs_max,  //
     ops::fake_quantize_dequantize_abs_max,                 //
     ops::fake_channel_wise_quantize_dequantize_abs_max,    //
+    ops::quantize_linear,                                  //
+    ops::fake_quantize_moving_average_abs_max,             //
+    ops::fake_dequantize_max_abs,                          //
+    ops::dequantize_linear,                                //
     ops::arg_max,                                          //
     ops::concat,                                           //
     ops::dropout,                                          //
@@ -5380,7 +5571,13 @@ inline void compact(graph& g, const std::vector<bool>& dead) {
 //   fused<conv2d, bias, gate<hard_sigmoid, mul_plane>>   the SE gate: conv is [N,C,1,1],
 //                                                        other and out are [N,C,H,W]
 //   fused<conv2d, bias, act<relu>, add_with>             residual: out = relu(conv + b) + other
+//
+// The int8 requantize epilogue is a chain of the same kind, run by the same
+// `emit` loop over int32 accumulators (fusion/fused_int8.hpp):
+//   chain<rescale, bias, act<relu>, quantize_store>      out = sat8(round(relu(acc*m[c] + b) / s))
+//   chain<rescale, bias, act<hard_sigmoid>, gate<...>>   float out, as the fp32 terminals
 
+#include <cmath>
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
@@ -5393,6 +5590,15 @@ struct at {
     std::int64_t image = 0;
     std::int64_t channel = 0;
     std::int64_t index = 0;  // flat index into the producer's output
+};
+
+/// Per-channel rescale of an int32 accumulator to real units: v * m[channel],
+/// m = input step * weight step of the channel.  The one stage allowed before
+/// the bias (it turns the accumulator into the value the bias adds to).
+struct rescale {
+    static constexpr bool is_rescale = true;
+    const float* multiplier = nullptr;
+    float operator()(float v, const at& a) const { return v * multiplier[a.channel]; }
 };
 
 /// Per-channel bias: v + b[channel].
@@ -5421,6 +5627,24 @@ struct store {
     static constexpr bool is_terminal = true;
     void write(float* out, const at& a, float v) const { out[a.index] = v; }
     static constexpr bool broadcasts = false;
+};
+
+/// Rounds half away from zero and saturates to int8: the one quantisation
+/// rule of the int8 kernels (Paddle's fake quantisation rounds the same way).
+inline std::int8_t saturate_int8(float v) {
+    const float r = std::round(v);
+    return static_cast<std::int8_t>(r < -128.f ? -128.f : (r > 127.f ? 127.f : r));
+}
+
+/// The int8 terminal: out[index] = sat8(round(v * inv_scale)), inv_scale the
+/// reciprocal of the output's quantisation step.
+struct quantize_store {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = false;
+    float inv_scale = 1.f;
+    void write(std::int8_t* out, const at& a, float v) const {
+        out[a.index] = saturate_int8(v * inv_scale);
+    }
 };
 
 /// out[index] = other[index] * v (the patent's conv -> logistic -> mul).
@@ -5473,11 +5697,23 @@ constexpr bool last_is_terminal_only() {
         if (flags[i]) return false;
     return true;
 }
+template <class S>
+constexpr bool is_rescale_stage() {
+    if constexpr (requires { S::is_rescale; })
+        return S::is_rescale;
+    else
+        return false;
+}
+// A bias comes first, or right after the rescale that starts an int8 chain;
+// a rescale comes first only.
 template <class... S>
 constexpr bool bias_first_only() {
     constexpr bool flags[] = {std::is_same_v<S, bias>..., false};
-    for (std::size_t i = 1; i < sizeof...(S); ++i)
-        if (flags[i]) return false;
+    constexpr bool rescales[] = {is_rescale_stage<S>()..., false};
+    for (std::size_t i = 1; i < sizeof...(S); ++i) {
+        if (rescales[i]) return false;
+        if (flags[i] && !(i == 1 && rescales[0])) return false;
+    }
     return true;
 }
 }  // namespace detail
@@ -5487,7 +5723,7 @@ template <class... Stages>
 struct chain {
     static_assert(detail::bias_first_only<Stages...>(),
                   "litegraph fusion: a bias stage must come first in the epilogue chain, "
-                  "right after the producer.");
+                  "right after the producer (or right after the rescale of an int8 chain).");
     static_assert(detail::last_is_terminal_only<Stages...>(),
                   "litegraph fusion: a gate or mul stage writes the result and must be the "
                   "last stage of the epilogue chain.");
@@ -5503,8 +5739,10 @@ struct chain {
         return v;
     }
 
-    /// Writes the final value of one producer element.
-    void write(float* out, const at& a, float v) const {
+    /// Writes the final value of one producer element (out is float, or
+    /// int8 behind a quantize_store).
+    template <class Out>
+    void write(Out* out, const at& a, float v) const {
         v = apply(v, a);
         if constexpr (has_terminal)
             std::get<sizeof...(Stages) - 1>(stages).write(out, a, v);
@@ -5515,8 +5753,11 @@ struct chain {
     /// The one loop of a fused kernel: `count` finished producer values of
     /// image `image`, channel `channel`, starting at flat index `index`, go
     /// through the chain and are written once each.
-    void emit(float* out, const float* values, std::int64_t count, at a) const {
-        for (std::int64_t i = 0; i < count; ++i, ++a.index) write(out, a, values[i]);
+    /// Values are float (fp32 producers) or int32 accumulators (int8 ones).
+    template <class Out, class V>
+    void emit(Out* out, const V* values, std::int64_t count, at a) const {
+        for (std::int64_t i = 0; i < count; ++i, ++a.index)
+            write(out, a, static_cast<float>(values[i]));
     }
 
 private:
@@ -6479,6 +6720,899 @@ inline int mark_in_place(graph::graph& g) {
 
 }  // namespace litegraph::passes
 // ---- end litegraph/passes/in_place.hpp ----
+// ---- begin litegraph/passes/quantize_int8.hpp ----
+// From a fake-quantized graph to int8 ops (docs/int8.md).  Three passes:
+//
+// fold_quant_linear (first): quantize_linear -> dequantize_linear pairs of
+//   one Scale become what the older export writes: on a weight (a parameter),
+//   a new parameter holding the quantised-dequantised values; on an
+//   activation (one scale), one fake_quantize_dequantize_moving_average_abs_max
+//   with that scale as InScale.
+// fold_quant_dequant_split (with the first): the older QAT export,
+//   fake_quantize_moving_average_abs_max (scale s) -> conv / mul with integer
+//   weights Wq -> fake_dequantize_max_abs (Scale = s, max_range = 127 * 127 /
+//   weight scale), becomes the quant-dequant form: one
+//   fake_quantize_dequantize_moving_average_abs_max and the weight
+//   Wq * 127 / max_range, when every reader of the quantized input is such a pair.
+// fold_weight_quant (second): a fake quant-dequant op on a parameter is
+//   computed once into a new parameter (exactly as the float simulation
+//   computes it), so that batch norm and bias fold into the conv as in fp32;
+//   a folded filter stays on a per-channel int8 grid (batch norm scales each
+//   output channel), which quantize_int8 recovers exactly.
+// quantize_int8 (after the fusions, before in_place): every conv / fused conv
+//   / mul / matmul whose activation input comes from a per-tensor fake
+//   quant-dequant op of 8 bits and whose weight is a parameter becomes an int8
+//   op (fused_conv2d_int8, mul_int8): per-channel filter steps (abs max /
+//   127), the input quantised by a quantize_int8 op (one per fake op), the
+//   requantize epilogue carrying rescale, bias, activation and terminal.  A
+//   quantize_int8 whose input only an int8 op produces (through max pools and
+//   concats) is merged into that producer, which then writes int8 (terminal
+//   quantize_store).  Everything else stays float32: the fallback, reported by
+//   `litegraph run --json` as `kernels`.
+// `--precision fp32` skips quantize_int8: the float simulation of the fake ops.
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+// ---- begin litegraph/fusion/fused_int8.hpp ----
+// fused_int8<Stages...>: the int8 conv2d / depthwise_conv2d with its
+// requantize epilogue, a chain of the same kind as the fp32 fusions and run
+// by the same `chain::emit` loop:
+//
+//   int32 acc -> rescale (in step * filter step[c]) -> bias -> activation
+//             -> quantize_store (sat8(round(v / out step)))   int8 output
+//             -> store / add_with / gate<...>                 float32 output
+//
+// Node type `fused_conv2d_int8`; slots Input int8 [N,C,H,W], Filter int8
+// [OC,C/g,KH,KW], Multiplier float32 [OC] (in step * filter step), Bias
+// float32 [OC], Other float32 (add_with / gates) -> Output.  Attributes: the
+// conv's, `activation` and `terminal` as fused_conv2d, and `output_step`
+// (> 0 for terminal quantize_store).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+// ---- begin litegraph/kernels/conv_int8.hpp ----
+// The int8 convolution: int8 input and filter, int32 accumulation, one output
+// plane at a time handed to a sink (the requantize epilogue).  Symmetric
+// quantisation (zero point 0) makes zero padding exact: padded taps are
+// skipped.  No allocation and no exception inside: the caller passes the
+// scratch (conv_int8_scratch_words) and has validated the geometry, so the
+// loop can run in firmware as it is.
+
+#include <algorithm>
+#include <cstdint>
+
+
+namespace litegraph::kernels {
+
+/// Output pixels per block of the patch (GEMM) path.
+inline constexpr std::int64_t conv_int8_block = 16;
+
+/// Whether conv2d_int8 takes the patch path (ungrouped convs): every output
+/// pixel's input patch is packed once per block of pixels, and each output
+/// channel is a dot product over it, contiguous in both operands (the form
+/// compilers vectorise into int16 multiply-adds).  Grouped and depthwise
+/// convs take the direct row loop.
+inline bool conv_int8_uses_patches(const conv_geometry& g) noexcept {
+    return g.groups == 1;
+}
+
+/// int64 words of scratch conv2d_int8 needs.
+inline std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
+    if (conv_int8_uses_patches(g)) {
+        const std::int64_t k = g.c * g.kh * g.kw;
+        return (conv_int8_block * k + 7) / 8 + conv_int8_block / 2 + 1;
+    }
+    return (g.oh * g.ow + 1) / 2 + 3 * g.kw;
+}
+
+/// A non-owning reference to a sink(n, oc, offset, values, count) over int32
+/// accumulators (a run of `count` outputs of plane (n, oc) from `offset`):
+/// the kernel is compiled once whatever the epilogue.
+class int32_sink_ref {
+public:
+    template <class S>
+    explicit int32_sink_ref(S& s) noexcept
+        : obj_(static_cast<void*>(&s)),
+          fn_([](void* o, std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
+                 std::int64_t count) { (*static_cast<S*>(o))(n, oc, off, v, count); }) {}
+    void operator()(std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
+                    std::int64_t count) const {
+        fn_(obj_, n, oc, off, v, count);
+    }
+
+private:
+    void* obj_;
+    void (*fn_)(void*, std::int64_t, std::int64_t, std::int64_t, const std::int32_t*, std::int64_t);
+};
+
+namespace detail {
+/// sum of a[i] * b[i] over k int8 values, in int32.
+inline std::int32_t dot_int8(const std::int8_t* a, const std::int8_t* b, std::int64_t k) noexcept {
+    std::int32_t s = 0;
+    for (std::int64_t i = 0; i < k; ++i)
+        s += static_cast<std::int32_t>(a[i]) * static_cast<std::int32_t>(b[i]);
+    return s;
+}
+
+/// The patch path (conv_int8_uses_patches).
+inline void conv2d_int8_patches(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
+                                std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    const std::int64_t k = g.c * g.kh * g.kw, plane = g.oh * g.ow;
+    auto* patches = reinterpret_cast<std::int8_t*>(scratch);
+    auto* acc = reinterpret_cast<std::int32_t*>(scratch + (conv_int8_block * k + 7) / 8);
+    for (std::int64_t n = 0; n < g.n; ++n) {
+        const std::int8_t* xn = x + n * g.c * g.h * g.w;
+        for (std::int64_t p0 = 0; p0 < plane; p0 += conv_int8_block) {
+            const std::int64_t nb = std::min(conv_int8_block, plane - p0);
+            // Pack the block's patches: patch b is [C, KH, KW] of pixel p0 + b.
+            for (std::int64_t b = 0; b < nb; ++b) {
+                const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
+                std::int8_t* d = patches + b * k;
+                for (std::int64_t c = 0; c < g.c; ++c)
+                    for (std::int64_t i = 0; i < g.kh; ++i) {
+                        const std::int64_t ih = oh * g.sh - g.pt + i * g.dh;
+                        const bool row_in = ih >= 0 && ih < g.h;
+                        const std::int8_t* xr = xn + (c * g.h + ih) * g.w;
+                        for (std::int64_t j = 0; j < g.kw; ++j) {
+                            const std::int64_t iw = ow * g.sw - g.pl + j * g.dw;
+                            *d++ = row_in && iw >= 0 && iw < g.w ? xr[iw] : std::int8_t{0};
+                        }
+                    }
+            }
+            for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+                const std::int8_t* fo = f + oc * k;
+                for (std::int64_t b = 0; b < nb; ++b) acc[b] = dot_int8(fo, patches + b * k, k);
+                sink(n, oc, p0, acc, nb);
+            }
+        }
+    }
+}
+}  // namespace detail
+
+/// Output plane (n, oc) = sum over its group's input channels and taps of
+/// x * f, in int32, handed to sink(n, oc, offset, values, count) in runs
+/// (whole planes on the direct path, blocks of pixels on the patch path).  Filter [OC, C/groups,
+/// KH, KW] int8; x [N, C, H, W] int8.
+inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
+                        std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    if (conv_int8_uses_patches(g)) {
+        detail::conv2d_int8_patches(g, x, f, scratch, sink);
+        return;
+    }
+    const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
+    const std::int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow, taps = g.kh * g.kw;
+    std::int64_t* ow_lo = scratch;
+    std::int64_t* ow_hi = scratch + g.kw;
+    std::int64_t* x_off = scratch + 2 * g.kw;
+    auto* acc = reinterpret_cast<std::int32_t*>(scratch + 3 * g.kw);
+    // Per kernel column: the output columns whose input column is in the image.
+    for (std::int64_t j = 0; j < g.kw; ++j) {
+        const std::int64_t off = j * g.dw - g.pl;  // iw = ow * sw + off
+        const std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+        const std::int64_t hi = off > g.w - 1 ? 0 : (g.w - 1 - off) / g.sw + 1;
+        ow_lo[j] = std::min(lo, g.ow);
+        ow_hi[j] = std::max(ow_lo[j], std::min(hi, g.ow));
+        x_off[j] = off;
+    }
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+            std::fill(acc, acc + out_plane, 0);
+            const std::int8_t* xg = x + (n * g.c + (oc / cout_g) * cin_g) * in_plane;
+            const std::int8_t* fo = f + oc * cin_g * taps;
+            for (std::int64_t ic = 0; ic < cin_g; ++ic) {
+                const std::int8_t* xc = xg + ic * in_plane;
+                for (std::int64_t i = 0; i < g.kh; ++i)
+                    for (std::int64_t j = 0; j < g.kw; ++j) {
+                        const std::int32_t wv = fo[(ic * g.kh + i) * g.kw + j];
+                        if (wv == 0) continue;
+                        const std::int64_t lo = ow_lo[j], hi = ow_hi[j], off = x_off[j];
+                        for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                            const std::int64_t ih = oh * g.sh - g.pt + i * g.dh;
+                            if (ih < 0 || ih >= g.h) continue;
+                            const std::int8_t* xr = xc + ih * g.w;
+                            std::int32_t* ar = acc + oh * g.ow;
+                            if (g.sw == 1) {
+                                for (std::int64_t ow = lo; ow < hi; ++ow)
+                                    ar[ow] += wv * static_cast<std::int32_t>(xr[ow + off]);
+                            } else {
+                                for (std::int64_t ow = lo; ow < hi; ++ow)
+                                    ar[ow] += wv * static_cast<std::int32_t>(xr[ow * g.sw + off]);
+                            }
+                        }
+                    }
+            }
+            sink(n, oc, 0, acc, out_plane);
+        }
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/conv_int8.hpp ----
+// ---- begin litegraph/ops/int8/quantize.hpp ----
+// The conversions between float and int8 around int8 kernels, and what every
+// int8 op shares.  litegraph's int8 is symmetric (zero point 0, as Paddle's
+// abs-max quantisation): a tensor holds q in [-128, 127] meaning q * step,
+// step = abs-max scale / 127.  Rounding is half away from zero, saturating
+// (fusion::saturate_int8).
+//
+//   quantize_int8   X float32 -> Out int8,    attribute step:  Out = sat8(round(X / step))
+//   dequantize_int8 X int8    -> Out float32, attribute step:  Out = X * step
+//
+// The int8 kernels never allocate or throw inside their loops: checks happen
+// in infer and at the start of run, scratch is taken once per run.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+namespace int8_detail {
+/// A positive, finite quantisation step from attribute `name`.
+inline float parse_step(const attr_map& a, std::string_view name, std::string_view type) {
+    const float s = a.get<float>(name, 0.f);
+    if (!(s > 0.f) || !(s < 3.0e38f))
+        throw unsupported_error(std::string(type) + ": attribute " + std::string(name) +
+                                " must be a positive quantisation step, got " + std::to_string(s));
+    return s;
+}
+
+inline const tensor_ref& typed(const op_io& io, std::string_view slot, dtype t, std::size_t i = 0) {
+    const auto& x = io.input(slot, i);
+    io.check(x.type == t, std::string(slot) + " must be " + std::string(name_of(t)) + ", got " +
+                              std::string(name_of(x.type)));
+    return x;
+}
+
+/// The output dtype an int8 op writes: int8 when it has an output step
+/// (attribute `output_step` > 0), float32 (dequantized) otherwise.
+inline float output_step(const attr_map& a) {
+    return a.get<float>("output_step", 0.f);
+}
+}  // namespace int8_detail
+
+struct quantize_int8 {
+    static constexpr std::string_view paddle_types[] = {"quantize_int8"};
+    struct params {
+        float step = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        return {int8_detail::parse_step(a, "step", t)};
+    }
+    static void infer(const params&, op_io& io) {
+        const auto& x = int8_detail::typed(io, "X", dtype::f32);
+        auto& out = io.output("Out");
+        out.type = dtype::i8;
+        out.shape = x.shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const float* xs = x.as<float>();
+        auto* out = io.output("Out").as<std::int8_t>();
+        const float inv = 1.f / p.step;
+        const std::int64_t n = x.numel();
+        for (std::int64_t i = 0; i < n; ++i) out[i] = fusion::saturate_int8(xs[i] * inv);
+    }
+};
+
+struct dequantize_int8 {
+    static constexpr std::string_view paddle_types[] = {"dequantize_int8"};
+    struct params {
+        float step = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        return {int8_detail::parse_step(a, "step", t)};
+    }
+    static void infer(const params&, op_io& io) {
+        const auto& x = int8_detail::typed(io, "X", dtype::i8);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto* xs = x.as<std::int8_t>();
+        float* out = io.output("Out").as<float>();
+        const std::int64_t n = x.numel();
+        for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(xs[i]) * p.step;
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/int8/quantize.hpp ----
+
+namespace litegraph::fusion {
+
+template <>
+struct stage_traits<quantize_store> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "quantize_store";
+};
+
+template <class... Stages>
+struct fused_int8 {
+    using chain_type = chain<rescale, bias, Stages...>;
+    static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
+    static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
+
+    static constexpr std::string_view activation() {
+        std::string_view a = "";
+        ((a = stage_traits<Stages>::activation.empty() ? a : stage_traits<Stages>::activation),
+         ...);
+        return a;
+    }
+    static constexpr std::string_view terminal() {
+        std::string_view t = "store";
+        ((t = stage_traits<Stages>::terminal == "store" ? t : stage_traits<Stages>::terminal), ...);
+        return t;
+    }
+    static bool matches(const attr_map& a) {
+        return a.get<std::string>("activation", "") == activation() &&
+               a.get<std::string>("terminal", "store") == terminal();
+    }
+
+    struct params {
+        ops::conv2d::params conv;
+        float output_step = 0.f;
+        std::tuple<rescale, bias, Stages...> stages;
+    };
+
+    static params parse(const attr_map& a, std::string_view t) {
+        params p{ops::conv2d::parse(a, t), 0.f, {}};
+        if constexpr (int8_out) p.output_step = ops::int8_detail::parse_step(a, "output_step", t);
+        std::apply([&](auto&... s) { (parse_stage(s, a), ...); }, p.stages);
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto g = ops::conv2d::resolve(p.conv, io, dtype::i8);
+        auto& out = io.output("Output");
+        out.type = int8_out ? dtype::i8 : dtype::f32;
+        out.shape = {g.n, g.oc, g.oh, g.ow};
+        for (const char* slot : {"Multiplier", "Bias"}) {
+            const auto& v = io.input(slot);
+            io.check(v.type == dtype::f32 && v.numel() == g.oc,
+                     std::string(slot) + " " + to_string(v.shape) +
+                         " must hold one float32 per output channel (" + std::to_string(g.oc) +
+                         ")");
+        }
+        if constexpr (terminal() != "store" && terminal() != "quantize_store") {
+            const auto& o = io.input("Other");
+            io.check(o.type == dtype::f32, "Other must be float32");
+            if constexpr (terminal() == "mul_plane") {
+                io.check(o.shape.size() == 4 && o.shape[0] == g.n && o.shape[1] == g.oc &&
+                             g.oh == 1 && g.ow == 1,
+                         "the gate's conv output " + to_string(out.shape) +
+                             " must be [N, C, 1, 1] for Other " + to_string(o.shape));
+                out.shape = o.shape;
+            } else {
+                io.check(o.shape == out.shape, "Other " + to_string(o.shape) +
+                                                   " must have the conv output's shape " +
+                                                   to_string(out.shape));
+            }
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = ops::conv2d::resolve(p.conv, io, dtype::i8);
+        const auto kg = kernels::conv_geometry::from(g);
+        chain_type c{p.stages};
+        std::get<0>(c.stages).multiplier = io.input("Multiplier").template as<float>();
+        std::get<1>(c.stages).values = io.input("Bias").template as<float>();
+        std::apply([&](auto&... s) { (bind_stage(s, io, p), ...); }, c.stages);
+        const auto* x = io.input("Input").template as<std::int8_t>();
+        const auto* f = io.input("Filter").template as<std::int8_t>();
+        std::vector<std::int64_t> scratch(
+            static_cast<std::size_t>(kernels::conv_int8_scratch_words(kg)));
+        using out_t = std::conditional_t<int8_out, std::int8_t, float>;
+        out_t* out = io.output("Output").template as<out_t>();
+        const std::int64_t plane = g.oh * g.ow;
+        auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
+                        std::int64_t count) {
+            c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+        };
+        kernels::conv2d_int8(kg, x, f, scratch.data(), kernels::int32_sink_ref(sink));
+    }
+
+private:
+    template <class S>
+    static void parse_stage(S& s, const attr_map& a) {
+        if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
+    }
+    template <class S>
+    static void bind_stage(S& s, const op_io& io, const params& p) {
+        if constexpr (std::is_same_v<S, quantize_store>) {
+            s.inv_scale = 1.f / p.output_step;
+        } else if constexpr (std::is_same_v<S, add_with>) {
+            s.other = io.input("Other").template as<float>();
+        } else if constexpr (requires { s.mul; }) {
+            s.mul.other = io.input("Other").template as<float>();
+            if constexpr (requires { s.mul.plane; }) {
+                const auto& o = io.input("Other");
+                s.mul.plane = o.shape[2] * o.shape[3];
+            }
+        }
+    }
+};
+
+namespace detail {
+template <class... Acts>
+struct int8_act_list {
+    using type = op_list<fused_int8<act<Acts>>..., fused_int8<act<Acts>, quantize_store>...>;
+};
+}  // namespace detail
+
+/// The closed list of int8 conv kernels the runtime can dispatch to.
+using fused_int8_kernels = typename concat_op_lists<
+    op_list<fused_int8<>,                                         //
+            fused_int8<quantize_store>,                           //
+            fused_int8<add_with>,                                 //
+            fused_int8<gate<ops::act::hard_sigmoid, mul_plane>>,  //
+            fused_int8<gate<ops::act::sigmoid, mul_plane>>,       //
+            fused_int8<gate<ops::act::hard_sigmoid, mul_with>>,   //
+            fused_int8<gate<ops::act::sigmoid, mul_with>>>,       //
+    typename detail::int8_act_list<ops::act::relu, ops::act::relu6, ops::act::leaky_relu,
+                                   ops::act::sigmoid, ops::act::tanh, ops::act::hard_swish,
+                                   ops::act::hard_sigmoid>::type>::type;
+
+}  // namespace litegraph::fusion
+// ---- end litegraph/fusion/fused_int8.hpp ----
+
+namespace litegraph::passes {
+
+namespace int8_detail {
+
+inline bool is_fake_weight_quant(std::string_view t) {
+    return t == "fake_channel_wise_quantize_dequantize_abs_max" ||
+           t == "fake_quantize_dequantize_abs_max";
+}
+
+/// Declares a parameter with a shape and no data (topology-only models).
+inline int declare_param(graph::graph& g, const std::string& base, shape_t shape, dtype t) {
+    std::string name = base;
+    for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
+    graph::var_node v;
+    v.name = name;
+    v.shape = std::move(shape);
+    v.type = t;
+    v.persistable = true;
+    return g.add_var(std::move(v));
+}
+
+/// Declares a new activation variable.
+inline int declare_activation(graph::graph& g, const std::string& base, shape_t shape, dtype t) {
+    std::string name = base;
+    for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
+    graph::var_node v;
+    v.name = name;
+    v.shape = std::move(shape);
+    v.type = t;
+    return g.add_var(std::move(v));
+}
+
+/// A single float from a one-value float32 parameter, or -1.
+inline float scalar_param(const graph::graph& g, int v) {
+    if (v < 0 || !has_f32_value(g, v) || g.vars[v].value->numel() != 1) return -1.f;
+    return g.vars[v].value->span<float>()[0];
+}
+
+/// Runs a weight fake-quant op on its parameter: the output the float
+/// simulation computes, as a new parameter (or a declared one without data).
+inline int fold_weight_op(graph::graph& g, int op, const std::string& x_slot,
+                          const std::string& out_slot, const named_tensors& extra) {
+    const auto& node = g.ops[op];
+    const int x = graph::input_var(node, x_slot), out = graph::output_var(node, out_slot);
+    if (!g.vars[x].value)
+        return declare_param(g, g.vars[out].name + ".folded", g.vars[x].shape, dtype::f32);
+    named_tensors in;
+    in.add(x_slot, tensor(*g.vars[x].value));
+    for (auto& [slot, ts] : extra.slots)
+        for (auto& t : ts) in.add(slot, tensor(t));
+    auto r = invoke(node.type, node.attrs, in, {{out_slot, 1}});
+    return graph::add_param(g, g.vars[out].name + ".folded", std::move(r.slots[0].second[0]));
+}
+
+}  // namespace int8_detail
+
+/// quantize_linear -> dequantize_linear pairs (see the top of this file).
+inline int fold_quant_linear(graph::graph& g) {
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& d = g.ops[op];
+        if (d.type != "dequantize_linear") return false;
+        const int qv = graph::input_var(d, "X"), y = graph::output_var(d, "Y");
+        if (qv < 0 || y < 0 || g.vars[qv].producer < 0) return false;
+        const int qop = g.vars[qv].producer;
+        const auto& q = g.ops[qop];
+        if (q.type != "quantize_linear" || graph::sole_consumer(g, qv) != op) return false;
+        const int scale = graph::input_var(q, "Scale"), x = graph::input_var(q, "X");
+        if (scale < 0 || x < 0 || graph::input_var(d, "Scale") != scale) return false;
+        if (d.attrs.get<int>("bit_length", 8) != q.attrs.get<int>("bit_length", 8)) return false;
+        if (is_param(g, x)) {
+            // Quantise-dequantise the weight once, as the two float ops would.
+            named_tensors extra;
+            if (!g.vars[scale].value) {
+                if (g.vars[x].value) return false;
+            } else {
+                extra.add("Scale", tensor(*g.vars[scale].value));
+            }
+            int w = -1;
+            if (!g.vars[x].value) {
+                w = int8_detail::declare_param(g, g.vars[y].name + ".folded", g.vars[x].shape,
+                                               dtype::f32);
+            } else {
+                named_tensors in;
+                in.add("X", tensor(*g.vars[x].value));
+                in.add("Scale", tensor(*g.vars[scale].value));
+                auto qt = invoke(q.type, q.attrs, in, {{"Y", 1}});
+                named_tensors in2;
+                in2.add("X", std::move(qt.slots[0].second[0]));
+                in2.add("Scale", tensor(*g.vars[scale].value));
+                auto dt = invoke(g.ops[op].type, g.ops[op].attrs, in2, {{"Y", 1}});
+                w = graph::add_param(g, g.vars[y].name + ".folded",
+                                     std::move(dt.slots[0].second[0]));
+            }
+            graph::replace_uses(g, y, w);
+            dead[op] = dead[qop] = true;
+            return true;
+        }
+        // An activation: one scale only.
+        const auto& sv = g.vars[scale];
+        const auto& sshape = sv.value ? sv.value->shape() : sv.shape;
+        if (!is_known(sshape) || numel(sshape) != 1) return false;
+        auto& fq = g.ops[qop];
+        fq.type = "fake_quantize_dequantize_moving_average_abs_max";
+        fq.inputs = {{"X", {x}}, {"InScale", {scale}}};
+        fq.outputs = {{"Out", {y}}};
+        fq.attrs.set("round_type", std::int32_t{q.attrs.get<int>("round_type", 0)});
+        dead[op] = true;
+        return true;
+    });
+}
+
+/// The older split form into the quant-dequant form (see the top of this file).
+inline int fold_quant_dequant_split(graph::graph& g) {
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& fq = g.ops[op];
+        if (fq.type != "fake_quantize_moving_average_abs_max") return false;
+        const int q = graph::output_var(fq, "Out"), in_scale = graph::input_var(fq, "InScale");
+        const int out_scale = graph::output_var(fq, "OutScale");
+        if (q < 0 || in_scale < 0 || graph::is_fetched(g, q) || g.vars[q].consumers.empty())
+            return false;
+        const int bits = fq.attrs.get<int>("bit_length", 8);
+        struct pair {
+            int op, dq;
+            const char* w_slot;
+        };
+        std::vector<pair> pairs;
+        std::vector<int> readers_of_scale;
+        for (int c : g.vars[q].consumers) {
+            const auto& node = g.ops[c];
+            const bool conv = is_plain_conv(node);
+            if (!conv && node.type != "mul") return false;
+            const char* w_slot = conv ? "Filter" : "Y";
+            const int w = graph::input_var(node, w_slot);
+            const int out = graph::output_var(node, conv ? "Output" : "Out");
+            if (w < 0 || out < 0 || !is_param(g, w) ||
+                graph::input_var(node, conv ? "Input" : "X") != q)
+                return false;
+            if (g.vars[w].value && !has_f32_value(g, w)) return false;
+            const int dq = graph::sole_consumer(g, out);
+            if (dq < 0 || g.ops[dq].type != "fake_dequantize_max_abs" ||
+                graph::input_var(g.ops[dq], "X") != out)
+                return false;
+            // Scale is the activation's scale; the weight's is in max_range.
+            const int sc = graph::input_var(g.ops[dq], "Scale");
+            if (sc != in_scale && (sc < 0 || sc != out_scale)) return false;
+            if (!(g.ops[dq].attrs.get<float>("max_range", 0.f) > 0.f)) return false;
+            pairs.push_back({c, dq, w_slot});
+            readers_of_scale.push_back(dq);
+        }
+        for (auto& sl : fq.outputs)  // OutScale (but for the pairs) and training outputs unread
+            for (int v : sl.vars)
+                if (v != q)
+                    for (int r : g.vars[v].consumers)
+                        if (std::find(readers_of_scale.begin(), readers_of_scale.end(), r) ==
+                            readers_of_scale.end())
+                            return false;
+        // Out = conv(q, Wq) * s / max_range = conv(q * s / bnt, Wq * bnt / max_range).
+        const float bnt = static_cast<float>((1 << (bits - 1)) - 1);
+        for (auto& pr : pairs) {
+            const int w = graph::input_var(g.ops[pr.op], pr.w_slot);
+            const int y = graph::output_var(g.ops[pr.dq], "Out");
+            int w2;
+            if (!g.vars[w].value) {
+                w2 = int8_detail::declare_param(g, g.vars[w].name + ".dequantized", g.vars[w].shape,
+                                                dtype::f32);
+            } else {
+                tensor t = *g.vars[w].value;
+                const float k = bnt / g.ops[pr.dq].attrs.get<float>("max_range", 1.f);
+                for (auto& v : t.span<float>()) v *= k;
+                w2 = graph::add_param(g, g.vars[w].name + ".dequantized", std::move(t));
+            }
+            auto& node = g.ops[pr.op];
+            graph::set_input(node, pr.w_slot, w2);
+            for (auto& sl : node.outputs)
+                for (auto& v : sl.vars) v = y;
+            dead[pr.dq] = true;
+        }
+        auto& f = g.ops[op];
+        f.type = "fake_quantize_dequantize_moving_average_abs_max";
+        f.outputs = {{"Out", {q}}};
+        return true;
+    });
+}
+
+/// Weight fake quant-dequant ops computed into parameters.
+inline int fold_weight_quant(graph::graph& g) {
+    return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
+        const auto& node = g.ops[op];
+        if (!int8_detail::is_fake_weight_quant(node.type)) return false;
+        const int x = graph::input_var(node, "X"), out = graph::output_var(node, "Out");
+        if (x < 0 || out < 0 || !is_param(g, x) || graph::is_fetched(g, out)) return false;
+        if (g.vars[x].value && g.vars[x].value->type() != dtype::f32) return false;
+        for (auto& s : node.outputs)  // OutScale must be unread
+            for (int v : s.vars)
+                if (v != out && !g.vars[v].consumers.empty()) return false;
+        const int w = int8_detail::fold_weight_op(g, op, "X", "Out", {});
+        graph::replace_uses(g, out, w);
+        dead[op] = true;
+        return true;
+    });
+}
+
+namespace int8_detail {
+
+/// Per-channel int8 weights: channel c (dim `axis` of a 2-D or 4-D weight)
+/// gets step max|w_c| / 127 and q = round(w / step).
+struct quantized_weight {
+    tensor q;
+    std::vector<float> steps;
+};
+inline quantized_weight quantize_weight(const tensor& w, int axis) {
+    const auto& s = w.shape();
+    std::int64_t outer = 1, channels = s[static_cast<std::size_t>(axis)], inner = 1;
+    for (int i = 0; i < axis; ++i) outer *= s[static_cast<std::size_t>(i)];
+    for (std::size_t i = static_cast<std::size_t>(axis) + 1; i < s.size(); ++i) inner *= s[i];
+    quantized_weight r{tensor(dtype::i8, s),
+                       std::vector<float>(static_cast<std::size_t>(channels))};
+    const float* src = w.span<float>().data();
+    auto* dst = reinterpret_cast<std::int8_t*>(r.q.data());
+    for (std::int64_t c = 0; c < channels; ++c) {
+        float m = 0.f;
+        for (std::int64_t o = 0; o < outer; ++o)
+            for (std::int64_t i = 0; i < inner; ++i)
+                m = std::max(m, std::abs(src[(o * channels + c) * inner + i]));
+        const float step = m > 0.f ? m / 127.f : 1.f;
+        r.steps[static_cast<std::size_t>(c)] = step;
+        for (std::int64_t o = 0; o < outer; ++o)
+            for (std::int64_t i = 0; i < inner; ++i) {
+                const auto k = (o * channels + c) * inner + i;
+                dst[k] = fusion::saturate_int8(src[k] / step);
+            }
+    }
+    return r;
+}
+
+template <class... K>
+bool int8_conv_in_list(op_list<K...>, std::string_view activation, std::string_view terminal) {
+    return ((K::activation() == activation && K::terminal() == terminal) || ...);
+}
+inline bool int8_conv_exists(std::string_view activation, std::string_view terminal) {
+    return int8_conv_in_list(fusion::fused_int8_kernels{}, activation, terminal);
+}
+
+/// The rewriter of quantize_int8: one instance per run.
+class int8_rewriter {
+public:
+    explicit int8_rewriter(graph::graph& g) : g_(g) {}
+
+    int run() {
+        int count = 0;
+        const int n = static_cast<int>(g_.ops.size());
+        for (int op = 0; op < n; ++op) count += convert(op) ? 1 : 0;
+        if (count == 0) return 0;
+        g_.relink();
+        dead_.assign(g_.ops.size(), false);
+        // Fake ops whose every reader became int8 have nothing left to do.
+        for (int op = 0; op < static_cast<int>(g_.ops.size()); ++op)
+            if (g_.ops[op].type == "fake_quantize_dequantize_moving_average_abs_max") {
+                int out = graph::output_var(g_.ops[op], "Out");
+                if (out >= 0 && g_.vars[out].consumers.empty() && !graph::is_fetched(g_, out))
+                    dead_[op] = true;
+            }
+        graph::compact(g_, dead_);
+        dead_.assign(g_.ops.size(), false);
+        // Merge quantize_int8 ops into int8 producers.
+        for (int op = 0; op < static_cast<int>(g_.ops.size()); ++op) {
+            auto& q = g_.ops[op];
+            if (q.type != "quantize_int8" || dead_[op]) continue;
+            const int x = graph::input_var(q, "X"), out = graph::output_var(q, "Out");
+            if (x < 0 || out < 0 || graph::sole_consumer(g_, x) != op) continue;
+            if (!can_emit(x, 0)) continue;
+            emit(x, q.attrs.get<float>("step", 1.f), out);
+            dead_[op] = true;
+        }
+        graph::compact(g_, dead_);
+        return count;
+    }
+
+private:
+    /// Turns op `op` into an int8 op when its input is fake-quantized.
+    bool convert(int op) {
+        auto& node = g_.ops[op];
+        const bool conv = is_plain_conv(node) || node.type == "fused_conv2d";
+        const bool fc = node.type == "mul" || node.type == "matmul" || node.type == "matmul_v2";
+        if (!conv && !fc) return false;
+        const char* x_slot = conv ? "Input" : "X";
+        const char* w_slot = conv ? "Filter" : "Y";
+        const int x = graph::input_var(node, x_slot), w = graph::input_var(node, w_slot);
+        if (x < 0 || w < 0 || !is_param(g_, w) || g_.vars[x].producer < 0) return false;
+        const auto& f = g_.ops[g_.vars[x].producer];
+        if (f.type != "fake_quantize_dequantize_moving_average_abs_max" ||
+            f.attrs.get<int>("bit_length", 8) != 8)
+            return false;
+        const int in_scale = graph::input_var(f, "InScale");
+        const bool shapes_only = !g_.vars[w].value;
+        float s_in = int8_detail::scalar_param(g_, in_scale);
+        if (shapes_only)
+            s_in = 127.f;  // planning only: any positive step
+        else if (!(s_in > 0.f) || !has_f32_value(g_, w))
+            return false;
+        const auto& wshape = shapes_only ? g_.vars[w].shape : g_.vars[w].value->shape();
+        float alpha = 1.f;
+        if (conv) {
+            if (wshape.size() != 4 || !is_known(wshape)) return false;
+            if (node.type == "fused_conv2d" &&
+                !int8_conv_exists(fused_activation(node), fused_terminal(node)))
+                return false;
+        } else {
+            if (wshape.size() != 2 || !is_known(wshape)) return false;
+            if (node.type == "mul" && node.attrs.get<int>("y_num_col_dims", 1) != 1) return false;
+            if (node.type == "matmul") {
+                if (node.attrs.get<bool>("transpose_X", false) ||
+                    node.attrs.get<bool>("transpose_Y", false))
+                    return false;
+                alpha = node.attrs.get<float>("alpha", 1.f);
+            }
+            if (node.type == "matmul_v2" &&
+                (node.attrs.get<bool>("trans_x", false) || node.attrs.get<bool>("trans_y", false)))
+                return false;
+            // X must be 2-D for matmul (mul flattens at x_num_col_dims).
+            if (node.type != "mul" && g_.vars[x].shape.size() != 2) return false;
+        }
+        const std::int64_t channels = conv ? wshape[0] : wshape[1];
+        const float in_step = s_in / 127.f;
+        // Weights and multipliers.
+        int wq = -1, mult = -1;
+        const std::string base = g_.vars[w].name;
+        if (shapes_only) {
+            wq = declare_param(g_, base + ".int8", wshape, dtype::i8);
+            mult = declare_param(g_, base + ".multiplier", {channels}, dtype::f32);
+        } else {
+            auto qw = quantize_weight(*g_.vars[w].value, conv ? 0 : 1);
+            std::vector<float> m(qw.steps.size());
+            for (std::size_t c = 0; c < m.size(); ++c) m[c] = in_step * qw.steps[c] * alpha;
+            wq = graph::add_param(g_, base + ".int8", std::move(qw.q));
+            mult = graph::add_param(g_, base + ".multiplier", tensor::from<float>({channels}, m));
+        }
+        if (conv && !ensure_fused_conv(g_, op)) return false;
+        const int xq = quantized_input(g_.vars[x].producer, in_step);
+        auto& n = g_.ops[op];
+        if (conv) {
+            n.type = "fused_conv2d_int8";
+            graph::set_input(n, "Input", xq);
+            graph::set_input(n, "Filter", wq);
+        } else {
+            const int xcols = n.type == "mul" ? n.attrs.get<int>("x_num_col_dims", 1) : 1;
+            n.type = "mul_int8";
+            n.attrs = attr_map{};
+            n.attrs.set("x_num_col_dims", std::int32_t{xcols});
+            graph::set_input(n, "X", xq);
+            graph::set_input(n, "Y", wq);
+        }
+        graph::set_input(n, "Multiplier", mult);
+        for (auto& s : n.outputs)
+            for (int v : s.vars) g_.vars[v].type = dtype::f32;
+        return true;
+    }
+
+    /// The int8 variable quantize_int8 makes of fake op `f`'s input (one per fake op).
+    int quantized_input(int f, float step) {
+        if (auto it = quantized_.find(f); it != quantized_.end()) return it->second;
+        const int x = graph::input_var(g_.ops[f], "X");
+        const int q =
+            declare_activation(g_, g_.vars[x].name + ".int8", g_.vars[x].shape, dtype::i8);
+        graph::op_node node;
+        node.type = "quantize_int8";
+        node.inputs = {{"X", {x}}};
+        node.outputs = {{"Out", {q}}};
+        node.attrs.set("step", step);
+        g_.ops.push_back(std::move(node));  // program order is restored by relink/topo order
+        quantized_[f] = q;
+        return q;
+    }
+
+    /// Whether the producer of float `v` can write it as int8 instead: an
+    /// int8 op writing float32 with a plain store, or a max pool / concat of
+    /// such values, each read only by the op that consumes it.
+    bool can_emit(int v, int depth) const {
+        const int p = g_.vars[v].producer;
+        if (p < 0 || depth > 8 || dead_[p] || graph::is_fetched(g_, v)) return false;
+        const auto& op = g_.ops[p];
+        if (op.type == "fused_conv2d_int8") return fused_terminal(op) == "store";
+        if (op.type == "mul_int8") return op.attrs.get<float>("output_step", 0.f) == 0.f;
+        if (op.type == "pool2d" && op.attrs.get<std::string>("pooling_type", "max") == "max") {
+            const int x = graph::input_var(op, "X");
+            return x >= 0 && graph::sole_consumer(g_, x) == p && can_emit(x, depth + 1);
+        }
+        if (op.type == "concat" && !op.input("AxisTensor")) {
+            const auto* xs = op.input("X");
+            if (!xs || xs->vars.empty()) return false;
+            for (int x : xs->vars)
+                if (graph::sole_consumer(g_, x) != p || !can_emit(x, depth + 1)) return false;
+            return true;
+        }
+        return false;
+    }
+
+    /// Makes the producer of `v` write int8 of `step` into `target`.
+    void emit(int v, float step, int target) {
+        const int p = g_.vars[v].producer;
+        auto& op = g_.ops[p];
+        if (op.type == "fused_conv2d_int8") {
+            op.attrs.set("terminal", std::string("quantize_store"));
+            op.attrs.set("output_step", step);
+        } else if (op.type == "mul_int8") {
+            op.attrs.set("output_step", step);
+        } else if (op.type == "pool2d") {
+            const int x = graph::input_var(op, "X");
+            const int xi =
+                declare_activation(g_, g_.vars[x].name + ".int8", g_.vars[x].shape, dtype::i8);
+            emit(x, step, xi);
+            auto& pool = g_.ops[p];
+            pool.type = "pool2d_int8";
+            graph::set_input(pool, "X", xi);
+        } else if (op.type == "concat") {
+            const auto xs = op.input("X")->vars;
+            std::vector<int> ins;
+            for (int x : xs) {
+                const int xi =
+                    declare_activation(g_, g_.vars[x].name + ".int8", g_.vars[x].shape, dtype::i8);
+                emit(x, step, xi);
+                ins.push_back(xi);
+            }
+            for (auto& s : g_.ops[p].inputs)
+                if (s.name == "X") s.vars = ins;
+        }
+        auto& o = g_.ops[p];
+        for (auto& s : o.outputs)
+            for (auto& x : s.vars)
+                if (x == v) x = target;
+        g_.vars[target].shape = g_.vars[v].shape;
+    }
+
+    graph::graph& g_;
+    std::map<int, int> quantized_;  // fake op -> int8 variable
+    std::vector<bool> dead_;
+};
+
+}  // namespace int8_detail
+
+/// Fake-quantized convs and matrix products to int8 ops; returns how many.
+inline int quantize_int8(graph::graph& g) {
+    return int8_detail::int8_rewriter(g).run();
+}
+
+}  // namespace litegraph::passes
+// ---- end litegraph/passes/quantize_int8.hpp ----
 // ---- begin litegraph/passes/remove_identity.hpp ----
 // remove_identity: ops that compute their input unchanged at inference —
 // scale with scale 1 and bias 0, dropout as "upscale_in_train" or
@@ -6555,6 +7689,12 @@ struct pass_info {
 inline constexpr pass_info pipeline[] = {
     {"remove_identity", remove_identity,
      "drop scale(1, 0) and inference dropout; readers use the input directly"},
+    {"fold_quant_linear", fold_quant_linear,
+     "quantize_linear -> dequantize_linear pairs become a folded weight or one fake quant op"},
+    {"fold_quant_dequant_split", fold_quant_dequant_split,
+     "fake_quantize -> conv/mul -> fake_dequantize_max_abs becomes the quant-dequant form"},
+    {"fold_weight_quant", fold_weight_quant,
+     "fake quant-dequant ops on weights are computed once into parameters"},
     {"fuse_conv_bias", fuse_conv_bias,
      "conv -> elementwise_add(per-channel parameter) becomes fused_conv2d with Bias"},
     {"fold_batch_norm", fold_batch_norm,
@@ -6565,6 +7705,8 @@ inline constexpr pass_info pipeline[] = {
      "sigmoid/hard_sigmoid conv -> elementwise_mul becomes terminal mul_with or mul_plane"},
     {"fuse_residual_add", fuse_residual_add,
      "conv -> elementwise_add(activation of the same shape) becomes terminal add_with"},
+    {"quantize_int8", quantize_int8,
+     "fake-quantized conv / fused conv / mul / matmul become int8 ops (skip: --precision fp32)"},
     {"in_place", mark_in_place,
      "mark ops whose output may reuse a dying input's buffer (attribute in_place)"},
 };
@@ -8236,10 +9378,308 @@ private:
 // The kernels a runtime program can dispatch to: Paddle's ops and the closed
 // list of pre-instantiated fused kernels that the fusion passes produce.
 
+// ---- begin litegraph/ops/int8/concat_int8.hpp ----
+// concat_int8: int8 inputs of different steps into one int8 output step.
+// Attributes axis (as concat), steps (one per input X) and output_step; an
+// input whose step equals the output's is copied, others are requantised:
+// q' = sat8(round(q * step / output_step)).  (Inputs that already share the
+// output's step need no op of their own: plain concat copies any dtype, and
+// the runtime may elide it by writing the producers into their slices.)
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct concat_int8 {
+    static constexpr std::string_view paddle_types[] = {"concat_int8"};
+    struct params {
+        concat::params base;
+        std::vector<float> steps;
+        float output_step = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        params p;
+        p.base = concat::parse(a, t);
+        p.steps = a.get<std::vector<float>>("steps", {});
+        p.output_step = int8_detail::parse_step(a, "output_step", t);
+        for (float s : p.steps)
+            if (!(s > 0.f))
+                throw unsupported_error(std::string(t) + ": every step must be positive");
+        return p;
+    }
+    static void infer(const params& p, op_io& io) {
+        io.check(io.input_count("X") == p.steps.size(),
+                 "attribute steps has " + std::to_string(p.steps.size()) + " values for " +
+                     std::to_string(io.input_count("X")) + " inputs X");
+        int8_detail::typed(io, "X", dtype::i8);
+        concat::infer(p.base, io);
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& out = io.output("Out");
+        const auto rank = static_cast<std::int64_t>(out.shape.size());
+        const auto axis = concat::resolved_axis(p.base, io, rank);
+        std::int64_t outer = 1;
+        for (std::int64_t d = 0; d < axis; ++d) outer *= out.shape[d];
+        const std::int64_t out_row = outer ? out.numel() / outer : 0;
+        auto* o = out.as<std::int8_t>();
+        std::int64_t col = 0;
+        for (std::size_t i = 0; i < io.input_count("X"); ++i) {
+            const auto& xi = io.input("X", i);
+            const auto* x = xi.as<std::int8_t>();
+            const std::int64_t row = outer ? xi.numel() / outer : 0;
+            const fusion::chain<fusion::quantize_store> c{
+                {fusion::quantize_store{p.steps[i] / p.output_step}}};
+            for (std::int64_t r = 0; r < outer && row; ++r) {
+                std::int8_t* d = o + r * out_row + col;
+                if (p.steps[i] == p.output_step)
+                    std::memcpy(d, x + r * row, static_cast<std::size_t>(row));
+                else
+                    c.emit(d, x + r * row, row, fusion::at{0, 0, 0});
+            }
+            col += row;
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/int8/concat_int8.hpp ----
+// ---- begin litegraph/ops/int8/elementwise_int8.hpp ----
+// elementwise_add_int8 / elementwise_mul_int8: X and Y int8 of one shape,
+// attributes x_step, y_step and output_step (> 0: int8 output; 0: float32):
+//   add: v = x * x_step + y * y_step        mul: v = (x * y) * (x_step * y_step)
+// then the chain's quantize_store (or store), one loop.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct elementwise_int8 {
+    static constexpr std::string_view paddle_types[] = {"elementwise_add_int8",
+                                                        "elementwise_mul_int8"};
+    struct params {
+        bool mul = false;
+        float x_step = 1.f, y_step = 1.f, output_step = 0.f;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        params p;
+        p.mul = t == "elementwise_mul_int8";
+        p.x_step = int8_detail::parse_step(a, "x_step", t);
+        p.y_step = int8_detail::parse_step(a, "y_step", t);
+        p.output_step = int8_detail::output_step(a);
+        if (p.output_step != 0.f) p.output_step = int8_detail::parse_step(a, "output_step", t);
+        return p;
+    }
+    static void infer(const params& p, op_io& io) {
+        const auto& x = int8_detail::typed(io, "X", dtype::i8);
+        const auto& y = int8_detail::typed(io, "Y", dtype::i8);
+        io.check(x.shape == y.shape, "X " + to_string(x.shape) + " and Y " + to_string(y.shape) +
+                                         " must have one shape (no broadcasting in int8)");
+        auto& out = io.output("Out");
+        out.type = p.output_step > 0.f ? dtype::i8 : dtype::f32;
+        out.shape = x.shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& xr = io.input("X");
+        const auto* x = xr.as<std::int8_t>();
+        const auto* y = io.input("Y").as<std::int8_t>();
+        const std::int64_t n = xr.numel();
+        auto loop = [&](auto* out, const auto& c) {
+            const float xy = p.x_step * p.y_step;
+            for (std::int64_t i = 0; i < n; ++i) {
+                const float v = p.mul ? static_cast<float>(std::int32_t{x[i]} * y[i]) * xy
+                                      : static_cast<float>(x[i]) * p.x_step +
+                                            static_cast<float>(y[i]) * p.y_step;
+                c.write(out, fusion::at{0, 0, i}, v);
+            }
+        };
+        if (p.output_step > 0.f) {
+            fusion::chain<fusion::quantize_store> c{{fusion::quantize_store{1.f / p.output_step}}};
+            loop(io.output("Out").as<std::int8_t>(), c);
+        } else {
+            loop(io.output("Out").as<float>(), fusion::chain<>{});
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/int8/elementwise_int8.hpp ----
+// ---- begin litegraph/ops/int8/mul_int8.hpp ----
+// mul_int8: the fully connected layer in int8.  X int8 flattened to [M, K] at
+// x_num_col_dims, Y int8 [K, N] (a 2-D parameter), Multiplier float32 [N]
+// (X step * Y column step) -> Out [.., N]: int32 accumulation over K, then
+// the requantize chain rescale -> quantize_store (attribute output_step > 0,
+// int8 output) or rescale -> store (float32 output).
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct mul_int8 {
+    static constexpr std::string_view paddle_types[] = {"mul_int8"};
+    struct params {
+        int x_num_col_dims = 1;
+        float output_step = 0.f;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        params p;
+        p.x_num_col_dims = a.get<int>("x_num_col_dims", 1);
+        p.output_step = int8_detail::output_step(a);
+        if (p.output_step != 0.f) p.output_step = int8_detail::parse_step(a, "output_step", t);
+        return p;
+    }
+
+    struct dims {
+        std::int64_t m, k, n;
+    };
+    static dims check(const params& p, const op_io& io, shape_t* out_shape) {
+        const auto& x = int8_detail::typed(io, "X", dtype::i8);
+        const auto& y = int8_detail::typed(io, "Y", dtype::i8);
+        const auto& m = int8_detail::typed(io, "Multiplier", dtype::f32);
+        const auto xc = static_cast<std::size_t>(p.x_num_col_dims);
+        io.check(p.x_num_col_dims >= 1 && xc < x.shape.size(),
+                 "x_num_col_dims " + std::to_string(p.x_num_col_dims) + " does not split X " +
+                     to_string(x.shape));
+        io.check(y.shape.size() == 2, "Y must be 2-D, got " + to_string(y.shape));
+        dims d{1, 1, y.shape[1]};
+        for (std::size_t i = 0; i < x.shape.size(); ++i) (i < xc ? d.m : d.k) *= x.shape[i];
+        io.check(d.k == y.shape[0],
+                 "X " + to_string(x.shape) + " flattens to K = " + std::to_string(d.k) + ", Y " +
+                     to_string(y.shape) + " has " + std::to_string(y.shape[0]) + " rows");
+        io.check(m.numel() == d.n, "Multiplier " + to_string(m.shape) + " must hold " +
+                                       std::to_string(d.n) + " values (one per column of Y)");
+        if (out_shape) {
+            out_shape->assign(x.shape.begin(), x.shape.begin() + static_cast<std::ptrdiff_t>(xc));
+            out_shape->push_back(d.n);
+        }
+        return d;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        auto& out = io.output("Out");
+        shape_t s;
+        check(p, io, &s);
+        out.shape = s;
+        out.type = p.output_step > 0.f ? dtype::i8 : dtype::f32;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto d = check(p, io, nullptr);
+        const auto* x = io.input("X").as<std::int8_t>();
+        const auto* y = io.input("Y").as<std::int8_t>();
+        fusion::rescale r{io.input("Multiplier").as<float>()};
+        std::vector<std::int32_t> acc(static_cast<std::size_t>(d.n));
+        auto rows = [&](auto* out, const auto& c) {
+            for (std::int64_t i = 0; i < d.m; ++i) {
+                std::fill(acc.begin(), acc.end(), 0);
+                for (std::int64_t k = 0; k < d.k; ++k) {
+                    const std::int32_t a = x[i * d.k + k];
+                    if (a == 0) continue;
+                    const std::int8_t* yr = y + k * d.n;
+                    for (std::int64_t j = 0; j < d.n; ++j)
+                        acc[j] += a * static_cast<std::int32_t>(yr[j]);
+                }
+                // One row: element j is "channel" j of the rescale.
+                for (std::int64_t j = 0; j < d.n; ++j)
+                    c.write(out, fusion::at{i, j, i * d.n + j}, static_cast<float>(acc[j]));
+            }
+        };
+        if (p.output_step > 0.f) {
+            fusion::chain<fusion::rescale, fusion::quantize_store> c{{r, {1.f / p.output_step}}};
+            rows(io.output("Out").as<std::int8_t>(), c);
+        } else {
+            fusion::chain<fusion::rescale> c{{r}};
+            rows(io.output("Out").as<float>(), c);
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/int8/mul_int8.hpp ----
+// ---- begin litegraph/ops/int8/pool2d_int8.hpp ----
+// pool2d_int8: pool2d on int8 (Paddle's window rules, ops/pool2d.hpp), the
+// output in the input's step.  Max takes the largest q (quantisation is
+// monotonic, so it equals quantising the float max); average sums in int32
+// and divides rounding half away from zero.  Slots X int8 -> Out int8.
+
+#include <cstdint>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+namespace int8_detail {
+/// sum / count rounded half away from zero (count > 0).
+constexpr std::int32_t div_round(std::int32_t sum, std::int32_t count) noexcept {
+    return sum >= 0 ? (2 * sum + count) / (2 * count) : -((-2 * sum + count) / (2 * count));
+}
+}  // namespace int8_detail
+
+struct pool2d_int8 {
+    static constexpr std::string_view paddle_types[] = {"pool2d_int8"};
+    using params = pool2d::params;
+    static params parse(const attr_map& a, std::string_view t) { return pool2d::parse(a, t); }
+
+    static void infer(const params& p, op_io& io) {
+        const auto g = pool2d::resolve(p, io, dtype::i8);
+        auto& out = io.output("Out");
+        out.type = dtype::i8;
+        out.shape = {g.n, g.c, g.oh, g.ow};
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = pool2d::resolve(p, io, dtype::i8);
+        const auto* x = io.input("X").as<std::int8_t>();
+        auto* y = io.output("Out").as<std::int8_t>();
+        const auto rows = pool2d::spans(p, g.oh, g.h, g.kh, g.sh, g.pt);
+        const auto cols = pool2d::spans(p, g.ow, g.w, g.kw, g.sw, g.pl);
+        for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
+            const std::int8_t* xp = x + pc * g.h * g.w;
+            std::int8_t* yp = y + pc * g.oh * g.ow;
+            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                const auto r = rows[oh];
+                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                    const auto c = cols[ow];
+                    std::int32_t m = p.max ? -128 : 0;
+                    for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
+                        for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
+                            const std::int32_t v = xp[ih * g.w + iw];
+                            m = p.max ? (v > m ? v : m) : m + v;
+                        }
+                    if (!p.max) {
+                        const auto count = static_cast<std::int32_t>(r.extent * c.extent);
+                        m = count > 0 ? int8_detail::div_round(m, count) : 0;
+                    }
+                    yp[oh * g.ow + ow] = static_cast<std::int8_t>(m);
+                }
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/int8/pool2d_int8.hpp ----
 
 namespace litegraph::runtime {
 
-using kernel_table = typename concat_op_lists<builtin_ops, fusion::fused_conv_kernels>::type;
+/// The int8 ops the quantize_int8 pass produces (not Paddle ops).
+using int8_ops = op_list<ops::quantize_int8, ops::dequantize_int8, ops::mul_int8, ops::pool2d_int8,
+                         ops::elementwise_int8, ops::concat_int8>;
+
+using kernel_table = typename concat_op_lists<builtin_ops, fusion::fused_conv_kernels, int8_ops,
+                                              fusion::fused_int8_kernels>::type;
 
 // See ops/registry.hpp: the table may be compiled once per build.
 #if defined(LITEGRAPH_EXTERN_KERNEL_TABLES) && !defined(LITEGRAPH_DEFINE_KERNEL_TABLES)

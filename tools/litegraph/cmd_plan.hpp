@@ -1,6 +1,7 @@
 // litegraph plan: where every activation goes in the memory segments.
 #pragma once
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -142,17 +143,82 @@ inline planner::plan plan_with(const std::string& algorithm, const plan_problem&
                       "' (default, size_first_fit, strong_fit, exact, tflm_greedy)");
 }
 
+/// litegraph plan --table: the graph unfused and fused, planned into each
+/// segment alone and into all of them (fastest first).
+inline int plan_table(const graph::graph& loaded, const args& a,
+                      const std::map<std::string, shape_t>& shapes,
+                      const std::vector<planner::segment>& segs,
+                      const std::vector<std::string>& seg_names, const std::string& algorithm) {
+    std::vector<std::vector<std::size_t>> configs;
+    for (std::size_t s = 0; s < segs.size(); ++s) configs.push_back({s});
+    if (segs.size() > 1) {
+        configs.emplace_back();
+        for (std::size_t s = 0; s < segs.size(); ++s) configs.back().push_back(s);
+    }
+    nlohmann::json rows = nlohmann::json::array();
+    bool all_fused_fit = false;
+    for (bool fused : {false, true}) {
+        auto g = loaded;
+        auto opt = precision_options(a);
+        if (!fused)
+            for (auto& n : fusion_pass_names()) opt.skip.push_back(n);
+        passes::run_passes(g, opt);
+        for (auto& cfg : configs) {
+            std::vector<planner::segment> sub;
+            std::string label;
+            for (auto s : cfg) {
+                sub.push_back(segs[s]);
+                label += (label.empty() ? "" : "+") + seg_names[s];
+            }
+            auto problem = problem_for(g, shapes, sub);
+            auto plan = plan_with(algorithm, problem, sub);
+            nlohmann::json row{{"graph", fused ? "fused" : "unfused"},
+                               {"segments", label},
+                               {"lower_bound_bytes", planner::lower_bound(problem.buffers)},
+                               {"fits", plan.fits}};
+            nlohmann::json used = nlohmann::json::object();
+            for (std::size_t i = 0; i < cfg.size(); ++i)
+                used[seg_names[cfg[i]]] = plan.fits && i < plan.used.size() ? plan.used[i] : 0;
+            row["used_bytes"] = used;
+            if (!plan.fits) row["shortfall_bytes"] = plan.shortfall;
+            if (fused && cfg.size() == segs.size()) all_fused_fit = plan.fits;
+            rows.push_back(row);
+        }
+    }
+    if (a.flag("--json")) {
+        std::cout << nlohmann::json{{"rows", rows}}.dump(2) << "\n";
+    } else {
+        std::cout << "graph    segments          LOAD (bytes)  fits  bytes used per segment\n";
+        for (auto& r : rows) {
+            std::string used;
+            for (auto& [k, v] : r["used_bytes"].items())
+                used += (used.empty() ? "" : ", ") + k + " " + std::to_string(v.get<std::size_t>());
+            if (!r["fits"].get<bool>())
+                used = "short by " + std::to_string(r["shortfall_bytes"].get<std::size_t>());
+            char line[256];
+            std::snprintf(line, sizeof line, "%-8s %-17s %12zu  %-4s  %s\n",
+                          r["graph"].get<std::string>().c_str(),
+                          r["segments"].get<std::string>().c_str(),
+                          r["lower_bound_bytes"].get<std::size_t>(),
+                          r["fits"].get<bool>() ? "yes" : "no", used.c_str());
+            std::cout << line;
+        }
+    }
+    return all_fused_fit ? 0 : 3;
+}
+
 inline int cmd_plan(const std::vector<std::string>& argv) {
     arg_spec spec;
-    spec.with_value = {"--segments", "--shape", "--algorithm", "--svg"};
-    spec.flags = {"--json", "--no-fuse", "--help", "-h"};
+    spec.with_value = {"--segments", "--shape", "--algorithm", "--svg", "--precision"};
+    spec.flags = {"--json", "--no-fuse", "--table", "--help", "-h"};
     add_model_options(spec);
     auto a = parse_args(argv, spec);
     if (a.flag("--help") || a.flag("-h")) {
         std::cout
             << "usage: litegraph plan MODEL [--segments NAME:SIZE[,NAME:SIZE...]] [--shape "
                "NAME=DIMS]...\n"
-               "                      [--algorithm NAME] [--no-fuse] [--json] [--svg FILE]\n\n"
+               "                      [--algorithm NAME] [--no-fuse] [--json] [--svg FILE]\n"
+               "                      [--precision int8|fp32] [--table]\n\n"
                "Plans every activation of the (fused) graph into memory segments, fastest\n"
                "first, and reports the plan against its lower bound LOAD (the most bytes\n"
                "live at one step).  Exit code 0 when it fits, 3 when it does not.\n\n"
@@ -165,7 +231,11 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
                "  --no-fuse             plan the graph as loaded, without fusion passes\n"
                "  --json                one JSON object: segments, peak_bytes,\n"
                "                        lower_bound_bytes, fits, algorithm, buffers\n"
-               "  --svg FILE            draw the plan (address by time, a panel per segment)\n";
+               "  --svg FILE            draw the plan (address by time, a panel per segment)\n"
+               "  --precision P         int8 (default): a quantized model's convs and fcs as int8\n"
+               "                        ops (1 byte per element); fp32: the float simulation\n"
+               "  --table               peak bytes per segment for {unfused, fused} x {each\n"
+               "                        segment alone, all segments}, and which fit\n";
         return 0;
     }
     std::vector<std::string> seg_names{"arena"};
@@ -180,8 +250,9 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
     }
 
     auto m = load_model(a, {.require_params = false});
+    if (a.flag("--table")) return plan_table(m.graph, a, shapes, segs, seg_names, algorithm);
     passes::pass_report report;
-    if (!a.flag("--no-fuse")) report = passes::run_passes(m.graph);
+    if (!a.flag("--no-fuse")) report = passes::run_passes(m.graph, precision_options(a));
     auto problem = problem_for(m.graph, shapes, segs);
     auto plan = plan_with(algorithm, problem, segs);
     const auto load = planner::lower_bound(problem.buffers);

@@ -59,16 +59,43 @@ inline nlohmann::json tensor_summary(const tensor_ref& t, std::size_t max_values
     return values;
 }
 
+/// How many executed instructions run int8 kernels, fp32 kernels, or convert
+/// float to int8 (quantize_int8), and which op types ran in fp32: the report
+/// of the int8 fallback.
+inline nlohmann::json kernel_summary(const runtime::program& prog) {
+    int int8 = 0, fp32 = 0, conversions = 0;
+    nlohmann::json fp32_ops = nlohmann::json::object();
+    for (int i : prog.execution_order()) {
+        const auto& ins = prog.instructions()[static_cast<std::size_t>(i)];
+        if (ins.elided) continue;
+        const std::string name(ins.k->name());
+        bool on_int8 = name.size() > 5 && name.compare(name.size() - 5, 5, "_int8") == 0;
+        for (auto& s : ins.io.inputs)
+            for (auto* a : s.args) on_int8 = on_int8 || a->type == dtype::i8;
+        if (name == "quantize_int8" || name == "dequantize_int8") {
+            ++conversions;
+        } else if (on_int8) {
+            ++int8;
+        } else {
+            ++fp32;
+            const auto& type = prog.graph().ops[static_cast<std::size_t>(ins.op)].type;
+            fp32_ops[type] = fp32_ops.value(type, 0) + 1;
+        }
+    }
+    return {{"int8", int8}, {"fp32", fp32}, {"conversions", conversions}, {"fp32_ops", fp32_ops}};
+}
+
 inline int cmd_run(const std::vector<std::string>& argv) {
     arg_spec spec;
-    spec.with_value = {"--input", "--shape", "--output-dir", "--repeat"};
+    spec.with_value = {"--input", "--shape", "--output-dir", "--repeat", "--precision"};
     spec.flags = {"--json", "--no-fuse", "--help", "-h"};
     add_model_options(spec);
     auto a = parse_args(argv, spec);
     if (a.flag("--help") || a.flag("-h")) {
         std::cout
             << "usage: litegraph run MODEL [--input NAME=FILE.npy]... [--shape NAME=D0,D1,...]...\n"
-               "                     [--output-dir DIR] [--repeat N] [--no-fuse] [--json]\n\n"
+               "                     [--output-dir DIR] [--repeat N] [--no-fuse] [--json]\n"
+               "                     [--precision int8|fp32]\n\n"
                "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
                "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
                "sin(0.37 i) cos(0.011 i), integer element i is i mod 7.\n\n"
@@ -78,6 +105,8 @@ inline int cmd_run(const std::vector<std::string>& argv) {
                "  --output-dir DIR      write output_<col>.npy for every fetch\n"
                "  --repeat N            time N runs after one warm-up (default 1)\n"
                "  --no-fuse             run the graph as loaded, without the fusion passes\n"
+               "  --precision P         int8 (default): fake-quantized convs and fcs run int8\n"
+               "                        kernels; fp32: in float, fake quant ops simulated\n"
                "  --json                one JSON object: outputs, latency_ms, memory, passes\n";
         return 0;
     }
@@ -86,7 +115,8 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         repeat = static_cast<int>(parse_count("--repeat", a.value("--repeat"), 1, 1000000));
     auto m = load_model(a);
     passes::pass_report report;
-    if (!a.flag("--no-fuse")) report = passes::run_passes(m.graph);
+    const auto options = precision_options(a);
+    if (!a.flag("--no-fuse")) report = passes::run_passes(m.graph, options);
     runtime::program prog(std::move(m.graph));
 
     std::map<std::string, tensor> given;
@@ -159,6 +189,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     j["passes"] = nlohmann::json::object();
     for (auto& [name, n] : report.counts) j["passes"][name] = n;
     j["fused"] = !a.flag("--no-fuse");
+    j["kernels"] = kernel_summary(prog);
     if (a.flag("--json")) {
         std::cout << j.dump(2) << "\n";
         return 0;
@@ -175,7 +206,8 @@ inline int cmd_run(const std::vector<std::string>& argv) {
               << "lower bound:  " << prog.memory().lower_bound_bytes
               << " bytes (most activation bytes live at one step)\n"
               << "passes:       " << (a.flag("--no-fuse") ? "none (--no-fuse)" : report.to_string())
-              << "\n";
+              << "\n"
+              << "kernels:      " << j["kernels"].dump() << "\n";
     return 0;
 }
 

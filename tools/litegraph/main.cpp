@@ -8,6 +8,7 @@
 #include "cmd_generate.hpp"
 #include "cmd_info.hpp"
 #include "cmd_plan.hpp"
+#include "cmd_quantize.hpp"
 #include "cmd_run.hpp"
 
 namespace {
@@ -20,7 +21,8 @@ const char* usage =
     "  dot MODEL         the graph as Graphviz DOT (after any pass)\n"
     "  plan MODEL        the memory plan over segments, against its lower bound\n"
     "  generate NAME     write a built-in example model (squeezenet1_0, squeezenet1_1)\n"
-    "  codegen MODEL     write the model as a compile-time network header (firmware)\n";
+    "  codegen MODEL     write the model as a compile-time network header (firmware)\n"
+    "  quantize MODEL    post-training int8 quantisation (quantize_linear form)\n";
 
 int dispatch(const std::string& cmd, const std::vector<std::string>& rest) {
     using namespace litegraph::cli;
@@ -30,6 +32,7 @@ int dispatch(const std::string& cmd, const std::vector<std::string>& rest) {
     if (cmd == "plan") return cmd_plan(rest);
     if (cmd == "generate") return cmd_generate(rest);
     if (cmd == "codegen") return cmd_codegen(rest);
+    if (cmd == "quantize") return cmd_quantize(rest);
     throw litegraph::usage_error("unknown command '" + cmd + "'\n" + usage);
 }
 

@@ -7,6 +7,7 @@
 #include "args.hpp"
 #include "litegraph/ops/registry.hpp"
 #include "litegraph/paddle.hpp"
+#include "litegraph/passes/pipeline.hpp"
 
 namespace litegraph::cli {
 
@@ -29,6 +30,28 @@ inline paddle::model load_model(const args& a, paddle::load_options opt = {}) {
     if (a.has("--params")) throw usage_error("--params needs --model");
     if (a.positional.empty()) throw usage_error("missing MODEL (see --help)");
     return paddle::load(a.positional.front(), opt);
+}
+
+/// The pipeline options of --precision: int8 (default) runs every pass; fp32
+/// skips quantize_int8, so a fake-quantized model runs in float with its
+/// quant-dequant ops simulated.
+inline passes::pipeline_options precision_options(const args& a) {
+    passes::pipeline_options o;
+    const auto p = a.has("--precision") ? a.value("--precision") : std::string("int8");
+    if (p == "fp32")
+        o.skip.push_back("quantize_int8");
+    else if (p != "int8")
+        throw usage_error("--precision expects int8 or fp32, got '" + p + "'");
+    return o;
+}
+
+/// The passes that fuse (skipped by a plan's "unfused" rows): what remains
+/// turns a quantized model into int8 ops without merging anything into them.
+inline const std::vector<std::string>& fusion_pass_names() {
+    static const std::vector<std::string> names{"fuse_conv_bias",       "fold_batch_norm",
+                                                "fuse_conv_activation", "fuse_gate",
+                                                "fuse_residual_add",    "in_place"};
+    return names;
 }
 
 }  // namespace litegraph::cli

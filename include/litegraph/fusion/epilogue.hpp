@@ -7,8 +7,14 @@
 //   fused<conv2d, bias, gate<hard_sigmoid, mul_plane>>   the SE gate: conv is [N,C,1,1],
 //                                                        other and out are [N,C,H,W]
 //   fused<conv2d, bias, act<relu>, add_with>             residual: out = relu(conv + b) + other
+//
+// The int8 requantize epilogue is a chain of the same kind, run by the same
+// `emit` loop over int32 accumulators (fusion/fused_int8.hpp):
+//   chain<rescale, bias, act<relu>, quantize_store>      out = sat8(round(relu(acc*m[c] + b) / s))
+//   chain<rescale, bias, act<hard_sigmoid>, gate<...>>   float out, as the fp32 terminals
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
@@ -21,6 +27,15 @@ struct at {
     std::int64_t image = 0;
     std::int64_t channel = 0;
     std::int64_t index = 0;  // flat index into the producer's output
+};
+
+/// Per-channel rescale of an int32 accumulator to real units: v * m[channel],
+/// m = input step * weight step of the channel.  The one stage allowed before
+/// the bias (it turns the accumulator into the value the bias adds to).
+struct rescale {
+    static constexpr bool is_rescale = true;
+    const float* multiplier = nullptr;
+    float operator()(float v, const at& a) const { return v * multiplier[a.channel]; }
 };
 
 /// Per-channel bias: v + b[channel].
@@ -49,6 +64,24 @@ struct store {
     static constexpr bool is_terminal = true;
     void write(float* out, const at& a, float v) const { out[a.index] = v; }
     static constexpr bool broadcasts = false;
+};
+
+/// Rounds half away from zero and saturates to int8: the one quantisation
+/// rule of the int8 kernels (Paddle's fake quantisation rounds the same way).
+inline std::int8_t saturate_int8(float v) {
+    const float r = std::round(v);
+    return static_cast<std::int8_t>(r < -128.f ? -128.f : (r > 127.f ? 127.f : r));
+}
+
+/// The int8 terminal: out[index] = sat8(round(v * inv_scale)), inv_scale the
+/// reciprocal of the output's quantisation step.
+struct quantize_store {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = false;
+    float inv_scale = 1.f;
+    void write(std::int8_t* out, const at& a, float v) const {
+        out[a.index] = saturate_int8(v * inv_scale);
+    }
 };
 
 /// out[index] = other[index] * v (the patent's conv -> logistic -> mul).
@@ -101,11 +134,23 @@ constexpr bool last_is_terminal_only() {
         if (flags[i]) return false;
     return true;
 }
+template <class S>
+constexpr bool is_rescale_stage() {
+    if constexpr (requires { S::is_rescale; })
+        return S::is_rescale;
+    else
+        return false;
+}
+// A bias comes first, or right after the rescale that starts an int8 chain;
+// a rescale comes first only.
 template <class... S>
 constexpr bool bias_first_only() {
     constexpr bool flags[] = {std::is_same_v<S, bias>..., false};
-    for (std::size_t i = 1; i < sizeof...(S); ++i)
-        if (flags[i]) return false;
+    constexpr bool rescales[] = {is_rescale_stage<S>()..., false};
+    for (std::size_t i = 1; i < sizeof...(S); ++i) {
+        if (rescales[i]) return false;
+        if (flags[i] && !(i == 1 && rescales[0])) return false;
+    }
     return true;
 }
 }  // namespace detail
@@ -115,7 +160,7 @@ template <class... Stages>
 struct chain {
     static_assert(detail::bias_first_only<Stages...>(),
                   "litegraph fusion: a bias stage must come first in the epilogue chain, "
-                  "right after the producer.");
+                  "right after the producer (or right after the rescale of an int8 chain).");
     static_assert(detail::last_is_terminal_only<Stages...>(),
                   "litegraph fusion: a gate or mul stage writes the result and must be the "
                   "last stage of the epilogue chain.");
@@ -131,8 +176,10 @@ struct chain {
         return v;
     }
 
-    /// Writes the final value of one producer element.
-    void write(float* out, const at& a, float v) const {
+    /// Writes the final value of one producer element (out is float, or
+    /// int8 behind a quantize_store).
+    template <class Out>
+    void write(Out* out, const at& a, float v) const {
         v = apply(v, a);
         if constexpr (has_terminal)
             std::get<sizeof...(Stages) - 1>(stages).write(out, a, v);
@@ -143,8 +190,11 @@ struct chain {
     /// The one loop of a fused kernel: `count` finished producer values of
     /// image `image`, channel `channel`, starting at flat index `index`, go
     /// through the chain and are written once each.
-    void emit(float* out, const float* values, std::int64_t count, at a) const {
-        for (std::int64_t i = 0; i < count; ++i, ++a.index) write(out, a, values[i]);
+    /// Values are float (fp32 producers) or int32 accumulators (int8 ones).
+    template <class Out, class V>
+    void emit(Out* out, const V* values, std::int64_t count, at a) const {
+        for (std::int64_t i = 0; i < count; ++i, ++a.index)
+            write(out, a, static_cast<float>(values[i]));
     }
 
 private:

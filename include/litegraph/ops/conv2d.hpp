@@ -119,9 +119,10 @@ struct conv2d {
         std::int64_t groups;
     };
 
-    static geometry resolve(const params& p, const op_io& io) {
-        const auto& x = detail::f32_input(io, "Input", 4);
-        const auto& f = detail::f32_input(io, "Filter", 4);
+    /// `type`: the element type Input and Filter must have (int8 for the int8 conv).
+    static geometry resolve(const params& p, const op_io& io, dtype type = dtype::f32) {
+        const auto& x = detail::f32_input(io, "Input", 4, type);
+        const auto& f = detail::f32_input(io, "Filter", 4, type);
         io.check(is_known(f.shape), "Filter shape " + to_string(f.shape) + " is not known");
         detail::check_pair(io, p.strides, "strides", 1);
         detail::check_pair(io, p.dilations, "dilations", 1);

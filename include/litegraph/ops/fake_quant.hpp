@@ -7,6 +7,16 @@
 //   round_type 1 (default): q = round_half_away(bnt*inv * clip(x, -s, s))
 //   round_type 0:           q = clamp(round_half_even(bnt*inv * x), -bnt-1, bnt)
 //   Out = q * s / bnt.
+// quantize_linear / dequantize_linear (Paddle's newer export; Scale holds the
+// abs-max range s, one value, or one per channel along quant_axis >= 0; a
+// zero ZeroPoint only):
+//   quantize_linear:   Y = q (as above, kept in float32)
+//   dequantize_linear: Y = X * s / bnt
+// round_type defaults to 0 for them (Paddle's default for these ops).
+// The older split form (QAT exports before quantize_linear):
+//   fake_quantize_moving_average_abs_max: Out = q with scale InScale (Out holds
+//                                         the integer values in float32)
+//   fake_dequantize_max_abs:              Out = X * Scale / max_range
 // The moving-average op always uses InScale (the inference path; the training
 // update of InAccum/InState is not simulated) and leaves OutScale, OutAccum and
 // OutState unset: in exported models OutScale is InScale itself.
@@ -182,6 +192,172 @@ struct fake_channel_wise_quantize_dequantize_abs_max {
             }
             if (scales) scales[c] = s;
         }
+    }
+};
+
+namespace fake_quant_detail {
+/// The per-channel (or per-tensor) scale of a linear (de)quantize op, checked:
+/// calls f(scale, first, count, stride...) over the channels.
+struct linear_layout {
+    std::int64_t outer = 1, channels = 1, inner = 1;
+};
+inline linear_layout linear_check(const params& p, op_io& io) {
+    const auto& x = io.input("X");
+    const auto& s = io.input("Scale");
+    io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+    io.check(s.type == dtype::f32, "Scale must be float32");
+    if (io.has_input("ZeroPoint")) {
+        const auto& z = io.input("ZeroPoint");
+        if (z.has_data()) {
+            bool zero = true;
+            visit_dtype(z.type, [&]<class T>(T) {
+                for (std::int64_t i = 0; i < z.numel(); ++i)
+                    zero = zero && reinterpret_cast<const T*>(z.data)[i] == T(0);
+            });
+            io.check(zero, "only a zero ZeroPoint (symmetric quantisation) is supported");
+        }
+    }
+    linear_layout l;
+    if (p.quant_axis < 0 || !is_known(s.shape) || numel(s.shape) == 1) {
+        io.check(!is_known(s.shape) || numel(s.shape) == 1 || p.quant_axis >= 0,
+                 "Scale " + to_string(s.shape) + " must hold one value for quant_axis -1");
+        l.inner = is_known(x.shape) ? numel(x.shape) : 1;
+        return l;
+    }
+    const auto ax = static_cast<std::size_t>(p.quant_axis);
+    io.check(ax < x.shape.size(), "X " + to_string(x.shape) + " has no dim " +
+                                      std::to_string(p.quant_axis) + " (quant_axis)");
+    io.check(numel(s.shape) == x.shape[ax], "Scale " + to_string(s.shape) + " must hold " +
+                                                std::to_string(x.shape[ax]) +
+                                                " values (dim quant_axis of X)");
+    for (std::size_t i = 0; i < ax; ++i) l.outer *= x.shape[i];
+    l.channels = x.shape[ax];
+    for (std::size_t i = ax + 1; i < x.shape.size(); ++i) l.inner *= x.shape[i];
+    return l;
+}
+inline params linear_parse(const attr_map& a, std::string_view t) {
+    params p{a.get<int>("bit_length", 8), a.get<int>("round_type", 0),
+             a.get<int>("quant_axis", -1)};
+    attr_map b = a;
+    b.set("round_type", std::int32_t{p.round_type});
+    const auto checked = parse(b, t);
+    p.bit_length = checked.bit_length;
+    return p;
+}
+}  // namespace fake_quant_detail
+
+struct quantize_linear {
+    static constexpr std::string_view paddle_types[] = {"quantize_linear"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::linear_parse(a, t);
+    }
+    static void infer(const params& p, op_io& io) {
+        fake_quant_detail::linear_check(p, io);
+        auto& y = io.output("Y");
+        y.type = dtype::f32;
+        y.shape = io.input("X").shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto l = fake_quant_detail::linear_check(p, io);
+        const float* x = io.input("X").as<float>();
+        const float* s = io.input("Scale").as<float>();
+        float* y = io.output("Y").as<float>();
+        for (std::int64_t o = 0; o < l.outer; ++o)
+            for (std::int64_t c = 0; c < l.channels; ++c) {
+                // quant_dequant without the dequantisation: q = f(x) * bnt / s.
+                const quant_dequant f{s[c], p.bnt(), p.round_type};
+                const std::int64_t base = (o * l.channels + c) * l.inner;
+                const float sc = s[c];
+                const float inv = sc <= 1e-30f ? 1.f / (sc + 1e-6f) : 1.f / sc;
+                for (std::int64_t i = 0; i < l.inner; ++i) {
+                    float q;
+                    if (f.round_type == 0) {
+                        q = std::nearbyint(f.bnt * inv * x[base + i]);
+                        q = std::min(std::max(q, -f.bnt - 1.f), f.bnt);
+                    } else {
+                        q = std::round(f.bnt * inv * std::min(std::max(x[base + i], -sc), sc));
+                    }
+                    y[base + i] = q;
+                }
+            }
+    }
+};
+
+struct dequantize_linear {
+    static constexpr std::string_view paddle_types[] = {"dequantize_linear"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::linear_parse(a, t);
+    }
+    static void infer(const params& p, op_io& io) {
+        fake_quant_detail::linear_check(p, io);
+        auto& y = io.output("Y");
+        y.type = dtype::f32;
+        y.shape = io.input("X").shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto l = fake_quant_detail::linear_check(p, io);
+        const float* x = io.input("X").as<float>();
+        const float* s = io.input("Scale").as<float>();
+        float* y = io.output("Y").as<float>();
+        for (std::int64_t o = 0; o < l.outer; ++o)
+            for (std::int64_t c = 0; c < l.channels; ++c) {
+                const float k = s[c] / p.bnt();
+                const std::int64_t base = (o * l.channels + c) * l.inner;
+                for (std::int64_t i = 0; i < l.inner; ++i) y[base + i] = x[base + i] * k;
+            }
+    }
+};
+
+struct fake_quantize_moving_average_abs_max {
+    static constexpr std::string_view paddle_types[] = {"fake_quantize_moving_average_abs_max"};
+    using params = fake_quant_detail::params;
+    static params parse(const attr_map& a, std::string_view t) {
+        return fake_quant_detail::parse(a, t);
+    }
+    static void infer(const params& p, op_io& io) {
+        fake_quantize_dequantize_moving_average_abs_max::infer(p, io);
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& s = io.input("InScale");
+        io.check(s.has_data() && s.numel() == 1, "InScale has no value");
+        const float scale = s.as<float>()[0];
+        const quant_dequant f{scale, p.bnt(), p.round_type};
+        const float back = p.bnt() / scale;  // q = f(x) * bnt / s, as quantize_linear keeps it
+        const float* xs = x.as<float>();
+        float* out = io.output("Out").as<float>();
+        for (std::int64_t i = 0; i < x.numel(); ++i) out[i] = std::round(f(xs[i]) * back);
+    }
+};
+
+struct fake_dequantize_max_abs {
+    static constexpr std::string_view paddle_types[] = {"fake_dequantize_max_abs"};
+    struct params {
+        float max_range = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        params p{a.get<float>("max_range", 0.f)};
+        if (!(p.max_range > 0.f))
+            throw unsupported_error(std::string(t) + ": max_range must be positive");
+        return p;
+    }
+    static void infer(const params&, op_io& io) {
+        const auto& x = fake_quant_detail::float_x(io);
+        const auto& s = io.input("Scale");
+        io.check(s.type == dtype::f32 && (!is_known(s.shape) || numel(s.shape) == 1),
+                 "Scale must be one float32");
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const float k = io.input("Scale").as<float>()[0] / p.max_range;
+        const float* xs = x.as<float>();
+        float* out = io.output("Out").as<float>();
+        for (std::int64_t i = 0; i < x.numel(); ++i) out[i] = xs[i] * k;
     }
 };
 

@@ -69,8 +69,8 @@ struct pool2d {
         std::int64_t oh, ow;  // -1 when an input dim is unknown
     };
 
-    static geometry resolve(const params& p, const op_io& io) {
-        const auto& x = detail::f32_input(io, "X", 4);
+    static geometry resolve(const params& p, const op_io& io, dtype type = dtype::f32) {
+        const auto& x = detail::f32_input(io, "X", 4, type);
         geometry g{};
         g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
         detail::check_pair(io, p.strides, "strides", 1);
@@ -139,6 +139,15 @@ struct pool2d {
         lo = std::max<std::int64_t>(lo, 0);
         hi = std::min(hi, in);
         return {lo, hi, p.exclusive ? hi - lo : padded};
+    }
+
+    /// The spans along one axis, one per output index (the int8 kernel's form).
+    static std::vector<span1> spans(const params& p, std::int64_t out, std::int64_t in,
+                                    std::int64_t k, std::int64_t s, std::int64_t pad) {
+        std::vector<span1> v(static_cast<std::size_t>(out));
+        for (std::int64_t o = 0; o < out; ++o)
+            v[static_cast<std::size_t>(o)] = span_of(mode_of(p), o, out, in, k, s, pad);
+        return v;
     }
 
     /// Spans the kernel needs (no-heap form): one per output row and column.

@@ -57,6 +57,10 @@ using builtin_ops = op_list<                               //
     ops::fake_quantize_dequantize_moving_average_abs_max,  //
     ops::fake_quantize_dequantize_abs_max,                 //
     ops::fake_channel_wise_quantize_dequantize_abs_max,    //
+    ops::quantize_linear,                                  //
+    ops::fake_quantize_moving_average_abs_max,             //
+    ops::fake_dequantize_max_abs,                          //
+    ops::dequantize_linear,                                //
     ops::arg_max,                                          //
     ops::concat,                                           //
     ops::dropout,                                          //

@@ -26,6 +26,7 @@
 #include "litegraph/passes/fuse_gate.hpp"
 #include "litegraph/passes/fuse_residual_add.hpp"
 #include "litegraph/passes/in_place.hpp"
+#include "litegraph/passes/quantize_int8.hpp"
 #include "litegraph/passes/remove_identity.hpp"
 
 namespace litegraph::passes {
@@ -43,6 +44,12 @@ struct pass_info {
 inline constexpr pass_info pipeline[] = {
     {"remove_identity", remove_identity,
      "drop scale(1, 0) and inference dropout; readers use the input directly"},
+    {"fold_quant_linear", fold_quant_linear,
+     "quantize_linear -> dequantize_linear pairs become a folded weight or one fake quant op"},
+    {"fold_quant_dequant_split", fold_quant_dequant_split,
+     "fake_quantize -> conv/mul -> fake_dequantize_max_abs becomes the quant-dequant form"},
+    {"fold_weight_quant", fold_weight_quant,
+     "fake quant-dequant ops on weights are computed once into parameters"},
     {"fuse_conv_bias", fuse_conv_bias,
      "conv -> elementwise_add(per-channel parameter) becomes fused_conv2d with Bias"},
     {"fold_batch_norm", fold_batch_norm,
@@ -53,6 +60,8 @@ inline constexpr pass_info pipeline[] = {
      "sigmoid/hard_sigmoid conv -> elementwise_mul becomes terminal mul_with or mul_plane"},
     {"fuse_residual_add", fuse_residual_add,
      "conv -> elementwise_add(activation of the same shape) becomes terminal add_with"},
+    {"quantize_int8", quantize_int8,
+     "fake-quantized conv / fused conv / mul / matmul become int8 ops (skip: --precision fp32)"},
     {"in_place", mark_in_place,
      "mark ops whose output may reuse a dying input's buffer (attribute in_place)"},
 };

@@ -114,10 +114,11 @@ constexpr std::int64_t pool_out_size(std::int64_t in, std::int64_t k, std::int64
 }
 
 /// Requires a float32 input of the given rank; names the slot.
-inline const tensor_ref& f32_input(const op_io& io, std::string_view slot, std::size_t rank) {
+inline const tensor_ref& f32_input(const op_io& io, std::string_view slot, std::size_t rank,
+                                   dtype type = dtype::f32) {
     const auto& t = io.input(slot);
-    io.check(t.type == dtype::f32,
-             std::string(slot) + " must be float32, got " + std::string(name_of(t.type)));
+    io.check(t.type == type, std::string(slot) + " must be " + std::string(name_of(type)) +
+                                 ", got " + std::string(name_of(t.type)));
     io.check(t.shape.size() == rank, std::string(slot) + " must be " + std::to_string(rank) +
                                          "-D, got shape " + to_string(t.shape));
     return t;

@@ -1,0 +1,160 @@
+// fused_int8<Stages...>: the int8 conv2d / depthwise_conv2d with its
+// requantize epilogue, a chain of the same kind as the fp32 fusions and run
+// by the same `chain::emit` loop:
+//
+//   int32 acc -> rescale (in step * filter step[c]) -> bias -> activation
+//             -> quantize_store (sat8(round(v / out step)))   int8 output
+//             -> store / add_with / gate<...>                 float32 output
+//
+// Node type `fused_conv2d_int8`; slots Input int8 [N,C,H,W], Filter int8
+// [OC,C/g,KH,KW], Multiplier float32 [OC] (in step * filter step), Bias
+// float32 [OC], Other float32 (add_with / gates) -> Output.  Attributes: the
+// conv's, `activation` and `terminal` as fused_conv2d, and `output_step`
+// (> 0 for terminal quantize_store).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "litegraph/fusion/fused.hpp"
+#include "litegraph/kernels/conv_int8.hpp"
+#include "litegraph/ops/int8/quantize.hpp"
+
+namespace litegraph::fusion {
+
+template <>
+struct stage_traits<quantize_store> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "quantize_store";
+};
+
+template <class... Stages>
+struct fused_int8 {
+    using chain_type = chain<rescale, bias, Stages...>;
+    static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
+    static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
+
+    static constexpr std::string_view activation() {
+        std::string_view a = "";
+        ((a = stage_traits<Stages>::activation.empty() ? a : stage_traits<Stages>::activation),
+         ...);
+        return a;
+    }
+    static constexpr std::string_view terminal() {
+        std::string_view t = "store";
+        ((t = stage_traits<Stages>::terminal == "store" ? t : stage_traits<Stages>::terminal), ...);
+        return t;
+    }
+    static bool matches(const attr_map& a) {
+        return a.get<std::string>("activation", "") == activation() &&
+               a.get<std::string>("terminal", "store") == terminal();
+    }
+
+    struct params {
+        ops::conv2d::params conv;
+        float output_step = 0.f;
+        std::tuple<rescale, bias, Stages...> stages;
+    };
+
+    static params parse(const attr_map& a, std::string_view t) {
+        params p{ops::conv2d::parse(a, t), 0.f, {}};
+        if constexpr (int8_out) p.output_step = ops::int8_detail::parse_step(a, "output_step", t);
+        std::apply([&](auto&... s) { (parse_stage(s, a), ...); }, p.stages);
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto g = ops::conv2d::resolve(p.conv, io, dtype::i8);
+        auto& out = io.output("Output");
+        out.type = int8_out ? dtype::i8 : dtype::f32;
+        out.shape = {g.n, g.oc, g.oh, g.ow};
+        for (const char* slot : {"Multiplier", "Bias"}) {
+            const auto& v = io.input(slot);
+            io.check(v.type == dtype::f32 && v.numel() == g.oc,
+                     std::string(slot) + " " + to_string(v.shape) +
+                         " must hold one float32 per output channel (" + std::to_string(g.oc) +
+                         ")");
+        }
+        if constexpr (terminal() != "store" && terminal() != "quantize_store") {
+            const auto& o = io.input("Other");
+            io.check(o.type == dtype::f32, "Other must be float32");
+            if constexpr (terminal() == "mul_plane") {
+                io.check(o.shape.size() == 4 && o.shape[0] == g.n && o.shape[1] == g.oc &&
+                             g.oh == 1 && g.ow == 1,
+                         "the gate's conv output " + to_string(out.shape) +
+                             " must be [N, C, 1, 1] for Other " + to_string(o.shape));
+                out.shape = o.shape;
+            } else {
+                io.check(o.shape == out.shape, "Other " + to_string(o.shape) +
+                                                   " must have the conv output's shape " +
+                                                   to_string(out.shape));
+            }
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = ops::conv2d::resolve(p.conv, io, dtype::i8);
+        const auto kg = kernels::conv_geometry::from(g);
+        chain_type c{p.stages};
+        std::get<0>(c.stages).multiplier = io.input("Multiplier").template as<float>();
+        std::get<1>(c.stages).values = io.input("Bias").template as<float>();
+        std::apply([&](auto&... s) { (bind_stage(s, io, p), ...); }, c.stages);
+        const auto* x = io.input("Input").template as<std::int8_t>();
+        const auto* f = io.input("Filter").template as<std::int8_t>();
+        std::vector<std::int64_t> scratch(
+            static_cast<std::size_t>(kernels::conv_int8_scratch_words(kg)));
+        using out_t = std::conditional_t<int8_out, std::int8_t, float>;
+        out_t* out = io.output("Output").template as<out_t>();
+        const std::int64_t plane = g.oh * g.ow;
+        auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
+                        std::int64_t count) {
+            c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+        };
+        kernels::conv2d_int8(kg, x, f, scratch.data(), kernels::int32_sink_ref(sink));
+    }
+
+private:
+    template <class S>
+    static void parse_stage(S& s, const attr_map& a) {
+        if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
+    }
+    template <class S>
+    static void bind_stage(S& s, const op_io& io, const params& p) {
+        if constexpr (std::is_same_v<S, quantize_store>) {
+            s.inv_scale = 1.f / p.output_step;
+        } else if constexpr (std::is_same_v<S, add_with>) {
+            s.other = io.input("Other").template as<float>();
+        } else if constexpr (requires { s.mul; }) {
+            s.mul.other = io.input("Other").template as<float>();
+            if constexpr (requires { s.mul.plane; }) {
+                const auto& o = io.input("Other");
+                s.mul.plane = o.shape[2] * o.shape[3];
+            }
+        }
+    }
+};
+
+namespace detail {
+template <class... Acts>
+struct int8_act_list {
+    using type = op_list<fused_int8<act<Acts>>..., fused_int8<act<Acts>, quantize_store>...>;
+};
+}  // namespace detail
+
+/// The closed list of int8 conv kernels the runtime can dispatch to.
+using fused_int8_kernels = typename concat_op_lists<
+    op_list<fused_int8<>,                                         //
+            fused_int8<quantize_store>,                           //
+            fused_int8<add_with>,                                 //
+            fused_int8<gate<ops::act::hard_sigmoid, mul_plane>>,  //
+            fused_int8<gate<ops::act::sigmoid, mul_plane>>,       //
+            fused_int8<gate<ops::act::hard_sigmoid, mul_with>>,   //
+            fused_int8<gate<ops::act::sigmoid, mul_with>>>,       //
+    typename detail::int8_act_list<ops::act::relu, ops::act::relu6, ops::act::leaky_relu,
+                                   ops::act::sigmoid, ops::act::tanh, ops::act::hard_swish,
+                                   ops::act::hard_sigmoid>::type>::type;
+
+}  // namespace litegraph::fusion

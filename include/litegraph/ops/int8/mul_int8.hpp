@@ -1,0 +1,98 @@
+// mul_int8: the fully connected layer in int8.  X int8 flattened to [M, K] at
+// x_num_col_dims, Y int8 [K, N] (a 2-D parameter), Multiplier float32 [N]
+// (X step * Y column step) -> Out [.., N]: int32 accumulation over K, then
+// the requantize chain rescale -> quantize_store (attribute output_step > 0,
+// int8 output) or rescale -> store (float32 output).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/ops/int8/quantize.hpp"
+
+namespace litegraph::ops {
+
+struct mul_int8 {
+    static constexpr std::string_view paddle_types[] = {"mul_int8"};
+    struct params {
+        int x_num_col_dims = 1;
+        float output_step = 0.f;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        params p;
+        p.x_num_col_dims = a.get<int>("x_num_col_dims", 1);
+        p.output_step = int8_detail::output_step(a);
+        if (p.output_step != 0.f) p.output_step = int8_detail::parse_step(a, "output_step", t);
+        return p;
+    }
+
+    struct dims {
+        std::int64_t m, k, n;
+    };
+    static dims check(const params& p, const op_io& io, shape_t* out_shape) {
+        const auto& x = int8_detail::typed(io, "X", dtype::i8);
+        const auto& y = int8_detail::typed(io, "Y", dtype::i8);
+        const auto& m = int8_detail::typed(io, "Multiplier", dtype::f32);
+        const auto xc = static_cast<std::size_t>(p.x_num_col_dims);
+        io.check(p.x_num_col_dims >= 1 && xc < x.shape.size(),
+                 "x_num_col_dims " + std::to_string(p.x_num_col_dims) + " does not split X " +
+                     to_string(x.shape));
+        io.check(y.shape.size() == 2, "Y must be 2-D, got " + to_string(y.shape));
+        dims d{1, 1, y.shape[1]};
+        for (std::size_t i = 0; i < x.shape.size(); ++i) (i < xc ? d.m : d.k) *= x.shape[i];
+        io.check(d.k == y.shape[0],
+                 "X " + to_string(x.shape) + " flattens to K = " + std::to_string(d.k) + ", Y " +
+                     to_string(y.shape) + " has " + std::to_string(y.shape[0]) + " rows");
+        io.check(m.numel() == d.n, "Multiplier " + to_string(m.shape) + " must hold " +
+                                       std::to_string(d.n) + " values (one per column of Y)");
+        if (out_shape) {
+            out_shape->assign(x.shape.begin(), x.shape.begin() + static_cast<std::ptrdiff_t>(xc));
+            out_shape->push_back(d.n);
+        }
+        return d;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        auto& out = io.output("Out");
+        shape_t s;
+        check(p, io, &s);
+        out.shape = s;
+        out.type = p.output_step > 0.f ? dtype::i8 : dtype::f32;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto d = check(p, io, nullptr);
+        const auto* x = io.input("X").as<std::int8_t>();
+        const auto* y = io.input("Y").as<std::int8_t>();
+        fusion::rescale r{io.input("Multiplier").as<float>()};
+        std::vector<std::int32_t> acc(static_cast<std::size_t>(d.n));
+        auto rows = [&](auto* out, const auto& c) {
+            for (std::int64_t i = 0; i < d.m; ++i) {
+                std::fill(acc.begin(), acc.end(), 0);
+                for (std::int64_t k = 0; k < d.k; ++k) {
+                    const std::int32_t a = x[i * d.k + k];
+                    if (a == 0) continue;
+                    const std::int8_t* yr = y + k * d.n;
+                    for (std::int64_t j = 0; j < d.n; ++j)
+                        acc[j] += a * static_cast<std::int32_t>(yr[j]);
+                }
+                // One row: element j is "channel" j of the rescale.
+                for (std::int64_t j = 0; j < d.n; ++j)
+                    c.write(out, fusion::at{i, j, i * d.n + j}, static_cast<float>(acc[j]));
+            }
+        };
+        if (p.output_step > 0.f) {
+            fusion::chain<fusion::rescale, fusion::quantize_store> c{{r, {1.f / p.output_step}}};
+            rows(io.output("Out").as<std::int8_t>(), c);
+        } else {
+            fusion::chain<fusion::rescale> c{{r}};
+            rows(io.output("Out").as<float>(), c);
+        }
+    }
+};
+
+}  // namespace litegraph::ops

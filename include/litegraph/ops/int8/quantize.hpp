@@ -1,0 +1,94 @@
+// The conversions between float and int8 around int8 kernels, and what every
+// int8 op shares.  litegraph's int8 is symmetric (zero point 0, as Paddle's
+// abs-max quantisation): a tensor holds q in [-128, 127] meaning q * step,
+// step = abs-max scale / 127.  Rounding is half away from zero, saturating
+// (fusion::saturate_int8).
+//
+//   quantize_int8   X float32 -> Out int8,    attribute step:  Out = sat8(round(X / step))
+//   dequantize_int8 X int8    -> Out float32, attribute step:  Out = X * step
+//
+// The int8 kernels never allocate or throw inside their loops: checks happen
+// in infer and at the start of run, scratch is taken once per run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/ops/op.hpp"
+
+namespace litegraph::ops {
+
+namespace int8_detail {
+/// A positive, finite quantisation step from attribute `name`.
+inline float parse_step(const attr_map& a, std::string_view name, std::string_view type) {
+    const float s = a.get<float>(name, 0.f);
+    if (!(s > 0.f) || !(s < 3.0e38f))
+        throw unsupported_error(std::string(type) + ": attribute " + std::string(name) +
+                                " must be a positive quantisation step, got " + std::to_string(s));
+    return s;
+}
+
+inline const tensor_ref& typed(const op_io& io, std::string_view slot, dtype t, std::size_t i = 0) {
+    const auto& x = io.input(slot, i);
+    io.check(x.type == t, std::string(slot) + " must be " + std::string(name_of(t)) + ", got " +
+                              std::string(name_of(x.type)));
+    return x;
+}
+
+/// The output dtype an int8 op writes: int8 when it has an output step
+/// (attribute `output_step` > 0), float32 (dequantized) otherwise.
+inline float output_step(const attr_map& a) {
+    return a.get<float>("output_step", 0.f);
+}
+}  // namespace int8_detail
+
+struct quantize_int8 {
+    static constexpr std::string_view paddle_types[] = {"quantize_int8"};
+    struct params {
+        float step = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        return {int8_detail::parse_step(a, "step", t)};
+    }
+    static void infer(const params&, op_io& io) {
+        const auto& x = int8_detail::typed(io, "X", dtype::f32);
+        auto& out = io.output("Out");
+        out.type = dtype::i8;
+        out.shape = x.shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const float* xs = x.as<float>();
+        auto* out = io.output("Out").as<std::int8_t>();
+        const float inv = 1.f / p.step;
+        const std::int64_t n = x.numel();
+        for (std::int64_t i = 0; i < n; ++i) out[i] = fusion::saturate_int8(xs[i] * inv);
+    }
+};
+
+struct dequantize_int8 {
+    static constexpr std::string_view paddle_types[] = {"dequantize_int8"};
+    struct params {
+        float step = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        return {int8_detail::parse_step(a, "step", t)};
+    }
+    static void infer(const params&, op_io& io) {
+        const auto& x = int8_detail::typed(io, "X", dtype::i8);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+    }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto* xs = x.as<std::int8_t>();
+        float* out = io.output("Out").as<float>();
+        const std::int64_t n = x.numel();
+        for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(xs[i]) * p.step;
+    }
+};
+
+}  // namespace litegraph::ops

@@ -1,0 +1,140 @@
+// int8 inference on the fake-quantized PP-OCR classifier: every conv and the
+// fc run int8 kernels, the outputs agree with the float simulation of the same
+// model (--precision fp32) to 0.01, and the class with the fp32 model's
+// reference outputs (computed by ONNX Runtime).  PTQ of the fp32 model keeps
+// the class; the int8 SqueezeNets fit the STM32H730's two RAM segments.
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "../../tools/generate/squeezenet.hpp"
+#include "../../tools/quantize/ptq.hpp"
+#include "litegraph/core/npy.hpp"
+#include "litegraph/paddle.hpp"
+#include "litegraph/passes/pipeline.hpp"
+#include "litegraph/runtime/program.hpp"
+#include "support.hpp"
+
+using namespace litegraph;
+
+namespace {
+
+int count_type(const graph::graph& g, const std::string& type) {
+    int n = 0;
+    for (auto& op : g.ops) n += op.type == type;
+    return n;
+}
+
+tensor run_model(graph::graph g, const tensor& input) {
+    runtime::program p(std::move(g));
+    p.set_input(0, input);
+    p.run();
+    const auto& o = p.output(0);
+    tensor t(o.type, o.shape);
+    std::memcpy(t.data(), o.data, t.bytes());
+    return t;
+}
+
+int argmax_row(const tensor& t, std::int64_t row) {
+    const auto cols = t.shape().back();
+    const float* p = t.span<float>().data() + row * cols;
+    int best = 0;
+    for (int j = 1; j < cols; ++j)
+        if (p[j] > p[best]) best = j;
+    return best;
+}
+
+}  // namespace
+
+TEST_CASE("ppocr_mobile_v2.0_cls_slim_quant runs its convs and fc in int8") {
+    auto dir = test::shared_model("ppocr_mobile_v2.0_cls_slim_quant");
+    auto ref = test::shared_model("ppocr_mobile_v2.0_cls");
+    if (dir.empty() || ref.empty()) return;
+    auto m = paddle::load(dir);
+    const int convs = count_type(m.graph, "conv2d") + count_type(m.graph, "depthwise_conv2d");
+    auto g8 = m.graph, g32 = m.graph;
+    auto r8 = passes::run_passes(g8);
+    passes::pipeline_options fp32;
+    fp32.skip = {"quantize_int8"};
+    passes::run_passes(g32, fp32);
+    MESSAGE(r8.to_string());
+    CHECK(count_type(g8, "fused_conv2d_int8") == convs);
+    CHECK(count_type(g8, "mul_int8") == 1);
+    CHECK(count_type(g8, "fused_conv2d") == 0);
+    CHECK(count_type(g8, "matmul") == 0);
+    CHECK(count_type(g8, "fake_quantize_dequantize_moving_average_abs_max") == 0);
+    CHECK(count_type(g32, "fused_conv2d_int8") == 0);
+    for (std::string n : {"n1", "n2"}) {
+        INFO(n);
+        auto x = load_npy(ref / "reference" / ("input_" + n + ".npy"));
+        auto want = load_npy(ref / "reference" / ("output_" + n + ".npy"));
+        auto y8 = run_model(g8, x), y32 = run_model(g32, x);
+        REQUIRE(y8.shape() == y32.shape());
+        const double d = test::max_abs_diff(y8.span<float>(), y32.span<float>());
+        MESSAGE(n << ": int8 vs fp32 simulation max |diff| " << d);
+        CHECK(d <= 0.01);
+        for (std::int64_t r = 0; r < y8.shape()[0]; ++r)
+            CHECK(argmax_row(y8, r) == argmax_row(want, r));
+    }
+}
+
+TEST_CASE("PTQ of ppocr_mobile_v2.0_cls (random calibration) reloads, runs int8, keeps the class") {
+    auto dir = test::shared_model("ppocr_mobile_v2.0_cls");
+    if (dir.empty()) return;
+    auto m = paddle::load(dir);
+    std::vector<tensor> samples;
+    for (std::uint32_t s = 0; s < 4; ++s)
+        samples.push_back(test::random_tensor({1, 3, 32, 100}, s));
+    auto r = ptq::quantize(m.graph, samples);
+    CHECK(r.ops == 54);
+    auto out = std::filesystem::temp_directory_path() / "litegraph_test_ptq_cls";
+    std::filesystem::remove_all(out);
+    paddle::save(m.graph, out, "model");
+    auto back = paddle::load(out);
+    CHECK(count_type(back.graph, "quantize_linear") == 108);
+    auto g8 = back.graph;
+    passes::run_passes(g8);
+    CHECK(count_type(g8, "fused_conv2d_int8") == 53);
+    CHECK(count_type(g8, "mul_int8") == 1);
+    for (std::string n : {"n1", "n2"}) {
+        INFO(n);
+        auto x = load_npy(dir / "reference" / ("input_" + n + ".npy"));
+        auto want = load_npy(dir / "reference" / ("output_" + n + ".npy"));
+        auto y8 = run_model(g8, x);
+        for (std::int64_t row = 0; row < y8.shape()[0]; ++row)
+            CHECK(argmax_row(y8, row) == argmax_row(want, row));
+    }
+    std::filesystem::remove_all(out);
+}
+
+TEST_CASE("SqueezeNet 1.0 and 1.1 at 128x128x3 in int8 fit 128 KB DTCM + 436 KB SRAM, fused only") {
+    const planner::segment two[] = {{"dtcm", 128 * 1024, 64}, {"sram", 436 * 1024, 64}};
+    for (std::string v : {"1_0", "1_1"}) {
+        INFO(v);
+        generate::squeezenet_options o;
+        o.version = v;
+        o.input_size = 128;
+        auto g = generate::squeezenet(o);
+        std::vector<tensor> samples{test::random_tensor({1, 3, 128, 128}, 1)};
+        ptq::quantize(g, samples);
+        auto plan_of = [&](bool fused) {
+            auto q = g;
+            passes::pipeline_options opt;
+            if (!fused)
+                opt.skip = {"fuse_conv_bias", "fold_batch_norm",   "fuse_conv_activation",
+                            "fuse_gate",      "fuse_residual_add", "in_place"};
+            passes::run_passes(q, opt);
+            CHECK(count_type(q, "fused_conv2d_int8") == 26);
+            runtime::program p(std::move(q), {two[0], two[1]});
+            p.set_input(0, tensor(dtype::f32, {1, 3, 128, 128}));
+            p.prepare_plan();
+            MESSAGE("squeezenet" << v << std::string(fused ? " fused" : " unfused") << ": LOAD "
+                                 << p.memory().lower_bound_bytes << ", fits " << p.plan().fits);
+            return p.plan();
+        };
+        auto fused = plan_of(true);
+        CHECK(fused.fits);
+        CHECK(fused.used[0] > 64 * 1024);  // the fast segment is used first
+        CHECK(!plan_of(false).fits);
+    }
+}

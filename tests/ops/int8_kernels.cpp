@@ -1,0 +1,221 @@
+// The int8 kernels against reference integer arithmetic written here as plain
+// loops: int32 accumulation, then the requantize rule of the epilogue
+// (v = acc * multiplier[c] + bias[c], activation, sat8(round(v / out_step))).
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "litegraph/ops/invoke.hpp"
+#include "litegraph/runtime/kernels.hpp"
+#include "support.hpp"
+
+using namespace litegraph;
+
+namespace {
+
+tensor random_i8(const shape_t& s, std::uint32_t seed, int lo = -128, int hi = 127) {
+    tensor t(dtype::i8, s);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> d(lo, hi);
+    auto* p = reinterpret_cast<std::int8_t*>(t.data());
+    for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<std::int8_t>(d(rng));
+    return t;
+}
+
+std::int8_t sat8(float v) {
+    float r = std::round(v);
+    if (r < -128.f) r = -128.f;
+    if (r > 127.f) r = 127.f;
+    return static_cast<std::int8_t>(r);
+}
+
+const std::int8_t* i8(const tensor& t) {
+    return reinterpret_cast<const std::int8_t*>(t.data());
+}
+const float* f32(const tensor& t) {
+    return reinterpret_cast<const float*>(t.data());
+}
+
+tensor run1(const std::string& type, const attr_map& a, named_tensors in, const char* out) {
+    return std::move(invoke<runtime::kernel_table>(type, a, in, {{out, 1}}).slots[0].second[0]);
+}
+
+attr_map conv_attrs(int stride, int pad, int groups) {
+    attr_map a;
+    a.set("strides", std::vector<std::int32_t>{stride, stride});
+    a.set("paddings", std::vector<std::int32_t>{pad, pad});
+    a.set("dilations", std::vector<std::int32_t>{1, 1});
+    a.set("groups", std::int32_t{groups});
+    return a;
+}
+
+}  // namespace
+
+TEST_CASE("fused_conv2d_int8 equals integer conv + requantize in plain loops") {
+    struct shape_case {
+        std::int64_t n, c, h, w, oc, k;
+        int stride, pad, groups;
+    };
+    for (auto sc :
+         {shape_case{1, 3, 9, 11, 8, 3, 1, 1, 1}, shape_case{2, 4, 8, 8, 4, 3, 2, 1, 4},
+          shape_case{1, 6, 5, 7, 6, 1, 1, 0, 2}, shape_case{1, 16, 6, 6, 8, 1, 1, 0, 1}}) {
+        auto x = random_i8({sc.n, sc.c, sc.h, sc.w}, 1);
+        auto f = random_i8({sc.oc, sc.c / sc.groups, sc.k, sc.k}, 2);
+        auto m = test::random_tensor({sc.oc}, 3, 1e-4f, 2e-3f);
+        auto b = test::random_tensor({sc.oc}, 4, -1.f, 1.f);
+        const float out_step = 0.02f;
+        // The reference: int32 accumulation, then the requantize rule.
+        const std::int64_t oh = (sc.h + 2 * sc.pad - sc.k) / sc.stride + 1;
+        const std::int64_t ow = (sc.w + 2 * sc.pad - sc.k) / sc.stride + 1;
+        const std::int64_t cin_g = sc.c / sc.groups, cout_g = sc.oc / sc.groups;
+        std::vector<float> real(static_cast<std::size_t>(sc.n * sc.oc * oh * ow));
+        for (std::int64_t n = 0; n < sc.n; ++n)
+            for (std::int64_t o = 0; o < sc.oc; ++o)
+                for (std::int64_t y = 0; y < oh; ++y)
+                    for (std::int64_t z = 0; z < ow; ++z) {
+                        std::int32_t acc = 0;
+                        for (std::int64_t ic = 0; ic < cin_g; ++ic)
+                            for (std::int64_t i = 0; i < sc.k; ++i)
+                                for (std::int64_t j = 0; j < sc.k; ++j) {
+                                    const std::int64_t ih = y * sc.stride - sc.pad + i;
+                                    const std::int64_t iw = z * sc.stride - sc.pad + j;
+                                    if (ih < 0 || ih >= sc.h || iw < 0 || iw >= sc.w) continue;
+                                    const std::int64_t cin = (o / cout_g) * cin_g + ic;
+                                    acc += std::int32_t{i8(
+                                               x)[((n * sc.c + cin) * sc.h + ih) * sc.w + iw]} *
+                                           i8(f)[((o * cin_g + ic) * sc.k + i) * sc.k + j];
+                                }
+                        real[static_cast<std::size_t>(((n * sc.oc + o) * oh + y) * ow + z)] =
+                            static_cast<float>(acc) * f32(m)[o] + f32(b)[o];
+                    }
+        auto in =
+            named_tensors{}.add("Input", x).add("Filter", f).add("Multiplier", m).add("Bias", b);
+        SUBCASE("relu, int8 out") {
+            attr_map a = conv_attrs(sc.stride, sc.pad, sc.groups);
+            a.set("activation", std::string("relu"));
+            a.set("terminal", std::string("quantize_store"));
+            a.set("output_step", out_step);
+            auto y = run1("fused_conv2d_int8", a, in, "Output");
+            REQUIRE(y.type() == dtype::i8);
+            REQUIRE(y.numel() == static_cast<std::int64_t>(real.size()));
+            int mismatches = 0, nonzero = 0;
+            for (std::size_t i = 0; i < real.size(); ++i) {
+                const auto want = sat8(std::max(real[i], 0.f) * (1.f / out_step));
+                mismatches += i8(y)[i] != want;
+                nonzero += want != 0;
+            }
+            CHECK(mismatches == 0);
+            CHECK(nonzero > 0);
+        }
+        SUBCASE("no activation, float out") {
+            attr_map a = conv_attrs(sc.stride, sc.pad, sc.groups);
+            auto y = run1("fused_conv2d_int8", a, in, "Output");
+            REQUIRE(y.type() == dtype::f32);
+            CHECK(test::max_abs_diff(y.span<float>(), real) == 0.0);
+        }
+    }
+}
+
+TEST_CASE("mul_int8 equals integer matrix product + requantize") {
+    const std::int64_t M = 3, K = 37, N = 5;
+    auto x = random_i8({M, K}, 5), y = random_i8({K, N}, 6);
+    auto m = test::random_tensor({N}, 7, 1e-4f, 1e-3f);
+    std::vector<float> real(M * N);
+    for (std::int64_t i = 0; i < M; ++i)
+        for (std::int64_t j = 0; j < N; ++j) {
+            std::int32_t acc = 0;
+            for (std::int64_t k = 0; k < K; ++k)
+                acc += std::int32_t{i8(x)[i * K + k]} * i8(y)[k * N + j];
+            real[i * N + j] = static_cast<float>(acc) * f32(m)[j];
+        }
+    auto in = named_tensors{}.add("X", x).add("Y", y).add("Multiplier", m);
+    auto fl = run1("mul_int8", {}, in, "Out");
+    CHECK(test::max_abs_diff(fl.span<float>(), real) == 0.0);
+    attr_map a;
+    a.set("output_step", 0.01f);
+    auto q = run1("mul_int8", a, in, "Out");
+    REQUIRE(q.type() == dtype::i8);
+    for (std::size_t i = 0; i < real.size(); ++i) CHECK(i8(q)[i] == sat8(real[i] * (1.f / 0.01f)));
+}
+
+TEST_CASE("pool2d_int8: max and exclusive average with padding, in integers") {
+    auto x = random_i8({1, 2, 5, 6}, 8);
+    for (std::string kind : {"max", "avg"}) {
+        INFO(kind);
+        attr_map a;
+        a.set("pooling_type", kind);
+        a.set("ksize", std::vector<std::int32_t>{3, 3});
+        a.set("strides", std::vector<std::int32_t>{2, 2});
+        a.set("paddings", std::vector<std::int32_t>{1, 1});
+        auto y = run1("pool2d_int8", a, named_tensors{}.add("X", x), "Out");
+        REQUIRE(y.shape() == shape_t{1, 2, 3, 3});
+        for (std::int64_t c = 0; c < 2; ++c)
+            for (std::int64_t oh = 0; oh < 3; ++oh)
+                for (std::int64_t ow = 0; ow < 3; ++ow) {
+                    std::int32_t mx = -128, sum = 0, cnt = 0;
+                    for (std::int64_t ih = oh * 2 - 1; ih < oh * 2 + 2; ++ih)
+                        for (std::int64_t iw = ow * 2 - 1; iw < ow * 2 + 2; ++iw) {
+                            if (ih < 0 || ih >= 5 || iw < 0 || iw >= 6) continue;
+                            const std::int32_t v = i8(x)[(c * 5 + ih) * 6 + iw];
+                            mx = std::max(mx, v);
+                            sum += v;
+                            ++cnt;
+                        }
+                    const double avg = static_cast<double>(sum) / cnt;
+                    const auto want =
+                        kind == "max"
+                            ? mx
+                            : static_cast<std::int32_t>(avg >= 0 ? std::floor(avg + 0.5)
+                                                                 : -std::floor(-avg + 0.5));
+                    CHECK(i8(y)[(c * 3 + oh) * 3 + ow] == want);
+                }
+    }
+}
+
+TEST_CASE("elementwise int8 add and mul requantize in one loop") {
+    auto x = random_i8({2, 3, 4}, 9), y = random_i8({2, 3, 4}, 10);
+    for (std::string type : {"elementwise_add_int8", "elementwise_mul_int8"}) {
+        INFO(type);
+        attr_map a;
+        a.set("x_step", 0.05f);
+        a.set("y_step", 0.03f);
+        a.set("output_step", 0.07f);
+        auto out = run1(type, a, named_tensors{}.add("X", x).add("Y", y), "Out");
+        for (std::int64_t i = 0; i < x.numel(); ++i) {
+            const float v =
+                type == "elementwise_add_int8"
+                    ? static_cast<float>(i8(x)[i]) * 0.05f + static_cast<float>(i8(y)[i]) * 0.03f
+                    : static_cast<float>(std::int32_t{i8(x)[i]} * i8(y)[i]) * (0.05f * 0.03f);
+            CHECK(i8(out)[i] == sat8(v * (1.f / 0.07f)));
+        }
+    }
+}
+
+TEST_CASE("concat_int8 copies inputs of the output step and requantizes the others") {
+    auto a = random_i8({1, 2, 3}, 11), b = random_i8({1, 4, 3}, 12);
+    attr_map at;
+    at.set("axis", std::int32_t{1});
+    at.set("steps", std::vector<float>{0.1f, 0.05f});
+    at.set("output_step", 0.1f);
+    auto out = run1("concat_int8", at, named_tensors{}.add("X", a).add("X", b), "Out");
+    REQUIRE(out.shape() == shape_t{1, 6, 3});
+    for (std::int64_t i = 0; i < 6; ++i) CHECK(i8(out)[i] == i8(a)[i]);
+    for (std::int64_t i = 0; i < 12; ++i)
+        CHECK(i8(out)[6 + i] == sat8(static_cast<float>(i8(b)[i]) * (0.05f / 0.1f)));
+}
+
+TEST_CASE("quantize_int8 rounds half away from zero and saturates; dequantize inverts") {
+    std::vector<float> v{0.25f, -0.25f, 0.75f, 100.f, -100.f, 0.f};
+    auto x = tensor::from<float>({6}, v);
+    attr_map a;
+    a.set("step", 0.5f);
+    auto q = run1("quantize_int8", a, named_tensors{}.add("X", x), "Out");
+    const std::int8_t want[] = {1, -1, 2, 127, -128, 0};
+    for (int i = 0; i < 6; ++i) CHECK(i8(q)[i] == want[i]);
+    auto d = run1("dequantize_int8", a, named_tensors{}.add("X", q), "Out");
+    CHECK(f32(d)[2] == 1.f);
+    CHECK(f32(d)[4] == -64.f);
+    CHECK_THROWS_AS(run1("quantize_int8", attr_map{}, named_tensors{}.add("X", x), "Out"),
+                    unsupported_error);
+}

@@ -1,0 +1,219 @@
+// Post-training quantisation: calibrate the activation ranges of a float
+// Paddle graph on sample inputs and write it back in the quantize_linear /
+// dequantize_linear form (docs/int8.md), which the loader reads and the
+// quantize_int8 pass turns into int8 ops.
+//
+// Quantised: the activation input and the weight of every conv2d,
+// depthwise_conv2d, mul, matmul and matmul_v2 whose weight is a float32
+// parameter (4-D filter, per output channel; 2-D matrix, per column).
+// Activation scale (abs-max range s, step s / 127): `minmax` takes the
+// largest |x| seen; `percentile` the given percentile of |x| over all samples
+// (a histogram of 2048 bins over [0, max], a second pass over the samples).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "litegraph/graph/edit.hpp"
+#include "litegraph/runtime/program.hpp"
+
+namespace litegraph::ptq {
+
+enum class method { minmax, percentile };
+
+struct options {
+    method how = method::minmax;
+    double percentile = 99.99;  // for method::percentile
+    /// Called after each calibration run: (pass, sample, samples, passes).
+    std::function<void(int, int, int, int)> progress;
+};
+
+/// What was quantised.
+struct report {
+    int ops = 0;                          // quantised ops
+    int activations = 0;                  // calibrated activation variables
+    std::map<std::string, float> scales;  // activation name -> abs-max range
+};
+
+namespace detail {
+
+inline bool quantizable(const graph::graph& g, const graph::op_node& op, int& x, int& w,
+                        int& axis) {
+    const bool conv = op.type == "conv2d" || op.type == "depthwise_conv2d";
+    const bool fc = op.type == "mul" || op.type == "matmul" || op.type == "matmul_v2";
+    if (!conv && !fc) return false;
+    x = graph::input_var(op, conv ? "Input" : "X");
+    w = graph::input_var(op, conv ? "Filter" : "Y");
+    if (x < 0 || w < 0) return false;
+    const auto& wv = g.vars[w];
+    if (!wv.value || wv.value->type() != dtype::f32) return false;
+    if (wv.value->shape().size() != (conv ? 4u : 2u)) return false;
+    if (g.vars[x].value) return false;  // both constant: folded anyway
+    axis = conv ? 0 : 1;
+    return true;
+}
+
+/// Adds quantize_linear -> dequantize_linear on `v`; returns the dequantized var.
+inline int add_qdq(graph::graph& g, int v, const tensor& scale, int axis) {
+    const std::string base = g.vars[v].name;
+    const int s = graph::add_param(g, base + ".quant_scale", scale);
+    const int z =
+        graph::add_param(g, base + ".quant_zero_point", tensor(dtype::i32, scale.shape()));
+    auto declare = [&](const std::string& name) {
+        graph::var_node n;
+        n.name = name;
+        for (int k = 1; g.find_var(n.name) >= 0; ++k) n.name = name + "@" + std::to_string(k);
+        n.shape = g.vars[v].value ? g.vars[v].value->shape() : g.vars[v].shape;
+        return g.add_var(std::move(n));
+    };
+    const int q = declare(base + ".quantized"), d = declare(base + ".dequantized");
+    attr_map a;
+    a.set("bit_length", std::int32_t{8});
+    a.set("quant_axis", std::int32_t{axis});
+    a.set("round_type", std::int32_t{1});  // half away from zero, as the int8 kernels
+    graph::op_node qop, dop;
+    qop.type = "quantize_linear";
+    qop.inputs = {{"X", {v}}, {"Scale", {s}}, {"ZeroPoint", {z}}};
+    qop.outputs = {{"Y", {q}}};
+    qop.attrs = a;
+    dop.type = "dequantize_linear";
+    dop.inputs = {{"X", {q}}, {"Scale", {s}}, {"ZeroPoint", {z}}};
+    dop.outputs = {{"Y", {d}}};
+    dop.attrs = a;
+    g.ops.push_back(std::move(qop));
+    g.ops.push_back(std::move(dop));
+    return d;
+}
+
+inline tensor channel_absmax(const tensor& w, int axis) {
+    const auto& s = w.shape();
+    const std::int64_t c = s[static_cast<std::size_t>(axis)];
+    std::int64_t outer = 1, inner = 1;
+    for (int i = 0; i < axis; ++i) outer *= s[static_cast<std::size_t>(i)];
+    for (std::size_t i = static_cast<std::size_t>(axis) + 1; i < s.size(); ++i) inner *= s[i];
+    std::vector<float> m(static_cast<std::size_t>(c), 0.f);
+    const float* p = w.span<float>().data();
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t k = 0; k < c; ++k)
+            for (std::int64_t i = 0; i < inner; ++i)
+                m[static_cast<std::size_t>(k)] =
+                    std::max(m[static_cast<std::size_t>(k)], std::abs(p[(o * c + k) * inner + i]));
+    for (auto& v : m)
+        if (!(v > 0.f)) v = 1e-8f;
+    return tensor::from<float>({c}, m);
+}
+
+}  // namespace detail
+
+/// Calibrates `g` on `samples` (one tensor per sample for feed 0; other
+/// feeds keep `samples` of their own in `more`, unused here) and rewrites it
+/// in place into the quantize_linear / dequantize_linear form.
+inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
+                       const options& opt = {}) {
+    if (samples.empty()) throw usage_error("quantize: no calibration samples");
+    if (g.feeds.size() != 1)
+        throw unsupported_error("quantize: calibration feeds one input; the model has " +
+                                std::to_string(g.feeds.size()));
+    // The quantisable ops and their activation inputs.
+    struct site {
+        int op, x, w, axis;
+    };
+    std::vector<site> sites;
+    std::vector<int> acts;
+    for (int i = 0; i < static_cast<int>(g.ops.size()); ++i) {
+        int x, w, axis;
+        if (!detail::quantizable(g, g.ops[i], x, w, axis)) continue;
+        sites.push_back({i, x, w, axis});
+        if (std::find(acts.begin(), acts.end(), x) == acts.end()) acts.push_back(x);
+    }
+    report r;
+    if (sites.empty()) return r;
+
+    // Calibration: the activations become outputs so that they stay readable.
+    graph::graph cg = g;
+    for (std::size_t k = 0; k < acts.size(); ++k)
+        if (!graph::is_fetched(cg, acts[k]))
+            cg.fetches.push_back({acts[k], 1000000 + static_cast<int>(k)});
+    runtime::program prog(std::move(cg));
+    const int passes = opt.how == method::percentile ? 2 : 1;
+    const auto n = static_cast<int>(samples.size());
+    std::vector<float> absmax(acts.size(), 0.f);
+    constexpr int bins = 2048;
+    std::vector<std::vector<double>> hist(acts.size());
+    // The program holds a copy of `g`: the same variable indices.
+    auto var_values = [&](std::size_t k) -> const tensor_ref& { return prog.var(acts[k]); };
+    for (int pass = 0; pass < passes; ++pass) {
+        for (int s = 0; s < n; ++s) {
+            prog.set_input(0, samples[static_cast<std::size_t>(s)]);
+            prog.run();
+            for (std::size_t k = 0; k < acts.size(); ++k) {
+                const auto& t = var_values(k);
+                if (t.type != dtype::f32) continue;
+                const float* p = t.as<float>();
+                const std::int64_t m = t.numel();
+                if (pass == 0) {
+                    float mx = absmax[k];
+                    for (std::int64_t i = 0; i < m; ++i) mx = std::max(mx, std::abs(p[i]));
+                    absmax[k] = mx;
+                } else {
+                    auto& h = hist[k];
+                    if (h.empty()) h.assign(bins, 0.0);
+                    const float scale = absmax[k] > 0.f ? bins / absmax[k] : 0.f;
+                    for (std::int64_t i = 0; i < m; ++i) {
+                        const auto b = std::min<std::int64_t>(
+                            bins - 1, static_cast<std::int64_t>(std::abs(p[i]) * scale));
+                        h[static_cast<std::size_t>(b)] += 1.0;
+                    }
+                }
+            }
+            if (opt.progress) opt.progress(pass, s + 1, n, passes);
+        }
+    }
+    std::vector<float> range(acts.size());
+    for (std::size_t k = 0; k < acts.size(); ++k) {
+        range[k] = absmax[k];
+        if (opt.how == method::percentile && !hist[k].empty()) {
+            double total = 0;
+            for (double c : hist[k]) total += c;
+            double acc = 0;
+            for (int b = 0; b < bins; ++b) {
+                acc += hist[k][static_cast<std::size_t>(b)];
+                if (acc >= total * opt.percentile / 100.0) {
+                    range[k] = absmax[k] * static_cast<float>(b + 1) / bins;
+                    break;
+                }
+            }
+        }
+        if (!(range[k] > 0.f)) range[k] = 1e-8f;
+        r.scales[g.vars[acts[k]].name] = range[k];
+    }
+
+    // The rewrite: one quant-dequant pair per activation and per weight.
+    std::map<int, int> act_dq, w_dq;
+    for (std::size_t k = 0; k < acts.size(); ++k)
+        act_dq[acts[k]] =
+            detail::add_qdq(g, acts[k], tensor::from<float>({1}, std::vector<float>{range[k]}), -1);
+    for (auto& st : sites) {
+        if (!w_dq.count(st.w))
+            w_dq[st.w] = detail::add_qdq(
+                g, st.w, detail::channel_absmax(*g.vars[st.w].value, st.axis), st.axis);
+        auto& op = g.ops[static_cast<std::size_t>(st.op)];
+        for (auto& sl : op.inputs)
+            for (auto& v : sl.vars) {
+                if (v == st.x) v = act_dq[st.x];
+                if (v == st.w) v = w_dq[st.w];
+            }
+    }
+    g.relink();
+    r.ops = static_cast<int>(sites.size());
+    r.activations = static_cast<int>(acts.size());
+    return r;
+}
+
+}  // namespace litegraph::ptq
