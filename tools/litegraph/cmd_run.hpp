@@ -12,6 +12,7 @@
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
 #include "model_arg.hpp"
+#include "places_arg.hpp"
 
 namespace litegraph::cli {
 
@@ -64,11 +65,13 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     spec.with_value = {"--input", "--shape", "--output-dir", "--repeat"};
     spec.flags = {"--json", "--no-fuse", "--help", "-h"};
     add_model_options(spec);
+    add_places_options(spec);
     auto a = parse_args(argv, spec);
     if (a.flag("--help") || a.flag("-h")) {
         std::cout
             << "usage: litegraph run MODEL [--input NAME=FILE.npy]... [--shape NAME=D0,D1,...]...\n"
-               "                     [--output-dir DIR] [--repeat N] [--no-fuse] [--json]\n\n"
+               "                     [--output-dir DIR] [--repeat N] [--no-fuse] [--json]\n"
+               "                     [--places P1,P2,... [--min-subgraph-size N]]\n\n"
                "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
                "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
                "sin(0.37 i) cos(0.011 i), integer element i is i mod 7.\n\n"
@@ -78,7 +81,10 @@ inline int cmd_run(const std::vector<std::string>& argv) {
                "  --output-dir DIR      write output_<col>.npy for every fetch\n"
                "  --repeat N            time N runs after one warm-up (default 1)\n"
                "  --no-fuse             run the graph as loaded, without the fusion passes\n"
-               "  --json                one JSON object: outputs, latency_ms, memory, passes\n";
+               "  --json                one JSON object: outputs, latency_ms, memory, passes\n"
+               "                        (with --places: partition, fallbacks, ops_per_place,\n"
+               "                        kernels)\n"
+            << places_help;
         return 0;
     }
     int repeat = 1;
@@ -87,7 +93,15 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     auto m = load_model(a);
     passes::pass_report report;
     if (!a.flag("--no-fuse")) report = passes::run_passes(m.graph);
-    runtime::program prog(std::move(m.graph));
+    auto places = places_options(a);
+    backends::partition_report partition;
+    nlohmann::json places_j;
+    if (places) {
+        partition = backends::apply_places(m.graph, *places);
+        partition_json(places_j, partition, m.graph);
+    }
+    runtime::program prog = places ? backends::make_program(std::move(m.graph), *places)
+                                   : runtime::program(std::move(m.graph));
 
     std::map<std::string, tensor> given;
     for (auto& spec_s : a.all("--input")) {
@@ -159,6 +173,12 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     j["passes"] = nlohmann::json::object();
     for (auto& [name, n] : report.counts) j["passes"][name] = n;
     j["fused"] = !a.flag("--no-fuse");
+    std::vector<backends::fallback> fallbacks;
+    if (places) {
+        fallbacks = backends::fallbacks(prog);
+        j.update(places_j);
+        j["fallbacks"] = fallback_json(prog.graph(), fallbacks);
+    }
     if (a.flag("--json")) {
         std::cout << j.dump(2) << "\n";
         return 0;
@@ -176,6 +196,16 @@ inline int cmd_run(const std::vector<std::string>& argv) {
               << " bytes (most activation bytes live at one step)\n"
               << "passes:       " << (a.flag("--no-fuse") ? "none (--no-fuse)" : report.to_string())
               << "\n";
+    if (places) {
+        std::cout << "places:       " << a.value("--places") << ": " << partition.subgraphs.size()
+                  << " subgraph(s);";
+        for (auto& [p, n] : partition.ops_per_place) std::cout << " " << p << " " << n << " ops";
+        std::cout << "\n";
+        for (auto& f : j["fallbacks"])
+            std::cout << "fallback:     subgraph #" << f["sub_block"] << " ("
+                      << f["backend"].get<std::string>()
+                      << ") runs on the host: " << f["reason"].get<std::string>() << "\n";
+    }
     return 0;
 }
 

@@ -61,6 +61,11 @@ struct partition_report {
     std::vector<subgraph_info> subgraphs;
     /// Ops (of the graph before partitioning) per place name.
     std::map<std::string, int> ops_per_place;
+    /// Ops a subgraph backend's teller refused: {op label, backend, why}.
+    struct refusal {
+        std::string op, backend, reason;
+    };
+    std::vector<refusal> refused;
 };
 
 inline std::shared_ptr<const subgraph_backend> backend_of(const options& o, target t) {
@@ -76,8 +81,14 @@ inline partition_report apply_places(graph::graph& g, const options& o) {
         auto b = backend_of(o, p.where);
         if (!b) continue;
         std::vector<bool> marked(g.ops.size(), false);
-        for (std::size_t i = 0; i < g.ops.size(); ++i)
-            marked[i] = g.ops[i].type != "subgraph" && b->refuses(g, g.ops[i]).empty();
+        for (std::size_t i = 0; i < g.ops.size(); ++i) {
+            if (g.ops[i].type == "subgraph") continue;
+            auto why = b->refuses(g, g.ops[i]);
+            marked[i] = why.empty();
+            if (!marked[i])
+                report.refused.push_back(
+                    {g.op_label(static_cast<int>(i)), std::string(b->name()), why});
+        }
         auto groups = detect_subgraphs(g, marked, o.min_subgraph_size);
         auto infos = replace_subgraphs(g, groups, std::string(b->name()));
         for (auto& i : infos) report.subgraphs.push_back(std::move(i));

@@ -573,11 +573,18 @@ public:
         if (is_activation_type(t)) return {};
         if (t == "nearest_interp_v2") {
             // Sizes from tensors would have to be read on the device.
-            if (op.input("SizeTensor") || op.input("OutSize") || op.input("Scale"))
+            auto given = [&](std::string_view slot) {
+                auto* sl = op.input(slot);
+                return sl && !sl->vars.empty();
+            };
+            if (given("SizeTensor") || given("OutSize") || given("Scale"))
                 return "size given by a tensor";
             return {};
         }
-        if (t == "concat") return op.input("AxisTensor") ? "axis given by a tensor" : "";
+        if (t == "concat") {
+            auto* axis = op.input("AxisTensor");
+            return axis && !axis->vars.empty() ? "axis given by a tensor" : "";
+        }
         return "op type " + t;
     }
 
