@@ -46,3 +46,7 @@
 
 // runtime: a program of instructions over an arena
 #include "litegraph/runtime/program.hpp"
+
+// backends: places, kernel pick, subgraphs (the OpenCL backend only with
+// LITEGRAPH_WITH_OPENCL)
+#include "litegraph/backends/backends.hpp"

@@ -44,9 +44,11 @@ TEST_CASE("--places opencl,host: partition, fallbacks and clusters") {
     }
     REQUIRE(info.code == 0);
     auto ji = nlohmann::json::parse(info.out);
-    REQUIRE(ji["partition"].size() == 1);
+    // The backbone, and the head's bias add between matmul and softmax (host).
+    REQUIRE(ji["partition"].size() == 2);
     CHECK(ji["partition"][0]["backend"] == "opencl");
-    CHECK(ji["partition"][0]["ops"].size() == ji["ops_per_place"]["opencl"].get<std::size_t>());
+    CHECK(ji["partition"][1]["ops"].size() == 1);
+    CHECK(ji["partition"][0]["ops"].size() + 1 == ji["ops_per_place"]["opencl"].get<std::size_t>());
     CHECK(!ji["refused"].empty());  // matmul, softmax and the int32 shape ops stay on host
     CHECK(ji["fallbacks"].empty());
 
@@ -60,7 +62,10 @@ TEST_CASE("--places opencl,host: partition, fallbacks and clusters") {
     } else {
         CHECK(j["fallbacks"].empty());
     }
-    // A minimum size above the subgraph's leaves everything on the host.
+    // Minimum sizes: 2 drops the single add, one above the backbone drops both.
+    auto two = run_cli("info " + quote(dir) + " --places opencl,host --json --min-subgraph-size 2");
+    REQUIRE(two.code == 0);
+    CHECK(nlohmann::json::parse(two.out)["partition"].size() == 1);
     auto big =
         run_cli("info " + quote(dir) + " --places opencl,host --json --min-subgraph-size 1000");
     REQUIRE(big.code == 0);

@@ -283,12 +283,18 @@ private:
 
     void launch(const char* name, args a, std::vector<std::size_t> global) {
         cl_kernel k = kernel_named(name);
+        // One fixed work-group shape (the kernels check their bounds): an
+        // implementation that compiles a work-group function per local size
+        // (PoCL) then compiles each kernel once, not once per shape.
         for (auto& g : global) g = std::max<std::size_t>(g, 1);
+        global[0] = (global[0] + work_group - 1) / work_group * work_group;
+        std::vector<std::size_t> local(global.size(), 1);
+        local[0] = work_group;
         auto q = dev_.queue;
-        launches_.push_back([k, a = std::move(a), global, q, name]() {
+        launches_.push_back([k, a = std::move(a), global, local, q, name]() {
             for (cl_uint i = 0; i < a.setters.size(); ++i) a.setters[i](k, i);
             check(clEnqueueNDRangeKernel(q, k, static_cast<cl_uint>(global.size()), nullptr,
-                                         global.data(), nullptr, 0, nullptr, nullptr),
+                                         global.data(), local.data(), 0, nullptr, nullptr),
                   name);
         });
     }
@@ -348,6 +354,23 @@ private:
             .mem(has_bias ? mem_of(io, op, "Bias") : dummy_)
             .mem(other)
             .mem(mem_of(io, op, "Output", 0, false));
+        const auto sz = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+        if (term != term_mul_plane && g.groups == 1 && g.kh == 1 && g.kw == 1 && g.sh == 1 &&
+            g.sw == 1 && g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w) {
+            const std::int64_t plane_px = g.oh * g.ow;
+            a.i32(g.c).i32(g.oc).i32(plane_px);
+            a.i32(has_bias).i32(act).f32(ap[0]).f32(ap[1]).f32(ap[2]).i32(term);
+            launch("conv1x1", std::move(a), {sz((plane_px + 3) / 4), sz((g.oc + 3) / 4), sz(g.n)});
+            return;
+        }
+        if (term != term_mul_plane && g.groups == g.c && g.oc == g.c) {
+            for (auto v :
+                 {g.c, g.h, g.w, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl})
+                a.i32(v);
+            a.i32(has_bias).i32(act).f32(ap[0]).f32(ap[1]).f32(ap[2]).i32(term);
+            launch("dwconv", std::move(a), {sz(g.ow), sz(g.oh), sz(g.n * g.c)});
+            return;
+        }
         for (auto v : {g.c, g.h, g.w, g.oc, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.pt,
                        g.pl, g.groups})
             a.i32(v);
@@ -534,6 +557,7 @@ private:
         }
     }
 
+    static constexpr std::size_t work_group = 8;
     device& dev_;
     const graph::graph* block_ = nullptr;
     const runtime::program* host_ = nullptr;

@@ -114,6 +114,83 @@ __kernel void conv2d(__global const float* x, __global const float* f,
     }
 }
 
+/* The epilogue of one output element (shared by the conv kernels; the SE
+   gate's plane form only in conv2d). */
+inline void store_out(__global float* y, __global const float* bias,
+                      __global const float* other, long idx, int oc, float v, int has_bias,
+                      int act, float p0, float p1, float p2, int term) {
+    if (has_bias) v += bias[oc];
+    v = activate(v, act, p0, p1, p2);
+    if (term == 0) y[idx] = v;
+    else if (term == 1) y[idx] = v + other[idx];
+    else y[idx] = other[idx] * v;
+}
+
+/* 1x1 conv, stride 1, no padding, one group: a GEMM of the filter [OC, C]
+   and the input planes [C, P].  Each work item computes 4 output channels of
+   4 consecutive pixels, loading each input quad once for 4 channels. */
+__kernel void conv1x1(__global const float* x, __global const float* f,
+                      __global const float* bias, __global const float* other,
+                      __global float* y, int C, int OC, int P, int has_bias, int act, float p0,
+                      float p1, float p2, int term) {
+    const int p0i = get_global_id(0) * 4, oc0 = get_global_id(1) * 4, n = get_global_id(2);
+    if (p0i >= P || oc0 >= OC) return;
+    __global const float* xn = x + (long)n * C * P;
+    float4 acc0 = 0.f, acc1 = 0.f, acc2 = 0.f, acc3 = 0.f;
+    const int full = p0i + 4 <= P;
+    const int o1 = min(oc0 + 1, OC - 1), o2 = min(oc0 + 2, OC - 1), o3 = min(oc0 + 3, OC - 1);
+    __global const float* f0 = f + (long)oc0 * C;
+    __global const float* f1 = f + (long)o1 * C;
+    __global const float* f2 = f + (long)o2 * C;
+    __global const float* f3 = f + (long)o3 * C;
+    for (int ic = 0; ic < C; ++ic) {
+        __global const float* xp = xn + (long)ic * P + p0i;
+        float4 xv;
+        if (full) xv = vload4(0, xp);
+        else xv = (float4)(xp[0], p0i + 1 < P ? xp[1] : 0.f, p0i + 2 < P ? xp[2] : 0.f, 0.f);
+        acc0 += f0[ic] * xv;
+        acc1 += f1[ic] * xv;
+        acc2 += f2[ic] * xv;
+        acc3 += f3[ic] * xv;
+    }
+    float4 accs[4] = {acc0, acc1, acc2, acc3};
+    for (int j = 0; j < 4; ++j) {
+        const int oc = oc0 + j;
+        if (oc >= OC) break;
+        const float a[4] = {accs[j].s0, accs[j].s1, accs[j].s2, accs[j].s3};
+        for (int k = 0; k < 4 && p0i + k < P; ++k)
+            store_out(y, bias, other, ((long)n * OC + oc) * P + p0i + k, oc, a[k], has_bias, act,
+                      p0, p1, p2, term);
+    }
+}
+
+/* Depthwise conv (one input channel per group, one output channel per
+   group): one output element per work item, the width fastest. */
+__kernel void dwconv(__global const float* x, __global const float* f,
+                     __global const float* bias, __global const float* other,
+                     __global float* y, int C, int H, int W, int KH, int KW, int OH, int OW,
+                     int SH, int SW, int DH, int DW, int PT, int PL, int has_bias, int act,
+                     float p0, float p1, float p2, int term) {
+    const int ow = get_global_id(0), oh = get_global_id(1), nc = get_global_id(2);
+    if (ow >= OW || oh >= OH) return;
+    const int c = nc % C;
+    __global const float* xp = x + (long)nc * H * W;
+    __global const float* fp = f + (long)c * KH * KW;
+    const int ih0 = oh * SH - PT, iw0 = ow * SW - PL;
+    float s = 0.f;
+    for (int kh = 0; kh < KH; ++kh) {
+        const int ih = ih0 + kh * DH;
+        if (ih < 0 || ih >= H) continue;
+        for (int kw = 0; kw < KW; ++kw) {
+            const int iw = iw0 + kw * DW;
+            if (iw < 0 || iw >= W) continue;
+            s += xp[ih * W + iw] * fp[kh * KW + kw];
+        }
+    }
+    store_out(y, bias, other, ((long)nc * OH + oh) * OW + ow, c, s, has_bias, act, p0, p1, p2,
+              term);
+}
+
 /* Transposed convolution, gathered per output element; filter [C, OC/G, KH, KW]. */
 __kernel void conv2d_transpose(__global const float* x, __global const float* f,
                                __global const float* bias, __global float* y, int C, int H,
