@@ -87,6 +87,26 @@ TEST_CASE("ppocr_v3_det 1x3x640x640 with places opencl,host equals the host run"
     check_model("ppocr_v3_det", {1, 3, 640, 640});
 }
 
+TEST_CASE("a new input shape rebuilds the OpenCL subgraphs (cls at two widths)") {
+    auto dir = test::shared_model("ppocr_mobile_v2.0_cls");
+    if (dir.empty() || !have_device()) return;
+    auto m = paddle::load(dir);
+    passes::run_passes(m.graph);
+    backends::options o;
+    o.places = backends::parse_places("opencl,host");
+    backends::apply_places(m.graph, o);
+    auto p = backends::make_program(std::move(m.graph), o);
+    for (std::int64_t w : {192, 320, 192}) {
+        const shape_t shape{1, 3, 48, w};
+        auto host = run_model(dir, shape, nullptr, no_edit);
+        p.set_input(0, test::random_tensor(shape, 11));
+        p.run();
+        CHECK(backends::fallbacks(p).empty());
+        auto s = p.output(0).span<float>();
+        CHECK(test::max_abs_diff(std::vector<float>(s.begin(), s.end()), host.out) <= 1e-4);
+    }
+}
+
 TEST_CASE("a subgraph the converter refuses falls back to the host with the same outputs") {
     auto dir = test::shared_model("ppocr_mobile_v2.0_cls");
     if (dir.empty() || !have_device()) return;

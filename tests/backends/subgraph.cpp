@@ -96,11 +96,14 @@ namespace {
 /// A test backend that "converts" relu and elementwise_add (the engine runs
 /// them on the host, counting runs) and refuses anything with attribute
 /// refuse_me at conversion.
+int builds = 0;  // engine builds, over all engines
+
 struct counting_engine : backends::subgraph_engine {
     std::unique_ptr<runtime::program> prog;
     int* runs;
     explicit counting_engine(int* r) : runs(r) {}
     void build(const graph::graph& block, const runtime::program&) override {
+        ++builds;
         for (auto& op : block.ops)
             if (op.attrs.has("refuse_me"))
                 throw unsupported_error("op " + op.type + ": attribute refuse_me");
@@ -293,4 +296,30 @@ TEST_CASE("host conv ops pick the fast kernel unless pinned to the reference loo
     g.ops[0].attrs.set("litegraph_kernel", std::string("reference"));
     backends::apply_places(g, o);
     CHECK(g.ops[0].attrs.get<std::string>("litegraph_pick", "") == "conv2d.reference");
+}
+
+TEST_CASE("a subgraph rebuilds when an input shape changes, not otherwise") {
+    int runs = 0;
+    backends::options o;
+    o.places = backends::parse_places("opencl,host");
+    o.subgraph_backends[backends::target::opencl] = std::make_shared<test_backend>(&runs);
+    auto g = small_net();
+    backends::apply_places(g, o);
+    auto p = backends::make_program(std::move(g), o);
+    builds = 0;
+    for (auto shape : {shape_t{1, 3, 4, 4}, shape_t{1, 3, 4, 4}, shape_t{2, 3, 5, 6}}) {
+        auto x = test::random_tensor(shape, 3);
+        // The same net on the host alone, for this shape.
+        runtime::program host(small_net());
+        host.set_input(0, x);
+        host.run();
+        p.set_input(0, std::move(x));
+        p.run();
+        CHECK(p.output(0).shape == shape);
+        auto a = p.output(0).span<float>();
+        auto b = host.output(0).span<float>();
+        CHECK(std::vector<float>(a.begin(), a.end()) == std::vector<float>(b.begin(), b.end()));
+    }
+    CHECK(builds == 4);  // two subgraphs, built for 1x3x4x4 and again for 2x3x5x6
+    CHECK(runs == 6);
 }
