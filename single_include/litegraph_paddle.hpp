@@ -9547,6 +9547,83 @@ __kernel void conv2d(__global const float* x, __global const float* f,
     }
 }
 
+/* The epilogue of one output element (shared by the conv kernels; the SE
+   gate's plane form only in conv2d). */
+inline void store_out(__global float* y, __global const float* bias,
+                      __global const float* other, long idx, int oc, float v, int has_bias,
+                      int act, float p0, float p1, float p2, int term) {
+    if (has_bias) v += bias[oc];
+    v = activate(v, act, p0, p1, p2);
+    if (term == 0) y[idx] = v;
+    else if (term == 1) y[idx] = v + other[idx];
+    else y[idx] = other[idx] * v;
+}
+
+/* 1x1 conv, stride 1, no padding, one group: a GEMM of the filter [OC, C]
+   and the input planes [C, P].  Each work item computes 4 output channels of
+   4 consecutive pixels, loading each input quad once for 4 channels. */
+__kernel void conv1x1(__global const float* x, __global const float* f,
+                      __global const float* bias, __global const float* other,
+                      __global float* y, int C, int OC, int P, int has_bias, int act, float p0,
+                      float p1, float p2, int term) {
+    const int p0i = get_global_id(0) * 4, oc0 = get_global_id(1) * 4, n = get_global_id(2);
+    if (p0i >= P || oc0 >= OC) return;
+    __global const float* xn = x + (long)n * C * P;
+    float4 acc0 = 0.f, acc1 = 0.f, acc2 = 0.f, acc3 = 0.f;
+    const int full = p0i + 4 <= P;
+    const int o1 = min(oc0 + 1, OC - 1), o2 = min(oc0 + 2, OC - 1), o3 = min(oc0 + 3, OC - 1);
+    __global const float* f0 = f + (long)oc0 * C;
+    __global const float* f1 = f + (long)o1 * C;
+    __global const float* f2 = f + (long)o2 * C;
+    __global const float* f3 = f + (long)o3 * C;
+    for (int ic = 0; ic < C; ++ic) {
+        __global const float* xp = xn + (long)ic * P + p0i;
+        float4 xv;
+        if (full) xv = vload4(0, xp);
+        else xv = (float4)(xp[0], p0i + 1 < P ? xp[1] : 0.f, p0i + 2 < P ? xp[2] : 0.f, 0.f);
+        acc0 += f0[ic] * xv;
+        acc1 += f1[ic] * xv;
+        acc2 += f2[ic] * xv;
+        acc3 += f3[ic] * xv;
+    }
+    float4 accs[4] = {acc0, acc1, acc2, acc3};
+    for (int j = 0; j < 4; ++j) {
+        const int oc = oc0 + j;
+        if (oc >= OC) break;
+        const float a[4] = {accs[j].s0, accs[j].s1, accs[j].s2, accs[j].s3};
+        for (int k = 0; k < 4 && p0i + k < P; ++k)
+            store_out(y, bias, other, ((long)n * OC + oc) * P + p0i + k, oc, a[k], has_bias, act,
+                      p0, p1, p2, term);
+    }
+}
+
+/* Depthwise conv (one input channel per group, one output channel per
+   group): one output element per work item, the width fastest. */
+__kernel void dwconv(__global const float* x, __global const float* f,
+                     __global const float* bias, __global const float* other,
+                     __global float* y, int C, int H, int W, int KH, int KW, int OH, int OW,
+                     int SH, int SW, int DH, int DW, int PT, int PL, int has_bias, int act,
+                     float p0, float p1, float p2, int term) {
+    const int ow = get_global_id(0), oh = get_global_id(1), nc = get_global_id(2);
+    if (ow >= OW || oh >= OH) return;
+    const int c = nc % C;
+    __global const float* xp = x + (long)nc * H * W;
+    __global const float* fp = f + (long)c * KH * KW;
+    const int ih0 = oh * SH - PT, iw0 = ow * SW - PL;
+    float s = 0.f;
+    for (int kh = 0; kh < KH; ++kh) {
+        const int ih = ih0 + kh * DH;
+        if (ih < 0 || ih >= H) continue;
+        for (int kw = 0; kw < KW; ++kw) {
+            const int iw = iw0 + kw * DW;
+            if (iw < 0 || iw >= W) continue;
+            s += xp[ih * W + iw] * fp[kh * KW + kw];
+        }
+    }
+    store_out(y, bias, other, ((long)nc * OH + oh) * OW + ow, c, s, has_bias, act, p0, p1, p2,
+              term);
+}
+
 /* Transposed convolution, gathered per output element; filter [C, OC/G, KH, KW]. */
 __kernel void conv2d_transpose(__global const float* x, __global const float* f,
                                __global const float* bias, __global float* y, int C, int H,
@@ -9917,12 +9994,18 @@ private:
 
     void launch(const char* name, args a, std::vector<std::size_t> global) {
         cl_kernel k = kernel_named(name);
+        // One fixed work-group shape (the kernels check their bounds): an
+        // implementation that compiles a work-group function per local size
+        // (PoCL) then compiles each kernel once, not once per shape.
         for (auto& g : global) g = std::max<std::size_t>(g, 1);
+        global[0] = (global[0] + work_group - 1) / work_group * work_group;
+        std::vector<std::size_t> local(global.size(), 1);
+        local[0] = work_group;
         auto q = dev_.queue;
-        launches_.push_back([k, a = std::move(a), global, q, name]() {
+        launches_.push_back([k, a = std::move(a), global, local, q, name]() {
             for (cl_uint i = 0; i < a.setters.size(); ++i) a.setters[i](k, i);
             check(clEnqueueNDRangeKernel(q, k, static_cast<cl_uint>(global.size()), nullptr,
-                                         global.data(), nullptr, 0, nullptr, nullptr),
+                                         global.data(), local.data(), 0, nullptr, nullptr),
                   name);
         });
     }
@@ -9982,6 +10065,23 @@ private:
             .mem(has_bias ? mem_of(io, op, "Bias") : dummy_)
             .mem(other)
             .mem(mem_of(io, op, "Output", 0, false));
+        const auto sz = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+        if (term != term_mul_plane && g.groups == 1 && g.kh == 1 && g.kw == 1 && g.sh == 1 &&
+            g.sw == 1 && g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w) {
+            const std::int64_t plane_px = g.oh * g.ow;
+            a.i32(g.c).i32(g.oc).i32(plane_px);
+            a.i32(has_bias).i32(act).f32(ap[0]).f32(ap[1]).f32(ap[2]).i32(term);
+            launch("conv1x1", std::move(a), {sz((plane_px + 3) / 4), sz((g.oc + 3) / 4), sz(g.n)});
+            return;
+        }
+        if (term != term_mul_plane && g.groups == g.c && g.oc == g.c) {
+            for (auto v :
+                 {g.c, g.h, g.w, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl})
+                a.i32(v);
+            a.i32(has_bias).i32(act).f32(ap[0]).f32(ap[1]).f32(ap[2]).i32(term);
+            launch("dwconv", std::move(a), {sz(g.ow), sz(g.oh), sz(g.n * g.c)});
+            return;
+        }
         for (auto v : {g.c, g.h, g.w, g.oc, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.pt,
                        g.pl, g.groups})
             a.i32(v);
@@ -10168,6 +10268,7 @@ private:
         }
     }
 
+    static constexpr std::size_t work_group = 8;
     device& dev_;
     const graph::graph* block_ = nullptr;
     const runtime::program* host_ = nullptr;
