@@ -49,3 +49,7 @@
 
 // static: compile-time networks for firmware (what `litegraph codegen` writes)
 #include "litegraph/static/network.hpp"
+
+// backends: places, kernel pick, subgraphs (the OpenCL backend only with
+// LITEGRAPH_WITH_OPENCL)
+#include "litegraph/backends/backends.hpp"

@@ -5089,9 +5089,11 @@ named_tensors invoke(std::string_view type, const attr_map& attrs, const named_t
 // ---- begin litegraph/graph/dot.hpp ----
 // Graphviz DOT export: ops as boxes, variables as ellipses (as Paddle Lite
 // draws its SSA graph); parameters are drawn grey, feeds and fetches bold.
+// An op shows the kernel picked for it; a subgraph op is a cluster of its ops.
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 // ---- begin litegraph/graph/graph.hpp ----
 // The typed graph IR: op nodes and variable nodes in SSA form (every variable
@@ -5157,6 +5159,8 @@ public:
     std::vector<op_node> ops;
     std::vector<io_binding> feeds;    // sorted by col
     std::vector<io_binding> fetches;  // sorted by col
+    /// Graphs held by ops (a `subgraph` op's attribute sub_block indexes this).
+    std::vector<graph> sub_blocks;
 
     /// Index of the variable node named exactly `name`, or -1.
     int find_var(std::string_view name) const {
@@ -5403,6 +5407,64 @@ inline std::string dot_escape(const std::string& s) {
     }
     return r;
 }
+
+/// An op's box text: its type, and the kernel picked for it (backends::
+/// pick_kernels sets litegraph_place and litegraph_pick) on a second line.
+inline std::string op_text(const op_node& op) {
+    std::string t = dot_escape(op.type);
+    auto pick = op.attrs.get<std::string>("litegraph_pick", "");
+    if (!pick.empty())
+        t += "\\n" + dot_escape(op.attrs.get<std::string>("litegraph_place", "")) + ": " +
+             dot_escape(pick);
+    return t;
+}
+
+/// The sub-block a `subgraph` op holds, or nullptr.
+inline const graph* sub_block_of(const graph& g, const op_node& op) {
+    if (op.type != "subgraph") return nullptr;
+    auto i = op.attrs.get<std::int64_t>("sub_block", -1);
+    return i >= 0 && i < static_cast<std::int64_t>(g.sub_blocks.size()) ? &g.sub_blocks[i]
+                                                                        : nullptr;
+}
+
+/// A subgraph op as a cluster of its original ops; the sub-block's feeds and
+/// fetches are the outer variables the op reads and writes.
+inline void write_subgraph_cluster(std::ostream& os, const graph& g, int o, bool show_params) {
+    const auto& op = g.ops[o];
+    const auto& b = *sub_block_of(g, op);
+    const auto* ins = op.input("Inputs");
+    const auto* outs = op.output("Outputs");
+    std::vector<std::string> id(b.vars.size());
+    for (std::size_t v = 0; v < b.vars.size(); ++v)
+        id[v] = "s" + std::to_string(o) + "v" + std::to_string(v);
+    for (std::size_t i = 0; i < b.feeds.size() && ins && i < ins->vars.size(); ++i)
+        id[b.feeds[i].var] = "v" + std::to_string(ins->vars[i]);
+    for (std::size_t i = 0; i < b.fetches.size() && outs && i < outs->vars.size(); ++i)
+        id[b.fetches[i].var] = "v" + std::to_string(outs->vars[i]);
+    os << "  subgraph cluster_op" << o << " {\n    label=\""
+       << dot_escape(op.attrs.get<std::string>("backend", "?")) << " subgraph #"
+       << op.attrs.get<std::int64_t>("sub_block", -1) << " (" << b.ops.size()
+       << " ops)\";\n    style=\"rounded,filled\"; fillcolor=\"#fff4d8\";\n";
+    auto shown = [&](int v) { return show_params || !b.vars[v].persistable; };
+    for (std::size_t v = 0; v < b.vars.size(); ++v)
+        if (id[v][0] == 's' && shown(static_cast<int>(v)))
+            os << "    " << id[v] << " [shape=ellipse, label=\"" << dot_escape(b.vars[v].name)
+               << "\\n"
+               << to_string(b.vars[v].shape) << "\"];\n";
+    for (std::size_t k = 0; k < b.ops.size(); ++k)
+        os << "    s" << o << "op" << k
+           << " [shape=box, style=\"rounded,filled\", fillcolor=\"#ffd8a8\", label=\""
+           << op_text(b.ops[k]) << "\"];\n";
+    os << "  }\n";
+    for (std::size_t k = 0; k < b.ops.size(); ++k) {
+        for (auto& s : b.ops[k].inputs)
+            for (int v : s.vars)
+                if (shown(v)) os << "  " << id[v] << " -> s" << o << "op" << k << ";\n";
+        for (auto& s : b.ops[k].outputs)
+            for (int v : s.vars)
+                if (shown(v)) os << "  s" << o << "op" << k << " -> " << id[v] << ";\n";
+    }
+}
 }  // namespace detail
 
 /// Writes `g` as a DOT digraph.  Parameters are left out when `show_params`
@@ -5424,11 +5486,17 @@ inline void write_dot(std::ostream& os, const graph& g, bool show_params = false
         if (is_io[v]) os << ", penwidth=2";
         os << "];\n";
     }
-    for (std::size_t o = 0; o < g.ops.size(); ++o)
+    for (std::size_t o = 0; o < g.ops.size(); ++o) {
+        if (detail::sub_block_of(g, g.ops[o])) {
+            detail::write_subgraph_cluster(os, g, static_cast<int>(o), show_params);
+            continue;
+        }
         os << "  op" << o
            << " [shape=box, style=\"rounded,filled\", fillcolor=\"#d8e8ff\", label=\""
-           << dot_escape(g.ops[o].type) << "\"];\n";
+           << detail::op_text(g.ops[o]) << "\"];\n";
+    }
     for (std::size_t o = 0; o < g.ops.size(); ++o) {
+        if (detail::sub_block_of(g, g.ops[o])) continue;  // its edges are drawn inside
         for (auto& s : g.ops[o].inputs)
             for (int v : s.vars)
                 if (shown(v)) os << "  v" << v << " -> op" << o << ";\n";
@@ -9307,6 +9375,7 @@ constexpr bool network_fits() {
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -9723,22 +9792,29 @@ struct instruction {
     bool elided = false;  // nothing to do: a concat whose inputs were written in place
 };
 
+/// Builds the kernel of op `op` of a graph, or returns nullptr to leave it to
+/// the kernel table (backends::make_program passes one: picked kernels and
+/// subgraph ops).
+using kernel_factory = std::function<std::unique_ptr<kernel>(const graph::graph&, int op)>;
+
 class program {
 public:
-    explicit program(graph::graph g, std::vector<planner::segment> segments = {planner::segment{}})
+    explicit program(graph::graph g, std::vector<planner::segment> segments = {planner::segment{}},
+                     const kernel_factory& make = {})
         : g_(std::move(g)), segments_(std::move(segments)) {
         refs_.resize(g_.vars.size());
         std::map<std::string, int> unsupported;
         for (int op : g_.topo_order()) {
             const auto& node = g_.ops[op];
-            if (!is_supported<kernel_table>(node.type)) {
-                ++unsupported[node.type];
-                continue;
-            }
             instruction ins;
             ins.op = op;
             try {
-                ins.k = make_table_kernel(node.type, node.attrs);
+                if (make) ins.k = make(g_, op);
+                if (!ins.k && !is_supported<kernel_table>(node.type)) {
+                    ++unsupported[node.type];
+                    continue;
+                }
+                if (!ins.k) ins.k = make_table_kernel(node.type, node.attrs);
             } catch (const error& e) {
                 throw unsupported_error("op " + g_.op_label(op) + ": " + e.what());
             }
@@ -10410,6 +10486,1764 @@ constexpr std::size_t array_bytes(std::size_t used) {
 
 }  // namespace litegraph::static_net
 // ---- end litegraph/static/network.hpp ----
+
+// backends: places, kernel pick, subgraphs (the OpenCL backend only with
+// LITEGRAPH_WITH_OPENCL)
+// ---- begin litegraph/backends/backends.hpp ----
+// Places in one call: the subgraph pass for every subgraph backend among the
+// user's places, then the kernel pick for the rest, then a program whose
+// kernels follow the picks.
+//
+//   backends::options o;
+//   o.places = backends::parse_places("opencl,host");
+//   auto report = backends::apply_places(g, o);       // after passes::run_passes(g)
+//   auto prog = backends::make_program(std::move(g), o);
+//   prog.run();
+//   auto fb = backends::fallbacks(prog);               // subgraphs that ran on the host
+//
+// The OpenCL backend is compiled in when LITEGRAPH_WITH_OPENCL is defined
+// (CMake: LITEGRAPH_OPENCL=ON and target litegraph::opencl); without it,
+// asking for the opencl place is an unsupported_error that says so.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+// ---- begin litegraph/backends/kernel_pick.hpp ----
+// The kernel way of bringing a device in (Paddle Lite's "low level" way):
+// kernels registered for a place, and a pass that picks one per op.
+//
+// A kernel_registry holds entries {op type, place, name, accepts, make}.
+// `host_kernels()` registers every op of the runtime's kernel table on the
+// host place (the conv ops twice: the xsimd "fast" kernel first, then the
+// plain-loop "reference" one).  A device adds its own entries, e.g. a
+// Cortex-M DSP int8 conv:
+//
+//   auto reg = backends::host_kernels();
+//   reg.add({"conv2d", {target::cortex_m_dsp, precision::i8, data_layout::nchw},
+//            "conv2d.dsp_s8", accepts_1x1_or_3x3, make_dsp_conv});
+//
+// pick_kernels walks the ops and, for each, tries the places in the user's
+// order (host last when not listed) and takes the first entry whose place
+// matches the op's data precision and whose `accepts` says yes.  The choice
+// is written on the op as attributes litegraph_place and litegraph_pick,
+// which DOT, --json and the program (make_program) read.
+
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+// ---- begin litegraph/backends/place.hpp ----
+// Places: where a kernel runs and on what data, as Paddle Lite's
+// (target, precision, layout).  A user lists the places a program may use, in
+// order of preference: `litegraph run MODEL --places opencl,host`.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::backends {
+
+/// The device a kernel runs on.
+///  - host: the portable C++ kernels (reference loops and the xsimd kernels).
+///  - opencl: the OpenCL subgraph backend (backends/opencl.hpp), any OpenCL device.
+///  - cortex_m_dsp: ARMv7E-M SIMD kernels (int8; registered by the firmware build).
+enum class target { host, opencl, cortex_m_dsp };
+/// The element type a kernel computes in; `any` accepts every one.
+enum class precision { any, f32, i8 };
+/// The tensor layout a kernel expects; `any` accepts every one.
+enum class data_layout { any, nchw };
+
+struct place {
+    target where = target::host;
+    precision prec = precision::any;
+    data_layout layout = data_layout::any;
+
+    friend bool operator==(const place&, const place&) = default;
+};
+
+inline constexpr std::string_view name_of(target t) {
+    switch (t) {
+        case target::host:
+            return "host";
+        case target::opencl:
+            return "opencl";
+        case target::cortex_m_dsp:
+            return "cortex_m_dsp";
+    }
+    return "?";
+}
+inline constexpr std::string_view name_of(precision p) {
+    switch (p) {
+        case precision::any:
+            return "any";
+        case precision::f32:
+            return "f32";
+        case precision::i8:
+            return "i8";
+    }
+    return "?";
+}
+inline constexpr std::string_view name_of(data_layout l) {
+    return l == data_layout::nchw ? "nchw" : "any";
+}
+
+/// "host", "opencl/f32", "cortex_m_dsp/i8/nchw": the target, then the
+/// precision and layout when they are not `any`.
+inline std::string to_string(const place& p) {
+    std::string s(name_of(p.where));
+    if (p.prec != precision::any || p.layout != data_layout::any)
+        s += "/" + std::string(name_of(p.prec));
+    if (p.layout != data_layout::any) s += "/" + std::string(name_of(p.layout));
+    return s;
+}
+
+/// The precision of data of type `t` (f32 for float32, i8 for int8/uint8,
+/// any for the rest: shapes, ids and masks run on every place).
+inline precision precision_of(dtype t) {
+    if (t == dtype::f32) return precision::f32;
+    if (t == dtype::i8 || t == dtype::u8) return precision::i8;
+    return precision::any;
+}
+
+/// Whether a kernel for `kernel_prec` may compute data of precision `data`.
+inline bool accepts(precision kernel_prec, precision data) {
+    return kernel_prec == precision::any || data == precision::any || kernel_prec == data;
+}
+
+/// Parses one place: TARGET[/PRECISION[/LAYOUT]], e.g. "host", "opencl/f32".
+inline place parse_place(std::string_view s) {
+    auto next = [&]() {
+        auto slash = s.find('/');
+        auto tok = s.substr(0, slash);
+        s = slash == std::string_view::npos ? std::string_view{} : s.substr(slash + 1);
+        return tok;
+    };
+    place p;
+    const std::string whole(s);
+    auto t = next();
+    if (t == "host")
+        p.where = target::host;
+    else if (t == "opencl")
+        p.where = target::opencl;
+    else if (t == "cortex_m_dsp")
+        p.where = target::cortex_m_dsp;
+    else
+        throw usage_error("unknown place target '" + std::string(t) + "' in '" + whole +
+                          "' (targets: host, opencl, cortex_m_dsp)");
+    if (!s.empty()) {
+        auto q = next();
+        if (q == "f32")
+            p.prec = precision::f32;
+        else if (q == "i8")
+            p.prec = precision::i8;
+        else if (q != "any")
+            throw usage_error("unknown precision '" + std::string(q) + "' in place '" + whole +
+                              "' (precisions: any, f32, i8)");
+    }
+    if (!s.empty()) {
+        auto l = next();
+        if (l == "nchw")
+            p.layout = data_layout::nchw;
+        else if (l != "any")
+            throw usage_error("unknown layout '" + std::string(l) + "' in place '" + whole +
+                              "' (layouts: any, nchw)");
+    }
+    if (!s.empty()) throw usage_error("place '" + whole + "' has more than three parts");
+    return p;
+}
+
+/// Parses "P1,P2,...": the places in order of preference.  Host is always the
+/// last resort; listing it says where it ranks.
+inline std::vector<place> parse_places(std::string_view list) {
+    std::vector<place> v;
+    while (true) {
+        auto comma = list.find(',');
+        auto tok = list.substr(0, comma);
+        if (tok.empty()) throw usage_error("--places: empty place in the list");
+        v.push_back(parse_place(tok));
+        if (comma == std::string_view::npos) break;
+        list = list.substr(comma + 1);
+    }
+    return v;
+}
+
+}  // namespace litegraph::backends
+// ---- end litegraph/backends/place.hpp ----
+
+namespace litegraph::backends {
+
+struct kernel_entry {
+    std::string op_type;  // the Paddle (or fused) op type it runs
+    place where;          // target, precision, layout
+    std::string name;     // shown in DOT and --json, unique per op type
+    /// Whether this kernel runs an op with these attributes (empty: every one).
+    std::function<bool(const attr_map&)> accepts;
+    /// Builds the kernel for an op with these attributes.
+    std::function<std::unique_ptr<kernel>(const attr_map&)> make;
+};
+
+class kernel_registry {
+public:
+    /// Adds an entry; earlier entries of the same place win (list the best first).
+    void add(kernel_entry e) { entries_.push_back(std::move(e)); }
+    const std::vector<kernel_entry>& entries() const noexcept { return entries_; }
+    /// The entry for `op_type` named `name`, or nullptr.
+    const kernel_entry* find(std::string_view op_type, std::string_view name) const {
+        for (auto& e : entries_)
+            if (e.op_type == op_type && e.name == name) return &e;
+        return nullptr;
+    }
+
+private:
+    std::vector<kernel_entry> entries_;
+};
+
+/// Every op of runtime::kernel_table on the host place.
+inline kernel_registry host_kernels() {
+    kernel_registry reg;
+    std::set<std::string, std::less<>> seen;
+    for (auto t : supported_op_types<runtime::kernel_table>()) {
+        std::string type(t);
+        if (!seen.insert(type).second) continue;
+        auto make_with = [type](std::string k) {
+            return [type, k](const attr_map& a) {
+                if (k.empty()) return runtime::make_table_kernel(type, a);
+                attr_map copy = a;
+                copy.set("litegraph_kernel", k);
+                return runtime::make_table_kernel(type, copy);
+            };
+        };
+        const bool conv = type == "conv2d" || type == "depthwise_conv2d" || type == "fused_conv2d";
+        if (conv) {
+            kernel_entry fast{type,
+                              {target::host, precision::f32, data_layout::nchw},
+                              type + ".fast",
+                              nullptr,
+                              make_with("fast")};
+            // An op the user pinned to the reference loops keeps them.
+            fast.accepts = [](const attr_map& a) {
+                return a.get<std::string>("litegraph_kernel", "fast") == "fast";
+            };
+            reg.add(std::move(fast));
+            reg.add({type,
+                     {target::host, precision::f32, data_layout::nchw},
+                     type + ".reference",
+                     nullptr,
+                     make_with("reference")});
+        } else {
+            reg.add({type,
+                     {target::host, precision::any, data_layout::any},
+                     type,
+                     nullptr,
+                     make_with("")});
+        }
+    }
+    return reg;
+}
+
+/// The precision of the data op `op` computes: that of its first input that
+/// is not a parameter (else its first input; any when it has none).
+inline precision op_precision(const graph::graph& g, const graph::op_node& op) {
+    int first = -1;
+    for (auto& s : op.inputs)
+        for (int v : s.vars) {
+            if (!g.vars[v].persistable) return precision_of(g.vars[v].type);
+            if (first < 0) first = v;
+        }
+    return first >= 0 ? precision_of(g.vars[first].type) : precision::any;
+}
+
+/// Whether a kernel for place `k` may run under the user's place `user`.
+inline bool place_matches(const place& k, const place& user, precision data) {
+    if (k.where != user.where) return false;
+    if (!accepts(k.prec, data)) return false;
+    if (user.prec != precision::any && k.prec != precision::any && k.prec != user.prec)
+        return false;
+    return user.layout == data_layout::any || k.layout == data_layout::any ||
+           k.layout == user.layout;
+}
+
+/// Picks a kernel for every op (subgraph ops keep their backend) and writes it
+/// on the op (litegraph_place, litegraph_pick).  Returns how many ops got a
+/// kernel; an op no place can run keeps no pick (the program then names it).
+inline int pick_kernels(graph::graph& g, std::vector<place> places, const kernel_registry& reg) {
+    bool has_host = false;
+    for (auto& p : places) has_host = has_host || p.where == target::host;
+    if (!has_host) places.push_back(place{});
+    int picked = 0;
+    for (auto& op : g.ops) {
+        if (op.type == "subgraph") {
+            op.attrs.set("litegraph_place", op.attrs.get<std::string>("backend", "?"));
+            op.attrs.set("litegraph_pick", std::string("subgraph"));
+            ++picked;
+            continue;
+        }
+        const auto data = op_precision(g, op);
+        const kernel_entry* best = nullptr;
+        for (auto& p : places) {
+            for (auto& e : reg.entries())
+                if (e.op_type == op.type && place_matches(e.where, p, data) &&
+                    (!e.accepts || e.accepts(op.attrs))) {
+                    best = &e;
+                    break;
+                }
+            if (best) break;
+        }
+        if (!best) continue;
+        op.attrs.set("litegraph_place", to_string(best->where));
+        op.attrs.set("litegraph_pick", best->name);
+        ++picked;
+    }
+    return picked;
+}
+
+}  // namespace litegraph::backends
+// ---- end litegraph/backends/kernel_pick.hpp ----
+// ---- begin litegraph/backends/subgraph.hpp ----
+// The subgraph way of bringing a device in (Paddle Lite's "IR" way): a backend
+// declares which ops it converts; this pass marks them in topological order,
+// groups adjacent marked ops into subgraphs, drops subgraphs smaller than a
+// minimum size and replaces each kept one by a single `subgraph` op that holds
+// the original ops as a sub-block (graph::graph::sub_blocks).
+//
+// Grouping (Paddle's subgraph detector): ops form a DAG of op -> op edges.
+// For each edge src -> dst between marked ops, dst is contracted into src
+// unless another path leads from src to dst: a reverse DFS from dst's other
+// inputs that reaches src finds one, and contracting would then make a cycle
+// through the op on that path.  Contraction repeats until nothing changes;
+// every contracted node is one subgraph.
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+
+namespace litegraph::backends {
+
+/// Groups the ops with `marked[op]` into subgraphs (each a list of op indices
+/// in topological order), drops those with fewer than `min_size` ops, and
+/// returns them ordered by their first op in the topological order.
+inline std::vector<std::vector<int>> detect_subgraphs(const graph::graph& g,
+                                                      const std::vector<bool>& marked,
+                                                      int min_size = 1) {
+    const int n = static_cast<int>(g.ops.size());
+    const auto order = g.topo_order();
+    std::vector<int> rank(n, 0);
+    for (int i = 0; i < n; ++i) rank[order[i]] = i;
+    auto is_marked = [&](int op) { return op < static_cast<int>(marked.size()) && marked[op]; };
+
+    // Contracted nodes: a node absorbed into another points to it in `parent`.
+    std::vector<std::set<int>> in(n), out(n);
+    for (int i = 0; i < n; ++i)
+        for (auto& s : g.ops[i].inputs)
+            for (int v : s.vars) {
+                int p = g.vars[v].producer;
+                if (p >= 0 && p != i) {
+                    in[i].insert(p);
+                    out[p].insert(i);
+                }
+            }
+    std::vector<int> parent(n);
+    for (int i = 0; i < n; ++i) parent[i] = i;
+    std::vector<bool> alive(n, true);
+
+    // Whether a reverse DFS from `starts` (along input links) reaches `target`.
+    auto reaches = [&](const std::vector<int>& starts, int target) {
+        std::vector<bool> seen(n, false);
+        std::vector<int> stack(starts);
+        while (!stack.empty()) {
+            int x = stack.back();
+            stack.pop_back();
+            if (x == target) return true;
+            if (seen[x]) continue;
+            seen[x] = true;
+            for (int p : in[x])
+                if (!seen[p]) stack.push_back(p);
+        }
+        return false;
+    };
+
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (int src : order) {
+            if (!alive[src] || !is_marked(src)) continue;
+            bool merged = true;
+            while (merged) {
+                merged = false;
+                for (int dst : std::vector<int>(out[src].begin(), out[src].end())) {
+                    if (!is_marked(dst) || !alive[dst]) continue;
+                    std::vector<int> others;
+                    for (int p : in[dst])
+                        if (p != src) others.push_back(p);
+                    if (reaches(others, src)) continue;  // a second path src -> ... -> dst
+                    // Contract dst into src.
+                    for (int p : in[dst]) {
+                        out[p].erase(dst);
+                        if (p != src) {
+                            out[p].insert(src);
+                            in[src].insert(p);
+                        }
+                    }
+                    for (int c : out[dst]) {
+                        in[c].erase(dst);
+                        in[c].insert(src);
+                        out[src].insert(c);
+                    }
+                    out[src].erase(dst);
+                    in[src].erase(src);
+                    out[src].erase(src);
+                    alive[dst] = false;
+                    parent[dst] = src;
+                    merged = changed = true;
+                }
+            }
+        }
+    }
+
+    auto root = [&](int x) {
+        while (parent[x] != x) x = parent[x];
+        return x;
+    };
+    std::map<int, std::vector<int>> groups;  // root -> ops
+    for (int op : order)
+        if (is_marked(op)) groups[root(op)].push_back(op);
+    std::vector<std::vector<int>> result;
+    for (auto& [r, ops] : groups)
+        if (static_cast<int>(ops.size()) >= min_size) result.push_back(std::move(ops));
+    std::sort(result.begin(), result.end(),
+              [&](const auto& a, const auto& b) { return rank[a.front()] < rank[b.front()]; });
+    return result;
+}
+
+/// What `replace_subgraphs` made: per subgraph op, the sub-block index and the
+/// labels of the ops it holds.
+struct subgraph_info {
+    std::string backend;
+    int sub_block = -1;
+    std::vector<std::string> ops;  // graph::graph::op_label of each original op
+};
+
+/// Replaces each subgraph (op indices of `g`) by one op of type "subgraph"
+/// with attributes backend = `backend` and sub_block = the index of a new
+/// graph in g.sub_blocks holding the original ops.  The sub-block's feeds are
+/// the activations the subgraph reads from outside, its fetches the ones read
+/// after it (or fetched); the subgraph op reads and writes exactly those
+/// (slots "Inputs" and "Outputs").  Parameters only the subgraph reads move
+/// into the sub-block; shared ones are copied.
+inline std::vector<subgraph_info> replace_subgraphs(graph::graph& g,
+                                                    const std::vector<std::vector<int>>& subgraphs,
+                                                    const std::string& backend) {
+    const int n = static_cast<int>(g.ops.size());
+    std::vector<int> group_of(n, -1);
+    for (int s = 0; s < static_cast<int>(subgraphs.size()); ++s)
+        for (int op : subgraphs[s]) group_of[op] = s;
+
+    std::vector<subgraph_info> infos;
+    std::vector<graph::op_node> replacement(subgraphs.size());
+    for (int s = 0; s < static_cast<int>(subgraphs.size()); ++s) {
+        const auto& ops = subgraphs[s];
+        auto inside = [&](int op) { return op >= 0 && group_of[op] == s; };
+        graph::graph block;
+        std::map<int, int> var_map;  // outer var -> block var
+        std::vector<int> border_in, border_out;
+        auto block_var = [&](int v) {
+            if (auto it = var_map.find(v); it != var_map.end()) return it->second;
+            graph::var_node copy;
+            const auto& src = g.vars[v];
+            copy.name = src.name;
+            copy.type = src.type;
+            copy.shape = src.shape;
+            copy.persistable = src.persistable;
+            copy.lod_level = src.lod_level;
+            if (src.value) {
+                bool only_here = true;
+                for (int c : src.consumers) only_here = only_here && inside(c);
+                if (only_here && !graph::is_fetched(g, v))
+                    copy.value = std::move(g.vars[v].value);
+                else
+                    copy.value = src.value;
+            }
+            int id = block.add_var(std::move(copy));
+            var_map.emplace(v, id);
+            return id;
+        };
+        for (int op : ops) {
+            for (auto& sl : g.ops[op].inputs)
+                for (int v : sl.vars) {
+                    const auto& var = g.vars[v];
+                    if (!var.persistable && !inside(var.producer) &&
+                        std::find(border_in.begin(), border_in.end(), v) == border_in.end())
+                        border_in.push_back(v);
+                }
+            for (auto& sl : g.ops[op].outputs)
+                for (int v : sl.vars) {
+                    bool used_outside = graph::is_fetched(g, v);
+                    for (int c : g.vars[v].consumers) used_outside = used_outside || !inside(c);
+                    if (used_outside) border_out.push_back(v);
+                }
+        }
+        for (int v : border_in) block_var(v);
+        subgraph_info info;
+        info.backend = backend;
+        info.sub_block = static_cast<int>(g.sub_blocks.size());
+        for (int op : ops) {
+            graph::op_node copy;
+            copy.type = g.ops[op].type;
+            copy.attrs = g.ops[op].attrs;
+            for (auto& sl : g.ops[op].inputs) {
+                graph::slot t{sl.name, {}};
+                for (int v : sl.vars) t.vars.push_back(block_var(v));
+                copy.inputs.push_back(std::move(t));
+            }
+            for (auto& sl : g.ops[op].outputs) {
+                graph::slot t{sl.name, {}};
+                for (int v : sl.vars) t.vars.push_back(block_var(v));
+                copy.outputs.push_back(std::move(t));
+            }
+            info.ops.push_back(g.op_label(op));
+            block.add_op(std::move(copy));
+        }
+        for (std::size_t i = 0; i < border_in.size(); ++i)
+            block.feeds.push_back({var_map.at(border_in[i]), static_cast<int>(i)});
+        for (std::size_t i = 0; i < border_out.size(); ++i)
+            block.fetches.push_back({var_map.at(border_out[i]), static_cast<int>(i)});
+
+        auto& sub = replacement[s];
+        sub.type = "subgraph";
+        sub.inputs.push_back({"Inputs", border_in});
+        sub.outputs.push_back({"Outputs", border_out});
+        sub.attrs.set("backend", backend);
+        sub.attrs.set("sub_block", static_cast<std::int32_t>(info.sub_block));
+        g.sub_blocks.push_back(std::move(block));
+        infos.push_back(std::move(info));
+    }
+    // The subgraph op takes the place of its first op in program order.
+    std::vector<graph::op_node> ops;
+    std::vector<bool> emitted(subgraphs.size(), false);
+    for (int i = 0; i < n; ++i) {
+        int s = group_of[i];
+        if (s < 0) {
+            ops.push_back(std::move(g.ops[i]));
+        } else if (!emitted[s]) {
+            emitted[s] = true;
+            ops.push_back(std::move(replacement[s]));
+        }
+    }
+    g.ops = std::move(ops);
+    graph::compact(g, {});
+    return infos;
+}
+
+}  // namespace litegraph::backends
+// ---- end litegraph/backends/subgraph.hpp ----
+// ---- begin litegraph/backends/subgraph_op.hpp ----
+// The `subgraph` op at run time.  It holds its sub-block (the original ops)
+// and a host program of them, which infers the shapes.  At its first run (and
+// whenever an input shape changes) it asks its backend's engine to convert the
+// sub-block to the device's IR and build it; the engine then runs with copies
+// only at the subgraph's borders.  When conversion or building fails, the
+// subgraph runs its original ops on the host and remembers why.
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+namespace litegraph::backends {
+
+/// A device's compiled form of one sub-block.
+class subgraph_engine {
+public:
+    virtual ~subgraph_engine() = default;
+    /// Converts and builds `block` for the shapes `host` inferred (host has
+    /// run prepare_plan).  Throws an error saying why it cannot.
+    virtual void build(const graph::graph& block, const runtime::program& host) = 0;
+    /// Runs on the device: inputs are the block's feeds, outputs its fetches.
+    virtual void run(const std::vector<const tensor_ref*>& inputs,
+                     const std::vector<tensor_ref*>& outputs) = 0;
+    /// How many device kernels one run enqueues (after build).
+    virtual int kernel_count() const { return 0; }
+};
+
+/// A backend that converts whole subgraphs (the guide's "IR" way).
+class subgraph_backend {
+public:
+    virtual ~subgraph_backend() = default;
+    virtual std::string_view name() const = 0;
+    virtual target where() const = 0;
+    /// The teller: empty when the backend converts `op` of `g`, else why not.
+    virtual std::string refuses(const graph::graph& g, const graph::op_node& op) const = 0;
+    /// What conversion will refuse in `block`, checked without shapes (for
+    /// `litegraph info`); empty when nothing.  build() checks it too.
+    virtual std::string precheck(const graph::graph& block) const {
+        (void)block;
+        return {};
+    }
+    virtual std::unique_ptr<subgraph_engine> make_engine() const = 0;
+};
+
+/// The kernel of a `subgraph` op.
+class subgraph_kernel final : public kernel {
+public:
+    subgraph_kernel(graph::graph block, std::shared_ptr<const subgraph_backend> backend)
+        : backend_(std::move(backend)), host_(std::move(block)) {}
+
+    void infer(op_io& io) const override {
+        auto& ins = io.inputs.at(0).args;
+        auto& outs = io.outputs.at(0).args;
+        io.check(ins.size() == host_.input_count() && outs.size() == host_.output_count(),
+                 "the op's inputs and outputs do not match its sub-block");
+        std::vector<shape_t> shapes;
+        for (auto* a : ins) shapes.push_back(a->shape);
+        if (shapes != shapes_) {
+            for (std::size_t i = 0; i < ins.size(); ++i)
+                host_.set_input(i, tensor(ins[i]->type, ins[i]->shape));
+            host_.prepare_plan();
+            shapes_ = shapes;
+            built_ = false;  // rebuild for the new shapes
+        }
+        for (std::size_t i = 0; i < outs.size(); ++i) {
+            outs[i]->type = host_.output(i).type;
+            outs[i]->shape = host_.output(i).shape;
+        }
+    }
+
+    void run(op_io& io) const override {
+        auto& ins = io.inputs.at(0).args;
+        auto& outs = io.outputs.at(0).args;
+        if (!built_) build();
+        if (engine_) {
+            std::vector<const tensor_ref*> in(ins.begin(), ins.end());
+            engine_->run(in, outs);
+            return;
+        }
+        // The original ops on the host, data copied in and out.
+        for (std::size_t i = 0; i < ins.size(); ++i) {
+            tensor t(ins[i]->type, ins[i]->shape);
+            if (t.bytes()) std::memcpy(t.data(), ins[i]->data, t.bytes());
+            host_.set_input(i, std::move(t));
+        }
+        host_.run();
+        for (std::size_t i = 0; i < outs.size(); ++i) {
+            const auto& o = host_.output(i);
+            if (o.bytes()) std::memcpy(outs[i]->data, o.data, o.bytes());
+        }
+    }
+
+    bool folds_from_shapes() const noexcept override { return false; }
+    std::string_view name() const noexcept override { return "subgraph"; }
+
+    const subgraph_backend& backend() const noexcept { return *backend_; }
+    const graph::graph& block() const noexcept { return host_.graph(); }
+    /// Whether the last run went to the device (false: the host fallback).
+    bool on_device() const noexcept { return engine_ != nullptr; }
+    /// Why the subgraph fell back to the host (empty when it did not).
+    const std::string& fallback_reason() const noexcept { return reason_; }
+    int device_kernels() const noexcept { return engine_ ? engine_->kernel_count() : 0; }
+
+private:
+    void build() const {
+        built_ = true;
+        engine_.reset();
+        reason_.clear();
+        try {
+            auto e = backend_->make_engine();
+            e->build(host_.graph(), host_);
+            engine_ = std::move(e);
+        } catch (const std::exception& ex) {
+            reason_ = ex.what();
+        }
+    }
+
+    std::shared_ptr<const subgraph_backend> backend_;
+    mutable runtime::program host_;
+    mutable std::vector<shape_t> shapes_;
+    mutable std::unique_ptr<subgraph_engine> engine_;
+    mutable std::string reason_;
+    mutable bool built_ = false;
+};
+
+}  // namespace litegraph::backends
+// ---- end litegraph/backends/subgraph_op.hpp ----
+
+#if defined(LITEGRAPH_WITH_OPENCL)
+// ---- begin litegraph/backends/opencl.hpp ----
+// The OpenCL subgraph backend.  The teller (backend::refuses) accepts the
+// conv family (plain, depthwise and fused_conv2d with its bias, activation,
+// residual and SE-gate epilogues), transposed conv, pooling, batch norm,
+// element-wise ops, activations, nearest resize and concat.  The engine
+// converts each op of a sub-block into one launch of a kernel of one OpenCL
+// program (opencl_kernels.hpp): a fused chain such as conv + bias + hard_swish
+// or the SE gate is one launch.  Activations live in device buffers; only
+// the sub-block's feeds and fetches cross to the host.
+//
+// Needs <CL/cl.h> and an ICD loader (Debian: opencl-headers,
+// ocl-icd-opencl-dev; a device such as pocl-opencl-icd).  Compiled only with
+// LITEGRAPH_WITH_OPENCL (CMake target litegraph::opencl).
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+// ---- begin litegraph/backends/opencl_kernels.hpp ----
+// The OpenCL C source of the OpenCL backend: one program, built once per
+// device, whose kernels take every size and option as arguments (so a new
+// shape rebuilds buffers and launches, never the program).  Activation codes
+// (ACT_*) and terminal codes (TERM_*) select the fused epilogue per launch.
+
+namespace litegraph::backends::opencl {
+
+enum act_code {
+    act_none = 0,
+    act_relu,
+    act_relu6,
+    act_leaky_relu,
+    act_sigmoid,
+    act_hard_swish,
+    act_hard_sigmoid
+};
+enum term_code { term_store = 0, term_add_with, term_mul_with, term_mul_plane };
+
+inline constexpr const char* program_source = R"CLC(
+float activate(float v, int act, float p0, float p1, float p2) {
+    switch (act) {
+        case 1: return v > 0.f ? v : 0.f;
+        case 2: return fmin(fmax(0.f, v), p0);
+        case 3: return v >= 0.f ? v : p0 * v;
+        case 4: return 1.f / (1.f + exp(-v));
+        case 5: return v * fmin(fmax(v + p2, 0.f), p0) / p1;
+        case 6: return fmax(0.f, fmin(1.f, p0 * v + p1));
+        default: return v;
+    }
+}
+
+/* Direct convolution, NCHW, groups, stride, dilation, padding, with the fused
+   epilogue: v = act(conv + bias), then store / + other / * other, or the SE
+   gate (TERM 3): the conv output is [N, C, 1, 1] and scales a whole plane.
+   Each work item computes OCB consecutive output channels of one pixel, so
+   an input value loaded once feeds OCB multiply-adds. */
+#define OCB 4
+__kernel void conv2d(__global const float* x, __global const float* f,
+                     __global const float* bias, __global const float* other,
+                     __global float* y, int C, int H, int W, int OC, int KH, int KW,
+                     int OH, int OW, int SH, int SW, int DH, int DW, int PT, int PL, int G,
+                     int has_bias, int act, float p0, float p1, float p2, int term, int plane) {
+    const int ow = get_global_id(0), oh = get_global_id(1);
+    const int blocks = (OC + OCB - 1) / OCB;
+    const int n = get_global_id(2) / blocks, oc0 = (get_global_id(2) % blocks) * OCB;
+    if (ow >= OW || oh >= OH) return;
+    const int cin_g = C / G, cout_g = OC / G;
+    float s[OCB];
+    for (int j = 0; j < OCB; ++j) s[j] = 0.f;
+    const int ksz = KH * KW;
+    /* A block never straddles groups when cout_g % OCB == 0; otherwise go
+       channel by channel. */
+    const int same_group = (cout_g % OCB) == 0;
+    const int ih0 = oh * SH - PT, iw0 = ow * SW - PL;
+    if (same_group) {
+        const int g = oc0 / cout_g;
+        __global const float* xg = x + ((long)n * C + (long)g * cin_g) * H * W;
+        __global const float* fb = f + (long)oc0 * cin_g * ksz;
+        const int fstride = cin_g * ksz;
+        for (int ic = 0; ic < cin_g; ++ic) {
+            __global const float* xp = xg + (long)ic * H * W;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = ih0 + kh * DH;
+                if (ih < 0 || ih >= H) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = iw0 + kw * DW;
+                    if (iw < 0 || iw >= W) continue;
+                    const float v = xp[ih * W + iw];
+                    const int fo = (ic * KH + kh) * KW + kw;
+                    for (int j = 0; j < OCB; ++j)
+                        if (oc0 + j < OC) s[j] += v * fb[j * fstride + fo];
+                }
+            }
+        }
+    } else {
+        for (int j = 0; j < OCB; ++j) {
+            const int oc = oc0 + j;
+            if (oc >= OC) break;
+            const int g = oc / cout_g;
+            __global const float* xg = x + ((long)n * C + (long)g * cin_g) * H * W;
+            __global const float* fp = f + (long)oc * cin_g * ksz;
+            float acc = 0.f;
+            for (int ic = 0; ic < cin_g; ++ic) {
+                __global const float* xp = xg + (long)ic * H * W;
+                for (int kh = 0; kh < KH; ++kh) {
+                    const int ih = ih0 + kh * DH;
+                    if (ih < 0 || ih >= H) continue;
+                    for (int kw = 0; kw < KW; ++kw) {
+                        const int iw = iw0 + kw * DW;
+                        if (iw < 0 || iw >= W) continue;
+                        acc += xp[ih * W + iw] * fp[(ic * KH + kh) * KW + kw];
+                    }
+                }
+            }
+            s[j] = acc;
+        }
+    }
+    for (int j = 0; j < OCB; ++j) {
+        const int oc = oc0 + j;
+        if (oc >= OC) break;
+        float v = s[j];
+        if (has_bias) v += bias[oc];
+        v = activate(v, act, p0, p1, p2);
+        const long idx = (((long)n * OC + oc) * OH + oh) * OW + ow;
+        if (term == 0) y[idx] = v;
+        else if (term == 1) y[idx] = v + other[idx];
+        else if (term == 2) y[idx] = other[idx] * v;
+        else {
+            __global const float* o = other + idx * plane;
+            __global float* d = y + idx * plane;
+            for (int i = 0; i < plane; ++i) d[i] = o[i] * v;
+        }
+    }
+}
+
+/* The epilogue of one output element (shared by the conv kernels; the SE
+   gate's plane form only in conv2d). */
+inline void store_out(__global float* y, __global const float* bias,
+                      __global const float* other, long idx, int oc, float v, int has_bias,
+                      int act, float p0, float p1, float p2, int term) {
+    if (has_bias) v += bias[oc];
+    v = activate(v, act, p0, p1, p2);
+    if (term == 0) y[idx] = v;
+    else if (term == 1) y[idx] = v + other[idx];
+    else y[idx] = other[idx] * v;
+}
+
+/* 1x1 conv, stride 1, no padding, one group: a GEMM of the filter [OC, C]
+   and the input planes [C, P].  Each work item computes 4 output channels of
+   4 consecutive pixels, loading each input quad once for 4 channels. */
+__kernel void conv1x1(__global const float* x, __global const float* f,
+                      __global const float* bias, __global const float* other,
+                      __global float* y, int C, int OC, int P, int has_bias, int act, float p0,
+                      float p1, float p2, int term) {
+    const int p0i = get_global_id(0) * 4, oc0 = get_global_id(1) * 4, n = get_global_id(2);
+    if (p0i >= P || oc0 >= OC) return;
+    __global const float* xn = x + (long)n * C * P;
+    float4 acc0 = 0.f, acc1 = 0.f, acc2 = 0.f, acc3 = 0.f;
+    const int full = p0i + 4 <= P;
+    const int o1 = min(oc0 + 1, OC - 1), o2 = min(oc0 + 2, OC - 1), o3 = min(oc0 + 3, OC - 1);
+    __global const float* f0 = f + (long)oc0 * C;
+    __global const float* f1 = f + (long)o1 * C;
+    __global const float* f2 = f + (long)o2 * C;
+    __global const float* f3 = f + (long)o3 * C;
+    for (int ic = 0; ic < C; ++ic) {
+        __global const float* xp = xn + (long)ic * P + p0i;
+        float4 xv;
+        if (full) xv = vload4(0, xp);
+        else xv = (float4)(xp[0], p0i + 1 < P ? xp[1] : 0.f, p0i + 2 < P ? xp[2] : 0.f, 0.f);
+        acc0 += f0[ic] * xv;
+        acc1 += f1[ic] * xv;
+        acc2 += f2[ic] * xv;
+        acc3 += f3[ic] * xv;
+    }
+    float4 accs[4] = {acc0, acc1, acc2, acc3};
+    for (int j = 0; j < 4; ++j) {
+        const int oc = oc0 + j;
+        if (oc >= OC) break;
+        const float a[4] = {accs[j].s0, accs[j].s1, accs[j].s2, accs[j].s3};
+        for (int k = 0; k < 4 && p0i + k < P; ++k)
+            store_out(y, bias, other, ((long)n * OC + oc) * P + p0i + k, oc, a[k], has_bias, act,
+                      p0, p1, p2, term);
+    }
+}
+
+/* Depthwise conv (one input channel per group, one output channel per
+   group): one output element per work item, the width fastest. */
+__kernel void dwconv(__global const float* x, __global const float* f,
+                     __global const float* bias, __global const float* other,
+                     __global float* y, int C, int H, int W, int KH, int KW, int OH, int OW,
+                     int SH, int SW, int DH, int DW, int PT, int PL, int has_bias, int act,
+                     float p0, float p1, float p2, int term) {
+    const int ow = get_global_id(0), oh = get_global_id(1), nc = get_global_id(2);
+    if (ow >= OW || oh >= OH) return;
+    const int c = nc % C;
+    __global const float* xp = x + (long)nc * H * W;
+    __global const float* fp = f + (long)c * KH * KW;
+    const int ih0 = oh * SH - PT, iw0 = ow * SW - PL;
+    float s = 0.f;
+    for (int kh = 0; kh < KH; ++kh) {
+        const int ih = ih0 + kh * DH;
+        if (ih < 0 || ih >= H) continue;
+        for (int kw = 0; kw < KW; ++kw) {
+            const int iw = iw0 + kw * DW;
+            if (iw < 0 || iw >= W) continue;
+            s += xp[ih * W + iw] * fp[kh * KW + kw];
+        }
+    }
+    store_out(y, bias, other, ((long)nc * OH + oh) * OW + ow, c, s, has_bias, act, p0, p1, p2,
+              term);
+}
+
+/* Transposed convolution, gathered per output element; filter [C, OC/G, KH, KW]. */
+__kernel void conv2d_transpose(__global const float* x, __global const float* f,
+                               __global const float* bias, __global float* y, int C, int H,
+                               int W, int OC, int KH, int KW, int OH, int OW, int SH, int SW,
+                               int DH, int DW, int PT, int PL, int G, int has_bias) {
+    const int ow = get_global_id(0), oh = get_global_id(1), noc = get_global_id(2);
+    if (ow >= OW || oh >= OH) return;
+    const int n = noc / OC, oc = noc % OC;
+    const int cin_g = C / G, cout_g = OC / G, g = oc / cout_g, ocg = oc % cout_g;
+    float s = 0.f;
+    for (int icg = 0; icg < cin_g; ++icg) {
+        const int ic = g * cin_g + icg;
+        __global const float* xp = x + ((long)n * C + ic) * H * W;
+        __global const float* fp = f + ((long)ic * cout_g + ocg) * KH * KW;
+        for (int kh = 0; kh < KH; ++kh) {
+            const int th = oh + PT - kh * DH;
+            if (th < 0 || th % SH) continue;
+            const int ih = th / SH;
+            if (ih >= H) continue;
+            for (int kw = 0; kw < KW; ++kw) {
+                const int tw = ow + PL - kw * DW;
+                if (tw < 0 || tw % SW) continue;
+                const int iw = tw / SW;
+                if (iw >= W) continue;
+                s += xp[ih * W + iw] * fp[kh * KW + kw];
+            }
+        }
+    }
+    if (has_bias) s += bias[oc];
+    y[(((long)n * OC + oc) * OH + oh) * OW + ow] = s;
+}
+
+/* pool2d as litegraph's host kernel: windows clipped with the top/left pad,
+   exclusive or padded divisor, adaptive bins. */
+__kernel void pool2d(__global const float* x, __global float* y, int H, int W, int OH, int OW,
+                     int KH, int KW, int SH, int SW, int PT, int PL, int is_max, int exclusive,
+                     int adaptive) {
+    const int ow = get_global_id(0), oh = get_global_id(1), pc = get_global_id(2);
+    if (ow >= OW || oh >= OH) return;
+    int rlo, rhi, rext, clo, chi, cext;
+    if (adaptive) {
+        rlo = oh * H / OH; rhi = ((oh + 1) * H + OH - 1) / OH; rext = rhi - rlo;
+        clo = ow * W / OW; chi = ((ow + 1) * W + OW - 1) / OW; cext = chi - clo;
+    } else {
+        rlo = oh * SH - PT; rhi = min(rlo + KH, H + PT); int rpad = rhi - rlo;
+        rlo = max(rlo, 0); rhi = min(rhi, H); rext = exclusive ? rhi - rlo : rpad;
+        clo = ow * SW - PL; chi = min(clo + KW, W + PL); int cpad = chi - clo;
+        clo = max(clo, 0); chi = min(chi, W); cext = exclusive ? chi - clo : cpad;
+    }
+    __global const float* xp = x + (long)pc * H * W;
+    float r;
+    if (is_max) {
+        r = -FLT_MAX;
+        for (int ih = rlo; ih < rhi; ++ih)
+            for (int iw = clo; iw < chi; ++iw) { const float v = xp[ih * W + iw]; r = r > v ? r : v; }
+    } else {
+        r = 0.f;
+        for (int ih = rlo; ih < rhi; ++ih)
+            for (int iw = clo; iw < chi; ++iw) r += xp[ih * W + iw];
+        r = r / (float)(rext * cext);
+    }
+    y[((long)pc * OH + oh) * OW + ow] = r;
+}
+
+/* Element-wise binary op over broadcast dims (up to 6, leading dims first);
+   sx/sy are the element strides of X and Y per output dim (0: broadcast). */
+__kernel void eltwise(__global const float* x, __global const float* yv, __global float* out,
+                      int op, long total, int d1, int d2, int d3, int d4, int d5,
+                      long sx0, long sx1, long sx2, long sx3, long sx4, long sx5,
+                      long sy0, long sy1, long sy2, long sy3, long sy4, long sy5) {
+    const long i = get_global_id(0);
+    if (i >= total) return;
+    long r = i;
+    const long i5 = r % d5; r /= d5;
+    const long i4 = r % d4; r /= d4;
+    const long i3 = r % d3; r /= d3;
+    const long i2 = r % d2; r /= d2;
+    const long i1 = r % d1; r /= d1;
+    const long i0 = r;
+    const float a = x[i0 * sx0 + i1 * sx1 + i2 * sx2 + i3 * sx3 + i4 * sx4 + i5 * sx5];
+    const float b = yv[i0 * sy0 + i1 * sy1 + i2 * sy2 + i3 * sy3 + i4 * sy4 + i5 * sy5];
+    out[i] = op == 0 ? a + b : op == 1 ? a - b : op == 2 ? a * b : a / b;
+}
+
+/* y = act(x * a[c] + b[c]) over planes of `plane` elements, C channels
+   (batch_norm with precomputed a, b; a plain activation with has_affine 0). */
+__kernel void affine_act(__global const float* x, __global const float* a,
+                         __global const float* b, __global float* y, long total, int C,
+                         long plane, int has_affine, int act, float p0, float p1, float p2) {
+    const long i = get_global_id(0);
+    if (i >= total) return;
+    float v = x[i];
+    if (has_affine) {
+        const int c = (int)((i / plane) % C);
+        v = v * a[c] + b[c];
+    }
+    y[i] = activate(v, act, p0, p1, p2);
+}
+
+/* Nearest resize through index maps computed on the host (Paddle's rules). */
+__kernel void gather2d(__global const float* x, __global const int* rows,
+                       __global const int* cols, __global float* y, int H, int W, int OH,
+                       int OW) {
+    const int ow = get_global_id(0), oh = get_global_id(1), pc = get_global_id(2);
+    if (ow >= OW || oh >= OH) return;
+    y[((long)pc * OH + oh) * OW + ow] = x[((long)pc * H + rows[oh]) * W + cols[ow]];
+}
+
+/* One input of a concat into its slice: outer x inner_src elements into rows
+   of inner_dst at offset. */
+__kernel void copy_slab(__global const float* src, __global float* dst, long total,
+                        long inner_src, long inner_dst, long offset) {
+    const long i = get_global_id(0);
+    if (i >= total) return;
+    dst[(i / inner_src) * inner_dst + offset + i % inner_src] = src[i];
+}
+)CLC";
+
+}  // namespace litegraph::backends::opencl
+// ---- end litegraph/backends/opencl_kernels.hpp ----
+
+namespace litegraph::backends::opencl {
+
+/// An OpenCL failure: the call and its error code.
+inline void check(cl_int err, const char* what) {
+    if (err != CL_SUCCESS)
+        throw unsupported_error(std::string("OpenCL: ") + what + " failed (error " +
+                                std::to_string(err) + ")");
+}
+
+/// The first OpenCL device (of the first platform that has one), its context,
+/// queue and the built program; created once per process.
+struct device {
+    cl_device_id id = nullptr;
+    cl_context context = nullptr;
+    cl_command_queue queue = nullptr;
+    cl_program program = nullptr;
+    std::string name;
+    std::string error;  // why there is none, when there is none
+
+    bool ok() const noexcept { return program != nullptr; }
+
+    static device& shared() {
+        static device d = open();
+        return d;
+    }
+
+private:
+    static device open() {
+        device d;
+        try {
+            cl_uint np = 0;
+            if (clGetPlatformIDs(0, nullptr, &np) != CL_SUCCESS || np == 0)
+                throw unsupported_error(
+                    "no OpenCL platform found (is an ICD such as "
+                    "pocl-opencl-icd installed?)");
+            std::vector<cl_platform_id> ps(np);
+            check(clGetPlatformIDs(np, ps.data(), nullptr), "clGetPlatformIDs");
+            for (auto p : ps) {
+                cl_uint nd = 0;
+                if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d.id, &nd) == CL_SUCCESS && nd > 0)
+                    break;
+                d.id = nullptr;
+            }
+            if (!d.id) throw unsupported_error("no OpenCL device found");
+            char buf[256] = {};
+            clGetDeviceInfo(d.id, CL_DEVICE_NAME, sizeof buf - 1, buf, nullptr);
+            d.name = buf;
+            cl_int err = 0;
+            d.context = clCreateContext(nullptr, 1, &d.id, nullptr, nullptr, &err);
+            check(err, "clCreateContext");
+            d.queue = clCreateCommandQueue(d.context, d.id, 0, &err);
+            check(err, "clCreateCommandQueue");
+            const char* src = program_source;
+            d.program = clCreateProgramWithSource(d.context, 1, &src, nullptr, &err);
+            check(err, "clCreateProgramWithSource");
+            if (clBuildProgram(d.program, 1, &d.id, "", nullptr, nullptr) != CL_SUCCESS) {
+                std::size_t n = 0;
+                clGetProgramBuildInfo(d.program, d.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+                std::string log(n, '\0');
+                clGetProgramBuildInfo(d.program, d.id, CL_PROGRAM_BUILD_LOG, n, log.data(),
+                                      nullptr);
+                clReleaseProgram(d.program);
+                d.program = nullptr;
+                throw unsupported_error("OpenCL program build failed: " + log);
+            }
+        } catch (const litegraph::error& e) {
+            d.error = e.what();
+        }
+        return d;
+    }
+};
+
+/// Whether an OpenCL device is usable here (tests skip without one).
+inline bool available(std::string* why = nullptr) {
+    auto& d = device::shared();
+    if (!d.ok() && why) *why = d.error;
+    return d.ok();
+}
+
+/// The activation code and parameters of a Paddle activation type with its
+/// attributes; false when the OpenCL kernels have no code for it.
+inline bool activation_of(std::string_view type, const attr_map& a, int& code, float p[3]) {
+    p[0] = p[1] = p[2] = 0.f;
+    if (type.empty()) {
+        code = act_none;
+    } else if (type == "relu") {
+        code = act_relu;
+    } else if (type == "relu6") {
+        code = act_relu6;
+        p[0] = ops::act::relu6::parse(a).threshold;
+    } else if (type == "leaky_relu") {
+        code = act_leaky_relu;
+        p[0] = ops::act::leaky_relu::parse(a).alpha;
+    } else if (type == "sigmoid") {
+        code = act_sigmoid;
+    } else if (type == "hard_swish") {
+        auto h = ops::act::hard_swish::parse(a);
+        code = act_hard_swish;
+        p[0] = h.threshold, p[1] = h.scale, p[2] = h.offset;
+    } else if (type == "hard_sigmoid") {
+        auto h = ops::act::hard_sigmoid::parse(a);
+        code = act_hard_sigmoid;
+        p[0] = h.slope, p[1] = h.offset;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+inline bool is_activation_type(std::string_view t) {
+    return t == "relu" || t == "relu6" || t == "leaky_relu" || t == "sigmoid" ||
+           t == "hard_swish" || t == "hard_sigmoid" || t == "tanh";
+}
+
+/// One sub-block converted: device buffers and the launches of one run.
+class engine final : public subgraph_engine {
+public:
+    engine() : dev_(device::shared()) {}
+    ~engine() override {
+        for (auto& [v, m] : mem_) clReleaseMemObject(m);
+        for (auto m : extra_) clReleaseMemObject(m);
+        for (auto& [n, k] : kernels_) clReleaseKernel(k);
+    }
+
+    void build(const graph::graph& block, const runtime::program& host) override {
+        if (!dev_.ok()) throw unsupported_error(dev_.error);
+        block_ = &block;
+        host_ = &host;
+        // Activations: the feeds and whatever an unfolded instruction writes.
+        std::set<int> produced;
+        for (auto& f : block.feeds) produced.insert(f.var);
+        for (auto& ins : host.instructions())
+            if (!ins.folded)
+                for (auto& s : block.ops[ins.op].outputs)
+                    for (int v : s.vars) produced.insert(v);
+        produced_ = produced;
+        dummy_ = buffer_of_bytes(sizeof(float), nullptr);
+        for (auto& ins : host.instructions()) {
+            if (ins.folded) continue;
+            convert(block.ops[ins.op], ins.io);
+        }
+        for (auto& f : block.feeds) inputs_.push_back(mem(f.var));
+        for (auto& f : block.fetches) outputs_.push_back(mem(f.var));
+        check(clFinish(dev_.queue), "clFinish (uploading constants)");
+    }
+
+    void run(const std::vector<const tensor_ref*>& in,
+             const std::vector<tensor_ref*>& out) override {
+        for (std::size_t i = 0; i < in.size(); ++i)
+            if (in[i]->bytes())
+                check(clEnqueueWriteBuffer(dev_.queue, inputs_[i], CL_FALSE, 0, in[i]->bytes(),
+                                           in[i]->data, 0, nullptr, nullptr),
+                      "clEnqueueWriteBuffer");
+        for (auto& l : launches_) l();
+        for (std::size_t i = 0; i < out.size(); ++i)
+            if (out[i]->bytes())
+                check(clEnqueueReadBuffer(dev_.queue, outputs_[i], CL_FALSE, 0, out[i]->bytes(),
+                                          out[i]->data, 0, nullptr, nullptr),
+                      "clEnqueueReadBuffer");
+        check(clFinish(dev_.queue), "clFinish");
+    }
+
+    int kernel_count() const override { return static_cast<int>(launches_.size()); }
+
+private:
+    // --- buffers ---------------------------------------------------------
+    cl_mem buffer_of_bytes(std::size_t bytes, const void* data) {
+        cl_int err = 0;
+        cl_mem m = clCreateBuffer(dev_.context, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 4),
+                                  nullptr, &err);
+        check(err, "clCreateBuffer");
+        extra_.push_back(m);
+        if (data && bytes)
+            check(clEnqueueWriteBuffer(dev_.queue, m, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr),
+                  "clEnqueueWriteBuffer");
+        return m;
+    }
+    /// The device buffer of sub-block variable `v` (constants uploaded once).
+    cl_mem mem(int v) {
+        if (auto it = mem_.find(v); it != mem_.end()) return it->second;
+        const auto& r = host_->var(v);
+        if (r.type != dtype::f32)
+            throw unsupported_error("variable '" + block_->vars[v].name + "' is " +
+                                    std::string(name_of(r.type)) +
+                                    " (the OpenCL kernels are float32)");
+        cl_int err = 0;
+        cl_mem m = clCreateBuffer(dev_.context, CL_MEM_READ_WRITE,
+                                  std::max<std::size_t>(r.bytes(), 4), nullptr, &err);
+        check(err, "clCreateBuffer");
+        mem_.emplace(v, m);
+        if (!produced_.count(v)) {
+            if (!r.data)
+                throw unsupported_error("constant '" + block_->vars[v].name + "' has no data");
+            check(clEnqueueWriteBuffer(dev_.queue, m, CL_TRUE, 0, r.bytes(), r.data, 0, nullptr,
+                                       nullptr),
+                  "clEnqueueWriteBuffer");
+        }
+        return m;
+    }
+    cl_mem mem_of(const op_io& io, const graph::op_node& op, std::string_view slot,
+                  std::size_t i = 0, bool input = true) {
+        (void)io;
+        int v = input ? graph::input_var(op, slot, i) : graph::output_var(op, slot, i);
+        if (v < 0) throw unsupported_error("op " + op.type + " has no " + std::string(slot));
+        return mem(v);
+    }
+
+    cl_kernel kernel_named(const char* name) {
+        if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
+        cl_int err = 0;
+        cl_kernel k = clCreateKernel(dev_.program, name, &err);
+        check(err, "clCreateKernel");
+        kernels_.emplace(name, k);
+        return k;
+    }
+
+    /// An argument list for one launch, set at run time in order.
+    struct args {
+        std::vector<std::function<void(cl_kernel, cl_uint)>> setters;
+        args& mem(cl_mem m) {
+            setters.push_back([m](cl_kernel k, cl_uint i) {
+                check(clSetKernelArg(k, i, sizeof(cl_mem), &m), "clSetKernelArg");
+            });
+            return *this;
+        }
+        args& i32(std::int64_t v) {
+            auto x = static_cast<cl_int>(v);
+            setters.push_back([x](cl_kernel k, cl_uint i) {
+                check(clSetKernelArg(k, i, sizeof(cl_int), &x), "clSetKernelArg");
+            });
+            return *this;
+        }
+        args& i64(std::int64_t v) {
+            auto x = static_cast<cl_long>(v);
+            setters.push_back([x](cl_kernel k, cl_uint i) {
+                check(clSetKernelArg(k, i, sizeof(cl_long), &x), "clSetKernelArg");
+            });
+            return *this;
+        }
+        args& f32(float v) {
+            setters.push_back([v](cl_kernel k, cl_uint i) {
+                check(clSetKernelArg(k, i, sizeof(cl_float), &v), "clSetKernelArg");
+            });
+            return *this;
+        }
+    };
+
+    void launch(const char* name, args a, std::vector<std::size_t> global) {
+        cl_kernel k = kernel_named(name);
+        // One fixed work-group shape (the kernels check their bounds): an
+        // implementation that compiles a work-group function per local size
+        // (PoCL) then compiles each kernel once, not once per shape.
+        for (auto& g : global) g = std::max<std::size_t>(g, 1);
+        global[0] = (global[0] + work_group - 1) / work_group * work_group;
+        std::vector<std::size_t> local(global.size(), 1);
+        local[0] = work_group;
+        auto q = dev_.queue;
+        launches_.push_back([k, a = std::move(a), global, local, q, name]() {
+            for (cl_uint i = 0; i < a.setters.size(); ++i) a.setters[i](k, i);
+            check(clEnqueueNDRangeKernel(q, k, static_cast<cl_uint>(global.size()), nullptr,
+                                         global.data(), local.data(), 0, nullptr, nullptr),
+                  name);
+        });
+    }
+
+    // --- conversion --------------------------------------------------------
+    void convert(const graph::op_node& op, const op_io& io) {
+        const auto& t = op.type;
+        if (t == "conv2d" || t == "depthwise_conv2d" || t == "fused_conv2d")
+            return convert_conv(op, io);
+        if (t == "conv2d_transpose") return convert_conv_transpose(op, io);
+        if (t == "pool2d") return convert_pool(op, io);
+        if (t == "elementwise_add" || t == "elementwise_sub" || t == "elementwise_mul" ||
+            t == "elementwise_div")
+            return convert_eltwise(op, io);
+        if (t == "batch_norm") return convert_batch_norm(op, io);
+        if (is_activation_type(t)) return convert_activation(op, io);
+        if (t == "nearest_interp_v2") return convert_nearest(op, io);
+        if (t == "concat") return convert_concat(op, io);
+        throw unsupported_error("the OpenCL backend has no converter for op " + t);
+    }
+
+    void convert_conv(const graph::op_node& op, const op_io& io) {
+        const auto p = ops::conv2d::parse(op.attrs, op.type);
+        const auto g = ops::conv2d::resolve(p, io);
+        int act = act_none;
+        float ap[3];
+        std::string act_type, terminal = "store";
+        if (op.type == "fused_conv2d") {
+            act_type = op.attrs.get<std::string>("activation", "");
+            terminal = op.attrs.get<std::string>("terminal", "store");
+        }
+        if (!activation_of(act_type, op.attrs, act, ap))
+            throw unsupported_error("op " + io.label + ": the OpenCL conv has no activation '" +
+                                    act_type + "'");
+        int term = term_store;
+        std::int64_t plane = 1;
+        cl_mem other = dummy_;
+        if (terminal == "add_with")
+            term = term_add_with;
+        else if (terminal == "mul_with")
+            term = term_mul_with;
+        else if (terminal == "mul_plane")
+            term = term_mul_plane;
+        else if (terminal != "store")
+            throw unsupported_error("op " + io.label + ": terminal '" + terminal + "'");
+        if (term != term_store) {
+            other = mem_of(io, op, "Other");
+            if (term == term_mul_plane) {
+                const auto& o = io.input("Other");
+                plane = o.shape[2] * o.shape[3];
+            }
+        }
+        const bool has_bias = io.input_count("Bias") > 0;
+        args a;
+        a.mem(mem_of(io, op, "Input"))
+            .mem(mem_of(io, op, "Filter"))
+            .mem(has_bias ? mem_of(io, op, "Bias") : dummy_)
+            .mem(other)
+            .mem(mem_of(io, op, "Output", 0, false));
+        const auto sz = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+        if (term != term_mul_plane && g.groups == 1 && g.kh == 1 && g.kw == 1 && g.sh == 1 &&
+            g.sw == 1 && g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w) {
+            const std::int64_t plane_px = g.oh * g.ow;
+            a.i32(g.c).i32(g.oc).i32(plane_px);
+            a.i32(has_bias).i32(act).f32(ap[0]).f32(ap[1]).f32(ap[2]).i32(term);
+            launch("conv1x1", std::move(a), {sz((plane_px + 3) / 4), sz((g.oc + 3) / 4), sz(g.n)});
+            return;
+        }
+        if (term != term_mul_plane && g.groups == g.c && g.oc == g.c) {
+            for (auto v :
+                 {g.c, g.h, g.w, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl})
+                a.i32(v);
+            a.i32(has_bias).i32(act).f32(ap[0]).f32(ap[1]).f32(ap[2]).i32(term);
+            launch("dwconv", std::move(a), {sz(g.ow), sz(g.oh), sz(g.n * g.c)});
+            return;
+        }
+        for (auto v : {g.c, g.h, g.w, g.oc, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.pt,
+                       g.pl, g.groups})
+            a.i32(v);
+        a.i32(has_bias).i32(act).f32(ap[0]).f32(ap[1]).f32(ap[2]).i32(term).i32(plane);
+        const std::int64_t blocks = (g.oc + 3) / 4;
+        launch("conv2d", std::move(a),
+               {static_cast<std::size_t>(g.ow), static_cast<std::size_t>(g.oh),
+                static_cast<std::size_t>(g.n * blocks)});
+    }
+
+    void convert_conv_transpose(const graph::op_node& op, const op_io& io) {
+        const auto p = ops::conv2d_transpose::parse(op.attrs, op.type);
+        const auto g = ops::conv2d_transpose::resolve(p, io);
+        const bool has_bias = io.input_count("Bias") > 0;
+        args a;
+        a.mem(mem_of(io, op, "Input"))
+            .mem(mem_of(io, op, "Filter"))
+            .mem(has_bias ? mem_of(io, op, "Bias") : dummy_)
+            .mem(mem_of(io, op, "Output", 0, false));
+        for (auto v : {g.c, g.h, g.w, g.oc, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.pt,
+                       g.pl, g.groups})
+            a.i32(v);
+        a.i32(has_bias);
+        launch("conv2d_transpose", std::move(a),
+               {static_cast<std::size_t>(g.ow), static_cast<std::size_t>(g.oh),
+                static_cast<std::size_t>(g.n * g.oc)});
+    }
+
+    void convert_pool(const graph::op_node& op, const op_io& io) {
+        const auto p = ops::pool2d::parse(op.attrs, op.type);
+        const auto g = ops::pool2d::resolve(p, io);
+        args a;
+        a.mem(mem_of(io, op, "X")).mem(mem_of(io, op, "Out", 0, false));
+        for (auto v : {g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.pt, g.pl}) a.i32(v);
+        a.i32(p.max).i32(p.exclusive).i32(p.adaptive);
+        launch("pool2d", std::move(a),
+               {static_cast<std::size_t>(g.ow), static_cast<std::size_t>(g.oh),
+                static_cast<std::size_t>(g.n * g.c)});
+    }
+
+    void convert_eltwise(const graph::op_node& op, const op_io& io) {
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        const auto& out = io.output("Out");
+        if (x.type != dtype::f32 || y.type != dtype::f32)
+            throw unsupported_error("op " + io.label + ": only float32 element-wise ops");
+        if (op.attrs.has("act") || op.attrs.has("fuse_activation"))
+            if (!op.attrs.get<std::string>("act", op.attrs.get<std::string>("fuse_activation", ""))
+                     .empty())
+                throw unsupported_error("op " + io.label + ": a fused activation");
+        auto b = ops::paddle_broadcast(
+            x.shape, y.shape, static_cast<int>(op.attrs.get<std::int64_t>("axis", -1)), io);
+        const std::size_t n = b.out.size();
+        if (n > 6) throw unsupported_error("op " + io.label + ": rank above 6");
+        // Pad to 6 dims in front; strides of X and Y in elements (0: broadcast).
+        std::int64_t d[6], sx[6], sy[6];
+        auto fill = [&](const shape_t& dims, std::int64_t* s) {
+            std::int64_t stride = 1;
+            for (int k = 5; k >= 0; --k) {
+                const int src = k - (6 - static_cast<int>(n));
+                const std::int64_t dim = src >= 0 ? dims[src] : 1;
+                const std::int64_t od = src >= 0 ? b.out[src] : 1;
+                s[k] = (dim == 1 && od != 1) ? 0 : stride;
+                stride *= dim;
+            }
+        };
+        for (int k = 0; k < 6; ++k) {
+            const int src = k - (6 - static_cast<int>(n));
+            d[k] = src >= 0 ? b.out[src] : 1;
+        }
+        fill(b.x, sx);
+        fill(b.y, sy);
+        const int code = op.type == "elementwise_add"   ? 0
+                         : op.type == "elementwise_sub" ? 1
+                         : op.type == "elementwise_mul" ? 2
+                                                        : 3;
+        const std::int64_t total = out.numel();
+        args a;
+        a.mem(mem_of(io, op, "X")).mem(mem_of(io, op, "Y")).mem(mem_of(io, op, "Out", 0, false));
+        a.i32(code).i64(total);
+        for (int k = 1; k < 6; ++k) a.i32(d[k]);
+        for (int k = 0; k < 6; ++k) a.i64(sx[k]);
+        for (int k = 0; k < 6; ++k) a.i64(sy[k]);
+        launch("eltwise", std::move(a), {static_cast<std::size_t>(total)});
+    }
+
+    void affine(const op_io& io, cl_mem x, cl_mem y, cl_mem sa, cl_mem sb, bool has, std::int64_t c,
+                std::int64_t plane, std::int64_t total, int act, const float* ap) {
+        (void)io;
+        args a;
+        a.mem(x).mem(sa).mem(sb).mem(y).i64(total).i32(c).i64(plane).i32(has).i32(act);
+        a.f32(ap[0]).f32(ap[1]).f32(ap[2]);
+        launch("affine_act", std::move(a), {static_cast<std::size_t>(total)});
+    }
+
+    void convert_batch_norm(const graph::op_node& op, const op_io& io) {
+        const auto& x = io.input("X");
+        if (x.shape.size() < 2) throw unsupported_error("op " + io.label + ": rank below 2");
+        const float eps = op.attrs.get<float>("epsilon", 1e-5f);
+        const auto c = x.shape[1];
+        std::int64_t plane = 1;
+        for (std::size_t k = 2; k < x.shape.size(); ++k) plane *= x.shape[k];
+        const float* scale = io.input("Scale").as<float>();
+        const float* bias = io.input("Bias").as<float>();
+        const float* mean = io.input("Mean").as<float>();
+        const float* var = io.input("Variance").as<float>();
+        if (!scale || !bias || !mean || !var)
+            throw unsupported_error("op " + io.label + ": batch norm statistics not constant");
+        std::vector<float> sa(c), sb(c);
+        for (std::int64_t k = 0; k < c; ++k) {
+            const float inv_std = 1.f / std::sqrt(var[k] + eps);
+            sa[k] = scale[k] * inv_std;
+            sb[k] = bias[k] - mean[k] * scale[k] * inv_std;
+        }
+        float ap[3] = {0, 0, 0};
+        affine(io, mem_of(io, op, "X"), mem_of(io, op, "Y", 0, false),
+               buffer_of_bytes(c * sizeof(float), sa.data()),
+               buffer_of_bytes(c * sizeof(float), sb.data()), true, c, plane, x.numel(), act_none,
+               ap);
+    }
+
+    void convert_activation(const graph::op_node& op, const op_io& io) {
+        int act = 0;
+        float ap[3];
+        if (!activation_of(op.type, op.attrs, act, ap))
+            throw unsupported_error("op " + io.label + ": the OpenCL kernels have no " + op.type);
+        const auto& x = io.input("X");
+        affine(io, mem_of(io, op, "X"), mem_of(io, op, "Out", 0, false), dummy_, dummy_, false, 1,
+               1, x.numel(), act, ap);
+    }
+
+    void convert_nearest(const graph::op_node& op, const op_io& io) {
+        const auto p = ops::interp_v2::parse(op.attrs, op.type);
+        if (!p.nearest) throw unsupported_error("op " + io.label + ": only nearest resize");
+        const auto g = ops::interp_v2::resolve(p, io);
+        const float rh = ops::interp_v2::ratio(p, g.in_h, g.out_h, g.scale_h);
+        const float rw = ops::interp_v2::ratio(p, g.in_w, g.out_w, g.scale_w);
+        const bool same = g.in_h == g.out_h && g.in_w == g.out_w;
+        auto index = [&](float r, std::int64_t o, std::int64_t in) {
+            if (same) return static_cast<cl_int>(o);
+            const float f = r * static_cast<float>(o);
+            const auto i =
+                p.align_corners ? static_cast<std::int64_t>(f + 0.5) : static_cast<std::int64_t>(f);
+            return static_cast<cl_int>(std::clamp<std::int64_t>(i, 0, in - 1));
+        };
+        std::vector<cl_int> rows(g.out_h), cols(g.out_w);
+        for (std::int64_t k = 0; k < g.out_h; ++k) rows[k] = index(rh, k, g.in_h);
+        for (std::int64_t l = 0; l < g.out_w; ++l) cols[l] = index(rw, l, g.in_w);
+        args a;
+        a.mem(mem_of(io, op, "X"))
+            .mem(buffer_of_bytes(rows.size() * sizeof(cl_int), rows.data()))
+            .mem(buffer_of_bytes(cols.size() * sizeof(cl_int), cols.data()))
+            .mem(mem_of(io, op, "Out", 0, false));
+        a.i32(g.in_h).i32(g.in_w).i32(g.out_h).i32(g.out_w);
+        launch("gather2d", std::move(a),
+               {static_cast<std::size_t>(g.out_w), static_cast<std::size_t>(g.out_h),
+                static_cast<std::size_t>(g.n * g.c)});
+    }
+
+    void convert_concat(const graph::op_node& op, const op_io& io) {
+        if (io.has_input("AxisTensor"))
+            throw unsupported_error("op " + io.label + ": an AxisTensor input");
+        const auto& out = io.output("Out");
+        auto axis = op.attrs.get<std::int64_t>("axis", 0);
+        const auto rank = static_cast<std::int64_t>(out.shape.size());
+        if (axis < 0) axis += rank;
+        std::int64_t inner_dst = 1;
+        for (std::int64_t k = axis; k < rank; ++k) inner_dst *= out.shape[k];
+        std::int64_t offset = 0;
+        cl_mem dst = mem_of(io, op, "Out", 0, false);
+        for (std::size_t i = 0; i < io.input_count("X"); ++i) {
+            const auto& x = io.input("X", i);
+            std::int64_t inner = 1;
+            for (std::int64_t k = axis; k < rank; ++k) inner *= x.shape[k];
+            args a;
+            a.mem(mem_of(io, op, "X", i))
+                .mem(dst)
+                .i64(x.numel())
+                .i64(inner)
+                .i64(inner_dst)
+                .i64(offset);
+            launch("copy_slab", std::move(a), {static_cast<std::size_t>(x.numel())});
+            offset += inner;
+        }
+    }
+
+    static constexpr std::size_t work_group = 8;
+    device& dev_;
+    const graph::graph* block_ = nullptr;
+    const runtime::program* host_ = nullptr;
+    std::set<int> produced_;
+    std::map<int, cl_mem> mem_;
+    std::vector<cl_mem> extra_;
+    cl_mem dummy_ = nullptr;
+    std::map<std::string, cl_kernel> kernels_;
+    std::vector<std::function<void()>> launches_;
+    std::vector<cl_mem> inputs_, outputs_;
+};
+
+/// The backend: its teller and its engine.
+class backend final : public subgraph_backend {
+public:
+    std::string_view name() const override { return "opencl"; }
+    target where() const override { return target::opencl; }
+
+    std::string refuses(const graph::graph& g, const graph::op_node& op) const override {
+        const auto& t = op.type;
+        // Every data input and output float32.
+        for (auto* slots : {&op.inputs, &op.outputs})
+            for (auto& s : *slots)
+                for (int v : s.vars)
+                    if (g.vars[v].type != dtype::f32 && !(t == "batch_norm" && s.name != "X"))
+                        return "a " + std::string(name_of(g.vars[v].type)) + " tensor";
+        auto layout = op.attrs.get<std::string>("data_format",
+                                                op.attrs.get<std::string>("data_layout", "NCHW"));
+        if (layout != "NCHW" && layout != "AnyLayout") return "layout " + layout;
+        if (t == "conv2d" || t == "depthwise_conv2d" || t == "fused_conv2d") return {};
+        if (t == "conv2d_transpose") return {};
+        if (t == "pool2d") return {};
+        if (t == "elementwise_add" || t == "elementwise_sub" || t == "elementwise_mul" ||
+            t == "elementwise_div")
+            return {};
+        if (t == "batch_norm") return {};
+        if (is_activation_type(t)) return {};
+        if (t == "nearest_interp_v2") {
+            // Sizes from tensors would have to be read on the device.
+            auto given = [&](std::string_view slot) {
+                auto* sl = op.input(slot);
+                return sl && !sl->vars.empty();
+            };
+            if (given("SizeTensor") || given("OutSize") || given("Scale"))
+                return "size given by a tensor";
+            return {};
+        }
+        if (t == "concat") {
+            auto* axis = op.input("AxisTensor");
+            return axis && !axis->vars.empty() ? "axis given by a tensor" : "";
+        }
+        return "op type " + t;
+    }
+
+    std::string precheck(const graph::graph& block) const override {
+        // Conversion refuses what the kernels have no code for (no shapes needed).
+        for (auto& op : block.ops) {
+            int code = 0;
+            float p[3];
+            std::string act;
+            if (op.type == "fused_conv2d") act = op.attrs.get<std::string>("activation", "");
+            if (is_activation_type(op.type)) act = op.type;
+            if (!activation_of(act, op.attrs, code, p))
+                return "op " + op.type + ": the OpenCL kernels have no activation '" + act + "'";
+        }
+        return {};
+    }
+
+    std::unique_ptr<subgraph_engine> make_engine() const override {
+        return std::make_unique<engine>();
+    }
+};
+
+}  // namespace litegraph::backends::opencl
+// ---- end litegraph/backends/opencl.hpp ----
+#endif
+
+namespace litegraph::backends {
+
+/// The subgraph backend of target `t`, or nullptr when `t` is a kernel-level
+/// target (host, cortex_m_dsp).  Throws unsupported_error for a subgraph
+/// target this build lacks.
+inline std::shared_ptr<const subgraph_backend> subgraph_backend_for(target t) {
+    if (t != target::opencl) return nullptr;
+#if defined(LITEGRAPH_WITH_OPENCL)
+    static const auto b = std::make_shared<const opencl::backend>();
+    return b;
+#else
+    throw unsupported_error(
+        "place opencl: this build has no OpenCL backend (configure with -DLITEGRAPH_OPENCL=ON "
+        "and the OpenCL headers and ICD loader installed)");
+#endif
+}
+
+struct options {
+    std::vector<place> places{place{}};
+    /// Subgraphs with fewer ops stay on the kernel places.
+    int min_subgraph_size = 1;
+    /// Kernels per place (default: host_kernels()).
+    std::shared_ptr<const kernel_registry> kernels;
+    /// Subgraph backends by target; empty entries are looked up with
+    /// subgraph_backend_for (tests put their own here).
+    std::map<target, std::shared_ptr<const subgraph_backend>> subgraph_backends;
+};
+
+struct partition_report {
+    std::vector<subgraph_info> subgraphs;
+    /// Ops (of the graph before partitioning) per place name.
+    std::map<std::string, int> ops_per_place;
+    /// Ops a subgraph backend's teller refused: {op label, backend, why}.
+    struct refusal {
+        std::string op, backend, reason;
+    };
+    std::vector<refusal> refused;
+};
+
+inline std::shared_ptr<const subgraph_backend> backend_of(const options& o, target t) {
+    if (auto it = o.subgraph_backends.find(t); it != o.subgraph_backends.end() && it->second)
+        return it->second;
+    return subgraph_backend_for(t);
+}
+
+/// Partitions `g` (after the fusion passes) for the places of `o`.
+inline partition_report apply_places(graph::graph& g, const options& o) {
+    partition_report report;
+    for (auto& p : o.places) {
+        auto b = backend_of(o, p.where);
+        if (!b) continue;
+        std::vector<bool> marked(g.ops.size(), false);
+        for (std::size_t i = 0; i < g.ops.size(); ++i) {
+            if (g.ops[i].type == "subgraph") continue;
+            auto why = b->refuses(g, g.ops[i]);
+            marked[i] = why.empty();
+            if (!marked[i])
+                report.refused.push_back(
+                    {g.op_label(static_cast<int>(i)), std::string(b->name()), why});
+        }
+        auto groups = detect_subgraphs(g, marked, o.min_subgraph_size);
+        auto infos = replace_subgraphs(g, groups, std::string(b->name()));
+        for (auto& i : infos) report.subgraphs.push_back(std::move(i));
+    }
+    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(host_kernels());
+    pick_kernels(g, o.places, *reg);
+    for (auto& s : report.subgraphs)
+        report.ops_per_place[s.backend] += static_cast<int>(s.ops.size());
+    for (auto& op : g.ops)
+        if (op.type != "subgraph")
+            ++report.ops_per_place[op.attrs.get<std::string>("litegraph_place", "none")];
+    return report;
+}
+
+/// The kernel factory of a program over a partitioned graph.
+inline runtime::kernel_factory kernel_factory_for(const options& o) {
+    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(host_kernels());
+    return [reg, o](const graph::graph& g, int op) -> std::unique_ptr<kernel> {
+        const auto& node = g.ops[op];
+        if (node.type == "subgraph") {
+            auto name = node.attrs.require<std::string>("backend");
+            auto index = node.attrs.require<std::int64_t>("sub_block");
+            if (index < 0 || index >= static_cast<std::int64_t>(g.sub_blocks.size()))
+                throw graph_error("subgraph op refers to sub-block #" + std::to_string(index) +
+                                  " that does not exist");
+            std::shared_ptr<const subgraph_backend> b;
+            for (auto& p : o.places)
+                if (auto c = backend_of(o, p.where); c && c->name() == name) b = c;
+            if (!b) throw unsupported_error("no subgraph backend named '" + name + "'");
+            return std::make_unique<subgraph_kernel>(g.sub_blocks[index], b);
+        }
+        auto pick = node.attrs.get<std::string>("litegraph_pick", "");
+        if (pick.empty()) return nullptr;
+        auto* e = reg->find(node.type, pick);
+        if (!e) throw unsupported_error("no kernel named '" + pick + "' for " + node.type);
+        return e->make(node.attrs);
+    };
+}
+
+/// A program over `g` (partitioned by apply_places) that builds picked kernels
+/// and subgraph ops.
+inline runtime::program make_program(graph::graph g, const options& o,
+                                     std::vector<planner::segment> segments = {
+                                         planner::segment{}}) {
+    return runtime::program(std::move(g), std::move(segments), kernel_factory_for(o));
+}
+
+struct fallback {
+    int op = -1;  // the subgraph op in the program's graph
+    std::string backend;
+    std::string reason;
+};
+
+/// The subgraph ops of `prog` that ran their original ops on the host (valid
+/// after a run).
+inline std::vector<fallback> fallbacks(const runtime::program& prog) {
+    std::vector<fallback> v;
+    for (auto& ins : prog.instructions())
+        if (auto* s = dynamic_cast<const subgraph_kernel*>(ins.k.get()); s && !s->on_device())
+            v.push_back({ins.op, std::string(s->backend().name()), s->fallback_reason()});
+    return v;
+}
+
+}  // namespace litegraph::backends
+// ---- end litegraph/backends/backends.hpp ----
 // ---- end litegraph.hpp ----
 // ---- begin litegraph/paddle.hpp ----
 // The Paddle model loader and writer (links protobuf; litegraph.hpp never includes it).

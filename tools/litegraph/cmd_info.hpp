@@ -4,7 +4,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "litegraph/passes/pipeline.hpp"
 #include "model_arg.hpp"
+#include "places_arg.hpp"
 
 namespace litegraph::cli {
 
@@ -12,12 +14,17 @@ inline int cmd_info(const std::vector<std::string>& argv) {
     arg_spec spec;
     spec.flags = {"--json", "--help", "-h"};
     add_model_options(spec);
+    add_places_options(spec);
     auto a = parse_args(argv, spec);
     if (a.flag("--help") || a.flag("-h")) {
-        std::cout << "usage: litegraph info MODEL [--json]\n\n"
+        std::cout << "usage: litegraph info MODEL [--json] [--places P1,P2,... "
+                     "[--min-subgraph-size N]]\n\n"
                      "Prints the model's format, version, op counts, feeds and fetches with\n"
                      "shapes and dtypes, and the parameter count and bytes.\n\n"
-                  << model_help << "  --json                one JSON object instead of text\n";
+                  << model_help << "  --json                one JSON object instead of text\n"
+                  << places_help
+                  << "With --places: how the fused graph is partitioned (subgraphs, ops per\n"
+                     "place, kernel per op) and the subgraphs whose conversion is refused.\n";
         return 0;
     }
     auto m = load_model(a, {.require_params = false});
@@ -55,6 +62,25 @@ inline int cmd_info(const std::vector<std::string>& argv) {
     for (auto& [t, n] : info.op_counts)
         if (!runnable(t)) unsupported.push_back(t);
     j["unsupported_ops"] = unsupported;
+    auto places = places_options(a);
+    if (places) {
+        graph::graph fused = g;
+        passes::run_passes(fused);
+        auto r = backends::apply_places(fused, *places);
+        partition_json(j, r, fused);
+        // What conversion refuses is known without shapes; build failures only at run time.
+        j["fallbacks"] = nlohmann::json::array();
+        for (auto& op : fused.ops)
+            if (op.type == "subgraph") {
+                auto b = backends::backend_of(
+                    *places, backends::parse_place(op.attrs.get<std::string>("backend", "")).where);
+                auto idx = op.attrs.get<std::int64_t>("sub_block", -1);
+                auto why = b->precheck(fused.sub_blocks[idx]);
+                if (!why.empty())
+                    j["fallbacks"].push_back(
+                        {{"sub_block", idx}, {"backend", b->name()}, {"reason", why}});
+            }
+    }
     if (a.flag("--json")) {
         std::cout << j.dump(2) << "\n";
         return 0;
@@ -75,6 +101,15 @@ inline int cmd_info(const std::vector<std::string>& argv) {
     print_io("fetch:       ", g.fetches);
     std::cout << "parameters:  " << info.num_params << " tensors, " << info.param_elements
               << " elements, " << info.param_bytes << " bytes\n";
+    if (places) {
+        std::cout << "places:      " << a.value("--places") << ": " << j["partition"].size()
+                  << " subgraph(s);";
+        for (auto& [p, n] : j["ops_per_place"].items()) std::cout << " " << p << " " << n << " ops";
+        std::cout << "\n";
+        for (auto& f : j["fallbacks"])
+            std::cout << "fallback:    subgraph #" << f["sub_block"] << ": "
+                      << f["reason"].get<std::string>() << "\n";
+    }
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
 #include "model_arg.hpp"
+#include "places_arg.hpp"
 
 namespace litegraph::cli {
 
@@ -90,12 +91,14 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     spec.with_value = {"--input", "--shape", "--output-dir", "--repeat", "--precision"};
     spec.flags = {"--json", "--no-fuse", "--help", "-h"};
     add_model_options(spec);
+    add_places_options(spec);
     auto a = parse_args(argv, spec);
     if (a.flag("--help") || a.flag("-h")) {
         std::cout
             << "usage: litegraph run MODEL [--input NAME=FILE.npy]... [--shape NAME=D0,D1,...]...\n"
                "                     [--output-dir DIR] [--repeat N] [--no-fuse] [--json]\n"
-               "                     [--precision int8|fp32]\n\n"
+               "                     [--precision int8|fp32]\n"
+               "                     [--places P1,P2,... [--min-subgraph-size N]]\n\n"
                "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
                "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
                "sin(0.37 i) cos(0.011 i), integer element i is i mod 7.\n\n"
@@ -107,7 +110,11 @@ inline int cmd_run(const std::vector<std::string>& argv) {
                "  --no-fuse             run the graph as loaded, without the fusion passes\n"
                "  --precision P         int8 (default): fake-quantized convs and fcs run int8\n"
                "                        kernels; fp32: in float, fake quant ops simulated\n"
-               "  --json                one JSON object: outputs, latency_ms, memory, passes\n";
+               "  --json                one JSON object: outputs, latency_ms, memory, passes,\n"
+               "                        kernels {int8, fp32, conversions, fp32_ops}\n"
+               "                        (with --places: partition, fallbacks, ops_per_place,\n"
+               "                        op_kernels)\n"
+            << places_help;
         return 0;
     }
     int repeat = 1;
@@ -117,7 +124,15 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     passes::pass_report report;
     const auto options = precision_options(a);
     if (!a.flag("--no-fuse")) report = passes::run_passes(m.graph, options);
-    runtime::program prog(std::move(m.graph));
+    auto places = places_options(a);
+    backends::partition_report partition;
+    nlohmann::json places_j;
+    if (places) {
+        partition = backends::apply_places(m.graph, *places);
+        partition_json(places_j, partition, m.graph);
+    }
+    runtime::program prog = places ? backends::make_program(std::move(m.graph), *places)
+                                   : runtime::program(std::move(m.graph));
 
     std::map<std::string, tensor> given;
     for (auto& spec_s : a.all("--input")) {
@@ -190,6 +205,12 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     for (auto& [name, n] : report.counts) j["passes"][name] = n;
     j["fused"] = !a.flag("--no-fuse");
     j["kernels"] = kernel_summary(prog);
+    std::vector<backends::fallback> fallbacks;
+    if (places) {
+        fallbacks = backends::fallbacks(prog);
+        j.update(places_j);
+        j["fallbacks"] = fallback_json(prog.graph(), fallbacks);
+    }
     if (a.flag("--json")) {
         std::cout << j.dump(2) << "\n";
         return 0;
@@ -208,6 +229,16 @@ inline int cmd_run(const std::vector<std::string>& argv) {
               << "passes:       " << (a.flag("--no-fuse") ? "none (--no-fuse)" : report.to_string())
               << "\n"
               << "kernels:      " << j["kernels"].dump() << "\n";
+    if (places) {
+        std::cout << "places:       " << a.value("--places") << ": " << partition.subgraphs.size()
+                  << " subgraph(s);";
+        for (auto& [p, n] : partition.ops_per_place) std::cout << " " << p << " " << n << " ops";
+        std::cout << "\n";
+        for (auto& f : j["fallbacks"])
+            std::cout << "fallback:     subgraph #" << f["sub_block"] << " ("
+                      << f["backend"].get<std::string>()
+                      << ") runs on the host: " << f["reason"].get<std::string>() << "\n";
+    }
     return 0;
 }
 

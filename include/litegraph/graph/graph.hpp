@@ -67,6 +67,8 @@ public:
     std::vector<op_node> ops;
     std::vector<io_binding> feeds;    // sorted by col
     std::vector<io_binding> fetches;  // sorted by col
+    /// Graphs held by ops (a `subgraph` op's attribute sub_block indexes this).
+    std::vector<graph> sub_blocks;
 
     /// Index of the variable node named exactly `name`, or -1.
     int find_var(std::string_view name) const {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -46,22 +47,29 @@ struct instruction {
     bool elided = false;  // nothing to do: a concat whose inputs were written in place
 };
 
+/// Builds the kernel of op `op` of a graph, or returns nullptr to leave it to
+/// the kernel table (backends::make_program passes one: picked kernels and
+/// subgraph ops).
+using kernel_factory = std::function<std::unique_ptr<kernel>(const graph::graph&, int op)>;
+
 class program {
 public:
-    explicit program(graph::graph g, std::vector<planner::segment> segments = {planner::segment{}})
+    explicit program(graph::graph g, std::vector<planner::segment> segments = {planner::segment{}},
+                     const kernel_factory& make = {})
         : g_(std::move(g)), segments_(std::move(segments)) {
         refs_.resize(g_.vars.size());
         std::map<std::string, int> unsupported;
         for (int op : g_.topo_order()) {
             const auto& node = g_.ops[op];
-            if (!is_supported<kernel_table>(node.type)) {
-                ++unsupported[node.type];
-                continue;
-            }
             instruction ins;
             ins.op = op;
             try {
-                ins.k = make_table_kernel(node.type, node.attrs);
+                if (make) ins.k = make(g_, op);
+                if (!ins.k && !is_supported<kernel_table>(node.type)) {
+                    ++unsupported[node.type];
+                    continue;
+                }
+                if (!ins.k) ins.k = make_table_kernel(node.type, node.attrs);
             } catch (const error& e) {
                 throw unsupported_error("op " + g_.op_label(op) + ": " + e.what());
             }

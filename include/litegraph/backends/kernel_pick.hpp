@@ -1,0 +1,158 @@
+// The kernel way of bringing a device in (Paddle Lite's "low level" way):
+// kernels registered for a place, and a pass that picks one per op.
+//
+// A kernel_registry holds entries {op type, place, name, accepts, make}.
+// `host_kernels()` registers every op of the runtime's kernel table on the
+// host place (the conv ops twice: the xsimd "fast" kernel first, then the
+// plain-loop "reference" one).  A device adds its own entries, e.g. a
+// Cortex-M DSP int8 conv:
+//
+//   auto reg = backends::host_kernels();
+//   reg.add({"conv2d", {target::cortex_m_dsp, precision::i8, data_layout::nchw},
+//            "conv2d.dsp_s8", accepts_1x1_or_3x3, make_dsp_conv});
+//
+// pick_kernels walks the ops and, for each, tries the places in the user's
+// order (host last when not listed) and takes the first entry whose place
+// matches the op's data precision and whose `accepts` says yes.  The choice
+// is written on the op as attributes litegraph_place and litegraph_pick,
+// which DOT, --json and the program (make_program) read.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "litegraph/backends/place.hpp"
+#include "litegraph/graph/graph.hpp"
+#include "litegraph/runtime/kernels.hpp"
+
+namespace litegraph::backends {
+
+struct kernel_entry {
+    std::string op_type;  // the Paddle (or fused) op type it runs
+    place where;          // target, precision, layout
+    std::string name;     // shown in DOT and --json, unique per op type
+    /// Whether this kernel runs an op with these attributes (empty: every one).
+    std::function<bool(const attr_map&)> accepts;
+    /// Builds the kernel for an op with these attributes.
+    std::function<std::unique_ptr<kernel>(const attr_map&)> make;
+};
+
+class kernel_registry {
+public:
+    /// Adds an entry; earlier entries of the same place win (list the best first).
+    void add(kernel_entry e) { entries_.push_back(std::move(e)); }
+    const std::vector<kernel_entry>& entries() const noexcept { return entries_; }
+    /// The entry for `op_type` named `name`, or nullptr.
+    const kernel_entry* find(std::string_view op_type, std::string_view name) const {
+        for (auto& e : entries_)
+            if (e.op_type == op_type && e.name == name) return &e;
+        return nullptr;
+    }
+
+private:
+    std::vector<kernel_entry> entries_;
+};
+
+/// Every op of runtime::kernel_table on the host place.
+inline kernel_registry host_kernels() {
+    kernel_registry reg;
+    std::set<std::string, std::less<>> seen;
+    for (auto t : supported_op_types<runtime::kernel_table>()) {
+        std::string type(t);
+        if (!seen.insert(type).second) continue;
+        auto make_with = [type](std::string k) {
+            return [type, k](const attr_map& a) {
+                if (k.empty()) return runtime::make_table_kernel(type, a);
+                attr_map copy = a;
+                copy.set("litegraph_kernel", k);
+                return runtime::make_table_kernel(type, copy);
+            };
+        };
+        const bool conv = type == "conv2d" || type == "depthwise_conv2d" || type == "fused_conv2d";
+        if (conv) {
+            kernel_entry fast{type,
+                              {target::host, precision::f32, data_layout::nchw},
+                              type + ".fast",
+                              nullptr,
+                              make_with("fast")};
+            // An op the user pinned to the reference loops keeps them.
+            fast.accepts = [](const attr_map& a) {
+                return a.get<std::string>("litegraph_kernel", "fast") == "fast";
+            };
+            reg.add(std::move(fast));
+            reg.add({type,
+                     {target::host, precision::f32, data_layout::nchw},
+                     type + ".reference",
+                     nullptr,
+                     make_with("reference")});
+        } else {
+            reg.add({type,
+                     {target::host, precision::any, data_layout::any},
+                     type,
+                     nullptr,
+                     make_with("")});
+        }
+    }
+    return reg;
+}
+
+/// The precision of the data op `op` computes: that of its first input that
+/// is not a parameter (else its first input; any when it has none).
+inline precision op_precision(const graph::graph& g, const graph::op_node& op) {
+    int first = -1;
+    for (auto& s : op.inputs)
+        for (int v : s.vars) {
+            if (!g.vars[v].persistable) return precision_of(g.vars[v].type);
+            if (first < 0) first = v;
+        }
+    return first >= 0 ? precision_of(g.vars[first].type) : precision::any;
+}
+
+/// Whether a kernel for place `k` may run under the user's place `user`.
+inline bool place_matches(const place& k, const place& user, precision data) {
+    if (k.where != user.where) return false;
+    if (!accepts(k.prec, data)) return false;
+    if (user.prec != precision::any && k.prec != precision::any && k.prec != user.prec)
+        return false;
+    return user.layout == data_layout::any || k.layout == data_layout::any ||
+           k.layout == user.layout;
+}
+
+/// Picks a kernel for every op (subgraph ops keep their backend) and writes it
+/// on the op (litegraph_place, litegraph_pick).  Returns how many ops got a
+/// kernel; an op no place can run keeps no pick (the program then names it).
+inline int pick_kernels(graph::graph& g, std::vector<place> places, const kernel_registry& reg) {
+    bool has_host = false;
+    for (auto& p : places) has_host = has_host || p.where == target::host;
+    if (!has_host) places.push_back(place{});
+    int picked = 0;
+    for (auto& op : g.ops) {
+        if (op.type == "subgraph") {
+            op.attrs.set("litegraph_place", op.attrs.get<std::string>("backend", "?"));
+            op.attrs.set("litegraph_pick", std::string("subgraph"));
+            ++picked;
+            continue;
+        }
+        const auto data = op_precision(g, op);
+        const kernel_entry* best = nullptr;
+        for (auto& p : places) {
+            for (auto& e : reg.entries())
+                if (e.op_type == op.type && place_matches(e.where, p, data) &&
+                    (!e.accepts || e.accepts(op.attrs))) {
+                    best = &e;
+                    break;
+                }
+            if (best) break;
+        }
+        if (!best) continue;
+        op.attrs.set("litegraph_place", to_string(best->where));
+        op.attrs.set("litegraph_pick", best->name);
+        ++picked;
+    }
+    return picked;
+}
+
+}  // namespace litegraph::backends
