@@ -106,6 +106,8 @@ struct identity_act {
 /// A depthwise conv that finishes its output in registers and writes it
 /// straight into a dense NCHW `y` [N, C, OH, OW]:
 ///   y = act(conv + bias[c])   (bias optional: null adds nothing)
+/// The accumulators start at the bias (as optimised kernels do), so the sum
+/// rounds in another order than conv-then-add: within a few ulps.
 /// `act` is any functor with `float operator()(float)` and a vector form
 /// `V vec(V)` doing the same operations (ops::act::relu, relu6, hard_swish ...).
 /// No epilogue call and no second pass: what fused<conv2d, bias, act<F>>
@@ -123,23 +125,24 @@ namespace detail {
 struct band_out {
     float* o;
     std::int64_t owv;
+    float init() const { return 0.f; }
     void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
         simd::store(o + row * owv + x, v);
     }
 };
 
 /// Output of depthwise blocks straight into an output plane (rows of
-/// stride ow), bias and activation applied in registers; the vector that
-/// crosses the row end goes through a small buffer.
+/// stride ow): the accumulators start at the bias, the activation is
+/// applied in registers; the vector that crosses the row end goes through a
+/// small buffer.
 template <class Act>
 struct plane_out {
     float* y;
     std::int64_t ow;
     float bias;
-    bool has_bias;
     Act act;
+    float init() const { return bias; }
     void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
-        if (has_bias) v = v + simd::vfloat(bias);
         v = act.vec(v);
         float* d = y + row * ow + x;
         if (x + simd::width <= ow) {
@@ -161,8 +164,9 @@ inline void depthwise_block(const float* base, std::int64_t row_step, const std:
     using simd::vfloat;
     using simd::width;
     vfloat acc[R][V];
+    const vfloat init(out.init());
     for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v) acc[r][v] = vfloat(0.f);
+        for (int v = 0; v < V; ++v) acc[r][v] = init;
     const std::int64_t nt = NT ? NT : ntaps;
     for (std::int64_t t = 0; t < nt; ++t) {
         const vfloat wv(wt[t]);
@@ -327,7 +331,7 @@ void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Ep
 /// as depthwise_conv2d, so it too may run in place of its input.
 template <class Act>
 void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float* w,
-                      const depthwise_direct<Act>& d, workspace* ws = nullptr) {
+                             const depthwise_direct<Act>& d, workspace* ws = nullptr) {
     g.validate();
     if (!g.is_depthwise()) throw shape_error("kernels::depthwise_conv2d: needs groups == C == OC");
     if (!ws) ws = &workspace::local();
@@ -336,8 +340,7 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
         detail::depthwise_planes(
             g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
                 const detail::plane_out<Act> out{d.y + (n * g.c + ch) * plane, g.ow,
-                                                 d.bias ? d.bias[ch] : 0.f, d.bias != nullptr,
-                                                 d.act};
+                                                 d.bias ? d.bias[ch] : 0.f, d.act};
                 kernel(g, ph, pw, w + ch * g.kh * g.kw, out, 0, g.oh);
             });
     });

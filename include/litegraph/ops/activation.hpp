@@ -26,7 +26,12 @@ struct relu {
     float operator()(float x) const { return x > 0.f ? x : 0.f; }
     template <class V>
     V vec(V x) const {
+#if XSIMD_WITH_SSE2
+        // x86 max returns its second operand when one is NaN: x > 0 ? x : 0.
+        return xsimd::max(x, V(0.f));
+#else
         return xsimd::select(x > V(0.f), x, V(0.f));
+#endif
     }
 };
 /// min(max(0, x), threshold)
@@ -37,8 +42,13 @@ struct relu6 {
     float operator()(float x) const { return std::min(std::max(0.f, x), threshold); }
     template <class V>
     V vec(V x) const {
+#if XSIMD_WITH_SSE2
+        // x86 max / min return their second operand when one is NaN.
+        return xsimd::min(xsimd::max(x, V(0.f)), V(threshold));
+#else
         const V m = xsimd::select(V(0.f) < x, x, V(0.f));
         return xsimd::select(V(threshold) < m, V(threshold), m);
+#endif
     }
 };
 /// x >= 0 ? x : alpha * x
