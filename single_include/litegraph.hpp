@@ -575,13 +575,18 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 // Unary activations: relu, relu6, leaky_relu, sigmoid, tanh, hard_swish,
 // hard_sigmoid, swish, silu, exp.  Each is a small functor in `ops::act` with
 // `float operator()(float) const` (its attributes are members) and the Paddle
-// op is `activation<Functor>`: one loop applying it.  Fused kernels compose the
+// op is `activation<Functor>`: one loop applying it.  The piecewise-linear
+// ones also have `V vec(V) const` for xsimd batches, the same operations in
+// the same order (so bit-identical to the scalar form), which the fused
+// epilogues use to run in vector registers (fusion/epilogue.hpp).  Fused kernels compose the
 // same functors as epilogues (e.g. conv2d followed by act::relu).
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
+
+#include <xsimd/xsimd.hpp>
 
 // ---- begin litegraph/ops/op.hpp ----
 // What an op is to litegraph: a struct with a param block, attribute parsing,
@@ -736,6 +741,15 @@ struct relu {
     static constexpr std::string_view paddle_type = "relu";
     static relu parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x > 0.f ? x : 0.f; }
+    template <class V>
+    V vec(V x) const {
+#if XSIMD_WITH_SSE2
+        // x86 max returns its second operand when one is NaN: x > 0 ? x : 0.
+        return xsimd::max(x, V(0.f));
+#else
+        return xsimd::select(x > V(0.f), x, V(0.f));
+#endif
+    }
 };
 /// min(max(0, x), threshold)
 struct relu6 {
@@ -743,6 +757,16 @@ struct relu6 {
     float threshold = 6.f;
     static relu6 parse(const attr_map& a) { return {a.get<float>("threshold", 6.f)}; }
     float operator()(float x) const { return std::min(std::max(0.f, x), threshold); }
+    template <class V>
+    V vec(V x) const {
+#if XSIMD_WITH_SSE2
+        // x86 max / min return their second operand when one is NaN.
+        return xsimd::min(xsimd::max(x, V(0.f)), V(threshold));
+#else
+        const V m = xsimd::select(V(0.f) < x, x, V(0.f));
+        return xsimd::select(V(threshold) < m, V(threshold), m);
+#endif
+    }
 };
 /// x >= 0 ? x : alpha * x
 struct leaky_relu {
@@ -750,6 +774,10 @@ struct leaky_relu {
     float alpha = 0.02f;
     static leaky_relu parse(const attr_map& a) { return {a.get<float>("alpha", 0.02f)}; }
     float operator()(float x) const { return x >= 0.f ? x : alpha * x; }
+    template <class V>
+    V vec(V x) const {
+        return xsimd::select(x >= V(0.f), x, V(alpha) * x);
+    }
 };
 struct sigmoid {
     static constexpr std::string_view paddle_type = "sigmoid";
@@ -769,8 +797,16 @@ struct hard_swish {
         return {a.get<float>("threshold", 6.f), a.get<float>("scale", 6.f),
                 a.get<float>("offset", 3.f)};
     }
+    // Multiplies by 1 / scale (within an ulp of dividing by it, and far
+    // cheaper in vector registers).
     float operator()(float x) const {
-        return x * std::min(std::max(x + offset, 0.f), threshold) / scale;
+        return x * std::min(std::max(x + offset, 0.f), threshold) * (1.f / scale);
+    }
+    template <class V>
+    V vec(V x) const {
+        const V y = x + V(offset);
+        const V m = xsimd::select(y < V(0.f), V(0.f), y);
+        return x * xsimd::select(V(threshold) < m, V(threshold), m) * V(1.f / scale);
     }
 };
 /// max(0, min(1, slope * x + offset))
@@ -781,6 +817,12 @@ struct hard_sigmoid {
         return {a.get<float>("slope", 0.2f), a.get<float>("offset", 0.5f)};
     }
     float operator()(float x) const { return std::max(0.f, std::min(1.f, slope * x + offset)); }
+    template <class V>
+    V vec(V x) const {
+        const V y = V(slope) * x + V(offset);
+        const V m = xsimd::select(y < V(1.f), y, V(1.f));
+        return xsimd::select(V(0.f) < m, m, V(0.f));
+    }
 };
 /// x / (1 + exp(-beta * x))
 struct swish {
@@ -1333,7 +1375,8 @@ struct concat {
 // Paths, chosen by conv2d():
 //   - depthwise (groups == C == OC, any window, stride, dilation, padding):
 //     zero-padded, stride-phase-split input rows, vectorised along the output
-//     row, with the 3x3 and 5x5 windows unrolled;
+//     row, with the 3x3 and 5x5 windows unrolled; output rows go to the
+//     epilogue in L1-sized bands as soon as they are computed;
 //   - 1x1, stride 1, no padding: per image and group, W[OCg, Cg] x X[Cg, H*W];
 //   - anything else: im2col over bands of output rows + GEMM.
 
@@ -1674,18 +1717,79 @@ struct conv_store_epilogue {
     }
 };
 
+/// The identity activation of depthwise_direct (no activation).
+struct identity_act {
+    float operator()(float v) const { return v; }
+    template <class V>
+    V vec(V v) const {
+        return v;
+    }
+};
+
+/// A depthwise conv that finishes its output in registers and writes it
+/// straight into a dense NCHW `y` [N, C, OH, OW]:
+///   y = act(conv + bias[c])   (bias optional: null adds nothing)
+/// The accumulators start at the bias (as optimised kernels do), so the sum
+/// rounds in another order than conv-then-add: within a few ulps.
+/// `act` is any functor with `float operator()(float)` and a vector form
+/// `V vec(V)` doing the same operations (ops::act::relu, relu6, hard_swish ...).
+/// No epilogue call and no second pass: what fused<conv2d, bias, act<F>>
+/// and a plain depthwise conv run on.
+template <class Act>
+struct depthwise_direct {
+    float* y = nullptr;
+    const float* bias = nullptr;
+    Act act{};
+};
+
 namespace detail {
+
+/// Output of depthwise blocks into a band buffer (rows of stride owv).
+struct band_out {
+    float* o;
+    std::int64_t owv;
+    float init() const { return 0.f; }
+    void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
+        simd::store(o + row * owv + x, v);
+    }
+};
+
+/// Output of depthwise blocks straight into an output plane (rows of
+/// stride ow): the accumulators start at the bias, the activation is
+/// applied in registers; the vector that crosses the row end goes through a
+/// small buffer.
+template <class Act>
+struct plane_out {
+    float* y;
+    std::int64_t ow;
+    float bias;
+    Act act;
+    float init() const { return bias; }
+    void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
+        v = act.vec(v);
+        float* d = y + row * ow + x;
+        if (x + simd::width <= ow) {
+            simd::store(d, v);
+        } else if (x < ow) {
+            float tail[simd::width];
+            simd::store(tail, v);
+            for (std::int64_t i = 0; i < ow - x; ++i) d[i] = tail[i];
+        }
+    }
+};
 
 /// R output rows x V vectors of one depthwise plane: R * V independent FMA
 /// chains over the taps.  `base` is the phase-split input of the first row.
-template <int R, int V, int NT>
+template <int R, int V, int NT, class Out>
 inline void depthwise_block(const float* base, std::int64_t row_step, const std::int64_t* tap,
-                            std::int64_t ntaps, const float* wt, float* o, std::int64_t ostep) {
+                            std::int64_t ntaps, const float* wt, const Out& out, std::int64_t row,
+                            std::int64_t x) {
     using simd::vfloat;
     using simd::width;
     vfloat acc[R][V];
+    const vfloat init(out.init());
     for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v) acc[r][v] = vfloat(0.f);
+        for (int v = 0; v < V; ++v) acc[r][v] = init;
     const std::int64_t nt = NT ? NT : ntaps;
     for (std::int64_t t = 0; t < nt; ++t) {
         const vfloat wv(wt[t]);
@@ -1695,29 +1799,30 @@ inline void depthwise_block(const float* base, std::int64_t row_step, const std:
                 acc[r][v] = simd::fmadd(wv, simd::load(p + r * row_step + v * width), acc[r][v]);
     }
     for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v) simd::store(o + r * ostep + v * width, acc[r][v]);
+        for (int v = 0; v < V; ++v) out.put(row + r, x + v * width, acc[r][v]);
 }
 
 /// R output rows of a depthwise plane, all vectors of the (padded) row.
-template <int R, int V, int NT>
+template <int R, int V, int NT, class Out>
 inline void depthwise_rows(const float* base, std::int64_t row_step, const std::int64_t* tap,
-                           std::int64_t ntaps, const float* wt, float* o, std::int64_t owv) {
+                           std::int64_t ntaps, const float* wt, const Out& out, std::int64_t row,
+                           std::int64_t owv) {
     using simd::width;
     std::int64_t x = 0;
     for (; x + V * width <= owv; x += V * width)
-        depthwise_block<R, V, NT>(base + x, row_step, tap, ntaps, wt, o + x, owv);
+        depthwise_block<R, V, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
     for (; x < owv; x += width)
-        depthwise_block<R, 1, NT>(base + x, row_step, tap, ntaps, wt, o + x, owv);
+        depthwise_block<R, 1, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
 }
 
-/// Depthwise plane: one channel of one image.  `ph` holds the padded input
-/// split by column phase: row r, phase q, index i = padded column q + sw * i,
-/// so that output column ow under kernel column j reads phase (j*dw) % sw at
-/// index ow + (j*dw) / sw, contiguously.  Writes rows of stride owv (the
-/// output width rounded up to vectors) into `out`.
-template <int KH, int KW>
+/// Depthwise plane rows [oh0, oh1) of one channel of one image.  `ph` holds
+/// the padded input split by column phase: row r, phase q, index i = padded
+/// column q + sw * i, so that output column ow under kernel column j reads
+/// phase (j*dw) % sw at index ow + (j*dw) / sw, contiguously.  Output row oh
+/// goes to `out` as row oh - oh0.
+template <int KH, int KW, class Out>
 void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, const float* wt,
-                     float* out) {
+                     const Out& out, std::int64_t oh0, std::int64_t oh1) {
     using simd::width;
     constexpr int NT = KH * KW;
     const std::int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;
@@ -1736,12 +1841,12 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, c
     const std::int64_t owv = (g.ow + width - 1) / width * width;
     // Four independent chains: 1 row x 4 vectors, 2 x 2 or 4 x 1.
     auto run = [&]<int R, int V>() {
-        std::int64_t oh = 0;
-        for (; oh + R <= g.oh; oh += R)
-            depthwise_rows<R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out + oh * owv,
+        std::int64_t oh = oh0;
+        for (; oh + R <= oh1; oh += R)
+            depthwise_rows<R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
                                      owv);
-        for (; oh < g.oh; ++oh)
-            depthwise_rows<1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out + oh * owv,
+        for (; oh < oh1; ++oh)
+            depthwise_rows<1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
                                      owv);
     };
     if (owv >= 4 * width)
@@ -1752,15 +1857,11 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, c
         run.template operator()<4, 1>();
 }
 
-}  // namespace detail
-
-/// Depthwise conv (groups == C == OC), any window / stride / dilation / padding.
-template <class Epilogue>
-void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
-                      workspace* ws = nullptr) {
-    g.validate();
-    if (!g.is_depthwise()) throw shape_error("kernels::depthwise_conv2d: needs groups == C == OC");
-    if (!ws) ws = &workspace::local();
+/// The plane loop of the depthwise conv: for each image and channel in
+/// order, copies the whole input plane into the zero-padded phase buffer,
+/// then calls plane(n, ch, ph, pw).
+template <class Plane>
+void depthwise_planes(const conv_geometry& g, const float* x, workspace* ws, Plane&& plane) {
     using simd::width;
     const std::int64_t hp = g.h + g.pt + g.pb;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
@@ -1768,48 +1869,104 @@ void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Ep
     const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
     const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
     float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
-    float* out = workspace::grow(ws->c, g.oh * owv);
     // Zero the phase buffer once; then each plane rewrites the image cells.
     std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
-    const std::int64_t plane = g.h * g.w;
-    auto run = [&](auto kernel) {
-        for (std::int64_t n = 0; n < g.n; ++n)
-            for (std::int64_t ch = 0; ch < g.c; ++ch) {
-                const float* xp = x + (n * g.c + ch) * plane;
-                for (std::int64_t r = 0; r < g.h; ++r) {
-                    float* prow = ph + (r + g.pt) * g.sw * pw;
-                    const float* src = xp + r * g.w;
-                    if (g.sw == 1) {
-                        std::memcpy(prow + g.pl, src,
-                                    static_cast<std::size_t>(g.w) * sizeof(float));
-                    } else {
-                        for (std::int64_t q = 0; q < g.sw; ++q) {
-                            // First image column landing on phase q.
-                            const std::int64_t c0 = ((q - g.pl) % g.sw + g.sw) % g.sw;
-                            float* dst = prow + q * pw + (c0 + g.pl) / g.sw;
-                            const std::int64_t cnt = (g.w - c0 + g.sw - 1) / g.sw;
-                            const float* s0 = src + c0;
-                            if (g.sw == 2)  // a constant stride the compiler vectorises
-                                for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[2 * i];
-                            else
-                                for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[i * g.sw];
-                        }
+    const std::int64_t in_plane = g.h * g.w;
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t ch = 0; ch < g.c; ++ch) {
+            const float* xp = x + (n * g.c + ch) * in_plane;
+            for (std::int64_t r = 0; r < g.h; ++r) {
+                float* prow = ph + (r + g.pt) * g.sw * pw;
+                const float* src = xp + r * g.w;
+                if (g.sw == 1) {
+                    std::memcpy(prow + g.pl, src, static_cast<std::size_t>(g.w) * sizeof(float));
+                } else {
+                    for (std::int64_t q = 0; q < g.sw; ++q) {
+                        // First image column landing on phase q.
+                        const std::int64_t c0 = ((q - g.pl) % g.sw + g.sw) % g.sw;
+                        float* dst = prow + q * pw + (c0 + g.pl) / g.sw;
+                        const std::int64_t cnt = (g.w - c0 + g.sw - 1) / g.sw;
+                        const float* s0 = src + c0;
+                        if (g.sw == 2)  // a constant stride the compiler vectorises
+                            for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[2 * i];
+                        else
+                            for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[i * g.sw];
                     }
                 }
-                kernel(g, static_cast<const float*>(ph), pw, w + ch * g.kh * g.kw, out);
-                if (owv != g.ow)  // close the row padding: one run per plane
-                    for (std::int64_t r = 1; r < g.oh; ++r)
-                        std::memmove(out + r * g.ow, out + r * owv,
-                                     static_cast<std::size_t>(g.ow) * sizeof(float));
-                epi(n, ch, std::int64_t{0}, static_cast<const float*>(out), g.oh * g.ow);
             }
-    };
+            plane(n, ch, static_cast<const float*>(ph), pw);
+        }
+}
+
+/// Calls f(depthwise_plane<KH, KW, Out>) for the unrolled window, if any.
+template <class Out, class F>
+void with_depthwise_kernel(const conv_geometry& g, F&& f) {
     if (g.kh == 3 && g.kw == 3)
-        run(detail::depthwise_plane<3, 3>);
+        f(depthwise_plane<3, 3, Out>);
     else if (g.kh == 5 && g.kw == 5)
-        run(detail::depthwise_plane<5, 5>);
+        f(depthwise_plane<5, 5, Out>);
     else
-        run(detail::depthwise_plane<0, 0>);
+        f(depthwise_plane<0, 0, Out>);
+}
+
+}  // namespace detail
+
+/// Depthwise conv (groups == C == OC), any window / stride / dilation / padding.
+///
+/// Planes are computed in order (image by image, channel by channel) and each
+/// input plane is read completely (into a padded scratch) before any value of
+/// the same output plane goes to the epilogue; output rows go to the epilogue
+/// in bands of a few KB, straight after they are computed (still in L1).  So
+/// the epilogue may write output plane (n, c) over input planes up to (n, c):
+/// the conv can run in place of its input when an output plane is no larger
+/// than an input plane (fused<conv2d, ...>::run_in_place relies on this).
+template <class Epilogue>
+void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
+                      workspace* ws = nullptr) {
+    g.validate();
+    if (!g.is_depthwise()) throw shape_error("kernels::depthwise_conv2d: needs groups == C == OC");
+    if (!ws) ws = &workspace::local();
+    using simd::width;
+    const std::int64_t owv = (g.ow + width - 1) / width * width;
+    // Output rows per band: about 4K floats (16 KB), a multiple of 4 rows
+    // (the row blocking of depthwise_plane).
+    const std::int64_t band = std::min(g.oh, std::max<std::int64_t>(4, (4096 / owv) / 4 * 4));
+    float* out = workspace::grow(ws->c, band * owv);
+    detail::with_depthwise_kernel<detail::band_out>(g, [&](auto kernel) {
+        detail::depthwise_planes(
+            g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
+                const float* wt = w + ch * g.kh * g.kw;
+                for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
+                    const std::int64_t oh1 = std::min(g.oh, oh0 + band);
+                    kernel(g, ph, pw, wt, detail::band_out{out, owv}, oh0, oh1);
+                    if (owv != g.ow)  // close the row padding: one run per band
+                        for (std::int64_t r = 1; r < oh1 - oh0; ++r)
+                            std::memmove(out + r * g.ow, out + r * owv,
+                                         static_cast<std::size_t>(g.ow) * sizeof(float));
+                    epi(n, ch, oh0 * g.ow, static_cast<const float*>(out), (oh1 - oh0) * g.ow);
+                }
+            });
+    });
+}
+
+/// Depthwise conv written straight into d.y (dense NCHW), bias and activation
+/// in registers (see depthwise_direct).  Same plane order and input reading
+/// as depthwise_conv2d, so it too may run in place of its input.
+template <class Act>
+void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float* w,
+                             const depthwise_direct<Act>& d, workspace* ws = nullptr) {
+    g.validate();
+    if (!g.is_depthwise()) throw shape_error("kernels::depthwise_conv2d: needs groups == C == OC");
+    if (!ws) ws = &workspace::local();
+    const std::int64_t plane = g.oh * g.ow;
+    detail::with_depthwise_kernel<detail::plane_out<Act>>(g, [&](auto kernel) {
+        detail::depthwise_planes(
+            g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
+                const detail::plane_out<Act> out{d.y + (n * g.c + ch) * plane, g.ow,
+                                                 d.bias ? d.bias[ch] : 0.f, d.act};
+                kernel(g, ph, pw, w + ch * g.kh * g.kw, out, 0, g.oh);
+            });
+    });
 }
 
 /// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,
@@ -2360,6 +2517,14 @@ struct conv2d {
                          [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
                              std::copy(row, row + g.ow, y + ((n * g.oc + oc) * g.oh + oh) * g.ow);
                          });
+            return;
+        }
+        const auto kg = kernels::conv_geometry::from(g);
+        if (kg.is_depthwise()) {  // written straight from registers, bias included
+            kernels::depthwise_direct<kernels::identity_act> d;
+            d.y = y;
+            d.bias = bias;
+            kernels::depthwise_conv2d_direct(kg, x, f, d);
             return;
         }
         const std::int64_t plane = g.oh * g.ow;
@@ -5301,10 +5466,17 @@ inline void compact(graph& g, const std::vector<bool>& dead) {
 //   fused<conv2d, bias, gate<hard_sigmoid, mul_plane>>   the SE gate: conv is [N,C,1,1],
 //                                                        other and out are [N,C,H,W]
 //   fused<conv2d, bias, act<relu>, add_with>             residual: out = relu(conv + b) + other
+//
+// Every stage has a scalar form; stages that also have a vector form
+// (`vec`, on kernels::simd::vfloat, the same operations in the same order)
+// let `emit` run the chain in vector registers over a run of values, with the
+// scalar form for the tail only, so a fused epilogue costs a few vector
+// instructions per output vector and the results do not depend on the path.
 
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
+
 
 namespace litegraph::fusion {
 
@@ -5316,23 +5488,51 @@ struct at {
     std::int64_t index = 0;  // flat index into the producer's output
 };
 
+/// Whether activation functor F has a vector form `V vec(V) const`.
+template <class F>
+concept vector_act = requires(const F& f, kernels::simd::vfloat v) {
+    f.vec(v);
+};
+
+/// Whether stage S declares a vector form (`vectorizes`; a stage without the
+/// flag runs scalar).
+template <class S>
+concept stage_vectorizes = requires {
+    requires S::vectorizes;
+};
+
 /// Per-channel bias: v + b[channel].
 struct bias {
+    static constexpr bool vectorizes = true;
     const float* values = nullptr;
     float operator()(float v, const at& a) const { return v + values[a.channel]; }
+    template <class V>
+    V vec(V v, const at& a) const {
+        return v + V(values[a.channel]);
+    }
 };
 
 /// An activation functor (ops::act::*) as a stage.
 template <class F>
 struct act {
+    static constexpr bool vectorizes = vector_act<F>;
     F f{};
     float operator()(float v, const at&) const { return f(v); }
+    template <class V>
+    V vec(V v, const at&) const {
+        return f.vec(v);
+    }
 };
 
 /// Residual add of another tensor of the producer's shape: v + other[index].
 struct add_with {
+    static constexpr bool vectorizes = true;
     const float* other = nullptr;
     float operator()(float v, const at& a) const { return v + other[a.index]; }
+    template <class V>
+    V vec(V v, const at& a) const {
+        return v + V::load_unaligned(other + a.index);
+    }
 };
 
 // Terminal writers: how the final value reaches memory.
@@ -5340,16 +5540,26 @@ struct add_with {
 /// The default: out[index] = v.
 struct store {
     static constexpr bool is_terminal = true;
-    void write(float* out, const at& a, float v) const { out[a.index] = v; }
     static constexpr bool broadcasts = false;
+    static constexpr bool vectorizes = true;
+    void write(float* out, const at& a, float v) const { out[a.index] = v; }
+    template <class V>
+    void write_vec(float* out, const at& a, V v) const {
+        v.store_unaligned(out + a.index);
+    }
 };
 
 /// out[index] = other[index] * v (the patent's conv -> logistic -> mul).
 struct mul_with {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = false;
+    static constexpr bool vectorizes = true;
     const float* other = nullptr;
     void write(float* out, const at& a, float v) const { out[a.index] = other[a.index] * v; }
+    template <class V>
+    void write_vec(float* out, const at& a, V v) const {
+        (V::load_unaligned(other + a.index) * v).store_unaligned(out + a.index);
+    }
 };
 
 /// The SE gate: the producer's output is [N, C, 1, 1]; every element scales
@@ -5357,6 +5567,7 @@ struct mul_with {
 struct mul_plane {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = true;
+    static constexpr bool vectorizes = false;  // one value per plane (the loop below vectorises)
     const float* other = nullptr;
     std::int64_t plane = 1;  // H * W of `other`
     void write(float* out, const at& a, float v) const {
@@ -5372,9 +5583,14 @@ template <class F, class Mul>
 struct gate {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = Mul::broadcasts;
+    static constexpr bool vectorizes = vector_act<F> && stage_vectorizes<Mul>;
     F f{};
     Mul mul{};
     void write(float* out, const at& a, float v) const { mul.write(out, a, f(v)); }
+    template <class V>
+    void write_vec(float* out, const at& a, V v) const {
+        mul.write_vec(out, a, f.vec(v));
+    }
 };
 
 template <class S>
@@ -5417,6 +5633,13 @@ struct chain {
 
     static constexpr bool has_terminal = (terminal_stage<Stages> || ... || false);
     static constexpr bool has_bias = (std::is_same_v<Stages, bias> || ... || false);
+#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+    static constexpr bool vectorized = false;
+#else
+    using vfloat = kernels::simd::vfloat;
+    /// Whether emit runs in vector registers (every stage has a vector form).
+    static constexpr bool vectorized = (stage_vectorizes<Stages> && ... && true);
+#endif
 
     /// The element stages applied to v (terminal excluded).
     float apply(float v, const at& a) const {
@@ -5437,10 +5660,42 @@ struct chain {
     /// image `image`, channel `channel`, starting at flat index `index`, go
     /// through the chain and are written once each.
     void emit(float* out, const float* values, std::int64_t count, at a) const {
-        for (std::int64_t i = 0; i < count; ++i, ++a.index) write(out, a, values[i]);
+        // The loop runs on a local copy of the stages: `out` cannot alias it,
+        // so their parameters stay in registers across the stores.
+        const chain local = *this;
+        local.emit_local(out, values, count, a);
     }
 
 private:
+    void emit_local(float* out, const float* values, std::int64_t count, at a) const {
+        std::int64_t i = 0;
+#if !defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+        if constexpr (vectorized) {
+            constexpr std::int64_t w = kernels::simd::width;
+            const std::int64_t vend = count - count % w;
+            for (; i < vend; i += w)
+                write_vec(out, at{a.image, a.channel, a.index + i},
+                          vfloat::load_unaligned(values + i));
+        }
+#endif
+        for (; i < count; ++i) write(out, at{a.image, a.channel, a.index + i}, values[i]);
+    }
+#if !defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+    void write_vec(float* out, const at& a, vfloat v) const {
+        std::apply([&](const auto&... s) { ((v = step_vec(s, v, a)), ...); }, stages);
+        if constexpr (has_terminal)
+            std::get<sizeof...(Stages) - 1>(stages).write_vec(out, a, v);
+        else
+            v.store_unaligned(out + a.index);
+    }
+    template <class S>
+    static vfloat step_vec(const S& s, vfloat v, const at& a) {
+        if constexpr (terminal_stage<S>)
+            return v;
+        else
+            return s.vec(v, a);
+    }
+#endif
     template <class S>
     static float step(const S& s, float v, const at& a) {
         if constexpr (terminal_stage<S>)
@@ -5501,6 +5756,26 @@ template <class T>
 concept producer = requires {
     typename T::params;
     T::paddle_types[0];
+};
+
+/// Chains a depthwise kernel can finish in registers: chain<bias> and
+/// chain<bias, act<F>> with F's vector form (kernels::depthwise_direct).
+template <class Chain>
+struct direct_form {
+    static constexpr bool value = false;
+};
+template <>
+struct direct_form<chain<bias>> {
+    static constexpr bool value = true;
+    using act_type = kernels::identity_act;
+    static act_type act_of(const chain<bias>&) { return {}; }
+};
+template <class F>
+requires vector_act<F>
+struct direct_form<chain<bias, act<F>>> {
+    static constexpr bool value = true;
+    using act_type = F;
+    static F act_of(const chain<bias, act<F>>& c) { return std::get<1>(c.stages).f; }
 };
 
 template <class Producer, class... Stages>
@@ -5586,6 +5861,7 @@ struct fused<ops::conv2d, Stages...> {
             run_in_place(p.conv, g, c, x, f, out, io);
             return;
         }
+        if (run_direct(p.conv, g, c, x, f, out)) return;
         // The bias is a stage of the chain, so the producer adds none itself.
         // at.index is the flat index into the conv's own output [N, OC, OH, OW]
         // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
@@ -5598,12 +5874,15 @@ struct fused<ops::conv2d, Stages...> {
     }
 
 private:
-    /// A depthwise conv over its own input (TinyEngine's trick): each output
-    /// plane is finished in a one-plane scratch, then written where input
-    /// planes already consumed lay.  Plane (n, c) of the output ends at or
-    /// before the end of input plane (n, c), so no unread input is overwritten.
-    /// The fast kernel runs one channel at a time (a one-channel geometry), so
-    /// it never sees a later input plane while output planes are written.
+    /// A depthwise conv over its own input (TinyEngine's trick).  Plane (n, c)
+    /// of the output ends at or before the end of input plane (n, c), so an
+    /// output plane only covers input planes already consumed:
+    ///   - the fast kernel reads each input plane whole (into its padded
+    ///     scratch) before it emits the same output plane, planes in order
+    ///     (the contract of kernels::depthwise_conv2d), so the chain writes
+    ///     straight into the output, with no extra pass;
+    ///   - the reference row loop reads input rows while it emits, so its
+    ///     plane waits in a one-plane scratch.
     static void run_in_place(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
                              const chain_type& c, const float* x, const float* f, float* out,
                              const op_io& io) {
@@ -5614,8 +5893,8 @@ private:
                                                ") cannot be written in place");
         io.check(!chain_type::has_terminal, "a gated depthwise conv cannot run in place");
         const std::int64_t plane = g.oh * g.ow;
-        std::vector<float> scratch(static_cast<std::size_t>(plane));
         if (p.kernel == ops::conv_kernel::reference) {
+            std::vector<float> scratch(static_cast<std::size_t>(plane));
             ops::conv2d::for_each_row(
                 g, x, f, nullptr,
                 [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
@@ -5625,17 +5904,33 @@ private:
                 });
             return;
         }
-        auto one = kernels::conv_geometry::from(g);
-        one.n = one.c = one.oc = one.groups = 1;
-        const std::int64_t in_plane = g.h * g.w, taps = g.kh * g.kw;
-        for (std::int64_t n = 0; n < g.n; ++n)
-            for (std::int64_t ch = 0; ch < g.c; ++ch) {
-                kernels::depthwise_conv2d(
-                    one, x + (n * g.c + ch) * in_plane, f + ch * taps,
-                    [&](std::int64_t, std::int64_t, std::int64_t off, const float* v,
-                        std::int64_t count) { std::copy(v, v + count, scratch.data() + off); });
-                c.emit(out, scratch.data(), plane, at{n, ch, (n * g.oc + ch) * plane});
-            }
+        if (run_direct(p, g, c, x, f, out)) return;
+        ops::conv2d::produce(p, g, x, f,
+                             [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                                 std::int64_t count) {
+                                 c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+                             });
+    }
+
+    /// A fast depthwise conv whose chain is a bias and at most one activation
+    /// with a vector form runs it in registers inside the kernel
+    /// (kernels::depthwise_conv2d_direct); returns false for anything else.
+    static bool run_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
+                           const chain_type& c, const float* x, const float* f, float* out) {
+        if constexpr (direct_form<chain_type>::value) {
+            const auto kg = kernels::conv_geometry::from(g);
+            if (p.kernel != ops::conv_kernel::fast || !kg.is_depthwise()) return false;
+            using A = typename direct_form<chain_type>::act_type;
+            kernels::depthwise_direct<A> d;
+            d.y = out;
+            d.bias = std::get<0>(c.stages).values;
+            d.act = direct_form<chain_type>::act_of(c);
+            kernels::depthwise_conv2d_direct(kg, x, f, d);
+            return true;
+        } else {
+            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out;
+            return false;
+        }
     }
 
     template <class S>
@@ -8252,6 +8547,14 @@ public:
 
     /// Runs the program on the inputs set; outputs stay valid until the next run.
     void run() {
+        run([](const instruction&) {});
+    }
+
+    /// run(), calling `after(instruction)` after each instruction that runs,
+    /// in execution order: a profiler times instructions, a debugger reads
+    /// their outputs (valid until the arena reuses their memory).
+    template <class After>
+    void run(After&& after) {
         prepare_plan();
         if (!plan_.fits)
             throw usage_error("the activations do not fit the memory segments: " +
@@ -8261,7 +8564,10 @@ public:
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
         }
         for (int i : order_)
-            if (!code_[i].elided) code_[i].k->run(code_[i].io);
+            if (!code_[i].elided) {
+                code_[i].k->run(code_[i].io);
+                after(static_cast<const instruction&>(code_[i]));
+            }
     }
 
     /// Output `i` of the last run.
