@@ -593,13 +593,79 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 // Unary activations: relu, relu6, leaky_relu, sigmoid, tanh, hard_swish,
 // hard_sigmoid, swish, silu, exp.  Each is a small functor in `ops::act` with
 // `float operator()(float) const` (its attributes are members) and the Paddle
-// op is `activation<Functor>`: one loop applying it.  Fused kernels compose the
-// same functors as epilogues (e.g. conv2d followed by act::relu).
+// op is `activation<Functor>`: one loop applying it.  The piecewise-linear
+// ones also have `V vec(V) const` for xsimd batches, the same operations in
+// the same order (so bit-identical to the scalar form; absent where xsimd is
+// not used, e.g. Cortex-M), which the fused epilogues use to run in vector registers
+// (fusion/epilogue.hpp).  Fused kernels compose the same functors as epilogues (e.g. conv2d
+// followed by act::relu).
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
+
+// ---- begin litegraph/kernels/simd.hpp ----
+// The one SIMD vocabulary the fast kernels use: a float vector of the widest
+// kind xsimd supports for the compile flags (SSE2 by default on x86-64, AVX2 or
+// AVX-512 with -march=native, NEON on ARM), or a one-lane scalar stand-in when
+// xsimd supports nothing (microcontrollers), so the kernels always build.
+
+#include <cstddef>
+#include <cstdint>
+
+// Cortex-M (and LITEGRAPH_NO_XSIMD): no vector unit xsimd knows, and a C
+// library without posix_memalign, so xsimd is not included at all.
+#if defined(LITEGRAPH_NO_XSIMD) || (defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
+#define LITEGRAPH_SCALAR_SIMD 1
+#else
+#include <xsimd/xsimd.hpp>
+#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+#define LITEGRAPH_SCALAR_SIMD 1
+#endif
+#endif
+
+namespace litegraph::kernels::simd {
+
+#if defined(LITEGRAPH_SCALAR_SIMD)
+struct vfloat {
+    static constexpr std::size_t size = 1;
+    float v = 0.f;
+    vfloat() = default;
+    vfloat(float x) : v(x) {}  // NOLINT: broadcast, as xsimd::batch
+    friend vfloat operator+(vfloat a, vfloat b) { return a.v + b.v; }
+    friend vfloat operator*(vfloat a, vfloat b) { return a.v * b.v; }
+};
+inline vfloat load(const float* p) {
+    return *p;
+}
+inline void store(float* p, vfloat x) {
+    *p = x.v;
+}
+inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
+    return a.v * b.v + c.v;
+}
+inline constexpr const char* arch_name = "scalar";
+#else
+using vfloat = xsimd::batch<float>;
+inline vfloat load(const float* p) {
+    return vfloat::load_unaligned(p);
+}
+inline void store(float* p, vfloat x) {
+    x.store_unaligned(p);
+}
+/// a * b + c (a fused multiply-add where the target has one).
+inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
+    return xsimd::fma(a, b, c);
+}
+inline constexpr const char* arch_name = xsimd::default_arch::name();
+#endif
+
+/// Floats per vector.
+inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
+
+}  // namespace litegraph::kernels::simd
+// ---- end litegraph/kernels/simd.hpp ----
 
 // ---- begin litegraph/ops/op.hpp ----
 // What an op is to litegraph: a struct with a param block, attribute parsing,
@@ -754,6 +820,17 @@ struct relu {
     static constexpr std::string_view paddle_type = "relu";
     static relu parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x > 0.f ? x : 0.f; }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+#if XSIMD_WITH_SSE2
+        // x86 max returns its second operand when one is NaN: x > 0 ? x : 0.
+        return xsimd::max(x, V(0.f));
+#else
+        return xsimd::select(x > V(0.f), x, V(0.f));
+#endif
+    }
+#endif
 };
 /// min(max(0, x), threshold)
 struct relu6 {
@@ -761,6 +838,18 @@ struct relu6 {
     float threshold = 6.f;
     static relu6 parse(const attr_map& a) { return {a.get<float>("threshold", 6.f)}; }
     float operator()(float x) const { return std::min(std::max(0.f, x), threshold); }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+#if XSIMD_WITH_SSE2
+        // x86 max / min return their second operand when one is NaN.
+        return xsimd::min(xsimd::max(x, V(0.f)), V(threshold));
+#else
+        const V m = xsimd::select(V(0.f) < x, x, V(0.f));
+        return xsimd::select(V(threshold) < m, V(threshold), m);
+#endif
+    }
+#endif
 };
 /// x >= 0 ? x : alpha * x
 struct leaky_relu {
@@ -768,6 +857,12 @@ struct leaky_relu {
     float alpha = 0.02f;
     static leaky_relu parse(const attr_map& a) { return {a.get<float>("alpha", 0.02f)}; }
     float operator()(float x) const { return x >= 0.f ? x : alpha * x; }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+        return xsimd::select(x >= V(0.f), x, V(alpha) * x);
+    }
+#endif
 };
 struct sigmoid {
     static constexpr std::string_view paddle_type = "sigmoid";
@@ -787,9 +882,19 @@ struct hard_swish {
         return {a.get<float>("threshold", 6.f), a.get<float>("scale", 6.f),
                 a.get<float>("offset", 3.f)};
     }
+    // Multiplies by 1 / scale (within an ulp of dividing by it, and far
+    // cheaper in vector registers).
     float operator()(float x) const {
-        return x * std::min(std::max(x + offset, 0.f), threshold) / scale;
+        return x * std::min(std::max(x + offset, 0.f), threshold) * (1.f / scale);
     }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+        const V y = x + V(offset);
+        const V m = xsimd::select(y < V(0.f), V(0.f), y);
+        return x * xsimd::select(V(threshold) < m, V(threshold), m) * V(1.f / scale);
+    }
+#endif
 };
 /// max(0, min(1, slope * x + offset))
 struct hard_sigmoid {
@@ -799,6 +904,14 @@ struct hard_sigmoid {
         return {a.get<float>("slope", 0.2f), a.get<float>("offset", 0.5f)};
     }
     float operator()(float x) const { return std::max(0.f, std::min(1.f, slope * x + offset)); }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+        const V y = V(slope) * x + V(offset);
+        const V m = xsimd::select(y < V(1.f), y, V(1.f));
+        return xsimd::select(V(0.f) < m, m, V(0.f));
+    }
+#endif
 };
 /// x / (1 + exp(-beta * x))
 struct swish {
@@ -1352,7 +1465,8 @@ struct concat {
 // Paths, chosen by conv2d():
 //   - depthwise (groups == C == OC, any window, stride, dilation, padding):
 //     zero-padded, stride-phase-split input rows, vectorised along the output
-//     row, with the 3x3 and 5x5 windows unrolled;
+//     row, with the 3x3 and 5x5 windows unrolled; output rows go to the
+//     epilogue in L1-sized bands as soon as they are computed;
 //   - 1x1, stride 1, no padding: per image and group, W[OCg, Cg] x X[Cg, H*W];
 //   - anything else: im2col over bands of output rows + GEMM.
 
@@ -1392,67 +1506,6 @@ struct concat {
 #include <cstring>
 #include <vector>
 
-// ---- begin litegraph/kernels/simd.hpp ----
-// The one SIMD vocabulary the fast kernels use: a float vector of the widest
-// kind xsimd supports for the compile flags (SSE2 by default on x86-64, AVX2 or
-// AVX-512 with -march=native, NEON on ARM), or a one-lane scalar stand-in when
-// xsimd supports nothing (microcontrollers), so the kernels always build.
-
-#include <cstddef>
-#include <cstdint>
-
-// Cortex-M (and LITEGRAPH_NO_XSIMD): no vector unit xsimd knows, and a C
-// library without posix_memalign, so xsimd is not included at all.
-#if defined(LITEGRAPH_NO_XSIMD) || (defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
-#define LITEGRAPH_SCALAR_SIMD 1
-#else
-#include <xsimd/xsimd.hpp>
-#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
-#define LITEGRAPH_SCALAR_SIMD 1
-#endif
-#endif
-
-namespace litegraph::kernels::simd {
-
-#if defined(LITEGRAPH_SCALAR_SIMD)
-struct vfloat {
-    static constexpr std::size_t size = 1;
-    float v = 0.f;
-    vfloat() = default;
-    vfloat(float x) : v(x) {}  // NOLINT: broadcast, as xsimd::batch
-    friend vfloat operator+(vfloat a, vfloat b) { return a.v + b.v; }
-    friend vfloat operator*(vfloat a, vfloat b) { return a.v * b.v; }
-};
-inline vfloat load(const float* p) {
-    return *p;
-}
-inline void store(float* p, vfloat x) {
-    *p = x.v;
-}
-inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
-    return a.v * b.v + c.v;
-}
-inline constexpr const char* arch_name = "scalar";
-#else
-using vfloat = xsimd::batch<float>;
-inline vfloat load(const float* p) {
-    return vfloat::load_unaligned(p);
-}
-inline void store(float* p, vfloat x) {
-    x.store_unaligned(p);
-}
-/// a * b + c (a fused multiply-add where the target has one).
-inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
-    return xsimd::fma(a, b, c);
-}
-inline constexpr const char* arch_name = xsimd::default_arch::name();
-#endif
-
-/// Floats per vector.
-inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
-
-}  // namespace litegraph::kernels::simd
-// ---- end litegraph/kernels/simd.hpp ----
 
 namespace litegraph::kernels {
 
@@ -1704,18 +1757,79 @@ struct conv_store_epilogue {
     }
 };
 
+/// The identity activation of depthwise_direct (no activation).
+struct identity_act {
+    float operator()(float v) const { return v; }
+    template <class V>
+    V vec(V v) const {
+        return v;
+    }
+};
+
+/// A depthwise conv that finishes its output in registers and writes it
+/// straight into a dense NCHW `y` [N, C, OH, OW]:
+///   y = act(conv + bias[c])   (bias optional: null adds nothing)
+/// The accumulators start at the bias (as optimised kernels do), so the sum
+/// rounds in another order than conv-then-add: within a few ulps.
+/// `act` is any functor with `float operator()(float)` and a vector form
+/// `V vec(V)` doing the same operations (ops::act::relu, relu6, hard_swish ...).
+/// No epilogue call and no second pass: what fused<conv2d, bias, act<F>>
+/// and a plain depthwise conv run on.
+template <class Act>
+struct depthwise_direct {
+    float* y = nullptr;
+    const float* bias = nullptr;
+    Act act{};
+};
+
 namespace detail {
+
+/// Output of depthwise blocks into a band buffer (rows of stride owv).
+struct band_out {
+    float* o;
+    std::int64_t owv;
+    float init() const { return 0.f; }
+    void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
+        simd::store(o + row * owv + x, v);
+    }
+};
+
+/// Output of depthwise blocks straight into an output plane (rows of
+/// stride ow): the accumulators start at the bias, the activation is
+/// applied in registers; the vector that crosses the row end goes through a
+/// small buffer.
+template <class Act>
+struct plane_out {
+    float* y;
+    std::int64_t ow;
+    float bias;
+    Act act;
+    float init() const { return bias; }
+    void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
+        v = act.vec(v);
+        float* d = y + row * ow + x;
+        if (x + simd::width <= ow) {
+            simd::store(d, v);
+        } else if (x < ow) {
+            float tail[simd::width];
+            simd::store(tail, v);
+            for (std::int64_t i = 0; i < ow - x; ++i) d[i] = tail[i];
+        }
+    }
+};
 
 /// R output rows x V vectors of one depthwise plane: R * V independent FMA
 /// chains over the taps.  `base` is the phase-split input of the first row.
-template <int R, int V, int NT>
+template <int R, int V, int NT, class Out>
 inline void depthwise_block(const float* base, std::int64_t row_step, const std::int64_t* tap,
-                            std::int64_t ntaps, const float* wt, float* o, std::int64_t ostep) {
+                            std::int64_t ntaps, const float* wt, const Out& out, std::int64_t row,
+                            std::int64_t x) {
     using simd::vfloat;
     using simd::width;
     vfloat acc[R][V];
+    const vfloat init(out.init());
     for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v) acc[r][v] = vfloat(0.f);
+        for (int v = 0; v < V; ++v) acc[r][v] = init;
     const std::int64_t nt = NT ? NT : ntaps;
     for (std::int64_t t = 0; t < nt; ++t) {
         const vfloat wv(wt[t]);
@@ -1725,29 +1839,30 @@ inline void depthwise_block(const float* base, std::int64_t row_step, const std:
                 acc[r][v] = simd::fmadd(wv, simd::load(p + r * row_step + v * width), acc[r][v]);
     }
     for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v) simd::store(o + r * ostep + v * width, acc[r][v]);
+        for (int v = 0; v < V; ++v) out.put(row + r, x + v * width, acc[r][v]);
 }
 
 /// R output rows of a depthwise plane, all vectors of the (padded) row.
-template <int R, int V, int NT>
+template <int R, int V, int NT, class Out>
 inline void depthwise_rows(const float* base, std::int64_t row_step, const std::int64_t* tap,
-                           std::int64_t ntaps, const float* wt, float* o, std::int64_t owv) {
+                           std::int64_t ntaps, const float* wt, const Out& out, std::int64_t row,
+                           std::int64_t owv) {
     using simd::width;
     std::int64_t x = 0;
     for (; x + V * width <= owv; x += V * width)
-        depthwise_block<R, V, NT>(base + x, row_step, tap, ntaps, wt, o + x, owv);
+        depthwise_block<R, V, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
     for (; x < owv; x += width)
-        depthwise_block<R, 1, NT>(base + x, row_step, tap, ntaps, wt, o + x, owv);
+        depthwise_block<R, 1, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
 }
 
-/// Depthwise plane: one channel of one image.  `ph` holds the padded input
-/// split by column phase: row r, phase q, index i = padded column q + sw * i,
-/// so that output column ow under kernel column j reads phase (j*dw) % sw at
-/// index ow + (j*dw) / sw, contiguously.  Writes rows of stride owv (the
-/// output width rounded up to vectors) into `out`.
-template <int KH, int KW>
+/// Depthwise plane rows [oh0, oh1) of one channel of one image.  `ph` holds
+/// the padded input split by column phase: row r, phase q, index i = padded
+/// column q + sw * i, so that output column ow under kernel column j reads
+/// phase (j*dw) % sw at index ow + (j*dw) / sw, contiguously.  Output row oh
+/// goes to `out` as row oh - oh0.
+template <int KH, int KW, class Out>
 void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, const float* wt,
-                     float* out) {
+                     const Out& out, std::int64_t oh0, std::int64_t oh1) {
     using simd::width;
     constexpr int NT = KH * KW;
     const std::int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;
@@ -1766,12 +1881,12 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, c
     const std::int64_t owv = (g.ow + width - 1) / width * width;
     // Four independent chains: 1 row x 4 vectors, 2 x 2 or 4 x 1.
     auto run = [&]<int R, int V>() {
-        std::int64_t oh = 0;
-        for (; oh + R <= g.oh; oh += R)
-            depthwise_rows<R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out + oh * owv,
+        std::int64_t oh = oh0;
+        for (; oh + R <= oh1; oh += R)
+            depthwise_rows<R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
                                      owv);
-        for (; oh < g.oh; ++oh)
-            depthwise_rows<1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out + oh * owv,
+        for (; oh < oh1; ++oh)
+            depthwise_rows<1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
                                      owv);
     };
     if (owv >= 4 * width)
@@ -1782,9 +1897,69 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, c
         run.template operator()<4, 1>();
 }
 
+/// The plane loop of the depthwise conv: for each image and channel in
+/// order, copies the whole input plane into the zero-padded phase buffer,
+/// then calls plane(n, ch, ph, pw).
+template <class Plane>
+void depthwise_planes(const conv_geometry& g, const float* x, workspace* ws, Plane&& plane) {
+    using simd::width;
+    const std::int64_t hp = g.h + g.pt + g.pb;
+    const std::int64_t owv = (g.ow + width - 1) / width * width;
+    // Phase width: every index an output vector may read, rounded to vectors.
+    const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
+    const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+    float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
+    // Zero the phase buffer once; then each plane rewrites the image cells.
+    std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
+    const std::int64_t in_plane = g.h * g.w;
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t ch = 0; ch < g.c; ++ch) {
+            const float* xp = x + (n * g.c + ch) * in_plane;
+            for (std::int64_t r = 0; r < g.h; ++r) {
+                float* prow = ph + (r + g.pt) * g.sw * pw;
+                const float* src = xp + r * g.w;
+                if (g.sw == 1) {
+                    std::memcpy(prow + g.pl, src, static_cast<std::size_t>(g.w) * sizeof(float));
+                } else {
+                    for (std::int64_t q = 0; q < g.sw; ++q) {
+                        // First image column landing on phase q.
+                        const std::int64_t c0 = ((q - g.pl) % g.sw + g.sw) % g.sw;
+                        float* dst = prow + q * pw + (c0 + g.pl) / g.sw;
+                        const std::int64_t cnt = (g.w - c0 + g.sw - 1) / g.sw;
+                        const float* s0 = src + c0;
+                        if (g.sw == 2)  // a constant stride the compiler vectorises
+                            for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[2 * i];
+                        else
+                            for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[i * g.sw];
+                    }
+                }
+            }
+            plane(n, ch, static_cast<const float*>(ph), pw);
+        }
+}
+
+/// Calls f(depthwise_plane<KH, KW, Out>) for the unrolled window, if any.
+template <class Out, class F>
+void with_depthwise_kernel(const conv_geometry& g, F&& f) {
+    if (g.kh == 3 && g.kw == 3)
+        f(depthwise_plane<3, 3, Out>);
+    else if (g.kh == 5 && g.kw == 5)
+        f(depthwise_plane<5, 5, Out>);
+    else
+        f(depthwise_plane<0, 0, Out>);
+}
+
 }  // namespace detail
 
 /// Depthwise conv (groups == C == OC), any window / stride / dilation / padding.
+///
+/// Planes are computed in order (image by image, channel by channel) and each
+/// input plane is read completely (into a padded scratch) before any value of
+/// the same output plane goes to the epilogue; output rows go to the epilogue
+/// in bands of a few KB, straight after they are computed (still in L1).  So
+/// the epilogue may write output plane (n, c) over input planes up to (n, c):
+/// the conv can run in place of its input when an output plane is no larger
+/// than an input plane (fused<conv2d, ...>::run_in_place relies on this).
 template <class Epilogue>
 void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
                       workspace* ws = nullptr) {
@@ -1793,54 +1968,47 @@ void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Ep
         LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
     if (!ws) ws = &workspace::local();
     using simd::width;
-    const std::int64_t hp = g.h + g.pt + g.pb;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
-    // Phase width: every index an output vector may read, rounded to vectors.
-    const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
-    const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
-    float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
-    float* out = workspace::grow(ws->c, g.oh * owv);
-    // Zero the phase buffer once; then each plane rewrites the image cells.
-    std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
-    const std::int64_t plane = g.h * g.w;
-    auto run = [&](auto kernel) {
-        for (std::int64_t n = 0; n < g.n; ++n)
-            for (std::int64_t ch = 0; ch < g.c; ++ch) {
-                const float* xp = x + (n * g.c + ch) * plane;
-                for (std::int64_t r = 0; r < g.h; ++r) {
-                    float* prow = ph + (r + g.pt) * g.sw * pw;
-                    const float* src = xp + r * g.w;
-                    if (g.sw == 1) {
-                        std::memcpy(prow + g.pl, src,
-                                    static_cast<std::size_t>(g.w) * sizeof(float));
-                    } else {
-                        for (std::int64_t q = 0; q < g.sw; ++q) {
-                            // First image column landing on phase q.
-                            const std::int64_t c0 = ((q - g.pl) % g.sw + g.sw) % g.sw;
-                            float* dst = prow + q * pw + (c0 + g.pl) / g.sw;
-                            const std::int64_t cnt = (g.w - c0 + g.sw - 1) / g.sw;
-                            const float* s0 = src + c0;
-                            if (g.sw == 2)  // a constant stride the compiler vectorises
-                                for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[2 * i];
-                            else
-                                for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[i * g.sw];
-                        }
-                    }
+    // Output rows per band: about 4K floats (16 KB), a multiple of 4 rows
+    // (the row blocking of depthwise_plane).
+    const std::int64_t band = std::min(g.oh, std::max<std::int64_t>(4, (4096 / owv) / 4 * 4));
+    float* out = workspace::grow(ws->c, band * owv);
+    detail::with_depthwise_kernel<detail::band_out>(g, [&](auto kernel) {
+        detail::depthwise_planes(
+            g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
+                const float* wt = w + ch * g.kh * g.kw;
+                for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
+                    const std::int64_t oh1 = std::min(g.oh, oh0 + band);
+                    kernel(g, ph, pw, wt, detail::band_out{out, owv}, oh0, oh1);
+                    if (owv != g.ow)  // close the row padding: one run per band
+                        for (std::int64_t r = 1; r < oh1 - oh0; ++r)
+                            std::memmove(out + r * g.ow, out + r * owv,
+                                         static_cast<std::size_t>(g.ow) * sizeof(float));
+                    epi(n, ch, oh0 * g.ow, static_cast<const float*>(out), (oh1 - oh0) * g.ow);
                 }
-                kernel(g, static_cast<const float*>(ph), pw, w + ch * g.kh * g.kw, out);
-                if (owv != g.ow)  // close the row padding: one run per plane
-                    for (std::int64_t r = 1; r < g.oh; ++r)
-                        std::memmove(out + r * g.ow, out + r * owv,
-                                     static_cast<std::size_t>(g.ow) * sizeof(float));
-                epi(n, ch, std::int64_t{0}, static_cast<const float*>(out), g.oh * g.ow);
-            }
-    };
-    if (g.kh == 3 && g.kw == 3)
-        run(detail::depthwise_plane<3, 3>);
-    else if (g.kh == 5 && g.kw == 5)
-        run(detail::depthwise_plane<5, 5>);
-    else
-        run(detail::depthwise_plane<0, 0>);
+            });
+    });
+}
+
+/// Depthwise conv written straight into d.y (dense NCHW), bias and activation
+/// in registers (see depthwise_direct).  Same plane order and input reading
+/// as depthwise_conv2d, so it too may run in place of its input.
+template <class Act>
+void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float* w,
+                             const depthwise_direct<Act>& d, workspace* ws = nullptr) {
+    g.validate();
+    if (!g.is_depthwise())
+        LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
+    if (!ws) ws = &workspace::local();
+    const std::int64_t plane = g.oh * g.ow;
+    detail::with_depthwise_kernel<detail::plane_out<Act>>(g, [&](auto kernel) {
+        detail::depthwise_planes(
+            g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
+                const detail::plane_out<Act> out{d.y + (n * g.c + ch) * plane, g.ow,
+                                                 d.bias ? d.bias[ch] : 0.f, d.act};
+                kernel(g, ph, pw, w + ch * g.kh * g.kw, out, 0, g.oh);
+            });
+    });
 }
 
 /// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,
@@ -2410,6 +2578,14 @@ struct conv2d {
                          [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
                              std::copy(row, row + g.ow, y + ((n * g.oc + oc) * g.oh + oh) * g.ow);
                          });
+            return;
+        }
+        const auto kg = kernels::conv_geometry::from(g);
+        if (kg.is_depthwise()) {  // written straight from registers, bias included
+            kernels::depthwise_direct<kernels::identity_act> d;
+            d.y = y;
+            d.bias = bias;
+            kernels::depthwise_conv2d_direct(kg, x, f, d);
             return;
         }
         const std::int64_t plane = g.oh * g.ow;
@@ -5640,6 +5816,12 @@ inline void compact(graph& g, const std::vector<bool>& dead) {
 //                                                        other and out are [N,C,H,W]
 //   fused<conv2d, bias, act<relu>, add_with>             residual: out = relu(conv + b) + other
 //
+// Every stage has a scalar form; stages that also have a vector form
+// (`vec`, on kernels::simd::vfloat, the same operations in the same order)
+// let `emit` run the chain in vector registers over a run of values, with the
+// scalar form for the tail only, so a fused epilogue costs a few vector
+// instructions per output vector and the results do not depend on the path.
+//
 // The int8 requantize epilogue is a chain of the same kind, run by the same
 // `emit` loop over int32 accumulators (fusion/fused_int8.hpp):
 //   chain<rescale, bias, act<relu>, quantize_store>      out = sat8(round(relu(acc*m[c] + b) / s))
@@ -5650,6 +5832,7 @@ inline void compact(graph& g, const std::vector<bool>& dead) {
 #include <tuple>
 #include <type_traits>
 
+
 namespace litegraph::fusion {
 
 /// Where a producer's element sits: image, channel and flat index in the
@@ -5658,6 +5841,19 @@ struct at {
     std::int64_t image = 0;
     std::int64_t channel = 0;
     std::int64_t index = 0;  // flat index into the producer's output
+};
+
+/// Whether activation functor F has a vector form `V vec(V) const`.
+template <class F>
+concept vector_act = requires(const F& f, kernels::simd::vfloat v) {
+    f.vec(v);
+};
+
+/// Whether stage S declares a vector form (`vectorizes`; a stage without the
+/// flag runs scalar).
+template <class S>
+concept stage_vectorizes = requires {
+    requires S::vectorizes;
 };
 
 /// Per-channel rescale of an int32 accumulator to real units: v * m[channel],
@@ -5671,21 +5867,36 @@ struct rescale {
 
 /// Per-channel bias: v + b[channel].
 struct bias {
+    static constexpr bool vectorizes = true;
     const float* values = nullptr;
     float operator()(float v, const at& a) const { return v + values[a.channel]; }
+    template <class V>
+    V vec(V v, const at& a) const {
+        return v + V(values[a.channel]);
+    }
 };
 
 /// An activation functor (ops::act::*) as a stage.
 template <class F>
 struct act {
+    static constexpr bool vectorizes = vector_act<F>;
     F f{};
     float operator()(float v, const at&) const { return f(v); }
+    template <class V>
+    V vec(V v, const at&) const {
+        return f.vec(v);
+    }
 };
 
 /// Residual add of another tensor of the producer's shape: v + other[index].
 struct add_with {
+    static constexpr bool vectorizes = true;
     const float* other = nullptr;
     float operator()(float v, const at& a) const { return v + other[a.index]; }
+    template <class V>
+    V vec(V v, const at& a) const {
+        return v + V::load_unaligned(other + a.index);
+    }
 };
 
 // Terminal writers: how the final value reaches memory.
@@ -5693,8 +5904,13 @@ struct add_with {
 /// The default: out[index] = v.
 struct store {
     static constexpr bool is_terminal = true;
-    void write(float* out, const at& a, float v) const { out[a.index] = v; }
     static constexpr bool broadcasts = false;
+    static constexpr bool vectorizes = true;
+    void write(float* out, const at& a, float v) const { out[a.index] = v; }
+    template <class V>
+    void write_vec(float* out, const at& a, V v) const {
+        v.store_unaligned(out + a.index);
+    }
 };
 
 /// Rounds half away from zero and saturates to int8: the one quantisation
@@ -5719,8 +5935,13 @@ struct quantize_store {
 struct mul_with {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = false;
+    static constexpr bool vectorizes = true;
     const float* other = nullptr;
     void write(float* out, const at& a, float v) const { out[a.index] = other[a.index] * v; }
+    template <class V>
+    void write_vec(float* out, const at& a, V v) const {
+        (V::load_unaligned(other + a.index) * v).store_unaligned(out + a.index);
+    }
 };
 
 /// The SE gate: the producer's output is [N, C, 1, 1]; every element scales
@@ -5728,6 +5949,7 @@ struct mul_with {
 struct mul_plane {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = true;
+    static constexpr bool vectorizes = false;  // one value per plane (the loop below vectorises)
     const float* other = nullptr;
     std::int64_t plane = 1;  // H * W of `other`
     void write(float* out, const at& a, float v) const {
@@ -5743,9 +5965,14 @@ template <class F, class Mul>
 struct gate {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = Mul::broadcasts;
+    static constexpr bool vectorizes = vector_act<F> && stage_vectorizes<Mul>;
     F f{};
     Mul mul{};
     void write(float* out, const at& a, float v) const { mul.write(out, a, f(v)); }
+    template <class V>
+    void write_vec(float* out, const at& a, V v) const {
+        mul.write_vec(out, a, f.vec(v));
+    }
 };
 
 template <class S>
@@ -5800,6 +6027,13 @@ struct chain {
 
     static constexpr bool has_terminal = (terminal_stage<Stages> || ... || false);
     static constexpr bool has_bias = (std::is_same_v<Stages, bias> || ... || false);
+#if defined(LITEGRAPH_SCALAR_SIMD)
+    static constexpr bool vectorized = false;
+#else
+    using vfloat = kernels::simd::vfloat;
+    /// Whether emit runs in vector registers (every stage has a vector form).
+    static constexpr bool vectorized = (stage_vectorizes<Stages> && ... && true);
+#endif
 
     /// The element stages applied to v (terminal excluded).
     float apply(float v, const at& a) const {
@@ -5821,14 +6055,51 @@ struct chain {
     /// The one loop of a fused kernel: `count` finished producer values of
     /// image `image`, channel `channel`, starting at flat index `index`, go
     /// through the chain and are written once each.
-    /// Values are float (fp32 producers) or int32 accumulators (int8 ones).
+    /// Values are float (fp32 producers, in vector registers where every
+    /// stage has a vector form) or int32 accumulators (int8 ones, scalar).
     template <class Out, class V>
     void emit(Out* out, const V* values, std::int64_t count, at a) const {
-        for (std::int64_t i = 0; i < count; ++i, ++a.index)
-            write(out, a, static_cast<float>(values[i]));
+        if constexpr (std::is_same_v<Out, float> && std::is_same_v<V, float>) {
+            // The loop runs on a local copy of the stages: `out` cannot alias
+            // it, so their parameters stay in registers across the stores.
+            const chain local = *this;
+            local.emit_local(out, values, count, a);
+        } else {
+            for (std::int64_t i = 0; i < count; ++i, ++a.index)
+                write(out, a, static_cast<float>(values[i]));
+        }
     }
 
 private:
+    void emit_local(float* out, const float* values, std::int64_t count, at a) const {
+        std::int64_t i = 0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+        if constexpr (vectorized) {
+            constexpr std::int64_t w = kernels::simd::width;
+            const std::int64_t vend = count - count % w;
+            for (; i < vend; i += w)
+                write_vec(out, at{a.image, a.channel, a.index + i},
+                          vfloat::load_unaligned(values + i));
+        }
+#endif
+        for (; i < count; ++i) write(out, at{a.image, a.channel, a.index + i}, values[i]);
+    }
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+    void write_vec(float* out, const at& a, vfloat v) const {
+        std::apply([&](const auto&... s) { ((v = step_vec(s, v, a)), ...); }, stages);
+        if constexpr (has_terminal)
+            std::get<sizeof...(Stages) - 1>(stages).write_vec(out, a, v);
+        else
+            v.store_unaligned(out + a.index);
+    }
+    template <class S>
+    static vfloat step_vec(const S& s, vfloat v, const at& a) {
+        if constexpr (terminal_stage<S>)
+            return v;
+        else
+            return s.vec(v, a);
+    }
+#endif
     template <class S>
     static float step(const S& s, float v, const at& a) {
         if constexpr (terminal_stage<S>)
@@ -5890,6 +6161,26 @@ template <class T>
 concept producer = requires {
     typename T::params;
     T::paddle_types[0];
+};
+
+/// Chains a depthwise kernel can finish in registers: chain<bias> and
+/// chain<bias, act<F>> with F's vector form (kernels::depthwise_direct).
+template <class Chain>
+struct direct_form {
+    static constexpr bool value = false;
+};
+template <>
+struct direct_form<chain<bias>> {
+    static constexpr bool value = true;
+    using act_type = kernels::identity_act;
+    static act_type act_of(const chain<bias>&) { return {}; }
+};
+template <class F>
+requires vector_act<F>
+struct direct_form<chain<bias, act<F>>> {
+    static constexpr bool value = true;
+    using act_type = F;
+    static F act_of(const chain<bias, act<F>>& c) { return std::get<1>(c.stages).f; }
 };
 
 template <class Producer, class... Stages>
@@ -5986,9 +6277,10 @@ struct fused<ops::conv2d, Stages...> {
             return;
         }
         if (in_place) {
-            run_in_place(g, c, x, f, out);
+            run_in_place(p.conv, g, c, x, f, out);
             return;
         }
+        if (run_depthwise_direct(p.conv, g, c, x, f, out)) return;
         // The bias is a stage of the chain, so the producer adds none itself.
         // at.index is the flat index into the conv's own output [N, OC, OH, OW]
         // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
@@ -6059,27 +6351,45 @@ private:
         io.check(!chain_type::has_terminal, "a gated depthwise conv cannot run in place");
     }
 
-    /// A depthwise conv over its own input (TinyEngine's trick): each output
-    /// plane is finished in a one-plane scratch, then written where input
-    /// planes already consumed lay.  Plane (n, c) of the output ends at or
-    /// before the end of input plane (n, c), so no unread input is overwritten.
-    /// The fast kernel runs one channel at a time (a one-channel geometry), so
-    /// it never sees a later input plane while output planes are written.
-    static void run_in_place(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
-                             const float* f, float* out) {
+    /// A depthwise conv over its own input (TinyEngine's trick), fast kernel.
+    /// Plane (n, c) of the output ends at or before the end of input plane
+    /// (n, c), so an output plane only covers input planes already consumed;
+    /// the fast kernel reads each input plane whole (into its padded scratch)
+    /// before it emits the same output plane, planes in order (the contract of
+    /// kernels::depthwise_conv2d), so the chain writes straight into the
+    /// output, with no extra pass.  (The reference row loop reads input rows
+    /// while it emits, so run_direct finishes its plane in scratch.)
+    static void run_in_place(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
+                             const chain_type& c, const float* x, const float* f, float* out) {
+        if (run_depthwise_direct(p, g, c, x, f, out)) return;
         const std::int64_t plane = g.oh * g.ow;
-        std::vector<float> scratch(static_cast<std::size_t>(plane));
-        auto one = kernels::conv_geometry::from(g);
-        one.n = one.c = one.oc = one.groups = 1;
-        const std::int64_t in_plane = g.h * g.w, taps = g.kh * g.kw;
-        for (std::int64_t n = 0; n < g.n; ++n)
-            for (std::int64_t ch = 0; ch < g.c; ++ch) {
-                kernels::depthwise_conv2d(
-                    one, x + (n * g.c + ch) * in_plane, f + ch * taps,
-                    [&](std::int64_t, std::int64_t, std::int64_t off, const float* v,
-                        std::int64_t count) { std::copy(v, v + count, scratch.data() + off); });
-                c.emit(out, scratch.data(), plane, at{n, ch, (n * g.oc + ch) * plane});
-            }
+        ops::conv2d::produce(p, g, x, f,
+                             [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                                 std::int64_t count) {
+                                 c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+                             });
+    }
+
+    /// A fast depthwise conv whose chain is a bias and at most one activation
+    /// with a vector form runs it in registers inside the kernel
+    /// (kernels::depthwise_conv2d_direct); returns false for anything else.
+    static bool run_depthwise_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
+                                     const chain_type& c, const float* x, const float* f,
+                                     float* out) {
+        if constexpr (direct_form<chain_type>::value) {
+            const auto kg = kernels::conv_geometry::from(g);
+            if (p.kernel != ops::conv_kernel::fast || !kg.is_depthwise()) return false;
+            using A = typename direct_form<chain_type>::act_type;
+            kernels::depthwise_direct<A> d;
+            d.y = out;
+            d.bias = std::get<0>(c.stages).values;
+            d.act = direct_form<chain_type>::act_of(c);
+            kernels::depthwise_conv2d_direct(kg, x, f, d);
+            return true;
+        } else {
+            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out;
+            return false;
+        }
     }
 
     template <class S>
@@ -9901,6 +10211,14 @@ public:
 
     /// Runs the program on the inputs set; outputs stay valid until the next run.
     void run() {
+        run([](const instruction&) {});
+    }
+
+    /// run(), calling `after(instruction)` after each instruction that runs,
+    /// in execution order: a profiler times instructions, a debugger reads
+    /// their outputs (valid until the arena reuses their memory).
+    template <class After>
+    void run(After&& after) {
         prepare_plan();
         if (!plan_.fits)
             throw usage_error("the activations do not fit the memory segments: " +
@@ -9910,7 +10228,10 @@ public:
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
         }
         for (int i : order_)
-            if (!code_[i].elided) code_[i].k->run(code_[i].io);
+            if (!code_[i].elided) {
+                code_[i].k->run(code_[i].io);
+                after(static_cast<const instruction&>(code_[i]));
+            }
     }
 
     /// Output `i` of the last run.

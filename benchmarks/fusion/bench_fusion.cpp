@@ -4,8 +4,9 @@
 //
 //   bench_fusion [--json] [--runs N] [--filter TEXT]
 //
-// Per shape, timed alternately in one run (median of N samples after a
-// warm-up; each sample repeats the call to last ~1 ms):
+// Per shape, timed alternately in one run: N rounds after a warm-up, each
+// round one sample of each variant (a sample repeats the call to last
+// ~0.3 ms), the order rotating from round to round:
 //   unfused  conv2d op, elementwise_add(bias) op, activation op, each writing
 //            its own buffer (as the runtime runs an unfused graph);
 //   fused    fused_conv2d = fused<conv2d, bias, act<...>> (one write per element);
@@ -13,7 +14,10 @@
 // All three are the library's op kernels on the same fast conv kernels, with
 // op_io bound once and shapes inferred once (so the filter is packed once, as
 // in a loaded model).  Ratios: fused/conv (the epilogue's cost; target <= 1.05)
-// and fused/unfused (target < 1).  Outputs of fused and unfused are compared.
+// and fused/unfused (target < 1), each the median over rounds of the ratio of
+// the two samples of one round (taken back to back, so a shared machine's slow
+// phases cancel out); the medians of the times are printed too.  Outputs of
+// fused and unfused are compared.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -130,6 +134,7 @@ double median(std::vector<double> v) {
 struct result {
     std::string model, shape, act;
     double unfused_ms, fused_ms, conv_ms, max_abs_diff;
+    double fused_over_conv, fused_over_unfused;        // medians of per-round ratios
     double unfused_min_ms, fused_min_ms, conv_min_ms;  // the least disturbed samples
 };
 
@@ -180,10 +185,18 @@ result measure(const conv_case& cc, int runs) {
                                           [&] { fused.run(); }, [&] { alone.run(); }};
     double est = 0;
     for (auto& fn : fns) fn(), est = std::max(est, seconds(fn, 1));  // warm-up
-    const int reps = std::clamp(static_cast<int>(1e-3 / std::max(est, 1e-9)), 1, 2000);
-    std::vector<double> t[3];
-    for (int i = 0; i < runs; ++i)
-        for (int j = 0; j < 3; ++j) t[j].push_back(seconds(fns[j], reps));
+    const int reps = std::clamp(static_cast<int>(3e-4 / std::max(est, 1e-9)), 1, 2000);
+    std::vector<double> t[3], r_conv, r_unfused;
+    for (int i = 0; i < runs; ++i) {
+        double s[3];
+        for (int k = 0; k < 3; ++k) {
+            const int j = (i + k) % 3;
+            s[j] = seconds(fns[j], reps);
+            t[j].push_back(s[j]);
+        }
+        r_unfused.push_back(s[1] / s[0]);
+        r_conv.push_back(s[1] / s[2]);
+    }
 
     double diff = 0;
     for (std::size_t i = 0; i < y_act.size(); ++i)
@@ -200,6 +213,8 @@ result measure(const conv_case& cc, int runs) {
             median(t[1]) * 1e3,
             median(t[2]) * 1e3,
             diff,
+            median(r_conv),
+            median(r_unfused),
             least(t[0]) * 1e3,
             least(t[1]) * 1e3,
             least(t[2]) * 1e3};
@@ -209,7 +224,7 @@ result measure(const conv_case& cc, int runs) {
 
 int main(int argc, char** argv) {
     bool json = false;
-    int runs = 21;
+    int runs = 51;
     std::string filter;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -241,8 +256,8 @@ int main(int argc, char** argv) {
                                     {"unfused_ms", r.unfused_ms},
                                     {"fused_ms", r.fused_ms},
                                     {"conv_ms", r.conv_ms},
-                                    {"fused_over_conv", r.fused_ms / r.conv_ms},
-                                    {"fused_over_unfused", r.fused_ms / r.unfused_ms},
+                                    {"fused_over_conv", r.fused_over_conv},
+                                    {"fused_over_unfused", r.fused_over_unfused},
                                     {"unfused_min_ms", r.unfused_min_ms},
                                     {"fused_min_ms", r.fused_min_ms},
                                     {"conv_min_ms", r.conv_min_ms},
@@ -250,13 +265,15 @@ int main(int argc, char** argv) {
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
-    std::printf("bench_fusion: medians of %d runs (ms per call), simd %s\n", runs,
-                kernels::simd::arch_name);
+    std::printf(
+        "bench_fusion: medians of %d rounds (ms per call; ratios: medians of per-round "
+        "ratios), simd %s\n",
+        runs, kernels::simd::arch_name);
     std::printf("%-5s %-28s %-11s %9s %9s %9s %10s %12s %9s\n", "model", "conv", "act", "unfused",
                 "fused", "conv", "fused/conv", "fused/unfus", "max diff");
     for (const auto& r : results)
         std::printf("%-5s %-28s %-11s %9.4f %9.4f %9.4f %10.3f %12.3f %9.1e\n", r.model.c_str(),
                     r.shape.c_str(), r.act.c_str(), r.unfused_ms, r.fused_ms, r.conv_ms,
-                    r.fused_ms / r.conv_ms, r.fused_ms / r.unfused_ms, r.max_abs_diff);
+                    r.fused_over_conv, r.fused_over_unfused, r.max_abs_diff);
     return 0;
 }

@@ -4,10 +4,13 @@
 // ONNX Runtime counterpart is ort_runner.js (same options, same JSON).
 //
 //   bench_peer_litegraph --input X.npy --output Y.npy [--model DIR] [--runs N] [--warmup N]
+//                        [--profile]
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,7 +25,7 @@ namespace {
 
 const char* usage =
     "usage: bench_peer_litegraph --input X.npy --output Y.npy [--model DIR]\n"
-    "                            [--runs N] [--warmup N]\n\n"
+    "                            [--runs N] [--warmup N] [--profile]\n\n"
     "Runs a Paddle model (fusion passes applied, single thread) on X.npy (its first\n"
     "feed): --warmup untimed runs, then --runs timed runs.  Writes the first fetch\n"
     "to Y.npy and prints one JSON line:\n"
@@ -32,7 +35,63 @@ const char* usage =
     "/models/ppocr_mobile_v2.0_cls\n"
     "  --runs N      timed runs (default 20)\n"
     "  --warmup N    untimed runs first (default 3, at least 1: the first\n"
-    "                plans the arena)\n";
+    "                plans the arena)\n"
+    "  --profile     also time every instruction (a clock read after each) and\n"
+    "                print, to stderr, the median ms per run by op type and the\n"
+    "                slowest instructions\n";
+
+/// Median of the per-run times of every instruction (by execution position).
+void print_profile(runtime::program& prog, int runs) {
+    std::vector<std::vector<double>> t;  // [position][run]
+    std::vector<const runtime::instruction*> at;
+    for (int k = 0; k < runs; ++k) {
+        std::size_t pos = 0;
+        auto last = clock_type::now();
+        prog.run([&](const runtime::instruction& ins) {
+            const auto now = clock_type::now();
+            if (t.size() <= pos) t.emplace_back(), at.push_back(&ins);
+            t[pos++].push_back(std::chrono::duration<double, std::milli>(now - last).count());
+            last = now;
+        });
+    }
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    std::map<std::string, std::pair<double, int>> by_type;
+    std::vector<std::pair<double, std::size_t>> each;
+    double total = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const double m = median(t[i]);
+        std::string type = at[i]->io.type;
+        if (type == "fused_conv2d") {
+            // Name the fused kernel by its geometry class.
+            const auto& f = at[i]->io.input("Filter").shape;
+            const auto& x = at[i]->io.input("Input").shape;
+            type +=
+                f[1] == 1 && x[1] > 1 ? " depthwise" : (f[2] == 1 && f[3] == 1 ? " 1x1" : " kxk");
+        }
+        by_type[type].first += m;
+        by_type[type].second += 1;
+        each.push_back({m, i});
+        total += m;
+    }
+    std::fprintf(stderr, "profile: median ms per run over %d runs, sum %.4f ms\n", runs, total);
+    std::vector<std::pair<double, std::string>> types;
+    for (auto& [k, v] : by_type) types.push_back({v.first, k + " x" + std::to_string(v.second)});
+    std::sort(types.rbegin(), types.rend());
+    for (auto& [ms, k] : types)
+        std::fprintf(stderr, "  %-32s %8.4f ms %5.1f%%\n", k.c_str(), ms, 100 * ms / total);
+    std::sort(each.rbegin(), each.rend());
+    std::fprintf(stderr, "slowest instructions:\n");
+    for (std::size_t j = 0; j < std::min<std::size_t>(15, each.size()); ++j) {
+        const auto& io = at[each[j].second]->io;
+        std::string shapes;
+        for (auto& s : io.inputs)
+            for (auto* r : s.args) shapes += " " + s.name + to_string(r->shape);
+        std::fprintf(stderr, "  %8.4f ms  %s%s\n", each[j].first, io.label.c_str(), shapes.c_str());
+    }
+}
 
 double ms_since(clock_type::time_point t0) {
     return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
@@ -41,7 +100,7 @@ double ms_since(clock_type::time_point t0) {
 int run_main(const std::vector<std::string>& argv) {
     cli::arg_spec spec;
     spec.with_value = {"--model", "--input", "--output", "--runs", "--warmup"};
-    spec.flags = {"--help", "-h"};
+    spec.flags = {"--help", "-h", "--profile"};
     spec.max_positional = 0;
     auto a = cli::parse_args(argv, spec);
     if (a.flag("--help") || a.flag("-h")) {
@@ -84,12 +143,19 @@ int run_main(const std::vector<std::string>& argv) {
     const auto n = sorted.size();
     const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 
+    if (a.flag("--profile")) print_profile(prog, runs);
+
     const auto& out = prog.output(0);
     save_npy(a.value("--output"), out);
-    nlohmann::json j{{"runtime", "litegraph"},   {"median_ms", median},
-                     {"min_ms", sorted.front()}, {"times_ms", times},
-                     {"load_ms", load_ms},       {"runs", runs},
-                     {"warmup", warmup},         {"output", a.value("--output")},
+    nlohmann::json j{{"runtime", "litegraph"},
+                     {"median_ms", median},
+                     {"min_ms", sorted.front()},
+                     {"times_ms", times},
+                     {"load_ms", load_ms},
+                     {"runs", runs},
+                     {"simd", kernels::simd::arch_name},
+                     {"warmup", warmup},
+                     {"output", a.value("--output")},
                      {"output_shape", out.shape}};
     std::cout << j.dump() << "\n";
     return 0;

@@ -125,15 +125,21 @@ def ensure_ort(cache, log):
     return node, p.stdout.strip()
 
 
-def ensure_litegraph(build_dir, log):
+def ensure_litegraph(build_dir, native, log):
+    """Builds bench_peer_litegraph.  `native` (True/False) configures build_dir
+    with LITEGRAPH_NATIVE on or off; None leaves a configured folder as it is."""
     exe = build_dir / "bin" / "bench_peer_litegraph"
-    if not (build_dir / "CMakeCache.txt").exists():
+    if native is not None or not (build_dir / "CMakeCache.txt").exists():
         if not shutil.which("cmake"):
             raise Failure("cmake not found: build bench_peer_litegraph or give --build-dir", 1)
-        log(f"configuring {build_dir} (Release) ...")
-        gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+        flags = "-march=native" if native else "portable"
+        log(f"configuring {build_dir} (Release, {flags}) ...")
+        gen = [] if (build_dir / "CMakeCache.txt").exists() else (["-G", "Ninja"] if shutil.which("ninja") else [])
         p = subprocess.run(["cmake", "-S", str(REPO), "-B", str(build_dir), *gen,
-                            "-DCMAKE_BUILD_TYPE=Release", "-DLITEGRAPH_BUILD_TESTS=OFF"], capture_output=True, text=True)
+                            "-DCMAKE_BUILD_TYPE=Release", "-DLITEGRAPH_BUILD_TESTS=OFF",
+                            "-DLITEGRAPH_BUILD_BENCHMARKS=ON",
+                            f"-DLITEGRAPH_NATIVE={'ON' if native else 'OFF'}"],
+                           capture_output=True, text=True)
         if p.returncode != 0:
             raise Failure(f"cmake configure failed:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
     log(f"building bench_peer_litegraph in {build_dir} ...")
@@ -161,8 +167,14 @@ def main():
         epilog="Exit status: 0 done, 1 a run failed or outputs disagree, 2 usage, "
                "3 node/npm missing or install failed, 4 model files missing.")
     ap.add_argument("--build-dir", type=Path,
-                    help="a configured build folder; bench_peer_litegraph is built in it if needed "
-                         "(default: <repo>/build-bench, configured Release without tests)")
+                    help="a configured build folder, used as configured; bench_peer_litegraph is "
+                         "built in it if needed (default: <repo>/build-bench, configured Release "
+                         "with -DLITEGRAPH_NATIVE=ON, or <repo>/build-bench-portable with --portable)")
+    ap.add_argument("--portable", action="store_true",
+                    help="build litegraph for the compiler's default target (e.g. SSE2 on x86-64) "
+                         "instead of this CPU (-march=native, the default: ONNX Runtime picks this "
+                         "CPU's vector instructions at run time; litegraph is header-only, so its "
+                         "instructions are the ones its user compiles for)")
     ap.add_argument("--cache", type=Path,
                     default=Path(os.environ.get("LITEGRAPH_PEERS_CACHE",
                                                 Path.home() / ".cache" / "litegraph-peers")),
@@ -195,7 +207,12 @@ def main():
                 raise Failure(f"the {what} {path} is absent (the shared test data sits beside the "
                               "checkout, ../shared)", 4)
         node, ort_version = ensure_ort(a.cache.resolve(), log)
-        exe = ensure_litegraph((a.build_dir or REPO / "build-bench").resolve(), log)
+        if a.build_dir:
+            exe = ensure_litegraph(a.build_dir.resolve(), None, log)
+        else:
+            default = REPO / ("build-bench-portable" if a.portable else "build-bench")
+            exe = ensure_litegraph(default.resolve(), not a.portable, log)
+        simd = "?"
         rows = []
         with tempfile.TemporaryDirectory(prefix="litegraph-peers-") as tmp:
             tmp = Path(tmp)
@@ -221,6 +238,8 @@ def main():
                     order = ["litegraph", "onnxruntime"] if r % 2 == 0 else ["onnxruntime", "litegraph"]
                     for who in order:
                         j = run_json(cmds[who], f"{who} on {shape}")
+                        if who == "litegraph":
+                            simd = j.get("simd", simd)
                         times[who] += j["times_ms"]
                         round_medians[who].append(j["median_ms"])
                     max_diff = max(max_diff, compare(shape, out["litegraph"], out["onnxruntime"],
@@ -247,6 +266,7 @@ def main():
             "model": "ppocr_mobile_v2.0_cls",
             "onnxruntime_version": ort_version,
             "threads": 1,
+            "litegraph_simd": simd,
             "rounds": a.rounds,
             "runs_per_round": a.runs,
             "warmup_per_round": a.warmup,
@@ -255,7 +275,7 @@ def main():
         }, indent=2))
     else:
         print(f"ppocr_mobile_v2.0_cls, single thread, median of {a.rounds} rounds x {a.runs} runs "
-              f"(alternating); ONNX Runtime {ort_version}")
+              f"(alternating); ONNX Runtime {ort_version}; litegraph SIMD {simd}")
         print(f"{'shape':<12} {'litegraph ms':>13} {'ORT ms':>10} {'litegraph/ORT':>14} {'max |diff|':>11}")
         for r in rows:
             print(f"{'x'.join(map(str, r['shape'])):<12} {r['litegraph_median_ms']:>13.3f} "

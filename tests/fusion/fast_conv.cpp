@@ -2,6 +2,8 @@
 // (litegraph_kernel = "reference") for every terminal, over 1x1, 3x3 s1/s2,
 // depthwise 3x3/5x5 s1/s2, groups, asymmetric padding and batch 2; the
 // depthwise conv in place of its input; every element written exactly once.
+#include <cmath>
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -136,7 +138,9 @@ TEST_CASE("a depthwise fused conv runs in place of its input, fast and reference
     using F = fused<ops::conv2d, bias, act<ops::act::relu6>>;
     for (const auto& g :
          {geo{2, 8, 12, 48, 8, 3, 3, 1, {1, 1}, 8}, geo{1, 8, 12, 48, 8, 3, 3, 2, {1, 1}, 8},
-          geo{2, 6, 11, 23, 6, 5, 5, 2, {2, 2}, 6}, geo{1, 6, 9, 17, 6, 3, 3, 2, {0, 2, 1, 0}, 6}})
+          geo{2, 6, 11, 23, 6, 5, 5, 2, {2, 2}, 6}, geo{1, 6, 9, 17, 6, 3, 3, 2, {0, 2, 1, 0}, 6},
+          geo{1, 3, 70, 130, 3, 3, 3, 1, {1, 1}, 3},  // several bands of output rows
+          geo{2, 2, 81, 161, 2, 5, 5, 2, {2, 2}, 2}})
         for (bool reference : {false, true}) {
             INFO(describe(g) << (reference ? " reference" : " fast"));
             auto in = make_inputs(g, {1}, 77);
@@ -201,4 +205,45 @@ TEST_CASE("the fast producer hands every output element to the chain exactly onc
         CHECK(once);
         CHECK(inside);
     }
+}
+
+TEST_CASE("vector and scalar epilogues agree bit for bit, tail included") {
+    // Values around every threshold of the piecewise activations, signed
+    // zeros, infinities and NaN; runs of every length up to three vectors.
+    std::vector<float> v = {0.f,     -0.f,    1e-30f,   -1e-30f, 3.f,      -3.f,      6.f,
+                            -6.f,    2.5f,    -2.5f,    1.f,     -1.f,     0.5f,      -0.5f,
+                            7.f,     -7.f,    100.f,    -100.f,  INFINITY, -INFINITY, NAN,
+                            2.9999f, 3.0001f, -3.0001f, 5.9999f};
+    for (int i = 0; i < 60; ++i) v.push_back(std::sin(0.37f * float(i)) * 8.f);
+    const std::vector<float> b = {0.25f, -0.125f};
+    std::vector<float> other(v.size());
+    for (std::size_t i = 0; i < other.size(); ++i) other[i] = std::cos(0.1f * float(i));
+
+    auto check = [&](auto vec_chain, const char* name) {
+        INFO(name);
+        using C = decltype(vec_chain);
+#if !defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+        static_assert(C::vectorized);
+#endif
+        for (std::size_t count = 0; count <= v.size(); ++count) {
+            std::vector<float> got(count, -1.f), expect(count, -1.f);
+            vec_chain.emit(got.data(), v.data(), static_cast<std::int64_t>(count), at{0, 1, 0});
+            for (std::size_t i = 0; i < count; ++i)
+                vec_chain.write(expect.data(), at{0, 1, static_cast<std::int64_t>(i)}, v[i]);
+            CHECK(std::memcmp(got.data(), expect.data(), count * sizeof(float)) == 0);
+        }
+    };
+    const bias bb{b.data()};
+    check(chain<bias, act<ops::act::relu>>{{bb, {}}}, "relu");
+    check(chain<bias, act<ops::act::relu6>>{{bb, {}}}, "relu6");
+    check(chain<bias, act<ops::act::leaky_relu>>{{bb, {}}}, "leaky_relu");
+    check(chain<bias, act<ops::act::hard_swish>>{{bb, {}}}, "hard_swish");
+    check(chain<bias, act<ops::act::hard_sigmoid>>{{bb, {}}}, "hard_sigmoid");
+    check(chain<bias, add_with>{{bb, add_with{other.data()}}}, "add_with");
+    check(
+        chain<bias, gate<ops::act::hard_sigmoid, mul_with>>{
+            {bb, gate<ops::act::hard_sigmoid, mul_with>{{}, mul_with{other.data()}}}},
+        "gate hard_sigmoid mul_with");
+    static_assert(!chain<bias, act<ops::act::sigmoid>>::vectorized);
+    static_assert(!chain<bias, gate<ops::act::hard_sigmoid, mul_plane>>::vectorized);
 }

@@ -4,6 +4,8 @@
 // output element exactly once, runs inside one plane.
 #include "litegraph/kernels/conv.hpp"
 
+#include "litegraph/ops/activation.hpp"
+
 #include <doctest/doctest.h>
 
 #include <array>
@@ -173,6 +175,88 @@ TEST_CASE("depthwise with other windows, mixed strides and dilations matches the
     check_conv(make(1, 6, 9, 40, 6, 2, 7, 3, 3, 1, 2, 0, 1, 3, 3, 6), any_path);
     check_conv(make(1, 2, 16, 70, 2, 5, 3, 2, 1, 1, 3, 2, 2, 4, 4, 2), any_path);
     check_conv(make(1, 2, 8, 8, 2, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1, 2), any_path);
+}
+
+TEST_CASE("depthwise planes taller than one band of output rows match the plain loop") {
+    // Bands hold about 4K floats of output rows; these planes need several,
+    // with a last band of fewer rows, widths on and off the vector width.
+    check_conv(make(1, 2, 90, 130, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2), any_path);
+    check_conv(make(2, 3, 161, 321, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3), any_path);
+    check_conv(make(1, 2, 75, 160, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 2), any_path);
+    check_conv(make(1, 2, 300, 17, 2, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1, 2), any_path);
+}
+
+TEST_CASE("depthwise reads each input plane whole before it emits that output plane") {
+    // The contract the in-place depthwise conv relies on: when the epilogue
+    // writes output plane (n, c) over the input, the result is unchanged.
+    for (const auto& g : {make(2, 3, 90, 130, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),
+                          make(1, 4, 61, 200, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4),
+                          make(1, 3, 40, 41, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 3)}) {
+        INFO(describe(g));
+        auto x = random_vec(g.n * g.c * g.h * g.w, 9);
+        const auto w = random_vec(g.c * g.kh * g.kw, 10);
+        const auto ref = ref_conv(g, x.data(), w.data());
+        float* buf = x.data();
+        kernels::conv2d(g, x.data(), w.data(),
+                        kernels::conv_store_epilogue(buf, g.oc * g.oh * g.ow, g.oh * g.ow));
+        int wrong = 0;
+        for (std::size_t i = 0; i < ref.size(); ++i)
+            wrong += !(std::abs(x[i] - ref[i]) <= 1e-4 * (1 + std::abs(ref[i])));
+        CHECK(wrong == 0);
+    }
+}
+
+TEST_CASE("depthwise_conv2d_direct: bias and activation in registers match the plain loop") {
+    // Row ends off the vector width, strides, dilations, asymmetric pads,
+    // batch 2, the unrolled and the generic windows; in place of the input too.
+    const ops::act::relu6 relu6{};
+    const ops::act::hard_swish hswish{};
+    for (const auto& g : {make(2, 3, 13, 37, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),
+                          make(1, 4, 24, 96, 4, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 4),
+                          make(1, 2, 61, 200, 2, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 2),
+                          make(2, 5, 9, 67, 5, 5, 5, 1, 1, 1, 1, 0, 2, 1, 0, 5),
+                          make(1, 3, 11, 17, 3, 3, 2, 1, 2, 2, 1, 2, 1, 1, 3, 3),
+                          make(1, 2, 7, 5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2)})
+        for (int mode = 0; mode < 4; ++mode)
+            for (bool in_place : {false, true}) {
+                INFO(describe(g) << " mode " << mode << (in_place ? " in place" : ""));
+                if (in_place && g.oh * g.ow > g.h * g.w) continue;
+                auto x = random_vec(g.n * g.c * g.h * g.w, 3);
+                const auto w = random_vec(g.c * g.kh * g.kw, 4);
+                const auto b = random_vec(g.c, 5);
+                const auto ref = ref_conv(g, x.data(), w.data());
+                std::vector<float> y(ref.size(), NAN);
+                float* out = in_place ? x.data() : y.data();
+                auto expect = [&](std::size_t i) {
+                    const std::int64_t c = static_cast<std::int64_t>(i) / (g.oh * g.ow) % g.c;
+                    const float v = static_cast<float>(ref[i]);
+                    switch (mode) {
+                        case 0:
+                            return v;
+                        case 1:
+                            return v + b[c];
+                        case 2:
+                            return relu6(v + b[c]);
+                        default:
+                            return hswish(v + b[c]);
+                    }
+                };
+                auto run = [&](auto act, bool with_bias) {
+                    kernels::depthwise_direct<decltype(act)> d;
+                    d.y = out;
+                    d.bias = with_bias ? b.data() : nullptr;
+                    d.act = act;
+                    kernels::depthwise_conv2d_direct(g, x.data(), w.data(), d);
+                };
+                if (mode == 0) run(kernels::identity_act{}, false);
+                if (mode == 1) run(kernels::identity_act{}, true);
+                if (mode == 2) run(relu6, true);
+                if (mode == 3) run(hswish, true);
+                int wrong = 0;
+                for (std::size_t i = 0; i < ref.size(); ++i)
+                    wrong += !(std::abs(out[i] - expect(i)) <= 1e-4 * (1 + std::abs(expect(i))));
+                CHECK(wrong == 0);
+            }
 }
 
 TEST_CASE("general convs (im2col) match the plain loop") {

@@ -1,5 +1,7 @@
 // Real Paddle models against independent reference outputs (ONNX Runtime for
 // the classifier, an independent numpy interpreter for the others).
+#include <cmath>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,8 +23,23 @@ struct case_t {
     double fused_tolerance = 1e-5;                            // fused vs unfused, relative
 };
 
+/// Norm-wise relative difference ||a - b||_2 / ||b||_2 (0 when both are 0).
+double norm_rel_diff(std::span<const float> a, std::span<const float> b) {
+    REQUIRE(a.size() == b.size());
+    double d2 = 0, n2 = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double d = double(a[i]) - double(b[i]);
+        d2 += d * d;
+        n2 += double(b[i]) * double(b[i]);
+    }
+    if (std::isnan(d2)) return INFINITY;
+    return n2 > 0 ? std::sqrt(d2 / n2) : std::sqrt(d2);
+}
+
 /// Runs the case unfused (the graph as loaded) and fused (after the pass
-/// pipeline): both must match the reference, and each other to 1e-5.
+/// pipeline): both must match the reference, and each other to 1e-5 both
+/// element-wise (|a - b| / max(1, |b|), test::max_rel_diff) and norm-wise
+/// (||a - b|| / ||b||); the element-wise bound is fused_tolerance.
 void check_case(const case_t& c) {
     auto dir = test::shared_model(c.model);
     if (dir.empty()) return;
@@ -47,9 +64,18 @@ void check_case(const case_t& c) {
             auto s = got.span<float>();
             unfused_out.assign(s.begin(), s.end());
         } else {
-            // Folding batch norm into the weights changes float rounding; over the
-            // detector's ~50 folded layers that reaches 2.6e-5 on its sigmoid map.
-            CHECK(test::max_rel_diff(got.span<float>(), unfused_out) <= c.fused_tolerance);
+            // Folding batch norm into the weights changes float rounding (the
+            // only difference: the fast kernels are otherwise the same).  On
+            // the detector, fused and unfused differ by ~1e-6 relative at every
+            // layer (max |diff| / max |ref| <= 4.7e-6, norm-wise <= 3.6e-6, no
+            // growth with depth); its last layer holds logits up to 179 that
+            // differ by 2e-4 (1.1e-6 of the range), which the sigmoid turns into
+            // 2.3e-5 near p = 1/2: the element-wise bound there is 5e-5.
+            const double rel = test::max_rel_diff(got.span<float>(), unfused_out);
+            const double norm = norm_rel_diff(got.span<float>(), unfused_out);
+            MESSAGE(c.model << " fused vs unfused: element-wise " << rel << ", norm-wise " << norm);
+            CHECK(rel <= c.fused_tolerance);
+            CHECK(norm <= 1e-5);
         }
     }
 }

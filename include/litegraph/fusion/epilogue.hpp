@@ -8,6 +8,12 @@
 //                                                        other and out are [N,C,H,W]
 //   fused<conv2d, bias, act<relu>, add_with>             residual: out = relu(conv + b) + other
 //
+// Every stage has a scalar form; stages that also have a vector form
+// (`vec`, on kernels::simd::vfloat, the same operations in the same order)
+// let `emit` run the chain in vector registers over a run of values, with the
+// scalar form for the tail only, so a fused epilogue costs a few vector
+// instructions per output vector and the results do not depend on the path.
+//
 // The int8 requantize epilogue is a chain of the same kind, run by the same
 // `emit` loop over int32 accumulators (fusion/fused_int8.hpp):
 //   chain<rescale, bias, act<relu>, quantize_store>      out = sat8(round(relu(acc*m[c] + b) / s))
@@ -19,6 +25,8 @@
 #include <tuple>
 #include <type_traits>
 
+#include "litegraph/kernels/simd.hpp"
+
 namespace litegraph::fusion {
 
 /// Where a producer's element sits: image, channel and flat index in the
@@ -27,6 +35,19 @@ struct at {
     std::int64_t image = 0;
     std::int64_t channel = 0;
     std::int64_t index = 0;  // flat index into the producer's output
+};
+
+/// Whether activation functor F has a vector form `V vec(V) const`.
+template <class F>
+concept vector_act = requires(const F& f, kernels::simd::vfloat v) {
+    f.vec(v);
+};
+
+/// Whether stage S declares a vector form (`vectorizes`; a stage without the
+/// flag runs scalar).
+template <class S>
+concept stage_vectorizes = requires {
+    requires S::vectorizes;
 };
 
 /// Per-channel rescale of an int32 accumulator to real units: v * m[channel],
@@ -40,21 +61,36 @@ struct rescale {
 
 /// Per-channel bias: v + b[channel].
 struct bias {
+    static constexpr bool vectorizes = true;
     const float* values = nullptr;
     float operator()(float v, const at& a) const { return v + values[a.channel]; }
+    template <class V>
+    V vec(V v, const at& a) const {
+        return v + V(values[a.channel]);
+    }
 };
 
 /// An activation functor (ops::act::*) as a stage.
 template <class F>
 struct act {
+    static constexpr bool vectorizes = vector_act<F>;
     F f{};
     float operator()(float v, const at&) const { return f(v); }
+    template <class V>
+    V vec(V v, const at&) const {
+        return f.vec(v);
+    }
 };
 
 /// Residual add of another tensor of the producer's shape: v + other[index].
 struct add_with {
+    static constexpr bool vectorizes = true;
     const float* other = nullptr;
     float operator()(float v, const at& a) const { return v + other[a.index]; }
+    template <class V>
+    V vec(V v, const at& a) const {
+        return v + V::load_unaligned(other + a.index);
+    }
 };
 
 // Terminal writers: how the final value reaches memory.
@@ -62,8 +98,13 @@ struct add_with {
 /// The default: out[index] = v.
 struct store {
     static constexpr bool is_terminal = true;
-    void write(float* out, const at& a, float v) const { out[a.index] = v; }
     static constexpr bool broadcasts = false;
+    static constexpr bool vectorizes = true;
+    void write(float* out, const at& a, float v) const { out[a.index] = v; }
+    template <class V>
+    void write_vec(float* out, const at& a, V v) const {
+        v.store_unaligned(out + a.index);
+    }
 };
 
 /// Rounds half away from zero and saturates to int8: the one quantisation
@@ -88,8 +129,13 @@ struct quantize_store {
 struct mul_with {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = false;
+    static constexpr bool vectorizes = true;
     const float* other = nullptr;
     void write(float* out, const at& a, float v) const { out[a.index] = other[a.index] * v; }
+    template <class V>
+    void write_vec(float* out, const at& a, V v) const {
+        (V::load_unaligned(other + a.index) * v).store_unaligned(out + a.index);
+    }
 };
 
 /// The SE gate: the producer's output is [N, C, 1, 1]; every element scales
@@ -97,6 +143,7 @@ struct mul_with {
 struct mul_plane {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = true;
+    static constexpr bool vectorizes = false;  // one value per plane (the loop below vectorises)
     const float* other = nullptr;
     std::int64_t plane = 1;  // H * W of `other`
     void write(float* out, const at& a, float v) const {
@@ -112,9 +159,14 @@ template <class F, class Mul>
 struct gate {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = Mul::broadcasts;
+    static constexpr bool vectorizes = vector_act<F> && stage_vectorizes<Mul>;
     F f{};
     Mul mul{};
     void write(float* out, const at& a, float v) const { mul.write(out, a, f(v)); }
+    template <class V>
+    void write_vec(float* out, const at& a, V v) const {
+        mul.write_vec(out, a, f.vec(v));
+    }
 };
 
 template <class S>
@@ -169,6 +221,13 @@ struct chain {
 
     static constexpr bool has_terminal = (terminal_stage<Stages> || ... || false);
     static constexpr bool has_bias = (std::is_same_v<Stages, bias> || ... || false);
+#if defined(LITEGRAPH_SCALAR_SIMD)
+    static constexpr bool vectorized = false;
+#else
+    using vfloat = kernels::simd::vfloat;
+    /// Whether emit runs in vector registers (every stage has a vector form).
+    static constexpr bool vectorized = (stage_vectorizes<Stages> && ... && true);
+#endif
 
     /// The element stages applied to v (terminal excluded).
     float apply(float v, const at& a) const {
@@ -190,14 +249,51 @@ struct chain {
     /// The one loop of a fused kernel: `count` finished producer values of
     /// image `image`, channel `channel`, starting at flat index `index`, go
     /// through the chain and are written once each.
-    /// Values are float (fp32 producers) or int32 accumulators (int8 ones).
+    /// Values are float (fp32 producers, in vector registers where every
+    /// stage has a vector form) or int32 accumulators (int8 ones, scalar).
     template <class Out, class V>
     void emit(Out* out, const V* values, std::int64_t count, at a) const {
-        for (std::int64_t i = 0; i < count; ++i, ++a.index)
-            write(out, a, static_cast<float>(values[i]));
+        if constexpr (std::is_same_v<Out, float> && std::is_same_v<V, float>) {
+            // The loop runs on a local copy of the stages: `out` cannot alias
+            // it, so their parameters stay in registers across the stores.
+            const chain local = *this;
+            local.emit_local(out, values, count, a);
+        } else {
+            for (std::int64_t i = 0; i < count; ++i, ++a.index)
+                write(out, a, static_cast<float>(values[i]));
+        }
     }
 
 private:
+    void emit_local(float* out, const float* values, std::int64_t count, at a) const {
+        std::int64_t i = 0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+        if constexpr (vectorized) {
+            constexpr std::int64_t w = kernels::simd::width;
+            const std::int64_t vend = count - count % w;
+            for (; i < vend; i += w)
+                write_vec(out, at{a.image, a.channel, a.index + i},
+                          vfloat::load_unaligned(values + i));
+        }
+#endif
+        for (; i < count; ++i) write(out, at{a.image, a.channel, a.index + i}, values[i]);
+    }
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+    void write_vec(float* out, const at& a, vfloat v) const {
+        std::apply([&](const auto&... s) { ((v = step_vec(s, v, a)), ...); }, stages);
+        if constexpr (has_terminal)
+            std::get<sizeof...(Stages) - 1>(stages).write_vec(out, a, v);
+        else
+            v.store_unaligned(out + a.index);
+    }
+    template <class S>
+    static vfloat step_vec(const S& s, vfloat v, const at& a) {
+        if constexpr (terminal_stage<S>)
+            return v;
+        else
+            return s.vec(v, a);
+    }
+#endif
     template <class S>
     static float step(const S& s, float v, const at& a) {
         if constexpr (terminal_stage<S>)

@@ -53,6 +53,26 @@ concept producer = requires {
     T::paddle_types[0];
 };
 
+/// Chains a depthwise kernel can finish in registers: chain<bias> and
+/// chain<bias, act<F>> with F's vector form (kernels::depthwise_direct).
+template <class Chain>
+struct direct_form {
+    static constexpr bool value = false;
+};
+template <>
+struct direct_form<chain<bias>> {
+    static constexpr bool value = true;
+    using act_type = kernels::identity_act;
+    static act_type act_of(const chain<bias>&) { return {}; }
+};
+template <class F>
+requires vector_act<F>
+struct direct_form<chain<bias, act<F>>> {
+    static constexpr bool value = true;
+    using act_type = F;
+    static F act_of(const chain<bias, act<F>>& c) { return std::get<1>(c.stages).f; }
+};
+
 template <class Producer, class... Stages>
 struct fused {
     static_assert(producer<Producer>,
@@ -147,9 +167,10 @@ struct fused<ops::conv2d, Stages...> {
             return;
         }
         if (in_place) {
-            run_in_place(g, c, x, f, out);
+            run_in_place(p.conv, g, c, x, f, out);
             return;
         }
+        if (run_depthwise_direct(p.conv, g, c, x, f, out)) return;
         // The bias is a stage of the chain, so the producer adds none itself.
         // at.index is the flat index into the conv's own output [N, OC, OH, OW]
         // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
@@ -220,27 +241,45 @@ private:
         io.check(!chain_type::has_terminal, "a gated depthwise conv cannot run in place");
     }
 
-    /// A depthwise conv over its own input (TinyEngine's trick): each output
-    /// plane is finished in a one-plane scratch, then written where input
-    /// planes already consumed lay.  Plane (n, c) of the output ends at or
-    /// before the end of input plane (n, c), so no unread input is overwritten.
-    /// The fast kernel runs one channel at a time (a one-channel geometry), so
-    /// it never sees a later input plane while output planes are written.
-    static void run_in_place(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
-                             const float* f, float* out) {
+    /// A depthwise conv over its own input (TinyEngine's trick), fast kernel.
+    /// Plane (n, c) of the output ends at or before the end of input plane
+    /// (n, c), so an output plane only covers input planes already consumed;
+    /// the fast kernel reads each input plane whole (into its padded scratch)
+    /// before it emits the same output plane, planes in order (the contract of
+    /// kernels::depthwise_conv2d), so the chain writes straight into the
+    /// output, with no extra pass.  (The reference row loop reads input rows
+    /// while it emits, so run_direct finishes its plane in scratch.)
+    static void run_in_place(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
+                             const chain_type& c, const float* x, const float* f, float* out) {
+        if (run_depthwise_direct(p, g, c, x, f, out)) return;
         const std::int64_t plane = g.oh * g.ow;
-        std::vector<float> scratch(static_cast<std::size_t>(plane));
-        auto one = kernels::conv_geometry::from(g);
-        one.n = one.c = one.oc = one.groups = 1;
-        const std::int64_t in_plane = g.h * g.w, taps = g.kh * g.kw;
-        for (std::int64_t n = 0; n < g.n; ++n)
-            for (std::int64_t ch = 0; ch < g.c; ++ch) {
-                kernels::depthwise_conv2d(
-                    one, x + (n * g.c + ch) * in_plane, f + ch * taps,
-                    [&](std::int64_t, std::int64_t, std::int64_t off, const float* v,
-                        std::int64_t count) { std::copy(v, v + count, scratch.data() + off); });
-                c.emit(out, scratch.data(), plane, at{n, ch, (n * g.oc + ch) * plane});
-            }
+        ops::conv2d::produce(p, g, x, f,
+                             [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                                 std::int64_t count) {
+                                 c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+                             });
+    }
+
+    /// A fast depthwise conv whose chain is a bias and at most one activation
+    /// with a vector form runs it in registers inside the kernel
+    /// (kernels::depthwise_conv2d_direct); returns false for anything else.
+    static bool run_depthwise_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
+                                     const chain_type& c, const float* x, const float* f,
+                                     float* out) {
+        if constexpr (direct_form<chain_type>::value) {
+            const auto kg = kernels::conv_geometry::from(g);
+            if (p.kernel != ops::conv_kernel::fast || !kg.is_depthwise()) return false;
+            using A = typename direct_form<chain_type>::act_type;
+            kernels::depthwise_direct<A> d;
+            d.y = out;
+            d.bias = std::get<0>(c.stages).values;
+            d.act = direct_form<chain_type>::act_of(c);
+            kernels::depthwise_conv2d_direct(kg, x, f, d);
+            return true;
+        } else {
+            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out;
+            return false;
+        }
     }
 
     template <class S>

@@ -20,7 +20,8 @@
 // Paths, chosen by conv2d():
 //   - depthwise (groups == C == OC, any window, stride, dilation, padding):
 //     zero-padded, stride-phase-split input rows, vectorised along the output
-//     row, with the 3x3 and 5x5 windows unrolled;
+//     row, with the 3x3 and 5x5 windows unrolled; output rows go to the
+//     epilogue in L1-sized bands as soon as they are computed;
 //   - 1x1, stride 1, no padding: per image and group, W[OCg, Cg] x X[Cg, H*W];
 //   - anything else: im2col over bands of output rows + GEMM.
 #pragma once
@@ -95,18 +96,79 @@ struct conv_store_epilogue {
     }
 };
 
+/// The identity activation of depthwise_direct (no activation).
+struct identity_act {
+    float operator()(float v) const { return v; }
+    template <class V>
+    V vec(V v) const {
+        return v;
+    }
+};
+
+/// A depthwise conv that finishes its output in registers and writes it
+/// straight into a dense NCHW `y` [N, C, OH, OW]:
+///   y = act(conv + bias[c])   (bias optional: null adds nothing)
+/// The accumulators start at the bias (as optimised kernels do), so the sum
+/// rounds in another order than conv-then-add: within a few ulps.
+/// `act` is any functor with `float operator()(float)` and a vector form
+/// `V vec(V)` doing the same operations (ops::act::relu, relu6, hard_swish ...).
+/// No epilogue call and no second pass: what fused<conv2d, bias, act<F>>
+/// and a plain depthwise conv run on.
+template <class Act>
+struct depthwise_direct {
+    float* y = nullptr;
+    const float* bias = nullptr;
+    Act act{};
+};
+
 namespace detail {
+
+/// Output of depthwise blocks into a band buffer (rows of stride owv).
+struct band_out {
+    float* o;
+    std::int64_t owv;
+    float init() const { return 0.f; }
+    void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
+        simd::store(o + row * owv + x, v);
+    }
+};
+
+/// Output of depthwise blocks straight into an output plane (rows of
+/// stride ow): the accumulators start at the bias, the activation is
+/// applied in registers; the vector that crosses the row end goes through a
+/// small buffer.
+template <class Act>
+struct plane_out {
+    float* y;
+    std::int64_t ow;
+    float bias;
+    Act act;
+    float init() const { return bias; }
+    void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
+        v = act.vec(v);
+        float* d = y + row * ow + x;
+        if (x + simd::width <= ow) {
+            simd::store(d, v);
+        } else if (x < ow) {
+            float tail[simd::width];
+            simd::store(tail, v);
+            for (std::int64_t i = 0; i < ow - x; ++i) d[i] = tail[i];
+        }
+    }
+};
 
 /// R output rows x V vectors of one depthwise plane: R * V independent FMA
 /// chains over the taps.  `base` is the phase-split input of the first row.
-template <int R, int V, int NT>
+template <int R, int V, int NT, class Out>
 inline void depthwise_block(const float* base, std::int64_t row_step, const std::int64_t* tap,
-                            std::int64_t ntaps, const float* wt, float* o, std::int64_t ostep) {
+                            std::int64_t ntaps, const float* wt, const Out& out, std::int64_t row,
+                            std::int64_t x) {
     using simd::vfloat;
     using simd::width;
     vfloat acc[R][V];
+    const vfloat init(out.init());
     for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v) acc[r][v] = vfloat(0.f);
+        for (int v = 0; v < V; ++v) acc[r][v] = init;
     const std::int64_t nt = NT ? NT : ntaps;
     for (std::int64_t t = 0; t < nt; ++t) {
         const vfloat wv(wt[t]);
@@ -116,29 +178,30 @@ inline void depthwise_block(const float* base, std::int64_t row_step, const std:
                 acc[r][v] = simd::fmadd(wv, simd::load(p + r * row_step + v * width), acc[r][v]);
     }
     for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v) simd::store(o + r * ostep + v * width, acc[r][v]);
+        for (int v = 0; v < V; ++v) out.put(row + r, x + v * width, acc[r][v]);
 }
 
 /// R output rows of a depthwise plane, all vectors of the (padded) row.
-template <int R, int V, int NT>
+template <int R, int V, int NT, class Out>
 inline void depthwise_rows(const float* base, std::int64_t row_step, const std::int64_t* tap,
-                           std::int64_t ntaps, const float* wt, float* o, std::int64_t owv) {
+                           std::int64_t ntaps, const float* wt, const Out& out, std::int64_t row,
+                           std::int64_t owv) {
     using simd::width;
     std::int64_t x = 0;
     for (; x + V * width <= owv; x += V * width)
-        depthwise_block<R, V, NT>(base + x, row_step, tap, ntaps, wt, o + x, owv);
+        depthwise_block<R, V, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
     for (; x < owv; x += width)
-        depthwise_block<R, 1, NT>(base + x, row_step, tap, ntaps, wt, o + x, owv);
+        depthwise_block<R, 1, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
 }
 
-/// Depthwise plane: one channel of one image.  `ph` holds the padded input
-/// split by column phase: row r, phase q, index i = padded column q + sw * i,
-/// so that output column ow under kernel column j reads phase (j*dw) % sw at
-/// index ow + (j*dw) / sw, contiguously.  Writes rows of stride owv (the
-/// output width rounded up to vectors) into `out`.
-template <int KH, int KW>
+/// Depthwise plane rows [oh0, oh1) of one channel of one image.  `ph` holds
+/// the padded input split by column phase: row r, phase q, index i = padded
+/// column q + sw * i, so that output column ow under kernel column j reads
+/// phase (j*dw) % sw at index ow + (j*dw) / sw, contiguously.  Output row oh
+/// goes to `out` as row oh - oh0.
+template <int KH, int KW, class Out>
 void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, const float* wt,
-                     float* out) {
+                     const Out& out, std::int64_t oh0, std::int64_t oh1) {
     using simd::width;
     constexpr int NT = KH * KW;
     const std::int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;
@@ -157,12 +220,12 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, c
     const std::int64_t owv = (g.ow + width - 1) / width * width;
     // Four independent chains: 1 row x 4 vectors, 2 x 2 or 4 x 1.
     auto run = [&]<int R, int V>() {
-        std::int64_t oh = 0;
-        for (; oh + R <= g.oh; oh += R)
-            depthwise_rows<R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out + oh * owv,
+        std::int64_t oh = oh0;
+        for (; oh + R <= oh1; oh += R)
+            depthwise_rows<R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
                                      owv);
-        for (; oh < g.oh; ++oh)
-            depthwise_rows<1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out + oh * owv,
+        for (; oh < oh1; ++oh)
+            depthwise_rows<1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
                                      owv);
     };
     if (owv >= 4 * width)
@@ -173,9 +236,69 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, c
         run.template operator()<4, 1>();
 }
 
+/// The plane loop of the depthwise conv: for each image and channel in
+/// order, copies the whole input plane into the zero-padded phase buffer,
+/// then calls plane(n, ch, ph, pw).
+template <class Plane>
+void depthwise_planes(const conv_geometry& g, const float* x, workspace* ws, Plane&& plane) {
+    using simd::width;
+    const std::int64_t hp = g.h + g.pt + g.pb;
+    const std::int64_t owv = (g.ow + width - 1) / width * width;
+    // Phase width: every index an output vector may read, rounded to vectors.
+    const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
+    const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+    float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
+    // Zero the phase buffer once; then each plane rewrites the image cells.
+    std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
+    const std::int64_t in_plane = g.h * g.w;
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t ch = 0; ch < g.c; ++ch) {
+            const float* xp = x + (n * g.c + ch) * in_plane;
+            for (std::int64_t r = 0; r < g.h; ++r) {
+                float* prow = ph + (r + g.pt) * g.sw * pw;
+                const float* src = xp + r * g.w;
+                if (g.sw == 1) {
+                    std::memcpy(prow + g.pl, src, static_cast<std::size_t>(g.w) * sizeof(float));
+                } else {
+                    for (std::int64_t q = 0; q < g.sw; ++q) {
+                        // First image column landing on phase q.
+                        const std::int64_t c0 = ((q - g.pl) % g.sw + g.sw) % g.sw;
+                        float* dst = prow + q * pw + (c0 + g.pl) / g.sw;
+                        const std::int64_t cnt = (g.w - c0 + g.sw - 1) / g.sw;
+                        const float* s0 = src + c0;
+                        if (g.sw == 2)  // a constant stride the compiler vectorises
+                            for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[2 * i];
+                        else
+                            for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[i * g.sw];
+                    }
+                }
+            }
+            plane(n, ch, static_cast<const float*>(ph), pw);
+        }
+}
+
+/// Calls f(depthwise_plane<KH, KW, Out>) for the unrolled window, if any.
+template <class Out, class F>
+void with_depthwise_kernel(const conv_geometry& g, F&& f) {
+    if (g.kh == 3 && g.kw == 3)
+        f(depthwise_plane<3, 3, Out>);
+    else if (g.kh == 5 && g.kw == 5)
+        f(depthwise_plane<5, 5, Out>);
+    else
+        f(depthwise_plane<0, 0, Out>);
+}
+
 }  // namespace detail
 
 /// Depthwise conv (groups == C == OC), any window / stride / dilation / padding.
+///
+/// Planes are computed in order (image by image, channel by channel) and each
+/// input plane is read completely (into a padded scratch) before any value of
+/// the same output plane goes to the epilogue; output rows go to the epilogue
+/// in bands of a few KB, straight after they are computed (still in L1).  So
+/// the epilogue may write output plane (n, c) over input planes up to (n, c):
+/// the conv can run in place of its input when an output plane is no larger
+/// than an input plane (fused<conv2d, ...>::run_in_place relies on this).
 template <class Epilogue>
 void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
                       workspace* ws = nullptr) {
@@ -184,54 +307,47 @@ void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Ep
         LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
     if (!ws) ws = &workspace::local();
     using simd::width;
-    const std::int64_t hp = g.h + g.pt + g.pb;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
-    // Phase width: every index an output vector may read, rounded to vectors.
-    const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
-    const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
-    float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
-    float* out = workspace::grow(ws->c, g.oh * owv);
-    // Zero the phase buffer once; then each plane rewrites the image cells.
-    std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
-    const std::int64_t plane = g.h * g.w;
-    auto run = [&](auto kernel) {
-        for (std::int64_t n = 0; n < g.n; ++n)
-            for (std::int64_t ch = 0; ch < g.c; ++ch) {
-                const float* xp = x + (n * g.c + ch) * plane;
-                for (std::int64_t r = 0; r < g.h; ++r) {
-                    float* prow = ph + (r + g.pt) * g.sw * pw;
-                    const float* src = xp + r * g.w;
-                    if (g.sw == 1) {
-                        std::memcpy(prow + g.pl, src,
-                                    static_cast<std::size_t>(g.w) * sizeof(float));
-                    } else {
-                        for (std::int64_t q = 0; q < g.sw; ++q) {
-                            // First image column landing on phase q.
-                            const std::int64_t c0 = ((q - g.pl) % g.sw + g.sw) % g.sw;
-                            float* dst = prow + q * pw + (c0 + g.pl) / g.sw;
-                            const std::int64_t cnt = (g.w - c0 + g.sw - 1) / g.sw;
-                            const float* s0 = src + c0;
-                            if (g.sw == 2)  // a constant stride the compiler vectorises
-                                for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[2 * i];
-                            else
-                                for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[i * g.sw];
-                        }
-                    }
+    // Output rows per band: about 4K floats (16 KB), a multiple of 4 rows
+    // (the row blocking of depthwise_plane).
+    const std::int64_t band = std::min(g.oh, std::max<std::int64_t>(4, (4096 / owv) / 4 * 4));
+    float* out = workspace::grow(ws->c, band * owv);
+    detail::with_depthwise_kernel<detail::band_out>(g, [&](auto kernel) {
+        detail::depthwise_planes(
+            g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
+                const float* wt = w + ch * g.kh * g.kw;
+                for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
+                    const std::int64_t oh1 = std::min(g.oh, oh0 + band);
+                    kernel(g, ph, pw, wt, detail::band_out{out, owv}, oh0, oh1);
+                    if (owv != g.ow)  // close the row padding: one run per band
+                        for (std::int64_t r = 1; r < oh1 - oh0; ++r)
+                            std::memmove(out + r * g.ow, out + r * owv,
+                                         static_cast<std::size_t>(g.ow) * sizeof(float));
+                    epi(n, ch, oh0 * g.ow, static_cast<const float*>(out), (oh1 - oh0) * g.ow);
                 }
-                kernel(g, static_cast<const float*>(ph), pw, w + ch * g.kh * g.kw, out);
-                if (owv != g.ow)  // close the row padding: one run per plane
-                    for (std::int64_t r = 1; r < g.oh; ++r)
-                        std::memmove(out + r * g.ow, out + r * owv,
-                                     static_cast<std::size_t>(g.ow) * sizeof(float));
-                epi(n, ch, std::int64_t{0}, static_cast<const float*>(out), g.oh * g.ow);
-            }
-    };
-    if (g.kh == 3 && g.kw == 3)
-        run(detail::depthwise_plane<3, 3>);
-    else if (g.kh == 5 && g.kw == 5)
-        run(detail::depthwise_plane<5, 5>);
-    else
-        run(detail::depthwise_plane<0, 0>);
+            });
+    });
+}
+
+/// Depthwise conv written straight into d.y (dense NCHW), bias and activation
+/// in registers (see depthwise_direct).  Same plane order and input reading
+/// as depthwise_conv2d, so it too may run in place of its input.
+template <class Act>
+void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float* w,
+                             const depthwise_direct<Act>& d, workspace* ws = nullptr) {
+    g.validate();
+    if (!g.is_depthwise())
+        LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
+    if (!ws) ws = &workspace::local();
+    const std::int64_t plane = g.oh * g.ow;
+    detail::with_depthwise_kernel<detail::plane_out<Act>>(g, [&](auto kernel) {
+        detail::depthwise_planes(
+            g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
+                const detail::plane_out<Act> out{d.y + (n * g.c + ch) * plane, g.ow,
+                                                 d.bias ? d.bias[ch] : 0.f, d.act};
+                kernel(g, ph, pw, w + ch * g.kh * g.kw, out, 0, g.oh);
+            });
+    });
 }
 
 /// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,

@@ -1,14 +1,20 @@
 // Unary activations: relu, relu6, leaky_relu, sigmoid, tanh, hard_swish,
 // hard_sigmoid, swish, silu, exp.  Each is a small functor in `ops::act` with
 // `float operator()(float) const` (its attributes are members) and the Paddle
-// op is `activation<Functor>`: one loop applying it.  Fused kernels compose the
-// same functors as epilogues (e.g. conv2d followed by act::relu).
+// op is `activation<Functor>`: one loop applying it.  The piecewise-linear
+// ones also have `V vec(V) const` for xsimd batches, the same operations in
+// the same order (so bit-identical to the scalar form; absent where xsimd is
+// not used, e.g. Cortex-M), which the fused epilogues use to run in vector registers
+// (fusion/epilogue.hpp).  Fused kernels compose the same functors as epilogues (e.g. conv2d
+// followed by act::relu).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
+
+#include "litegraph/kernels/simd.hpp"
 
 #include "litegraph/ops/op.hpp"
 
@@ -19,6 +25,17 @@ struct relu {
     static constexpr std::string_view paddle_type = "relu";
     static relu parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x > 0.f ? x : 0.f; }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+#if XSIMD_WITH_SSE2
+        // x86 max returns its second operand when one is NaN: x > 0 ? x : 0.
+        return xsimd::max(x, V(0.f));
+#else
+        return xsimd::select(x > V(0.f), x, V(0.f));
+#endif
+    }
+#endif
 };
 /// min(max(0, x), threshold)
 struct relu6 {
@@ -26,6 +43,18 @@ struct relu6 {
     float threshold = 6.f;
     static relu6 parse(const attr_map& a) { return {a.get<float>("threshold", 6.f)}; }
     float operator()(float x) const { return std::min(std::max(0.f, x), threshold); }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+#if XSIMD_WITH_SSE2
+        // x86 max / min return their second operand when one is NaN.
+        return xsimd::min(xsimd::max(x, V(0.f)), V(threshold));
+#else
+        const V m = xsimd::select(V(0.f) < x, x, V(0.f));
+        return xsimd::select(V(threshold) < m, V(threshold), m);
+#endif
+    }
+#endif
 };
 /// x >= 0 ? x : alpha * x
 struct leaky_relu {
@@ -33,6 +62,12 @@ struct leaky_relu {
     float alpha = 0.02f;
     static leaky_relu parse(const attr_map& a) { return {a.get<float>("alpha", 0.02f)}; }
     float operator()(float x) const { return x >= 0.f ? x : alpha * x; }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+        return xsimd::select(x >= V(0.f), x, V(alpha) * x);
+    }
+#endif
 };
 struct sigmoid {
     static constexpr std::string_view paddle_type = "sigmoid";
@@ -52,9 +87,19 @@ struct hard_swish {
         return {a.get<float>("threshold", 6.f), a.get<float>("scale", 6.f),
                 a.get<float>("offset", 3.f)};
     }
+    // Multiplies by 1 / scale (within an ulp of dividing by it, and far
+    // cheaper in vector registers).
     float operator()(float x) const {
-        return x * std::min(std::max(x + offset, 0.f), threshold) / scale;
+        return x * std::min(std::max(x + offset, 0.f), threshold) * (1.f / scale);
     }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+        const V y = x + V(offset);
+        const V m = xsimd::select(y < V(0.f), V(0.f), y);
+        return x * xsimd::select(V(threshold) < m, V(threshold), m) * V(1.f / scale);
+    }
+#endif
 };
 /// max(0, min(1, slope * x + offset))
 struct hard_sigmoid {
@@ -64,6 +109,14 @@ struct hard_sigmoid {
         return {a.get<float>("slope", 0.2f), a.get<float>("offset", 0.5f)};
     }
     float operator()(float x) const { return std::max(0.f, std::min(1.f, slope * x + offset)); }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+        const V y = V(slope) * x + V(offset);
+        const V m = xsimd::select(y < V(1.f), y, V(1.f));
+        return xsimd::select(V(0.f) < m, m, V(0.f));
+    }
+#endif
 };
 /// x / (1 + exp(-beta * x))
 struct swish {

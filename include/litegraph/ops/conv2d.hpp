@@ -304,6 +304,14 @@ struct conv2d {
                          });
             return;
         }
+        const auto kg = kernels::conv_geometry::from(g);
+        if (kg.is_depthwise()) {  // written straight from registers, bias included
+            kernels::depthwise_direct<kernels::identity_act> d;
+            d.y = y;
+            d.bias = bias;
+            kernels::depthwise_conv2d_direct(kg, x, f, d);
+            return;
+        }
         const std::int64_t plane = g.oh * g.ow;
         produce(p, g, x, f,
                 [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,

@@ -156,6 +156,14 @@ public:
 
     /// Runs the program on the inputs set; outputs stay valid until the next run.
     void run() {
+        run([](const instruction&) {});
+    }
+
+    /// run(), calling `after(instruction)` after each instruction that runs,
+    /// in execution order: a profiler times instructions, a debugger reads
+    /// their outputs (valid until the arena reuses their memory).
+    template <class After>
+    void run(After&& after) {
         prepare_plan();
         if (!plan_.fits)
             throw usage_error("the activations do not fit the memory segments: " +
@@ -165,7 +173,10 @@ public:
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
         }
         for (int i : order_)
-            if (!code_[i].elided) code_[i].k->run(code_[i].io);
+            if (!code_[i].elided) {
+                code_[i].k->run(code_[i].io);
+                after(static_cast<const instruction&>(code_[i]));
+            }
     }
 
     /// Output `i` of the last run.
