@@ -85,6 +85,26 @@ inline const std::vector<std::string>& params_names() {
     return names;
 }
 
+/// Where the fuzz targets watch allocations (tests/fuzz/alloc_bound.hpp): called
+/// right before a model is loaded, with its topology and parameter bytes, and
+/// right after it loaded.  Unset (the regression test): nothing is called.
+struct load_hooks {
+    void (*begin_load)(std::size_t topology_bytes, std::size_t params_bytes) = nullptr;
+    void (*loaded)() = nullptr;
+};
+inline load_hooks& hooks() {
+    static load_hooks h;
+    return h;
+}
+
+template <class Load>
+auto watched_load(std::size_t topology_bytes, std::size_t params_bytes, Load&& load) {
+    if (hooks().begin_load) hooks().begin_load(topology_bytes, params_bytes);
+    auto m = load();
+    if (hooks().loaded) hooks().loaded();
+    return m;
+}
+
 inline std::uint32_t read_u32(std::string_view s, std::size_t at) {
     std::uint32_t v = 0;
     std::memcpy(&v, s.data() + at, sizeof v);
@@ -92,8 +112,10 @@ inline std::uint32_t read_u32(std::string_view s, std::size_t at) {
 }
 
 inline void run_topology(std::string_view bytes) {
-    auto m = paddle::load_from_memory(bytes, std::map<std::string, std::string, std::less<>>{},
-                                      fuzz_load_options(false));
+    const std::map<std::string, std::string, std::less<>> none;
+    auto m = watched_load(bytes.size(), 0, [&] {
+        return paddle::load_from_memory(bytes, none, fuzz_load_options(false));
+    });
     (void)m;
 }
 
@@ -102,12 +124,14 @@ inline void run_params(std::string_view bytes) {
     const auto flags = static_cast<std::uint8_t>(bytes[0]);
     bytes.remove_prefix(1);
     const auto options = fuzz_load_options(!(flags & 2));
+    const auto& topology = params_topology();
     if (!(flags & 1)) {
-        paddle::load_from_memory(params_topology(), bytes, options);
+        watched_load(topology.size(), bytes.size(),
+                     [&] { return paddle::load_from_memory(topology, bytes, options); });
         return;
     }
     std::map<std::string, std::string, std::less<>> files;
-    std::size_t at = 0;
+    std::size_t at = 0, total = 0;
     for (auto& name : params_names()) {
         if (bytes.size() - at < 4) break;
         const auto n = read_u32(bytes, at);
@@ -116,8 +140,10 @@ inline void run_params(std::string_view bytes) {
         const auto len = std::min<std::size_t>(n, bytes.size() - at);
         files.emplace(name, std::string(bytes.substr(at, len)));
         at += len;
+        total += len;
     }
-    paddle::load_from_memory(params_topology(), files, options);
+    watched_load(topology.size(), total,
+                 [&] { return paddle::load_from_memory(topology, files, options); });
 }
 
 /// Deterministic inputs for every feed: declared dims (-1 as 1), values a
@@ -151,10 +177,11 @@ inline void run_model(std::string_view bytes) {
     const std::size_t topo_size = std::min<std::size_t>(read_u32(bytes, 1), bytes.size() - 5);
     const auto topology = bytes.substr(5, topo_size);
     const auto params = bytes.substr(5 + topo_size);
-    auto m = (flags & 1) ? paddle::load_from_memory(topology, params, fuzz_load_options(true))
-                         : paddle::load_from_memory(
-                               topology, std::map<std::string, std::string, std::less<>>{},
-                               fuzz_load_options(false));
+    const std::map<std::string, std::string, std::less<>> none;
+    auto m = watched_load(topology.size(), (flags & 1) ? params.size() : 0, [&] {
+        return (flags & 1) ? paddle::load_from_memory(topology, params, fuzz_load_options(true))
+                           : paddle::load_from_memory(topology, none, fuzz_load_options(false));
+    });
     passes::run_passes(m.graph);
     runtime::program p(std::move(m.graph));
     p.set_limits(fuzz_program_limits());

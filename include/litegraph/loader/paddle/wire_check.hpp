@@ -81,12 +81,13 @@ private:
             const int wire = static_cast<int>(tag & 7);
             if (number == 0) return wire_fault{at, "field number 0 in a tag"};
             const FD* f = d ? d->FindFieldByNumber(static_cast<int>(number)) : nullptr;
-            const std::string name = field_name(d, number, f);
+            // The field's name is spelled only in a fault: a well-formed field costs no string.
+            const auto name = [&] { return field_name(d, number, f); };
             if (f) {
                 int want = expected_wire_type(f);
                 bool packed_ok = f->is_repeated() && wire == 2 && want != 2;
                 if (wire != want && !packed_ok)
-                    return wire_fault{at, "field " + name + " has wire type " +
+                    return wire_fault{at, "field " + name() + " has wire type " +
                                               std::to_string(wire) + ", expected " +
                                               std::to_string(want)};
             }
@@ -95,47 +96,48 @@ private:
                     std::uint64_t v = 0;
                     const auto vat = pos();
                     if (!in_.ReadVarint64(&v))
-                        return wire_fault{vat, "malformed varint in field " + name};
+                        return wire_fault{vat, "malformed varint in field " + name()};
                     break;
                 }
                 case 1: {
                     std::uint64_t v = 0;
                     if (!in_.ReadLittleEndian64(&v))
-                        return wire_fault{pos(), "truncated 8-byte field " + name};
+                        return wire_fault{pos(), "truncated 8-byte field " + name()};
                     break;
                 }
                 case 5: {
                     std::uint32_t v = 0;
                     if (!in_.ReadLittleEndian32(&v))
-                        return wire_fault{pos(), "truncated 4-byte field " + name};
+                        return wire_fault{pos(), "truncated 4-byte field " + name()};
                     break;
                 }
                 case 2: {
                     const auto lat = pos();
                     std::uint32_t len = 0;
                     if (!in_.ReadVarint32(&len))
-                        return wire_fault{lat, "malformed length of field " + name};
+                        return wire_fault{lat, "malformed length of field " + name()};
                     const auto left = remaining();
                     if (len > left)
-                        return wire_fault{lat, "field " + name + " claims " + std::to_string(len) +
-                                                   " bytes, only " + std::to_string(left) +
+                        return wire_fault{lat, "field " + name() + " claims " +
+                                                   std::to_string(len) + " bytes, only " +
+                                                   std::to_string(left) +
                                                    " remain in its enclosing message"};
                     if (f && f->type() == FD::TYPE_MESSAGE) {
                         auto limit = in_.PushLimit(static_cast<int>(len));
                         if (auto fault = message(f->message_type(), depth + 1)) return fault;
                         in_.PopLimit(limit);
                     } else if (!in_.Skip(static_cast<int>(len))) {
-                        return wire_fault{lat, "truncated field " + name};
+                        return wire_fault{lat, "truncated field " + name()};
                     }
                     break;
                 }
                 case 3:
                 case 4:
-                    return wire_fault{
-                        at, "group wire type in field " + name + " (not used by Paddle programs)"};
+                    return wire_fault{at, "group wire type in field " + name() +
+                                              " (not used by Paddle programs)"};
                 default:
                     return wire_fault{
-                        at, "invalid wire type " + std::to_string(wire) + " in field " + name};
+                        at, "invalid wire type " + std::to_string(wire) + " in field " + name()};
             }
         }
         return std::nullopt;
