@@ -1,0 +1,339 @@
+// Cortex-M DSP int8 kernels (ARMv7E-M SIMD: SXTB16 unpacking, SMLAD dual
+// 16-bit MACs, through math.hpp).  They compute the same int32 accumulators
+// as the reference kernels (kernels/conv_int8.hpp, ops/int8/mul_int8.hpp)
+// and hand them to the same sink, so the requantize epilogue (fusion chain
+// rescale -> bias -> act -> quantize_store) is shared and only the
+// accumulation differs.  Bit-exact: int32 sums of int8 products, whatever
+// the order.  Like the reference: no allocation, no exception, the caller
+// passes scratch (the *_scratch_words functions) and a validated geometry.
+//
+// Paths:
+//  - ungrouped conv (1x1, 3x3, any stride/padding/dilation): patches packed
+//    per block of 16 pixels as the reference, then 2 output channels x 2
+//    pixels per inner loop: 4 word loads, 8 SXTB16, 8 SMLAD per 16 MACs;
+//  - depthwise (one input channel per group, dilation_w 1): the channel's
+//    zero-padded plane widened once to int16, then each output pixel's row
+//    of taps paired: one SMLAD per two taps with the weights in int16x2;
+//  - other grouped convs: the reference kernel;
+//  - fc (X [M, K] x Y [K, N]): 4 columns x 2 rows of Y per step, the rows
+//    interleaved with PKHBT/PKHTB so one SMLAD takes X[k], X[k+1].
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "litegraph/kernels/conv_int8.hpp"
+#include "litegraph/kernels/cortex_m/math.hpp"
+
+namespace litegraph::kernels::cortex_m {
+
+/// Whether the depthwise path applies: one input channel per group and
+/// adjacent taps in a row (dilation_w 1).
+inline bool conv_int8_is_depthwise(const conv_geometry& g) noexcept {
+    return g.groups > 1 && g.c == g.groups && g.dw == 1;
+}
+
+namespace detail {
+/// Rows and columns of the zero-padded input plane the depthwise path reads.
+inline std::int64_t dw_rows(const conv_geometry& g) noexcept {
+    return (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+}
+inline std::int64_t dw_cols(const conv_geometry& g) noexcept {
+    return (g.ow - 1) * g.sw + g.kw + 1;  // + 1: the last pair may read one past
+}
+inline std::int64_t dw_pairs(const conv_geometry& g) noexcept {
+    return g.kh * ((g.kw + 1) / 2);
+}
+}  // namespace detail
+
+/// int64 words of scratch conv2d_int8 needs (at least the reference's).
+inline std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
+    if (conv_int8_uses_patches(g)) {
+        const std::int64_t k = g.c * g.kh * g.kw;
+        return (conv_int8_block * k + 7) / 8 + conv_int8_block + 1;
+    }
+    if (conv_int8_is_depthwise(g))
+        return (detail::dw_rows(g) * detail::dw_cols(g) * 2 + 7) / 8 + (g.oh * g.ow + 1) / 2 +
+               (detail::dw_pairs(g) + 1) / 2 + 1;
+    return kernels::conv_int8_scratch_words(g);
+}
+
+namespace detail {
+
+/// The four dot products of filters f0, f1 with patches p0, p1 (k int8 each).
+inline void dot_2x2(const std::int8_t* f0, const std::int8_t* f1, const std::int8_t* p0,
+                    const std::int8_t* p1, std::int64_t k, std::int32_t* out) noexcept {
+    std::int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+    std::int64_t i = 0;
+    for (; i + 4 <= k; i += 4) {
+        const std::uint32_t w0 = load_q7x4(f0 + i), w1 = load_q7x4(f1 + i);
+        const std::uint32_t x0 = load_q7x4(p0 + i), x1 = load_q7x4(p1 + i);
+        const std::uint32_t w0l = sxtb16(w0), w1l = sxtb16(w1);
+        const std::uint32_t x0l = sxtb16(x0), x1l = sxtb16(x1);
+        a00 = smlad(w0l, x0l, a00);
+        a01 = smlad(w0l, x1l, a01);
+        a10 = smlad(w1l, x0l, a10);
+        a11 = smlad(w1l, x1l, a11);
+        const std::uint32_t w0h = sxtb16_ror8(w0), w1h = sxtb16_ror8(w1);
+        const std::uint32_t x0h = sxtb16_ror8(x0), x1h = sxtb16_ror8(x1);
+        a00 = smlad(w0h, x0h, a00);
+        a01 = smlad(w0h, x1h, a01);
+        a10 = smlad(w1h, x0h, a10);
+        a11 = smlad(w1h, x1h, a11);
+    }
+    for (; i < k; ++i) {
+        const std::int32_t w0 = f0[i], w1 = f1[i], x0 = p0[i], x1 = p1[i];
+        a00 += w0 * x0;
+        a01 += w0 * x1;
+        a10 += w1 * x0;
+        a11 += w1 * x1;
+    }
+    out[0] = a00;
+    out[1] = a01;
+    out[2] = a10;
+    out[3] = a11;
+}
+
+/// One filter with one patch.
+inline std::int32_t dot_1x1(const std::int8_t* f, const std::int8_t* p, std::int64_t k) noexcept {
+    std::int32_t a = 0;
+    std::int64_t i = 0;
+    for (; i + 4 <= k; i += 4) a = dot_q7x4(load_q7x4(f + i), load_q7x4(p + i), a);
+    for (; i < k; ++i) a += static_cast<std::int32_t>(f[i]) * static_cast<std::int32_t>(p[i]);
+    return a;
+}
+
+inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
+                           std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    const std::int64_t k = g.c * g.kh * g.kw, plane = g.oh * g.ow, in_plane = g.h * g.w;
+    const bool pointwise = g.kh == 1 && g.kw == 1 && g.pt == 0 && g.pl == 0;
+    auto* patches = reinterpret_cast<std::int8_t*>(scratch);
+    auto* acc0 = reinterpret_cast<std::int32_t*>(scratch + (conv_int8_block * k + 7) / 8);
+    std::int32_t* acc1 = acc0 + conv_int8_block;
+    for (std::int64_t n = 0; n < g.n; ++n) {
+        const std::int8_t* xn = x + n * g.c * in_plane;
+        for (std::int64_t p0 = 0; p0 < plane; p0 += conv_int8_block) {
+            const std::int64_t nb = std::min(conv_int8_block, plane - p0);
+            for (std::int64_t b = 0; b < nb; ++b) {
+                const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
+                std::int8_t* d = patches + b * k;
+                if (pointwise) {  // 1x1 without padding: one column of channels
+                    const std::int8_t* xp = xn + oh * g.sh * g.w + ow * g.sw;
+                    for (std::int64_t c = 0; c < g.c; ++c) d[c] = xp[c * in_plane];
+                    continue;
+                }
+                for (std::int64_t c = 0; c < g.c; ++c)
+                    for (std::int64_t i = 0; i < g.kh; ++i) {
+                        const std::int64_t ih = oh * g.sh - g.pt + i * g.dh;
+                        const bool row_in = ih >= 0 && ih < g.h;
+                        const std::int8_t* xr = xn + (c * g.h + ih) * g.w;
+                        for (std::int64_t j = 0; j < g.kw; ++j) {
+                            const std::int64_t iw = ow * g.sw - g.pl + j * g.dw;
+                            *d++ = row_in && iw >= 0 && iw < g.w ? xr[iw] : std::int8_t{0};
+                        }
+                    }
+            }
+            std::int64_t oc = 0;
+            for (; oc + 2 <= g.oc; oc += 2) {
+                const std::int8_t* f0 = f + oc * k;
+                std::int64_t b = 0;
+                for (; b + 2 <= nb; b += 2) {
+                    std::int32_t r[4];
+                    dot_2x2(f0, f0 + k, patches + b * k, patches + (b + 1) * k, k, r);
+                    acc0[b] = r[0];
+                    acc0[b + 1] = r[1];
+                    acc1[b] = r[2];
+                    acc1[b + 1] = r[3];
+                }
+                if (b < nb) {
+                    acc0[b] = dot_1x1(f0, patches + b * k, k);
+                    acc1[b] = dot_1x1(f0 + k, patches + b * k, k);
+                }
+                sink(n, oc, p0, acc0, nb);
+                sink(n, oc + 1, p0, acc1, nb);
+            }
+            if (oc < g.oc) {
+                for (std::int64_t b = 0; b < nb; ++b)
+                    acc0[b] = dot_1x1(f + oc * k, patches + b * k, k);
+                sink(n, oc, p0, acc0, nb);
+            }
+        }
+    }
+}
+
+/// The depthwise path for KH x KW taps (0: the geometry's, at run time).
+template <int KH, int KW>
+void conv2d_depthwise(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
+                      std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    const std::int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw, kp = (kw + 1) / 2;
+    const std::int64_t rows = dw_rows(g), cols = dw_cols(g), out_plane = g.oh * g.ow;
+    const std::int64_t in_plane = g.h * g.w, mult = g.oc / g.groups;
+    auto* xs = reinterpret_cast<std::int16_t*>(scratch);
+    auto* acc = reinterpret_cast<std::int32_t*>(scratch + (rows * cols * 2 + 7) / 8);
+    auto* wp = reinterpret_cast<std::uint32_t*>(acc + ((out_plane + 1) / 2) * 2);
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+            if (oc % mult == 0) {  // widen channel oc / mult, zero-padded
+                const std::int8_t* xc = x + (n * g.c + oc / mult) * in_plane;
+                for (std::int64_t r = 0; r < rows; ++r) {
+                    std::int16_t* d = xs + r * cols;
+                    const std::int64_t ih = r - g.pt;
+                    if (ih < 0 || ih >= g.h) {
+                        std::fill(d, d + cols, std::int16_t{0});
+                        continue;
+                    }
+                    const std::int64_t lo = std::min(cols, g.pl);
+                    const std::int64_t hi = std::max(lo, std::min(cols, g.pl + g.w));
+                    std::fill(d, d + lo, std::int16_t{0});
+                    const std::int8_t* xr = xc + ih * g.w;
+                    for (std::int64_t c = lo; c < hi; ++c) d[c] = xr[c - g.pl];
+                    std::fill(d + hi, d + cols, std::int16_t{0});
+                }
+            }
+            // Weights in int16x2 pairs per row (the odd tail paired with 0).
+            const std::int8_t* fo = f + oc * kh * kw;
+            for (std::int64_t i = 0; i < kh; ++i)
+                for (std::int64_t j = 0; j < kp; ++j) {
+                    const std::int32_t w1 = 2 * j + 1 < kw ? fo[i * kw + 2 * j + 1] : 0;
+                    wp[i * kp + j] = pack_q15(fo[i * kw + 2 * j], w1);
+                }
+            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                const std::int16_t* xr0 = xs + oh * g.sh * cols;
+                std::int32_t* ar = acc + oh * g.ow;
+                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                    const std::int16_t* xp = xr0 + ow * g.sw;
+                    std::int32_t a = 0;
+                    for (std::int64_t i = 0; i < kh; ++i) {
+                        const std::int16_t* xi = xp + i * g.dh * cols;
+                        const std::uint32_t* wi = wp + i * kp;
+                        for (std::int64_t j = 0; j < kp; ++j)
+                            a = smlad(wi[j], load_q15x2(xi + 2 * j), a);
+                    }
+                    ar[ow] = a;
+                }
+            }
+            sink(n, oc, 0, acc, out_plane);
+        }
+}
+
+}  // namespace detail
+
+/// Same contract as kernels::conv2d_int8 (same sink calls' values; runs may
+/// be cut differently), scratch of conv_int8_scratch_words(g) words.
+inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
+                        std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    if (conv_int8_uses_patches(g)) {
+        detail::conv2d_patches(g, x, f, scratch, sink);
+    } else if (conv_int8_is_depthwise(g)) {
+        if (g.kh == 3 && g.kw == 3)
+            detail::conv2d_depthwise<3, 3>(g, x, f, scratch, sink);
+        else
+            detail::conv2d_depthwise<0, 0>(g, x, f, scratch, sink);
+    } else {
+        kernels::conv2d_int8(g, x, f, scratch, sink);
+    }
+}
+
+/// int64 words of scratch fc_int8 needs.
+inline std::int64_t fc_int8_scratch_words(std::int64_t k, std::int64_t n) noexcept {
+    return (k * 2 + 7) / 8 + (n + 1) / 2 + 1;
+}
+
+/// The fully connected layer's accumulators (mul_int8): X int8 [M, K] times
+/// Y int8 [K, N]; row i handed to sink(i, 0, i * N, acc, N) (element j is
+/// channel j of the rescale).
+inline void fc_int8(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
+                    const std::int8_t* y, std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    auto* xs = reinterpret_cast<std::int16_t*>(scratch);
+    auto* acc = reinterpret_cast<std::int32_t*>(scratch + (k * 2 + 7) / 8);
+    const std::int64_t k2 = k & ~std::int64_t{1};
+    for (std::int64_t i = 0; i < m; ++i) {
+        const std::int8_t* xi = x + i * k;
+        for (std::int64_t kk = 0; kk < k; ++kk) xs[kk] = xi[kk];
+        std::int64_t j = 0;
+        for (; j + 4 <= n; j += 4) {
+            std::int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            const std::int8_t* yk = y + j;
+            for (std::int64_t kk = 0; kk < k2; kk += 2, yk += 2 * n) {
+                const std::uint32_t xp = load_q15x2(xs + kk);
+                const std::uint32_t r0 = load_q7x4(yk), r1 = load_q7x4(yk + n);
+                const std::uint32_t l0 = sxtb16(r0), l1 = sxtb16(r1);
+                const std::uint32_t h0 = sxtb16_ror8(r0), h1 = sxtb16_ror8(r1);
+                a0 = smlad(pack_lo(l0, l1), xp, a0);
+                a2 = smlad(pack_hi(l0, l1), xp, a2);
+                a1 = smlad(pack_lo(h0, h1), xp, a1);
+                a3 = smlad(pack_hi(h0, h1), xp, a3);
+            }
+            if (k2 < k) {
+                const std::int32_t xv = xs[k2];
+                const std::int8_t* yr = y + k2 * n + j;
+                a0 += xv * yr[0];
+                a1 += xv * yr[1];
+                a2 += xv * yr[2];
+                a3 += xv * yr[3];
+            }
+            acc[j] = a0;
+            acc[j + 1] = a1;
+            acc[j + 2] = a2;
+            acc[j + 3] = a3;
+        }
+        for (; j < n; ++j) {
+            std::int32_t a = 0;
+            for (std::int64_t kk = 0; kk < k; ++kk) a += std::int32_t{xs[kk]} * y[kk * n + j];
+            acc[j] = a;
+        }
+        sink(i, 0, i * n, acc, n);
+    }
+}
+
+}  // namespace litegraph::kernels::cortex_m
+
+namespace litegraph::kernels {
+
+/// The int8 conv the build's best kernels give: the Cortex-M DSP kernels
+/// when the target has the DSP extension (Cortex-M4/M7 firmware), else the
+/// reference conv2d_int8.  Scratch: conv2d_int8_best_scratch_words(g).
+inline std::int64_t conv2d_int8_best_scratch_words(const conv_geometry& g) noexcept {
+    if constexpr (cortex_m::dsp) return cortex_m::conv_int8_scratch_words(g);
+    return conv_int8_scratch_words(g);
+}
+inline void conv2d_int8_best(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
+                             std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    if constexpr (cortex_m::dsp)
+        cortex_m::conv2d_int8(g, x, f, scratch, sink);
+    else
+        conv2d_int8(g, x, f, scratch, sink);
+}
+
+/// The reference fc accumulation (mul_int8's loop): row i of X [M, K] times
+/// Y [K, N] handed to sink(i, 0, i * N, acc, N); scratch: N int32.
+inline void fc_int8(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
+                    const std::int8_t* y, std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    auto* acc = reinterpret_cast<std::int32_t*>(scratch);
+    for (std::int64_t i = 0; i < m; ++i) {
+        std::fill(acc, acc + n, 0);
+        for (std::int64_t kk = 0; kk < k; ++kk) {
+            const std::int32_t a = x[i * k + kk];
+            if (a == 0) continue;
+            const std::int8_t* yr = y + kk * n;
+            for (std::int64_t j = 0; j < n; ++j) acc[j] += a * static_cast<std::int32_t>(yr[j]);
+        }
+        sink(i, 0, i * n, acc, n);
+    }
+}
+
+/// The fc the build's best kernels give (as conv2d_int8_best); scratch:
+/// fc_int8_best_scratch_words(K, N) words.
+inline std::int64_t fc_int8_best_scratch_words(std::int64_t k, std::int64_t n) noexcept {
+    return cortex_m::fc_int8_scratch_words(k, n);
+}
+inline void fc_int8_best(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
+                         const std::int8_t* y, std::int64_t* scratch,
+                         int32_sink_ref sink) noexcept {
+    if constexpr (cortex_m::dsp)
+        cortex_m::fc_int8(m, k, n, x, y, scratch, sink);
+    else
+        fc_int8(m, k, n, x, y, scratch, sink);
+}
+
+}  // namespace litegraph::kernels
