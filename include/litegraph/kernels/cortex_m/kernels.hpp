@@ -60,29 +60,31 @@ inline std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
 
 namespace detail {
 
-/// The four dot products of filters f0, f1 with patches p0, p1 (k int8 each).
-inline void dot_2x2(const std::int8_t* f0, const std::int8_t* f1, const std::int8_t* p0,
-                    const std::int8_t* p1, std::int64_t k, std::int32_t* out) noexcept {
+/// The four dot products of filters f0, f1 with patches p0, p1 (k int8 each;
+/// f1 = f0 + k, p1 = p0 + k: one offset register instead of two pointers).
+inline void dot_2x2(const std::int8_t* f0, const std::int8_t* p0, std::ptrdiff_t k,
+                    std::int32_t* out) noexcept {
     std::int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-    std::int64_t i = 0;
-    for (; i + 4 <= k; i += 4) {
-        const std::uint32_t w0 = load_q7x4(f0 + i), w1 = load_q7x4(f1 + i);
-        const std::uint32_t x0 = load_q7x4(p0 + i), x1 = load_q7x4(p1 + i);
-        const std::uint32_t w0l = sxtb16(w0), w1l = sxtb16(w1);
-        const std::uint32_t x0l = sxtb16(x0), x1l = sxtb16(x1);
+    const std::int8_t* const end = f0 + (k & ~std::ptrdiff_t{3});
+    for (; f0 < end; f0 += 4, p0 += 4) {
+        const std::uint32_t w0 = load_q7x4(f0), x0 = load_q7x4(p0);
+        const std::uint32_t w0l = sxtb16(w0), x0l = sxtb16(x0);
+        const std::uint32_t w0h = sxtb16_ror8(w0), x0h = sxtb16_ror8(x0);
         a00 = smlad(w0l, x0l, a00);
-        a01 = smlad(w0l, x1l, a01);
-        a10 = smlad(w1l, x0l, a10);
-        a11 = smlad(w1l, x1l, a11);
-        const std::uint32_t w0h = sxtb16_ror8(w0), w1h = sxtb16_ror8(w1);
-        const std::uint32_t x0h = sxtb16_ror8(x0), x1h = sxtb16_ror8(x1);
         a00 = smlad(w0h, x0h, a00);
+        const std::uint32_t x1 = load_q7x4(p0 + k);
+        const std::uint32_t x1l = sxtb16(x1), x1h = sxtb16_ror8(x1);
+        a01 = smlad(w0l, x1l, a01);
         a01 = smlad(w0h, x1h, a01);
+        const std::uint32_t w1 = load_q7x4(f0 + k);
+        const std::uint32_t w1l = sxtb16(w1), w1h = sxtb16_ror8(w1);
+        a10 = smlad(w1l, x0l, a10);
         a10 = smlad(w1h, x0h, a10);
+        a11 = smlad(w1l, x1l, a11);
         a11 = smlad(w1h, x1h, a11);
     }
-    for (; i < k; ++i) {
-        const std::int32_t w0 = f0[i], w1 = f1[i], x0 = p0[i], x1 = p1[i];
+    for (std::ptrdiff_t i = 0; i < (k & 3); ++i) {
+        const std::int32_t w0 = f0[i], w1 = f0[i + k], x0 = p0[i], x1 = p0[i + k];
         a00 += w0 * x0;
         a01 += w0 * x1;
         a10 += w1 * x0;
@@ -95,9 +97,9 @@ inline void dot_2x2(const std::int8_t* f0, const std::int8_t* f1, const std::int
 }
 
 /// One filter with one patch.
-inline std::int32_t dot_1x1(const std::int8_t* f, const std::int8_t* p, std::int64_t k) noexcept {
+inline std::int32_t dot_1x1(const std::int8_t* f, const std::int8_t* p, std::ptrdiff_t k) noexcept {
     std::int32_t a = 0;
-    std::int64_t i = 0;
+    std::ptrdiff_t i = 0;
     for (; i + 4 <= k; i += 4) a = dot_q7x4(load_q7x4(f + i), load_q7x4(p + i), a);
     for (; i < k; ++i) a += static_cast<std::int32_t>(f[i]) * static_cast<std::int32_t>(p[i]);
     return a;
@@ -119,7 +121,9 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
                 std::int8_t* d = patches + b * k;
                 if (pointwise) {  // 1x1 without padding: one column of channels
                     const std::int8_t* xp = xn + oh * g.sh * g.w + ow * g.sw;
-                    for (std::int64_t c = 0; c < g.c; ++c) d[c] = xp[c * in_plane];
+                    const auto cs = static_cast<std::ptrdiff_t>(g.c);
+                    const auto ps = static_cast<std::ptrdiff_t>(in_plane);
+                    for (std::ptrdiff_t c = 0; c < cs; ++c, xp += ps) d[c] = *xp;
                     continue;
                 }
                 for (std::int64_t c = 0; c < g.c; ++c)
@@ -139,7 +143,7 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
                 std::int64_t b = 0;
                 for (; b + 2 <= nb; b += 2) {
                     std::int32_t r[4];
-                    dot_2x2(f0, f0 + k, patches + b * k, patches + (b + 1) * k, k, r);
+                    dot_2x2(f0, patches + b * k, static_cast<std::ptrdiff_t>(k), r);
                     acc0[b] = r[0];
                     acc0[b + 1] = r[1];
                     acc1[b] = r[2];
@@ -185,8 +189,9 @@ void conv2d_depthwise(const conv_geometry& g, const std::int8_t* x, const std::i
                     const std::int64_t lo = std::min(cols, g.pl);
                     const std::int64_t hi = std::max(lo, std::min(cols, g.pl + g.w));
                     std::fill(d, d + lo, std::int16_t{0});
-                    const std::int8_t* xr = xc + ih * g.w;
-                    for (std::int64_t c = lo; c < hi; ++c) d[c] = xr[c - g.pl];
+                    const std::int8_t* xr = xc + ih * g.w + (lo - g.pl);  // column lo
+                    const auto m = static_cast<std::ptrdiff_t>(hi - lo);
+                    for (std::ptrdiff_t c = 0; c < m; ++c) d[lo + c] = xr[c];
                     std::fill(d + hi, d + cols, std::int16_t{0});
                 }
             }
@@ -197,19 +202,45 @@ void conv2d_depthwise(const conv_geometry& g, const std::int8_t* x, const std::i
                     const std::int32_t w1 = 2 * j + 1 < kw ? fo[i * kw + 2 * j + 1] : 0;
                     wp[i * kp + j] = pack_q15(fo[i * kw + 2 * j], w1);
                 }
-            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-                const std::int16_t* xr0 = xs + oh * g.sh * cols;
-                std::int32_t* ar = acc + oh * g.ow;
-                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
-                    const std::int16_t* xp = xr0 + ow * g.sw;
-                    std::int32_t a = 0;
-                    for (std::int64_t i = 0; i < kh; ++i) {
-                        const std::int16_t* xi = xp + i * g.dh * cols;
-                        const std::uint32_t* wi = wp + i * kp;
-                        for (std::int64_t j = 0; j < kp; ++j)
-                            a = smlad(wi[j], load_q15x2(xi + 2 * j), a);
+            const auto ohs = static_cast<std::ptrdiff_t>(g.oh),
+                       ows = static_cast<std::ptrdiff_t>(g.ow);
+            const auto sw = static_cast<std::ptrdiff_t>(g.sw);
+            const auto rs = static_cast<std::ptrdiff_t>(g.sh * cols),
+                       ds = static_cast<std::ptrdiff_t>(g.dh * cols);
+            if constexpr (KH == 3 && KW == 3) {  // the weights in six registers
+                const std::uint32_t w00 = wp[0], w01 = wp[1], w10 = wp[2], w11 = wp[3], w20 = wp[4],
+                                    w21 = wp[5];
+                for (std::ptrdiff_t oh = 0; oh < ohs; ++oh) {
+                    const std::int16_t* x0 = xs + oh * rs;
+                    const std::int16_t* x1 = x0 + ds;
+                    const std::int16_t* x2 = x1 + ds;
+                    std::int32_t* o = acc + oh * ows;
+                    std::int32_t* const oe = o + ows;
+                    for (; o < oe; ++o, x0 += sw, x1 += sw, x2 += sw) {
+                        std::int32_t a = smuad(w00, load_q15x2(x0));
+                        a = smlad(w01, load_q15x2(x0 + 2), a);
+                        a = smlad(w10, load_q15x2(x1), a);
+                        a = smlad(w11, load_q15x2(x1 + 2), a);
+                        a = smlad(w20, load_q15x2(x2), a);
+                        *o = smlad(w21, load_q15x2(x2 + 2), a);
                     }
-                    ar[ow] = a;
+                }
+            } else {
+                const auto khs = static_cast<std::ptrdiff_t>(kh),
+                           kps = static_cast<std::ptrdiff_t>(kp);
+                for (std::ptrdiff_t oh = 0; oh < ohs; ++oh) {
+                    const std::int16_t* xp = xs + oh * rs;
+                    std::int32_t* ar = acc + oh * ows;
+                    for (std::ptrdiff_t ow = 0; ow < ows; ++ow, xp += sw) {
+                        std::int32_t a = 0;
+                        for (std::ptrdiff_t i = 0; i < khs; ++i) {
+                            const std::int16_t* xi = xp + i * ds;
+                            const std::uint32_t* wi = wp + i * kps;
+                            for (std::ptrdiff_t j = 0; j < kps; ++j)
+                                a = smlad(wi[j], load_q15x2(xi + 2 * j), a);
+                        }
+                        ar[ow] = a;
+                    }
                 }
             }
             sink(n, oc, 0, acc, out_plane);
@@ -254,9 +285,12 @@ inline void fc_int8(std::int64_t m, std::int64_t k, std::int64_t n, const std::i
         for (; j + 4 <= n; j += 4) {
             std::int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
             const std::int8_t* yk = y + j;
-            for (std::int64_t kk = 0; kk < k2; kk += 2, yk += 2 * n) {
-                const std::uint32_t xp = load_q15x2(xs + kk);
-                const std::uint32_t r0 = load_q7x4(yk), r1 = load_q7x4(yk + n);
+            const auto ns = static_cast<std::ptrdiff_t>(n);
+            const std::int16_t* xk = xs;
+            const std::int16_t* xe = xs + k2;
+            for (; xk < xe; xk += 2, yk += 2 * ns) {
+                const std::uint32_t xp = load_q15x2(xk);
+                const std::uint32_t r0 = load_q7x4(yk), r1 = load_q7x4(yk + ns);
                 const std::uint32_t l0 = sxtb16(r0), l1 = sxtb16(r1);
                 const std::uint32_t h0 = sxtb16_ror8(r0), h1 = sxtb16_ror8(r1);
                 a0 = smlad(pack_lo(l0, l1), xp, a0);

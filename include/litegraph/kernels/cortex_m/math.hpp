@@ -52,6 +52,10 @@ inline std::uint32_t sxtb16_ror8(std::uint32_t w) noexcept {
 inline std::int32_t smlad(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
     return __smlad(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), acc);
 }
+/// a.lo * b.lo + a.hi * b.hi (SMUAD).
+inline std::int32_t smuad(std::uint32_t a, std::uint32_t b) noexcept {
+    return __smuad(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b));
+}
 /// acc + a.lo * b.lo (SMLABB).
 inline std::int32_t smlabb(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
     return __smlabb(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), acc);
@@ -81,6 +85,9 @@ inline std::int32_t smlad(std::uint32_t a, std::uint32_t b, std::int32_t acc) no
     const std::int64_t p = std::int64_t{detail::lane(a, 0)} * detail::lane(b, 0) +
                            std::int64_t{detail::lane(a, 1)} * detail::lane(b, 1);
     return detail::wrap_add(acc, p);
+}
+inline std::int32_t smuad(std::uint32_t a, std::uint32_t b) noexcept {
+    return smlad(a, b, 0);
 }
 inline std::int32_t smlabb(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
     return detail::wrap_add(acc, std::int64_t{detail::lane(a, 0)} * detail::lane(b, 0));
