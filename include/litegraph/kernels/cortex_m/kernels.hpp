@@ -165,6 +165,34 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
     }
 }
 
+/// Channel plane xc widened to int16 into the interior of xs (rows x cols,
+/// column c holding input column c - pl, row r input row r - pt), four
+/// values per SXTB16 pair.  The padding is left as is: zeroed once per call.
+inline void widen_plane(const conv_geometry& g, const std::int8_t* xc, std::int16_t* xs,
+                        std::int64_t rows, std::int64_t cols) noexcept {
+    const auto cs = static_cast<std::ptrdiff_t>(cols), w = static_cast<std::ptrdiff_t>(g.w);
+    const auto lo = static_cast<std::ptrdiff_t>(std::min(cols, g.pl));
+    const auto n =
+        static_cast<std::ptrdiff_t>(std::max<std::int64_t>(lo, std::min(cols, g.pl + g.w))) - lo;
+    const auto r0 = static_cast<std::ptrdiff_t>(std::min(rows, g.pt));
+    const auto r1 =
+        static_cast<std::ptrdiff_t>(std::max<std::int64_t>(r0, std::min(rows, g.pt + g.h)));
+    const std::int8_t* s = xc + (r0 - static_cast<std::ptrdiff_t>(g.pt)) * w +
+                           (lo - static_cast<std::ptrdiff_t>(g.pl));
+    for (std::ptrdiff_t r = r0; r < r1; ++r, s += w) {
+        std::int16_t* o = xs + r * cs + lo;
+        const std::int8_t* si = s;
+        std::ptrdiff_t c = n;
+        for (; c >= 4; c -= 4, o += 4, si += 4) {
+            const std::uint32_t v = load_q7x4(si);
+            const std::uint32_t l = sxtb16(v), h = sxtb16_ror8(v);
+            store_q15x2(o, pack_lo(l, h));
+            store_q15x2(o + 2, pack_hi(l, h));
+        }
+        for (; c > 0; --c) *o++ = *si++;
+    }
+}
+
 /// The depthwise path for KH x KW taps (0: the geometry's, at run time).
 template <int KH, int KW>
 void conv2d_depthwise(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
@@ -175,25 +203,11 @@ void conv2d_depthwise(const conv_geometry& g, const std::int8_t* x, const std::i
     auto* xs = reinterpret_cast<std::int16_t*>(scratch);
     auto* acc = reinterpret_cast<std::int32_t*>(scratch + (rows * cols * 2 + 7) / 8);
     auto* wp = reinterpret_cast<std::uint32_t*>(acc + ((out_plane + 1) / 2) * 2);
+    std::fill(xs, xs + rows * cols, std::int16_t{0});  // the padding, for every channel
     for (std::int64_t n = 0; n < g.n; ++n)
         for (std::int64_t oc = 0; oc < g.oc; ++oc) {
-            if (oc % mult == 0) {  // widen channel oc / mult, zero-padded
-                const std::int8_t* xc = x + (n * g.c + oc / mult) * in_plane;
-                for (std::int64_t r = 0; r < rows; ++r) {
-                    std::int16_t* d = xs + r * cols;
-                    const std::int64_t ih = r - g.pt;
-                    if (ih < 0 || ih >= g.h) {
-                        std::fill(d, d + cols, std::int16_t{0});
-                        continue;
-                    }
-                    const std::int64_t lo = std::min(cols, g.pl);
-                    const std::int64_t hi = std::max(lo, std::min(cols, g.pl + g.w));
-                    std::fill(d, d + lo, std::int16_t{0});
-                    const std::int8_t* xr = xc + ih * g.w + (lo - g.pl);  // column lo
-                    const auto m = static_cast<std::ptrdiff_t>(hi - lo);
-                    for (std::ptrdiff_t c = 0; c < m; ++c) d[lo + c] = xr[c];
-                    std::fill(d + hi, d + cols, std::int16_t{0});
-                }
+            if (oc % mult == 0) {  // widen channel oc / mult
+                widen_plane(g, x + (n * g.c + oc / mult) * in_plane, xs, rows, cols);
             }
             // Weights in int16x2 pairs per row (the odd tail paired with 0).
             const std::int8_t* fo = f + oc * kh * kw;

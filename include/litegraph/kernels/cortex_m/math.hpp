@@ -34,6 +34,10 @@ inline std::uint32_t load_q15x2(const std::int16_t* p) noexcept {
     std::memcpy(&w, p, 4);
     return w;
 }
+/// An int16x2 to p (any alignment).
+inline void store_q15x2(std::int16_t* p, std::uint32_t v) noexcept {
+    std::memcpy(p, &v, 4);
+}
 
 #if LITEGRAPH_CORTEX_M_DSP
 /// Bytes 0 and 2 of w sign-extended to an int16x2 (SXTB16).
