@@ -97,6 +97,8 @@ inline constexpr fc_case fc_cases[] = {
 // The shapes the instructions per MAC are measured on.
 inline constexpr conv_case conv_bench[] = {
     {"conv1x1 c32 oc32 16x16",     1,32, 16, 16,32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0},
+    {"conv1x1 c64 oc64 8x8",       1,64,  8,  8,64, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0},
+    {"conv1x1 c16 oc64 16x16",     1,16, 16, 16,64, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0},
     {"conv3x3 c16 oc16 16x16 p1",  1,16, 16, 16,16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0},
     {"dw3x3 c32 16x16 p1",         1,32, 16, 16,32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1,32, 0},
     {"dw3x3 c32 16x16 p1 s2",      1,32, 16, 16,32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1,32, 0},

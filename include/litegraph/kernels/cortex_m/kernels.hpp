@@ -50,7 +50,7 @@ inline std::int64_t dw_pairs(const conv_geometry& g) noexcept {
 inline std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
     if (conv_int8_uses_patches(g)) {
         const std::int64_t k = g.c * g.kh * g.kw;
-        return (conv_int8_block * k + 7) / 8 + conv_int8_block + 1;
+        return (conv_int8_block * k * 3 + 7) / 8 + conv_int8_block + 1;
     }
     if (conv_int8_is_depthwise(g))
         return (detail::dw_rows(g) * detail::dw_cols(g) * 2 + 7) / 8 + (g.oh * g.ow + 1) / 2 +
@@ -60,23 +60,37 @@ inline std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
 
 namespace detail {
 
-/// The four dot products of filters f0, f1 with patches p0, p1 (k int8 each;
-/// f1 = f0 + k, p1 = p0 + k: one offset register instead of two pointers).
-inline void dot_2x2(const std::int8_t* f0, const std::int8_t* p0, std::ptrdiff_t k,
-                    std::int32_t* out) noexcept {
+/// Patch p (k int8) widened to int16 in SXTB16 order: each group of four
+/// values as (0, 2, 1, 3), the k % 4 tail in order.
+inline void widen_patch(const std::int8_t* p, std::int16_t* d, std::ptrdiff_t k) noexcept {
+    const std::int8_t* const end = p + (k & ~std::ptrdiff_t{3});
+    for (; p < end; p += 4, d += 4) {
+        const std::uint32_t v = load_q7x4(p);
+        store_q15x2(d, sxtb16(v));
+        store_q15x2(d + 2, sxtb16_ror8(v));
+    }
+    for (std::ptrdiff_t i = 0; i < (k & 3); ++i) d[i] = p[i];
+}
+
+/// The four dot products of filters f0, f1 = f0 + k (int8) with the widened
+/// patches p0, p1 = p0 + k (widen_patch): per four values two filter words
+/// unpacked, four patch words loaded as they are, eight SMLAD.
+inline void dot_2x2(const std::int8_t* f0, const std::int16_t* p0, std::ptrdiff_t k,
+                    std::int32_t* out0, std::int32_t* out1) noexcept {
     std::int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
     const std::int8_t* const end = f0 + (k & ~std::ptrdiff_t{3});
-    for (; f0 < end; f0 += 4, p0 += 4) {
-        const std::uint32_t w0 = load_q7x4(f0), x0 = load_q7x4(p0);
-        const std::uint32_t w0l = sxtb16(w0), x0l = sxtb16(x0);
-        const std::uint32_t w0h = sxtb16_ror8(w0), x0h = sxtb16_ror8(x0);
+    const std::int8_t* f1 = f0 + k;
+    const std::int16_t* p1 = p0 + k;
+    for (; f0 < end; f0 += 4, f1 += 4, p0 += 4, p1 += 4) {
+        const std::uint32_t w0 = load_q7x4(f0);
+        const std::uint32_t w0l = sxtb16(w0), w0h = sxtb16_ror8(w0);
+        const std::uint32_t x0l = load_q15x2(p0), x0h = load_q15x2(p0 + 2);
         a00 = smlad(w0l, x0l, a00);
         a00 = smlad(w0h, x0h, a00);
-        const std::uint32_t x1 = load_q7x4(p0 + k);
-        const std::uint32_t x1l = sxtb16(x1), x1h = sxtb16_ror8(x1);
+        const std::uint32_t x1l = load_q15x2(p1), x1h = load_q15x2(p1 + 2);
         a01 = smlad(w0l, x1l, a01);
         a01 = smlad(w0h, x1h, a01);
-        const std::uint32_t w1 = load_q7x4(f0 + k);
+        const std::uint32_t w1 = load_q7x4(f1);
         const std::uint32_t w1l = sxtb16(w1), w1h = sxtb16_ror8(w1);
         a10 = smlad(w1l, x0l, a10);
         a10 = smlad(w1h, x0h, a10);
@@ -84,24 +98,29 @@ inline void dot_2x2(const std::int8_t* f0, const std::int8_t* p0, std::ptrdiff_t
         a11 = smlad(w1h, x1h, a11);
     }
     for (std::ptrdiff_t i = 0; i < (k & 3); ++i) {
-        const std::int32_t w0 = f0[i], w1 = f0[i + k], x0 = p0[i], x1 = p0[i + k];
+        const std::int32_t w0 = f0[i], w1 = f1[i], x0 = p0[i], x1 = p1[i];
         a00 += w0 * x0;
         a01 += w0 * x1;
         a10 += w1 * x0;
         a11 += w1 * x1;
     }
-    out[0] = a00;
-    out[1] = a01;
-    out[2] = a10;
-    out[3] = a11;
+    out0[0] = a00;
+    out0[1] = a01;
+    out1[0] = a10;
+    out1[1] = a11;
 }
 
-/// One filter with one patch.
-inline std::int32_t dot_1x1(const std::int8_t* f, const std::int8_t* p, std::ptrdiff_t k) noexcept {
+/// One filter (int8) with one widened patch.
+inline std::int32_t dot_1x1(const std::int8_t* f, const std::int16_t* p,
+                            std::ptrdiff_t k) noexcept {
     std::int32_t a = 0;
-    std::ptrdiff_t i = 0;
-    for (; i + 4 <= k; i += 4) a = dot_q7x4(load_q7x4(f + i), load_q7x4(p + i), a);
-    for (; i < k; ++i) a += static_cast<std::int32_t>(f[i]) * static_cast<std::int32_t>(p[i]);
+    const std::int8_t* const end = f + (k & ~std::ptrdiff_t{3});
+    for (; f < end; f += 4, p += 4) {
+        const std::uint32_t w = load_q7x4(f);
+        a = smlad(sxtb16(w), load_q15x2(p), a);
+        a = smlad(sxtb16_ror8(w), load_q15x2(p + 2), a);
+    }
+    for (std::ptrdiff_t i = 0; i < (k & 3); ++i) a += std::int32_t{f[i]} * p[i];
     return a;
 }
 
@@ -110,7 +129,9 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
     const std::int64_t k = g.c * g.kh * g.kw, plane = g.oh * g.ow, in_plane = g.h * g.w;
     const bool pointwise = g.kh == 1 && g.kw == 1 && g.pt == 0 && g.pl == 0;
     auto* patches = reinterpret_cast<std::int8_t*>(scratch);
-    auto* acc0 = reinterpret_cast<std::int32_t*>(scratch + (conv_int8_block * k + 7) / 8);
+    // The block's patches widened (widen_patch), after the int8 ones.
+    auto* wide = reinterpret_cast<std::int16_t*>(scratch) + (conv_int8_block * k + 1) / 2;
+    auto* acc0 = reinterpret_cast<std::int32_t*>(scratch + (conv_int8_block * k * 3 + 7) / 8);
     std::int32_t* acc1 = acc0 + conv_int8_block;
     for (std::int64_t n = 0; n < g.n; ++n) {
         const std::int8_t* xn = x + n * g.c * in_plane;
@@ -137,28 +158,25 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
                         }
                     }
             }
+            const auto ks = static_cast<std::ptrdiff_t>(k), nbs = static_cast<std::ptrdiff_t>(nb);
+            for (std::ptrdiff_t b = 0; b < nbs; ++b)
+                widen_patch(patches + b * ks, wide + b * ks, ks);
             std::int64_t oc = 0;
             for (; oc + 2 <= g.oc; oc += 2) {
                 const std::int8_t* f0 = f + oc * k;
-                std::int64_t b = 0;
-                for (; b + 2 <= nb; b += 2) {
-                    std::int32_t r[4];
-                    dot_2x2(f0, patches + b * k, static_cast<std::ptrdiff_t>(k), r);
-                    acc0[b] = r[0];
-                    acc0[b + 1] = r[1];
-                    acc1[b] = r[2];
-                    acc1[b + 1] = r[3];
-                }
-                if (b < nb) {
-                    acc0[b] = dot_1x1(f0, patches + b * k, k);
-                    acc1[b] = dot_1x1(f0 + k, patches + b * k, k);
+                const std::int16_t* pb = wide;
+                std::ptrdiff_t b = 0;
+                for (; b + 2 <= nbs; b += 2, pb += 2 * ks) dot_2x2(f0, pb, ks, acc0 + b, acc1 + b);
+                if (b < nbs) {
+                    acc0[b] = dot_1x1(f0, pb, ks);
+                    acc1[b] = dot_1x1(f0 + ks, pb, ks);
                 }
                 sink(n, oc, p0, acc0, nb);
                 sink(n, oc + 1, p0, acc1, nb);
             }
             if (oc < g.oc) {
                 for (std::int64_t b = 0; b < nb; ++b)
-                    acc0[b] = dot_1x1(f + oc * k, patches + b * k, k);
+                    acc0[b] = dot_1x1(f + oc * k, wide + b * k, static_cast<std::ptrdiff_t>(k));
                 sink(n, oc, p0, acc0, nb);
             }
         }
