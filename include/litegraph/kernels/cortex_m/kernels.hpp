@@ -147,14 +147,32 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
                     for (std::ptrdiff_t c = 0; c < cs; ++c, xp += ps) d[c] = *xp;
                     continue;
                 }
-                for (std::int64_t c = 0; c < g.c; ++c)
-                    for (std::int64_t i = 0; i < g.kh; ++i) {
-                        const std::int64_t ih = oh * g.sh - g.pt + i * g.dh;
-                        const bool row_in = ih >= 0 && ih < g.h;
-                        const std::int8_t* xr = xn + (c * g.h + ih) * g.w;
-                        for (std::int64_t j = 0; j < g.kw; ++j) {
-                            const std::int64_t iw = ow * g.sw - g.pl + j * g.dw;
-                            *d++ = row_in && iw >= 0 && iw < g.w ? xr[iw] : std::int8_t{0};
+                // 32-bit indices; a row of taps inside the image is copied as is.
+                const auto cs = static_cast<std::ptrdiff_t>(g.c),
+                           kh = static_cast<std::ptrdiff_t>(g.kh),
+                           kw = static_cast<std::ptrdiff_t>(g.kw),
+                           h = static_cast<std::ptrdiff_t>(g.h),
+                           w = static_cast<std::ptrdiff_t>(g.w),
+                           dh = static_cast<std::ptrdiff_t>(g.dh),
+                           dw = static_cast<std::ptrdiff_t>(g.dw);
+                const auto ih0 = static_cast<std::ptrdiff_t>(oh * g.sh - g.pt),
+                           iw0 = static_cast<std::ptrdiff_t>(ow * g.sw - g.pl);
+                const bool cols_in = iw0 >= 0 && iw0 + (kw - 1) * dw < w;
+                for (std::ptrdiff_t c = 0; c < cs; ++c)
+                    for (std::ptrdiff_t i = 0; i < kh; ++i, d += kw) {
+                        const std::ptrdiff_t ih = ih0 + i * dh;
+                        if (ih < 0 || ih >= h) {
+                            for (std::ptrdiff_t j = 0; j < kw; ++j) d[j] = 0;
+                            continue;
+                        }
+                        const std::int8_t* xr = xn + (c * h + ih) * w;
+                        if (cols_in) {
+                            for (std::ptrdiff_t j = 0; j < kw; ++j) d[j] = xr[iw0 + j * dw];
+                        } else {
+                            for (std::ptrdiff_t j = 0; j < kw; ++j) {
+                                const std::ptrdiff_t iw = iw0 + j * dw;
+                                d[j] = iw >= 0 && iw < w ? xr[iw] : std::int8_t{0};
+                            }
                         }
                     }
             }
