@@ -60,45 +60,55 @@ inline std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
 
 namespace detail {
 
-/// Patch p (k int8) widened to int16 in SXTB16 order: each group of four
-/// values as (0, 2, 1, 3), the k % 4 tail in order.
-inline void widen_patch(const std::int8_t* p, std::int16_t* d, std::ptrdiff_t k) noexcept {
-    const std::int8_t* const end = p + (k & ~std::ptrdiff_t{3});
-    for (; p < end; p += 4, d += 4) {
+/// Patch p (k int8) of pixel b widened to int16 in SXTB16 order, pixels
+/// interleaved by pairs: pair b / 2 takes 2k values from wide + (b / 2) * 2k;
+/// in it, each group q of four values of pixel b is at 8q + 4 (b % 2), as
+/// (0, 2, 1, 3), and the k % 4 tail at 2 (k - k % 4) + (b % 2) (k % 4), in
+/// order.  So the two pixels of a pair are 4 values apart: one pointer.
+inline void widen_patch(const std::int8_t* p, std::int16_t* wide, std::ptrdiff_t b,
+                        std::ptrdiff_t k) noexcept {
+    const std::ptrdiff_t k4 = k & ~std::ptrdiff_t{3}, t = k & 3;
+    std::int16_t* base = wide + (b / 2) * 2 * k;
+    std::int16_t* d = base + (b % 2) * 4;
+    const std::int8_t* const end = p + k4;
+    for (; p < end; p += 4, d += 8) {
         const std::uint32_t v = load_q7x4(p);
         store_q15x2(d, sxtb16(v));
         store_q15x2(d + 2, sxtb16_ror8(v));
     }
-    for (std::ptrdiff_t i = 0; i < (k & 3); ++i) d[i] = p[i];
+    std::int16_t* dt = base + 2 * k4 + (b % 2) * t;
+    for (std::ptrdiff_t i = 0; i < t; ++i) dt[i] = p[i];
 }
 
 /// The four dot products of filters f0, f1 = f0 + k (int8) with the widened
-/// patches p0, p1 = p0 + k (widen_patch): per four values two filter words
+/// pixel pair at p (widen_patch): per four values two filter words
 /// unpacked, four patch words loaded as they are, eight SMLAD.
-inline void dot_2x2(const std::int8_t* f0, const std::int16_t* p0, std::ptrdiff_t k,
+inline void dot_2x2(const std::int8_t* f0, const std::int16_t* p, std::ptrdiff_t k,
                     std::int32_t* out0, std::int32_t* out1) noexcept {
     std::int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-    const std::int8_t* const end = f0 + (k & ~std::ptrdiff_t{3});
+    const std::ptrdiff_t k4 = k & ~std::ptrdiff_t{3}, t = k & 3;
+    const std::int16_t* const pt = p + 2 * k4;
     const std::int8_t* f1 = f0 + k;
-    const std::int16_t* p1 = p0 + k;
-    for (; f0 < end; f0 += 4, f1 += 4, p0 += 4, p1 += 4) {
-        const std::uint32_t w0 = load_q7x4(f0);
+    const std::int8_t* const end = f0 + k4;
+    for (; f0 < end; f0 += 4, f1 += 4, p += 8) {
+        const std::uint32_t w0 = load_q7x4(f0), w1 = load_q7x4(f1);
         const std::uint32_t w0l = sxtb16(w0), w0h = sxtb16_ror8(w0);
-        const std::uint32_t x0l = load_q15x2(p0), x0h = load_q15x2(p0 + 2);
-        a00 = smlad(w0l, x0l, a00);
-        a00 = smlad(w0h, x0h, a00);
-        const std::uint32_t x1l = load_q15x2(p1), x1h = load_q15x2(p1 + 2);
-        a01 = smlad(w0l, x1l, a01);
-        a01 = smlad(w0h, x1h, a01);
-        const std::uint32_t w1 = load_q7x4(f1);
         const std::uint32_t w1l = sxtb16(w1), w1h = sxtb16_ror8(w1);
-        a10 = smlad(w1l, x0l, a10);
-        a10 = smlad(w1h, x0h, a10);
-        a11 = smlad(w1l, x1l, a11);
-        a11 = smlad(w1h, x1h, a11);
+        std::uint32_t x = load_q15x2(p);
+        a00 = smlad(w0l, x, a00);
+        a10 = smlad(w1l, x, a10);
+        x = load_q15x2(p + 2);
+        a00 = smlad(w0h, x, a00);
+        a10 = smlad(w1h, x, a10);
+        x = load_q15x2(p + 4);
+        a01 = smlad(w0l, x, a01);
+        a11 = smlad(w1l, x, a11);
+        x = load_q15x2(p + 6);
+        a01 = smlad(w0h, x, a01);
+        a11 = smlad(w1h, x, a11);
     }
-    for (std::ptrdiff_t i = 0; i < (k & 3); ++i) {
-        const std::int32_t w0 = f0[i], w1 = f1[i], x0 = p0[i], x1 = p1[i];
+    for (std::ptrdiff_t i = 0; i < t; ++i) {
+        const std::int32_t w0 = f0[i], w1 = f1[i], x0 = pt[i], x1 = pt[t + i];
         a00 += w0 * x0;
         a01 += w0 * x1;
         a10 += w1 * x0;
@@ -110,17 +120,19 @@ inline void dot_2x2(const std::int8_t* f0, const std::int16_t* p0, std::ptrdiff_
     out1[1] = a11;
 }
 
-/// One filter (int8) with one widened patch.
-inline std::int32_t dot_1x1(const std::int8_t* f, const std::int16_t* p,
+/// One filter (int8) with pixel b of the widened pair at p.
+inline std::int32_t dot_1x1(const std::int8_t* f, const std::int16_t* p, std::ptrdiff_t b,
                             std::ptrdiff_t k) noexcept {
+    const std::ptrdiff_t k4 = k & ~std::ptrdiff_t{3}, t = k & 3;
+    const std::int16_t* const pt = p + 2 * k4 + b * t;
     std::int32_t a = 0;
-    const std::int8_t* const end = f + (k & ~std::ptrdiff_t{3});
-    for (; f < end; f += 4, p += 4) {
+    const std::int8_t* const end = f + k4;
+    for (p += 4 * b; f < end; f += 4, p += 8) {
         const std::uint32_t w = load_q7x4(f);
         a = smlad(sxtb16(w), load_q15x2(p), a);
         a = smlad(sxtb16_ror8(w), load_q15x2(p + 2), a);
     }
-    for (std::ptrdiff_t i = 0; i < (k & 3); ++i) a += std::int32_t{f[i]} * p[i];
+    for (std::ptrdiff_t i = 0; i < t; ++i) a += std::int32_t{f[i]} * pt[i];
     return a;
 }
 
@@ -177,8 +189,7 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
                     }
             }
             const auto ks = static_cast<std::ptrdiff_t>(k), nbs = static_cast<std::ptrdiff_t>(nb);
-            for (std::ptrdiff_t b = 0; b < nbs; ++b)
-                widen_patch(patches + b * ks, wide + b * ks, ks);
+            for (std::ptrdiff_t b = 0; b < nbs; ++b) widen_patch(patches + b * ks, wide, b, ks);
             std::int64_t oc = 0;
             for (; oc + 2 <= g.oc; oc += 2) {
                 const std::int8_t* f0 = f + oc * k;
@@ -186,15 +197,16 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
                 std::ptrdiff_t b = 0;
                 for (; b + 2 <= nbs; b += 2, pb += 2 * ks) dot_2x2(f0, pb, ks, acc0 + b, acc1 + b);
                 if (b < nbs) {
-                    acc0[b] = dot_1x1(f0, pb, ks);
-                    acc1[b] = dot_1x1(f0 + ks, pb, ks);
+                    acc0[b] = dot_1x1(f0, pb, 0, ks);
+                    acc1[b] = dot_1x1(f0 + ks, pb, 0, ks);
                 }
                 sink(n, oc, p0, acc0, nb);
                 sink(n, oc + 1, p0, acc1, nb);
             }
             if (oc < g.oc) {
                 for (std::int64_t b = 0; b < nb; ++b)
-                    acc0[b] = dot_1x1(f + oc * k, wide + b * k, static_cast<std::ptrdiff_t>(k));
+                    acc0[b] = dot_1x1(f + oc * k, wide + (b / 2) * 2 * k, b % 2,
+                                      static_cast<std::ptrdiff_t>(k));
                 sink(n, oc, p0, acc0, nb);
             }
         }
