@@ -136,10 +136,43 @@ inline std::int32_t dot_1x1(const std::int8_t* f, const std::int16_t* p, std::pt
     return a;
 }
 
+/// The patches of a 1x1 stride-1 unpadded conv (patch b = channel column of
+/// pixel b of x) for the first nb & ~3 pixels, four pixels by four channels
+/// at a time (a 4x4 byte transpose in words); the leftover channels byte by
+/// byte.  Returns the pixels done.
+inline std::int64_t pack_dense(const std::int8_t* x, std::int8_t* patches, std::int64_t nb,
+                               std::ptrdiff_t c, std::ptrdiff_t plane) noexcept {
+    const std::ptrdiff_t nb4 = static_cast<std::ptrdiff_t>(nb) & ~std::ptrdiff_t{3};
+    const std::ptrdiff_t c4 = c & ~std::ptrdiff_t{3};
+    for (std::ptrdiff_t b = 0; b < nb4; b += 4) {
+        std::int8_t* d = patches + b * c;
+        const std::int8_t* xc = x + b;
+        std::ptrdiff_t ch = 0;
+        for (; ch < c4; ch += 4, xc += 4 * plane) {
+            const std::uint32_t r0 = load_q7x4(xc), r1 = load_q7x4(xc + plane);
+            const std::uint32_t r2 = load_q7x4(xc + 2 * plane), r3 = load_q7x4(xc + 3 * plane);
+            // t0 = (r0.b0, r1.b0, r0.b2, r1.b2), t1 = (r0.b1, r1.b1, r0.b3, r1.b3), ...
+            const std::uint32_t t0 = (r0 & 0x00FF00FFu) | ((r1 << 8) & 0xFF00FF00u);
+            const std::uint32_t t1 = ((r0 >> 8) & 0x00FF00FFu) | (r1 & 0xFF00FF00u);
+            const std::uint32_t t2 = (r2 & 0x00FF00FFu) | ((r3 << 8) & 0xFF00FF00u);
+            const std::uint32_t t3 = ((r2 >> 8) & 0x00FF00FFu) | (r3 & 0xFF00FF00u);
+            store_q7x4(d + ch, pack_lo(t0, t2));
+            store_q7x4(d + c + ch, pack_lo(t1, t3));
+            store_q7x4(d + 2 * c + ch, pack_hi(t0, t2));
+            store_q7x4(d + 3 * c + ch, pack_hi(t1, t3));
+        }
+        for (; ch < c; ++ch, xc += plane)
+            for (std::ptrdiff_t j = 0; j < 4; ++j) d[j * c + ch] = xc[j];
+    }
+    return nb4;
+}
+
 inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
                            std::int64_t* scratch, int32_sink_ref sink) noexcept {
     const std::int64_t k = g.c * g.kh * g.kw, plane = g.oh * g.ow, in_plane = g.h * g.w;
     const bool pointwise = g.kh == 1 && g.kw == 1 && g.pt == 0 && g.pl == 0;
+    // 1x1, stride 1, no padding: output pixel p reads input pixel p.
+    const bool dense = pointwise && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w;
     auto* patches = reinterpret_cast<std::int8_t*>(scratch);
     // The block's patches widened (widen_patch), after the int8 ones.
     auto* wide = reinterpret_cast<std::int16_t*>(scratch) + (conv_int8_block * k + 1) / 2;
@@ -149,7 +182,11 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
         const std::int8_t* xn = x + n * g.c * in_plane;
         for (std::int64_t p0 = 0; p0 < plane; p0 += conv_int8_block) {
             const std::int64_t nb = std::min(conv_int8_block, plane - p0);
-            for (std::int64_t b = 0; b < nb; ++b) {
+            std::int64_t b0 = 0;
+            if (dense)  // four pixels x four channels per 4x4 byte transpose
+                b0 = pack_dense(xn + p0, patches, nb, static_cast<std::ptrdiff_t>(g.c),
+                                static_cast<std::ptrdiff_t>(in_plane));
+            for (std::int64_t b = b0; b < nb; ++b) {
                 const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
                 std::int8_t* d = patches + b * k;
                 if (pointwise) {  // 1x1 without padding: one column of channels

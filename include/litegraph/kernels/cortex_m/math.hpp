@@ -34,6 +34,10 @@ inline std::uint32_t load_q15x2(const std::int16_t* p) noexcept {
     std::memcpy(&w, p, 4);
     return w;
 }
+/// Four int8 (a word) to p (any alignment).
+inline void store_q7x4(std::int8_t* p, std::uint32_t v) noexcept {
+    std::memcpy(p, &v, 4);
+}
 /// An int16x2 to p (any alignment).
 inline void store_q15x2(std::int16_t* p, std::uint32_t v) noexcept {
     std::memcpy(p, &v, 4);
