@@ -225,8 +225,11 @@ void measure() {
         P::put(name);
         P::put("\n");
     };
+    std::uint32_t seed = 7000;  // the same data whatever the cases before
     for (const auto& c : conv_bench) {
         const auto g = c.geometry();
+        fill(x_buf, c.n * c.c * c.h * c.w, seed++, 0);
+        fill(f_buf, c.oc * (c.c / c.groups) * c.kh * c.kw, seed++, 0);
         P::counter_start();
         k::conv2d_int8(g, x_buf, f_buf, scratch, k::int32_sink_ref(ns));
         const std::uint64_t rt = P::counter_stop();
@@ -236,6 +239,8 @@ void measure() {
         line(rt, dt, c.macs(), c.name);
     }
     for (const auto& c : fc_bench) {
+        fill(x_buf, c.m * c.k, seed++, 0);
+        fill(f_buf, c.k * c.n, seed++, 0);
         P::counter_start();
         k::fc_int8(c.m, c.k, c.n, x_buf, f_buf, scratch, k::int32_sink_ref(ns));
         const std::uint64_t rt = P::counter_stop();
