@@ -21,6 +21,7 @@
 
 #include "litegraph/fusion/fused.hpp"
 #include "litegraph/kernels/conv_int8.hpp"
+#include "litegraph/kernels/cortex_m/kernels.hpp"
 #include "litegraph/ops/int8/quantize.hpp"
 
 namespace litegraph::fusion {
@@ -105,7 +106,7 @@ struct fused_int8 {
         const auto* x = io.input("Input").template as<std::int8_t>();
         const auto* f = io.input("Filter").template as<std::int8_t>();
         std::vector<std::int64_t> scratch(
-            static_cast<std::size_t>(kernels::conv_int8_scratch_words(kg)));
+            static_cast<std::size_t>(kernels::conv2d_int8_best_scratch_words(kg)));
         using out_t = std::conditional_t<int8_out, std::int8_t, float>;
         out_t* out = io.output("Output").template as<out_t>();
         const std::int64_t plane = g.oh * g.ow;
@@ -113,7 +114,8 @@ struct fused_int8 {
                         std::int64_t count) {
             c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
         };
-        kernels::conv2d_int8(kg, x, f, scratch.data(), kernels::int32_sink_ref(sink));
+        // The DSP kernels on Cortex-M4/M7, the reference elsewhere: same accumulators.
+        kernels::conv2d_int8_best(kg, x, f, scratch.data(), kernels::int32_sink_ref(sink));
     }
 
 private:

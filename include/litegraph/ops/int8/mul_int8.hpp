@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/kernels/cortex_m/kernels.hpp"
 #include "litegraph/ops/int8/quantize.hpp"
 
 namespace litegraph::ops {
@@ -69,21 +70,18 @@ struct mul_int8 {
         const auto* x = io.input("X").as<std::int8_t>();
         const auto* y = io.input("Y").as<std::int8_t>();
         fusion::rescale r{io.input("Multiplier").as<float>()};
-        std::vector<std::int32_t> acc(static_cast<std::size_t>(d.n));
+        std::vector<std::int64_t> scratch(
+            static_cast<std::size_t>(kernels::fc_int8_best_scratch_words(d.k, d.n)));
+        // The int32 accumulators row by row (the DSP kernel on Cortex-M4/M7),
+        // then the requantize chain: element j is "channel" j of the rescale.
         auto rows = [&](auto* out, const auto& c) {
-            for (std::int64_t i = 0; i < d.m; ++i) {
-                std::fill(acc.begin(), acc.end(), 0);
-                for (std::int64_t k = 0; k < d.k; ++k) {
-                    const std::int32_t a = x[i * d.k + k];
-                    if (a == 0) continue;
-                    const std::int8_t* yr = y + k * d.n;
-                    for (std::int64_t j = 0; j < d.n; ++j)
-                        acc[j] += a * static_cast<std::int32_t>(yr[j]);
-                }
-                // One row: element j is "channel" j of the rescale.
-                for (std::int64_t j = 0; j < d.n; ++j)
-                    c.write(out, fusion::at{i, j, i * d.n + j}, static_cast<float>(acc[j]));
-            }
+            auto sink = [&](std::int64_t i, std::int64_t, std::int64_t off, const std::int32_t* v,
+                            std::int64_t count) {
+                for (std::int64_t j = 0; j < count; ++j)
+                    c.write(out, fusion::at{i, j, off + j}, static_cast<float>(v[j]));
+            };
+            kernels::fc_int8_best(d.m, d.k, d.n, x, y, scratch.data(),
+                                  kernels::int32_sink_ref(sink));
         };
         if (p.output_step > 0.f) {
             fusion::chain<fusion::rescale, fusion::quantize_store> c{{r, {1.f / p.output_step}}};
