@@ -62,8 +62,11 @@ struct quantize_int8 {
         const auto& x = io.input("X");
         const float* xs = x.as<float>();
         auto* out = io.output("Out").as<std::int8_t>();
-        const float inv = 1.f / p.step;
-        const std::int64_t n = x.numel();
+        compute(p.step, xs, out, x.numel());
+    }
+    /// The loop (no heap; firmware calls it directly).
+    static void compute(float step, const float* xs, std::int8_t* out, std::int64_t n) noexcept {
+        const float inv = 1.f / step;
         for (std::int64_t i = 0; i < n; ++i) out[i] = fusion::saturate_int8(xs[i] * inv);
     }
 };
@@ -86,8 +89,11 @@ struct dequantize_int8 {
         const auto& x = io.input("X");
         const auto* xs = x.as<std::int8_t>();
         float* out = io.output("Out").as<float>();
-        const std::int64_t n = x.numel();
-        for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(xs[i]) * p.step;
+        compute(p.step, xs, out, x.numel());
+    }
+    /// The loop (no heap; firmware calls it directly).
+    static void compute(float step, const std::int8_t* xs, float* out, std::int64_t n) noexcept {
+        for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(xs[i]) * step;
     }
 };
 
