@@ -25,8 +25,9 @@ namespace int8_detail {
 inline float parse_step(const attr_map& a, std::string_view name, std::string_view type) {
     const float s = a.get<float>(name, 0.f);
     if (!(s > 0.f) || !(s < 3.0e38f))
-        throw unsupported_error(std::string(type) + ": attribute " + std::string(name) +
-                                " must be a positive quantisation step, got " + std::to_string(s));
+        LITEGRAPH_THROW(unsupported_error(std::string(type) + ": attribute " + std::string(name) +
+                                          " must be a positive quantisation step, got " +
+                                          std::to_string(s)));
     return s;
 }
 
