@@ -28,7 +28,7 @@ mkdir -p "$work"
 "$cli" generate squeezenet1_1 --input-size 64 -o "$work/squeezenet1_1_64" > /dev/null
 for v in 1_0 1_1; do
   "$cli" generate squeezenet$v --input-size 128 -o "$work/squeezenet${v}_128" > /dev/null
-  "$cli" quantize "$work/squeezenet${v}_128" -o "$work/squeezenet${v}_128_int8" --calib-random 4 > /dev/null
+  "$cli" quantize "$work/squeezenet${v}_128" -o "$work/squeezenet${v}_128_int8" --calib-random 4 > /dev/null 2>&1
 done
 
 summary() {  # name log
