@@ -1710,7 +1710,7 @@ struct conv_geometry {
 
     /// From any struct with the same field names.
     template <class G>
-    static conv_geometry from(const G& g) {
+    static constexpr conv_geometry from(const G& g) {
         return {g.n,  g.c,  g.h,  g.w,  g.oc, g.kh, g.kw, g.oh, g.ow,
                 g.sh, g.sw, g.dh, g.dw, g.pt, g.pb, g.pl, g.pr, g.groups};
     }
@@ -5611,12 +5611,15 @@ inline void write_subgraph_cluster(std::ostream& os, const graph& g, int o, bool
     const auto* ins = op.input("Inputs");
     const auto* outs = op.output("Outputs");
     std::vector<std::string> id(b.vars.size());
-    for (std::size_t v = 0; v < b.vars.size(); ++v)
-        id[v] = "s" + std::to_string(o) + "v" + std::to_string(v);
+    // Appending (not "v" + to_string) avoids a GCC 12 -O3 -Wrestrict false positive.
+    auto name = [](const char* prefix, auto n) {
+        return std::string(prefix).append(std::to_string(n));
+    };
+    for (std::size_t v = 0; v < b.vars.size(); ++v) id[v] = name("s", o).append(name("v", v));
     for (std::size_t i = 0; i < b.feeds.size() && ins && i < ins->vars.size(); ++i)
-        id[b.feeds[i].var] = "v" + std::to_string(ins->vars[i]);
+        id[b.feeds[i].var] = name("v", ins->vars[i]);
     for (std::size_t i = 0; i < b.fetches.size() && outs && i < outs->vars.size(); ++i)
-        id[b.fetches[i].var] = "v" + std::to_string(outs->vars[i]);
+        id[b.fetches[i].var] = name("v", outs->vars[i]);
     os << "  subgraph cluster_op" << o << " {\n    label=\""
        << dot_escape(op.attrs.get<std::string>("backend", "?")) << " subgraph #"
        << op.attrs.get<std::int64_t>("sub_block", -1) << " (" << b.ops.size()
@@ -7178,12 +7181,12 @@ inline constexpr std::int64_t conv_int8_block = 16;
 /// channel is a dot product over it, contiguous in both operands (the form
 /// compilers vectorise into int16 multiply-adds).  Grouped and depthwise
 /// convs take the direct row loop.
-inline bool conv_int8_uses_patches(const conv_geometry& g) noexcept {
+inline constexpr bool conv_int8_uses_patches(const conv_geometry& g) noexcept {
     return g.groups == 1;
 }
 
 /// int64 words of scratch conv2d_int8 needs.
-inline std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
+inline constexpr std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
     if (conv_int8_uses_patches(g)) {
         const std::int64_t k = g.c * g.kh * g.kw;
         return (conv_int8_block * k + 7) / 8 + conv_int8_block / 2 + 1;
@@ -7468,25 +7471,25 @@ namespace litegraph::kernels::cortex_m {
 
 /// Whether the depthwise path applies: one input channel per group and
 /// adjacent taps in a row (dilation_w 1).
-inline bool conv_int8_is_depthwise(const conv_geometry& g) noexcept {
+inline constexpr bool conv_int8_is_depthwise(const conv_geometry& g) noexcept {
     return g.groups > 1 && g.c == g.groups && g.dw == 1;
 }
 
 namespace detail {
 /// Rows and columns of the zero-padded input plane the depthwise path reads.
-inline std::int64_t dw_rows(const conv_geometry& g) noexcept {
+inline constexpr std::int64_t dw_rows(const conv_geometry& g) noexcept {
     return (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
 }
-inline std::int64_t dw_cols(const conv_geometry& g) noexcept {
+inline constexpr std::int64_t dw_cols(const conv_geometry& g) noexcept {
     return (g.ow - 1) * g.sw + g.kw + 1;  // + 1: the last pair may read one past
 }
-inline std::int64_t dw_pairs(const conv_geometry& g) noexcept {
+inline constexpr std::int64_t dw_pairs(const conv_geometry& g) noexcept {
     return g.kh * ((g.kw + 1) / 2);
 }
 }  // namespace detail
 
 /// int64 words of scratch conv2d_int8 needs (at least the reference's).
-inline std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
+inline constexpr std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
     if (conv_int8_uses_patches(g)) {
         const std::int64_t k = g.c * g.kh * g.kw;
         return (conv_int8_block * k * 3 + 7) / 8 + conv_int8_block + 1;
@@ -7804,7 +7807,7 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 }
 
 /// int64 words of scratch fc_int8 needs.
-inline std::int64_t fc_int8_scratch_words(std::int64_t k, std::int64_t n) noexcept {
+inline constexpr std::int64_t fc_int8_scratch_words(std::int64_t k, std::int64_t n) noexcept {
     return (k * 2 + 7) / 8 + (n + 1) / 2 + 1;
 }
 
@@ -7865,7 +7868,7 @@ namespace litegraph::kernels {
 /// The int8 conv the build's best kernels give: the Cortex-M DSP kernels
 /// when the target has the DSP extension (Cortex-M4/M7 firmware), else the
 /// reference conv2d_int8.  Scratch: conv2d_int8_best_scratch_words(g).
-inline std::int64_t conv2d_int8_best_scratch_words(const conv_geometry& g) noexcept {
+inline constexpr std::int64_t conv2d_int8_best_scratch_words(const conv_geometry& g) noexcept {
     if constexpr (cortex_m::dsp) return cortex_m::conv_int8_scratch_words(g);
     return conv_int8_scratch_words(g);
 }
@@ -7896,7 +7899,7 @@ inline void fc_int8(std::int64_t m, std::int64_t k, std::int64_t n, const std::i
 
 /// The fc the build's best kernels give (as conv2d_int8_best); scratch:
 /// fc_int8_best_scratch_words(K, N) words.
-inline std::int64_t fc_int8_best_scratch_words(std::int64_t k, std::int64_t n) noexcept {
+inline constexpr std::int64_t fc_int8_best_scratch_words(std::int64_t k, std::int64_t n) noexcept {
     return cortex_m::fc_int8_scratch_words(k, n);
 }
 inline void fc_int8_best(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
@@ -7935,8 +7938,9 @@ namespace int8_detail {
 inline float parse_step(const attr_map& a, std::string_view name, std::string_view type) {
     const float s = a.get<float>(name, 0.f);
     if (!(s > 0.f) || !(s < 3.0e38f))
-        throw unsupported_error(std::string(type) + ": attribute " + std::string(name) +
-                                " must be a positive quantisation step, got " + std::to_string(s));
+        LITEGRAPH_THROW(unsupported_error(std::string(type) + ": attribute " + std::string(name) +
+                                          " must be a positive quantisation step, got " +
+                                          std::to_string(s)));
     return s;
 }
 
@@ -7972,8 +7976,11 @@ struct quantize_int8 {
         const auto& x = io.input("X");
         const float* xs = x.as<float>();
         auto* out = io.output("Out").as<std::int8_t>();
-        const float inv = 1.f / p.step;
-        const std::int64_t n = x.numel();
+        compute(p.step, xs, out, x.numel());
+    }
+    /// The loop (no heap; firmware calls it directly).
+    static void compute(float step, const float* xs, std::int8_t* out, std::int64_t n) noexcept {
+        const float inv = 1.f / step;
         for (std::int64_t i = 0; i < n; ++i) out[i] = fusion::saturate_int8(xs[i] * inv);
     }
 };
@@ -7996,8 +8003,11 @@ struct dequantize_int8 {
         const auto& x = io.input("X");
         const auto* xs = x.as<std::int8_t>();
         float* out = io.output("Out").as<float>();
-        const std::int64_t n = x.numel();
-        for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(xs[i]) * p.step;
+        compute(p.step, xs, out, x.numel());
+    }
+    /// The loop (no heap; firmware calls it directly).
+    static void compute(float step, const std::int8_t* xs, float* out, std::int64_t n) noexcept {
+        for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(xs[i]) * step;
     }
 };
 
@@ -8080,22 +8090,53 @@ struct fused_int8 {
         const auto g = ops::conv2d::resolve(p.conv, io, dtype::i8);
         const auto kg = kernels::conv_geometry::from(g);
         chain_type c{p.stages};
-        std::get<0>(c.stages).multiplier = io.input("Multiplier").template as<float>();
-        std::get<1>(c.stages).values = io.input("Bias").template as<float>();
-        std::apply([&](auto&... s) { (bind_stage(s, io, p), ...); }, c.stages);
-        const auto* x = io.input("Input").template as<std::int8_t>();
-        const auto* f = io.input("Filter").template as<std::int8_t>();
-        std::vector<std::int64_t> scratch(
-            static_cast<std::size_t>(kernels::conv2d_int8_best_scratch_words(kg)));
+        const float* other = nullptr;
+        std::int64_t other_plane = 1;
+        if constexpr (terminal() != "store" && terminal() != "quantize_store") {
+            const auto& o = io.input("Other");
+            other = o.template as<float>();
+            if (o.shape.size() == 4) other_plane = o.shape[2] * o.shape[3];
+        }
+        bind(c, io.input("Multiplier").template as<float>(), io.input("Bias").template as<float>(),
+             p.output_step, other, other_plane);
+        std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(kg)));
         using out_t = std::conditional_t<int8_out, std::int8_t, float>;
-        out_t* out = io.output("Output").template as<out_t>();
-        const std::int64_t plane = g.oh * g.ow;
+        run_direct(kg, c, io.input("Input").template as<std::int8_t>(),
+                   io.input("Filter").template as<std::int8_t>(),
+                   io.output("Output").template as<out_t>(), scratch.data());
+    }
+
+    /// Binds the chain's data: per-channel multiplier and bias, the output
+    /// step (quantize_store) and the Other tensor of add_with / gates.
+    static void bind(chain_type& c, const float* multiplier, const float* bias_values,
+                     float output_step, const float* other, std::int64_t other_plane) noexcept {
+        std::get<0>(c.stages).multiplier = multiplier;
+        std::get<1>(c.stages).values = bias_values;
+        std::apply([&](auto&... s) { (bind_stage(s, output_step, other, other_plane), ...); },
+                   c.stages);
+    }
+
+    /// int64 words of scratch run_direct needs.
+    static constexpr std::int64_t scratch_words(const kernels::conv_geometry& kg) noexcept {
+        return kernels::conv2d_int8_best_scratch_words(kg);
+    }
+
+    /// The no-heap form (the runtime's kernel and compile-time networks):
+    /// kernels::conv2d_int8_best (the Cortex-M DSP kernels where the target
+    /// has them, the reference elsewhere), each run of int32 accumulators
+    /// through the bound chain `c`.  The one place the int8 conv is called.  Out is
+    /// int8 behind quantize_store, float otherwise; scratch scratch_words(kg).
+    template <class Out>
+    static void run_direct(const kernels::conv_geometry& kg, const chain_type& c,
+                           const std::int8_t* x, const std::int8_t* f, Out* out,
+                           std::int64_t* scratch) noexcept {
+        const std::int64_t plane = kg.oh * kg.ow;
         auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
                         std::int64_t count) {
-            c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+            c.emit(out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
         };
         // The DSP kernels on Cortex-M4/M7, the reference elsewhere: same accumulators.
-        kernels::conv2d_int8_best(kg, x, f, scratch.data(), kernels::int32_sink_ref(sink));
+        kernels::conv2d_int8_best(kg, x, f, scratch, kernels::int32_sink_ref(sink));
     }
 
 private:
@@ -8104,17 +8145,15 @@ private:
         if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
     }
     template <class S>
-    static void bind_stage(S& s, const op_io& io, const params& p) {
+    static void bind_stage(S& s, float output_step, const float* other,
+                           std::int64_t other_plane) noexcept {
         if constexpr (std::is_same_v<S, quantize_store>) {
-            s.inv_scale = 1.f / p.output_step;
+            s.inv_scale = 1.f / output_step;
         } else if constexpr (std::is_same_v<S, add_with>) {
-            s.other = io.input("Other").template as<float>();
+            s.other = other;
         } else if constexpr (requires { s.mul; }) {
-            s.mul.other = io.input("Other").template as<float>();
-            if constexpr (requires { s.mul.plane; }) {
-                const auto& o = io.input("Other");
-                s.mul.plane = o.shape[2] * o.shape[3];
-            }
+            s.mul.other = other;
+            if constexpr (requires { s.mul.plane; }) s.mul.plane = other_plane;
         }
     }
 };
@@ -10590,6 +10629,7 @@ struct mul_int8 {
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 
 namespace litegraph::ops {
@@ -10615,10 +10655,21 @@ struct pool2d_int8 {
 
     static void run(const params& p, op_io& io) {
         const auto g = pool2d::resolve(p, io, dtype::i8);
-        const auto* x = io.input("X").as<std::int8_t>();
-        auto* y = io.output("Out").as<std::int8_t>();
-        const auto rows = pool2d::spans(p, g.oh, g.h, g.kh, g.sh, g.pt);
-        const auto cols = pool2d::spans(p, g.ow, g.w, g.kw, g.sw, g.pl);
+        std::vector<pool2d::span1> spans(static_cast<std::size_t>(g.oh + g.ow));
+        compute(pool2d::mode_of(p), g, io.input("X").as<std::int8_t>(),
+                io.output("Out").as<std::int8_t>(), spans.data());
+    }
+
+    /// The kernel without the heap (firmware): `scratch` holds oh + ow spans
+    /// (pool2d::scratch_bytes).
+    static void compute(const pool2d::mode& p, const pool2d::geometry& g, const std::int8_t* x,
+                        std::int8_t* y, pool2d::span1* scratch) noexcept {
+        pool2d::span1* rows = scratch;
+        pool2d::span1* cols = scratch + g.oh;
+        for (std::int64_t o = 0; o < g.oh; ++o)
+            rows[o] = pool2d::span_of(p, o, g.oh, g.h, g.kh, g.sh, g.pt);
+        for (std::int64_t o = 0; o < g.ow; ++o)
+            cols[o] = pool2d::span_of(p, o, g.ow, g.w, g.kw, g.sw, g.pl);
         for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
             const std::int8_t* xp = x + pc * g.h * g.w;
             std::int8_t* yp = y + pc * g.oh * g.ow;
@@ -11225,8 +11276,9 @@ private:
 // Activations live in caller-owned arrays, one per memory segment, at the
 // offsets of the compile-time plan; a layer names a tensor by its planned
 // buffer and the byte offset inside it (a slice of a concat, an alias).
-// The element type is fp32 today; an int8 layer is another layer type with its
-// own tensor accessor, nothing else here depends on float.
+// An int8 activation takes one byte in its segment: the int8 layers
+// (conv_int8, pool_int8, quantize, dequantize) address tensors through the i8
+// accessor, the others through f32; the plan only sees bytes.
 
 #include <array>
 #include <cstddef>
@@ -11257,6 +11309,7 @@ struct memory {
         return segments[pl.segment] + pl.offset + t.offset;
     }
     float* f32(tensor_at t) const { return reinterpret_cast<float*>(bytes(t)); }
+    std::int8_t* i8(tensor_at t) const { return reinterpret_cast<std::int8_t*>(bytes(t)); }
 };
 
 /// A fused conv: Fused is fusion::fused<ops::conv2d, Stages...>.
@@ -11278,6 +11331,80 @@ struct conv {
         typename Fused::chain_type c{stages};
         Fused::bind(c, bias, other.buffer >= 0 ? m.f32(other) : nullptr, other_plane);
         Fused::run_direct(g, c, m.f32(input), filter, m.f32(output), m.scratch);
+    }
+};
+
+/// An int8 conv with its requantize epilogue: Fused is
+/// fusion::fused_int8<Stages...>, run through its no-heap form
+/// (fused_int8::run_direct, where the int8 conv kernel is dispatched).
+template <class Fused>
+struct conv_int8 {
+    using stages_type = decltype(Fused::chain_type::stages);
+    ops::conv2d::geometry g{};
+    const std::int8_t* filter = nullptr;  // [OC, C / groups, KH, KW]
+    const float* multiplier = nullptr;    // [OC] in step * filter step
+    const float* bias = nullptr;          // [OC]
+    float output_step = 0.f;              // > 0 behind quantize_store
+    stages_type stages{};                 // activation parameters
+    tensor_at input{}, output{};
+    tensor_at other{};  // the residual or gated tensor (float terminals)
+    std::int64_t other_plane = 1;
+
+    constexpr std::size_t scratch_bytes() const {
+        return static_cast<std::size_t>(Fused::scratch_words(kernels::conv_geometry::from(g))) *
+               sizeof(std::int64_t);
+    }
+    template <class Mem>
+    void run(const Mem& m) const {
+        typename Fused::chain_type c{stages};
+        Fused::bind(c, multiplier, bias, output_step, other.buffer >= 0 ? m.f32(other) : nullptr,
+                    other_plane);
+        const auto kg = kernels::conv_geometry::from(g);
+        auto* scratch = reinterpret_cast<std::int64_t*>(m.scratch);
+        if constexpr (Fused::int8_out)
+            Fused::run_direct(kg, c, m.i8(input), filter, m.i8(output), scratch);
+        else
+            Fused::run_direct(kg, c, m.i8(input), filter, m.f32(output), scratch);
+    }
+};
+
+/// pool2d on int8 (ops::pool2d_int8's kernel), the output in the input's step.
+struct pool_int8 {
+    ops::pool2d::mode mode{};
+    ops::pool2d::geometry g{};
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return ops::pool2d::scratch_bytes(g); }
+    template <class Mem>
+    void run(const Mem& m) const {
+        ops::pool2d_int8::compute(mode, g, m.i8(input), m.i8(output),
+                                  reinterpret_cast<ops::pool2d::span1*>(m.scratch));
+    }
+};
+
+/// float32 -> int8 (ops::quantize_int8).
+struct quantize {
+    float step = 1.f;
+    std::int64_t count = 0;
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return 0; }
+    template <class Mem>
+    void run(const Mem& m) const {
+        ops::quantize_int8::compute(step, m.f32(input), m.i8(output), count);
+    }
+};
+
+/// int8 -> float32 (ops::dequantize_int8).
+struct dequantize {
+    float step = 1.f;
+    std::int64_t count = 0;
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return 0; }
+    template <class Mem>
+    void run(const Mem& m) const {
+        ops::dequantize_int8::compute(step, m.i8(input), m.f32(output), count);
     }
 };
 

@@ -8,6 +8,8 @@
 # Cortex-M7 (qemu-system-arm -M mps2-an500 -icount shift=0 with SysTick).
 #   - ppocr_mobile_v2.0_cls, fp32, input 1x3x48x192
 #   - SqueezeNet 1.1 (litegraph generate), fp32, input 1x3x64x64
+#   - SqueezeNet 1.0 and 1.1, int8 (litegraph generate + quantize
+#     --calib-random 4), input 1x3x128x128, outputs bit-exact with the runtime
 # Segments: dtcm:128K,sram:436K (the STM32H730's DTCM and SRAM).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -17,19 +19,23 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --cli) cli="$2"; shift 2 ;;
     --shared) shared="$2"; shift 2 ;;
-    -h|--help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "figures.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
 work="$root/build/firmware-figures"
 mkdir -p "$work"
 "$cli" generate squeezenet1_1 --input-size 64 -o "$work/squeezenet1_1_64" > /dev/null
+for v in 1_0 1_1; do
+  "$cli" generate squeezenet$v --input-size 128 -o "$work/squeezenet${v}_128" > /dev/null
+  "$cli" quantize "$work/squeezenet${v}_128" -o "$work/squeezenet${v}_128_int8" --calib-random 4 > /dev/null 2>&1
+done
 
 summary() {  # name log
   local name="$1" log="$2"
   echo "### $name"
   sed -n '/^== sizes/,/^== qemu/p' "$log" | grep -v '^== qemu'
-  grep -E '^== (desktop|firmware)|instructions per inference|max relative difference|compiled in|STM32H730' "$log" | sed 's/^ *//'
+  grep -E '^== (desktop|firmware)|instructions per inference|max relative difference|bit-exact|differ in their bits|compiled in|STM32H730' "$log" | sed 's/^ *//'
   echo
 }
 
@@ -38,9 +44,15 @@ rc=0
   --cli "$cli" --work "$work/ppocr_mobile_v2.0_cls" > "$work/cls.log" 2>&1 || rc=$?
 "$root/examples/firmware/run.sh" "$work/squeezenet1_1_64" --cli "$cli" \
   --work "$work/squeezenet1_1_64.fw" > "$work/squeezenet.log" 2>&1 || rc=$((rc ? rc : $?))
+for v in 1_0 1_1; do
+  "$root/examples/firmware/run.sh" "$work/squeezenet${v}_128_int8" --cli "$cli" \
+    --work "$work/squeezenet${v}_128_int8.fw" > "$work/squeezenet${v}_int8.log" 2>&1 || rc=$((rc ? rc : $?))
+done
 summary "ppocr_mobile_v2.0_cls fp32 1x3x48x192" "$work/cls.log"
 summary "squeezenet1_1 fp32 1x3x64x64 (generated)" "$work/squeezenet.log"
+summary "squeezenet1_0 int8 1x3x128x128 (generated, quantized)" "$work/squeezenet1_0_int8.log"
+summary "squeezenet1_1 int8 1x3x128x128 (generated, quantized)" "$work/squeezenet1_1_int8.log"
 if (( rc != 0 )); then
-  echo "figures.sh: a run failed (exit $rc); logs in $work/cls.log and $work/squeezenet.log"
+  echo "figures.sh: a run failed (exit $rc); logs in $work/*.log"
 fi
 exit "$rc"

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Compares the outputs a firmware (or host) run printed with the desktop
 runtime's .npy outputs: exit 0 only when every value agrees within the
-relative tolerance (|a - b| <= tol * max(|b|, floor), floor = 1e-6 * max|b|).
+relative tolerance (|a - b| <= tol * max(|b|, floor), floor = 1e-6 * max|b|),
+or with --exact only when every value has the same bits (int8 networks: the
+firmware must be bit-exact with the desktop runtime).
 
-usage: compare.py RUN_LOG NPY_DIR [--tol 1e-5]
+usage: compare.py RUN_LOG NPY_DIR [--tol 1e-5 | --exact]
 """
 import glob
 import os
@@ -46,6 +48,9 @@ def read_log(path):
 def main():
     args = sys.argv[1:]
     tol = 1e-5
+    exact = "--exact" in args
+    if exact:
+        args.remove("--exact")
     if "--tol" in args:
         i = args.index("--tol")
         tol = float(args[i + 1])
@@ -64,6 +69,16 @@ def main():
         if len(values) != n or len(ref) != n:
             print(f"compare: output {k}: {len(values)} values printed of {n}, reference has {len(ref)}")
             ok = False
+            continue
+        if exact:
+            bits = lambda v: struct.pack("<f", v)
+            differ = [i for i, (a, b) in enumerate(zip(values, ref)) if bits(a) != bits(b)]
+            agree = not differ
+            ok = ok and agree
+            where = (f"; first at {differ[0]} ({values[differ[0]]!r} vs {ref[differ[0]]!r})"
+                     if differ else "")
+            print(f"output {k} ({os.path.basename(path)}, {n} values): {len(differ)} values "
+                  f"differ in their bits{where}: {'bit-exact' if agree else 'DIFFER'}")
             continue
         scale = max((abs(r) for r in ref), default=0.0)
         worst, at = 0.0, 0

@@ -4,7 +4,8 @@
 # Generates a compile-time network from a Paddle model (litegraph codegen),
 # builds it twice from the same header -- for the desktop and as Cortex-M7
 # firmware -- runs the firmware under qemu-system-arm -M mps2-an500, and
-# compares both with the desktop runtime (litegraph run) to <= 1e-5 relative.
+# compares both with the desktop runtime (litegraph run) to <= 1e-5 relative,
+# or bit for bit when the network has int8 layers (a quantized model).
 # Exits 0 only when they agree; 77 (skipped) when the ARM toolchain or QEMU is
 # missing (the desktop check still runs and must agree); 1 otherwise.
 #
@@ -14,7 +15,7 @@
 #                        mps2-an500 linker script reserves exactly these)
 #   --work DIR           where to build (default build/firmware/<model name>)
 #   --cli PATH           the litegraph CLI (default build/bin/litegraph)
-#   --tol X              relative tolerance (default 1e-5)
+#   --tol X              relative tolerance (default 1e-5; int8 networks: exact)
 #   --skip-missing       exit 77 (skipped) when MODEL_DIR does not exist
 #
 # Prints the firmware's sizes per section (arm-none-eabi-size -A), the
@@ -25,9 +26,9 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-usage() { sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
-skip_missing=0 model="" work="" cli="$root/build/bin/litegraph" segments="dtcm:128K,sram:436K" tol=1e-5
+skip_missing=0 model="" work="" cli="$root/build/bin/litegraph" segments="dtcm:128K,sram:436K" tol=""
 shapes=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -60,14 +61,21 @@ echo "== codegen $name (${shapes[*]:-declared shapes}, segments $segments)"
   -o "$work/net.hpp"
 rm -rf "$work/reference"
 "$cli" run "$model" "${shapes[@]}" --output-dir "$work/reference" > "$work/reference.txt"
+# A network with int8 layers must agree bit for bit; fp32 to a tolerance.
+if [[ -z "$tol" ]] && grep -q 'conv_int8<\|quantize{' "$work/net.hpp"; then
+  cmp_args=(--exact) contract=(-ffp-contract=off)
+  echo "   int8 layers: outputs compared bit for bit"
+else
+  cmp_args=(--tol "${tol:-1e-5}") contract=()
+fi
 
 echo "== desktop: the same header on $(c++ --version | head -1)"
 t=$SECONDS
-c++ -std=c++20 -O2 -Wall -Wextra -Werror -I"$root/include" -I"$work" -I"$here" \
+c++ -std=c++20 -O2 "${contract[@]}" -Wall -Wextra -Werror -I"$root/include" -I"$work" -I"$here" \
   "$here/main.cpp" -o "$work/host"
 echo "   compiled in $((SECONDS - t)) s"
 "$work/host" > "$work/host.log"
-python3 "$here/compare.py" "$work/host.log" "$work/reference" --tol "$tol"
+python3 "$here/compare.py" "$work/host.log" "$work/reference" "${cmp_args[@]}"
 
 if ! command -v arm-none-eabi-g++ > /dev/null || ! command -v qemu-system-arm > /dev/null; then
   echo "run.sh: SKIPPED the firmware: arm-none-eabi-g++ or qemu-system-arm is not installed" \
@@ -87,7 +95,10 @@ if (( weight_bytes > 3584 * 1024 )); then
   echo "   $weight_bytes weight bytes: placed in PSRAM (.weights)"
 fi
 t=$SECONDS
-arm_flags=(-std=c++20 -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16
+# int8 networks: -ffp-contract=off, no fused multiply-add the desktop build
+# does not make either (the requantisation v * m + b must round as the
+# runtime's for bit-exact outputs).  fp32 networks keep the FMAs.
+arm_flags=(-std=c++20 -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16 "${contract[@]}"
   -fno-exceptions -fno-rtti -fno-threadsafe-statics -O2 -Wall -Wextra -Werror
   -ffunction-sections -fdata-sections -I"$root/include" -I"$work" -I"$here" "${attrs[@]}")
 arm-none-eabi-g++ "${arm_flags[@]}" -c "$here/main.cpp" -o "$work/main.o"
@@ -141,5 +152,5 @@ read -r cal_ticks cal_insns < <(awk '$1 == "calibration" { print $2, $5 }' "$wor
 per_tick=$(( (cal_insns + cal_ticks / 2) / cal_ticks ))
 echo "   instructions per inference: $(( ticks * per_tick )) (+- $per_tick: $ticks SysTick ticks" \
      "x $per_tick instructions per tick; calibration $cal_ticks ticks for $cal_insns instructions)"
-python3 "$here/compare.py" "$work/firmware.log" "$work/reference" --tol "$tol"
+python3 "$here/compare.py" "$work/firmware.log" "$work/reference" "${cmp_args[@]}"
 echo "== $name: firmware and desktop agree with the runtime ($((SECONDS - start)) s)"

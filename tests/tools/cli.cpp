@@ -174,6 +174,29 @@ TEST_CASE("codegen writes a compile-time network header, or names what it cannot
     }
 }
 
+TEST_CASE("codegen writes a quantized model's int8 layers and int8 weights") {
+    auto dir = scratch("codegen_squeezenet_int8");
+    auto r =
+        run_cli("generate squeezenet1_1 -o " + quote((dir / "fp32").string()) + " --input-size 32");
+    REQUIRE(r.code == 0);
+    r = run_cli("quantize " + quote((dir / "fp32").string()) + " -o " +
+                quote((dir / "q").string()) + " --calib-random 1");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    const auto header = dir / "net.hpp";
+    r = run_cli("codegen " + quote((dir / "q").string()) + " -o " + quote(header.string()));
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    std::ifstream in(header);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const char* piece :
+         {"quantize{", "conv_int8<litegraph::fusion::fused_int8<", "pool_int8{",
+          "litegraph::fusion::quantize_store", "NET_WEIGHTS_ATTR constexpr std::int8_t w0["}) {
+        INFO(piece);
+        CHECK(text.find(piece) != std::string::npos);
+    }
+}
+
 TEST_CASE("dot prints a digraph with boxes and ellipses") {
     auto model = test::shared_model("lenet_mnist");
     if (model.empty()) return;

@@ -16,7 +16,9 @@
 
 #include "cmd_plan.hpp"
 #include "cmd_run.hpp"
+#include "litegraph/fusion/fused_int8.hpp"
 #include "litegraph/ops/elementwise.hpp"
+#include "litegraph/ops/int8/quantize.hpp"
 #include "litegraph/ops/matmul.hpp"
 #include "litegraph/ops/pool2d.hpp"
 #include "litegraph/ops/softmax.hpp"
@@ -106,21 +108,25 @@ struct generator {
         if (!is_constant(r))
             throw unsupported_error(where + ": '" + std::string(r->name) +
                                     "' must be a constant (weights) in a compile-time network");
-        if (r->type != dtype::f32)
+        if (r->type != dtype::f32 && r->type != dtype::i8)
             throw unsupported_error(where + ": constant '" + std::string(r->name) + "' is " +
-                                    std::string(name_of(r->type)) + ", only float32 is supported");
+                                    std::string(name_of(r->type)) +
+                                    ", only float32 and int8 are supported");
         if (auto it = weight_names.find(r->data); it != weight_names.end()) return it->second;
         std::string name = "w" + std::to_string(weight_names.size());
         weight_names[r->data] = name;
         const auto n = static_cast<std::size_t>(r->numel());
-        weight_bytes += n * 4;
-        const float* p = r->as<float>();
-        weights << "// " << r->name << " " << to_string(r->shape) << "\n"
-                << "alignas(16) " << upper(ns) << "_WEIGHTS_ATTR constexpr float " << name << "["
-                << n << "] = {";
+        const bool i8 = r->type == dtype::i8;
+        weight_bytes += n * (i8 ? 1 : 4);
+        weights << "// " << r->name << " " << to_string(r->shape) << (i8 ? " int8" : "") << "\n"
+                << "alignas(16) " << upper(ns) << "_WEIGHTS_ATTR constexpr "
+                << (i8 ? "std::int8_t " : "float ") << name << "[" << n << "] = {";
         for (std::size_t i = 0; i < n; ++i) {
-            if (i % 8 == 0) weights << "\n";
-            weights << float_literal(p[i], std::string(r->name)) << ",";
+            if (i % (i8 ? 24 : 8) == 0) weights << "\n";
+            if (i8)
+                weights << static_cast<int>(r->as<std::int8_t>()[i]) << ",";
+            else
+                weights << float_literal(r->as<float>()[i], std::string(r->name)) << ",";
         }
         weights << "};\n";
         return "weights::" + name;
@@ -179,16 +185,82 @@ struct generator {
         layer(o.str());
     }
 
-    void pool(const graph::op_node& node, const op_io& io, const std::string& where) {
-        auto p = ops::pool2d::parse(node.attrs, "pool2d");
-        auto geo = ops::pool2d::resolve(p, io);
+    static std::string geometry(const ops::conv2d::geometry& geo) {
         std::ostringstream o;
-        o << "pool{{" << (p.max ? "true" : "false") << ", " << (p.exclusive ? "true" : "false")
-          << ", " << (p.adaptive ? "true" : "false") << "}, {" << geo.n << ", " << geo.c << ", "
-          << geo.h << ", " << geo.w << ", " << geo.kh << ", " << geo.kw << ", " << geo.sh << ", "
-          << geo.sw << ", " << geo.pt << ", " << geo.pl << ", " << geo.pb << ", " << geo.pr << ", "
-          << geo.oh << ", " << geo.ow << "}, " << at(in(io, "X"), where) << ", "
-          << at(&io.output("Out"), where) << "}";
+        o << "{" << geo.n << ", " << geo.c << ", " << geo.h << ", " << geo.w << ", " << geo.oc
+          << ", " << geo.kh << ", " << geo.kw << ", " << geo.oh << ", " << geo.ow << ", " << geo.sh
+          << ", " << geo.sw << ", " << geo.dh << ", " << geo.dw << ", " << geo.pt << ", " << geo.pb
+          << ", " << geo.pl << ", " << geo.pr << ", " << geo.groups << "}";
+        return o.str();
+    }
+
+    /// fused_conv2d_int8: the same fusion::fused_int8<Stages...> the runtime
+    /// dispatches to (rescale and bias are implied by the type).
+    void conv_int8(const graph::op_node& node, const op_io& io, const std::string& where) {
+        const auto act = node.attrs.get<std::string>("activation", "");
+        const auto term = node.attrs.get<std::string>("terminal", "store");
+        const std::string fz = "litegraph::fusion::";
+        std::vector<std::pair<std::string, std::string>> stages{{fz + "rescale", "{}"},
+                                                                {fz + "bias", "{}"}};
+        if (term == "store" || term == "quantize_store" || term == "add_with") {
+            if (!act.empty()) {
+                auto [t, init] = functor(act, node.attrs, where);
+                stages.push_back({fz + "act<" + t + ">", "{" + t + init + "}"});
+            }
+            if (term != "store") stages.push_back({fz + term, "{}"});
+        } else if (term == "mul_plane" || term == "mul_with") {
+            auto [t, init] = functor(act, node.attrs, where);
+            stages.push_back({fz + "gate<" + t + ", " + fz + term + ">", "{" + t + init + ", {}}"});
+        } else {
+            throw unsupported_error(where + ": terminal '" + term + "'");
+        }
+        std::string type = "litegraph::fusion::fused_int8<";
+        for (std::size_t i = 2; i < stages.size(); ++i)
+            type += (i > 2 ? ", " : "") + stages[i].first;
+        type += ">";
+        auto p = ops::conv2d::parse(node.attrs, "fused_conv2d_int8");
+        auto geo = ops::conv2d::resolve(p, io, dtype::i8);
+        const auto* x = in(io, "Input");
+        const auto* out = &io.output("Output");
+        const auto* other = in(io, "Other");
+        if (prog.var_buffers()[var_of(x)] == prog.var_buffers()[var_of(out)])
+            throw unsupported_error(where + ": an int8 conv planned in place of its input");
+        std::int64_t other_plane = 1;
+        if (other && other->shape.size() == 4) other_plane = other->shape[2] * other->shape[3];
+        const float step =
+            term == "quantize_store" ? node.attrs.get<float>("output_step", 0.f) : 0.f;
+        std::ostringstream o;
+        o << "conv_int8<" << type << ">{" << geometry(geo) << ", "
+          << weight(in(io, "Filter"), where) << ", " << weight(in(io, "Multiplier"), where) << ", "
+          << weight(in(io, "Bias"), where) << ", " << float_literal(step, where) << ", {";
+        for (std::size_t i = 0; i < stages.size(); ++i)
+            o << (i ? ", " : "") << stages[i].first << stages[i].second;
+        o << "}, " << at(x, where) << ", " << at(out, where) << ", "
+          << (other ? at(other, where) : std::string("{-1, 0}")) << ", " << other_plane << "}";
+        layer(o.str());
+    }
+
+    void quantize(const graph::op_node& node, const op_io& io, const std::string& where,
+                  bool to_int8) {
+        const auto* x = in(io, "X");
+        const auto* out = &io.output("Out");
+        const float step = node.attrs.get<float>("step", 0.f);
+        layer(std::string(to_int8 ? "quantize" : "dequantize") + "{" + float_literal(step, where) +
+              ", " + std::to_string(out->numel()) + ", " + at(x, where) + ", " + at(out, where) +
+              "}");
+    }
+
+    void pool(const graph::op_node& node, const op_io& io, const std::string& where) {
+        const bool i8 = node.type == "pool2d_int8";
+        auto p = ops::pool2d::parse(node.attrs, "pool2d");
+        auto geo = ops::pool2d::resolve(p, io, i8 ? dtype::i8 : dtype::f32);
+        std::ostringstream o;
+        o << (i8 ? "pool_int8{{" : "pool{{") << (p.max ? "true" : "false") << ", "
+          << (p.exclusive ? "true" : "false") << ", " << (p.adaptive ? "true" : "false") << "}, {"
+          << geo.n << ", " << geo.c << ", " << geo.h << ", " << geo.w << ", " << geo.kh << ", "
+          << geo.kw << ", " << geo.sh << ", " << geo.sw << ", " << geo.pt << ", " << geo.pl << ", "
+          << geo.pb << ", " << geo.pr << ", " << geo.oh << ", " << geo.ow << "}, "
+          << at(in(io, "X"), where) << ", " << at(&io.output("Out"), where) << "}";
         layer(o.str());
     }
 
@@ -290,7 +362,11 @@ struct generator {
             const auto& t = node.type;
             if (t == "fused_conv2d")
                 conv(node, ins.io, where);
-            else if (t == "pool2d")
+            else if (t == "fused_conv2d_int8")
+                conv_int8(node, ins.io, where);
+            else if (t == "quantize_int8" || t == "dequantize_int8")
+                quantize(node, ins.io, where, t == "quantize_int8");
+            else if (t == "pool2d" || t == "pool2d_int8")
                 pool(node, ins.io, where);
             else if (t == "matmul" || t == "matmul_v2" || t == "mul")
                 matmul(node, ins.io, where);
@@ -305,10 +381,12 @@ struct generator {
                      t == "flatten_contiguous_range")
                 copy(ins.io, where);
             else
-                throw unsupported_error(where +
-                                        " has no compile-time form yet (fused_conv2d, "
-                                        "pool2d, matmul, mul, elementwise_add, activations, "
-                                        "softmax and reshapes do)");
+                throw unsupported_error(
+                    where +
+                    " has no compile-time form yet (fused_conv2d, "
+                    "fused_conv2d_int8, (de)quantize_int8, pool2d(_int8), matmul, mul, "
+                    "elementwise_add, activations, "
+                    "softmax and reshapes do)");
         }
     }
 
@@ -344,7 +422,7 @@ struct generator {
         for (auto& s : seg_names) h << ", " << NS << "_" << upper(s) << "_ATTR";
         h << "\n//   e.g. #define " << NS << "_" << upper(seg_names[0])
           << "_ATTR __attribute__((section(\"." << seg_names[0] << "_bss\")))\n"
-          << "#pragma once\n\n#include <array>\n#include <cstddef>\n\n"
+          << "#pragma once\n\n#include <array>\n#include <cstddef>\n#include <cstdint>\n\n"
              "#include \"litegraph/static/network.hpp\"\n\n";
         for (std::string m : [&] {
                  std::vector<std::string> v{NS + "_WEIGHTS_ATTR", NS + "_SCRATCH_ATTR"};

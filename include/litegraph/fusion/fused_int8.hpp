@@ -100,22 +100,53 @@ struct fused_int8 {
         const auto g = ops::conv2d::resolve(p.conv, io, dtype::i8);
         const auto kg = kernels::conv_geometry::from(g);
         chain_type c{p.stages};
-        std::get<0>(c.stages).multiplier = io.input("Multiplier").template as<float>();
-        std::get<1>(c.stages).values = io.input("Bias").template as<float>();
-        std::apply([&](auto&... s) { (bind_stage(s, io, p), ...); }, c.stages);
-        const auto* x = io.input("Input").template as<std::int8_t>();
-        const auto* f = io.input("Filter").template as<std::int8_t>();
-        std::vector<std::int64_t> scratch(
-            static_cast<std::size_t>(kernels::conv2d_int8_best_scratch_words(kg)));
+        const float* other = nullptr;
+        std::int64_t other_plane = 1;
+        if constexpr (terminal() != "store" && terminal() != "quantize_store") {
+            const auto& o = io.input("Other");
+            other = o.template as<float>();
+            if (o.shape.size() == 4) other_plane = o.shape[2] * o.shape[3];
+        }
+        bind(c, io.input("Multiplier").template as<float>(), io.input("Bias").template as<float>(),
+             p.output_step, other, other_plane);
+        std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(kg)));
         using out_t = std::conditional_t<int8_out, std::int8_t, float>;
-        out_t* out = io.output("Output").template as<out_t>();
-        const std::int64_t plane = g.oh * g.ow;
+        run_direct(kg, c, io.input("Input").template as<std::int8_t>(),
+                   io.input("Filter").template as<std::int8_t>(),
+                   io.output("Output").template as<out_t>(), scratch.data());
+    }
+
+    /// Binds the chain's data: per-channel multiplier and bias, the output
+    /// step (quantize_store) and the Other tensor of add_with / gates.
+    static void bind(chain_type& c, const float* multiplier, const float* bias_values,
+                     float output_step, const float* other, std::int64_t other_plane) noexcept {
+        std::get<0>(c.stages).multiplier = multiplier;
+        std::get<1>(c.stages).values = bias_values;
+        std::apply([&](auto&... s) { (bind_stage(s, output_step, other, other_plane), ...); },
+                   c.stages);
+    }
+
+    /// int64 words of scratch run_direct needs.
+    static constexpr std::int64_t scratch_words(const kernels::conv_geometry& kg) noexcept {
+        return kernels::conv2d_int8_best_scratch_words(kg);
+    }
+
+    /// The no-heap form (the runtime's kernel and compile-time networks):
+    /// kernels::conv2d_int8_best (the Cortex-M DSP kernels where the target
+    /// has them, the reference elsewhere), each run of int32 accumulators
+    /// through the bound chain `c`.  The one place the int8 conv is called.  Out is
+    /// int8 behind quantize_store, float otherwise; scratch scratch_words(kg).
+    template <class Out>
+    static void run_direct(const kernels::conv_geometry& kg, const chain_type& c,
+                           const std::int8_t* x, const std::int8_t* f, Out* out,
+                           std::int64_t* scratch) noexcept {
+        const std::int64_t plane = kg.oh * kg.ow;
         auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
                         std::int64_t count) {
-            c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+            c.emit(out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
         };
         // The DSP kernels on Cortex-M4/M7, the reference elsewhere: same accumulators.
-        kernels::conv2d_int8_best(kg, x, f, scratch.data(), kernels::int32_sink_ref(sink));
+        kernels::conv2d_int8_best(kg, x, f, scratch, kernels::int32_sink_ref(sink));
     }
 
 private:
@@ -124,17 +155,15 @@ private:
         if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
     }
     template <class S>
-    static void bind_stage(S& s, const op_io& io, const params& p) {
+    static void bind_stage(S& s, float output_step, const float* other,
+                           std::int64_t other_plane) noexcept {
         if constexpr (std::is_same_v<S, quantize_store>) {
-            s.inv_scale = 1.f / p.output_step;
+            s.inv_scale = 1.f / output_step;
         } else if constexpr (std::is_same_v<S, add_with>) {
-            s.other = io.input("Other").template as<float>();
+            s.other = other;
         } else if constexpr (requires { s.mul; }) {
-            s.mul.other = io.input("Other").template as<float>();
-            if constexpr (requires { s.mul.plane; }) {
-                const auto& o = io.input("Other");
-                s.mul.plane = o.shape[2] * o.shape[3];
-            }
+            s.mul.other = other;
+            if constexpr (requires { s.mul.plane; }) s.mul.plane = other_plane;
         }
     }
 };

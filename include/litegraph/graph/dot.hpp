@@ -48,12 +48,15 @@ inline void write_subgraph_cluster(std::ostream& os, const graph& g, int o, bool
     const auto* ins = op.input("Inputs");
     const auto* outs = op.output("Outputs");
     std::vector<std::string> id(b.vars.size());
-    for (std::size_t v = 0; v < b.vars.size(); ++v)
-        id[v] = "s" + std::to_string(o) + "v" + std::to_string(v);
+    // Appending (not "v" + to_string) avoids a GCC 12 -O3 -Wrestrict false positive.
+    auto name = [](const char* prefix, auto n) {
+        return std::string(prefix).append(std::to_string(n));
+    };
+    for (std::size_t v = 0; v < b.vars.size(); ++v) id[v] = name("s", o).append(name("v", v));
     for (std::size_t i = 0; i < b.feeds.size() && ins && i < ins->vars.size(); ++i)
-        id[b.feeds[i].var] = "v" + std::to_string(ins->vars[i]);
+        id[b.feeds[i].var] = name("v", ins->vars[i]);
     for (std::size_t i = 0; i < b.fetches.size() && outs && i < outs->vars.size(); ++i)
-        id[b.fetches[i].var] = "v" + std::to_string(outs->vars[i]);
+        id[b.fetches[i].var] = name("v", outs->vars[i]);
     os << "  subgraph cluster_op" << o << " {\n    label=\""
        << dot_escape(op.attrs.get<std::string>("backend", "?")) << " subgraph #"
        << op.attrs.get<std::int64_t>("sub_block", -1) << " (" << b.ops.size()

@@ -49,7 +49,7 @@ struct conv_geometry {
 
     /// From any struct with the same field names.
     template <class G>
-    static conv_geometry from(const G& g) {
+    static constexpr conv_geometry from(const G& g) {
         return {g.n,  g.c,  g.h,  g.w,  g.oc, g.kh, g.kw, g.oh, g.ow,
                 g.sh, g.sw, g.dh, g.dw, g.pt, g.pb, g.pl, g.pr, g.groups};
     }

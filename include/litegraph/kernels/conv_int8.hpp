@@ -21,12 +21,12 @@ inline constexpr std::int64_t conv_int8_block = 16;
 /// channel is a dot product over it, contiguous in both operands (the form
 /// compilers vectorise into int16 multiply-adds).  Grouped and depthwise
 /// convs take the direct row loop.
-inline bool conv_int8_uses_patches(const conv_geometry& g) noexcept {
+inline constexpr bool conv_int8_uses_patches(const conv_geometry& g) noexcept {
     return g.groups == 1;
 }
 
 /// int64 words of scratch conv2d_int8 needs.
-inline std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
+inline constexpr std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
     if (conv_int8_uses_patches(g)) {
         const std::int64_t k = g.c * g.kh * g.kw;
         return (conv_int8_block * k + 7) / 8 + conv_int8_block / 2 + 1;

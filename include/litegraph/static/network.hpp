@@ -18,8 +18,9 @@
 // Activations live in caller-owned arrays, one per memory segment, at the
 // offsets of the compile-time plan; a layer names a tensor by its planned
 // buffer and the byte offset inside it (a slice of a concat, an alias).
-// The element type is fp32 today; an int8 layer is another layer type with its
-// own tensor accessor, nothing else here depends on float.
+// An int8 activation takes one byte in its segment: the int8 layers
+// (conv_int8, pool_int8, quantize, dequantize) address tensors through the i8
+// accessor, the others through f32; the plan only sees bytes.
 #pragma once
 
 #include <array>
@@ -29,6 +30,9 @@
 #include <tuple>
 
 #include "litegraph/fusion/fused.hpp"
+#include "litegraph/fusion/fused_int8.hpp"
+#include "litegraph/ops/int8/pool2d_int8.hpp"
+#include "litegraph/ops/int8/quantize.hpp"
 #include "litegraph/ops/matmul.hpp"
 #include "litegraph/ops/pool2d.hpp"
 #include "litegraph/ops/softmax.hpp"
@@ -56,6 +60,7 @@ struct memory {
         return segments[pl.segment] + pl.offset + t.offset;
     }
     float* f32(tensor_at t) const { return reinterpret_cast<float*>(bytes(t)); }
+    std::int8_t* i8(tensor_at t) const { return reinterpret_cast<std::int8_t*>(bytes(t)); }
 };
 
 /// A fused conv: Fused is fusion::fused<ops::conv2d, Stages...>.
@@ -77,6 +82,80 @@ struct conv {
         typename Fused::chain_type c{stages};
         Fused::bind(c, bias, other.buffer >= 0 ? m.f32(other) : nullptr, other_plane);
         Fused::run_direct(g, c, m.f32(input), filter, m.f32(output), m.scratch);
+    }
+};
+
+/// An int8 conv with its requantize epilogue: Fused is
+/// fusion::fused_int8<Stages...>, run through its no-heap form
+/// (fused_int8::run_direct, where the int8 conv kernel is dispatched).
+template <class Fused>
+struct conv_int8 {
+    using stages_type = decltype(Fused::chain_type::stages);
+    ops::conv2d::geometry g{};
+    const std::int8_t* filter = nullptr;  // [OC, C / groups, KH, KW]
+    const float* multiplier = nullptr;    // [OC] in step * filter step
+    const float* bias = nullptr;          // [OC]
+    float output_step = 0.f;              // > 0 behind quantize_store
+    stages_type stages{};                 // activation parameters
+    tensor_at input{}, output{};
+    tensor_at other{};  // the residual or gated tensor (float terminals)
+    std::int64_t other_plane = 1;
+
+    constexpr std::size_t scratch_bytes() const {
+        return static_cast<std::size_t>(Fused::scratch_words(kernels::conv_geometry::from(g))) *
+               sizeof(std::int64_t);
+    }
+    template <class Mem>
+    void run(const Mem& m) const {
+        typename Fused::chain_type c{stages};
+        Fused::bind(c, multiplier, bias, output_step, other.buffer >= 0 ? m.f32(other) : nullptr,
+                    other_plane);
+        const auto kg = kernels::conv_geometry::from(g);
+        auto* scratch = reinterpret_cast<std::int64_t*>(m.scratch);
+        if constexpr (Fused::int8_out)
+            Fused::run_direct(kg, c, m.i8(input), filter, m.i8(output), scratch);
+        else
+            Fused::run_direct(kg, c, m.i8(input), filter, m.f32(output), scratch);
+    }
+};
+
+/// pool2d on int8 (ops::pool2d_int8's kernel), the output in the input's step.
+struct pool_int8 {
+    ops::pool2d::mode mode{};
+    ops::pool2d::geometry g{};
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return ops::pool2d::scratch_bytes(g); }
+    template <class Mem>
+    void run(const Mem& m) const {
+        ops::pool2d_int8::compute(mode, g, m.i8(input), m.i8(output),
+                                  reinterpret_cast<ops::pool2d::span1*>(m.scratch));
+    }
+};
+
+/// float32 -> int8 (ops::quantize_int8).
+struct quantize {
+    float step = 1.f;
+    std::int64_t count = 0;
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return 0; }
+    template <class Mem>
+    void run(const Mem& m) const {
+        ops::quantize_int8::compute(step, m.f32(input), m.i8(output), count);
+    }
+};
+
+/// int8 -> float32 (ops::dequantize_int8).
+struct dequantize {
+    float step = 1.f;
+    std::int64_t count = 0;
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const { return 0; }
+    template <class Mem>
+    void run(const Mem& m) const {
+        ops::dequantize_int8::compute(step, m.i8(input), m.f32(output), count);
     }
 };
 

@@ -29,25 +29,25 @@ namespace litegraph::kernels::cortex_m {
 
 /// Whether the depthwise path applies: one input channel per group and
 /// adjacent taps in a row (dilation_w 1).
-inline bool conv_int8_is_depthwise(const conv_geometry& g) noexcept {
+inline constexpr bool conv_int8_is_depthwise(const conv_geometry& g) noexcept {
     return g.groups > 1 && g.c == g.groups && g.dw == 1;
 }
 
 namespace detail {
 /// Rows and columns of the zero-padded input plane the depthwise path reads.
-inline std::int64_t dw_rows(const conv_geometry& g) noexcept {
+inline constexpr std::int64_t dw_rows(const conv_geometry& g) noexcept {
     return (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
 }
-inline std::int64_t dw_cols(const conv_geometry& g) noexcept {
+inline constexpr std::int64_t dw_cols(const conv_geometry& g) noexcept {
     return (g.ow - 1) * g.sw + g.kw + 1;  // + 1: the last pair may read one past
 }
-inline std::int64_t dw_pairs(const conv_geometry& g) noexcept {
+inline constexpr std::int64_t dw_pairs(const conv_geometry& g) noexcept {
     return g.kh * ((g.kw + 1) / 2);
 }
 }  // namespace detail
 
 /// int64 words of scratch conv2d_int8 needs (at least the reference's).
-inline std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
+inline constexpr std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
     if (conv_int8_uses_patches(g)) {
         const std::int64_t k = g.c * g.kh * g.kw;
         return (conv_int8_block * k * 3 + 7) / 8 + conv_int8_block + 1;
@@ -365,7 +365,7 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 }
 
 /// int64 words of scratch fc_int8 needs.
-inline std::int64_t fc_int8_scratch_words(std::int64_t k, std::int64_t n) noexcept {
+inline constexpr std::int64_t fc_int8_scratch_words(std::int64_t k, std::int64_t n) noexcept {
     return (k * 2 + 7) / 8 + (n + 1) / 2 + 1;
 }
 
@@ -426,7 +426,7 @@ namespace litegraph::kernels {
 /// The int8 conv the build's best kernels give: the Cortex-M DSP kernels
 /// when the target has the DSP extension (Cortex-M4/M7 firmware), else the
 /// reference conv2d_int8.  Scratch: conv2d_int8_best_scratch_words(g).
-inline std::int64_t conv2d_int8_best_scratch_words(const conv_geometry& g) noexcept {
+inline constexpr std::int64_t conv2d_int8_best_scratch_words(const conv_geometry& g) noexcept {
     if constexpr (cortex_m::dsp) return cortex_m::conv_int8_scratch_words(g);
     return conv_int8_scratch_words(g);
 }
@@ -457,7 +457,7 @@ inline void fc_int8(std::int64_t m, std::int64_t k, std::int64_t n, const std::i
 
 /// The fc the build's best kernels give (as conv2d_int8_best); scratch:
 /// fc_int8_best_scratch_words(K, N) words.
-inline std::int64_t fc_int8_best_scratch_words(std::int64_t k, std::int64_t n) noexcept {
+inline constexpr std::int64_t fc_int8_best_scratch_words(std::int64_t k, std::int64_t n) noexcept {
     return cortex_m::fc_int8_scratch_words(k, n);
 }
 inline void fc_int8_best(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "litegraph/ops/int8/quantize.hpp"
 #include "litegraph/ops/pool2d.hpp"
@@ -33,10 +34,21 @@ struct pool2d_int8 {
 
     static void run(const params& p, op_io& io) {
         const auto g = pool2d::resolve(p, io, dtype::i8);
-        const auto* x = io.input("X").as<std::int8_t>();
-        auto* y = io.output("Out").as<std::int8_t>();
-        const auto rows = pool2d::spans(p, g.oh, g.h, g.kh, g.sh, g.pt);
-        const auto cols = pool2d::spans(p, g.ow, g.w, g.kw, g.sw, g.pl);
+        std::vector<pool2d::span1> spans(static_cast<std::size_t>(g.oh + g.ow));
+        compute(pool2d::mode_of(p), g, io.input("X").as<std::int8_t>(),
+                io.output("Out").as<std::int8_t>(), spans.data());
+    }
+
+    /// The kernel without the heap (firmware): `scratch` holds oh + ow spans
+    /// (pool2d::scratch_bytes).
+    static void compute(const pool2d::mode& p, const pool2d::geometry& g, const std::int8_t* x,
+                        std::int8_t* y, pool2d::span1* scratch) noexcept {
+        pool2d::span1* rows = scratch;
+        pool2d::span1* cols = scratch + g.oh;
+        for (std::int64_t o = 0; o < g.oh; ++o)
+            rows[o] = pool2d::span_of(p, o, g.oh, g.h, g.kh, g.sh, g.pt);
+        for (std::int64_t o = 0; o < g.ow; ++o)
+            cols[o] = pool2d::span_of(p, o, g.ow, g.w, g.kw, g.sw, g.pl);
         for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
             const std::int8_t* xp = x + pc * g.h * g.w;
             std::int8_t* yp = y + pc * g.oh * g.ow;

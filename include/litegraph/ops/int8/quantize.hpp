@@ -25,8 +25,9 @@ namespace int8_detail {
 inline float parse_step(const attr_map& a, std::string_view name, std::string_view type) {
     const float s = a.get<float>(name, 0.f);
     if (!(s > 0.f) || !(s < 3.0e38f))
-        throw unsupported_error(std::string(type) + ": attribute " + std::string(name) +
-                                " must be a positive quantisation step, got " + std::to_string(s));
+        LITEGRAPH_THROW(unsupported_error(std::string(type) + ": attribute " + std::string(name) +
+                                          " must be a positive quantisation step, got " +
+                                          std::to_string(s)));
     return s;
 }
 
@@ -62,8 +63,11 @@ struct quantize_int8 {
         const auto& x = io.input("X");
         const float* xs = x.as<float>();
         auto* out = io.output("Out").as<std::int8_t>();
-        const float inv = 1.f / p.step;
-        const std::int64_t n = x.numel();
+        compute(p.step, xs, out, x.numel());
+    }
+    /// The loop (no heap; firmware calls it directly).
+    static void compute(float step, const float* xs, std::int8_t* out, std::int64_t n) noexcept {
+        const float inv = 1.f / step;
         for (std::int64_t i = 0; i < n; ++i) out[i] = fusion::saturate_int8(xs[i] * inv);
     }
 };
@@ -86,8 +90,11 @@ struct dequantize_int8 {
         const auto& x = io.input("X");
         const auto* xs = x.as<std::int8_t>();
         float* out = io.output("Out").as<float>();
-        const std::int64_t n = x.numel();
-        for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(xs[i]) * p.step;
+        compute(p.step, xs, out, x.numel());
+    }
+    /// The loop (no heap; firmware calls it directly).
+    static void compute(float step, const std::int8_t* xs, float* out, std::int64_t n) noexcept {
+        for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(xs[i]) * step;
     }
 };
 
