@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cmd_run.hpp"
 #include "litegraph/passes/pipeline.hpp"
@@ -111,19 +112,27 @@ inline plan_problem problem_from_declared(const graph::graph& g,
 }
 
 /// The activations of `g` for inputs of `shapes` (others: declared, -1 as 1):
-/// the runtime's shape inference when every op is supported, else the
-/// declared shapes.
+/// the runtime's shape inference when every op is supported and shapes infer
+/// without values the model lacks, else the declared shapes.
 inline plan_problem problem_for(const graph::graph& g, const std::map<std::string, shape_t>& shapes,
                                 const std::vector<planner::segment>& segs) {
     for (auto& op : g.ops)
         if (!is_supported<runtime::kernel_table>(op.type)) return problem_from_declared(g, shapes);
-    runtime::program prog(g, segs);
-    for (auto& [name, dims] : shapes) prog.input_index(name);
-    for (std::size_t i = 0; i < prog.input_count(); ++i) {
-        const auto& v = prog.input_var(i);
-        prog.set_input(i, deterministic_input(v.type, input_shape(v, shapes)));
+    try {
+        runtime::program prog(g, segs);
+        for (auto& [name, dims] : shapes) prog.input_index(name);
+        for (std::size_t i = 0; i < prog.input_count(); ++i) {
+            const auto& v = prog.input_var(i);
+            prog.set_input(i, deterministic_input(v.type, input_shape(v, shapes)));
+        }
+        return problem_from_program(prog);
+    } catch (const shape_error&) {
+        // Shape inference needs values the model does not carry (e.g. a
+        // topology without its parameters): plan the declared shapes, which
+        // the problem reports.  Shapes the user gave must infer, though.
+        if (!shapes.empty()) throw;
+        return problem_from_declared(g, shapes);
     }
-    return problem_from_program(prog);
 }
 
 inline planner::plan plan_with(const std::string& algorithm, const plan_problem& p,
