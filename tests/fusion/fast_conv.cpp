@@ -230,7 +230,8 @@ TEST_CASE("vector and scalar epilogues agree bit for bit, tail included") {
             vec_chain.emit(got.data(), v.data(), static_cast<std::int64_t>(count), at{0, 1, 0});
             for (std::size_t i = 0; i < count; ++i)
                 vec_chain.write(expect.data(), at{0, 1, static_cast<std::int64_t>(i)}, v[i]);
-            CHECK(std::memcmp(got.data(), expect.data(), count * sizeof(float)) == 0);
+            if (count > 0)  // an empty vector's data() may be null, which memcmp forbids
+                CHECK(std::memcmp(got.data(), expect.data(), count * sizeof(float)) == 0);
         }
     };
     const bias bb{b.data()};
