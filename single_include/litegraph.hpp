@@ -6166,6 +6166,28 @@ concept producer = requires {
     T::paddle_types[0];
 };
 
+/// The `activation` and `terminal` attributes a fused node's stages stand for,
+/// shared by the fp32 and int8 fused kernels.
+template <class... Stages>
+struct stage_names {
+    static constexpr std::string_view activation() {
+        std::string_view a = "";
+        ((a = stage_traits<Stages>::activation.empty() ? a : stage_traits<Stages>::activation),
+         ...);
+        return a;
+    }
+    static constexpr std::string_view terminal() {
+        std::string_view t = "store";
+        ((t = stage_traits<Stages>::terminal == "store" ? t : stage_traits<Stages>::terminal), ...);
+        return t;
+    }
+    /// Whether a node with these attributes is this chain.
+    static bool matches(const attr_map& a) {
+        return a.get<std::string>("activation", "") == activation() &&
+               a.get<std::string>("terminal", "store") == terminal();
+    }
+};
+
 /// Chains a depthwise kernel can finish in registers: chain<bias> and
 /// chain<bias, act<F>> with F's vector form (kernels::depthwise_direct).
 template <class Chain>
@@ -6201,23 +6223,11 @@ struct fused<ops::conv2d, Stages...> {
     using chain_type = chain<Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d"};
 
-    static constexpr std::string_view activation() {
-        std::string_view a = "";
-        ((a = stage_traits<Stages>::activation.empty() ? a : stage_traits<Stages>::activation),
-         ...);
-        return a;
-    }
-    static constexpr std::string_view terminal() {
-        std::string_view t = "store";
-        ((t = stage_traits<Stages>::terminal == "store" ? t : stage_traits<Stages>::terminal), ...);
-        return t;
-    }
+    static constexpr std::string_view activation() { return stage_names<Stages...>::activation(); }
+    static constexpr std::string_view terminal() { return stage_names<Stages...>::terminal(); }
 
     /// Whether a `fused_conv2d` node with these attributes is this type.
-    static bool matches(const attr_map& a) {
-        return a.get<std::string>("activation", "") == activation() &&
-               a.get<std::string>("terminal", "store") == terminal();
-    }
+    static bool matches(const attr_map& a) { return stage_names<Stages...>::matches(a); }
 
     struct params {
         ops::conv2d::params conv;
@@ -8028,21 +8038,9 @@ struct fused_int8 {
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
 
-    static constexpr std::string_view activation() {
-        std::string_view a = "";
-        ((a = stage_traits<Stages>::activation.empty() ? a : stage_traits<Stages>::activation),
-         ...);
-        return a;
-    }
-    static constexpr std::string_view terminal() {
-        std::string_view t = "store";
-        ((t = stage_traits<Stages>::terminal == "store" ? t : stage_traits<Stages>::terminal), ...);
-        return t;
-    }
-    static bool matches(const attr_map& a) {
-        return a.get<std::string>("activation", "") == activation() &&
-               a.get<std::string>("terminal", "store") == terminal();
-    }
+    static constexpr std::string_view activation() { return stage_names<Stages...>::activation(); }
+    static constexpr std::string_view terminal() { return stage_names<Stages...>::terminal(); }
+    static bool matches(const attr_map& a) { return stage_names<Stages...>::matches(a); }
 
     struct params {
         ops::conv2d::params conv;

@@ -38,21 +38,9 @@ struct fused_int8 {
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
 
-    static constexpr std::string_view activation() {
-        std::string_view a = "";
-        ((a = stage_traits<Stages>::activation.empty() ? a : stage_traits<Stages>::activation),
-         ...);
-        return a;
-    }
-    static constexpr std::string_view terminal() {
-        std::string_view t = "store";
-        ((t = stage_traits<Stages>::terminal == "store" ? t : stage_traits<Stages>::terminal), ...);
-        return t;
-    }
-    static bool matches(const attr_map& a) {
-        return a.get<std::string>("activation", "") == activation() &&
-               a.get<std::string>("terminal", "store") == terminal();
-    }
+    static constexpr std::string_view activation() { return stage_names<Stages...>::activation(); }
+    static constexpr std::string_view terminal() { return stage_names<Stages...>::terminal(); }
+    static bool matches(const attr_map& a) { return stage_names<Stages...>::matches(a); }
 
     struct params {
         ops::conv2d::params conv;
