@@ -3,6 +3,8 @@
 // detector (1x3x640x640).
 //
 //   bench_fusion [--json] [--runs N] [--filter TEXT]
+//   (--filter: cases whose "model shape activation" contains TEXT, e.g.
+//   "cls 8x6x96->32 k1" or "relu")
 //
 // Per shape, timed alternately in one run: N rounds after a warm-up, each
 // round one sample of each variant (a sample repeats the call to last
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <xsimd/xsimd.hpp>
 
 #include "litegraph/fusion/fused.hpp"
 #include "litegraph/ops/registry.hpp"
@@ -74,8 +77,12 @@ const conv_case cases[] = {
     {"det", 96, 160, 160, 24, 3, 1, 1, 1, "relu"},          // DB head 3x3
 };
 
-std::vector<float> random_values(std::int64_t n, std::uint32_t seed) {
-    std::vector<float> v(static_cast<std::size_t>(n));
+/// Tensor memory aligned as the runtime's arena aligns it (tensor_alignment),
+/// so that no variant gains or loses by where its buffers happen to start.
+using buffer = std::vector<float, xsimd::aligned_allocator<float, tensor_alignment>>;
+
+buffer random_values(std::int64_t n, std::uint32_t seed) {
+    buffer v(static_cast<std::size_t>(n));
     std::uint32_t s = seed * 2654435761u + 1;
     for (auto& x : v) {
         s = s * 1664525u + 1013904223u;
@@ -85,7 +92,7 @@ std::vector<float> random_values(std::int64_t n, std::uint32_t seed) {
 }
 
 /// A tensor_ref over a vector the bench owns.
-tensor_ref ref(std::vector<float>& v, shape_t s, const char* name) {
+tensor_ref ref(buffer& v, shape_t s, const char* name) {
     tensor_ref r;
     r.name = name;
     r.type = dtype::f32;
@@ -109,7 +116,7 @@ struct bound_op {
         io.inputs.push_back({slot, {refs.back().get()}});
     }
     /// Infers the output's shape, then points it at `buf` (sized to fit).
-    void out(const char* slot, std::vector<float>& buf) {
+    void out(const char* slot, buffer& buf) {
         refs.push_back(std::make_unique<tensor_ref>());
         refs.back()->name = slot;
         io.outputs.push_back({slot, {refs.back().get()}});
@@ -138,6 +145,14 @@ struct result {
     double unfused_min_ms, fused_min_ms, conv_min_ms;  // the least disturbed samples
 };
 
+std::string shape_name(const conv_case& cc) {
+    char shape[128];
+    std::snprintf(shape, sizeof shape, "%lldx%lldx%lld->%lld k%lld s%lld,%lld%s", (long long)cc.c,
+                  (long long)cc.h, (long long)cc.w, (long long)cc.oc, (long long)cc.k,
+                  (long long)cc.sh, (long long)cc.sw, cc.groups > 1 ? " dw" : "");
+    return shape;
+}
+
 result measure(const conv_case& cc, int runs) {
     const std::int64_t n = 1, p = cc.k / 2;
     const shape_t xs{n, cc.c, cc.h, cc.w}, fs{cc.oc, cc.c / cc.groups, cc.k, cc.k};
@@ -151,7 +166,7 @@ result measure(const conv_case& cc, int runs) {
     ca.set("groups", std::int32_t(cc.groups));
     const char* conv_type = cc.groups == cc.c && cc.groups > 1 ? "depthwise_conv2d" : "conv2d";
 
-    std::vector<float> y_conv, y_add, y_act, y_fused, y_alone;
+    buffer y_conv, y_add, y_act, y_fused, y_alone;
     // (a) unfused: three ops, three buffers.
     bound_op conv(make_kernel(conv_type, ca), conv_type);
     conv.in("Input", ref(x, xs, "x"));
@@ -201,10 +216,7 @@ result measure(const conv_case& cc, int runs) {
     double diff = 0;
     for (std::size_t i = 0; i < y_act.size(); ++i)
         diff = std::max(diff, double(std::abs(y_act[i] - y_fused[i])));
-    char shape[128];
-    std::snprintf(shape, sizeof shape, "%lldx%lldx%lld->%lld k%lld s%lld,%lld%s", (long long)cc.c,
-                  (long long)cc.h, (long long)cc.w, (long long)cc.oc, (long long)cc.k,
-                  (long long)cc.sh, (long long)cc.sw, cc.groups > 1 ? " dw" : "");
+    const std::string shape = shape_name(cc);
     auto least = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
     return {cc.model,
             shape,
@@ -241,7 +253,7 @@ int main(int argc, char** argv) {
     }
     std::vector<result> results;
     for (const auto& cc : cases) {
-        const std::string name = std::string(cc.model) + " " + cc.act;
+        const std::string name = std::string(cc.model) + " " + shape_name(cc) + " " + cc.act;
         if (!filter.empty() && name.find(filter) == std::string::npos) continue;
         results.push_back(measure(cc, runs));
     }

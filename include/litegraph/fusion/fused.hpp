@@ -132,9 +132,11 @@ struct fused<ops::conv2d, Stages...> {
         auto& out = io.output("Output");
         if constexpr (chain_type::has_bias) {
             const auto& b = io.input("Bias");
-            io.check(b.type == dtype::f32 && b.numel() == out.shape[1],
-                     "Bias " + to_string(b.shape) + " must hold one float32 per output channel (" +
-                         std::to_string(out.shape[1]) + ")");
+            io.check(b.type == dtype::f32 && b.numel() == out.shape[1], [&] {
+                return "Bias " + to_string(b.shape) +
+                       " must hold one float32 per output channel (" +
+                       std::to_string(out.shape[1]) + ")";
+            });
         }
         if constexpr (terminal() != "store") {
             const auto& o = io.input("Other");
@@ -142,13 +144,16 @@ struct fused<ops::conv2d, Stages...> {
             if constexpr (terminal() == "mul_plane") {
                 io.check(o.shape.size() == 4 && o.shape[0] == out.shape[0] &&
                              o.shape[1] == out.shape[1] && out.shape[2] == 1 && out.shape[3] == 1,
-                         "the gate's conv output " + to_string(out.shape) +
-                             " must be [N, C, 1, 1] for Other " + to_string(o.shape));
+                         [&] {
+                             return "the gate's conv output " + to_string(out.shape) +
+                                    " must be [N, C, 1, 1] for Other " + to_string(o.shape);
+                         });
                 out.shape = o.shape;
             } else {
-                io.check(o.shape == out.shape, "Other " + to_string(o.shape) +
-                                                   " must have the conv output's shape " +
-                                                   to_string(out.shape));
+                io.check(o.shape == out.shape, [&] {
+                    return "Other " + to_string(o.shape) + " must have the conv output's shape " +
+                           to_string(out.shape);
+                });
             }
         }
     }
@@ -245,9 +250,10 @@ private:
     static void check_in_place(const ops::conv2d::geometry& g, const op_io& io) {
         io.check(g.groups == g.c && g.c == g.oc,
                  "runs in place of its input only as a depthwise conv (groups == channels)");
-        io.check(g.oh * g.ow <= g.h * g.w, "an output plane larger than the input plane (" +
-                                               std::to_string(g.oh) + "x" + std::to_string(g.ow) +
-                                               ") cannot be written in place");
+        io.check(g.oh * g.ow <= g.h * g.w, [&] {
+            return "an output plane larger than the input plane (" + std::to_string(g.oh) + "x" +
+                   std::to_string(g.ow) + ") cannot be written in place";
+        });
         io.check(!chain_type::has_terminal, "a gated depthwise conv cannot run in place");
     }
 

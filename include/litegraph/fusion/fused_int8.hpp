@@ -62,10 +62,10 @@ struct fused_int8 {
         out.shape = {g.n, g.oc, g.oh, g.ow};
         for (const char* slot : {"Multiplier", "Bias"}) {
             const auto& v = io.input(slot);
-            io.check(v.type == dtype::f32 && v.numel() == g.oc,
-                     std::string(slot) + " " + to_string(v.shape) +
-                         " must hold one float32 per output channel (" + std::to_string(g.oc) +
-                         ")");
+            io.check(v.type == dtype::f32 && v.numel() == g.oc, [&] {
+                return std::string(slot) + " " + to_string(v.shape) +
+                       " must hold one float32 per output channel (" + std::to_string(g.oc) + ")";
+            });
         }
         if constexpr (terminal() != "store" && terminal() != "quantize_store") {
             const auto& o = io.input("Other");
@@ -73,13 +73,16 @@ struct fused_int8 {
             if constexpr (terminal() == "mul_plane") {
                 io.check(o.shape.size() == 4 && o.shape[0] == g.n && o.shape[1] == g.oc &&
                              g.oh == 1 && g.ow == 1,
-                         "the gate's conv output " + to_string(out.shape) +
-                             " must be [N, C, 1, 1] for Other " + to_string(o.shape));
+                         [&] {
+                             return "the gate's conv output " + to_string(out.shape) +
+                                    " must be [N, C, 1, 1] for Other " + to_string(o.shape);
+                         });
                 out.shape = o.shape;
             } else {
-                io.check(o.shape == out.shape, "Other " + to_string(o.shape) +
-                                                   " must have the conv output's shape " +
-                                                   to_string(out.shape));
+                io.check(o.shape == out.shape, [&] {
+                    return "Other " + to_string(o.shape) + " must have the conv output's shape " +
+                           to_string(out.shape);
+                });
             }
         }
     }

@@ -148,7 +148,8 @@ struct activation {
 
     static void infer(const params&, op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
         auto& out = io.output("Out");
         out.type = x.type;
         out.shape = x.shape;

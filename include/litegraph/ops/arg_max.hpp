@@ -28,10 +28,12 @@ struct arg_max {
 
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type != dtype::f16 && x.type != dtype::boolean,
-                 "X of dtype " + std::string(name_of(x.type)) + " is not supported");
-        io.check(p.dtype_code == 2 || p.dtype_code == 3 || p.dtype_code == -1,
-                 "dtype " + std::to_string(p.dtype_code) + " must be 2 (int32) or 3 (int64)");
+        io.check(x.type != dtype::f16 && x.type != dtype::boolean, [&] {
+            return "X of dtype " + std::string(name_of(x.type)) + " is not supported";
+        });
+        io.check(p.dtype_code == 2 || p.dtype_code == 3 || p.dtype_code == -1, [&] {
+            return "dtype " + std::to_string(p.dtype_code) + " must be 2 (int32) or 3 (int64)";
+        });
         const auto rank = static_cast<std::int64_t>(x.shape.size());
         auto& out = io.output("Out");
         out.type = p.dtype_code == 2 ? dtype::i32 : dtype::i64;
@@ -48,8 +50,9 @@ struct arg_max {
                 out.shape.push_back(1);
         if (out.shape.empty()) out.shape = {1};
         if (out.type == dtype::i32)
-            io.check(x.shape[axis] <= std::numeric_limits<std::int32_t>::max(),
-                     "dim " + std::to_string(axis) + " of X is too long for int32 indices");
+            io.check(x.shape[axis] <= std::numeric_limits<std::int32_t>::max(), [&] {
+                return "dim " + std::to_string(axis) + " of X is too long for int32 indices";
+            });
     }
 
     static void run(const params& p, op_io& io) {

@@ -40,18 +40,21 @@ struct batch_norm {
 
     static std::int64_t channels(const params& p, const op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
         io.check(x.shape.size() >= 2 && x.shape.size() <= 5,
-                 "X must have rank 2 to 5, got shape " + to_string(x.shape));
+                 [&] { return "X must have rank 2 to 5, got shape " + to_string(x.shape); });
         const std::int64_t c = p.channels_last ? x.shape.back() : x.shape[1];
         for (const char* slot : {"Scale", "Bias", "Mean", "Variance"}) {
             const auto& t = io.input(slot);
-            io.check(t.type == dtype::f32,
-                     std::string(slot) + " must be float32, got " + std::string(name_of(t.type)));
-            io.check(t.shape.size() == 1 && (c < 0 || t.shape[0] == c),
-                     std::string(slot) + " shape " + to_string(t.shape) +
-                         " does not match the channels " + std::to_string(c) + " of X shape " +
-                         to_string(x.shape));
+            io.check(t.type == dtype::f32, [&] {
+                return std::string(slot) + " must be float32, got " + std::string(name_of(t.type));
+            });
+            io.check(t.shape.size() == 1 && (c < 0 || t.shape[0] == c), [&] {
+                return std::string(slot) + " shape " + to_string(t.shape) +
+                       " does not match the channels " + std::to_string(c) + " of X shape " +
+                       to_string(x.shape);
+            });
         }
         return c;
     }

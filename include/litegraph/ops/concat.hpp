@@ -24,8 +24,9 @@ struct concat {
         std::int64_t axis = p.axis;
         if (io.has_input("AxisTensor")) {
             auto v = detail::read_ints(io, io.input("AxisTensor"), "AxisTensor");
-            io.check(v.size() == 1,
-                     "AxisTensor must hold one value, holds " + std::to_string(v.size()));
+            io.check(v.size() == 1, [&] {
+                return "AxisTensor must hold one value, holds " + std::to_string(v.size());
+            });
             axis = v[0];
         }
         return detail::normalize_axis(io, axis, rank, "axis");
@@ -41,22 +42,25 @@ struct concat {
         shape_t out_shape = x0.shape;
         for (std::size_t i = 1; i < n; ++i) {
             const auto& xi = io.input("X", i);
-            io.check(xi.type == x0.type, "X #" + std::to_string(i) + " ('" + std::string(xi.name) +
-                                             "') is " + std::string(name_of(xi.type)) +
-                                             ", X #0 is " + std::string(name_of(x0.type)));
-            io.check(xi.shape.size() == x0.shape.size(),
-                     "X #" + std::to_string(i) + " ('" + std::string(xi.name) + "') has shape " +
-                         to_string(xi.shape) + ", X #0 has shape " + to_string(x0.shape));
+            io.check(xi.type == x0.type, [&] {
+                return "X #" + std::to_string(i) + " ('" + std::string(xi.name) + "') is " +
+                       std::string(name_of(xi.type)) + ", X #0 is " + std::string(name_of(x0.type));
+            });
+            io.check(xi.shape.size() == x0.shape.size(), [&] {
+                return "X #" + std::to_string(i) + " ('" + std::string(xi.name) + "') has shape " +
+                       to_string(xi.shape) + ", X #0 has shape " + to_string(x0.shape);
+            });
             for (std::int64_t d = 0; d < rank; ++d) {
                 if (d == axis) {
                     out_shape[d] =
                         (out_shape[d] < 0 || xi.shape[d] < 0) ? -1 : out_shape[d] + xi.shape[d];
                 } else {
-                    io.check(xi.shape[d] == x0.shape[d],
-                             "X #" + std::to_string(i) + " ('" + std::string(xi.name) +
-                                 "') has shape " + to_string(xi.shape) + ", X #0 has shape " +
-                                 to_string(x0.shape) + ": they differ in dim " + std::to_string(d) +
-                                 " (concat axis " + std::to_string(axis) + ")");
+                    io.check(xi.shape[d] == x0.shape[d], [&] {
+                        return "X #" + std::to_string(i) + " ('" + std::string(xi.name) +
+                               "') has shape " + to_string(xi.shape) + ", X #0 has shape " +
+                               to_string(x0.shape) + ": they differ in dim " + std::to_string(d) +
+                               " (concat axis " + std::to_string(axis) + ")";
+                    });
                 }
             }
         }

@@ -123,25 +123,29 @@ struct conv2d {
     static geometry resolve(const params& p, const op_io& io, dtype type = dtype::f32) {
         const auto& x = detail::f32_input(io, "Input", 4, type);
         const auto& f = detail::f32_input(io, "Filter", 4, type);
-        io.check(is_known(f.shape), "Filter shape " + to_string(f.shape) + " is not known");
+        io.check(is_known(f.shape),
+                 [&] { return "Filter shape " + to_string(f.shape) + " is not known"; });
         detail::check_pair(io, p.strides, "strides", 1);
         detail::check_pair(io, p.dilations, "dilations", 1);
-        io.check(p.groups >= 1, "attribute groups must be >= 1, got " + std::to_string(p.groups));
+        io.check(p.groups >= 1,
+                 [&] { return "attribute groups must be >= 1, got " + std::to_string(p.groups); });
         geometry g{};
         g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
         g.oc = f.shape[0], g.kh = f.shape[2], g.kw = f.shape[3];
         g.groups = p.groups;
-        io.check(g.oc % p.groups == 0, "Filter output channels " + std::to_string(g.oc) +
-                                           " (Filter shape " + to_string(f.shape) +
-                                           ") are not divisible by groups " +
-                                           std::to_string(p.groups));
+        io.check(g.oc % p.groups == 0, [&] {
+            return "Filter output channels " + std::to_string(g.oc) + " (Filter shape " +
+                   to_string(f.shape) + ") are not divisible by groups " + std::to_string(p.groups);
+        });
         if (g.c >= 0)
-            io.check(g.c == f.shape[1] * p.groups,
-                     "Input channels " + std::to_string(g.c) + " (Input shape " +
-                         to_string(x.shape) + ") != Filter channels " + std::to_string(f.shape[1]) +
-                         " * groups " + std::to_string(p.groups) + " (Filter shape " +
-                         to_string(f.shape) + ")");
-        io.check(g.kh >= 1 && g.kw >= 1, "empty Filter window " + to_string(f.shape));
+            io.check(g.c == f.shape[1] * p.groups, [&] {
+                return "Input channels " + std::to_string(g.c) + " (Input shape " +
+                       to_string(x.shape) + ") != Filter channels " + std::to_string(f.shape[1]) +
+                       " * groups " + std::to_string(p.groups) + " (Filter shape " +
+                       to_string(f.shape) + ")";
+            });
+        io.check(g.kh >= 1 && g.kw >= 1,
+                 [&] { return "empty Filter window " + to_string(f.shape); });
         auto dil = p.dilations;
         const std::int64_t in[2] = {g.h, g.w}, k[2] = {g.kh, g.kw};
         auto pads = detail::resolve_padding(io, p.paddings, p.padding, in, p.strides, k, &dil);
@@ -150,11 +154,15 @@ struct conv2d {
         g.oh = g.h < 0 ? -1 : detail::conv_out_size(g.h, g.kh, g.dh, g.pt, g.pb, g.sh);
         g.ow = g.w < 0 ? -1 : detail::conv_out_size(g.w, g.kw, g.dw, g.pl, g.pr, g.sw);
         if (g.h >= 0)
-            io.check(g.oh > 0, "output height " + std::to_string(g.oh) + " <= 0 " +
-                                   "for Input shape " + to_string(x.shape));
+            io.check(g.oh > 0, [&] {
+                return "output height " + std::to_string(g.oh) + " <= 0 " + "for Input shape " +
+                       to_string(x.shape);
+            });
         if (g.w >= 0)
-            io.check(g.ow > 0, "output width " + std::to_string(g.ow) + " <= 0 " +
-                                   "for Input shape " + to_string(x.shape));
+            io.check(g.ow > 0, [&] {
+                return "output width " + std::to_string(g.ow) + " <= 0 " + "for Input shape " +
+                       to_string(x.shape);
+            });
         return g;
     }
 

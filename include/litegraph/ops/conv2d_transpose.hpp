@@ -58,37 +58,44 @@ struct conv2d_transpose {
     static geometry resolve(const params& p, const op_io& io) {
         const auto& x = detail::f32_input(io, "Input", 4);
         const auto& f = detail::f32_input(io, "Filter", 4);
-        io.check(is_known(f.shape), "Filter shape " + to_string(f.shape) + " is not known");
+        io.check(is_known(f.shape),
+                 [&] { return "Filter shape " + to_string(f.shape) + " is not known"; });
         io.check(io.input_count("OutputSize") == 0, "an OutputSize input is not supported");
         detail::check_pair(io, p.strides, "strides", 1);
         detail::check_pair(io, p.dilations, "dilations", 1);
-        io.check(p.groups >= 1, "attribute groups must be >= 1, got " + std::to_string(p.groups));
+        io.check(p.groups >= 1,
+                 [&] { return "attribute groups must be >= 1, got " + std::to_string(p.groups); });
         geometry g{};
         g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
         g.oc = f.shape[1] * p.groups, g.kh = f.shape[2], g.kw = f.shape[3];
         g.groups = p.groups;
-        io.check(f.shape[0] % p.groups == 0, "Filter input channels " + std::to_string(f.shape[0]) +
-                                                 " (Filter shape " + to_string(f.shape) +
-                                                 ") are not divisible by groups " +
-                                                 std::to_string(p.groups));
+        io.check(f.shape[0] % p.groups == 0, [&] {
+            return "Filter input channels " + std::to_string(f.shape[0]) + " (Filter shape " +
+                   to_string(f.shape) + ") are not divisible by groups " + std::to_string(p.groups);
+        });
         if (g.c >= 0)
-            io.check(g.c == f.shape[0], "Input channels " + std::to_string(g.c) + " (Input shape " +
-                                            to_string(x.shape) + ") != Filter dim 0 " +
-                                            std::to_string(f.shape[0]) + " (Filter shape " +
-                                            to_string(f.shape) + ")");
-        io.check(g.kh >= 1 && g.kw >= 1, "empty Filter window " + to_string(f.shape));
+            io.check(g.c == f.shape[0], [&] {
+                return "Input channels " + std::to_string(g.c) + " (Input shape " +
+                       to_string(x.shape) + ") != Filter dim 0 " + std::to_string(f.shape[0]) +
+                       " (Filter shape " + to_string(f.shape) + ")";
+            });
+        io.check(g.kh >= 1 && g.kw >= 1,
+                 [&] { return "empty Filter window " + to_string(f.shape); });
         auto dil = p.dilations;
         const std::int64_t in[2] = {g.h, g.w}, k[2] = {g.kh, g.kw};
         auto pads = detail::resolve_padding(io, p.paddings, p.padding, in, p.strides, k, &dil);
         g.sh = p.strides[0], g.sw = p.strides[1], g.dh = dil[0], g.dw = dil[1];
         g.pt = pads[0], g.pl = pads[2];
         if (!p.output_size.empty())
-            io.check(p.output_size.size() == 2, "attribute output_size must hold 2 values, got " +
-                                                    detail::list_string(p.output_size));
+            io.check(p.output_size.size() == 2, [&] {
+                return "attribute output_size must hold 2 values, got " +
+                       detail::list_string(p.output_size);
+            });
         else if (!p.output_padding.empty())
-            io.check(p.output_padding.size() == 2,
-                     "attribute output_padding must hold 2 values, got " +
-                         detail::list_string(p.output_padding));
+            io.check(p.output_padding.size() == 2, [&] {
+                return "attribute output_padding must hold 2 values, got " +
+                       detail::list_string(p.output_padding);
+            });
         std::int64_t out[2] = {-1, -1};
         for (int i = 0; i < 2; ++i) {
             if (in[i] < 0) continue;
@@ -98,20 +105,24 @@ struct conv2d_transpose {
             out[i] = natural;
             if (!p.output_size.empty()) {
                 const auto want = p.output_size[i];
-                io.check(want >= natural && want < natural + s,
-                         "output_size " + detail::list_string(p.output_size) + " must lie in [" +
-                             std::to_string(natural) + ", " + std::to_string(natural + s) +
-                             ") for Input shape " + to_string(x.shape));
+                io.check(want >= natural && want < natural + s, [&] {
+                    return "output_size " + detail::list_string(p.output_size) + " must lie in [" +
+                           std::to_string(natural) + ", " + std::to_string(natural + s) +
+                           ") for Input shape " + to_string(x.shape);
+                });
                 out[i] = want;
             } else if (!p.output_padding.empty()) {
                 const auto op = p.output_padding[i];
-                io.check(op >= 0 && op < std::max(s, d),
-                         "output_padding " + detail::list_string(p.output_padding) +
-                             " must be >= 0 and < max(stride, dilation)");
+                io.check(op >= 0 && op < std::max(s, d), [&] {
+                    return "output_padding " + detail::list_string(p.output_padding) +
+                           " must be >= 0 and < max(stride, dilation)";
+                });
                 out[i] = natural + op;
             }
-            io.check(out[i] > 0, "output size " + std::to_string(out[i]) +
-                                     " <= 0 for Input shape " + to_string(x.shape));
+            io.check(out[i] > 0, [&] {
+                return "output size " + std::to_string(out[i]) + " <= 0 for Input shape " +
+                       to_string(x.shape);
+            });
         }
         g.oh = out[0], g.ow = out[1];
         return g;

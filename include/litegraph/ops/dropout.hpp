@@ -26,9 +26,10 @@ struct dropout {
 
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
-        io.check(
-            p.upscale_in_train || x.type == dtype::f32 || x.type == dtype::f64,
-            "downgrade_in_infer needs float32 or float64 X, got " + std::string(name_of(x.type)));
+        io.check(p.upscale_in_train || x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "downgrade_in_infer needs float32 or float64 X, got " +
+                   std::string(name_of(x.type));
+        });
         auto& out = io.output("Out");
         out.type = x.type;
         out.shape = x.shape;

@@ -94,9 +94,10 @@ inline broadcast_dims paddle_broadcast(const shape_t& xd, const shape_t& yd, int
     const std::size_t n = std::max(nx, ny);
     const std::size_t diff = nx > ny ? nx - ny : ny - nx;
     if (axis == -1) axis = static_cast<int>(diff);
-    io.check(axis >= 0 && static_cast<std::size_t>(axis) <= diff,
-             "axis " + std::to_string(axis) + " does not fit X " + to_string(xd) + " and Y " +
-                 to_string(yd) + " (must be -1 or in [0, " + std::to_string(diff) + "])");
+    io.check(axis >= 0 && static_cast<std::size_t>(axis) <= diff, [&] {
+        return "axis " + std::to_string(axis) + " does not fit X " + to_string(xd) + " and Y " +
+               to_string(yd) + " (must be -1 or in [0, " + std::to_string(diff) + "])";
+    });
     const auto a = static_cast<std::size_t>(axis);
     r.x.assign(n, 1);
     r.y.assign(n, 1);
@@ -204,12 +205,16 @@ struct elementwise {
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
         const auto& y = io.input("Y");
-        io.check(x.type == y.type, "X is " + std::string(name_of(x.type)) + " but Y is " +
-                                       std::string(name_of(y.type)));
+        io.check(x.type == y.type, [&] {
+            return "X is " + std::string(name_of(x.type)) + " but Y is " +
+                   std::string(name_of(y.type));
+        });
         io.check(x.type == dtype::f32 || x.type == dtype::f64 || x.type == dtype::i32 ||
                      x.type == dtype::i64,
-                 "X and Y must be float32, float64, int32 or int64, got " +
-                     std::string(name_of(x.type)));
+                 [&] {
+                     return "X and Y must be float32, float64, int32 or int64, got " +
+                            std::string(name_of(x.type));
+                 });
         auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
         auto& out = io.output("Out");
         out.type = x.type;

@@ -75,7 +75,8 @@ inline params parse(const attr_map& a, std::string_view type) {
 
 inline const tensor_ref& float_x(op_io& io) {
     const auto& x = io.input("X");
-    io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+    io.check(x.type == dtype::f32,
+             [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
     return x;
 }
 
@@ -99,7 +100,7 @@ struct fake_quantize_dequantize_moving_average_abs_max {
         const auto& s = io.input("InScale");
         io.check(s.type == dtype::f32, "InScale must be float32");
         io.check(!is_known(s.shape) || numel(s.shape) == 1,
-                 "InScale must hold one value, has shape " + to_string(s.shape));
+                 [&] { return "InScale must hold one value, has shape " + to_string(s.shape); });
         auto& out = io.output("Out");
         out.type = dtype::f32;
         out.shape = x.shape;
@@ -158,9 +159,10 @@ struct fake_channel_wise_quantize_dequantize_abs_max {
     static void infer(const params& p, op_io& io) {
         const auto& x = fake_quant_detail::float_x(io);
         io.check(p.quant_axis == 0 || p.quant_axis == 1,
-                 "quant_axis must be 0 or 1, got " + std::to_string(p.quant_axis));
-        io.check(x.shape.size() > static_cast<std::size_t>(p.quant_axis),
-                 "X " + to_string(x.shape) + " has no dim " + std::to_string(p.quant_axis));
+                 [&] { return "quant_axis must be 0 or 1, got " + std::to_string(p.quant_axis); });
+        io.check(x.shape.size() > static_cast<std::size_t>(p.quant_axis), [&] {
+            return "X " + to_string(x.shape) + " has no dim " + std::to_string(p.quant_axis);
+        });
         auto& out = io.output("Out");
         out.type = dtype::f32;
         out.shape = x.shape;
@@ -204,7 +206,8 @@ struct linear_layout {
 inline linear_layout linear_check(const params& p, op_io& io) {
     const auto& x = io.input("X");
     const auto& s = io.input("Scale");
-    io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+    io.check(x.type == dtype::f32,
+             [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
     io.check(s.type == dtype::f32, "Scale must be float32");
     if (io.has_input("ZeroPoint")) {
         const auto& z = io.input("ZeroPoint");
@@ -219,17 +222,21 @@ inline linear_layout linear_check(const params& p, op_io& io) {
     }
     linear_layout l;
     if (p.quant_axis < 0 || !is_known(s.shape) || numel(s.shape) == 1) {
-        io.check(!is_known(s.shape) || numel(s.shape) == 1 || p.quant_axis >= 0,
-                 "Scale " + to_string(s.shape) + " must hold one value for quant_axis -1");
+        io.check(!is_known(s.shape) || numel(s.shape) == 1 || p.quant_axis >= 0, [&] {
+            return "Scale " + to_string(s.shape) + " must hold one value for quant_axis -1";
+        });
         l.inner = is_known(x.shape) ? numel(x.shape) : 1;
         return l;
     }
     const auto ax = static_cast<std::size_t>(p.quant_axis);
-    io.check(ax < x.shape.size(), "X " + to_string(x.shape) + " has no dim " +
-                                      std::to_string(p.quant_axis) + " (quant_axis)");
-    io.check(numel(s.shape) == x.shape[ax], "Scale " + to_string(s.shape) + " must hold " +
-                                                std::to_string(x.shape[ax]) +
-                                                " values (dim quant_axis of X)");
+    io.check(ax < x.shape.size(), [&] {
+        return "X " + to_string(x.shape) + " has no dim " + std::to_string(p.quant_axis) +
+               " (quant_axis)";
+    });
+    io.check(numel(s.shape) == x.shape[ax], [&] {
+        return "Scale " + to_string(s.shape) + " must hold " + std::to_string(x.shape[ax]) +
+               " values (dim quant_axis of X)";
+    });
     for (std::size_t i = 0; i < ax; ++i) l.outer *= x.shape[i];
     l.channels = x.shape[ax];
     for (std::size_t i = ax + 1; i < x.shape.size(); ++i) l.inner *= x.shape[i];

@@ -42,11 +42,13 @@ struct fill_constant {
             s = detail::read_int_list(io, "ShapeTensorList");
         else
             s = p.shape;
-        for (auto d : s) io.check(d >= 0, "the shape " + to_string(s) + " has a negative dim");
+        for (auto d : s)
+            io.check(d >= 0, [&] { return "the shape " + to_string(s) + " has a negative dim"; });
         if (io.has_input("ValueTensor")) {
             const auto& v = io.input("ValueTensor");
-            io.check(is_known(v.shape) && v.numel() == 1,
-                     "ValueTensor must hold one value, has shape " + to_string(v.shape));
+            io.check(is_known(v.shape) && v.numel() == 1, [&] {
+                return "ValueTensor must hold one value, has shape " + to_string(v.shape);
+            });
             io.check(v.type != dtype::f16, "a float16 ValueTensor is not supported");
         }
         auto& out = io.output("Out");

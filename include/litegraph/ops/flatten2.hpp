@@ -22,10 +22,11 @@ struct flatten2 {
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
         const auto rank = static_cast<std::int64_t>(x.shape.size());
-        io.check(p.axis >= 0 && p.axis <= rank,
-                 "axis " + std::to_string(p.axis) +
-                     " must be in [0, rank of X = " + std::to_string(rank) + "]");
-        io.check(is_known(x.shape), "X has an unknown shape " + to_string(x.shape));
+        io.check(p.axis >= 0 && p.axis <= rank, [&] {
+            return "axis " + std::to_string(p.axis) +
+                   " must be in [0, rank of X = " + std::to_string(rank) + "]";
+        });
+        io.check(is_known(x.shape), [&] { return "X has an unknown shape " + to_string(x.shape); });
         std::int64_t outer = 1, inner = 1;
         for (std::int64_t i = 0; i < rank; ++i) (i < p.axis ? outer : inner) *= x.shape[i];
         auto& out = io.output("Out");
@@ -58,9 +59,10 @@ struct flatten_contiguous_range {
         } else {
             auto start = detail::normalize_axis(io, p.start_axis, rank, "start_axis");
             auto stop = detail::normalize_axis(io, p.stop_axis, rank, "stop_axis");
-            io.check(start <= stop, "start_axis " + std::to_string(p.start_axis) +
-                                        " must not come after stop_axis " +
-                                        std::to_string(p.stop_axis));
+            io.check(start <= stop, [&] {
+                return "start_axis " + std::to_string(p.start_axis) +
+                       " must not come after stop_axis " + std::to_string(p.stop_axis);
+            });
             out.shape.assign(x.shape.begin(), x.shape.begin() + start);
             std::int64_t merged = 1;
             for (auto i = start; i <= stop; ++i)

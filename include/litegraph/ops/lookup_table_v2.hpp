@@ -26,16 +26,19 @@ struct lookup_table_v2 {
     static void infer(const params& p, op_io& io) {
         const auto& w = io.input("W");
         const auto& ids = io.input("Ids");
-        io.check(w.shape.size() == 2, "W must be a matrix [V, D], has shape " + to_string(w.shape));
-        io.check(ids.type == dtype::i64 || ids.type == dtype::i32,
-                 "Ids must be int64 or int32, got " + std::string(name_of(ids.type)));
+        io.check(w.shape.size() == 2,
+                 [&] { return "W must be a matrix [V, D], has shape " + to_string(w.shape); });
+        io.check(ids.type == dtype::i64 || ids.type == dtype::i32, [&] {
+            return "Ids must be int64 or int32, got " + std::string(name_of(ids.type));
+        });
         auto& out = io.output("Out");
         out.type = w.type;
         out.shape = ids.shape;
         if (p.v1) {
-            io.check(
-                !ids.shape.empty() && ids.shape.back() == 1,
-                "lookup_table needs Ids with a trailing dim of 1, got " + to_string(ids.shape));
+            io.check(!ids.shape.empty() && ids.shape.back() == 1, [&] {
+                return "lookup_table needs Ids with a trailing dim of 1, got " +
+                       to_string(ids.shape);
+            });
             out.shape.back() = w.shape[1];
         } else {
             out.shape.push_back(w.shape[1]);

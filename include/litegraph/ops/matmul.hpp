@@ -71,9 +71,10 @@ inline void batched_gemm(const float* x, const float* y, float* out, const shape
 inline void check_float_inputs(const op_io& io) {
     const auto& x = io.input("X");
     const auto& y = io.input("Y");
-    io.check(x.type == dtype::f32 && y.type == dtype::f32,
-             "X and Y must be float32, got " + std::string(name_of(x.type)) + " and " +
-                 std::string(name_of(y.type)));
+    io.check(x.type == dtype::f32 && y.type == dtype::f32, [&] {
+        return "X and Y must be float32, got " + std::string(name_of(x.type)) + " and " +
+               std::string(name_of(y.type));
+    });
 }
 }  // namespace matmul_detail
 
@@ -96,11 +97,15 @@ struct mul {
         const auto& xs = io.input("X").shape;
         const auto& ys = io.input("Y").shape;
         io.check(p.x_num_col_dims >= 1 && static_cast<std::size_t>(p.x_num_col_dims) < xs.size(),
-                 "x_num_col_dims " + std::to_string(p.x_num_col_dims) +
-                     " must be in [1, rank of X " + to_string(xs) + ")");
+                 [&] {
+                     return "x_num_col_dims " + std::to_string(p.x_num_col_dims) +
+                            " must be in [1, rank of X " + to_string(xs) + ")";
+                 });
         io.check(p.y_num_col_dims >= 1 && static_cast<std::size_t>(p.y_num_col_dims) < ys.size(),
-                 "y_num_col_dims " + std::to_string(p.y_num_col_dims) +
-                     " must be in [1, rank of Y " + to_string(ys) + ")");
+                 [&] {
+                     return "y_num_col_dims " + std::to_string(p.y_num_col_dims) +
+                            " must be in [1, rank of Y " + to_string(ys) + ")";
+                 });
         const auto xc = static_cast<std::size_t>(p.x_num_col_dims);
         const auto yc = static_cast<std::size_t>(p.y_num_col_dims);
         if (out_shape) {
@@ -112,10 +117,11 @@ struct mul {
         dims d{matmul_detail::prod(xs, 0, xc), matmul_detail::prod(xs, xc, xs.size()),
                matmul_detail::prod(ys, yc, ys.size())};
         const auto ky = matmul_detail::prod(ys, 0, yc);
-        io.check(d.K == ky, "X " + to_string(xs) + " flattened at " + std::to_string(xc) + " has " +
-                                std::to_string(d.K) + " columns but Y " + to_string(ys) +
-                                " flattened at " + std::to_string(yc) + " has " +
-                                std::to_string(ky) + " rows");
+        io.check(d.K == ky, [&] {
+            return "X " + to_string(xs) + " flattened at " + std::to_string(xc) + " has " +
+                   std::to_string(d.K) + " columns but Y " + to_string(ys) + " flattened at " +
+                   std::to_string(yc) + " has " + std::to_string(ky) + " rows";
+        });
         return d;
     }
 
@@ -177,19 +183,22 @@ struct matmul {
         matmul_detail::check_float_inputs(io);
         const auto& xs = io.input("X").shape;
         const auto& ys = io.input("Y").shape;
-        io.check(!xs.empty() && !ys.empty(),
-                 "X " + to_string(xs) + " and Y " + to_string(ys) + " must have at least one dim");
+        io.check(!xs.empty() && !ys.empty(), [&] {
+            return "X " + to_string(xs) + " and Y " + to_string(ys) + " must have at least one dim";
+        });
         const shape_t xm = xs.size() == 1 ? shape_t{1, xs[0]} : xs;
         const shape_t ym = ys.size() == 1 ? shape_t{ys[0], 1} : ys;
         plan pl{describe(xm, p.transpose_x), describe(ym, p.transpose_y), {}};
         const bool known = is_known(xs) && is_known(ys);
-        io.check(!known || pl.x.batch == pl.y.batch || pl.x.batch == 0 || pl.y.batch == 0,
-                 "batch sizes of X " + to_string(xs) + " and Y " + to_string(ys) + " differ");
-        io.check(!known || pl.x.w == pl.y.h,
-                 "X " + to_string(xs) + (p.transpose_x ? " (transposed)" : "") + " has " +
-                     std::to_string(pl.x.w) + " columns but Y " + to_string(ys) +
-                     (p.transpose_y ? " (transposed)" : "") + " has " + std::to_string(pl.y.h) +
-                     " rows");
+        io.check(!known || pl.x.batch == pl.y.batch || pl.x.batch == 0 || pl.y.batch == 0, [&] {
+            return "batch sizes of X " + to_string(xs) + " and Y " + to_string(ys) + " differ";
+        });
+        io.check(!known || pl.x.w == pl.y.h, [&] {
+            return "X " + to_string(xs) + (p.transpose_x ? " (transposed)" : "") + " has " +
+                   std::to_string(pl.x.w) + " columns but Y " + to_string(ys) +
+                   (p.transpose_y ? " (transposed)" : "") + " has " + std::to_string(pl.y.h) +
+                   " rows";
+        });
         if (xs.size() > 2)
             pl.out = xs;
         else if (ys.size() > 2)
@@ -244,8 +253,9 @@ struct matmul_v2 {
         matmul_detail::check_float_inputs(io);
         const auto& xs = io.input("X").shape;
         const auto& ys = io.input("Y").shape;
-        io.check(!xs.empty() && !ys.empty(),
-                 "X " + to_string(xs) + " and Y " + to_string(ys) + " must have at least one dim");
+        io.check(!xs.empty() && !ys.empty(), [&] {
+            return "X " + to_string(xs) + " and Y " + to_string(ys) + " must have at least one dim";
+        });
         plan pl;
         // A 1-D side ignores its transpose flag (Paddle's kernel does).
         const shape_t xm = xs.size() == 1 ? shape_t{1, xs[0]} : xs;
@@ -257,10 +267,11 @@ struct matmul_v2 {
         pl.K = pl.tx ? xm[nx - 2] : xm[nx - 1];
         const std::int64_t ky = pl.ty ? ym[ny - 1] : ym[ny - 2];
         pl.N = pl.ty ? ym[ny - 2] : ym[ny - 1];
-        io.check(pl.K < 0 || ky < 0 || pl.K == ky,
-                 "X " + to_string(xs) + (pl.tx ? " (transposed)" : "") + " has " +
-                     std::to_string(pl.K) + " columns but Y " + to_string(ys) +
-                     (pl.ty ? " (transposed)" : "") + " has " + std::to_string(ky) + " rows");
+        io.check(pl.K < 0 || ky < 0 || pl.K == ky, [&] {
+            return "X " + to_string(xs) + (pl.tx ? " (transposed)" : "") + " has " +
+                   std::to_string(pl.K) + " columns but Y " + to_string(ys) +
+                   (pl.ty ? " (transposed)" : "") + " has " + std::to_string(ky) + " rows";
+        });
         const std::size_t nb = std::max(nx, ny) - 2;
         pl.xb.assign(nb, 1);
         pl.yb.assign(nb, 1);
@@ -271,9 +282,10 @@ struct matmul_v2 {
                   pl.yb.begin() + static_cast<std::ptrdiff_t>(nb - (ny - 2)));
         for (std::size_t i = 0; i < nb; ++i) {
             const auto a = pl.xb[i], b = pl.yb[i];
-            io.check(a == b || a == 1 || b == 1 || a < 0 || b < 0,
-                     "batch dims of X " + to_string(xs) + " and Y " + to_string(ys) +
-                         " do not broadcast");
+            io.check(a == b || a == 1 || b == 1 || a < 0 || b < 0, [&] {
+                return "batch dims of X " + to_string(xs) + " and Y " + to_string(ys) +
+                       " do not broadcast";
+            });
             pl.ob[i] = a == 1 ? b : (b == 1 ? a : std::max(a, b));
         }
         pl.out = pl.ob;

@@ -62,13 +62,17 @@ struct interp_v2 {
 
     static std::vector<float> read_floats(const op_io& io, const char* slot) {
         const auto& t = io.input(slot);
-        io.check(t.type == dtype::f32 || t.type == dtype::f64,
-                 std::string("input '") + slot + "' must be float32 or float64, got " +
-                     std::string(name_of(t.type)));
-        io.check(is_known(t.shape) && t.numel() >= 1,
-                 std::string("input '") + slot + "' has shape " + to_string(t.shape));
-        io.check(t.has_data(), std::string("the value of input '") + slot +
-                                   "' decides the output shape but is not known before the run");
+        io.check(t.type == dtype::f32 || t.type == dtype::f64, [&] {
+            return std::string("input '") + slot + "' must be float32 or float64, got " +
+                   std::string(name_of(t.type));
+        });
+        io.check(is_known(t.shape) && t.numel() >= 1, [&] {
+            return std::string("input '") + slot + "' has shape " + to_string(t.shape);
+        });
+        io.check(t.has_data(), [&] {
+            return std::string("the value of input '") + slot +
+                   "' decides the output shape but is not known before the run";
+        });
         std::vector<float> v;
         if (t.type == dtype::f32)
             for (auto x : t.span<float>()) v.push_back(x);
@@ -79,7 +83,8 @@ struct interp_v2 {
 
     static geometry resolve(const params& p, const op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
         if (x.shape.size() != 4)
             throw unsupported_error("op " + io.type + " ('" + io.label + "'): X shape " +
                                     to_string(x.shape) + " is not supported (only 4-D NCHW input)");
@@ -88,8 +93,9 @@ struct interp_v2 {
         g.out_h = p.out_h, g.out_w = p.out_w;
         if (io.input_count("SizeTensor") > 0) {
             auto v = detail::read_int_list(io, "SizeTensor");
-            io.check(v.size() == 2,
-                     "SizeTensor must hold 2 tensors, got " + std::to_string(v.size()));
+            io.check(v.size() == 2, [&] {
+                return "SizeTensor must hold 2 tensors, got " + std::to_string(v.size());
+            });
             g.out_h = v[0], g.out_w = v[1];
         } else {
             if (io.input_count("Scale") > 0) {
@@ -112,8 +118,9 @@ struct interp_v2 {
             }
             if (io.input_count("OutSize") > 0) {
                 auto v = detail::read_ints(io, io.input("OutSize"), "OutSize");
-                io.check(v.size() == 2,
-                         "OutSize must hold 2 values, got " + std::to_string(v.size()));
+                io.check(v.size() == 2, [&] {
+                    return "OutSize must hold 2 values, got " + std::to_string(v.size());
+                });
                 g.out_h = v[0], g.out_w = v[1];
             }
         }
@@ -121,11 +128,12 @@ struct interp_v2 {
                                         io.input_count("OutSize") == 0 &&
                                         io.input_count("SizeTensor") == 0;
         if (!from_scale_unknown)
-            io.check(g.out_h > 0 && g.out_w > 0,
-                     "output size [" + std::to_string(g.out_h) + ", " + std::to_string(g.out_w) +
-                         "] must be positive (set out_h/out_w, a two-value scale, or a size "
-                         "input) for X shape " +
-                         to_string(x.shape));
+            io.check(g.out_h > 0 && g.out_w > 0, [&] {
+                return "output size [" + std::to_string(g.out_h) + ", " + std::to_string(g.out_w) +
+                       "] must be positive (set out_h/out_w, a two-value scale, or a size "
+                       "input) for X shape " +
+                       to_string(x.shape);
+            });
         return g;
     }
 

@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "litegraph/core/attributes.hpp"
@@ -59,8 +60,17 @@ public:
     [[noreturn]] void fail(const std::string& msg) const {
         LITEGRAPH_THROW(shape_error("op " + type + " ('" + label + "'): " + msg));
     }
-    void check(bool ok, const std::string& msg) const {
+    /// Fails unless `ok`.  The message is a string literal or a callable
+    /// that builds it, called only when the check fails: kernels check their
+    /// operands on every run, and a message built eagerly would cost
+    /// allocations on every call.
+    void check(bool ok, const char* msg) const {
         if (!ok) fail(msg);
+    }
+    template <class Message>
+    requires std::is_invocable_v<const Message&>
+    void check(bool ok, const Message& message) const {
+        if (!ok) fail(std::string(message()));
     }
 
 private:

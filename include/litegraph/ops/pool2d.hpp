@@ -92,11 +92,15 @@ struct pool2d {
             g.oh = g.h < 0 ? -1 : detail::pool_out_size(g.h, g.kh, g.pt, g.pb, g.sh, p.ceil_mode);
             g.ow = g.w < 0 ? -1 : detail::pool_out_size(g.w, g.kw, g.pl, g.pr, g.sw, p.ceil_mode);
             if (g.h >= 0)
-                io.check(g.oh > 0, "output height " + std::to_string(g.oh) + " <= 0 for X shape " +
-                                       to_string(x.shape));
+                io.check(g.oh > 0, [&] {
+                    return "output height " + std::to_string(g.oh) + " <= 0 for X shape " +
+                           to_string(x.shape);
+                });
             if (g.w >= 0)
-                io.check(g.ow > 0, "output width " + std::to_string(g.ow) + " <= 0 for X shape " +
-                                       to_string(x.shape));
+                io.check(g.ow > 0, [&] {
+                    return "output width " + std::to_string(g.ow) + " <= 0 for X shape " +
+                           to_string(x.shape);
+                });
         }
         return g;
     }

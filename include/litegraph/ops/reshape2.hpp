@@ -67,7 +67,7 @@ struct reshape2 {
 
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
-        io.check(is_known(x.shape), "X has an unknown shape " + to_string(x.shape));
+        io.check(is_known(x.shape), [&] { return "X has an unknown shape " + to_string(x.shape); });
         shape_t target;
         if (io.has_input("ShapeTensor"))
             target = detail::read_int_list(io, "ShapeTensor");

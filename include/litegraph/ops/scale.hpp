@@ -22,7 +22,8 @@ struct scale {
 
     static void infer(const params&, op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
         io.check(!io.has_input("ScaleTensor"), "a ScaleTensor input is not supported");
         auto& out = io.output("Out");
         out.type = x.type;

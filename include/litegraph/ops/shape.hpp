@@ -19,9 +19,10 @@ struct shape {
     static void infer(const params&, op_io& io) {
         const auto& in = io.input("Input");
         for (auto d : in.shape)
-            io.check(d >= 0 && d <= std::numeric_limits<std::int32_t>::max(),
-                     "Input has shape " + to_string(in.shape) +
-                         ": a dim is unknown or does not fit int32");
+            io.check(d >= 0 && d <= std::numeric_limits<std::int32_t>::max(), [&] {
+                return "Input has shape " + to_string(in.shape) +
+                       ": a dim is unknown or does not fit int32";
+            });
         auto& out = io.output("Out");
         out.type = dtype::i32;
         out.shape = {static_cast<std::int64_t>(in.shape.size())};

@@ -43,25 +43,28 @@ struct slice {
             ends = detail::read_ints(io, io.input("EndsTensor"), "EndsTensor");
         else if (io.has_input("EndsTensorList"))
             ends = detail::read_int_list(io, "EndsTensorList");
-        io.check(starts.size() == p.axes.size() && ends.size() == p.axes.size(),
-                 "axes has " + std::to_string(p.axes.size()) + " entries but starts has " +
-                     std::to_string(starts.size()) + " and ends " + std::to_string(ends.size()));
+        io.check(starts.size() == p.axes.size() && ends.size() == p.axes.size(), [&] {
+            return "axes has " + std::to_string(p.axes.size()) + " entries but starts has " +
+                   std::to_string(starts.size()) + " and ends " + std::to_string(ends.size());
+        });
         const auto rank = static_cast<std::int64_t>(in.size());
         window w{shape_t(in.size(), 0), in};
         for (std::size_t i = 0; i < p.axes.size(); ++i) {
             const auto a = p.axes[i];
-            io.check(a >= 0 && a < rank, "axes entry " + std::to_string(a) +
-                                             " is out of range for Input of rank " +
-                                             std::to_string(rank));
+            io.check(a >= 0 && a < rank, [&] {
+                return "axes entry " + std::to_string(a) + " is out of range for Input of rank " +
+                       std::to_string(rank);
+            });
             const auto dim = in[a];
             if (dim < 0) continue;  // unknown dim: stays unknown
             auto s = starts[i] < 0 ? starts[i] + dim : starts[i];
             auto e = ends[i] < 0 ? ends[i] + dim : ends[i];
             s = std::clamp<std::int64_t>(s, 0, dim);
             e = std::clamp<std::int64_t>(e, 0, dim);
-            io.check(e >= s, "on axis " + std::to_string(a) + " (size " + std::to_string(dim) +
-                                 ") end " + std::to_string(ends[i]) + " comes before start " +
-                                 std::to_string(starts[i]));
+            io.check(e >= s, [&] {
+                return "on axis " + std::to_string(a) + " (size " + std::to_string(dim) + ") end " +
+                       std::to_string(ends[i]) + " comes before start " + std::to_string(starts[i]);
+            });
             w.begin[a] = s;
             w.size[a] = e - s;
         }
@@ -74,11 +77,14 @@ struct slice {
         const auto rank = static_cast<std::int64_t>(in.shape.size());
         std::vector<bool> drop(in.shape.size(), false);
         for (auto a : p.decrease_axis) {
-            io.check(a >= 0 && a < rank, "decrease_axis entry " + std::to_string(a) +
-                                             " is out of range for rank " + std::to_string(rank));
-            io.check(w.size[a] == 1 || w.size[a] < 0, "decrease_axis " + std::to_string(a) +
-                                                          " has size " + std::to_string(w.size[a]) +
-                                                          " after slicing, must be 1");
+            io.check(a >= 0 && a < rank, [&] {
+                return "decrease_axis entry " + std::to_string(a) + " is out of range for rank " +
+                       std::to_string(rank);
+            });
+            io.check(w.size[a] == 1 || w.size[a] < 0, [&] {
+                return "decrease_axis " + std::to_string(a) + " has size " +
+                       std::to_string(w.size[a]) + " after slicing, must be 1";
+            });
             drop[a] = true;
         }
         auto& out = io.output("Out");

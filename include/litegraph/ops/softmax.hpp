@@ -21,15 +21,17 @@ struct softmax {
     /// The axis as an index into a shape of `rank` dims; a 0-D tensor has axis 0.
     static std::size_t axis_of(const params& p, std::size_t rank, const op_io& io) {
         const auto r = static_cast<std::int64_t>(rank == 0 ? 1 : rank);
-        io.check(p.axis >= -r && p.axis < r, "axis " + std::to_string(p.axis) +
-                                                 " is out of range for a tensor of rank " +
-                                                 std::to_string(rank));
+        io.check(p.axis >= -r && p.axis < r, [&] {
+            return "axis " + std::to_string(p.axis) + " is out of range for a tensor of rank " +
+                   std::to_string(rank);
+        });
         return static_cast<std::size_t>(p.axis < 0 ? p.axis + r : p.axis);
     }
 
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
         axis_of(p, x.shape.size(), io);
         auto& out = io.output("Out");
         out.type = x.type;

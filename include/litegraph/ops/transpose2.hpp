@@ -23,14 +23,16 @@ struct transpose2 {
     /// The permutation with negative entries resolved; fails unless it is one.
     static std::vector<std::int64_t> permutation(const params& p, const op_io& io,
                                                  std::int64_t rank) {
-        io.check(static_cast<std::int64_t>(p.axis.size()) == rank,
-                 "axis has " + std::to_string(p.axis.size()) + " entries but X has rank " +
-                     std::to_string(rank));
+        io.check(static_cast<std::int64_t>(p.axis.size()) == rank, [&] {
+            return "axis has " + std::to_string(p.axis.size()) + " entries but X has rank " +
+                   std::to_string(rank);
+        });
         std::vector<std::int64_t> perm(p.axis.size());
         std::vector<bool> seen(p.axis.size(), false);
         for (std::size_t i = 0; i < p.axis.size(); ++i) {
             perm[i] = detail::normalize_axis(io, p.axis[i], rank, "axis entry");
-            io.check(!seen[perm[i]], "axis " + to_string(p.axis) + " repeats a dim");
+            io.check(!seen[perm[i]],
+                     [&] { return "axis " + to_string(p.axis) + " repeats a dim"; });
             seen[perm[i]] = true;
         }
         return perm;

@@ -35,9 +35,10 @@ struct unsqueeze2 {
         auto cur_rank = static_cast<std::int64_t>(x.shape.size());
         for (auto a : axes) {
             auto cur = a < 0 ? a + cur_rank + 1 : a;
-            io.check(cur >= 0 && cur <= cur_rank, "axis " + std::to_string(a) +
-                                                      " is out of range for rank " +
-                                                      std::to_string(cur_rank));
+            io.check(cur >= 0 && cur <= cur_rank, [&] {
+                return "axis " + std::to_string(a) + " is out of range for rank " +
+                       std::to_string(cur_rank);
+            });
             for (auto i = cur_rank; i >= cur; --i)
                 if (mark[i] == 1) {
                     mark[i + 1] = 1;

@@ -39,9 +39,10 @@ inline void require_nchw(const attr_map& a, const char* attr, std::string_view t
 inline void check_bias(const op_io& io, std::int64_t oc) {
     if (io.input_count("Bias") == 0) return;
     const auto& b = io.input("Bias");
-    io.check(b.type == dtype::f32 && is_known(b.shape) && b.numel() == oc,
-             "Bias shape " + to_string(b.shape) + " does not hold " + std::to_string(oc) +
-                 " float32 values");
+    io.check(b.type == dtype::f32 && is_known(b.shape) && b.numel() == oc, [&] {
+        return "Bias shape " + to_string(b.shape) + " does not hold " + std::to_string(oc) +
+               " float32 values";
+    });
 }
 
 inline std::string list_string(const std::vector<std::int64_t>& v) {
@@ -58,10 +59,13 @@ inline std::string list_string(const std::vector<std::int64_t>& v) {
 /// when it does not hold exactly two values or a value is below `min`.
 inline void check_pair(const op_io& io, const std::vector<std::int64_t>& v, const char* name,
                        std::int64_t min) {
-    io.check(v.size() == 2,
-             std::string("attribute ") + name + " must hold 2 values, got " + list_string(v));
-    io.check(v[0] >= min && v[1] >= min, std::string("attribute ") + name + " " + list_string(v) +
-                                             " must be >= " + std::to_string(min));
+    io.check(v.size() == 2, [&] {
+        return std::string("attribute ") + name + " must hold 2 values, got " + list_string(v);
+    });
+    io.check(v[0] >= min && v[1] >= min, [&] {
+        return std::string("attribute ") + name + " " + list_string(v) +
+               " must be >= " + std::to_string(min);
+    });
 }
 
 /// Paddle's padding normalisation for 2 spatial dims: `pads` (2 values
@@ -77,8 +81,9 @@ inline std::vector<std::int64_t> resolve_padding(const op_io& io, std::vector<st
     if (pads.size() == 2)
         pads = {pads[0], pads[0], pads[1], pads[1]};
     else
-        io.check(pads.size() == 4,
-                 "attribute paddings must hold 2 or 4 values, got " + list_string(pads));
+        io.check(pads.size() == 4, [&] {
+            return "attribute paddings must hold 2 or 4 values, got " + list_string(pads);
+        });
     if (alg == padding_algorithm::same) {
         for (int i = 0; i < 2; ++i) {
             std::int64_t sum = 0;
@@ -94,7 +99,9 @@ inline std::vector<std::int64_t> resolve_padding(const op_io& io, std::vector<st
         std::fill(pads.begin(), pads.end(), 0);
     } else {
         for (auto p : pads)
-            io.check(p >= 0, "negative padding in " + list_string(pads) + " is not supported");
+            io.check(p >= 0, [&] {
+                return "negative padding in " + list_string(pads) + " is not supported";
+            });
     }
     return pads;
 }
@@ -117,10 +124,14 @@ constexpr std::int64_t pool_out_size(std::int64_t in, std::int64_t k, std::int64
 inline const tensor_ref& f32_input(const op_io& io, std::string_view slot, std::size_t rank,
                                    dtype type = dtype::f32) {
     const auto& t = io.input(slot);
-    io.check(t.type == type, std::string(slot) + " must be " + std::string(name_of(type)) +
-                                 ", got " + std::string(name_of(t.type)));
-    io.check(t.shape.size() == rank, std::string(slot) + " must be " + std::to_string(rank) +
-                                         "-D, got shape " + to_string(t.shape));
+    io.check(t.type == type, [&] {
+        return std::string(slot) + " must be " + std::string(name_of(type)) + ", got " +
+               std::string(name_of(t.type));
+    });
+    io.check(t.shape.size() == rank, [&] {
+        return std::string(slot) + " must be " + std::to_string(rank) + "-D, got shape " +
+               to_string(t.shape);
+    });
     return t;
 }
 

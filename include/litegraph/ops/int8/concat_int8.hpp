@@ -36,9 +36,10 @@ struct concat_int8 {
         return p;
     }
     static void infer(const params& p, op_io& io) {
-        io.check(io.input_count("X") == p.steps.size(),
-                 "attribute steps has " + std::to_string(p.steps.size()) + " values for " +
-                     std::to_string(io.input_count("X")) + " inputs X");
+        io.check(io.input_count("X") == p.steps.size(), [&] {
+            return "attribute steps has " + std::to_string(p.steps.size()) + " values for " +
+                   std::to_string(io.input_count("X")) + " inputs X";
+        });
         int8_detail::typed(io, "X", dtype::i8);
         concat::infer(p.base, io);
     }

@@ -32,8 +32,10 @@ struct elementwise_int8 {
     static void infer(const params& p, op_io& io) {
         const auto& x = int8_detail::typed(io, "X", dtype::i8);
         const auto& y = int8_detail::typed(io, "Y", dtype::i8);
-        io.check(x.shape == y.shape, "X " + to_string(x.shape) + " and Y " + to_string(y.shape) +
-                                         " must have one shape (no broadcasting in int8)");
+        io.check(x.shape == y.shape, [&] {
+            return "X " + to_string(x.shape) + " and Y " + to_string(y.shape) +
+                   " must have one shape (no broadcasting in int8)";
+        });
         auto& out = io.output("Out");
         out.type = p.output_step > 0.f ? dtype::i8 : dtype::f32;
         out.shape = x.shape;

@@ -39,17 +39,21 @@ struct mul_int8 {
         const auto& y = int8_detail::typed(io, "Y", dtype::i8);
         const auto& m = int8_detail::typed(io, "Multiplier", dtype::f32);
         const auto xc = static_cast<std::size_t>(p.x_num_col_dims);
-        io.check(p.x_num_col_dims >= 1 && xc < x.shape.size(),
-                 "x_num_col_dims " + std::to_string(p.x_num_col_dims) + " does not split X " +
-                     to_string(x.shape));
-        io.check(y.shape.size() == 2, "Y must be 2-D, got " + to_string(y.shape));
+        io.check(p.x_num_col_dims >= 1 && xc < x.shape.size(), [&] {
+            return "x_num_col_dims " + std::to_string(p.x_num_col_dims) + " does not split X " +
+                   to_string(x.shape);
+        });
+        io.check(y.shape.size() == 2, [&] { return "Y must be 2-D, got " + to_string(y.shape); });
         dims d{1, 1, y.shape[1]};
         for (std::size_t i = 0; i < x.shape.size(); ++i) (i < xc ? d.m : d.k) *= x.shape[i];
-        io.check(d.k == y.shape[0],
-                 "X " + to_string(x.shape) + " flattens to K = " + std::to_string(d.k) + ", Y " +
-                     to_string(y.shape) + " has " + std::to_string(y.shape[0]) + " rows");
-        io.check(m.numel() == d.n, "Multiplier " + to_string(m.shape) + " must hold " +
-                                       std::to_string(d.n) + " values (one per column of Y)");
+        io.check(d.k == y.shape[0], [&] {
+            return "X " + to_string(x.shape) + " flattens to K = " + std::to_string(d.k) + ", Y " +
+                   to_string(y.shape) + " has " + std::to_string(y.shape[0]) + " rows";
+        });
+        io.check(m.numel() == d.n, [&] {
+            return "Multiplier " + to_string(m.shape) + " must hold " + std::to_string(d.n) +
+                   " values (one per column of Y)";
+        });
         if (out_shape) {
             out_shape->assign(x.shape.begin(), x.shape.begin() + static_cast<std::ptrdiff_t>(xc));
             out_shape->push_back(d.n);

@@ -33,8 +33,10 @@ inline float parse_step(const attr_map& a, std::string_view name, std::string_vi
 
 inline const tensor_ref& typed(const op_io& io, std::string_view slot, dtype t, std::size_t i = 0) {
     const auto& x = io.input(slot, i);
-    io.check(x.type == t, std::string(slot) + " must be " + std::string(name_of(t)) + ", got " +
-                              std::string(name_of(x.type)));
+    io.check(x.type == t, [&] {
+        return std::string(slot) + " must be " + std::string(name_of(t)) + ", got " +
+               std::string(name_of(x.type));
+    });
     return x;
 }
 
