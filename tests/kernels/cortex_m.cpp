@@ -30,6 +30,10 @@ TEST_CASE("cortex_m math: SXTB16, SMLAD, PKH as plain arithmetic") {
     CHECK(static_cast<std::int16_t>(hi >> 16) == 5);
     CHECK(cm::smlad(lo, hi, 10) == 10 + (-128 * 127) + (-1 * 5));
     CHECK(cm::smuad(lo, lo) == 128 * 128 + 1);
+    CHECK(cm::smlabb(lo, hi, 7) == 7 + -128 * 127);
+    CHECK(cm::smlabt(lo, hi, 7) == 7 + -128 * 5);
+    CHECK(cm::smlatb(lo, hi, 7) == 7 + -1 * 127);
+    CHECK(cm::smlatt(lo, hi, 7) == 7 + -1 * 5);
     CHECK(cm::pack_lo(lo, hi) == cm::pack_q15(-128, 127));
     CHECK(cm::pack_hi(lo, hi) == cm::pack_q15(-1, 5));
     const std::int8_t c[4] = {3, -4, 100, -100};

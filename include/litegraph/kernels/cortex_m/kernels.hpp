@@ -44,14 +44,34 @@ inline constexpr std::int64_t dw_cols(const conv_geometry& g) noexcept {
 inline constexpr std::int64_t dw_pairs(const conv_geometry& g) noexcept {
     return g.kh * ((g.kw + 1) / 2);
 }
+/// Whether the two-pixel depthwise path applies: square 3x3 or 5x5 taps,
+/// horizontal stride 1 or 2 (any vertical stride and dilation).
+inline constexpr bool dw_pairwise(const conv_geometry& g) noexcept {
+    return g.kh == g.kw && (g.kw == 3 || g.kw == 5) && (g.sw == 1 || g.sw == 2);
+}
+/// Columns of its zero-padded int8 plane: the pixels computed two by two
+/// (an odd row's extra one lands on the next row's first, then is
+/// overwritten), and the last pair's word loads may read three past.
+inline constexpr std::int64_t dw8_cols(const conv_geometry& g) noexcept {
+    return (((g.ow + 1) & ~std::int64_t{1}) - 1) * g.sw + g.kw + 4;
+}
+/// int16x2 words per widened row of k int8: (k + 1) / 2 rounded up to even
+/// (the dot loop takes two words per step).
+inline constexpr std::int64_t pairs_even(std::int64_t k) noexcept {
+    return ((k + 1) / 2 + 1) & ~std::int64_t{1};
+}
+
 }  // namespace detail
 
 /// int64 words of scratch conv2d_int8 needs (at least the reference's).
 inline constexpr std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
     if (conv_int8_uses_patches(g)) {
-        const std::int64_t k = g.c * g.kh * g.kw;
-        return (conv_int8_block * k * 3 + 7) / 8 + conv_int8_block + 1;
+        const std::int64_t k = g.c * g.kh * g.kw, kp = detail::pairs_even(k);
+        return (conv_int8_block * k + 7) / 8 + conv_int8_block * kp / 2 + 2 * kp +
+               2 * conv_int8_block + 1;
     }
+    if (conv_int8_is_depthwise(g) && detail::dw_pairwise(g))
+        return (detail::dw_rows(g) * detail::dw8_cols(g) + 7) / 8 + (g.oh * g.ow + 2) / 2 + 1;
     if (conv_int8_is_depthwise(g))
         return (detail::dw_rows(g) * detail::dw_cols(g) * 2 + 7) / 8 + (g.oh * g.ow + 1) / 2 +
                (detail::dw_pairs(g) + 1) / 2 + 1;
@@ -60,80 +80,79 @@ inline constexpr std::int64_t conv_int8_scratch_words(const conv_geometry& g) no
 
 namespace detail {
 
-/// Patch p (k int8) of pixel b widened to int16 in SXTB16 order, pixels
-/// interleaved by pairs: pair b / 2 takes 2k values from wide + (b / 2) * 2k;
-/// in it, each group q of four values of pixel b is at 8q + 4 (b % 2), as
-/// (0, 2, 1, 3), and the k % 4 tail at 2 (k - k % 4) + (b % 2) (k % 4), in
-/// order.  So the two pixels of a pair are 4 values apart: one pointer.
-inline void widen_patch(const std::int8_t* p, std::int16_t* wide, std::ptrdiff_t b,
-                        std::ptrdiff_t k) noexcept {
-    const std::ptrdiff_t k4 = k & ~std::ptrdiff_t{3}, t = k & 3;
-    std::int16_t* base = wide + (b / 2) * 2 * k;
-    std::int16_t* d = base + (b % 2) * 4;
-    const std::int8_t* const end = p + k4;
-    for (; p < end; p += 4, d += 8) {
-        const std::uint32_t v = load_q7x4(p);
-        store_q15x2(d, sxtb16(v));
-        store_q15x2(d + 2, sxtb16_ror8(v));
+/// Row s (k int8) widened to kp int16x2 words at d[0], d[stride], ...: each
+/// four values as (0, 2), (1, 3) (SXTB16 order), the k % 4 tail in order
+/// (paired with 0 when odd), zero words after.  Filters and patches are
+/// widened alike, so the order within a row does not change a dot product.
+inline void widen_row(const std::int8_t* s, std::ptrdiff_t k, std::ptrdiff_t kp, std::uint32_t* d,
+                      std::ptrdiff_t stride) noexcept {
+    std::uint32_t* const de = d + kp * stride;
+    const std::int8_t* const end = s + (k & ~std::ptrdiff_t{3});
+    for (; s < end; s += 4, d += 2 * stride) {
+        const std::uint32_t v = load_q7x4(s);
+        d[0] = sxtb16(v);
+        d[stride] = sxtb16_ror8(v);
     }
-    std::int16_t* dt = base + 2 * k4 + (b % 2) * t;
-    for (std::ptrdiff_t i = 0; i < t; ++i) dt[i] = p[i];
+    const std::ptrdiff_t t = k & 3;
+    if (t >= 2) {
+        *d = pack_q15(s[0], s[1]);
+        d += stride;
+        if (t == 3) {
+            *d = pack_q15(s[2], 0);
+            d += stride;
+        }
+    } else if (t == 1) {
+        *d = pack_q15(s[0], 0);
+        d += stride;
+    }
+    for (; d < de; d += stride) *d = 0;
 }
 
-/// The four dot products of filters f0, f1 = f0 + k (int8) with the widened
-/// pixel pair at p (widen_patch): per four values two filter words
-/// unpacked, four patch words loaded as they are, eight SMLAD.
-inline void dot_2x2(const std::int8_t* f0, const std::int16_t* p, std::ptrdiff_t k,
-                    std::int32_t* out0, std::int32_t* out1) noexcept {
-    std::int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-    const std::ptrdiff_t k4 = k & ~std::ptrdiff_t{3}, t = k & 3;
-    const std::int16_t* const pt = p + 2 * k4;
-    const std::int8_t* f1 = f0 + k;
-    const std::int8_t* const end = f0 + k4;
-    for (; f0 < end; f0 += 4, f1 += 4, p += 8) {
-        const std::uint32_t w0 = load_q7x4(f0), w1 = load_q7x4(f1);
-        const std::uint32_t w0l = sxtb16(w0), w0h = sxtb16_ror8(w0);
-        const std::uint32_t w1l = sxtb16(w1), w1h = sxtb16_ror8(w1);
-        std::uint32_t x = load_q15x2(p);
-        a00 = smlad(w0l, x, a00);
-        a10 = smlad(w1l, x, a10);
-        x = load_q15x2(p + 2);
-        a00 = smlad(w0h, x, a00);
-        a10 = smlad(w1h, x, a10);
-        x = load_q15x2(p + 4);
-        a01 = smlad(w0l, x, a01);
-        a11 = smlad(w1l, x, a11);
-        x = load_q15x2(p + 6);
-        a01 = smlad(w0h, x, a01);
-        a11 = smlad(w1h, x, a11);
+/// The 4 x 2 dot products of four widened filters (fw: word j of filter m at
+/// fw[4 j + m]) with a widened pixel pair (p: word j of pixel s at p[2 j +
+/// s]), kp words each (even): per two words six loads and eight SMLAD for 16
+/// MACs.  Filter m's pair lands at acc[m * stride], acc[m * stride + 1].
+inline void dot_4x2(const std::uint32_t* fw, const std::uint32_t* p, std::ptrdiff_t kp,
+                    std::int32_t* acc, std::ptrdiff_t stride) noexcept {
+    std::int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0, a30 = 0, a31 = 0;
+    const std::uint32_t* const pe = p + 2 * kp;
+    for (; p < pe; p += 4, fw += 8) {
+        std::uint32_t x0 = p[0], x1 = p[1];
+        std::uint32_t w = fw[0];
+        a00 = smlad(w, x0, a00);
+        a01 = smlad(w, x1, a01);
+        w = fw[1];
+        a10 = smlad(w, x0, a10);
+        a11 = smlad(w, x1, a11);
+        w = fw[2];
+        a20 = smlad(w, x0, a20);
+        a21 = smlad(w, x1, a21);
+        w = fw[3];
+        a30 = smlad(w, x0, a30);
+        a31 = smlad(w, x1, a31);
+        x0 = p[2];
+        x1 = p[3];
+        w = fw[4];
+        a00 = smlad(w, x0, a00);
+        a01 = smlad(w, x1, a01);
+        w = fw[5];
+        a10 = smlad(w, x0, a10);
+        a11 = smlad(w, x1, a11);
+        w = fw[6];
+        a20 = smlad(w, x0, a20);
+        a21 = smlad(w, x1, a21);
+        w = fw[7];
+        a30 = smlad(w, x0, a30);
+        a31 = smlad(w, x1, a31);
     }
-    for (std::ptrdiff_t i = 0; i < t; ++i) {
-        const std::int32_t w0 = f0[i], w1 = f1[i], x0 = pt[i], x1 = pt[t + i];
-        a00 += w0 * x0;
-        a01 += w0 * x1;
-        a10 += w1 * x0;
-        a11 += w1 * x1;
-    }
-    out0[0] = a00;
-    out0[1] = a01;
-    out1[0] = a10;
-    out1[1] = a11;
-}
-
-/// One filter (int8) with pixel b of the widened pair at p.
-inline std::int32_t dot_1x1(const std::int8_t* f, const std::int16_t* p, std::ptrdiff_t b,
-                            std::ptrdiff_t k) noexcept {
-    const std::ptrdiff_t k4 = k & ~std::ptrdiff_t{3}, t = k & 3;
-    const std::int16_t* const pt = p + 2 * k4 + b * t;
-    std::int32_t a = 0;
-    const std::int8_t* const end = f + k4;
-    for (p += 4 * b; f < end; f += 4, p += 8) {
-        const std::uint32_t w = load_q7x4(f);
-        a = smlad(sxtb16(w), load_q15x2(p), a);
-        a = smlad(sxtb16_ror8(w), load_q15x2(p + 2), a);
-    }
-    for (std::ptrdiff_t i = 0; i < t; ++i) a += std::int32_t{f[i]} * pt[i];
-    return a;
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[stride] = a10;
+    acc[stride + 1] = a11;
+    acc[2 * stride] = a20;
+    acc[2 * stride + 1] = a21;
+    acc[3 * stride] = a30;
+    acc[3 * stride + 1] = a31;
 }
 
 /// The patches of a 1x1 stride-1 unpadded conv (patch b = channel column of
@@ -173,11 +192,14 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
     const bool pointwise = g.kh == 1 && g.kw == 1 && g.pt == 0 && g.pl == 0;
     // 1x1, stride 1, no padding: output pixel p reads input pixel p.
     const bool dense = pointwise && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w;
+    const auto kp = static_cast<std::ptrdiff_t>(pairs_even(k));
+    constexpr auto block = static_cast<std::ptrdiff_t>(conv_int8_block);
+    // Scratch: the block's int8 patches, the widened pairs, four widened
+    // filters, four rows of accumulators (patch_scratch_words).
     auto* patches = reinterpret_cast<std::int8_t*>(scratch);
-    // The block's patches widened (widen_patch), after the int8 ones.
-    auto* wide = reinterpret_cast<std::int16_t*>(scratch) + (conv_int8_block * k + 1) / 2;
-    auto* acc0 = reinterpret_cast<std::int32_t*>(scratch + (conv_int8_block * k * 3 + 7) / 8);
-    std::int32_t* acc1 = acc0 + conv_int8_block;
+    auto* wide = reinterpret_cast<std::uint32_t*>(scratch + (conv_int8_block * k + 7) / 8);
+    std::uint32_t* fw = wide + block * kp;
+    auto* acc = reinterpret_cast<std::int32_t*>(fw + 4 * kp);
     for (std::int64_t n = 0; n < g.n; ++n) {
         const std::int8_t* xn = x + n * g.c * in_plane;
         for (std::int64_t p0 = 0; p0 < plane; p0 += conv_int8_block) {
@@ -225,26 +247,24 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
                         }
                     }
             }
+            // The block's patches widened, by pixel pairs (an odd block's
+            // last pair completed with zeros), then four filters at a time
+            // widened and dotted with every pair.
             const auto ks = static_cast<std::ptrdiff_t>(k), nbs = static_cast<std::ptrdiff_t>(nb);
-            for (std::ptrdiff_t b = 0; b < nbs; ++b) widen_patch(patches + b * ks, wide, b, ks);
-            std::int64_t oc = 0;
-            for (; oc + 2 <= g.oc; oc += 2) {
-                const std::int8_t* f0 = f + oc * k;
-                const std::int16_t* pb = wide;
-                std::ptrdiff_t b = 0;
-                for (; b + 2 <= nbs; b += 2, pb += 2 * ks) dot_2x2(f0, pb, ks, acc0 + b, acc1 + b);
-                if (b < nbs) {
-                    acc0[b] = dot_1x1(f0, pb, 0, ks);
-                    acc1[b] = dot_1x1(f0 + ks, pb, 0, ks);
-                }
-                sink(n, oc, p0, acc0, nb);
-                sink(n, oc + 1, p0, acc1, nb);
-            }
-            if (oc < g.oc) {
-                for (std::int64_t b = 0; b < nb; ++b)
-                    acc0[b] = dot_1x1(f + oc * k, wide + (b / 2) * 2 * k, b % 2,
-                                      static_cast<std::ptrdiff_t>(k));
-                sink(n, oc, p0, acc0, nb);
+            for (std::ptrdiff_t b = 0; b < nbs; ++b)
+                widen_row(patches + b * ks, ks, kp, wide + (b / 2) * 2 * kp + b % 2, 2);
+            if (nbs % 2)
+                for (std::ptrdiff_t j = 0; j < kp; ++j) wide[(nbs / 2) * 2 * kp + 2 * j + 1] = 0;
+            const std::ptrdiff_t pairs = (nbs + 1) / 2;
+            for (std::int64_t oc = 0; oc < g.oc; oc += 4) {
+                const auto mc = static_cast<std::ptrdiff_t>(std::min<std::int64_t>(4, g.oc - oc));
+                for (std::ptrdiff_t m = 0; m < mc; ++m)
+                    widen_row(f + (oc + m) * k, ks, kp, fw + m, 4);
+                for (std::ptrdiff_t m = mc; m < 4; ++m)
+                    for (std::ptrdiff_t j = 0; j < kp; ++j) fw[4 * j + m] = 0;
+                for (std::ptrdiff_t q = 0; q < pairs; ++q)
+                    dot_4x2(fw, wide + q * 2 * kp, kp, acc + 2 * q, block);
+                for (std::ptrdiff_t m = 0; m < mc; ++m) sink(n, oc + m, p0, acc + m * block, nb);
             }
         }
     }
@@ -346,6 +366,169 @@ void conv2d_depthwise(const conv_geometry& g, const std::int8_t* x, const std::i
         }
 }
 
+/// Channel plane xc copied into the interior of xs (rows x cols int8, column
+/// c holding input column c - pl, row r input row r - pt), a word at a time.
+/// The padding is left as is: zeroed once per call.
+inline void copy_plane(const conv_geometry& g, const std::int8_t* xc, std::int8_t* xs,
+                       std::int64_t rows, std::int64_t cols) noexcept {
+    const auto cs = static_cast<std::ptrdiff_t>(cols), w = static_cast<std::ptrdiff_t>(g.w);
+    const auto lo = static_cast<std::ptrdiff_t>(std::min(cols, g.pl));
+    const auto n =
+        static_cast<std::ptrdiff_t>(std::max<std::int64_t>(lo, std::min(cols, g.pl + g.w))) - lo;
+    const auto r0 = static_cast<std::ptrdiff_t>(std::min(rows, g.pt));
+    const auto r1 =
+        static_cast<std::ptrdiff_t>(std::max<std::int64_t>(r0, std::min(rows, g.pt + g.h)));
+    const std::int8_t* s = xc + (r0 - static_cast<std::ptrdiff_t>(g.pt)) * w +
+                           (lo - static_cast<std::ptrdiff_t>(g.pl));
+    // 32-bit counters fixed before the loop: a 16-byte row costs ~14 instructions.
+    const auto q = static_cast<std::uint32_t>(n) >> 4, t = static_cast<std::uint32_t>(n) & 15u;
+    const auto gap = cs - (n & ~std::ptrdiff_t{15}), sgap = w - (n & ~std::ptrdiff_t{15});
+    std::int8_t* o = xs + r0 * cs + lo;
+    for (std::ptrdiff_t r = r0; r < r1; ++r, s += sgap, o += gap) {
+        for (std::uint32_t i = q; i != 0; --i, s += 16, o += 16) {
+            const std::uint32_t v0 = load_q7x4(s), v1 = load_q7x4(s + 4);
+            const std::uint32_t v2 = load_q7x4(s + 8), v3 = load_q7x4(s + 12);
+            store_q7x4(o, v0);
+            store_q7x4(o + 4, v1);
+            store_q7x4(o + 8, v2);
+            store_q7x4(o + 12, v3);
+        }
+        for (std::uint32_t i = 0; i != t; ++i) o[i] = s[i];
+    }
+}
+
+/// Two adjacent output pixels of a K x K depthwise filter with horizontal
+/// stride S at row pointer x (the first pixel's top-left tap in the padded
+/// int8 plane; rows ds apart).  Per row, with E = (x0, x2), O = (x1, x3) the
+/// SXTB16 unpacking of the word at x (and E1, O1 of the next word for 5x5),
+/// and the row's weights as w02 = (w0, w2), w13 = (w1, w3), w4 = (w4, -):
+///  3x3 s1: p0 = w02.E + w1 O.lo, p1 = w02.O + w1 E.hi: 1 load, 2 unpacks, 4 MACs;
+///  3x3 s2: p0 as s1, p1 = w0 E.hi + w1 O.hi + w2 x4: +1 byte load, 5 MACs;
+///  5x5 s1: p0 = w02.E + w13.O + w4 E1.lo, p1 = w02.O + w1 E.hi + w3 E1.lo + w4 O1.lo;
+///  5x5 s2: p0 as s1, p1 = w0 E.hi + w2 E1.lo + w1 O.hi + w3 O1.lo + w4 E1.hi.
+template <int K, int S>
+inline void dw_pair(const std::int8_t* x, std::ptrdiff_t ds, const std::uint32_t* w02,
+                    const std::uint32_t* w13, const std::uint32_t* w4, std::int32_t* o) noexcept {
+    std::int32_t a0 = 0, a1 = 0;
+#pragma GCC unroll 5
+    for (int i = 0; i < K; ++i, x += ds) {
+        const std::uint32_t v = load_q7x4(x);
+        const std::uint32_t e = sxtb16(v), od = sxtb16_ror8(v);
+        if constexpr (K == 3) {
+            a0 = smlad(w02[i], e, a0);
+            a0 = smlabb(w13[i], od, a0);
+            if constexpr (S == 1) {
+                a1 = smlad(w02[i], od, a1);
+                a1 = smlabt(w13[i], e, a1);
+            } else {
+                a1 = smlabt(w02[i], e, a1);
+                a1 = smlabt(w13[i], od, a1);
+                a1 = smlatb(w02[i], static_cast<std::uint32_t>(std::int32_t{x[4]}), a1);
+            }
+        } else {
+            const std::uint32_t v1 = load_q7x4(x + 4);
+            const std::uint32_t e1 = sxtb16(v1), o1 = sxtb16_ror8(v1);
+            a0 = smlad(w02[i], e, a0);
+            a0 = smlad(w13[i], od, a0);
+            a0 = smlabb(w4[i], e1, a0);
+            if constexpr (S == 1) {
+                a1 = smlad(w02[i], od, a1);
+                a1 = smlabt(w13[i], e, a1);
+                a1 = smlatb(w13[i], e1, a1);
+                a1 = smlabb(w4[i], o1, a1);
+            } else {
+                a1 = smlabt(w02[i], e, a1);
+                a1 = smlatb(w02[i], e1, a1);
+                a1 = smlabt(w13[i], od, a1);
+                a1 = smlatb(w13[i], o1, a1);
+                a1 = smlabt(w4[i], e1, a1);
+            }
+        }
+    }
+    o[0] = a0;
+    o[1] = a1;
+}
+
+/// One row of 3x3 taps for two adjacent output pixels (dw_pair's 3x3 lines),
+/// the row's middle weight in the low (Top false) or high half of w1.
+template <int S, bool Top, bool First = false>
+inline void dw3_row(const std::int8_t* x, std::uint32_t w02, std::uint32_t w1, std::int32_t& a0,
+                    std::int32_t& a1) noexcept {
+    const std::uint32_t v = load_q7x4(x);
+    const std::uint32_t e = sxtb16(v), od = sxtb16_ror8(v);
+    a0 = First ? smuad(w02, e) : smlad(w02, e, a0);
+    a0 = Top ? smlatb(w1, od, a0) : smlabb(w1, od, a0);
+    if constexpr (S == 1) {
+        a1 = First ? smuad(w02, od) : smlad(w02, od, a1);
+        a1 = Top ? smlatt(w1, e, a1) : smlabt(w1, e, a1);
+    } else {
+        a1 = smlabt(w02, e, a1);
+        a1 = Top ? smlatt(w1, od, a1) : smlabt(w1, od, a1);
+        a1 = smlatb(w02, static_cast<std::uint32_t>(std::int32_t{x[4]}), a1);
+    }
+}
+
+/// The two-pixel depthwise path (dw_pairwise) for K x K taps, horizontal
+/// stride S: each input channel copied once into a zero-padded int8 plane,
+/// each output row computed two pixels at a time on it (dw_pair; 3x3: the
+/// six weight words in five registers, three row pointers).
+template <int K, int S>
+void conv2d_depthwise_pairs(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
+                            std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    const std::int64_t rows = dw_rows(g), cols = dw8_cols(g);
+    auto* xs = reinterpret_cast<std::int8_t*>(scratch);
+    auto* acc = reinterpret_cast<std::int32_t*>(scratch + (rows * cols + 7) / 8);
+    std::fill(xs, xs + rows * cols, std::int8_t{0});  // the padding, for every channel
+    const auto ohs = static_cast<std::ptrdiff_t>(g.oh), ows = static_cast<std::ptrdiff_t>(g.ow);
+    const auto rs = static_cast<std::ptrdiff_t>(g.sh * cols),
+               ds = static_cast<std::ptrdiff_t>(g.dh * cols);
+    const auto in_plane = static_cast<std::ptrdiff_t>(g.h * g.w);
+    const auto mult = static_cast<std::ptrdiff_t>(g.oc / g.groups);
+    const auto ocs = static_cast<std::ptrdiff_t>(g.oc);
+    const std::int64_t out_plane = g.oh * g.ow;
+    std::uint32_t w02[K], w13[K], w4[K];
+    for (std::int64_t n = 0; n < g.n; ++n) {
+        const std::int8_t* xc = x + n * g.c * g.h * g.w;
+        for (std::ptrdiff_t oc = 0, m = 0; oc < ocs; ++oc) {
+            if (m == 0) {  // the next input channel
+                copy_plane(g, xc, xs, rows, cols);
+                xc += in_plane;
+            }
+            if (++m == mult) m = 0;
+            const std::int8_t* fo = f + oc * K * K;
+            for (int i = 0; i < K; ++i, fo += K) {
+                w02[i] = pack_q15(fo[0], fo[2]);
+                w13[i] = pack_q15(fo[1], K == 5 ? fo[3] : 0);
+                w4[i] = pack_q15(K == 5 ? fo[K - 1] : 0, 0);
+            }
+            for (std::ptrdiff_t oh = 0; oh < ohs; ++oh) {
+                const std::int8_t* xr = xs + oh * rs;
+                std::int32_t* o = acc + oh * ows;
+                std::int32_t* const oe = o + ows;
+                if constexpr (K == 3) {
+                    const std::uint32_t w0 = w02[0], w1 = w02[1], w2 = w02[2];
+                    const std::uint32_t m01 = pack_q15(static_cast<std::int16_t>(w13[0]),
+                                                       static_cast<std::int16_t>(w13[1]));
+                    const std::uint32_t m2 = w13[2];
+                    const std::int8_t* x1 = xr + ds;
+                    const std::int8_t* x2 = x1 + ds;
+                    for (; o < oe; o += 2, xr += 2 * S, x1 += 2 * S, x2 += 2 * S) {
+                        std::int32_t a0 = 0, a1 = 0;
+                        dw3_row<S, false, true>(xr, w0, m01, a0, a1);
+                        dw3_row<S, true>(x1, w1, m01, a0, a1);
+                        dw3_row<S, false>(x2, w2, m2, a0, a1);
+                        o[0] = a0;
+                        o[1] = a1;
+                    }
+                } else {
+                    for (; o < oe; o += 2, xr += 2 * S) dw_pair<K, S>(xr, ds, w02, w13, w4, o);
+                }
+            }
+            sink(n, oc, 0, acc, out_plane);
+        }
+    }
+}
+
 }  // namespace detail
 
 /// Same contract as kernels::conv2d_int8 (same sink calls' values; runs may
@@ -354,6 +537,13 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
                         std::int64_t* scratch, int32_sink_ref sink) noexcept {
     if (conv_int8_uses_patches(g)) {
         detail::conv2d_patches(g, x, f, scratch, sink);
+    } else if (conv_int8_is_depthwise(g) && detail::dw_pairwise(g)) {
+        if (g.kw == 3)
+            g.sw == 1 ? detail::conv2d_depthwise_pairs<3, 1>(g, x, f, scratch, sink)
+                      : detail::conv2d_depthwise_pairs<3, 2>(g, x, f, scratch, sink);
+        else
+            g.sw == 1 ? detail::conv2d_depthwise_pairs<5, 1>(g, x, f, scratch, sink)
+                      : detail::conv2d_depthwise_pairs<5, 2>(g, x, f, scratch, sink);
     } else if (conv_int8_is_depthwise(g)) {
         if (g.kh == 3 && g.kw == 3)
             detail::conv2d_depthwise<3, 3>(g, x, f, scratch, sink);

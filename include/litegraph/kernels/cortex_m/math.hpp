@@ -68,6 +68,18 @@ inline std::int32_t smuad(std::uint32_t a, std::uint32_t b) noexcept {
 inline std::int32_t smlabb(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
     return __smlabb(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), acc);
 }
+/// acc + a.lo * b.hi (SMLABT).
+inline std::int32_t smlabt(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
+    return __smlabt(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), acc);
+}
+/// acc + a.hi * b.lo (SMLATB).
+inline std::int32_t smlatb(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
+    return __smlatb(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), acc);
+}
+/// acc + a.hi * b.hi (SMLATT).
+inline std::int32_t smlatt(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
+    return __smlatt(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), acc);
+}
 #else
 namespace detail {
 inline std::int32_t lane(std::uint32_t w, int i) noexcept {
@@ -99,6 +111,15 @@ inline std::int32_t smuad(std::uint32_t a, std::uint32_t b) noexcept {
 }
 inline std::int32_t smlabb(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
     return detail::wrap_add(acc, std::int64_t{detail::lane(a, 0)} * detail::lane(b, 0));
+}
+inline std::int32_t smlabt(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
+    return detail::wrap_add(acc, std::int64_t{detail::lane(a, 0)} * detail::lane(b, 1));
+}
+inline std::int32_t smlatb(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
+    return detail::wrap_add(acc, std::int64_t{detail::lane(a, 1)} * detail::lane(b, 0));
+}
+inline std::int32_t smlatt(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
+    return detail::wrap_add(acc, std::int64_t{detail::lane(a, 1)} * detail::lane(b, 1));
 }
 #endif
 
