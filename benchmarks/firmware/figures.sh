@@ -9,7 +9,10 @@
 #   - ppocr_mobile_v2.0_cls, fp32, input 1x3x48x192
 #   - SqueezeNet 1.1 (litegraph generate), fp32, input 1x3x64x64
 #   - SqueezeNet 1.0 and 1.1, int8 (litegraph generate + quantize
-#     --calib-random 4), input 1x3x128x128, outputs bit-exact with the runtime
+#     --calib-random 4), input 1x3x128x128, outputs bit-exact with the runtime,
+#     built twice from the same tree: on the Cortex-M DSP int8 kernels (the
+#     default) and on the reference ones (run.sh --reference-kernels), so the
+#     instructions per inference before/after the DSP kernels come from one run
 # Segments: dtcm:128K,sram:436K (the STM32H730's DTCM and SRAM).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -19,7 +22,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --cli) cli="$2"; shift 2 ;;
     --shared) shared="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "figures.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -47,11 +50,24 @@ rc=0
 for v in 1_0 1_1; do
   "$root/examples/firmware/run.sh" "$work/squeezenet${v}_128_int8" --cli "$cli" \
     --work "$work/squeezenet${v}_128_int8.fw" > "$work/squeezenet${v}_int8.log" 2>&1 || rc=$((rc ? rc : $?))
+  "$root/examples/firmware/run.sh" "$work/squeezenet${v}_128_int8" --cli "$cli" --reference-kernels \
+    --work "$work/squeezenet${v}_128_int8.ref.fw" > "$work/squeezenet${v}_int8_ref.log" 2>&1 || rc=$((rc ? rc : $?))
 done
 summary "ppocr_mobile_v2.0_cls fp32 1x3x48x192" "$work/cls.log"
 summary "squeezenet1_1 fp32 1x3x64x64 (generated)" "$work/squeezenet.log"
 summary "squeezenet1_0 int8 1x3x128x128 (generated, quantized)" "$work/squeezenet1_0_int8.log"
 summary "squeezenet1_1 int8 1x3x128x128 (generated, quantized)" "$work/squeezenet1_1_int8.log"
+count() { sed -n 's/.*instructions per inference: \([0-9]*\).*/\1/p' "$1"; }
+echo "### int8 instructions per inference: reference kernels -> Cortex-M DSP kernels (Cortex-M7)"
+for v in 1_0 1_1; do
+  ref=$(count "$work/squeezenet${v}_int8_ref.log") dsp=$(count "$work/squeezenet${v}_int8.log")
+  if [[ -n "$ref" && -n "$dsp" ]]; then
+    echo "squeezenet$v int8 128x128: $ref -> $dsp ($(awk -v a="$ref" -v b="$dsp" 'BEGIN { printf "%.2fx fewer", a / b }'))"
+  else
+    echo "squeezenet$v int8 128x128: a run failed (logs: $work/squeezenet${v}_int8{,_ref}.log)"
+  fi
+done
+echo
 if (( rc != 0 )); then
   echo "figures.sh: a run failed (exit $rc); logs in $work/*.log"
 fi

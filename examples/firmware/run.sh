@@ -17,6 +17,10 @@
 #   --cli PATH           the litegraph CLI (default build/bin/litegraph)
 #   --tol X              relative tolerance (default 1e-5; int8 networks: exact)
 #   --skip-missing       exit 77 (skipped) when MODEL_DIR does not exist
+#   --reference-kernels  build the firmware with
+#                        -DLITEGRAPH_CORTEX_M_REFERENCE_KERNELS: the int8 layers
+#                        on the reference kernels instead of the Cortex-M DSP
+#                        ones (to measure both on the same tree)
 #
 # Prints the firmware's sizes per section (arm-none-eabi-size -A), the
 # activation bytes per segment and the instructions of one inference
@@ -26,9 +30,9 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
-skip_missing=0 model="" work="" cli="$root/build/bin/litegraph" segments="dtcm:128K,sram:436K" tol=""
+skip_missing=0 reference_kernels=0 model="" work="" cli="$root/build/bin/litegraph" segments="dtcm:128K,sram:436K" tol=""
 shapes=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -40,6 +44,7 @@ while [[ $# -gt 0 ]]; do
     --cli) cli="$2"; shift 2 ;;
     --tol) tol="$2"; shift 2 ;;
     --skip-missing) skip_missing=1; shift ;;
+    --reference-kernels) reference_kernels=1; shift ;;
     -*) echo "run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     *) [[ -z "$model" ]] || { echo "run.sh: one MODEL_DIR only" >&2; exit 2; }; model="$1"; shift ;;
   esac
@@ -93,6 +98,12 @@ attrs=(
 if (( weight_bytes > 3584 * 1024 )); then
   attrs+=('-DNET_WEIGHTS_ATTR=__attribute__((section(".weights")))')
   echo "   $weight_bytes weight bytes: placed in PSRAM (.weights)"
+fi
+if (( reference_kernels )); then
+  attrs+=(-DLITEGRAPH_CORTEX_M_REFERENCE_KERNELS)
+  echo "   int8 kernels: the reference ones (-DLITEGRAPH_CORTEX_M_REFERENCE_KERNELS)"
+else
+  echo "   int8 kernels: the Cortex-M DSP ones (ARMv7E-M SIMD)"
 fi
 t=$SECONDS
 # int8 networks: -ffp-contract=off, no fused multiply-add the desktop build

@@ -67,8 +67,7 @@ inline constexpr std::int64_t pairs_even(std::int64_t k) noexcept {
 inline constexpr std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
     if (conv_int8_uses_patches(g)) {
         const std::int64_t k = g.c * g.kh * g.kw, kp = detail::pairs_even(k);
-        return (conv_int8_block * k + 7) / 8 + conv_int8_block * kp / 2 + 2 * kp +
-               2 * conv_int8_block + 1;
+        return (4 * k + 7) / 8 + conv_int8_block * kp / 2 + 2 * kp + 2 * conv_int8_block + 1;
     }
     if (conv_int8_is_depthwise(g) && detail::dw_pairwise(g))
         return (detail::dw_rows(g) * detail::dw8_cols(g) + 7) / 8 + (g.oh * g.ow + 2) / 2 + 1;
@@ -194,65 +193,69 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
     const bool dense = pointwise && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w;
     const auto kp = static_cast<std::ptrdiff_t>(pairs_even(k));
     constexpr auto block = static_cast<std::ptrdiff_t>(conv_int8_block);
-    // Scratch: the block's int8 patches, the widened pairs, four widened
+    // Scratch: four pixels' int8 patches, the block's widened pairs, four widened
     // filters, four rows of accumulators (patch_scratch_words).
     auto* patches = reinterpret_cast<std::int8_t*>(scratch);
-    auto* wide = reinterpret_cast<std::uint32_t*>(scratch + (conv_int8_block * k + 7) / 8);
+    auto* wide = reinterpret_cast<std::uint32_t*>(scratch + (4 * k + 7) / 8);
     std::uint32_t* fw = wide + block * kp;
     auto* acc = reinterpret_cast<std::int32_t*>(fw + 4 * kp);
     for (std::int64_t n = 0; n < g.n; ++n) {
         const std::int8_t* xn = x + n * g.c * in_plane;
         for (std::int64_t p0 = 0; p0 < plane; p0 += conv_int8_block) {
             const std::int64_t nb = std::min(conv_int8_block, plane - p0);
-            std::int64_t b0 = 0;
-            if (dense)  // four pixels x four channels per 4x4 byte transpose
-                b0 = pack_dense(xn + p0, patches, nb, static_cast<std::ptrdiff_t>(g.c),
-                                static_cast<std::ptrdiff_t>(in_plane));
-            for (std::int64_t b = b0; b < nb; ++b) {
-                const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
-                std::int8_t* d = patches + b * k;
-                if (pointwise) {  // 1x1 without padding: one column of channels
-                    const std::int8_t* xp = xn + oh * g.sh * g.w + ow * g.sw;
-                    const auto cs = static_cast<std::ptrdiff_t>(g.c);
-                    const auto ps = static_cast<std::ptrdiff_t>(in_plane);
-                    for (std::ptrdiff_t c = 0; c < cs; ++c, xp += ps) d[c] = *xp;
-                    continue;
-                }
-                // 32-bit indices; a row of taps inside the image is copied as is.
-                const auto cs = static_cast<std::ptrdiff_t>(g.c),
-                           kh = static_cast<std::ptrdiff_t>(g.kh),
-                           kw = static_cast<std::ptrdiff_t>(g.kw),
-                           h = static_cast<std::ptrdiff_t>(g.h),
-                           w = static_cast<std::ptrdiff_t>(g.w),
-                           dh = static_cast<std::ptrdiff_t>(g.dh),
-                           dw = static_cast<std::ptrdiff_t>(g.dw);
-                const auto ih0 = static_cast<std::ptrdiff_t>(oh * g.sh - g.pt),
-                           iw0 = static_cast<std::ptrdiff_t>(ow * g.sw - g.pl);
-                const bool cols_in = iw0 >= 0 && iw0 + (kw - 1) * dw < w;
-                for (std::ptrdiff_t c = 0; c < cs; ++c)
-                    for (std::ptrdiff_t i = 0; i < kh; ++i, d += kw) {
-                        const std::ptrdiff_t ih = ih0 + i * dh;
-                        if (ih < 0 || ih >= h) {
-                            for (std::ptrdiff_t j = 0; j < kw; ++j) d[j] = 0;
-                            continue;
-                        }
-                        const std::int8_t* xr = xn + (c * h + ih) * w;
-                        if (cols_in) {
-                            for (std::ptrdiff_t j = 0; j < kw; ++j) d[j] = xr[iw0 + j * dw];
-                        } else {
-                            for (std::ptrdiff_t j = 0; j < kw; ++j) {
-                                const std::ptrdiff_t iw = iw0 + j * dw;
-                                d[j] = iw >= 0 && iw < w ? xr[iw] : std::int8_t{0};
+            const auto ks = static_cast<std::ptrdiff_t>(k), nbs = static_cast<std::ptrdiff_t>(nb);
+            // Four pixels at a time: their int8 patches, then widened by
+            // pixel pairs into the block's (an odd block's last pair
+            // completed with zeros).
+            for (std::int64_t b4 = 0; b4 < nb; b4 += 4) {
+                const std::int64_t be = std::min(nb, b4 + 4);
+                std::int64_t b0 = b4;
+                if (dense && be - b4 == 4)  // four pixels x four channels per 4x4 byte transpose
+                    b0 += pack_dense(xn + p0 + b4, patches, 4, static_cast<std::ptrdiff_t>(g.c),
+                                     static_cast<std::ptrdiff_t>(in_plane));
+                for (std::int64_t b = b0; b < be; ++b) {
+                    const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
+                    std::int8_t* d = patches + (b - b4) * k;
+                    if (pointwise) {  // 1x1 without padding: one column of channels
+                        const std::int8_t* xp = xn + oh * g.sh * g.w + ow * g.sw;
+                        const auto cs = static_cast<std::ptrdiff_t>(g.c);
+                        const auto ps = static_cast<std::ptrdiff_t>(in_plane);
+                        for (std::ptrdiff_t c = 0; c < cs; ++c, xp += ps) d[c] = *xp;
+                        continue;
+                    }
+                    // 32-bit indices; a row of taps inside the image is copied as is.
+                    const auto cs = static_cast<std::ptrdiff_t>(g.c),
+                               kh = static_cast<std::ptrdiff_t>(g.kh),
+                               kw = static_cast<std::ptrdiff_t>(g.kw),
+                               h = static_cast<std::ptrdiff_t>(g.h),
+                               w = static_cast<std::ptrdiff_t>(g.w),
+                               dh = static_cast<std::ptrdiff_t>(g.dh),
+                               dw = static_cast<std::ptrdiff_t>(g.dw);
+                    const auto ih0 = static_cast<std::ptrdiff_t>(oh * g.sh - g.pt),
+                               iw0 = static_cast<std::ptrdiff_t>(ow * g.sw - g.pl);
+                    const bool cols_in = iw0 >= 0 && iw0 + (kw - 1) * dw < w;
+                    for (std::ptrdiff_t c = 0; c < cs; ++c)
+                        for (std::ptrdiff_t i = 0; i < kh; ++i, d += kw) {
+                            const std::ptrdiff_t ih = ih0 + i * dh;
+                            if (ih < 0 || ih >= h) {
+                                for (std::ptrdiff_t j = 0; j < kw; ++j) d[j] = 0;
+                                continue;
+                            }
+                            const std::int8_t* xr = xn + (c * h + ih) * w;
+                            if (cols_in) {
+                                for (std::ptrdiff_t j = 0; j < kw; ++j) d[j] = xr[iw0 + j * dw];
+                            } else {
+                                for (std::ptrdiff_t j = 0; j < kw; ++j) {
+                                    const std::ptrdiff_t iw = iw0 + j * dw;
+                                    d[j] = iw >= 0 && iw < w ? xr[iw] : std::int8_t{0};
+                                }
                             }
                         }
-                    }
+                }
+                for (auto b = static_cast<std::ptrdiff_t>(b4); b < be; ++b)
+                    widen_row(patches + (b - b4) * ks, ks, kp, wide + (b / 2) * 2 * kp + b % 2, 2);
             }
-            // The block's patches widened, by pixel pairs (an odd block's
-            // last pair completed with zeros), then four filters at a time
-            // widened and dotted with every pair.
-            const auto ks = static_cast<std::ptrdiff_t>(k), nbs = static_cast<std::ptrdiff_t>(nb);
-            for (std::ptrdiff_t b = 0; b < nbs; ++b)
-                widen_row(patches + b * ks, ks, kp, wide + (b / 2) * 2 * kp + b % 2, 2);
+            // Then four filters at a time widened and dotted with every pair.
             if (nbs % 2)
                 for (std::ptrdiff_t j = 0; j < kp; ++j) wide[(nbs / 2) * 2 * kp + 2 * j + 1] = 0;
             const std::ptrdiff_t pairs = (nbs + 1) / 2;
@@ -613,16 +616,26 @@ inline void fc_int8(std::int64_t m, std::int64_t k, std::int64_t n, const std::i
 
 namespace litegraph::kernels {
 
+/// Whether the *_best kernels are the Cortex-M DSP ones: on a target with
+/// the DSP extension, unless the build defines
+/// LITEGRAPH_CORTEX_M_REFERENCE_KERNELS (to measure the reference kernels on
+/// the same firmware: examples/firmware/run.sh --reference-kernels).
+#ifdef LITEGRAPH_CORTEX_M_REFERENCE_KERNELS
+inline constexpr bool best_is_cortex_m_dsp = false;
+#else
+inline constexpr bool best_is_cortex_m_dsp = cortex_m::dsp;
+#endif
+
 /// The int8 conv the build's best kernels give: the Cortex-M DSP kernels
 /// when the target has the DSP extension (Cortex-M4/M7 firmware), else the
 /// reference conv2d_int8.  Scratch: conv2d_int8_best_scratch_words(g).
 inline constexpr std::int64_t conv2d_int8_best_scratch_words(const conv_geometry& g) noexcept {
-    if constexpr (cortex_m::dsp) return cortex_m::conv_int8_scratch_words(g);
+    if constexpr (best_is_cortex_m_dsp) return cortex_m::conv_int8_scratch_words(g);
     return conv_int8_scratch_words(g);
 }
 inline void conv2d_int8_best(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
                              std::int64_t* scratch, int32_sink_ref sink) noexcept {
-    if constexpr (cortex_m::dsp)
+    if constexpr (best_is_cortex_m_dsp)
         cortex_m::conv2d_int8(g, x, f, scratch, sink);
     else
         conv2d_int8(g, x, f, scratch, sink);
@@ -653,7 +666,7 @@ inline constexpr std::int64_t fc_int8_best_scratch_words(std::int64_t k, std::in
 inline void fc_int8_best(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
                          const std::int8_t* y, std::int64_t* scratch,
                          int32_sink_ref sink) noexcept {
-    if constexpr (cortex_m::dsp)
+    if constexpr (best_is_cortex_m_dsp)
         cortex_m::fc_int8(m, k, n, x, y, scratch, sink);
     else
         fc_int8(m, k, n, x, y, scratch, sink);
