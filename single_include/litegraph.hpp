@@ -688,6 +688,7 @@ inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 
@@ -725,8 +726,17 @@ public:
     [[noreturn]] void fail(const std::string& msg) const {
         LITEGRAPH_THROW(shape_error("op " + type + " ('" + label + "'): " + msg));
     }
-    void check(bool ok, const std::string& msg) const {
+    /// Fails unless `ok`.  The message is a string literal or a callable
+    /// that builds it, called only when the check fails: kernels check their
+    /// operands on every run, and a message built eagerly would cost
+    /// allocations on every call.
+    void check(bool ok, const char* msg) const {
         if (!ok) fail(msg);
+    }
+    template <class Message>
+    requires std::is_invocable_v<const Message&>
+    void check(bool ok, const Message& message) const {
+        if (!ok) fail(std::string(message()));
     }
 
 private:
@@ -943,7 +953,8 @@ struct activation {
 
     static void infer(const params&, op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
         auto& out = io.output("Out");
         out.type = x.type;
         out.shape = x.shape;
@@ -1091,10 +1102,12 @@ struct arg_max {
 
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type != dtype::f16 && x.type != dtype::boolean,
-                 "X of dtype " + std::string(name_of(x.type)) + " is not supported");
-        io.check(p.dtype_code == 2 || p.dtype_code == 3 || p.dtype_code == -1,
-                 "dtype " + std::to_string(p.dtype_code) + " must be 2 (int32) or 3 (int64)");
+        io.check(x.type != dtype::f16 && x.type != dtype::boolean, [&] {
+            return "X of dtype " + std::string(name_of(x.type)) + " is not supported";
+        });
+        io.check(p.dtype_code == 2 || p.dtype_code == 3 || p.dtype_code == -1, [&] {
+            return "dtype " + std::to_string(p.dtype_code) + " must be 2 (int32) or 3 (int64)";
+        });
         const auto rank = static_cast<std::int64_t>(x.shape.size());
         auto& out = io.output("Out");
         out.type = p.dtype_code == 2 ? dtype::i32 : dtype::i64;
@@ -1111,8 +1124,9 @@ struct arg_max {
                 out.shape.push_back(1);
         if (out.shape.empty()) out.shape = {1};
         if (out.type == dtype::i32)
-            io.check(x.shape[axis] <= std::numeric_limits<std::int32_t>::max(),
-                     "dim " + std::to_string(axis) + " of X is too long for int32 indices");
+            io.check(x.shape[axis] <= std::numeric_limits<std::int32_t>::max(), [&] {
+                return "dim " + std::to_string(axis) + " of X is too long for int32 indices";
+            });
     }
 
     static void run(const params& p, op_io& io) {
@@ -1191,18 +1205,21 @@ struct batch_norm {
 
     static std::int64_t channels(const params& p, const op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
         io.check(x.shape.size() >= 2 && x.shape.size() <= 5,
-                 "X must have rank 2 to 5, got shape " + to_string(x.shape));
+                 [&] { return "X must have rank 2 to 5, got shape " + to_string(x.shape); });
         const std::int64_t c = p.channels_last ? x.shape.back() : x.shape[1];
         for (const char* slot : {"Scale", "Bias", "Mean", "Variance"}) {
             const auto& t = io.input(slot);
-            io.check(t.type == dtype::f32,
-                     std::string(slot) + " must be float32, got " + std::string(name_of(t.type)));
-            io.check(t.shape.size() == 1 && (c < 0 || t.shape[0] == c),
-                     std::string(slot) + " shape " + to_string(t.shape) +
-                         " does not match the channels " + std::to_string(c) + " of X shape " +
-                         to_string(x.shape));
+            io.check(t.type == dtype::f32, [&] {
+                return std::string(slot) + " must be float32, got " + std::string(name_of(t.type));
+            });
+            io.check(t.shape.size() == 1 && (c < 0 || t.shape[0] == c), [&] {
+                return std::string(slot) + " shape " + to_string(t.shape) +
+                       " does not match the channels " + std::to_string(c) + " of X shape " +
+                       to_string(x.shape);
+            });
         }
         return c;
     }
@@ -1355,8 +1372,9 @@ struct concat {
         std::int64_t axis = p.axis;
         if (io.has_input("AxisTensor")) {
             auto v = detail::read_ints(io, io.input("AxisTensor"), "AxisTensor");
-            io.check(v.size() == 1,
-                     "AxisTensor must hold one value, holds " + std::to_string(v.size()));
+            io.check(v.size() == 1, [&] {
+                return "AxisTensor must hold one value, holds " + std::to_string(v.size());
+            });
             axis = v[0];
         }
         return detail::normalize_axis(io, axis, rank, "axis");
@@ -1372,22 +1390,25 @@ struct concat {
         shape_t out_shape = x0.shape;
         for (std::size_t i = 1; i < n; ++i) {
             const auto& xi = io.input("X", i);
-            io.check(xi.type == x0.type, "X #" + std::to_string(i) + " ('" + std::string(xi.name) +
-                                             "') is " + std::string(name_of(xi.type)) +
-                                             ", X #0 is " + std::string(name_of(x0.type)));
-            io.check(xi.shape.size() == x0.shape.size(),
-                     "X #" + std::to_string(i) + " ('" + std::string(xi.name) + "') has shape " +
-                         to_string(xi.shape) + ", X #0 has shape " + to_string(x0.shape));
+            io.check(xi.type == x0.type, [&] {
+                return "X #" + std::to_string(i) + " ('" + std::string(xi.name) + "') is " +
+                       std::string(name_of(xi.type)) + ", X #0 is " + std::string(name_of(x0.type));
+            });
+            io.check(xi.shape.size() == x0.shape.size(), [&] {
+                return "X #" + std::to_string(i) + " ('" + std::string(xi.name) + "') has shape " +
+                       to_string(xi.shape) + ", X #0 has shape " + to_string(x0.shape);
+            });
             for (std::int64_t d = 0; d < rank; ++d) {
                 if (d == axis) {
                     out_shape[d] =
                         (out_shape[d] < 0 || xi.shape[d] < 0) ? -1 : out_shape[d] + xi.shape[d];
                 } else {
-                    io.check(xi.shape[d] == x0.shape[d],
-                             "X #" + std::to_string(i) + " ('" + std::string(xi.name) +
-                                 "') has shape " + to_string(xi.shape) + ", X #0 has shape " +
-                                 to_string(x0.shape) + ": they differ in dim " + std::to_string(d) +
-                                 " (concat axis " + std::to_string(axis) + ")");
+                    io.check(xi.shape[d] == x0.shape[d], [&] {
+                        return "X #" + std::to_string(i) + " ('" + std::string(xi.name) +
+                               "') has shape " + to_string(xi.shape) + ", X #0 has shape " +
+                               to_string(x0.shape) + ": they differ in dim " + std::to_string(d) +
+                               " (concat axis " + std::to_string(axis) + ")";
+                    });
                 }
             }
         }
@@ -2214,9 +2235,10 @@ inline void require_nchw(const attr_map& a, const char* attr, std::string_view t
 inline void check_bias(const op_io& io, std::int64_t oc) {
     if (io.input_count("Bias") == 0) return;
     const auto& b = io.input("Bias");
-    io.check(b.type == dtype::f32 && is_known(b.shape) && b.numel() == oc,
-             "Bias shape " + to_string(b.shape) + " does not hold " + std::to_string(oc) +
-                 " float32 values");
+    io.check(b.type == dtype::f32 && is_known(b.shape) && b.numel() == oc, [&] {
+        return "Bias shape " + to_string(b.shape) + " does not hold " + std::to_string(oc) +
+               " float32 values";
+    });
 }
 
 inline std::string list_string(const std::vector<std::int64_t>& v) {
@@ -2233,10 +2255,13 @@ inline std::string list_string(const std::vector<std::int64_t>& v) {
 /// when it does not hold exactly two values or a value is below `min`.
 inline void check_pair(const op_io& io, const std::vector<std::int64_t>& v, const char* name,
                        std::int64_t min) {
-    io.check(v.size() == 2,
-             std::string("attribute ") + name + " must hold 2 values, got " + list_string(v));
-    io.check(v[0] >= min && v[1] >= min, std::string("attribute ") + name + " " + list_string(v) +
-                                             " must be >= " + std::to_string(min));
+    io.check(v.size() == 2, [&] {
+        return std::string("attribute ") + name + " must hold 2 values, got " + list_string(v);
+    });
+    io.check(v[0] >= min && v[1] >= min, [&] {
+        return std::string("attribute ") + name + " " + list_string(v) +
+               " must be >= " + std::to_string(min);
+    });
 }
 
 /// Paddle's padding normalisation for 2 spatial dims: `pads` (2 values
@@ -2252,8 +2277,9 @@ inline std::vector<std::int64_t> resolve_padding(const op_io& io, std::vector<st
     if (pads.size() == 2)
         pads = {pads[0], pads[0], pads[1], pads[1]};
     else
-        io.check(pads.size() == 4,
-                 "attribute paddings must hold 2 or 4 values, got " + list_string(pads));
+        io.check(pads.size() == 4, [&] {
+            return "attribute paddings must hold 2 or 4 values, got " + list_string(pads);
+        });
     if (alg == padding_algorithm::same) {
         for (int i = 0; i < 2; ++i) {
             std::int64_t sum = 0;
@@ -2269,7 +2295,9 @@ inline std::vector<std::int64_t> resolve_padding(const op_io& io, std::vector<st
         std::fill(pads.begin(), pads.end(), 0);
     } else {
         for (auto p : pads)
-            io.check(p >= 0, "negative padding in " + list_string(pads) + " is not supported");
+            io.check(p >= 0, [&] {
+                return "negative padding in " + list_string(pads) + " is not supported";
+            });
     }
     return pads;
 }
@@ -2292,10 +2320,14 @@ constexpr std::int64_t pool_out_size(std::int64_t in, std::int64_t k, std::int64
 inline const tensor_ref& f32_input(const op_io& io, std::string_view slot, std::size_t rank,
                                    dtype type = dtype::f32) {
     const auto& t = io.input(slot);
-    io.check(t.type == type, std::string(slot) + " must be " + std::string(name_of(type)) +
-                                 ", got " + std::string(name_of(t.type)));
-    io.check(t.shape.size() == rank, std::string(slot) + " must be " + std::to_string(rank) +
-                                         "-D, got shape " + to_string(t.shape));
+    io.check(t.type == type, [&] {
+        return std::string(slot) + " must be " + std::string(name_of(type)) + ", got " +
+               std::string(name_of(t.type));
+    });
+    io.check(t.shape.size() == rank, [&] {
+        return std::string(slot) + " must be " + std::to_string(rank) + "-D, got shape " +
+               to_string(t.shape);
+    });
     return t;
 }
 
@@ -2399,25 +2431,29 @@ struct conv2d {
     static geometry resolve(const params& p, const op_io& io, dtype type = dtype::f32) {
         const auto& x = detail::f32_input(io, "Input", 4, type);
         const auto& f = detail::f32_input(io, "Filter", 4, type);
-        io.check(is_known(f.shape), "Filter shape " + to_string(f.shape) + " is not known");
+        io.check(is_known(f.shape),
+                 [&] { return "Filter shape " + to_string(f.shape) + " is not known"; });
         detail::check_pair(io, p.strides, "strides", 1);
         detail::check_pair(io, p.dilations, "dilations", 1);
-        io.check(p.groups >= 1, "attribute groups must be >= 1, got " + std::to_string(p.groups));
+        io.check(p.groups >= 1,
+                 [&] { return "attribute groups must be >= 1, got " + std::to_string(p.groups); });
         geometry g{};
         g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
         g.oc = f.shape[0], g.kh = f.shape[2], g.kw = f.shape[3];
         g.groups = p.groups;
-        io.check(g.oc % p.groups == 0, "Filter output channels " + std::to_string(g.oc) +
-                                           " (Filter shape " + to_string(f.shape) +
-                                           ") are not divisible by groups " +
-                                           std::to_string(p.groups));
+        io.check(g.oc % p.groups == 0, [&] {
+            return "Filter output channels " + std::to_string(g.oc) + " (Filter shape " +
+                   to_string(f.shape) + ") are not divisible by groups " + std::to_string(p.groups);
+        });
         if (g.c >= 0)
-            io.check(g.c == f.shape[1] * p.groups,
-                     "Input channels " + std::to_string(g.c) + " (Input shape " +
-                         to_string(x.shape) + ") != Filter channels " + std::to_string(f.shape[1]) +
-                         " * groups " + std::to_string(p.groups) + " (Filter shape " +
-                         to_string(f.shape) + ")");
-        io.check(g.kh >= 1 && g.kw >= 1, "empty Filter window " + to_string(f.shape));
+            io.check(g.c == f.shape[1] * p.groups, [&] {
+                return "Input channels " + std::to_string(g.c) + " (Input shape " +
+                       to_string(x.shape) + ") != Filter channels " + std::to_string(f.shape[1]) +
+                       " * groups " + std::to_string(p.groups) + " (Filter shape " +
+                       to_string(f.shape) + ")";
+            });
+        io.check(g.kh >= 1 && g.kw >= 1,
+                 [&] { return "empty Filter window " + to_string(f.shape); });
         auto dil = p.dilations;
         const std::int64_t in[2] = {g.h, g.w}, k[2] = {g.kh, g.kw};
         auto pads = detail::resolve_padding(io, p.paddings, p.padding, in, p.strides, k, &dil);
@@ -2426,11 +2462,15 @@ struct conv2d {
         g.oh = g.h < 0 ? -1 : detail::conv_out_size(g.h, g.kh, g.dh, g.pt, g.pb, g.sh);
         g.ow = g.w < 0 ? -1 : detail::conv_out_size(g.w, g.kw, g.dw, g.pl, g.pr, g.sw);
         if (g.h >= 0)
-            io.check(g.oh > 0, "output height " + std::to_string(g.oh) + " <= 0 " +
-                                   "for Input shape " + to_string(x.shape));
+            io.check(g.oh > 0, [&] {
+                return "output height " + std::to_string(g.oh) + " <= 0 " + "for Input shape " +
+                       to_string(x.shape);
+            });
         if (g.w >= 0)
-            io.check(g.ow > 0, "output width " + std::to_string(g.ow) + " <= 0 " +
-                                   "for Input shape " + to_string(x.shape));
+            io.check(g.ow > 0, [&] {
+                return "output width " + std::to_string(g.ow) + " <= 0 " + "for Input shape " +
+                       to_string(x.shape);
+            });
         return g;
     }
 
@@ -2663,37 +2703,44 @@ struct conv2d_transpose {
     static geometry resolve(const params& p, const op_io& io) {
         const auto& x = detail::f32_input(io, "Input", 4);
         const auto& f = detail::f32_input(io, "Filter", 4);
-        io.check(is_known(f.shape), "Filter shape " + to_string(f.shape) + " is not known");
+        io.check(is_known(f.shape),
+                 [&] { return "Filter shape " + to_string(f.shape) + " is not known"; });
         io.check(io.input_count("OutputSize") == 0, "an OutputSize input is not supported");
         detail::check_pair(io, p.strides, "strides", 1);
         detail::check_pair(io, p.dilations, "dilations", 1);
-        io.check(p.groups >= 1, "attribute groups must be >= 1, got " + std::to_string(p.groups));
+        io.check(p.groups >= 1,
+                 [&] { return "attribute groups must be >= 1, got " + std::to_string(p.groups); });
         geometry g{};
         g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
         g.oc = f.shape[1] * p.groups, g.kh = f.shape[2], g.kw = f.shape[3];
         g.groups = p.groups;
-        io.check(f.shape[0] % p.groups == 0, "Filter input channels " + std::to_string(f.shape[0]) +
-                                                 " (Filter shape " + to_string(f.shape) +
-                                                 ") are not divisible by groups " +
-                                                 std::to_string(p.groups));
+        io.check(f.shape[0] % p.groups == 0, [&] {
+            return "Filter input channels " + std::to_string(f.shape[0]) + " (Filter shape " +
+                   to_string(f.shape) + ") are not divisible by groups " + std::to_string(p.groups);
+        });
         if (g.c >= 0)
-            io.check(g.c == f.shape[0], "Input channels " + std::to_string(g.c) + " (Input shape " +
-                                            to_string(x.shape) + ") != Filter dim 0 " +
-                                            std::to_string(f.shape[0]) + " (Filter shape " +
-                                            to_string(f.shape) + ")");
-        io.check(g.kh >= 1 && g.kw >= 1, "empty Filter window " + to_string(f.shape));
+            io.check(g.c == f.shape[0], [&] {
+                return "Input channels " + std::to_string(g.c) + " (Input shape " +
+                       to_string(x.shape) + ") != Filter dim 0 " + std::to_string(f.shape[0]) +
+                       " (Filter shape " + to_string(f.shape) + ")";
+            });
+        io.check(g.kh >= 1 && g.kw >= 1,
+                 [&] { return "empty Filter window " + to_string(f.shape); });
         auto dil = p.dilations;
         const std::int64_t in[2] = {g.h, g.w}, k[2] = {g.kh, g.kw};
         auto pads = detail::resolve_padding(io, p.paddings, p.padding, in, p.strides, k, &dil);
         g.sh = p.strides[0], g.sw = p.strides[1], g.dh = dil[0], g.dw = dil[1];
         g.pt = pads[0], g.pl = pads[2];
         if (!p.output_size.empty())
-            io.check(p.output_size.size() == 2, "attribute output_size must hold 2 values, got " +
-                                                    detail::list_string(p.output_size));
+            io.check(p.output_size.size() == 2, [&] {
+                return "attribute output_size must hold 2 values, got " +
+                       detail::list_string(p.output_size);
+            });
         else if (!p.output_padding.empty())
-            io.check(p.output_padding.size() == 2,
-                     "attribute output_padding must hold 2 values, got " +
-                         detail::list_string(p.output_padding));
+            io.check(p.output_padding.size() == 2, [&] {
+                return "attribute output_padding must hold 2 values, got " +
+                       detail::list_string(p.output_padding);
+            });
         std::int64_t out[2] = {-1, -1};
         for (int i = 0; i < 2; ++i) {
             if (in[i] < 0) continue;
@@ -2703,20 +2750,24 @@ struct conv2d_transpose {
             out[i] = natural;
             if (!p.output_size.empty()) {
                 const auto want = p.output_size[i];
-                io.check(want >= natural && want < natural + s,
-                         "output_size " + detail::list_string(p.output_size) + " must lie in [" +
-                             std::to_string(natural) + ", " + std::to_string(natural + s) +
-                             ") for Input shape " + to_string(x.shape));
+                io.check(want >= natural && want < natural + s, [&] {
+                    return "output_size " + detail::list_string(p.output_size) + " must lie in [" +
+                           std::to_string(natural) + ", " + std::to_string(natural + s) +
+                           ") for Input shape " + to_string(x.shape);
+                });
                 out[i] = want;
             } else if (!p.output_padding.empty()) {
                 const auto op = p.output_padding[i];
-                io.check(op >= 0 && op < std::max(s, d),
-                         "output_padding " + detail::list_string(p.output_padding) +
-                             " must be >= 0 and < max(stride, dilation)");
+                io.check(op >= 0 && op < std::max(s, d), [&] {
+                    return "output_padding " + detail::list_string(p.output_padding) +
+                           " must be >= 0 and < max(stride, dilation)";
+                });
                 out[i] = natural + op;
             }
-            io.check(out[i] > 0, "output size " + std::to_string(out[i]) +
-                                     " <= 0 for Input shape " + to_string(x.shape));
+            io.check(out[i] > 0, [&] {
+                return "output size " + std::to_string(out[i]) + " <= 0 for Input shape " +
+                       to_string(x.shape);
+            });
         }
         g.oh = out[0], g.ow = out[1];
         return g;
@@ -2816,9 +2867,10 @@ struct dropout {
 
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
-        io.check(
-            p.upscale_in_train || x.type == dtype::f32 || x.type == dtype::f64,
-            "downgrade_in_infer needs float32 or float64 X, got " + std::string(name_of(x.type)));
+        io.check(p.upscale_in_train || x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "downgrade_in_infer needs float32 or float64 X, got " +
+                   std::string(name_of(x.type));
+        });
         auto& out = io.output("Out");
         out.type = x.type;
         out.shape = x.shape;
@@ -2938,9 +2990,10 @@ inline broadcast_dims paddle_broadcast(const shape_t& xd, const shape_t& yd, int
     const std::size_t n = std::max(nx, ny);
     const std::size_t diff = nx > ny ? nx - ny : ny - nx;
     if (axis == -1) axis = static_cast<int>(diff);
-    io.check(axis >= 0 && static_cast<std::size_t>(axis) <= diff,
-             "axis " + std::to_string(axis) + " does not fit X " + to_string(xd) + " and Y " +
-                 to_string(yd) + " (must be -1 or in [0, " + std::to_string(diff) + "])");
+    io.check(axis >= 0 && static_cast<std::size_t>(axis) <= diff, [&] {
+        return "axis " + std::to_string(axis) + " does not fit X " + to_string(xd) + " and Y " +
+               to_string(yd) + " (must be -1 or in [0, " + std::to_string(diff) + "])";
+    });
     const auto a = static_cast<std::size_t>(axis);
     r.x.assign(n, 1);
     r.y.assign(n, 1);
@@ -3048,12 +3101,16 @@ struct elementwise {
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
         const auto& y = io.input("Y");
-        io.check(x.type == y.type, "X is " + std::string(name_of(x.type)) + " but Y is " +
-                                       std::string(name_of(y.type)));
+        io.check(x.type == y.type, [&] {
+            return "X is " + std::string(name_of(x.type)) + " but Y is " +
+                   std::string(name_of(y.type));
+        });
         io.check(x.type == dtype::f32 || x.type == dtype::f64 || x.type == dtype::i32 ||
                      x.type == dtype::i64,
-                 "X and Y must be float32, float64, int32 or int64, got " +
-                     std::string(name_of(x.type)));
+                 [&] {
+                     return "X and Y must be float32, float64, int32 or int64, got " +
+                            std::string(name_of(x.type));
+                 });
         auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
         auto& out = io.output("Out");
         out.type = x.type;
@@ -3179,7 +3236,8 @@ inline params parse(const attr_map& a, std::string_view type) {
 
 inline const tensor_ref& float_x(op_io& io) {
     const auto& x = io.input("X");
-    io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+    io.check(x.type == dtype::f32,
+             [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
     return x;
 }
 
@@ -3203,7 +3261,7 @@ struct fake_quantize_dequantize_moving_average_abs_max {
         const auto& s = io.input("InScale");
         io.check(s.type == dtype::f32, "InScale must be float32");
         io.check(!is_known(s.shape) || numel(s.shape) == 1,
-                 "InScale must hold one value, has shape " + to_string(s.shape));
+                 [&] { return "InScale must hold one value, has shape " + to_string(s.shape); });
         auto& out = io.output("Out");
         out.type = dtype::f32;
         out.shape = x.shape;
@@ -3262,9 +3320,10 @@ struct fake_channel_wise_quantize_dequantize_abs_max {
     static void infer(const params& p, op_io& io) {
         const auto& x = fake_quant_detail::float_x(io);
         io.check(p.quant_axis == 0 || p.quant_axis == 1,
-                 "quant_axis must be 0 or 1, got " + std::to_string(p.quant_axis));
-        io.check(x.shape.size() > static_cast<std::size_t>(p.quant_axis),
-                 "X " + to_string(x.shape) + " has no dim " + std::to_string(p.quant_axis));
+                 [&] { return "quant_axis must be 0 or 1, got " + std::to_string(p.quant_axis); });
+        io.check(x.shape.size() > static_cast<std::size_t>(p.quant_axis), [&] {
+            return "X " + to_string(x.shape) + " has no dim " + std::to_string(p.quant_axis);
+        });
         auto& out = io.output("Out");
         out.type = dtype::f32;
         out.shape = x.shape;
@@ -3308,7 +3367,8 @@ struct linear_layout {
 inline linear_layout linear_check(const params& p, op_io& io) {
     const auto& x = io.input("X");
     const auto& s = io.input("Scale");
-    io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+    io.check(x.type == dtype::f32,
+             [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
     io.check(s.type == dtype::f32, "Scale must be float32");
     if (io.has_input("ZeroPoint")) {
         const auto& z = io.input("ZeroPoint");
@@ -3323,17 +3383,21 @@ inline linear_layout linear_check(const params& p, op_io& io) {
     }
     linear_layout l;
     if (p.quant_axis < 0 || !is_known(s.shape) || numel(s.shape) == 1) {
-        io.check(!is_known(s.shape) || numel(s.shape) == 1 || p.quant_axis >= 0,
-                 "Scale " + to_string(s.shape) + " must hold one value for quant_axis -1");
+        io.check(!is_known(s.shape) || numel(s.shape) == 1 || p.quant_axis >= 0, [&] {
+            return "Scale " + to_string(s.shape) + " must hold one value for quant_axis -1";
+        });
         l.inner = is_known(x.shape) ? numel(x.shape) : 1;
         return l;
     }
     const auto ax = static_cast<std::size_t>(p.quant_axis);
-    io.check(ax < x.shape.size(), "X " + to_string(x.shape) + " has no dim " +
-                                      std::to_string(p.quant_axis) + " (quant_axis)");
-    io.check(numel(s.shape) == x.shape[ax], "Scale " + to_string(s.shape) + " must hold " +
-                                                std::to_string(x.shape[ax]) +
-                                                " values (dim quant_axis of X)");
+    io.check(ax < x.shape.size(), [&] {
+        return "X " + to_string(x.shape) + " has no dim " + std::to_string(p.quant_axis) +
+               " (quant_axis)";
+    });
+    io.check(numel(s.shape) == x.shape[ax], [&] {
+        return "Scale " + to_string(s.shape) + " must hold " + std::to_string(x.shape[ax]) +
+               " values (dim quant_axis of X)";
+    });
     for (std::size_t i = 0; i < ax; ++i) l.outer *= x.shape[i];
     l.channels = x.shape[ax];
     for (std::size_t i = ax + 1; i < x.shape.size(); ++i) l.inner *= x.shape[i];
@@ -3510,11 +3574,13 @@ struct fill_constant {
             s = detail::read_int_list(io, "ShapeTensorList");
         else
             s = p.shape;
-        for (auto d : s) io.check(d >= 0, "the shape " + to_string(s) + " has a negative dim");
+        for (auto d : s)
+            io.check(d >= 0, [&] { return "the shape " + to_string(s) + " has a negative dim"; });
         if (io.has_input("ValueTensor")) {
             const auto& v = io.input("ValueTensor");
-            io.check(is_known(v.shape) && v.numel() == 1,
-                     "ValueTensor must hold one value, has shape " + to_string(v.shape));
+            io.check(is_known(v.shape) && v.numel() == 1, [&] {
+                return "ValueTensor must hold one value, has shape " + to_string(v.shape);
+            });
             io.check(v.type != dtype::f16, "a float16 ValueTensor is not supported");
         }
         auto& out = io.output("Out");
@@ -3627,10 +3693,11 @@ struct flatten2 {
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
         const auto rank = static_cast<std::int64_t>(x.shape.size());
-        io.check(p.axis >= 0 && p.axis <= rank,
-                 "axis " + std::to_string(p.axis) +
-                     " must be in [0, rank of X = " + std::to_string(rank) + "]");
-        io.check(is_known(x.shape), "X has an unknown shape " + to_string(x.shape));
+        io.check(p.axis >= 0 && p.axis <= rank, [&] {
+            return "axis " + std::to_string(p.axis) +
+                   " must be in [0, rank of X = " + std::to_string(rank) + "]";
+        });
+        io.check(is_known(x.shape), [&] { return "X has an unknown shape " + to_string(x.shape); });
         std::int64_t outer = 1, inner = 1;
         for (std::int64_t i = 0; i < rank; ++i) (i < p.axis ? outer : inner) *= x.shape[i];
         auto& out = io.output("Out");
@@ -3663,9 +3730,10 @@ struct flatten_contiguous_range {
         } else {
             auto start = detail::normalize_axis(io, p.start_axis, rank, "start_axis");
             auto stop = detail::normalize_axis(io, p.stop_axis, rank, "stop_axis");
-            io.check(start <= stop, "start_axis " + std::to_string(p.start_axis) +
-                                        " must not come after stop_axis " +
-                                        std::to_string(p.stop_axis));
+            io.check(start <= stop, [&] {
+                return "start_axis " + std::to_string(p.start_axis) +
+                       " must not come after stop_axis " + std::to_string(p.stop_axis);
+            });
             out.shape.assign(x.shape.begin(), x.shape.begin() + start);
             std::int64_t merged = 1;
             for (auto i = start; i <= stop; ++i)
@@ -3708,16 +3776,19 @@ struct lookup_table_v2 {
     static void infer(const params& p, op_io& io) {
         const auto& w = io.input("W");
         const auto& ids = io.input("Ids");
-        io.check(w.shape.size() == 2, "W must be a matrix [V, D], has shape " + to_string(w.shape));
-        io.check(ids.type == dtype::i64 || ids.type == dtype::i32,
-                 "Ids must be int64 or int32, got " + std::string(name_of(ids.type)));
+        io.check(w.shape.size() == 2,
+                 [&] { return "W must be a matrix [V, D], has shape " + to_string(w.shape); });
+        io.check(ids.type == dtype::i64 || ids.type == dtype::i32, [&] {
+            return "Ids must be int64 or int32, got " + std::string(name_of(ids.type));
+        });
         auto& out = io.output("Out");
         out.type = w.type;
         out.shape = ids.shape;
         if (p.v1) {
-            io.check(
-                !ids.shape.empty() && ids.shape.back() == 1,
-                "lookup_table needs Ids with a trailing dim of 1, got " + to_string(ids.shape));
+            io.check(!ids.shape.empty() && ids.shape.back() == 1, [&] {
+                return "lookup_table needs Ids with a trailing dim of 1, got " +
+                       to_string(ids.shape);
+            });
             out.shape.back() = w.shape[1];
         } else {
             out.shape.push_back(w.shape[1]);
@@ -3830,9 +3901,10 @@ inline void batched_gemm(const float* x, const float* y, float* out, const shape
 inline void check_float_inputs(const op_io& io) {
     const auto& x = io.input("X");
     const auto& y = io.input("Y");
-    io.check(x.type == dtype::f32 && y.type == dtype::f32,
-             "X and Y must be float32, got " + std::string(name_of(x.type)) + " and " +
-                 std::string(name_of(y.type)));
+    io.check(x.type == dtype::f32 && y.type == dtype::f32, [&] {
+        return "X and Y must be float32, got " + std::string(name_of(x.type)) + " and " +
+               std::string(name_of(y.type));
+    });
 }
 }  // namespace matmul_detail
 
@@ -3855,11 +3927,15 @@ struct mul {
         const auto& xs = io.input("X").shape;
         const auto& ys = io.input("Y").shape;
         io.check(p.x_num_col_dims >= 1 && static_cast<std::size_t>(p.x_num_col_dims) < xs.size(),
-                 "x_num_col_dims " + std::to_string(p.x_num_col_dims) +
-                     " must be in [1, rank of X " + to_string(xs) + ")");
+                 [&] {
+                     return "x_num_col_dims " + std::to_string(p.x_num_col_dims) +
+                            " must be in [1, rank of X " + to_string(xs) + ")";
+                 });
         io.check(p.y_num_col_dims >= 1 && static_cast<std::size_t>(p.y_num_col_dims) < ys.size(),
-                 "y_num_col_dims " + std::to_string(p.y_num_col_dims) +
-                     " must be in [1, rank of Y " + to_string(ys) + ")");
+                 [&] {
+                     return "y_num_col_dims " + std::to_string(p.y_num_col_dims) +
+                            " must be in [1, rank of Y " + to_string(ys) + ")";
+                 });
         const auto xc = static_cast<std::size_t>(p.x_num_col_dims);
         const auto yc = static_cast<std::size_t>(p.y_num_col_dims);
         if (out_shape) {
@@ -3871,10 +3947,11 @@ struct mul {
         dims d{matmul_detail::prod(xs, 0, xc), matmul_detail::prod(xs, xc, xs.size()),
                matmul_detail::prod(ys, yc, ys.size())};
         const auto ky = matmul_detail::prod(ys, 0, yc);
-        io.check(d.K == ky, "X " + to_string(xs) + " flattened at " + std::to_string(xc) + " has " +
-                                std::to_string(d.K) + " columns but Y " + to_string(ys) +
-                                " flattened at " + std::to_string(yc) + " has " +
-                                std::to_string(ky) + " rows");
+        io.check(d.K == ky, [&] {
+            return "X " + to_string(xs) + " flattened at " + std::to_string(xc) + " has " +
+                   std::to_string(d.K) + " columns but Y " + to_string(ys) + " flattened at " +
+                   std::to_string(yc) + " has " + std::to_string(ky) + " rows";
+        });
         return d;
     }
 
@@ -3936,19 +4013,22 @@ struct matmul {
         matmul_detail::check_float_inputs(io);
         const auto& xs = io.input("X").shape;
         const auto& ys = io.input("Y").shape;
-        io.check(!xs.empty() && !ys.empty(),
-                 "X " + to_string(xs) + " and Y " + to_string(ys) + " must have at least one dim");
+        io.check(!xs.empty() && !ys.empty(), [&] {
+            return "X " + to_string(xs) + " and Y " + to_string(ys) + " must have at least one dim";
+        });
         const shape_t xm = xs.size() == 1 ? shape_t{1, xs[0]} : xs;
         const shape_t ym = ys.size() == 1 ? shape_t{ys[0], 1} : ys;
         plan pl{describe(xm, p.transpose_x), describe(ym, p.transpose_y), {}};
         const bool known = is_known(xs) && is_known(ys);
-        io.check(!known || pl.x.batch == pl.y.batch || pl.x.batch == 0 || pl.y.batch == 0,
-                 "batch sizes of X " + to_string(xs) + " and Y " + to_string(ys) + " differ");
-        io.check(!known || pl.x.w == pl.y.h,
-                 "X " + to_string(xs) + (p.transpose_x ? " (transposed)" : "") + " has " +
-                     std::to_string(pl.x.w) + " columns but Y " + to_string(ys) +
-                     (p.transpose_y ? " (transposed)" : "") + " has " + std::to_string(pl.y.h) +
-                     " rows");
+        io.check(!known || pl.x.batch == pl.y.batch || pl.x.batch == 0 || pl.y.batch == 0, [&] {
+            return "batch sizes of X " + to_string(xs) + " and Y " + to_string(ys) + " differ";
+        });
+        io.check(!known || pl.x.w == pl.y.h, [&] {
+            return "X " + to_string(xs) + (p.transpose_x ? " (transposed)" : "") + " has " +
+                   std::to_string(pl.x.w) + " columns but Y " + to_string(ys) +
+                   (p.transpose_y ? " (transposed)" : "") + " has " + std::to_string(pl.y.h) +
+                   " rows";
+        });
         if (xs.size() > 2)
             pl.out = xs;
         else if (ys.size() > 2)
@@ -4003,8 +4083,9 @@ struct matmul_v2 {
         matmul_detail::check_float_inputs(io);
         const auto& xs = io.input("X").shape;
         const auto& ys = io.input("Y").shape;
-        io.check(!xs.empty() && !ys.empty(),
-                 "X " + to_string(xs) + " and Y " + to_string(ys) + " must have at least one dim");
+        io.check(!xs.empty() && !ys.empty(), [&] {
+            return "X " + to_string(xs) + " and Y " + to_string(ys) + " must have at least one dim";
+        });
         plan pl;
         // A 1-D side ignores its transpose flag (Paddle's kernel does).
         const shape_t xm = xs.size() == 1 ? shape_t{1, xs[0]} : xs;
@@ -4016,10 +4097,11 @@ struct matmul_v2 {
         pl.K = pl.tx ? xm[nx - 2] : xm[nx - 1];
         const std::int64_t ky = pl.ty ? ym[ny - 1] : ym[ny - 2];
         pl.N = pl.ty ? ym[ny - 2] : ym[ny - 1];
-        io.check(pl.K < 0 || ky < 0 || pl.K == ky,
-                 "X " + to_string(xs) + (pl.tx ? " (transposed)" : "") + " has " +
-                     std::to_string(pl.K) + " columns but Y " + to_string(ys) +
-                     (pl.ty ? " (transposed)" : "") + " has " + std::to_string(ky) + " rows");
+        io.check(pl.K < 0 || ky < 0 || pl.K == ky, [&] {
+            return "X " + to_string(xs) + (pl.tx ? " (transposed)" : "") + " has " +
+                   std::to_string(pl.K) + " columns but Y " + to_string(ys) +
+                   (pl.ty ? " (transposed)" : "") + " has " + std::to_string(ky) + " rows";
+        });
         const std::size_t nb = std::max(nx, ny) - 2;
         pl.xb.assign(nb, 1);
         pl.yb.assign(nb, 1);
@@ -4030,9 +4112,10 @@ struct matmul_v2 {
                   pl.yb.begin() + static_cast<std::ptrdiff_t>(nb - (ny - 2)));
         for (std::size_t i = 0; i < nb; ++i) {
             const auto a = pl.xb[i], b = pl.yb[i];
-            io.check(a == b || a == 1 || b == 1 || a < 0 || b < 0,
-                     "batch dims of X " + to_string(xs) + " and Y " + to_string(ys) +
-                         " do not broadcast");
+            io.check(a == b || a == 1 || b == 1 || a < 0 || b < 0, [&] {
+                return "batch dims of X " + to_string(xs) + " and Y " + to_string(ys) +
+                       " do not broadcast";
+            });
             pl.ob[i] = a == 1 ? b : (b == 1 ? a : std::max(a, b));
         }
         pl.out = pl.ob;
@@ -4121,13 +4204,17 @@ struct interp_v2 {
 
     static std::vector<float> read_floats(const op_io& io, const char* slot) {
         const auto& t = io.input(slot);
-        io.check(t.type == dtype::f32 || t.type == dtype::f64,
-                 std::string("input '") + slot + "' must be float32 or float64, got " +
-                     std::string(name_of(t.type)));
-        io.check(is_known(t.shape) && t.numel() >= 1,
-                 std::string("input '") + slot + "' has shape " + to_string(t.shape));
-        io.check(t.has_data(), std::string("the value of input '") + slot +
-                                   "' decides the output shape but is not known before the run");
+        io.check(t.type == dtype::f32 || t.type == dtype::f64, [&] {
+            return std::string("input '") + slot + "' must be float32 or float64, got " +
+                   std::string(name_of(t.type));
+        });
+        io.check(is_known(t.shape) && t.numel() >= 1, [&] {
+            return std::string("input '") + slot + "' has shape " + to_string(t.shape);
+        });
+        io.check(t.has_data(), [&] {
+            return std::string("the value of input '") + slot +
+                   "' decides the output shape but is not known before the run";
+        });
         std::vector<float> v;
         if (t.type == dtype::f32)
             for (auto x : t.span<float>()) v.push_back(x);
@@ -4138,7 +4225,8 @@ struct interp_v2 {
 
     static geometry resolve(const params& p, const op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
         if (x.shape.size() != 4)
             throw unsupported_error("op " + io.type + " ('" + io.label + "'): X shape " +
                                     to_string(x.shape) + " is not supported (only 4-D NCHW input)");
@@ -4147,8 +4235,9 @@ struct interp_v2 {
         g.out_h = p.out_h, g.out_w = p.out_w;
         if (io.input_count("SizeTensor") > 0) {
             auto v = detail::read_int_list(io, "SizeTensor");
-            io.check(v.size() == 2,
-                     "SizeTensor must hold 2 tensors, got " + std::to_string(v.size()));
+            io.check(v.size() == 2, [&] {
+                return "SizeTensor must hold 2 tensors, got " + std::to_string(v.size());
+            });
             g.out_h = v[0], g.out_w = v[1];
         } else {
             if (io.input_count("Scale") > 0) {
@@ -4171,8 +4260,9 @@ struct interp_v2 {
             }
             if (io.input_count("OutSize") > 0) {
                 auto v = detail::read_ints(io, io.input("OutSize"), "OutSize");
-                io.check(v.size() == 2,
-                         "OutSize must hold 2 values, got " + std::to_string(v.size()));
+                io.check(v.size() == 2, [&] {
+                    return "OutSize must hold 2 values, got " + std::to_string(v.size());
+                });
                 g.out_h = v[0], g.out_w = v[1];
             }
         }
@@ -4180,11 +4270,12 @@ struct interp_v2 {
                                         io.input_count("OutSize") == 0 &&
                                         io.input_count("SizeTensor") == 0;
         if (!from_scale_unknown)
-            io.check(g.out_h > 0 && g.out_w > 0,
-                     "output size [" + std::to_string(g.out_h) + ", " + std::to_string(g.out_w) +
-                         "] must be positive (set out_h/out_w, a two-value scale, or a size "
-                         "input) for X shape " +
-                         to_string(x.shape));
+            io.check(g.out_h > 0 && g.out_w > 0, [&] {
+                return "output size [" + std::to_string(g.out_h) + ", " + std::to_string(g.out_w) +
+                       "] must be positive (set out_h/out_w, a two-value scale, or a size "
+                       "input) for X shape " +
+                       to_string(x.shape);
+            });
         return g;
     }
 
@@ -4375,11 +4466,15 @@ struct pool2d {
             g.oh = g.h < 0 ? -1 : detail::pool_out_size(g.h, g.kh, g.pt, g.pb, g.sh, p.ceil_mode);
             g.ow = g.w < 0 ? -1 : detail::pool_out_size(g.w, g.kw, g.pl, g.pr, g.sw, p.ceil_mode);
             if (g.h >= 0)
-                io.check(g.oh > 0, "output height " + std::to_string(g.oh) + " <= 0 for X shape " +
-                                       to_string(x.shape));
+                io.check(g.oh > 0, [&] {
+                    return "output height " + std::to_string(g.oh) + " <= 0 for X shape " +
+                           to_string(x.shape);
+                });
             if (g.w >= 0)
-                io.check(g.ow > 0, "output width " + std::to_string(g.ow) + " <= 0 for X shape " +
-                                       to_string(x.shape));
+                io.check(g.ow > 0, [&] {
+                    return "output width " + std::to_string(g.ow) + " <= 0 for X shape " +
+                           to_string(x.shape);
+                });
         }
         return g;
     }
@@ -4552,7 +4647,7 @@ struct reshape2 {
 
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
-        io.check(is_known(x.shape), "X has an unknown shape " + to_string(x.shape));
+        io.check(is_known(x.shape), [&] { return "X has an unknown shape " + to_string(x.shape); });
         shape_t target;
         if (io.has_input("ShapeTensor"))
             target = detail::read_int_list(io, "ShapeTensor");
@@ -4594,7 +4689,8 @@ struct scale {
 
     static void infer(const params&, op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
         io.check(!io.has_input("ScaleTensor"), "a ScaleTensor input is not supported");
         auto& out = io.output("Out");
         out.type = x.type;
@@ -4631,9 +4727,10 @@ struct shape {
     static void infer(const params&, op_io& io) {
         const auto& in = io.input("Input");
         for (auto d : in.shape)
-            io.check(d >= 0 && d <= std::numeric_limits<std::int32_t>::max(),
-                     "Input has shape " + to_string(in.shape) +
-                         ": a dim is unknown or does not fit int32");
+            io.check(d >= 0 && d <= std::numeric_limits<std::int32_t>::max(), [&] {
+                return "Input has shape " + to_string(in.shape) +
+                       ": a dim is unknown or does not fit int32";
+            });
         auto& out = io.output("Out");
         out.type = dtype::i32;
         out.shape = {static_cast<std::int64_t>(in.shape.size())};
@@ -4693,25 +4790,28 @@ struct slice {
             ends = detail::read_ints(io, io.input("EndsTensor"), "EndsTensor");
         else if (io.has_input("EndsTensorList"))
             ends = detail::read_int_list(io, "EndsTensorList");
-        io.check(starts.size() == p.axes.size() && ends.size() == p.axes.size(),
-                 "axes has " + std::to_string(p.axes.size()) + " entries but starts has " +
-                     std::to_string(starts.size()) + " and ends " + std::to_string(ends.size()));
+        io.check(starts.size() == p.axes.size() && ends.size() == p.axes.size(), [&] {
+            return "axes has " + std::to_string(p.axes.size()) + " entries but starts has " +
+                   std::to_string(starts.size()) + " and ends " + std::to_string(ends.size());
+        });
         const auto rank = static_cast<std::int64_t>(in.size());
         window w{shape_t(in.size(), 0), in};
         for (std::size_t i = 0; i < p.axes.size(); ++i) {
             const auto a = p.axes[i];
-            io.check(a >= 0 && a < rank, "axes entry " + std::to_string(a) +
-                                             " is out of range for Input of rank " +
-                                             std::to_string(rank));
+            io.check(a >= 0 && a < rank, [&] {
+                return "axes entry " + std::to_string(a) + " is out of range for Input of rank " +
+                       std::to_string(rank);
+            });
             const auto dim = in[a];
             if (dim < 0) continue;  // unknown dim: stays unknown
             auto s = starts[i] < 0 ? starts[i] + dim : starts[i];
             auto e = ends[i] < 0 ? ends[i] + dim : ends[i];
             s = std::clamp<std::int64_t>(s, 0, dim);
             e = std::clamp<std::int64_t>(e, 0, dim);
-            io.check(e >= s, "on axis " + std::to_string(a) + " (size " + std::to_string(dim) +
-                                 ") end " + std::to_string(ends[i]) + " comes before start " +
-                                 std::to_string(starts[i]));
+            io.check(e >= s, [&] {
+                return "on axis " + std::to_string(a) + " (size " + std::to_string(dim) + ") end " +
+                       std::to_string(ends[i]) + " comes before start " + std::to_string(starts[i]);
+            });
             w.begin[a] = s;
             w.size[a] = e - s;
         }
@@ -4724,11 +4824,14 @@ struct slice {
         const auto rank = static_cast<std::int64_t>(in.shape.size());
         std::vector<bool> drop(in.shape.size(), false);
         for (auto a : p.decrease_axis) {
-            io.check(a >= 0 && a < rank, "decrease_axis entry " + std::to_string(a) +
-                                             " is out of range for rank " + std::to_string(rank));
-            io.check(w.size[a] == 1 || w.size[a] < 0, "decrease_axis " + std::to_string(a) +
-                                                          " has size " + std::to_string(w.size[a]) +
-                                                          " after slicing, must be 1");
+            io.check(a >= 0 && a < rank, [&] {
+                return "decrease_axis entry " + std::to_string(a) + " is out of range for rank " +
+                       std::to_string(rank);
+            });
+            io.check(w.size[a] == 1 || w.size[a] < 0, [&] {
+                return "decrease_axis " + std::to_string(a) + " has size " +
+                       std::to_string(w.size[a]) + " after slicing, must be 1";
+            });
             drop[a] = true;
         }
         auto& out = io.output("Out");
@@ -4796,15 +4899,17 @@ struct softmax {
     /// The axis as an index into a shape of `rank` dims; a 0-D tensor has axis 0.
     static std::size_t axis_of(const params& p, std::size_t rank, const op_io& io) {
         const auto r = static_cast<std::int64_t>(rank == 0 ? 1 : rank);
-        io.check(p.axis >= -r && p.axis < r, "axis " + std::to_string(p.axis) +
-                                                 " is out of range for a tensor of rank " +
-                                                 std::to_string(rank));
+        io.check(p.axis >= -r && p.axis < r, [&] {
+            return "axis " + std::to_string(p.axis) + " is out of range for a tensor of rank " +
+                   std::to_string(rank);
+        });
         return static_cast<std::size_t>(p.axis < 0 ? p.axis + r : p.axis);
     }
 
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type == dtype::f32, "X must be float32, got " + std::string(name_of(x.type)));
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
         axis_of(p, x.shape.size(), io);
         auto& out = io.output("Out");
         out.type = x.type;
@@ -4921,14 +5026,16 @@ struct transpose2 {
     /// The permutation with negative entries resolved; fails unless it is one.
     static std::vector<std::int64_t> permutation(const params& p, const op_io& io,
                                                  std::int64_t rank) {
-        io.check(static_cast<std::int64_t>(p.axis.size()) == rank,
-                 "axis has " + std::to_string(p.axis.size()) + " entries but X has rank " +
-                     std::to_string(rank));
+        io.check(static_cast<std::int64_t>(p.axis.size()) == rank, [&] {
+            return "axis has " + std::to_string(p.axis.size()) + " entries but X has rank " +
+                   std::to_string(rank);
+        });
         std::vector<std::int64_t> perm(p.axis.size());
         std::vector<bool> seen(p.axis.size(), false);
         for (std::size_t i = 0; i < p.axis.size(); ++i) {
             perm[i] = detail::normalize_axis(io, p.axis[i], rank, "axis entry");
-            io.check(!seen[perm[i]], "axis " + to_string(p.axis) + " repeats a dim");
+            io.check(!seen[perm[i]],
+                     [&] { return "axis " + to_string(p.axis) + " repeats a dim"; });
             seen[perm[i]] = true;
         }
         return perm;
@@ -5033,9 +5140,10 @@ struct unsqueeze2 {
         auto cur_rank = static_cast<std::int64_t>(x.shape.size());
         for (auto a : axes) {
             auto cur = a < 0 ? a + cur_rank + 1 : a;
-            io.check(cur >= 0 && cur <= cur_rank, "axis " + std::to_string(a) +
-                                                      " is out of range for rank " +
-                                                      std::to_string(cur_rank));
+            io.check(cur >= 0 && cur <= cur_rank, [&] {
+                return "axis " + std::to_string(a) + " is out of range for rank " +
+                       std::to_string(cur_rank);
+            });
             for (auto i = cur_rank; i >= cur; --i)
                 if (mark[i] == 1) {
                     mark[i + 1] = 1;
@@ -6245,9 +6353,11 @@ struct fused<ops::conv2d, Stages...> {
         auto& out = io.output("Output");
         if constexpr (chain_type::has_bias) {
             const auto& b = io.input("Bias");
-            io.check(b.type == dtype::f32 && b.numel() == out.shape[1],
-                     "Bias " + to_string(b.shape) + " must hold one float32 per output channel (" +
-                         std::to_string(out.shape[1]) + ")");
+            io.check(b.type == dtype::f32 && b.numel() == out.shape[1], [&] {
+                return "Bias " + to_string(b.shape) +
+                       " must hold one float32 per output channel (" +
+                       std::to_string(out.shape[1]) + ")";
+            });
         }
         if constexpr (terminal() != "store") {
             const auto& o = io.input("Other");
@@ -6255,13 +6365,16 @@ struct fused<ops::conv2d, Stages...> {
             if constexpr (terminal() == "mul_plane") {
                 io.check(o.shape.size() == 4 && o.shape[0] == out.shape[0] &&
                              o.shape[1] == out.shape[1] && out.shape[2] == 1 && out.shape[3] == 1,
-                         "the gate's conv output " + to_string(out.shape) +
-                             " must be [N, C, 1, 1] for Other " + to_string(o.shape));
+                         [&] {
+                             return "the gate's conv output " + to_string(out.shape) +
+                                    " must be [N, C, 1, 1] for Other " + to_string(o.shape);
+                         });
                 out.shape = o.shape;
             } else {
-                io.check(o.shape == out.shape, "Other " + to_string(o.shape) +
-                                                   " must have the conv output's shape " +
-                                                   to_string(out.shape));
+                io.check(o.shape == out.shape, [&] {
+                    return "Other " + to_string(o.shape) + " must have the conv output's shape " +
+                           to_string(out.shape);
+                });
             }
         }
     }
@@ -6358,9 +6471,10 @@ private:
     static void check_in_place(const ops::conv2d::geometry& g, const op_io& io) {
         io.check(g.groups == g.c && g.c == g.oc,
                  "runs in place of its input only as a depthwise conv (groups == channels)");
-        io.check(g.oh * g.ow <= g.h * g.w, "an output plane larger than the input plane (" +
-                                               std::to_string(g.oh) + "x" + std::to_string(g.ow) +
-                                               ") cannot be written in place");
+        io.check(g.oh * g.ow <= g.h * g.w, [&] {
+            return "an output plane larger than the input plane (" + std::to_string(g.oh) + "x" +
+                   std::to_string(g.ow) + ") cannot be written in place";
+        });
         io.check(!chain_type::has_terminal, "a gated depthwise conv cannot run in place");
     }
 
@@ -7337,12 +7451,17 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 // passes scratch (the *_scratch_words functions) and a validated geometry.
 //
 // Paths:
-//  - ungrouped conv (1x1, 3x3, any stride/padding/dilation): patches packed
-//    per block of 16 pixels as the reference, then 2 output channels x 2
-//    pixels per inner loop: 4 word loads, 8 SXTB16, 8 SMLAD per 16 MACs;
-//  - depthwise (one input channel per group, dilation_w 1): the channel's
-//    zero-padded plane widened once to int16, then each output pixel's row
-//    of taps paired: one SMLAD per two taps with the weights in int16x2;
+//  - ungrouped conv (1x1, 3x3, any stride/padding/dilation): per block of
+//    16 pixels the patches gathered four pixels at a time and widened to
+//    int16 pairs (SXTB16), then per group of four output channels their
+//    filters widened the same way and 4 channels x 2 pixels per inner step:
+//    6 word loads, 8 SMLAD per 16 MACs;
+//  - depthwise 3x3 / 5x5, horizontal stride 1 or 2: the channel copied once
+//    into a zero-padded int8 plane, two output pixels per step from one or
+//    two words per tap row (SXTB16 even/odd lanes, SMLAD + SMLABB/SMLABT/
+//    SMLATB/SMLATT for the taps that do not pair);
+//  - other depthwise (dilation_w 1): the plane widened to int16, each output
+//    pixel's row of taps paired, one SMLAD per two taps;
 //  - other grouped convs: the reference kernel;
 //  - fc (X [M, K] x Y [K, N]): 4 columns x 2 rows of Y per step, the rows
 //    interleaved with PKHBT/PKHTB so one SMLAD takes X[k], X[k+1].
@@ -7420,6 +7539,18 @@ inline std::int32_t smuad(std::uint32_t a, std::uint32_t b) noexcept {
 inline std::int32_t smlabb(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
     return __smlabb(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), acc);
 }
+/// acc + a.lo * b.hi (SMLABT).
+inline std::int32_t smlabt(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
+    return __smlabt(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), acc);
+}
+/// acc + a.hi * b.lo (SMLATB).
+inline std::int32_t smlatb(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
+    return __smlatb(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), acc);
+}
+/// acc + a.hi * b.hi (SMLATT).
+inline std::int32_t smlatt(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
+    return __smlatt(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), acc);
+}
 #else
 namespace detail {
 inline std::int32_t lane(std::uint32_t w, int i) noexcept {
@@ -7451,6 +7582,15 @@ inline std::int32_t smuad(std::uint32_t a, std::uint32_t b) noexcept {
 }
 inline std::int32_t smlabb(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
     return detail::wrap_add(acc, std::int64_t{detail::lane(a, 0)} * detail::lane(b, 0));
+}
+inline std::int32_t smlabt(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
+    return detail::wrap_add(acc, std::int64_t{detail::lane(a, 0)} * detail::lane(b, 1));
+}
+inline std::int32_t smlatb(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
+    return detail::wrap_add(acc, std::int64_t{detail::lane(a, 1)} * detail::lane(b, 0));
+}
+inline std::int32_t smlatt(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
+    return detail::wrap_add(acc, std::int64_t{detail::lane(a, 1)} * detail::lane(b, 1));
 }
 #endif
 
@@ -7496,14 +7636,33 @@ inline constexpr std::int64_t dw_cols(const conv_geometry& g) noexcept {
 inline constexpr std::int64_t dw_pairs(const conv_geometry& g) noexcept {
     return g.kh * ((g.kw + 1) / 2);
 }
+/// Whether the two-pixel depthwise path applies: square 3x3 or 5x5 taps,
+/// horizontal stride 1 or 2 (any vertical stride and dilation).
+inline constexpr bool dw_pairwise(const conv_geometry& g) noexcept {
+    return g.kh == g.kw && (g.kw == 3 || g.kw == 5) && (g.sw == 1 || g.sw == 2);
+}
+/// Columns of its zero-padded int8 plane: the pixels computed two by two
+/// (an odd row's extra one lands on the next row's first, then is
+/// overwritten), and the last pair's word loads may read three past.
+inline constexpr std::int64_t dw8_cols(const conv_geometry& g) noexcept {
+    return (((g.ow + 1) & ~std::int64_t{1}) - 1) * g.sw + g.kw + 4;
+}
+/// int16x2 words per widened row of k int8: (k + 1) / 2 rounded up to even
+/// (the dot loop takes two words per step).
+inline constexpr std::int64_t pairs_even(std::int64_t k) noexcept {
+    return ((k + 1) / 2 + 1) & ~std::int64_t{1};
+}
+
 }  // namespace detail
 
 /// int64 words of scratch conv2d_int8 needs (at least the reference's).
 inline constexpr std::int64_t conv_int8_scratch_words(const conv_geometry& g) noexcept {
     if (conv_int8_uses_patches(g)) {
-        const std::int64_t k = g.c * g.kh * g.kw;
-        return (conv_int8_block * k * 3 + 7) / 8 + conv_int8_block + 1;
+        const std::int64_t k = g.c * g.kh * g.kw, kp = detail::pairs_even(k);
+        return (4 * k + 7) / 8 + conv_int8_block * kp / 2 + 2 * kp + 2 * conv_int8_block + 1;
     }
+    if (conv_int8_is_depthwise(g) && detail::dw_pairwise(g))
+        return (detail::dw_rows(g) * detail::dw8_cols(g) + 7) / 8 + (g.oh * g.ow + 2) / 2 + 1;
     if (conv_int8_is_depthwise(g))
         return (detail::dw_rows(g) * detail::dw_cols(g) * 2 + 7) / 8 + (g.oh * g.ow + 1) / 2 +
                (detail::dw_pairs(g) + 1) / 2 + 1;
@@ -7512,80 +7671,79 @@ inline constexpr std::int64_t conv_int8_scratch_words(const conv_geometry& g) no
 
 namespace detail {
 
-/// Patch p (k int8) of pixel b widened to int16 in SXTB16 order, pixels
-/// interleaved by pairs: pair b / 2 takes 2k values from wide + (b / 2) * 2k;
-/// in it, each group q of four values of pixel b is at 8q + 4 (b % 2), as
-/// (0, 2, 1, 3), and the k % 4 tail at 2 (k - k % 4) + (b % 2) (k % 4), in
-/// order.  So the two pixels of a pair are 4 values apart: one pointer.
-inline void widen_patch(const std::int8_t* p, std::int16_t* wide, std::ptrdiff_t b,
-                        std::ptrdiff_t k) noexcept {
-    const std::ptrdiff_t k4 = k & ~std::ptrdiff_t{3}, t = k & 3;
-    std::int16_t* base = wide + (b / 2) * 2 * k;
-    std::int16_t* d = base + (b % 2) * 4;
-    const std::int8_t* const end = p + k4;
-    for (; p < end; p += 4, d += 8) {
-        const std::uint32_t v = load_q7x4(p);
-        store_q15x2(d, sxtb16(v));
-        store_q15x2(d + 2, sxtb16_ror8(v));
+/// Row s (k int8) widened to kp int16x2 words at d[0], d[stride], ...: each
+/// four values as (0, 2), (1, 3) (SXTB16 order), the k % 4 tail in order
+/// (paired with 0 when odd), zero words after.  Filters and patches are
+/// widened alike, so the order within a row does not change a dot product.
+inline void widen_row(const std::int8_t* s, std::ptrdiff_t k, std::ptrdiff_t kp, std::uint32_t* d,
+                      std::ptrdiff_t stride) noexcept {
+    std::uint32_t* const de = d + kp * stride;
+    const std::int8_t* const end = s + (k & ~std::ptrdiff_t{3});
+    for (; s < end; s += 4, d += 2 * stride) {
+        const std::uint32_t v = load_q7x4(s);
+        d[0] = sxtb16(v);
+        d[stride] = sxtb16_ror8(v);
     }
-    std::int16_t* dt = base + 2 * k4 + (b % 2) * t;
-    for (std::ptrdiff_t i = 0; i < t; ++i) dt[i] = p[i];
+    const std::ptrdiff_t t = k & 3;
+    if (t >= 2) {
+        *d = pack_q15(s[0], s[1]);
+        d += stride;
+        if (t == 3) {
+            *d = pack_q15(s[2], 0);
+            d += stride;
+        }
+    } else if (t == 1) {
+        *d = pack_q15(s[0], 0);
+        d += stride;
+    }
+    for (; d < de; d += stride) *d = 0;
 }
 
-/// The four dot products of filters f0, f1 = f0 + k (int8) with the widened
-/// pixel pair at p (widen_patch): per four values two filter words
-/// unpacked, four patch words loaded as they are, eight SMLAD.
-inline void dot_2x2(const std::int8_t* f0, const std::int16_t* p, std::ptrdiff_t k,
-                    std::int32_t* out0, std::int32_t* out1) noexcept {
-    std::int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-    const std::ptrdiff_t k4 = k & ~std::ptrdiff_t{3}, t = k & 3;
-    const std::int16_t* const pt = p + 2 * k4;
-    const std::int8_t* f1 = f0 + k;
-    const std::int8_t* const end = f0 + k4;
-    for (; f0 < end; f0 += 4, f1 += 4, p += 8) {
-        const std::uint32_t w0 = load_q7x4(f0), w1 = load_q7x4(f1);
-        const std::uint32_t w0l = sxtb16(w0), w0h = sxtb16_ror8(w0);
-        const std::uint32_t w1l = sxtb16(w1), w1h = sxtb16_ror8(w1);
-        std::uint32_t x = load_q15x2(p);
-        a00 = smlad(w0l, x, a00);
-        a10 = smlad(w1l, x, a10);
-        x = load_q15x2(p + 2);
-        a00 = smlad(w0h, x, a00);
-        a10 = smlad(w1h, x, a10);
-        x = load_q15x2(p + 4);
-        a01 = smlad(w0l, x, a01);
-        a11 = smlad(w1l, x, a11);
-        x = load_q15x2(p + 6);
-        a01 = smlad(w0h, x, a01);
-        a11 = smlad(w1h, x, a11);
+/// The 4 x 2 dot products of four widened filters (fw: word j of filter m at
+/// fw[4 j + m]) with a widened pixel pair (p: word j of pixel s at p[2 j +
+/// s]), kp words each (even): per two words six loads and eight SMLAD for 16
+/// MACs.  Filter m's pair lands at acc[m * stride], acc[m * stride + 1].
+inline void dot_4x2(const std::uint32_t* fw, const std::uint32_t* p, std::ptrdiff_t kp,
+                    std::int32_t* acc, std::ptrdiff_t stride) noexcept {
+    std::int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0, a30 = 0, a31 = 0;
+    const std::uint32_t* const pe = p + 2 * kp;
+    for (; p < pe; p += 4, fw += 8) {
+        std::uint32_t x0 = p[0], x1 = p[1];
+        std::uint32_t w = fw[0];
+        a00 = smlad(w, x0, a00);
+        a01 = smlad(w, x1, a01);
+        w = fw[1];
+        a10 = smlad(w, x0, a10);
+        a11 = smlad(w, x1, a11);
+        w = fw[2];
+        a20 = smlad(w, x0, a20);
+        a21 = smlad(w, x1, a21);
+        w = fw[3];
+        a30 = smlad(w, x0, a30);
+        a31 = smlad(w, x1, a31);
+        x0 = p[2];
+        x1 = p[3];
+        w = fw[4];
+        a00 = smlad(w, x0, a00);
+        a01 = smlad(w, x1, a01);
+        w = fw[5];
+        a10 = smlad(w, x0, a10);
+        a11 = smlad(w, x1, a11);
+        w = fw[6];
+        a20 = smlad(w, x0, a20);
+        a21 = smlad(w, x1, a21);
+        w = fw[7];
+        a30 = smlad(w, x0, a30);
+        a31 = smlad(w, x1, a31);
     }
-    for (std::ptrdiff_t i = 0; i < t; ++i) {
-        const std::int32_t w0 = f0[i], w1 = f1[i], x0 = pt[i], x1 = pt[t + i];
-        a00 += w0 * x0;
-        a01 += w0 * x1;
-        a10 += w1 * x0;
-        a11 += w1 * x1;
-    }
-    out0[0] = a00;
-    out0[1] = a01;
-    out1[0] = a10;
-    out1[1] = a11;
-}
-
-/// One filter (int8) with pixel b of the widened pair at p.
-inline std::int32_t dot_1x1(const std::int8_t* f, const std::int16_t* p, std::ptrdiff_t b,
-                            std::ptrdiff_t k) noexcept {
-    const std::ptrdiff_t k4 = k & ~std::ptrdiff_t{3}, t = k & 3;
-    const std::int16_t* const pt = p + 2 * k4 + b * t;
-    std::int32_t a = 0;
-    const std::int8_t* const end = f + k4;
-    for (p += 4 * b; f < end; f += 4, p += 8) {
-        const std::uint32_t w = load_q7x4(f);
-        a = smlad(sxtb16(w), load_q15x2(p), a);
-        a = smlad(sxtb16_ror8(w), load_q15x2(p + 2), a);
-    }
-    for (std::ptrdiff_t i = 0; i < t; ++i) a += std::int32_t{f[i]} * pt[i];
-    return a;
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[stride] = a10;
+    acc[stride + 1] = a11;
+    acc[2 * stride] = a20;
+    acc[2 * stride + 1] = a21;
+    acc[3 * stride] = a30;
+    acc[3 * stride + 1] = a31;
 }
 
 /// The patches of a 1x1 stride-1 unpadded conv (patch b = channel column of
@@ -7625,78 +7783,83 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
     const bool pointwise = g.kh == 1 && g.kw == 1 && g.pt == 0 && g.pl == 0;
     // 1x1, stride 1, no padding: output pixel p reads input pixel p.
     const bool dense = pointwise && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w;
+    const auto kp = static_cast<std::ptrdiff_t>(pairs_even(k));
+    constexpr auto block = static_cast<std::ptrdiff_t>(conv_int8_block);
+    // Scratch: four pixels' int8 patches, the block's widened pairs, four widened
+    // filters, four rows of accumulators (patch_scratch_words).
     auto* patches = reinterpret_cast<std::int8_t*>(scratch);
-    // The block's patches widened (widen_patch), after the int8 ones.
-    auto* wide = reinterpret_cast<std::int16_t*>(scratch) + (conv_int8_block * k + 1) / 2;
-    auto* acc0 = reinterpret_cast<std::int32_t*>(scratch + (conv_int8_block * k * 3 + 7) / 8);
-    std::int32_t* acc1 = acc0 + conv_int8_block;
+    auto* wide = reinterpret_cast<std::uint32_t*>(scratch + (4 * k + 7) / 8);
+    std::uint32_t* fw = wide + block * kp;
+    auto* acc = reinterpret_cast<std::int32_t*>(fw + 4 * kp);
     for (std::int64_t n = 0; n < g.n; ++n) {
         const std::int8_t* xn = x + n * g.c * in_plane;
         for (std::int64_t p0 = 0; p0 < plane; p0 += conv_int8_block) {
             const std::int64_t nb = std::min(conv_int8_block, plane - p0);
-            std::int64_t b0 = 0;
-            if (dense)  // four pixels x four channels per 4x4 byte transpose
-                b0 = pack_dense(xn + p0, patches, nb, static_cast<std::ptrdiff_t>(g.c),
-                                static_cast<std::ptrdiff_t>(in_plane));
-            for (std::int64_t b = b0; b < nb; ++b) {
-                const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
-                std::int8_t* d = patches + b * k;
-                if (pointwise) {  // 1x1 without padding: one column of channels
-                    const std::int8_t* xp = xn + oh * g.sh * g.w + ow * g.sw;
-                    const auto cs = static_cast<std::ptrdiff_t>(g.c);
-                    const auto ps = static_cast<std::ptrdiff_t>(in_plane);
-                    for (std::ptrdiff_t c = 0; c < cs; ++c, xp += ps) d[c] = *xp;
-                    continue;
-                }
-                // 32-bit indices; a row of taps inside the image is copied as is.
-                const auto cs = static_cast<std::ptrdiff_t>(g.c),
-                           kh = static_cast<std::ptrdiff_t>(g.kh),
-                           kw = static_cast<std::ptrdiff_t>(g.kw),
-                           h = static_cast<std::ptrdiff_t>(g.h),
-                           w = static_cast<std::ptrdiff_t>(g.w),
-                           dh = static_cast<std::ptrdiff_t>(g.dh),
-                           dw = static_cast<std::ptrdiff_t>(g.dw);
-                const auto ih0 = static_cast<std::ptrdiff_t>(oh * g.sh - g.pt),
-                           iw0 = static_cast<std::ptrdiff_t>(ow * g.sw - g.pl);
-                const bool cols_in = iw0 >= 0 && iw0 + (kw - 1) * dw < w;
-                for (std::ptrdiff_t c = 0; c < cs; ++c)
-                    for (std::ptrdiff_t i = 0; i < kh; ++i, d += kw) {
-                        const std::ptrdiff_t ih = ih0 + i * dh;
-                        if (ih < 0 || ih >= h) {
-                            for (std::ptrdiff_t j = 0; j < kw; ++j) d[j] = 0;
-                            continue;
-                        }
-                        const std::int8_t* xr = xn + (c * h + ih) * w;
-                        if (cols_in) {
-                            for (std::ptrdiff_t j = 0; j < kw; ++j) d[j] = xr[iw0 + j * dw];
-                        } else {
-                            for (std::ptrdiff_t j = 0; j < kw; ++j) {
-                                const std::ptrdiff_t iw = iw0 + j * dw;
-                                d[j] = iw >= 0 && iw < w ? xr[iw] : std::int8_t{0};
+            const auto ks = static_cast<std::ptrdiff_t>(k), nbs = static_cast<std::ptrdiff_t>(nb);
+            // Four pixels at a time: their int8 patches, then widened by
+            // pixel pairs into the block's (an odd block's last pair
+            // completed with zeros).
+            for (std::int64_t b4 = 0; b4 < nb; b4 += 4) {
+                const std::int64_t be = std::min(nb, b4 + 4);
+                std::int64_t b0 = b4;
+                if (dense && be - b4 == 4)  // four pixels x four channels per 4x4 byte transpose
+                    b0 += pack_dense(xn + p0 + b4, patches, 4, static_cast<std::ptrdiff_t>(g.c),
+                                     static_cast<std::ptrdiff_t>(in_plane));
+                for (std::int64_t b = b0; b < be; ++b) {
+                    const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
+                    std::int8_t* d = patches + (b - b4) * k;
+                    if (pointwise) {  // 1x1 without padding: one column of channels
+                        const std::int8_t* xp = xn + oh * g.sh * g.w + ow * g.sw;
+                        const auto cs = static_cast<std::ptrdiff_t>(g.c);
+                        const auto ps = static_cast<std::ptrdiff_t>(in_plane);
+                        for (std::ptrdiff_t c = 0; c < cs; ++c, xp += ps) d[c] = *xp;
+                        continue;
+                    }
+                    // 32-bit indices; a row of taps inside the image is copied as is.
+                    const auto cs = static_cast<std::ptrdiff_t>(g.c),
+                               kh = static_cast<std::ptrdiff_t>(g.kh),
+                               kw = static_cast<std::ptrdiff_t>(g.kw),
+                               h = static_cast<std::ptrdiff_t>(g.h),
+                               w = static_cast<std::ptrdiff_t>(g.w),
+                               dh = static_cast<std::ptrdiff_t>(g.dh),
+                               dw = static_cast<std::ptrdiff_t>(g.dw);
+                    const auto ih0 = static_cast<std::ptrdiff_t>(oh * g.sh - g.pt),
+                               iw0 = static_cast<std::ptrdiff_t>(ow * g.sw - g.pl);
+                    const bool cols_in = iw0 >= 0 && iw0 + (kw - 1) * dw < w;
+                    for (std::ptrdiff_t c = 0; c < cs; ++c)
+                        for (std::ptrdiff_t i = 0; i < kh; ++i, d += kw) {
+                            const std::ptrdiff_t ih = ih0 + i * dh;
+                            if (ih < 0 || ih >= h) {
+                                for (std::ptrdiff_t j = 0; j < kw; ++j) d[j] = 0;
+                                continue;
+                            }
+                            const std::int8_t* xr = xn + (c * h + ih) * w;
+                            if (cols_in) {
+                                for (std::ptrdiff_t j = 0; j < kw; ++j) d[j] = xr[iw0 + j * dw];
+                            } else {
+                                for (std::ptrdiff_t j = 0; j < kw; ++j) {
+                                    const std::ptrdiff_t iw = iw0 + j * dw;
+                                    d[j] = iw >= 0 && iw < w ? xr[iw] : std::int8_t{0};
+                                }
                             }
                         }
-                    }
-            }
-            const auto ks = static_cast<std::ptrdiff_t>(k), nbs = static_cast<std::ptrdiff_t>(nb);
-            for (std::ptrdiff_t b = 0; b < nbs; ++b) widen_patch(patches + b * ks, wide, b, ks);
-            std::int64_t oc = 0;
-            for (; oc + 2 <= g.oc; oc += 2) {
-                const std::int8_t* f0 = f + oc * k;
-                const std::int16_t* pb = wide;
-                std::ptrdiff_t b = 0;
-                for (; b + 2 <= nbs; b += 2, pb += 2 * ks) dot_2x2(f0, pb, ks, acc0 + b, acc1 + b);
-                if (b < nbs) {
-                    acc0[b] = dot_1x1(f0, pb, 0, ks);
-                    acc1[b] = dot_1x1(f0 + ks, pb, 0, ks);
                 }
-                sink(n, oc, p0, acc0, nb);
-                sink(n, oc + 1, p0, acc1, nb);
+                for (auto b = static_cast<std::ptrdiff_t>(b4); b < be; ++b)
+                    widen_row(patches + (b - b4) * ks, ks, kp, wide + (b / 2) * 2 * kp + b % 2, 2);
             }
-            if (oc < g.oc) {
-                for (std::int64_t b = 0; b < nb; ++b)
-                    acc0[b] = dot_1x1(f + oc * k, wide + (b / 2) * 2 * k, b % 2,
-                                      static_cast<std::ptrdiff_t>(k));
-                sink(n, oc, p0, acc0, nb);
+            // Then four filters at a time widened and dotted with every pair.
+            if (nbs % 2)
+                for (std::ptrdiff_t j = 0; j < kp; ++j) wide[(nbs / 2) * 2 * kp + 2 * j + 1] = 0;
+            const std::ptrdiff_t pairs = (nbs + 1) / 2;
+            for (std::int64_t oc = 0; oc < g.oc; oc += 4) {
+                const auto mc = static_cast<std::ptrdiff_t>(std::min<std::int64_t>(4, g.oc - oc));
+                for (std::ptrdiff_t m = 0; m < mc; ++m)
+                    widen_row(f + (oc + m) * k, ks, kp, fw + m, 4);
+                for (std::ptrdiff_t m = mc; m < 4; ++m)
+                    for (std::ptrdiff_t j = 0; j < kp; ++j) fw[4 * j + m] = 0;
+                for (std::ptrdiff_t q = 0; q < pairs; ++q)
+                    dot_4x2(fw, wide + q * 2 * kp, kp, acc + 2 * q, block);
+                for (std::ptrdiff_t m = 0; m < mc; ++m) sink(n, oc + m, p0, acc + m * block, nb);
             }
         }
     }
@@ -7798,6 +7961,171 @@ void conv2d_depthwise(const conv_geometry& g, const std::int8_t* x, const std::i
         }
 }
 
+/// Channel plane xc copied into the interior of xs (rows x cols int8, column
+/// c holding input column c - pl, row r input row r - pt), a word at a time.
+/// The padding is left as is: zeroed once per call.
+inline void copy_plane(const conv_geometry& g, const std::int8_t* xc, std::int8_t* xs,
+                       std::int64_t rows, std::int64_t cols) noexcept {
+    const auto cs = static_cast<std::ptrdiff_t>(cols), w = static_cast<std::ptrdiff_t>(g.w);
+    const auto lo = static_cast<std::ptrdiff_t>(std::min(cols, g.pl));
+    const auto n =
+        static_cast<std::ptrdiff_t>(std::max<std::int64_t>(lo, std::min(cols, g.pl + g.w))) - lo;
+    const auto r0 = static_cast<std::ptrdiff_t>(std::min(rows, g.pt));
+    const auto r1 =
+        static_cast<std::ptrdiff_t>(std::max<std::int64_t>(r0, std::min(rows, g.pt + g.h)));
+    const std::int8_t* s = xc + (r0 - static_cast<std::ptrdiff_t>(g.pt)) * w +
+                           (lo - static_cast<std::ptrdiff_t>(g.pl));
+    // 32-bit counters fixed before the loop: a 16-byte row costs ~14 instructions.
+    const auto q = static_cast<std::uint32_t>(n) >> 4, t = static_cast<std::uint32_t>(n) & 15u;
+    const auto gap = cs - (n & ~std::ptrdiff_t{15}), sgap = w - (n & ~std::ptrdiff_t{15});
+    std::int8_t* o = xs + r0 * cs + lo;
+    for (std::ptrdiff_t r = r0; r < r1; ++r, s += sgap, o += gap) {
+        for (std::uint32_t i = q; i != 0; --i, s += 16, o += 16) {
+            const std::uint32_t v0 = load_q7x4(s), v1 = load_q7x4(s + 4);
+            const std::uint32_t v2 = load_q7x4(s + 8), v3 = load_q7x4(s + 12);
+            store_q7x4(o, v0);
+            store_q7x4(o + 4, v1);
+            store_q7x4(o + 8, v2);
+            store_q7x4(o + 12, v3);
+        }
+        for (std::uint32_t i = 0; i != t; ++i) o[i] = s[i];
+    }
+}
+
+/// Two adjacent output pixels of a K x K depthwise filter with horizontal
+/// stride S at row pointer x (the first pixel's top-left tap in the padded
+/// int8 plane; rows ds apart).  Per row, with E = (x0, x2), O = (x1, x3) the
+/// SXTB16 unpacking of the word at x (and E1, O1 of the next word for 5x5),
+/// and the row's weights as w02 = (w0, w2), w13 = (w1, w3), w4 = (w4, -):
+///  3x3 s1: p0 = w02.E + w1 O.lo, p1 = w02.O + w1 E.hi: 1 load, 2 unpacks, 4 MACs;
+///  3x3 s2: p0 as s1, p1 = w0 E.hi + w1 O.hi + w2 x4: +1 byte load, 5 MACs;
+///  5x5 s1: p0 = w02.E + w13.O + w4 E1.lo, p1 = w02.O + w1 E.hi + w3 E1.lo + w4 O1.lo;
+///  5x5 s2: p0 as s1, p1 = w0 E.hi + w2 E1.lo + w1 O.hi + w3 O1.lo + w4 E1.hi.
+template <int K, int S>
+inline void dw_pair(const std::int8_t* x, std::ptrdiff_t ds, const std::uint32_t* w02,
+                    const std::uint32_t* w13, const std::uint32_t* w4, std::int32_t* o) noexcept {
+    std::int32_t a0 = 0, a1 = 0;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 5
+#endif
+    for (int i = 0; i < K; ++i, x += ds) {
+        const std::uint32_t v = load_q7x4(x);
+        const std::uint32_t e = sxtb16(v), od = sxtb16_ror8(v);
+        if constexpr (K == 3) {
+            a0 = smlad(w02[i], e, a0);
+            a0 = smlabb(w13[i], od, a0);
+            if constexpr (S == 1) {
+                a1 = smlad(w02[i], od, a1);
+                a1 = smlabt(w13[i], e, a1);
+            } else {
+                a1 = smlabt(w02[i], e, a1);
+                a1 = smlabt(w13[i], od, a1);
+                a1 = smlatb(w02[i], static_cast<std::uint32_t>(std::int32_t{x[4]}), a1);
+            }
+        } else {
+            const std::uint32_t v1 = load_q7x4(x + 4);
+            const std::uint32_t e1 = sxtb16(v1), o1 = sxtb16_ror8(v1);
+            a0 = smlad(w02[i], e, a0);
+            a0 = smlad(w13[i], od, a0);
+            a0 = smlabb(w4[i], e1, a0);
+            if constexpr (S == 1) {
+                a1 = smlad(w02[i], od, a1);
+                a1 = smlabt(w13[i], e, a1);
+                a1 = smlatb(w13[i], e1, a1);
+                a1 = smlabb(w4[i], o1, a1);
+            } else {
+                a1 = smlabt(w02[i], e, a1);
+                a1 = smlatb(w02[i], e1, a1);
+                a1 = smlabt(w13[i], od, a1);
+                a1 = smlatb(w13[i], o1, a1);
+                a1 = smlabt(w4[i], e1, a1);
+            }
+        }
+    }
+    o[0] = a0;
+    o[1] = a1;
+}
+
+/// One row of 3x3 taps for two adjacent output pixels (dw_pair's 3x3 lines),
+/// the row's middle weight in the low (Top false) or high half of w1.
+template <int S, bool Top, bool First = false>
+inline void dw3_row(const std::int8_t* x, std::uint32_t w02, std::uint32_t w1, std::int32_t& a0,
+                    std::int32_t& a1) noexcept {
+    const std::uint32_t v = load_q7x4(x);
+    const std::uint32_t e = sxtb16(v), od = sxtb16_ror8(v);
+    a0 = First ? smuad(w02, e) : smlad(w02, e, a0);
+    a0 = Top ? smlatb(w1, od, a0) : smlabb(w1, od, a0);
+    if constexpr (S == 1) {
+        a1 = First ? smuad(w02, od) : smlad(w02, od, a1);
+        a1 = Top ? smlatt(w1, e, a1) : smlabt(w1, e, a1);
+    } else {
+        a1 = smlabt(w02, e, a1);
+        a1 = Top ? smlatt(w1, od, a1) : smlabt(w1, od, a1);
+        a1 = smlatb(w02, static_cast<std::uint32_t>(std::int32_t{x[4]}), a1);
+    }
+}
+
+/// The two-pixel depthwise path (dw_pairwise) for K x K taps, horizontal
+/// stride S: each input channel copied once into a zero-padded int8 plane,
+/// each output row computed two pixels at a time on it (dw_pair; 3x3: the
+/// six weight words in five registers, three row pointers).
+template <int K, int S>
+void conv2d_depthwise_pairs(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
+                            std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    const std::int64_t rows = dw_rows(g), cols = dw8_cols(g);
+    auto* xs = reinterpret_cast<std::int8_t*>(scratch);
+    auto* acc = reinterpret_cast<std::int32_t*>(scratch + (rows * cols + 7) / 8);
+    std::fill(xs, xs + rows * cols, std::int8_t{0});  // the padding, for every channel
+    const auto ohs = static_cast<std::ptrdiff_t>(g.oh), ows = static_cast<std::ptrdiff_t>(g.ow);
+    const auto rs = static_cast<std::ptrdiff_t>(g.sh * cols),
+               ds = static_cast<std::ptrdiff_t>(g.dh * cols);
+    const auto in_plane = static_cast<std::ptrdiff_t>(g.h * g.w);
+    const auto mult = static_cast<std::ptrdiff_t>(g.oc / g.groups);
+    const auto ocs = static_cast<std::ptrdiff_t>(g.oc);
+    const std::int64_t out_plane = g.oh * g.ow;
+    std::uint32_t w02[K], w13[K], w4[K];
+    for (std::int64_t n = 0; n < g.n; ++n) {
+        const std::int8_t* xc = x + n * g.c * g.h * g.w;
+        for (std::ptrdiff_t oc = 0, m = 0; oc < ocs; ++oc) {
+            if (m == 0) {  // the next input channel
+                copy_plane(g, xc, xs, rows, cols);
+                xc += in_plane;
+            }
+            if (++m == mult) m = 0;
+            const std::int8_t* fo = f + oc * K * K;
+            for (int i = 0; i < K; ++i, fo += K) {
+                w02[i] = pack_q15(fo[0], fo[2]);
+                w13[i] = pack_q15(fo[1], K == 5 ? fo[3] : 0);
+                w4[i] = pack_q15(K == 5 ? fo[K - 1] : 0, 0);
+            }
+            for (std::ptrdiff_t oh = 0; oh < ohs; ++oh) {
+                const std::int8_t* xr = xs + oh * rs;
+                std::int32_t* o = acc + oh * ows;
+                std::int32_t* const oe = o + ows;
+                if constexpr (K == 3) {
+                    const std::uint32_t w0 = w02[0], w1 = w02[1], w2 = w02[2];
+                    const std::uint32_t m01 = pack_q15(static_cast<std::int16_t>(w13[0]),
+                                                       static_cast<std::int16_t>(w13[1]));
+                    const std::uint32_t m2 = w13[2];
+                    const std::int8_t* x1 = xr + ds;
+                    const std::int8_t* x2 = x1 + ds;
+                    for (; o < oe; o += 2, xr += 2 * S, x1 += 2 * S, x2 += 2 * S) {
+                        std::int32_t a0 = 0, a1 = 0;
+                        dw3_row<S, false, true>(xr, w0, m01, a0, a1);
+                        dw3_row<S, true>(x1, w1, m01, a0, a1);
+                        dw3_row<S, false>(x2, w2, m2, a0, a1);
+                        o[0] = a0;
+                        o[1] = a1;
+                    }
+                } else {
+                    for (; o < oe; o += 2, xr += 2 * S) dw_pair<K, S>(xr, ds, w02, w13, w4, o);
+                }
+            }
+            sink(n, oc, 0, acc, out_plane);
+        }
+    }
+}
+
 }  // namespace detail
 
 /// Same contract as kernels::conv2d_int8 (same sink calls' values; runs may
@@ -7806,6 +8134,13 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
                         std::int64_t* scratch, int32_sink_ref sink) noexcept {
     if (conv_int8_uses_patches(g)) {
         detail::conv2d_patches(g, x, f, scratch, sink);
+    } else if (conv_int8_is_depthwise(g) && detail::dw_pairwise(g)) {
+        if (g.kw == 3)
+            g.sw == 1 ? detail::conv2d_depthwise_pairs<3, 1>(g, x, f, scratch, sink)
+                      : detail::conv2d_depthwise_pairs<3, 2>(g, x, f, scratch, sink);
+        else
+            g.sw == 1 ? detail::conv2d_depthwise_pairs<5, 1>(g, x, f, scratch, sink)
+                      : detail::conv2d_depthwise_pairs<5, 2>(g, x, f, scratch, sink);
     } else if (conv_int8_is_depthwise(g)) {
         if (g.kh == 3 && g.kw == 3)
             detail::conv2d_depthwise<3, 3>(g, x, f, scratch, sink);
@@ -7875,16 +8210,26 @@ inline void fc_int8(std::int64_t m, std::int64_t k, std::int64_t n, const std::i
 
 namespace litegraph::kernels {
 
+/// Whether the *_best kernels are the Cortex-M DSP ones: on a target with
+/// the DSP extension, unless the build defines
+/// LITEGRAPH_CORTEX_M_REFERENCE_KERNELS (to measure the reference kernels on
+/// the same firmware: examples/firmware/run.sh --reference-kernels).
+#ifdef LITEGRAPH_CORTEX_M_REFERENCE_KERNELS
+inline constexpr bool best_is_cortex_m_dsp = false;
+#else
+inline constexpr bool best_is_cortex_m_dsp = cortex_m::dsp;
+#endif
+
 /// The int8 conv the build's best kernels give: the Cortex-M DSP kernels
 /// when the target has the DSP extension (Cortex-M4/M7 firmware), else the
 /// reference conv2d_int8.  Scratch: conv2d_int8_best_scratch_words(g).
 inline constexpr std::int64_t conv2d_int8_best_scratch_words(const conv_geometry& g) noexcept {
-    if constexpr (cortex_m::dsp) return cortex_m::conv_int8_scratch_words(g);
+    if constexpr (best_is_cortex_m_dsp) return cortex_m::conv_int8_scratch_words(g);
     return conv_int8_scratch_words(g);
 }
 inline void conv2d_int8_best(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
                              std::int64_t* scratch, int32_sink_ref sink) noexcept {
-    if constexpr (cortex_m::dsp)
+    if constexpr (best_is_cortex_m_dsp)
         cortex_m::conv2d_int8(g, x, f, scratch, sink);
     else
         conv2d_int8(g, x, f, scratch, sink);
@@ -7915,7 +8260,7 @@ inline constexpr std::int64_t fc_int8_best_scratch_words(std::int64_t k, std::in
 inline void fc_int8_best(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
                          const std::int8_t* y, std::int64_t* scratch,
                          int32_sink_ref sink) noexcept {
-    if constexpr (cortex_m::dsp)
+    if constexpr (best_is_cortex_m_dsp)
         cortex_m::fc_int8(m, k, n, x, y, scratch, sink);
     else
         fc_int8(m, k, n, x, y, scratch, sink);
@@ -7956,8 +8301,10 @@ inline float parse_step(const attr_map& a, std::string_view name, std::string_vi
 
 inline const tensor_ref& typed(const op_io& io, std::string_view slot, dtype t, std::size_t i = 0) {
     const auto& x = io.input(slot, i);
-    io.check(x.type == t, std::string(slot) + " must be " + std::string(name_of(t)) + ", got " +
-                              std::string(name_of(x.type)));
+    io.check(x.type == t, [&] {
+        return std::string(slot) + " must be " + std::string(name_of(t)) + ", got " +
+               std::string(name_of(x.type));
+    });
     return x;
 }
 
@@ -8062,10 +8409,10 @@ struct fused_int8 {
         out.shape = {g.n, g.oc, g.oh, g.ow};
         for (const char* slot : {"Multiplier", "Bias"}) {
             const auto& v = io.input(slot);
-            io.check(v.type == dtype::f32 && v.numel() == g.oc,
-                     std::string(slot) + " " + to_string(v.shape) +
-                         " must hold one float32 per output channel (" + std::to_string(g.oc) +
-                         ")");
+            io.check(v.type == dtype::f32 && v.numel() == g.oc, [&] {
+                return std::string(slot) + " " + to_string(v.shape) +
+                       " must hold one float32 per output channel (" + std::to_string(g.oc) + ")";
+            });
         }
         if constexpr (terminal() != "store" && terminal() != "quantize_store") {
             const auto& o = io.input("Other");
@@ -8073,13 +8420,16 @@ struct fused_int8 {
             if constexpr (terminal() == "mul_plane") {
                 io.check(o.shape.size() == 4 && o.shape[0] == g.n && o.shape[1] == g.oc &&
                              g.oh == 1 && g.ow == 1,
-                         "the gate's conv output " + to_string(out.shape) +
-                             " must be [N, C, 1, 1] for Other " + to_string(o.shape));
+                         [&] {
+                             return "the gate's conv output " + to_string(out.shape) +
+                                    " must be [N, C, 1, 1] for Other " + to_string(o.shape);
+                         });
                 out.shape = o.shape;
             } else {
-                io.check(o.shape == out.shape, "Other " + to_string(o.shape) +
-                                                   " must have the conv output's shape " +
-                                                   to_string(out.shape));
+                io.check(o.shape == out.shape, [&] {
+                    return "Other " + to_string(o.shape) + " must have the conv output's shape " +
+                           to_string(out.shape);
+                });
             }
         }
     }
@@ -10427,9 +10777,10 @@ struct concat_int8 {
         return p;
     }
     static void infer(const params& p, op_io& io) {
-        io.check(io.input_count("X") == p.steps.size(),
-                 "attribute steps has " + std::to_string(p.steps.size()) + " values for " +
-                     std::to_string(io.input_count("X")) + " inputs X");
+        io.check(io.input_count("X") == p.steps.size(), [&] {
+            return "attribute steps has " + std::to_string(p.steps.size()) + " values for " +
+                   std::to_string(io.input_count("X")) + " inputs X";
+        });
         int8_detail::typed(io, "X", dtype::i8);
         concat::infer(p.base, io);
     }
@@ -10494,8 +10845,10 @@ struct elementwise_int8 {
     static void infer(const params& p, op_io& io) {
         const auto& x = int8_detail::typed(io, "X", dtype::i8);
         const auto& y = int8_detail::typed(io, "Y", dtype::i8);
-        io.check(x.shape == y.shape, "X " + to_string(x.shape) + " and Y " + to_string(y.shape) +
-                                         " must have one shape (no broadcasting in int8)");
+        io.check(x.shape == y.shape, [&] {
+            return "X " + to_string(x.shape) + " and Y " + to_string(y.shape) +
+                   " must have one shape (no broadcasting in int8)";
+        });
         auto& out = io.output("Out");
         out.type = p.output_step > 0.f ? dtype::i8 : dtype::f32;
         out.shape = x.shape;
@@ -10563,17 +10916,21 @@ struct mul_int8 {
         const auto& y = int8_detail::typed(io, "Y", dtype::i8);
         const auto& m = int8_detail::typed(io, "Multiplier", dtype::f32);
         const auto xc = static_cast<std::size_t>(p.x_num_col_dims);
-        io.check(p.x_num_col_dims >= 1 && xc < x.shape.size(),
-                 "x_num_col_dims " + std::to_string(p.x_num_col_dims) + " does not split X " +
-                     to_string(x.shape));
-        io.check(y.shape.size() == 2, "Y must be 2-D, got " + to_string(y.shape));
+        io.check(p.x_num_col_dims >= 1 && xc < x.shape.size(), [&] {
+            return "x_num_col_dims " + std::to_string(p.x_num_col_dims) + " does not split X " +
+                   to_string(x.shape);
+        });
+        io.check(y.shape.size() == 2, [&] { return "Y must be 2-D, got " + to_string(y.shape); });
         dims d{1, 1, y.shape[1]};
         for (std::size_t i = 0; i < x.shape.size(); ++i) (i < xc ? d.m : d.k) *= x.shape[i];
-        io.check(d.k == y.shape[0],
-                 "X " + to_string(x.shape) + " flattens to K = " + std::to_string(d.k) + ", Y " +
-                     to_string(y.shape) + " has " + std::to_string(y.shape[0]) + " rows");
-        io.check(m.numel() == d.n, "Multiplier " + to_string(m.shape) + " must hold " +
-                                       std::to_string(d.n) + " values (one per column of Y)");
+        io.check(d.k == y.shape[0], [&] {
+            return "X " + to_string(x.shape) + " flattens to K = " + std::to_string(d.k) + ", Y " +
+                   to_string(y.shape) + " has " + std::to_string(y.shape[0]) + " rows";
+        });
+        io.check(m.numel() == d.n, [&] {
+            return "Multiplier " + to_string(m.shape) + " must hold " + std::to_string(d.n) +
+                   " values (one per column of Y)";
+        });
         if (out_shape) {
             out_shape->assign(x.shape.begin(), x.shape.begin() + static_cast<std::ptrdiff_t>(xc));
             out_shape->push_back(d.n);

@@ -8,12 +8,17 @@
 // passes scratch (the *_scratch_words functions) and a validated geometry.
 //
 // Paths:
-//  - ungrouped conv (1x1, 3x3, any stride/padding/dilation): patches packed
-//    per block of 16 pixels as the reference, then 2 output channels x 2
-//    pixels per inner loop: 4 word loads, 8 SXTB16, 8 SMLAD per 16 MACs;
-//  - depthwise (one input channel per group, dilation_w 1): the channel's
-//    zero-padded plane widened once to int16, then each output pixel's row
-//    of taps paired: one SMLAD per two taps with the weights in int16x2;
+//  - ungrouped conv (1x1, 3x3, any stride/padding/dilation): per block of
+//    16 pixels the patches gathered four pixels at a time and widened to
+//    int16 pairs (SXTB16), then per group of four output channels their
+//    filters widened the same way and 4 channels x 2 pixels per inner step:
+//    6 word loads, 8 SMLAD per 16 MACs;
+//  - depthwise 3x3 / 5x5, horizontal stride 1 or 2: the channel copied once
+//    into a zero-padded int8 plane, two output pixels per step from one or
+//    two words per tap row (SXTB16 even/odd lanes, SMLAD + SMLABB/SMLABT/
+//    SMLATB/SMLATT for the taps that do not pair);
+//  - other depthwise (dilation_w 1): the plane widened to int16, each output
+//    pixel's row of taps paired, one SMLAD per two taps;
 //  - other grouped convs: the reference kernel;
 //  - fc (X [M, K] x Y [K, N]): 4 columns x 2 rows of Y per step, the rows
 //    interleaved with PKHBT/PKHTB so one SMLAD takes X[k], X[k+1].
@@ -413,7 +418,9 @@ template <int K, int S>
 inline void dw_pair(const std::int8_t* x, std::ptrdiff_t ds, const std::uint32_t* w02,
                     const std::uint32_t* w13, const std::uint32_t* w4, std::int32_t* o) noexcept {
     std::int32_t a0 = 0, a1 = 0;
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 5
+#endif
     for (int i = 0; i < K; ++i, x += ds) {
         const std::uint32_t v = load_q7x4(x);
         const std::uint32_t e = sxtb16(v), od = sxtb16_ror8(v);
