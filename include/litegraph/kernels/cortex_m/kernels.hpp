@@ -410,6 +410,18 @@ inline dw8_copy dw8_plan(const conv_geometry& g) noexcept {
     return c;
 }
 
+/// Rows of exactly N bytes (copy_rows' common cases: no inner loop).
+template <int N, bool Aligned>
+inline void copy_blocks(const dw8_copy& c, const std::int8_t* s, std::int8_t* d) noexcept {
+    const std::ptrdiff_t sw = c.w, dw = c.stride;  // in registers: memcpy may alias c
+    for (std::uint32_t r = c.rows; r != 0; --r, s += sw, d += dw) {
+        if constexpr (Aligned)
+            std::memcpy(__builtin_assume_aligned(d, 4), __builtin_assume_aligned(s, 4), N);
+        else
+            std::memcpy(__builtin_assume_aligned(d, 4), s, N);
+    }
+}
+
 /// Copies c.rows rows of c.n bytes from s (rows c.w apart) to d (4-aligned,
 /// rows c.stride apart, a multiple of 4): 16 bytes at a time (LDM/STM when
 /// s is 4-aligned too: Aligned), then words, then bytes, so the plane's
@@ -420,7 +432,15 @@ inline void copy_rows(const dw8_copy& c, const std::int8_t* s, std::int8_t* d) n
     const std::ptrdiff_t sgap = c.w - static_cast<std::ptrdiff_t>(c.n & ~3u),
                          dgap = c.stride - static_cast<std::ptrdiff_t>(c.n & ~3u);
     auto* da = static_cast<std::int8_t*>(__builtin_assume_aligned(d, 4));
-    if (t == 0 && b == 0) {  // whole 16-byte blocks: the common case
+    if (q == 1 && t == 0 && b == 0) {  // 16- and 32-byte rows: one copy per row
+        copy_blocks<16, Aligned>(c, s, da);
+        return;
+    }
+    if (q == 2 && t == 0 && b == 0) {
+        copy_blocks<32, Aligned>(c, s, da);
+        return;
+    }
+    if (t == 0 && b == 0) {  // whole 16-byte blocks
         for (std::uint32_t r = c.rows; r != 0; --r, s += sgap, da += dgap)
             for (std::uint32_t i = q; i != 0; --i, s += 16, da += 16) {
                 if constexpr (Aligned)
