@@ -1,11 +1,16 @@
 // The subgraph detector on the guide's example, subgraph replacement, places
-// and the kernel pick (no device needed: a test backend runs on the host).
+// and the kernel pick (no device needed: a test backend runs on the host;
+// the Cortex-M DSP entries on the int8 PP-OCR classifier when the shared
+// models are there).
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "litegraph/backends/backends.hpp"
+#include "litegraph/core/npy.hpp"
 #include "litegraph/graph/dot.hpp"
+#include "litegraph/paddle.hpp"
+#include "litegraph/passes/pipeline.hpp"
 #include "support.hpp"
 
 using namespace litegraph;
@@ -322,4 +327,66 @@ TEST_CASE("a subgraph rebuilds when an input shape changes, not otherwise") {
     }
     CHECK(builds == 4);  // two subgraphs, built for 1x3x4x4 and again for 2x3x5x6
     CHECK(runs == 6);
+}
+
+TEST_CASE("cortex_m_dsp lists the DSP int8 conv, depthwise and fc kernels; outputs unchanged") {
+    auto dir = test::shared_model("ppocr_mobile_v2.0_cls_slim_quant");
+    auto ref = test::shared_model("ppocr_mobile_v2.0_cls");
+    if (dir.empty() || ref.empty()) return;
+    auto m = paddle::load(dir);
+    passes::run_passes(m.graph);
+    const auto x = load_npy(ref / "reference" / "input_n1.npy");
+    auto run = [&](graph::graph g, const backends::options& o) {
+        auto p = backends::make_program(std::move(g), o);
+        p.set_input(0, x);
+        p.run();
+        auto y = p.output(0).span<float>();
+        return std::vector<float>(y.begin(), y.end());
+    };
+    backends::options host;
+    auto gh = m.graph;
+    backends::apply_places(gh, host);
+    const auto expect = run(gh, host);
+
+    backends::options o;
+    o.places = backends::parse_places("cortex_m_dsp,host");
+    auto g = m.graph;
+    auto report = backends::apply_places(g, o);
+    int conv = 0, dw = 0, fc = 0, int8_ops = 0;
+    for (auto& op : g.ops) {
+        const auto pick = op.attrs.get<std::string>("litegraph_pick", "");
+        const auto where = op.attrs.get<std::string>("litegraph_place", "");
+        INFO(op.type << " -> " << pick << " on " << where);
+        if (op.type == "fused_conv2d_int8") {
+            ++int8_ops;
+            const bool grouped = op.attrs.get<std::int32_t>("groups", 1) > 1;
+            CHECK(pick == (grouped ? "fused_conv2d_int8.dsp_depthwise" : "fused_conv2d_int8.dsp"));
+            (grouped ? dw : conv) += 1;
+        } else if (op.type == "mul_int8") {
+            ++int8_ops;
+            CHECK(pick == "mul_int8.dsp_fc");
+            ++fc;
+        } else {  // float and the int8 ops without a DSP kernel stay on the host
+            CHECK(where == "host");
+        }
+        if (pick.find(".dsp") != std::string::npos) CHECK(where == "cortex_m_dsp/i8/nchw");
+    }
+    MESSAGE("DSP picks: " << conv << " conv, " << dw << " depthwise, " << fc << " fc");
+    CHECK(conv > 0);
+    CHECK(dw > 0);
+    CHECK(fc == 1);
+    CHECK(report.ops_per_place["cortex_m_dsp/i8/nchw"] == int8_ops);
+    std::ostringstream dot;
+    graph::write_dot(dot, g);
+    CHECK(dot.str().find("fused_conv2d_int8.dsp_depthwise") != std::string::npos);
+    CHECK(dot.str().find("mul_int8.dsp_fc") != std::string::npos);
+    // The same accumulators whichever int8 kernel runs: identical outputs.
+    CHECK(run(g, o) == expect);
+
+    // Host first: the DSP entries are never taken.
+    o.places = backends::parse_places("host,cortex_m_dsp");
+    auto g2 = m.graph;
+    backends::apply_places(g2, o);
+    for (auto& op : g2.ops)
+        CHECK(op.attrs.get<std::string>("litegraph_pick", "").find(".dsp") == std::string::npos);
 }

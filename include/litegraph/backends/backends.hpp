@@ -50,7 +50,7 @@ struct options {
     std::vector<place> places{place{}};
     /// Subgraphs with fewer ops stay on the kernel places.
     int min_subgraph_size = 1;
-    /// Kernels per place (default: host_kernels()).
+    /// Kernels per place (default: default_kernels()).
     std::shared_ptr<const kernel_registry> kernels;
     /// Subgraph backends by target; empty entries are looked up with
     /// subgraph_backend_for (tests put their own here).
@@ -93,7 +93,7 @@ inline partition_report apply_places(graph::graph& g, const options& o) {
         auto infos = replace_subgraphs(g, groups, std::string(b->name()));
         for (auto& i : infos) report.subgraphs.push_back(std::move(i));
     }
-    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(host_kernels());
+    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(default_kernels());
     pick_kernels(g, o.places, *reg);
     for (auto& s : report.subgraphs)
         report.ops_per_place[s.backend] += static_cast<int>(s.ops.size());
@@ -105,7 +105,7 @@ inline partition_report apply_places(graph::graph& g, const options& o) {
 
 /// The kernel factory of a program over a partitioned graph.
 inline runtime::kernel_factory kernel_factory_for(const options& o) {
-    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(host_kernels());
+    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(default_kernels());
     return [reg, o](const graph::graph& g, int op) -> std::unique_ptr<kernel> {
         const auto& node = g.ops[op];
         if (node.type == "subgraph") {

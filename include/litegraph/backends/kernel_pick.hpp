@@ -4,8 +4,9 @@
 // A kernel_registry holds entries {op type, place, name, accepts, make}.
 // `host_kernels()` registers every op of the runtime's kernel table on the
 // host place (the conv ops twice: the xsimd "fast" kernel first, then the
-// plain-loop "reference" one).  A device adds its own entries, e.g. a
-// Cortex-M DSP int8 conv:
+// plain-loop "reference" one); `default_kernels()` adds the Cortex-M DSP
+// int8 kernels on cortex_m_dsp/i8/nchw (add_cortex_m_dsp_kernels).  A device
+// adds its own entries the same way, e.g.:
 //
 //   auto reg = backends::host_kernels();
 //   reg.add({"conv2d", {target::cortex_m_dsp, precision::i8, data_layout::nchw},
@@ -96,6 +97,42 @@ inline kernel_registry host_kernels() {
                      make_with("")});
         }
     }
+    return reg;
+}
+
+/// The Cortex-M DSP int8 kernels (kernels/cortex_m/) on the place
+/// cortex_m_dsp/i8/nchw, listed for the pick and its reports:
+///  - fused_conv2d_int8 with groups 1: "fused_conv2d_int8.dsp" (the int8
+///    patches path: 4 filters x 2 pixels per SMLAD step; 1x1 and 3x3 in the
+///    bench);
+///  - fused_conv2d_int8 with groups > 1: "fused_conv2d_int8.dsp_depthwise"
+///    (the two-pixel depthwise path; a grouped conv that is not depthwise
+///    runs the reference loops inside the same kernel);
+///  - mul_int8: "mul_int8.dsp_fc".
+/// Each builds the runtime's table kernel, which calls conv2d_int8_best /
+/// fc_int8_best: the DSP kernels in a Cortex-M4/M7 build, the reference int8
+/// loops elsewhere, with the same accumulators (tests/firmware/dsp_kernels.sh
+/// checks them bit-exact under QEMU).  So off the target the pick reports
+/// which kernels a firmware build of the graph runs, and the outputs do not
+/// change.
+inline void add_cortex_m_dsp_kernels(kernel_registry& reg) {
+    const place dsp{target::cortex_m_dsp, precision::i8, data_layout::nchw};
+    auto make = [](std::string type) {
+        return [type](const attr_map& a) { return runtime::make_table_kernel(type, a); };
+    };
+    auto groups = [](const attr_map& a) { return a.get<std::int32_t>("groups", 1); };
+    reg.add({"fused_conv2d_int8", dsp, "fused_conv2d_int8.dsp",
+             [groups](const attr_map& a) { return groups(a) == 1; }, make("fused_conv2d_int8")});
+    reg.add({"fused_conv2d_int8", dsp, "fused_conv2d_int8.dsp_depthwise",
+             [groups](const attr_map& a) { return groups(a) > 1; }, make("fused_conv2d_int8")});
+    reg.add({"mul_int8", dsp, "mul_int8.dsp_fc", nullptr, make("mul_int8")});
+}
+
+/// The registry apply_places uses by default: host_kernels() and the
+/// Cortex-M DSP int8 entries.
+inline kernel_registry default_kernels() {
+    auto reg = host_kernels();
+    add_cortex_m_dsp_kernels(reg);
     return reg;
 }
 
