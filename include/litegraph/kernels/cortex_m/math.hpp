@@ -123,14 +123,29 @@ inline std::int32_t smlatt(std::uint32_t a, std::uint32_t b, std::int32_t acc) n
 }
 #endif
 
-/// Low halves of lo and hi as an int16x2 (PKHBT lo, hi, LSL #16).
+#if LITEGRAPH_CORTEX_M_DSP
+/// Low halves of lo and hi as an int16x2 (PKHBT lo, hi, LSL #16).  Written
+/// out: GCC 12 makes two or three instructions of the C++ form when lo or
+/// hi comes from an intrinsic (not volatile: it schedules freely).
 inline std::uint32_t pack_lo(std::uint32_t lo, std::uint32_t hi) noexcept {
-    return (lo & 0xFFFFu) | (hi << 16);
+    std::uint32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(lo), "r"(hi));
+    return r;
 }
 /// High halves of lo and hi as an int16x2 (PKHTB hi, lo, ASR #16).
 inline std::uint32_t pack_hi(std::uint32_t lo, std::uint32_t hi) noexcept {
+    std::uint32_t r;
+    __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(lo), "r"(hi));
+    return r;
+}
+#else
+inline std::uint32_t pack_lo(std::uint32_t lo, std::uint32_t hi) noexcept {
+    return (lo & 0xFFFFu) | (hi << 16);
+}
+inline std::uint32_t pack_hi(std::uint32_t lo, std::uint32_t hi) noexcept {
     return (lo >> 16) | (hi & 0xFFFF0000u);
 }
+#endif
 /// Two int16 (low, high) as an int16x2.
 inline std::uint32_t pack_q15(std::int32_t lo, std::int32_t hi) noexcept {
     return (static_cast<std::uint32_t>(lo) & 0xFFFFu) | (static_cast<std::uint32_t>(hi) << 16);
