@@ -20,8 +20,10 @@
 //  - other depthwise (dilation_w 1): the plane widened to int16, each output
 //    pixel's row of taps paired, one SMLAD per two taps;
 //  - other grouped convs: the reference kernel;
-//  - fc (X [M, K] x Y [K, N]): 4 columns x 2 rows of Y per step, the rows
-//    interleaved with PKHBT/PKHTB so one SMLAD takes X[k], X[k+1].
+//  - fc (X [M, K] x Y [K, N]): 4 columns x 2 rows of Y per step, each row
+//    word unpacked (SXTB16) and its halves multiplied by X[k] or X[k+1]
+//    with SMLABB/SMLATB/SMLABT/SMLATT (18 instructions per 8 MACs; pairing
+//    the rows for SMLAD needs as many PKHBT/PKHTB and more registers).
 #pragma once
 
 #include <algorithm>
@@ -667,15 +669,23 @@ inline void fc_int8(std::int64_t m, std::int64_t k, std::int64_t n, const std::i
             const auto ns = static_cast<std::ptrdiff_t>(n);
             const std::int16_t* xk = xs;
             const std::int16_t* xe = xs + k2;
+            // Per row of Y the four values unpacked (SXTB16) and each half
+            // multiplied by its x (SMLAxy): no repacking, few live values.
             for (; xk < xe; xk += 2, yk += 2 * ns) {
                 const std::uint32_t xp = load_q15x2(xk);
                 const std::uint32_t r0 = load_q7x4(yk), r1 = load_q7x4(yk + ns);
-                const std::uint32_t l0 = sxtb16(r0), l1 = sxtb16(r1);
-                const std::uint32_t h0 = sxtb16_ror8(r0), h1 = sxtb16_ror8(r1);
-                a0 = smlad(pack_lo(l0, l1), xp, a0);
-                a2 = smlad(pack_hi(l0, l1), xp, a2);
-                a1 = smlad(pack_lo(h0, h1), xp, a1);
-                a3 = smlad(pack_hi(h0, h1), xp, a3);
+                std::uint32_t u = sxtb16(r0);  // Y[k][j], Y[k][j + 2]
+                a0 = smlabb(u, xp, a0);
+                a2 = smlatb(u, xp, a2);
+                u = sxtb16_ror8(r0);  // Y[k][j + 1], Y[k][j + 3]
+                a1 = smlabb(u, xp, a1);
+                a3 = smlatb(u, xp, a3);
+                u = sxtb16(r1);  // row k + 1 times x[k + 1]
+                a0 = smlabt(u, xp, a0);
+                a2 = smlatt(u, xp, a2);
+                u = sxtb16_ror8(r1);
+                a1 = smlabt(u, xp, a1);
+                a3 = smlatt(u, xp, a3);
             }
             if (k2 < k) {
                 const std::int32_t xv = xs[k2];
