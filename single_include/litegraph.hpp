@@ -7457,17 +7457,22 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 //    filters widened the same way and 4 channels x 2 pixels per inner step:
 //    6 word loads, 8 SMLAD per 16 MACs;
 //  - depthwise 3x3 / 5x5, horizontal stride 1 or 2: the channel copied once
-//    into a zero-padded int8 plane, two output pixels per step from one or
+//    into a zero-padded int8 plane (its interior rows 4-aligned, copied in
+//    16-byte LDM/STM blocks; the padding zeroed once per call), sizes fixed
+//    in 32-bit values before the loops, two output pixels per step from one or
 //    two words per tap row (SXTB16 even/odd lanes, SMLAD + SMLABB/SMLABT/
 //    SMLATB/SMLATT for the taps that do not pair);
 //  - other depthwise (dilation_w 1): the plane widened to int16, each output
 //    pixel's row of taps paired, one SMLAD per two taps;
 //  - other grouped convs: the reference kernel;
-//  - fc (X [M, K] x Y [K, N]): 4 columns x 2 rows of Y per step, the rows
-//    interleaved with PKHBT/PKHTB so one SMLAD takes X[k], X[k+1].
+//  - fc (X [M, K] x Y [K, N]): 4 columns x 2 rows of Y per step, each row
+//    word unpacked (SXTB16) and its halves multiplied by X[k] or X[k+1]
+//    with SMLABB/SMLATB/SMLABT/SMLATT (18 instructions per 8 MACs; pairing
+//    the rows for SMLAD needs as many PKHBT/PKHTB and more registers).
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 // ---- begin litegraph/kernels/cortex_m/math.hpp ----
 // The math layer under the Cortex-M DSP kernels: the ARMv7E-M SIMD
@@ -7594,14 +7599,29 @@ inline std::int32_t smlatt(std::uint32_t a, std::uint32_t b, std::int32_t acc) n
 }
 #endif
 
-/// Low halves of lo and hi as an int16x2 (PKHBT lo, hi, LSL #16).
+#if LITEGRAPH_CORTEX_M_DSP
+/// Low halves of lo and hi as an int16x2 (PKHBT lo, hi, LSL #16).  Written
+/// out: GCC 12 makes two or three instructions of the C++ form when lo or
+/// hi comes from an intrinsic (not volatile: it schedules freely).
 inline std::uint32_t pack_lo(std::uint32_t lo, std::uint32_t hi) noexcept {
-    return (lo & 0xFFFFu) | (hi << 16);
+    std::uint32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(lo), "r"(hi));
+    return r;
 }
 /// High halves of lo and hi as an int16x2 (PKHTB hi, lo, ASR #16).
 inline std::uint32_t pack_hi(std::uint32_t lo, std::uint32_t hi) noexcept {
+    std::uint32_t r;
+    __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(lo), "r"(hi));
+    return r;
+}
+#else
+inline std::uint32_t pack_lo(std::uint32_t lo, std::uint32_t hi) noexcept {
+    return (lo & 0xFFFFu) | (hi << 16);
+}
+inline std::uint32_t pack_hi(std::uint32_t lo, std::uint32_t hi) noexcept {
     return (lo >> 16) | (hi & 0xFFFF0000u);
 }
+#endif
 /// Two int16 (low, high) as an int16x2.
 inline std::uint32_t pack_q15(std::int32_t lo, std::int32_t hi) noexcept {
     return (static_cast<std::uint32_t>(lo) & 0xFFFFu) | (static_cast<std::uint32_t>(hi) << 16);
@@ -7647,6 +7667,14 @@ inline constexpr bool dw_pairwise(const conv_geometry& g) noexcept {
 inline constexpr std::int64_t dw8_cols(const conv_geometry& g) noexcept {
     return (((g.ow + 1) & ~std::int64_t{1}) - 1) * g.sw + g.kw + 4;
 }
+/// Its plane's lead columns (input column 0 at lead + pl, a multiple of 4)
+/// and row stride (a multiple of 4): the interior rows copy as aligned words.
+inline constexpr std::int64_t dw8_lead(const conv_geometry& g) noexcept {
+    return (4 - g.pl % 4) % 4;
+}
+inline constexpr std::int64_t dw8_stride(const conv_geometry& g) noexcept {
+    return (dw8_lead(g) + dw8_cols(g) + 3) & ~std::int64_t{3};
+}
 /// int16x2 words per widened row of k int8: (k + 1) / 2 rounded up to even
 /// (the dot loop takes two words per step).
 inline constexpr std::int64_t pairs_even(std::int64_t k) noexcept {
@@ -7662,7 +7690,7 @@ inline constexpr std::int64_t conv_int8_scratch_words(const conv_geometry& g) no
         return (4 * k + 7) / 8 + conv_int8_block * kp / 2 + 2 * kp + 2 * conv_int8_block + 1;
     }
     if (conv_int8_is_depthwise(g) && detail::dw_pairwise(g))
-        return (detail::dw_rows(g) * detail::dw8_cols(g) + 7) / 8 + (g.oh * g.ow + 2) / 2 + 1;
+        return (detail::dw_rows(g) * detail::dw8_stride(g) + 7) / 8 + (g.oh * g.ow + 2) / 2 + 1;
     if (conv_int8_is_depthwise(g))
         return (detail::dw_rows(g) * detail::dw_cols(g) * 2 + 7) / 8 + (g.oh * g.ow + 1) / 2 +
                (detail::dw_pairs(g) + 1) / 2 + 1;
@@ -7961,34 +7989,82 @@ void conv2d_depthwise(const conv_geometry& g, const std::int8_t* x, const std::i
         }
 }
 
-/// Channel plane xc copied into the interior of xs (rows x cols int8, column
-/// c holding input column c - pl, row r input row r - pt), a word at a time.
-/// The padding is left as is: zeroed once per call.
-inline void copy_plane(const conv_geometry& g, const std::int8_t* xc, std::int8_t* xs,
-                       std::int64_t rows, std::int64_t cols) noexcept {
-    const auto cs = static_cast<std::ptrdiff_t>(cols), w = static_cast<std::ptrdiff_t>(g.w);
-    const auto lo = static_cast<std::ptrdiff_t>(std::min(cols, g.pl));
-    const auto n =
-        static_cast<std::ptrdiff_t>(std::max<std::int64_t>(lo, std::min(cols, g.pl + g.w))) - lo;
-    const auto r0 = static_cast<std::ptrdiff_t>(std::min(rows, g.pt));
-    const auto r1 =
-        static_cast<std::ptrdiff_t>(std::max<std::int64_t>(r0, std::min(rows, g.pt + g.h)));
-    const std::int8_t* s = xc + (r0 - static_cast<std::ptrdiff_t>(g.pt)) * w +
-                           (lo - static_cast<std::ptrdiff_t>(g.pl));
-    // 32-bit counters fixed before the loop: a 16-byte row costs ~14 instructions.
-    const auto q = static_cast<std::uint32_t>(n) >> 4, t = static_cast<std::uint32_t>(n) & 15u;
-    const auto gap = cs - (n & ~std::ptrdiff_t{15}), sgap = w - (n & ~std::ptrdiff_t{15});
-    std::int8_t* o = xs + r0 * cs + lo;
-    for (std::ptrdiff_t r = r0; r < r1; ++r, s += sgap, o += gap) {
-        for (std::uint32_t i = q; i != 0; --i, s += 16, o += 16) {
-            const std::uint32_t v0 = load_q7x4(s), v1 = load_q7x4(s + 4);
-            const std::uint32_t v2 = load_q7x4(s + 8), v3 = load_q7x4(s + 12);
-            store_q7x4(o, v0);
-            store_q7x4(o + 4, v1);
-            store_q7x4(o + 8, v2);
-            store_q7x4(o + 12, v3);
+/// Where the two-pixel depthwise path's int8 plane takes the input:
+/// computed once per call, every channel copied with it (copy_rows).  The
+/// plane is rows x stride bytes (stride a multiple of 4), input column 0 at
+/// column lead + pl (a multiple of 4: the copies store aligned words), input
+/// row 0 at row pt; the pairs start at column lead.
+struct dw8_copy {
+    std::ptrdiff_t dst = 0;     // plane byte of the first copied input byte
+    std::ptrdiff_t w = 0;       // input row stride
+    std::ptrdiff_t stride = 0;  // plane row stride
+    std::uint32_t rows = 0;     // input rows copied
+    std::uint32_t n = 0;        // input bytes copied per row (from column 0)
+};
+inline dw8_copy dw8_plan(const conv_geometry& g) noexcept {
+    dw8_copy c;
+    const std::int64_t rows = dw_rows(g), stride = dw8_stride(g), lead = dw8_lead(g);
+    // Input columns [0, n) land in plane columns [lead + pl, lead + pl + n),
+    // within the stride; input rows [0, r) in plane rows [pt, pt + r).
+    const std::int64_t n = std::max<std::int64_t>(0, std::min(g.w, stride - lead - g.pl));
+    const std::int64_t r = std::max<std::int64_t>(0, std::min(g.h, rows - g.pt));
+    c.dst = static_cast<std::ptrdiff_t>(g.pt * stride + lead + g.pl);
+    c.w = static_cast<std::ptrdiff_t>(g.w);
+    c.stride = static_cast<std::ptrdiff_t>(stride);
+    c.rows = static_cast<std::uint32_t>(n > 0 ? r : 0);
+    c.n = static_cast<std::uint32_t>(n);
+    return c;
+}
+
+/// Rows of exactly N bytes (copy_rows' common cases: no inner loop).
+template <int N, bool Aligned>
+inline void copy_blocks(const dw8_copy& c, const std::int8_t* s, std::int8_t* d) noexcept {
+    const std::ptrdiff_t sw = c.w, dw = c.stride;  // in registers: memcpy may alias c
+    for (std::uint32_t r = c.rows; r != 0; --r, s += sw, d += dw) {
+        if constexpr (Aligned)
+            std::memcpy(__builtin_assume_aligned(d, 4), __builtin_assume_aligned(s, 4), N);
+        else
+            std::memcpy(__builtin_assume_aligned(d, 4), s, N);
+    }
+}
+
+/// Copies c.rows rows of c.n bytes from s (rows c.w apart) to d (4-aligned,
+/// rows c.stride apart, a multiple of 4): 16 bytes at a time (LDM/STM when
+/// s is 4-aligned too: Aligned), then words, then bytes, so the plane's
+/// padding after each row is left as is.
+template <bool Aligned>
+inline void copy_rows(const dw8_copy& c, const std::int8_t* s, std::int8_t* d) noexcept {
+    const std::uint32_t q = c.n >> 4, t = (c.n >> 2) & 3u, b = c.n & 3u;
+    const std::ptrdiff_t sgap = c.w - static_cast<std::ptrdiff_t>(c.n & ~3u),
+                         dgap = c.stride - static_cast<std::ptrdiff_t>(c.n & ~3u);
+    auto* da = static_cast<std::int8_t*>(__builtin_assume_aligned(d, 4));
+    if (q == 1 && t == 0 && b == 0) {  // 16- and 32-byte rows: one copy per row
+        copy_blocks<16, Aligned>(c, s, da);
+        return;
+    }
+    if (q == 2 && t == 0 && b == 0) {
+        copy_blocks<32, Aligned>(c, s, da);
+        return;
+    }
+    if (t == 0 && b == 0) {  // whole 16-byte blocks
+        for (std::uint32_t r = c.rows; r != 0; --r, s += sgap, da += dgap)
+            for (std::uint32_t i = q; i != 0; --i, s += 16, da += 16) {
+                if constexpr (Aligned)
+                    std::memcpy(da, __builtin_assume_aligned(s, 4), 16);
+                else
+                    std::memcpy(da, s, 16);
+            }
+        return;
+    }
+    for (std::uint32_t r = c.rows; r != 0; --r, s += sgap, da += dgap) {
+        for (std::uint32_t i = q; i != 0; --i, s += 16, da += 16) {
+            if constexpr (Aligned)
+                std::memcpy(da, __builtin_assume_aligned(s, 4), 16);
+            else
+                std::memcpy(da, s, 16);
         }
-        for (std::uint32_t i = 0; i != t; ++i) o[i] = s[i];
+        for (std::uint32_t i = t; i != 0; --i, s += 4, da += 4) std::memcpy(da, s, 4);
+        for (std::uint32_t i = 0; i != b; ++i) da[i] = s[i];
     }
 }
 
@@ -8066,59 +8142,82 @@ inline void dw3_row(const std::int8_t* x, std::uint32_t w02, std::uint32_t w1, s
 }
 
 /// The two-pixel depthwise path (dw_pairwise) for K x K taps, horizontal
-/// stride S: each input channel copied once into a zero-padded int8 plane,
-/// each output row computed two pixels at a time on it (dw_pair; 3x3: the
-/// six weight words in five registers, three row pointers).
+/// stride S: each input channel copied once into a zero-padded int8 plane
+/// (dw8_plan, copy_rows), each output row computed two pixels at a time on
+/// it (dw_pair; 3x3: the six weight words in five registers, three row
+/// pointers).  Sizes and steps are fixed in 32-bit values before the loops.
 template <int K, int S>
 void conv2d_depthwise_pairs(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
                             std::int64_t* scratch, int32_sink_ref sink) noexcept {
-    const std::int64_t rows = dw_rows(g), cols = dw8_cols(g);
+    const dw8_copy cp = dw8_plan(g);
+    const std::int64_t rows = dw_rows(g), stride = dw8_stride(g);
     auto* xs = reinterpret_cast<std::int8_t*>(scratch);
-    auto* acc = reinterpret_cast<std::int32_t*>(scratch + (rows * cols + 7) / 8);
-    std::fill(xs, xs + rows * cols, std::int8_t{0});  // the padding, for every channel
-    const auto ohs = static_cast<std::ptrdiff_t>(g.oh), ows = static_cast<std::ptrdiff_t>(g.ow);
-    const auto rs = static_cast<std::ptrdiff_t>(g.sh * cols),
-               ds = static_cast<std::ptrdiff_t>(g.dh * cols);
+    auto* acc = reinterpret_cast<std::int32_t*>(scratch + (rows * stride + 7) / 8);
+    std::fill(xs, xs + rows * stride, std::int8_t{0});  // the padding, for every channel
+    const auto ohs = static_cast<std::uint32_t>(g.oh);
+    const auto ows = static_cast<std::ptrdiff_t>(g.ow);
+    const auto pairs = static_cast<std::ptrdiff_t>((g.ow + 1) / 2);
+    const std::ptrdiff_t xgap = static_cast<std::ptrdiff_t>(g.sh * stride) - 2 * S * pairs,
+                         ogap = ows - 2 * pairs;
+    const auto rs = static_cast<std::ptrdiff_t>(g.sh * stride),
+               ds = static_cast<std::ptrdiff_t>(g.dh * stride);
+    std::int8_t* const x0s = xs + dw8_lead(g);
+    std::int8_t* const dst = xs + cp.dst;
     const auto in_plane = static_cast<std::ptrdiff_t>(g.h * g.w);
     const auto mult = static_cast<std::ptrdiff_t>(g.oc / g.groups);
     const auto ocs = static_cast<std::ptrdiff_t>(g.oc);
+    const bool aligned = g.w % 4 == 0;  // every row 4-aligned when the first is
     const std::int64_t out_plane = g.oh * g.ow;
     std::uint32_t w02[K], w13[K], w4[K];
     for (std::int64_t n = 0; n < g.n; ++n) {
         const std::int8_t* xc = x + n * g.c * g.h * g.w;
+        const std::int8_t* fo = f;
         for (std::ptrdiff_t oc = 0, m = 0; oc < ocs; ++oc) {
             if (m == 0) {  // the next input channel
-                copy_plane(g, xc, xs, rows, cols);
+                if (aligned && (reinterpret_cast<std::uintptr_t>(xc) & 3u) == 0)
+                    copy_rows<true>(cp, xc, dst);
+                else
+                    copy_rows<false>(cp, xc, dst);
                 xc += in_plane;
             }
             if (++m == mult) m = 0;
-            const std::int8_t* fo = f + oc * K * K;
-            for (int i = 0; i < K; ++i, fo += K) {
-                w02[i] = pack_q15(fo[0], fo[2]);
-                w13[i] = pack_q15(fo[1], K == 5 ? fo[3] : 0);
-                w4[i] = pack_q15(K == 5 ? fo[K - 1] : 0, 0);
-            }
-            for (std::ptrdiff_t oh = 0; oh < ohs; ++oh) {
-                const std::int8_t* xr = xs + oh * rs;
-                std::int32_t* o = acc + oh * ows;
-                std::int32_t* const oe = o + ows;
-                if constexpr (K == 3) {
-                    const std::uint32_t w0 = w02[0], w1 = w02[1], w2 = w02[2];
-                    const std::uint32_t m01 = pack_q15(static_cast<std::int16_t>(w13[0]),
-                                                       static_cast<std::int16_t>(w13[1]));
-                    const std::uint32_t m2 = w13[2];
-                    const std::int8_t* x1 = xr + ds;
-                    const std::int8_t* x2 = x1 + ds;
-                    for (; o < oe; o += 2, xr += 2 * S, x1 += 2 * S, x2 += 2 * S) {
+            if constexpr (K == 3) {
+                const std::uint32_t w0 = pack_q15(fo[0], fo[2]), w1 = pack_q15(fo[3], fo[5]),
+                                    w2 = pack_q15(fo[6], fo[8]);
+                const std::uint32_t m01 = pack_q15(fo[1], fo[4]), m2 = pack_q15(fo[7], 0);
+                fo += 9;
+                // The row pointers run on from row to row (xgap, ogap: -1 on
+                // odd widths, the extra pixel overwritten by the next row's).
+                const std::int8_t* x0 = x0s;
+                const std::int8_t* x1 = x0 + ds;
+                const std::int8_t* x2 = x1 + ds;
+                std::int32_t* o = acc;
+                for (std::uint32_t oh = ohs; oh != 0;
+                     --oh, x0 += xgap, x1 += xgap, x2 += xgap, o += ogap) {
+                    std::int32_t* const oe = o + 2 * pairs;
+                    do {
                         std::int32_t a0 = 0, a1 = 0;
-                        dw3_row<S, false, true>(xr, w0, m01, a0, a1);
+                        dw3_row<S, false, true>(x0, w0, m01, a0, a1);
                         dw3_row<S, true>(x1, w1, m01, a0, a1);
                         dw3_row<S, false>(x2, w2, m2, a0, a1);
                         o[0] = a0;
                         o[1] = a1;
-                    }
-                } else {
-                    for (; o < oe; o += 2, xr += 2 * S) dw_pair<K, S>(xr, ds, w02, w13, w4, o);
+                        o += 2, x0 += 2 * S, x1 += 2 * S, x2 += 2 * S;
+                    } while (o != oe);
+                }
+            } else {
+                for (int i = 0; i < K; ++i, fo += K) {
+                    w02[i] = pack_q15(fo[0], fo[2]);
+                    w13[i] = pack_q15(fo[1], fo[3]);
+                    w4[i] = pack_q15(fo[4], 0);
+                }
+                const std::int8_t* xr = x0s;
+                std::int32_t* orow = acc;
+                for (std::uint32_t oh = ohs; oh != 0; --oh, xr += rs, orow += ows) {
+                    const std::int8_t* xp = xr;
+                    std::int32_t* o = orow;
+                    for (std::ptrdiff_t p = pairs; p != 0; --p, o += 2, xp += 2 * S)
+                        dw_pair<K, S>(xp, ds, w02, w13, w4, o);
                 }
             }
             sink(n, oc, 0, acc, out_plane);
@@ -8174,15 +8273,23 @@ inline void fc_int8(std::int64_t m, std::int64_t k, std::int64_t n, const std::i
             const auto ns = static_cast<std::ptrdiff_t>(n);
             const std::int16_t* xk = xs;
             const std::int16_t* xe = xs + k2;
+            // Per row of Y the four values unpacked (SXTB16) and each half
+            // multiplied by its x (SMLAxy): no repacking, few live values.
             for (; xk < xe; xk += 2, yk += 2 * ns) {
                 const std::uint32_t xp = load_q15x2(xk);
                 const std::uint32_t r0 = load_q7x4(yk), r1 = load_q7x4(yk + ns);
-                const std::uint32_t l0 = sxtb16(r0), l1 = sxtb16(r1);
-                const std::uint32_t h0 = sxtb16_ror8(r0), h1 = sxtb16_ror8(r1);
-                a0 = smlad(pack_lo(l0, l1), xp, a0);
-                a2 = smlad(pack_hi(l0, l1), xp, a2);
-                a1 = smlad(pack_lo(h0, h1), xp, a1);
-                a3 = smlad(pack_hi(h0, h1), xp, a3);
+                std::uint32_t u = sxtb16(r0);  // Y[k][j], Y[k][j + 2]
+                a0 = smlabb(u, xp, a0);
+                a2 = smlatb(u, xp, a2);
+                u = sxtb16_ror8(r0);  // Y[k][j + 1], Y[k][j + 3]
+                a1 = smlabb(u, xp, a1);
+                a3 = smlatb(u, xp, a3);
+                u = sxtb16(r1);  // row k + 1 times x[k + 1]
+                a0 = smlabt(u, xp, a0);
+                a2 = smlatt(u, xp, a2);
+                u = sxtb16_ror8(r1);
+                a1 = smlabt(u, xp, a1);
+                a3 = smlatt(u, xp, a3);
             }
             if (k2 < k) {
                 const std::int32_t xv = xs[k2];
@@ -11915,8 +12022,9 @@ constexpr std::size_t array_bytes(std::size_t used) {
 // A kernel_registry holds entries {op type, place, name, accepts, make}.
 // `host_kernels()` registers every op of the runtime's kernel table on the
 // host place (the conv ops twice: the xsimd "fast" kernel first, then the
-// plain-loop "reference" one).  A device adds its own entries, e.g. a
-// Cortex-M DSP int8 conv:
+// plain-loop "reference" one); `default_kernels()` adds the Cortex-M DSP
+// int8 kernels on cortex_m_dsp/i8/nchw (add_cortex_m_dsp_kernels).  A device
+// adds its own entries the same way, e.g.:
 //
 //   auto reg = backends::host_kernels();
 //   reg.add({"conv2d", {target::cortex_m_dsp, precision::i8, data_layout::nchw},
@@ -12141,6 +12249,42 @@ inline kernel_registry host_kernels() {
                      make_with("")});
         }
     }
+    return reg;
+}
+
+/// The Cortex-M DSP int8 kernels (kernels/cortex_m/) on the place
+/// cortex_m_dsp/i8/nchw, listed for the pick and its reports:
+///  - fused_conv2d_int8 with groups 1: "fused_conv2d_int8.dsp" (the int8
+///    patches path: 4 filters x 2 pixels per SMLAD step; 1x1 and 3x3 in the
+///    bench);
+///  - fused_conv2d_int8 with groups > 1: "fused_conv2d_int8.dsp_depthwise"
+///    (the two-pixel depthwise path; a grouped conv that is not depthwise
+///    runs the reference loops inside the same kernel);
+///  - mul_int8: "mul_int8.dsp_fc".
+/// Each builds the runtime's table kernel, which calls conv2d_int8_best /
+/// fc_int8_best: the DSP kernels in a Cortex-M4/M7 build, the reference int8
+/// loops elsewhere, with the same accumulators (tests/firmware/dsp_kernels.sh
+/// checks them bit-exact under QEMU).  So off the target the pick reports
+/// which kernels a firmware build of the graph runs, and the outputs do not
+/// change.
+inline void add_cortex_m_dsp_kernels(kernel_registry& reg) {
+    const place dsp{target::cortex_m_dsp, precision::i8, data_layout::nchw};
+    auto make = [](std::string type) {
+        return [type](const attr_map& a) { return runtime::make_table_kernel(type, a); };
+    };
+    auto groups = [](const attr_map& a) { return a.get<std::int32_t>("groups", 1); };
+    reg.add({"fused_conv2d_int8", dsp, "fused_conv2d_int8.dsp",
+             [groups](const attr_map& a) { return groups(a) == 1; }, make("fused_conv2d_int8")});
+    reg.add({"fused_conv2d_int8", dsp, "fused_conv2d_int8.dsp_depthwise",
+             [groups](const attr_map& a) { return groups(a) > 1; }, make("fused_conv2d_int8")});
+    reg.add({"mul_int8", dsp, "mul_int8.dsp_fc", nullptr, make("mul_int8")});
+}
+
+/// The registry apply_places uses by default: host_kernels() and the
+/// Cortex-M DSP int8 entries.
+inline kernel_registry default_kernels() {
+    auto reg = host_kernels();
+    add_cortex_m_dsp_kernels(reg);
     return reg;
 }
 
@@ -13538,7 +13682,7 @@ struct options {
     std::vector<place> places{place{}};
     /// Subgraphs with fewer ops stay on the kernel places.
     int min_subgraph_size = 1;
-    /// Kernels per place (default: host_kernels()).
+    /// Kernels per place (default: default_kernels()).
     std::shared_ptr<const kernel_registry> kernels;
     /// Subgraph backends by target; empty entries are looked up with
     /// subgraph_backend_for (tests put their own here).
@@ -13581,7 +13725,7 @@ inline partition_report apply_places(graph::graph& g, const options& o) {
         auto infos = replace_subgraphs(g, groups, std::string(b->name()));
         for (auto& i : infos) report.subgraphs.push_back(std::move(i));
     }
-    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(host_kernels());
+    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(default_kernels());
     pick_kernels(g, o.places, *reg);
     for (auto& s : report.subgraphs)
         report.ops_per_place[s.backend] += static_cast<int>(s.ops.size());
@@ -13593,7 +13737,7 @@ inline partition_report apply_places(graph::graph& g, const options& o) {
 
 /// The kernel factory of a program over a partitioned graph.
 inline runtime::kernel_factory kernel_factory_for(const options& o) {
-    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(host_kernels());
+    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(default_kernels());
     return [reg, o](const graph::graph& g, int op) -> std::unique_ptr<kernel> {
         const auto& node = g.ops[op];
         if (node.type == "subgraph") {

@@ -14,7 +14,9 @@
 //    filters widened the same way and 4 channels x 2 pixels per inner step:
 //    6 word loads, 8 SMLAD per 16 MACs;
 //  - depthwise 3x3 / 5x5, horizontal stride 1 or 2: the channel copied once
-//    into a zero-padded int8 plane, two output pixels per step from one or
+//    into a zero-padded int8 plane (its interior rows 4-aligned, copied in
+//    16-byte LDM/STM blocks; the padding zeroed once per call), sizes fixed
+//    in 32-bit values before the loops, two output pixels per step from one or
 //    two words per tap row (SXTB16 even/odd lanes, SMLAD + SMLABB/SMLABT/
 //    SMLATB/SMLATT for the taps that do not pair);
 //  - other depthwise (dilation_w 1): the plane widened to int16, each output
