@@ -6026,8 +6026,11 @@ struct store {
 
 /// Rounds half away from zero and saturates to int8: the one quantisation
 /// rule of the int8 kernels (Paddle's fake quantisation rounds the same way).
+/// NaN (a NaN weight or scale in a model) quantises to 0: converting it to
+/// an integer would be undefined (found by fuzz_model).
 inline std::int8_t saturate_int8(float v) {
     const float r = std::round(v);
+    if (!(r == r)) return 0;
     return static_cast<std::int8_t>(r < -128.f ? -128.f : (r > 127.f ? 127.f : r));
 }
 
