@@ -27,7 +27,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-fuzz_targets=(fuzz_topology fuzz_params fuzz_model fuzz_seeds)
+fuzz_targets=(fuzz_litegraph fuzz_seeds)  # fuzz_topology/params/model link to fuzz_litegraph
 if grep -q '^LITEGRAPH_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
     echo "==== reusing the fuzz targets of $build"
     cmake --build "$build" -j"$jobs" --target "${fuzz_targets[@]}"

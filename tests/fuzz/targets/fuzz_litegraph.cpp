@@ -1,0 +1,53 @@
+// The libFuzzer targets of tests/fuzz/harness.hpp in one executable, which
+// builds once: it runs as fuzz_topology, fuzz_params or fuzz_model (links to
+// it, named by their target; tests/fuzz/CMakeLists.txt), or as fuzz_litegraph
+// with LITEGRAPH_FUZZ_TARGET=topology|params|model.  A litegraph::error is a
+// rejected input; anything else aborts the run (a bug), and so does an
+// allocation over the bound of docs/hardening.md (alloc_bound.hpp).
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "fuzz/alloc_bound.hpp"
+#include "fuzz/harness.hpp"
+
+namespace {
+
+litegraph::fuzz::target chosen = litegraph::fuzz::target::model;
+
+bool choose(std::string_view name) {
+    using litegraph::fuzz::target;
+    if (name == "topology") return chosen = target::topology, true;
+    if (name == "params") return chosen = target::params, true;
+    if (name == "model") return chosen = target::model, true;
+    return false;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+    std::string_view self = *argc > 0 ? (*argv)[0] : "";
+    if (const auto slash = self.rfind('/'); slash != std::string_view::npos)
+        self.remove_prefix(slash + 1);
+    const char* env = std::getenv("LITEGRAPH_FUZZ_TARGET");
+    const bool ok = self.starts_with("fuzz_") && choose(self.substr(5)) ? true
+                    : env                                               ? choose(env)
+                                                                        : false;
+    if (!ok) {
+        std::fprintf(stderr,
+                     "fuzz_litegraph: run it as fuzz_topology, fuzz_params or fuzz_model, or set "
+                     "LITEGRAPH_FUZZ_TARGET=topology|params|model\n");
+        std::exit(2);
+    }
+    litegraph::fuzz::alloc_bound::install();
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    try {
+        litegraph::fuzz::run(chosen, {reinterpret_cast<const char*>(data), size});
+    } catch (const litegraph::error&) {
+    }
+    litegraph::fuzz::alloc_bound::check(chosen == litegraph::fuzz::target::model);
+    return 0;
+}
