@@ -2,6 +2,7 @@
 // fusion: every output element is computed once and written once.
 #include "litegraph/fusion/fused.hpp"
 
+#include <cmath>
 #include <map>
 
 #include "litegraph/ops/invoke.hpp"
@@ -68,6 +69,120 @@ TEST_CASE("fused conv + bias + activation equals conv, elementwise_add, activati
             CHECK(test::max_rel_diff(y.span<float>(), expect.span<float>()) < 1e-5);
         }
     }
+}
+
+TEST_CASE("a fused conv with a Scale (folded batch norm) equals conv, batch_norm, activation") {
+    // The bias stage computes v * k + b', the operations batch_norm performs
+    // (x * k + b) in the same order: bit for bit, unless the compiler contracts
+    // one of them into an FMA.  Shapes: GEMM (1x1, 3x3), the direct depthwise
+    // kernel, vector runs with scalar tails; fast and reference kernels;
+    // plain stores and a mul_with terminal.
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__aarch64__)
+    constexpr double exact = 1e-6;
+#else
+    constexpr double exact = 0;
+#endif
+    struct shape_case {
+        std::int64_t n, c, h, w, oc, k;
+        int stride, pad, groups;
+    };
+    for (auto sc :
+         {shape_case{1, 3, 9, 37, 8, 3, 1, 1, 1}, shape_case{2, 5, 8, 41, 5, 3, 1, 1, 5},
+          shape_case{1, 6, 7, 19, 6, 5, 2, 2, 6}, shape_case{1, 6, 5, 23, 10, 1, 1, 0, 1}}) {
+        CAPTURE(sc.c);
+        CAPTURE(sc.k);
+        CAPTURE(sc.groups);
+        auto x = test::random_tensor({sc.n, sc.c, sc.h, sc.w}, 11);
+        auto f = test::random_tensor({sc.oc, sc.c / sc.groups, sc.k, sc.k}, 12);
+        auto gamma = test::random_tensor({sc.oc}, 13, 0.5f, 1.5f);
+        auto beta = test::random_tensor({sc.oc}, 14);
+        auto mean = test::random_tensor({sc.oc}, 15);
+        auto var = test::random_tensor({sc.oc}, 16, 0.1f, 2.f);
+        std::vector<float> kv(static_cast<std::size_t>(sc.oc)), bv(kv.size());
+        for (std::size_t c = 0; c < kv.size(); ++c) {
+            kv[c] = gamma.span<float>()[c] * (1.f / std::sqrt(var.span<float>()[c] + 1e-5f));
+            bv[c] = beta.span<float>()[c] - mean.span<float>()[c] * kv[c];
+        }
+        auto k = tensor::from<float>({sc.oc}, kv), b = tensor::from<float>({sc.oc}, bv);
+        for (const char* kernel : {"fast", "reference"}) {
+            CAPTURE(kernel);
+            auto ca = conv_attrs(sc.stride, sc.pad, sc.groups);
+            ca.set("litegraph_kernel", std::string(kernel));
+            auto conv =
+                unfused("conv2d", ca, named_tensors{}.add("Input", x).add("Filter", f), "Output");
+            attr_map bn_a;
+            bn_a.set("epsilon", 1e-5f);
+            auto normalised = unfused("batch_norm", bn_a,
+                                      named_tensors{}
+                                          .add("X", conv)
+                                          .add("Scale", gamma)
+                                          .add("Bias", beta)
+                                          .add("Mean", mean)
+                                          .add("Variance", var),
+                                      "Y");
+            // A plain-loop baseline of the normalisation, in double.
+            const auto cs = conv.span<float>(), ns = normalised.span<float>();
+            const std::int64_t plane = conv.numel() / (sc.n * sc.oc);
+            double worst = 0;
+            for (std::int64_t i = 0; i < conv.numel(); ++i) {
+                const auto c = static_cast<std::size_t>((i / plane) % sc.oc);
+                const double want = (double(cs[i]) - mean.span<float>()[c]) /
+                                        std::sqrt(double(var.span<float>()[c]) + 1e-5) *
+                                        gamma.span<float>()[c] +
+                                    beta.span<float>()[c];
+                worst = std::max(worst, std::abs(ns[i] - want) / std::max(1.0, std::abs(want)));
+            }
+            CHECK(worst < 1e-5);
+            for (std::string act_type : {"", "relu", "hard_swish", "sigmoid"}) {
+                CAPTURE(act_type);
+                auto expect = act_type.empty()
+                                  ? normalised
+                                  : unfused(act_type, {}, named_tensors{}.add("X", normalised));
+                attr_map fa = ca;
+                fa.set("activation", act_type);
+                auto got = invoke<runtime::kernel_table>(
+                    "fused_conv2d", fa,
+                    named_tensors{}.add("Input", x).add("Filter", f).add("Scale", k).add("Bias", b),
+                    {{"Output", 1}});
+                const auto& y = got.get("Output");
+                CHECK(y.shape() == expect.shape());
+                CHECK(test::max_abs_diff(y.span<float>(), expect.span<float>()) <= exact);
+            }
+            // The gated form: other * hard_sigmoid(conv * k + b').
+            auto other = test::random_tensor(conv.shape(), 17);
+            auto hs = unfused("hard_sigmoid", {}, named_tensors{}.add("X", normalised));
+            auto expect =
+                unfused("elementwise_mul", {}, named_tensors{}.add("X", other).add("Y", hs));
+            attr_map ga = ca;
+            ga.set("activation", std::string("hard_sigmoid"));
+            ga.set("terminal", std::string("mul_with"));
+            auto got = invoke<runtime::kernel_table>("fused_conv2d", ga,
+                                                     named_tensors{}
+                                                         .add("Input", x)
+                                                         .add("Filter", f)
+                                                         .add("Scale", k)
+                                                         .add("Bias", b)
+                                                         .add("Other", other),
+                                                     {{"Output", 1}});
+            CHECK(test::max_abs_diff(got.get("Output").span<float>(), expect.span<float>()) <=
+                  exact);
+        }
+    }
+}
+
+TEST_CASE("a fused conv's Scale must hold one float per output channel") {
+    auto x = test::random_tensor({1, 3, 5, 5}, 1);
+    auto f = test::random_tensor({4, 3, 3, 3}, 2);
+    auto b = test::random_tensor({4}, 3);
+    auto k = test::random_tensor({3}, 4);
+    auto fa = conv_attrs(1, 1, 1);
+    fa.set("activation", std::string());
+    CHECK_THROWS_WITH_AS(
+        invoke<runtime::kernel_table>(
+            "fused_conv2d", fa,
+            named_tensors{}.add("Input", x).add("Filter", f).add("Scale", k).add("Bias", b),
+            {{"Output", 1}}),
+        doctest::Contains("Scale [3] must hold one float32 per output channel (4)"), shape_error);
 }
 
 TEST_CASE("the SE gate: conv -> add(bias) -> hard_sigmoid -> mul(block input) in one kernel") {

@@ -1,5 +1,6 @@
 // fold_batch_norm: conv -> batch_norm becomes one fused_conv2d with new
-// filter and bias parameters; shared weights stay untouched.
+// scale and bias parameters and the filter as it was; its outputs are those
+// of conv -> batch_norm, bit for bit when the conv has no bias.
 #include "litegraph/passes/fold_batch_norm.hpp"
 
 #include <cmath>
@@ -37,6 +38,15 @@ void add_bn(graph::builder& b, const std::string& x, const std::string& p, const
              {{"Y", {y}}}, bn_attrs(eps));
 }
 
+// The fused and unfused graphs perform the same float operations in the same
+// order; a compiler that contracts x * k + b into one FMA may do so in one of
+// them and not in the other.
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__aarch64__)
+constexpr double exact_unless_fma = 1e-5;
+#else
+constexpr double exact_unless_fma = 0;
+#endif
+
 }  // namespace
 
 TEST_CASE("conv2d -> batch_norm folds into a fused_conv2d writing the batch norm's Y") {
@@ -69,26 +79,47 @@ TEST_CASE("conv2d -> batch_norm folds into a fused_conv2d writing the batch norm
         CHECK(node.attrs.get<std::int64_t>("groups", 0) == (dw ? c : 1));
         CHECK(test::out_name(g, f, "Output") == "y");
         CHECK(test::in_name(g, f, "Input") == "x");
-        // New parameters; the originals and the conv output are gone.
-        int wv = graph::input_var(node, "Filter"), bv = graph::input_var(node, "Bias");
+        // The filter as trained; new scale and bias; the statistics and the
+        // conv output are gone.
+        int wv = graph::input_var(node, "Filter"), kv = graph::input_var(node, "Scale"),
+            bv = graph::input_var(node, "Bias");
         REQUIRE(wv >= 0);
+        REQUIRE(kv >= 0);
         REQUIRE(bv >= 0);
-        CHECK(g.vars[wv].name != "w");
-        CHECK(g.vars[wv].persistable);
+        CHECK(g.vars[wv].name == "w");
+        CHECK(test::max_abs_diff(g.vars[wv].value->span<float>(),
+                                 before.vars[before.find_var("w")].value->span<float>()) == 0);
+        CHECK(g.vars[kv].persistable);
+        CHECK(g.vars[kv].value->shape() == shape_t{oc});
         CHECK(g.vars[bv].value->shape() == shape_t{oc});
-        for (const char* gone : {"w", "conv", "bn.scale", "bn.mean"}) CHECK(g.find_var(gone) < 0);
-        // The folded values, by the formula.
-        const auto& w0 = *before.vars[before.find_var("w")].value;
+        for (const char* gone : {"conv", "bn.scale", "bn.mean", "bn.var", "bn.bias"})
+            CHECK(g.find_var(gone) < 0);
+        // The folded values, by the formula, computed as batch_norm computes them.
         auto stat = [&](const char* s, std::int64_t k) {
             return before.vars[before.find_var(std::string("bn.") + s)].value->span<float>()[k];
         };
-        const std::int64_t per = w0.numel() / oc;
         for (std::int64_t k = 0; k < oc; ++k) {
-            const float s = stat("scale", k) / std::sqrt(stat("var", k) + 1e-3f);
-            CHECK(g.vars[wv].value->span<float>()[k * per] ==
-                  doctest::Approx(w0.span<float>()[k * per] * s).epsilon(1e-6));
-            CHECK(g.vars[bv].value->span<float>()[k] ==
-                  doctest::Approx(-stat("mean", k) * s + stat("bias", k)).epsilon(1e-6));
+            const float s = stat("scale", k) * (1.f / std::sqrt(stat("var", k) + 1e-3f));
+            CHECK(g.vars[kv].value->span<float>()[k] == s);
+            CHECK(g.vars[bv].value->span<float>()[k] == stat("bias", k) - stat("mean", k) * s);
+        }
+        // Bit for bit: the epilogue's v * k + b' is batch_norm's x * k + b.
+        for (const char* kernel : {"fast", "reference"}) {
+            INFO(kernel);
+            auto unfused = before;
+            auto fused = g;
+            for (auto* gr : {&unfused, &fused})
+                for (auto& op : gr->ops)
+                    if (op.type.find("conv2d") != std::string::npos)
+                        op.attrs.set("litegraph_kernel", std::string(kernel));
+            const auto x = test::random_tensor({2, c, 7, 9}, 5);
+            runtime::program pu(std::move(unfused)), pf(std::move(fused));
+            pu.set_input("x", x);
+            pf.set_input("x", x);
+            pu.run();
+            pf.run();
+            CHECK(test::max_abs_diff(pf.output(0).span<float>(), pu.output(0).span<float>()) <=
+                  exact_unless_fma);
         }
         test::check_same_outputs(before, g, {{"x", test::random_tensor({2, c, 7, 9}, 5)}});
         CHECK(passes::fold_batch_norm(g) == 0);
@@ -118,7 +149,7 @@ TEST_CASE("a conv's existing bias is folded too") {
     test::check_same_outputs(before, g, {{"x", test::random_tensor({1, 3, 5, 5}, 6)}});
 }
 
-TEST_CASE("a shared filter is never changed in place") {
+TEST_CASE("a shared filter stays shared and unchanged") {
     graph::graph g;
     graph::builder b(g);
     b.declare("x", {1, 3, 6, 6});
@@ -142,7 +173,7 @@ TEST_CASE("a shared filter is never changed in place") {
                              before.vars[before.find_var("w")].value->span<float>()) == 0);
     int conv = test::only_op(g, "conv2d");
     CHECK(test::in_name(g, conv, "Filter") == "w");
-    CHECK(test::in_name(g, test::only_op(g, "fused_conv2d"), "Filter") != "w");
+    CHECK(test::in_name(g, test::only_op(g, "fused_conv2d"), "Filter") == "w");
     test::check_same_outputs(before, g, {{"x", test::random_tensor({1, 3, 6, 6}, 7)}});
 }
 
@@ -201,4 +232,67 @@ TEST_CASE("the batch norm's unread training outputs go with it") {
     CHECK(g.ops.size() == 1);
     for (const char* gone : {"bn.mean@1", "bn.var@1", "saved_mean", "bn.mean"})
         CHECK(g.find_var(gone) < 0);
+}
+
+TEST_CASE("batch norm after batch norm: the second scale multiplies the first") {
+    graph::graph g;
+    graph::builder b(g);
+    b.declare("x", {1, 3, 6, 6});
+    for (const char* n : {"c1", "y1", "y2"}) b.declare(n, {1, 4, 6, 6});
+    test::param(b, "w", test::random_tensor({4, 3, 3, 3}, 1));
+    bn_params(b, "bn1", 4, 60);
+    bn_params(b, "bn2", 4, 70);
+    b.feed("x", 0);
+    b.add_op("conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}}, {{"Output", {"c1"}}},
+             test::conv_attrs());
+    add_bn(b, "c1", "bn1", "y1");
+    add_bn(b, "y1", "bn2", "y2");
+    b.fetch("y2", 0);
+    b.finish();
+    auto before = g;
+    CHECK(passes::fold_batch_norm(g) == 2);
+    REQUIRE(g.ops.size() == 1);
+    const auto& n = g.ops[0];
+    CHECK(n.type == "fused_conv2d");
+    CHECK(test::in_name(g, 0, "Filter") == "w");
+    auto k = [&](const char* p, std::int64_t c) {
+        auto stat = [&](const char* s) {
+            return before.vars[before.find_var(std::string(p) + "." + s)].value->span<float>()[c];
+        };
+        return stat("scale") * (1.f / std::sqrt(stat("var") + 1e-5f));
+    };
+    const auto scale = g.vars[graph::input_var(n, "Scale")].value->span<float>();
+    for (std::int64_t c = 0; c < 4; ++c) CHECK(scale[c] == k("bn1", c) * k("bn2", c));
+    test::check_same_outputs(before, g, {{"x", test::random_tensor({1, 3, 6, 6}, 8)}});
+}
+
+TEST_CASE("fold_scale_into_filter moves a folded batch norm's scale into a new filter") {
+    graph::graph g;
+    graph::builder b(g);
+    b.declare("x", {1, 3, 6, 6});
+    for (const char* n : {"c1", "y1"}) b.declare(n, {1, 4, 6, 6});
+    test::param(b, "w", test::random_tensor({4, 3, 3, 3}, 1));
+    bn_params(b, "bn", 4, 80);
+    b.feed("x", 0);
+    b.add_op("conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}}, {{"Output", {"c1"}}},
+             test::conv_attrs());
+    add_bn(b, "c1", "bn", "y1");
+    b.fetch("y1", 0);
+    b.finish();
+    auto before = g;
+    REQUIRE(passes::fold_batch_norm(g) == 1);
+    auto folded = g;
+    CHECK(passes::fold_scale_into_filter(g, 0));
+    const auto& n = g.ops[0];
+    CHECK(graph::input_var(n, "Scale") < 0);
+    const int wv = graph::input_var(n, "Filter");
+    REQUIRE(wv >= 0);
+    CHECK(g.vars[wv].name != "w");
+    const auto k = folded.vars[graph::input_var(folded.ops[0], "Scale")].value->span<float>();
+    const auto w0 = before.vars[before.find_var("w")].value->span<float>();
+    const auto w1 = g.vars[wv].value->span<float>();
+    for (std::size_t i = 0; i < w1.size(); ++i) CHECK(w1[i] == w0[i] * k[i / 27]);
+    test::check_same_outputs(before, g, {{"x", test::random_tensor({1, 3, 6, 6}, 9)}});
+    CHECK(passes::fold_scale_into_filter(g, 0));  // no Scale: nothing to do
+    CHECK(g.vars[graph::input_var(g.ops[0], "Filter")].name == g.vars[wv].name);
 }

@@ -181,7 +181,9 @@ struct generator {
         const bool in_place = prog.var_buffers()[var_of(x)] == prog.var_buffers()[var_of(out)];
         o << "}, " << at(x, where) << ", " << at(out, where) << ", "
           << (other ? at(other, where) : std::string("{-1, 0}")) << ", " << other_plane << ", "
-          << (in_place ? "true" : "false") << "}";
+          << (in_place ? "true" : "false");
+        if (const auto* scale = in(io, "Scale")) o << ", " << weight(scale, where);
+        o << "}";
         layer(o.str());
     }
 

@@ -347,11 +347,16 @@ private:
                 plane = o.shape[2] * o.shape[3];
             }
         }
-        const bool has_bias = io.input_count("Bias") > 0;
+        // 0: no bias, 1: + bias, 2: * scale + bias (a folded batch norm).
+        const bool has_scale = io.input_count("Scale") > 0;
+        const int has_bias = io.input_count("Bias") > 0 ? (has_scale ? 2 : 1) : 0;
+        if (has_scale && !has_bias)
+            throw unsupported_error("op " + io.label + ": a Scale without a Bias");
         args a;
         a.mem(mem_of(io, op, "Input"))
             .mem(mem_of(io, op, "Filter"))
             .mem(has_bias ? mem_of(io, op, "Bias") : dummy_)
+            .mem(has_scale ? mem_of(io, op, "Scale") : dummy_)
             .mem(other)
             .mem(mem_of(io, op, "Output", 0, false));
         const auto sz = [](std::int64_t v) { return static_cast<std::size_t>(v); };

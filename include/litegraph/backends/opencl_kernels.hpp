@@ -31,13 +31,15 @@ float activate(float v, int act, float p0, float p1, float p2) {
 }
 
 /* Direct convolution, NCHW, groups, stride, dilation, padding, with the fused
-   epilogue: v = act(conv + bias), then store / + other / * other, or the SE
+   epilogue: v = act(conv + bias) (has_bias 2: act(conv * scale + bias), a
+   folded batch norm), then store / + other / * other, or the SE
    gate (TERM 3): the conv output is [N, C, 1, 1] and scales a whole plane.
    Each work item computes OCB consecutive output channels of one pixel, so
    an input value loaded once feeds OCB multiply-adds. */
 #define OCB 4
 __kernel void conv2d(__global const float* x, __global const float* f,
-                     __global const float* bias, __global const float* other,
+                     __global const float* bias, __global const float* scale,
+                     __global const float* other,
                      __global float* y, int C, int H, int W, int OC, int KH, int KW,
                      int OH, int OW, int SH, int SW, int DH, int DW, int PT, int PL, int G,
                      int has_bias, int act, float p0, float p1, float p2, int term, int plane) {
@@ -100,7 +102,8 @@ __kernel void conv2d(__global const float* x, __global const float* f,
         const int oc = oc0 + j;
         if (oc >= OC) break;
         float v = s[j];
-        if (has_bias) v += bias[oc];
+        if (has_bias == 2) v = v * scale[oc] + bias[oc];
+        else if (has_bias) v += bias[oc];
         v = activate(v, act, p0, p1, p2);
         const long idx = (((long)n * OC + oc) * OH + oh) * OW + ow;
         if (term == 0) y[idx] = v;
@@ -117,9 +120,11 @@ __kernel void conv2d(__global const float* x, __global const float* f,
 /* The epilogue of one output element (shared by the conv kernels; the SE
    gate's plane form only in conv2d). */
 inline void store_out(__global float* y, __global const float* bias,
-                      __global const float* other, long idx, int oc, float v, int has_bias,
+                      __global const float* scale, __global const float* other, long idx,
+                      int oc, float v, int has_bias,
                       int act, float p0, float p1, float p2, int term) {
-    if (has_bias) v += bias[oc];
+    if (has_bias == 2) v = v * scale[oc] + bias[oc];
+    else if (has_bias) v += bias[oc];
     v = activate(v, act, p0, p1, p2);
     if (term == 0) y[idx] = v;
     else if (term == 1) y[idx] = v + other[idx];
@@ -130,7 +135,8 @@ inline void store_out(__global float* y, __global const float* bias,
    and the input planes [C, P].  Each work item computes 4 output channels of
    4 consecutive pixels, loading each input quad once for 4 channels. */
 __kernel void conv1x1(__global const float* x, __global const float* f,
-                      __global const float* bias, __global const float* other,
+                      __global const float* bias, __global const float* scale,
+                     __global const float* other,
                       __global float* y, int C, int OC, int P, int has_bias, int act, float p0,
                       float p1, float p2, int term) {
     const int p0i = get_global_id(0) * 4, oc0 = get_global_id(1) * 4, n = get_global_id(2);
@@ -159,15 +165,16 @@ __kernel void conv1x1(__global const float* x, __global const float* f,
         if (oc >= OC) break;
         const float a[4] = {accs[j].s0, accs[j].s1, accs[j].s2, accs[j].s3};
         for (int k = 0; k < 4 && p0i + k < P; ++k)
-            store_out(y, bias, other, ((long)n * OC + oc) * P + p0i + k, oc, a[k], has_bias, act,
-                      p0, p1, p2, term);
+            store_out(y, bias, scale, other, ((long)n * OC + oc) * P + p0i + k, oc, a[k],
+                      has_bias, act, p0, p1, p2, term);
     }
 }
 
 /* Depthwise conv (one input channel per group, one output channel per
    group): one output element per work item, the width fastest. */
 __kernel void dwconv(__global const float* x, __global const float* f,
-                     __global const float* bias, __global const float* other,
+                     __global const float* bias, __global const float* scale,
+                     __global const float* other,
                      __global float* y, int C, int H, int W, int KH, int KW, int OH, int OW,
                      int SH, int SW, int DH, int DW, int PT, int PL, int has_bias, int act,
                      float p0, float p1, float p2, int term) {
@@ -187,8 +194,8 @@ __kernel void dwconv(__global const float* x, __global const float* f,
             s += xp[ih * W + iw] * fp[kh * KW + kw];
         }
     }
-    store_out(y, bias, other, ((long)nc * OH + oh) * OW + ow, c, s, has_bias, act, p0, p1, p2,
-              term);
+    store_out(y, bias, scale, other, ((long)nc * OH + oh) * OW + ow, c, s, has_bias, act, p0,
+              p1, p2, term);
 }
 
 /* Transposed convolution, gathered per output element; filter [C, OC/G, KH, KW]. */

@@ -59,14 +59,37 @@ struct rescale {
     float operator()(float v, const at& a) const { return v * multiplier[a.channel]; }
 };
 
-/// Per-channel bias: v + b[channel].
+/// Per-channel bias: v + b[channel]; with a per-channel `scale` (a folded
+/// batch norm's gamma / sqrt(var + eps), passes/fold_batch_norm.hpp),
+/// v * k[channel] + b[channel]: the conv's filter stays as trained, so the
+/// fused conv rounds as conv -> batch_norm does (batch_norm computes
+/// x * k + (beta - mean * k)), instead of summing products of rounded w * k.
 struct bias {
     static constexpr bool vectorizes = true;
     const float* values = nullptr;
-    float operator()(float v, const at& a) const { return v + values[a.channel]; }
+    const float* scale = nullptr;  // null: no scale
+    float operator()(float v, const at& a) const {
+        return scale ? v * scale[a.channel] + values[a.channel] : v + values[a.channel];
+    }
     template <class V>
     V vec(V v, const at& a) const {
-        return v + V(values[a.channel]);
+        return scale ? v * V(scale[a.channel]) + V(values[a.channel]) : v + V(values[a.channel]);
+    }
+    /// The two forms with the choice made by the caller, once per run of
+    /// values (chain::emit): no test of `scale` per element.
+    template <bool Scaled>
+    float fixed(float v, const at& a) const {
+        if constexpr (Scaled)
+            return v * scale[a.channel] + values[a.channel];
+        else
+            return v + values[a.channel];
+    }
+    template <bool Scaled, class V>
+    V fixed_vec(V v, const at& a) const {
+        if constexpr (Scaled)
+            return v * V(scale[a.channel]) + V(values[a.channel]);
+        else
+            return v + V(values[a.channel]);
     }
 };
 
@@ -268,35 +291,64 @@ struct chain {
     }
 
 private:
+    // The bias stage's scale (a folded batch norm) is tested once per run of
+    // values, not per element: the loop is instantiated for both forms.
     void emit_local(float* out, const float* values, std::int64_t count, at a) const {
+        if constexpr (has_bias)
+            if (std::get<bias>(stages).scale) return emit_run<true>(out, values, count, a);
+        emit_run<false>(out, values, count, a);
+    }
+    template <bool Scaled>
+    void emit_run(float* out, const float* values, std::int64_t count, at a) const {
         std::int64_t i = 0;
 #if !defined(LITEGRAPH_SCALAR_SIMD)
         if constexpr (vectorized) {
             constexpr std::int64_t w = kernels::simd::width;
             const std::int64_t vend = count - count % w;
             for (; i < vend; i += w)
-                write_vec(out, at{a.image, a.channel, a.index + i},
-                          vfloat::load_unaligned(values + i));
+                write_vec<Scaled>(out, at{a.image, a.channel, a.index + i},
+                                  vfloat::load_unaligned(values + i));
         }
 #endif
-        for (; i < count; ++i) write(out, at{a.image, a.channel, a.index + i}, values[i]);
+        for (; i < count; ++i) {
+            const at ai{a.image, a.channel, a.index + i};
+            float v = values[i];
+            std::apply([&](const auto&... s) { ((v = step_fixed<Scaled>(s, v, ai)), ...); },
+                       stages);
+            if constexpr (has_terminal)
+                std::get<sizeof...(Stages) - 1>(stages).write(out, ai, v);
+            else
+                out[ai.index] = v;
+        }
     }
 #if !defined(LITEGRAPH_SCALAR_SIMD)
+    template <bool Scaled>
     void write_vec(float* out, const at& a, vfloat v) const {
-        std::apply([&](const auto&... s) { ((v = step_vec(s, v, a)), ...); }, stages);
+        std::apply([&](const auto&... s) { ((v = step_vec<Scaled>(s, v, a)), ...); }, stages);
         if constexpr (has_terminal)
             std::get<sizeof...(Stages) - 1>(stages).write_vec(out, a, v);
         else
             v.store_unaligned(out + a.index);
     }
-    template <class S>
+    template <bool Scaled, class S>
     static vfloat step_vec(const S& s, vfloat v, const at& a) {
         if constexpr (terminal_stage<S>)
             return v;
+        else if constexpr (std::is_same_v<S, bias>)
+            return s.template fixed_vec<Scaled>(v, a);
         else
             return s.vec(v, a);
     }
 #endif
+    template <bool Scaled, class S>
+    static float step_fixed(const S& s, float v, const at& a) {
+        if constexpr (terminal_stage<S>)
+            return v;
+        else if constexpr (std::is_same_v<S, bias>)
+            return s.template fixed<Scaled>(v, a);
+        else
+            return s(v, a);
+    }
     template <class S>
     static float step(const S& s, float v, const at& a) {
         if constexpr (terminal_stage<S>)

@@ -137,6 +137,16 @@ struct fused<ops::conv2d, Stages...> {
                        " must hold one float32 per output channel (" +
                        std::to_string(out.shape[1]) + ")";
             });
+            if (io.input_count("Scale") > 0) {
+                const auto& k = io.input("Scale");
+                io.check(k.type == dtype::f32 && k.numel() == out.shape[1], [&] {
+                    return "Scale " + to_string(k.shape) +
+                           " must hold one float32 per output channel (" +
+                           std::to_string(out.shape[1]) + ")";
+                });
+            }
+        } else {
+            io.check(io.input_count("Scale") == 0, "a Scale needs the bias stage");
         }
         if constexpr (terminal() != "store") {
             const auto& o = io.input("Other");
@@ -162,7 +172,11 @@ struct fused<ops::conv2d, Stages...> {
         const auto g = ops::conv2d::resolve(p.conv, io);
         chain_type c{p.stages};
         const float* bias_values = nullptr;
-        if constexpr (chain_type::has_bias) bias_values = io.input("Bias").template as<float>();
+        const float* scale_values = nullptr;
+        if constexpr (chain_type::has_bias) {
+            bias_values = io.input("Bias").template as<float>();
+            if (io.input_count("Scale") > 0) scale_values = io.input("Scale").template as<float>();
+        }
         const float* other = nullptr;
         std::int64_t other_plane = 1;
         if constexpr (terminal() != "store") {
@@ -170,7 +184,7 @@ struct fused<ops::conv2d, Stages...> {
             other = o.template as<float>();
             if (o.shape.size() == 4) other_plane = o.shape[2] * o.shape[3];
         }
-        bind(c, bias_values, other, other_plane);
+        bind(c, bias_values, other, other_plane, scale_values);
         float* out = io.output("Output").template as<float>();
         const float* x = io.input("Input").template as<float>();
         const float* f = io.input("Filter").template as<float>();
@@ -197,13 +211,17 @@ struct fused<ops::conv2d, Stages...> {
                              });
     }
 
-    /// Points the chain's stages at their operands: the bias values and the
-    /// other tensor of a residual add or a gate (`other_plane`: H * W of it,
-    /// the plane a mul_plane gate scales).
+    /// Points the chain's stages at their operands: the bias values (and the
+    /// per-channel scale before them, or null), and the other tensor of a
+    /// residual add or a gate (`other_plane`: H * W of it, the plane a
+    /// mul_plane gate scales).
     static void bind(chain_type& c, const float* bias_values, const float* other,
-                     std::int64_t other_plane) {
-        std::apply([&](auto&... s) { (bind_stage(s, bias_values, other, other_plane), ...); },
-                   c.stages);
+                     std::int64_t other_plane, const float* scale_values = nullptr) {
+        std::apply(
+            [&](auto&... s) {
+                (bind_stage(s, bias_values, scale_values, other, other_plane), ...);
+            },
+            c.stages);
     }
 
     /// Bytes of scratch run_direct needs: the row loop's, and for a conv in
@@ -289,6 +307,7 @@ private:
             kernels::depthwise_direct<A> d;
             d.y = out;
             d.bias = std::get<0>(c.stages).values;
+            d.scale = std::get<0>(c.stages).scale;
             d.act = direct_form<chain_type>::act_of(c);
             kernels::depthwise_conv2d_direct(kg, x, f, d);
             return true;
@@ -303,10 +322,11 @@ private:
         if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
     }
     template <class S>
-    static void bind_stage(S& s, const float* bias_values, const float* other,
-                           std::int64_t other_plane) {
+    static void bind_stage(S& s, const float* bias_values, const float* scale_values,
+                           const float* other, std::int64_t other_plane) {
         if constexpr (std::is_same_v<S, bias>) {
             s.values = bias_values;
+            s.scale = scale_values;
         } else if constexpr (std::is_same_v<S, add_with>) {
             s.other = other;
         } else if constexpr (requires { s.mul; }) {

@@ -108,8 +108,11 @@ struct identity_act {
 /// A depthwise conv that finishes its output in registers and writes it
 /// straight into a dense NCHW `y` [N, C, OH, OW]:
 ///   y = act(conv + bias[c])   (bias optional: null adds nothing)
-/// The accumulators start at the bias (as optimised kernels do), so the sum
-/// rounds in another order than conv-then-add: within a few ulps.
+///   y = act(conv * scale[c] + bias[c])   (with a scale: a folded batch norm)
+/// Without a scale the accumulators start at the bias (as optimised kernels
+/// do), so the sum rounds in another order than conv-then-add: within a few
+/// ulps.  With one they start at 0 and the scale and bias follow, as a
+/// batch norm after the conv computes them.
 /// `act` is any functor with `float operator()(float)` and a vector form
 /// `V vec(V)` doing the same operations (ops::act::relu, relu6, hard_swish ...).
 /// No epilogue call and no second pass: what fused<conv2d, bias, act<F>>
@@ -118,6 +121,7 @@ template <class Act>
 struct depthwise_direct {
     float* y = nullptr;
     const float* bias = nullptr;
+    const float* scale = nullptr;
     Act act{};
 };
 
@@ -134,17 +138,19 @@ struct band_out {
 };
 
 /// Output of depthwise blocks straight into an output plane (rows of
-/// stride ow): the accumulators start at the bias, the activation is
-/// applied in registers; the vector that crosses the row end goes through a
-/// small buffer.
-template <class Act>
+/// stride ow): the accumulators start at the bias (or, with a scale, at 0,
+/// and v * scale + bias follows), the activation is applied in registers;
+/// the vector that crosses the row end goes through a small buffer.
+template <class Act, bool Scaled>
 struct plane_out {
     float* y;
     std::int64_t ow;
     float bias;
     Act act;
-    float init() const { return bias; }
+    float scale = 1.f;
+    float init() const { return Scaled ? 0.f : bias; }
     void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
+        if constexpr (Scaled) v = v * simd::vfloat(scale) + simd::vfloat(bias);
         v = act.vec(v);
         float* d = y + row * ow + x;
         if (x + simd::width <= ow) {
@@ -340,14 +346,21 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
         LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
     if (!ws) ws = &workspace::local();
     const std::int64_t plane = g.oh * g.ow;
-    detail::with_depthwise_kernel<detail::plane_out<Act>>(g, [&](auto kernel) {
-        detail::depthwise_planes(
-            g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
-                const detail::plane_out<Act> out{d.y + (n * g.c + ch) * plane, g.ow,
-                                                 d.bias ? d.bias[ch] : 0.f, d.act};
-                kernel(g, ph, pw, w + ch * g.kh * g.kw, out, 0, g.oh);
-            });
-    });
+    auto run = [&]<bool Scaled>() {
+        using out_t = detail::plane_out<Act, Scaled>;
+        detail::with_depthwise_kernel<out_t>(g, [&](auto kernel) {
+            detail::depthwise_planes(
+                g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
+                    const out_t out{d.y + (n * g.c + ch) * plane, g.ow, d.bias ? d.bias[ch] : 0.f,
+                                    d.act, d.scale ? d.scale[ch] : 1.f};
+                    kernel(g, ph, pw, w + ch * g.kh * g.kw, out, 0, g.oh);
+                });
+        });
+    };
+    if (d.scale)
+        run.template operator()<true>();
+    else
+        run.template operator()<false>();
 }
 
 /// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,

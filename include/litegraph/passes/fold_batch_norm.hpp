@@ -1,11 +1,17 @@
 // fold_batch_norm: conv -> batch_norm, where the batch norm is the conv
-// output's only reader, becomes one fused_conv2d whose filter and bias carry
-// the normalisation:
+// output's only reader, becomes one fused_conv2d whose bias stage carries the
+// normalisation as a per-channel scale and bias:
 //   k[oc] = gamma[oc] / sqrt(var[oc] + eps)
-//   W'[oc] = W[oc] * k[oc],  b'[oc] = (b[oc] - mean[oc]) * k[oc] + beta[oc]
-// (b = the conv's bias, or 0).  W' and b' are new parameters: a weight shared
-// with another op is never changed in place.  The fused conv writes the batch
-// norm's Y.
+//   Scale = k,  Bias b'[oc] = (b[oc] - mean[oc]) * k[oc] + beta[oc]
+// (b = the conv's bias, or 0), so the fused conv computes conv(x, W) * k + b'.
+// The filter stays as trained: multiplying k into it (W * k, as many
+// converters do) rounds every weight, and on a deep network (ppocr_v3_det)
+// the fused outputs then drift from the unfused ones by 2e-5; with the scale
+// in the epilogue they round as conv -> batch_norm does.  Scale and b' are
+// new parameters (a conv that already has a Scale gets k multiplied in).
+// Consumers that want the scale inside the filter (int8 quantisation, whose
+// per-channel steps absorb it) call fold_scale_into_filter (pattern.hpp).
+// The fused conv writes the batch norm's Y.
 #pragma once
 
 #include <cmath>
@@ -29,7 +35,7 @@ inline bool fold_shapes_only(graph::graph& g, int op, int bn_op, int y, std::vec
         int v = graph::input_var(bn, slot);
         if (v < 0 || !g.vars[v].persistable || g.vars[v].value) return false;
     }
-    if (graph::input_var(conv, "Bias") >= 0) return false;
+    if (graph::input_var(conv, "Bias") >= 0 || graph::input_var(conv, "Scale") >= 0) return false;
     auto declare = [&](const std::string& base, shape_t shape) {
         std::string name = base;
         for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
@@ -40,13 +46,13 @@ inline bool fold_shapes_only(graph::graph& g, int op, int bn_op, int y, std::vec
         return g.add_var(std::move(v));
     };
     const std::string base = g.vars[y].name;
-    int wv = declare(base + ".folded_filter", fshape);
+    int kv = declare(base + ".fused_scale", {oc});
     int bv = declare(base + ".fused_bias", {oc});
     auto& fused = g.ops[op];
     fused.type = "fused_conv2d";
     fused.attrs.set("activation", std::string());
     fused.attrs.set("terminal", std::string("store"));
-    graph::set_input(fused, "Filter", wv);
+    graph::set_input(fused, "Scale", kv);
     graph::set_input(fused, "Bias", bv);
     graph::set_output(fused, "Output", y);
     dead[bn_op] = true;
@@ -90,23 +96,28 @@ inline int fold_batch_norm(graph::graph& g) {
         if (static_cast<std::int64_t>(bias.size()) != oc) return false;
         const float eps = bn.attrs.get<float>("epsilon", 1e-5f);
 
-        tensor w2(dtype::f32, w.shape());
-        const std::int64_t per_oc = oc ? w.numel() / oc : 0;
-        const float* src = w.span<float>().data();
-        float* dst = w2.span<float>().data();
-        std::vector<float> b2(static_cast<std::size_t>(oc));
+        // An earlier scale (batch norm after batch norm) is multiplied in.
+        std::vector<float> k0(static_cast<std::size_t>(oc), 1.f);
+        if (const int sv = graph::input_var(conv, "Scale"); sv >= 0) {
+            if (!has_f32_value(g, sv) || g.vars[sv].value->numel() != oc) return false;
+            auto s0 = g.vars[sv].value->span<float>();
+            k0.assign(s0.begin(), s0.end());
+        }
+        std::vector<float> k2(static_cast<std::size_t>(oc)), b2(static_cast<std::size_t>(oc));
         for (std::int64_t c = 0; c < oc; ++c) {
-            // As batch_norm's kernel computes it, so the fold rounds alike.
+            const auto i = static_cast<std::size_t>(c);
+            // As batch_norm's kernel computes k; with b = 0, b' is that
+            // kernel's beta - mean * k, and the fused conv's v * k + b' the
+            // same operations in the same order as its x * k + b.
             const float k = stats[0][c] * (1.f / std::sqrt(stats[3][c] + eps));
-            for (std::int64_t i = 0; i < per_oc; ++i) dst[c * per_oc + i] = src[c * per_oc + i] * k;
-            b2[static_cast<std::size_t>(c)] =
-                (bias[static_cast<std::size_t>(c)] - stats[2][c]) * k + stats[1][c];
+            k2[i] = k0[i] * k;
+            b2[i] = (bias[i] - stats[2][c]) * k + stats[1][c];
         }
         const std::string base = g.vars[y].name;
-        int wv = graph::add_param(g, base + ".folded_filter", std::move(w2));
+        int kv = graph::add_param(g, base + ".fused_scale", tensor::from<float>({oc}, k2));
         make_fused_conv(g, op, b2);
         auto& fused = g.ops[op];
-        graph::set_input(fused, "Filter", wv);
+        graph::set_input(fused, "Scale", kv);
         graph::set_output(fused, "Output", y);
         dead[bn_op] = true;
         return true;

@@ -145,6 +145,47 @@ inline bool ensure_fused_conv(graph::graph& g, int op) {
     return true;
 }
 
+/// For consumers that need the filter to carry a fused conv's per-channel
+/// Scale (a folded batch norm; int8 quantisation, whose per-channel steps then
+/// absorb it): the filter becomes a new parameter W[oc] * k[oc] and the Scale
+/// input goes.  True when the conv has no Scale or it was moved; false when
+/// the values cannot be read (the conv is left as it was).
+inline bool fold_scale_into_filter(graph::graph& g, int op) {
+    const int sv = graph::input_var(g.ops[op], "Scale");
+    if (sv < 0) return true;
+    const int fv = graph::input_var(g.ops[op], "Filter");
+    if (fv < 0) return false;
+    const std::string base = g.vars[fv].name + ".scaled";
+    int nf = -1;
+    if (!g.vars[fv].value && !g.vars[sv].value) {  // a topology: shapes only
+        std::string name = base;
+        for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
+        graph::var_node v;
+        v.name = name;
+        v.shape = g.vars[fv].shape;
+        v.persistable = true;
+        nf = g.add_var(std::move(v));
+    } else {
+        if (!has_f32_value(g, fv) || !has_f32_value(g, sv)) return false;
+        const auto& w = *g.vars[fv].value;
+        const std::int64_t oc = w.shape().empty() ? 0 : w.shape()[0];
+        if (oc <= 0 || g.vars[sv].value->numel() != oc) return false;
+        const float* k = g.vars[sv].value->span<float>().data();
+        tensor w2(dtype::f32, w.shape());
+        const std::int64_t per_oc = w.numel() / oc;
+        const float* src = w.span<float>().data();
+        float* dst = w2.span<float>().data();
+        for (std::int64_t c = 0; c < oc; ++c)
+            for (std::int64_t i = 0; i < per_oc; ++i)
+                dst[c * per_oc + i] = src[c * per_oc + i] * k[c];
+        nf = graph::add_param(g, base, std::move(w2));
+    }
+    auto& n = g.ops[op];
+    graph::set_input(n, "Filter", nf);
+    std::erase_if(n.inputs, [](const graph::slot& s) { return s.name == "Scale"; });
+    return true;
+}
+
 /// Runs `try_at(op)` over the ops until no rewrite applies any more; each
 /// successful rewrite marks ops dead in `dead` and the graph is compacted
 /// (dead ops dropped, links rebuilt) before the next search.  Returns the

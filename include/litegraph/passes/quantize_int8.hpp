@@ -13,9 +13,10 @@
 //   Wq * 127 / max_range, when every reader of the quantized input is such a pair.
 // fold_weight_quant (second): a fake quant-dequant op on a parameter is
 //   computed once into a new parameter (exactly as the float simulation
-//   computes it), so that batch norm and bias fold into the conv as in fp32;
-//   a folded filter stays on a per-channel int8 grid (batch norm scales each
-//   output channel), which quantize_int8 recovers exactly.
+//   computes it), so that batch norm and bias fold into the conv as in fp32
+//   (a per-channel Scale and Bias); quantize_int8 multiplies the Scale into
+//   the filter, which stays on a per-channel int8 grid (batch norm scales
+//   each output channel) that the filter steps recover exactly.
 // quantize_int8 (after the fusions, before in_place): every conv / fused conv
 //   / mul / matmul whose activation input comes from a per-tensor fake
 //   quant-dequant op of 8 bits and whose weight is a parameter becomes an int8
@@ -326,7 +327,8 @@ private:
         if (!conv && !fc) return false;
         const char* x_slot = conv ? "Input" : "X";
         const char* w_slot = conv ? "Filter" : "Y";
-        const int x = graph::input_var(node, x_slot), w = graph::input_var(node, w_slot);
+        const int x = graph::input_var(node, x_slot);
+        int w = graph::input_var(node, w_slot);
         if (x < 0 || w < 0 || !is_param(g_, w) || g_.vars[x].producer < 0) return false;
         const auto& f = g_.ops[g_.vars[x].producer];
         if (f.type != "fake_quantize_dequantize_moving_average_abs_max" ||
@@ -339,7 +341,7 @@ private:
             s_in = 127.f;  // planning only: any positive step
         else if (!(s_in > 0.f) || !has_f32_value(g_, w))
             return false;
-        const auto& wshape = shapes_only ? g_.vars[w].shape : g_.vars[w].value->shape();
+        const shape_t wshape = shapes_only ? g_.vars[w].shape : g_.vars[w].value->shape();
         float alpha = 1.f;
         if (conv) {
             if (wshape.size() != 4 || !is_known(wshape)) return false;
@@ -363,6 +365,12 @@ private:
         }
         const std::int64_t channels = conv ? wshape[0] : wshape[1];
         const float in_step = s_in / 127.f;
+        // A folded batch norm's scale goes into the filter, whose per-channel
+        // steps absorb it (the filter the fp32 fold used to write).
+        if (conv) {
+            if (!fold_scale_into_filter(g_, op)) return false;
+            w = graph::input_var(g_.ops[op], w_slot);
+        }
         // Weights and multipliers.
         int wq = -1, mult = -1;
         const std::string base = g_.vars[w].name;

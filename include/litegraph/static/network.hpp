@@ -4,7 +4,7 @@
 //
 //   constexpr auto net = static_net::make_network(
 //       static_net::conv<fusion::fused<ops::conv2d, fusion::bias, fusion::act<ops::act::relu>>>{
-//           geometry, filter, bias, stages, in, out, other, other_plane, in_place},
+//           geometry, filter, bias, stages, in, out, other, other_plane, in_place[, scale]},
 //       static_net::pool{...}, ...);
 //   net.run(static_net::memory<N, S>{&plan, segment_bases, scratch});
 //
@@ -74,13 +74,14 @@ struct conv {
     tensor_at input{}, output{};
     tensor_at other{};  // the residual or gated tensor (terminal != store)
     std::int64_t other_plane = 1;
-    bool in_place = false;  // output over its own input (depthwise)
+    bool in_place = false;         // output over its own input (depthwise)
+    const float* scale = nullptr;  // [OC] a folded batch norm's scale, or none
 
     constexpr std::size_t scratch_bytes() const { return Fused::direct_scratch_bytes(g, in_place); }
     template <class Mem>
     void run(const Mem& m) const {
         typename Fused::chain_type c{stages};
-        Fused::bind(c, bias, other.buffer >= 0 ? m.f32(other) : nullptr, other_plane);
+        Fused::bind(c, bias, other.buffer >= 0 ? m.f32(other) : nullptr, other_plane, scale);
         Fused::run_direct(g, c, m.f32(input), filter, m.f32(output), m.scratch);
     }
 };
