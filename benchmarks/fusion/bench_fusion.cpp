@@ -1,6 +1,6 @@
-// What fusion saves: conv + bias + activation as three ops against one fused
-// op, on conv shapes of the PP-OCR direction classifier (1x3x48x192) and text
-// detector (1x3x640x640).
+// What fusion saves: conv + bias + activation, and conv + batch_norm +
+// activation, as three ops against one fused op, on conv shapes of the PP-OCR direction classifier
+// (1x3x48x192) and text detector (1x3x640x640).
 //
 //   bench_fusion [--json] [--runs N] [--filter TEXT]
 //   (--filter: cases whose "model shape activation" contains TEXT, e.g.
@@ -9,17 +9,26 @@
 // Per shape, timed alternately in one run: N rounds after a warm-up, each
 // round one sample of each variant (a sample repeats the call to last
 // ~0.3 ms), the order rotating from round to round:
-//   unfused  conv2d op, elementwise_add(bias) op, activation op, each writing
-//            its own buffer (as the runtime runs an unfused graph);
-//   fused    fused_conv2d = fused<conv2d, bias, act<...>> (one write per element);
-//   conv     conv2d op alone (no bias, no activation).
+//   unfused     conv2d op, elementwise_add(bias) op, activation op, each
+//               writing its own buffer (as the runtime runs an unfused graph);
+//   fused       fused_conv2d = fused<conv2d, bias, act<...>> (one write per
+//               element);
+//   conv        conv2d op alone (no bias, no activation);
+//   bn unfused  conv2d op, batch_norm op, activation op (as these two models
+//               have them: every conv is followed by a batch norm);
+//   bn fused    the same fused_conv2d with the batch norm folded as
+//               fold_batch_norm folds it: the bias stage's Scale k and Bias b'
+//               (v * k + b', the filter as trained), one write per element.
 // All three are the library's op kernels on the same fast conv kernels, with
 // op_io bound once and shapes inferred once (so the filter is packed once, as
-// in a loaded model).  Ratios: fused/conv (the epilogue's cost; target <= 1.05)
-// and fused/unfused (target < 1), each the median over rounds of the ratio of
-// the two samples of one round (taken back to back, so a shared machine's slow
-// phases cancel out); the medians of the times are printed too.  Outputs of
-// fused and unfused are compared.
+// in a loaded model).  Ratios: fused/conv (the epilogue's cost; target <= 1.05),
+// fused/unfused (target < 1), and the same two for the batch-norm chain (its
+// epilogue does one multiply more per element than the bias chain: the price
+// of rounding as conv -> batch_norm does), each the median over rounds of the
+// ratio of the two samples of one round (taken back to back, so a shared
+// machine's slow phases cancel out); the medians of the times are printed too.
+// Outputs of fused and unfused are compared (max |diff|; for the batch-norm
+// chain 0 when they round alike).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -143,6 +152,8 @@ struct result {
     double unfused_ms, fused_ms, conv_ms, max_abs_diff;
     double fused_over_conv, fused_over_unfused;        // medians of per-round ratios
     double unfused_min_ms, fused_min_ms, conv_min_ms;  // the least disturbed samples
+    double bn_unfused_ms, bn_fused_ms, bn_max_abs_diff;
+    double bn_fused_over_conv, bn_fused_over_unfused;
 };
 
 std::string shape_name(const conv_case& cc) {
@@ -159,6 +170,16 @@ result measure(const conv_case& cc, int runs) {
     auto x = random_values(n * cc.c * cc.h * cc.w, 1);
     auto f = random_values(cc.oc * (cc.c / cc.groups) * cc.k * cc.k, 2);
     auto b = random_values(cc.oc, 3);
+    // Batch norm statistics (gamma, beta, mean, var > 0) and their fold.
+    auto gamma = random_values(cc.oc, 4), beta = random_values(cc.oc, 5);
+    auto mean = random_values(cc.oc, 6), var = random_values(cc.oc, 7);
+    const auto oc = static_cast<std::size_t>(cc.oc);
+    buffer bn_k(oc), bn_b(oc);
+    for (std::size_t c = 0; c < oc; ++c) {
+        var[c] = 0.1f + std::abs(var[c]);
+        bn_k[c] = gamma[c] * (1.f / std::sqrt(var[c] + 1e-5f));
+        bn_b[c] = beta[c] - mean[c] * bn_k[c];
+    }
     attr_map ca;
     ca.set("strides", std::vector<std::int32_t>{int(cc.sh), int(cc.sw)});
     ca.set("paddings", std::vector<std::int32_t>{int(p), int(p)});
@@ -166,7 +187,7 @@ result measure(const conv_case& cc, int runs) {
     ca.set("groups", std::int32_t(cc.groups));
     const char* conv_type = cc.groups == cc.c && cc.groups > 1 ? "depthwise_conv2d" : "conv2d";
 
-    buffer y_conv, y_add, y_act, y_fused, y_alone;
+    buffer y_conv, y_add, y_act, y_fused, y_alone, y_bn_conv, y_bn, y_bn_act, y_bn_fused;
     // (a) unfused: three ops, three buffers.
     bound_op conv(make_kernel(conv_type, ca), conv_type);
     conv.in("Input", ref(x, xs, "x"));
@@ -195,27 +216,58 @@ result measure(const conv_case& cc, int runs) {
     alone.in("Input", ref(x, xs, "x"));
     alone.in("Filter", ref(f, fs, "filter"));
     alone.out("Output", y_alone);
+    // (d) batch norm unfused: conv, batch_norm, activation.
+    bound_op bn_conv(make_kernel(conv_type, ca), conv_type);
+    bn_conv.in("Input", ref(x, xs, "x"));
+    bn_conv.in("Filter", ref(f, fs, "filter"));
+    bn_conv.out("Output", y_bn_conv);
+    attr_map bn_a;
+    bn_a.set("epsilon", 1e-5f);
+    bound_op bn(make_kernel("batch_norm", bn_a), "batch_norm");
+    bn.in("X", ref(y_bn_conv, ys, "conv"));
+    bn.in("Scale", ref(gamma, {cc.oc}, "gamma"));
+    bn.in("Bias", ref(beta, {cc.oc}, "beta"));
+    bn.in("Mean", ref(mean, {cc.oc}, "mean"));
+    bn.in("Variance", ref(var, {cc.oc}, "var"));
+    bn.out("Y", y_bn);
+    bound_op bn_act(make_kernel(cc.act, {}), cc.act);
+    bn_act.in("X", ref(y_bn, ys, "normalised"));
+    bn_act.out("Out", y_bn_act);
+    // (e) batch norm fused.
+    bound_op bn_fused(make_kernel<runtime::kernel_table>("fused_conv2d", fa), "fused_conv2d");
+    bn_fused.in("Input", ref(x, xs, "x"));
+    bn_fused.in("Filter", ref(f, fs, "filter"));
+    bn_fused.in("Scale", ref(bn_k, {cc.oc}, "scale"));
+    bn_fused.in("Bias", ref(bn_b, {cc.oc}, "bias"));
+    bn_fused.out("Output", y_bn_fused);
 
-    const std::function<void()> fns[3] = {[&] { conv.run(), add.run(), act.run(); },
-                                          [&] { fused.run(); }, [&] { alone.run(); }};
+    constexpr int nv = 5;
+    const std::function<void()> fns[nv] = {
+        [&] { conv.run(), add.run(), act.run(); }, [&] { fused.run(); }, [&] { alone.run(); },
+        [&] { bn_conv.run(), bn.run(), bn_act.run(); }, [&] { bn_fused.run(); }};
     double est = 0;
     for (auto& fn : fns) fn(), est = std::max(est, seconds(fn, 1));  // warm-up
     const int reps = std::clamp(static_cast<int>(3e-4 / std::max(est, 1e-9)), 1, 2000);
-    std::vector<double> t[3], r_conv, r_unfused;
+    std::vector<double> t[nv], r_conv, r_unfused, r_bn_conv, r_bn_unfused;
     for (int i = 0; i < runs; ++i) {
-        double s[3];
-        for (int k = 0; k < 3; ++k) {
-            const int j = (i + k) % 3;
+        double s[nv];
+        for (int k = 0; k < nv; ++k) {
+            const int j = (i + k) % nv;
             s[j] = seconds(fns[j], reps);
             t[j].push_back(s[j]);
         }
         r_unfused.push_back(s[1] / s[0]);
         r_conv.push_back(s[1] / s[2]);
+        r_bn_unfused.push_back(s[4] / s[3]);
+        r_bn_conv.push_back(s[4] / s[2]);
     }
 
-    double diff = 0;
-    for (std::size_t i = 0; i < y_act.size(); ++i)
-        diff = std::max(diff, double(std::abs(y_act[i] - y_fused[i])));
+    auto max_diff = [](const buffer& a, const buffer& b) {
+        double d = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, double(std::abs(a[i] - b[i])));
+        return d;
+    };
+    const double diff = max_diff(y_act, y_fused);
     const std::string shape = shape_name(cc);
     auto least = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
     return {cc.model,
@@ -229,7 +281,12 @@ result measure(const conv_case& cc, int runs) {
             median(r_unfused),
             least(t[0]) * 1e3,
             least(t[1]) * 1e3,
-            least(t[2]) * 1e3};
+            least(t[2]) * 1e3,
+            median(t[3]) * 1e3,
+            median(t[4]) * 1e3,
+            max_diff(y_bn_act, y_bn_fused),
+            median(r_bn_conv),
+            median(r_bn_unfused)};
 }
 
 }  // namespace
@@ -273,7 +330,12 @@ int main(int argc, char** argv) {
                                     {"unfused_min_ms", r.unfused_min_ms},
                                     {"fused_min_ms", r.fused_min_ms},
                                     {"conv_min_ms", r.conv_min_ms},
-                                    {"max_abs_diff", r.max_abs_diff}});
+                                    {"max_abs_diff", r.max_abs_diff},
+                                    {"bn_unfused_ms", r.bn_unfused_ms},
+                                    {"bn_fused_ms", r.bn_fused_ms},
+                                    {"bn_fused_over_conv", r.bn_fused_over_conv},
+                                    {"bn_fused_over_unfused", r.bn_fused_over_unfused},
+                                    {"bn_max_abs_diff", r.bn_max_abs_diff}});
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
@@ -281,11 +343,15 @@ int main(int argc, char** argv) {
         "bench_fusion: medians of %d rounds (ms per call; ratios: medians of per-round "
         "ratios), simd %s\n",
         runs, kernels::simd::arch_name);
-    std::printf("%-5s %-28s %-11s %9s %9s %9s %10s %12s %9s\n", "model", "conv", "act", "unfused",
-                "fused", "conv", "fused/conv", "fused/unfus", "max diff");
+    std::printf("%-5s %-28s %-11s %9s %9s %9s %10s %12s %9s | %9s %9s %8s %8s %9s\n", "model",
+                "conv", "act", "unfused", "fused", "conv", "fused/conv", "fused/unfus", "max diff",
+                "bn unfus", "bn fused", "bn/conv", "bn/unfus", "bn diff");
     for (const auto& r : results)
-        std::printf("%-5s %-28s %-11s %9.4f %9.4f %9.4f %10.3f %12.3f %9.1e\n", r.model.c_str(),
-                    r.shape.c_str(), r.act.c_str(), r.unfused_ms, r.fused_ms, r.conv_ms,
-                    r.fused_over_conv, r.fused_over_unfused, r.max_abs_diff);
+        std::printf(
+            "%-5s %-28s %-11s %9.4f %9.4f %9.4f %10.3f %12.3f %9.1e | %9.4f %9.4f %8.3f %8.3f "
+            "%9.1e\n",
+            r.model.c_str(), r.shape.c_str(), r.act.c_str(), r.unfused_ms, r.fused_ms, r.conv_ms,
+            r.fused_over_conv, r.fused_over_unfused, r.max_abs_diff, r.bn_unfused_ms, r.bn_fused_ms,
+            r.bn_fused_over_conv, r.bn_fused_over_unfused, r.bn_max_abs_diff);
     return 0;
 }
