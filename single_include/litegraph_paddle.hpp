@@ -1790,8 +1790,11 @@ struct identity_act {
 /// A depthwise conv that finishes its output in registers and writes it
 /// straight into a dense NCHW `y` [N, C, OH, OW]:
 ///   y = act(conv + bias[c])   (bias optional: null adds nothing)
-/// The accumulators start at the bias (as optimised kernels do), so the sum
-/// rounds in another order than conv-then-add: within a few ulps.
+///   y = act(conv * scale[c] + bias[c])   (with a scale: a folded batch norm)
+/// Without a scale the accumulators start at the bias (as optimised kernels
+/// do), so the sum rounds in another order than conv-then-add: within a few
+/// ulps.  With one they start at 0 and the scale and bias follow, as a
+/// batch norm after the conv computes them.
 /// `act` is any functor with `float operator()(float)` and a vector form
 /// `V vec(V)` doing the same operations (ops::act::relu, relu6, hard_swish ...).
 /// No epilogue call and no second pass: what fused<conv2d, bias, act<F>>
@@ -1800,6 +1803,7 @@ template <class Act>
 struct depthwise_direct {
     float* y = nullptr;
     const float* bias = nullptr;
+    const float* scale = nullptr;
     Act act{};
 };
 
@@ -1816,17 +1820,19 @@ struct band_out {
 };
 
 /// Output of depthwise blocks straight into an output plane (rows of
-/// stride ow): the accumulators start at the bias, the activation is
-/// applied in registers; the vector that crosses the row end goes through a
-/// small buffer.
-template <class Act>
+/// stride ow): the accumulators start at the bias (or, with a scale, at 0,
+/// and v * scale + bias follows), the activation is applied in registers;
+/// the vector that crosses the row end goes through a small buffer.
+template <class Act, bool Scaled>
 struct plane_out {
     float* y;
     std::int64_t ow;
     float bias;
     Act act;
-    float init() const { return bias; }
+    float scale = 1.f;
+    float init() const { return Scaled ? 0.f : bias; }
     void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
+        if constexpr (Scaled) v = v * simd::vfloat(scale) + simd::vfloat(bias);
         v = act.vec(v);
         float* d = y + row * ow + x;
         if (x + simd::width <= ow) {
@@ -2022,14 +2028,21 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
         LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
     if (!ws) ws = &workspace::local();
     const std::int64_t plane = g.oh * g.ow;
-    detail::with_depthwise_kernel<detail::plane_out<Act>>(g, [&](auto kernel) {
-        detail::depthwise_planes(
-            g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
-                const detail::plane_out<Act> out{d.y + (n * g.c + ch) * plane, g.ow,
-                                                 d.bias ? d.bias[ch] : 0.f, d.act};
-                kernel(g, ph, pw, w + ch * g.kh * g.kw, out, 0, g.oh);
-            });
-    });
+    auto run = [&]<bool Scaled>() {
+        using out_t = detail::plane_out<Act, Scaled>;
+        detail::with_depthwise_kernel<out_t>(g, [&](auto kernel) {
+            detail::depthwise_planes(
+                g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
+                    const out_t out{d.y + (n * g.c + ch) * plane, g.ow, d.bias ? d.bias[ch] : 0.f,
+                                    d.act, d.scale ? d.scale[ch] : 1.f};
+                    kernel(g, ph, pw, w + ch * g.kh * g.kw, out, 0, g.oh);
+                });
+        });
+    };
+    if (d.scale)
+        run.template operator()<true>();
+    else
+        run.template operator()<false>();
 }
 
 /// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,
@@ -5976,14 +5989,37 @@ struct rescale {
     float operator()(float v, const at& a) const { return v * multiplier[a.channel]; }
 };
 
-/// Per-channel bias: v + b[channel].
+/// Per-channel bias: v + b[channel]; with a per-channel `scale` (a folded
+/// batch norm's gamma / sqrt(var + eps), passes/fold_batch_norm.hpp),
+/// v * k[channel] + b[channel]: the conv's filter stays as trained, so the
+/// fused conv rounds as conv -> batch_norm does (batch_norm computes
+/// x * k + (beta - mean * k)), instead of summing products of rounded w * k.
 struct bias {
     static constexpr bool vectorizes = true;
     const float* values = nullptr;
-    float operator()(float v, const at& a) const { return v + values[a.channel]; }
+    const float* scale = nullptr;  // null: no scale
+    float operator()(float v, const at& a) const {
+        return scale ? v * scale[a.channel] + values[a.channel] : v + values[a.channel];
+    }
     template <class V>
     V vec(V v, const at& a) const {
-        return v + V(values[a.channel]);
+        return scale ? v * V(scale[a.channel]) + V(values[a.channel]) : v + V(values[a.channel]);
+    }
+    /// The two forms with the choice made by the caller, once per run of
+    /// values (chain::emit): no test of `scale` per element.
+    template <bool Scaled>
+    float fixed(float v, const at& a) const {
+        if constexpr (Scaled)
+            return v * scale[a.channel] + values[a.channel];
+        else
+            return v + values[a.channel];
+    }
+    template <bool Scaled, class V>
+    V fixed_vec(V v, const at& a) const {
+        if constexpr (Scaled)
+            return v * V(scale[a.channel]) + V(values[a.channel]);
+        else
+            return v + V(values[a.channel]);
     }
 };
 
@@ -6185,35 +6221,64 @@ struct chain {
     }
 
 private:
+    // The bias stage's scale (a folded batch norm) is tested once per run of
+    // values, not per element: the loop is instantiated for both forms.
     void emit_local(float* out, const float* values, std::int64_t count, at a) const {
+        if constexpr (has_bias)
+            if (std::get<bias>(stages).scale) return emit_run<true>(out, values, count, a);
+        emit_run<false>(out, values, count, a);
+    }
+    template <bool Scaled>
+    void emit_run(float* out, const float* values, std::int64_t count, at a) const {
         std::int64_t i = 0;
 #if !defined(LITEGRAPH_SCALAR_SIMD)
         if constexpr (vectorized) {
             constexpr std::int64_t w = kernels::simd::width;
             const std::int64_t vend = count - count % w;
             for (; i < vend; i += w)
-                write_vec(out, at{a.image, a.channel, a.index + i},
-                          vfloat::load_unaligned(values + i));
+                write_vec<Scaled>(out, at{a.image, a.channel, a.index + i},
+                                  vfloat::load_unaligned(values + i));
         }
 #endif
-        for (; i < count; ++i) write(out, at{a.image, a.channel, a.index + i}, values[i]);
+        for (; i < count; ++i) {
+            const at ai{a.image, a.channel, a.index + i};
+            float v = values[i];
+            std::apply([&](const auto&... s) { ((v = step_fixed<Scaled>(s, v, ai)), ...); },
+                       stages);
+            if constexpr (has_terminal)
+                std::get<sizeof...(Stages) - 1>(stages).write(out, ai, v);
+            else
+                out[ai.index] = v;
+        }
     }
 #if !defined(LITEGRAPH_SCALAR_SIMD)
+    template <bool Scaled>
     void write_vec(float* out, const at& a, vfloat v) const {
-        std::apply([&](const auto&... s) { ((v = step_vec(s, v, a)), ...); }, stages);
+        std::apply([&](const auto&... s) { ((v = step_vec<Scaled>(s, v, a)), ...); }, stages);
         if constexpr (has_terminal)
             std::get<sizeof...(Stages) - 1>(stages).write_vec(out, a, v);
         else
             v.store_unaligned(out + a.index);
     }
-    template <class S>
+    template <bool Scaled, class S>
     static vfloat step_vec(const S& s, vfloat v, const at& a) {
         if constexpr (terminal_stage<S>)
             return v;
+        else if constexpr (std::is_same_v<S, bias>)
+            return s.template fixed_vec<Scaled>(v, a);
         else
             return s.vec(v, a);
     }
 #endif
+    template <bool Scaled, class S>
+    static float step_fixed(const S& s, float v, const at& a) {
+        if constexpr (terminal_stage<S>)
+            return v;
+        else if constexpr (std::is_same_v<S, bias>)
+            return s.template fixed<Scaled>(v, a);
+        else
+            return s(v, a);
+    }
     template <class S>
     static float step(const S& s, float v, const at& a) {
         if constexpr (terminal_stage<S>)
@@ -6361,6 +6426,16 @@ struct fused<ops::conv2d, Stages...> {
                        " must hold one float32 per output channel (" +
                        std::to_string(out.shape[1]) + ")";
             });
+            if (io.input_count("Scale") > 0) {
+                const auto& k = io.input("Scale");
+                io.check(k.type == dtype::f32 && k.numel() == out.shape[1], [&] {
+                    return "Scale " + to_string(k.shape) +
+                           " must hold one float32 per output channel (" +
+                           std::to_string(out.shape[1]) + ")";
+                });
+            }
+        } else {
+            io.check(io.input_count("Scale") == 0, "a Scale needs the bias stage");
         }
         if constexpr (terminal() != "store") {
             const auto& o = io.input("Other");
@@ -6386,7 +6461,11 @@ struct fused<ops::conv2d, Stages...> {
         const auto g = ops::conv2d::resolve(p.conv, io);
         chain_type c{p.stages};
         const float* bias_values = nullptr;
-        if constexpr (chain_type::has_bias) bias_values = io.input("Bias").template as<float>();
+        const float* scale_values = nullptr;
+        if constexpr (chain_type::has_bias) {
+            bias_values = io.input("Bias").template as<float>();
+            if (io.input_count("Scale") > 0) scale_values = io.input("Scale").template as<float>();
+        }
         const float* other = nullptr;
         std::int64_t other_plane = 1;
         if constexpr (terminal() != "store") {
@@ -6394,7 +6473,7 @@ struct fused<ops::conv2d, Stages...> {
             other = o.template as<float>();
             if (o.shape.size() == 4) other_plane = o.shape[2] * o.shape[3];
         }
-        bind(c, bias_values, other, other_plane);
+        bind(c, bias_values, other, other_plane, scale_values);
         float* out = io.output("Output").template as<float>();
         const float* x = io.input("Input").template as<float>();
         const float* f = io.input("Filter").template as<float>();
@@ -6421,13 +6500,17 @@ struct fused<ops::conv2d, Stages...> {
                              });
     }
 
-    /// Points the chain's stages at their operands: the bias values and the
-    /// other tensor of a residual add or a gate (`other_plane`: H * W of it,
-    /// the plane a mul_plane gate scales).
+    /// Points the chain's stages at their operands: the bias values (and the
+    /// per-channel scale before them, or null), and the other tensor of a
+    /// residual add or a gate (`other_plane`: H * W of it, the plane a
+    /// mul_plane gate scales).
     static void bind(chain_type& c, const float* bias_values, const float* other,
-                     std::int64_t other_plane) {
-        std::apply([&](auto&... s) { (bind_stage(s, bias_values, other, other_plane), ...); },
-                   c.stages);
+                     std::int64_t other_plane, const float* scale_values = nullptr) {
+        std::apply(
+            [&](auto&... s) {
+                (bind_stage(s, bias_values, scale_values, other, other_plane), ...);
+            },
+            c.stages);
     }
 
     /// Bytes of scratch run_direct needs: the row loop's, and for a conv in
@@ -6513,6 +6596,7 @@ private:
             kernels::depthwise_direct<A> d;
             d.y = out;
             d.bias = std::get<0>(c.stages).values;
+            d.scale = std::get<0>(c.stages).scale;
             d.act = direct_form<chain_type>::act_of(c);
             kernels::depthwise_conv2d_direct(kg, x, f, d);
             return true;
@@ -6527,10 +6611,11 @@ private:
         if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
     }
     template <class S>
-    static void bind_stage(S& s, const float* bias_values, const float* other,
-                           std::int64_t other_plane) {
+    static void bind_stage(S& s, const float* bias_values, const float* scale_values,
+                           const float* other, std::int64_t other_plane) {
         if constexpr (std::is_same_v<S, bias>) {
             s.values = bias_values;
+            s.scale = scale_values;
         } else if constexpr (std::is_same_v<S, add_with>) {
             s.other = other;
         } else if constexpr (requires { s.mul; }) {
@@ -6595,13 +6680,19 @@ using fused_conv_kernels = typename concat_op_lists<
 
 // ---- begin litegraph/passes/fold_batch_norm.hpp ----
 // fold_batch_norm: conv -> batch_norm, where the batch norm is the conv
-// output's only reader, becomes one fused_conv2d whose filter and bias carry
-// the normalisation:
+// output's only reader, becomes one fused_conv2d whose bias stage carries the
+// normalisation as a per-channel scale and bias:
 //   k[oc] = gamma[oc] / sqrt(var[oc] + eps)
-//   W'[oc] = W[oc] * k[oc],  b'[oc] = (b[oc] - mean[oc]) * k[oc] + beta[oc]
-// (b = the conv's bias, or 0).  W' and b' are new parameters: a weight shared
-// with another op is never changed in place.  The fused conv writes the batch
-// norm's Y.
+//   Scale = k,  Bias b'[oc] = (b[oc] - mean[oc]) * k[oc] + beta[oc]
+// (b = the conv's bias, or 0), so the fused conv computes conv(x, W) * k + b'.
+// The filter stays as trained: multiplying k into it (W * k, as many
+// converters do) rounds every weight, and on a deep network (ppocr_v3_det)
+// the fused outputs then drift from the unfused ones by 2e-5; with the scale
+// in the epilogue they round as conv -> batch_norm does.  Scale and b' are
+// new parameters (a conv that already has a Scale gets k multiplied in).
+// Consumers that want the scale inside the filter (int8 quantisation, whose
+// per-channel steps absorb it) call fold_scale_into_filter (pattern.hpp).
+// The fused conv writes the batch norm's Y.
 
 #include <cmath>
 #include <string>
@@ -6751,6 +6842,47 @@ inline bool ensure_fused_conv(graph::graph& g, int op) {
     return true;
 }
 
+/// For consumers that need the filter to carry a fused conv's per-channel
+/// Scale (a folded batch norm; int8 quantisation, whose per-channel steps then
+/// absorb it): the filter becomes a new parameter W[oc] * k[oc] and the Scale
+/// input goes.  True when the conv has no Scale or it was moved; false when
+/// the values cannot be read (the conv is left as it was).
+inline bool fold_scale_into_filter(graph::graph& g, int op) {
+    const int sv = graph::input_var(g.ops[op], "Scale");
+    if (sv < 0) return true;
+    const int fv = graph::input_var(g.ops[op], "Filter");
+    if (fv < 0) return false;
+    const std::string base = g.vars[fv].name + ".scaled";
+    int nf = -1;
+    if (!g.vars[fv].value && !g.vars[sv].value) {  // a topology: shapes only
+        std::string name = base;
+        for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
+        graph::var_node v;
+        v.name = name;
+        v.shape = g.vars[fv].shape;
+        v.persistable = true;
+        nf = g.add_var(std::move(v));
+    } else {
+        if (!has_f32_value(g, fv) || !has_f32_value(g, sv)) return false;
+        const auto& w = *g.vars[fv].value;
+        const std::int64_t oc = w.shape().empty() ? 0 : w.shape()[0];
+        if (oc <= 0 || g.vars[sv].value->numel() != oc) return false;
+        const float* k = g.vars[sv].value->span<float>().data();
+        tensor w2(dtype::f32, w.shape());
+        const std::int64_t per_oc = w.numel() / oc;
+        const float* src = w.span<float>().data();
+        float* dst = w2.span<float>().data();
+        for (std::int64_t c = 0; c < oc; ++c)
+            for (std::int64_t i = 0; i < per_oc; ++i)
+                dst[c * per_oc + i] = src[c * per_oc + i] * k[c];
+        nf = graph::add_param(g, base, std::move(w2));
+    }
+    auto& n = g.ops[op];
+    graph::set_input(n, "Filter", nf);
+    std::erase_if(n.inputs, [](const graph::slot& s) { return s.name == "Scale"; });
+    return true;
+}
+
 /// Runs `try_at(op)` over the ops until no rewrite applies any more; each
 /// successful rewrite marks ops dead in `dead` and the graph is compacted
 /// (dead ops dropped, links rebuilt) before the next search.  Returns the
@@ -6790,7 +6922,7 @@ inline bool fold_shapes_only(graph::graph& g, int op, int bn_op, int y, std::vec
         int v = graph::input_var(bn, slot);
         if (v < 0 || !g.vars[v].persistable || g.vars[v].value) return false;
     }
-    if (graph::input_var(conv, "Bias") >= 0) return false;
+    if (graph::input_var(conv, "Bias") >= 0 || graph::input_var(conv, "Scale") >= 0) return false;
     auto declare = [&](const std::string& base, shape_t shape) {
         std::string name = base;
         for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
@@ -6801,13 +6933,13 @@ inline bool fold_shapes_only(graph::graph& g, int op, int bn_op, int y, std::vec
         return g.add_var(std::move(v));
     };
     const std::string base = g.vars[y].name;
-    int wv = declare(base + ".folded_filter", fshape);
+    int kv = declare(base + ".fused_scale", {oc});
     int bv = declare(base + ".fused_bias", {oc});
     auto& fused = g.ops[op];
     fused.type = "fused_conv2d";
     fused.attrs.set("activation", std::string());
     fused.attrs.set("terminal", std::string("store"));
-    graph::set_input(fused, "Filter", wv);
+    graph::set_input(fused, "Scale", kv);
     graph::set_input(fused, "Bias", bv);
     graph::set_output(fused, "Output", y);
     dead[bn_op] = true;
@@ -6851,23 +6983,28 @@ inline int fold_batch_norm(graph::graph& g) {
         if (static_cast<std::int64_t>(bias.size()) != oc) return false;
         const float eps = bn.attrs.get<float>("epsilon", 1e-5f);
 
-        tensor w2(dtype::f32, w.shape());
-        const std::int64_t per_oc = oc ? w.numel() / oc : 0;
-        const float* src = w.span<float>().data();
-        float* dst = w2.span<float>().data();
-        std::vector<float> b2(static_cast<std::size_t>(oc));
+        // An earlier scale (batch norm after batch norm) is multiplied in.
+        std::vector<float> k0(static_cast<std::size_t>(oc), 1.f);
+        if (const int sv = graph::input_var(conv, "Scale"); sv >= 0) {
+            if (!has_f32_value(g, sv) || g.vars[sv].value->numel() != oc) return false;
+            auto s0 = g.vars[sv].value->span<float>();
+            k0.assign(s0.begin(), s0.end());
+        }
+        std::vector<float> k2(static_cast<std::size_t>(oc)), b2(static_cast<std::size_t>(oc));
         for (std::int64_t c = 0; c < oc; ++c) {
-            // As batch_norm's kernel computes it, so the fold rounds alike.
+            const auto i = static_cast<std::size_t>(c);
+            // As batch_norm's kernel computes k; with b = 0, b' is that
+            // kernel's beta - mean * k, and the fused conv's v * k + b' the
+            // same operations in the same order as its x * k + b.
             const float k = stats[0][c] * (1.f / std::sqrt(stats[3][c] + eps));
-            for (std::int64_t i = 0; i < per_oc; ++i) dst[c * per_oc + i] = src[c * per_oc + i] * k;
-            b2[static_cast<std::size_t>(c)] =
-                (bias[static_cast<std::size_t>(c)] - stats[2][c]) * k + stats[1][c];
+            k2[i] = k0[i] * k;
+            b2[i] = (bias[i] - stats[2][c]) * k + stats[1][c];
         }
         const std::string base = g.vars[y].name;
-        int wv = graph::add_param(g, base + ".folded_filter", std::move(w2));
+        int kv = graph::add_param(g, base + ".fused_scale", tensor::from<float>({oc}, k2));
         make_fused_conv(g, op, b2);
         auto& fused = g.ops[op];
-        graph::set_input(fused, "Filter", wv);
+        graph::set_input(fused, "Scale", kv);
         graph::set_output(fused, "Output", y);
         dead[bn_op] = true;
         return true;
@@ -7244,9 +7381,10 @@ inline int mark_in_place(graph::graph& g) {
 //   Wq * 127 / max_range, when every reader of the quantized input is such a pair.
 // fold_weight_quant (second): a fake quant-dequant op on a parameter is
 //   computed once into a new parameter (exactly as the float simulation
-//   computes it), so that batch norm and bias fold into the conv as in fp32;
-//   a folded filter stays on a per-channel int8 grid (batch norm scales each
-//   output channel), which quantize_int8 recovers exactly.
+//   computes it), so that batch norm and bias fold into the conv as in fp32
+//   (a per-channel Scale and Bias); quantize_int8 multiplies the Scale into
+//   the filter, which stays on a per-channel int8 grid (batch norm scales
+//   each output channel) that the filter steps recover exactly.
 // quantize_int8 (after the fusions, before in_place): every conv / fused conv
 //   / mul / matmul whose activation input comes from a per-tensor fake
 //   quant-dequant op of 8 bits and whose weight is a parameter becomes an int8
@@ -8926,7 +9064,8 @@ private:
         if (!conv && !fc) return false;
         const char* x_slot = conv ? "Input" : "X";
         const char* w_slot = conv ? "Filter" : "Y";
-        const int x = graph::input_var(node, x_slot), w = graph::input_var(node, w_slot);
+        const int x = graph::input_var(node, x_slot);
+        int w = graph::input_var(node, w_slot);
         if (x < 0 || w < 0 || !is_param(g_, w) || g_.vars[x].producer < 0) return false;
         const auto& f = g_.ops[g_.vars[x].producer];
         if (f.type != "fake_quantize_dequantize_moving_average_abs_max" ||
@@ -8939,7 +9078,7 @@ private:
             s_in = 127.f;  // planning only: any positive step
         else if (!(s_in > 0.f) || !has_f32_value(g_, w))
             return false;
-        const auto& wshape = shapes_only ? g_.vars[w].shape : g_.vars[w].value->shape();
+        const shape_t wshape = shapes_only ? g_.vars[w].shape : g_.vars[w].value->shape();
         float alpha = 1.f;
         if (conv) {
             if (wshape.size() != 4 || !is_known(wshape)) return false;
@@ -8963,6 +9102,12 @@ private:
         }
         const std::int64_t channels = conv ? wshape[0] : wshape[1];
         const float in_step = s_in / 127.f;
+        // A folded batch norm's scale goes into the filter, whose per-channel
+        // steps absorb it (the filter the fp32 fold used to write).
+        if (conv) {
+            if (!fold_scale_into_filter(g_, op)) return false;
+            w = graph::input_var(g_.ops[op], w_slot);
+        }
         // Weights and multipliers.
         int wq = -1, mult = -1;
         const std::string base = g_.vars[w].name;
@@ -11727,7 +11872,7 @@ private:
 //
 //   constexpr auto net = static_net::make_network(
 //       static_net::conv<fusion::fused<ops::conv2d, fusion::bias, fusion::act<ops::act::relu>>>{
-//           geometry, filter, bias, stages, in, out, other, other_plane, in_place},
+//           geometry, filter, bias, stages, in, out, other, other_plane, in_place[, scale]},
 //       static_net::pool{...}, ...);
 //   net.run(static_net::memory<N, S>{&plan, segment_bases, scratch});
 //
@@ -11788,13 +11933,14 @@ struct conv {
     tensor_at input{}, output{};
     tensor_at other{};  // the residual or gated tensor (terminal != store)
     std::int64_t other_plane = 1;
-    bool in_place = false;  // output over its own input (depthwise)
+    bool in_place = false;         // output over its own input (depthwise)
+    const float* scale = nullptr;  // [OC] a folded batch norm's scale, or none
 
     constexpr std::size_t scratch_bytes() const { return Fused::direct_scratch_bytes(g, in_place); }
     template <class Mem>
     void run(const Mem& m) const {
         typename Fused::chain_type c{stages};
-        Fused::bind(c, bias, other.buffer >= 0 ? m.f32(other) : nullptr, other_plane);
+        Fused::bind(c, bias, other.buffer >= 0 ? m.f32(other) : nullptr, other_plane, scale);
         Fused::run_direct(g, c, m.f32(input), filter, m.f32(output), m.scratch);
     }
 };
@@ -12782,13 +12928,15 @@ float activate(float v, int act, float p0, float p1, float p2) {
 }
 
 /* Direct convolution, NCHW, groups, stride, dilation, padding, with the fused
-   epilogue: v = act(conv + bias), then store / + other / * other, or the SE
+   epilogue: v = act(conv + bias) (has_bias 2: act(conv * scale + bias), a
+   folded batch norm), then store / + other / * other, or the SE
    gate (TERM 3): the conv output is [N, C, 1, 1] and scales a whole plane.
    Each work item computes OCB consecutive output channels of one pixel, so
    an input value loaded once feeds OCB multiply-adds. */
 #define OCB 4
 __kernel void conv2d(__global const float* x, __global const float* f,
-                     __global const float* bias, __global const float* other,
+                     __global const float* bias, __global const float* scale,
+                     __global const float* other,
                      __global float* y, int C, int H, int W, int OC, int KH, int KW,
                      int OH, int OW, int SH, int SW, int DH, int DW, int PT, int PL, int G,
                      int has_bias, int act, float p0, float p1, float p2, int term, int plane) {
@@ -12851,7 +12999,8 @@ __kernel void conv2d(__global const float* x, __global const float* f,
         const int oc = oc0 + j;
         if (oc >= OC) break;
         float v = s[j];
-        if (has_bias) v += bias[oc];
+        if (has_bias == 2) v = v * scale[oc] + bias[oc];
+        else if (has_bias) v += bias[oc];
         v = activate(v, act, p0, p1, p2);
         const long idx = (((long)n * OC + oc) * OH + oh) * OW + ow;
         if (term == 0) y[idx] = v;
@@ -12868,9 +13017,11 @@ __kernel void conv2d(__global const float* x, __global const float* f,
 /* The epilogue of one output element (shared by the conv kernels; the SE
    gate's plane form only in conv2d). */
 inline void store_out(__global float* y, __global const float* bias,
-                      __global const float* other, long idx, int oc, float v, int has_bias,
+                      __global const float* scale, __global const float* other, long idx,
+                      int oc, float v, int has_bias,
                       int act, float p0, float p1, float p2, int term) {
-    if (has_bias) v += bias[oc];
+    if (has_bias == 2) v = v * scale[oc] + bias[oc];
+    else if (has_bias) v += bias[oc];
     v = activate(v, act, p0, p1, p2);
     if (term == 0) y[idx] = v;
     else if (term == 1) y[idx] = v + other[idx];
@@ -12881,7 +13032,8 @@ inline void store_out(__global float* y, __global const float* bias,
    and the input planes [C, P].  Each work item computes 4 output channels of
    4 consecutive pixels, loading each input quad once for 4 channels. */
 __kernel void conv1x1(__global const float* x, __global const float* f,
-                      __global const float* bias, __global const float* other,
+                      __global const float* bias, __global const float* scale,
+                     __global const float* other,
                       __global float* y, int C, int OC, int P, int has_bias, int act, float p0,
                       float p1, float p2, int term) {
     const int p0i = get_global_id(0) * 4, oc0 = get_global_id(1) * 4, n = get_global_id(2);
@@ -12910,15 +13062,16 @@ __kernel void conv1x1(__global const float* x, __global const float* f,
         if (oc >= OC) break;
         const float a[4] = {accs[j].s0, accs[j].s1, accs[j].s2, accs[j].s3};
         for (int k = 0; k < 4 && p0i + k < P; ++k)
-            store_out(y, bias, other, ((long)n * OC + oc) * P + p0i + k, oc, a[k], has_bias, act,
-                      p0, p1, p2, term);
+            store_out(y, bias, scale, other, ((long)n * OC + oc) * P + p0i + k, oc, a[k],
+                      has_bias, act, p0, p1, p2, term);
     }
 }
 
 /* Depthwise conv (one input channel per group, one output channel per
    group): one output element per work item, the width fastest. */
 __kernel void dwconv(__global const float* x, __global const float* f,
-                     __global const float* bias, __global const float* other,
+                     __global const float* bias, __global const float* scale,
+                     __global const float* other,
                      __global float* y, int C, int H, int W, int KH, int KW, int OH, int OW,
                      int SH, int SW, int DH, int DW, int PT, int PL, int has_bias, int act,
                      float p0, float p1, float p2, int term) {
@@ -12938,8 +13091,8 @@ __kernel void dwconv(__global const float* x, __global const float* f,
             s += xp[ih * W + iw] * fp[kh * KW + kw];
         }
     }
-    store_out(y, bias, other, ((long)nc * OH + oh) * OW + ow, c, s, has_bias, act, p0, p1, p2,
-              term);
+    store_out(y, bias, scale, other, ((long)nc * OH + oh) * OW + ow, c, s, has_bias, act, p0,
+              p1, p2, term);
 }
 
 /* Transposed convolution, gathered per output element; filter [C, OC/G, KH, KW]. */
@@ -13376,11 +13529,16 @@ private:
                 plane = o.shape[2] * o.shape[3];
             }
         }
-        const bool has_bias = io.input_count("Bias") > 0;
+        // 0: no bias, 1: + bias, 2: * scale + bias (a folded batch norm).
+        const bool has_scale = io.input_count("Scale") > 0;
+        const int has_bias = io.input_count("Bias") > 0 ? (has_scale ? 2 : 1) : 0;
+        if (has_scale && !has_bias)
+            throw unsupported_error("op " + io.label + ": a Scale without a Bias");
         args a;
         a.mem(mem_of(io, op, "Input"))
             .mem(mem_of(io, op, "Filter"))
             .mem(has_bias ? mem_of(io, op, "Bias") : dummy_)
+            .mem(has_scale ? mem_of(io, op, "Scale") : dummy_)
             .mem(other)
             .mem(mem_of(io, op, "Output", 0, false));
         const auto sz = [](std::int64_t v) { return static_cast<std::size_t>(v); };

@@ -63,6 +63,8 @@ echo "build took $((SECONDS - start)) s"
 step "ctest"
 if [[ $sanitize == ON ]]; then
     export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}"
+    # The OpenCL driver's (PoCL/LLVM) own leaks, when it compiles kernels.
+    export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/tools/lsan.supp:print_suppressions=0}"
     export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 fi
 cd "$build_dir"
