@@ -10858,7 +10858,8 @@ inline std::string render_svg(std::span<const buffer> buffers, std::span<const s
 // lives in fixed arrays, so it can be a constexpr variable, and a network that
 // does not fit stops the build with one sentence that says by how many bytes.
 //
-//   constexpr std::array<planner::buffer, N> bufs = ...;
+//   constexpr std::size_t table[][3] = {{bytes, first step, last step}, ...};
+//   constexpr auto bufs = planner::buffers_from(table);
 //   constexpr std::array<planner::segment, 2> segs{{{"dtcm", 128 << 10}, {"sram", 436 << 10}}};
 //   constexpr auto net_plan = planner::plan_fixed(bufs, segs);
 //   static_assert(planner::network_fits<net_plan.shortfall>());
@@ -10885,6 +10886,20 @@ struct fixed_plan {
         return t;
     }
 };
+
+/// Buffers from rows {bytes, first step, last step}: how compile-time
+/// networks (and the headers `litegraph codegen` writes) list their
+/// activations.
+template <std::size_t N>
+constexpr std::array<buffer, N> buffers_from(const std::size_t (&rows)[N][3]) {
+    std::array<buffer, N> b{};
+    for (std::size_t i = 0; i < N; ++i) {
+        b[i].size = rows[i][0];
+        b[i].first = static_cast<int>(rows[i][1]);
+        b[i].last = static_cast<int>(rows[i][2]);
+    }
+    return b;
+}
 
 /// The default planner with options light enough for constant evaluation.
 template <std::size_t N, std::size_t S>

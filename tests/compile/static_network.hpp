@@ -30,17 +30,9 @@ alignas(16) constexpr float dw_bias[oc] = {-0.5f, 0.25f, 0.125f, 0.f};
 
 // Buffers: the input (step 0), the conv output and the depthwise output over
 // it (one alias group, steps 0-2), the pooled output (steps 2-2).
-constexpr std::array<litegraph::planner::buffer, 3> make_buffers() {
-    constexpr std::size_t t[][3] = {{c * h * w * 4, 0, 0}, {oc * h * w * 4, 0, 2}, {64, 2, 2}};
-    std::array<litegraph::planner::buffer, 3> b{};
-    for (std::size_t i = 0; i < b.size(); ++i) {
-        b[i].size = t[i][0];
-        b[i].first = static_cast<int>(t[i][1]);
-        b[i].last = static_cast<int>(t[i][2]);
-    }
-    return b;
-}
-inline constexpr auto buffers = make_buffers();
+inline constexpr std::size_t buffer_table[][3] = {
+    {c * h * w * 4, 0, 0}, {oc * h * w * 4, 0, 2}, {64, 2, 2}};
+inline constexpr auto buffers = litegraph::planner::buffers_from(buffer_table);
 inline constexpr std::array<litegraph::planner::segment, 2> segments{
     {{"dtcm", STATIC_NET_DTCM, 64}, {"sram", STATIC_NET_SRAM, 64}}};
 inline constexpr auto plan = litegraph::planner::plan_fixed(buffers, segments);

@@ -30,21 +30,12 @@ alignas(16) constexpr float bias[oc] = {0.5f, -0.25f, 0.f, 1.f};
 
 // Buffers (bytes, first step, last step): float input, int8 input, int8 conv
 // output, int8 pooled, float output; steps quantize 0, conv 1, pool 2, dequantize 3.
-constexpr std::array<litegraph::planner::buffer, 5> make_buffers() {
-    constexpr std::size_t t[][3] = {{c * h * w * 4, 0, 0},
-                                    {c * h * w, 0, 1},
-                                    {oc * h * w, 1, 2},
-                                    {oc * ph * pw, 2, 3},
-                                    {oc * ph * pw * 4, 3, 3}};
-    std::array<litegraph::planner::buffer, 5> b{};
-    for (std::size_t i = 0; i < b.size(); ++i) {
-        b[i].size = t[i][0];
-        b[i].first = static_cast<int>(t[i][1]);
-        b[i].last = static_cast<int>(t[i][2]);
-    }
-    return b;
-}
-inline constexpr auto buffers = make_buffers();
+inline constexpr std::size_t buffer_table[][3] = {{c * h * w * 4, 0, 0},
+                                                  {c * h * w, 0, 1},
+                                                  {oc * h * w, 1, 2},
+                                                  {oc * ph * pw, 2, 3},
+                                                  {oc * ph * pw * 4, 3, 3}};
+inline constexpr auto buffers = litegraph::planner::buffers_from(buffer_table);
 inline constexpr std::array<litegraph::planner::segment, 2> segments{
     {{"dtcm", 512, 64}, {"sram", 1024, 64}}};
 inline constexpr auto plan = litegraph::planner::plan_fixed(buffers, segments);

@@ -437,22 +437,15 @@ struct generator {
           << "inline constexpr std::size_t weight_bytes = " << weight_bytes << ";\n\n"
           << "namespace weights {\n"
           << weights.str() << "}  // namespace weights\n\n";
-        h << "/// The activations to plan (alias groups of the runtime program), in steps\n"
-             "/// of the execution order.\n"
-             "constexpr std::array<litegraph::planner::buffer, "
-          << bufs.size() << "> make_buffers() {\n"
-          << "    constexpr std::size_t t[][3] = {";
+        h << "/// The activations to plan (alias groups of the runtime program): bytes,\n"
+             "/// first and last step of the execution order.\n"
+             "inline constexpr std::size_t buffer_table["
+          << bufs.size() << "][3] = {";
         for (std::size_t i = 0; i < bufs.size(); ++i)
-            h << (i % 4 == 0 ? "\n        " : " ") << "{" << bufs[i].size << ", " << bufs[i].first
+            h << (i % 4 == 0 ? "\n    " : " ") << "{" << bufs[i].size << ", " << bufs[i].first
               << ", " << bufs[i].last << "},";
-        h << "};\n    std::array<litegraph::planner::buffer, " << bufs.size()
-          << "> b{};\n"
-             "    for (std::size_t i = 0; i < b.size(); ++i) {\n"
-             "        b[i].size = t[i][0];\n"
-             "        b[i].first = static_cast<int>(t[i][1]);\n"
-             "        b[i].last = static_cast<int>(t[i][2]);\n"
-             "    }\n    return b;\n}\n"
-          << "inline constexpr auto buffers = make_buffers();\n"
+        h << "};\n"
+          << "inline constexpr auto buffers = litegraph::planner::buffers_from(buffer_table);\n"
           << "inline constexpr std::array<litegraph::planner::segment, " << segs.size()
           << "> segments{{";
         for (std::size_t s = 0; s < segs.size(); ++s)
