@@ -87,11 +87,11 @@ TEST_CASE("the pipeline is an explicit ordered list with descriptions") {
         CHECK(!p.description.empty());
         CHECK(bool(p.run));
     }
-    CHECK(names == std::vector<std::string>{"remove_identity", "fold_quant_linear",
-                                            "fold_quant_dequant_split", "fold_weight_quant",
-                                            "fuse_conv_bias", "fold_batch_norm",
-                                            "fuse_conv_activation", "fuse_gate",
-                                            "fuse_residual_add", "quantize_int8", "in_place"});
+    CHECK(names == std::vector<std::string>{
+                       "remove_identity", "fold_quant_linear", "fold_quant_dequant_split",
+                       "fold_weight_quant", "fuse_conv_bias", "fold_batch_norm",
+                       "fuse_conv_activation", "fuse_gate", "fuse_residual_add", "quantize_int8",
+                       "in_place", "flush_subnormals"});
 }
 
 TEST_CASE("every pass fires on a conv/bn/SE/residual block and the result computes the same") {
@@ -112,7 +112,7 @@ TEST_CASE("every pass fires on a conv/bn/SE/residual block and the result comput
     CHECK(report.count("fuse_gate") == 1);
     CHECK(report.count("fuse_residual_add") == 1);
     CHECK(report.count("in_place") == 1);  // the gate over h (h: pool first, then the gate)
-    CHECK(seen.size() == 11);
+    CHECK(seen.size() == 12);
     CHECK(seen.front() == "remove_identity:1:12");
     // conv1, pool, gate conv, conv3 (residual)
     CHECK(g.ops.size() == 4);
@@ -143,7 +143,7 @@ TEST_CASE("stop after a named pass, skip passes, and name the valid ones on a ty
     passes::pipeline_options skip;
     skip.skip = {"fold_batch_norm"};
     auto r2 = passes::run_passes(g2, skip);
-    CHECK(r2.counts.size() == 10);
+    CHECK(r2.counts.size() == 11);
     CHECK(test::count_ops(g2, "batch_norm") == 2);
 
     auto g3 = block();

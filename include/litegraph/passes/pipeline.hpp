@@ -20,6 +20,7 @@
 
 #include "litegraph/core/error.hpp"
 #include "litegraph/graph/graph.hpp"
+#include "litegraph/passes/flush_subnormals.hpp"
 #include "litegraph/passes/fold_batch_norm.hpp"
 #include "litegraph/passes/fuse_conv_activation.hpp"
 #include "litegraph/passes/fuse_conv_bias.hpp"
@@ -40,7 +41,8 @@ struct pass_info {
 
 /// The pipeline, in the order it runs.  The order matters: a conv's bias and
 /// batch norm are merged before its activation, the activation before a gate
-/// (which needs it), and `in_place` last, on the final graph.
+/// (which needs it), and `in_place` on the final graph; flush_subnormals
+/// changes parameter values only.
 inline constexpr pass_info pipeline[] = {
     {"remove_identity", remove_identity,
      "drop scale(1, 0) and inference dropout; readers use the input directly"},
@@ -53,7 +55,7 @@ inline constexpr pass_info pipeline[] = {
     {"fuse_conv_bias", fuse_conv_bias,
      "conv -> elementwise_add(per-channel parameter) becomes fused_conv2d with Bias"},
     {"fold_batch_norm", fold_batch_norm,
-     "conv -> batch_norm folded into new filter and bias parameters of a fused_conv2d"},
+     "conv -> batch_norm becomes a fused_conv2d whose epilogue scales and biases each channel"},
     {"fuse_conv_activation", fuse_conv_activation,
      "conv -> relu/relu6/leaky_relu/sigmoid/tanh/hard_swish/hard_sigmoid sets the activation"},
     {"fuse_gate", fuse_gate,
@@ -64,6 +66,8 @@ inline constexpr pass_info pipeline[] = {
      "fake-quantized conv / fused conv / mul / matmul become int8 ops (skip: --precision fp32)"},
     {"in_place", mark_in_place,
      "mark ops whose output may reuse a dying input's buffer (attribute in_place)"},
+    {"flush_subnormals", flush_subnormals,
+     "subnormal float32 parameter values become 0 (they run through slow microcode assists)"},
 };
 
 /// The pipeline's passes.
