@@ -6001,12 +6001,9 @@ struct bias {
     float operator()(float v, const at& a) const {
         return scale ? v * scale[a.channel] + values[a.channel] : v + values[a.channel];
     }
-    template <class V>
-    V vec(V v, const at& a) const {
-        return scale ? v * V(scale[a.channel]) + V(values[a.channel]) : v + V(values[a.channel]);
-    }
     /// The two forms with the choice made by the caller, once per run of
-    /// values (chain::emit): no test of `scale` per element.
+    /// values (chain::emit): no test of `scale` per element; the vector form
+    /// is only used that way.
     template <bool Scaled>
     float fixed(float v, const at& a) const {
         if constexpr (Scaled)
