@@ -5877,16 +5877,32 @@ inline void replace_uses(graph& g, int from, int to) {
         if (f.var == from) f.var = to;
 }
 
-/// Adds a parameter variable holding `value`, named `base` (made unique).
-inline int add_param(graph& g, const std::string& base, tensor value) {
+/// `base`, or `base@k` with the least k that no variable of `g` is named.
+inline std::string unique_name(const graph& g, const std::string& base) {
     std::string name = base;
     for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
+    return name;
+}
+
+/// Adds a parameter variable holding `value`, named `base` (made unique).
+inline int add_param(graph& g, const std::string& base, tensor value) {
     var_node v;
-    v.name = name;
+    v.name = unique_name(g, base);
     v.type = value.type();
     v.shape = value.shape();
     v.persistable = true;
     v.value = std::move(value);
+    return g.add_var(std::move(v));
+}
+
+/// Declares a parameter with a shape and no data (a topology without its
+/// params: planning needs shapes only), named `base` (made unique).
+inline int declare_param(graph& g, const std::string& base, shape_t shape, dtype t = dtype::f32) {
+    var_node v;
+    v.name = unique_name(g, base);
+    v.shape = std::move(shape);
+    v.type = t;
+    v.persistable = true;
     return g.add_var(std::move(v));
 }
 
@@ -6885,13 +6901,7 @@ inline bool fold_scale_into_filter(graph::graph& g, int op) {
     const std::string base = g.vars[fv].name + ".scaled";
     int nf = -1;
     if (!g.vars[fv].value && !g.vars[sv].value) {  // a topology: shapes only
-        std::string name = base;
-        for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
-        graph::var_node v;
-        v.name = name;
-        v.shape = g.vars[fv].shape;
-        v.persistable = true;
-        nf = g.add_var(std::move(v));
+        nf = graph::declare_param(g, base, g.vars[fv].shape);
     } else {
         if (!has_f32_value(g, fv) || !has_f32_value(g, sv)) return false;
         const auto& w = *g.vars[fv].value;
@@ -6953,18 +6963,9 @@ inline bool fold_shapes_only(graph::graph& g, int op, int bn_op, int y, std::vec
         if (v < 0 || !g.vars[v].persistable || g.vars[v].value) return false;
     }
     if (graph::input_var(conv, "Bias") >= 0 || graph::input_var(conv, "Scale") >= 0) return false;
-    auto declare = [&](const std::string& base, shape_t shape) {
-        std::string name = base;
-        for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
-        graph::var_node v;
-        v.name = name;
-        v.shape = std::move(shape);
-        v.persistable = true;
-        return g.add_var(std::move(v));
-    };
     const std::string base = g.vars[y].name;
-    int kv = declare(base + ".fused_scale", {oc});
-    int bv = declare(base + ".fused_bias", {oc});
+    int kv = graph::declare_param(g, base + ".fused_scale", {oc});
+    int bv = graph::declare_param(g, base + ".fused_bias", {oc});
     auto& fused = g.ops[op];
     fused.type = "fused_conv2d";
     fused.attrs.set("activation", std::string());
@@ -8816,24 +8817,10 @@ inline bool is_fake_weight_quant(std::string_view t) {
            t == "fake_quantize_dequantize_abs_max";
 }
 
-/// Declares a parameter with a shape and no data (topology-only models).
-inline int declare_param(graph::graph& g, const std::string& base, shape_t shape, dtype t) {
-    std::string name = base;
-    for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
-    graph::var_node v;
-    v.name = name;
-    v.shape = std::move(shape);
-    v.type = t;
-    v.persistable = true;
-    return g.add_var(std::move(v));
-}
-
 /// Declares a new activation variable.
 inline int declare_activation(graph::graph& g, const std::string& base, shape_t shape, dtype t) {
-    std::string name = base;
-    for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
     graph::var_node v;
-    v.name = name;
+    v.name = graph::unique_name(g, base);
     v.shape = std::move(shape);
     v.type = t;
     return g.add_var(std::move(v));
@@ -8852,7 +8839,7 @@ inline int fold_weight_op(graph::graph& g, int op, const std::string& x_slot,
     const auto& node = g.ops[op];
     const int x = graph::input_var(node, x_slot), out = graph::output_var(node, out_slot);
     if (!g.vars[x].value)
-        return declare_param(g, g.vars[out].name + ".folded", g.vars[x].shape, dtype::f32);
+        return graph::declare_param(g, g.vars[out].name + ".folded", g.vars[x].shape, dtype::f32);
     named_tensors in;
     in.add(x_slot, tensor(*g.vars[x].value));
     for (auto& [slot, ts] : extra.slots)
@@ -8886,8 +8873,8 @@ inline int fold_quant_linear(graph::graph& g) {
             }
             int w = -1;
             if (!g.vars[x].value) {
-                w = int8_detail::declare_param(g, g.vars[y].name + ".folded", g.vars[x].shape,
-                                               dtype::f32);
+                w = graph::declare_param(g, g.vars[y].name + ".folded", g.vars[x].shape,
+                                         dtype::f32);
             } else {
                 named_tensors in;
                 in.add("X", tensor(*g.vars[x].value));
@@ -8970,8 +8957,8 @@ inline int fold_quant_dequant_split(graph::graph& g) {
             const int y = graph::output_var(g.ops[pr.dq], "Out");
             int w2;
             if (!g.vars[w].value) {
-                w2 = int8_detail::declare_param(g, g.vars[w].name + ".dequantized", g.vars[w].shape,
-                                                dtype::f32);
+                w2 = graph::declare_param(g, g.vars[w].name + ".dequantized", g.vars[w].shape,
+                                          dtype::f32);
             } else {
                 tensor t = *g.vars[w].value;
                 const float k = bnt / g.ops[pr.dq].attrs.get<float>("max_range", 1.f);
@@ -9142,8 +9129,8 @@ private:
         int wq = -1, mult = -1;
         const std::string base = g_.vars[w].name;
         if (shapes_only) {
-            wq = declare_param(g_, base + ".int8", wshape, dtype::i8);
-            mult = declare_param(g_, base + ".multiplier", {channels}, dtype::f32);
+            wq = graph::declare_param(g_, base + ".int8", wshape, dtype::i8);
+            mult = graph::declare_param(g_, base + ".multiplier", {channels}, dtype::f32);
         } else {
             auto qw = quantize_weight(*g_.vars[w].value, conv ? 0 : 1);
             std::vector<float> m(qw.steps.size());

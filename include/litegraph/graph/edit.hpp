@@ -67,16 +67,32 @@ inline void replace_uses(graph& g, int from, int to) {
         if (f.var == from) f.var = to;
 }
 
-/// Adds a parameter variable holding `value`, named `base` (made unique).
-inline int add_param(graph& g, const std::string& base, tensor value) {
+/// `base`, or `base@k` with the least k that no variable of `g` is named.
+inline std::string unique_name(const graph& g, const std::string& base) {
     std::string name = base;
     for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
+    return name;
+}
+
+/// Adds a parameter variable holding `value`, named `base` (made unique).
+inline int add_param(graph& g, const std::string& base, tensor value) {
     var_node v;
-    v.name = name;
+    v.name = unique_name(g, base);
     v.type = value.type();
     v.shape = value.shape();
     v.persistable = true;
     v.value = std::move(value);
+    return g.add_var(std::move(v));
+}
+
+/// Declares a parameter with a shape and no data (a topology without its
+/// params: planning needs shapes only), named `base` (made unique).
+inline int declare_param(graph& g, const std::string& base, shape_t shape, dtype t = dtype::f32) {
+    var_node v;
+    v.name = unique_name(g, base);
+    v.shape = std::move(shape);
+    v.type = t;
+    v.persistable = true;
     return g.add_var(std::move(v));
 }
 

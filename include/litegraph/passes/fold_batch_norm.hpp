@@ -36,18 +36,9 @@ inline bool fold_shapes_only(graph::graph& g, int op, int bn_op, int y, std::vec
         if (v < 0 || !g.vars[v].persistable || g.vars[v].value) return false;
     }
     if (graph::input_var(conv, "Bias") >= 0 || graph::input_var(conv, "Scale") >= 0) return false;
-    auto declare = [&](const std::string& base, shape_t shape) {
-        std::string name = base;
-        for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
-        graph::var_node v;
-        v.name = name;
-        v.shape = std::move(shape);
-        v.persistable = true;
-        return g.add_var(std::move(v));
-    };
     const std::string base = g.vars[y].name;
-    int kv = declare(base + ".fused_scale", {oc});
-    int bv = declare(base + ".fused_bias", {oc});
+    int kv = graph::declare_param(g, base + ".fused_scale", {oc});
+    int bv = graph::declare_param(g, base + ".fused_bias", {oc});
     auto& fused = g.ops[op];
     fused.type = "fused_conv2d";
     fused.attrs.set("activation", std::string());

@@ -158,13 +158,7 @@ inline bool fold_scale_into_filter(graph::graph& g, int op) {
     const std::string base = g.vars[fv].name + ".scaled";
     int nf = -1;
     if (!g.vars[fv].value && !g.vars[sv].value) {  // a topology: shapes only
-        std::string name = base;
-        for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
-        graph::var_node v;
-        v.name = name;
-        v.shape = g.vars[fv].shape;
-        v.persistable = true;
-        nf = g.add_var(std::move(v));
+        nf = graph::declare_param(g, base, g.vars[fv].shape);
     } else {
         if (!has_f32_value(g, fv) || !has_f32_value(g, sv)) return false;
         const auto& w = *g.vars[fv].value;

@@ -49,24 +49,10 @@ inline bool is_fake_weight_quant(std::string_view t) {
            t == "fake_quantize_dequantize_abs_max";
 }
 
-/// Declares a parameter with a shape and no data (topology-only models).
-inline int declare_param(graph::graph& g, const std::string& base, shape_t shape, dtype t) {
-    std::string name = base;
-    for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
-    graph::var_node v;
-    v.name = name;
-    v.shape = std::move(shape);
-    v.type = t;
-    v.persistable = true;
-    return g.add_var(std::move(v));
-}
-
 /// Declares a new activation variable.
 inline int declare_activation(graph::graph& g, const std::string& base, shape_t shape, dtype t) {
-    std::string name = base;
-    for (int k = 1; g.find_var(name) >= 0; ++k) name = base + "@" + std::to_string(k);
     graph::var_node v;
-    v.name = name;
+    v.name = graph::unique_name(g, base);
     v.shape = std::move(shape);
     v.type = t;
     return g.add_var(std::move(v));
@@ -85,7 +71,7 @@ inline int fold_weight_op(graph::graph& g, int op, const std::string& x_slot,
     const auto& node = g.ops[op];
     const int x = graph::input_var(node, x_slot), out = graph::output_var(node, out_slot);
     if (!g.vars[x].value)
-        return declare_param(g, g.vars[out].name + ".folded", g.vars[x].shape, dtype::f32);
+        return graph::declare_param(g, g.vars[out].name + ".folded", g.vars[x].shape, dtype::f32);
     named_tensors in;
     in.add(x_slot, tensor(*g.vars[x].value));
     for (auto& [slot, ts] : extra.slots)
@@ -119,8 +105,8 @@ inline int fold_quant_linear(graph::graph& g) {
             }
             int w = -1;
             if (!g.vars[x].value) {
-                w = int8_detail::declare_param(g, g.vars[y].name + ".folded", g.vars[x].shape,
-                                               dtype::f32);
+                w = graph::declare_param(g, g.vars[y].name + ".folded", g.vars[x].shape,
+                                         dtype::f32);
             } else {
                 named_tensors in;
                 in.add("X", tensor(*g.vars[x].value));
@@ -203,8 +189,8 @@ inline int fold_quant_dequant_split(graph::graph& g) {
             const int y = graph::output_var(g.ops[pr.dq], "Out");
             int w2;
             if (!g.vars[w].value) {
-                w2 = int8_detail::declare_param(g, g.vars[w].name + ".dequantized", g.vars[w].shape,
-                                                dtype::f32);
+                w2 = graph::declare_param(g, g.vars[w].name + ".dequantized", g.vars[w].shape,
+                                          dtype::f32);
             } else {
                 tensor t = *g.vars[w].value;
                 const float k = bnt / g.ops[pr.dq].attrs.get<float>("max_range", 1.f);
@@ -375,8 +361,8 @@ private:
         int wq = -1, mult = -1;
         const std::string base = g_.vars[w].name;
         if (shapes_only) {
-            wq = declare_param(g_, base + ".int8", wshape, dtype::i8);
-            mult = declare_param(g_, base + ".multiplier", {channels}, dtype::f32);
+            wq = graph::declare_param(g_, base + ".int8", wshape, dtype::i8);
+            mult = graph::declare_param(g_, base + ".multiplier", {channels}, dtype::f32);
         } else {
             auto qw = quantize_weight(*g_.vars[w].value, conv ? 0 : 1);
             std::vector<float> m(qw.steps.size());
