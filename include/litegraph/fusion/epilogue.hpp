@@ -68,12 +68,8 @@ struct bias {
     static constexpr bool vectorizes = true;
     const float* values = nullptr;
     const float* scale = nullptr;  // null: no scale
-    float operator()(float v, const at& a) const {
-        return scale ? v * scale[a.channel] + values[a.channel] : v + values[a.channel];
-    }
-    /// The two forms with the choice made by the caller, once per run of
-    /// values (chain::emit): no test of `scale` per element; the vector form
-    /// is only used that way.
+    /// The two forms, the choice made by the chain once per run of values
+    /// (chain::emit), so no element tests `scale`.
     template <bool Scaled>
     float fixed(float v, const at& a) const {
         if constexpr (Scaled)
@@ -252,21 +248,14 @@ struct chain {
     static constexpr bool vectorized = (stage_vectorizes<Stages> && ... && true);
 #endif
 
-    /// The element stages applied to v (terminal excluded).
-    float apply(float v, const at& a) const {
-        std::apply([&](const auto&... s) { ((v = step(s, v, a)), ...); }, stages);
-        return v;
-    }
-
     /// Writes the final value of one producer element (out is float, or
     /// int8 behind a quantize_store).
     template <class Out>
     void write(Out* out, const at& a, float v) const {
-        v = apply(v, a);
-        if constexpr (has_terminal)
-            std::get<sizeof...(Stages) - 1>(stages).write(out, a, v);
+        if (scaled())
+            write_fixed<true>(out, a, v);
         else
-            out[a.index] = v;
+            write_fixed<false>(out, a, v);
     }
 
     /// The one loop of a fused kernel: `count` finished producer values of
@@ -274,26 +263,42 @@ struct chain {
     /// through the chain and are written once each.
     /// Values are float (fp32 producers, in vector registers where every
     /// stage has a vector form) or int32 accumulators (int8 ones, scalar).
+    /// The bias stage's scale (a folded batch norm) is tested once per run:
+    /// the loops are instantiated for both forms.
     template <class Out, class V>
     void emit(Out* out, const V* values, std::int64_t count, at a) const {
         if constexpr (std::is_same_v<Out, float> && std::is_same_v<V, float>) {
             // The loop runs on a local copy of the stages: `out` cannot alias
             // it, so their parameters stay in registers across the stores.
             const chain local = *this;
-            local.emit_local(out, values, count, a);
+            if (local.scaled())
+                local.template emit_run<true>(out, values, count, a);
+            else
+                local.template emit_run<false>(out, values, count, a);
+        } else if (scaled()) {
+            for (std::int64_t i = 0; i < count; ++i, ++a.index)
+                write_fixed<true>(out, a, static_cast<float>(values[i]));
         } else {
             for (std::int64_t i = 0; i < count; ++i, ++a.index)
-                write(out, a, static_cast<float>(values[i]));
+                write_fixed<false>(out, a, static_cast<float>(values[i]));
         }
     }
 
 private:
-    // The bias stage's scale (a folded batch norm) is tested once per run of
-    // values, not per element: the loop is instantiated for both forms.
-    void emit_local(float* out, const float* values, std::int64_t count, at a) const {
+    /// Whether the bias stage carries a scale.
+    bool scaled() const {
         if constexpr (has_bias)
-            if (std::get<bias>(stages).scale) return emit_run<true>(out, values, count, a);
-        emit_run<false>(out, values, count, a);
+            return std::get<bias>(stages).scale != nullptr;
+        else
+            return false;
+    }
+    template <bool Scaled, class Out>
+    void write_fixed(Out* out, const at& a, float v) const {
+        std::apply([&](const auto&... s) { ((v = step<Scaled>(s, v, a)), ...); }, stages);
+        if constexpr (has_terminal)
+            std::get<sizeof...(Stages) - 1>(stages).write(out, a, v);
+        else
+            out[a.index] = v;
     }
     template <bool Scaled>
     void emit_run(float* out, const float* values, std::int64_t count, at a) const {
@@ -307,16 +312,8 @@ private:
                                   vfloat::load_unaligned(values + i));
         }
 #endif
-        for (; i < count; ++i) {
-            const at ai{a.image, a.channel, a.index + i};
-            float v = values[i];
-            std::apply([&](const auto&... s) { ((v = step_fixed<Scaled>(s, v, ai)), ...); },
-                       stages);
-            if constexpr (has_terminal)
-                std::get<sizeof...(Stages) - 1>(stages).write(out, ai, v);
-            else
-                out[ai.index] = v;
-        }
+        for (; i < count; ++i)
+            write_fixed<Scaled>(out, at{a.image, a.channel, a.index + i}, values[i]);
     }
 #if !defined(LITEGRAPH_SCALAR_SIMD)
     template <bool Scaled>
@@ -338,18 +335,11 @@ private:
     }
 #endif
     template <bool Scaled, class S>
-    static float step_fixed(const S& s, float v, const at& a) {
+    static float step(const S& s, float v, const at& a) {
         if constexpr (terminal_stage<S>)
             return v;
         else if constexpr (std::is_same_v<S, bias>)
             return s.template fixed<Scaled>(v, a);
-        else
-            return s(v, a);
-    }
-    template <class S>
-    static float step(const S& s, float v, const at& a) {
-        if constexpr (terminal_stage<S>)
-            return v;
         else
             return s(v, a);
     }
