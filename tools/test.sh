@@ -18,7 +18,9 @@
 #   tools/test.sh -- -R ops/       # extra arguments after -- go to ctest
 #
 # Environment: LITEGRAPH_JOBS (default 2) for the build and ctest;
-# LITEGRAPH_SHARED to point the model tests at another shared/ folder.
+# LITEGRAPH_SHARED to point the model tests at another shared/ folder;
+# ASAN_OPTIONS, UBSAN_OPTIONS and LSAN_OPTIONS replace its sanitizer defaults
+# (leak checks on, the OpenCL driver's own leaks suppressed: tools/lsan.supp).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,7 +37,7 @@ while [[ $# -gt 0 ]]; do
             [[ $# -ge 2 ]] || { echo "tools/test.sh: --build-dir needs a directory" >&2; exit 2; }
             build_dir="$2"; shift ;;
         --) shift; ctest_args=("$@"); break ;;
-        -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "tools/test.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
