@@ -12952,6 +12952,15 @@ float activate(float v, int act, float p0, float p1, float p2) {
     }
 }
 
+/* Bias (has_bias 1), or scale and bias (2: a folded batch norm), then the
+   activation: the value every conv kernel's epilogue writes. */
+inline float finish(float v, __global const float* bias, __global const float* scale, int oc,
+                    int has_bias, int act, float p0, float p1, float p2) {
+    if (has_bias == 2) v = v * scale[oc] + bias[oc];
+    else if (has_bias) v += bias[oc];
+    return activate(v, act, p0, p1, p2);
+}
+
 /* Direct convolution, NCHW, groups, stride, dilation, padding, with the fused
    epilogue: v = act(conv + bias) (has_bias 2: act(conv * scale + bias), a
    folded batch norm), then store / + other / * other, or the SE
@@ -13023,10 +13032,7 @@ __kernel void conv2d(__global const float* x, __global const float* f,
     for (int j = 0; j < OCB; ++j) {
         const int oc = oc0 + j;
         if (oc >= OC) break;
-        float v = s[j];
-        if (has_bias == 2) v = v * scale[oc] + bias[oc];
-        else if (has_bias) v += bias[oc];
-        v = activate(v, act, p0, p1, p2);
+        const float v = finish(s[j], bias, scale, oc, has_bias, act, p0, p1, p2);
         const long idx = (((long)n * OC + oc) * OH + oh) * OW + ow;
         if (term == 0) y[idx] = v;
         else if (term == 1) y[idx] = v + other[idx];
@@ -13045,9 +13051,7 @@ inline void store_out(__global float* y, __global const float* bias,
                       __global const float* scale, __global const float* other, long idx,
                       int oc, float v, int has_bias,
                       int act, float p0, float p1, float p2, int term) {
-    if (has_bias == 2) v = v * scale[oc] + bias[oc];
-    else if (has_bias) v += bias[oc];
-    v = activate(v, act, p0, p1, p2);
+    v = finish(v, bias, scale, oc, has_bias, act, p0, p1, p2);
     if (term == 0) y[idx] = v;
     else if (term == 1) y[idx] = v + other[idx];
     else y[idx] = other[idx] * v;
