@@ -7,7 +7,8 @@
 # compares both with the desktop runtime (litegraph run) to <= 1e-5 relative,
 # or bit for bit when the network has int8 layers (a quantized model).
 # Exits 0 only when they agree; 77 (skipped) when the ARM toolchain or QEMU is
-# missing (the desktop check still runs and must agree); 1 otherwise.
+# missing (the desktop check still runs and must agree); 1 otherwise, also when
+# the toolchain is installed but broken (examples/firmware/toolchain.sh).
 #
 # Options:
 #   --shape NAME=DIMS    input shape (as litegraph run / codegen)
@@ -30,7 +31,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 skip_missing=0 reference_kernels=0 model="" work="" cli="$root/build/bin/litegraph" segments="dtcm:128K,sram:436K" tol=""
 shapes=()
@@ -82,11 +83,8 @@ echo "   compiled in $((SECONDS - t)) s"
 "$work/host" > "$work/host.log"
 python3 "$here/compare.py" "$work/host.log" "$work/reference" "${cmp_args[@]}"
 
-if ! command -v arm-none-eabi-g++ > /dev/null || ! command -v qemu-system-arm > /dev/null; then
-  echo "run.sh: SKIPPED the firmware: arm-none-eabi-g++ or qemu-system-arm is not installed" \
-       "(apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)"
-  exit 77
-fi
+. "$here/toolchain.sh"
+firmware_toolchain_or_skip run.sh
 
 echo "== firmware: Cortex-M7 (mps2-an500) on $(arm-none-eabi-g++ --version | head -1)"
 weight_bytes=$(sed -n 's/^inline constexpr std::size_t weight_bytes = \([0-9]*\);/\1/p' "$work/net.hpp")

@@ -1,8 +1,12 @@
 // The OpenCL subgraph backend on real models: ppocr_mobile_v2.0_cls and
 // ppocr_v3_det (1x3x640x640) with places opencl,host equal the host run to
 // 1e-4, and a subgraph the converter refuses falls back to the host with the
-// same outputs.  Skips when the build has no OpenCL or the machine no device.
+// same outputs.  Skips when the build has no OpenCL or the machine no OpenCL
+// driver; a driver installed without a device fails.
+#include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "litegraph/backends/backends.hpp"
@@ -20,10 +24,28 @@ TEST_CASE("OpenCL backend: skipped, this build has no OpenCL") {
 
 namespace {
 
+/// Whether an OpenCL driver (an ICD) is registered on this machine: the
+/// loader finds them as /etc/OpenCL/vendors/*.icd, or where OCL_ICD_VENDORS
+/// points.
+bool driver_installed() {
+    if (std::getenv("OCL_ICD_VENDORS") != nullptr) return true;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/etc/OpenCL/vendors", ec))
+        if (e.path().extension() == ".icd") return true;
+    return false;
+}
+
+/// Skips (true: go on) only when no OpenCL driver is installed; a driver that
+/// is there but gives no device is a broken installation, and fails.
 bool have_device() {
     std::string why;
     if (backends::opencl::available(&why)) return true;
-    MESSAGE("skipped: no OpenCL device here (" << why << ")");
+    if (!driver_installed()) {
+        MESSAGE("skipped: no OpenCL driver installed (Debian: pocl-opencl-icd gives a CPU device): "
+                << why);
+        return false;
+    }
+    FAIL("an OpenCL driver is installed (/etc/OpenCL/vendors) but gives no device: " << why);
     return false;
 }
 

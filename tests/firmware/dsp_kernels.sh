@@ -7,7 +7,8 @@
 # instructions per MAC of the reference and the DSP kernel on each bench
 # shape (SysTick ticks x instructions per tick, the ratio measured on a loop
 # of known length).  Exits 0 when every case is bit-exact on both cores, 77
-# (skipped) when arm-none-eabi-g++ or qemu-system-arm is missing, 1 otherwise.
+# (skipped) when arm-none-eabi-g++ or qemu-system-arm is missing, 1 otherwise
+# (also when the toolchain is installed but broken).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -20,10 +21,8 @@ while [[ $# -gt 0 ]]; do
     *) echo "dsp_kernels.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
-if ! command -v arm-none-eabi-g++ > /dev/null || ! command -v qemu-system-arm > /dev/null; then
-  echo "dsp_kernels.sh: SKIPPED: arm-none-eabi-g++ or qemu-system-arm is not installed"
-  exit 77
-fi
+. "$fw/toolchain.sh"
+firmware_toolchain_or_skip dsp_kernels.sh
 mkdir -p "$work"
 start=$SECONDS rc=0
 # board machine cpu fpu linker-script
