@@ -1,0 +1,33 @@
+# Runs text_lines on IMAGE with --json and -o OUT; fails unless it exits 0,
+# finds EXPECT lines, all upright, and writes the picture.  Skips (77) when
+# IMAGE (the shared models) is absent.
+if(NOT EXISTS "${IMAGE}")
+  message("skipped: ${IMAGE} is absent")
+  cmake_language(EXIT 77)
+endif()
+file(REMOVE "${OUT}")
+execute_process(COMMAND "${EXE}" "${IMAGE}" --json -o "${OUT}" OUTPUT_VARIABLE out
+                ERROR_VARIABLE err RESULT_VARIABLE rc)
+message("text_lines printed ${out} (${err})")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "text_lines exited ${rc}")
+endif()
+string(JSON n LENGTH "${out}" lines)
+if(NOT n EQUAL "${EXPECT}")
+  message(FATAL_ERROR "expected ${EXPECT} lines, got ${n}")
+endif()
+math(EXPR last "${n} - 1")
+foreach(i RANGE ${last})
+  string(JSON angle GET "${out}" lines ${i} angle)
+  if(NOT angle EQUAL 0)
+    message(FATAL_ERROR "line ${i}: angle ${angle}, expected 0")
+  endif()
+endforeach()
+if(NOT EXISTS "${OUT}")
+  message(FATAL_ERROR "no picture written at ${OUT}")
+endif()
+# A bad argument is exit 2 with the usage.
+execute_process(COMMAND "${EXE}" "${IMAGE}" --thresh 7 OUTPUT_QUIET ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "--thresh takes a number")
+  message(FATAL_ERROR "--thresh 7: expected exit 2 and a message, got ${rc}: ${err}")
+endif()

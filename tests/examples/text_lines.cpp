@@ -1,0 +1,222 @@
+// examples/text_lines: the geometry against direct computations, and the whole
+// method on pictures whose lines of text are measured from the pixels
+// themselves (ink bands), upright, turned by 180 degrees, and composed at
+// other sizes on a canvas whose sides are no multiple of 32.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numbers>
+#include <vector>
+
+#include "../../examples/text_lines/text_lines.hpp"
+#include "support.hpp"
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#endif
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
+#include <stb/stb_image.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+using text_lines::image;
+using text_lines::point;
+
+namespace {
+
+/// An axis-aligned box [x0, x1] x [y0, y1] (pixel coordinates, inclusive).
+struct bbox {
+    int x0, y0, x1, y1;
+};
+
+bool ink(const image& img, int x, int y) {
+    const auto* p = img.at(x, y);
+    return (p[0] + p[1] + p[2]) / 3 < 160;
+}
+
+/// The lines of ink of a picture of horizontal text on a light background:
+/// runs of rows with ink (gaps of `gap` blank rows split them), each with the
+/// columns its ink spans.
+std::vector<bbox> ink_bands(const image& img, int gap = 6) {
+    std::vector<bbox> bands;
+    int blank = gap;
+    for (int y = 0; y < img.height; ++y) {
+        int x0 = img.width, x1 = -1;
+        for (int x = 0; x < img.width; ++x)
+            if (ink(img, x, y)) x0 = std::min(x0, x), x1 = std::max(x1, x);
+        if (x1 < 0) {
+            ++blank;
+            continue;
+        }
+        if (blank >= gap || bands.empty())
+            bands.push_back({x0, y, x1, y});
+        else {
+            auto& b = bands.back();
+            b.x0 = std::min(b.x0, x0), b.x1 = std::max(b.x1, x1), b.y1 = y;
+        }
+        blank = 0;
+    }
+    return bands;
+}
+
+bbox extent(const text_lines::quad& q) {
+    double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+    for (auto& p : q)
+        x0 = std::min(x0, p[0]), x1 = std::max(x1, p[0]), y0 = std::min(y0, p[1]),
+        y1 = std::max(y1, p[1]);
+    return {int(std::floor(x0)), int(std::floor(y0)), int(std::ceil(x1)), int(std::ceil(y1))};
+}
+
+/// A found box covers a line of ink: every inked pixel inside (up to 8% of the
+/// line's height, at least 2 pixels, may fall outside: DB boxes hug the glyphs
+/// and a scaled picture's anti-aliased edges count as ink here), and no more
+/// than `margin` of the line's height around it.
+void check_covers(const text_lines::line& l, const bbox& band, double margin = 0.8) {
+    auto e = extent(l.box);
+    int h = band.y1 - band.y0 + 1;
+    int slack = std::max(2, int(0.08 * h));
+    INFO("box [" << e.x0 << "," << e.y0 << " - " << e.x1 << "," << e.y1 << "] ink [" << band.x0
+                 << "," << band.y0 << " - " << band.x1 << "," << band.y1 << "]");
+    CHECK(e.x0 <= band.x0 + slack);
+    CHECK(e.y0 <= band.y0 + slack);
+    CHECK(e.x1 >= band.x1 - slack);
+    CHECK(e.y1 >= band.y1 - slack);
+    CHECK(band.x0 - e.x0 <= margin * h);
+    CHECK(band.y0 - e.y0 <= margin * h);
+    CHECK(e.x1 - band.x1 <= margin * h);
+    CHECK(e.y1 - band.y1 <= margin * h);
+}
+
+image load_png(const std::filesystem::path& p) {
+    int w = 0, h = 0, c = 0;
+    std::unique_ptr<unsigned char, void (*)(void*)> px(stbi_load(p.string().c_str(), &w, &h, &c, 4),
+                                                       stbi_image_free);
+    REQUIRE(px != nullptr);
+    return image::from_rgba(px.get(), w, h, 4);
+}
+
+/// `src`'s region r, scaled by s (turned by 180 degrees when `turn`), pasted
+/// onto `dst` at (x, y).
+void paste(image& dst, const image& src, bbox r, double s, bool turn, int x, int y) {
+    int w = int(std::lround((r.x1 - r.x0 + 1) * s)), h = int(std::lround((r.y1 - r.y0 + 1) * s));
+    for (int j = 0; j < h; ++j)
+        for (int i = 0; i < w; ++i) {
+            int si = turn ? w - 1 - i : i, sj = turn ? h - 1 - j : j;
+            for (int c = 0; c < 3; ++c)
+                dst.at(x + i, y + j)[c] = static_cast<std::uint8_t>(std::lround(text_lines::sample(
+                    src, r.x0 + (si + 0.5) / s - 0.5, r.y0 + (sj + 0.5) / s - 0.5, c)));
+        }
+}
+
+text_lines::options model_options() {
+    text_lines::options o;
+    o.det_model = litegraph::test::shared_model("ppocr_v3_det");
+    o.cls_model = litegraph::test::shared_model("ppocr_mobile_v2.0_cls");
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("min_area_rect: the rectangle a rotated point grid fills, at several angles") {
+    for (double deg : {0.0, 17.0, 45.0, 80.0, 120.0}) {
+        double a = deg * std::numbers::pi / 180;
+        std::vector<point> pts;
+        for (int i = 0; i <= 40; ++i)
+            for (int j = 0; j <= 10; ++j)
+                pts.push_back({100 + i * std::cos(a) - j * std::sin(a),
+                               50 + i * std::sin(a) + j * std::cos(a)});
+        auto r = text_lines::min_area_rect(pts);
+        INFO("angle " << deg);
+        CHECK(2 * std::max(r.half_w, r.half_h) == doctest::Approx(40).epsilon(1e-9));
+        CHECK(2 * std::min(r.half_w, r.half_h) == doctest::Approx(10).epsilon(1e-9));
+        point c{100 + 20 * std::cos(a) - 5 * std::sin(a), 50 + 20 * std::sin(a) + 5 * std::cos(a)};
+        CHECK(r.centre[0] == doctest::Approx(c[0]));
+        CHECK(r.centre[1] == doctest::Approx(c[1]));
+    }
+}
+
+TEST_CASE(
+    "db_boxes: regions above the threshold, scored, unclipped; small and faint ones dropped") {
+    const int w = 120, h = 60;
+    std::vector<float> map(w * h, 0.05f);
+    auto fill = [&](int x0, int y0, int x1, int y1, float v) {
+        for (int y = y0; y <= y1; ++y)
+            for (int x = x0; x <= x1; ++x) map[y * w + x] = v;
+    };
+    fill(10, 10, 49, 19, 0.9f);   // 40 x 10 pixels: a line
+    fill(70, 30, 109, 41, 0.5f);  // above thresh, but its mean 0.5 < box_thresh 0.6
+    fill(5, 50, 6, 51, 0.95f);    // 2 x 2: shorter than min_size
+    auto boxes = text_lines::db_boxes(map.data(), w, h);
+    REQUIRE(boxes.size() == 1);
+    auto& b = boxes[0];
+    CHECK(b.score == doctest::Approx(0.9).epsilon(1e-6));
+    // Pixel centres span 39 x 9; d = area * 1.5 / perimeter = 39*9*1.5/96.
+    double d = 39.0 * 9 * 1.5 / 96;
+    CHECK(b.box[0][0] == doctest::Approx(10 - d));
+    CHECK(b.box[0][1] == doctest::Approx(10 - d));
+    CHECK(b.box[2][0] == doctest::Approx(49 + d));
+    CHECK(b.box[2][1] == doctest::Approx(19 + d));
+}
+
+TEST_CASE("text_lines: the three lines of text320.png, upright") {
+    auto o = model_options();
+    if (o.det_model.empty() || o.cls_model.empty()) return;
+    auto img = load_png(o.det_model / "reference" / "text320.png");
+    auto bands = ink_bands(img);
+    REQUIRE(bands.size() == 3);
+    text_lines::finder f(o);
+    auto lines = f.find_lines(img);
+    REQUIRE(lines.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        check_covers(lines[i], bands[i]);
+        CHECK(lines[i].angle == 0);
+        CHECK(lines[i].angle_score > 0.9);
+        CHECK(lines[i].score > 0.6);
+    }
+}
+
+TEST_CASE("text_lines: text320.png turned by 180 degrees reads as three upside-down lines") {
+    auto o = model_options();
+    if (o.det_model.empty() || o.cls_model.empty()) return;
+    auto img = text_lines::rotate180(load_png(o.det_model / "reference" / "text320.png"));
+    auto bands = ink_bands(img);
+    REQUIRE(bands.size() == 3);
+    text_lines::finder f(o);
+    auto lines = f.find_lines(img);
+    REQUIRE(lines.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        check_covers(lines[i], bands[i]);
+        CHECK(lines[i].angle == 180);
+        CHECK(lines[i].angle_score > 0.9);
+    }
+}
+
+TEST_CASE("text_lines: lines of other sizes, one upside down, on a 700x430 canvas") {
+    auto o = model_options();
+    if (o.det_model.empty() || o.cls_model.empty()) return;
+    auto src = load_png(o.det_model / "reference" / "text320.png");
+    auto src_bands = ink_bands(src);
+    REQUIRE(src_bands.size() == 3);
+    image canvas(700, 430);
+    std::fill(canvas.pixels.begin(), canvas.pixels.end(), std::uint8_t{250});
+    auto pad = [](bbox b) { return bbox{b.x0 - 6, b.y0 - 6, b.x1 + 6, b.y1 + 6}; };
+    paste(canvas, src, pad(src_bands[0]), 2.0, false, 40, 30);    // "litegraph", twice as large
+    paste(canvas, src, pad(src_bands[1]), 1.5, true, 200, 190);   // "Paddle 2026", upside down
+    paste(canvas, src, pad(src_bands[2]), 0.8, false, 420, 360);  // "DTCM + SRAM", smaller
+    auto bands = ink_bands(canvas);
+    REQUIRE(bands.size() == 3);
+    text_lines::finder f(o);
+    auto lines = f.find_lines(canvas);
+    REQUIRE(lines.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) check_covers(lines[i], bands[i]);
+    CHECK(lines[0].angle == 0);
+    CHECK(lines[1].angle == 180);
+    CHECK(lines[2].angle == 0);
+    // The detector ran at 704x416: no multiple of 32 was asked of the image.
+    CHECK(f.det_size(700, 430) == std::pair{704, 416});
+}
