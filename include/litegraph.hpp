@@ -50,6 +50,10 @@
 // static: compile-time networks for firmware (what `litegraph codegen` writes)
 #include "litegraph/static/network.hpp"
 
+// vision: images and the models' preprocessing steps (no files, no YAML)
+#include "litegraph/vision/image.hpp"
+#include "litegraph/vision/preprocess.hpp"
+
 // backends: places, kernel pick, subgraphs (the OpenCL backend only with
 // LITEGRAPH_WITH_OPENCL)
 #include "litegraph/backends/backends.hpp"

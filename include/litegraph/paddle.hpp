@@ -1,4 +1,5 @@
-// The Paddle model loader and writer (links protobuf; litegraph.hpp never includes it).
+// The Paddle model loader and writer (links protobuf; litegraph.hpp never includes it),
+// and the reader of the preprocessing in a model's exported config (nlohmann_json).
 #pragma once
 
 #include "litegraph/loader/paddle/framework_proto.hpp"
@@ -7,3 +8,4 @@
 #include "litegraph/loader/paddle/types.hpp"
 #include "litegraph/loader/paddle/wire_check.hpp"
 #include "litegraph/loader/paddle/writer.hpp"
+#include "litegraph/vision/config.hpp"
