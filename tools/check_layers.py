@@ -12,10 +12,13 @@ check passes with them and fails on any new one.  An ALLOWED entry whose
 include is gone also fails the check, so the list only shrinks: delete the
 entry in the commit that removes the include.
 
-usage: tools/check_layers.py [--root DIR] [--layers] [--allowed]
+usage: tools/check_layers.py [--root DIR] [--layers] [--allowed] [--self-test]
   --root DIR   the repository to check (default: this script's repository)
   --layers     print the layer table and exit
   --allowed    also print the allow-list with its reasons
+  --self-test  check the repository, then show that copies of its include/ with
+               a backwards include (and the other faults) fail (ctest
+               tools/check_layers)
 Python 3 standard library only.
 """
 
@@ -131,24 +134,9 @@ def includes(include_dir, rel):
     return out
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--root", default=os.path.dirname(here))
-    ap.add_argument("--layers", action="store_true")
-    ap.add_argument("--allowed", action="store_true")
-    args = ap.parse_args()
-
-    if args.layers:
-        for rank, name, prefix in LAYERS:
-            print(f"{rank:>2}  {name:<15} include/{prefix:<30} {LAYER_NOTES[name]}")
-        return 0
-
-    include_dir = os.path.join(args.root, "include")
-    if not os.path.isdir(os.path.join(include_dir, "litegraph")):
-        print(f"check_layers: no include/litegraph/ under {args.root}", file=sys.stderr)
-        return 2
-
+def check(root):
+    """(headers checked, litegraph includes seen, problems) for the repository at root."""
+    include_dir = os.path.join(root, "include")
     allowed = {(a, b): why for a, b, why in ALLOWED}
     used = set()
     problems = []
@@ -178,8 +166,92 @@ def main():
         if key not in used:
             problems.append(f"allow-list entry include/{key[0]} -> {key[1]} is no longer "
                             f"needed: delete it from ALLOWED in tools/check_layers.py")
+    return len(files), count, problems
 
-    print(f"check_layers: {len(files)} headers, {count} litegraph includes, "
+
+def self_test(root):
+    """The check passes on `root` and fails on copies of its include/ with a
+    backwards include, a sibling include, an unmapped folder and a stale entry."""
+    import shutil
+    import tempfile
+
+    def first_header(folder):
+        """The first header directly in include/litegraph/<folder>/."""
+        d = os.path.join(root, "include", "litegraph", folder)
+        names = sorted(f for f in os.listdir(d) if f.endswith(".hpp"))
+        return f"litegraph/{folder}/{names[0]}"
+
+    def edit(tmp, rel, old, new):
+        path = os.path.join(tmp, "include", rel)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if old not in text:
+            raise SystemExit(f"check_layers --self-test: '{old}' not in include/{rel}")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text.replace(old, new, 1))
+
+    def add_include(tmp, rel, line):
+        edit(tmp, rel, "#pragma once", "#pragma once\n" + line)
+
+    kernel, op, static = first_header("kernels"), first_header("ops"), first_header("static")
+    cases = [
+        ("a backwards include",
+         lambda t: add_include(t, kernel, "#include <litegraph/runtime/program.hpp>"),
+         f"include/{kernel}:"),
+        ("a relative backwards include",
+         lambda t: add_include(t, op, '#include "../graph/graph.hpp"'),
+         f"include/{op}:"),
+        ("a sibling include",
+         lambda t: add_include(t, static, '#include "litegraph/loader/paddle/loader.hpp"'),
+         "a sibling layer"),
+        ("a folder in no layer",
+         lambda t: (os.makedirs(os.path.join(t, "include/litegraph/extra")),
+                    open(os.path.join(t, "include/litegraph/extra/x.hpp"), "w").close()),
+         "include/litegraph/extra/x.hpp: not in any layer"),
+    ]
+    if ALLOWED:
+        cases.append(("an allow-list entry no longer needed",
+                      lambda t: edit(t, ALLOWED[-1][0], f'#include "{ALLOWED[-1][1]}"', ""),
+                      "is no longer needed"))
+    _, _, problems = check(root)
+    if problems:
+        print("check_layers --self-test: the repository itself fails:\n" + "\n".join(problems))
+        return 1
+    failed = 0
+    for name, make, expected in cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(os.path.join(root, "include"), os.path.join(tmp, "include"))
+            make(tmp)
+            _, _, problems = check(tmp)
+        hit = [p for p in problems if expected in p]
+        ok = len(problems) == 1 and hit
+        print(f"check_layers --self-test: {name}: {'fails as it must' if ok else 'NOT caught'}"
+              + (f"\n    {problems[0]}" if problems else ""))
+        failed += not ok
+    return 1 if failed else 0
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=os.path.dirname(here))
+    ap.add_argument("--layers", action="store_true")
+    ap.add_argument("--allowed", action="store_true")
+    ap.add_argument("--self-test", action="store_true")
+    args = ap.parse_args()
+
+    if args.layers:
+        for rank, name, prefix in LAYERS:
+            print(f"{rank:>2}  {name:<15} include/{prefix:<30} {LAYER_NOTES[name]}")
+        return 0
+    if not os.path.isdir(os.path.join(args.root, "include", "litegraph")):
+        print(f"check_layers: no include/litegraph/ under {args.root}", file=sys.stderr)
+        return 2
+    if args.self_test:
+        return self_test(args.root)
+
+    files, count, problems = check(args.root)
+    print(f"check_layers: {files} headers, {count} litegraph includes, "
           f"{len(ALLOWED)} backwards includes on the allow-list")
     if args.allowed:
         for a, b, why in ALLOWED:
