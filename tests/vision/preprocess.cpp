@@ -32,14 +32,15 @@ double plain_bilinear(const image& src, int c, double sx, double sy, int x, int 
         yy = yy < 0 ? 0 : (yy >= src.height ? src.height - 1 : yy);
         return double(src.data[(static_cast<std::size_t>(yy) * src.width + xx) * src.channels + c]);
     };
-    return (1 - ay) * ((1 - ax) * px(x0, y0) + ax * px(x0 + 1, y0)) + ay * ((1 - ax) * px(x0, y0 + 1) + ax * px(x0 + 1, y0 + 1));
+    return (1 - ay) * ((1 - ax) * px(x0, y0) + ax * px(x0 + 1, y0)) +
+           ay * ((1 - ax) * px(x0, y0 + 1) + ax * px(x0 + 1, y0 + 1));
 }
 
 }  // namespace
 
 TEST_CASE("resize, bilinear, equals the plain loop (uint8 rounding) on several sizes") {
-    for (auto [w, h, tw, th] : {std::array{37, 23, 64, 48}, std::array{200, 120, 33, 71}, std::array{5, 9, 5, 9},
-                                std::array{64, 64, 320, 320}}) {
+    for (auto [w, h, tw, th] : {std::array{37, 23, 64, 48}, std::array{200, 120, 33, 71},
+                                std::array{5, 9, 5, 9}, std::array{64, 64, 320, 320}}) {
         auto src = random_image(w, h, static_cast<std::uint32_t>(w * 131 + h));
         auto out = resize(src, tw, th, interpolation::linear);
         REQUIRE(out.width == tw);
@@ -48,7 +49,8 @@ TEST_CASE("resize, bilinear, equals the plain loop (uint8 rounding) on several s
         for (int y = 0; y < th; ++y)
             for (int x = 0; x < tw; ++x)
                 for (int c = 0; c < 3; ++c) {
-                    double want = std::round(plain_bilinear(src, c, double(w) / tw, double(h) / th, x, y));
+                    double want =
+                        std::round(plain_bilinear(src, c, double(w) / tw, double(h) / th, x, y));
                     double got = out.at(x, y, c);
                     // float vs double at exact .5 ties: at most one step apart
                     CHECK(std::abs(got - want) <= 1.0);
@@ -63,12 +65,14 @@ TEST_CASE("resize, nearest: the source pixel floor(x * scale)") {
     auto out = resize(src, 45, 13, interpolation::nearest);
     for (int y = 0; y < 13; ++y)
         for (int x = 0; x < 45; ++x) {
-            int sx = std::min(29, static_cast<int>(std::floor(x * 30.0 / 45))), sy = std::min(19, static_cast<int>(std::floor(y * 20.0 / 13)));
+            int sx = std::min(29, static_cast<int>(std::floor(x * 30.0 / 45))),
+                sy = std::min(19, static_cast<int>(std::floor(y * 20.0 / 13)));
             CHECK(out.at(x, y, 1) == src.at(sx, sy, 1));
         }
 }
 
-TEST_CASE("resize, cubic: a constant image stays constant; a ramp gets OpenCV's A = -0.75 weights") {
+TEST_CASE(
+    "resize, cubic: a constant image stays constant; a ramp gets OpenCV's A = -0.75 weights") {
     image flat(16, 16, 1);
     std::fill(flat.data.begin(), flat.data.end(), 77.0f);
     auto out = resize(flat, 40, 7, interpolation::cubic);
@@ -89,14 +93,16 @@ TEST_CASE("resize, cubic: a constant image stays constant; a ramp gets OpenCV's 
     }
 }
 
-TEST_CASE("Resize keep_ratio both ways: the scale PaddleDetection computes, im_shape and scale_factor") {
+TEST_CASE(
+    "Resize keep_ratio both ways: the scale PaddleDetection computes, im_shape and scale_factor") {
     auto src = random_image(300, 200, 3);
     pipeline p;
     p.steps.emplace_back(resize_step{320, 320, true, interpolation::linear});
     auto r = preprocess(src, p);
     // keep_ratio: scale = 320 / 200 = 1.6; round(1.6 * 300) = 480 > 320, so 320 / 300
     double s = 320.0 / 300;
-    CHECK(r.input.shape() == shape_t{1, 3, static_cast<std::int64_t>(std::nearbyint(200 * s)), 320});
+    CHECK(r.input.shape() ==
+          shape_t{1, 3, static_cast<std::int64_t>(std::nearbyint(200 * s)), 320});
     CHECK(r.im_shape[0] == float(std::nearbyint(200 * s)));
     CHECK(r.scale_factor[0] == doctest::Approx(s));
     CHECK(r.scale_factor[1] == doctest::Approx(s));
@@ -112,14 +118,16 @@ TEST_CASE("Resize keep_ratio both ways: the scale PaddleDetection computes, im_s
     for (int y = 0; y < 320; y += 37)
         for (int x = 0; x < 416; x += 29)
             CHECK(std::abs(plane[(2 * 320 + y) * 416 + x] -
-                           std::round(plain_bilinear(src, 2, 300.0 / 416, 200.0 / 320, x, y))) <= 1.0);
+                           std::round(plain_bilinear(src, 2, 300.0 / 416, 200.0 / 320, x, y))) <=
+                  1.0);
 }
 
 TEST_CASE("NormalizeImage, Permute, PadStride and the channel order against plain loops") {
     auto src = random_image(33, 17, 11);
     pipeline p;
     p.order = channel_order::bgr;
-    p.steps.emplace_back(normalize_step{1.0f / 255, {0.485f, 0.456f, 0.406f}, {0.229f, 0.224f, 0.225f}});
+    p.steps.emplace_back(
+        normalize_step{1.0f / 255, {0.485f, 0.456f, 0.406f}, {0.229f, 0.224f, 0.225f}});
     p.steps.emplace_back(permute_step{});
     p.steps.emplace_back(pad_stride_step{32});
     auto r = preprocess(src, p);
@@ -149,7 +157,8 @@ TEST_CASE("DetResizeForTest: limit types and resize_long as PaddleOCR rounds the
     };
     det_resize_step max960;
     max960.limit_side_len = 960, max960.limit_type = "max";
-    CHECK(size_of(max960) == std::pair<std::int64_t, std::int64_t>{512, 224});  // ratio 1: round(500/32)=16, round(230/32)=7
+    CHECK(size_of(max960) == std::pair<std::int64_t, std::int64_t>{
+                                 512, 224});  // ratio 1: round(500/32)=16, round(230/32)=7
     det_resize_step max320;
     max320.limit_side_len = 320, max320.limit_type = "max";
     // ratio 320/500: int(147.2)=147 -> round(4.59)=5 -> 160; 320 -> 320
@@ -203,23 +212,30 @@ TEST_CASE("read_model_config: PaddleDetection and PaddleX layouts, labels, thres
     auto o = read_model_config(ocr);
     CHECK(o.kind == "paddlex");
     CHECK(o.preprocess.order == channel_order::bgr);
-    CHECK(o.preprocess.steps.size() == 3);  // the label encoder and KeepKeys do nothing at inference
+    CHECK(o.preprocess.steps.size() ==
+          3);  // the label encoder and KeepKeys do nothing at inference
     CHECK(std::get<normalize_step>(o.preprocess.steps[1]).scale == doctest::Approx(1.0 / 255));
     CHECK(o.labels == std::vector<std::string>{"0_degree", "180_degree"});
 }
 
-TEST_CASE("read_model_config: an unknown step, a bad option and a bad layout are errors naming them") {
-    CHECK_THROWS_WITH_AS(read_model_config(nlohmann::json::parse(R"({"Preprocess": [{"type": "Mosaic"}]})")),
-                         doctest::Contains("unknown preprocess op 'Mosaic'"), usage_error);
+TEST_CASE(
+    "read_model_config: an unknown step, a bad option and a bad layout are errors naming them") {
     CHECK_THROWS_WITH_AS(
-        read_model_config(nlohmann::json::parse(R"({"PreProcess": {"transform_ops": [{"WarpAffine": {}}]}})")),
-        doctest::Contains("PreProcess.transform_ops[0]: unknown preprocess op 'WarpAffine'"), usage_error);
-    CHECK_THROWS_WITH_AS(read_model_config(nlohmann::json::parse(
-                             R"({"Preprocess": [{"type": "Resize", "target_size": [320, "wide"]}]})")),
-                         doctest::Contains("Preprocess[0].target_size"), usage_error);
-    CHECK_THROWS_WITH_AS(read_model_config(nlohmann::json::parse(
-                             R"({"Preprocess": [{"type": "Resize", "interp": 4, "target_size": 320}]})")),
-                         doctest::Contains("interpolation 4"), usage_error);
+        read_model_config(nlohmann::json::parse(R"({"Preprocess": [{"type": "Mosaic"}]})")),
+        doctest::Contains("unknown preprocess op 'Mosaic'"), usage_error);
+    CHECK_THROWS_WITH_AS(
+        read_model_config(
+            nlohmann::json::parse(R"({"PreProcess": {"transform_ops": [{"WarpAffine": {}}]}})")),
+        doctest::Contains("PreProcess.transform_ops[0]: unknown preprocess op 'WarpAffine'"),
+        usage_error);
+    CHECK_THROWS_WITH_AS(
+        read_model_config(nlohmann::json::parse(
+            R"({"Preprocess": [{"type": "Resize", "target_size": [320, "wide"]}]})")),
+        doctest::Contains("Preprocess[0].target_size"), usage_error);
+    CHECK_THROWS_WITH_AS(
+        read_model_config(nlohmann::json::parse(
+            R"({"Preprocess": [{"type": "Resize", "interp": 4, "target_size": 320}]})")),
+        doctest::Contains("interpolation 4"), usage_error);
     CHECK_THROWS_WITH_AS(read_model_config(nlohmann::json::parse(R"({"model": 1})")),
                          doctest::Contains("neither Preprocess"), usage_error);
 }

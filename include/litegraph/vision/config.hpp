@@ -52,8 +52,8 @@ inline double number(const nlohmann::json& v, const std::string& where) {
 inline int integer(const nlohmann::json& v, const std::string& where, int lo, int hi) {
     double d = number(v, where);
     if (d != std::floor(d) || d < lo || d > hi)
-        throw usage_error("preprocess config: " + where + " must be a whole number from " + std::to_string(lo) +
-                          " to " + std::to_string(hi) + ", got " + v.dump());
+        throw usage_error("preprocess config: " + where + " must be a whole number from " +
+                          std::to_string(lo) + " to " + std::to_string(hi) + ", got " + v.dump());
     return static_cast<int>(d);
 }
 
@@ -78,7 +78,8 @@ inline std::vector<int> sizes(const nlohmann::json& v, const std::string& where)
 inline bool flag(const nlohmann::json& o, const char* key, bool dflt) {
     if (!o.contains(key) || o[key].is_null()) return dflt;
     if (o[key].is_boolean()) return o[key].get<bool>();
-    throw usage_error(std::string("preprocess config: ") + key + " must be true or false, got " + o[key].dump());
+    throw usage_error(std::string("preprocess config: ") + key + " must be true or false, got " +
+                      o[key].dump());
 }
 
 inline bool inference_noop(const std::string& name) {
@@ -88,7 +89,8 @@ inline bool inference_noop(const std::string& name) {
 }
 
 /// One step `name` with options `o`; appends to p (channel order steps set p.order).
-inline void add_step(pipeline& p, const std::string& name, const nlohmann::json& o, const std::string& where) {
+inline void add_step(pipeline& p, const std::string& name, const nlohmann::json& o,
+                     const std::string& where) {
     auto opt = [&](const char* k) -> const nlohmann::json* {
         return o.is_object() && o.contains(k) && !o[k].is_null() ? &o[k] : nullptr;
     };
@@ -114,7 +116,8 @@ inline void add_step(pipeline& p, const std::string& name, const nlohmann::json&
             auto s = sizes(*v, where + ".size");
             r.w = s[0], r.h = s.size() > 1 ? s[1] : s[0];
         } else {
-            throw usage_error("preprocess config: " + where + " (ResizeImage) has neither size nor resize_short");
+            throw usage_error("preprocess config: " + where +
+                              " (ResizeImage) has neither size nor resize_short");
         }
         r.interp = interp(interpolation::linear);
         p.steps.emplace_back(r);
@@ -126,7 +129,8 @@ inline void add_step(pipeline& p, const std::string& name, const nlohmann::json&
             r.fixed_h = s[0], r.fixed_w = s.size() > 1 ? s[1] : s[0];
         } else if (auto* v = opt("limit_side_len")) {
             r.limit_side_len = integer(*v, where + ".limit_side_len", 1, 1 << 15);
-            if (auto* t = opt("limit_type")) r.limit_type = t->is_string() ? t->get<std::string>() : t->dump();
+            if (auto* t = opt("limit_type"))
+                r.limit_type = t->is_string() ? t->get<std::string>() : t->dump();
         } else if (auto* v = opt("resize_long")) {
             r.k = det_resize_step::kind::resize_long;
             r.resize_long = integer(*v, where + ".resize_long", 1, 1 << 15);
@@ -136,7 +140,8 @@ inline void add_step(pipeline& p, const std::string& name, const nlohmann::json&
         rec_resize_step r;
         if (auto* v = opt("image_shape")) {
             auto s = sizes(*v, where + ".image_shape");
-            if (s.size() != 3) throw usage_error("preprocess config: " + where + ".image_shape must be [C, H, W]");
+            if (s.size() != 3)
+                throw usage_error("preprocess config: " + where + ".image_shape must be [C, H, W]");
             r.c = s[0], r.h = s[1], r.w = s[2];
         }
         p.steps.emplace_back(r);
@@ -151,9 +156,10 @@ inline void add_step(pipeline& p, const std::string& name, const nlohmann::json&
             n.scale = float(number(*v, where + ".scale"));
         else
             n.scale = flag(o, "is_scale", true) ? 1.0f / 255.0f : 1.0f;
-        std::string norm_type = o.is_object() && o.contains("norm_type") && o["norm_type"].is_string()
-                                    ? o["norm_type"].get<std::string>()
-                                    : "mean_std";
+        std::string norm_type =
+            o.is_object() && o.contains("norm_type") && o["norm_type"].is_string()
+                ? o["norm_type"].get<std::string>()
+                : "mean_std";
         if (norm_type == "none") {
             n.mean = {0.0f}, n.std = {1.0f};
         } else if (norm_type != "mean_std") {
@@ -183,14 +189,16 @@ inline void add_step(pipeline& p, const std::string& name, const nlohmann::json&
                                ? o["img_mode"].get<std::string>()
                                : "BGR";
         if (mode != "BGR" && mode != "RGB")
-            throw usage_error("preprocess config: " + where + ".img_mode '" + mode + "' is not supported (BGR, RGB)");
+            throw usage_error("preprocess config: " + where + ".img_mode '" + mode +
+                              "' is not supported (BGR, RGB)");
         p.order = mode == "RGB" ? channel_order::rgb : channel_order::bgr;
     } else if (inference_noop(name)) {
         // Training-only: nothing to do at inference.
     } else {
-        throw usage_error("preprocess config: " + where + ": unknown preprocess op '" + name +
-                          "' (supported: Resize, ResizeImage, DetResizeForTest, RecResizeImg, CropImage, "
-                          "NormalizeImage, Permute, ToCHWImage, PadStride, Pad, DecodeImage)");
+        throw usage_error(
+            "preprocess config: " + where + ": unknown preprocess op '" + name +
+            "' (supported: Resize, ResizeImage, DetResizeForTest, RecResizeImg, CropImage, "
+            "NormalizeImage, Permute, ToCHWImage, PadStride, Pad, DecodeImage)");
     }
 }
 
@@ -207,7 +215,8 @@ inline std::vector<std::string> strings(const nlohmann::json& v) {
 /// the step and option that it cannot handle.
 inline model_config read_model_config(const nlohmann::json& cfg) {
     model_config m;
-    if (!cfg.is_object()) throw usage_error("preprocess config: the file is not a mapping of keys to values");
+    if (!cfg.is_object())
+        throw usage_error("preprocess config: the file is not a mapping of keys to values");
     if (cfg.contains("Preprocess")) {  // PaddleDetection
         m.kind = "detection";
         m.preprocess.order = channel_order::rgb;
@@ -215,34 +224,41 @@ inline model_config read_model_config(const nlohmann::json& cfg) {
         if (!steps.is_array()) throw usage_error("preprocess config: Preprocess is not a list");
         for (std::size_t i = 0; i < steps.size(); ++i) {
             std::string where = "Preprocess[" + std::to_string(i) + "]";
-            if (!steps[i].is_object() || !steps[i].contains("type") || !steps[i]["type"].is_string())
+            if (!steps[i].is_object() || !steps[i].contains("type") ||
+                !steps[i]["type"].is_string())
                 throw usage_error("preprocess config: " + where + " has no type");
             detail::add_step(m.preprocess, steps[i]["type"].get<std::string>(), steps[i], where);
         }
         if (cfg.contains("label_list")) m.labels = detail::strings(cfg["label_list"]);
-        if (cfg.contains("draw_threshold")) m.draw_threshold = detail::number(cfg["draw_threshold"], "draw_threshold");
+        if (cfg.contains("draw_threshold"))
+            m.draw_threshold = detail::number(cfg["draw_threshold"], "draw_threshold");
     } else if (cfg.contains("PreProcess")) {  // PaddleOCR / PaddleX / PaddleClas
         m.kind = "paddlex";
         m.preprocess.order = channel_order::bgr;
         const auto& pre = cfg["PreProcess"];
-        const auto& steps = pre.is_object() && pre.contains("transform_ops") ? pre["transform_ops"] : pre;
-        if (!steps.is_array()) throw usage_error("preprocess config: PreProcess.transform_ops is not a list");
+        const auto& steps =
+            pre.is_object() && pre.contains("transform_ops") ? pre["transform_ops"] : pre;
+        if (!steps.is_array())
+            throw usage_error("preprocess config: PreProcess.transform_ops is not a list");
         for (std::size_t i = 0; i < steps.size(); ++i) {
             std::string where = "PreProcess.transform_ops[" + std::to_string(i) + "]";
             if (!steps[i].is_object() || steps[i].size() != 1)
-                throw usage_error("preprocess config: " + where + " is not a one-key mapping {Op: options}");
+                throw usage_error("preprocess config: " + where +
+                                  " is not a one-key mapping {Op: options}");
             auto it = steps[i].begin();
             detail::add_step(m.preprocess, it.key(), it.value(), where);
         }
         if (cfg.contains("PostProcess") && cfg["PostProcess"].is_object()) {
             for (auto& [k, v] : cfg["PostProcess"].items()) {
-                if (v.is_object() && v.contains("label_list")) m.labels = detail::strings(v["label_list"]);
+                if (v.is_object() && v.contains("label_list"))
+                    m.labels = detail::strings(v["label_list"]);
                 if (k == "label_list") m.labels = detail::strings(v);
             }
         }
     } else {
-        throw usage_error("preprocess config: neither Preprocess (PaddleDetection) nor PreProcess (PaddleOCR, "
-                          "PaddleX, PaddleClas) is in it");
+        throw usage_error(
+            "preprocess config: neither Preprocess (PaddleDetection) nor PreProcess (PaddleOCR, "
+            "PaddleX, PaddleClas) is in it");
     }
     return m;
 }

@@ -35,17 +35,21 @@ struct image {
         : width(w), height(h), channels(c), data(static_cast<std::size_t>(w) * h * c) {}
 
     /// From 8-bit interleaved pixels; 4 channels are RGBA, composited onto white.
-    static image from_pixels(const std::uint8_t* px, int w, int h, int c, channel_order order = channel_order::rgb) {
+    static image from_pixels(const std::uint8_t* px, int w, int h, int c,
+                             channel_order order = channel_order::rgb) {
         if (w <= 0 || h <= 0 || c < 1 || c > 4)
-            throw usage_error("an image must have a positive size and 1 to 4 channels, got " + std::to_string(w) +
-                              "x" + std::to_string(h) + "x" + std::to_string(c));
+            throw usage_error("an image must have a positive size and 1 to 4 channels, got " +
+                              std::to_string(w) + "x" + std::to_string(h) + "x" +
+                              std::to_string(c));
         int out_c = c == 4 ? 3 : c;
         image out(w, h, out_c);
         out.order = order;
         for (std::size_t i = 0; i < static_cast<std::size_t>(w) * h; ++i)
             for (int k = 0; k < out_c; ++k) {
                 float v = px[i * c + k];
-                if (c == 4) v = std::round(v * (px[i * c + 3] / 255.0f) + 255.0f * (1.0f - px[i * c + 3] / 255.0f));
+                if (c == 4)
+                    v = std::round(v * (px[i * c + 3] / 255.0f) +
+                                   255.0f * (1.0f - px[i * c + 3] / 255.0f));
                 out.data[i * out_c + k] = v;
             }
         return out;
@@ -93,16 +97,18 @@ inline float cubic_weight(float t) {  // OpenCV's bicubic kernel, A = -0.75
 /// (x + 0.5) / sx - 0.5 with sx = w / src.width, or the given scale factors fx,
 /// fy when > 0 (as cv2.resize(img, None, fx=, fy=) maps them).  Edges are
 /// replicated; an integral image is rounded and clamped to 0..255.
-inline image resize(const image& src, int w, int h, interpolation interp = interpolation::linear, double fx = 0,
-                    double fy = 0) {
-    if (src.planar) throw usage_error("resize: the image is already planar (CHW); resize before Permute");
+inline image resize(const image& src, int w, int h, interpolation interp = interpolation::linear,
+                    double fx = 0, double fy = 0) {
+    if (src.planar)
+        throw usage_error("resize: the image is already planar (CHW); resize before Permute");
     if (w <= 0 || h <= 0 || w > 1 << 15 || h > 1 << 15)
         throw usage_error("resize: target size " + std::to_string(w) + "x" + std::to_string(h) +
                           " is out of range (1 to 32768)");
     image out(w, h, src.channels);
     out.order = src.order;
     out.integral = src.integral;
-    double sx = fx > 0 ? 1.0 / fx : double(src.width) / w, sy = fy > 0 ? 1.0 / fy : double(src.height) / h;
+    double sx = fx > 0 ? 1.0 / fx : double(src.width) / w,
+           sy = fy > 0 ? 1.0 / fy : double(src.height) / h;
     auto clamp_x = [&](int x) { return std::clamp(x, 0, src.width - 1); };
     auto clamp_y = [&](int y) { return std::clamp(y, 0, src.height - 1); };
     for (int y = 0; y < h; ++y)
@@ -112,11 +118,13 @@ inline image resize(const image& src, int w, int h, interpolation interp = inter
                 float v = 0;
                 if (interp == interpolation::nearest) {
                     // OpenCV's INTER_NEAREST: floor(x * scale).
-                    v = src.at(clamp_x(int(std::floor(x * sx))), clamp_y(int(std::floor(y * sy))), c);
+                    v = src.at(clamp_x(int(std::floor(x * sx))), clamp_y(int(std::floor(y * sy))),
+                               c);
                 } else if (interp == interpolation::linear) {
                     int x0 = int(std::floor(px)), y0 = int(std::floor(py));
                     float ax = float(px - x0), ay = float(py - y0);
-                    float top = src.at(clamp_x(x0), clamp_y(y0), c) * (1 - ax) + src.at(clamp_x(x0 + 1), clamp_y(y0), c) * ax;
+                    float top = src.at(clamp_x(x0), clamp_y(y0), c) * (1 - ax) +
+                                src.at(clamp_x(x0 + 1), clamp_y(y0), c) * ax;
                     float bot = src.at(clamp_x(x0), clamp_y(y0 + 1), c) * (1 - ax) +
                                 src.at(clamp_x(x0 + 1), clamp_y(y0 + 1), c) * ax;
                     v = top * (1 - ay) + bot * ay;
@@ -126,7 +134,8 @@ inline image resize(const image& src, int w, int h, interpolation interp = inter
                     for (int j = -1; j <= 2; ++j) {
                         float row = 0;
                         for (int i = -1; i <= 2; ++i)
-                            row += src.at(clamp_x(x0 + i), clamp_y(y0 + j), c) * detail::cubic_weight(ax - i);
+                            row += src.at(clamp_x(x0 + i), clamp_y(y0 + j), c) *
+                                   detail::cubic_weight(ax - i);
                         v += row * detail::cubic_weight(ay - j);
                     }
                 }
@@ -141,7 +150,8 @@ inline image rotate180(const image& src) {
     image out = src;
     for (int y = 0; y < src.height; ++y)
         for (int x = 0; x < src.width; ++x)
-            for (int c = 0; c < src.channels; ++c) out.at(src.width - 1 - x, src.height - 1 - y, c) = src.at(x, y, c);
+            for (int c = 0; c < src.channels; ++c)
+                out.at(src.width - 1 - x, src.height - 1 - y, c) = src.at(x, y, c);
     return out;
 }
 

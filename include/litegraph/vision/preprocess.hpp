@@ -71,8 +71,9 @@ struct channel_order_step {
     channel_order order = channel_order::bgr;
 };
 
-using step = std::variant<resize_step, resize_image_step, det_resize_step, rec_resize_step, crop_step,
-                          normalize_step, permute_step, pad_stride_step, pad_step, channel_order_step>;
+using step =
+    std::variant<resize_step, resize_image_step, det_resize_step, rec_resize_step, crop_step,
+                 normalize_step, permute_step, pad_stride_step, pad_step, channel_order_step>;
 
 /// The steps of one model's preprocessing; `order` is the channel order its
 /// training used (PaddleDetection's deployment decodes to RGB, PaddleOCR's
@@ -115,7 +116,8 @@ inline void apply(image& img, result& r, const resize_step& s) {
     r.scale_factor[0] = float(sy), r.scale_factor[1] = float(sx);
 }
 
-inline void scaled_to(image& img, result& r, int w, int h, interpolation interp = interpolation::linear) {
+inline void scaled_to(image& img, result& r, int w, int h,
+                      interpolation interp = interpolation::linear) {
     double sy = double(h) / img.height, sx = double(w) / img.width;
     img = resize(img, w, h, interp);
     r.im_shape[0] = float(h), r.im_shape[1] = float(w);
@@ -152,7 +154,8 @@ inline void apply(image& img, result& r, const det_resize_step& s) {
                               "' is not supported (max, min, resize_long)");
         }
         rh = int(h * ratio), rw = int(w * ratio);
-        rh = std::max(round_half_even(rh / 32.0) * 32, 32), rw = std::max(round_half_even(rw / 32.0) * 32, 32);
+        rh = std::max(round_half_even(rh / 32.0) * 32, 32),
+        rw = std::max(round_half_even(rw / 32.0) * 32, 32);
     }
     scaled_to(img, r, rw, rh);
 }
@@ -167,14 +170,16 @@ inline void apply(image& img, result& r, const rec_resize_step& s) {
     out.planar = true;
     for (int c = 0; c < img.channels; ++c)
         for (int y = 0; y < s.h; ++y)
-            for (int x = 0; x < img.width; ++x) out.at(x, y, c) = (img.at(x, y, c) / 255.0f - 0.5f) / 0.5f;
+            for (int x = 0; x < img.width; ++x)
+                out.at(x, y, c) = (img.at(x, y, c) / 255.0f - 0.5f) / 0.5f;
     img = std::move(out);
 }
 
 inline void apply(image& img, result&, const crop_step& s) {
     if (s.w > img.width || s.h > img.height)
-        throw usage_error("CropImage: " + std::to_string(s.w) + "x" + std::to_string(s.h) + " is larger than the " +
-                          std::to_string(img.width) + "x" + std::to_string(img.height) + " image");
+        throw usage_error("CropImage: " + std::to_string(s.w) + "x" + std::to_string(s.h) +
+                          " is larger than the " + std::to_string(img.width) + "x" +
+                          std::to_string(img.height) + " image");
     int x0 = (img.width - s.w) / 2, y0 = (img.height - s.h) / 2;
     image out(s.w, s.h, img.channels);
     out.order = img.order;
@@ -189,8 +194,9 @@ inline void apply(image& img, result&, const crop_step& s) {
 inline void apply(image& img, result&, const normalize_step& s) {
     auto per_channel = [&](const std::vector<float>& v, const char* what) {
         if (v.size() != 1 && v.size() != static_cast<std::size_t>(img.channels))
-            throw usage_error(std::string("NormalizeImage: ") + what + " has " + std::to_string(v.size()) +
-                              " values for an image of " + std::to_string(img.channels) + " channels");
+            throw usage_error(std::string("NormalizeImage: ") + what + " has " +
+                              std::to_string(v.size()) + " values for an image of " +
+                              std::to_string(img.channels) + " channels");
     };
     per_channel(s.mean, "mean");
     per_channel(s.std, "std");
@@ -199,7 +205,8 @@ inline void apply(image& img, result&, const normalize_step& s) {
     for (int y = 0; y < img.height; ++y)
         for (int x = 0; x < img.width; ++x)
             for (int c = 0; c < img.channels; ++c) {
-                float m = s.mean.size() == 1 ? s.mean[0] : s.mean[c], d = s.std.size() == 1 ? s.std[0] : s.std[c];
+                float m = s.mean.size() == 1 ? s.mean[0] : s.mean[c],
+                      d = s.std.size() == 1 ? s.std[0] : s.std[c];
                 float& v = img.at(x, y, c);
                 v = (v * s.scale - m) / d;
             }
@@ -220,8 +227,9 @@ inline void apply(image& img, result&, const permute_step&) {
 
 inline void pad_to(image& img, int w, int h, const std::vector<float>& fill) {
     if (w < img.width || h < img.height)
-        throw usage_error("Pad: " + std::to_string(w) + "x" + std::to_string(h) + " is smaller than the " +
-                          std::to_string(img.width) + "x" + std::to_string(img.height) + " image");
+        throw usage_error("Pad: " + std::to_string(w) + "x" + std::to_string(h) +
+                          " is smaller than the " + std::to_string(img.width) + "x" +
+                          std::to_string(img.height) + " image");
     image out(w, h, img.channels);
     out.order = img.order;
     out.integral = img.integral;
@@ -230,16 +238,17 @@ inline void pad_to(image& img, int w, int h, const std::vector<float>& fill) {
         for (int x = 0; x < w; ++x)
             for (int c = 0; c < img.channels; ++c)
                 out.at(x, y, c) = x < img.width && y < img.height ? img.at(x, y, c)
-                                  : fill.empty()                   ? 0.0f
-                                  : fill.size() == 1               ? fill[0]
-                                                                   : fill[std::min<std::size_t>(c, fill.size() - 1)];
+                                  : fill.empty()                  ? 0.0f
+                                  : fill.size() == 1
+                                      ? fill[0]
+                                      : fill[std::min<std::size_t>(c, fill.size() - 1)];
     img = std::move(out);
 }
 
 inline void apply(image& img, result&, const pad_stride_step& s) {
     if (s.stride <= 0) return;
-    pad_to(img, (img.width + s.stride - 1) / s.stride * s.stride, (img.height + s.stride - 1) / s.stride * s.stride,
-           {});
+    pad_to(img, (img.width + s.stride - 1) / s.stride * s.stride,
+           (img.height + s.stride - 1) / s.stride * s.stride, {});
 }
 
 inline void apply(image& img, result&, const pad_step& s) {
