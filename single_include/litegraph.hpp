@@ -12203,17 +12203,21 @@ struct image {
         : width(w), height(h), channels(c), data(static_cast<std::size_t>(w) * h * c) {}
 
     /// From 8-bit interleaved pixels; 4 channels are RGBA, composited onto white.
-    static image from_pixels(const std::uint8_t* px, int w, int h, int c, channel_order order = channel_order::rgb) {
+    static image from_pixels(const std::uint8_t* px, int w, int h, int c,
+                             channel_order order = channel_order::rgb) {
         if (w <= 0 || h <= 0 || c < 1 || c > 4)
-            throw usage_error("an image must have a positive size and 1 to 4 channels, got " + std::to_string(w) +
-                              "x" + std::to_string(h) + "x" + std::to_string(c));
+            throw usage_error("an image must have a positive size and 1 to 4 channels, got " +
+                              std::to_string(w) + "x" + std::to_string(h) + "x" +
+                              std::to_string(c));
         int out_c = c == 4 ? 3 : c;
         image out(w, h, out_c);
         out.order = order;
         for (std::size_t i = 0; i < static_cast<std::size_t>(w) * h; ++i)
             for (int k = 0; k < out_c; ++k) {
                 float v = px[i * c + k];
-                if (c == 4) v = std::round(v * (px[i * c + 3] / 255.0f) + 255.0f * (1.0f - px[i * c + 3] / 255.0f));
+                if (c == 4)
+                    v = std::round(v * (px[i * c + 3] / 255.0f) +
+                                   255.0f * (1.0f - px[i * c + 3] / 255.0f));
                 out.data[i * out_c + k] = v;
             }
         return out;
@@ -12245,6 +12249,19 @@ inline interpolation interpolation_from(int code) {
     return static_cast<interpolation>(code);
 }
 
+/// Bilinear sample of channel c at (x, y) (pixel centres at integers), edges
+/// replicated.
+inline float sample(const image& img, double x, double y, int c) {
+    x = std::clamp(x, 0.0, img.width - 1.0);
+    y = std::clamp(y, 0.0, img.height - 1.0);
+    int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
+    int x1 = std::min(x0 + 1, img.width - 1), y1 = std::min(y0 + 1, img.height - 1);
+    float fx = float(x - x0), fy = float(y - y0);
+    float top = img.at(x0, y0, c) * (1 - fx) + img.at(x1, y0, c) * fx;
+    float bottom = img.at(x0, y1, c) * (1 - fx) + img.at(x1, y1, c) * fx;
+    return top * (1 - fy) + bottom * fy;
+}
+
 namespace detail {
 
 inline float cubic_weight(float t) {  // OpenCV's bicubic kernel, A = -0.75
@@ -12261,16 +12278,18 @@ inline float cubic_weight(float t) {  // OpenCV's bicubic kernel, A = -0.75
 /// (x + 0.5) / sx - 0.5 with sx = w / src.width, or the given scale factors fx,
 /// fy when > 0 (as cv2.resize(img, None, fx=, fy=) maps them).  Edges are
 /// replicated; an integral image is rounded and clamped to 0..255.
-inline image resize(const image& src, int w, int h, interpolation interp = interpolation::linear, double fx = 0,
-                    double fy = 0) {
-    if (src.planar) throw usage_error("resize: the image is already planar (CHW); resize before Permute");
+inline image resize(const image& src, int w, int h, interpolation interp = interpolation::linear,
+                    double fx = 0, double fy = 0) {
+    if (src.planar)
+        throw usage_error("resize: the image is already planar (CHW); resize before Permute");
     if (w <= 0 || h <= 0 || w > 1 << 15 || h > 1 << 15)
         throw usage_error("resize: target size " + std::to_string(w) + "x" + std::to_string(h) +
                           " is out of range (1 to 32768)");
     image out(w, h, src.channels);
     out.order = src.order;
     out.integral = src.integral;
-    double sx = fx > 0 ? 1.0 / fx : double(src.width) / w, sy = fy > 0 ? 1.0 / fy : double(src.height) / h;
+    double sx = fx > 0 ? 1.0 / fx : double(src.width) / w,
+           sy = fy > 0 ? 1.0 / fy : double(src.height) / h;
     auto clamp_x = [&](int x) { return std::clamp(x, 0, src.width - 1); };
     auto clamp_y = [&](int y) { return std::clamp(y, 0, src.height - 1); };
     for (int y = 0; y < h; ++y)
@@ -12280,21 +12299,18 @@ inline image resize(const image& src, int w, int h, interpolation interp = inter
                 float v = 0;
                 if (interp == interpolation::nearest) {
                     // OpenCV's INTER_NEAREST: floor(x * scale).
-                    v = src.at(clamp_x(int(std::floor(x * sx))), clamp_y(int(std::floor(y * sy))), c);
+                    v = src.at(clamp_x(int(std::floor(x * sx))), clamp_y(int(std::floor(y * sy))),
+                               c);
                 } else if (interp == interpolation::linear) {
-                    int x0 = int(std::floor(px)), y0 = int(std::floor(py));
-                    float ax = float(px - x0), ay = float(py - y0);
-                    float top = src.at(clamp_x(x0), clamp_y(y0), c) * (1 - ax) + src.at(clamp_x(x0 + 1), clamp_y(y0), c) * ax;
-                    float bot = src.at(clamp_x(x0), clamp_y(y0 + 1), c) * (1 - ax) +
-                                src.at(clamp_x(x0 + 1), clamp_y(y0 + 1), c) * ax;
-                    v = top * (1 - ay) + bot * ay;
+                    v = sample(src, px, py, c);
                 } else {
                     int x0 = int(std::floor(px)), y0 = int(std::floor(py));
                     float ax = float(px - x0), ay = float(py - y0);
                     for (int j = -1; j <= 2; ++j) {
                         float row = 0;
                         for (int i = -1; i <= 2; ++i)
-                            row += src.at(clamp_x(x0 + i), clamp_y(y0 + j), c) * detail::cubic_weight(ax - i);
+                            row += src.at(clamp_x(x0 + i), clamp_y(y0 + j), c) *
+                                   detail::cubic_weight(ax - i);
                         v += row * detail::cubic_weight(ay - j);
                     }
                 }
@@ -12309,7 +12325,8 @@ inline image rotate180(const image& src) {
     image out = src;
     for (int y = 0; y < src.height; ++y)
         for (int x = 0; x < src.width; ++x)
-            for (int c = 0; c < src.channels; ++c) out.at(src.width - 1 - x, src.height - 1 - y, c) = src.at(x, y, c);
+            for (int c = 0; c < src.channels; ++c)
+                out.at(src.width - 1 - x, src.height - 1 - y, c) = src.at(x, y, c);
     return out;
 }
 
@@ -12385,8 +12402,9 @@ struct channel_order_step {
     channel_order order = channel_order::bgr;
 };
 
-using step = std::variant<resize_step, resize_image_step, det_resize_step, rec_resize_step, crop_step,
-                          normalize_step, permute_step, pad_stride_step, pad_step, channel_order_step>;
+using step =
+    std::variant<resize_step, resize_image_step, det_resize_step, rec_resize_step, crop_step,
+                 normalize_step, permute_step, pad_stride_step, pad_step, channel_order_step>;
 
 /// The steps of one model's preprocessing; `order` is the channel order its
 /// training used (PaddleDetection's deployment decodes to RGB, PaddleOCR's
@@ -12429,7 +12447,8 @@ inline void apply(image& img, result& r, const resize_step& s) {
     r.scale_factor[0] = float(sy), r.scale_factor[1] = float(sx);
 }
 
-inline void scaled_to(image& img, result& r, int w, int h, interpolation interp = interpolation::linear) {
+inline void scaled_to(image& img, result& r, int w, int h,
+                      interpolation interp = interpolation::linear) {
     double sy = double(h) / img.height, sx = double(w) / img.width;
     img = resize(img, w, h, interp);
     r.im_shape[0] = float(h), r.im_shape[1] = float(w);
@@ -12466,7 +12485,8 @@ inline void apply(image& img, result& r, const det_resize_step& s) {
                               "' is not supported (max, min, resize_long)");
         }
         rh = int(h * ratio), rw = int(w * ratio);
-        rh = std::max(round_half_even(rh / 32.0) * 32, 32), rw = std::max(round_half_even(rw / 32.0) * 32, 32);
+        rh = std::max(round_half_even(rh / 32.0) * 32, 32),
+        rw = std::max(round_half_even(rw / 32.0) * 32, 32);
     }
     scaled_to(img, r, rw, rh);
 }
@@ -12481,14 +12501,16 @@ inline void apply(image& img, result& r, const rec_resize_step& s) {
     out.planar = true;
     for (int c = 0; c < img.channels; ++c)
         for (int y = 0; y < s.h; ++y)
-            for (int x = 0; x < img.width; ++x) out.at(x, y, c) = (img.at(x, y, c) / 255.0f - 0.5f) / 0.5f;
+            for (int x = 0; x < img.width; ++x)
+                out.at(x, y, c) = (img.at(x, y, c) / 255.0f - 0.5f) / 0.5f;
     img = std::move(out);
 }
 
 inline void apply(image& img, result&, const crop_step& s) {
     if (s.w > img.width || s.h > img.height)
-        throw usage_error("CropImage: " + std::to_string(s.w) + "x" + std::to_string(s.h) + " is larger than the " +
-                          std::to_string(img.width) + "x" + std::to_string(img.height) + " image");
+        throw usage_error("CropImage: " + std::to_string(s.w) + "x" + std::to_string(s.h) +
+                          " is larger than the " + std::to_string(img.width) + "x" +
+                          std::to_string(img.height) + " image");
     int x0 = (img.width - s.w) / 2, y0 = (img.height - s.h) / 2;
     image out(s.w, s.h, img.channels);
     out.order = img.order;
@@ -12503,8 +12525,9 @@ inline void apply(image& img, result&, const crop_step& s) {
 inline void apply(image& img, result&, const normalize_step& s) {
     auto per_channel = [&](const std::vector<float>& v, const char* what) {
         if (v.size() != 1 && v.size() != static_cast<std::size_t>(img.channels))
-            throw usage_error(std::string("NormalizeImage: ") + what + " has " + std::to_string(v.size()) +
-                              " values for an image of " + std::to_string(img.channels) + " channels");
+            throw usage_error(std::string("NormalizeImage: ") + what + " has " +
+                              std::to_string(v.size()) + " values for an image of " +
+                              std::to_string(img.channels) + " channels");
     };
     per_channel(s.mean, "mean");
     per_channel(s.std, "std");
@@ -12513,7 +12536,8 @@ inline void apply(image& img, result&, const normalize_step& s) {
     for (int y = 0; y < img.height; ++y)
         for (int x = 0; x < img.width; ++x)
             for (int c = 0; c < img.channels; ++c) {
-                float m = s.mean.size() == 1 ? s.mean[0] : s.mean[c], d = s.std.size() == 1 ? s.std[0] : s.std[c];
+                float m = s.mean.size() == 1 ? s.mean[0] : s.mean[c],
+                      d = s.std.size() == 1 ? s.std[0] : s.std[c];
                 float& v = img.at(x, y, c);
                 v = (v * s.scale - m) / d;
             }
@@ -12534,8 +12558,9 @@ inline void apply(image& img, result&, const permute_step&) {
 
 inline void pad_to(image& img, int w, int h, const std::vector<float>& fill) {
     if (w < img.width || h < img.height)
-        throw usage_error("Pad: " + std::to_string(w) + "x" + std::to_string(h) + " is smaller than the " +
-                          std::to_string(img.width) + "x" + std::to_string(img.height) + " image");
+        throw usage_error("Pad: " + std::to_string(w) + "x" + std::to_string(h) +
+                          " is smaller than the " + std::to_string(img.width) + "x" +
+                          std::to_string(img.height) + " image");
     image out(w, h, img.channels);
     out.order = img.order;
     out.integral = img.integral;
@@ -12544,16 +12569,17 @@ inline void pad_to(image& img, int w, int h, const std::vector<float>& fill) {
         for (int x = 0; x < w; ++x)
             for (int c = 0; c < img.channels; ++c)
                 out.at(x, y, c) = x < img.width && y < img.height ? img.at(x, y, c)
-                                  : fill.empty()                   ? 0.0f
-                                  : fill.size() == 1               ? fill[0]
-                                                                   : fill[std::min<std::size_t>(c, fill.size() - 1)];
+                                  : fill.empty()                  ? 0.0f
+                                  : fill.size() == 1
+                                      ? fill[0]
+                                      : fill[std::min<std::size_t>(c, fill.size() - 1)];
     img = std::move(out);
 }
 
 inline void apply(image& img, result&, const pad_stride_step& s) {
     if (s.stride <= 0) return;
-    pad_to(img, (img.width + s.stride - 1) / s.stride * s.stride, (img.height + s.stride - 1) / s.stride * s.stride,
-           {});
+    pad_to(img, (img.width + s.stride - 1) / s.stride * s.stride,
+           (img.height + s.stride - 1) / s.stride * s.stride, {});
 }
 
 inline void apply(image& img, result&, const pad_step& s) {

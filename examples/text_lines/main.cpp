@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
                       << "\n";
             return 1;
         }
-        auto img = text_lines::image::from_rgba(pixels.get(), w, h, 4);
+        auto img = litegraph::vision::image::from_pixels(pixels.get(), w, h, 4);
         text_lines::finder finder(o);
         auto lines = finder.find_lines(img);
 
@@ -154,13 +154,13 @@ int main(int argc, char** argv) {
             auto drawn = img;
             for (auto& l : lines)
                 text_lines::draw_polygon(drawn, l.box,
-                                         l.angle == 0 ? std::array<std::uint8_t, 3>{40, 170, 0}
-                                                      : std::array<std::uint8_t, 3>{0, 0, 220},
+                                         l.angle == 0 ? std::array<std::uint8_t, 3>{0, 170, 40}
+                                                      : std::array<std::uint8_t, 3>{220, 0, 0},
                                          std::max(2, std::min(w, h) / 200));
-            // B, G, R back to R, G, B.
-            for (std::size_t i = 0; i < drawn.pixels.size(); i += 3)
-                std::swap(drawn.pixels[i], drawn.pixels[i + 2]);
-            if (!stbi_write_png(out_png.c_str(), w, h, 3, drawn.pixels.data(), w * 3)) {
+            std::vector<std::uint8_t> rgb(drawn.data.size());
+            for (std::size_t i = 0; i < rgb.size(); ++i)
+                rgb[i] = static_cast<std::uint8_t>(std::clamp(drawn.data[i], 0.0f, 255.0f));
+            if (!stbi_write_png(out_png.c_str(), w, h, 3, rgb.data(), w * 3)) {
                 std::cerr << "text_lines: cannot write " << out_png << "\n";
                 return 1;
             }

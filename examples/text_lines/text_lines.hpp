@@ -9,8 +9,9 @@
 // rectified, upright crops of `line::crop` next: that slot is `find_lines`'s
 // result, nothing else changes.
 //
-// Pixels are 8-bit, three channels, in B, G, R order as PaddleOCR's models
-// were trained on (OpenCV's order); `image::from_rgb` converts.
+// Images are litegraph::vision images (RGB as decoded; the models' pipelines
+// turn them to B, G, R, the order PaddleOCR's models were trained on); the
+// resizes and normalisation are vision's preprocessing steps.
 #pragma once
 
 #include <algorithm>
@@ -26,76 +27,15 @@
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
+#include "litegraph/vision/image.hpp"
+#include "litegraph/vision/preprocess.hpp"
 
 namespace text_lines {
 
-/// An 8-bit image, rows of `width` pixels of `channels` bytes.
-struct image {
-    int width = 0, height = 0, channels = 3;
-    std::vector<std::uint8_t> pixels;
-
-    image() = default;
-    image(int w, int h, int c = 3)
-        : width(w), height(h), channels(c), pixels(static_cast<std::size_t>(w) * h * c) {}
-
-    std::uint8_t* at(int x, int y) {
-        return pixels.data() + (static_cast<std::size_t>(y) * width + x) * channels;
-    }
-    const std::uint8_t* at(int x, int y) const {
-        return pixels.data() + (static_cast<std::size_t>(y) * width + x) * channels;
-    }
-
-    /// From RGB or RGBA bytes (alpha composited onto white), to B, G, R.
-    static image from_rgba(const std::uint8_t* data, int w, int h, int in_channels) {
-        image out(w, h, 3);
-        for (int i = 0; i < w * h; ++i) {
-            const std::uint8_t* p = data + static_cast<std::size_t>(i) * in_channels;
-            double a = in_channels == 4 ? p[3] / 255.0 : 1.0;
-            for (int c = 0; c < 3; ++c) {
-                double v = p[2 - c] * a + 255.0 * (1.0 - a);
-                out.pixels[static_cast<std::size_t>(i) * 3 + c] =
-                    static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.0, 255.0)));
-            }
-        }
-        return out;
-    }
-};
+using litegraph::vision::image;
 
 using point = std::array<double, 2>;
 using quad = std::array<point, 4>;  // top-left, top-right, bottom-right, bottom-left
-
-/// Bilinear sample of channel c at (x, y), edges replicated.
-inline double sample(const image& img, double x, double y, int c) {
-    x = std::clamp(x, 0.0, img.width - 1.0);
-    y = std::clamp(y, 0.0, img.height - 1.0);
-    int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
-    int x1 = std::min(x0 + 1, img.width - 1), y1 = std::min(y0 + 1, img.height - 1);
-    double fx = x - x0, fy = y - y0;
-    double top = img.at(x0, y0)[c] * (1 - fx) + img.at(x1, y0)[c] * fx;
-    double bottom = img.at(x0, y1)[c] * (1 - fx) + img.at(x1, y1)[c] * fx;
-    return top * (1 - fy) + bottom * fy;
-}
-
-/// Bilinear resize with pixel centres aligned (OpenCV's INTER_LINEAR mapping).
-inline image resize(const image& src, int w, int h) {
-    image out(w, h, src.channels);
-    double sx = double(src.width) / w, sy = double(src.height) / h;
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x)
-            for (int c = 0; c < src.channels; ++c)
-                out.at(x, y)[c] = static_cast<std::uint8_t>(std::lround(std::clamp(
-                    sample(src, (x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5, c), 0.0, 255.0)));
-    return out;
-}
-
-/// The image turned by 180 degrees.
-inline image rotate180(const image& src) {
-    image out(src.width, src.height, src.channels);
-    for (int y = 0; y < src.height; ++y)
-        for (int x = 0; x < src.width; ++x)
-            std::copy_n(src.at(x, y), src.channels, out.at(src.width - 1 - x, src.height - 1 - y));
-    return out;
-}
 
 /// Convex hull (Andrew's monotone chain), counter-clockwise, no repeats.
 inline std::vector<point> convex_hull(std::vector<point> pts) {
@@ -292,13 +232,15 @@ inline image crop_line(const image& img, const quad& q) {
             double sy =
                 (1 - v) * ((1 - u) * q[0][1] + u * q[1][1]) + v * ((1 - u) * q[3][1] + u * q[2][1]);
             for (int c = 0; c < img.channels; ++c)
-                out.at(x, y)[c] = static_cast<std::uint8_t>(
-                    std::lround(std::clamp(sample(img, sx - 0.5, sy - 0.5, c), 0.0, 255.0)));
+                out.at(x, y, c) = std::round(litegraph::vision::sample(img, sx - 0.5, sy - 0.5, c));
         }
+    out.order = img.order;
     if (h >= 1.5 * w) {  // a vertical line: turn it to read left to right
         image r(h, w, img.channels);
+        r.order = img.order;
         for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) std::copy_n(out.at(x, y), img.channels, r.at(y, w - 1 - x));
+            for (int x = 0; x < w; ++x)
+                for (int c = 0; c < img.channels; ++c) r.at(y, w - 1 - x, c) = out.at(x, y, c);
         return r;
     }
     return out;
@@ -324,54 +266,47 @@ public:
     explicit finder(options o)
         : o_(std::move(o)), det_(load_program(o_.det_model)), cls_(load_program(o_.cls_model)) {}
 
-    /// The detector's input size for an image: longer side <= limit_side,
-    /// each side rounded to a multiple of 32 (DetResizeForTest, limit_type max).
-    std::pair<int, int> det_size(int w, int h) const {
-        double ratio =
-            std::max(w, h) > o_.limit_side ? double(o_.limit_side) / std::max(w, h) : 1.0;
-        auto round32 = [](double v) { return std::max(32, int(std::lround(v / 32)) * 32); };
-        return {round32(w * ratio), round32(h * ratio)};
+    /// The detector's preprocessing: DetResizeForTest (longer side at most
+    /// limit_side, sides rounded to multiples of 32), the ImageNet
+    /// normalisation, planar, in B, G, R.
+    litegraph::vision::pipeline det_pipeline() const {
+        litegraph::vision::pipeline p;
+        p.order = litegraph::vision::channel_order::bgr;
+        litegraph::vision::det_resize_step r;
+        r.limit_side_len = o_.limit_side, r.limit_type = "max";
+        p.steps.emplace_back(r);
+        p.steps.emplace_back(litegraph::vision::normalize_step{});
+        p.steps.emplace_back(litegraph::vision::permute_step{});
+        return p;
     }
 
-    /// The detector's probability map for `img` (resized to det_size).
+    /// The detector's probability map for `img`, and its width and height.
     std::vector<float> probability_map(const image& img, int& mw, int& mh) {
-        auto [w, h] = det_size(img.width, img.height);
-        image r = resize(img, w, h);
-        static constexpr float mean[3] = {0.485f, 0.456f, 0.406f},
-                               stdev[3] = {0.229f, 0.224f, 0.225f};
-        std::vector<float> x(static_cast<std::size_t>(3) * w * h);
-        for (int c = 0; c < 3; ++c)
-            for (int y = 0; y < h; ++y)
-                for (int xx = 0; xx < w; ++xx)
-                    x[(static_cast<std::size_t>(c) * h + y) * w + xx] =
-                        (r.at(xx, y)[c] / 255.0f - mean[c]) / stdev[c];
-        det_.set_input(0, litegraph::tensor::from<float>({1, 3, h, w}, x));
+        auto in = litegraph::vision::preprocess(img, det_pipeline());
+        auto h = in.input.shape()[2], w = in.input.shape()[3];
+        det_.set_input(0, std::move(in.input));
         det_.run();
         auto out = det_.output(0);
         if (out.shape.size() != 4 || out.shape[2] != h || out.shape[3] != w)
             throw std::runtime_error("the detector's output is not a 1x1x" + std::to_string(h) +
                                      "x" + std::to_string(w) + " map");
         auto s = out.span<float>();
-        mw = w, mh = h;
+        mw = int(w), mh = int(h);
         return {s.begin(), s.end()};
     }
 
     /// The classifier's verdict on a rectified line: {angle, probability}.
+    /// Its preprocessing is PaddleOCR's for the classifier: height 48, width
+    /// by the ratio up to 192, [-1, 1], zero-padded, in B, G, R.
     std::pair<int, double> orientation(const image& crop) {
-        constexpr int ch = 48, cw = 192;
-        int w = std::min(cw, int(std::ceil(ch * double(crop.width) / crop.height)));
-        image r = resize(crop, std::max(1, w), ch);
-        std::vector<float> x(static_cast<std::size_t>(3) * ch * cw, 0.0f);
-        for (int c = 0; c < 3; ++c)
-            for (int y = 0; y < ch; ++y)
-                for (int xx = 0; xx < r.width; ++xx)
-                    x[(static_cast<std::size_t>(c) * ch + y) * cw + xx] =
-                        (r.at(xx, y)[c] / 255.0f - 0.5f) / 0.5f;
-        cls_.set_input(0, litegraph::tensor::from<float>({1, 3, ch, cw}, x));
+        litegraph::vision::pipeline p;
+        p.order = litegraph::vision::channel_order::bgr;
+        p.steps.emplace_back(litegraph::vision::rec_resize_step{3, 48, 192});
+        cls_.set_input(0, litegraph::vision::preprocess(crop, p).input);
         cls_.run();
-        auto p = cls_.output(0).span<float>();
-        if (p.size() != 2) throw std::runtime_error("the classifier does not output two classes");
-        return p[1] > p[0] ? std::pair{180, double(p[1])} : std::pair{0, double(p[0])};
+        auto out = cls_.output(0).span<float>();
+        if (out.size() != 2) throw std::runtime_error("the classifier does not output two classes");
+        return out[1] > out[0] ? std::pair{180, double(out[1])} : std::pair{0, double(out[0])};
     }
 
     /// Every line of `img`, top to bottom (then left to right).
@@ -413,7 +348,7 @@ public:
             auto [angle, p] = orientation(l.crop);
             l.angle = angle == 180 && p >= o_.cls_thresh ? 180 : 0;
             l.angle_score = l.angle == angle ? p : 1 - p;
-            if (l.angle == 180) l.crop = rotate180(l.crop);
+            if (l.angle == 180) l.crop = litegraph::vision::rotate180(l.crop);
         }
         return lines;
     }
@@ -423,7 +358,8 @@ private:
     litegraph::runtime::program det_, cls_;
 };
 
-/// Draws a closed polygon, `thickness` pixels wide, in colour (B, G, R).
+/// Draws a closed polygon, `thickness` pixels wide, in colour (in the image's
+/// channel order).
 inline void draw_polygon(image& img, const quad& q, std::array<std::uint8_t, 3> colour,
                          int thickness = 2) {
     for (int i = 0; i < 4; ++i) {
@@ -438,7 +374,7 @@ inline void draw_polygon(image& img, const quad& q, std::array<std::uint8_t, 3> 
                 for (int dx = -thickness / 2; dx < thickness - thickness / 2; ++dx) {
                     int x = cx + dx, y = cy + dy;
                     if (x < 0 || y < 0 || x >= img.width || y >= img.height) continue;
-                    std::copy_n(colour.data(), 3, img.at(x, y));
+                    for (int c = 0; c < 3; ++c) img.at(x, y, c) = colour[c];
                 }
         }
     }

@@ -24,7 +24,7 @@
 #pragma GCC diagnostic pop
 #endif
 
-using text_lines::image;
+using litegraph::vision::image;
 using text_lines::point;
 
 namespace {
@@ -35,8 +35,7 @@ struct bbox {
 };
 
 bool ink(const image& img, int x, int y) {
-    const auto* p = img.at(x, y);
-    return (p[0] + p[1] + p[2]) / 3 < 160;
+    return (img.at(x, y, 0) + img.at(x, y, 1) + img.at(x, y, 2)) / 3 < 160;
 }
 
 /// The lines of ink of a picture of horizontal text on a light background:
@@ -97,7 +96,7 @@ image load_png(const std::filesystem::path& p) {
     std::unique_ptr<unsigned char, void (*)(void*)> px(stbi_load(p.string().c_str(), &w, &h, &c, 4),
                                                        stbi_image_free);
     REQUIRE(px != nullptr);
-    return image::from_rgba(px.get(), w, h, 4);
+    return image::from_pixels(px.get(), w, h, 4);
 }
 
 /// `src`'s region r, scaled by s (turned by 180 degrees when `turn`), pasted
@@ -108,8 +107,8 @@ void paste(image& dst, const image& src, bbox r, double s, bool turn, int x, int
         for (int i = 0; i < w; ++i) {
             int si = turn ? w - 1 - i : i, sj = turn ? h - 1 - j : j;
             for (int c = 0; c < 3; ++c)
-                dst.at(x + i, y + j)[c] = static_cast<std::uint8_t>(std::lround(text_lines::sample(
-                    src, r.x0 + (si + 0.5) / s - 0.5, r.y0 + (sj + 0.5) / s - 0.5, c)));
+                dst.at(x + i, y + j, c) = std::round(litegraph::vision::sample(
+                    src, r.x0 + (si + 0.5) / s - 0.5, r.y0 + (sj + 0.5) / s - 0.5, c));
         }
 }
 
@@ -183,7 +182,7 @@ TEST_CASE("text_lines: the three lines of text320.png, upright") {
 TEST_CASE("text_lines: text320.png turned by 180 degrees reads as three upside-down lines") {
     auto o = model_options();
     if (o.det_model.empty() || o.cls_model.empty()) return;
-    auto img = text_lines::rotate180(load_png(o.det_model / "reference" / "text320.png"));
+    auto img = litegraph::vision::rotate180(load_png(o.det_model / "reference" / "text320.png"));
     auto bands = ink_bands(img);
     REQUIRE(bands.size() == 3);
     text_lines::finder f(o);
@@ -203,7 +202,7 @@ TEST_CASE("text_lines: lines of other sizes, one upside down, on a 700x430 canva
     auto src_bands = ink_bands(src);
     REQUIRE(src_bands.size() == 3);
     image canvas(700, 430);
-    std::fill(canvas.pixels.begin(), canvas.pixels.end(), std::uint8_t{250});
+    std::fill(canvas.data.begin(), canvas.data.end(), 250.0f);
     auto pad = [](bbox b) { return bbox{b.x0 - 6, b.y0 - 6, b.x1 + 6, b.y1 + 6}; };
     paste(canvas, src, pad(src_bands[0]), 2.0, false, 40, 30);    // "litegraph", twice as large
     paste(canvas, src, pad(src_bands[1]), 1.5, true, 200, 190);   // "Paddle 2026", upside down
@@ -218,5 +217,6 @@ TEST_CASE("text_lines: lines of other sizes, one upside down, on a 700x430 canva
     CHECK(lines[1].angle == 180);
     CHECK(lines[2].angle == 0);
     // The detector ran at 704x416: no multiple of 32 was asked of the image.
-    CHECK(f.det_size(700, 430) == std::pair{704, 416});
+    CHECK(litegraph::vision::preprocess(canvas, f.det_pipeline()).input.shape() ==
+          litegraph::shape_t{1, 3, 416, 704});
 }

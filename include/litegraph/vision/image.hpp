@@ -81,6 +81,19 @@ inline interpolation interpolation_from(int code) {
     return static_cast<interpolation>(code);
 }
 
+/// Bilinear sample of channel c at (x, y) (pixel centres at integers), edges
+/// replicated.
+inline float sample(const image& img, double x, double y, int c) {
+    x = std::clamp(x, 0.0, img.width - 1.0);
+    y = std::clamp(y, 0.0, img.height - 1.0);
+    int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
+    int x1 = std::min(x0 + 1, img.width - 1), y1 = std::min(y0 + 1, img.height - 1);
+    float fx = float(x - x0), fy = float(y - y0);
+    float top = img.at(x0, y0, c) * (1 - fx) + img.at(x1, y0, c) * fx;
+    float bottom = img.at(x0, y1, c) * (1 - fx) + img.at(x1, y1, c) * fx;
+    return top * (1 - fy) + bottom * fy;
+}
+
 namespace detail {
 
 inline float cubic_weight(float t) {  // OpenCV's bicubic kernel, A = -0.75
@@ -121,13 +134,7 @@ inline image resize(const image& src, int w, int h, interpolation interp = inter
                     v = src.at(clamp_x(int(std::floor(x * sx))), clamp_y(int(std::floor(y * sy))),
                                c);
                 } else if (interp == interpolation::linear) {
-                    int x0 = int(std::floor(px)), y0 = int(std::floor(py));
-                    float ax = float(px - x0), ay = float(py - y0);
-                    float top = src.at(clamp_x(x0), clamp_y(y0), c) * (1 - ax) +
-                                src.at(clamp_x(x0 + 1), clamp_y(y0), c) * ax;
-                    float bot = src.at(clamp_x(x0), clamp_y(y0 + 1), c) * (1 - ax) +
-                                src.at(clamp_x(x0 + 1), clamp_y(y0 + 1), c) * ax;
-                    v = top * (1 - ay) + bot * ay;
+                    v = sample(src, px, py, c);
                 } else {
                     int x0 = int(std::floor(px)), y0 = int(std::floor(py));
                     float ax = float(px - x0), ay = float(py - y0);
