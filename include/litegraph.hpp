@@ -51,8 +51,10 @@
 #include "litegraph/static/network.hpp"
 
 // vision: images and the models' preprocessing steps (no files, no YAML)
+#include "litegraph/vision/draw.hpp"
 #include "litegraph/vision/image.hpp"
 #include "litegraph/vision/preprocess.hpp"
+#include "litegraph/vision/text_boxes.hpp"
 
 // backends: places, kernel pick, subgraphs (the OpenCL backend only with
 // LITEGRAPH_WITH_OPENCL)

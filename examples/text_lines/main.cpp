@@ -153,10 +153,11 @@ int main(int argc, char** argv) {
         if (!out_png.empty()) {
             auto drawn = img;
             for (auto& l : lines)
-                text_lines::draw_polygon(drawn, l.box,
-                                         l.angle == 0 ? std::array<std::uint8_t, 3>{0, 170, 40}
-                                                      : std::array<std::uint8_t, 3>{220, 0, 0},
-                                         std::max(2, std::min(w, h) / 200));
+                litegraph::vision::draw_polygon(drawn, l.box,
+                                                l.angle == 0
+                                                    ? std::array<std::uint8_t, 3>{0, 170, 40}
+                                                    : std::array<std::uint8_t, 3>{220, 0, 0},
+                                                std::max(2, std::min(w, h) / 200));
             std::vector<std::uint8_t> rgb(drawn.data.size());
             for (std::size_t i = 0; i < rgb.size(); ++i)
                 rgb[i] = static_cast<std::uint8_t>(std::clamp(drawn.data[i], 0.0f, 255.0f));
