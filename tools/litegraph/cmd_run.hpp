@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
+#include "images.hpp"
 #include "litegraph/core/npy.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
@@ -88,7 +90,8 @@ inline nlohmann::json kernel_summary(const runtime::program& prog) {
 
 inline int cmd_run(const std::vector<std::string>& argv) {
     arg_spec spec;
-    spec.with_value = {"--input", "--shape", "--output-dir", "--repeat", "--precision"};
+    spec.with_value = {"--input",     "--shape", "--output-dir", "--repeat",
+                       "--precision", "--image", "--preprocess", "--draw"};
     spec.flags = {"--json", "--no-fuse", "--help", "-h"};
     add_model_options(spec);
     add_places_options(spec);
@@ -98,6 +101,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             << "usage: litegraph run MODEL [--input NAME=FILE.npy]... [--shape NAME=D0,D1,...]...\n"
                "                     [--output-dir DIR] [--repeat N] [--no-fuse] [--json]\n"
                "                     [--precision int8|fp32]\n"
+               "                     [--image FILE]... [--preprocess CONFIG] [--draw OUT.png]\n"
                "                     [--places P1,P2,... [--min-subgraph-size N]]\n\n"
                "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
                "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
@@ -108,10 +112,28 @@ inline int cmd_run(const std::vector<std::string>& argv) {
                "  --output-dir DIR      write output_<col>.npy for every fetch\n"
                "  --repeat N            time N runs after one warm-up (default 1)\n"
                "  --no-fuse             run the graph as loaded, without the fusion passes\n"
+               "  --image FILE          feed a PNG or JPEG (repeatable: a batch of images that\n"
+               "                        preprocess to one size), preprocessed as the model's\n"
+               "                        config says (infer_cfg.yml or inference.yml beside it;\n"
+               "                        without one: PaddleOCR's defaults for a text detector,\n"
+               "                        or a resize to the input's declared size with the\n"
+               "                        ImageNet mean/std); im_shape and scale_factor are fed\n"
+               "                        from the resize\n"
+               "  --preprocess CONFIG   the config to read instead (PaddleDetection "
+               "infer_cfg.yml,\n"
+               "                        PaddleOCR / PaddleX / PaddleClas inference.yml)\n"
+               "  --draw OUT.png        with --image: draw the results (a detector's boxes at or\n"
+               "                        above the config's draw_threshold, with their label "
+               "names;\n"
+               "                        a text detector's text boxes; a classifier's top "
+               "classes);\n"
+               "                        a batch writes OUT-0.png, OUT-1.png, ...\n"
                "  --precision P         int8 (default): fake-quantized convs and fcs run int8\n"
                "                        kernels; fp32: in float, fake quant ops simulated\n"
                "  --json                one JSON object: outputs, latency_ms, memory, passes,\n"
-               "                        kernels {int8, fp32, conversions, fp32_ops}\n"
+               "                        kernels {int8, fp32, conversions, fp32_ops}; with\n"
+               "                        --image: images [{file, detections [{label, name,\n"
+               "                        score, box}] | text_boxes | classes}]\n"
                "                        (with --places: partition, fallbacks, ops_per_place,\n"
                "                        op_kernels)\n"
             << places_help;
@@ -143,6 +165,38 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         prog.input_index(name);  // names the feeds when it is wrong
         given[name] = load_npy(spec_s.substr(eq + 1));
     }
+    // --image: decoded, preprocessed as the config says, fed.
+    std::vector<std::string> image_files = a.all("--image");
+    std::vector<vision::image> images;
+    std::vector<vision::result> preprocessed;
+    vision::model_config config;
+    std::string preprocess_source;
+    if (image_files.empty() && (a.has("--preprocess") || a.has("--draw")))
+        throw usage_error(std::string(a.has("--draw") ? "--draw" : "--preprocess") +
+                          " needs --image");
+    if (!image_files.empty()) {
+        std::filesystem::path model_path =
+            a.has("--model") ? a.value("--model") : a.positional.front();
+        auto cfg_file = a.has("--preprocess")
+                            ? std::optional<std::filesystem::path>(a.value("--preprocess"))
+                            : find_config(model_path);
+        if (cfg_file) {
+            config = read_config_file(*cfg_file);
+            preprocess_source = cfg_file->string();
+        } else {
+            std::tie(config, preprocess_source) = default_config(prog, image_feed(prog));
+            preprocess_source = "no config beside the model: " + preprocess_source;
+        }
+        for (auto& f : image_files) {
+            images.push_back(decode_image(f));
+            preprocessed.push_back(vision::preprocess(images.back(), config.preprocess));
+        }
+        auto feed = prog.input_var(image_feed(prog)).name;
+        if (given.count(feed))
+            throw usage_error("input '" + feed + "' has both --input and --image");
+        set_image_feeds(prog, preprocessed);
+        given.erase(feed);
+    }
     std::map<std::string, shape_t> shapes;
     for (auto& s : a.all("--shape")) {
         auto [name, dims] = parse_shape_arg(s);
@@ -153,6 +207,9 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     }
     for (std::size_t i = 0; i < prog.input_count(); ++i) {
         const auto& v = prog.input_var(i);
+        if (!images.empty() &&
+            (i == image_feed(prog) || v.name == "im_shape" || v.name == "scale_factor"))
+            continue;  // fed from --image
         if (auto it = given.find(v.name); it != given.end()) {
             prog.set_input(i, std::move(it->second));
             continue;
@@ -196,6 +253,38 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         o["first_values"] = tensor_summary(t);
         j["outputs"].push_back(o);
     }
+    if (!images.empty()) {
+        j["preprocess"] = preprocess_source;
+        j["images"] = nlohmann::json::array();
+        const auto& out = prog.output(0);
+        auto kind = kind_of(out);
+        for (std::size_t i = 0; i < images.size(); ++i) {
+            nlohmann::json r{{"file", image_files[i]}};
+            if (kind == result_kind::detections)
+                r["detections"] = detections(prog, config, i, config.draw_threshold);
+            else if (kind == result_kind::probability_map)
+                r["text_boxes"] = text_boxes(out, i, preprocessed[i]);
+            else if (kind == result_kind::classes)
+                r["classes"] = top_classes(out, config, i);
+            j["images"].push_back(r);
+        }
+        if (a.has("--draw")) {
+            if (kind == result_kind::other)
+                throw usage_error(
+                    "--draw: the model's first output " + to_string(out.shape) +
+                    " is neither detections [N, 6], a probability map [N, 1, H, W] nor classes "
+                    "[N, C]");
+            std::filesystem::path draw = a.value("--draw");
+            for (std::size_t i = 0; i < images.size(); ++i) {
+                auto file = images.size() == 1 ? draw
+                                               : draw.parent_path() / (draw.stem().string() + "-" +
+                                                                       std::to_string(i) +
+                                                                       draw.extension().string());
+                write_png(file, draw_results(images[i], j["images"][i]));
+                j["images"][i]["drawn"] = file.string();
+            }
+        }
+    }
     j["latency_ms"] = median;
     j["repeat"] = repeat;
     j["memory"] = {{"arena_bytes", prog.memory().arena_bytes},
@@ -222,6 +311,31 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         if (o.contains("file"))
             std::cout << "  written to " << o["file"].get<std::string>() << "\n";
     }
+    if (j.contains("preprocess"))
+        std::cout << "preprocess:   " << j["preprocess"].get<std::string>() << "\n";
+    if (j.contains("images"))
+        for (auto& im : j["images"]) {
+            std::cout << "image " << im["file"].get<std::string>() << ":";
+            if (im.contains("detections")) {
+                std::cout << " " << im["detections"].size() << " detection(s) at or above "
+                          << config.draw_threshold << "\n";
+                for (auto& d : im["detections"])
+                    std::cout << "  " << d["name"].get<std::string>() << " "
+                              << d["score"].get<double>() << " " << d["box"].dump() << "\n";
+            } else if (im.contains("text_boxes")) {
+                std::cout << " " << im["text_boxes"].size() << " text box(es)\n";
+                for (auto& t : im["text_boxes"]) std::cout << "  " << t["box"].dump() << "\n";
+            } else if (im.contains("classes")) {
+                std::cout << "\n";
+                for (auto& c : im["classes"])
+                    std::cout << "  " << c["name"].get<std::string>() << " "
+                              << c["score"].get<double>() << "\n";
+            } else {
+                std::cout << " (outputs as above)\n";
+            }
+            if (im.contains("drawn"))
+                std::cout << "  drawn to " << im["drawn"].get<std::string>() << "\n";
+        }
     std::cout << "latency:      " << median << " ms (median of " << repeat << ")\n"
               << "arena:        " << prog.memory().arena_bytes << " bytes\n"
               << "lower bound:  " << prog.memory().lower_bound_bytes
