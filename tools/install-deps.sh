@@ -3,7 +3,8 @@
 # missing (idempotent; needs root or sudo), then probes every toolchain the
 # build and the tests use by compiling and running one tiny program each:
 #
-#   host C++      g++ against xtensor+xsimd, protobuf, nlohmann_json, doctest, stb
+#   host C++      g++ against xtensor+xsimd, protobuf, nlohmann_json, doctest, stb,
+#                 yaml-cpp
 #   firmware      arm-none-eabi-g++ with <cstddef>, <array>, <cmath>, linked
 #                 against examples/firmware/startup.cpp and run under
 #                 qemu-system-arm -M mps2-an500 (semihosting exit code)
@@ -88,7 +89,9 @@ if need g++ g++; then
 #include <xsimd/xsimd.hpp>
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb/stb_image.h>
+#include <yaml-cpp/yaml.h>
 int main() {
+    if (YAML::Load("a: [1, 2]")["a"].size() != 2) return 2;
     xt::xarray<float> a = {1.0f, 2.0f, 3.0f};
     google::protobuf::FileDescriptorProto proto;
     proto.set_name("probe");
@@ -97,19 +100,19 @@ int main() {
 }
 EOF
     flags=(-std=c++20 -DXTENSOR_USE_XSIMD)
-    if g++ "${flags[@]}" "$probe_dir/host.cpp" -o "$probe_dir/host" -lprotobuf >"$probe_dir/host.log" 2>&1 &&
+    if g++ "${flags[@]}" "$probe_dir/host.cpp" -o "$probe_dir/host" -lprotobuf -lyaml-cpp >"$probe_dir/host.log" 2>&1 &&
         "$probe_dir/host"; then
-        echo "probe host C++: g++ with xtensor, xsimd, protobuf, nlohmann_json, doctest, stb: ok"
+        echo "probe host C++: g++ with xtensor, xsimd, protobuf, nlohmann_json, doctest, stb, yaml-cpp: ok"
     else
         named=0
         for h in "xtl/xtl_config.hpp xtl-dev" "xsimd/xsimd.hpp libxsimd-dev" "xtensor/xarray.hpp xtensor-dev" \
             "google/protobuf/descriptor.pb.h libprotobuf-dev" "nlohmann/json.hpp nlohmann-json3-dev" \
-            "doctest/doctest.h doctest-dev" "stb/stb_image.h libstb-dev"; do
+            "doctest/doctest.h doctest-dev" "stb/stb_image.h libstb-dev" "yaml-cpp/yaml.h libyaml-cpp-dev"; do
             read -r header pkg <<<"$h"
             header_ok "$header" g++ "${flags[@]}" || { fail "host C++ header <$header>" "$pkg"; named=1; }
         done
         # Headers all there: the link (libprotobuf) or the compiler itself.
-        ((named)) || fail "host C++ program (compile, link -lprotobuf, run)" "libprotobuf-dev" "$probe_dir/host.log"
+        ((named)) || fail "host C++ program (compile, link -lprotobuf -lyaml-cpp, run)" "libprotobuf-dev" "$probe_dir/host.log"
     fi
 fi
 
