@@ -243,6 +243,7 @@ public:
             if (!m_.info.op_types.count(name)) {
                 auto t = translated_type(name);
                 m_.info.op_types[name] = t ? std::string(*t) : name;
+                if (!t) m_.info.op_notes[name] = "no kernel; only inside control flow";
             }
         try {
             b_.finish();
