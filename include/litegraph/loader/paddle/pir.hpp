@@ -146,8 +146,24 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
     return t;
 }
 
-/// The op type PIR op `name` becomes (see op_table), or nothing.
+/// The name op_table knows PIR op `name` by: itself, or for an in-place variant
+/// (`1.relu_`, `1.scale_`: the same values, its result a new value as well) the
+/// name without the trailing underscore.
+inline std::string_view table_name(std::string_view name) {
+    auto known = [](std::string_view n) {
+        for (auto& [k, t] : op_table())
+            if (k == n) return true;
+        return false;
+    };
+    if (!known(name) && name.size() > 3 && name.back() == '_' &&
+        known(name.substr(0, name.size() - 1)))
+        return name.substr(0, name.size() - 1);
+    return name;
+}
+
+/// The op type PIR op `name` becomes (see op_table and table_name), or nothing.
 inline std::optional<std::string_view> translated_type(std::string_view name) {
+    name = table_name(name);
     for (auto& [n, t] : op_table())
         if (n == name) return t;
     return std::nullopt;
@@ -976,7 +992,9 @@ private:
     // ---- the translation table ----------------------------------------------------------
 
     void translate(op_view& v) {
-        const std::string& n = v.name;
+        // An in-place variant (`1.relu_`, `1.scale_`) computes the same values
+        // (its result is a new value in PIR as well).
+        const std::string n(table_name(v.name));
         if (is_control_flow(n) || n.rfind("2.", 0) == 0)
             return keep_untranslated(v, "control flow");
         if (!v.unknown_attr.empty() && n != "1.data" && n != "1.fetch")
@@ -997,7 +1015,7 @@ private:
                 if (v.in_vals[k] == op_view::npos) fail(in_path(v, k), "an absent list element");
                 out.elems.push_back(v.in_vals[k]);
             }
-            return note(n, "", "");
+            return note(v.name, "", "");
         }
         if (n == "0.split") {
             const auto vi = in_val(v, 0);
@@ -1008,12 +1026,12 @@ private:
                 fail(v.path + ".O", "0.split of a list of " + std::to_string(elems.size()) +
                                         " into " + std::to_string(v.out_vals.size()) + " values");
             for (std::size_t k = 0; k < elems.size(); ++k) alias(v, k, elems[k]);
-            return note(n, "", "");
+            return note(v.name, "", "");
         }
         if (n == "1.assign") {
             if (in_val(v, 0) == op_view::npos) fail(in_path(v, 0), "1.assign without an input");
             alias(v, 0, in_val(v, 0));
-            return note(n, "", "");
+            return note(v.name, "", "");
         }
         // Ops of litegraph's op set.
         if (auto t = simple_type(n))
