@@ -328,7 +328,8 @@ int pir_seeds(const fs::path& out, const std::string& name, const std::string& t
         bool fresh = first == 0;
         for (std::size_t k = first; k < last; ++k)
             fresh = seen_pir_ops.insert(ops[body[k]]["#"].get<std::string>()).second || fresh;
-        if (fresh) {
+        // A single op can be larger than a seed may be (a while loop's body).
+        if (fresh && bytes.size() <= max_seed_bytes) {
             const auto seed = name + "-ops" + std::to_string(first) + "-" + std::to_string(last);
             put(seed, bytes, nullptr);
             pir_window(ops, body, first, last, records, &params);
@@ -337,6 +338,21 @@ int pir_seeds(const fs::path& out, const std::string& name, const std::string& t
             ++n;
         }
         first = last;
+    }
+    // With parameters: the first op of each name whose window of one op and its
+    // parameters fit a seed (a window of many ops holds too many weights).
+    if (!records.empty()) {
+        std::set<std::string> done;
+        for (std::size_t k = 0; k < body.size(); ++k) {
+            const auto op_name = ops[body[k]]["#"].get<std::string>();
+            if (done.count(op_name)) continue;
+            std::string params;
+            const auto bytes = pir_window(ops, body, k, k + 1, records, &params).dump();
+            if (params.empty() || bytes.size() + params.size() > max_seed_bytes) continue;
+            done.insert(op_name);
+            put(name + "-op" + std::to_string(k) + "-params", bytes, &params);
+            ++n;
+        }
     }
     return n;
 }
