@@ -215,8 +215,7 @@ class reader {
 public:
     reader(std::string file, model& m) : file_(std::move(file)), m_(m), b_(m.graph) {}
 
-    /// Reads the program into the graph; returns the stored parameters by name
-    /// (their value indices).
+    /// Reads the program into the graph and the topology part of the model info.
     void read(const json& root) {
         if (!root.is_object())
             fail("(top level)", "expected a JSON object, got " + type_name(root));
