@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz, clang + ASan + UBSan) and runs the
-# three at once, each for a fixed budget with its seed corpus (the shared models
+# four at once, each for a fixed budget with its seed corpus (the shared models
 # beside the clone, generated ones); exits non-zero on any crash, leak,
 # sanitizer report, timeout or allocation over the bound of docs/hardening.md.
 # Standalone from a fresh clone:
@@ -27,7 +27,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-fuzz_targets=(fuzz_litegraph fuzz_seeds)  # fuzz_topology/params/model link to fuzz_litegraph
+fuzz_targets=(fuzz_litegraph fuzz_seeds)  # fuzz_topology/params/model/pir link to fuzz_litegraph
 if grep -q '^LITEGRAPH_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
     echo "==== reusing the fuzz targets of $build"
     cmake --build "$build" -j"$jobs" --target "${fuzz_targets[@]}"
@@ -72,14 +72,14 @@ rm -rf "$seeds"
 "$build/fuzz/fuzz_seeds" "$seeds" "$shared"
 
 # Each target keeps what it learns in corpus/<target> (seeds are read, never
-# written).  The three run at once (their budgets overlap: about --time seconds
-# of wall time in all).
+# written).  The four run at once (their budgets overlap: about --time seconds
+# of wall time in all; on CI's two cores each gets about half a core).
 # -max_len: twice the largest seed (fuzz_seeds keeps seeds under 16 KiB);
 # -malloc_limit_mb: no single allocation above 512 MiB; the bound of
 # docs/hardening.md on every input is checked by the targets (alloc_bound.hpp).
-echo "==== fuzz_topology, fuzz_params, fuzz_model at once for ${time_per_target} s"
+echo "==== fuzz_topology, fuzz_params, fuzz_model, fuzz_pir at once for ${time_per_target} s"
 declare -A pids
-for t in topology params model; do
+for t in topology params model pir; do
     corpus="$build/fuzz/corpus/$t"
     artifacts="$build/fuzz/artifacts/$t"
     mkdir -p "$corpus" "$artifacts"
@@ -90,7 +90,7 @@ for t in topology params model; do
     pids[$t]=$!
 done
 status=0
-for t in topology params model; do
+for t in topology params model pir; do
     log="$build/fuzz/$t.log"
     if wait "${pids[$t]}"; then
         echo "fuzz_$t: ok (log: $log)"

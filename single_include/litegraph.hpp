@@ -17,6 +17,7 @@
 // Op attributes as Paddle stores them, with typed, checked access.
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
@@ -67,9 +68,31 @@ public:
     const std::string& file() const noexcept { return file_; }
     std::uint64_t offset() const noexcept { return offset_; }
 
+protected:
+    struct whole_message {};
+    /// For faults located otherwise than by a byte offset: `message` is the whole text.
+    format_error(whole_message, std::string file, const std::string& message)
+        : error(message), file_(std::move(file)), offset_(0) {}
+
 private:
     std::string file_;
     std::uint64_t offset_;
+};
+
+/// A JSON model file (a Paddle 3.x PIR program) is malformed: names the file
+/// and the JSON path of the node at fault, e.g. `ops[57].I[1]` (the ops of the
+/// program's top block; a nested block is `ops[12].regions[0].blocks[0].ops[3]`).
+/// offset() is 0: a parsed JSON node has no byte offset (syntax errors, found
+/// before there are nodes, are plain format_errors with the byte offset).
+class json_error : public format_error {
+public:
+    json_error(std::string file, std::string path, const std::string& what)
+        : format_error(whole_message{}, file, file + ": " + path + ": " + what),
+          path_(std::move(path)) {}
+    const std::string& path() const noexcept { return path_; }
+
+private:
+    std::string path_;
 };
 
 /// A file cannot be found or read.
@@ -150,6 +173,7 @@ private:
                     out = x;
                     return true;
                 } else if constexpr (std::is_arithmetic_v<T> && std::is_arithmetic_v<X>) {
+                    if (!fits<T>(x)) return false;
                     out = static_cast<T>(x);
                     return true;
                 } else if constexpr (is_vector<T>::value && is_vector<X>::value) {
@@ -163,7 +187,8 @@ private:
             v);
         if (!ok)
             LITEGRAPH_THROW(
-                unsupported_error("attribute '" + std::string(name) + "' has an unexpected type"));
+                unsupported_error("attribute '" + std::string(name) +
+                                  "' has an unexpected type (or a value out of range)"));
         return out;
     }
     template <class TV, class XV>
@@ -172,10 +197,30 @@ private:
         using XE = typename XV::value_type;
         if constexpr (std::is_arithmetic_v<TE> && std::is_arithmetic_v<XE>) {
             out.clear();
-            for (auto e : x) out.push_back(static_cast<TE>(e));
+            for (auto e : x) {
+                if (!fits<TE>(e)) return false;
+                out.push_back(static_cast<TE>(e));
+            }
             return true;
         } else {
             return false;
+        }
+    }
+    /// Whether floating `x` converts to T without undefined behaviour (a NaN or
+    /// a value out of T's range does not: an error, not a garbage attribute).
+    template <class T, class X>
+    static bool fits(X x) {
+        if constexpr (std::is_floating_point_v<X> && std::is_integral_v<T> &&
+                      !std::is_same_v<T, bool>) {
+            constexpr X hi = static_cast<X>(std::numeric_limits<T>::max());
+            if constexpr (std::is_unsigned_v<T>) return x > X(-1) && x < hi + X(1);
+            return x > -hi - X(1) && x < hi + X(1);
+        } else if constexpr (std::is_floating_point_v<X> && std::is_same_v<T, float> &&
+                             !std::is_same_v<X, float>) {
+            return !(x > std::numeric_limits<float>::max() ||
+                     x < -std::numeric_limits<float>::max());
+        } else {
+            return true;
         }
     }
     template <class T>
@@ -11395,6 +11440,7 @@ public:
         : g_(std::move(g)), segments_(std::move(segments)) {
         refs_.resize(g_.vars.size());
         std::map<std::string, int> unsupported;
+        std::map<std::string, std::string> reasons;
         for (int op : g_.topo_order()) {
             const auto& node = g_.ops[op];
             instruction ins;
@@ -11402,7 +11448,11 @@ public:
             try {
                 if (make) ins.k = make(g_, op);
                 if (!ins.k && !is_supported<kernel_table>(node.type)) {
+                    // A loader may say why it kept an op it could not translate
+                    // (the PIR loader: "unsupported: control flow").
+                    auto why = node.attrs.get<std::string>("litegraph_unsupported", "");
                     ++unsupported[node.type];
+                    if (!why.empty()) reasons.emplace(node.type, why);
                     continue;
                 }
                 if (!ins.k) ins.k = make_table_kernel(node.type, node.attrs);
@@ -11420,7 +11470,10 @@ public:
             msg += unsupported.size() > 1 ? "s: " : ": ";
             bool first = true;
             for (auto& [t, n] : unsupported) {
-                msg += (first ? "" : ", ") + t + " (x" + std::to_string(n) + ")";
+                msg += (first ? "" : ", ") + t + " (x" + std::to_string(n);
+                if (auto r = reasons.find(t); r != reasons.end())
+                    msg += "; unsupported: " + r->second;
+                msg += ")";
                 first = false;
             }
             throw unsupported_error(msg);

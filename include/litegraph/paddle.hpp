@@ -4,7 +4,9 @@
 
 #include "litegraph/loader/paddle/framework_proto.hpp"
 #include "litegraph/loader/paddle/loader.hpp"
+#include "litegraph/loader/paddle/model.hpp"
 #include "litegraph/loader/paddle/params.hpp"
+#include "litegraph/loader/paddle/pir.hpp"
 #include "litegraph/loader/paddle/types.hpp"
 #include "litegraph/loader/paddle/wire_check.hpp"
 #include "litegraph/loader/paddle/writer.hpp"

@@ -27,7 +27,8 @@ namespace litegraph::fuzz {
 ///             the file is missing); bytes after the last one are ignored.
 ///   model:    flags byte (bit 0: with parameters), u32 topology length, the
 ///             topology, then (with parameters) a combined parameter file.
-enum class target { topology, params, model };
+///   pir:      as model, the topology a PIR program (JSON text, inference.json).
+enum class target { topology, params, model, pir };
 
 /// The limits the targets load and plan with (docs/hardening.md): small enough
 /// that libFuzzer's -malloc_limit_mb=512 catches any allocation past them.
@@ -189,6 +190,25 @@ inline void run_model(std::string_view bytes) {
     p.prepare_plan();  // shape inference, folding, planning; kernels of unfolded ops never run
 }
 
+/// A PIR program (JSON) -> graph -> passes -> shape inference, folding, plan,
+/// as run_model does for a ProgramDesc.
+inline void run_pir(std::string_view bytes) {
+    if (bytes.size() < 5) return;
+    const auto flags = static_cast<std::uint8_t>(bytes[0]);
+    const std::size_t json_size = std::min<std::size_t>(read_u32(bytes, 1), bytes.size() - 5);
+    const auto text = bytes.substr(5, json_size);
+    const auto params = bytes.substr(5 + json_size);
+    auto m = watched_load(text.size(), (flags & 1) ? params.size() : 0, [&] {
+        return paddle::load_pir_from_memory(text, (flags & 1) ? params : std::string_view(),
+                                            fuzz_load_options((flags & 1) != 0));
+    });
+    passes::run_passes(m.graph);
+    runtime::program p(std::move(m.graph));
+    p.set_limits(fuzz_program_limits());
+    if (!set_inputs(p)) return;
+    p.prepare_plan();
+}
+
 inline void run(target t, std::string_view bytes) {
     switch (t) {
         case target::topology:
@@ -197,6 +217,8 @@ inline void run(target t, std::string_view bytes) {
             return run_params(bytes);
         case target::model:
             return run_model(bytes);
+        case target::pir:
+            return run_pir(bytes);
     }
 }
 

@@ -2,7 +2,7 @@
 // targets found, minimized) runs through the same harness as the fuzzers and
 // must give the typed error its name states:
 //   tests/broken/<target>-<expected>-<what>.bin
-// <target>: topology, params or model (tests/fuzz/harness.hpp);
+// <target>: topology, params, model or pir (tests/fuzz/harness.hpp);
 // <expected>: format_error, shape_error, graph_error, unsupported_error,
 // io_error, usage_error, or ok (accepted without error).
 #include <doctest/doctest.h>
@@ -73,9 +73,11 @@ TEST_CASE("every input in tests/broken gives the typed error its name states") {
         const auto expected = stem.substr(dash1 + 1, dash2 - dash1 - 1);
         fuzz::target t = target == "topology" ? fuzz::target::topology
                          : target == "params" ? fuzz::target::params
+                         : target == "pir"    ? fuzz::target::pir
                                               : fuzz::target::model;
-        REQUIRE_MESSAGE((target == "topology" || target == "params" || target == "model"),
-                        "bad target in " << f.filename().string());
+        REQUIRE_MESSAGE(
+            (target == "topology" || target == "params" || target == "model" || target == "pir"),
+            "bad target in " << f.filename().string());
         std::string message;
         const auto got = outcome(t, slurp(f), message);
         INFO(f.filename().string() << ": " << message);

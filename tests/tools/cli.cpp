@@ -59,7 +59,7 @@ TEST_CASE("bad arguments give a message and a non-zero exit") {
 }
 
 TEST_CASE("info exits 0 on every shared model folder") {
-    for (const char* sub : {"models", "models_topology_only"}) {
+    for (const char* sub : {"models", "models_topology_only", "models_topology_only_pir"}) {
         auto dir = test::shared_dir() / sub;
         if (!fs::exists(dir)) {
             MESSAGE("skipped: " << dir.string() << " is absent");

@@ -19,8 +19,10 @@ inline int cmd_info(const std::vector<std::string>& argv) {
     if (a.flag("--help") || a.flag("-h")) {
         std::cout << "usage: litegraph info MODEL [--json] [--places P1,P2,... "
                      "[--min-subgraph-size N]]\n\n"
-                     "Prints the model's format, version, op counts, feeds and fetches with\n"
-                     "shapes and dtypes, and the parameter count and bytes.\n\n"
+                     "Prints the model's format (combined, separate, topology-only or\n"
+                     "pir-json), version, op counts (unsupported ones marked; PIR ops by\n"
+                     "their PIR names), feeds and fetches with shapes and dtypes, and the\n"
+                     "parameter count and bytes.\n\n"
                   << model_help << "  --json                one JSON object instead of text\n"
                   << places_help
                   << "With --places: how the fused graph is partitioned (subgraphs, ops per\n"
@@ -54,14 +56,26 @@ inline int cmd_info(const std::vector<std::string>& argv) {
     j["parameters"] = {{"tensors", info.num_params},
                        {"elements", info.param_elements},
                        {"bytes", info.param_bytes}};
-    // feed and fetch are the program's inputs and outputs, not kernels.
-    auto runnable = [](const std::string& t) {
+    // feed and fetch are the program's inputs and outputs, not kernels.  A PIR
+    // op is runnable when the loader resolved it itself or made it an op a
+    // kernel has.
+    auto runnable = [&](const std::string& t) {
+        if (auto it = info.op_types.find(t); it != info.op_types.end())
+            return it->second.empty() || is_supported(it->second);
         return t == "feed" || t == "fetch" || is_supported(t);
+    };
+    auto note = [&](const std::string& t) {
+        auto it = info.op_notes.find(t);
+        return it == info.op_notes.end() ? std::string() : it->second;
     };
     std::vector<std::string> unsupported;
     for (auto& [t, n] : info.op_counts)
         if (!runnable(t)) unsupported.push_back(t);
     j["unsupported_ops"] = unsupported;
+    if (!info.op_types.empty()) {
+        j["op_types"] = info.op_types;
+        j["op_notes"] = info.op_notes;
+    }
     auto places = places_options(a);
     if (places) {
         graph::graph fused = g;
@@ -89,7 +103,11 @@ inline int cmd_info(const std::vector<std::string>& argv) {
               << "version:     " << info.program_version << "\n"
               << "ops:         " << total_ops << "\n";
     for (auto& [t, n] : info.op_counts)
-        std::cout << "  " << t << ": " << n << (runnable(t) ? "" : "  (unsupported)") << "\n";
+        std::cout << "  " << t << ": " << n
+                  << (runnable(t)       ? ""
+                      : note(t).empty() ? "  (unsupported)"
+                                        : "  (unsupported: " + note(t) + ")")
+                  << "\n";
     auto print_io = [&](const char* what, const std::vector<graph::io_binding>& v) {
         for (auto& b : v) {
             const auto& var = g.vars[b.var];

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
@@ -56,6 +57,7 @@ private:
                     out = x;
                     return true;
                 } else if constexpr (std::is_arithmetic_v<T> && std::is_arithmetic_v<X>) {
+                    if (!fits<T>(x)) return false;
                     out = static_cast<T>(x);
                     return true;
                 } else if constexpr (is_vector<T>::value && is_vector<X>::value) {
@@ -69,7 +71,8 @@ private:
             v);
         if (!ok)
             LITEGRAPH_THROW(
-                unsupported_error("attribute '" + std::string(name) + "' has an unexpected type"));
+                unsupported_error("attribute '" + std::string(name) +
+                                  "' has an unexpected type (or a value out of range)"));
         return out;
     }
     template <class TV, class XV>
@@ -78,10 +81,30 @@ private:
         using XE = typename XV::value_type;
         if constexpr (std::is_arithmetic_v<TE> && std::is_arithmetic_v<XE>) {
             out.clear();
-            for (auto e : x) out.push_back(static_cast<TE>(e));
+            for (auto e : x) {
+                if (!fits<TE>(e)) return false;
+                out.push_back(static_cast<TE>(e));
+            }
             return true;
         } else {
             return false;
+        }
+    }
+    /// Whether floating `x` converts to T without undefined behaviour (a NaN or
+    /// a value out of T's range does not: an error, not a garbage attribute).
+    template <class T, class X>
+    static bool fits(X x) {
+        if constexpr (std::is_floating_point_v<X> && std::is_integral_v<T> &&
+                      !std::is_same_v<T, bool>) {
+            constexpr X hi = static_cast<X>(std::numeric_limits<T>::max());
+            if constexpr (std::is_unsigned_v<T>) return x > X(-1) && x < hi + X(1);
+            return x > -hi - X(1) && x < hi + X(1);
+        } else if constexpr (std::is_floating_point_v<X> && std::is_same_v<T, float> &&
+                             !std::is_same_v<X, float>) {
+            return !(x > std::numeric_limits<float>::max() ||
+                     x < -std::numeric_limits<float>::max());
+        } else {
+            return true;
         }
     }
     template <class T>

@@ -41,9 +41,31 @@ public:
     const std::string& file() const noexcept { return file_; }
     std::uint64_t offset() const noexcept { return offset_; }
 
+protected:
+    struct whole_message {};
+    /// For faults located otherwise than by a byte offset: `message` is the whole text.
+    format_error(whole_message, std::string file, const std::string& message)
+        : error(message), file_(std::move(file)), offset_(0) {}
+
 private:
     std::string file_;
     std::uint64_t offset_;
+};
+
+/// A JSON model file (a Paddle 3.x PIR program) is malformed: names the file
+/// and the JSON path of the node at fault, e.g. `ops[57].I[1]` (the ops of the
+/// program's top block; a nested block is `ops[12].regions[0].blocks[0].ops[3]`).
+/// offset() is 0: a parsed JSON node has no byte offset (syntax errors, found
+/// before there are nodes, are plain format_errors with the byte offset).
+class json_error : public format_error {
+public:
+    json_error(std::string file, std::string path, const std::string& what)
+        : format_error(whole_message{}, file, file + ": " + path + ": " + what),
+          path_(std::move(path)) {}
+    const std::string& path() const noexcept { return path_; }
+
+private:
+    std::string path_;
 };
 
 /// A file cannot be found or read.

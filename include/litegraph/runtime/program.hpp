@@ -59,6 +59,7 @@ public:
         : g_(std::move(g)), segments_(std::move(segments)) {
         refs_.resize(g_.vars.size());
         std::map<std::string, int> unsupported;
+        std::map<std::string, std::string> reasons;
         for (int op : g_.topo_order()) {
             const auto& node = g_.ops[op];
             instruction ins;
@@ -66,7 +67,11 @@ public:
             try {
                 if (make) ins.k = make(g_, op);
                 if (!ins.k && !is_supported<kernel_table>(node.type)) {
+                    // A loader may say why it kept an op it could not translate
+                    // (the PIR loader: "unsupported: control flow").
+                    auto why = node.attrs.get<std::string>("litegraph_unsupported", "");
                     ++unsupported[node.type];
+                    if (!why.empty()) reasons.emplace(node.type, why);
                     continue;
                 }
                 if (!ins.k) ins.k = make_table_kernel(node.type, node.attrs);
@@ -84,7 +89,10 @@ public:
             msg += unsupported.size() > 1 ? "s: " : ": ";
             bool first = true;
             for (auto& [t, n] : unsupported) {
-                msg += (first ? "" : ", ") + t + " (x" + std::to_string(n) + ")";
+                msg += (first ? "" : ", ") + t + " (x" + std::to_string(n);
+                if (auto r = reasons.find(t); r != reasons.end())
+                    msg += "; unsupported: " + r->second;
+                msg += ")";
                 first = false;
             }
             throw unsupported_error(msg);

@@ -1,7 +1,7 @@
 // The libFuzzer targets of tests/fuzz/harness.hpp in one executable, which
-// builds once: it runs as fuzz_topology, fuzz_params or fuzz_model (links to
-// it, named by their target; tests/fuzz/CMakeLists.txt), or as fuzz_litegraph
-// with LITEGRAPH_FUZZ_TARGET=topology|params|model.  A litegraph::error is a
+// builds once: it runs as fuzz_topology, fuzz_params, fuzz_model or fuzz_pir
+// (links to it, named by their target; tests/fuzz/CMakeLists.txt), or as
+// fuzz_litegraph with LITEGRAPH_FUZZ_TARGET=topology|params|model|pir.  A litegraph::error is a
 // rejected input; anything else aborts the run (a bug), and so does an
 // allocation over the bound of docs/hardening.md (alloc_bound.hpp).
 #include <cstdio>
@@ -20,6 +20,7 @@ bool choose(std::string_view name) {
     if (name == "topology") return chosen = target::topology, true;
     if (name == "params") return chosen = target::params, true;
     if (name == "model") return chosen = target::model, true;
+    if (name == "pir") return chosen = target::pir, true;
     return false;
 }
 
@@ -35,8 +36,8 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
                                                                         : false;
     if (!ok) {
         std::fprintf(stderr,
-                     "fuzz_litegraph: run it as fuzz_topology, fuzz_params or fuzz_model, or set "
-                     "LITEGRAPH_FUZZ_TARGET=topology|params|model\n");
+                     "fuzz_litegraph: run it as fuzz_topology, fuzz_params, fuzz_model or "
+                     "fuzz_pir, or set LITEGRAPH_FUZZ_TARGET=topology|params|model|pir\n");
         std::exit(2);
     }
     litegraph::fuzz::alloc_bound::install();
@@ -48,6 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         litegraph::fuzz::run(chosen, {reinterpret_cast<const char*>(data), size});
     } catch (const litegraph::error&) {
     }
-    litegraph::fuzz::alloc_bound::check(chosen == litegraph::fuzz::target::model);
+    litegraph::fuzz::alloc_bound::check(chosen == litegraph::fuzz::target::model ||
+                                        chosen == litegraph::fuzz::target::pir);
     return 0;
 }

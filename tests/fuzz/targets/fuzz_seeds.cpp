@@ -1,6 +1,9 @@
-// Writes the seed corpora of the fuzz targets into OUT/{topology,params,model}:
+// Writes the seed corpora of the fuzz targets into OUT/{topology,params,model,pir}:
 // every model under SHARED/models (topology, and topology + parameters when
-// small), generated SqueezeNets, and valid inputs for the params target.
+// small), generated SqueezeNets, and valid inputs for the params target; for
+// the pir target every PIR program of SHARED/models and
+// SHARED/models_topology_only_pir, cut the same way (windows of consecutive
+// top-level ops; values from before the window are 1.data ops).
 // A model whose topology is over `max_seed_bytes` is cut into windows of
 // consecutive ops, each a valid model of its own (values from before the window
 // are its feeds); a window is kept when it brings an op type no earlier seed
@@ -9,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "fuzz/harness.hpp"
@@ -128,6 +133,249 @@ int model_or_window_seeds(const fs::path& out, const std::string& name, const st
     return n;
 }
 
+// ---- PIR programs -------------------------------------------------------------------
+
+using json = nlohmann::json;
+
+/// The op names the PIR seeds written so far hold.
+std::set<std::string> seen_pir_ops;
+
+/// `ops` without the attributes no reader looks at (struct_name: long strings).
+json lean(json op) {
+    if (op.is_object() && op.contains("A") && op["A"].is_array()) {
+        json kept = json::array();
+        for (auto& a : op["A"])
+            if (!(a.is_object() && a.value("N", std::string()) == "struct_name")) kept.push_back(a);
+        op["A"] = std::move(kept);
+    }
+    return op;
+}
+
+json pir_program(json ops) {
+    return {{"base_code", {{"magic", "pir"}, {"trainable", true}, {"version", 1}}},
+            {"program",
+             {{"regions", json::array({{{"#", "region_0"},
+                                        {"blocks", json::array({{{"#", "block_0"},
+                                                                 {"args", json::array()},
+                                                                 {"ops", std::move(ops)}}})}}})}}}};
+}
+
+/// The ids an op reads, its nested regions' reads of outer values included.
+void reads_of(const json& op, std::vector<std::int64_t>& out) {
+    if (op.contains("I"))
+        for (auto& i : op["I"])
+            if (i.is_object() && i.contains("%") && i["%"].is_number_integer())
+                out.push_back(i["%"].get<std::int64_t>());
+    if (op.contains("regions"))
+        for (auto& r : op["regions"])
+            for (auto& b : r["blocks"])
+                for (auto& o : b["ops"]) reads_of(o, out);
+}
+
+/// Window [first, last) of the non-parameter top-level ops as a program: the
+/// parameters it reads, a 1.data for every other value from before it (list
+/// values: the ops that made them, pulled in), a 1.fetch of every value it
+/// makes and does not read; `params` gets the records of the parameters used.
+json pir_window(const json& ops, const std::vector<std::size_t>& body, std::size_t first,
+                std::size_t last, const std::map<std::string, std::string>& records,
+                std::string* params) {
+    std::map<std::int64_t, std::size_t> maker;  // id -> op index
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        const auto& o = ops[i];
+        if (o["#"] == "p")
+            maker[o["O"]["%"].get<std::int64_t>()] = i;
+        else
+            for (auto& x : o["O"]) maker[x["%"].get<std::int64_t>()] = i;
+    }
+    std::set<std::size_t> chosen(body.begin() + static_cast<std::ptrdiff_t>(first),
+                                 body.begin() + static_cast<std::ptrdiff_t>(last));
+    // Lists and constants the window reads come along with their makers.
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (auto i : std::set<std::size_t>(chosen)) {
+            std::vector<std::int64_t> in;
+            reads_of(ops[i], in);
+            for (auto id : in) {
+                auto it = maker.find(id);
+                if (it == maker.end() || chosen.count(it->second)) continue;
+                const auto& m = ops[it->second];
+                const auto name = m["#"].get<std::string>();
+                if (name == "0.combine" || name == "1.full" || name == "1.full_int_array") {
+                    chosen.insert(it->second);
+                    grew = true;
+                }
+            }
+        }
+    }
+    std::set<std::int64_t> made, read;
+    for (auto i : chosen) {
+        const auto& o = ops[i];
+        if (o["#"] == "p") continue;
+        for (auto& x : o["O"]) made.insert(x["%"].get<std::int64_t>());
+        std::vector<std::int64_t> in;
+        reads_of(o, in);
+        read.insert(in.begin(), in.end());
+    }
+    json out = json::array();
+    std::set<std::string> param_names;
+    int feeds = 0;
+    for (auto id : read) {
+        if (id <= 0 || made.count(id)) continue;
+        auto it = maker.find(id);
+        if (it == maker.end()) continue;
+        const auto& m = ops[it->second];
+        if (m["#"] == "p") {
+            out.push_back(m);
+            param_names.insert(m["A"][3].get<std::string>());
+            continue;
+        }
+        json tt;
+        for (auto& x : m["O"])
+            if (x["%"] == id) tt = x["TT"];
+        if (!tt.is_object() || tt.value("#", std::string()) != "0.t_dtensor") continue;
+        auto dims = tt["D"][1];
+        const std::string dt = tt["D"][0]["#"].get<std::string>().substr(4);
+        const std::map<std::string, std::string> names{{"f32", "float32"}, {"f64", "float64"},
+                                                       {"i64", "int64"},   {"i32", "int32"},
+                                                       {"bool", "bool"},   {"ui8", "uint8"}};
+        auto dn = names.find(dt);
+        out.push_back(
+            {{"#", "1.data"},
+             {"A", json::array({{{"N", "name"},
+                                 {"AT", {{"#", "0.a_str"}, {"D", "in" + std::to_string(feeds++)}}}},
+                                {{"N", "shape"}, {"AT", {{"#", "1.a_intarray"}, {"D", dims}}}},
+                                {{"N", "dtype"},
+                                 {"AT",
+                                  {{"#", "1.a_dtype"},
+                                   {"D", dn == names.end() ? "float32" : dn->second}}}}})},
+             {"I", json::array()},
+             {"O", json::array({{{"%", id}, {"TT", tt}}})}});
+    }
+    for (auto i : chosen) out.push_back(lean(ops[i]));
+    int col = 0;
+    std::int64_t next = 1 << 30;
+    for (auto i : chosen) {
+        if (ops[i]["#"] == "p" || ops[i]["#"] == "1.fetch") continue;
+        for (auto& x : ops[i]["O"]) {
+            const auto id = x["%"].get<std::int64_t>();
+            if (read.count(id) || !x["TT"].is_object() ||
+                x["TT"].value("#", std::string()) != "0.t_dtensor")
+                continue;
+            out.push_back(
+                {{"#", "1.fetch"},
+                 {"A",
+                  json::array({{{"N", "name"},
+                                {"AT", {{"#", "0.a_str"}, {"D", "out" + std::to_string(col)}}}},
+                               {{"N", "col"}, {"AT", {{"#", "0.a_i32"}, {"D", col}}}}})},
+                 {"I", json::array({{{"%", id}}})},
+                 {"O", json::array({{{"%", next++}, {"TT", x["TT"]}}})}});
+            ++col;
+        }
+    }
+    if (params) {
+        params->clear();
+        for (auto& n : param_names) {  // std::set: byte-sorted
+            auto it = records.find(n);
+            if (it == records.end()) {
+                params->clear();
+                break;
+            }
+            *params += it->second;
+        }
+    }
+    return pir_program(std::move(out));
+}
+
+/// pir-target seeds of one program (whole when small, else windows that bring
+/// an op name no earlier seed has); `records`: its parameter records by name.
+int pir_seeds(const fs::path& out, const std::string& name, const std::string& text,
+              const std::map<std::string, std::string>& records) {
+    auto put = [&](const std::string& seed, const std::string& json_text,
+                   const std::string* params) {
+        std::string s(1, params && !params->empty() ? '\x01' : '\x00');
+        s += u32(static_cast<std::uint32_t>(json_text.size()));
+        s += json_text;
+        if (params && !params->empty()) s += *params;
+        write(out / "pir" / seed, s);
+    };
+    json root = json::parse(text);
+    const auto& ops = root["program"]["regions"][0]["blocks"][0]["ops"];
+    std::vector<std::size_t> body;
+    bool control_flow = false;
+    for (std::size_t i = 0; i < ops.size(); ++i)
+        if (ops[i]["#"] != "p") {
+            body.push_back(i);
+            control_flow = control_flow || ops[i].contains("regions");
+        }
+    const auto whole = root.dump();
+    if (whole.size() <= max_seed_bytes) {
+        for (auto i : body) seen_pir_ops.insert(ops[i]["#"].get<std::string>());
+        put(name, whole, nullptr);
+        return 1;
+    }
+    (void)control_flow;
+    int n = 0;
+    for (std::size_t first = 0; first < body.size();) {
+        std::size_t last = first + 1;
+        std::string params;
+        std::string bytes = pir_window(ops, body, first, last, records, nullptr).dump();
+        while (last < body.size()) {
+            auto more = pir_window(ops, body, first, last + 1, records, nullptr).dump();
+            if (more.size() > max_seed_bytes) break;
+            bytes = std::move(more);
+            ++last;
+        }
+        bool fresh = first == 0;
+        for (std::size_t k = first; k < last; ++k)
+            fresh = seen_pir_ops.insert(ops[body[k]]["#"].get<std::string>()).second || fresh;
+        // A single op can be larger than a seed may be (a while loop's body).
+        if (fresh && bytes.size() <= max_seed_bytes) {
+            const auto seed = name + "-ops" + std::to_string(first) + "-" + std::to_string(last);
+            put(seed, bytes, nullptr);
+            pir_window(ops, body, first, last, records, &params);
+            if (!params.empty() && bytes.size() + params.size() <= max_seed_bytes)
+                put(seed + "-params", bytes, &params);
+            ++n;
+        }
+        first = last;
+    }
+    // With parameters: the first op of each name whose window of one op and its
+    // parameters fit a seed (a window of many ops holds too many weights).
+    if (!records.empty()) {
+        std::set<std::string> done;
+        for (std::size_t k = 0; k < body.size(); ++k) {
+            const auto op_name = ops[body[k]]["#"].get<std::string>();
+            if (done.count(op_name)) continue;
+            std::string params;
+            const auto bytes = pir_window(ops, body, k, k + 1, records, &params).dump();
+            if (params.empty() || bytes.size() + params.size() > max_seed_bytes) continue;
+            done.insert(op_name);
+            put(name + "-op" + std::to_string(k) + "-params", bytes, &params);
+            ++n;
+        }
+    }
+    return n;
+}
+
+/// The parameter records of a PIR program's combined file, by name.
+std::map<std::string, std::string> pir_records(const std::string& text, const fs::path& file) {
+    std::map<std::string, std::string> r;
+    if (file.empty()) return r;
+    const auto bytes = paddle::read_file(file);
+    std::vector<std::string> names;
+    json root = json::parse(text);
+    for (auto& o : root["program"]["regions"][0]["blocks"][0]["ops"])
+        if (o["#"] == "p") names.push_back(o["A"][3].get<std::string>());
+    std::sort(names.begin(), names.end());
+    paddle::detail::record_reader reader(bytes, file.string());
+    for (auto& n : names) {
+        const auto at = reader.offset();
+        reader.read(n, [](const paddle::record_info&) {});
+        r[n] = bytes.substr(at, reader.offset() - at);
+    }
+    return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -178,6 +426,11 @@ int main(int argc, char** argv) {
             try {
                 auto files = paddle::locate(dir);
                 auto topology = paddle::read_file(files.topology);
+                if (paddle::detail::is_pir_file(files.topology)) {
+                    n += pir_seeds(out, dir.filename().string(), topology,
+                                   pir_records(topology, files.params));
+                    continue;
+                }
                 std::optional<paddle::model> m;
                 try {
                     m = paddle::load(files);
@@ -189,7 +442,24 @@ int main(int argc, char** argv) {
                     m = paddle::load(files, o);
                 }
                 n += model_or_window_seeds(out, dir.filename().string(), topology, &m->graph);
-            } catch (const error& e) {
+            } catch (const std::exception& e) {
+                std::cerr << "fuzz_seeds: skipped " << dir.string() << ": " << e.what() << "\n";
+            }
+        }
+    }
+    // PIR programs without parameters (topology only).
+    if (argc > 2) {
+        std::error_code ec;
+        std::vector<fs::path> dirs;
+        for (auto& e : fs::directory_iterator(fs::path(argv[2]) / "models_topology_only_pir", ec))
+            if (e.is_directory()) dirs.push_back(e.path());
+        std::sort(dirs.begin(), dirs.end());
+        for (auto& dir : dirs) {
+            try {
+                auto files = paddle::locate(dir);
+                n += pir_seeds(out, "topo-" + dir.filename().string(),
+                               paddle::read_file(files.topology), {});
+            } catch (const std::exception& e) {
                 std::cerr << "fuzz_seeds: skipped " << dir.string() << ": " << e.what() << "\n";
             }
         }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -16,56 +17,14 @@
 #include "litegraph/core/error.hpp"
 #include "litegraph/graph/graph.hpp"
 #include "litegraph/loader/paddle/framework_proto.hpp"
+#include "litegraph/loader/paddle/model.hpp"
 #include "litegraph/loader/paddle/params.hpp"
+#include "litegraph/loader/paddle/pir.hpp"
 #include "litegraph/loader/paddle/reflect.hpp"
 #include "litegraph/loader/paddle/types.hpp"
 #include "litegraph/loader/paddle/wire_check.hpp"
 
 namespace litegraph::paddle {
-
-struct load_options {
-    /// Every persistable variable must get data; false loads topology-only models
-    /// (persistables keep their declared shape and no value).
-    bool require_params = true;
-    /// Larger topologies are a format_error before protobuf sees them (the
-    /// allocation bound of docs/hardening.md is a multiple of this size).
-    std::size_t max_topology_bytes = std::size_t{256} << 20;
-};
-
-/// Where a model's files are.
-struct model_files {
-    std::filesystem::path topology;
-    std::filesystem::path params;      // combined parameter file, or empty
-    std::filesystem::path params_dir;  // folder of separate files when `params` is empty
-};
-
-/// A feed or fetch as the program declares it.
-struct io_info {
-    std::string name;
-    dtype type = dtype::f32;
-    shape_t dims;
-    int col = 0;
-};
-
-/// What `litegraph info` prints about a model.
-struct model_info {
-    std::string format;  // "combined", "separate" or "topology-only"
-    std::filesystem::path topology_file;
-    std::filesystem::path params_file;  // combined form
-    std::filesystem::path params_dir;   // separate form
-    std::int64_t program_version = 0;   // absent (2018 models) -> 0
-    std::size_t num_blocks = 0;
-    std::map<std::string, int> op_counts;  // block 0, feed and fetch included
-    std::vector<io_info> feeds, fetches;
-    std::size_t num_params = 0;  // persistable variables with data
-    std::int64_t param_elements = 0;
-    std::uint64_t param_bytes = 0;
-};
-
-struct model {
-    graph::graph graph;
-    model_info info;
-};
 
 namespace detail {
 
@@ -87,7 +46,8 @@ inline std::filesystem::path find_params_next_to(const std::filesystem::path& to
     auto dir = topology.parent_path();
     if (dir.empty()) dir = ".";
     auto same_stem = dir / (topology.stem().string() + ".pdiparams");
-    if (has_ext(topology, ".pdmodel") && std::filesystem::is_regular_file(same_stem))
+    if ((has_ext(topology, ".pdmodel") || has_ext(topology, ".json")) &&
+        std::filesystem::is_regular_file(same_stem))
         return same_stem;
     auto files = files_in(dir);
     for (auto& f : files)
@@ -95,6 +55,34 @@ inline std::filesystem::path find_params_next_to(const std::filesystem::path& to
     for (const char* n : {"params", "__params__"})
         if (std::filesystem::is_regular_file(dir / n)) return dir / n;
     return {};
+}
+
+/// Whether the file starts like a PIR JSON program (`{"base_code"`, which is how
+/// Paddle writes it: keys sorted).
+inline bool starts_like_pir(const std::filesystem::path& f) {
+    std::ifstream in(f, std::ios::binary);
+    char head[64] = {};
+    in.read(head, sizeof head);
+    const std::string_view h(head, static_cast<std::size_t>(in.gcount()));
+    return pir::looks_like_json(h) && h.find("\"base_code\"") != std::string_view::npos;
+}
+
+/// A Paddle 3.x program in `dir`: inference.json, model.json, else the first
+/// *.json (by name) that starts like one.
+inline std::filesystem::path find_pir_program(const std::filesystem::path& dir) {
+    for (const char* n : {"inference.json", "model.json"})
+        if (std::filesystem::is_regular_file(dir / n)) return dir / n;
+    for (auto& f : files_in(dir))
+        if (has_ext(f, ".json") && starts_like_pir(f)) return f;
+    return {};
+}
+
+/// Whether a topology file is a PIR program (JSON) rather than a ProgramDesc.
+inline bool is_pir_file(const std::filesystem::path& f) {
+    if (has_ext(f, ".json")) return true;
+    std::ifstream in(f, std::ios::binary);
+    char c = 0;
+    return in.get(c) && c == '{';
 }
 
 }  // namespace detail
@@ -115,9 +103,10 @@ inline model_files locate(const std::filesystem::path& path) {
                     m.topology = path / n;
                     break;
                 }
+        if (m.topology.empty()) m.topology = detail::find_pir_program(path);
         if (m.topology.empty())
-            throw io_error("no Paddle topology (*.pdmodel, model, __model__) in '" + path.string() +
-                           "'");
+            throw io_error("no Paddle topology (*.pdmodel, model, __model__, inference.json) in '" +
+                           path.string() + "'");
     } else if (std::filesystem::is_regular_file(path, ec)) {
         m.topology = path;
     } else {
@@ -452,6 +441,20 @@ inline model load_from(const model_source& src, const load_options& options) {
 
 /// Loads a model from the files `locate` found.
 inline model load(const model_files& files, load_options options = {}) {
+    if (detail::is_pir_file(files.topology)) {
+        // A PIR program: its parameters are one combined file, or none.
+        const auto text = read_file(files.topology);
+        std::string params;
+        std::optional<std::string_view> p;
+        if (!files.params.empty()) {
+            params = read_file(files.params);
+            p = params;
+        }
+        auto m = pir::load(text, p, files.topology.string(), files.params.string(), options);
+        m.info.topology_file = files.topology;
+        if (p) m.info.params_file = files.params;
+        return m;
+    }
     detail::model_source src;
     src.topology_label = files.topology.string();
     const auto topology = read_file(files.topology);

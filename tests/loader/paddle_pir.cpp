@@ -1,0 +1,458 @@
+// Paddle 3.x PIR programs (inference.json): the real PP-LCNet text-line
+// orientation classifier against its reference, every shared PIR program in
+// info and plan, and the reader's checks on small programs written here.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "litegraph/core/npy.hpp"
+#include "litegraph/ops/registry.hpp"
+#include "litegraph/passes/pipeline.hpp"
+#include "litegraph/runtime/program.hpp"
+#include "loader/paddle_support.hpp"
+
+using namespace litegraph;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// ---- small programs written as PIR JSON ------------------------------------------
+
+json tensor_type(const std::string& dt, const std::vector<std::int64_t>& dims) {
+    return {{"#", "0.t_dtensor"},
+            {"D", json::array({{{"#", dt}}, dims, "NCHW", json::array(), 0})}};
+}
+json attr(const std::string& name, const std::string& tag, json data) {
+    return {{"N", name}, {"AT", {{"#", tag}, {"D", std::move(data)}}}};
+}
+json op(const std::string& name, std::vector<std::int64_t> in,
+        std::vector<std::pair<std::int64_t, json>> out, json attrs = json::array()) {
+    json o{{"#", name}, {"A", std::move(attrs)}, {"I", json::array()}, {"O", json::array()}};
+    for (auto i : in) o["I"].push_back({{"%", i}});
+    for (auto& [id, tt] : out) o["O"].push_back({{"%", id}, {"TT", tt}});
+    o["OA"] = json::array();
+    return o;
+}
+json param(const std::string& name, std::int64_t id, json tt) {
+    return {{"#", "p"},
+            {"A", json::array({0, 1, 1, name})},
+            {"DA", json::array()},
+            {"O", {{"%", id}, {"TT", std::move(tt)}}},
+            {"OA", json::array({1, 0, 1})},
+            {"QA", json::array()}};
+}
+json data(const std::string& name, std::int64_t id, const std::vector<std::int64_t>& dims) {
+    return op("1.data", {}, {{id, tensor_type("0.t_f32", dims)}},
+              json::array({attr("name", "0.a_str", name), attr("shape", "1.a_intarray", dims),
+                           attr("dtype", "1.a_dtype", "float32")}));
+}
+json fetch(std::int64_t in, std::int64_t id, int col) {
+    return op("1.fetch", {in}, {{id, tensor_type("0.t_f32", {-1})}},
+              json::array({attr("name", "0.a_str", "fetch_name_" + std::to_string(col)),
+                           attr("col", "0.a_i32", col)}));
+}
+json program(json ops) {
+    return {{"base_code", {{"magic", "pir"}, {"trainable", true}, {"version", 1}}},
+            {"program",
+             {{"regions", json::array({{{"#", "region_0"},
+                                        {"blocks", json::array({{{"#", "block_0"},
+                                                                 {"args", json::array()},
+                                                                 {"ops", std::move(ops)}}})}}})}}}};
+}
+
+/// x [-1, 4] @ alpha [4, 3] + zeta [3] -> softmax: the parameters declared
+/// zeta first (program order), stored alpha first (byte-sorted names).
+json affine_program() {
+    return program(json::array({
+        param("zeta", 1, tensor_type("0.t_f32", {3})),
+        param("alpha", 2, tensor_type("0.t_f32", {4, 3})),
+        data("x", 3, {-1, 4}),
+        op("1.matmul", {3, 2}, {{4, tensor_type("0.t_f32", {-1, 3})}},
+           json::array(
+               {attr("transpose_x", "0.a_bool", false), attr("transpose_y", "0.a_bool", false)})),
+        op("1.add", {4, 1}, {{5, tensor_type("0.t_f32", {-1, 3})}}),
+        op("1.softmax", {5}, {{6, tensor_type("0.t_f32", {-1, 3})}},
+           json::array({attr("axis", "0.a_i32", -1)})),
+        fetch(6, 7, 0),
+    }));
+}
+
+tensor iota(shape_t s, float scale) {
+    tensor t(dtype::f32, std::move(s));
+    auto v = t.span<float>();
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = scale * static_cast<float>(i) - 0.3f;
+    return t;
+}
+
+std::string affine_params(const tensor& alpha, const tensor& zeta) {
+    std::string p;
+    paddle::append_record(p, alpha);  // "alpha" < "zeta"
+    paddle::append_record(p, zeta);
+    return p;
+}
+
+paddle::model load_text(const std::string& text, const std::string& params = {},
+                        bool require = false) {
+    paddle::load_options o;
+    o.require_params = require;
+    return paddle::load_pir_from_memory(text, params, o);
+}
+
+json_error json_fault(const std::string& text) {
+    return test::expect_error<json_error>([&] { load_text(text); });
+}
+
+/// The unsupported op names of a loaded PIR model, as `litegraph info` marks them.
+std::vector<std::string> unsupported_ops(const paddle::model_info& info) {
+    std::vector<std::string> r;
+    for (auto& [name, n] : info.op_counts) {
+        auto it = info.op_types.find(name);
+        REQUIRE_MESSAGE(it != info.op_types.end(), "op " << name << " has no recorded type");
+        if (!it->second.empty() && !is_supported(it->second)) r.push_back(name);
+    }
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("PP-LCNet x0.25 text-line orientation (PIR) matches its reference to 1e-5") {
+    auto dir = test::shared_model("pp_lcnet_x0_25_textline_ori_pir");
+    if (dir.empty()) return;
+    auto x = load_npy(dir / "reference" / "input_x.npy");
+    auto expect = load_npy(dir / "reference" / "output_0.npy");
+    REQUIRE(expect.shape() == shape_t{6, 2});
+    for (bool fuse : {false, true}) {
+        auto m = paddle::load(dir);
+        CHECK(m.info.format == "pir-json");
+        CHECK(m.info.topology_file.filename() == "inference.json");
+        CHECK(m.info.params_file.filename() == "inference.pdiparams");
+        CHECK(m.info.num_params == 145);
+        REQUIRE(m.info.feeds.size() == 1);
+        CHECK(m.info.feeds[0].name == "x");
+        CHECK(m.info.feeds[0].dims == shape_t{-1, 3, 80, 160});
+        REQUIRE(m.info.fetches.size() == 1);
+        CHECK(m.info.fetches[0].name == "fetch_name_0");
+        CHECK(unsupported_ops(m.info).empty());
+        if (fuse) {
+            auto r = passes::run_passes(m.graph);
+            MESSAGE("passes: " << r.to_string());
+            // Every conv+bn pair folds, the SE biases (reshaped parameters) merge
+            // into their convs, and both SE gates fuse.
+            CHECK(r.count("fold_batch_norm") == 27);
+            CHECK(r.count("fuse_conv_bias") == 4);
+            CHECK(r.count("fuse_gate") == 2);
+        }
+        runtime::program p(std::move(m.graph));
+        p.set_input("x", x);
+        p.run();
+        const auto& got = p.output(0);
+        REQUIRE(got.shape == expect.shape());
+        const double diff = test::max_abs_diff(got.span<float>(), expect.span<float>());
+        // The probabilities saturate (1 and ~1e-16): their logarithms compare
+        // the logits' differences, which an absolute 1e-5 cannot see.
+        double log_diff = 0;
+        for (std::size_t i = 0; i < got.span<float>().size(); ++i)
+            log_diff = std::max(log_diff, std::fabs(std::log(double(got.span<float>()[i])) -
+                                                    std::log(double(expect.span<float>()[i]))));
+        MESSAGE(std::string(fuse ? "fused" : "unfused")
+                << ": max |diff| = " << diff << ", max |log diff| = " << log_diff);
+        CHECK(diff <= 1e-5);
+        CHECK(log_diff <= 1e-4);
+        auto s = got.span<float>();
+        std::vector<int> classes;
+        for (std::size_t i = 0; i < 6; ++i) classes.push_back(s[2 * i + 1] > s[2 * i] ? 1 : 0);
+        CHECK(classes == std::vector<int>{0, 0, 0, 1, 1, 1});
+    }
+}
+
+TEST_CASE("every shared PIR program loads; those whose ops are all supported plan") {
+    auto root = test::shared_model("", "models_topology_only_pir");
+    if (root.empty()) return;
+    // Pinned: what litegraph makes of each program today.
+    const std::set<std::string> runnable = {
+        "PP-LCNet_x1_0_doc_ori",    "PP-LCNet_x1_0_textline_ori", "PP-OCRv4_server_det",
+        "PP-OCRv4_server_seal_det", "PP-OCRv5_mobile_det_infer",  "PP-OCRv5_server_det"};
+    const std::set<std::string> control_flow = {"SLANet_plus", "p2o_ifelse"};
+    std::vector<fs::path> dirs;
+    for (auto& e : fs::directory_iterator(root))
+        if (e.is_directory()) dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    CHECK(dirs.size() >= 14);
+    for (auto& dir : dirs) {
+        const auto name = dir.filename().string();
+        INFO("program " << name);
+        paddle::load_options o;
+        o.require_params = false;
+        auto m = paddle::load(dir, o);
+        CHECK(m.info.format == "pir-json");
+        CHECK(!m.info.feeds.empty());
+        CHECK(!m.info.fetches.empty());
+        // Every op name has a translation or stays under its own name (no kernel).
+        for (auto& [op, type] : m.info.op_types)
+            if (auto t = paddle::pir::translated_type(op); t && type != op) CHECK(type == *t);
+        const auto unsupported = unsupported_ops(m.info);
+        std::string list;
+        for (auto& u : unsupported) list += " " + u;
+        MESSAGE(name << ": " << m.info.op_counts.size()
+                     << " op names, unsupported:" << (list.empty() ? " none" : list));
+        if (runnable.count(name)) {
+            CHECK(unsupported.empty());
+            passes::run_passes(m.graph);
+            runtime::program p(std::move(m.graph));
+            // Detectors take any multiple of 32; the classifiers their declared size.
+            for (std::size_t i = 0; i < p.input_count(); ++i) {
+                auto s = p.input_var(i).shape;
+                for (auto& d : s)
+                    if (d < 0) d = &d == &s[0] ? 1 : 64;
+                p.set_input(i, tensor(p.input_var(i).type, s));
+            }
+            p.prepare_plan();
+            CHECK(p.memory().arena_bytes > 0);
+        } else {
+            CHECK(!unsupported.empty());
+            const auto e = test::expect_error<unsupported_error>(
+                [&] { runtime::program p(std::move(m.graph)); });
+            for (auto& u : unsupported)
+                if (m.info.op_notes.count(u) == 0 && m.info.op_types.at(u) == u)
+                    CHECK(std::string(e.what()).find(u) != std::string::npos);
+            if (control_flow.count(name))
+                CHECK(std::string(e.what()).find("unsupported: control flow") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("PIR: parameters come in byte-sorted order of their names; the program runs") {
+    const auto alpha = iota({4, 3}, 0.05f), zeta = iota({3}, 0.2f);
+    auto m = load_text(affine_program().dump(), affine_params(alpha, zeta), true);
+    CHECK(m.info.format == "pir-json");
+    CHECK(m.info.num_params == 2);
+    CHECK(m.info.op_types.at("1.add") == "elementwise_add");
+    runtime::program p(std::move(m.graph));
+    const auto x = iota({2, 4}, 0.1f);
+    p.set_input("x", x);
+    p.run();
+    // The same by plain loops.
+    auto xs = x.span<float>();
+    auto as = alpha.span<float>();
+    auto zs = zeta.span<float>();
+    std::vector<float> want;
+    for (int r = 0; r < 2; ++r) {
+        float y[3], mx = -1e30f, sum = 0;
+        for (int c = 0; c < 3; ++c) {
+            y[c] = zs[c];
+            for (int k = 0; k < 4; ++k) y[c] += xs[r * 4 + k] * as[k * 3 + c];
+            mx = std::max(mx, y[c]);
+        }
+        for (float& v : y) sum += (v = std::exp(v - mx));
+        for (float v : y) want.push_back(v / sum);
+    }
+    CHECK(test::max_abs_diff(p.output(0).span<float>(), want) <= 1e-6);
+    // Records in program order put zeta's 3 values where alpha's 12 belong.
+    std::string swapped;
+    paddle::append_record(swapped, zeta);
+    paddle::append_record(swapped, alpha);
+    const auto e = test::expect_error<format_error>(
+        [&] { load_text(affine_program().dump(), swapped, true); });
+    CHECK(std::string(e.what()).find("parameter 'alpha' is stored with dims [3]") !=
+          std::string::npos);
+}
+
+TEST_CASE("PIR: malformed programs are typed errors naming the JSON path") {
+    auto prog = affine_program();
+    auto& ops = prog["program"]["regions"][0]["blocks"][0]["ops"];
+    {
+        auto p = prog;
+        p["program"]["regions"][0]["blocks"][0]["ops"][3]["I"][1]["%"] = 412;
+        auto e = json_fault(p.dump());
+        CHECK(e.path() == "ops[3].I[1]");
+        CHECK(std::string(e.what()) ==
+              "<memory>/topology: ops[3].I[1]: value %412 used before it is defined");
+    }
+    {
+        auto p = prog;
+        p["program"]["regions"][0]["blocks"][0]["ops"][4]["O"][0]["%"] = 4;
+        auto e = json_fault(p.dump());
+        CHECK(e.path() == "ops[4].O[0]");
+        CHECK(std::string(e.what()).find("defined twice (first at ops[3].O[0])") !=
+              std::string::npos);
+    }
+    {
+        auto p = prog;
+        p["base_code"]["magic"] = "onnx";
+        CHECK(std::string(json_fault(p.dump()).what()).find("not a PIR program") !=
+              std::string::npos);
+    }
+    {
+        auto p = prog;
+        p["program"]["regions"][0]["blocks"][0]["ops"] = json::object();
+        auto e = json_fault(p.dump());
+        CHECK(e.path() == "program.regions[0].blocks[0].ops");
+        CHECK(std::string(e.what()).find("expected an array, got object") != std::string::npos);
+    }
+    {
+        auto p = prog;
+        p["program"]["regions"][0]["blocks"][0]["ops"][3]["I"][0] = "x";
+        CHECK(json_fault(p.dump()).path() == "ops[3].I[0]");
+    }
+    {
+        auto p = prog;
+        p["program"]["regions"][0]["blocks"][0]["ops"][5]["A"][0]["AT"]["D"] = 1e12;
+        auto e = json_fault(p.dump());
+        CHECK(e.path() == "ops[5].A[0].AT.D");
+    }
+    {
+        auto p = prog;
+        p["program"]["regions"][0]["blocks"][0]["ops"][1]["O"]["TT"]["D"][1] = {4, -7};
+        CHECK(json_fault(p.dump()).path() == "ops[1].O.TT.D[1][1]");
+    }
+    (void)ops;
+    // Not JSON, truncated JSON, JSON of the wrong shape.
+    const auto text = prog.dump();
+    for (const std::string& bad :
+         {std::string("\x0a\x02\x08\x00", 4), text.substr(0, text.size() / 2), std::string("{}"),
+          std::string("[1, 2]"), std::string("{\"base_code\": 3}"), std::string()}) {
+        INFO("input: " << bad.substr(0, 40));
+        auto e = test::expect_error<format_error>([&] { load_text(bad); });
+        MESSAGE(std::string(e.what()));
+    }
+    auto trunc = test::expect_error<format_error>([&] { load_text(text.substr(0, 100)); });
+    CHECK(std::string(trunc.what()).find("invalid JSON") != std::string::npos);
+    CHECK(trunc.offset() == 100);
+    // Nested deeper than the cap: an error, not a deep recursion.
+    std::string deep =
+        "{\"base_code\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+    auto e = test::expect_error<format_error>([&] { load_text(deep); });
+    CHECK(std::string(e.what()).find("nested deeper than") != std::string::npos);
+}
+
+TEST_CASE("PIR: parameter files are checked like the combined ones") {
+    const auto alpha = iota({4, 3}, 0.05f), zeta = iota({3}, 0.2f);
+    const auto text = affine_program().dump();
+    auto good = affine_params(alpha, zeta);
+    CHECK_THROWS_AS(load_text(text, good + "x", true), format_error);  // trailing byte
+    CHECK_THROWS_AS(load_text(text, good.substr(0, good.size() - 1), true), format_error);
+    std::string ints;
+    paddle::append_record(ints, tensor(dtype::i64, {4, 3}));
+    paddle::append_record(ints, zeta);
+    auto e = test::expect_error<format_error>([&] { load_text(text, ints, true); });
+    CHECK(std::string(e.what()).find("stored as int64, the program declares float32") !=
+          std::string::npos);
+    // Topology only: parameters keep their shapes, no values.
+    auto m = load_text(text);
+    CHECK(m.info.num_params == 0);
+    CHECK(m.graph.vars[static_cast<std::size_t>(m.graph.find_var("alpha"))].shape == shape_t{4, 3});
+    // A folder with inference.json but no parameter file.
+    auto dir = test::scratch("pir_no_params");
+    test::write_bytes(dir / "inference.json", text);
+    CHECK_THROWS_AS(paddle::load(dir), io_error);
+    test::write_bytes(dir / "inference.pdiparams", good);
+    auto loaded = paddle::load(dir);
+    CHECK(loaded.info.format == "pir-json");
+    CHECK(loaded.info.num_params == 2);
+}
+
+TEST_CASE("PIR: control flow is read and checked, then stops a run by name") {
+    // if (x == 1) yield 2 * y else yield 3 * y, as the shared p2o_ifelse has it.
+    auto i64 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_i64", d); };
+    auto full = [&](std::int64_t id, double v) {
+        return op("1.full", {}, {{id, i64({})}},
+                  json::array({attr("shape", "1.a_intarray", json::array()),
+                               attr("value", "0.a_f64", v), attr("dtype", "1.a_dtype", "int64")}));
+    };
+    auto branch = [&](std::int64_t base, std::int64_t ref) {
+        return json{
+            {"#", "region"},
+            {"blocks",
+             json::array({{{"#", "block"},
+                           {"args", json::array()},
+                           {"ops", json::array({full(base, 2.0), op("2.yield", {ref}, {})})}}})}};
+    };
+    auto if_op = op("1.if", {3}, {{4, i64({})}});
+    if_op["regions"] = json::array({branch(10, 10), branch(11, 2)});
+    auto text = program(json::array({data("x", 1, {}), data("y", 2, {}),
+                                     op("1.equal", {1, 1}, {{3, tensor_type("0.t_bool", {})}}),
+                                     if_op, fetch(4, 5, 0)}))
+                    .dump();
+    auto m = load_text(text);
+    CHECK(m.info.op_counts.at("1.if") == 1);
+    CHECK(m.info.op_counts.at("2.yield") == 2);
+    CHECK(m.info.op_counts.at("1.full") == 2);  // nested ops are counted
+    CHECK(m.info.num_blocks == 3);
+    CHECK(m.info.op_notes.at("1.if") == "control flow");
+    CHECK(m.info.op_types.at("1.full").empty());
+    auto e = test::expect_error<unsupported_error>([&] { runtime::program p(std::move(m.graph)); });
+    CHECK(std::string(e.what()).find("1.if (x1; unsupported: control flow)") != std::string::npos);
+    // A region that reads a value defined after its op, or its own op's result.
+    auto bad = if_op;
+    bad["regions"][1]["blocks"][0]["ops"][1]["I"][0]["%"] = 4;
+    auto t2 = program(json::array({data("x", 1, {}), data("y", 2, {}),
+                                   op("1.equal", {1, 1}, {{3, tensor_type("0.t_bool", {})}}), bad,
+                                   fetch(4, 5, 0)}))
+                  .dump();
+    auto f = json_fault(t2);
+    CHECK(f.path() == "ops[3].regions[1].blocks[0].ops[1].I[0]");
+}
+
+TEST_CASE("PIR: unknown ops stay named; large constants are left to the runtime's caps") {
+    auto text =
+        program(json::array({data("x", 1, {-1, 4}),
+                             op("1.thresholded_relu", {1}, {{2, tensor_type("0.t_f32", {-1, 4})}},
+                                json::array({attr("threshold", "0.a_f32", 1.0)})),
+                             fetch(2, 3, 0)}))
+            .dump();
+    auto m = load_text(text);
+    CHECK(m.info.op_types.at("1.thresholded_relu") == "1.thresholded_relu");
+    auto e = test::expect_error<unsupported_error>([&] { runtime::program p(std::move(m.graph)); });
+    CHECK(std::string(e.what()).find("1.thresholded_relu (x1)") != std::string::npos);
+    // A 2^40-element 1.full is no allocation at load: a fill_constant the runtime rejects.
+    auto big =
+        program(json::array({data("x", 1, {1}),
+                             op("1.full", {}, {{2, tensor_type("0.t_f32", {1099511627776})}},
+                                json::array({attr("shape", "1.a_intarray", {1099511627776}),
+                                             attr("value", "0.a_f64", 1.0),
+                                             attr("dtype", "1.a_dtype", "float32")})),
+                             op("1.add", {2, 1}, {{3, tensor_type("0.t_f32", {1099511627776})}}),
+                             fetch(3, 4, 0)}))
+            .dump();
+    auto mb = load_text(big);
+    CHECK(mb.info.op_types.at("1.full") == "fill_constant");
+    runtime::program p(std::move(mb.graph));
+    p.set_input("x", tensor(dtype::f32, {1}));
+    CHECK_THROWS_AS(p.prepare_plan(), shape_error);
+}
+
+TEST_CASE("litegraph info, run, quantize and codegen take the PIR classifier") {
+    auto dir = test::shared_model("pp_lcnet_x0_25_textline_ori_pir");
+    if (dir.empty()) return;
+    auto info = test::run_cli("info '" + dir.string() + "'");
+    CHECK(info.code == 0);
+    CHECK(info.out.find("format:      pir-json") != std::string::npos);
+    CHECK(info.out.find("unsupported") == std::string::npos);
+    auto out = test::scratch("pir_cli");
+    auto run = test::run_cli("run '" + dir.string() + "' --input x='" +
+                             (dir / "reference" / "input_x.npy").string() + "' --output-dir '" +
+                             out.string() + "'");
+    REQUIRE(run.code == 0);
+    auto got = load_npy(out / "output_0.npy");
+    auto expect = load_npy(dir / "reference" / "output_0.npy");
+    CHECK(test::max_abs_diff(got.span<float>(), expect.span<float>()) <= 1e-5);
+    auto q = test::run_cli("quantize '" + dir.string() + "' -o '" + (out / "int8").string() +
+                           "' --calib-random 2");
+    INFO(q.out);
+    REQUIRE(q.code == 0);
+    auto qrun = test::run_cli("run '" + (out / "int8").string() + "' --input x='" +
+                              (dir / "reference" / "input_x.npy").string() + "' --json");
+    REQUIRE(qrun.code == 0);
+    auto j = json::parse(qrun.out.substr(qrun.out.find('{')));
+    CHECK(j["kernels"]["int8"].get<int>() > 0);
+    auto cg = test::run_cli("codegen '" + dir.string() + "' -o '" + (out / "net.hpp").string() +
+                            "' --shape x=1,3,80,160");
+    INFO(cg.out);
+    CHECK(cg.code == 0);
+    CHECK(fs::file_size(out / "net.hpp") > 100000);
+}
