@@ -22,6 +22,7 @@
 #include "litegraph/ops/flatten2.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/matmul.hpp"
+#include "litegraph/ops/multiclass_nms.hpp"
 #include "litegraph/ops/nearest_interp_v2.hpp"
 #include "litegraph/ops/op.hpp"
 #include "litegraph/ops/pool2d.hpp"
@@ -33,6 +34,7 @@
 #include "litegraph/ops/squeeze2.hpp"
 #include "litegraph/ops/transpose2.hpp"
 #include "litegraph/ops/unsqueeze2.hpp"
+#include "litegraph/ops/yolo_box.hpp"
 
 namespace litegraph {
 
@@ -78,7 +80,9 @@ using builtin_ops = op_list<                               //
     ops::conv2d_transpose,                                 //
     ops::pool2d,                                           //
     ops::batch_norm,                                       //
-    ops::interp_v2                                         //
+    ops::interp_v2,                                        //
+    ops::yolo_box,                                         //
+    ops::multiclass_nms                                    //
     >;
 
 namespace detail {
