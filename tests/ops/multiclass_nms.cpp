@@ -298,3 +298,41 @@ TEST_CASE("detections flow through a program: planned at the bound, actual rows 
         CHECK(prog.memory().arena_bytes >= 2 * 15 * 6 * sizeof(float));
     }
 }
+
+TEST_CASE("a concat of detections is not placed in place: its inputs' rows are known at run") {
+    // Two NMS (thresholds 0.3 and 0.6) -> concat on axis 0, marked in place as
+    // the in_place pass would: its slices would sit at the bound offsets.
+    graph::graph g;
+    graph::builder b(g);
+    b.declare("boxes", {-1, 6, 4});
+    b.declare("scores", {-1, 2, 6});
+    for (const char* n : {"a", "b", "y"}) b.declare(n, {-1, 6});
+    b.feed("boxes", 0);
+    b.feed("scores", 1);
+    nms_attrs lo, hi;
+    lo.score_threshold = 0.3f;
+    hi.score_threshold = 0.6f;
+    b.add_op("multiclass_nms", {{"BBoxes", {"boxes"}}, {"Scores", {"scores"}}}, {{"Out", {"a"}}},
+             attrs_of(lo));
+    b.add_op("multiclass_nms", {{"BBoxes", {"boxes"}}, {"Scores", {"scores"}}}, {{"Out", {"b"}}},
+             attrs_of(hi));
+    attr_map cat;
+    cat.set("axis", 0);
+    cat.set("in_place", std::string("X"));
+    b.add_op("concat", {{"X", {"a", "b"}}}, {{"Out", {"y"}}}, cat);
+    b.fetch("y", 0);
+    b.finish();
+    runtime::program prog(std::move(g));
+    auto [boxes, scores] = random_case(1, 2, 6, 77, 1.f);
+    prog.set_input("boxes", boxes);
+    prog.set_input("scores", scores);
+    prog.run();
+    auto expect = baseline(lo, boxes, scores).rows;
+    auto more = baseline(hi, boxes, scores).rows;
+    REQUIRE(!expect.empty());
+    REQUIRE(!more.empty());
+    expect.insert(expect.end(), more.begin(), more.end());
+    CHECK(prog.output(0).shape == shape_t{static_cast<std::int64_t>(expect.size() / 6), 6});
+    CHECK(test::max_abs_diff(prog.output(0).span<float>(), expect) == 0);
+    for (auto& ins : prog.instructions()) CHECK(!ins.elided);
+}
