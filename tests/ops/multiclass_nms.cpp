@@ -241,8 +241,19 @@ TEST_CASE("multiclass_nms with nothing above the threshold") {
 TEST_CASE("multiclass_nms names inputs it does not handle") {
     auto [boxes, scores] = random_case(1, 2, 4, 5, 1.f);
     nms_attrs p;
-    CHECK_THROWS_WITH_AS(run_nms("multiclass_nms3", p, boxes, tensor(dtype::f32, {4, 2})),
-                         doctest::Contains("only [N, C, M] scores"), shape_error);
+    CHECK_THROWS_WITH_AS(run_nms("multiclass_nms3", p, boxes, tensor(dtype::f32, {4})),
+                         doctest::Contains("Scores must be [N, C, M] or [M, C]"), shape_error);
+    CHECK_THROWS_WITH_AS(
+        run_nms("multiclass_nms3", p, tensor(dtype::f32, {4, 2, 4}), tensor(dtype::f32, {4, 2})),
+        doctest::Contains("a RoisNum input or a LoD on BBoxes"), shape_error);
+    CHECK_THROWS_WITH_AS(invoke("multiclass_nms3", attrs_of(p),
+                                named_tensors{}
+                                    .add("BBoxes", tensor(dtype::f32, {4, 2, 4}))
+                                    .add("Scores", tensor(dtype::f32, {4, 2}))
+                                    .add("RoisNum", tensor::from<std::int32_t>(
+                                                        {2}, std::vector<std::int32_t>{3, 2})),
+                                {{"Out", 1}, {"Index", 1}, {"NmsRoisNum", 1}}),
+                         doctest::Contains("RoisNum[1] = 2"), shape_error);
     CHECK_THROWS_WITH_AS(run_nms("multiclass_nms3", p, tensor(dtype::f32, {1, 4, 8}), scores),
                          doctest::Contains("box size 8 is not supported"), shape_error);
     CHECK_THROWS_WITH_AS(run_nms("multiclass_nms3", p, tensor(dtype::f32, {1, 5, 4}), scores),
@@ -335,4 +346,117 @@ TEST_CASE("a concat of detections is not placed in place: its inputs' rows are k
     CHECK(prog.output(0).shape == shape_t{static_cast<std::int64_t>(expect.size() / 6), 6});
     CHECK(test::max_abs_diff(prog.output(0).span<float>(), expect) == 0);
     for (auto& ins : prog.instructions()) CHECK(!ins.elided);
+}
+
+namespace {
+// Rank-2 scores [M, C] with per-class boxes [M, C, 4], images by row offsets.
+result baseline_lod(const nms_attrs& p, const tensor& boxes, const tensor& scores,
+                    const std::vector<std::int64_t>& off) {
+    const auto classes = scores.shape()[1];
+    const auto B = boxes.span<float>();
+    const auto S = scores.span<float>();
+    result r;
+    for (std::size_t i = 0; i + 1 < off.size(); ++i) {
+        const auto s0 = off[i], m = off[i + 1] - off[i];
+        auto score = [&](std::int64_t c, std::int64_t j) {
+            return S[static_cast<std::size_t>((s0 + j) * classes + c)];
+        };
+        auto box = [&](std::int64_t c, std::int64_t j) {
+            return &B[static_cast<std::size_t>(((s0 + j) * classes + c) * 4)];
+        };
+        std::vector<std::tuple<float, int, int>> kept;  // score, label, box
+        for (int c = 0; c < classes; ++c) {
+            if (c == p.background_label) continue;
+            std::vector<int> cand;
+            for (int j = 0; j < m; ++j)
+                if (score(c, j) > p.score_threshold) cand.push_back(j);
+            std::sort(cand.begin(), cand.end(), [&](int a, int b) {
+                return score(c, a) != score(c, b) ? score(c, a) > score(c, b) : a < b;
+            });
+            if (p.nms_top_k > -1 && static_cast<int>(cand.size()) > p.nms_top_k)
+                cand.resize(static_cast<std::size_t>(p.nms_top_k));
+            std::vector<int> sel;
+            float thr = p.nms_threshold;
+            for (int j : cand) {
+                bool ok = true;
+                for (int k : sel)
+                    if (overlap(box(c, j), box(c, k), p.normalized) > thr) ok = false;
+                if (!ok) continue;
+                sel.push_back(j);
+                if (p.nms_eta < 1 && thr > 0.5f) thr *= p.nms_eta;
+            }
+            for (int j : sel) kept.emplace_back(score(c, j), c, j);
+        }
+        auto by_label_box = [](const auto& a, const auto& b) {
+            return std::make_pair(std::get<1>(a), std::get<2>(a)) <
+                   std::make_pair(std::get<1>(b), std::get<2>(b));
+        };
+        if (p.keep_top_k > -1 && static_cast<int>(kept.size()) > p.keep_top_k) {
+            std::sort(kept.begin(), kept.end(), [&](const auto& a, const auto& b) {
+                if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) > std::get<0>(b);
+                return by_label_box(a, b);
+            });
+            kept.resize(static_cast<std::size_t>(p.keep_top_k));
+        }
+        std::sort(kept.begin(), kept.end(), by_label_box);
+        for (auto& [sc, label, j] : kept) {
+            r.rows.push_back(static_cast<float>(label));
+            r.rows.push_back(sc);
+            for (int k = 0; k < 4; ++k) r.rows.push_back(box(label, j)[k]);
+            r.index.push_back(static_cast<int>((s0 + j) * classes + label));
+        }
+        r.per_image.push_back(static_cast<int>(kept.size()));
+    }
+    return r;
+}
+}  // namespace
+
+TEST_CASE("multiclass_nms3 with rank-2 scores: images from BBoxes' LoD or RoisNum") {
+    const std::vector<std::int64_t> off{0, 7, 7, 12, 20};  // an image without boxes
+    const std::int64_t classes = 3, m = off.back();
+    std::uint32_t seed = 300;
+    for (bool normalized : {true, false})
+        for (int nms_top_k : {-1, 3})
+            for (int keep_top_k : {-1, 4})
+                for (int background : {-1, 1}) {
+                    nms_attrs p;
+                    p.normalized = normalized;
+                    p.nms_top_k = nms_top_k;
+                    p.keep_top_k = keep_top_k;
+                    p.background_label = background;
+                    p.score_threshold = 0.2f;
+                    p.nms_threshold = 0.4f;
+                    CAPTURE(normalized);
+                    CAPTURE(nms_top_k);
+                    CAPTURE(keep_top_k);
+                    CAPTURE(background);
+                    // Per-class boxes: a [1, M * C, 4] case viewed as [M, C, 4].
+                    auto [b3, s3] = random_case(1, 1, m * classes, seed++, normalized ? 1.f : 20.f);
+                    tensor boxes(dtype::f32, {m, classes, 4});
+                    std::copy(b3.span<float>().begin(), b3.span<float>().end(),
+                              boxes.span<float>().begin());
+                    tensor scores(dtype::f32, {m, classes});
+                    std::copy(s3.span<float>().begin(), s3.span<float>().end(),
+                              scores.span<float>().begin());
+                    auto expect = baseline_lod(p, boxes, scores, off);
+                    const auto rows = static_cast<std::int64_t>(expect.index.size());
+                    auto check = [&](const named_tensors& r) {
+                        CHECK(r.get("Out").shape() == shape_t{rows, 6});
+                        CHECK(test::max_abs_diff(r.get("Out").span<float>(), expect.rows) == 0);
+                        CHECK(ints(r.get("Index")) == expect.index);
+                        CHECK(ints(r.get("NmsRoisNum")) == expect.per_image);
+                    };
+                    auto with_lod = boxes;
+                    with_lod.set_lod({off});
+                    check(run_nms("multiclass_nms3", p, with_lod, scores));
+                    std::vector<std::int32_t> counts;
+                    for (std::size_t i = 0; i + 1 < off.size(); ++i)
+                        counts.push_back(static_cast<std::int32_t>(off[i + 1] - off[i]));
+                    check(invoke("multiclass_nms3", attrs_of(p),
+                                 named_tensors{}
+                                     .add("BBoxes", boxes)
+                                     .add("Scores", scores)
+                                     .add("RoisNum", tensor::from<std::int32_t>({4}, counts)),
+                                 {{"Out", 1}, {"Index", 1}, {"NmsRoisNum", 1}}));
+                }
 }

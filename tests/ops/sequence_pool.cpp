@@ -109,6 +109,11 @@ TEST_CASE("sequence_pool names a missing or wrong LoD and an unknown pooltype") 
                          doctest::Contains("ends at 5 but the tensor has 4 rows"), shape_error);
     CHECK_THROWS_WITH_AS(x.set_lod({{0, 3, 2, 4}}), doctest::Contains("decreases"), shape_error);
     CHECK_THROWS_WITH_AS(x.set_lod({{1, 4}}), doctest::Contains("must start at 0"), shape_error);
+    auto deep = test::random_tensor({4, 2}, 3);
+    deep.set_lod({{0, 1}, {0, 2}, {0, 1, 4}});
+    CHECK_THROWS_WITH_AS(
+        invoke("sequence_pool", attrs("SUM"), named_tensors{}.add("X", deep), {{"Out", 1}}),
+        doctest::Contains("at most 2"), shape_error);
     CHECK_THROWS_WITH_AS(x.set_lod({{0, 1, 2}, {0, 4}}), doctest::Contains("level 1 has 1 entries"),
                          shape_error);
 }

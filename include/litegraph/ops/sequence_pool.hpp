@@ -1,9 +1,9 @@
 // sequence_pool: one row per sequence of X's last LoD level.  X is [T, ...]
-// with a LoD; Out is [S, ...] for S sequences and keeps X's LoD without its
-// last level (a level-1 X gives a plain Out).  pooltype (as Paddle's CPU
-// kernel): AVERAGE (mean), SUM, SQRT (sum / sqrt(length)), MAX (MaxIndex, int32
-// [S, ...], holds the row of X holding the maximum, the first on ties, when
-// is_test is false), LAST, FIRST.  An empty sequence gives
+// with a LoD of 1 or 2 levels; Out is [S, ...] for S sequences and keeps X's
+// first level when X has two (a level-1 X gives a plain Out).  pooltype (as
+// Paddle's CPU kernel): AVERAGE (mean), SUM, SQRT (sum / sqrt(length)), MAX
+// (MaxIndex, int32 [S, ...], holds the row of X holding the maximum, the
+// first on ties, when is_test is false), LAST, FIRST.  An empty sequence gives
 // `pad_value` (and MaxIndex -1).  float32 and float64.
 #pragma once
 
@@ -54,6 +54,10 @@ struct sequence_pool {
             return "X must be float32 or float64, got " + std::string(name_of(x.type));
         });
         const auto& offsets = detail::sequence_offsets(io, "X");
+        io.check(x.lod.size() <= 2, [&] {
+            return "X has a LoD of " + std::to_string(x.lod.size()) +
+                   " levels; sequence_pool takes at most 2 (as Paddle)";
+        });
         auto& out = io.output("Out");
         out.type = x.type;
         out.shape = x.shape;
