@@ -10,6 +10,7 @@
 #include "litegraph/core/attributes.hpp"
 #include "litegraph/core/dtype.hpp"
 #include "litegraph/core/error.hpp"
+#include "litegraph/core/lod.hpp"
 #include "litegraph/core/npy.hpp"
 #include "litegraph/core/shape.hpp"
 #include "litegraph/core/tensor.hpp"

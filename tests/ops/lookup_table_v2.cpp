@@ -73,3 +73,22 @@ TEST_CASE("lookup_table_v2 names an out-of-range id instead of reading past W") 
                named_tensors{}.add("W", w).add("Ids", test::random_tensor({2}, 1)), {{"Out", 1}}),
         doctest::Contains("Ids must be int64 or int32"), shape_error);
 }
+
+TEST_CASE("lookup_table (v1) zeroes padding_idx rows and passes the Ids' LoD to Out") {
+    auto w = test::random_tensor({6, 3}, 33);
+    const std::vector<std::int64_t> ids{5, 2, 0, 2};
+    auto t = tensor::from<std::int64_t>({4, 1}, ids);
+    t.set_lod({{0, 1, 1, 4}});
+    attr_map a;
+    a.set("padding_idx", std::int64_t{2});
+    auto r = invoke("lookup_table", a, named_tensors{}.add("W", w).add("Ids", t), {{"Out", 1}});
+    CHECK(r.get("Out").shape() == shape_t{4, 3});
+    CHECK(test::max_abs_diff(r.get("Out").span<float>(), baseline(w, ids, 2)) == 0);
+    CHECK(r.get("Out").lod() == lod_t{{0, 1, 1, 4}});
+    const std::vector<std::int64_t> bad{1, 6};
+    CHECK_THROWS_WITH_AS(
+        invoke("lookup_table", {},
+               named_tensors{}.add("W", w).add("Ids", tensor::from<std::int64_t>({2, 1}, bad)),
+               {{"Out", 1}}),
+        doctest::Contains("Ids[1] = 6 is out of range"), shape_error);
+}

@@ -97,6 +97,35 @@ inline std::pair<std::string, std::vector<std::int64_t>> parse_shape_arg(const s
     return {s.substr(0, eq), dims};
 }
 
+/// Parses "NAME=O0,O1,..." (one LoD level of offsets, each a non-negative
+/// integer) into a name and offsets.  Whether they fit the tensor is checked
+/// when the input is set.
+inline std::pair<std::string, std::vector<std::int64_t>> parse_lod_arg(const std::string& s) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw usage_error("--lod expects NAME=0,L0,L0+L1,..., got '" + s + "'");
+    std::vector<std::int64_t> offsets;
+    const std::string rest = s.substr(eq + 1);
+    std::size_t pos = 0;
+    while (pos <= rest.size()) {
+        auto comma = rest.find(',', pos);
+        auto tok = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        std::size_t used = 0;
+        long long d = -1;
+        try {
+            d = std::stoll(tok, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != tok.size() || d < 0)
+            throw usage_error("--lod: bad offset '" + tok + "' in '" + s + "'");
+        offsets.push_back(d);
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    return {s.substr(0, eq), offsets};
+}
+
 /// Parses a positive integer option value.
 inline long long parse_count(const std::string& opt, const std::string& v, long long lo,
                              long long hi) {

@@ -565,7 +565,7 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
     for (auto& [name, dims] : shapes) prog.input_index(name);
     for (std::size_t i = 0; i < prog.input_count(); ++i) {
         const auto& v = prog.input_var(i);
-        prog.set_input(i, deterministic_input(v.type, input_shape(v, shapes)));
+        prog.set_input(i, deterministic_feed(v, shapes));
     }
     prog.prepare_plan();
     codegen_detail::generator gen{prog, ns, seg_names, segs, {}, {}, {}, 0, 0};

@@ -123,7 +123,7 @@ inline plan_problem problem_for(const graph::graph& g, const std::map<std::strin
         for (auto& [name, dims] : shapes) prog.input_index(name);
         for (std::size_t i = 0; i < prog.input_count(); ++i) {
             const auto& v = prog.input_var(i);
-            prog.set_input(i, deterministic_input(v.type, input_shape(v, shapes)));
+            prog.set_input(i, deterministic_feed(v, shapes));
         }
         return problem_from_program(prog);
     } catch (const shape_error&) {

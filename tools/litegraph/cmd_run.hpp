@@ -52,6 +52,15 @@ inline shape_t input_shape(const graph::var_node& v, const std::map<std::string,
     return shape;
 }
 
+/// deterministic_input for feed `v` (shape from input_shape); a LoD feed gets
+/// one sequence of all its rows.
+inline tensor deterministic_feed(const graph::var_node& v,
+                                 const std::map<std::string, shape_t>& shapes) {
+    auto t = deterministic_input(v.type, input_shape(v, shapes));
+    if (v.lod_level > 0 && !t.shape().empty()) t.set_lod({{0, t.shape()[0]}});
+    return t;
+}
+
 inline nlohmann::json tensor_summary(const tensor_ref& t, std::size_t max_values = 10) {
     nlohmann::json values = nlohmann::json::array();
     auto n = static_cast<std::size_t>(t.numel());
@@ -90,7 +99,7 @@ inline nlohmann::json kernel_summary(const runtime::program& prog) {
 
 inline int cmd_run(const std::vector<std::string>& argv) {
     arg_spec spec;
-    spec.with_value = {"--input",     "--shape", "--output-dir", "--repeat",
+    spec.with_value = {"--input",     "--shape", "--lod",        "--output-dir", "--repeat",
                        "--precision", "--image", "--preprocess", "--draw"};
     spec.flags = {"--json", "--no-fuse", "--help", "-h"};
     add_model_options(spec);
@@ -99,17 +108,24 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     if (a.flag("--help") || a.flag("-h")) {
         std::cout
             << "usage: litegraph run MODEL [--input NAME=FILE.npy]... [--shape NAME=D0,D1,...]...\n"
+               "                     [--lod NAME=0,L0,L0+L1,...]...\n"
                "                     [--output-dir DIR] [--repeat N] [--no-fuse] [--json]\n"
                "                     [--precision int8|fp32]\n"
                "                     [--image FILE]... [--preprocess CONFIG] [--draw OUT.png]\n"
                "                     [--places P1,P2,... [--min-subgraph-size N]]\n\n"
                "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
                "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
-               "sin(0.37 i) cos(0.011 i), integer element i is i mod 7.\n\n"
+               "sin(0.37 i) cos(0.011 i), integer element i is i mod 7; a LoD input without\n"
+               "--lod is one sequence of all its rows.\n\n"
             << model_help
             << "  --input NAME=FILE     feed NAME from a .npy file (repeatable)\n"
                "  --shape NAME=DIMS     shape of the deterministic input NAME (repeatable)\n"
-               "  --output-dir DIR      write output_<col>.npy for every fetch\n"
+               "  --lod NAME=OFFSETS    LoD of input NAME: sequence start offsets 0,L0,L0+L1,...\n"
+               "                        ending at its row count; repeat for NAME to add a\n"
+               "                        deeper level (the first given is the outermost)\n"
+               "  --output-dir DIR      write output_<col>.npy for every fetch, and\n"
+               "                        output_<col>_lod.npy (int64 offsets; deeper levels\n"
+               "                        output_<col>_lod<L>.npy) for an output with a LoD\n"
                "  --repeat N            time N runs after one warm-up (default 1)\n"
                "  --no-fuse             run the graph as loaded, without the fusion passes\n"
                "  --image FILE          feed a PNG or JPEG (repeatable: a batch of images that\n"
@@ -130,7 +146,8 @@ inline int cmd_run(const std::vector<std::string>& argv) {
                "                        a batch writes OUT-0.png, OUT-1.png, ...\n"
                "  --precision P         int8 (default): fake-quantized convs and fcs run int8\n"
                "                        kernels; fp32: in float, fake quant ops simulated\n"
-               "  --json                one JSON object: outputs, latency_ms, memory, passes,\n"
+               "  --json                one JSON object: outputs (with `lod` when they have\n"
+               "                        one), latency_ms, memory, passes,\n"
                "                        kernels {int8, fp32, conversions, fp32_ops}; with\n"
                "                        --image: images [{file, detections [{label, name,\n"
                "                        score, box}] | text_boxes | classes}]\n"
@@ -205,17 +222,32 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             throw usage_error("input '" + name + "' has both --input and --shape");
         shapes[name] = dims;
     }
+    std::map<std::string, lod_t> lods;
+    for (auto& s : a.all("--lod")) {
+        auto [name, offsets] = parse_lod_arg(s);
+        prog.input_index(name);
+        lods[name].push_back(std::move(offsets));
+    }
     for (std::size_t i = 0; i < prog.input_count(); ++i) {
         const auto& v = prog.input_var(i);
         if (!images.empty() &&
             (i == image_feed(prog) || v.name == "im_shape" || v.name == "scale_factor"))
             continue;  // fed from --image
-        if (auto it = given.find(v.name); it != given.end()) {
-            prog.set_input(i, std::move(it->second));
-            continue;
+        tensor t;
+        if (auto it = given.find(v.name); it != given.end())
+            t = std::move(it->second);
+        else
+            t = deterministic_feed(v, shapes);
+        if (auto it = lods.find(v.name); it != lods.end()) {
+            if (t.shape().empty())
+                throw usage_error("--lod " + v.name + ": the input is a scalar, it has no rows");
+            if (auto problem = lod_problem(it->second, t.shape()[0]); !problem.empty())
+                throw usage_error("--lod " + v.name + ": " + problem);
+            t.set_lod(it->second);
+        } else if (v.lod_level > 0 && !t.shape().empty()) {
+            t.set_lod({{0, t.shape()[0]}});  // one sequence of all rows
         }
-        const auto shape = input_shape(v, shapes);
-        prog.set_input(i, deterministic_input(v.type, shape));
+        prog.set_input(i, std::move(t));
     }
 
     using clock = std::chrono::steady_clock;
@@ -244,11 +276,21 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         nlohmann::json o{{"name", prog.output_var(i).name},
                          {"shape", t.shape},
                          {"dtype", std::string(name_of(t.type))}};
+        if (!t.lod.empty()) o["lod"] = t.lod;
         if (!out_dir.empty()) {
-            auto file =
-                out_dir / ("output_" + std::to_string(prog.graph().fetches[i].col) + ".npy");
+            const auto stem = "output_" + std::to_string(prog.graph().fetches[i].col);
+            auto file = out_dir / (stem + ".npy");
             save_npy(file, t);
             o["file"] = file.string();
+            for (std::size_t l = 0; l < t.lod.size(); ++l) {
+                const auto& level = t.lod[l];
+                auto offsets = tensor::from<std::int64_t>({static_cast<std::int64_t>(level.size())},
+                                                          std::span(level));
+                auto lod_file =
+                    out_dir / (stem + "_lod" + (l ? std::to_string(l) : std::string()) + ".npy");
+                save_npy(lod_file, offsets.ref());
+                if (!l) o["lod_file"] = lod_file.string();
+            }
         }
         o["first_values"] = tensor_summary(t);
         j["outputs"].push_back(o);
@@ -306,8 +348,9 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     }
     for (auto& o : j["outputs"]) {
         std::cout << "output " << o["name"].get<std::string>() << " " << o["shape"].dump() << " "
-                  << o["dtype"].get<std::string>()
-                  << "\n  first values: " << o["first_values"].dump() << "\n";
+                  << o["dtype"].get<std::string>();
+        if (o.contains("lod")) std::cout << " lod " << o["lod"].dump();
+        std::cout << "\n  first values: " << o["first_values"].dump() << "\n";
         if (o.contains("file"))
             std::cout << "  written to " << o["file"].get<std::string>() << "\n";
     }

@@ -12,6 +12,7 @@
 
 #include "litegraph/core/dtype.hpp"
 #include "litegraph/core/error.hpp"
+#include "litegraph/core/lod.hpp"
 #include "litegraph/core/shape.hpp"
 
 namespace litegraph {
@@ -20,11 +21,14 @@ inline constexpr std::size_t tensor_alignment = 64;
 
 /// A typed, shaped, non-owning view.  `data == nullptr` during shape inference
 /// means "value not known yet"; a known value (weights, folded shapes) is set.
+/// `lod` holds the sequence offsets of a LoD tensor (core/lod.hpp), empty for
+/// a plain one.
 struct tensor_ref {
     std::string_view name;
     dtype type = dtype::f32;
     shape_t shape;
     std::byte* data = nullptr;
+    lod_t lod;
 
     std::int64_t numel() const { return litegraph::numel(shape); }
     std::uint64_t bytes() const { return checked_bytes(numel(), size_of(type)); }
@@ -45,7 +49,8 @@ struct tensor_ref {
     }
 };
 
-/// An owning tensor with 64-byte aligned storage.
+/// An owning tensor with 64-byte aligned storage, and the LoD of a sequence
+/// tensor (empty for a plain one; `set_lod` checks it against dim 0).
 class tensor {
 public:
     tensor() = default;
@@ -59,6 +64,7 @@ public:
     }
     tensor(const tensor& o) : tensor(o.type_, o.shape_) {
         if (bytes_) std::memcpy(data_.get(), o.data_.get(), bytes_);
+        lod_ = o.lod_;
     }
     tensor& operator=(const tensor& o) {
         if (this != &o) *this = tensor(o);
@@ -78,6 +84,16 @@ public:
     }
 
     dtype type() const noexcept { return type_; }
+    const lod_t& lod() const noexcept { return lod_; }
+    /// Sets the LoD; throws a shape_error unless it fits dim 0 (core/lod.hpp).
+    void set_lod(lod_t lod) {
+        if (!lod.empty()) {
+            if (shape_.empty())
+                LITEGRAPH_THROW(shape_error("a LoD needs a tensor of rank 1 or more"));
+            check_lod(lod, shape_[0], "tensor LoD");
+        }
+        lod_ = std::move(lod);
+    }
     const shape_t& shape() const noexcept { return shape_; }
     std::int64_t numel() const { return litegraph::numel(shape_); }
     std::uint64_t bytes() const noexcept { return bytes_; }
@@ -95,7 +111,7 @@ public:
     }
 
     tensor_ref ref(std::string_view name = {}) const {
-        return tensor_ref{name, type_, shape_, const_cast<std::byte*>(data_.get())};
+        return tensor_ref{name, type_, shape_, const_cast<std::byte*>(data_.get()), lod_};
     }
 
 private:
@@ -108,6 +124,7 @@ private:
     shape_t shape_;
     std::uint64_t bytes_ = 0;
     std::unique_ptr<std::byte[], aligned_delete> data_;
+    lod_t lod_;
 };
 
 }  // namespace litegraph

@@ -12,6 +12,17 @@
 // Optional: `static constexpr bool folds_from_shapes = true;` for ops whose
 // output depends only on input shapes (e.g. `shape`), so the runtime can
 // compute them before any data is known.
+//
+// LoD (core/lod.hpp): by default every output whose dim 0 equals the rows of
+// the first input that carries a LoD shares that LoD (Paddle's ShareLoD, what
+// most ops do); an op that sets its outputs' LoD itself (sequence_pool drops a
+// level) declares `static constexpr bool sets_lod = true;`.
+//
+// Data-dependent rows: an op whose output row count depends on input values
+// (multiclass_nms) declares `static constexpr bool shapes_at_run = true;`.
+// Its `infer` sets an upper bound (what the planner reserves), its `run` sets
+// the actual shape (and LoD) of the outputs, within that bound; the runtime
+// re-infers the ops downstream before they run.
 #pragma once
 
 #include <concepts>
@@ -98,6 +109,49 @@ concept op_definition = requires(const attr_map& a, std::string_view t,
 };
 
 template <class Op>
+constexpr bool op_sets_lod() {
+    if constexpr (requires { Op::sets_lod; })
+        return Op::sets_lod;
+    else
+        return false;
+}
+
+template <class Op>
+constexpr bool op_shapes_at_run() {
+    if constexpr (requires { Op::shapes_at_run; })
+        return Op::shapes_at_run;
+    else
+        return false;
+}
+
+/// Clears the LoD of every output of `io`.
+inline void clear_output_lods(op_io& io) {
+    for (auto& s : io.outputs)
+        for (auto* a : s.args)
+            if (a) a->lod.clear();
+}
+
+/// The default LoD rule: every output whose dim 0 equals the rows of the
+/// first input (in slot order) that carries a LoD shares that LoD.
+inline void share_first_lod(op_io& io) {
+    const tensor_ref* src = nullptr;
+    for (auto& s : io.inputs) {
+        for (auto* a : s.args)
+            if (a && !a->lod.empty() && !a->shape.empty()) {
+                src = a;
+                break;
+            }
+        if (src) break;
+    }
+    if (!src) return;
+    for (auto& s : io.outputs)
+        for (auto* a : s.args)
+            if (a && !a->shape.empty() && a->shape[0] == src->shape[0] &&
+                !(a->shape.size() == 1 && a->shape[0] == -1))
+                a->lod = src->lod;
+}
+
+template <class Op>
 constexpr bool op_folds_from_shapes() {
     if constexpr (requires { Op::folds_from_shapes; })
         return Op::folds_from_shapes;
@@ -113,15 +167,22 @@ public:
     virtual void run(op_io& io) const = 0;
     virtual bool folds_from_shapes() const noexcept = 0;
     virtual std::string_view name() const noexcept = 0;
+    /// Whether run() sets the actual output shapes within the bound infer set.
+    virtual bool shapes_at_run() const noexcept { return false; }
 };
 
 template <op_definition Op>
 class kernel_of final : public kernel {
 public:
     kernel_of(const attr_map& a, std::string_view type) : params_(Op::parse(a, type)) {}
-    void infer(op_io& io) const override { Op::infer(params_, io); }
+    void infer(op_io& io) const override {
+        clear_output_lods(io);
+        Op::infer(params_, io);
+        if constexpr (!op_sets_lod<Op>()) share_first_lod(io);
+    }
     void run(op_io& io) const override { Op::run(params_, io); }
     bool folds_from_shapes() const noexcept override { return op_folds_from_shapes<Op>(); }
+    bool shapes_at_run() const noexcept override { return op_shapes_at_run<Op>(); }
     std::string_view name() const noexcept override { return Op::paddle_types[0]; }
     const typename Op::params& params() const noexcept { return params_; }
 

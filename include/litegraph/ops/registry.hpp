@@ -21,18 +21,24 @@
 #include "litegraph/ops/fill_constant.hpp"
 #include "litegraph/ops/flatten2.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
+#include "litegraph/ops/lstm.hpp"
 #include "litegraph/ops/matmul.hpp"
+#include "litegraph/ops/multiclass_nms.hpp"
 #include "litegraph/ops/nearest_interp_v2.hpp"
 #include "litegraph/ops/op.hpp"
 #include "litegraph/ops/pool2d.hpp"
 #include "litegraph/ops/reshape2.hpp"
 #include "litegraph/ops/scale.hpp"
+#include "litegraph/ops/sequence_conv.hpp"
+#include "litegraph/ops/sequence_pool.hpp"
 #include "litegraph/ops/shape.hpp"
 #include "litegraph/ops/slice.hpp"
 #include "litegraph/ops/softmax.hpp"
 #include "litegraph/ops/squeeze2.hpp"
+#include "litegraph/ops/sum.hpp"
 #include "litegraph/ops/transpose2.hpp"
 #include "litegraph/ops/unsqueeze2.hpp"
+#include "litegraph/ops/yolo_box.hpp"
 
 namespace litegraph {
 
@@ -78,7 +84,13 @@ using builtin_ops = op_list<                               //
     ops::conv2d_transpose,                                 //
     ops::pool2d,                                           //
     ops::batch_norm,                                       //
-    ops::interp_v2                                         //
+    ops::interp_v2,                                        //
+    ops::yolo_box,                                         //
+    ops::multiclass_nms,                                   //
+    ops::sequence_pool,                                    //
+    ops::sequence_conv,                                    //
+    ops::sum,                                              //
+    ops::lstm                                              //
     >;
 
 namespace detail {

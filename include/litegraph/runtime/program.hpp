@@ -2,6 +2,13 @@
 // the first run (and whenever an input shape changes) every instruction infers
 // its output shapes; ops whose inputs are all known (weights, shapes) are
 // folded into constants; the remaining activations are planned into one arena.
+//
+// Data-dependent rows (multiclass_nms's detections, kernel::shapes_at_run):
+// the op's inferred shape is an upper bound, and that bound is what the
+// planner reserves.  At run time the op sets the actual rows (and LoD); the
+// instructions that read such an output, directly or through others, infer
+// their shapes again before they run, and an output that would outgrow the
+// bytes planned for it is an error.  output(i) has the actual shape and LoD.
 #pragma once
 
 #include <algorithm>
@@ -43,8 +50,9 @@ struct instruction {
     int op = -1;  // index into graph.ops
     std::unique_ptr<kernel> k;
     op_io io;
-    bool folded = false;  // computed once at prepare time
-    bool elided = false;  // nothing to do: a concat whose inputs were written in place
+    bool folded = false;   // computed once at prepare time
+    bool elided = false;   // nothing to do: a concat whose inputs were written in place
+    bool reinfer = false;  // infers its shapes again before each run (data-dependent rows)
 };
 
 /// Builds the kernel of op `op` of a graph, or returns nullptr to leave it to
@@ -136,6 +144,8 @@ public:
 
     /// Sets input `i`; checks dtype and rank.  Dims may differ from the
     /// declared ones (a new batch, a new H x W): shape inference re-runs.
+    /// The tensor's LoD (tensor::set_lod) is the input's; a new LoD re-runs
+    /// shape inference too.
     void set_input(std::size_t i, tensor t) {
         const auto& v = input_var(i);
         if (t.type() != v.type)
@@ -145,12 +155,22 @@ public:
             throw usage_error("input '" + v.name + "' must have rank " +
                               std::to_string(v.shape.size()) + " (declared " + to_string(v.shape) +
                               "), got " + to_string(t.shape()));
+        if (!t.lod().empty() && v.lod_level > 0 &&
+            t.lod().size() > static_cast<std::size_t>(v.lod_level))
+            throw usage_error("input '" + v.name + "' has LoD level " +
+                              std::to_string(v.lod_level) + ", got a LoD of " +
+                              std::to_string(t.lod().size()) + " levels");
         if (inputs_[i].shape() != t.shape() || is_integer(t.type()) ||
-            inputs_[i].type() != t.type())
+            inputs_[i].type() != t.type() || inputs_[i].lod() != t.lod())
             prepared_ = false;
         inputs_[i] = std::move(t);
     }
     void set_input(std::string_view name, tensor t) { set_input(input_index(name), std::move(t)); }
+    /// set_input with the LoD given beside the tensor (checked against its rows).
+    void set_input(std::string_view name, tensor t, lod_t lod) {
+        t.set_lod(std::move(lod));
+        set_input(input_index(name), std::move(t));
+    }
 
     /// Infers every shape and plans the arena for the inputs set, without
     /// running the program (what `litegraph plan` needs).
@@ -182,13 +202,17 @@ public:
         }
         for (int i : order_)
             if (!code_[i].elided) {
+                if (code_[i].reinfer) reinfer(code_[i]);
                 code_[i].k->run(code_[i].io);
+                if (code_[i].reinfer) check_capacity(code_[i], "ran");
                 after(static_cast<const instruction&>(code_[i]));
             }
     }
 
-    /// Output `i` of the last run.
+    /// Output `i` of the last run (its actual shape and LoD).
     const tensor_ref& output(std::size_t i) const { return refs_[g_.fetches.at(i).var]; }
+    /// The LoD of output `i` of the last run (empty: none).
+    const lod_t& output_lod(std::size_t i) const { return output(i).lod; }
 
     /// Shapes inferred for every variable node (valid after the first run).
     const tensor_ref& var(int v) const { return refs_.at(v); }
@@ -228,6 +252,7 @@ private:
             auto& r = refs_[v];
             const auto& var = g_.vars[v];
             r.name = var.name;
+            r.lod.clear();
             if (var.value) {
                 r.type = var.value->type();
                 r.shape = var.value->shape();
@@ -262,6 +287,7 @@ private:
             r.type = inputs_[i].type();
             r.shape = inputs_[i].shape();
             r.data = inputs_[i].data();  // visible to shape inference (shape tensors)
+            r.lod = inputs_[i].lod();
         }
         // Shape inference in program order, folding what is already known.
         for (auto& ins : code_) {
@@ -279,8 +305,50 @@ private:
             check_outputs(ins);
             if (all_known || ins.k->folds_from_shapes()) fold(ins, constant);
         }
+        mark_reinfer();
         choose_order(constant);
+        capacity_.assign(refs_.size(), 0);
+        for (std::size_t v = 0; v < refs_.size(); ++v)
+            if (produced(refs_[v])) capacity_[v] = refs_[v].bytes();
         prepared_ = true;
+    }
+
+    /// Flags the unfolded instructions whose shapes depend on data: those that
+    /// set their rows at run time and those reading (transitively) their
+    /// outputs, and the variables they write (dynamic_).
+    void mark_reinfer() {
+        dynamic_.assign(g_.vars.size(), false);
+        for (auto& ins : code_) {
+            ins.reinfer = false;
+            if (ins.folded) continue;
+            bool d = ins.k->shapes_at_run();
+            for (auto& s : ins.io.inputs)
+                for (auto* a : s.args) d = d || dynamic_[a - refs_.data()];
+            if (!d) continue;
+            ins.reinfer = true;
+            for (auto& s : ins.io.outputs)
+                for (auto* a : s.args) dynamic_[a - refs_.data()] = true;
+        }
+    }
+
+    /// Infers `ins`'s shapes again from the actual shapes of this run.
+    void reinfer(instruction& ins) {
+        ins.k->infer(ins.io);
+        check_capacity(ins, "inferred");
+    }
+
+    /// Every output of `ins` fits the bytes planned for it.
+    void check_capacity(const instruction& ins, const char* what) const {
+        for (auto& s : ins.io.outputs)
+            for (auto* a : s.args) {
+                if (!produced(*a)) continue;
+                const auto v = static_cast<std::size_t>(a - refs_.data());
+                if (a->bytes() > capacity_[v])
+                    ins.io.fail("output '" + std::string(a->name) + "' " + what + " with shape " +
+                                to_string(a->shape) + " (" + std::to_string(a->bytes()) +
+                                " bytes), more than the " + std::to_string(capacity_[v]) +
+                                " bytes planned for it");
+            }
     }
 
     /// The execution order: among topological orders of the unfolded
@@ -523,6 +591,8 @@ private:
         if (outer != 1) return false;
         for (std::size_t k = 0; k < xs->vars.size(); ++k) {
             int in = xs->vars[k];
+            if (dynamic_[in])
+                return false;  // slices at bound offsets: rows would not be contiguous
             if (groups.first(in) < 0 || groups.last(in) != step ||
                 groups.root(in) == groups.root(out))
                 return false;
@@ -550,6 +620,8 @@ private:
     std::vector<planner::buffer> buffers_;
     std::vector<int> buffer_vars_;
     std::vector<std::pair<int, std::int64_t>> var_buffer_;
+    std::vector<std::uint64_t> capacity_;  // bytes planned per variable
+    std::vector<bool> dynamic_;            // variables whose shape is set at run time
     planner::plan plan_;
     tensor arena_;
     memory_stats stats_;
