@@ -388,6 +388,72 @@ decltype(auto) visit_dtype(dtype t, F&& f) {
 
 }  // namespace litegraph
 // ---- end litegraph/core/dtype.hpp ----
+// ---- begin litegraph/core/lod.hpp ----
+// LoD ("level of details"): Paddle's variable-length sequences.  A tensor of R
+// rows (its dim 0) carries, per level, the offsets where each sequence starts:
+// level 1 {0, 3, 3, 7} over 7 rows is three sequences of 3, 0 and 4 rows.
+// With several levels each level indexes the entries of the next one (level
+// 0 is the outermost), and the last level indexes rows.  An empty lod_t means
+// "no LoD".
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph {
+
+using lod_t = std::vector<std::vector<std::int64_t>>;
+
+/// "[[0,3,3,7]]".
+inline std::string lod_to_string(const lod_t& lod) {
+    std::string r = "[";
+    for (std::size_t l = 0; l < lod.size(); ++l) {
+        if (l) r += ',';
+        r += '[';
+        for (std::size_t i = 0; i < lod[l].size(); ++i) {
+            if (i) r += ',';
+            r += std::to_string(lod[l][i]);
+        }
+        r += "]";
+    }
+    return r + "]";
+}
+
+/// What is wrong with `lod` for a tensor of `rows` rows, or "" when it is
+/// valid: every level starts at 0 and never decreases, each level ends at the
+/// entry count of the next one, and the last level ends at `rows`.
+inline std::string lod_problem(const lod_t& lod, std::int64_t rows) {
+    for (std::size_t l = 0; l < lod.size(); ++l) {
+        const auto& lv = lod[l];
+        std::string where = "LoD level ";
+        where += std::to_string(l);
+        where += ' ';
+        where += lod_to_string({lv});
+        if (lv.size() < 2) return where + " needs at least two offsets (0 and the end)";
+        if (lv.front() != 0) return where + " must start at 0";
+        for (std::size_t i = 1; i < lv.size(); ++i)
+            if (lv[i] < lv[i - 1]) return where + " decreases at entry " + std::to_string(i);
+        const std::int64_t end =
+            l + 1 < lod.size() ? static_cast<std::int64_t>(lod[l + 1].size()) - 1 : rows;
+        if (lv.back() != end)
+            return where + " ends at " + std::to_string(lv.back()) + " but " +
+                   (l + 1 < lod.size() ? "level " + std::to_string(l + 1) + " has " +
+                                             std::to_string(end) + " entries"
+                                       : "the tensor has " + std::to_string(rows) + " rows");
+    }
+    return {};
+}
+
+/// Throws a shape_error naming `what` unless lod_problem(lod, rows) is "".
+inline void check_lod(const lod_t& lod, std::int64_t rows, std::string_view what) {
+    auto p = lod_problem(lod, rows);
+    if (!p.empty()) LITEGRAPH_THROW(shape_error(std::string(what) + ": " + p));
+}
+
+}  // namespace litegraph
+// ---- end litegraph/core/lod.hpp ----
 // ---- begin litegraph/core/npy.hpp ----
 // .npy files in and out of litegraph tensors, through xtensor's npy support.
 
@@ -468,11 +534,14 @@ inline constexpr std::size_t tensor_alignment = 64;
 
 /// A typed, shaped, non-owning view.  `data == nullptr` during shape inference
 /// means "value not known yet"; a known value (weights, folded shapes) is set.
+/// `lod` holds the sequence offsets of a LoD tensor (core/lod.hpp), empty for
+/// a plain one.
 struct tensor_ref {
     std::string_view name;
     dtype type = dtype::f32;
     shape_t shape;
     std::byte* data = nullptr;
+    lod_t lod;
 
     std::int64_t numel() const { return litegraph::numel(shape); }
     std::uint64_t bytes() const { return checked_bytes(numel(), size_of(type)); }
@@ -493,7 +562,8 @@ struct tensor_ref {
     }
 };
 
-/// An owning tensor with 64-byte aligned storage.
+/// An owning tensor with 64-byte aligned storage, and the LoD of a sequence
+/// tensor (empty for a plain one; `set_lod` checks it against dim 0).
 class tensor {
 public:
     tensor() = default;
@@ -507,6 +577,7 @@ public:
     }
     tensor(const tensor& o) : tensor(o.type_, o.shape_) {
         if (bytes_) std::memcpy(data_.get(), o.data_.get(), bytes_);
+        lod_ = o.lod_;
     }
     tensor& operator=(const tensor& o) {
         if (this != &o) *this = tensor(o);
@@ -526,6 +597,16 @@ public:
     }
 
     dtype type() const noexcept { return type_; }
+    const lod_t& lod() const noexcept { return lod_; }
+    /// Sets the LoD; throws a shape_error unless it fits dim 0 (core/lod.hpp).
+    void set_lod(lod_t lod) {
+        if (!lod.empty()) {
+            if (shape_.empty())
+                LITEGRAPH_THROW(shape_error("a LoD needs a tensor of rank 1 or more"));
+            check_lod(lod, shape_[0], "tensor LoD");
+        }
+        lod_ = std::move(lod);
+    }
     const shape_t& shape() const noexcept { return shape_; }
     std::int64_t numel() const { return litegraph::numel(shape_); }
     std::uint64_t bytes() const noexcept { return bytes_; }
@@ -543,7 +624,7 @@ public:
     }
 
     tensor_ref ref(std::string_view name = {}) const {
-        return tensor_ref{name, type_, shape_, const_cast<std::byte*>(data_.get())};
+        return tensor_ref{name, type_, shape_, const_cast<std::byte*>(data_.get()), lod_};
     }
 
 private:
@@ -556,6 +637,7 @@ private:
     shape_t shape_;
     std::uint64_t bytes_ = 0;
     std::unique_ptr<std::byte[], aligned_delete> data_;
+    lod_t lod_;
 };
 
 }  // namespace litegraph
@@ -620,6 +702,7 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 // Used by tests (an op against its plain-loop baseline) and by the runtime to
 // fold ops whose inputs are all known before the first run.
 
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -727,6 +810,17 @@ inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
 // Optional: `static constexpr bool folds_from_shapes = true;` for ops whose
 // output depends only on input shapes (e.g. `shape`), so the runtime can
 // compute them before any data is known.
+//
+// LoD (core/lod.hpp): by default every output whose dim 0 equals the rows of
+// the first input that carries a LoD shares that LoD (Paddle's ShareLoD, what
+// most ops do); an op that sets its outputs' LoD itself (sequence_pool drops a
+// level) declares `static constexpr bool sets_lod = true;`.
+//
+// Data-dependent rows: an op whose output row count depends on input values
+// (multiclass_nms) declares `static constexpr bool shapes_at_run = true;`.
+// Its `infer` sets an upper bound (what the planner reserves), its `run` sets
+// the actual shape (and LoD) of the outputs, within that bound; the runtime
+// re-infers the ops downstream before they run.
 
 #include <concepts>
 #include <cstddef>
@@ -809,6 +903,49 @@ concept op_definition = requires(const attr_map& a, std::string_view t,
 };
 
 template <class Op>
+constexpr bool op_sets_lod() {
+    if constexpr (requires { Op::sets_lod; })
+        return Op::sets_lod;
+    else
+        return false;
+}
+
+template <class Op>
+constexpr bool op_shapes_at_run() {
+    if constexpr (requires { Op::shapes_at_run; })
+        return Op::shapes_at_run;
+    else
+        return false;
+}
+
+/// Clears the LoD of every output of `io`.
+inline void clear_output_lods(op_io& io) {
+    for (auto& s : io.outputs)
+        for (auto* a : s.args)
+            if (a) a->lod.clear();
+}
+
+/// The default LoD rule: every output whose dim 0 equals the rows of the
+/// first input (in slot order) that carries a LoD shares that LoD.
+inline void share_first_lod(op_io& io) {
+    const tensor_ref* src = nullptr;
+    for (auto& s : io.inputs) {
+        for (auto* a : s.args)
+            if (a && !a->lod.empty() && !a->shape.empty()) {
+                src = a;
+                break;
+            }
+        if (src) break;
+    }
+    if (!src) return;
+    for (auto& s : io.outputs)
+        for (auto* a : s.args)
+            if (a && !a->shape.empty() && a->shape[0] == src->shape[0] &&
+                !(a->shape.size() == 1 && a->shape[0] == -1))
+                a->lod = src->lod;
+}
+
+template <class Op>
 constexpr bool op_folds_from_shapes() {
     if constexpr (requires { Op::folds_from_shapes; })
         return Op::folds_from_shapes;
@@ -824,15 +961,22 @@ public:
     virtual void run(op_io& io) const = 0;
     virtual bool folds_from_shapes() const noexcept = 0;
     virtual std::string_view name() const noexcept = 0;
+    /// Whether run() sets the actual output shapes within the bound infer set.
+    virtual bool shapes_at_run() const noexcept { return false; }
 };
 
 template <op_definition Op>
 class kernel_of final : public kernel {
 public:
     kernel_of(const attr_map& a, std::string_view type) : params_(Op::parse(a, type)) {}
-    void infer(op_io& io) const override { Op::infer(params_, io); }
+    void infer(op_io& io) const override {
+        clear_output_lods(io);
+        Op::infer(params_, io);
+        if constexpr (!op_sets_lod<Op>()) share_first_lod(io);
+    }
     void run(op_io& io) const override { Op::run(params_, io); }
     bool folds_from_shapes() const noexcept override { return op_folds_from_shapes<Op>(); }
+    bool shapes_at_run() const noexcept override { return op_shapes_at_run<Op>(); }
     std::string_view name() const noexcept override { return Op::paddle_types[0]; }
     const typename Op::params& params() const noexcept { return params_; }
 
@@ -3887,6 +4031,212 @@ private:
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/lookup_table_v2.hpp ----
+// ---- begin litegraph/ops/lstm.hpp ----
+// lstm: Paddle's LoD LSTM (fluid's dynamic_lstm) over each sequence of a
+// level-1 LoD tensor.  Input [T, 4D] is the already projected x (x W_x), Weight
+// [D, 4D] the recurrent weights, Bias [1, 4D] or, with use_peepholes, [1, 7D]
+// (then the last 3D are the peephole weights W_ic, W_fc, W_oc).  The 4D gate
+// columns are ordered candidate, input, forget, output.  Per step, as Paddle's
+// CPU kernel (math/detail/lstm_kernel.h):
+//   g = Input[t] + Bias[:4D] + h_prev Weight
+//   c~ = act_cand(g_c)            i = act_gate(g_i + c_prev * W_ic)
+//   f = act_gate(g_f + c_prev * W_fc)    c = c~ * i + c_prev * f
+//   o = act_gate(g_o + c * W_oc)   h = o * act_cell(c)
+// (peephole terms only with use_peepholes).  is_reverse runs each sequence
+// from its last row to its first.  H0 / C0 ([S, D], one row per sequence)
+// start the states; zeros without them.  Hidden and Cell are [T, D] with
+// Input's LoD.  Activations: sigmoid (input clipped to [-40, 13]), tanh, relu,
+// identity, as Paddle's.  BatchGate and BatchCellPreAct (training only) are
+// not produced.  float32 and float64.
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin litegraph/ops/detail/sequence.hpp ----
+// Helpers of the sequence (LoD) ops: the LoD level they work on, checked.
+
+#include <string>
+
+
+namespace litegraph::ops::detail {
+
+/// The last (finest) LoD level of input `slot`, which must have one and match
+/// its rows; fails naming the op and the input otherwise.
+inline const std::vector<std::int64_t>& sequence_offsets(const op_io& io, const char* slot) {
+    const auto& x = io.input(slot);
+    if (x.lod.empty())
+        io.fail("input " + std::string(slot) + " ('" + std::string(x.name) +
+                "') has no LoD: a sequence op needs the sequence offsets (feed them with "
+                "--lod NAME=0,L0,L0+L1,... or tensor::set_lod)");
+    io.check(!x.shape.empty(),
+             [&] { return "input " + std::string(slot) + " has a LoD but is a scalar"; });
+    if (auto problem = lod_problem(x.lod, x.shape[0]); !problem.empty())
+        io.fail("input " + std::string(slot) + " ('" + std::string(x.name) + "'): " + problem);
+    return x.lod.back();
+}
+
+}  // namespace litegraph::ops::detail
+// ---- end litegraph/ops/detail/sequence.hpp ----
+
+namespace litegraph::ops {
+
+struct lstm {
+    static constexpr std::string_view paddle_types[] = {"lstm"};
+    enum class act { sigmoid, tanh, relu, identity };
+    struct params {
+        bool use_peepholes = true;
+        bool is_reverse = false;
+        act gate = act::sigmoid;
+        act cell = act::tanh;
+        act candidate = act::tanh;
+    };
+
+    static act parse_act(const attr_map& a, const char* name, const char* fallback) {
+        const auto s = a.get<std::string>(name, fallback);
+        if (s == "sigmoid") return act::sigmoid;
+        if (s == "tanh") return act::tanh;
+        if (s == "relu") return act::relu;
+        if (s == "identity" || s == "linear" || s.empty()) return act::identity;
+        throw unsupported_error("lstm: " + std::string(name) + " '" + s +
+                                "' is not supported (sigmoid, tanh, relu, identity)");
+    }
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        p.use_peepholes = a.get<bool>("use_peepholes", true);
+        p.is_reverse = a.get<bool>("is_reverse", false);
+        p.gate = parse_act(a, "gate_activation", "sigmoid");
+        p.cell = parse_act(a, "cell_activation", "tanh");
+        p.candidate = parse_act(a, "candidate_activation", "tanh");
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("Input");
+        const auto& w = io.input("Weight");
+        const auto& b = io.input("Bias");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "Input must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        io.check(w.type == x.type && b.type == x.type, "Weight and Bias must have Input's dtype");
+        io.check(w.shape.size() == 2 && w.shape[1] == 4 * w.shape[0],
+                 [&] { return "Weight must be [D, 4D], has shape " + to_string(w.shape); });
+        const std::int64_t d = w.shape[0];
+        io.check(x.shape.size() == 2 && x.shape[1] == 4 * d, [&] {
+            return "Input must be [T, 4D] = [T, " + std::to_string(4 * d) + "], has shape " +
+                   to_string(x.shape);
+        });
+        const std::int64_t bias_len = (p.use_peepholes ? 7 : 4) * d;
+        io.check(b.numel() == bias_len && b.shape.size() == 2 && b.shape[0] == 1, [&] {
+            return "Bias must be [1, " + std::to_string(bias_len) + "]" +
+                   (p.use_peepholes ? " (use_peepholes)" : "") + ", has shape " +
+                   to_string(b.shape);
+        });
+        io.check(x.lod.size() <= 1, [&] {
+            return "Input has a LoD of " + std::to_string(x.lod.size()) +
+                   " levels; lstm takes one level";
+        });
+        const auto& offsets = detail::sequence_offsets(io, "Input");
+        const auto seqs = static_cast<std::int64_t>(offsets.size()) - 1;
+        for (const char* s : {"H0", "C0"})
+            if (io.input_count(s) > 0) {
+                const auto& h = io.input(s);
+                io.check(h.type == x.type && h.shape == shape_t{seqs, d}, [&] {
+                    return std::string(s) + " must be [sequences, D] = [" + std::to_string(seqs) +
+                           ", " + std::to_string(d) + "], has shape " + to_string(h.shape);
+                });
+            }
+        for (const char* s : {"Hidden", "Cell"}) {
+            auto& o = io.output(s);
+            o.type = x.type;
+            o.shape = {x.shape[0], d};
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        if (io.input("Input").type == dtype::f64)
+            compute<double>(p, io);
+        else
+            compute<float>(p, io);
+    }
+
+    template <class T>
+    static T activate(act a, T v) {
+        switch (a) {
+            case act::sigmoid: {
+                const T c = v < T(-40) ? T(-40) : (v > T(13) ? T(13) : v);
+                return T(1) / (T(1) + std::exp(-c));
+            }
+            case act::tanh: {
+                T t = T(-2) * v;
+                t = t > T(40) ? T(40) : t;
+                return T(2) / (T(1) + std::exp(t)) - T(1);
+            }
+            case act::relu:
+                return v > T(0) ? v : T(0);
+            default:
+                return v;
+        }
+    }
+
+private:
+    template <class T>
+    static void compute(const params& p, op_io& io) {
+        const auto& x = io.input("Input");
+        const auto& offsets = detail::sequence_offsets(io, "Input");
+        const T* in = x.as<T>();
+        const T* w = io.input("Weight").as<T>();
+        const T* bias = io.input("Bias").as<T>();
+        const std::int64_t d = io.input("Weight").shape[0];
+        const T* h0 = io.input_count("H0") ? io.input("H0").as<T>() : nullptr;
+        const T* c0 = io.input_count("C0") ? io.input("C0").as<T>() : nullptr;
+        T* hidden = io.output("Hidden").as<T>();
+        T* cell = io.output("Cell").as<T>();
+        const T* wic = p.use_peepholes ? bias + 4 * d : nullptr;
+        const T* wfc = p.use_peepholes ? bias + 5 * d : nullptr;
+        const T* woc = p.use_peepholes ? bias + 6 * d : nullptr;
+        std::vector<T> g(static_cast<std::size_t>(4 * d)), h_prev(static_cast<std::size_t>(d)),
+            c_prev(static_cast<std::size_t>(d));
+        for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+            const std::int64_t b = offsets[s], e = offsets[s + 1];
+            for (std::int64_t k = 0; k < d; ++k) {
+                h_prev[k] = h0 ? h0[static_cast<std::int64_t>(s) * d + k] : T(0);
+                c_prev[k] = c0 ? c0[static_cast<std::int64_t>(s) * d + k] : T(0);
+            }
+            for (std::int64_t step = 0; step < e - b; ++step) {
+                const std::int64_t t = p.is_reverse ? e - 1 - step : b + step;
+                for (std::int64_t j = 0; j < 4 * d; ++j) g[j] = in[t * 4 * d + j] + bias[j];
+                for (std::int64_t k = 0; k < d; ++k) {
+                    const T hk = h_prev[k];
+                    const T* wr = w + k * 4 * d;
+                    for (std::int64_t j = 0; j < 4 * d; ++j) g[j] += hk * wr[j];
+                }
+                T* ho = hidden + t * d;
+                T* co = cell + t * d;
+                for (std::int64_t k = 0; k < d; ++k) {
+                    const T cp = c_prev[k];
+                    const T cand = activate(p.candidate, g[k]);
+                    const T ig = activate(p.gate, g[d + k] + (wic ? cp * wic[k] : T(0)));
+                    const T fg = activate(p.gate, g[2 * d + k] + (wfc ? cp * wfc[k] : T(0)));
+                    const T c = cand * ig + cp * fg;
+                    const T og = activate(p.gate, g[3 * d + k] + (woc ? c * woc[k] : T(0)));
+                    co[k] = c;
+                    ho[k] = og * activate(p.cell, c);
+                }
+                for (std::int64_t k = 0; k < d; ++k) {
+                    h_prev[k] = ho[k];
+                    c_prev[k] = co[k];
+                }
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/lstm.hpp ----
 // ---- begin litegraph/ops/matmul.hpp ----
 // Matrix products: `mul` (flattens X and Y to matrices at x/y_num_col_dims),
 // `matmul` (v1: transpose_X/Y, alpha, batch dims matched by their product,
@@ -4200,6 +4550,385 @@ struct matmul_v2 {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/matmul.hpp ----
+// ---- begin litegraph/ops/multiclass_nms.hpp ----
+// multiclass_nms / multiclass_nms2 / multiclass_nms3: per image and class,
+// greedy non-maximum suppression, then the best `keep_top_k` over all classes.
+// BBoxes [N, M, 4] (x1, y1, x2, y2) and Scores [N, C, M]; or (two-stage
+// detectors) Scores [M, C] and per-class boxes BBoxes [M, C, 4] whose images
+// are given by RoisNum (box counts) or BBoxes' LoD, where each class's kept
+// boxes are listed in box order and Index is box * C + class.  As Paddle's
+// CPU kernel:
+//  - per class c != background_label: the boxes whose score is strictly above
+//    score_threshold, sorted by score, descending, ties in box order (a stable
+//    sort), the first nms_top_k of them (all when nms_top_k is -1); a box is
+//    kept when its IoU with every box kept before it is <= the threshold,
+//    which starts at nms_threshold and, with nms_eta < 1, is multiplied by
+//    nms_eta after each kept box while it is above 0.5.  IoU adds 1 to widths
+//    and heights unless `normalized`.
+//  - when more than keep_top_k (> -1) boxes are kept in an image, the
+//    keep_top_k best scores over all classes stay (stable: ties in class order,
+//    then in NMS order).
+//  - Out rows are [label, score, x1, y1, x2, y2], image by image, by label
+//    ascending, within a label in score order.  Index (nms2/nms3) holds each
+//    row's box as image * M + box; NmsRoisNum (nms3) the rows per image.  Out
+//    and Index carry a level-1 LoD of the per-image row offsets.
+//  - no row at all: multiclass_nms (no Index output) gives one row [-1] of
+//    shape [1, 1] with LoD {0, 1}; with an Index output, Out is [0, 6].
+// The row count depends on the scores (shapes_at_run): shape inference gives
+// the bound N * min(keep_top_k, classes * min(nms_top_k, M)), the planner
+// reserves it, and the run sets the actual rows.  Not handled (a clear error):
+// polygon boxes (box size 8 to 32).  float32 and float64.
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct multiclass_nms {
+    static constexpr std::string_view paddle_types[] = {"multiclass_nms3", "multiclass_nms2",
+                                                        "multiclass_nms"};
+    static constexpr bool sets_lod = true;
+    static constexpr bool shapes_at_run = true;
+    struct params {
+        float score_threshold = 0.f;
+        int nms_top_k = -1;
+        int keep_top_k = -1;
+        float nms_threshold = 0.3f;
+        bool normalized = true;
+        float nms_eta = 1.f;
+        int background_label = 0;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        p.score_threshold = a.require<float>("score_threshold");
+        p.nms_top_k = a.require<int>("nms_top_k");
+        p.keep_top_k = a.require<int>("keep_top_k");
+        p.nms_threshold = a.get<float>("nms_threshold", 0.3f);
+        p.normalized = a.get<bool>("normalized", true);
+        p.nms_eta = a.get<float>("nms_eta", 1.f);
+        p.background_label = a.get<int>("background_label", 0);
+        if (!(p.nms_eta > 0)) throw unsupported_error("multiclass_nms: nms_eta must be positive");
+        return p;
+    }
+
+    static bool has_background(const params& p, std::int64_t classes) {
+        return p.background_label >= 0 && p.background_label < classes;
+    }
+
+    /// Rows per image at most ([N, C, M] scores).
+    static std::int64_t rows_bound(const params& p, std::int64_t classes, std::int64_t boxes) {
+        const bool has_bg = has_background(p, classes);
+        const std::int64_t per_class =
+            p.nms_top_k > -1 ? std::min<std::int64_t>(p.nms_top_k, boxes) : boxes;
+        std::int64_t r = (classes - (has_bg ? 1 : 0)) * per_class;
+        if (p.keep_top_k > -1) r = std::min<std::int64_t>(r, p.keep_top_k);
+        return r;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& b = io.input("BBoxes");
+        const auto& s = io.input("Scores");
+        io.check(b.type == dtype::f32 || b.type == dtype::f64, [&] {
+            return "BBoxes must be float32 or float64, got " + std::string(name_of(b.type));
+        });
+        io.check(s.type == b.type, [&] {
+            return "Scores (" + std::string(name_of(s.type)) + ") and BBoxes (" +
+                   std::string(name_of(b.type)) + ") must have one dtype";
+        });
+        io.check(s.shape.size() == 3 || s.shape.size() == 2, [&] {
+            return "Scores must be [N, C, M] or [M, C], has shape " + to_string(s.shape);
+        });
+        std::int64_t n = 0, rows = 0;
+        if (s.shape.size() == 3) {
+            io.check(b.shape.size() == 3 && b.shape[0] == s.shape[0] && b.shape[1] == s.shape[2],
+                     [&] {
+                         return "BBoxes must be [N, M, 4] for Scores " + to_string(s.shape) +
+                                ", has shape " + to_string(b.shape);
+                     });
+            n = s.shape[0];
+            rows = n * rows_bound(p, s.shape[1], s.shape[2]);
+        } else {
+            io.check(b.shape.size() == 3 && b.shape[0] == s.shape[0] && b.shape[1] == s.shape[1],
+                     [&] {
+                         return "BBoxes must be [M, C, 4] for Scores " + to_string(s.shape) +
+                                ", has shape " + to_string(b.shape);
+                     });
+            n = images_of_lod(io);
+            // Per image at most classes * min(nms_top_k, its boxes), and keep_top_k.
+            const std::int64_t m = s.shape[0];
+            const std::int64_t classes = s.shape[1] - (has_background(p, s.shape[1]) ? 1 : 0);
+            rows = classes * m;
+            if (p.nms_top_k > -1) rows = std::min<std::int64_t>(rows, classes * n * p.nms_top_k);
+            if (p.keep_top_k > -1) rows = std::min<std::int64_t>(rows, n * p.keep_top_k);
+        }
+        io.check(b.shape[2] == 4, [&] {
+            return "box size " + std::to_string(b.shape[2]) +
+                   " is not supported (only 4: x1, y1, x2, y2; polygons are not)";
+        });
+        rows = std::max<std::int64_t>(rows, 1);
+        auto& out = io.output("Out");
+        out.type = b.type;
+        out.shape = {rows, b.shape[2] + 2};
+        if (has_arg(io, "Index")) {
+            auto& index = io.output("Index");
+            index.type = dtype::i32;
+            index.shape = {rows, 1};
+        }
+        if (has_arg(io, "NmsRoisNum")) {
+            auto& num = io.output("NmsRoisNum");
+            num.type = dtype::i32;
+            num.shape = {n};
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        if (io.input("BBoxes").type == dtype::f64)
+            compute<double>(p, io);
+        else
+            compute<float>(p, io);
+    }
+
+private:
+    static bool has_arg(const op_io& io, std::string_view slot) {
+        for (auto& s : io.outputs)
+            if (s.name == slot) return !s.args.empty() && s.args[0] != nullptr;
+        return false;
+    }
+
+    template <class T>
+    static T area(const T* b, bool normalized) {
+        if (b[2] < b[0] || b[3] < b[1]) return T(0);
+        const T w = b[2] - b[0], h = b[3] - b[1];
+        return normalized ? w * h : (w + 1) * (h + 1);
+    }
+
+    template <class T>
+    static T iou(const T* a, const T* b, bool normalized) {
+        if (b[0] > a[2] || b[2] < a[0] || b[1] > a[3] || b[3] < a[1]) return T(0);
+        const T ix1 = std::max(a[0], b[0]), iy1 = std::max(a[1], b[1]);
+        const T ix2 = std::min(a[2], b[2]), iy2 = std::min(a[3], b[3]);
+        const T norm = normalized ? T(0) : T(1);
+        const T iw = ix2 - ix1 + norm, ih = iy2 - iy1 + norm;
+        const T inter = iw * ih;
+        return inter / (area(a, normalized) + area(b, normalized) - inter);
+    }
+
+    /// Greedy NMS of one class of one image: kept box indices in score order.
+    template <class T>
+    static std::vector<int> nms_one(const params& p, const T* boxes, const T* scores,
+                                    std::int64_t m) {
+        std::vector<std::pair<T, int>> order;
+        const T thresh = static_cast<T>(p.score_threshold);
+        for (std::int64_t i = 0; i < m; ++i)
+            if (scores[i] > thresh) order.emplace_back(scores[i], static_cast<int>(i));
+        std::stable_sort(order.begin(), order.end(),
+                         [](const auto& x, const auto& y) { return x.first > y.first; });
+        if (p.nms_top_k > -1 && p.nms_top_k < static_cast<int>(order.size()))
+            order.resize(static_cast<std::size_t>(p.nms_top_k));
+        std::vector<int> kept;
+        T adaptive = static_cast<T>(p.nms_threshold);
+        const T eta = static_cast<T>(p.nms_eta);
+        for (auto& [score, idx] : order) {
+            bool keep = true;
+            for (int k : kept)
+                if (!(iou(boxes + idx * 4, boxes + k * 4, p.normalized) <= adaptive)) {
+                    keep = false;
+                    break;
+                }
+            if (keep) {
+                kept.push_back(idx);
+                if (eta < 1 && adaptive > T(0.5)) adaptive *= eta;
+            }
+        }
+        return kept;
+    }
+
+    /// Rank-2 scores: the images' row offsets, from RoisNum (per-image box
+    /// counts) when given, else BBoxes' last LoD level; checked against M.
+    static std::vector<std::int64_t> image_offsets(const op_io& io) {
+        const auto m = io.input("Scores").shape[0];
+        std::vector<std::int64_t> off{0};
+        if (io.input_count("RoisNum") > 0) {
+            const auto& r = io.input("RoisNum");
+            io.check(r.type == dtype::i32 || r.type == dtype::i64,
+                     "RoisNum must be int32 or int64");
+            io.check(r.shape.size() == 1,
+                     [&] { return "RoisNum must be [N], has shape " + to_string(r.shape); });
+            if (!r.has_data()) return {};  // known at run time
+            for (std::int64_t i = 0; i < r.numel(); ++i) {
+                const std::int64_t k =
+                    r.type == dtype::i32 ? r.as<std::int32_t>()[i] : r.as<std::int64_t>()[i];
+                io.check(k >= 0 && k <= m - off.back(), [&] {
+                    return "RoisNum[" + std::to_string(i) + "] = " + std::to_string(k) +
+                           ": the counts must be non-negative and add up to at most the " +
+                           std::to_string(m) + " boxes";
+                });
+                off.push_back(off.back() + k);
+            }
+            return off;
+        }
+        const auto& b = io.input("BBoxes");
+        io.check(!b.lod.empty(), [&] {
+            return "rank-2 Scores need the images' boxes: a RoisNum input or a LoD on BBoxes ('" +
+                   std::string(b.name) + "')";
+        });
+        if (auto problem = lod_problem(b.lod, b.shape[0]); !problem.empty())
+            io.fail("BBoxes ('" + std::string(b.name) + "'): " + problem);
+        return b.lod.back();
+    }
+
+    static std::int64_t images_of_lod(const op_io& io) {
+        if (io.input_count("RoisNum") > 0) {
+            image_offsets(io);  // checks it when known
+            const auto& r = io.input("RoisNum");
+            return r.shape.empty() ? 0 : r.shape[0];
+        }
+        return static_cast<std::int64_t>(image_offsets(io).size()) - 1;
+    }
+
+    /// One image's boxes and scores in either layout: [C, M] scores and [M, 4]
+    /// boxes, or (rank-2 scores) [M, C] scores and [M, C, 4] boxes.
+    template <class T>
+    struct image {
+        const T* boxes;
+        const T* scores;
+        std::int64_t m, classes;
+        bool per_class_boxes;
+        std::int64_t index_base;
+        T score(std::int64_t c, std::int64_t i) const {
+            return per_class_boxes ? scores[i * classes + c] : scores[c * m + i];
+        }
+        const T* box(std::int64_t c, std::int64_t i) const {
+            return per_class_boxes ? boxes + (i * classes + c) * 4 : boxes + i * 4;
+        }
+        std::int64_t index(std::int64_t c, std::int64_t i) const {
+            return per_class_boxes ? index_base + i * classes + c : index_base + i;
+        }
+    };
+
+    /// The kept boxes of one image by label (Paddle's MultiClassNMS).
+    template <class T>
+    static std::map<int, std::vector<int>> nms_image(const params& p, const image<T>& im) {
+        std::map<int, std::vector<int>> per_class;
+        std::vector<T> sc, bx;
+        std::int64_t count = 0;
+        for (std::int64_t c = 0; c < im.classes; ++c) {
+            if (c == p.background_label) continue;
+            auto& v = per_class[static_cast<int>(c)];
+            if (im.per_class_boxes) {  // gather the class's column
+                sc.resize(static_cast<std::size_t>(im.m));
+                bx.resize(static_cast<std::size_t>(im.m * 4));
+                for (std::int64_t i = 0; i < im.m; ++i) {
+                    sc[i] = im.score(c, i);
+                    for (int k = 0; k < 4; ++k) bx[i * 4 + k] = im.box(c, i)[k];
+                }
+                v = nms_one(p, bx.data(), sc.data(), im.m);
+                std::sort(v.begin(), v.end());
+            } else {
+                v = nms_one(p, im.boxes, im.scores + c * im.m, im.m);
+            }
+            count += static_cast<std::int64_t>(v.size());
+        }
+        if (p.keep_top_k > -1 && count > p.keep_top_k) {
+            std::vector<std::pair<float, std::pair<int, int>>> all;
+            for (auto& [label, idxs] : per_class)
+                for (int idx : idxs)
+                    all.push_back({static_cast<float>(im.score(label, idx)), {label, idx}});
+            std::stable_sort(all.begin(), all.end(),
+                             [](const auto& x, const auto& y) { return x.first > y.first; });
+            all.resize(static_cast<std::size_t>(p.keep_top_k));
+            std::map<int, std::vector<int>> top;
+            for (auto& [score, li] : all) top[li.first].push_back(li.second);
+            if (im.per_class_boxes)
+                for (auto& [label, idxs] : top) std::sort(idxs.begin(), idxs.end());
+            per_class.swap(top);
+        }
+        return per_class;
+    }
+
+    template <class T>
+    static void compute(const params& p, op_io& io) {
+        const auto& bt = io.input("BBoxes");
+        const auto& st = io.input("Scores");
+        const T* boxes = bt.as<T>();
+        const T* scores = st.as<T>();
+        const bool with_index = has_arg(io, "Index");
+        const bool lod = st.shape.size() == 2;
+        std::vector<image<T>> images;
+        if (lod) {
+            const auto off = image_offsets(io);
+            const std::int64_t classes = st.shape[1];
+            for (std::size_t i = 0; i + 1 < off.size(); ++i)
+                images.push_back({boxes + off[i] * classes * 4, scores + off[i] * classes,
+                                  off[i + 1] - off[i], classes, true, off[i] * classes});
+        } else {
+            const std::int64_t classes = st.shape[1], m = st.shape[2];
+            for (std::int64_t i = 0; i < st.shape[0]; ++i)
+                images.push_back(
+                    {boxes + i * m * 4, scores + i * classes * m, m, classes, false, i * m});
+        }
+        const auto n = static_cast<std::int64_t>(images.size());
+        auto& out = io.output("Out");
+        const std::int64_t bound = out.shape[0];  // as inferred (before this run)
+        std::vector<std::map<int, std::vector<int>>> kept;
+        std::vector<std::int64_t> starts{0};
+        for (auto& im : images) {
+            kept.push_back(im.m ? nms_image(p, im) : std::map<int, std::vector<int>>{});
+            std::int64_t count = 0;
+            for (auto& [label, idxs] : kept.back()) count += static_cast<std::int64_t>(idxs.size());
+            starts.push_back(starts.back() + count);
+        }
+        const std::int64_t total = starts.back();
+        if (total > bound)  // cannot happen: the bound is the most NMS can keep
+            io.fail("kept " + std::to_string(total) + " boxes, more than the bound " +
+                    std::to_string(bound));
+        if (has_arg(io, "NmsRoisNum"))
+            io.check(io.output("NmsRoisNum").shape == shape_t{n}, "RoisNum changed its count");
+
+        T* od = out.as<T>();
+        std::int32_t* index = with_index ? io.output("Index").as<std::int32_t>() : nullptr;
+        if (total == 0 && !with_index) {
+            out.shape = {1, 1};
+            od[0] = T(-1);
+            out.lod = {{0, 1}};
+        } else {
+            std::int64_t row = 0;
+            for (std::size_t i = 0; i < images.size(); ++i)
+                for (auto& [label, idxs] : kept[i])
+                    for (int idx : idxs) {
+                        T* r = od + row * 6;
+                        r[0] = static_cast<T>(label);
+                        r[1] = images[i].score(label, idx);
+                        const T* b = images[i].box(label, idx);
+                        for (int k = 0; k < 4; ++k) r[2 + k] = b[k];
+                        if (index)
+                            index[row] = static_cast<std::int32_t>(images[i].index(label, idx));
+                        ++row;
+                    }
+            out.shape = {total, 6};
+            if (n > 0) out.lod = {starts};  // (no image: no LoD, which needs two offsets)
+        }
+        if (with_index) {
+            auto& idx_out = io.output("Index");
+            idx_out.shape = {total, 1};
+            if (n > 0) idx_out.lod = {starts};
+        }
+        if (has_arg(io, "NmsRoisNum")) {
+            auto* num = io.output("NmsRoisNum").as<std::int32_t>();
+            for (std::int64_t i = 0; i < n; ++i)
+                num[i] = static_cast<std::int32_t>(starts[i + 1] - starts[i]);
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/multiclass_nms.hpp ----
 // ---- begin litegraph/ops/nearest_interp_v2.hpp ----
 // nearest_interp_v2 / bilinear_interp_v2 (NCHW, 4-D): resize the spatial dims.
 //
@@ -4765,6 +5494,255 @@ struct scale {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/scale.hpp ----
+// ---- begin litegraph/ops/sequence_conv.hpp ----
+// sequence_conv: a 1-D convolution inside each sequence of a level-1 LoD
+// tensor.  X [T, D], Filter [contextLength * D, M], Out [T, M] with X's LoD.
+// Row t of sequence [b, e) sees the rows t + contextStart + j, j in
+// [0, contextLength), as one vector of contextLength * D values (a row outside
+// [b, e) contributes zeros), times Filter: Paddle's context projection then
+// matmul.  Not handled (clear errors): contextStride other than 1 (Paddle
+// refuses it too) and paddingTrainable (learned padding rows).  float32 and
+// float64.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct sequence_conv {
+    static constexpr std::string_view paddle_types[] = {"sequence_conv"};
+    struct params {
+        std::int64_t context_length = 3;
+        std::int64_t context_start = 0;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        p.context_length = a.require<std::int64_t>("contextLength");
+        p.context_start = a.get<std::int64_t>("contextStart", 0);
+        const auto stride = a.get<std::int64_t>("contextStride", 1);
+        if (stride != 1)
+            throw unsupported_error("sequence_conv: contextStride " + std::to_string(stride) +
+                                    " is not supported (only 1)");
+        if (a.get<bool>("paddingTrainable", false))
+            throw unsupported_error("sequence_conv: paddingTrainable is not supported");
+        if (p.context_length <= 0 || p.context_length > (1 << 20))
+            throw unsupported_error("sequence_conv: contextLength " +
+                                    std::to_string(p.context_length) + " is out of range");
+        if (p.context_start < -(1 << 20) || p.context_start > (1 << 20))
+            throw unsupported_error("sequence_conv: contextStart " +
+                                    std::to_string(p.context_start) + " is out of range");
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& f = io.input("Filter");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "X must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        io.check(f.type == x.type, "Filter must have X's dtype");
+        io.check(x.shape.size() == 2,
+                 [&] { return "X must be [T, D], has shape " + to_string(x.shape); });
+        io.check(x.lod.size() == 1 || x.lod.empty(), [&] {
+            return "X has a LoD of " + std::to_string(x.lod.size()) +
+                   " levels; sequence_conv takes one level";
+        });
+        detail::sequence_offsets(io, "X");
+        io.check(f.shape.size() == 2 && f.shape[0] == p.context_length * x.shape[1], [&] {
+            return "Filter must be [contextLength * D, M] = [" +
+                   std::to_string(p.context_length * x.shape[1]) + ", M], has shape " +
+                   to_string(f.shape);
+        });
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = {x.shape[0], f.shape[1]};
+    }
+
+    static void run(const params& p, op_io& io) {
+        if (io.input("X").type == dtype::f64)
+            conv<double>(p, io);
+        else
+            conv<float>(p, io);
+    }
+
+private:
+    template <class T>
+    static void conv(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& f = io.input("Filter");
+        const auto& offsets = detail::sequence_offsets(io, "X");
+        const std::int64_t d = x.shape[1], m = f.shape[1];
+        const T* in = x.as<T>();
+        const T* w = f.as<T>();
+        T* o = io.output("Out").as<T>();
+        for (std::int64_t i = 0; i < x.shape[0] * m; ++i) o[i] = T(0);
+        for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+            const std::int64_t b = offsets[s], e = offsets[s + 1];
+            for (std::int64_t t = b; t < e; ++t) {
+                T* row = o + t * m;
+                for (std::int64_t j = 0; j < p.context_length; ++j) {
+                    const std::int64_t src = t + p.context_start + j;
+                    if (src < b || src >= e) continue;
+                    const T* xr = in + src * d;
+                    const T* wj = w + j * d * m;
+                    for (std::int64_t k = 0; k < d; ++k) {
+                        const T v = xr[k];
+                        const T* wr = wj + k * m;
+                        for (std::int64_t c = 0; c < m; ++c) row[c] += v * wr[c];
+                    }
+                }
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/sequence_conv.hpp ----
+// ---- begin litegraph/ops/sequence_pool.hpp ----
+// sequence_pool: one row per sequence of X's last LoD level.  X is [T, ...]
+// with a LoD of 1 or 2 levels; Out is [S, ...] for S sequences and keeps X's
+// first level when X has two (a level-1 X gives a plain Out).  pooltype (as
+// Paddle's CPU kernel): AVERAGE (mean), SUM, SQRT (sum / sqrt(length)), MAX
+// (MaxIndex, int32 [S, ...], holds the row of X holding the maximum, the
+// first on ties, when is_test is false), LAST, FIRST.  An empty sequence gives
+// `pad_value` (and MaxIndex -1).  float32 and float64.
+
+#include <cmath>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct sequence_pool {
+    static constexpr std::string_view paddle_types[] = {"sequence_pool"};
+    static constexpr bool sets_lod = true;
+    enum class kind { average, sum, sqrt, max, last, first };
+    struct params {
+        kind type = kind::average;
+        float pad_value = 0.f;
+        bool is_test = true;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        const auto t = a.get<std::string>("pooltype", "AVERAGE");
+        if (t == "AVERAGE")
+            p.type = kind::average;
+        else if (t == "SUM")
+            p.type = kind::sum;
+        else if (t == "SQRT")
+            p.type = kind::sqrt;
+        else if (t == "MAX")
+            p.type = kind::max;
+        else if (t == "LAST")
+            p.type = kind::last;
+        else if (t == "FIRST")
+            p.type = kind::first;
+        else
+            throw unsupported_error("sequence_pool: pooltype '" + t +
+                                    "' is not supported (AVERAGE, SUM, SQRT, MAX, LAST, FIRST)");
+        p.pad_value = a.get<float>("pad_value", 0.f);
+        p.is_test = a.get<bool>("is_test", true);
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "X must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        const auto& offsets = detail::sequence_offsets(io, "X");
+        io.check(x.lod.size() <= 2, [&] {
+            return "X has a LoD of " + std::to_string(x.lod.size()) +
+                   " levels; sequence_pool takes at most 2 (as Paddle)";
+        });
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+        out.shape[0] = static_cast<std::int64_t>(offsets.size()) - 1;
+        out.lod.assign(x.lod.begin(), x.lod.end() - 1);
+        if (p.type == kind::max && !p.is_test && io.output_count("MaxIndex") > 0) {
+            auto& idx = io.output("MaxIndex");
+            idx.type = dtype::i32;
+            idx.shape = out.shape;
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        if (io.input("X").type == dtype::f64)
+            pool<double>(p, io);
+        else
+            pool<float>(p, io);
+    }
+
+private:
+    template <class T>
+    static void pool(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& offsets = detail::sequence_offsets(io, "X");
+        const auto& out = io.output("Out");
+        std::int64_t d = 1;  // elements per row
+        for (std::size_t i = 1; i < x.shape.size(); ++i) d *= x.shape[i];
+        const T* in = x.as<T>();
+        T* o = out.as<T>();
+        std::int32_t* index = nullptr;
+        if (p.type == kind::max && !p.is_test && io.output_count("MaxIndex") > 0)
+            index = io.output("MaxIndex").as<std::int32_t>();
+        const auto pad = static_cast<T>(p.pad_value);
+        for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+            const std::int64_t b = offsets[s], e = offsets[s + 1], len = e - b;
+            T* row = o + static_cast<std::int64_t>(s) * d;
+            if (len == 0) {
+                for (std::int64_t k = 0; k < d; ++k) row[k] = pad;
+                if (index)
+                    for (std::int64_t k = 0; k < d; ++k)
+                        index[static_cast<std::int64_t>(s) * d + k] = -1;
+                continue;
+            }
+            switch (p.type) {
+                case kind::first:
+                case kind::last: {
+                    const T* src = in + (p.type == kind::first ? b : e - 1) * d;
+                    for (std::int64_t k = 0; k < d; ++k) row[k] = src[k];
+                    break;
+                }
+                case kind::max:
+                    for (std::int64_t k = 0; k < d; ++k) {
+                        T best = in[b * d + k];
+                        std::int64_t at = b;
+                        for (std::int64_t t = b + 1; t < e; ++t)
+                            if (in[t * d + k] > best) {
+                                best = in[t * d + k];
+                                at = t;
+                            }
+                        row[k] = best;
+                        if (index)
+                            index[static_cast<std::int64_t>(s) * d + k] =
+                                static_cast<std::int32_t>(at);
+                    }
+                    break;
+                default: {
+                    for (std::int64_t k = 0; k < d; ++k) row[k] = T(0);
+                    for (std::int64_t t = b; t < e; ++t)
+                        for (std::int64_t k = 0; k < d; ++k) row[k] += in[t * d + k];
+                    if (p.type == kind::average)
+                        for (std::int64_t k = 0; k < d; ++k) row[k] /= static_cast<T>(len);
+                    else if (p.type == kind::sqrt) {
+                        const T r = std::sqrt(static_cast<T>(len));
+                        for (std::int64_t k = 0; k < d; ++k) row[k] /= r;
+                    }
+                }
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/sequence_pool.hpp ----
 // ---- begin litegraph/ops/shape.hpp ----
 // shape: Out (int32, [rank]) holds the dims of Input.  It depends on shapes
 // only, so the runtime computes it before any data is known.
@@ -5060,6 +6038,67 @@ struct squeeze2 {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/squeeze2.hpp ----
+// ---- begin litegraph/ops/sum.hpp ----
+// sum: Out = X[0] + X[1] + ... over a list of tensors of one shape and dtype
+// (float32, float64, int32, int64), added in list order.  Out shares X[0]'s
+// LoD (Paddle's ShareLoD).  Paddle's SelectedRows inputs do not occur in
+// inference models.
+
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct sum {
+    static constexpr std::string_view paddle_types[] = {"sum"};
+    static constexpr bool sets_lod = true;
+    struct params {};
+
+    static params parse(const attr_map&, std::string_view) { return {}; }
+
+    static void infer(const params&, op_io& io) {
+        const auto n = io.input_count("X");
+        io.check(n > 0, "X has no inputs");
+        const auto& x0 = io.input("X");
+        io.check(
+            x0.type == dtype::f32 || x0.type == dtype::f64 || x0.type == dtype::i32 ||
+                x0.type == dtype::i64,
+            [&] { return "X of dtype " + std::string(name_of(x0.type)) + " is not supported"; });
+        for (std::size_t i = 1; i < n; ++i) {
+            const auto& xi = io.input("X", i);
+            io.check(xi.type == x0.type && xi.shape == x0.shape, [&] {
+                return "X #" + std::to_string(i) + " ('" + std::string(xi.name) + "') is " +
+                       std::string(name_of(xi.type)) + " " + to_string(xi.shape) + " but X #0 is " +
+                       std::string(name_of(x0.type)) + " " + to_string(x0.shape);
+            });
+        }
+        auto& out = io.output("Out");
+        out.type = x0.type;
+        out.shape = x0.shape;
+        out.lod = x0.lod;
+    }
+
+    static void run(const params&, op_io& io) {
+        const auto& x0 = io.input("X");
+        const auto& out = io.output("Out");
+        const auto n = x0.numel();
+        visit_dtype(x0.type, [&]<class T>(T) {
+            if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+                T* o = out.as<T>();
+                const T* a = x0.as<T>();
+                for (std::int64_t i = 0; i < n; ++i) o[i] = a[i];
+                for (std::size_t k = 1; k < io.input_count("X"); ++k) {
+                    const T* b = io.input("X", k).as<T>();
+                    for (std::int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(o[i] + b[i]);
+                }
+            }
+        });
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/sum.hpp ----
 // ---- begin litegraph/ops/transpose2.hpp ----
 // transpose2 / transpose: Out dim i is X dim axis[i]; `axis` is a permutation
 // of X's dims (negative entries count from the end).  Any dtype.
@@ -5223,6 +6262,189 @@ struct unsqueeze2 {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/unsqueeze2.hpp ----
+// ---- begin litegraph/ops/yolo_box.hpp ----
+// yolo_box: decodes a YOLOv3 head.  X is [N, A * (5 + C), H, W] (with
+// `iou_aware`, [N, A + A * (5 + C), H, W]: the A IoU planes first), per anchor
+// the planes tx, ty, tw, th, objectness and C class logits; ImgSize is int32
+// [N, 2] (height, width of the original image).  Boxes [N, A*H*W, 4] are
+// x1, y1, x2, y2 in image pixels, Scores [N, A*H*W, C] are objectness times
+// class probability; a cell whose confidence is below `conf_thresh` gets zero
+// box and zero scores.  As Paddle's CPU kernel, in the same float operations:
+//   conf = sigmoid(obj)                     (iou_aware: conf^(1-f) * sigmoid(iou)^f)
+//   cx = (col + sigmoid(tx) * scale_x_y + bias) * img_w / W,  bias = -0.5 (scale_x_y - 1)
+//   cy = (row + sigmoid(ty) * scale_x_y + bias) * img_h / H
+//   w  = exp(tw) * anchor_w * img_w / (downsample_ratio * W)   (h likewise)
+//   box = cx -+ w / 2, cy -+ h / 2, clipped to [0, img_w - 1] x [0, img_h - 1]
+//         when `clip_bbox`.
+// float32 and float64.
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct yolo_box {
+    static constexpr std::string_view paddle_types[] = {"yolo_box"};
+    struct params {
+        std::vector<int> anchors;
+        int class_num = 1;
+        float conf_thresh = 0.01f;
+        int downsample_ratio = 32;
+        bool clip_bbox = true;
+        float scale_x_y = 1.f;
+        bool iou_aware = false;
+        float iou_aware_factor = 0.5f;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        p.anchors = a.require<std::vector<int>>("anchors");
+        p.class_num = a.require<int>("class_num");
+        p.conf_thresh = a.get<float>("conf_thresh", 0.01f);
+        p.downsample_ratio = a.require<int>("downsample_ratio");
+        p.clip_bbox = a.get<bool>("clip_bbox", true);
+        p.scale_x_y = a.get<float>("scale_x_y", 1.f);
+        p.iou_aware = a.get<bool>("iou_aware", false);
+        p.iou_aware_factor = a.get<float>("iou_aware_factor", 0.5f);
+        if (p.anchors.empty() || p.anchors.size() % 2)
+            throw unsupported_error("yolo_box: anchors must be (w, h) pairs, got " +
+                                    std::to_string(p.anchors.size()) + " values");
+        if (p.class_num <= 0)
+            throw unsupported_error("yolo_box: class_num " + std::to_string(p.class_num) +
+                                    " must be positive");
+        if (p.downsample_ratio <= 0)
+            throw unsupported_error("yolo_box: downsample_ratio " +
+                                    std::to_string(p.downsample_ratio) + " must be positive");
+        if (!(p.scale_x_y > 0)) throw unsupported_error("yolo_box: scale_x_y must be positive");
+        return p;
+    }
+
+    static std::int64_t planes(const params& p) {
+        const std::int64_t an = static_cast<std::int64_t>(p.anchors.size() / 2);
+        return an * (5 + p.class_num) + (p.iou_aware ? an : 0);
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& img = io.input("ImgSize");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "X must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        io.check(x.shape.size() == 4,
+                 [&] { return "X must be [N, C, H, W], has shape " + to_string(x.shape); });
+        io.check(x.shape[1] == planes(p), [&] {
+            return "X has " + std::to_string(x.shape[1]) + " channels, expected " +
+                   std::to_string(planes(p)) + " (anchors x (5 + class_num)" +
+                   (p.iou_aware ? std::string(" + anchors for iou_aware") : std::string()) + ")";
+        });
+        io.check(img.type == dtype::i32,
+                 [&] { return "ImgSize must be int32, got " + std::string(name_of(img.type)); });
+        io.check(img.shape.size() == 2 && img.shape[1] == 2 && img.shape[0] == x.shape[0], [&] {
+            return "ImgSize must be [N, 2] with N = " + std::to_string(x.shape[0]) +
+                   ", has shape " + to_string(img.shape);
+        });
+        const std::int64_t box_num =
+            static_cast<std::int64_t>(p.anchors.size() / 2) * x.shape[2] * x.shape[3];
+        auto& boxes = io.output("Boxes");
+        boxes.type = x.type;
+        boxes.shape = {x.shape[0], box_num, 4};
+        auto& scores = io.output("Scores");
+        scores.type = x.type;
+        scores.shape = {x.shape[0], box_num, p.class_num};
+    }
+
+    static void run(const params& p, op_io& io) {
+        if (io.input("X").type == dtype::f64)
+            decode<double>(p, io);
+        else
+            decode<float>(p, io);
+    }
+
+private:
+    template <class T>
+    static T sigmoid(T v) {
+        return static_cast<T>(1.0 / (1.0 + std::exp(-v)));  // in double, as Paddle's
+    }
+
+    template <class T>
+    static void decode(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& img = io.input("ImgSize");
+        auto& boxes = io.output("Boxes");
+        auto& scores = io.output("Scores");
+        if (boxes.numel()) std::memset(boxes.data, 0, boxes.bytes());
+        if (scores.numel()) std::memset(scores.data, 0, scores.bytes());
+        if (x.numel() == 0 || img.numel() == 0) return;
+        const std::int64_t n = x.shape[0], h = x.shape[2], w = x.shape[3];
+        const std::int64_t an = static_cast<std::int64_t>(p.anchors.size() / 2);
+        const std::int64_t box_num = an * h * w;
+        const std::int64_t stride = h * w;
+        const std::int64_t an_stride = (p.class_num + 5) * stride;
+        const std::int64_t in_h = p.downsample_ratio * h, in_w = p.downsample_ratio * w;
+        const float scale = p.scale_x_y;
+        const float bias = -0.5f * (scale - 1.f);
+        const T* in = x.as<T>();
+        const std::int32_t* sizes = img.as<std::int32_t>();
+        T* ob = boxes.as<T>();
+        T* os = scores.as<T>();
+        // Offset of plane `entry` of anchor `a` of image `b` (Paddle's GetEntryIndex).
+        auto entry = [&](std::int64_t b, std::int64_t a, std::int64_t e) {
+            return p.iou_aware ? (b * an + a) * an_stride + (b * an + an + e) * stride
+                               : (b * an + a) * an_stride + e * stride;
+        };
+        for (std::int64_t b = 0; b < n; ++b) {
+            const std::int64_t img_h = sizes[2 * b], img_w = sizes[2 * b + 1];
+            for (std::int64_t a = 0; a < an; ++a)
+                for (std::int64_t k = 0; k < h; ++k)
+                    for (std::int64_t l = 0; l < w; ++l) {
+                        const std::int64_t hw = k * w + l;
+                        T conf = sigmoid<T>(in[entry(b, a, 4) + hw]);
+                        if (p.iou_aware) {
+                            const T iou =
+                                sigmoid<T>(in[b * an * an_stride + (b * an + a) * stride + hw]);
+                            conf = std::pow(conf, static_cast<T>(1. - p.iou_aware_factor)) *
+                                   std::pow(iou, static_cast<T>(p.iou_aware_factor));
+                        }
+                        if (conf < p.conf_thresh) continue;
+                        const T* t = in + entry(b, a, 0) + hw;
+                        const T cx = (static_cast<T>(l) + sigmoid<T>(t[0]) * scale + bias) *
+                                     static_cast<T>(img_w) / static_cast<T>(w);
+                        const T cy = (static_cast<T>(k) + sigmoid<T>(t[stride]) * scale + bias) *
+                                     static_cast<T>(img_h) / static_cast<T>(h);
+                        const T bw = std::exp(t[2 * stride]) * static_cast<T>(p.anchors[2 * a]) *
+                                     static_cast<T>(img_w) / static_cast<T>(in_w);
+                        const T bh = std::exp(t[3 * stride]) *
+                                     static_cast<T>(p.anchors[2 * a + 1]) * static_cast<T>(img_h) /
+                                     static_cast<T>(in_h);
+                        const std::int64_t cell = b * box_num + a * stride + hw;
+                        T* bo = ob + cell * 4;
+                        bo[0] = cx - bw / 2;
+                        bo[1] = cy - bh / 2;
+                        bo[2] = cx + bw / 2;
+                        bo[3] = cy + bh / 2;
+                        if (p.clip_bbox) {
+                            bo[0] = bo[0] > 0 ? bo[0] : T(0);
+                            bo[1] = bo[1] > 0 ? bo[1] : T(0);
+                            const T max_x = static_cast<T>(img_w - 1);
+                            const T max_y = static_cast<T>(img_h - 1);
+                            bo[2] = bo[2] < max_x ? bo[2] : max_x;
+                            bo[3] = bo[3] < max_y ? bo[3] : max_y;
+                        }
+                        const T* logits = in + entry(b, a, 5) + hw;
+                        T* so = os + cell * p.class_num;
+                        for (int c = 0; c < p.class_num; ++c)
+                            so[c] = conf * sigmoid<T>(logits[c * stride]);
+                    }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/yolo_box.hpp ----
 
 namespace litegraph {
 
@@ -5268,7 +6490,13 @@ using builtin_ops = op_list<                               //
     ops::conv2d_transpose,                                 //
     ops::pool2d,                                           //
     ops::batch_norm,                                       //
-    ops::interp_v2                                         //
+    ops::interp_v2,                                        //
+    ops::yolo_box,                                         //
+    ops::multiclass_nms,                                   //
+    ops::sequence_pool,                                    //
+    ops::sequence_conv,                                    //
+    ops::sum,                                              //
+    ops::lstm                                              //
     >;
 
 namespace detail {
@@ -5411,6 +6639,23 @@ inline named_tensors invoke(const kernel& k, std::string_view type, const named_
         }
     }
     k.run(io);
+    // An op with data-dependent rows (kernel::shapes_at_run) ran within the
+    // bound infer set and shrank its outputs' shapes: keep their first bytes.
+    j = 0;
+    for (auto& [slot, ts] : result.slots)
+        for (auto& t : ts) {
+            auto& r = out_refs[j++];
+            if (r.shape != t.shape()) {
+                tensor actual(r.type, r.shape);
+                if (actual.bytes() > t.bytes())
+                    throw shape_error("op " + io.type + ": output '" + slot + "' of shape " +
+                                      to_string(r.shape) + " outgrew its inferred bound " +
+                                      to_string(t.shape()));
+                if (actual.bytes()) std::memcpy(actual.data(), t.data(), actual.bytes());
+                t = std::move(actual);
+            }
+            t.set_lod(r.lod);
+        }
     return result;
 }
 
@@ -10992,6 +12237,13 @@ constexpr bool network_fits() {
 // the first run (and whenever an input shape changes) every instruction infers
 // its output shapes; ops whose inputs are all known (weights, shapes) are
 // folded into constants; the remaining activations are planned into one arena.
+//
+// Data-dependent rows (multiclass_nms's detections, kernel::shapes_at_run):
+// the op's inferred shape is an upper bound, and that bound is what the
+// planner reserves.  At run time the op sets the actual rows (and LoD); the
+// instructions that read such an output, directly or through others, infer
+// their shapes again before they run, and an output that would outgrow the
+// bytes planned for it is an error.  output(i) has the actual shape and LoD.
 
 #include <algorithm>
 #include <cstring>
@@ -11424,8 +12676,9 @@ struct instruction {
     int op = -1;  // index into graph.ops
     std::unique_ptr<kernel> k;
     op_io io;
-    bool folded = false;  // computed once at prepare time
-    bool elided = false;  // nothing to do: a concat whose inputs were written in place
+    bool folded = false;   // computed once at prepare time
+    bool elided = false;   // nothing to do: a concat whose inputs were written in place
+    bool reinfer = false;  // infers its shapes again before each run (data-dependent rows)
 };
 
 /// Builds the kernel of op `op` of a graph, or returns nullptr to leave it to
@@ -11517,6 +12770,8 @@ public:
 
     /// Sets input `i`; checks dtype and rank.  Dims may differ from the
     /// declared ones (a new batch, a new H x W): shape inference re-runs.
+    /// The tensor's LoD (tensor::set_lod) is the input's; a new LoD re-runs
+    /// shape inference too.
     void set_input(std::size_t i, tensor t) {
         const auto& v = input_var(i);
         if (t.type() != v.type)
@@ -11526,12 +12781,22 @@ public:
             throw usage_error("input '" + v.name + "' must have rank " +
                               std::to_string(v.shape.size()) + " (declared " + to_string(v.shape) +
                               "), got " + to_string(t.shape()));
+        if (!t.lod().empty() && v.lod_level > 0 &&
+            t.lod().size() > static_cast<std::size_t>(v.lod_level))
+            throw usage_error("input '" + v.name + "' has LoD level " +
+                              std::to_string(v.lod_level) + ", got a LoD of " +
+                              std::to_string(t.lod().size()) + " levels");
         if (inputs_[i].shape() != t.shape() || is_integer(t.type()) ||
-            inputs_[i].type() != t.type())
+            inputs_[i].type() != t.type() || inputs_[i].lod() != t.lod())
             prepared_ = false;
         inputs_[i] = std::move(t);
     }
     void set_input(std::string_view name, tensor t) { set_input(input_index(name), std::move(t)); }
+    /// set_input with the LoD given beside the tensor (checked against its rows).
+    void set_input(std::string_view name, tensor t, lod_t lod) {
+        t.set_lod(std::move(lod));
+        set_input(input_index(name), std::move(t));
+    }
 
     /// Infers every shape and plans the arena for the inputs set, without
     /// running the program (what `litegraph plan` needs).
@@ -11563,13 +12828,17 @@ public:
         }
         for (int i : order_)
             if (!code_[i].elided) {
+                if (code_[i].reinfer) reinfer(code_[i]);
                 code_[i].k->run(code_[i].io);
+                if (code_[i].reinfer) check_capacity(code_[i], "ran");
                 after(static_cast<const instruction&>(code_[i]));
             }
     }
 
-    /// Output `i` of the last run.
+    /// Output `i` of the last run (its actual shape and LoD).
     const tensor_ref& output(std::size_t i) const { return refs_[g_.fetches.at(i).var]; }
+    /// The LoD of output `i` of the last run (empty: none).
+    const lod_t& output_lod(std::size_t i) const { return output(i).lod; }
 
     /// Shapes inferred for every variable node (valid after the first run).
     const tensor_ref& var(int v) const { return refs_.at(v); }
@@ -11609,6 +12878,7 @@ private:
             auto& r = refs_[v];
             const auto& var = g_.vars[v];
             r.name = var.name;
+            r.lod.clear();
             if (var.value) {
                 r.type = var.value->type();
                 r.shape = var.value->shape();
@@ -11643,6 +12913,7 @@ private:
             r.type = inputs_[i].type();
             r.shape = inputs_[i].shape();
             r.data = inputs_[i].data();  // visible to shape inference (shape tensors)
+            r.lod = inputs_[i].lod();
         }
         // Shape inference in program order, folding what is already known.
         for (auto& ins : code_) {
@@ -11660,8 +12931,50 @@ private:
             check_outputs(ins);
             if (all_known || ins.k->folds_from_shapes()) fold(ins, constant);
         }
+        mark_reinfer();
         choose_order(constant);
+        capacity_.assign(refs_.size(), 0);
+        for (std::size_t v = 0; v < refs_.size(); ++v)
+            if (produced(refs_[v])) capacity_[v] = refs_[v].bytes();
         prepared_ = true;
+    }
+
+    /// Flags the unfolded instructions whose shapes depend on data: those that
+    /// set their rows at run time and those reading (transitively) their
+    /// outputs, and the variables they write (dynamic_).
+    void mark_reinfer() {
+        dynamic_.assign(g_.vars.size(), false);
+        for (auto& ins : code_) {
+            ins.reinfer = false;
+            if (ins.folded) continue;
+            bool d = ins.k->shapes_at_run();
+            for (auto& s : ins.io.inputs)
+                for (auto* a : s.args) d = d || dynamic_[a - refs_.data()];
+            if (!d) continue;
+            ins.reinfer = true;
+            for (auto& s : ins.io.outputs)
+                for (auto* a : s.args) dynamic_[a - refs_.data()] = true;
+        }
+    }
+
+    /// Infers `ins`'s shapes again from the actual shapes of this run.
+    void reinfer(instruction& ins) {
+        ins.k->infer(ins.io);
+        check_capacity(ins, "inferred");
+    }
+
+    /// Every output of `ins` fits the bytes planned for it.
+    void check_capacity(const instruction& ins, const char* what) const {
+        for (auto& s : ins.io.outputs)
+            for (auto* a : s.args) {
+                if (!produced(*a)) continue;
+                const auto v = static_cast<std::size_t>(a - refs_.data());
+                if (a->bytes() > capacity_[v])
+                    ins.io.fail("output '" + std::string(a->name) + "' " + what + " with shape " +
+                                to_string(a->shape) + " (" + std::to_string(a->bytes()) +
+                                " bytes), more than the " + std::to_string(capacity_[v]) +
+                                " bytes planned for it");
+            }
     }
 
     /// The execution order: among topological orders of the unfolded
@@ -11904,6 +13217,8 @@ private:
         if (outer != 1) return false;
         for (std::size_t k = 0; k < xs->vars.size(); ++k) {
             int in = xs->vars[k];
+            if (dynamic_[in])
+                return false;  // slices at bound offsets: rows would not be contiguous
             if (groups.first(in) < 0 || groups.last(in) != step ||
                 groups.root(in) == groups.root(out))
                 return false;
@@ -11931,6 +13246,8 @@ private:
     std::vector<planner::buffer> buffers_;
     std::vector<int> buffer_vars_;
     std::vector<std::pair<int, std::int64_t>> var_buffer_;
+    std::vector<std::uint64_t> capacity_;  // bytes planned per variable
+    std::vector<bool> dynamic_;            // variables whose shape is set at run time
     planner::plan plan_;
     tensor arena_;
     memory_stats stats_;

@@ -89,10 +89,6 @@ TEST_CASE("run exits 0 on every shared model") {
     for (auto& e : fs::directory_iterator(dir)) {
         if (!e.is_directory()) continue;
         auto name = e.path().filename().string();
-        if (name.size() > 4 && name.compare(name.size() - 4, 4, "_pir") == 0) {
-            MESSAGE("skipped: " << name << " (a PIR JSON model: the PIR loader's tests run it)");
-            continue;
-        }
         auto r = run_cli("run " + quote(e.path().string()) + " --json");
         INFO(name << "\n" << r.out.substr(0, 2000));
         CHECK(r.code == 0);
