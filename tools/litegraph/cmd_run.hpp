@@ -5,8 +5,10 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "litegraph/core/npy.hpp"
 #include "litegraph/passes/pipeline.hpp"
@@ -60,6 +62,11 @@ inline nlohmann::json tensor_summary(const tensor_ref& t, std::size_t max_values
     return values;
 }
 
+inline bool is_integer_type(dtype t) {
+    return t == dtype::i32 || t == dtype::i64 || t == dtype::i16 || t == dtype::i8 ||
+           t == dtype::u8 || t == dtype::boolean;
+}
+
 /// How many executed instructions run int8 kernels, fp32 kernels, or convert
 /// float to int8 (quantize_int8), and which op types ran in fp32: the report
 /// of the int8 fallback.
@@ -86,9 +93,44 @@ inline nlohmann::json kernel_summary(const runtime::program& prog) {
     return {{"int8", int8}, {"fp32", fp32}, {"conversions", conversions}, {"fp32_ops", fp32_ops}};
 }
 
+/// Bytes of memory the system has available for a new allocation
+/// (MemAvailable of /proc/meminfo), or 0 when unknown.
+inline std::uint64_t memory_available() {
+    std::ifstream f("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    std::string unit;
+    while (f >> key >> kib >> unit)
+        if (key == "MemAvailable:") return kib * 1024;
+    return 0;
+}
+
+/// Refuses (before any input or the arena is allocated) a run whose planned
+/// arena is over `cap` (--max-arena-bytes, else program_limits::max_arena_bytes)
+/// or whose arena and inputs together are over the memory available.
+inline void check_memory(runtime::program& prog, std::uint64_t inputs_bytes, bool cap_given) {
+    const auto arena = prog.planned_arena_bytes();
+    const auto cap = prog.limits().max_arena_bytes;
+    if (arena > cap)
+        throw shape_error("the plan needs an arena of " + std::to_string(arena) +
+                          " bytes, over the cap of " + std::to_string(cap) + " bytes (" +
+                          (cap_given ? "--max-arena-bytes"
+                                     : "the default program_limits::max_arena_bytes; raise it "
+                                       "with --max-arena-bytes") +
+                          ")");
+    const auto available = memory_available();
+    if (available && (arena > available || inputs_bytes > available - arena))
+        throw shape_error("the plan needs " + std::to_string(arena) + " bytes of arena and " +
+                          std::to_string(inputs_bytes) +
+                          " bytes of inputs, over the memory "
+                          "available (" +
+                          std::to_string(available) + " bytes, MemAvailable of /proc/meminfo)");
+}
+
 inline int cmd_run(const std::vector<std::string>& argv) {
     arg_spec spec;
-    spec.with_value = {"--input", "--shape", "--output-dir", "--repeat", "--precision"};
+    spec.with_value = {"--input",  "--shape",     "--output-dir",
+                       "--repeat", "--precision", "--max-arena-bytes"};
     spec.flags = {"--json", "--no-fuse", "--help", "-h"};
     add_model_options(spec);
     add_places_options(spec);
@@ -97,11 +139,14 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         std::cout
             << "usage: litegraph run MODEL [--input NAME=FILE.npy]... [--shape NAME=D0,D1,...]...\n"
                "                     [--output-dir DIR] [--repeat N] [--no-fuse] [--json]\n"
-               "                     [--precision int8|fp32]\n"
+               "                     [--precision int8|fp32] [--max-arena-bytes N]\n"
                "                     [--places P1,P2,... [--min-subgraph-size N]]\n\n"
                "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
                "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
-               "sin(0.37 i) cos(0.011 i), integer element i is i mod 7.\n\n"
+               "sin(0.37 i) cos(0.011 i), integer element i is i mod 7.  The activations are\n"
+               "planned before anything is allocated: a plan over the arena cap or over the\n"
+               "memory available (MemAvailable) is an error (exit 1) saying how many bytes it\n"
+               "needs.  An input with a zero dim (an empty batch) is refused (exit 2).\n\n"
             << model_help
             << "  --input NAME=FILE     feed NAME from a .npy file (repeatable)\n"
                "  --shape NAME=DIMS     shape of the deterministic input NAME (repeatable)\n"
@@ -110,6 +155,8 @@ inline int cmd_run(const std::vector<std::string>& argv) {
                "  --no-fuse             run the graph as loaded, without the fusion passes\n"
                "  --precision P         int8 (default): fake-quantized convs and fcs run int8\n"
                "                        kernels; fp32: in float, fake quant ops simulated\n"
+               "  --max-arena-bytes N   refuse a model whose planned activation arena is over N\n"
+               "                        bytes (default 17179869184, 16 GiB)\n"
                "  --json                one JSON object: outputs, latency_ms, memory, passes,\n"
                "                        kernels {int8, fp32, conversions, fp32_ops}\n"
                "                        (with --places: partition, fallbacks, ops_per_place,\n"
@@ -120,6 +167,10 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     int repeat = 1;
     if (a.has("--repeat"))
         repeat = static_cast<int>(parse_count("--repeat", a.value("--repeat"), 1, 1000000));
+    std::optional<std::uint64_t> max_arena;
+    if (a.has("--max-arena-bytes"))
+        max_arena = static_cast<std::uint64_t>(
+            parse_count("--max-arena-bytes", a.value("--max-arena-bytes"), 1, 1LL << 50));
     auto m = load_model(a);
     passes::pass_report report;
     const auto options = precision_options(a);
@@ -133,6 +184,11 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     }
     runtime::program prog = places ? backends::make_program(std::move(m.graph), *places)
                                    : runtime::program(std::move(m.graph));
+    if (max_arena) {
+        auto limits = prog.limits();
+        limits.max_arena_bytes = *max_arena;
+        prog.set_limits(limits);
+    }
 
     std::map<std::string, tensor> given;
     for (auto& spec_s : a.all("--input")) {
@@ -151,6 +207,9 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             throw usage_error("input '" + name + "' has both --input and --shape");
         shapes[name] = dims;
     }
+    // Plan with the deterministic inputs' shapes alone: a plan too large for
+    // the cap or the machine is refused before anything is allocated.
+    std::uint64_t inputs_bytes = 0;
     for (std::size_t i = 0; i < prog.input_count(); ++i) {
         const auto& v = prog.input_var(i);
         if (auto it = given.find(v.name); it != given.end()) {
@@ -158,7 +217,19 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             continue;
         }
         const auto shape = input_shape(v, shapes);
-        prog.set_input(i, deterministic_input(v.type, shape));
+        if (is_integer_type(v.type)) {
+            // Small (ids, shapes), and shape inference may read its values.
+            prog.set_input(i, deterministic_input(v.type, shape));
+        } else {
+            prog.set_input_shape(i, shape);
+            inputs_bytes += checked_bytes(numel(shape), size_of(v.type));
+        }
+    }
+    check_memory(prog, inputs_bytes, max_arena.has_value());
+    for (std::size_t i = 0; i < prog.input_count(); ++i) {
+        const auto& v = prog.input_var(i);
+        if (given.count(v.name) || is_integer_type(v.type)) continue;
+        prog.set_input(i, deterministic_input(v.type, input_shape(v, shapes)));
     }
 
     using clock = std::chrono::steady_clock;
