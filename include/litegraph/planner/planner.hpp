@@ -367,16 +367,28 @@ constexpr plan plan_memory(std::span<const buffer> buffers, std::span<const segm
     return out;
 }
 
-/// The exact search on its own: the best candidate of strong_fit as the
-/// first bound (no hill climbing), then branch and bound.  `proven_optimal`
-/// tells whether it finished.
+/// The exact search on its own: the best heuristic layout as the first bound
+/// (strong_fit with its hill climbing under `seed`, the patent's size order,
+/// and on one segment the TFLM greedy's order), then branch and bound.  So the
+/// result is never larger than any heuristic's, whether or not the search
+/// finishes within its node budget (fuzz_plan found it could be, when the
+/// bound was strong_fit's first candidate alone).  `proven_optimal` tells
+/// whether it finished.
 constexpr plan exact_plan(std::span<const buffer> buffers, std::span<const segment> segments,
-                          const exact_options& opt = {}) {
+                          const exact_options& opt = {}, const strong_options& seed = {}) {
     auto p = detail::make_problem(buffers, segments.size());
     if (!p.error.empty()) return detail::invalid_plan(p, buffers.size(), segments.size());
-    auto best = detail::best_candidate(p, segments).best;
-    bool proven =
-        best.fits && segments.size() == 1 && detail::total(best) <= detail::items_load(p.items);
+    const std::size_t load = detail::items_load(p.items);
+    auto best =
+        detail::hill_climb(p, segments, detail::best_candidate(p, segments), seed, load).best;
+    auto patent = detail::decode(p, detail::size_order(p), segments, detail::fit::first);
+    if (detail::better(patent, best)) best = std::move(patent);
+    if (segments.size() == 1) {
+        auto tflm = detail::decode(p, detail::size_order(p, detail::ties::by_index), segments,
+                                   detail::fit::first);
+        if (detail::better(tflm, best)) best = std::move(tflm);
+    }
+    bool proven = best.fits && segments.size() == 1 && detail::total(best) <= load;
     if (!proven) proven = detail::exact_improve(p, best, segments, opt);
     auto out = detail::to_plan(p, best, "exact");
     out.proven_optimal = proven;
