@@ -2,7 +2,7 @@
 // targets found, minimized) runs through the same harness as the fuzzers and
 // must give the typed error its name states:
 //   tests/broken/<target>-<expected>-<what>.bin
-// <target>: topology, params or model (tests/fuzz/harness.hpp);
+// <target>: topology, params, model, plan or fusion (tests/fuzz/harness.hpp);
 // <expected>: format_error, shape_error, graph_error, unsupported_error,
 // io_error, usage_error, or ok (accepted without error).
 #include <doctest/doctest.h>
@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
 
 #include "fuzz/harness.hpp"
 
@@ -73,8 +74,11 @@ TEST_CASE("every input in tests/broken gives the typed error its name states") {
         const auto expected = stem.substr(dash1 + 1, dash2 - dash1 - 1);
         fuzz::target t = target == "topology" ? fuzz::target::topology
                          : target == "params" ? fuzz::target::params
+                         : target == "plan"   ? fuzz::target::plan
+                         : target == "fusion" ? fuzz::target::fusion
                                               : fuzz::target::model;
-        REQUIRE_MESSAGE((target == "topology" || target == "params" || target == "model"),
+        REQUIRE_MESSAGE((target == "topology" || target == "params" || target == "model" ||
+                         target == "plan" || target == "fusion"),
                         "bad target in " << f.filename().string());
         std::string message;
         const auto got = outcome(t, slurp(f), message);
@@ -96,4 +100,23 @@ TEST_CASE("the params target's seeds load (the fixed topology reads valid record
     // One byte short: a format_error naming the memory buffer and an offset.
     combined.pop_back();
     CHECK_THROWS_AS(fuzz::run(fuzz::target::params, combined), format_error);
+}
+
+TEST_CASE("the differential targets hold on random inputs (fuzz_plan, fuzz_fusion)") {
+    // What the fuzzers check, on a few hundred deterministic random inputs: a
+    // finding throws fuzz::plan_finding / fusion_finding (not a
+    // litegraph::error), which fails this test with the problem printed.
+    std::mt19937 rng(22);
+    for (int i = 0; i < 300; ++i) {
+        std::string bytes(std::size_t(rng() % 256), '\0');
+        for (auto& c : bytes) c = static_cast<char>(rng());
+        INFO("plan input " << i);
+        CHECK_NOTHROW(fuzz::run(fuzz::target::plan, bytes));
+    }
+    for (int i = 0; i < 60; ++i) {
+        std::string bytes(std::size_t(rng() % 128), '\0');
+        for (auto& c : bytes) c = static_cast<char>(rng());
+        INFO("fusion input " << i);
+        CHECK_NOTHROW(fuzz::run(fuzz::target::fusion, bytes));
+    }
 }

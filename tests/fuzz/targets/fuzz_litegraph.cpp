@@ -1,11 +1,13 @@
 // The libFuzzer targets of tests/fuzz/harness.hpp in one executable, which
 // builds once: it runs as fuzz_topology, fuzz_params or fuzz_model (links to
 // it, named by their target; tests/fuzz/CMakeLists.txt), or as fuzz_litegraph
-// with LITEGRAPH_FUZZ_TARGET=topology|params|model.  A litegraph::error is a
-// rejected input; anything else aborts the run (a bug), and so does an
-// allocation over the bound of docs/hardening.md (alloc_bound.hpp).
+// with LITEGRAPH_FUZZ_TARGET=topology|params|model|plan|fusion (fuzz_plan and
+// fuzz_fusion are differential: tests/fuzz/plan_target.hpp, fusion_target.hpp).  A litegraph::error
+// is a rejected input; anything else aborts the run (a bug), and so does an allocation over the
+// bound of docs/hardening.md (alloc_bound.hpp).
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string_view>
 
 #include "fuzz/alloc_bound.hpp"
@@ -20,6 +22,8 @@ bool choose(std::string_view name) {
     if (name == "topology") return chosen = target::topology, true;
     if (name == "params") return chosen = target::params, true;
     if (name == "model") return chosen = target::model, true;
+    if (name == "plan") return chosen = target::plan, true;
+    if (name == "fusion") return chosen = target::fusion, true;
     return false;
 }
 
@@ -35,8 +39,9 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
                                                                         : false;
     if (!ok) {
         std::fprintf(stderr,
-                     "fuzz_litegraph: run it as fuzz_topology, fuzz_params or fuzz_model, or set "
-                     "LITEGRAPH_FUZZ_TARGET=topology|params|model\n");
+                     "fuzz_litegraph: run it as fuzz_topology, fuzz_params, fuzz_model, fuzz_plan "
+                     "or fuzz_fusion, or set "
+                     "LITEGRAPH_FUZZ_TARGET=topology|params|model|plan|fusion\n");
         std::exit(2);
     }
     litegraph::fuzz::alloc_bound::install();
@@ -47,6 +52,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         litegraph::fuzz::run(chosen, {reinterpret_cast<const char*>(data), size});
     } catch (const litegraph::error&) {
+    } catch (const std::logic_error& e) {  // a differential target's finding
+        std::fprintf(stderr, "==finding== %s\n", e.what());
+        std::abort();
     }
     litegraph::fuzz::alloc_bound::check(chosen == litegraph::fuzz::target::model);
     return 0;
