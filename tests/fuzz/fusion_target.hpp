@@ -1,10 +1,11 @@
 // fuzz_fusion: a small random valid program (convs of random geometry and
 // groups, biases, batch norms, activations, SE gates, residual adds, concats,
-// pools, reshapes), written to protobuf bytes by the project's own writer and
-// loaded back, then run four ways: as loaded (unfused) with the fast and with
-// the reference conv kernels, and through the pass pipeline (fused) with the
-// fast and with the reference kernels.  All four must agree to 1e-4 of the
-// output's scale; a difference, or an error on a valid program, is a finding
+// pools, reshapes, and scale, dropout, swish, per-channel elementwise ops,
+// transposes, softmax, slices, FC layers), written to protobuf bytes by the project's own writer
+// and loaded back, then run four ways: as loaded (unfused) with the fast and with the reference
+// conv kernels, and through the pass pipeline (fused) with the fast and with the reference kernels.
+// All four must agree to 1e-4 of the output's scale; a difference, or an error on a valid program,
+// is a finding
 // (`fusion_finding`: the target aborts).
 #pragma once
 
@@ -192,6 +193,126 @@ inline value conv_block(state& st, const value& x, std::int64_t oc, bool same, b
     return activation(st, y, in.ConsumeIntegralInRange(-1, 6));
 }
 
+/// scale (sometimes the identity remove_identity drops), dropout, a
+/// standalone swish, elementwise sub/mul/max/min/div with a per-channel
+/// parameter, transpose2, softmax, slice, or an FC (flatten2, mul or
+/// matmul_v2 with a weight, reshape2 back to 4-D).
+inline value misc_layer(state& st, const value& x) {
+    auto& in = st.in;
+    auto& b = st.b;
+    const auto n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
+    switch (in.ConsumeIntegralInRange(0, 7)) {
+        case 0: {
+            value y{st.var("sc", x.shape), x.shape};
+            attr_map a;
+            const bool identity = in.ConsumeBool();
+            a.set("scale", identity ? 1.f : 0.5f + float(in.ConsumeIntegralInRange(0, 8)) / 4);
+            a.set("bias", identity ? 0.f : float(in.ConsumeIntegralInRange(-4, 4)) / 4);
+            a.set("bias_after_scale", in.ConsumeBool());
+            b.add_op("scale", {{"X", {x.name}}}, {{"Out", {y.name}}}, a);
+            st.text << "scale" << (identity ? " identity" : "") << "\n";
+            return y;
+        }
+        case 1: {
+            value y{st.var("do", x.shape), x.shape};
+            attr_map a;
+            a.set("dropout_prob", 0.25f);
+            a.set("is_test", true);
+            a.set("dropout_implementation",
+                  std::string(in.ConsumeBool() ? "upscale_in_train" : "downgrade_in_infer"));
+            b.add_op("dropout", {{"X", {x.name}}}, {{"Out", {y.name}}}, a);
+            st.text << "dropout\n";
+            return y;
+        }
+        case 2: {
+            value y{st.var("sw", x.shape), x.shape};
+            attr_map a;
+            a.set("beta", 1.f);
+            b.add_op("swish", {{"X", {x.name}}}, {{"Out", {y.name}}}, a);
+            st.text << "swish\n";
+            return y;
+        }
+        case 3: {
+            const char* kinds[] = {"elementwise_sub", "elementwise_mul", "elementwise_max",
+                                   "elementwise_min", "elementwise_div"};
+            const std::string type = kinds[in.ConsumeIntegralInRange(0, 4)];
+            auto p = st.param("ep", type == "elementwise_div" ? st.random({c}, 0.5f, 2.f)
+                                                              : st.random({c}, -1.f, 1.f));
+            value y{st.var("ew", x.shape), x.shape};
+            attr_map a;
+            a.set("axis", std::int32_t{1});
+            b.add_op(type, {{"X", {x.name}}, {"Y", {p}}}, {{"Out", {y.name}}}, a);
+            st.text << type << " per channel\n";
+            return y;
+        }
+        case 4: {  // transpose of the spatial dims, or channels last then back
+            std::vector<std::int32_t> perm = {0, 1, 3, 2};
+            shape_t s{n, c, w, h};
+            if (in.ConsumeBool()) {
+                perm = {0, 2, 1, 3};
+                s = {n, h, c, w};
+            }
+            if (s[1] > 64) return x;
+            value y{st.var("tr", s), s};
+            attr_map a;
+            a.set("axis", perm);
+            b.add_op("transpose2", {{"X", {x.name}}}, {{"Out", {y.name}}}, a);
+            st.text << "transpose2 -> " << to_string(s) << "\n";
+            return y;
+        }
+        case 5: {
+            value y{st.var("sm", x.shape), x.shape};
+            attr_map a;
+            a.set("axis", std::int32_t(in.ConsumeBool() ? 1 : -1));
+            b.add_op("softmax", {{"X", {x.name}}}, {{"Out", {y.name}}}, a);
+            st.text << "softmax\n";
+            return y;
+        }
+        case 6: {  // slice of H (or W)
+            const bool on_h = in.ConsumeBool();
+            const auto dim = on_h ? h : w;
+            const auto start = in.ConsumeIntegralInRange<std::int64_t>(0, dim - 1);
+            const auto end = in.ConsumeIntegralInRange<std::int64_t>(start + 1, dim);
+            shape_t s = x.shape;
+            s[on_h ? 2 : 3] = end - start;
+            value y{st.var("sl", s), s};
+            attr_map a;
+            a.set("axes", std::vector<std::int32_t>{on_h ? 2 : 3});
+            a.set("starts", std::vector<std::int32_t>{std::int32_t(start)});
+            a.set("ends", std::vector<std::int32_t>{std::int32_t(end)});
+            a.set("decrease_axis", std::vector<std::int32_t>{});
+            b.add_op("slice", {{"Input", {x.name}}}, {{"Out", {y.name}}}, a);
+            st.text << "slice " << (on_h ? "h" : "w") << " " << start << ":" << end << "\n";
+            return y;
+        }
+        default: {  // FC: flatten2, mul or matmul_v2, reshape2 back to [N, M, 1, 1]
+            const auto k = c * h * w;
+            if (k > 1024) return x;
+            const auto m = in.ConsumeIntegralInRange<std::int64_t>(1, 16);
+            value f{st.var("fl", {n, k}), {n, k}};
+            attr_map fa;
+            fa.set("axis", std::int32_t{1});
+            b.add_op("flatten2", {{"X", {x.name}}}, {{"Out", {f.name}}}, fa);
+            const float bound = 1.f / std::sqrt(float(k));
+            auto weight = st.param("fw", st.random({k, m}, -bound, bound));
+            value y{st.var("fc", {n, m}), {n, m}};
+            const bool v2 = in.ConsumeBool();
+            if (v2)
+                b.add_op("matmul_v2", {{"X", {f.name}}, {"Y", {weight}}}, {{"Out", {y.name}}}, {});
+            else
+                b.add_op("mul", {{"X", {f.name}}, {"Y", {weight}}}, {{"Out", {y.name}}}, {});
+            const shape_t s{n, m, 1, 1};
+            value z{st.var("fr", s), s};
+            attr_map ra;
+            ra.set("shape", std::vector<std::int32_t>{0, std::int32_t(m), 1, 1});
+            b.add_op("reshape2", {{"X", {y.name}}}, {{"Out", {z.name}}}, ra);
+            st.text << "flatten2, " << (v2 ? "matmul_v2" : "mul") << " " << k << "->" << m
+                    << ", reshape2\n";
+            return z;
+        }
+    }
+}
+
 }  // namespace fusion_detail
 
 /// Builds the random program an input describes.
@@ -215,7 +336,7 @@ inline fusion_case decode_fusion_case(std::string_view bytes) {
     const int layers = in.ConsumeIntegralInRange(1, 6);
     for (int l = 0; l < layers && in.remaining_bytes() > 0; ++l) {
         const auto c = cur.shape[1], h = cur.shape[2], w = cur.shape[3];
-        switch (in.ConsumeIntegralInRange(0, 6)) {
+        switch (in.ConsumeIntegralInRange(0, 7)) {
             case 0:
             case 1:  // conv block
                 cur = conv_block(st, cur, in.ConsumeIntegralInRange<std::int64_t>(1, 12), false,
@@ -336,6 +457,9 @@ inline fusion_case decode_fusion_case(std::string_view bytes) {
                 cur = y;
                 break;
             }
+            case 7:  // one of the other ops a model's tail has
+                cur = misc_layer(st, cur);
+                break;
         }
     }
     b.fetch(cur.name, 0);

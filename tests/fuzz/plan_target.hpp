@@ -111,14 +111,17 @@ inline void run_plan(std::string_view bytes) {
     auto fail = [&](const std::string& what) {
         throw plan_finding("fuzz_plan: " + what + "\n" + describe(c));
     };
-    // Small budgets: an unfinished search must still never lose to a heuristic.
-    const planner::exact_options exact_opt{60, 20000};
+    // Small budgets (1/40 and 1/100 of the defaults): an unfinished search
+    // must still never lose to a heuristic, and an input runs in about a
+    // millisecond instead of a hundred.
+    const planner::exact_options exact_opt{60, 5000};
     planner::options opt;
     opt.exact = exact_opt;
+    opt.strong.work_budget = 20000;
     const planner::plan plans[] = {
         planner::size_first_fit(b, segs),
-        planner::strong_fit(b, segs),
-        planner::exact_plan(b, segs, exact_opt),
+        planner::strong_fit(b, segs, opt.strong),
+        planner::exact_plan(b, segs, exact_opt, opt.strong),
         planner::plan_memory(b, segs, opt),
     };
     const bool invalid = !plans[0].problem.empty();
