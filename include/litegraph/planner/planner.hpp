@@ -355,6 +355,17 @@ constexpr plan plan_memory(std::span<const buffer> buffers, std::span<const segm
         best = std::move(strong.best);
         name = "strong_fit";
     }
+    if (segments.size() == 1) {
+        // The size order with ties by index (TFLM's): exact_plan starts from it
+        // too, so the default is never above exact_plan (fuzz_plan found it
+        // could be, when only exact_plan's search started from this layout).
+        auto tflm = detail::decode(p, detail::size_order(p, detail::ties::by_index), segments,
+                                   detail::fit::first);
+        if (detail::better(tflm, best)) {
+            best = std::move(tflm);
+            name = "size_first_fit";
+        }
+    }
     bool proven = best.fits && segments.size() == 1 && detail::total(best) <= load;
     if (!proven && opt.use_exact) {
         auto before = best;
