@@ -90,7 +90,10 @@ rm -rf "$seeds"
 # differential targets read a few hundred bytes at most.
 # -malloc_limit_mb: no single allocation above 512 MiB; the bound of
 # docs/hardening.md on every input is checked by the targets (alloc_bound.hpp).
-max_len() { case "$1" in plan) echo 1024 ;; fusion) echo 512 ;; *) echo 32768 ;; esac; }
+# -len_control=0 for the differential targets: whole-length inputs from the
+# start (a short one decodes to a trivial problem or program).
+max_len() { case "$1" in plan) echo 512 ;; fusion) echo 256 ;; *) echo 32768 ;; esac; }
+len_control() { case "$1" in plan|fusion) echo 0 ;; *) echo 100 ;; esac; }
 echo "==== fuzz_${targets// /, fuzz_} at once for ${time_per_target} s"
 declare -A pids
 for t in $targets; do
@@ -101,7 +104,8 @@ for t in $targets; do
     [[ -d "$root/tests/fuzz/corpus/$t" ]] && dirs+=("$root/tests/fuzz/corpus/$t")
     [[ -d "$seeds/$t" ]] && dirs+=("$seeds/$t")
     "$build/fuzz/fuzz_$t" "${dirs[@]}" \
-        -max_total_time="$time_per_target" -max_len="$(max_len "$t")" -timeout=10 \
+        -max_total_time="$time_per_target" -max_len="$(max_len "$t")" \
+        -len_control="$(len_control "$t")" -timeout=10 \
         -malloc_limit_mb=512 -rss_limit_mb=2560 -print_final_stats=1 \
         -artifact_prefix="$artifacts/" >"$build/fuzz/$t.log" 2>&1 &
     pids[$t]=$!
