@@ -135,6 +135,6 @@ if [[ $merge == 1 && $status == 0 ]]; then
             { tail -20 "$build/fuzz/$t.merge.log"; status=1; }
         grep -E 'MERGE-OUTER: [0-9]+ new files' "$build/fuzz/$t.merge.log" || true
     done
-    du -sh "$root/tests/fuzz/corpus"
+    du -sb "$root/tests/fuzz/corpus"
 fi
 exit $status
