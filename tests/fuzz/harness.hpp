@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz/fusion_target.hpp"
+#include "fuzz/plan_target.hpp"
 #include "litegraph.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
@@ -28,7 +30,11 @@ namespace litegraph::fuzz {
 ///   model:    flags byte (bit 0: with parameters), u32 topology length, the
 ///             topology, then (with parameters) a combined parameter file.
 ///   pir:      as model, the topology a PIR program (JSON text, inference.json).
-enum class target { topology, params, model, pir };
+///   plan:     a planning problem (tests/fuzz/plan_target.hpp).
+///   fusion:   a random valid program (tests/fuzz/fusion_target.hpp).
+/// plan and fusion are differential: a property that fails is a finding (an
+/// exception that is not a litegraph::error), never a rejected input.
+enum class target { topology, params, model, pir, plan, fusion };
 
 /// The limits the targets load and plan with (docs/hardening.md): small enough
 /// that libFuzzer's -malloc_limit_mb=512 catches any allocation past them.
@@ -219,6 +225,10 @@ inline void run(target t, std::string_view bytes) {
             return run_model(bytes);
         case target::pir:
             return run_pir(bytes);
+        case target::plan:
+            return run_plan(bytes);
+        case target::fusion:
+            return run_fusion(bytes);
     }
 }
 

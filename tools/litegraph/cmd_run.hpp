@@ -5,8 +5,10 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <tuple>
 
 #include "images.hpp"
@@ -71,6 +73,11 @@ inline nlohmann::json tensor_summary(const tensor_ref& t, std::size_t max_values
     return values;
 }
 
+inline bool is_integer_type(dtype t) {
+    return t == dtype::i32 || t == dtype::i64 || t == dtype::i16 || t == dtype::i8 ||
+           t == dtype::u8 || t == dtype::boolean;
+}
+
 /// How many executed instructions run int8 kernels, fp32 kernels, or convert
 /// float to int8 (quantize_int8), and which op types ran in fp32: the report
 /// of the int8 fallback.
@@ -97,10 +104,44 @@ inline nlohmann::json kernel_summary(const runtime::program& prog) {
     return {{"int8", int8}, {"fp32", fp32}, {"conversions", conversions}, {"fp32_ops", fp32_ops}};
 }
 
+/// Bytes of memory the system has available for a new allocation
+/// (MemAvailable of /proc/meminfo), or 0 when unknown.
+inline std::uint64_t memory_available() {
+    std::ifstream f("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    std::string unit;
+    while (f >> key >> kib >> unit)
+        if (key == "MemAvailable:") return kib * 1024;
+    return 0;
+}
+
+/// Refuses (before any input or the arena is allocated) a run whose planned
+/// arena is over `cap` (--max-arena-bytes, else program_limits::max_arena_bytes)
+/// or whose arena and inputs together are over the memory available.
+inline void check_memory(runtime::program& prog, std::uint64_t inputs_bytes, bool cap_given) {
+    const auto arena = prog.planned_arena_bytes();
+    const auto cap = prog.limits().max_arena_bytes;
+    if (arena > cap)
+        throw shape_error("the plan needs an arena of " + std::to_string(arena) +
+                          " bytes, over the cap of " + std::to_string(cap) + " bytes (" +
+                          (cap_given ? "--max-arena-bytes"
+                                     : "the default program_limits::max_arena_bytes; raise it "
+                                       "with --max-arena-bytes") +
+                          ")");
+    const auto available = memory_available();
+    if (available && (arena > available || inputs_bytes > available - arena))
+        throw shape_error("the plan needs " + std::to_string(arena) + " bytes of arena and " +
+                          std::to_string(inputs_bytes) +
+                          " bytes of inputs, over the memory "
+                          "available (" +
+                          std::to_string(available) + " bytes, MemAvailable of /proc/meminfo)");
+}
+
 inline int cmd_run(const std::vector<std::string>& argv) {
     arg_spec spec;
     spec.with_value = {"--input",     "--shape", "--lod",        "--output-dir", "--repeat",
-                       "--precision", "--image", "--preprocess", "--draw"};
+                       "--precision", "--image", "--preprocess", "--draw",       "--max-arena-bytes"};
     spec.flags = {"--json", "--no-fuse", "--help", "-h"};
     add_model_options(spec);
     add_places_options(spec);
@@ -110,13 +151,16 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             << "usage: litegraph run MODEL [--input NAME=FILE.npy]... [--shape NAME=D0,D1,...]...\n"
                "                     [--lod NAME=0,L0,L0+L1,...]...\n"
                "                     [--output-dir DIR] [--repeat N] [--no-fuse] [--json]\n"
-               "                     [--precision int8|fp32]\n"
+               "                     [--precision int8|fp32] [--max-arena-bytes N]\n"
                "                     [--image FILE]... [--preprocess CONFIG] [--draw OUT.png]\n"
                "                     [--places P1,P2,... [--min-subgraph-size N]]\n\n"
                "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
                "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
                "sin(0.37 i) cos(0.011 i), integer element i is i mod 7; a LoD input without\n"
-               "--lod is one sequence of all its rows.\n\n"
+               "--lod is one sequence of all its rows.  The activations are planned before\n"
+               "the large inputs are allocated: a plan over the arena cap or over the memory\n"
+               "available (MemAvailable) is an error (exit 1) saying how many bytes it needs.\n"
+               "An input with a zero dim (an empty batch) is refused (exit 2).\n\n"
             << model_help
             << "  --input NAME=FILE     feed NAME from a .npy file (repeatable)\n"
                "  --shape NAME=DIMS     shape of the deterministic input NAME (repeatable)\n"
@@ -146,6 +190,8 @@ inline int cmd_run(const std::vector<std::string>& argv) {
                "                        a batch writes OUT-0.png, OUT-1.png, ...\n"
                "  --precision P         int8 (default): fake-quantized convs and fcs run int8\n"
                "                        kernels; fp32: in float, fake quant ops simulated\n"
+               "  --max-arena-bytes N   refuse a model whose planned activation arena is over N\n"
+               "                        bytes (default 17179869184, 16 GiB)\n"
                "  --json                one JSON object: outputs (with `lod` when they have\n"
                "                        one), latency_ms, memory, passes,\n"
                "                        kernels {int8, fp32, conversions, fp32_ops}; with\n"
@@ -159,6 +205,10 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     int repeat = 1;
     if (a.has("--repeat"))
         repeat = static_cast<int>(parse_count("--repeat", a.value("--repeat"), 1, 1000000));
+    std::optional<std::uint64_t> max_arena;
+    if (a.has("--max-arena-bytes"))
+        max_arena = static_cast<std::uint64_t>(
+            parse_count("--max-arena-bytes", a.value("--max-arena-bytes"), 1, 1LL << 50));
     auto m = load_model(a);
     passes::pass_report report;
     const auto options = precision_options(a);
@@ -172,6 +222,11 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     }
     runtime::program prog = places ? backends::make_program(std::move(m.graph), *places)
                                    : runtime::program(std::move(m.graph));
+    if (max_arena) {
+        auto limits = prog.limits();
+        limits.max_arena_bytes = *max_arena;
+        prog.set_limits(limits);
+    }
 
     std::map<std::string, tensor> given;
     for (auto& spec_s : a.all("--input")) {
@@ -228,16 +283,26 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         prog.input_index(name);
         lods[name].push_back(std::move(offsets));
     }
+    // Plan with the large deterministic inputs' shapes alone: a plan too large
+    // for the cap or the machine is refused before they are allocated.  Given
+    // inputs, integer ones (ids, shapes: shape inference may read their
+    // values) and LoD ones (their offsets shape the outputs) are made first.
+    std::uint64_t inputs_bytes = 0;
+    std::vector<std::size_t> deferred;
     for (std::size_t i = 0; i < prog.input_count(); ++i) {
         const auto& v = prog.input_var(i);
         if (!images.empty() &&
             (i == image_feed(prog) || v.name == "im_shape" || v.name == "scale_factor"))
             continue;  // fed from --image
-        tensor t;
-        if (auto it = given.find(v.name); it != given.end())
-            t = std::move(it->second);
-        else
-            t = deterministic_feed(v, shapes);
+        const bool is_given = given.count(v.name) > 0;
+        if (!is_given && !is_integer_type(v.type) && v.lod_level == 0 && !lods.count(v.name)) {
+            const auto shape = input_shape(v, shapes);
+            prog.set_input_shape(i, shape);
+            inputs_bytes += checked_bytes(numel(shape), size_of(v.type));
+            deferred.push_back(i);
+            continue;
+        }
+        tensor t = is_given ? std::move(given[v.name]) : deterministic_feed(v, shapes);
         if (auto it = lods.find(v.name); it != lods.end()) {
             if (t.shape().empty())
                 throw usage_error("--lod " + v.name + ": the input is a scalar, it has no rows");
@@ -248,6 +313,11 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             t.set_lod({{0, t.shape()[0]}});  // one sequence of all rows
         }
         prog.set_input(i, std::move(t));
+    }
+    check_memory(prog, inputs_bytes, max_arena.has_value());
+    for (auto i : deferred) {
+        const auto& v = prog.input_var(i);
+        prog.set_input(i, deterministic_input(v.type, input_shape(v, shapes)));
     }
 
     using clock = std::chrono::steady_clock;

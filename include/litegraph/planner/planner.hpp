@@ -80,6 +80,21 @@ constexpr plan tflm_greedy(std::span<const buffer> buffers, std::size_t alignmen
                            "tflm_greedy");
 }
 
+namespace detail {
+
+/// tflm_greedy's layout on the only segment: pins removed first, as
+/// tflm_greedy does (a pin to the only segment constrains nothing, but a
+/// pinned item decodes in another order: fuzz_plan found exact_plan above
+/// tflm_greedy that way).  Items are the same with and without pins.
+constexpr layout tflm_layout(std::span<const buffer> buffers, std::span<const segment> segments) {
+    std::vector<buffer> plain(buffers.begin(), buffers.end());
+    for (auto& b : plain) b.pinned = -1;
+    auto p = make_problem(plain, 1);
+    return decode(p, size_order(p, ties::by_index), segments, fit::first);
+}
+
+}  // namespace detail
+
 /// Knobs of strong_fit; the defaults plan 10,000 buffers well under a second.
 struct strong_options {
     std::uint64_t seed = 0x11739a9e5eedull;
@@ -355,6 +370,16 @@ constexpr plan plan_memory(std::span<const buffer> buffers, std::span<const segm
         best = std::move(strong.best);
         name = "strong_fit";
     }
+    if (segments.size() == 1) {
+        // TFLM's layout: exact_plan starts from it too, so the default is never
+        // above exact_plan (fuzz_plan found it could be, when only exact_plan's
+        // search started from this layout).
+        auto tflm = detail::tflm_layout(buffers, segments);
+        if (detail::better(tflm, best)) {
+            best = std::move(tflm);
+            name = "size_first_fit";
+        }
+    }
     bool proven = best.fits && segments.size() == 1 && detail::total(best) <= load;
     if (!proven && opt.use_exact) {
         auto before = best;
@@ -367,16 +392,27 @@ constexpr plan plan_memory(std::span<const buffer> buffers, std::span<const segm
     return out;
 }
 
-/// The exact search on its own: the best candidate of strong_fit as the
-/// first bound (no hill climbing), then branch and bound.  `proven_optimal`
-/// tells whether it finished.
+/// The exact search on its own: the best heuristic layout as the first bound
+/// (strong_fit with its hill climbing under `seed`, the patent's size order,
+/// and on one segment the TFLM greedy's order), then branch and bound.  So the
+/// result is never larger than any heuristic's, whether or not the search
+/// finishes within its node budget (fuzz_plan found it could be, when the
+/// bound was strong_fit's first candidate alone).  `proven_optimal` tells
+/// whether it finished.
 constexpr plan exact_plan(std::span<const buffer> buffers, std::span<const segment> segments,
-                          const exact_options& opt = {}) {
+                          const exact_options& opt = {}, const strong_options& seed = {}) {
     auto p = detail::make_problem(buffers, segments.size());
     if (!p.error.empty()) return detail::invalid_plan(p, buffers.size(), segments.size());
-    auto best = detail::best_candidate(p, segments).best;
-    bool proven =
-        best.fits && segments.size() == 1 && detail::total(best) <= detail::items_load(p.items);
+    const std::size_t load = detail::items_load(p.items);
+    auto best =
+        detail::hill_climb(p, segments, detail::best_candidate(p, segments), seed, load).best;
+    auto patent = detail::decode(p, detail::size_order(p), segments, detail::fit::first);
+    if (detail::better(patent, best)) best = std::move(patent);
+    if (segments.size() == 1) {
+        auto tflm = detail::tflm_layout(buffers, segments);
+        if (detail::better(tflm, best)) best = std::move(tflm);
+    }
+    bool proven = best.fits && segments.size() == 1 && detail::total(best) <= load;
     if (!proven) proven = detail::exact_improve(p, best, segments, opt);
     auto out = detail::to_plan(p, best, "exact");
     out.proven_optimal = proven;

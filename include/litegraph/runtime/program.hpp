@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -106,6 +107,7 @@ public:
             throw unsupported_error(msg);
         }
         inputs_.resize(g_.feeds.size());
+        shape_only_.resize(g_.feeds.size());
     }
 
     const graph::graph& graph() const noexcept { return g_; }
@@ -161,9 +163,10 @@ public:
                               std::to_string(v.lod_level) + ", got a LoD of " +
                               std::to_string(t.lod().size()) + " levels");
         if (inputs_[i].shape() != t.shape() || is_integer(t.type()) ||
-            inputs_[i].type() != t.type() || inputs_[i].lod() != t.lod())
+            inputs_[i].type() != t.type() || inputs_[i].lod() != t.lod() || shape_only_[i])
             prepared_ = false;
         inputs_[i] = std::move(t);
+        shape_only_[i].reset();
     }
     void set_input(std::string_view name, tensor t) { set_input(input_index(name), std::move(t)); }
     /// set_input with the LoD given beside the tensor (checked against its rows).
@@ -172,13 +175,48 @@ public:
         set_input(input_index(name), std::move(t));
     }
 
+    /// Sets input `i` by its shape alone (its declared dtype, no data): enough
+    /// to plan (`planned_arena_bytes`, `prepare_plan`) before the caller
+    /// allocates the input; `run` needs its data (`set_input`).  Shape
+    /// inference sees no values for it (an integer input that an op reads as a
+    /// shape must be set with its data).
+    void set_input_shape(std::size_t i, shape_t s) {
+        const auto& v = input_var(i);
+        if (!v.shape.empty() && s.size() != v.shape.size())
+            throw usage_error("input '" + v.name + "' must have rank " +
+                              std::to_string(v.shape.size()) + " (declared " + to_string(v.shape) +
+                              "), got " + to_string(s));
+        checked_bytes(numel(s), size_of(v.type));  // no unknown dim, no overflow
+        inputs_[i] = tensor();
+        shape_only_[i] = std::move(s);
+        prepared_ = false;
+    }
+
+    /// The bytes of the arena the inputs set (with data or by shape) need:
+    /// shapes inferred, constants folded (within `max_folded_bytes`) and the
+    /// arena planned, but neither allocated nor checked against
+    /// `max_arena_bytes` or `max_tensor_elements` (a caller compares it with
+    /// its cap or the memory it has, before allocating anything).
+    std::uint64_t planned_arena_bytes() {
+        check_inputs_set();
+        estimate_ = true;
+        prepared_ = false;
+        try {
+            prepare();
+        } catch (...) {
+            estimate_ = false;
+            prepared_ = false;
+            throw;
+        }
+        estimate_ = false;
+        prepared_ = false;
+        return arena_needed_;
+    }
+
     /// Infers every shape and plans the arena for the inputs set, without
     /// running the program (what `litegraph plan` needs).
     void prepare_plan() {
-        for (std::size_t i = 0; i < inputs_.size(); ++i)
-            if (inputs_[i].shape().empty() && inputs_[i].bytes() == 0 &&
-                !input_var(i).shape.empty())
-                throw usage_error("input '" + input_var(i).name + "' was not set");
+        check_inputs_set();
         if (!prepared_) prepare();
     }
 
@@ -193,6 +231,11 @@ public:
     template <class After>
     void run(After&& after) {
         prepare_plan();
+        for (std::size_t i = 0; i < inputs_.size(); ++i)
+            if (shape_only_[i])
+                throw usage_error("input '" + input_var(i).name +
+                                  "' was set by its shape only (set_input_shape): set its data "
+                                  "with set_input before run");
         if (!plan_.fits)
             throw usage_error("the activations do not fit the memory segments: " +
                               std::to_string(plan_.shortfall) + " bytes short");
@@ -235,6 +278,26 @@ private:
     static bool is_integer(dtype t) {
         return t == dtype::i32 || t == dtype::i64 || t == dtype::i16 || t == dtype::i8 ||
                t == dtype::u8 || t == dtype::boolean;
+    }
+
+    /// The shape input `i` was set with (data or shape only).
+    const shape_t& input_shape(std::size_t i) const {
+        return shape_only_[i] ? *shape_only_[i] : inputs_[i].shape();
+    }
+
+    /// Every input was set, and none is empty: an empty batch (a zero dim)
+    /// is refused up front rather than meeting a kernel's assumption.
+    void check_inputs_set() const {
+        for (std::size_t i = 0; i < inputs_.size(); ++i) {
+            const auto& v = input_var(i);
+            const auto& s = input_shape(i);
+            if (!shape_only_[i] && s.empty() && inputs_[i].bytes() == 0 && !v.shape.empty())
+                throw usage_error("input '" + v.name + "' was not set");
+            if (std::find(s.begin(), s.end(), 0) != s.end())
+                throw usage_error("input '" + v.name + "' is empty (shape " + to_string(s) +
+                                  "): litegraph does not run empty tensors (an empty batch has "
+                                  "nothing to compute; skip the call)");
+        }
     }
 
     op_slot bind(const graph::slot& s) {
@@ -284,6 +347,12 @@ private:
         }
         for (std::size_t i = 0; i < inputs_.size(); ++i) {
             auto& r = refs_[g_.feeds[i].var];
+            if (shape_only_[i]) {
+                r.type = input_var(i).type;
+                r.shape = *shape_only_[i];
+                r.data = nullptr;
+                continue;
+            }
             r.type = inputs_[i].type();
             r.shape = inputs_[i].shape();
             r.data = inputs_[i].data();  // visible to shape inference (shape tensors)
@@ -433,7 +502,7 @@ private:
                 } catch (const shape_error&) {
                     n = -1;  // overflows 64 bits
                 }
-                if (n < 0 || n > limits_.max_tensor_elements)
+                if (n < 0 || (n > limits_.max_tensor_elements && !estimate_))
                     ins.io.fail("output '" + std::string(a->name) + "' of shape " +
                                 to_string(a->shape) + " has more than " +
                                 std::to_string(limits_.max_tensor_elements) +
@@ -532,14 +601,16 @@ private:
         stats_.lower_bound_bytes = planner::lower_bound(buffers_);
         if (!plan_.fits) {
             stats_.arena_bytes = 0;
+            arena_needed_ = 0;
             return;  // run() says by how much; `litegraph plan` reports it
         }
         stats_.arena_bytes = plan_.total();
-        if (!allocate) return;
         // One allocation holds every segment, each starting on an aligned byte.
         std::vector<std::size_t> seg_base(segments_.size() + 1, 0);
         for (std::size_t s = 0; s < segments_.size(); ++s)
             seg_base[s + 1] = planner::align_up(seg_base[s] + plan_.used[s], tensor_alignment);
+        arena_needed_ = seg_base.back();
+        if (!allocate || estimate_) return;
         if (seg_base.back() > limits_.max_arena_bytes)
             throw shape_error("the planned arena needs " + std::to_string(seg_base.back()) +
                               " bytes, over the limit of " +
@@ -616,6 +687,7 @@ private:
     std::vector<int> order_;  // the unfolded instructions in execution order
     bool reorder_ = true;
     std::vector<tensor> inputs_;
+    std::vector<std::optional<shape_t>> shape_only_;  // inputs set by shape only
     std::vector<tensor> folded_;
     std::vector<planner::buffer> buffers_;
     std::vector<int> buffer_vars_;
@@ -627,6 +699,8 @@ private:
     memory_stats stats_;
     program_limits limits_;
     std::uint64_t folded_bytes_ = 0;
+    std::uint64_t arena_needed_ = 0;  // bytes of the last plan's arena
+    bool estimate_ = false;           // planned_arena_bytes: plan, allocate nothing
     bool prepared_ = false;
 };
 
