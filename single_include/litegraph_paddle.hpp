@@ -460,7 +460,10 @@ inline void check_lod(const lod_t& lod, std::int64_t rows, std::string_view what
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <string>
+#include <vector>
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xnpy.hpp>
 
@@ -645,22 +648,66 @@ private:
 
 namespace litegraph {
 
-/// Loads a .npy file of any numeric dtype litegraph knows; throws io_error
-/// naming the file when it is missing, malformed or of another dtype.
+namespace detail {
+
+/// Copies a Fortran-order (column-major) array of `shape` into C order.
+inline void fortran_to_c_order(const std::byte* src, std::byte* dst, const shape_t& shape,
+                               std::size_t elem) {
+    const std::size_t rank = shape.size();
+    const auto n = static_cast<std::size_t>(numel(shape));
+    if (n == 0) return;
+    // Column-major strides (in elements) of the source.
+    std::vector<std::size_t> stride(rank, 1);
+    for (std::size_t k = 1; k < rank; ++k)
+        stride[k] = stride[k - 1] * static_cast<std::size_t>(shape[k - 1]);
+    std::vector<std::size_t> index(rank, 0);
+    std::size_t from = 0;  // source element of `index`
+    for (std::size_t to = 0; to < n; ++to) {
+        std::memcpy(dst + to * elem, src + from * elem, elem);
+        // Next C-order index: the last dim moves fastest.
+        for (std::size_t k = rank; k-- > 0;) {
+            if (++index[k] < static_cast<std::size_t>(shape[k])) {
+                from += stride[k];
+                break;
+            }
+            from -= (index[k] - 1) * stride[k];
+            index[k] = 0;
+        }
+    }
+}
+
+}  // namespace detail
+
+/// Loads a .npy file of any numeric dtype litegraph knows, in C order (a
+/// Fortran-order file, as numpy writes for a transposed array, is converted);
+/// throws io_error naming the file when it is missing, malformed, shorter than
+/// its header says, or of another dtype.  Nothing is allocated before the
+/// header's size is checked against the file's.
 inline tensor load_npy(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw io_error("cannot open " + path.string());
     try {
-        auto file = xt::detail::load_npy_file(in);
-        tensor result;
-        bool matched = false;
+        in.seekg(0, std::ios::end);
+        const auto file_size = static_cast<std::uint64_t>(in.tellg());
+        in.seekg(0, std::ios::beg);
+        unsigned char major = 0, minor = 0;
+        xt::detail::read_magic(in, &major, &minor);
+        std::string header;
+        if (major == 1 && minor == 0)
+            header = xt::detail::read_header_1_0(in);
+        else if (major == 2 && minor == 0)
+            header = xt::detail::read_header_2_0(in);
+        else
+            throw io_error(path.string() + ": unsupported .npy format version " +
+                           std::to_string(major) + "." + std::to_string(minor));
+        if (!in) throw io_error(path.string() + ": not a valid .npy file (truncated header)");
+        std::string typestring;
+        bool fortran = false;
+        std::vector<std::size_t> dims;
+        xt::detail::parse_header(header, typestring, &fortran, dims);
+        std::optional<dtype> type;
         auto try_type = [&]<class T>() {
-            if (matched || file.m_typestring != xt::detail::build_typestring<T>()) return;
-            auto arr = std::move(file).cast<T, xt::layout_type::row_major>();
-            shape_t shape(arr.shape().begin(), arr.shape().end());
-            result = tensor(dtype_v<T>, shape);
-            if (result.bytes()) std::memcpy(result.data(), arr.data(), result.bytes());
-            matched = true;
+            if (!type && typestring == xt::detail::build_typestring<T>()) type = dtype_v<T>;
         };
         try_type.operator()<float>();
         try_type.operator()<double>();
@@ -670,11 +717,37 @@ inline tensor load_npy(const std::filesystem::path& path) {
         try_type.operator()<std::int8_t>();
         try_type.operator()<std::uint8_t>();
         try_type.operator()<bool>();
-        if (!matched)
-            throw io_error(path.string() + ": unsupported .npy dtype '" + file.m_typestring + "'");
+        if (!type) throw io_error(path.string() + ": unsupported .npy dtype '" + typestring + "'");
+        shape_t shape;
+        for (auto d : dims) {
+            if (d > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
+                throw io_error(path.string() + ": not a valid .npy file (dim " + std::to_string(d) +
+                               " too large)");
+            shape.push_back(static_cast<std::int64_t>(d));
+        }
+        const auto bytes = checked_bytes(numel(shape), size_of(*type));
+        const auto data_at = static_cast<std::uint64_t>(in.tellg());
+        if (data_at > file_size || file_size - data_at < bytes)
+            throw io_error(path.string() + ": not a valid .npy file (the header's shape " +
+                           to_string(shape) + " needs " + std::to_string(bytes) +
+                           " data bytes, the file has " +
+                           std::to_string(data_at > file_size ? 0 : file_size - data_at) + ")");
+        tensor result(*type, shape);
+        if (!bytes) return result;
+        if (!fortran || shape.size() < 2) {
+            in.read(reinterpret_cast<char*>(result.data()), static_cast<std::streamsize>(bytes));
+        } else {
+            std::vector<std::byte> column_major(bytes);
+            in.read(reinterpret_cast<char*>(column_major.data()),
+                    static_cast<std::streamsize>(bytes));
+            detail::fortran_to_c_order(column_major.data(), static_cast<std::byte*>(result.data()),
+                                       shape, size_of(*type));
+        }
+        if (!in) throw io_error(path.string() + ": not a valid .npy file (read failed)");
         return result;
-    } catch (const error&) {
-        throw;
+    } catch (const error& e) {
+        if (dynamic_cast<const io_error*>(&e)) throw;
+        throw io_error(path.string() + ": not a valid .npy file (" + e.what() + ")");
     } catch (const std::exception& e) {
         throw io_error(path.string() + ": not a valid .npy file (" + e.what() + ")");
     }
@@ -11490,6 +11563,21 @@ constexpr plan tflm_greedy(std::span<const buffer> buffers, std::size_t alignmen
                            "tflm_greedy");
 }
 
+namespace detail {
+
+/// tflm_greedy's layout on the only segment: pins removed first, as
+/// tflm_greedy does (a pin to the only segment constrains nothing, but a
+/// pinned item decodes in another order: fuzz_plan found exact_plan above
+/// tflm_greedy that way).  Items are the same with and without pins.
+constexpr layout tflm_layout(std::span<const buffer> buffers, std::span<const segment> segments) {
+    std::vector<buffer> plain(buffers.begin(), buffers.end());
+    for (auto& b : plain) b.pinned = -1;
+    auto p = make_problem(plain, 1);
+    return decode(p, size_order(p, ties::by_index), segments, fit::first);
+}
+
+}  // namespace detail
+
 /// Knobs of strong_fit; the defaults plan 10,000 buffers well under a second.
 struct strong_options {
     std::uint64_t seed = 0x11739a9e5eedull;
@@ -11765,6 +11853,16 @@ constexpr plan plan_memory(std::span<const buffer> buffers, std::span<const segm
         best = std::move(strong.best);
         name = "strong_fit";
     }
+    if (segments.size() == 1) {
+        // TFLM's layout: exact_plan starts from it too, so the default is never
+        // above exact_plan (fuzz_plan found it could be, when only exact_plan's
+        // search started from this layout).
+        auto tflm = detail::tflm_layout(buffers, segments);
+        if (detail::better(tflm, best)) {
+            best = std::move(tflm);
+            name = "size_first_fit";
+        }
+    }
     bool proven = best.fits && segments.size() == 1 && detail::total(best) <= load;
     if (!proven && opt.use_exact) {
         auto before = best;
@@ -11777,16 +11875,27 @@ constexpr plan plan_memory(std::span<const buffer> buffers, std::span<const segm
     return out;
 }
 
-/// The exact search on its own: the best candidate of strong_fit as the
-/// first bound (no hill climbing), then branch and bound.  `proven_optimal`
-/// tells whether it finished.
+/// The exact search on its own: the best heuristic layout as the first bound
+/// (strong_fit with its hill climbing under `seed`, the patent's size order,
+/// and on one segment the TFLM greedy's order), then branch and bound.  So the
+/// result is never larger than any heuristic's, whether or not the search
+/// finishes within its node budget (fuzz_plan found it could be, when the
+/// bound was strong_fit's first candidate alone).  `proven_optimal` tells
+/// whether it finished.
 constexpr plan exact_plan(std::span<const buffer> buffers, std::span<const segment> segments,
-                          const exact_options& opt = {}) {
+                          const exact_options& opt = {}, const strong_options& seed = {}) {
     auto p = detail::make_problem(buffers, segments.size());
     if (!p.error.empty()) return detail::invalid_plan(p, buffers.size(), segments.size());
-    auto best = detail::best_candidate(p, segments).best;
-    bool proven =
-        best.fits && segments.size() == 1 && detail::total(best) <= detail::items_load(p.items);
+    const std::size_t load = detail::items_load(p.items);
+    auto best =
+        detail::hill_climb(p, segments, detail::best_candidate(p, segments), seed, load).best;
+    auto patent = detail::decode(p, detail::size_order(p), segments, detail::fit::first);
+    if (detail::better(patent, best)) best = std::move(patent);
+    if (segments.size() == 1) {
+        auto tflm = detail::tflm_layout(buffers, segments);
+        if (detail::better(tflm, best)) best = std::move(tflm);
+    }
+    bool proven = best.fits && segments.size() == 1 && detail::total(best) <= load;
     if (!proven) proven = detail::exact_improve(p, best, segments, opt);
     auto out = detail::to_plan(p, best, "exact");
     out.proven_optimal = proven;
@@ -12250,6 +12359,7 @@ constexpr bool network_fits() {
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12732,6 +12842,7 @@ public:
             throw unsupported_error(msg);
         }
         inputs_.resize(g_.feeds.size());
+        shape_only_.resize(g_.feeds.size());
     }
 
     const graph::graph& graph() const noexcept { return g_; }
@@ -12787,9 +12898,10 @@ public:
                               std::to_string(v.lod_level) + ", got a LoD of " +
                               std::to_string(t.lod().size()) + " levels");
         if (inputs_[i].shape() != t.shape() || is_integer(t.type()) ||
-            inputs_[i].type() != t.type() || inputs_[i].lod() != t.lod())
+            inputs_[i].type() != t.type() || inputs_[i].lod() != t.lod() || shape_only_[i])
             prepared_ = false;
         inputs_[i] = std::move(t);
+        shape_only_[i].reset();
     }
     void set_input(std::string_view name, tensor t) { set_input(input_index(name), std::move(t)); }
     /// set_input with the LoD given beside the tensor (checked against its rows).
@@ -12798,13 +12910,48 @@ public:
         set_input(input_index(name), std::move(t));
     }
 
+    /// Sets input `i` by its shape alone (its declared dtype, no data): enough
+    /// to plan (`planned_arena_bytes`, `prepare_plan`) before the caller
+    /// allocates the input; `run` needs its data (`set_input`).  Shape
+    /// inference sees no values for it (an integer input that an op reads as a
+    /// shape must be set with its data).
+    void set_input_shape(std::size_t i, shape_t s) {
+        const auto& v = input_var(i);
+        if (!v.shape.empty() && s.size() != v.shape.size())
+            throw usage_error("input '" + v.name + "' must have rank " +
+                              std::to_string(v.shape.size()) + " (declared " + to_string(v.shape) +
+                              "), got " + to_string(s));
+        checked_bytes(numel(s), size_of(v.type));  // no unknown dim, no overflow
+        inputs_[i] = tensor();
+        shape_only_[i] = std::move(s);
+        prepared_ = false;
+    }
+
+    /// The bytes of the arena the inputs set (with data or by shape) need:
+    /// shapes inferred, constants folded (within `max_folded_bytes`) and the
+    /// arena planned, but neither allocated nor checked against
+    /// `max_arena_bytes` or `max_tensor_elements` (a caller compares it with
+    /// its cap or the memory it has, before allocating anything).
+    std::uint64_t planned_arena_bytes() {
+        check_inputs_set();
+        estimate_ = true;
+        prepared_ = false;
+        try {
+            prepare();
+        } catch (...) {
+            estimate_ = false;
+            prepared_ = false;
+            throw;
+        }
+        estimate_ = false;
+        prepared_ = false;
+        return arena_needed_;
+    }
+
     /// Infers every shape and plans the arena for the inputs set, without
     /// running the program (what `litegraph plan` needs).
     void prepare_plan() {
-        for (std::size_t i = 0; i < inputs_.size(); ++i)
-            if (inputs_[i].shape().empty() && inputs_[i].bytes() == 0 &&
-                !input_var(i).shape.empty())
-                throw usage_error("input '" + input_var(i).name + "' was not set");
+        check_inputs_set();
         if (!prepared_) prepare();
     }
 
@@ -12819,6 +12966,11 @@ public:
     template <class After>
     void run(After&& after) {
         prepare_plan();
+        for (std::size_t i = 0; i < inputs_.size(); ++i)
+            if (shape_only_[i])
+                throw usage_error("input '" + input_var(i).name +
+                                  "' was set by its shape only (set_input_shape): set its data "
+                                  "with set_input before run");
         if (!plan_.fits)
             throw usage_error("the activations do not fit the memory segments: " +
                               std::to_string(plan_.shortfall) + " bytes short");
@@ -12861,6 +13013,26 @@ private:
     static bool is_integer(dtype t) {
         return t == dtype::i32 || t == dtype::i64 || t == dtype::i16 || t == dtype::i8 ||
                t == dtype::u8 || t == dtype::boolean;
+    }
+
+    /// The shape input `i` was set with (data or shape only).
+    const shape_t& input_shape(std::size_t i) const {
+        return shape_only_[i] ? *shape_only_[i] : inputs_[i].shape();
+    }
+
+    /// Every input was set, and none is empty: an empty batch (a zero dim)
+    /// is refused up front rather than meeting a kernel's assumption.
+    void check_inputs_set() const {
+        for (std::size_t i = 0; i < inputs_.size(); ++i) {
+            const auto& v = input_var(i);
+            const auto& s = input_shape(i);
+            if (!shape_only_[i] && s.empty() && inputs_[i].bytes() == 0 && !v.shape.empty())
+                throw usage_error("input '" + v.name + "' was not set");
+            if (std::find(s.begin(), s.end(), 0) != s.end())
+                throw usage_error("input '" + v.name + "' is empty (shape " + to_string(s) +
+                                  "): litegraph does not run empty tensors (an empty batch has "
+                                  "nothing to compute; skip the call)");
+        }
     }
 
     op_slot bind(const graph::slot& s) {
@@ -12910,6 +13082,12 @@ private:
         }
         for (std::size_t i = 0; i < inputs_.size(); ++i) {
             auto& r = refs_[g_.feeds[i].var];
+            if (shape_only_[i]) {
+                r.type = input_var(i).type;
+                r.shape = *shape_only_[i];
+                r.data = nullptr;
+                continue;
+            }
             r.type = inputs_[i].type();
             r.shape = inputs_[i].shape();
             r.data = inputs_[i].data();  // visible to shape inference (shape tensors)
@@ -13059,7 +13237,7 @@ private:
                 } catch (const shape_error&) {
                     n = -1;  // overflows 64 bits
                 }
-                if (n < 0 || n > limits_.max_tensor_elements)
+                if (n < 0 || (n > limits_.max_tensor_elements && !estimate_))
                     ins.io.fail("output '" + std::string(a->name) + "' of shape " +
                                 to_string(a->shape) + " has more than " +
                                 std::to_string(limits_.max_tensor_elements) +
@@ -13158,14 +13336,16 @@ private:
         stats_.lower_bound_bytes = planner::lower_bound(buffers_);
         if (!plan_.fits) {
             stats_.arena_bytes = 0;
+            arena_needed_ = 0;
             return;  // run() says by how much; `litegraph plan` reports it
         }
         stats_.arena_bytes = plan_.total();
-        if (!allocate) return;
         // One allocation holds every segment, each starting on an aligned byte.
         std::vector<std::size_t> seg_base(segments_.size() + 1, 0);
         for (std::size_t s = 0; s < segments_.size(); ++s)
             seg_base[s + 1] = planner::align_up(seg_base[s] + plan_.used[s], tensor_alignment);
+        arena_needed_ = seg_base.back();
+        if (!allocate || estimate_) return;
         if (seg_base.back() > limits_.max_arena_bytes)
             throw shape_error("the planned arena needs " + std::to_string(seg_base.back()) +
                               " bytes, over the limit of " +
@@ -13242,6 +13422,7 @@ private:
     std::vector<int> order_;  // the unfolded instructions in execution order
     bool reorder_ = true;
     std::vector<tensor> inputs_;
+    std::vector<std::optional<shape_t>> shape_only_;  // inputs set by shape only
     std::vector<tensor> folded_;
     std::vector<planner::buffer> buffers_;
     std::vector<int> buffer_vars_;
@@ -13253,6 +13434,8 @@ private:
     memory_stats stats_;
     program_limits limits_;
     std::uint64_t folded_bytes_ = 0;
+    std::uint64_t arena_needed_ = 0;  // bytes of the last plan's arena
+    bool estimate_ = false;           // planned_arena_bytes: plan, allocate nothing
     bool prepared_ = false;
 };
 

@@ -140,8 +140,9 @@ inline void check_memory(runtime::program& prog, std::uint64_t inputs_bytes, boo
 
 inline int cmd_run(const std::vector<std::string>& argv) {
     arg_spec spec;
-    spec.with_value = {"--input",     "--shape", "--lod",        "--output-dir", "--repeat",
-                       "--precision", "--image", "--preprocess", "--draw",       "--max-arena-bytes"};
+    spec.with_value = {"--input",  "--shape",          "--lod",   "--output-dir",
+                       "--repeat", "--precision",      "--image", "--preprocess",
+                       "--draw",   "--max-arena-bytes"};
     spec.flags = {"--json", "--no-fuse", "--help", "-h"};
     add_model_options(spec);
     add_places_options(spec);
