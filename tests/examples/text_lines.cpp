@@ -9,18 +9,7 @@
 #include "../../examples/text_lines/text_lines.hpp"
 #include "support.hpp"
 
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
-#endif
-#define STB_IMAGE_IMPLEMENTATION
-#define STBI_ONLY_PNG
-#include <stb/stb_image.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
+#include "stb_image_impl.hpp"
 
 using litegraph::vision::image;
 using text_lines::point;
@@ -89,14 +78,6 @@ void check_covers(const text_lines::line& l, const bbox& band, double margin = 0
     CHECK(e.y1 - band.y1 <= margin * h);
 }
 
-image load_png(const std::filesystem::path& p) {
-    int w = 0, h = 0, c = 0;
-    std::unique_ptr<unsigned char, void (*)(void*)> px(stbi_load(p.string().c_str(), &w, &h, &c, 4),
-                                                       stbi_image_free);
-    REQUIRE(px != nullptr);
-    return image::from_pixels(px.get(), w, h, 4);
-}
-
 /// `src`'s region r, scaled by s (turned by 180 degrees when `turn`), pasted
 /// onto `dst` at (x, y).
 void paste(image& dst, const image& src, bbox r, double s, bool turn, int x, int y) {
@@ -122,7 +103,7 @@ text_lines::options model_options() {
 TEST_CASE("text_lines: the three lines of text320.png, upright") {
     auto o = model_options();
     if (o.det_model.empty() || o.cls_model.empty()) return;
-    auto img = load_png(o.det_model / "reference" / "text320.png");
+    auto img = litegraph::test::load_picture(o.det_model / "reference" / "text320.png");
     auto bands = ink_bands(img);
     REQUIRE(bands.size() == 3);
     text_lines::finder f(o);
@@ -139,7 +120,8 @@ TEST_CASE("text_lines: the three lines of text320.png, upright") {
 TEST_CASE("text_lines: text320.png turned by 180 degrees reads as three upside-down lines") {
     auto o = model_options();
     if (o.det_model.empty() || o.cls_model.empty()) return;
-    auto img = litegraph::vision::rotate180(load_png(o.det_model / "reference" / "text320.png"));
+    auto img = litegraph::vision::rotate180(
+        litegraph::test::load_picture(o.det_model / "reference" / "text320.png"));
     auto bands = ink_bands(img);
     REQUIRE(bands.size() == 3);
     text_lines::finder f(o);
@@ -155,7 +137,7 @@ TEST_CASE("text_lines: text320.png turned by 180 degrees reads as three upside-d
 TEST_CASE("text_lines: lines of other sizes, one upside down, on a 700x430 canvas") {
     auto o = model_options();
     if (o.det_model.empty() || o.cls_model.empty()) return;
-    auto src = load_png(o.det_model / "reference" / "text320.png");
+    auto src = litegraph::test::load_picture(o.det_model / "reference" / "text320.png");
     auto src_bands = ink_bands(src);
     REQUIRE(src_bands.size() == 3);
     image canvas(700, 430);

@@ -13,19 +13,7 @@
 #include "litegraph/vision/preprocess.hpp"
 #include "support.hpp"
 
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
-#endif
-#define STB_IMAGE_IMPLEMENTATION
-#define STBI_ONLY_PNG
-#define STBI_ONLY_JPEG
-#include <stb/stb_image.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
+#include "stb_image_impl.hpp"
 
 using namespace litegraph;
 namespace fs = std::filesystem;
@@ -34,14 +22,6 @@ namespace {
 
 std::string q(const fs::path& p) {
     return "'" + p.string() + "'";
-}
-
-vision::image load(const fs::path& p) {
-    int w = 0, h = 0, c = 0;
-    std::unique_ptr<unsigned char, void (*)(void*)> px(stbi_load(p.string().c_str(), &w, &h, &c, 4),
-                                                       stbi_image_free);
-    REQUIRE(px != nullptr);
-    return vision::image::from_pixels(px.get(), w, h, 4);
 }
 
 /// Row ranges [first, last] of the lines of dark ink on a light picture.
@@ -76,7 +56,7 @@ TEST_CASE("run --image --draw on the text detector: one box per line of ink, and
     INFO(r.out.substr(0, 3000));
     REQUIRE(r.code == 0);
     auto j = nlohmann::json::parse(r.out);
-    auto rows = ink_rows(load(png));
+    auto rows = ink_rows(test::load_picture(png));
     REQUIRE(rows.size() == 3);
     auto boxes = j["images"][0]["text_boxes"];
     REQUIRE(boxes.size() == 3);
@@ -91,7 +71,7 @@ TEST_CASE("run --image --draw on the text detector: one box per line of ink, and
         CHECK(bottom - top <= 2.0 * (rows[i].second - rows[i].first + 1));
     }
     // A PNG was written, of the image's size.
-    auto drawn = load(out);
+    auto drawn = test::load_picture(out);
     CHECK(drawn.width == 320);
     CHECK(drawn.height == 320);
     CHECK(j["preprocess"].get<std::string>().find("text detector defaults") != std::string::npos);
@@ -114,7 +94,7 @@ TEST_CASE(
     p.steps.emplace_back(vision::resize_step{320, 320, false, vision::interpolation::cubic});
     p.steps.emplace_back(vision::normalize_step{});
     p.steps.emplace_back(vision::permute_step{});
-    auto pre = vision::preprocess(load(photo), p);
+    auto pre = vision::preprocess(test::load_picture(photo), p);
     auto dir = fs::path(LITEGRAPH_BINARY_DIR) / "tests" / "images_yolo";
     fs::create_directories(dir);
     save_npy(dir / "image.npy", pre.input.ref());
