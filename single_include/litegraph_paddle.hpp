@@ -544,7 +544,7 @@ struct tensor_ref {
     dtype type = dtype::f32;
     shape_t shape;
     std::byte* data = nullptr;
-    lod_t lod;
+    lod_t lod{};
 
     std::int64_t numel() const { return litegraph::numel(shape); }
     std::uint64_t bytes() const { return checked_bytes(numel(), size_of(type)); }
