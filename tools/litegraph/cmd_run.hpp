@@ -244,10 +244,12 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     std::vector<vision::result> preprocessed;
     vision::model_config config;
     std::string preprocess_source;
+    std::optional<std::size_t> image_input;  // the feed --image fills
     if (image_files.empty() && (a.has("--preprocess") || a.has("--draw")))
         throw usage_error(std::string(a.has("--draw") ? "--draw" : "--preprocess") +
                           " needs --image");
     if (!image_files.empty()) {
+        image_input = image_feed(prog);
         std::filesystem::path model_path =
             a.has("--model") ? a.value("--model") : a.positional.front();
         auto cfg_file = a.has("--preprocess")
@@ -257,14 +259,14 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             config = read_config_file(*cfg_file);
             preprocess_source = cfg_file->string();
         } else {
-            std::tie(config, preprocess_source) = default_config(prog, image_feed(prog));
+            std::tie(config, preprocess_source) = default_config(prog, *image_input);
             preprocess_source = "no config beside the model: " + preprocess_source;
         }
         for (auto& f : image_files) {
             images.push_back(decode_image(f));
             preprocessed.push_back(vision::preprocess(images.back(), config.preprocess));
         }
-        auto feed = prog.input_var(image_feed(prog)).name;
+        auto feed = prog.input_var(*image_input).name;
         if (given.count(feed))
             throw usage_error("input '" + feed + "' has both --input and --image");
         set_image_feeds(prog, preprocessed);
@@ -293,7 +295,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     for (std::size_t i = 0; i < prog.input_count(); ++i) {
         const auto& v = prog.input_var(i);
         if (!images.empty() &&
-            (i == image_feed(prog) || v.name == "im_shape" || v.name == "scale_factor"))
+            (i == *image_input || v.name == "im_shape" || v.name == "scale_factor"))
             continue;  // fed from --image
         const bool is_given = given.count(v.name) > 0;
         if (!is_given && !is_integer_type(v.type) && v.lod_level == 0 && !lods.count(v.name)) {
