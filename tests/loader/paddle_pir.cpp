@@ -441,15 +441,24 @@ TEST_CASE("litegraph info, run, quantize and codegen take the PIR classifier") {
     auto got = load_npy(out / "output_0.npy");
     auto expect = load_npy(dir / "reference" / "output_0.npy");
     CHECK(test::max_abs_diff(got.span<float>(), expect.span<float>()) <= 1e-5);
+    // Calibrated on random inputs, run on the reference lines: the classes hold.
     auto q = test::run_cli("quantize '" + dir.string() + "' -o '" + (out / "int8").string() +
-                           "' --calib-random 2");
+                           "' --calib-random 4 --shape x=1,3,80,160 --quiet");
     INFO(q.out);
     REQUIRE(q.code == 0);
+    CHECK(q.out.find("output error") != std::string::npos);
     auto qrun = test::run_cli("run '" + (out / "int8").string() + "' --input x='" +
-                              (dir / "reference" / "input_x.npy").string() + "' --json");
+                              (dir / "reference" / "input_x.npy").string() +
+                              "' --json --output-dir '" + (out / "int8_out").string() + "'");
     REQUIRE(qrun.code == 0);
     auto j = json::parse(qrun.out.substr(qrun.out.find('{')));
     CHECK(j["kernels"]["int8"].get<int>() > 0);
+    auto got8 = load_npy(out / "int8_out" / "output_0.npy");
+    REQUIRE(got8.shape() == expect.shape());
+    const auto p8 = got8.span<float>(), pe = expect.span<float>();
+    for (std::size_t row = 0; row < 6; ++row)
+        CHECK((p8[2 * row] > p8[2 * row + 1]) == (pe[2 * row] > pe[2 * row + 1]));
+    CHECK(test::max_abs_diff(p8, pe) <= 0.05);
     auto cg = test::run_cli("codegen '" + dir.string() + "' -o '" + (out / "net.hpp").string() +
                             "' --shape x=1,3,80,160");
     INFO(cg.out);

@@ -2,7 +2,9 @@
 // fc run int8 kernels, the outputs agree with the float simulation of the same
 // model (--precision fp32) to 0.01, and the class with the fp32 model's
 // reference outputs (computed by ONNX Runtime).  PTQ of the fp32 model keeps
-// the class; the int8 SqueezeNets fit the STM32H730's two RAM segments.
+// the class, and mixed precision keeps the PIR text-line classifier's; the
+// int8 SqueezeNets fit the STM32H730's two RAM segments.
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -105,6 +107,51 @@ TEST_CASE("PTQ of ppocr_mobile_v2.0_cls (random calibration) reloads, runs int8,
             CHECK(argmax_row(y8, row) == argmax_row(want, row));
     }
     std::filesystem::remove_all(out);
+}
+
+TEST_CASE("PTQ's mse range clips a long tail that minmax would span") {
+    // |x| decaying exponentially (mean 2.4) with its largest at 500: a range
+    // spanning the tail leaves the bulk on a few int8 steps (step 3.9).
+    std::vector<double> h(2048);
+    for (std::size_t b = 0; b < h.size(); ++b) h[b] = 1e6 * std::exp(-static_cast<double>(b) / 20);
+    const float c = ptq::detail::mse_range(h, 500.f);
+    CHECK(c > 20.f);
+    CHECK(c < 100.f);
+    // Uniform data: nothing to clip, the range stays at the top.
+    std::vector<double> flat(2048, 1.0);
+    CHECK(ptq::detail::mse_range(flat, 8.f) > 7.5f);
+}
+
+TEST_CASE("PTQ keeps the ops that lose the PIR text-line classifier in float (mixed precision)") {
+    auto dir = test::shared_model("pp_lcnet_x0_25_textline_ori_pir");
+    if (dir.empty()) return;
+    const auto x = load_npy(dir / "reference" / "input_x.npy");
+    const auto want = load_npy(dir / "reference" / "output_0.npy");
+    auto m = paddle::load(dir);
+    // Every op int8: the classes are lost (docs/paddle-pir.md).
+    auto all = m.graph;
+    ptq::options every;
+    every.max_error = 0;
+    auto ra = ptq::quantize(all, {x}, every);
+    CHECK(ra.ops == 32);
+    CHECK(ra.kept_float.empty());
+    // The default: the error is measured, the sensitive ops stay float.
+    auto g = m.graph;
+    auto r = ptq::quantize(g, {x});
+    INFO(r.error_all_int8);
+    CHECK(r.candidates == 32);
+    CHECK(r.error_all_int8 > 0.05);
+    CHECK(r.error <= 0.05);
+    CHECK(r.ops + static_cast<int>(r.kept_float.size()) == 32);
+    CHECK(r.ops >= 24);
+    auto g8 = g;
+    passes::run_passes(g8);
+    CHECK(count_type(g8, "fused_conv2d_int8") + count_type(g8, "matmul_v2_int8") +
+              count_type(g8, "mul_int8") ==
+          r.ops);
+    auto y8 = run_model(g8, x);
+    for (std::int64_t row = 0; row < y8.shape()[0]; ++row)
+        CHECK(argmax_row(y8, row) == argmax_row(want, row));
 }
 
 TEST_CASE("SqueezeNet 1.0 and 1.1 at 128x128x3 in int8 fit 128 KB DTCM + 436 KB SRAM, fused only") {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 #include "../quantize/ptq.hpp"
 #include "cmd_run.hpp"
@@ -15,26 +16,35 @@ namespace litegraph::cli {
 inline int cmd_quantize(const std::vector<std::string>& argv) {
     arg_spec spec;
     spec.with_value = {"-o",           "--calib", "--calib-random", "--method",
-                       "--percentile", "--shape", "--seed"};
+                       "--percentile", "--shape", "--seed",         "--max-error"};
     spec.flags = {"--help", "-h", "--quiet"};
     add_model_options(spec);
     auto a = parse_args(argv, spec);
     if (a.flag("--help") || a.flag("-h")) {
         std::cout
             << "usage: litegraph quantize MODEL -o OUT_DIR (--calib DIR | --calib-random N)\n"
-               "                          [--method minmax|percentile] [--percentile P]\n"
-               "                          [--shape NAME=DIMS] [--seed S] [--quiet]\n\n"
+               "                          [--method mse|minmax|percentile] [--percentile P]\n"
+               "                          [--max-error E] [--shape NAME=DIMS] [--seed S]\n"
+               "                          [--quiet]\n\n"
                "Post-training quantisation: calibrates the activation range of every conv and\n"
                "fc input on sample inputs, quantises their weights per channel, and writes\n"
                "OUT_DIR/model.pdmodel + model.pdiparams with quantize_linear /\n"
-               "dequantize_linear ops (litegraph run OUT_DIR then runs them in int8).\n\n"
+               "dequantize_linear ops (litegraph run OUT_DIR then runs them in int8).\n"
+               "Mixed precision: when the int8 outputs on the samples are off the float\n"
+               "ones by more than --max-error, the ops most sensitive to int8 stay float\n"
+               "(named on stdout) until the error is within it.\n\n"
             << model_help
             << "  -o OUT_DIR            output folder (created)\n"
                "  --calib DIR           calibrate on every DIR/*.npy (one input tensor each)\n"
                "  --calib-random N      calibrate on N inputs uniform in [-1, 1) of the input's\n"
                "                        shape (declared, -1 as 1, or --shape)\n"
-               "  --method M            minmax (default): largest |x| seen; percentile: the\n"
+               "  --method M            mse (default): the range with the least int8 rounding\n"
+               "                        + clipping error over a histogram of |x| (two\n"
+               "                        passes); minmax: largest |x| seen; percentile: the\n"
                "                        --percentile (default 99.99) of |x| (two passes)\n"
+               "  --max-error E         relative L2 error of the outputs (int8 vs float, on\n"
+               "                        the calibration samples) above which sensitive ops\n"
+               "                        stay float (default 0.05; 0: every op int8)\n"
                "  --seed S              seed of --calib-random (default 1)\n"
                "  --quiet               no progress on stderr\n";
         return 0;
@@ -43,11 +53,23 @@ inline int cmd_quantize(const std::vector<std::string>& argv) {
     if (a.has("--calib") == a.has("--calib-random"))
         throw usage_error("give exactly one of --calib DIR and --calib-random N");
     ptq::options opt;
-    const auto how = a.value("--method", "minmax");
+    const auto how = a.value("--method", "mse");
     if (how == "percentile")
         opt.how = ptq::method::percentile;
-    else if (how != "minmax")
-        throw usage_error("--method expects minmax or percentile, got '" + how + "'");
+    else if (how == "minmax")
+        opt.how = ptq::method::minmax;
+    else if (how != "mse")
+        throw usage_error("--method expects mse, minmax or percentile, got '" + how + "'");
+    if (a.has("--max-error")) {
+        try {
+            opt.max_error = std::stod(a.value("--max-error"));
+        } catch (const std::exception&) {
+            opt.max_error = -1;
+        }
+        if (!(opt.max_error >= 0 && opt.max_error < 1e30))
+            throw usage_error("--max-error expects a number >= 0, got '" + a.value("--max-error") +
+                              "'");
+    }
     if (a.has("--percentile")) {
         try {
             opt.percentile = std::stod(a.value("--percentile"));
@@ -94,19 +116,43 @@ inline int cmd_quantize(const std::vector<std::string>& argv) {
             samples.push_back(std::move(t));
         }
     }
-    if (!a.flag("--quiet"))
+    if (!a.flag("--quiet")) {
         opt.progress = [](int pass, int s, int n, int passes) {
             std::cerr << "\rcalibrating: pass " << pass + 1 << "/" << passes << ", sample " << s
                       << "/" << n << std::flush;
             if (s == n && pass + 1 == passes) std::cerr << "\n";
         };
+        opt.checking = [](int i, int n) {
+            std::cerr << "\rint8 error over --max-error: sensitivity of op " << i << "/" << n
+                      << std::flush;
+            if (i == n) std::cerr << "\n";
+        };
+    }
     auto r = ptq::quantize(m.graph, samples, opt);
-    if (r.ops == 0) throw unsupported_error("quantize: the model has no conv or fc to quantise");
+    if (r.candidates == 0)
+        throw unsupported_error("quantize: the model has no conv or fc to quantise");
+    if (r.ops == 0) {
+        std::ostringstream m;
+        m << "quantize: every one of the " << r.candidates
+          << " quantizable ops had to stay float to keep the output error within --max-error "
+          << opt.max_error << " (all int8: " << r.error_all_int8
+          << "); calibrate on other samples or raise --max-error";
+        throw unsupported_error(m.str());
+    }
     std::filesystem::path out = a.value("-o");
     paddle::save(m.graph, out, "model");
     std::cout << "quantised " << r.ops << " ops (" << r.activations << " activation ranges, method "
               << how << ", " << samples.size() << " samples) into "
               << (out / "model.pdmodel").string() << "\n";
+    if (opt.max_error > 0) {
+        std::cout << "output error (relative L2, int8 vs float on the samples): " << r.error;
+        if (!r.kept_float.empty()) {
+            std::cout << " (all " << r.candidates << " int8: " << r.error_all_int8
+                      << ")\nkept float " << r.kept_float.size() << ":";
+            for (const auto& k : r.kept_float) std::cout << " " << k;
+        }
+        std::cout << "\n";
+    }
     return 0;
 }
 
