@@ -1,4 +1,5 @@
-// litegraph: the command-line front end (info, run, dot, plan, generate, codegen).
+// litegraph: the command-line front end (info, run, dot, plan, generate, codegen,
+// quantize, ops).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "cmd_dot.hpp"
 #include "cmd_generate.hpp"
 #include "cmd_info.hpp"
+#include "cmd_ops.hpp"
 #include "cmd_plan.hpp"
 #include "cmd_quantize.hpp"
 #include "cmd_run.hpp"
@@ -22,7 +24,8 @@ const char* usage =
     "  plan MODEL        the memory plan over segments, against its lower bound\n"
     "  generate NAME     write a built-in example model (squeezenet1_0, squeezenet1_1)\n"
     "  codegen MODEL     write the model as a compile-time network header (firmware)\n"
-    "  quantize MODEL    post-training int8 quantisation (quantize_linear form)\n";
+    "  quantize MODEL    post-training int8 quantisation (quantize_linear form)\n"
+    "  ops               the op types a model may contain (Paddle and PIR names)\n";
 
 int dispatch(const std::string& cmd, const std::vector<std::string>& rest) {
     using namespace litegraph::cli;
@@ -33,6 +36,7 @@ int dispatch(const std::string& cmd, const std::vector<std::string>& rest) {
     if (cmd == "generate") return cmd_generate(rest);
     if (cmd == "codegen") return cmd_codegen(rest);
     if (cmd == "quantize") return cmd_quantize(rest);
+    if (cmd == "ops") return cmd_ops(rest);
     throw litegraph::usage_error("unknown command '" + cmd + "'\n" + usage);
 }
 
