@@ -1,6 +1,7 @@
 // Preprocessing steps against plain reimplementations written here from the
 // exporters' deployment code (double precision, written out per pixel), on
 // several sizes; the configs' parsing, with the errors it must give.
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -145,6 +146,95 @@ TEST_CASE("NormalizeImage, Permute, PadStride and the channel order against plai
                 }
                 CHECK(v[(c * 32 + y) * 64 + x] == doctest::Approx(want).epsilon(1e-5));
             }
+}
+
+namespace {
+
+/// The 2x3 affine map sending three points to three others (as
+/// cv2.getAffineTransform solves it), by Cramer's rule.
+std::array<double, 6> affine_from(const double src[3][2], const double dst[3][2]) {
+    const double d = src[0][0] * (src[1][1] - src[2][1]) - src[0][1] * (src[1][0] - src[2][0]) +
+                     (src[1][0] * src[2][1] - src[2][0] * src[1][1]);
+    std::array<double, 6> m{};
+    for (int r = 0; r < 2; ++r) {
+        const double u0 = dst[0][r], u1 = dst[1][r], u2 = dst[2][r];
+        m[r * 3 + 0] = (u0 * (src[1][1] - src[2][1]) - src[0][1] * (u1 - u2) +
+                        (u1 * src[2][1] - u2 * src[1][1])) /
+                       d;
+        m[r * 3 + 1] = (src[0][0] * (u1 - u2) - u0 * (src[1][0] - src[2][0]) +
+                        (src[1][0] * u2 - src[2][0] * u1)) /
+                       d;
+        m[r * 3 + 2] = (src[0][0] * (src[1][1] * u2 - src[2][1] * u1) -
+                        src[0][1] * (src[1][0] * u2 - src[2][0] * u1) +
+                        u0 * (src[1][0] * src[2][1] - src[2][0] * src[1][1])) /
+                       d;
+    }
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("TopDownEvalAffine against PaddleDetection's three-point construction, both forms") {
+    for (auto [w, h, tw, th] :
+         {std::array{40, 60, 24, 32}, std::array{90, 30, 48, 64}, std::array{17, 17, 17, 17}}) {
+        for (bool udp : {false, true}) {
+            INFO(w << "x" << h << " -> " << tw << "x" << th << (udp ? " udp" : ""));
+            auto src = random_image(w, h, static_cast<std::uint32_t>(w + 7 * h));
+            pipeline p;
+            p.steps.emplace_back(top_down_affine_step{tw, th, udp});
+            auto r = preprocess(src, p);
+            REQUIRE(r.input.shape() == shape_t{1, 3, th, tw});
+            // The forward map: get_affine_transform(centre, scale = size, 0,
+            // trainsize) from three points, or get_warp_matrix for udp.
+            std::array<double, 6> m;
+            if (!udp) {
+                const double cx = w / 2.0, cy = h / 2.0;
+                const double s3[3][2] = {
+                    {cx, cy}, {cx, cy - w * 0.5}, {cx - w * 0.5, cy - w * 0.5}};
+                const double d3[3][2] = {{tw * 0.5, th * 0.5},
+                                         {tw * 0.5, th * 0.5 - tw * 0.5},
+                                         {tw * 0.5 - tw * 0.5, th * 0.5 - tw * 0.5}};
+                m = affine_from(s3, d3);
+            } else {
+                const double sx = (tw - 1.0) / w, sy = (th - 1.0) / h;
+                m = {sx, 0, sx * (-0.5 * w + 0.5 * w), 0, sy, sy * (-0.5 * h + 0.5 * h)};
+            }
+            // Inverse of [a b c; d e f] for each output pixel; bilinear, 0 outside.
+            const double det = m[0] * m[4] - m[1] * m[3];
+            auto v = r.input.span<float>();
+            for (int y = 0; y < th; ++y)
+                for (int x = 0; x < tw; ++x) {
+                    const double dx = x - m[2], dy = y - m[5];
+                    const double sx = (m[4] * dx - m[1] * dy) / det,
+                                 sy = (-m[3] * dx + m[0] * dy) / det;
+                    const int x0 = int(std::floor(sx)), y0 = int(std::floor(sy));
+                    for (int c = 0; c < 3; ++c) {
+                        auto px = [&](int xx, int yy) {
+                            return xx < 0 || yy < 0 || xx >= w || yy >= h
+                                       ? 0.0
+                                       : double(src.at(xx, yy, c));
+                        };
+                        const double ax = sx - x0, ay = sy - y0;
+                        const double want =
+                            std::round((1 - ay) * ((1 - ax) * px(x0, y0) + ax * px(x0 + 1, y0)) +
+                                       ay * ((1 - ax) * px(x0, y0 + 1) + ax * px(x0 + 1, y0 + 1)));
+                        CHECK(std::abs(v[(c * th + y) * tw + x] - want) <= 1.0);
+                    }
+                }
+        }
+    }
+    // From a config, and its errors.
+    auto cfg = read_model_config(nlohmann::json::parse(
+        R"({"Preprocess": [{"type": "TopDownEvalAffine", "trainsize": [192, 256]},
+                           {"type": "NormalizeImage", "is_scale": true}, {"type": "Permute"}]})"));
+    auto r = preprocess(random_image(100, 50, 3), cfg.preprocess);
+    CHECK(r.input.shape() == shape_t{1, 3, 256, 192});
+    CHECK_THROWS_WITH_AS(read_model_config(nlohmann::json::parse(
+                             R"({"Preprocess": [{"type": "TopDownEvalAffine"}]})")),
+                         doctest::Contains("has no trainsize"), usage_error);
+    CHECK_THROWS_WITH_AS(read_model_config(nlohmann::json::parse(
+                             R"({"Preprocess": [{"type": "Resize", "target_size": []}]})")),
+                         doctest::Contains("Preprocess[0].target_size"), usage_error);
 }
 
 TEST_CASE("DetResizeForTest: limit types and resize_long as PaddleOCR rounds them") {

@@ -72,6 +72,7 @@ inline std::vector<int> sizes(const nlohmann::json& v, const std::string& where)
         for (auto& e : v) out.push_back(integer(e, where, 1, 1 << 15));
     else
         out.push_back(integer(v, where, 1, 1 << 15));
+    if (out.empty()) throw usage_error("preprocess config: " + where + ": an empty list");
     return out;
 }
 
@@ -184,6 +185,15 @@ inline void add_step(pipeline& p, const std::string& name, const nlohmann::json&
         s.h = sz[0], s.w = sz.size() > 1 ? sz[1] : sz[0];
         if (auto* f = opt("fill_value")) s.fill = numbers(*f, where + ".fill_value");
         p.steps.emplace_back(s);
+    } else if (name == "TopDownEvalAffine" || name == "TopDownAffine") {
+        auto* v = opt("trainsize");
+        if (!v)
+            throw usage_error("preprocess config: " + where + " (" + name + ") has no trainsize");
+        auto sz = sizes(*v, where + ".trainsize");
+        top_down_affine_step s;
+        s.w = sz[0], s.h = sz.size() > 1 ? sz[1] : sz[0];
+        s.use_udp = flag(o, "use_udp", false);
+        p.steps.emplace_back(s);
     } else if (name == "DecodeImage") {
         std::string mode = o.is_object() && o.contains("img_mode") && o["img_mode"].is_string()
                                ? o["img_mode"].get<std::string>()
@@ -198,7 +208,7 @@ inline void add_step(pipeline& p, const std::string& name, const nlohmann::json&
         throw usage_error(
             "preprocess config: " + where + ": unknown preprocess op '" + name +
             "' (supported: Resize, ResizeImage, DetResizeForTest, RecResizeImg, CropImage, "
-            "NormalizeImage, Permute, ToCHWImage, PadStride, Pad, DecodeImage)");
+            "NormalizeImage, Permute, ToCHWImage, PadStride, Pad, TopDownEvalAffine, DecodeImage)");
     }
 }
 

@@ -71,9 +71,21 @@ struct channel_order_step {
     channel_order order = channel_order::bgr;
 };
 
-using step =
-    std::variant<resize_step, resize_image_step, det_resize_step, rec_resize_step, crop_step,
-                 normalize_step, permute_step, pad_stride_step, pad_step, channel_order_step>;
+/// PaddleDetection `TopDownEvalAffine` (also read as `TopDownAffine`), for
+/// the whole image as its deployment code runs it (centre = the image's centre,
+/// scale = its size, no rotation): warped to trainsize [w, h] bilinearly,
+/// pixels outside the image 0.  Default: one scale, trainsize_w / image
+/// width, about the centres (the height keeps the aspect ratio, cropped or
+/// padded); `use_udp` (unbiased data processing): x by (trainsize_w - 1) /
+/// width and y by (trainsize_h - 1) / height from the top-left corner.
+struct top_down_affine_step {
+    int w = 0, h = 0;
+    bool use_udp = false;
+};
+
+using step = std::variant<resize_step, resize_image_step, det_resize_step, rec_resize_step,
+                          crop_step, normalize_step, permute_step, pad_stride_step, pad_step,
+                          channel_order_step, top_down_affine_step>;
 
 /// The steps of one model's preprocessing; `order` is the channel order its
 /// training used (PaddleDetection's deployment decodes to RGB, PaddleOCR's
@@ -253,6 +265,40 @@ inline void apply(image& img, result&, const pad_stride_step& s) {
 
 inline void apply(image& img, result&, const pad_step& s) {
     pad_to(img, s.w, s.h, s.fill);
+}
+
+inline void apply(image& img, result& r, const top_down_affine_step& s) {
+    if (img.planar)
+        throw usage_error("preprocess: TopDownEvalAffine after Permute (it warps an HWC image)");
+    // The inverse map, output pixel -> source pixel: src = (dst - t) / k.
+    double kx, ky, tx, ty;
+    if (s.use_udp) {
+        kx = (s.w - 1.0) / img.width, ky = (s.h - 1.0) / img.height, tx = ty = 0;
+    } else {
+        kx = ky = double(s.w) / img.width;
+        tx = s.w * 0.5 - kx * img.width * 0.5, ty = s.h * 0.5 - ky * img.height * 0.5;
+    }
+    image out(s.w, s.h, img.channels);
+    out.order = img.order;
+    auto px = [&](int x, int y, int c) {
+        return x >= 0 && y >= 0 && x < img.width && y < img.height ? img.at(x, y, c) : 0.f;
+    };
+    for (int y = 0; y < s.h; ++y)
+        for (int x = 0; x < s.w; ++x) {
+            const double sx = (x - tx) / kx, sy = (y - ty) / ky;
+            const int x0 = static_cast<int>(std::floor(sx)), y0 = static_cast<int>(std::floor(sy));
+            const float fx = float(sx - x0), fy = float(sy - y0);
+            for (int c = 0; c < img.channels; ++c) {
+                float v = (px(x0, y0, c) * (1 - fx) + px(x0 + 1, y0, c) * fx) * (1 - fy) +
+                          (px(x0, y0 + 1, c) * (1 - fx) + px(x0 + 1, y0 + 1, c) * fx) * fy;
+                if (img.integral) v = std::clamp(std::round(v), 0.f, 255.f);
+                out.at(x, y, c) = v;
+            }
+        }
+    out.integral = img.integral;
+    img = std::move(out);
+    r.im_shape[0] = float(s.h), r.im_shape[1] = float(s.w);
+    r.scale_factor[0] *= float(ky), r.scale_factor[1] *= float(kx);
 }
 
 inline void apply(image& img, result&, const channel_order_step& s) {

@@ -1,0 +1,135 @@
+// detect: runs a PaddleDetection export (model.pdmodel + model.pdiparams +
+// infer_cfg.yml) on a picture and draws its labelled boxes.
+//
+// usage: detect IMAGE MODEL_DIR [-o OUT.png] [--json] [--threshold X]
+//
+// The steps, each one call:
+//   1. the export's config (infer_cfg.yml: Preprocess, label_list,
+//      draw_threshold), read with yaml-cpp into vision::model_config;
+//   2. the picture decoded (stb) and preprocessed as the config says
+//      (vision::preprocess: resize, normalise, permute, ...), which also gives
+//      the im_shape and scale_factor feeds a detector takes;
+//   3. the model loaded, fused and run (runtime::program);
+//   4. its rows [label, score, x1, y1, x2, y2] (boxes in the picture's pixels)
+//      at or above the threshold, named from label_list, drawn and printed.
+// The config reading, decoding and drawing are the CLI's own helpers
+// (tools/litegraph/images.hpp: `litegraph run --image --draw` does the same).
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "../../tools/litegraph/images.hpp"
+#include "litegraph/paddle.hpp"
+#include "litegraph/passes/pipeline.hpp"
+
+namespace {
+
+constexpr const char* usage_text =
+    "usage: detect IMAGE MODEL_DIR [-o OUT.png] [--json] [--threshold X]\n"
+    "Runs a PaddleDetection export (MODEL_DIR with model.pdmodel, model.pdiparams and\n"
+    "infer_cfg.yml) on IMAGE (PNG or JPEG), preprocessed as infer_cfg.yml says, and\n"
+    "prints one line per box: label name, score, x1 y1 x2 y2 in IMAGE's pixels.\n"
+    "  -o OUT.png        draw the labelled boxes on the image\n"
+    "  --json            print {\"detections\": [{\"label\", \"name\", \"score\", \"box\"}]}\n"
+    "  --threshold X     the least score shown (default: the config's draw_threshold)\n";
+
+struct usage_error : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+double number(const std::string& opt, const std::string& v, double lo, double hi) {
+    std::size_t used = 0;
+    double x = 0;
+    try {
+        x = std::stod(v, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != v.size() || !(x >= lo && x <= hi))
+        throw usage_error(opt + " takes a number from " + std::to_string(lo) + " to " +
+                          std::to_string(hi) + ", got '" + v + "'");
+    return x;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    namespace cli = litegraph::cli;
+    std::string image_file, model_dir, out_png;
+    bool json = false;
+    double threshold = -1;
+    try {
+        for (int i = 1; i < argc; ++i) {
+            std::string s = argv[i];
+            auto value = [&]() -> std::string {
+                if (i + 1 >= argc) throw usage_error(s + " needs a value");
+                return argv[++i];
+            };
+            if (s == "-h" || s == "--help") {
+                std::cout << usage_text;
+                return 0;
+            } else if (s == "-o") {
+                out_png = value();
+            } else if (s == "--json") {
+                json = true;
+            } else if (s == "--threshold") {
+                threshold = number(s, value(), 0, 1);
+            } else if (!s.empty() && s[0] == '-') {
+                throw usage_error("unknown option '" + s + "'");
+            } else if (image_file.empty()) {
+                image_file = s;
+            } else if (model_dir.empty()) {
+                model_dir = s;
+            } else {
+                throw usage_error("unexpected argument '" + s + "'");
+            }
+        }
+        if (model_dir.empty()) throw usage_error("give IMAGE and MODEL_DIR");
+    } catch (const usage_error& e) {
+        std::cerr << "detect: " << e.what() << "\n" << usage_text;
+        return 2;
+    }
+    try {
+        // 1. The export's config.
+        auto config_file = cli::find_config(model_dir);
+        if (!config_file)
+            throw litegraph::usage_error(model_dir +
+                                         " has no infer_cfg.yml (a PaddleDetection "
+                                         "export has one beside its model)");
+        const auto config = cli::read_config_file(*config_file);
+        if (threshold < 0) threshold = config.draw_threshold;
+        // 2. The picture, preprocessed.
+        const auto picture = cli::decode_image(image_file);
+        const auto input = litegraph::vision::preprocess(picture, config.preprocess);
+        // 3. The model, fused, run.
+        auto model = litegraph::paddle::load(std::filesystem::path(model_dir));
+        litegraph::passes::run_passes(model.graph);
+        litegraph::runtime::program prog(std::move(model.graph));
+        cli::set_image_feeds(prog, {input});
+        prog.run();
+        if (cli::kind_of(prog.output(0)) != cli::result_kind::detections)
+            throw litegraph::usage_error(model_dir +
+                                         ": not a detector (its first output is not "
+                                         "[N, 6] rows of label, score, x1, y1, x2, y2)");
+        // 4. The boxes.
+        const auto found = cli::detections(prog, config, 0, threshold);
+        if (json)
+            std::cout << nlohmann::json{{"detections", found}}.dump() << "\n";
+        else
+            for (const auto& d : found)
+                std::printf("%-16s %.3f  %.1f %.1f %.1f %.1f\n",
+                            d["name"].get<std::string>().c_str(), d["score"].get<double>(),
+                            d["box"][0].get<double>(), d["box"][1].get<double>(),
+                            d["box"][2].get<double>(), d["box"][3].get<double>());
+        if (!out_png.empty())
+            cli::write_png(out_png, cli::draw_results(picture, {{"detections", found}}));
+        return 0;
+    } catch (const litegraph::usage_error& e) {
+        std::cerr << "detect: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "detect: " << e.what() << "\n";
+        return 1;
+    }
+}
