@@ -19,6 +19,7 @@
 #include <iostream>
 #include <string>
 
+#include "../../tools/litegraph/args.hpp"
 #include "../../tools/litegraph/images.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
@@ -34,24 +35,6 @@ constexpr const char* usage_text =
     "  --json            print {\"detections\": [{\"label\", \"name\", \"score\", \"box\"}]}\n"
     "  --threshold X     the least score shown (default: the config's draw_threshold)\n";
 
-struct usage_error : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
-};
-
-double number(const std::string& opt, const std::string& v, double lo, double hi) {
-    std::size_t used = 0;
-    double x = 0;
-    try {
-        x = std::stod(v, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != v.size() || !(x >= lo && x <= hi))
-        throw usage_error(opt + " takes a number from " + std::to_string(lo) + " to " +
-                          std::to_string(hi) + ", got '" + v + "'");
-    return x;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -60,33 +43,23 @@ int main(int argc, char** argv) {
     bool json = false;
     double threshold = -1;
     try {
-        for (int i = 1; i < argc; ++i) {
-            std::string s = argv[i];
-            auto value = [&]() -> std::string {
-                if (i + 1 >= argc) throw usage_error(s + " needs a value");
-                return argv[++i];
-            };
-            if (s == "-h" || s == "--help") {
-                std::cout << usage_text;
-                return 0;
-            } else if (s == "-o") {
-                out_png = value();
-            } else if (s == "--json") {
-                json = true;
-            } else if (s == "--threshold") {
-                threshold = number(s, value(), 0, 1);
-            } else if (!s.empty() && s[0] == '-') {
-                throw usage_error("unknown option '" + s + "'");
-            } else if (image_file.empty()) {
-                image_file = s;
-            } else if (model_dir.empty()) {
-                model_dir = s;
-            } else {
-                throw usage_error("unexpected argument '" + s + "'");
-            }
+        // The CLI's argument parser (tools/litegraph/args.hpp).
+        cli::arg_spec spec;
+        spec.with_value = {"-o", "--threshold"};
+        spec.flags = {"--json", "--help", "-h"};
+        spec.max_positional = 2;
+        auto a = cli::parse_args({argv + 1, argv + argc}, spec);
+        if (a.flag("--help") || a.flag("-h")) {
+            std::cout << usage_text;
+            return 0;
         }
-        if (model_dir.empty()) throw usage_error("give IMAGE and MODEL_DIR");
-    } catch (const usage_error& e) {
+        if (a.positional.size() != 2) throw litegraph::usage_error("give IMAGE and MODEL_DIR");
+        image_file = a.positional[0], model_dir = a.positional[1];
+        out_png = a.value("-o");
+        json = a.flag("--json");
+        if (a.has("--threshold"))
+            threshold = cli::parse_number("--threshold", a.value("--threshold"), 0, 1);
+    } catch (const litegraph::usage_error& e) {
         std::cerr << "detect: " << e.what() << "\n" << usage_text;
         return 2;
     }

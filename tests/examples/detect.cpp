@@ -142,7 +142,7 @@ TEST_CASE("examples/detect refuses bad arguments with exit 2 and a message") {
     CHECK(r.out.find("give IMAGE and MODEL_DIR") != std::string::npos);
     r = run("'" + exe.string() + "' a.png dir --threshold 2");
     CHECK(r.code == 2);
-    CHECK(r.out.find("--threshold takes a number") != std::string::npos);
+    CHECK(r.out.find("--threshold expects a number") != std::string::npos);
     auto tmp = scratch("example_detect_bad");
     r = run("'" + exe.string() + "' a.png '" + tmp.string() + "'");
     CHECK(r.code == 2);

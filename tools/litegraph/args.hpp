@@ -142,4 +142,24 @@ inline long long parse_count(const std::string& opt, const std::string& v, long 
     return n;
 }
 
+/// Parses a number option value in [lo, hi] (`what` describes the range in
+/// the message when given, e.g. "a number in (0, 100]").
+inline double parse_number(const std::string& opt, const std::string& v, double lo, double hi,
+                           const std::string& what = {}) {
+    std::size_t used = 0;
+    double x = 0;
+    try {
+        x = std::stod(v, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != v.size() || !(x >= lo && x <= hi))
+        throw usage_error(
+            opt + " expects " +
+            (what.empty() ? "a number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"
+                          : what) +
+            ", got '" + v + "'");
+    return x;
+}
+
 }  // namespace litegraph::cli

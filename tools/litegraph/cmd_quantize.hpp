@@ -60,26 +60,12 @@ inline int cmd_quantize(const std::vector<std::string>& argv) {
         opt.how = ptq::method::minmax;
     else if (how != "mse")
         throw usage_error("--method expects mse, minmax or percentile, got '" + how + "'");
-    if (a.has("--max-error")) {
-        try {
-            opt.max_error = std::stod(a.value("--max-error"));
-        } catch (const std::exception&) {
-            opt.max_error = -1;
-        }
-        if (!(opt.max_error >= 0 && opt.max_error < 1e30))
-            throw usage_error("--max-error expects a number >= 0, got '" + a.value("--max-error") +
-                              "'");
-    }
-    if (a.has("--percentile")) {
-        try {
-            opt.percentile = std::stod(a.value("--percentile"));
-        } catch (const std::exception&) {
-            opt.percentile = -1;
-        }
-        if (!(opt.percentile > 0 && opt.percentile <= 100))
-            throw usage_error("--percentile expects a number in (0, 100], got '" +
-                              a.value("--percentile") + "'");
-    }
+    if (a.has("--max-error"))
+        opt.max_error =
+            parse_number("--max-error", a.value("--max-error"), 0, 1e30, "a number >= 0");
+    if (a.has("--percentile"))
+        opt.percentile = parse_number("--percentile", a.value("--percentile"), 1e-300, 100,
+                                      "a number in (0, 100]");
     auto m = load_model(a);
     if (m.graph.feeds.size() != 1)
         throw unsupported_error("quantize calibrates models with one input; this one has " +
