@@ -174,9 +174,16 @@ TEST_CASE("every shared PIR program loads; those whose ops are all supported pla
     auto root = test::shared_model("", "models_topology_only_pir");
     if (root.empty()) return;
     // Pinned: what litegraph makes of each program today.
-    const std::set<std::string> runnable = {
-        "PP-LCNet_x1_0_doc_ori",    "PP-LCNet_x1_0_textline_ori", "PP-OCRv4_server_det",
-        "PP-OCRv4_server_seal_det", "PP-OCRv5_mobile_det_infer",  "PP-OCRv5_server_det"};
+    const std::set<std::string> runnable = {"PP-LCNet_x1_0_doc_ori",
+                                            "PP-LCNet_x1_0_textline_ori",
+                                            "PP-OCRv4_server_det",
+                                            "PP-OCRv4_server_seal_det",
+                                            "PP-OCRv5_mobile_det_infer",
+                                            "PP-OCRv5_server_det",
+                                            "PP-OCRv4_server_rec_doc",
+                                            "PP-OCRv5_server_rec",
+                                            "korean_PP-OCRv5_mobile_rec_infer",
+                                            "p2o_thresholded_relu"};
     const std::set<std::string> control_flow = {"SLANet_plus", "p2o_ifelse"};
     std::vector<fs::path> dirs;
     for (auto& e : fs::directory_iterator(root))
@@ -399,16 +406,15 @@ TEST_CASE("PIR: control flow is read and checked, then stops a run by name") {
 }
 
 TEST_CASE("PIR: unknown ops stay named; large constants are left to the runtime's caps") {
-    auto text =
-        program(json::array({data("x", 1, {-1, 4}),
-                             op("1.thresholded_relu", {1}, {{2, tensor_type("0.t_f32", {-1, 4})}},
-                                json::array({attr("threshold", "0.a_f32", 1.0)})),
-                             fetch(2, 3, 0)}))
-            .dump();
+    auto text = program(json::array({data("x", 1, {-1, 4}),
+                                     op("1.tril", {1}, {{2, tensor_type("0.t_f32", {-1, 4})}},
+                                        json::array({attr("diagonal", "0.a_i32", 0)})),
+                                     fetch(2, 3, 0)}))
+                    .dump();
     auto m = load_text(text);
-    CHECK(m.info.op_types.at("1.thresholded_relu") == "1.thresholded_relu");
+    CHECK(m.info.op_types.at("1.tril") == "1.tril");
     auto e = test::expect_error<unsupported_error>([&] { runtime::program p(std::move(m.graph)); });
-    CHECK(std::string(e.what()).find("1.thresholded_relu (x1)") != std::string::npos);
+    CHECK(std::string(e.what()).find("1.tril (x1)") != std::string::npos);
     // A 2^40-element 1.full is no allocation at load: a fill_constant the runtime rejects.
     auto big =
         program(json::array({data("x", 1, {1}),
@@ -424,6 +430,119 @@ TEST_CASE("PIR: unknown ops stay named; large constants are left to the runtime'
     runtime::program p(std::move(mb.graph));
     p.set_input("x", tensor(dtype::f32, {1}));
     CHECK_THROWS_AS(p.prepare_plan(), shape_error);
+}
+
+namespace {
+json full(std::int64_t id, double v) {
+    return op("1.full", {}, {{id, tensor_type("0.t_f32", {1})}},
+              json::array({attr("shape", "1.a_intarray", {1}), attr("value", "0.a_f64", v),
+                           attr("dtype", "1.a_dtype", "float32")}));
+}
+}  // namespace
+
+TEST_CASE("PIR: layer_norm, stack, clip, prelu, gelu and the unary ops translate and run") {
+    // stack([sqrt(abs(thresholded_relu(prelu(gelu(clip(layer_norm(x), -0.5, 0.8))))),
+    //        floor(log(exp(x)) * 2)], axis 0)
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    auto text =
+        program(
+            json::array(
+                {param("b", 1, f32({4})),
+                 param("g", 2, f32({4})),
+                 param("pa", 20, f32({1})),
+                 data("x", 3, {-1, 4}),
+                 op("1.layer_norm", {3, 2, 1}, {{4, f32({-1, 4})}, {5, f32({-1})}, {6, f32({-1})}},
+                    json::array(
+                        {attr("epsilon", "0.a_f32", 1e-5), attr("begin_norm_axis", "0.a_i32", 1)})),
+                 full(7, -0.5),
+                 full(8, 0.8),
+                 op("1.clip", {4, 7, 8}, {{9, f32({-1, 4})}}),
+                 op("1.gelu", {9}, {{10, f32({-1, 4})}},
+                    json::array({attr("approximate", "0.a_bool", false)})),
+                 op("1.prelu", {10, 20}, {{11, f32({-1, 4})}},
+                    json::array(
+                        {attr("data_format", "0.a_str", "NCHW"), attr("mode", "0.a_str", "all")})),
+                 op("1.thresholded_relu", {11}, {{12, f32({-1, 4})}},
+                    json::array(
+                        {attr("threshold", "0.a_f32", -0.1), attr("value", "0.a_f32", 0.0)})),
+                 op("1.abs", {12}, {{13, f32({-1, 4})}}),
+                 op("1.sqrt", {13}, {{14, f32({-1, 4})}}),
+                 op("1.exp", {3}, {{15, f32({-1, 4})}}),
+                 op("1.log", {15}, {{16, f32({-1, 4})}}),
+                 full(17, 2.0),
+                 op("1.scale", {16, 17}, {{18, f32({-1, 4})}},
+                    json::array({attr("bias", "0.a_f32", 0.0),
+                                 attr("bias_after_scale", "0.a_bool", true)})),
+                 op("1.floor", {18}, {{19, f32({-1, 4})}}),
+                 op("0.combine", {14, 19},
+                    {{21, {{"#", "0.t_vec"}, {"D", json::array({f32({-1, 4}), f32({-1, 4})})}}}}),
+                 op("1.stack", {21}, {{22, f32({2, -1, 4})}},
+                    json::array({attr("axis", "0.a_i32", 0)})),
+                 fetch(22, 23, 0)}))
+            .dump();
+    const auto b = iota({4}, 0.1f), g = iota({4}, 0.5f);
+    auto pa = tensor::from<float>({1}, std::vector<float>{0.25f});
+    std::string params;
+    paddle::append_record(params, b);  // "b" < "g" < "pa"
+    paddle::append_record(params, g);
+    paddle::append_record(params, pa);
+    auto m = load_text(text, params, true);
+    CHECK(unsupported_ops(m.info).empty());
+    for (auto [pir, type] : {std::pair{"1.layer_norm", "layer_norm"},
+                             {"1.stack", "stack"},
+                             {"1.clip", "clip"},
+                             {"1.prelu", "prelu"},
+                             {"1.gelu", "gelu"},
+                             {"1.thresholded_relu", "thresholded_relu"},
+                             {"1.log", "log"},
+                             {"1.floor", "floor"},
+                             {"1.sqrt", "sqrt"},
+                             {"1.abs", "abs"}})
+        CHECK(m.info.op_types.at(pir) == type);
+    runtime::program p(std::move(m.graph));
+    const auto x = iota({3, 4}, 0.37f);
+    p.set_input("x", x);
+    p.run();
+    const auto& got = p.output(0);
+    REQUIRE(got.shape == shape_t{2, 3, 4});
+    // The same by plain loops.
+    auto xs = x.span<float>();
+    std::vector<float> expect(24);
+    for (std::size_t r = 0; r < 3; ++r) {
+        double mean = 0, var = 0;
+        for (std::size_t i = 0; i < 4; ++i) mean += xs[r * 4 + i] / 4.0;
+        for (std::size_t i = 0; i < 4; ++i)
+            var += (xs[r * 4 + i] - mean) * (xs[r * 4 + i] - mean) / 4.0;
+        for (std::size_t i = 0; i < 4; ++i) {
+            double v = (xs[r * 4 + i] - mean) / std::sqrt(var + 1e-5) * g.span<float>()[i] +
+                       b.span<float>()[i];
+            v = std::min(std::max(v, -0.5), 0.8);
+            v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+            v = v > 0 ? v : 0.25 * v;
+            v = v > -0.1 ? v : 0.0;
+            expect[r * 4 + i] = float(std::sqrt(std::fabs(v)));
+            expect[12 + r * 4 + i] =
+                float(std::floor(std::log(std::exp(double(xs[r * 4 + i]))) * 2));
+        }
+    }
+    CHECK(test::max_abs_diff(got.span<float>(), expect) <= 1e-5);
+}
+
+TEST_CASE("PIR: a clip bound that is not a constant stays an input") {
+    auto text = program(json::array({data("x", 1, {2, 3}), data("lo", 2, {1}), full(3, 0.5),
+                                     op("1.clip", {1, 2, 3}, {{4, tensor_type("0.t_f32", {2, 3})}}),
+                                     fetch(4, 5, 0)}))
+                    .dump();
+    auto m = load_text(text);
+    CHECK(m.info.op_types.at("1.clip") == "clip");
+    runtime::program p(std::move(m.graph));
+    const auto x = iota({2, 3}, 0.2f);  // -0.3 .. 0.7
+    p.set_input("x", x);
+    p.set_input("lo", tensor::from<float>({1}, std::vector<float>{-0.1f}));
+    p.run();
+    std::vector<float> expect;
+    for (float v : x.span<float>()) expect.push_back(std::min(std::max(v, -0.1f), 0.5f));
+    CHECK(test::max_abs_diff(p.output(0).span<float>(), expect) == 0);
 }
 
 TEST_CASE("litegraph info, run, quantize and codegen take the PIR classifier") {

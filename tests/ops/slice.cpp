@@ -75,6 +75,22 @@ TEST_CASE("slice decrease_axis removes size-1 dims; removing all gives [1]") {
                          doctest::Contains("decrease_axis 0 has size 2"), shape_error);
 }
 
+TEST_CASE("slice with decrease_to_0d (Paddle 3.x) gives [] when every dim is removed") {
+    auto s = tensor::from<std::int64_t>({4}, std::vector<std::int64_t>{7, 3, 48, 320});
+    auto a = slice_attrs({0}, {3}, {4}, {0});
+    a.set("decrease_to_0d", true);
+    auto r = invoke("slice", a, named_tensors{}.add("Input", s), {{"Out", 1}});
+    CHECK(r.get("Out").shape() == shape_t{});
+    CHECK(r.get("Out").span<std::int64_t>()[0] == 320);
+    // Only when every dim goes: one kept dim stays.
+    auto x = test::random_tensor({4, 5, 6}, 23);
+    auto b = slice_attrs({0, 2}, {1, 3}, {2, 4}, {0});
+    b.set("decrease_to_0d", true);
+    auto r2 = invoke("slice", b, named_tensors{}.add("Input", x), {{"Out", 1}});
+    CHECK(r2.get("Out").shape() == shape_t{5, 1});
+    CHECK(test::max_abs_diff(r2.get("Out").span<float>(), baseline(x, {1, 0, 3}, {2, 5, 4})) == 0);
+}
+
 TEST_CASE("slice takes StartsTensor over StartsTensorList over the attribute") {
     auto x = test::random_tensor({4, 5, 6}, 23);
     auto one = [](std::int64_t v) { return tensor::from<std::int64_t>({1}, std::vector{v}); };

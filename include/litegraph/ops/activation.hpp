@@ -1,5 +1,6 @@
 // Unary activations: relu, relu6, leaky_relu, sigmoid, tanh, hard_swish,
-// hard_sigmoid, swish, silu, exp.  Each is a small functor in `ops::act` with
+// hard_sigmoid, swish, silu, exp, thresholded_relu, gelu, and the unary math
+// ops log, floor, sqrt, abs.  Each is a small functor in `ops::act` with
 // `float operator()(float) const` (its attributes are members) and the Paddle
 // op is `activation<Functor>`: one loop applying it.  The piecewise-linear
 // ones also have `V vec(V) const` for xsimd batches, the same operations in
@@ -136,6 +137,52 @@ struct exp {
     static exp parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::exp(x); }
 };
+/// x > threshold ? x : value (Paddle 3.x added `value`, default 0)
+struct thresholded_relu {
+    static constexpr std::string_view paddle_type = "thresholded_relu";
+    float threshold = 1.f, value = 0.f;
+    static thresholded_relu parse(const attr_map& a) {
+        return {a.get<float>("threshold", 1.f), a.get<float>("value", 0.f)};
+    }
+    float operator()(float x) const { return x > threshold ? x : value; }
+};
+/// approximate: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)));
+/// otherwise 0.5 x (1 + erf(x / sqrt(2))).
+struct gelu {
+    static constexpr std::string_view paddle_type = "gelu";
+    bool approximate = false;
+    static gelu parse(const attr_map& a) { return {a.get<bool>("approximate", false)}; }
+    float operator()(float x) const {
+        if (approximate) {
+            constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
+            return 0.5f * x * (1.f + std::tanh(k * (x + 0.044715f * x * x * x)));
+        }
+        constexpr float r = 0.7071067811865476f;  // 1 / sqrt(2)
+        return 0.5f * x * (1.f + std::erf(x * r));
+    }
+};
+/// Natural log (NaN below 0, -inf at 0, as std::log).
+struct log {
+    static constexpr std::string_view paddle_type = "log";
+    static log parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::log(x); }
+};
+struct floor {
+    static constexpr std::string_view paddle_type = "floor";
+    static floor parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::floor(x); }
+};
+/// NaN below 0, as std::sqrt.
+struct sqrt {
+    static constexpr std::string_view paddle_type = "sqrt";
+    static sqrt parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::sqrt(x); }
+};
+struct abs {
+    static constexpr std::string_view paddle_type = "abs";
+    static abs parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::fabs(x); }
+};
 }  // namespace act
 
 /// The op for one activation functor F: Out = F(X), float32, same shape.
@@ -174,5 +221,11 @@ using hard_sigmoid = activation<act::hard_sigmoid>;
 using swish = activation<act::swish>;
 using silu = activation<act::silu>;
 using exp_op = activation<act::exp>;
+using thresholded_relu = activation<act::thresholded_relu>;
+using gelu = activation<act::gelu>;
+using log_op = activation<act::log>;  // the `_op` names: not to hide std's in ops
+using floor_op = activation<act::floor>;
+using sqrt_op = activation<act::sqrt>;
+using abs_op = activation<act::abs>;
 
 }  // namespace litegraph::ops

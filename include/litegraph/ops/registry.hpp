@@ -12,6 +12,7 @@
 #include "litegraph/ops/arg_max.hpp"
 #include "litegraph/ops/batch_norm.hpp"
 #include "litegraph/ops/cast.hpp"
+#include "litegraph/ops/clip.hpp"
 #include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
@@ -20,6 +21,7 @@
 #include "litegraph/ops/fake_quant.hpp"
 #include "litegraph/ops/fill_constant.hpp"
 #include "litegraph/ops/flatten2.hpp"
+#include "litegraph/ops/layer_norm.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/lstm.hpp"
 #include "litegraph/ops/matmul.hpp"
@@ -27,6 +29,7 @@
 #include "litegraph/ops/nearest_interp_v2.hpp"
 #include "litegraph/ops/op.hpp"
 #include "litegraph/ops/pool2d.hpp"
+#include "litegraph/ops/prelu.hpp"
 #include "litegraph/ops/reshape2.hpp"
 #include "litegraph/ops/scale.hpp"
 #include "litegraph/ops/sequence_conv.hpp"
@@ -35,6 +38,7 @@
 #include "litegraph/ops/slice.hpp"
 #include "litegraph/ops/softmax.hpp"
 #include "litegraph/ops/squeeze2.hpp"
+#include "litegraph/ops/stack.hpp"
 #include "litegraph/ops/sum.hpp"
 #include "litegraph/ops/transpose2.hpp"
 #include "litegraph/ops/unsqueeze2.hpp"
@@ -55,6 +59,14 @@ using builtin_ops = op_list<                               //
     ops::swish,                                            //
     ops::silu,                                             //
     ops::exp_op,                                           //
+    ops::thresholded_relu,                                 //
+    ops::gelu,                                             //
+    ops::log_op,                                           //
+    ops::floor_op,                                         //
+    ops::sqrt_op,                                          //
+    ops::abs_op,                                           //
+    ops::clip,                                             //
+    ops::prelu,                                            //
     ops::softmax,                                          //
     ops::mul,                                              //
     ops::matmul,                                           //
@@ -69,6 +81,7 @@ using builtin_ops = op_list<                               //
     ops::dequantize_linear,                                //
     ops::arg_max,                                          //
     ops::concat,                                           //
+    ops::stack,                                            //
     ops::dropout,                                          //
     ops::fill_constant,                                    //
     ops::flatten2,                                         //
@@ -84,6 +97,7 @@ using builtin_ops = op_list<                               //
     ops::conv2d_transpose,                                 //
     ops::pool2d,                                           //
     ops::batch_norm,                                       //
+    ops::layer_norm,                                       //
     ops::interp_v2,                                        //
     ops::yolo_box,                                         //
     ops::multiclass_nms,                                   //

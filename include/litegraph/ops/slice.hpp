@@ -4,7 +4,8 @@
 // counts from the end of the dim, then both are clamped to [0, dim]; an end
 // before the start is an error (an empty range gives a 0-sized dim).  The dims
 // in `decrease_axis` (each of size 1 after slicing) are removed; removing every
-// dim yields [1] (Paddle <= 2.4 has no 0-D tensors).  Any dtype.
+// dim yields [1] (Paddle <= 2.4 has no 0-D tensors), or [] with the attribute
+// `decrease_to_0d` (Paddle 3.x's rule; the PIR loader sets it).  Any dtype.
 #pragma once
 
 #include <algorithm>
@@ -20,12 +21,13 @@ struct slice {
     static constexpr std::string_view paddle_types[] = {"slice"};
     struct params {
         std::vector<std::int64_t> axes, starts, ends, decrease_axis;
+        bool decrease_to_0d = false;
     };
 
     static params parse(const attr_map& a, std::string_view) {
         using v = std::vector<std::int64_t>;
         return {a.get<v>("axes", {}), a.get<v>("starts", {}), a.get<v>("ends", {}),
-                a.get<v>("decrease_axis", {})};
+                a.get<v>("decrease_axis", {}), a.get<bool>("decrease_to_0d", false)};
     }
 
     /// Per-dim [begin, size) of the slice of `in` (before decrease_axis).
@@ -92,7 +94,7 @@ struct slice {
         out.shape.clear();
         for (std::int64_t d = 0; d < rank; ++d)
             if (!drop[d]) out.shape.push_back(w.size[d]);
-        if (out.shape.empty()) out.shape = {1};
+        if (out.shape.empty() && !p.decrease_to_0d) out.shape = {1};
     }
 
     static void run(const params& p, op_io& io) {

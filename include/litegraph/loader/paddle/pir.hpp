@@ -110,6 +110,14 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.swish", "swish"},
         {"1.silu", "silu"},
         {"1.leaky_relu", "leaky_relu"},
+        {"1.thresholded_relu", "thresholded_relu"},
+        {"1.gelu", "gelu"},
+        {"1.log", "log"},
+        {"1.floor", "floor"},
+        {"1.sqrt", "sqrt"},
+        {"1.abs", "abs"},
+        {"1.clip", "clip"},
+        {"1.prelu", "prelu"},
         {"1.add", "elementwise_add"},
         {"1.subtract", "elementwise_sub"},
         {"1.multiply", "elementwise_mul"},
@@ -123,6 +131,7 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.depthwise_conv2d_transpose", "depthwise_conv2d_transpose"},
         {"1.batch_norm_", "batch_norm"},
         {"1.batch_norm", "batch_norm"},
+        {"1.layer_norm", "layer_norm"},
         {"1.pool2d", "pool2d"},
         {"1.reshape", "reshape2"},  // of a parameter by a constant shape: folded at load
         {"1.flatten", "flatten_contiguous_range"},
@@ -132,6 +141,7 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.matmul", "matmul_v2"},
         {"1.softmax", "softmax"},
         {"1.concat", "concat"},
+        {"1.stack", "stack"},
         {"1.scale", "scale"},
         {"1.dropout", "dropout"},
         {"1.slice", "slice"},
@@ -1072,6 +1082,39 @@ private:
                          in_slot(v, "Scale", 3), in_slot(v, "Bias", 4)},
                         {"Y"}, std::move(a));
         }
+        if (n == "1.layer_norm") {
+            // Operands x, scale, bias (the last two may be absent); the mean and
+            // variance results are not computed.
+            attr_map a;
+            copy(a, v, "epsilon");
+            copy(a, v, "begin_norm_axis");
+            return emit(v, "layer_norm",
+                        {in_slot(v, "X", 0), in_slot(v, "Scale", 1), in_slot(v, "Bias", 2)}, {"Y"},
+                        std::move(a));
+        }
+        if (n == "1.prelu") {
+            attr_map a;
+            copy(a, v, "mode");
+            copy(a, v, "data_format");
+            return emit(v, "prelu", {in_slot(v, "X", 0), in_slot(v, "Alpha", 1)}, {"Out"},
+                        std::move(a));
+        }
+        if (n == "1.clip") {
+            // Operands x, min, max: constants (`1.full`) fold into the attributes,
+            // computed bounds stay inputs.
+            attr_map a;
+            std::vector<slot_spec> ins{in_slot(v, "X", 0)};
+            const char* names[2][2] = {{"min", "Min"}, {"max", "Max"}};
+            for (std::size_t k = 1; k <= 2; ++k) {
+                if (auto c = const_scalar(in_val(v, k)))
+                    a.set(names[k - 1][0], to_float(*c, in_path(v, k)));
+                else if (in_val(v, k) != op_view::npos)
+                    ins.push_back(in_slot(v, names[k - 1][1], k));
+                else
+                    return keep_untranslated(v, std::string(names[k - 1][0]) + " is absent");
+            }
+            return emit(v, "clip", ins, {"Out"}, std::move(a));
+        }
         if (n == "1.pool2d") {
             attr_map a;
             for (auto k : {"strides", "paddings", "ceil_mode", "exclusive", "data_format",
@@ -1129,6 +1172,11 @@ private:
                 ins.push_back(in_slot(v, "AxisTensor", 1));
             return emit(v, "concat", ins, {"Out"}, std::move(a));
         }
+        if (n == "1.stack") {
+            attr_map a;
+            copy(a, v, "axis");
+            return emit(v, "stack", {list_slot(v, "X", 0)}, {"Y"}, std::move(a));
+        }
         if (n == "1.scale") {
             attr_map a;
             copy(a, v, "bias");
@@ -1156,6 +1204,7 @@ private:
             copy(a, v, "axes");
             copy(a, v, "decrease_axis");
             copy(a, v, "infer_flags");
+            a.set("decrease_to_0d", true);  // Paddle 3.x: removing every dim leaves a 0-D tensor
             std::vector<slot_spec> ins{in_slot(v, "Input", 0)};
             const char* names[2][3] = {{"starts", "StartsTensor", "StartsTensorList"},
                                        {"ends", "EndsTensor", "EndsTensorList"}};
@@ -1171,10 +1220,14 @@ private:
             return emit(v, "slice", ins, {"Out"}, std::move(a));
         }
         if (n == "1.shape" || n == "1.shape64") {
-            // litegraph's shape op yields int32 (the values are the same).
+            // 1.shape64 yields int64 (the recognisers stack its dims with int64
+            // constants), 1.shape int32.
+            const auto t = n == "1.shape64" ? dtype::i64 : dtype::i32;
             for (auto vi : v.out_vals)
-                if (values_[vi].k == value::kind::tensor) values_[vi].type = dtype::i32;
-            return emit(v, "shape", {in_slot(v, "Input", 0)}, {"Out"}, {});
+                if (values_[vi].k == value::kind::tensor) values_[vi].type = t;
+            attr_map a;
+            a.set("dtype", std::int32_t{to_paddle_type(t)});
+            return emit(v, "shape", {in_slot(v, "Input", 0)}, {"Out"}, std::move(a));
         }
         if (n == "1.cast") {
             attr_map a;
@@ -1217,9 +1270,22 @@ private:
     }
 
     static std::optional<std::string> simple_type(const std::string& n) {
-        static const std::set<std::string, std::less<>> names{
-            "1.relu",      "1.relu6",       "1.sigmoid", "1.tanh", "1.exp",
-            "1.hardswish", "1.hardsigmoid", "1.swish",   "1.silu", "1.leaky_relu"};
+        static const std::set<std::string, std::less<>> names{"1.relu",
+                                                              "1.relu6",
+                                                              "1.sigmoid",
+                                                              "1.tanh",
+                                                              "1.exp",
+                                                              "1.hardswish",
+                                                              "1.hardsigmoid",
+                                                              "1.swish",
+                                                              "1.silu",
+                                                              "1.leaky_relu",
+                                                              "1.thresholded_relu",
+                                                              "1.gelu",
+                                                              "1.log",
+                                                              "1.floor",
+                                                              "1.sqrt",
+                                                              "1.abs"};
         if (!names.count(n)) return std::nullopt;
         return std::string(*translated_type(n));
     }
@@ -1228,6 +1294,9 @@ private:
         copy(a, v, "slope");
         copy(a, v, "offset");
         copy(a, v, "negative_slope", "alpha");
+        copy(a, v, "threshold");  // thresholded_relu
+        copy(a, v, "value");
+        copy(a, v, "approximate");  // gelu
         return a;
     }
     static std::optional<std::string> binary_type(const std::string& n) {
