@@ -792,7 +792,8 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 
 // ---- begin litegraph/ops/activation.hpp ----
 // Unary activations: relu, relu6, leaky_relu, sigmoid, tanh, hard_swish,
-// hard_sigmoid, swish, silu, exp.  Each is a small functor in `ops::act` with
+// hard_sigmoid, swish, silu, exp, thresholded_relu, gelu, and the unary math
+// ops log, floor, sqrt, abs.  Each is a small functor in `ops::act` with
 // `float operator()(float) const` (its attributes are members) and the Paddle
 // op is `activation<Functor>`: one loop applying it.  The piecewise-linear
 // ones also have `V vec(V) const` for xsimd batches, the same operations in
@@ -1203,6 +1204,52 @@ struct exp {
     static exp parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::exp(x); }
 };
+/// x > threshold ? x : value (Paddle 3.x added `value`, default 0)
+struct thresholded_relu {
+    static constexpr std::string_view paddle_type = "thresholded_relu";
+    float threshold = 1.f, value = 0.f;
+    static thresholded_relu parse(const attr_map& a) {
+        return {a.get<float>("threshold", 1.f), a.get<float>("value", 0.f)};
+    }
+    float operator()(float x) const { return x > threshold ? x : value; }
+};
+/// approximate: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)));
+/// otherwise 0.5 x (1 + erf(x / sqrt(2))).
+struct gelu {
+    static constexpr std::string_view paddle_type = "gelu";
+    bool approximate = false;
+    static gelu parse(const attr_map& a) { return {a.get<bool>("approximate", false)}; }
+    float operator()(float x) const {
+        if (approximate) {
+            constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
+            return 0.5f * x * (1.f + std::tanh(k * (x + 0.044715f * x * x * x)));
+        }
+        constexpr float r = 0.7071067811865476f;  // 1 / sqrt(2)
+        return 0.5f * x * (1.f + std::erf(x * r));
+    }
+};
+/// Natural log (NaN below 0, -inf at 0, as std::log).
+struct log {
+    static constexpr std::string_view paddle_type = "log";
+    static log parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::log(x); }
+};
+struct floor {
+    static constexpr std::string_view paddle_type = "floor";
+    static floor parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::floor(x); }
+};
+/// NaN below 0, as std::sqrt.
+struct sqrt {
+    static constexpr std::string_view paddle_type = "sqrt";
+    static sqrt parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::sqrt(x); }
+};
+struct abs {
+    static constexpr std::string_view paddle_type = "abs";
+    static abs parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::fabs(x); }
+};
 }  // namespace act
 
 /// The op for one activation functor F: Out = F(X), float32, same shape.
@@ -1241,6 +1288,12 @@ using hard_sigmoid = activation<act::hard_sigmoid>;
 using swish = activation<act::swish>;
 using silu = activation<act::silu>;
 using exp_op = activation<act::exp>;
+using thresholded_relu = activation<act::thresholded_relu>;
+using gelu = activation<act::gelu>;
+using log_op = activation<act::log>;  // the `_op` names: not to hide std's in ops
+using floor_op = activation<act::floor>;
+using sqrt_op = activation<act::sqrt>;
+using abs_op = activation<act::abs>;
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/activation.hpp ----
@@ -1609,6 +1662,81 @@ struct cast {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/cast.hpp ----
+// ---- begin litegraph/ops/clip.hpp ----
+// clip: Out = min(max(X, min), max).  The bounds are the attributes `min` and
+// `max`, or the one-value float32 inputs Min / Max when given (their value is
+// read at run time).  min > max is an error, as in Paddle.  float32.
+
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct clip {
+    static constexpr std::string_view paddle_types[] = {"clip"};
+    struct params {
+        float min = 0.f;
+        float max = 0.f;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<float>("min", 0.f), a.get<float>("max", 0.f)};
+    }
+
+    static void check_bound_input(const op_io& io, const char* slot) {
+        if (!io.has_input(slot)) return;
+        const auto& t = io.input(slot);
+        io.check(t.type == dtype::f32 && (!is_known(t.shape) || t.numel() == 1), [&] {
+            return std::string(slot) + " must be one float32 value, got " +
+                   std::string(name_of(t.type)) + " of shape " + to_string(t.shape);
+        });
+    }
+
+    /// The bound from input `slot` when given and its value is known, else `attr`.
+    static float bound(const op_io& io, const char* slot, float attr) {
+        if (!io.has_input(slot)) return attr;
+        const auto& t = io.input(slot);
+        return t.has_data() ? *t.as<float>() : attr;
+    }
+
+    static void check_order(const op_io& io, float lo, float hi) {
+        io.check(!(lo > hi), [&] {
+            return "min " + std::to_string(lo) + " is greater than max " + std::to_string(hi);
+        });
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
+        check_bound_input(io, "Min");
+        check_bound_input(io, "Max");
+        // Bounds given as inputs are checked at run, unless known already.
+        check_order(io, bound(io, "Min", p.min), bound(io, "Max", p.max));
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        check_bound_input(io, "Min");
+        check_bound_input(io, "Max");
+        const float lo = bound(io, "Min", p.min), hi = bound(io, "Max", p.max);
+        check_order(io, lo, hi);
+        const float* x = io.input("X").as<float>();
+        auto& o = io.output("Out");
+        float* out = o.as<float>();
+        const std::int64_t n = o.numel();
+        for (std::int64_t i = 0; i < n; ++i) {
+            const float v = x[i] < lo ? lo : x[i];
+            out[i] = v > hi ? hi : v;
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/clip.hpp ----
 // ---- begin litegraph/ops/concat.hpp ----
 // concat: joins the X inputs along `axis` (negative counts from the end; the
 // value of an `AxisTensor` input overrides it).  Every input has the same
@@ -4024,6 +4152,123 @@ struct flatten_contiguous_range {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/flatten2.hpp ----
+// ---- begin litegraph/ops/layer_norm.hpp ----
+// layer_norm: X viewed as [left, right] with left = prod(dims before
+// `begin_norm_axis`) and right = prod(the rest); every row is normalised,
+//   Y = (X - mean) / sqrt(variance + epsilon) * Scale + Bias,
+// with the biased variance over the row.  Scale and Bias are optional, each
+// `right` values (Paddle keeps them 1-D).  The Mean and Variance outputs
+// (training statistics, ignored by inference) are computed when the program
+// declares them, shaped as X's dims before `begin_norm_axis` (Paddle 3.x; the
+// old op set declares [left], the same values).  float32.
+
+#include <cmath>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct layer_norm {
+    static constexpr std::string_view paddle_types[] = {"layer_norm"};
+    struct params {
+        std::int64_t begin_norm_axis = 1;
+        float epsilon = 1e-5f;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("begin_norm_axis", 1), a.get<float>("epsilon", 1e-5f)};
+    }
+
+    static std::int64_t begin_axis(const params& p, const op_io& io, std::int64_t rank) {
+        io.check(rank >= 1, "X must have rank >= 1");
+        return detail::normalize_axis(io, p.begin_norm_axis, rank, "begin_norm_axis");
+    }
+
+    /// The product of dims [from, to) of `s`, -1 when one is unknown.
+    static std::int64_t product(const shape_t& s, std::int64_t from, std::int64_t to) {
+        std::int64_t n = 1;
+        for (auto d = from; d < to; ++d) {
+            if (s[static_cast<std::size_t>(d)] < 0) return -1;
+            n *= s[static_cast<std::size_t>(d)];
+        }
+        return n;
+    }
+
+    static void check_affine(const op_io& io, const char* slot, std::int64_t right) {
+        if (!io.has_input(slot)) return;
+        const auto& t = io.input(slot);
+        io.check(t.type == dtype::f32, [&] {
+            return std::string(slot) + " must be float32, got " + std::string(name_of(t.type));
+        });
+        const auto n = product(t.shape, 0, static_cast<std::int64_t>(t.shape.size()));
+        io.check(n < 0 || right < 0 || n == right, [&] {
+            return std::string(slot) + " has shape " + to_string(t.shape) + " (" +
+                   std::to_string(n) + " values), the normalised dims hold " +
+                   std::to_string(right) + " values";
+        });
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        const auto begin = begin_axis(p, io, rank);
+        const auto right = product(x.shape, begin, rank);
+        check_affine(io, "Scale", right);
+        check_affine(io, "Bias", right);
+        auto& y = io.output("Y");
+        y.type = dtype::f32;
+        y.shape = x.shape;
+        for (const char* s : {"Mean", "Variance"})
+            if (io.has_output(s)) {
+                auto& o = io.output(s);
+                o.type = dtype::f32;
+                o.shape = shape_t(x.shape.begin(), x.shape.begin() + begin);
+            }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& xt = io.input("X");
+        const auto rank = static_cast<std::int64_t>(xt.shape.size());
+        const auto begin = begin_axis(p, io, rank);
+        const auto left = product(xt.shape, 0, begin);
+        const auto right = product(xt.shape, begin, rank);
+        check_affine(io, "Scale", right);
+        check_affine(io, "Bias", right);
+        const float* x = xt.as<float>();
+        const float* scale = io.has_input("Scale") ? io.input("Scale").as<float>() : nullptr;
+        const float* bias = io.has_input("Bias") ? io.input("Bias").as<float>() : nullptr;
+        float* y = io.output("Y").as<float>();
+        float* mean_out = io.has_output("Mean") ? io.output("Mean").as<float>() : nullptr;
+        float* var_out = io.has_output("Variance") ? io.output("Variance").as<float>() : nullptr;
+        for (std::int64_t r = 0; r < left; ++r) {
+            const float* xr = x + r * right;
+            float* yr = y + r * right;
+            // Two passes in double: the mean, then the squared deviations
+            // (no cancellation from E[x^2] - E[x]^2).
+            double sum = 0;
+            for (std::int64_t i = 0; i < right; ++i) sum += xr[i];
+            const double mean = right ? sum / static_cast<double>(right) : 0.0;
+            double sq = 0;
+            for (std::int64_t i = 0; i < right; ++i) sq += (xr[i] - mean) * (xr[i] - mean);
+            const double var = right ? sq / static_cast<double>(right) : 0.0;
+            const double inv = 1.0 / std::sqrt(var + static_cast<double>(p.epsilon));
+            for (std::int64_t i = 0; i < right; ++i) {
+                double v = (xr[i] - mean) * inv;
+                if (scale) v *= scale[i];
+                if (bias) v += bias[i];
+                yr[i] = static_cast<float>(v);
+            }
+            if (mean_out) mean_out[r] = static_cast<float>(mean);
+            if (var_out) var_out[r] = static_cast<float>(var);
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/layer_norm.hpp ----
 // ---- begin litegraph/ops/lookup_table_v2.hpp ----
 // lookup_table_v2: Out[..., :] = W[Ids[...], :] for W [V, D] and Ids of any
 // shape (int32 or int64); Out is Ids.shape + [D].  lookup_table (v1) takes Ids
@@ -5439,6 +5684,125 @@ struct pool2d {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/pool2d.hpp ----
+// ---- begin litegraph/ops/prelu.hpp ----
+// prelu: Out = X > 0 ? X : alpha * X, alpha from the input Alpha by `mode`:
+//   "all"      one alpha;
+//   "channel"  one per channel: dim 1 of X for data_format "NCHW", the last dim
+//              for "NHWC" (X of rank >= 2);
+//   "element"  one per element of a batch item (prod of X's dims after dim 0).
+// float32.
+
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct prelu {
+    static constexpr std::string_view paddle_types[] = {"prelu"};
+    enum class mode_t : std::uint8_t { all, channel, element };
+    struct params {
+        mode_t mode = mode_t::all;
+        bool nhwc = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        const auto m = a.get<std::string>("mode", "all");
+        if (m == "all")
+            p.mode = mode_t::all;
+        else if (m == "channel")
+            p.mode = mode_t::channel;
+        else if (m == "element")
+            p.mode = mode_t::element;
+        else
+            throw unsupported_error("prelu: mode '" + m +
+                                    "' is not supported (all, channel or element)");
+        const auto f = a.get<std::string>("data_format", "NCHW");
+        if (f != "NCHW" && f != "NHWC" && f != "AnyLayout")
+            throw unsupported_error("prelu: data_format '" + f +
+                                    "' is not supported (NCHW or NHWC)");
+        p.nhwc = f == "NHWC";
+        return p;
+    }
+
+    /// How many alphas the mode takes for X of `shape` (-1: not known yet).
+    static std::int64_t alphas(const params& p, const op_io& io, const shape_t& s) {
+        const auto rank = static_cast<std::int64_t>(s.size());
+        switch (p.mode) {
+            case mode_t::all:
+                return 1;
+            case mode_t::channel:
+                io.check(rank >= 2, [&] {
+                    return "mode channel needs X of rank >= 2, X has shape " + to_string(s);
+                });
+                return s[static_cast<std::size_t>(p.nhwc ? rank - 1 : 1)];
+            case mode_t::element: {
+                io.check(rank >= 1, "mode element needs X of rank >= 1");
+                std::int64_t n = 1;
+                for (std::size_t d = 1; d < s.size(); ++d) {
+                    if (s[d] < 0) return -1;
+                    n *= s[d];
+                }
+                return n;
+            }
+        }
+        return -1;
+    }
+
+    static void check_alpha(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        const auto& a = io.input("Alpha");
+        io.check(a.type == dtype::f32,
+                 [&] { return "Alpha must be float32, got " + std::string(name_of(a.type)); });
+        const auto want = alphas(p, io, x.shape);
+        io.check(want < 0 || !is_known(a.shape) || a.numel() == want, [&] {
+            static constexpr const char* names[] = {"all", "channel", "element"};
+            return "Alpha has shape " + to_string(a.shape) + " (" + std::to_string(a.numel()) +
+                   " values), mode " + names[static_cast<int>(p.mode)] + " of X " +
+                   to_string(x.shape) + " needs " + std::to_string(want);
+        });
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
+        check_alpha(p, io);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        check_alpha(p, io);
+        const auto& xt = io.input("X");
+        const float* x = xt.as<float>();
+        const float* alpha = io.input("Alpha").as<float>();
+        auto& o = io.output("Out");
+        float* out = o.as<float>();
+        const std::int64_t n = o.numel();
+        const auto& s = xt.shape;
+        std::int64_t channels = 1, inner = 1;  // channel mode, NCHW: index (i / inner) % channels
+        if (p.mode == mode_t::channel) {
+            channels = alphas(p, io, s);
+            if (!p.nhwc)
+                for (std::size_t d = 2; d < s.size(); ++d) inner *= s[d];
+        }
+        const std::int64_t per_item = p.mode == mode_t::element ? alphas(p, io, s) : 1;
+        for (std::int64_t i = 0; i < n; ++i) {
+            std::int64_t k = 0;
+            if (p.mode == mode_t::channel)
+                k = (i / inner) % channels;
+            else if (p.mode == mode_t::element)
+                k = i % per_item;
+            out[i] = x[i] > 0.f ? x[i] : alpha[k] * x[i];
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/prelu.hpp ----
 // ---- begin litegraph/ops/reshape2.hpp ----
 // reshape2 / reshape: Out has X's elements in a new shape.  The target shape is,
 // by priority (as Paddle's kernel decides): the `ShapeTensor` list (one value per
@@ -5817,8 +6181,10 @@ private:
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/sequence_pool.hpp ----
 // ---- begin litegraph/ops/shape.hpp ----
-// shape: Out (int32, [rank]) holds the dims of Input.  It depends on shapes
-// only, so the runtime computes it before any data is known.
+// shape: Out ([rank]) holds the dims of Input, int32 (Paddle's shape op) or,
+// with the attribute `dtype` = 3 (Paddle's INT64 code; what the PIR loader sets
+// for `1.shape64`), int64.  It depends on shapes only, so the runtime computes
+// it before any data is known.
 
 #include <limits>
 #include <string_view>
@@ -5829,24 +6195,40 @@ namespace litegraph::ops {
 struct shape {
     static constexpr std::string_view paddle_types[] = {"shape"};
     static constexpr bool folds_from_shapes = true;
-    struct params {};
+    struct params {
+        dtype type = dtype::i32;
+    };
 
-    static params parse(const attr_map&, std::string_view) { return {}; }
+    static params parse(const attr_map& a, std::string_view) {
+        const auto code = a.get<std::int32_t>("dtype", 2);  // Paddle's INT32
+        const auto t = dtype_from_paddle(code);
+        if (t != dtype::i32 && t != dtype::i64)
+            throw unsupported_error("op shape: dtype " + std::to_string(code) +
+                                    " is neither int32 (2) nor int64 (3)");
+        return {*t};
+    }
 
-    static void infer(const params&, op_io& io) {
+    static void infer(const params& p, op_io& io) {
         const auto& in = io.input("Input");
         for (auto d : in.shape)
-            io.check(d >= 0 && d <= std::numeric_limits<std::int32_t>::max(), [&] {
-                return "Input has shape " + to_string(in.shape) +
-                       ": a dim is unknown or does not fit int32";
-            });
+            io.check(
+                d >= 0 && (p.type == dtype::i64 || d <= std::numeric_limits<std::int32_t>::max()),
+                [&] {
+                    return "Input has shape " + to_string(in.shape) +
+                           ": a dim is unknown or does not fit int32";
+                });
         auto& out = io.output("Out");
-        out.type = dtype::i32;
+        out.type = p.type;
         out.shape = {static_cast<std::int64_t>(in.shape.size())};
     }
 
-    static void run(const params&, op_io& io) {
+    static void run(const params& p, op_io& io) {
         const auto& in = io.input("Input");
+        if (p.type == dtype::i64) {
+            auto out = io.output("Out").span<std::int64_t>();
+            for (std::size_t i = 0; i < out.size(); ++i) out[i] = in.shape[i];
+            return;
+        }
         auto out = io.output("Out").span<std::int32_t>();
         for (std::size_t i = 0; i < out.size(); ++i)
             out[i] = static_cast<std::int32_t>(in.shape[i]);
@@ -5862,7 +6244,8 @@ struct shape {
 // counts from the end of the dim, then both are clamped to [0, dim]; an end
 // before the start is an error (an empty range gives a 0-sized dim).  The dims
 // in `decrease_axis` (each of size 1 after slicing) are removed; removing every
-// dim yields [1] (Paddle <= 2.4 has no 0-D tensors).  Any dtype.
+// dim yields [1] (Paddle <= 2.4 has no 0-D tensors), or [] with the attribute
+// `decrease_to_0d` (Paddle 3.x's rule; the PIR loader sets it).  Any dtype.
 
 #include <algorithm>
 #include <cstring>
@@ -5876,12 +6259,13 @@ struct slice {
     static constexpr std::string_view paddle_types[] = {"slice"};
     struct params {
         std::vector<std::int64_t> axes, starts, ends, decrease_axis;
+        bool decrease_to_0d = false;
     };
 
     static params parse(const attr_map& a, std::string_view) {
         using v = std::vector<std::int64_t>;
         return {a.get<v>("axes", {}), a.get<v>("starts", {}), a.get<v>("ends", {}),
-                a.get<v>("decrease_axis", {})};
+                a.get<v>("decrease_axis", {}), a.get<bool>("decrease_to_0d", false)};
     }
 
     /// Per-dim [begin, size) of the slice of `in` (before decrease_axis).
@@ -5948,7 +6332,7 @@ struct slice {
         out.shape.clear();
         for (std::int64_t d = 0; d < rank; ++d)
             if (!drop[d]) out.shape.push_back(w.size[d]);
-        if (out.shape.empty()) out.shape = {1};
+        if (out.shape.empty() && !p.decrease_to_0d) out.shape = {1};
     }
 
     static void run(const params& p, op_io& io) {
@@ -6111,6 +6495,95 @@ struct squeeze2 {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/squeeze2.hpp ----
+// ---- begin litegraph/ops/stack.hpp ----
+// stack: joins the X inputs, all of one dtype and shape, along a new axis
+// `axis` of Y (in [-(rank + 1), rank + 1), negative counting from the end of
+// Y's dims): Y has X's dims with the input count inserted at `axis`.  Any
+// dtype (the Paddle 3.x recognisers stack int64 shape values into a reshape's
+// shape).
+
+#include <cstring>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct stack {
+    static constexpr std::string_view paddle_types[] = {"stack"};
+    struct params {
+        std::int64_t axis = 0;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("axis", 0)};
+    }
+
+    /// Checks the inputs against X #0; the output axis (non-negative) and X's shape
+    /// (an unknown dim of X #0 taken from another input that knows it).
+    static std::int64_t check_inputs(const params& p, const op_io& io, shape_t& shape) {
+        const auto n = io.input_count("X");
+        io.check(n > 0, "needs at least one input X");
+        const auto& x0 = io.input("X");
+        shape = x0.shape;
+        const auto rank = static_cast<std::int64_t>(x0.shape.size());
+        const auto axis = detail::normalize_axis(io, p.axis, rank + 1, "axis");
+        for (std::size_t i = 1; i < n; ++i) {
+            const auto& xi = io.input("X", i);
+            io.check(xi.type == x0.type, [&] {
+                return "X #" + std::to_string(i) + " ('" + std::string(xi.name) + "') is " +
+                       std::string(name_of(xi.type)) + ", X #0 is " + std::string(name_of(x0.type));
+            });
+            bool same = xi.shape.size() == x0.shape.size();
+            for (std::size_t d = 0; same && d < shape.size(); ++d) {
+                if (xi.shape[d] >= 0 && shape[d] >= 0 && xi.shape[d] != shape[d]) same = false;
+                if (shape[d] < 0) shape[d] = xi.shape[d];
+            }
+            io.check(same, [&] {
+                return "X #" + std::to_string(i) + " ('" + std::string(xi.name) + "') has shape " +
+                       to_string(xi.shape) + ", X #0 has shape " + to_string(x0.shape) +
+                       " (stack needs equal shapes)";
+            });
+        }
+        return axis;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        shape_t shape;
+        const auto axis = check_inputs(p, io, shape);
+        shape.insert(shape.begin() + axis, static_cast<std::int64_t>(io.input_count("X")));
+        auto& y = io.output("Y");
+        y.type = io.input("X").type;
+        y.shape = std::move(shape);
+    }
+
+    static void run(const params& p, op_io& io) {
+        shape_t shape;
+        const auto axis = check_inputs(p, io, shape);
+        const auto& y = io.output("Y");
+        const auto n = io.input_count("X");
+        // X as [outer, inner]: Y is [outer, n, inner].
+        std::int64_t outer = 1, inner = 1;
+        for (std::int64_t d = 0; d < static_cast<std::int64_t>(shape.size()); ++d)
+            (d < axis ? outer : inner) *= shape[static_cast<std::size_t>(d)];
+        const auto row = inner * static_cast<std::int64_t>(size_of(y.type));
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto& xi = io.input("X", i);
+            io.check(xi.numel() == outer * inner, [&] {
+                return "X #" + std::to_string(i) + " has " + std::to_string(xi.numel()) +
+                       " values, expected " + std::to_string(outer * inner);
+            });
+            for (std::int64_t o = 0; o < outer && row; ++o)
+                std::memcpy(
+                    y.data +
+                        (o * static_cast<std::int64_t>(n) + static_cast<std::int64_t>(i)) * row,
+                    xi.data + o * row, static_cast<std::size_t>(row));
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/stack.hpp ----
 // ---- begin litegraph/ops/sum.hpp ----
 // sum: Out = X[0] + X[1] + ... over a list of tensors of one shape and dtype
 // (float32, float64, int32, int64), added in list order.  Out shares X[0]'s
@@ -6534,6 +7007,14 @@ using builtin_ops = op_list<                               //
     ops::swish,                                            //
     ops::silu,                                             //
     ops::exp_op,                                           //
+    ops::thresholded_relu,                                 //
+    ops::gelu,                                             //
+    ops::log_op,                                           //
+    ops::floor_op,                                         //
+    ops::sqrt_op,                                          //
+    ops::abs_op,                                           //
+    ops::clip,                                             //
+    ops::prelu,                                            //
     ops::softmax,                                          //
     ops::mul,                                              //
     ops::matmul,                                           //
@@ -6548,6 +7029,7 @@ using builtin_ops = op_list<                               //
     ops::dequantize_linear,                                //
     ops::arg_max,                                          //
     ops::concat,                                           //
+    ops::stack,                                            //
     ops::dropout,                                          //
     ops::fill_constant,                                    //
     ops::flatten2,                                         //
@@ -6563,6 +7045,7 @@ using builtin_ops = op_list<                               //
     ops::conv2d_transpose,                                 //
     ops::pool2d,                                           //
     ops::batch_norm,                                       //
+    ops::layer_norm,                                       //
     ops::interp_v2,                                        //
     ops::yolo_box,                                         //
     ops::multiclass_nms,                                   //
@@ -14180,9 +14663,21 @@ struct channel_order_step {
     channel_order order = channel_order::bgr;
 };
 
-using step =
-    std::variant<resize_step, resize_image_step, det_resize_step, rec_resize_step, crop_step,
-                 normalize_step, permute_step, pad_stride_step, pad_step, channel_order_step>;
+/// PaddleDetection `TopDownEvalAffine` (also read as `TopDownAffine`), for
+/// the whole image as its deployment code runs it (centre = the image's centre,
+/// scale = its size, no rotation): warped to trainsize [w, h] bilinearly,
+/// pixels outside the image 0.  Default: one scale, trainsize_w / image
+/// width, about the centres (the height keeps the aspect ratio, cropped or
+/// padded); `use_udp` (unbiased data processing): x by (trainsize_w - 1) /
+/// width and y by (trainsize_h - 1) / height from the top-left corner.
+struct top_down_affine_step {
+    int w = 0, h = 0;
+    bool use_udp = false;
+};
+
+using step = std::variant<resize_step, resize_image_step, det_resize_step, rec_resize_step,
+                          crop_step, normalize_step, permute_step, pad_stride_step, pad_step,
+                          channel_order_step, top_down_affine_step>;
 
 /// The steps of one model's preprocessing; `order` is the channel order its
 /// training used (PaddleDetection's deployment decodes to RGB, PaddleOCR's
@@ -14362,6 +14857,40 @@ inline void apply(image& img, result&, const pad_stride_step& s) {
 
 inline void apply(image& img, result&, const pad_step& s) {
     pad_to(img, s.w, s.h, s.fill);
+}
+
+inline void apply(image& img, result& r, const top_down_affine_step& s) {
+    if (img.planar)
+        throw usage_error("preprocess: TopDownEvalAffine after Permute (it warps an HWC image)");
+    // The inverse map, output pixel -> source pixel: src = (dst - t) / k.
+    double kx, ky, tx, ty;
+    if (s.use_udp) {
+        kx = (s.w - 1.0) / img.width, ky = (s.h - 1.0) / img.height, tx = ty = 0;
+    } else {
+        kx = ky = double(s.w) / img.width;
+        tx = s.w * 0.5 - kx * img.width * 0.5, ty = s.h * 0.5 - ky * img.height * 0.5;
+    }
+    image out(s.w, s.h, img.channels);
+    out.order = img.order;
+    auto px = [&](int x, int y, int c) {
+        return x >= 0 && y >= 0 && x < img.width && y < img.height ? img.at(x, y, c) : 0.f;
+    };
+    for (int y = 0; y < s.h; ++y)
+        for (int x = 0; x < s.w; ++x) {
+            const double sx = (x - tx) / kx, sy = (y - ty) / ky;
+            const int x0 = static_cast<int>(std::floor(sx)), y0 = static_cast<int>(std::floor(sy));
+            const float fx = float(sx - x0), fy = float(sy - y0);
+            for (int c = 0; c < img.channels; ++c) {
+                float v = (px(x0, y0, c) * (1 - fx) + px(x0 + 1, y0, c) * fx) * (1 - fy) +
+                          (px(x0, y0 + 1, c) * (1 - fx) + px(x0 + 1, y0 + 1, c) * fx) * fy;
+                if (img.integral) v = std::clamp(std::round(v), 0.f, 255.f);
+                out.at(x, y, c) = v;
+            }
+        }
+    out.integral = img.integral;
+    img = std::move(out);
+    r.im_shape[0] = float(s.h), r.im_shape[1] = float(s.w);
+    r.scale_factor[0] *= float(ky), r.scale_factor[1] *= float(kx);
 }
 
 inline void apply(image& img, result&, const channel_order_step& s) {
