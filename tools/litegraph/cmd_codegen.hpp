@@ -242,6 +242,18 @@ struct generator {
         layer(o.str());
     }
 
+    /// mul_int8: the int8 fc, its requantize chain implied by output_step.
+    void fc_int8(const graph::op_node& node, const op_io& io, const std::string& where) {
+        auto p = ops::mul_int8::parse(node.attrs, "mul_int8");
+        auto d = ops::mul_int8::check(p, io, nullptr);
+        std::ostringstream o;
+        o << "fc_int8{" << d.m << ", " << d.k << ", " << d.n << ", " << weight(in(io, "Y"), where)
+          << ", " << weight(in(io, "Multiplier"), where) << ", "
+          << float_literal(p.output_step, where) << ", " << at(in(io, "X"), where) << ", "
+          << at(&io.output("Out"), where) << "}";
+        layer(o.str());
+    }
+
     void quantize(const graph::op_node& node, const op_io& io, const std::string& where,
                   bool to_int8) {
         const auto* x = in(io, "X");
@@ -366,6 +378,8 @@ struct generator {
                 conv(node, ins.io, where);
             else if (t == "fused_conv2d_int8")
                 conv_int8(node, ins.io, where);
+            else if (t == "mul_int8")
+                fc_int8(node, ins.io, where);
             else if (t == "quantize_int8" || t == "dequantize_int8")
                 quantize(node, ins.io, where, t == "quantize_int8");
             else if (t == "pool2d" || t == "pool2d_int8")
@@ -386,7 +400,7 @@ struct generator {
                 throw unsupported_error(
                     where +
                     " has no compile-time form yet (fused_conv2d, "
-                    "fused_conv2d_int8, (de)quantize_int8, pool2d(_int8), matmul, mul, "
+                    "fused_conv2d_int8, (de)quantize_int8, pool2d(_int8), matmul, mul, mul_int8, "
                     "elementwise_add, activations, "
                     "softmax and reshapes do)");
         }

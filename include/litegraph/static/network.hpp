@@ -19,7 +19,7 @@
 // offsets of the compile-time plan; a layer names a tensor by its planned
 // buffer and the byte offset inside it (a slice of a concat, an alias).
 // An int8 activation takes one byte in its segment: the int8 layers
-// (conv_int8, pool_int8, quantize, dequantize) address tensors through the i8
+// (conv_int8, fc_int8, pool_int8, quantize, dequantize) address tensors through the i8
 // accessor, the others through f32; the plan only sees bytes.
 #pragma once
 
@@ -31,6 +31,7 @@
 
 #include "litegraph/fusion/fused.hpp"
 #include "litegraph/fusion/fused_int8.hpp"
+#include "litegraph/ops/int8/mul_int8.hpp"
 #include "litegraph/ops/int8/pool2d_int8.hpp"
 #include "litegraph/ops/int8/quantize.hpp"
 #include "litegraph/ops/matmul.hpp"
@@ -187,6 +188,27 @@ struct matmul {
     void run(const Mem& mem) const {
         ops::matmul_detail::gemm(mem.f32(input), weights, mem.f32(output), m, k, n, transpose_x,
                                  transpose_w, alpha);
+    }
+};
+
+/// The int8 fc (ops::mul_int8::compute): int32 accumulation, then rescale
+/// (and quantize_store when output_step > 0); scratch planned like a conv's.
+struct fc_int8 {
+    std::int64_t m = 0, k = 0, n = 0;
+    const std::int8_t* weights = nullptr;  // [K, N]
+    const float* multiplier = nullptr;     // [N]: X step * column step
+    float output_step = 0.f;
+    tensor_at input{}, output{};
+
+    constexpr std::size_t scratch_bytes() const {
+        return static_cast<std::size_t>(ops::mul_int8::scratch_words(k, n)) * sizeof(std::int64_t);
+    }
+    template <class Mem>
+    void run(const Mem& mem) const {
+        void* out = output_step > 0.f ? static_cast<void*>(mem.i8(output))
+                                      : static_cast<void*>(mem.f32(output));
+        ops::mul_int8::compute(m, k, n, mem.i8(input), weights, multiplier, output_step, out,
+                               reinterpret_cast<std::int64_t*>(mem.scratch));
     }
 };
 

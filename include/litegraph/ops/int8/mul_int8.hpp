@@ -69,31 +69,44 @@ struct mul_int8 {
         out.type = p.output_step > 0.f ? dtype::i8 : dtype::f32;
     }
 
-    static void run(const params& p, op_io& io) {
-        const auto d = check(p, io, nullptr);
-        const auto* x = io.input("X").as<std::int8_t>();
-        const auto* y = io.input("Y").as<std::int8_t>();
-        fusion::rescale r{io.input("Multiplier").as<float>()};
-        std::vector<std::int64_t> scratch(
-            static_cast<std::size_t>(kernels::fc_int8_best_scratch_words(d.k, d.n)));
+    /// Words of int64 scratch `compute` needs.
+    static constexpr std::int64_t scratch_words(std::int64_t k, std::int64_t n) {
+        return kernels::fc_int8_best_scratch_words(k, n);
+    }
+
+    /// The layer on raw pointers, heap-free (the compile-time network's form
+    /// too): x [M, K] int8, y [K, N] int8, multiplier [N]; out int8 [M, N]
+    /// when output_step > 0, else float32.
+    static void compute(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
+                        const std::int8_t* y, const float* multiplier, float output_step, void* out,
+                        std::int64_t* scratch) {
+        fusion::rescale r{multiplier};
         // The int32 accumulators row by row (the DSP kernel on Cortex-M4/M7),
         // then the requantize chain: element j is "channel" j of the rescale.
-        auto rows = [&](auto* out, const auto& c) {
+        auto rows = [&](auto* o, const auto& c) {
             auto sink = [&](std::int64_t i, std::int64_t, std::int64_t off, const std::int32_t* v,
                             std::int64_t count) {
                 for (std::int64_t j = 0; j < count; ++j)
-                    c.write(out, fusion::at{i, j, off + j}, static_cast<float>(v[j]));
+                    c.write(o, fusion::at{i, j, off + j}, static_cast<float>(v[j]));
             };
-            kernels::fc_int8_best(d.m, d.k, d.n, x, y, scratch.data(),
-                                  kernels::int32_sink_ref(sink));
+            kernels::fc_int8_best(m, k, n, x, y, scratch, kernels::int32_sink_ref(sink));
         };
-        if (p.output_step > 0.f) {
-            fusion::chain<fusion::rescale, fusion::quantize_store> c{{r, {1.f / p.output_step}}};
-            rows(io.output("Out").as<std::int8_t>(), c);
+        if (output_step > 0.f) {
+            fusion::chain<fusion::rescale, fusion::quantize_store> c{{r, {1.f / output_step}}};
+            rows(static_cast<std::int8_t*>(out), c);
         } else {
             fusion::chain<fusion::rescale> c{{r}};
-            rows(io.output("Out").as<float>(), c);
+            rows(static_cast<float*>(out), c);
         }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto d = check(p, io, nullptr);
+        std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(d.k, d.n)));
+        void* out = p.output_step > 0.f ? static_cast<void*>(io.output("Out").as<std::int8_t>())
+                                        : static_cast<void*>(io.output("Out").as<float>());
+        compute(d.m, d.k, d.n, io.input("X").as<std::int8_t>(), io.input("Y").as<std::int8_t>(),
+                io.input("Multiplier").as<float>(), p.output_step, out, scratch.data());
     }
 };
 
