@@ -181,6 +181,23 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
     report r;
     if (sites.empty()) return r;
 
+    // The float outputs of a run ([fetch][i]; empty for a non-float fetch).
+    using outputs = std::vector<std::vector<float>>;
+    auto read_outputs = [](const runtime::program& p, std::size_t fetches) {
+        outputs o;
+        for (std::size_t f = 0; f < fetches; ++f) {
+            const auto& t = p.output(f);
+            if (t.type == dtype::f32)
+                o.emplace_back(t.as<float>(), t.as<float>() + t.numel());
+            else
+                o.emplace_back();
+        }
+        return o;
+    };
+    // The float model's outputs on the samples, read during calibration (the
+    // model's own fetches come first), for the error check below.
+    std::vector<outputs> reference;
+
     // Calibration: the activations become outputs so that they stay readable.
     graph::graph cg = g;
     for (std::size_t k = 0; k < acts.size(); ++k)
@@ -198,6 +215,8 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
         for (int s = 0; s < n; ++s) {
             prog.set_input(0, samples[static_cast<std::size_t>(s)]);
             prog.run();
+            if (pass == 0 && opt.max_error > 0)
+                reference.push_back(read_outputs(prog, g.fetches.size()));
             for (std::size_t k = 0; k < acts.size(); ++k) {
                 const auto& t = var_values(k);
                 if (t.type != dtype::f32) continue;
@@ -244,7 +263,6 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
 
     // The rewrite of the chosen sites: one quant-dequant pair per activation
     // and per weight.
-    const graph::graph original = g;
     auto rewrite = [&](graph::graph& q, const std::vector<bool>& on) {
         std::map<int, int> act_dq, w_dq;
         for (std::size_t i = 0; i < sites.size(); ++i) {
@@ -271,27 +289,18 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
     // The relative L2 error of a rewrite's outputs against the float model's
     // on the samples (quant-dequant simulated in float, as the int8 kernels
     // compute it up to rounding).
-    using values = std::vector<std::vector<std::vector<float>>>;  // [sample][fetch][i]
-    values reference;
     auto outputs_of = [&](const graph::graph& q) {
         runtime::program p(q);
-        values out;
+        std::vector<outputs> out;
         for (const auto& sample : samples) {
             p.set_input(0, sample);
             p.run();
-            auto& o = out.emplace_back();
-            for (std::size_t f = 0; f < q.fetches.size(); ++f) {
-                const auto& t = p.output(f);
-                if (t.type == dtype::f32)
-                    o.emplace_back(t.as<float>(), t.as<float>() + t.numel());
-                else
-                    o.emplace_back();
-            }
+            out.push_back(read_outputs(p, q.fetches.size()));
         }
         return out;
     };
     auto error_of = [&](const std::vector<bool>& on) {
-        graph::graph q = original;
+        graph::graph q = g;  // g itself is rewritten last
         rewrite(q, on);
         const auto got = outputs_of(q);
         double num = 0, den = 0;
@@ -310,7 +319,6 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
     std::vector<bool> on(sites.size(), true);
     r.candidates = static_cast<int>(sites.size());
     if (opt.max_error > 0) {
-        reference = outputs_of(original);
         r.error = r.error_all_int8 = error_of(on);
         if (r.error > opt.max_error) {
             // Sensitivity: the error with each site alone in int8.
@@ -326,8 +334,8 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
                 if (r.error <= opt.max_error) break;
                 on[i] = false;
                 r.error = error_of(on);
-                const auto& op = original.ops[static_cast<std::size_t>(sites[i].op)];
-                r.kept_float.push_back(op.type + "(" + original.vars[sites[i].x].name + ")");
+                const auto& op = g.ops[static_cast<std::size_t>(sites[i].op)];
+                r.kept_float.push_back(op.type + "(" + g.vars[sites[i].x].name + ")");
             }
         }
     }
