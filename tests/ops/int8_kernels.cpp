@@ -59,62 +59,126 @@ TEST_CASE("fused_conv2d_int8 equals integer conv + requantize in plain loops") {
     };
     for (auto sc :
          {shape_case{1, 3, 9, 11, 8, 3, 1, 1, 1}, shape_case{2, 4, 8, 8, 4, 3, 2, 1, 4},
-          shape_case{1, 6, 5, 7, 6, 1, 1, 0, 2}, shape_case{1, 16, 6, 6, 8, 1, 1, 0, 1}}) {
-        auto x = random_i8({sc.n, sc.c, sc.h, sc.w}, 1);
-        auto f = random_i8({sc.oc, sc.c / sc.groups, sc.k, sc.k}, 2);
-        auto m = test::random_tensor({sc.oc}, 3, 1e-4f, 2e-3f);
-        auto b = test::random_tensor({sc.oc}, 4, -1.f, 1.f);
-        const float out_step = 0.02f;
-        // The reference: int32 accumulation, then the requantize rule.
-        const std::int64_t oh = (sc.h + 2 * sc.pad - sc.k) / sc.stride + 1;
-        const std::int64_t ow = (sc.w + 2 * sc.pad - sc.k) / sc.stride + 1;
-        const std::int64_t cin_g = sc.c / sc.groups, cout_g = sc.oc / sc.groups;
-        std::vector<float> real(static_cast<std::size_t>(sc.n * sc.oc * oh * ow));
-        for (std::int64_t n = 0; n < sc.n; ++n)
-            for (std::int64_t o = 0; o < sc.oc; ++o)
-                for (std::int64_t y = 0; y < oh; ++y)
-                    for (std::int64_t z = 0; z < ow; ++z) {
-                        std::int32_t acc = 0;
-                        for (std::int64_t ic = 0; ic < cin_g; ++ic)
-                            for (std::int64_t i = 0; i < sc.k; ++i)
-                                for (std::int64_t j = 0; j < sc.k; ++j) {
-                                    const std::int64_t ih = y * sc.stride - sc.pad + i;
-                                    const std::int64_t iw = z * sc.stride - sc.pad + j;
-                                    if (ih < 0 || ih >= sc.h || iw < 0 || iw >= sc.w) continue;
-                                    const std::int64_t cin = (o / cout_g) * cin_g + ic;
-                                    acc += std::int32_t{i8(
-                                               x)[((n * sc.c + cin) * sc.h + ih) * sc.w + iw]} *
-                                           i8(f)[((o * cin_g + ic) * sc.k + i) * sc.k + j];
-                                }
-                        real[static_cast<std::size_t>(((n * sc.oc + o) * oh + y) * ow + z)] =
-                            static_cast<float>(acc) * f32(m)[o] + f32(b)[o];
-                    }
-        auto in =
-            named_tensors{}.add("Input", x).add("Filter", f).add("Multiplier", m).add("Bias", b);
-        SUBCASE("relu, int8 out") {
-            attr_map a = conv_attrs(sc.stride, sc.pad, sc.groups);
-            a.set("activation", std::string("relu"));
-            a.set("terminal", std::string("quantize_store"));
-            a.set("output_step", out_step);
-            auto y = run1("fused_conv2d_int8", a, in, "Output");
-            REQUIRE(y.type() == dtype::i8);
-            REQUIRE(y.numel() == static_cast<std::int64_t>(real.size()));
-            int mismatches = 0, nonzero = 0;
-            for (std::size_t i = 0; i < real.size(); ++i) {
-                const auto want = sat8(std::max(real[i], 0.f) * (1.f / out_step));
-                mismatches += i8(y)[i] != want;
-                nonzero += want != 0;
+          shape_case{1, 6, 5, 7, 6, 1, 1, 0, 2}, shape_case{1, 16, 6, 6, 8, 1, 1, 0, 1},
+          shape_case{1, 8, 9, 9, 8, 3, 1, 1, 8}, shape_case{1, 5, 10, 11, 5, 5, 2, 2, 5}}) {
+        for (const char* kernel : {"fast", "reference", "cortex_m"}) {
+            CAPTURE(kernel);
+            CAPTURE(sc.c);
+            CAPTURE(sc.k);
+            CAPTURE(sc.groups);
+            auto x = random_i8({sc.n, sc.c, sc.h, sc.w}, 1);
+            auto f = random_i8({sc.oc, sc.c / sc.groups, sc.k, sc.k}, 2);
+            auto m = test::random_tensor({sc.oc}, 3, 1e-4f, 2e-3f);
+            auto b = test::random_tensor({sc.oc}, 4, -1.f, 1.f);
+            const float out_step = 0.02f;
+            // The reference: int32 accumulation, then the requantize rule.
+            const std::int64_t oh = (sc.h + 2 * sc.pad - sc.k) / sc.stride + 1;
+            const std::int64_t ow = (sc.w + 2 * sc.pad - sc.k) / sc.stride + 1;
+            const std::int64_t cin_g = sc.c / sc.groups, cout_g = sc.oc / sc.groups;
+            std::vector<float> real(static_cast<std::size_t>(sc.n * sc.oc * oh * ow));
+            for (std::int64_t n = 0; n < sc.n; ++n)
+                for (std::int64_t o = 0; o < sc.oc; ++o)
+                    for (std::int64_t y = 0; y < oh; ++y)
+                        for (std::int64_t z = 0; z < ow; ++z) {
+                            std::int32_t acc = 0;
+                            for (std::int64_t ic = 0; ic < cin_g; ++ic)
+                                for (std::int64_t i = 0; i < sc.k; ++i)
+                                    for (std::int64_t j = 0; j < sc.k; ++j) {
+                                        const std::int64_t ih = y * sc.stride - sc.pad + i;
+                                        const std::int64_t iw = z * sc.stride - sc.pad + j;
+                                        if (ih < 0 || ih >= sc.h || iw < 0 || iw >= sc.w) continue;
+                                        const std::int64_t cin = (o / cout_g) * cin_g + ic;
+                                        acc += std::int32_t{i8(
+                                                   x)[((n * sc.c + cin) * sc.h + ih) * sc.w + iw]} *
+                                               i8(f)[((o * cin_g + ic) * sc.k + i) * sc.k + j];
+                                    }
+                            real[static_cast<std::size_t>(((n * sc.oc + o) * oh + y) * ow + z)] =
+                                static_cast<float>(acc) * f32(m)[o] + f32(b)[o];
+                        }
+            auto in = named_tensors{}
+                          .add("Input", x)
+                          .add("Filter", f)
+                          .add("Multiplier", m)
+                          .add("Bias", b);
+            SUBCASE("relu, int8 out") {
+                attr_map a = conv_attrs(sc.stride, sc.pad, sc.groups);
+                a.set("litegraph_kernel", std::string(kernel));
+                a.set("activation", std::string("relu"));
+                a.set("terminal", std::string("quantize_store"));
+                a.set("output_step", out_step);
+                auto y = run1("fused_conv2d_int8", a, in, "Output");
+                REQUIRE(y.type() == dtype::i8);
+                REQUIRE(y.numel() == static_cast<std::int64_t>(real.size()));
+                int mismatches = 0, nonzero = 0;
+                for (std::size_t i = 0; i < real.size(); ++i) {
+                    const auto want = sat8(std::max(real[i], 0.f) * (1.f / out_step));
+                    mismatches += i8(y)[i] != want;
+                    nonzero += want != 0;
+                }
+                CHECK(mismatches == 0);
+                CHECK(nonzero > 0);
             }
-            CHECK(mismatches == 0);
-            CHECK(nonzero > 0);
-        }
-        SUBCASE("no activation, float out") {
-            attr_map a = conv_attrs(sc.stride, sc.pad, sc.groups);
-            auto y = run1("fused_conv2d_int8", a, in, "Output");
-            REQUIRE(y.type() == dtype::f32);
-            CHECK(test::max_abs_diff(y.span<float>(), real) == 0.0);
+            SUBCASE("no activation, float out") {
+                attr_map a = conv_attrs(sc.stride, sc.pad, sc.groups);
+                a.set("litegraph_kernel", std::string(kernel));
+                auto y = run1("fused_conv2d_int8", a, in, "Output");
+                REQUIRE(y.type() == dtype::f32);
+                CHECK(test::max_abs_diff(y.span<float>(), real) == 0.0);
+            }
         }
     }
+}
+
+TEST_CASE("the three int8 accumulations agree on odd geometries (asymmetric paddings)") {
+    // The Cortex-M patch path once took a 1x1 conv with only a bottom or right
+    // padding for a padding-free one and read past the image (found by
+    // fuzz_fusion; tests/broken/fusion-ok-int8-cortex-m-1x1-bottom-padding.bin).
+    struct geometry_case {
+        std::int64_t c, h, w, oc, kh, kw;
+        std::vector<std::int32_t> pads;  // top, bottom, left, right
+        int stride, dilation, groups;
+    };
+    std::uint32_t seed = 20;
+    for (const auto& gc : {geometry_case{1, 1, 1, 1, 1, 1, {0, 1, 0, 0}, 1, 2, 1},
+                           geometry_case{3, 4, 5, 6, 1, 1, {0, 2, 0, 1}, 1, 1, 1},
+                           geometry_case{4, 5, 3, 4, 1, 1, {0, 0, 0, 2}, 2, 1, 1},
+                           geometry_case{2, 6, 6, 3, 3, 1, {1, 0, 2, 0}, 1, 1, 1},
+                           geometry_case{6, 7, 5, 6, 3, 3, {0, 2, 1, 0}, 2, 1, 6},
+                           geometry_case{4, 5, 6, 8, 2, 3, {2, 1, 0, 2}, 1, 2, 2}}) {
+        CAPTURE(gc.c);
+        CAPTURE(gc.kh);
+        CAPTURE(gc.groups);
+        auto x = random_i8({2, gc.c, gc.h, gc.w}, seed++);
+        auto f = random_i8({gc.oc, gc.c / gc.groups, gc.kh, gc.kw}, seed++);
+        auto m = test::random_tensor({gc.oc}, seed++, 1e-4f, 2e-3f);
+        auto b = test::random_tensor({gc.oc}, seed++, -1.f, 1.f);
+        auto in =
+            named_tensors{}.add("Input", x).add("Filter", f).add("Multiplier", m).add("Bias", b);
+        std::vector<tensor> outs;
+        for (const char* kernel : {"reference", "fast", "cortex_m"}) {
+            attr_map a;
+            a.set("strides", std::vector<std::int32_t>{gc.stride, gc.stride});
+            a.set("paddings", gc.pads);
+            a.set("dilations", std::vector<std::int32_t>{gc.dilation, gc.dilation});
+            a.set("groups", std::int32_t{gc.groups});
+            a.set("litegraph_kernel", std::string(kernel));
+            outs.push_back(run1("fused_conv2d_int8", a, in, "Output"));
+        }
+        for (std::size_t k = 1; k < outs.size(); ++k) {
+            REQUIRE(outs[k].shape() == outs[0].shape());
+            CHECK(test::max_abs_diff(outs[k].span<float>(), outs[0].span<float>()) == 0.0);
+        }
+    }
+}
+
+TEST_CASE("the int8 conv and fc name an unknown litegraph_kernel") {
+    attr_map a = conv_attrs(1, 0, 1);
+    a.set("litegraph_kernel", std::string("neon"));
+    CHECK_THROWS_WITH_AS(make_kernel<runtime::kernel_table>("fused_conv2d_int8", a),
+                         doctest::Contains("litegraph_kernel 'neon' (expected \"fast\", "
+                                           "\"reference\" or \"cortex_m\")"),
+                         unsupported_error);
+    CHECK_THROWS_AS(make_kernel<runtime::kernel_table>("mul_int8", a), unsupported_error);
 }
 
 TEST_CASE("mul_int8 equals integer matrix product + requantize") {
@@ -130,13 +194,18 @@ TEST_CASE("mul_int8 equals integer matrix product + requantize") {
             real[i * N + j] = static_cast<float>(acc) * f32(m)[j];
         }
     auto in = named_tensors{}.add("X", x).add("Y", y).add("Multiplier", m);
-    auto fl = run1("mul_int8", {}, in, "Out");
-    CHECK(test::max_abs_diff(fl.span<float>(), real) == 0.0);
-    attr_map a;
-    a.set("output_step", 0.01f);
-    auto q = run1("mul_int8", a, in, "Out");
-    REQUIRE(q.type() == dtype::i8);
-    for (std::size_t i = 0; i < real.size(); ++i) CHECK(i8(q)[i] == sat8(real[i] * (1.f / 0.01f)));
+    for (const char* kernel : {"fast", "reference", "cortex_m"}) {
+        CAPTURE(kernel);
+        attr_map a;
+        a.set("litegraph_kernel", std::string(kernel));
+        auto fl = run1("mul_int8", a, in, "Out");
+        CHECK(test::max_abs_diff(fl.span<float>(), real) == 0.0);
+        a.set("output_step", 0.01f);
+        auto q = run1("mul_int8", a, in, "Out");
+        REQUIRE(q.type() == dtype::i8);
+        for (std::size_t i = 0; i < real.size(); ++i)
+            CHECK(i8(q)[i] == sat8(real[i] * (1.f / 0.01f)));
+    }
 }
 
 TEST_CASE("pool2d_int8: max and exclusive average with padding, in integers") {

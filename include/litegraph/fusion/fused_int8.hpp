@@ -46,10 +46,15 @@ struct fused_int8 {
         ops::conv2d::params conv;
         float output_step = 0.f;
         std::tuple<rescale, bias, Stages...> stages;
+        ops::int8_detail::int8_kernel kernel = ops::int8_detail::int8_kernel::fast;
     };
 
     static params parse(const attr_map& a, std::string_view t) {
-        params p{ops::conv2d::parse(a, t), 0.f, {}};
+        // litegraph_kernel picks the int8 accumulation here, not conv2d's float kernel.
+        attr_map geometry = a;
+        geometry.set("litegraph_kernel", std::string("fast"));
+        params p{
+            ops::conv2d::parse(geometry, t), 0.f, {}, ops::int8_detail::parse_int8_kernel(a, t)};
         if constexpr (int8_out) p.output_step = ops::int8_detail::parse_step(a, "output_step", t);
         std::apply([&](auto&... s) { (parse_stage(s, a), ...); }, p.stages);
         return p;
@@ -100,11 +105,23 @@ struct fused_int8 {
         }
         bind(c, io.input("Multiplier").template as<float>(), io.input("Bias").template as<float>(),
              p.output_step, other, other_plane);
-        std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(kg)));
         using out_t = std::conditional_t<int8_out, std::int8_t, float>;
-        run_direct(kg, c, io.input("Input").template as<std::int8_t>(),
-                   io.input("Filter").template as<std::int8_t>(),
-                   io.output("Output").template as<out_t>(), scratch.data());
+        const auto* x = io.input("Input").template as<std::int8_t>();
+        const auto* f = io.input("Filter").template as<std::int8_t>();
+        auto* out = io.output("Output").template as<out_t>();
+        using ops::int8_detail::int8_kernel;
+        if (p.kernel == int8_kernel::fast) {
+            std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(kg)));
+            run_direct(kg, c, x, f, out, scratch.data());
+        } else if (p.kernel == int8_kernel::reference) {
+            std::vector<std::int64_t> scratch(
+                static_cast<std::size_t>(kernels::conv_int8_scratch_words(kg)));
+            run_with(kernels::conv2d_int8, kg, c, x, f, out, scratch.data());
+        } else {
+            std::vector<std::int64_t> scratch(
+                static_cast<std::size_t>(kernels::cortex_m::conv_int8_scratch_words(kg)));
+            run_with(kernels::cortex_m::conv2d_int8, kg, c, x, f, out, scratch.data());
+        }
     }
 
     /// Binds the chain's data: per-channel multiplier and bias, the output
@@ -131,13 +148,22 @@ struct fused_int8 {
     static void run_direct(const kernels::conv_geometry& kg, const chain_type& c,
                            const std::int8_t* x, const std::int8_t* f, Out* out,
                            std::int64_t* scratch) noexcept {
+        // The DSP kernels on Cortex-M4/M7, the reference elsewhere: same accumulators.
+        run_with(kernels::conv2d_int8_best, kg, c, x, f, out, scratch);
+    }
+
+    /// run_direct with the accumulation `conv` (a kernel of the conv2d_int8
+    /// form; scratch: what it needs).
+    template <class Conv, class Out>
+    static void run_with(Conv&& conv, const kernels::conv_geometry& kg, const chain_type& c,
+                         const std::int8_t* x, const std::int8_t* f, Out* out,
+                         std::int64_t* scratch) noexcept {
         const std::int64_t plane = kg.oh * kg.ow;
         auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
                         std::int64_t count) {
             c.emit(out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
         };
-        // The DSP kernels on Cortex-M4/M7, the reference elsewhere: same accumulators.
-        kernels::conv2d_int8_best(kg, x, f, scratch, kernels::int32_sink_ref(sink));
+        conv(kg, x, f, scratch, kernels::int32_sink_ref(sink));
     }
 
 private:

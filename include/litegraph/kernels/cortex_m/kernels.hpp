@@ -206,7 +206,11 @@ inline std::int64_t pack_dense(const std::int8_t* x, std::int8_t* patches, std::
 inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
                            std::int64_t* scratch, int32_sink_ref sink) noexcept {
     const std::int64_t k = g.c * g.kh * g.kw, plane = g.oh * g.ow, in_plane = g.h * g.w;
-    const bool pointwise = g.kh == 1 && g.kw == 1 && g.pt == 0 && g.pl == 0;
+    // 1x1 without any padding: every output pixel's input pixel is inside the
+    // image (a bottom or right padding adds output rows or columns that read
+    // only zeros: the general path).
+    const bool pointwise =
+        g.kh == 1 && g.kw == 1 && g.pt == 0 && g.pb == 0 && g.pl == 0 && g.pr == 0;
     // 1x1, stride 1, no padding: output pixel p reads input pixel p.
     const bool dense = pointwise && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w;
     const auto kp = static_cast<std::ptrdiff_t>(pairs_even(k));

@@ -22,10 +22,12 @@ struct mul_int8 {
     struct params {
         int x_num_col_dims = 1;
         float output_step = 0.f;
+        int8_detail::int8_kernel kernel = int8_detail::int8_kernel::fast;
     };
     static params parse(const attr_map& a, std::string_view t) {
         params p;
         p.x_num_col_dims = a.get<int>("x_num_col_dims", 1);
+        p.kernel = int8_detail::parse_int8_kernel(a, t);
         p.output_step = int8_detail::output_step(a);
         if (p.output_step != 0.f) p.output_step = int8_detail::parse_step(a, "output_step", t);
         return p;
@@ -69,9 +71,10 @@ struct mul_int8 {
         out.type = p.output_step > 0.f ? dtype::i8 : dtype::f32;
     }
 
-    /// Words of int64 scratch `compute` needs.
+    /// Words of int64 scratch `compute` needs (with any int8_kernel).
     static constexpr std::int64_t scratch_words(std::int64_t k, std::int64_t n) {
-        return kernels::fc_int8_best_scratch_words(k, n);
+        return std::max(kernels::fc_int8_best_scratch_words(k, n),
+                        kernels::cortex_m::fc_int8_scratch_words(k, n));
     }
 
     /// The layer on raw pointers, heap-free (the compile-time network's form
@@ -79,7 +82,8 @@ struct mul_int8 {
     /// when output_step > 0, else float32.
     static void compute(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
                         const std::int8_t* y, const float* multiplier, float output_step, void* out,
-                        std::int64_t* scratch) {
+                        std::int64_t* scratch,
+                        int8_detail::int8_kernel kernel = int8_detail::int8_kernel::fast) {
         fusion::rescale r{multiplier};
         // The int32 accumulators row by row (the DSP kernel on Cortex-M4/M7),
         // then the requantize chain: element j is "channel" j of the rescale.
@@ -89,7 +93,15 @@ struct mul_int8 {
                 for (std::int64_t j = 0; j < count; ++j)
                     c.write(o, fusion::at{i, j, off + j}, static_cast<float>(v[j]));
             };
-            kernels::fc_int8_best(m, k, n, x, y, scratch, kernels::int32_sink_ref(sink));
+            const kernels::int32_sink_ref to(sink);
+            switch (kernel) {
+                case int8_detail::int8_kernel::fast:
+                    return kernels::fc_int8_best(m, k, n, x, y, scratch, to);
+                case int8_detail::int8_kernel::reference:
+                    return kernels::fc_int8(m, k, n, x, y, scratch, to);
+                case int8_detail::int8_kernel::cortex_m:
+                    return kernels::cortex_m::fc_int8(m, k, n, x, y, scratch, to);
+            }
         };
         if (output_step > 0.f) {
             fusion::chain<fusion::rescale, fusion::quantize_store> c{{r, {1.f / output_step}}};
@@ -106,7 +118,7 @@ struct mul_int8 {
         void* out = p.output_step > 0.f ? static_cast<void*>(io.output("Out").as<std::int8_t>())
                                         : static_cast<void*>(io.output("Out").as<float>());
         compute(d.m, d.k, d.n, io.input("X").as<std::int8_t>(), io.input("Y").as<std::int8_t>(),
-                io.input("Multiplier").as<float>(), p.output_step, out, scratch.data());
+                io.input("Multiplier").as<float>(), p.output_step, out, scratch.data(), p.kernel);
     }
 };
 

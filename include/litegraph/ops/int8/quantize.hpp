@@ -40,6 +40,24 @@ inline const tensor_ref& typed(const op_io& io, std::string_view slot, dtype t, 
     return x;
 }
 
+/// The int32 accumulation an int8 conv or fc runs (attribute
+/// litegraph_kernel): `fast`, the build's best (the Cortex-M DSP kernels on a
+/// chip with them, the reference loops elsewhere; the default), `reference`
+/// (the portable loops), or `cortex_m` (the DSP kernels, which compile on any
+/// host with portable forms of their intrinsics).  All three give the same
+/// accumulators: the fuzz target fuzz_fusion runs each and compares them bit
+/// for bit.
+enum class int8_kernel { fast, reference, cortex_m };
+
+inline int8_kernel parse_int8_kernel(const attr_map& a, std::string_view type) {
+    const auto k = a.get<std::string>("litegraph_kernel", "fast");
+    if (k == "fast") return int8_kernel::fast;
+    if (k == "reference") return int8_kernel::reference;
+    if (k == "cortex_m") return int8_kernel::cortex_m;
+    LITEGRAPH_THROW(unsupported_error(std::string(type) + ": attribute litegraph_kernel '" + k +
+                                      "' (expected \"fast\", \"reference\" or \"cortex_m\")"));
+}
+
 /// The output dtype an int8 op writes: int8 when it has an output step
 /// (attribute `output_step` > 0), float32 (dequantized) otherwise.
 inline float output_step(const attr_map& a) {
