@@ -178,6 +178,43 @@ inline bool set_inputs(runtime::program& p) {
     return true;
 }
 
+/// A program runs its kernels after planning only when that is cheap: an arena
+/// of at most `max_run_arena_bytes`, and for every instruction that runs, the
+/// elements of its inputs times the elements of its outputs at most
+/// `max_run_work` (a bound on the work of a kernel whose every output reads
+/// each input element at most once: convs, GEMMs, pools, element-wise ops,
+/// NMS), so that an input runs in well under libFuzzer's -timeout.
+inline constexpr std::uint64_t max_run_arena_bytes = std::uint64_t{4} << 20;
+inline constexpr double max_run_work = double(std::uint64_t{1} << 27);
+
+/// Whether `p` (planned) is cheap enough to run (see `max_run_work`).
+inline bool cheap_to_run(const runtime::program& p) {
+    if (p.memory().arena_bytes > max_run_arena_bytes) return false;
+    auto elements = [](const std::vector<op_slot>& slots) {
+        double n = 0;
+        for (auto& s : slots)
+            for (const auto* r : s.args)
+                if (r) n += static_cast<double>(numel(r->shape));
+        return n;
+    };
+    for (int i : p.execution_order()) {
+        const auto& ins = p.instructions()[static_cast<std::size_t>(i)];
+        if (ins.elided) continue;
+        if (elements(ins.io.inputs) * elements(ins.io.outputs) > max_run_work) return false;
+    }
+    return true;
+}
+
+/// Plans `p` and, when cheap, runs it: shape inference, folding and planning
+/// on every input, the kernels (the ops' own checks of their operands
+/// included) on the small ones.
+inline void plan_and_run(runtime::program& p) {
+    p.set_limits(fuzz_program_limits());
+    if (!set_inputs(p)) return;
+    p.prepare_plan();
+    if (cheap_to_run(p)) p.run();
+}
+
 inline void run_model(std::string_view bytes) {
     if (bytes.size() < 5) return;
     const auto flags = static_cast<std::uint8_t>(bytes[0]);
@@ -191,13 +228,11 @@ inline void run_model(std::string_view bytes) {
     });
     passes::run_passes(m.graph);
     runtime::program p(std::move(m.graph));
-    p.set_limits(fuzz_program_limits());
-    if (!set_inputs(p)) return;
-    p.prepare_plan();  // shape inference, folding, planning; kernels of unfolded ops never run
+    plan_and_run(p);
 }
 
-/// A PIR program (JSON) -> graph -> passes -> shape inference, folding, plan,
-/// as run_model does for a ProgramDesc.
+/// A PIR program (JSON) -> graph -> passes -> shape inference, folding, plan
+/// (and a run when cheap), as run_model does for a ProgramDesc.
 inline void run_pir(std::string_view bytes) {
     if (bytes.size() < 5) return;
     const auto flags = static_cast<std::uint8_t>(bytes[0]);
@@ -210,9 +245,7 @@ inline void run_pir(std::string_view bytes) {
     });
     passes::run_passes(m.graph);
     runtime::program p(std::move(m.graph));
-    p.set_limits(fuzz_program_limits());
-    if (!set_inputs(p)) return;
-    p.prepare_plan();
+    plan_and_run(p);
 }
 
 inline void run(target t, std::string_view bytes) {
