@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/op_seeds.hpp"
 #include "litegraph/core/npy.hpp"
 #include "litegraph/ops/registry.hpp"
 #include "litegraph/passes/pipeline.hpp"
@@ -100,6 +101,7 @@ paddle::model load_text(const std::string& text, const std::string& params = {},
                         bool require = false) {
     paddle::load_options o;
     o.require_params = require;
+    fuzz::op_seeds::record_pir(text, params);  // a fuzz seed (tools/record-op-seeds.sh)
     return paddle::load_pir_from_memory(text, params, o);
 }
 

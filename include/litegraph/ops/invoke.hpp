@@ -94,12 +94,27 @@ inline named_tensors invoke(const kernel& k, std::string_view type, const named_
     return result;
 }
 
+/// What `invoke_observer()` is called with: an op that `invoke(type, attrs,
+/// ...)` ran, its inputs and its outputs.
+using invoke_observer_fn = void (*)(std::string_view type, const attr_map& attrs,
+                                    const named_tensors& inputs, const named_tensors& outputs);
+
+/// Called after every `invoke(type, attrs, ...)` that ran (not the runtime's
+/// folding, which calls `invoke(kernel, ...)`); null by default.  The tests set
+/// it to record the op cases they run as fuzz seeds (tests/fuzz/op_seeds.hpp).
+inline invoke_observer_fn& invoke_observer() {
+    static invoke_observer_fn f = nullptr;
+    return f;
+}
+
 /// Convenience: build the kernel for `type` from `attrs` and run it.
 template <class List = builtin_ops>
 named_tensors invoke(std::string_view type, const attr_map& attrs, const named_tensors& inputs,
                      const std::vector<std::pair<std::string, std::size_t>>& outputs) {
     auto k = make_kernel<List>(type, attrs);
-    return invoke(*k, type, inputs, outputs);
+    auto result = invoke(*k, type, inputs, outputs);
+    if (auto f = invoke_observer()) f(type, attrs, inputs, result);
+    return result;
 }
 
 }  // namespace litegraph
