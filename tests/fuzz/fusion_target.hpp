@@ -4,9 +4,13 @@
 // transposes, softmax, slices, FC layers), written to protobuf bytes by the project's own writer
 // and loaded back, then run four ways: as loaded (unfused) with the fast and with the reference
 // conv kernels, and through the pass pipeline (fused) with the fast and with the reference kernels.
-// All four must agree to 1e-4 of the output's scale; a difference, or an error on a valid program,
-// is a finding
-// (`fusion_finding`: the target aborts).
+// All four must agree to 1e-4 of the output's scale.  Then its int8 form: post-training
+// quantization (tools/quantize/ptq.hpp: every conv and FC int8, calibrated on the input), written
+// and loaded back, through the pass pipeline (int8 convs with their requantize chains, int8 FCs,
+// quantize ops merged into producers), run with each int8 accumulation (litegraph_kernel fast,
+// reference, cortex_m: the DSP kernels in their portable form) and once more with the in-place
+// pass skipped: the four must be bit-identical.  A difference, or an error on a valid program,
+// is a finding (`fusion_finding`: the target aborts).
 #pragma once
 
 #include "fuzz/byte_reader.hpp"
@@ -22,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../../tools/quantize/ptq.hpp"
 #include "litegraph.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
@@ -507,6 +512,64 @@ inline double scaled_diff(const tensor& a, const tensor& b) {
 
 inline constexpr double fusion_tolerance = 1e-4;
 
+/// Whether two outputs are the same bytes (and shape and dtype).
+inline bool identical(const tensor& a, const tensor& b) {
+    return a.shape() == b.shape() && a.type() == b.type() &&
+           (a.bytes() == 0 || std::memcmp(a.data(), b.data(), a.bytes()) == 0);
+}
+
+/// The int8 leg (see the top of this file) of the float program `loaded`.
+template <class Fail>
+void run_int8(const graph::graph& loaded, const tensor& x, Fail&& fail) {
+    graph::graph q = loaded;
+    ptq::options opt;
+    opt.max_error = 0;  // every quantizable op int8
+    const auto report = ptq::quantize(q, {x}, opt);
+    if (report.ops == 0) return;
+    graph::graph back;
+    try {
+        back = paddle::load_from_memory(paddle::serialize_program(q), paddle::serialize_params(q))
+                   .graph;
+    } catch (const error& e) {
+        fail(std::string("the quantized program's bytes do not load: ") + e.what());
+    }
+    graph::graph g8 = back, g8_no_in_place = back;
+    passes::run_passes(g8);
+    passes::pipeline_options skip;
+    skip.skip = {"in_place"};
+    passes::run_passes(g8_no_in_place, skip);
+    auto with_kernel = [](graph::graph g, const char* kernel) {
+        for (auto& op : g.ops)
+            if (op.type == "fused_conv2d_int8" || op.type == "mul_int8")
+                op.attrs.set("litegraph_kernel", std::string(kernel));
+        return g;
+    };
+    const char* names[4] = {"int8 fast", "int8 reference", "int8 cortex_m",
+                            "int8 without in_place"};
+    std::vector<tensor> outs[4];
+    try {
+        outs[0] = run_fusion_graph(g8, x, false);
+        outs[1] = run_fusion_graph(with_kernel(g8, "reference"), x, false);
+        outs[2] = run_fusion_graph(with_kernel(g8, "cortex_m"), x, false);
+        outs[3] = run_fusion_graph(g8_no_in_place, x, false);
+    } catch (const error& e) {
+        fail(std::string("the valid int8 program fails: ") + e.what());
+    }
+    for (int k = 1; k < 4; ++k) {
+        if (outs[k].size() != outs[0].size()) fail("int8 output counts differ");
+        for (std::size_t i = 0; i < outs[0].size(); ++i)
+            if (!identical(outs[k][i], outs[0][i])) {
+                std::ostringstream s;
+                s << names[k] << " differs from " << names[0] << " on output " << i << " (shape "
+                  << to_string(outs[k][i].shape()) << " vs " << to_string(outs[0][i].shape());
+                if (outs[k][i].shape() == outs[0][i].shape() && outs[0][i].type() == dtype::f32)
+                    s << "; max |diff| / scale " << scaled_diff(outs[k][i], outs[0][i]);
+                s << ")";
+                fail(s.str());
+            }
+    }
+}
+
 inline void run_fusion(std::string_view bytes) {
     auto fc = decode_fusion_case(bytes);
     // Through the project's writer and loader, as a user's model arrives.
@@ -546,6 +609,7 @@ inline void run_fusion(std::string_view bytes) {
             }
         }
     }
+    run_int8(loaded, fc.x, fail);
 }
 
 }  // namespace litegraph::fuzz
