@@ -107,7 +107,13 @@ for t in $targets; do
     dirs=("$corpus")
     [[ -d "$root/tests/fuzz/corpus/$t" ]] && dirs+=("$root/tests/fuzz/corpus/$t")
     [[ -d "$seeds/$t" ]] && dirs+=("$seeds/$t")
-    "$build/fuzz/fuzz_$t" "${dirs[@]}" \
+    # Op names to splice in (fuzz_seeds writes them from the op tables).
+    dict=()
+    case "$t" in
+        topology|model) dict=(-dict="$seeds/ops.dict") ;;
+        pir) dict=(-dict="$seeds/pir.dict") ;;
+    esac
+    "$build/fuzz/fuzz_$t" "${dirs[@]}" "${dict[@]}" \
         -max_total_time="$time_per_target" -max_len="$(max_len "$t")" \
         -len_control="$(len_control "$t")" -entropic="$(entropic "$t")" -timeout=10 \
         -malloc_limit_mb=512 -rss_limit_mb=2560 -print_final_stats=1 \

@@ -1,4 +1,5 @@
-// Writes the seed corpora of the fuzz targets into OUT/{topology,params,model,pir}:
+// Writes the seed corpora of the fuzz targets into OUT/{topology,params,model,pir}
+// and their dictionaries OUT/ops.dict (op types) and OUT/pir.dict (PIR op names):
 // every model under SHARED/models (topology, and topology + parameters when
 // small), generated SqueezeNets, and valid inputs for the params target; for
 // the pir target every PIR program of SHARED/models and
@@ -385,6 +386,18 @@ int main(int argc, char** argv) {
     }
     const fs::path out = argv[1];
     int n = 0;
+    // Dictionaries (libFuzzer -dict): every op type the runtime has and every
+    // PIR op name the loader translates, so that a mutation can turn an op into
+    // any other, including ops no seed holds.
+    {
+        std::set<std::string> types;
+        for (auto t : supported_op_types<runtime::kernel_table>()) types.emplace(t);
+        std::string ops, pir;
+        for (auto& t : types) ops += "\"" + t + "\"\n";
+        for (auto& [name, type] : paddle::pir::op_table()) pir += "\"" + std::string(name) + "\"\n";
+        write(out / "ops.dict", ops);
+        write(out / "pir.dict", pir);
+    }
     // The params target: valid combined and separate inputs for its fixed topology.
     {
         std::map<std::string, tensor> values;
