@@ -143,13 +143,14 @@ struct multiclass_nms {
             compute<float>(p, io);
     }
 
-private:
+    /// Whether output `slot` is declared (an optional output).
     static bool has_arg(const op_io& io, std::string_view slot) {
         for (auto& s : io.outputs)
             if (s.name == slot) return !s.args.empty() && s.args[0] != nullptr;
         return false;
     }
 
+    /// Paddle's BBoxArea: 0 for an inverted box; +1 on each side unless normalized.
     template <class T>
     static T area(const T* b, bool normalized) {
         if (b[2] < b[0] || b[3] < b[1]) return T(0);
@@ -157,6 +158,7 @@ private:
         return normalized ? w * h : (w + 1) * (h + 1);
     }
 
+    /// Paddle's JaccardOverlap of boxes (x1, y1, x2, y2).
     template <class T>
     static T iou(const T* a, const T* b, bool normalized) {
         if (b[0] > a[2] || b[2] < a[0] || b[1] > a[3] || b[3] < a[1]) return T(0);
@@ -168,6 +170,7 @@ private:
         return inter / (area(a, normalized) + area(b, normalized) - inter);
     }
 
+private:
     /// Greedy NMS of one class of one image: kept box indices in score order.
     template <class T>
     static std::vector<int> nms_one(const params& p, const T* boxes, const T* scores,

@@ -25,6 +25,7 @@
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/lstm.hpp"
 #include "litegraph/ops/matmul.hpp"
+#include "litegraph/ops/matrix_nms.hpp"
 #include "litegraph/ops/multiclass_nms.hpp"
 #include "litegraph/ops/nearest_interp_v2.hpp"
 #include "litegraph/ops/op.hpp"
@@ -101,6 +102,7 @@ using builtin_ops = op_list<                               //
     ops::interp_v2,                                        //
     ops::yolo_box,                                         //
     ops::multiclass_nms,                                   //
+    ops::matrix_nms,                                       //
     ops::sequence_pool,                                    //
     ops::sequence_conv,                                    //
     ops::sum,                                              //
