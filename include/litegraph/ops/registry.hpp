@@ -16,11 +16,13 @@
 #include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
+#include "litegraph/ops/crf_decoding.hpp"
 #include "litegraph/ops/dropout.hpp"
 #include "litegraph/ops/elementwise.hpp"
 #include "litegraph/ops/fake_quant.hpp"
 #include "litegraph/ops/fill_constant.hpp"
 #include "litegraph/ops/flatten2.hpp"
+#include "litegraph/ops/gru.hpp"
 #include "litegraph/ops/layer_norm.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/lstm.hpp"
@@ -104,7 +106,9 @@ using builtin_ops = op_list<                               //
     ops::sequence_pool,                                    //
     ops::sequence_conv,                                    //
     ops::sum,                                              //
-    ops::lstm                                              //
+    ops::lstm,                                             //
+    ops::gru,                                              //
+    ops::crf_decoding                                      //
     >;
 
 namespace detail {

@@ -152,6 +152,8 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.nearest_interp", "nearest_interp_v2"},
         {"1.bilinear_interp", "bilinear_interp_v2"},
         {"1.embedding", "lookup_table_v2"},
+        {"1.gru", "gru"},
+        {"1.crf_decoding", "crf_decoding"},
     };
     return t;
 }
@@ -1125,6 +1127,23 @@ private:
             a.set("ksize", *ksize);
             return emit(v, "pool2d", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
         }
+        if (n == "1.gru") {
+            // Operands input, h0, weight, bias (h0 and bias may be absent);
+            // results batch_gate, batch_reset_hidden_prev, batch_hidden (not
+            // computed by litegraph) and hidden.
+            attr_map a;
+            for (auto k : {"activation", "gate_activation", "is_reverse", "origin_mode"})
+                copy(a, v, k);
+            return emit(v, "gru",
+                        {in_slot(v, "Input", 0), in_slot(v, "H0", 1), in_slot(v, "Weight", 2),
+                         in_slot(v, "Bias", 3)},
+                        {"", "", "", "Hidden"}, std::move(a));
+        }
+        if (n == "1.crf_decoding")
+            return emit(v, "crf_decoding",
+                        {in_slot(v, "Emission", 0), in_slot(v, "Transition", 1),
+                         in_slot(v, "Label", 2), in_slot(v, "Length", 3)},
+                        {"ViterbiPath"}, {});
         if (n == "1.reshape") return read_reshape(v);
         if (n == "1.flatten") {
             attr_map a;
