@@ -16,6 +16,7 @@
 #include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
+#include "litegraph/ops/conv3d.hpp"
 #include "litegraph/ops/crf_decoding.hpp"
 #include "litegraph/ops/dropout.hpp"
 #include "litegraph/ops/elementwise.hpp"
@@ -31,6 +32,7 @@
 #include "litegraph/ops/nearest_interp_v2.hpp"
 #include "litegraph/ops/op.hpp"
 #include "litegraph/ops/pool2d.hpp"
+#include "litegraph/ops/pool3d.hpp"
 #include "litegraph/ops/prelu.hpp"
 #include "litegraph/ops/reshape2.hpp"
 #include "litegraph/ops/scale.hpp"
@@ -108,7 +110,9 @@ using builtin_ops = op_list<                               //
     ops::sum,                                              //
     ops::lstm,                                             //
     ops::gru,                                              //
-    ops::crf_decoding                                      //
+    ops::crf_decoding,                                     //
+    ops::conv3d,                                           //
+    ops::pool3d                                            //
     >;
 
 namespace detail {

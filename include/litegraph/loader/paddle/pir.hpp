@@ -154,6 +154,8 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.embedding", "lookup_table_v2"},
         {"1.gru", "gru"},
         {"1.crf_decoding", "crf_decoding"},
+        {"1.conv3d", "conv3d"},
+        {"1.pool3d", "pool3d"},
     };
     return t;
 }
@@ -1126,6 +1128,23 @@ private:
             if (!ksize) return keep_untranslated(v, "kernel_size is not a constant");
             a.set("ksize", *ksize);
             return emit(v, "pool2d", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        }
+        if (n == "1.conv3d") {
+            attr_map a;
+            for (auto k :
+                 {"strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format"})
+                copy(a, v, k);
+            return emit(v, "conv3d", {in_slot(v, "Input", 0), in_slot(v, "Filter", 1)}, {"Output"},
+                        std::move(a));
+        }
+        if (n == "1.pool3d") {
+            // kernel_size is an attribute of pool3d (pool2d takes it as an operand).
+            attr_map a;
+            for (auto k : {"strides", "paddings", "ceil_mode", "exclusive", "data_format",
+                           "pooling_type", "global_pooling", "adaptive", "padding_algorithm"})
+                copy(a, v, k);
+            copy(a, v, "kernel_size", "ksize");
+            return emit(v, "pool3d", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
         }
         if (n == "1.gru") {
             // Operands input, h0, weight, bias (h0 and bias may be absent);
