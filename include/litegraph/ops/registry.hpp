@@ -37,7 +37,9 @@
 #include "litegraph/ops/reshape2.hpp"
 #include "litegraph/ops/scale.hpp"
 #include "litegraph/ops/sequence_conv.hpp"
+#include "litegraph/ops/sequence_expand.hpp"
 #include "litegraph/ops/sequence_pool.hpp"
+#include "litegraph/ops/sequence_softmax.hpp"
 #include "litegraph/ops/shape.hpp"
 #include "litegraph/ops/slice.hpp"
 #include "litegraph/ops/softmax.hpp"
@@ -112,7 +114,9 @@ using builtin_ops = op_list<                               //
     ops::gru,                                              //
     ops::crf_decoding,                                     //
     ops::conv3d,                                           //
-    ops::pool3d                                            //
+    ops::pool3d,                                           //
+    ops::sequence_expand,                                  //
+    ops::sequence_softmax                                  //
     >;
 
 namespace detail {

@@ -156,6 +156,8 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.crf_decoding", "crf_decoding"},
         {"1.conv3d", "conv3d"},
         {"1.pool3d", "pool3d"},
+        {"1.sequence_softmax", "sequence_softmax"},
+        {"1.sequence_expand", "sequence_expand"},
     };
     return t;
 }
@@ -1163,6 +1165,14 @@ private:
                         {in_slot(v, "Emission", 0), in_slot(v, "Transition", 1),
                          in_slot(v, "Label", 2), in_slot(v, "Length", 3)},
                         {"ViterbiPath"}, {});
+        if (n == "1.sequence_softmax")
+            return emit(v, "sequence_softmax", {in_slot(v, "X", 0)}, {"Out"}, {});
+        if (n == "1.sequence_expand") {
+            attr_map a;
+            copy(a, v, "ref_level");
+            return emit(v, "sequence_expand", {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"},
+                        std::move(a));
+        }
         if (n == "1.reshape") return read_reshape(v);
         if (n == "1.flatten") {
             attr_map a;
