@@ -24,6 +24,7 @@
 #include "litegraph/ops/fill_constant.hpp"
 #include "litegraph/ops/flatten2.hpp"
 #include "litegraph/ops/gru.hpp"
+#include "litegraph/ops/im2sequence.hpp"
 #include "litegraph/ops/layer_norm.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/lstm.hpp"
@@ -116,7 +117,8 @@ using builtin_ops = op_list<                               //
     ops::conv3d,                                           //
     ops::pool3d,                                           //
     ops::sequence_expand,                                  //
-    ops::sequence_softmax                                  //
+    ops::sequence_softmax,                                 //
+    ops::im2sequence                                       //
     >;
 
 namespace detail {

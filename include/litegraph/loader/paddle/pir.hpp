@@ -158,6 +158,7 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.pool3d", "pool3d"},
         {"1.sequence_softmax", "sequence_softmax"},
         {"1.sequence_expand", "sequence_expand"},
+        {"1.im2sequence", "im2sequence"},
     };
     return t;
 }
@@ -1171,6 +1172,12 @@ private:
             attr_map a;
             copy(a, v, "ref_level");
             return emit(v, "sequence_expand", {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"},
+                        std::move(a));
+        }
+        if (n == "1.im2sequence") {
+            attr_map a;
+            for (auto k : {"kernels", "strides", "paddings", "out_stride"}) copy(a, v, k);
+            return emit(v, "im2sequence", {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"},
                         std::move(a));
         }
         if (n == "1.reshape") return read_reshape(v);
