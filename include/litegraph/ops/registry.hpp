@@ -18,6 +18,7 @@
 #include "litegraph/ops/conv2d_transpose.hpp"
 #include "litegraph/ops/conv3d.hpp"
 #include "litegraph/ops/crf_decoding.hpp"
+#include "litegraph/ops/ctc_align.hpp"
 #include "litegraph/ops/dropout.hpp"
 #include "litegraph/ops/elementwise.hpp"
 #include "litegraph/ops/fake_quant.hpp"
@@ -118,7 +119,8 @@ using builtin_ops = op_list<                               //
     ops::pool3d,                                           //
     ops::sequence_expand,                                  //
     ops::sequence_softmax,                                 //
-    ops::im2sequence                                       //
+    ops::im2sequence,                                      //
+    ops::ctc_align                                         //
     >;
 
 namespace detail {

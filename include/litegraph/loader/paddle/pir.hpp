@@ -159,6 +159,7 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.sequence_softmax", "sequence_softmax"},
         {"1.sequence_expand", "sequence_expand"},
         {"1.im2sequence", "im2sequence"},
+        {"1.ctc_align", "ctc_align"},
     };
     return t;
 }
@@ -1179,6 +1180,12 @@ private:
             for (auto k : {"kernels", "strides", "paddings", "out_stride"}) copy(a, v, k);
             return emit(v, "im2sequence", {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"},
                         std::move(a));
+        }
+        if (n == "1.ctc_align") {
+            attr_map a;
+            for (auto k : {"blank", "merge_repeated", "padding_value"}) copy(a, v, k);
+            return emit(v, "ctc_align", {in_slot(v, "Input", 0), in_slot(v, "InputLength", 1)},
+                        {"Output", "OutputLength"}, std::move(a));
         }
         if (n == "1.reshape") return read_reshape(v);
         if (n == "1.flatten") {
