@@ -11,6 +11,7 @@
 
 #include "fuzz/op_seeds.hpp"
 #include "litegraph/core/npy.hpp"
+#include "litegraph/ops/invoke.hpp"
 #include "litegraph/ops/registry.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
@@ -585,4 +586,61 @@ TEST_CASE("litegraph info, run, quantize and codegen take the PIR classifier") {
     INFO(cg.out);
     CHECK(cg.code == 0);
     CHECK(fs::file_size(out / "net.hpp") > 100000);
+}
+
+TEST_CASE("PIR: conv3d and pool3d (kernel_size an attribute) translate and run") {
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    auto ints = [](std::vector<std::int64_t> v) {
+        json a = json::array();
+        for (auto x : v) a.push_back({{"#", "0.a_i32"}, {"D", x}});
+        return a;
+    };
+    auto text =
+        program(json::array({param("f", 1, f32({2, 1, 2, 2, 2})), data("x", 2, {1, 1, 3, 4, 4}),
+                             op("1.conv3d", {2, 1}, {{3, f32({1, 2, 4, 3, 5})}},
+                                json::array({attr("strides", "0.a_array", ints({1, 1, 1})),
+                                             attr("paddings", "0.a_array", ints({1, 0, 1})),
+                                             attr("padding_algorithm", "0.a_str", "EXPLICIT"),
+                                             attr("groups", "0.a_i32", 1),
+                                             attr("dilations", "0.a_array", ints({1, 1, 1})),
+                                             attr("data_format", "0.a_str", "NCDHW")})),
+                             op("1.pool3d", {3}, {{4, f32({1, 2, 2, 2, 3})}},
+                                json::array({attr("kernel_size", "0.a_array", ints({2, 2, 3})),
+                                             attr("strides", "0.a_array", ints({2, 2, 2})),
+                                             attr("paddings", "0.a_array", ints({0, 0, 1})),
+                                             attr("ceil_mode", "0.a_bool", true),
+                                             attr("exclusive", "0.a_bool", false),
+                                             attr("data_format", "0.a_str", "NCDHW"),
+                                             attr("pooling_type", "0.a_str", "avg"),
+                                             attr("global_pooling", "0.a_bool", false),
+                                             attr("adaptive", "0.a_bool", false),
+                                             attr("padding_algorithm", "0.a_str", "EXPLICIT")})),
+                             fetch(4, 5, 0)}))
+            .dump();
+    const auto f = iota({2, 1, 2, 2, 2}, 0.11f);
+    std::string params;
+    paddle::append_record(params, f);
+    auto m = load_text(text, params, true);
+    CHECK(unsupported_ops(m.info).empty());
+    CHECK(m.info.op_types.at("1.conv3d") == "conv3d");
+    CHECK(m.info.op_types.at("1.pool3d") == "pool3d");
+    runtime::program p(std::move(m.graph));
+    const auto x = iota({1, 1, 3, 4, 4}, 0.07f);
+    p.set_input("x", x);
+    p.run();
+    // The same two ops invoked with the attributes the PIR ones carry.
+    attr_map ca;
+    ca.set("paddings", std::vector<std::int64_t>{1, 0, 1});
+    auto c =
+        invoke("conv3d", ca, named_tensors{}.add("Input", x).add("Filter", f), {{"Output", 1}});
+    attr_map pa;
+    pa.set("pooling_type", std::string("avg"));
+    pa.set("ksize", std::vector<std::int64_t>{2, 2, 3});
+    pa.set("strides", std::vector<std::int64_t>{2, 2, 2});
+    pa.set("paddings", std::vector<std::int64_t>{0, 0, 1});
+    pa.set("ceil_mode", true);
+    pa.set("exclusive", false);
+    auto want = invoke("pool3d", pa, named_tensors{}.add("X", c.get("Output")), {{"Out", 1}});
+    REQUIRE(p.output(0).shape == want.get("Out").shape());
+    CHECK(test::max_abs_diff(p.output(0).span<float>(), want.get("Out").span<float>()) == 0);
 }

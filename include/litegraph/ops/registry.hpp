@@ -16,11 +16,16 @@
 #include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
+#include "litegraph/ops/conv3d.hpp"
+#include "litegraph/ops/crf_decoding.hpp"
+#include "litegraph/ops/ctc_align.hpp"
 #include "litegraph/ops/dropout.hpp"
 #include "litegraph/ops/elementwise.hpp"
 #include "litegraph/ops/fake_quant.hpp"
 #include "litegraph/ops/fill_constant.hpp"
 #include "litegraph/ops/flatten2.hpp"
+#include "litegraph/ops/gru.hpp"
+#include "litegraph/ops/im2sequence.hpp"
 #include "litegraph/ops/layer_norm.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/lstm.hpp"
@@ -30,11 +35,14 @@
 #include "litegraph/ops/nearest_interp_v2.hpp"
 #include "litegraph/ops/op.hpp"
 #include "litegraph/ops/pool2d.hpp"
+#include "litegraph/ops/pool3d.hpp"
 #include "litegraph/ops/prelu.hpp"
 #include "litegraph/ops/reshape2.hpp"
 #include "litegraph/ops/scale.hpp"
 #include "litegraph/ops/sequence_conv.hpp"
+#include "litegraph/ops/sequence_expand.hpp"
 #include "litegraph/ops/sequence_pool.hpp"
+#include "litegraph/ops/sequence_softmax.hpp"
 #include "litegraph/ops/shape.hpp"
 #include "litegraph/ops/slice.hpp"
 #include "litegraph/ops/softmax.hpp"
@@ -106,7 +114,15 @@ using builtin_ops = op_list<                               //
     ops::sequence_pool,                                    //
     ops::sequence_conv,                                    //
     ops::sum,                                              //
-    ops::lstm                                              //
+    ops::lstm,                                             //
+    ops::gru,                                              //
+    ops::crf_decoding,                                     //
+    ops::conv3d,                                           //
+    ops::pool3d,                                           //
+    ops::sequence_expand,                                  //
+    ops::sequence_softmax,                                 //
+    ops::im2sequence,                                      //
+    ops::ctc_align                                         //
     >;
 
 namespace detail {

@@ -152,6 +152,14 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.nearest_interp", "nearest_interp_v2"},
         {"1.bilinear_interp", "bilinear_interp_v2"},
         {"1.embedding", "lookup_table_v2"},
+        {"1.gru", "gru"},
+        {"1.crf_decoding", "crf_decoding"},
+        {"1.conv3d", "conv3d"},
+        {"1.pool3d", "pool3d"},
+        {"1.sequence_softmax", "sequence_softmax"},
+        {"1.sequence_expand", "sequence_expand"},
+        {"1.im2sequence", "im2sequence"},
+        {"1.ctc_align", "ctc_align"},
     };
     return t;
 }
@@ -1124,6 +1132,60 @@ private:
             if (!ksize) return keep_untranslated(v, "kernel_size is not a constant");
             a.set("ksize", *ksize);
             return emit(v, "pool2d", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        }
+        if (n == "1.conv3d") {
+            attr_map a;
+            for (auto k :
+                 {"strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format"})
+                copy(a, v, k);
+            return emit(v, "conv3d", {in_slot(v, "Input", 0), in_slot(v, "Filter", 1)}, {"Output"},
+                        std::move(a));
+        }
+        if (n == "1.pool3d") {
+            // kernel_size is an attribute of pool3d (pool2d takes it as an operand).
+            attr_map a;
+            for (auto k : {"strides", "paddings", "ceil_mode", "exclusive", "data_format",
+                           "pooling_type", "global_pooling", "adaptive", "padding_algorithm"})
+                copy(a, v, k);
+            copy(a, v, "kernel_size", "ksize");
+            return emit(v, "pool3d", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        }
+        if (n == "1.gru") {
+            // Operands input, h0, weight, bias (h0 and bias may be absent);
+            // results batch_gate, batch_reset_hidden_prev, batch_hidden (not
+            // computed by litegraph) and hidden.
+            attr_map a;
+            for (auto k : {"activation", "gate_activation", "is_reverse", "origin_mode"})
+                copy(a, v, k);
+            return emit(v, "gru",
+                        {in_slot(v, "Input", 0), in_slot(v, "H0", 1), in_slot(v, "Weight", 2),
+                         in_slot(v, "Bias", 3)},
+                        {"", "", "", "Hidden"}, std::move(a));
+        }
+        if (n == "1.crf_decoding")
+            return emit(v, "crf_decoding",
+                        {in_slot(v, "Emission", 0), in_slot(v, "Transition", 1),
+                         in_slot(v, "Label", 2), in_slot(v, "Length", 3)},
+                        {"ViterbiPath"}, {});
+        if (n == "1.sequence_softmax")
+            return emit(v, "sequence_softmax", {in_slot(v, "X", 0)}, {"Out"}, {});
+        if (n == "1.sequence_expand") {
+            attr_map a;
+            copy(a, v, "ref_level");
+            return emit(v, "sequence_expand", {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"},
+                        std::move(a));
+        }
+        if (n == "1.im2sequence") {
+            attr_map a;
+            for (auto k : {"kernels", "strides", "paddings", "out_stride"}) copy(a, v, k);
+            return emit(v, "im2sequence", {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"},
+                        std::move(a));
+        }
+        if (n == "1.ctc_align") {
+            attr_map a;
+            for (auto k : {"blank", "merge_repeated", "padding_value"}) copy(a, v, k);
+            return emit(v, "ctc_align", {in_slot(v, "Input", 0), in_slot(v, "InputLength", 1)},
+                        {"Output", "OutputLength"}, std::move(a));
         }
         if (n == "1.reshape") return read_reshape(v);
         if (n == "1.flatten") {
