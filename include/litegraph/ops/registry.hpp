@@ -10,6 +10,7 @@
 
 #include "litegraph/ops/activation.hpp"
 #include "litegraph/ops/arg_max.hpp"
+#include "litegraph/ops/arg_sort.hpp"
 #include "litegraph/ops/batch_norm.hpp"
 #include "litegraph/ops/cast.hpp"
 #include "litegraph/ops/clip.hpp"
@@ -18,9 +19,12 @@
 #include "litegraph/ops/conv2d_transpose.hpp"
 #include "litegraph/ops/dropout.hpp"
 #include "litegraph/ops/elementwise.hpp"
+#include "litegraph/ops/expand_v2.hpp"
 #include "litegraph/ops/fake_quant.hpp"
 #include "litegraph/ops/fill_constant.hpp"
 #include "litegraph/ops/flatten2.hpp"
+#include "litegraph/ops/gather.hpp"
+#include "litegraph/ops/gather_nd.hpp"
 #include "litegraph/ops/layer_norm.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/lstm.hpp"
@@ -28,6 +32,7 @@
 #include "litegraph/ops/multiclass_nms.hpp"
 #include "litegraph/ops/nearest_interp_v2.hpp"
 #include "litegraph/ops/op.hpp"
+#include "litegraph/ops/pixel_shuffle.hpp"
 #include "litegraph/ops/pool2d.hpp"
 #include "litegraph/ops/prelu.hpp"
 #include "litegraph/ops/reshape2.hpp"
@@ -37,11 +42,15 @@
 #include "litegraph/ops/shape.hpp"
 #include "litegraph/ops/slice.hpp"
 #include "litegraph/ops/softmax.hpp"
+#include "litegraph/ops/split.hpp"
 #include "litegraph/ops/squeeze2.hpp"
 #include "litegraph/ops/stack.hpp"
 #include "litegraph/ops/sum.hpp"
+#include "litegraph/ops/tile.hpp"
+#include "litegraph/ops/top_k.hpp"
 #include "litegraph/ops/transpose2.hpp"
 #include "litegraph/ops/unsqueeze2.hpp"
+#include "litegraph/ops/unstack.hpp"
 #include "litegraph/ops/yolo_box.hpp"
 
 namespace litegraph {
@@ -104,7 +113,17 @@ using builtin_ops = op_list<                               //
     ops::sequence_pool,                                    //
     ops::sequence_conv,                                    //
     ops::sum,                                              //
-    ops::lstm                                              //
+    ops::lstm,                                             //
+    ops::split,                                            //
+    ops::unstack,                                          //
+    ops::gather,                                           //
+    ops::gather_nd,                                        //
+    ops::tile,                                             //
+    ops::expand_v2,                                        //
+    ops::expand_as_v2,                                     //
+    ops::top_k,                                            //
+    ops::arg_sort,                                         //
+    ops::pixel_shuffle                                     //
     >;
 
 namespace detail {
