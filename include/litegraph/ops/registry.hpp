@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "litegraph/ops/activation.hpp"
+#include "litegraph/ops/affine_channel.hpp"
 #include "litegraph/ops/arg_max.hpp"
 #include "litegraph/ops/arg_sort.hpp"
 #include "litegraph/ops/batch_norm.hpp"
@@ -25,6 +26,8 @@
 #include "litegraph/ops/flatten2.hpp"
 #include "litegraph/ops/gather.hpp"
 #include "litegraph/ops/gather_nd.hpp"
+#include "litegraph/ops/group_norm.hpp"
+#include "litegraph/ops/instance_norm.hpp"
 #include "litegraph/ops/layer_norm.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/lstm.hpp"
@@ -32,6 +35,8 @@
 #include "litegraph/ops/multiclass_nms.hpp"
 #include "litegraph/ops/nearest_interp_v2.hpp"
 #include "litegraph/ops/op.hpp"
+#include "litegraph/ops/pad2d.hpp"
+#include "litegraph/ops/pad3d.hpp"
 #include "litegraph/ops/pixel_shuffle.hpp"
 #include "litegraph/ops/pool2d.hpp"
 #include "litegraph/ops/prelu.hpp"
@@ -123,7 +128,12 @@ using builtin_ops = op_list<                               //
     ops::expand_as_v2,                                     //
     ops::top_k,                                            //
     ops::arg_sort,                                         //
-    ops::pixel_shuffle                                     //
+    ops::pixel_shuffle,                                    //
+    ops::pad2d,                                            //
+    ops::pad3d,                                            //
+    ops::affine_channel,                                   //
+    ops::instance_norm,                                    //
+    ops::group_norm                                        //
     >;
 
 namespace detail {
