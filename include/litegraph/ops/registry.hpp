@@ -13,11 +13,13 @@
 #include "litegraph/ops/arg_max.hpp"
 #include "litegraph/ops/arg_sort.hpp"
 #include "litegraph/ops/batch_norm.hpp"
+#include "litegraph/ops/box_coder.hpp"
 #include "litegraph/ops/cast.hpp"
 #include "litegraph/ops/clip.hpp"
 #include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
+#include "litegraph/ops/density_prior_box.hpp"
 #include "litegraph/ops/dropout.hpp"
 #include "litegraph/ops/elementwise.hpp"
 #include "litegraph/ops/expand_v2.hpp"
@@ -40,6 +42,7 @@
 #include "litegraph/ops/pixel_shuffle.hpp"
 #include "litegraph/ops/pool2d.hpp"
 #include "litegraph/ops/prelu.hpp"
+#include "litegraph/ops/prior_box.hpp"
 #include "litegraph/ops/reshape2.hpp"
 #include "litegraph/ops/scale.hpp"
 #include "litegraph/ops/sequence_conv.hpp"
@@ -133,7 +136,10 @@ using builtin_ops = op_list<                               //
     ops::pad3d,                                            //
     ops::affine_channel,                                   //
     ops::instance_norm,                                    //
-    ops::group_norm                                        //
+    ops::group_norm,                                       //
+    ops::prior_box,                                        //
+    ops::density_prior_box,                                //
+    ops::box_coder                                         //
     >;
 
 namespace detail {
