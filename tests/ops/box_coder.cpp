@@ -1,10 +1,12 @@
 // box_coder against plain loops of Paddle's formulas: encode and decode,
 // normalized and pixel boxes, variances from the attribute, the PriorBoxVar
 // input or none, decode along axis 0 and 1; encode then decode gives the boxes
-// back; bad shapes and attributes are named.
+// back; bad shapes and attributes are named; an SSD head (prior_box ->
+// reshape2 -> box_coder) runs in a program at two image sizes.
 #include <cmath>
 
 #include "litegraph/ops/invoke.hpp"
+#include "litegraph/runtime/program.hpp"
 #include "support.hpp"
 
 using namespace litegraph;
@@ -169,4 +171,66 @@ TEST_CASE("box_coder names bad input") {
     e.set("axis", 2);
     CHECK_THROWS_WITH_AS(invoke("box_coder", e, named_tensors{}, {{"OutputBox", 1}}),
                          doctest::Contains("axis 2 is not supported"), unsupported_error);
+}
+
+TEST_CASE("an SSD head in a program: prior_box -> reshape2 -> box_coder, two image sizes") {
+    // The feature map and image sizes are unknown until the feeds arrive.
+    graph::graph g;
+    graph::builder b(g);
+    b.declare("feat", {1, 2, -1, -1});
+    b.declare("img", {1, 3, -1, -1});
+    b.declare("codes", {1, -1, 4});
+    for (const char* v : {"boxes", "vars"}) b.declare(v, {-1, -1, -1, 4});
+    for (const char* v : {"pb", "pv"}) b.declare(v, {-1, 4});
+    for (const char* v : {"pbx", "pvx"}) b.declare(v, {0, -1, -1, -1, 4});
+    b.declare("out", {1, -1, 4});
+    b.feed("feat", 0);
+    b.feed("img", 1);
+    b.feed("codes", 2);
+    attr_map pa;
+    pa.set("min_sizes", std::vector<float>{16.f});
+    pa.set("max_sizes", std::vector<float>{32.f});
+    pa.set("aspect_ratios", std::vector<float>{2.f});
+    pa.set("variances", std::vector<float>{0.1f, 0.1f, 0.2f, 0.2f});
+    b.add_op("prior_box", {{"Input", {"feat"}}, {"Image", {"img"}}},
+             {{"Boxes", {"boxes"}}, {"Variances", {"vars"}}}, pa);
+    attr_map ra;
+    ra.set("shape", std::vector<std::int32_t>{-1, 4});
+    b.add_op("reshape2", {{"X", {"boxes"}}}, {{"Out", {"pb"}}, {"XShape", {"pbx"}}}, ra);
+    b.add_op("reshape2", {{"X", {"vars"}}}, {{"Out", {"pv"}}, {"XShape", {"pvx"}}}, ra);
+    attr_map ba;
+    ba.set("code_type", std::string("decode_center_size"));
+    b.add_op("box_coder", {{"PriorBox", {"pb"}}, {"PriorBoxVar", {"pv"}}, {"TargetBox", {"codes"}}},
+             {{"OutputBox", {"out"}}}, ba);
+    b.fetch("out", 0);
+    b.finish();
+    runtime::program p(std::move(g));
+    for (const auto& [fh, fw, ih, iw] :
+         std::vector<std::array<std::int64_t, 4>>{{2, 3, 64, 96}, {5, 4, 150, 120}}) {
+        CAPTURE(fh);
+        const auto feat = test::random_tensor({1, 2, fh, fw}, 1);
+        const auto img = test::random_tensor({1, 3, ih, iw}, 2);
+        const auto priors = fh * fw * 4;  // ratios 1, 2, 1/2 and the max square
+        const auto codes = test::random_tensor({1, priors, 4}, 3);
+        p.set_input("feat", feat);
+        p.set_input("img", img);
+        p.set_input("codes", codes);
+        p.run();
+        // The same by invoking the ops one by one.
+        auto pr = invoke("prior_box", pa, named_tensors{}.add("Input", feat).add("Image", img),
+                         {{"Boxes", 1}, {"Variances", 1}});
+        auto flat = [&](const tensor& t) {
+            auto v = t.span<float>();
+            return tensor::from<float>({priors, 4}, std::vector<float>(v.begin(), v.end()));
+        };
+        const tensor pb = flat(pr.get("Boxes")), pv = flat(pr.get("Variances"));
+        auto expect =
+            invoke(
+                "box_coder", ba,
+                named_tensors{}.add("PriorBox", pb).add("PriorBoxVar", pv).add("TargetBox", codes),
+                {{"OutputBox", 1}})
+                .get("OutputBox");
+        REQUIRE(p.output(0).shape == shape_t{1, priors, 4});
+        CHECK(test::max_abs_diff(p.output(0).span<float>(), expect.span<float>()) == 0);
+    }
 }

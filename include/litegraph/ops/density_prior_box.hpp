@@ -10,7 +10,7 @@
 // y1 clamped at 0 and x2, y2 at 1, and all to [0, 1] with `clip`.
 // clip defaults to true, as in Paddle's op definition.
 // num_priors = sum of ratios * d^2.  Only the shapes of Input and Image are
-// read.
+// read (not folded, as prior_box).
 #pragma once
 
 #include <algorithm>
@@ -26,7 +26,6 @@ namespace litegraph::ops {
 
 struct density_prior_box {
     static constexpr std::string_view paddle_types[] = {"density_prior_box"};
-    static constexpr bool folds_from_shapes = true;
     struct params {
         std::vector<float> fixed_sizes, fixed_ratios, variances;
         std::vector<std::int64_t> densities;

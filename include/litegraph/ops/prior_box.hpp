@@ -14,8 +14,9 @@
 //   clip clamps every coordinate to [0, 1].
 // flip and clip default to true, as in Paddle's op definition.
 // num_priors = ratios * min_sizes + max_sizes.  Only the shapes of Input and
-// Image are read, so the boxes are computed before the first run when the
-// shapes are known.  (A build that lets the compiler contract a * b + c into
+// Image are read; the op does not declare folds_from_shapes (a plan whose
+// feature map size is still unknown would fold it with unknown dims), so it
+// runs with the program.  (A build that lets the compiler contract a * b + c into
 // fused multiply-adds may differ from Paddle in the last bit.)
 #pragma once
 
@@ -52,7 +53,6 @@ inline void check_variances(const op_io& io, const std::vector<float>& v) {
 
 struct prior_box {
     static constexpr std::string_view paddle_types[] = {"prior_box"};
-    static constexpr bool folds_from_shapes = true;
     struct params {
         std::vector<float> min_sizes, max_sizes, ratios, variances;
         bool clip = false;
