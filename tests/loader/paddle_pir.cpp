@@ -643,4 +643,61 @@ TEST_CASE("PIR: conv3d and pool3d (kernel_size an attribute) translate and run")
     auto want = invoke("pool3d", pa, named_tensors{}.add("X", c.get("Output")), {{"Out", 1}});
     REQUIRE(p.output(0).shape == want.get("Out").shape());
     CHECK(test::max_abs_diff(p.output(0).span<float>(), want.get("Out").span<float>()) == 0);
+TEST_CASE("PIR: split, topk, argsort and tile translate and run") {
+    // split(x [3, 6], sections [2, -1], axis 1) -> a [3, 2], b [3, 4];
+    // topk(a, k 1), argsort(b, descending), tile(x, [2, 1]).
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    const auto i64 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_i64", d); };
+    auto ints = [&](std::int64_t id, std::vector<std::int64_t> v) {
+        return op(
+            "1.full_int_array", {}, {{id, i64({std::int64_t(v.size())})}},
+            json::array({attr("value", "1.a_intarray", v), attr("dtype", "1.a_dtype", "int64")}));
+    };
+    auto one = [&](std::int64_t id, double v) {
+        return op("1.full", {}, {{id, tensor_type("0.t_i32", {1})}},
+                  json::array({attr("shape", "1.a_intarray", {1}), attr("value", "0.a_f64", v),
+                               attr("dtype", "1.a_dtype", "int32")}));
+    };
+    auto text =
+        program(
+            json::array(
+                {data("x", 1, {3, 6}), ints(2, {2, -1}), one(3, 1),
+                 op("1.split", {1, 2, 3},
+                    {{4, {{"#", "0.t_vec"}, {"D", json::array({f32({3, 2}), f32({3, 4})})}}}}),
+                 op("0.split", {4}, {{5, f32({3, 2})}, {6, f32({3, 4})}}), one(7, 1),
+                 op("1.topk", {5, 7}, {{8, f32({3, 1})}, {9, i64({3, 1})}},
+                    json::array({attr("axis", "0.a_i32", -1), attr("largest", "0.a_bool", true),
+                                 attr("sorted", "0.a_bool", true)})),
+                 op("1.argsort", {6}, {{10, f32({3, 4})}, {11, i64({3, 4})}},
+                    json::array({attr("axis", "0.a_i32", -1), attr("descending", "0.a_bool", true),
+                                 attr("stable", "0.a_bool", false)})),
+                 ints(12, {2, 1}), op("1.tile", {1, 12}, {{13, f32({6, 6})}}), fetch(8, 14, 0),
+                 fetch(10, 15, 1), fetch(13, 16, 2)}))
+            .dump();
+    auto m = load_text(text);
+    CHECK(unsupported_ops(m.info).empty());
+    for (auto [pir, type] : {std::pair{"1.split", "split"},
+                             {"1.topk", "top_k_v2"},
+                             {"1.argsort", "argsort"},
+                             {"1.tile", "tile"}})
+        CHECK(m.info.op_types.at(pir) == type);
+    runtime::program p(std::move(m.graph));
+    const auto x = iota({3, 6}, 0.37f);
+    p.set_input("x", x);
+    p.run();
+    auto xs = x.span<float>();
+    std::vector<float> top, sorted, tiled;
+    for (std::size_t r = 0; r < 3; ++r) {
+        top.push_back(std::max(xs[r * 6], xs[r * 6 + 1]));
+        std::vector<float> row(xs.begin() + long(r * 6 + 2), xs.begin() + long(r * 6 + 6));
+        std::sort(row.begin(), row.end(), std::greater<>());
+        sorted.insert(sorted.end(), row.begin(), row.end());
+    }
+    for (int k = 0; k < 2; ++k) tiled.insert(tiled.end(), xs.begin(), xs.end());
+    REQUIRE(p.output(0).shape == shape_t{3, 1});
+    CHECK(test::max_abs_diff(p.output(0).span<float>(), top) == 0);
+    REQUIRE(p.output(1).shape == shape_t{3, 4});
+    CHECK(test::max_abs_diff(p.output(1).span<float>(), sorted) == 0);
+    REQUIRE(p.output(2).shape == shape_t{6, 6});
+    CHECK(test::max_abs_diff(p.output(2).span<float>(), tiled) == 0);
 }

@@ -1,14 +1,18 @@
-// nearest_interp_v2 / bilinear_interp_v2 (NCHW, 4-D): resize the spatial dims.
+// nearest_interp_v2 / bilinear_interp_v2 and the v1 ops nearest_interp /
+// bilinear_interp (NCHW, 4-D): resize the spatial dims.
 //
 // Slots: X [N, C, H, W], optional OutSize (int [2]), SizeTensor (list of
 // int [1]), Scale (float [1] or [2]) -> Out [N, C, OH, OW].  Attributes:
-// out_h, out_w, scale (list), align_corners, align_mode, data_layout,
+// out_h, out_w, scale, align_corners, align_mode, data_layout,
 // interp_method.  The output size is decided as Paddle's CPU kernel does:
 //   SizeTensor if given; otherwise the Scale input (one value for both
-//   axes), else the `scale` attribute if it holds at least two values (a
-//   one-element list is ignored), giving OH = int(H * scale_h); else
-//   out_h/out_w; then OutSize, if given, overrides the size (but a scale still
-//   sets the sampling ratio 1/scale, as in Paddle).
+//   axes), else the `scale` attribute (v2: a list, used if it holds at least
+//   two values, a one-element list is ignored; v1: one float, used if > 0),
+//   giving OH = int(H * scale_h); else out_h/out_w; then OutSize, if given,
+//   overrides the size.
+// The sampling ratio is in/out, or (in-1)/(out-1) with align_corners; v2
+// uses 1/scale instead of in/out when a scale was given (even with OutSize),
+// v1 never does.  v1's align_corners defaults to true, v2's to false.
 // The size inputs must be known during shape inference (weights or values
 // computed from shapes).
 #pragma once
@@ -26,8 +30,10 @@
 namespace litegraph::ops {
 
 struct interp_v2 {
-    static constexpr std::string_view paddle_types[] = {"nearest_interp_v2", "bilinear_interp_v2"};
+    static constexpr std::string_view paddle_types[] = {"nearest_interp_v2", "bilinear_interp_v2",
+                                                        "nearest_interp", "bilinear_interp"};
     struct params {
+        bool v1 = false;
         bool nearest = true;
         std::int64_t out_h = -1, out_w = -1;
         std::vector<float> scale;
@@ -41,16 +47,22 @@ struct interp_v2 {
         if (layout != "NCHW" && layout != "AnyLayout" && !layout.empty())
             throw unsupported_error("op " + std::string(type) + ": data_layout '" + layout +
                                     "' is not supported (only NCHW)");
-        auto method = a.get<std::string>("interp_method",
-                                         type == "bilinear_interp_v2" ? "bilinear" : "nearest");
+        p.v1 = type == "nearest_interp" || type == "bilinear_interp";
+        const bool bilinear_type = type == "bilinear_interp_v2" || type == "bilinear_interp";
+        auto method = a.get<std::string>("interp_method", bilinear_type ? "bilinear" : "nearest");
         if (method != "nearest" && method != "bilinear")
             throw unsupported_error("op " + std::string(type) + ": interp_method '" + method +
                                     "' is not supported");
         p.nearest = method == "nearest";
         p.out_h = a.get<std::int64_t>("out_h", -1);
         p.out_w = a.get<std::int64_t>("out_w", -1);
-        p.scale = a.get<std::vector<float>>("scale", {});
-        p.align_corners = a.get<bool>("align_corners", false);
+        if (p.v1) {
+            const auto one = a.get<float>("scale", 0.f);
+            if (one > 0) p.scale = {one, one};
+        } else {
+            p.scale = a.get<std::vector<float>>("scale", {});
+        }
+        p.align_corners = a.get<bool>("align_corners", p.v1);
         p.align_mode = a.get<std::int64_t>("align_mode", 1);
         return p;
     }
@@ -101,8 +113,10 @@ struct interp_v2 {
             if (io.input_count("Scale") > 0) {
                 auto v = read_floats(io, "Scale");
                 g.scale_h = v[0];
-                g.scale_w = v.size() > 1 ? v[1] : v[0];
-                io.check(g.scale_h > 0 && g.scale_w > 0, "the values of input 'Scale' must be > 0");
+                g.scale_w = v.size() > 1 && !p.v1 ? v[1] : v[0];  // v1 reads one value
+                if (!p.v1)                                        // v1 ignores a scale <= 0
+                    io.check(g.scale_h > 0 && g.scale_w > 0,
+                             "the values of input 'Scale' must be > 0");
             } else if (p.scale.size() > 1) {
                 g.scale_h = p.scale[0], g.scale_w = p.scale[1];
                 io.check(g.scale_h > 0 && g.scale_w > 0, "attribute scale must be > 0");
@@ -124,7 +138,9 @@ struct interp_v2 {
                 g.out_h = v[0], g.out_w = v[1];
             }
         }
-        const bool from_scale_unknown = g.scale_h > 0 && (g.in_h < 0 || g.in_w < 0) &&
+        const bool from_scale = g.scale_h > 0;
+        if (p.v1) g.scale_h = g.scale_w = -1.f;  // v1 samples at in/out whatever decided the size
+        const bool from_scale_unknown = from_scale && (g.in_h < 0 || g.in_w < 0) &&
                                         io.input_count("OutSize") == 0 &&
                                         io.input_count("SizeTensor") == 0;
         if (!from_scale_unknown)

@@ -9,8 +9,11 @@
 #include <vector>
 
 #include "litegraph/ops/activation.hpp"
+#include "litegraph/ops/affine_channel.hpp"
 #include "litegraph/ops/arg_max.hpp"
+#include "litegraph/ops/arg_sort.hpp"
 #include "litegraph/ops/batch_norm.hpp"
+#include "litegraph/ops/box_coder.hpp"
 #include "litegraph/ops/cast.hpp"
 #include "litegraph/ops/clip.hpp"
 #include "litegraph/ops/concat.hpp"
@@ -19,13 +22,19 @@
 #include "litegraph/ops/conv3d.hpp"
 #include "litegraph/ops/crf_decoding.hpp"
 #include "litegraph/ops/ctc_align.hpp"
+#include "litegraph/ops/density_prior_box.hpp"
 #include "litegraph/ops/dropout.hpp"
 #include "litegraph/ops/elementwise.hpp"
+#include "litegraph/ops/expand_v2.hpp"
 #include "litegraph/ops/fake_quant.hpp"
 #include "litegraph/ops/fill_constant.hpp"
 #include "litegraph/ops/flatten2.hpp"
 #include "litegraph/ops/gru.hpp"
 #include "litegraph/ops/im2sequence.hpp"
+#include "litegraph/ops/gather.hpp"
+#include "litegraph/ops/gather_nd.hpp"
+#include "litegraph/ops/group_norm.hpp"
+#include "litegraph/ops/instance_norm.hpp"
 #include "litegraph/ops/layer_norm.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/lstm.hpp"
@@ -34,9 +43,13 @@
 #include "litegraph/ops/multiclass_nms.hpp"
 #include "litegraph/ops/nearest_interp_v2.hpp"
 #include "litegraph/ops/op.hpp"
+#include "litegraph/ops/pad2d.hpp"
+#include "litegraph/ops/pad3d.hpp"
+#include "litegraph/ops/pixel_shuffle.hpp"
 #include "litegraph/ops/pool2d.hpp"
 #include "litegraph/ops/pool3d.hpp"
 #include "litegraph/ops/prelu.hpp"
+#include "litegraph/ops/prior_box.hpp"
 #include "litegraph/ops/reshape2.hpp"
 #include "litegraph/ops/scale.hpp"
 #include "litegraph/ops/sequence_conv.hpp"
@@ -46,11 +59,15 @@
 #include "litegraph/ops/shape.hpp"
 #include "litegraph/ops/slice.hpp"
 #include "litegraph/ops/softmax.hpp"
+#include "litegraph/ops/split.hpp"
 #include "litegraph/ops/squeeze2.hpp"
 #include "litegraph/ops/stack.hpp"
 #include "litegraph/ops/sum.hpp"
+#include "litegraph/ops/tile.hpp"
+#include "litegraph/ops/top_k.hpp"
 #include "litegraph/ops/transpose2.hpp"
 #include "litegraph/ops/unsqueeze2.hpp"
+#include "litegraph/ops/unstack.hpp"
 #include "litegraph/ops/yolo_box.hpp"
 
 namespace litegraph {
@@ -122,7 +139,25 @@ using builtin_ops = op_list<                               //
     ops::sequence_expand,                                  //
     ops::sequence_softmax,                                 //
     ops::im2sequence,                                      //
-    ops::ctc_align                                         //
+    ops::ctc_align,                                        //
+    ops::split,                                            //
+    ops::unstack,                                          //
+    ops::gather,                                           //
+    ops::gather_nd,                                        //
+    ops::tile,                                             //
+    ops::expand_v2,                                        //
+    ops::expand_as_v2,                                     //
+    ops::top_k,                                            //
+    ops::arg_sort,                                         //
+    ops::pixel_shuffle,                                    //
+    ops::pad2d,                                            //
+    ops::pad3d,                                            //
+    ops::affine_channel,                                   //
+    ops::instance_norm,                                    //
+    ops::group_norm,                                       //
+    ops::prior_box,                                        //
+    ops::density_prior_box,                                //
+    ops::box_coder                                         //
     >;
 
 namespace detail {

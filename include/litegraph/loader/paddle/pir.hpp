@@ -160,6 +160,22 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.sequence_expand", "sequence_expand"},
         {"1.im2sequence", "im2sequence"},
         {"1.ctc_align", "ctc_align"},
+        {"1.split", "split"},
+        {"1.split_with_num", "split"},
+        {"1.unstack", "unstack"},
+        {"1.gather", "gather"},
+        {"1.gather_nd", "gather_nd"},
+        {"1.tile", "tile"},
+        {"1.expand", "expand_v2"},
+        {"1.expand_as", "expand_as_v2"},
+        {"1.topk", "top_k_v2"},
+        {"1.argsort", "argsort"},
+        {"1.pixel_shuffle", "pixel_shuffle"},
+        {"1.pad3d", "pad3d"},
+        {"1.instance_norm", "instance_norm"},
+        {"1.group_norm", "group_norm"},
+        {"1.prior_box", "prior_box"},
+        {"1.box_coder", "box_coder"},
     };
     return t;
 }
@@ -1328,7 +1344,146 @@ private:
             return emit(v, "lookup_table_v2", {in_slot(v, "Ids", 0), in_slot(v, "W", 1)}, {"Out"},
                         std::move(a));
         }
+        if (read_tensor_op(v, n)) return;
         keep_untranslated(v, "");
+    }
+
+    /// An int-list operand `k` (IntArray) into attribute `attr` when it is a
+    /// constant, else slot `list` (a `0.combine` of scalars) or `one` (a
+    /// tensor); false when it must be a constant and is not.
+    bool int_array(const op_view& v, std::size_t k, attr_map& a, std::vector<slot_spec>& ins,
+                   const char* attr, const char* list, const char* one) const {
+        const auto vi = in_val(v, k);
+        if (vi == op_view::npos) return true;
+        if (auto c = const_ints(vi)) {
+            a.set(attr, *c);
+            return true;
+        }
+        if (values_[vi].k == value::kind::vec) {
+            if (!list) return false;
+            ins.push_back(list_slot(v, list, k));
+            return true;
+        }
+        if (!one) return false;
+        ins.push_back(in_slot(v, one, k));
+        return true;
+    }
+
+    /// The tensor, padding, normalisation and detection ops of issue 17; false
+    /// when `n` is none of them.  (Emits, or keeps the op untranslated.)
+    bool read_tensor_op(op_view& v, const std::string& n) {
+        attr_map a;
+        std::vector<slot_spec> ins{in_slot(v, "X", 0)};
+        auto scalar_axis = [&](std::size_t k, const char* slot) {
+            if (auto c = const_ints(in_val(v, k)); c && c->size() == 1)
+                a.set("axis", c->front());
+            else if (in_val(v, k) != op_view::npos)
+                ins.push_back(in_slot(v, slot, k));
+        };
+        if (n == "1.split" || n == "1.split_with_num") {
+            if (n == "1.split") {
+                if (!int_array(v, 1, a, ins, "sections", "SectionsTensorList", nullptr)) {
+                    keep_untranslated(v, "sections is neither a constant nor a list of scalars");
+                    return true;
+                }
+                scalar_axis(2, "AxisTensor");
+            } else {
+                copy(a, v, "num");
+                scalar_axis(1, "AxisTensor");
+            }
+            emit(v, "split", ins, {"Out"}, std::move(a));
+            return true;
+        }
+        if (n == "1.unstack") {
+            copy(a, v, "axis");
+            copy(a, v, "num");
+            emit(v, "unstack", ins, {"Y"}, std::move(a));
+            return true;
+        }
+        if (n == "1.gather" || n == "1.gather_nd") {
+            ins.push_back(in_slot(v, "Index", 1));
+            if (n == "1.gather") scalar_axis(2, "Axis");
+            emit(v, n.substr(2), ins, {"Out"}, std::move(a));
+            return true;
+        }
+        if (n == "1.tile" || n == "1.expand") {
+            const bool tile = n == "1.tile";
+            int_array(v, 1, a, ins, tile ? "repeat_times" : "shape",
+                      tile ? "repeat_times_tensor" : "expand_shapes_tensor",
+                      tile ? "RepeatTimes" : "Shape");
+            emit(v, tile ? "tile" : "expand_v2", ins, {"Out"}, std::move(a));
+            return true;
+        }
+        if (n == "1.expand_as") {
+            copy(a, v, "target_shape");
+            ins.push_back(in_slot(v, "Y", 1));
+            emit(v, "expand_as_v2", ins, {"Out"}, std::move(a));
+            return true;
+        }
+        if (n == "1.topk") {
+            for (auto k : {"axis", "largest", "sorted"}) copy(a, v, k);
+            if (auto c = const_ints(in_val(v, 1)); c && c->size() == 1)
+                a.set("k", c->front());
+            else if (in_val(v, 1) != op_view::npos)
+                ins.push_back(in_slot(v, "K", 1));
+            emit(v, "top_k_v2", ins, {"Out", "Indices"}, std::move(a));
+            return true;
+        }
+        if (n == "1.argsort") {
+            copy(a, v, "axis");
+            copy(a, v, "descending");
+            emit(v, "argsort", ins, {"Out", "Indices"}, std::move(a));
+            return true;
+        }
+        if (n == "1.pixel_shuffle") {
+            copy(a, v, "upscale_factor");
+            copy(a, v, "data_format");
+            emit(v, "pixel_shuffle", ins, {"Out"}, std::move(a));
+            return true;
+        }
+        if (n == "1.pad3d") {
+            copy(a, v, "mode");
+            copy(a, v, "pad_value", "value");
+            copy(a, v, "data_format");
+            if (!int_array(v, 1, a, ins, "paddings", nullptr, "Paddings")) {
+                keep_untranslated(v, "paddings is a list of computed values");
+                return true;
+            }
+            emit(v, "pad3d", ins, {"Out"}, std::move(a));
+            return true;
+        }
+        if (n == "1.instance_norm" || n == "1.group_norm") {
+            copy(a, v, "epsilon");
+            const bool group = n == "1.group_norm";
+            if (group) {
+                copy(a, v, "groups");
+                copy(a, v, "data_format", "data_layout");
+            }
+            ins.push_back(in_slot(v, "Scale", 1));
+            ins.push_back(in_slot(v, "Bias", 2));
+            emit(v, n.substr(2), ins,
+                 group ? std::vector<std::string>{"Y", "Mean", "Variance"}
+                       : std::vector<std::string>{"Y", "SavedMean", "SavedVariance"},
+                 std::move(a));
+            return true;
+        }
+        if (n == "1.prior_box") {
+            for (auto k : {"min_sizes", "max_sizes", "aspect_ratios", "variances", "flip", "clip",
+                           "step_w", "step_h", "offset", "min_max_aspect_ratios_order"})
+                copy(a, v, k);
+            emit(v, "prior_box", {in_slot(v, "Input", 0), in_slot(v, "Image", 1)},
+                 {"Boxes", "Variances"}, std::move(a));
+            return true;
+        }
+        if (n == "1.box_coder") {
+            for (auto k : {"code_type", "box_normalized", "axis", "variance"}) copy(a, v, k);
+            emit(v, "box_coder",
+                 {in_slot(v, "PriorBox", 0), in_slot(v, "PriorBoxVar", 1),
+                  in_slot(v, "TargetBox", 2)},
+                 {"OutputBox"}, std::move(a));
+            return true;
+        }
+        return false;
     }
 
     static std::optional<std::string> simple_type(const std::string& n) {
