@@ -584,3 +584,78 @@ TEST_CASE("litegraph info, run, quantize and codegen take the PIR classifier") {
     CHECK(cg.code == 0);
     CHECK(fs::file_size(out / "net.hpp") > 100000);
 }
+
+namespace {
+/// x [2, 3] -> one PIR op (with `attrs`) -> fetch: the op type it became and its output.
+std::pair<std::string, tensor> run_unary_pir(const std::string& name, json attrs, const tensor& x) {
+    auto text =
+        program(json::array({data("x", 1, {2, 3}),
+                             op(name, {1}, {{2, tensor_type("0.t_f32", {2, 3})}}, std::move(attrs)),
+                             fetch(2, 3, 0)}))
+            .dump();
+    auto m = load_text(text);
+    REQUIRE(unsupported_ops(m.info).empty());
+    std::string type = m.info.op_types.at(name);
+    runtime::program p(std::move(m.graph));
+    p.set_input("x", x);
+    p.run();
+    const auto& got = p.output(0);
+    tensor out(dtype::f32, got.shape);
+    auto gs = got.span<float>();
+    std::copy(gs.begin(), gs.end(), out.span<float>().begin());
+    return {type, std::move(out)};
+}
+}  // namespace
+
+TEST_CASE("PIR: the unary ops of issue 17 translate with their attributes and run") {
+    const auto x = iota({2, 3}, 0.7f);  // -0.3 .. 3.2
+    struct one_case {
+        const char* pir;
+        const char* type;
+        json attrs;
+        double (*ref)(double);
+    };
+    const std::vector<one_case> cases{
+        {"1.mish", "mish", json::array({attr("lambda", "0.a_f32", 1.0)}),
+         [](double v) { return v * std::tanh(v > 1.0 ? v : std::log1p(std::exp(v))); }},
+        {"1.softplus", "softplus",
+         json::array({attr("beta", "0.a_f32", 2.0), attr("threshold", "0.a_f32", 3.0)}),
+         [](double v) { return 2 * v > 3.0 ? v : std::log1p(std::exp(2 * v)) / 2; }},
+        {"1.softsign", "softsign", json::array(), [](double v) { return v / (1 + std::fabs(v)); }},
+        {"1.hardtanh", "hardtanh",
+         json::array({attr("t_min", "0.a_f32", 0.5), attr("t_max", "0.a_f32", 2.0)}),
+         [](double v) { return std::min(std::max(v, 0.5), 2.0); }},
+        {"1.square", "square", json::array(), [](double v) { return v * v; }},
+        {"1.sin", "sin", json::array(), [](double v) { return std::sin(v); }},
+        {"1.cos", "cos", json::array(), [](double v) { return std::cos(v); }},
+        {"1.erf", "erf", json::array(), [](double v) { return std::erf(v); }},
+        {"1.pow", "pow", json::array({attr("y", "0.a_f32", 2.0)}), [](double v) { return v * v; }},
+        {"1.log_softmax", "log_softmax", json::array({attr("axis", "0.a_i32", 0)}), nullptr},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.pir);
+        auto [type, out] = run_unary_pir(c.pir, c.attrs, x);
+        CHECK(type == c.type);
+        REQUIRE(out.shape() == shape_t{2, 3});
+        std::vector<float> expect(6);
+        auto xs = x.span<float>();
+        for (std::size_t i = 0; i < 6; ++i) {
+            if (c.ref) {
+                expect[i] = static_cast<float>(c.ref(xs[i]));
+            } else {  // log_softmax along axis 0 (attribute read)
+                const std::size_t col = i % 3;
+                expect[i] = static_cast<float>(
+                    xs[i] - std::log(std::exp(double(xs[col])) + std::exp(double(xs[col + 3]))));
+            }
+        }
+        CHECK(test::max_abs_diff(out.span<float>(), expect) <= 2e-6);
+    }
+    // rsqrt on positive values.
+    auto pos = iota({2, 3}, 0.5f);
+    for (auto& v : pos.span<float>()) v += 1.f;
+    auto [type, out] = run_unary_pir("1.rsqrt", json::array(), pos);
+    CHECK(type == "rsqrt");
+    std::vector<float> expect;
+    for (float v : pos.span<float>()) expect.push_back(float(1 / std::sqrt(double(v))));
+    CHECK(test::max_rel_diff(out.span<float>(), expect) <= 1e-6);
+}

@@ -65,9 +65,21 @@ using builtin_ops = op_list<                               //
     ops::floor_op,                                         //
     ops::sqrt_op,                                          //
     ops::abs_op,                                           //
+    ops::mish,                                             //
+    ops::softplus,                                         //
+    ops::softsign,                                         //
+    ops::brelu,                                            //
+    ops::hardtanh,                                         //
+    ops::rsqrt_op,                                         //
+    ops::square_op,                                        //
+    ops::sin_op,                                           //
+    ops::cos_op,                                           //
+    ops::erf_op,                                           //
+    ops::pow_op,                                           //
     ops::clip,                                             //
     ops::prelu,                                            //
     ops::softmax,                                          //
+    ops::log_softmax,                                      //
     ops::mul,                                              //
     ops::matmul,                                           //
     ops::matmul_v2,                                        //

@@ -116,6 +116,17 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.floor", "floor"},
         {"1.sqrt", "sqrt"},
         {"1.abs", "abs"},
+        {"1.mish", "mish"},
+        {"1.softplus", "softplus"},
+        {"1.softsign", "softsign"},
+        {"1.hardtanh", "hardtanh"},
+        {"1.rsqrt", "rsqrt"},
+        {"1.square", "square"},
+        {"1.sin", "sin"},
+        {"1.cos", "cos"},
+        {"1.erf", "erf"},
+        {"1.pow", "pow"},
+        {"1.log_softmax", "log_softmax"},
         {"1.clip", "clip"},
         {"1.prelu", "prelu"},
         {"1.add", "elementwise_add"},
@@ -1285,7 +1296,18 @@ private:
                                                               "1.log",
                                                               "1.floor",
                                                               "1.sqrt",
-                                                              "1.abs"};
+                                                              "1.abs",
+                                                              "1.mish",
+                                                              "1.softplus",
+                                                              "1.softsign",
+                                                              "1.hardtanh",
+                                                              "1.rsqrt",
+                                                              "1.square",
+                                                              "1.sin",
+                                                              "1.cos",
+                                                              "1.erf",
+                                                              "1.pow",
+                                                              "1.log_softmax"};
         if (!names.count(n)) return std::nullopt;
         return std::string(*translated_type(n));
     }
@@ -1296,7 +1318,13 @@ private:
         copy(a, v, "negative_slope", "alpha");
         copy(a, v, "threshold");  // thresholded_relu
         copy(a, v, "value");
-        copy(a, v, "approximate");  // gelu
+        copy(a, v, "approximate");          // gelu
+        copy(a, v, "lambda", "threshold");  // mish
+        copy(a, v, "beta");                 // softplus
+        copy(a, v, "t_min");                // hardtanh
+        copy(a, v, "t_max");
+        copy(a, v, "y", "factor");  // pow
+        copy(a, v, "axis");         // log_softmax
         return a;
     }
     static std::optional<std::string> binary_type(const std::string& n) {
