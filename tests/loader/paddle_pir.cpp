@@ -659,3 +659,43 @@ TEST_CASE("PIR: the unary ops of issue 17 translate with their attributes and ru
     for (float v : pos.span<float>()) expect.push_back(float(1 / std::sqrt(double(v))));
     CHECK(test::max_rel_diff(out.span<float>(), expect) <= 1e-6);
 }
+
+TEST_CASE("PIR: comparisons and logical ops translate to bool results") {
+    // logical_xor(less_than(x, y), logical_not(equal(x, y))) == (x > y) with numpy broadcasting
+    const auto b = [](std::vector<std::int64_t> d) { return tensor_type("0.t_bool", d); };
+    auto text = program(json::array({data("x", 1, {2, 3}), data("y", 2, {3}),
+                                     op("1.less_than", {1, 2}, {{3, b({2, 3})}}),
+                                     op("1.equal", {1, 2}, {{4, b({2, 3})}}),
+                                     op("1.logical_not", {4}, {{5, b({2, 3})}}),
+                                     op("1.logical_xor", {3, 5}, {{6, b({2, 3})}}),
+                                     op("1.greater_equal", {1, 2}, {{7, b({2, 3})}}),
+                                     op("1.logical_and", {6, 7}, {{8, b({2, 3})}}),
+                                     op("1.not_equal", {1, 2}, {{9, b({2, 3})}}),
+                                     op("1.less_equal", {1, 2}, {{10, b({2, 3})}}),
+                                     op("1.logical_or", {9, 10}, {{11, b({2, 3})}}),
+                                     op("1.greater_than", {1, 2}, {{12, b({2, 3})}}),
+                                     fetch(8, 13, 0), fetch(11, 14, 1), fetch(12, 15, 2)}))
+                    .dump();
+    auto m = load_text(text);
+    CHECK(unsupported_ops(m.info).empty());
+    for (auto n : {"equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal",
+                   "logical_and", "logical_or", "logical_xor", "logical_not"})
+        CHECK(m.info.op_types.at(std::string("1.") + n) == n);
+    runtime::program p(std::move(m.graph));
+    auto x = tensor::from<float>({2, 3}, std::vector<float>{1, 2, 3, 3, 2, 1});
+    auto y = tensor::from<float>({3}, std::vector<float>{2, 2, 2});
+    p.set_input("x", x);
+    p.set_input("y", y);
+    p.run();
+    std::vector<bool> gt, all_true(6, true);
+    for (std::size_t i = 0; i < 6; ++i) gt.push_back(x.span<float>()[i] > 2.f);
+    auto as_vec = [](const tensor_ref& t) {
+        REQUIRE(t.type == dtype::boolean);
+        auto s = t.span<bool>();
+        return std::vector<bool>(s.begin(), s.end());
+    };
+    // (x < y) xor !(x == y) is x > y, and so is that and (x >= y); (x != y) or (x <= y) holds.
+    CHECK(as_vec(p.output(0)) == gt);
+    CHECK(as_vec(p.output(1)) == all_true);
+    CHECK(as_vec(p.output(2)) == gt);
+}

@@ -140,9 +140,10 @@ inline std::vector<std::int64_t> broadcast_strides(const shape_t& d, const shape
     return s;
 }
 
-/// The one loop of a broadcasting binary op: out[i] = f(x[ix], y[iy]).
-template <class T, class F>
-void broadcast_apply(const T* x, const T* y, T* out, const broadcast_dims& bd, F f) {
+/// The one loop of a broadcasting binary op: out[i] = f(x[ix], y[iy]).  The
+/// output element type O may differ from T (comparisons write bool).
+template <class T, class O, class F>
+void broadcast_apply(const T* x, const T* y, O* out, const broadcast_dims& bd, F f) {
     const std::size_t n = bd.out.size();
     const std::int64_t total = numel(bd.out);
     if (bd.x == bd.out && bd.y == bd.out) {

@@ -13,6 +13,7 @@
 #include "litegraph/ops/batch_norm.hpp"
 #include "litegraph/ops/cast.hpp"
 #include "litegraph/ops/clip.hpp"
+#include "litegraph/ops/compare.hpp"
 #include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
@@ -49,6 +50,8 @@ namespace litegraph {
 using builtin_ops = op_list<                               //
     ops::scale,                                            //
     ops::elementwise,                                      //
+    ops::compare,                                          //
+    ops::logical_not,                                      //
     ops::relu,                                             //
     ops::relu6,                                            //
     ops::leaky_relu,                                       //

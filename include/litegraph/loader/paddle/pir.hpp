@@ -136,6 +136,16 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.maximum", "elementwise_max"},
         {"1.minimum", "elementwise_min"},
         {"1.elementwise_pow", "elementwise_pow"},
+        {"1.equal", "equal"},
+        {"1.not_equal", "not_equal"},
+        {"1.less_than", "less_than"},
+        {"1.less_equal", "less_equal"},
+        {"1.greater_than", "greater_than"},
+        {"1.greater_equal", "greater_equal"},
+        {"1.logical_and", "logical_and"},
+        {"1.logical_or", "logical_or"},
+        {"1.logical_xor", "logical_xor"},
+        {"1.logical_not", "logical_not"},
         {"1.conv2d", "conv2d"},
         {"1.depthwise_conv2d", "depthwise_conv2d"},
         {"1.conv2d_transpose", "conv2d_transpose"},
@@ -1307,7 +1317,8 @@ private:
                                                               "1.cos",
                                                               "1.erf",
                                                               "1.pow",
-                                                              "1.log_softmax"};
+                                                              "1.log_softmax",
+                                                              "1.logical_not"};
         if (!names.count(n)) return std::nullopt;
         return std::string(*translated_type(n));
     }
@@ -1329,8 +1340,10 @@ private:
     }
     static std::optional<std::string> binary_type(const std::string& n) {
         static const std::set<std::string, std::less<>> names{
-            "1.add",     "1.subtract", "1.multiply",       "1.divide",
-            "1.maximum", "1.minimum",  "1.elementwise_pow"};
+            "1.add",           "1.subtract",    "1.multiply",        "1.divide",
+            "1.maximum",       "1.minimum",     "1.elementwise_pow", "1.equal",
+            "1.not_equal",     "1.less_than",   "1.less_equal",      "1.greater_than",
+            "1.greater_equal", "1.logical_and", "1.logical_or",      "1.logical_xor"};
         if (!names.count(n)) return std::nullopt;
         return std::string(*translated_type(n));
     }
