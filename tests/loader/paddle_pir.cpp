@@ -699,3 +699,27 @@ TEST_CASE("PIR: comparisons and logical ops translate to bool results") {
     CHECK(as_vec(p.output(1)) == all_true);
     CHECK(as_vec(p.output(2)) == gt);
 }
+
+TEST_CASE("PIR: floor_divide and remainder translate to elementwise_floordiv and _mod") {
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    auto text = program(json::array({data("x", 1, {2, 3}), data("y", 2, {3}),
+                                     op("1.floor_divide", {1, 2}, {{3, f32({2, 3})}}),
+                                     op("1.remainder", {1, 2}, {{4, f32({2, 3})}}), fetch(3, 5, 0),
+                                     fetch(4, 6, 1)}))
+                    .dump();
+    auto m = load_text(text);
+    CHECK(unsupported_ops(m.info).empty());
+    CHECK(m.info.op_types.at("1.floor_divide") == "elementwise_floordiv");
+    CHECK(m.info.op_types.at("1.remainder") == "elementwise_mod");
+    runtime::program p(std::move(m.graph));
+    auto x = tensor::from<float>({2, 3}, std::vector<float>{-7.5f, 7.5f, 5.f, 3.f, -1.f, 0.5f});
+    auto y = tensor::from<float>({3}, std::vector<float>{2.f, -2.f, 2.5f});
+    p.set_input("x", x);
+    p.set_input("y", y);
+    p.run();
+    auto q = p.output(0).span<float>();
+    auto r = p.output(1).span<float>();
+    CHECK(std::vector<float>(q.begin(), q.end()) == std::vector<float>{-4, -4, 2, 1, 0, 0});
+    CHECK(std::vector<float>(r.begin(), r.end()) ==
+          std::vector<float>{0.5f, -0.5f, 0, 1, -1, 0.5f});
+}

@@ -136,6 +136,8 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.maximum", "elementwise_max"},
         {"1.minimum", "elementwise_min"},
         {"1.elementwise_pow", "elementwise_pow"},
+        {"1.floor_divide", "elementwise_floordiv"},
+        {"1.remainder", "elementwise_mod"},
         {"1.equal", "equal"},
         {"1.not_equal", "not_equal"},
         {"1.less_than", "less_than"},
@@ -1343,7 +1345,8 @@ private:
             "1.add",           "1.subtract",    "1.multiply",        "1.divide",
             "1.maximum",       "1.minimum",     "1.elementwise_pow", "1.equal",
             "1.not_equal",     "1.less_than",   "1.less_equal",      "1.greater_than",
-            "1.greater_equal", "1.logical_and", "1.logical_or",      "1.logical_xor"};
+            "1.greater_equal", "1.logical_and", "1.logical_or",      "1.logical_xor",
+            "1.floor_divide",  "1.remainder"};
         if (!names.count(n)) return std::nullopt;
         return std::string(*translated_type(n));
     }
