@@ -723,3 +723,77 @@ TEST_CASE("PIR: floor_divide and remainder translate to elementwise_floordiv and
     CHECK(std::vector<float>(r.begin(), r.end()) ==
           std::vector<float>{0.5f, -0.5f, 0, 1, -1, 0.5f});
 }
+
+namespace {
+json int_array(std::int64_t id, std::vector<std::int64_t> v) {
+    const auto n = static_cast<std::int64_t>(v.size());
+    return op("1.full_int_array", {}, {{id, tensor_type("0.t_i64", {n})}},
+              json::array({attr("value", "1.a_intarray", std::move(v)),
+                           attr("dtype", "1.a_dtype", "int64")}));
+}
+}  // namespace
+
+TEST_CASE("PIR: sum, mean, max, prod, any and p_norm translate to the reductions") {
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    auto text =
+        program(
+            json::array({data("x", 1, {2, 3, 4}), int_array(2, {1}), int_array(3, {}),
+                         int_array(4, {-1}),
+                         op("1.sum", {1, 2}, {{5, f32({2, 4})}},
+                            json::array({attr("dtype", "1.a_dtype", "float32"),
+                                         attr("keepdim", "0.a_bool", false)})),
+                         op("1.mean", {1, 3}, {{6, f32({})}},
+                            json::array({attr("keepdim", "0.a_bool", false)})),
+                         op("1.max", {1, 4}, {{7, f32({2, 3, 1})}},
+                            json::array({attr("keepdim", "0.a_bool", true)})),
+                         op("1.prod", {1, 2}, {{8, f32({2, 4})}},
+                            json::array({attr("keep_dim", "0.a_bool", false),
+                                         attr("reduce_all", "0.a_bool", false)})),
+                         op("1.p_norm", {1}, {{9, f32({3, 4})}},
+                            json::array({attr("porder", "0.a_f32", 2.0), attr("axis", "0.a_i32", 0),
+                                         attr("epsilon", "0.a_f32", 1e-12),
+                                         attr("keepdim", "0.a_bool", false),
+                                         attr("asvector", "0.a_bool", false)})),
+                         fetch(5, 10, 0), fetch(6, 11, 1), fetch(7, 12, 2), fetch(8, 13, 3),
+                         fetch(9, 14, 4)}))
+            .dump();
+    auto m = load_text(text);
+    CHECK(unsupported_ops(m.info).empty());
+    CHECK(m.info.op_types.at("1.sum") == "reduce_sum");
+    CHECK(m.info.op_types.at("1.mean") == "reduce_mean");
+    CHECK(m.info.op_types.at("1.max") == "reduce_max");
+    CHECK(m.info.op_types.at("1.prod") == "reduce_prod");
+    CHECK(m.info.op_types.at("1.p_norm") == "p_norm");
+    runtime::program p(std::move(m.graph));
+    const auto x = iota({2, 3, 4}, 0.1f);
+    p.set_input("x", x);
+    p.run();
+    auto xs = x.span<float>();
+    auto at = [&](std::size_t a, std::size_t b, std::size_t c) {
+        return double(xs[(a * 3 + b) * 4 + c]);
+    };
+    REQUIRE(p.output(0).shape == shape_t{2, 4});
+    REQUIRE(p.output(1).shape == shape_t{});
+    REQUIRE(p.output(2).shape == shape_t{2, 3, 1});
+    REQUIRE(p.output(4).shape == shape_t{3, 4});
+    double total = 0;
+    for (std::size_t a = 0; a < 2; ++a)
+        for (std::size_t c = 0; c < 4; ++c) {
+            double s = 0, pr = 1;
+            for (std::size_t b = 0; b < 3; ++b) {
+                s += at(a, b, c);
+                pr *= at(a, b, c);
+            }
+            total += s;
+            CHECK(p.output(0).span<float>()[a * 4 + c] == doctest::Approx(s).epsilon(1e-6));
+            CHECK(p.output(3).span<float>()[a * 4 + c] == doctest::Approx(pr).epsilon(1e-6));
+        }
+    CHECK(p.output(1).span<float>()[0] == doctest::Approx(total / 24).epsilon(1e-6));
+    for (std::size_t a = 0; a < 2; ++a)
+        for (std::size_t b = 0; b < 3; ++b)
+            CHECK(p.output(2).span<float>()[a * 3 + b] == float(at(a, b, 3)));
+    for (std::size_t b = 0; b < 3; ++b)
+        for (std::size_t c = 0; c < 4; ++c)
+            CHECK(p.output(4).span<float>()[b * 4 + c] ==
+                  doctest::Approx(std::hypot(at(0, b, c), at(1, b, c))).epsilon(1e-6));
+}

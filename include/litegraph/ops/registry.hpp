@@ -31,6 +31,7 @@
 #include "litegraph/ops/op.hpp"
 #include "litegraph/ops/pool2d.hpp"
 #include "litegraph/ops/prelu.hpp"
+#include "litegraph/ops/reduce.hpp"
 #include "litegraph/ops/reshape2.hpp"
 #include "litegraph/ops/scale.hpp"
 #include "litegraph/ops/sequence_conv.hpp"
@@ -95,6 +96,8 @@ using builtin_ops = op_list<                               //
     ops::fake_dequantize_max_abs,                          //
     ops::dequantize_linear,                                //
     ops::arg_max,                                          //
+    ops::reduce,                                           //
+    ops::p_norm,                                           //
     ops::concat,                                           //
     ops::stack,                                            //
     ops::dropout,                                          //

@@ -175,6 +175,14 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.nearest_interp", "nearest_interp_v2"},
         {"1.bilinear_interp", "bilinear_interp_v2"},
         {"1.embedding", "lookup_table_v2"},
+        {"1.sum", "reduce_sum"},
+        {"1.mean", "reduce_mean"},
+        {"1.max", "reduce_max"},
+        {"1.min", "reduce_min"},
+        {"1.prod", "reduce_prod"},
+        {"1.all", "reduce_all"},
+        {"1.any", "reduce_any"},
+        {"1.p_norm", "p_norm"},
     };
     return t;
 }
@@ -1258,6 +1266,40 @@ private:
             if (!t) return keep_untranslated(v, "dtype is not one litegraph has");
             a.set("out_dtype", std::int32_t{to_paddle_type(*t)});
             return emit(v, "cast", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        }
+        if (n == "1.sum" || n == "1.mean" || n == "1.max" || n == "1.min" || n == "1.prod" ||
+            n == "1.all" || n == "1.any") {
+            // The axes are an operand (a constant) or, for all / any, an attribute; none
+            // or an empty list reduces every dim.  Paddle 3.x: 0-D when no dim is left.
+            attr_map a;
+            std::vector<std::int64_t> axes;
+            if (n == "1.all" || n == "1.any") {
+                axes = attr<std::vector<std::int64_t>>(v, "axis", {});
+            } else if (in_val(v, 1) != op_view::npos) {
+                auto c = const_ints(in_val(v, 1));
+                if (!c) return keep_untranslated(v, "axis is not a constant");
+                axes = *c;
+            }
+            a.set("dim", axes);
+            a.set("reduce_all", axes.empty() || attr<bool>(v, "reduce_all", false));
+            copy(a, v, "keepdim", "keep_dim");
+            copy(a, v, "keep_dim");
+            if (n == "1.sum") {
+                const auto name = attr<std::string>(v, "dtype", "");
+                if (auto t = dtype_of_name(name))
+                    a.set("out_dtype", std::int32_t{to_paddle_type(*t)});
+                else if (!name.empty() && name != "undefined")
+                    return keep_untranslated(v, "dtype is not one litegraph has");
+            }
+            a.set("decrease_to_0d", true);
+            const std::string type(*translated_type(n));
+            return emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        }
+        if (n == "1.p_norm") {
+            attr_map a;
+            for (auto k : {"porder", "axis", "epsilon", "keepdim", "asvector"}) copy(a, v, k);
+            a.set("decrease_to_0d", true);
+            return emit(v, "p_norm", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
         }
         if (n == "1.argmax") {
             attr_map a;
