@@ -797,3 +797,23 @@ TEST_CASE("PIR: sum, mean, max, prod, any and p_norm translate to the reductions
             CHECK(p.output(4).span<float>()[b * 4 + c] ==
                   doctest::Approx(std::hypot(at(0, b, c), at(1, b, c))).epsilon(1e-6));
 }
+
+TEST_CASE("PIR: cumsum translates with its constant axis") {
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    auto text = program(json::array({data("x", 1, {2, 3}), full(2, 0.0),
+                                     op("1.cumsum", {1, 2}, {{3, f32({2, 3})}},
+                                        json::array({attr("flatten", "0.a_bool", false),
+                                                     attr("exclusive", "0.a_bool", true),
+                                                     attr("reverse", "0.a_bool", true)})),
+                                     fetch(3, 4, 0)}))
+                    .dump();
+    auto m = load_text(text);
+    CHECK(unsupported_ops(m.info).empty());
+    CHECK(m.info.op_types.at("1.cumsum") == "cumsum");
+    runtime::program p(std::move(m.graph));
+    p.set_input("x", tensor::from<float>({2, 3}, std::vector<float>{1, 2, 3, 4, 5, 6}));
+    p.run();
+    auto o = p.output(0).span<float>();
+    // axis 0, exclusive, reverse: row 0 gets row 1, row 1 gets 0.
+    CHECK(std::vector<float>(o.begin(), o.end()) == std::vector<float>{4, 5, 6, 0, 0, 0});
+}

@@ -17,6 +17,7 @@
 #include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
+#include "litegraph/ops/cumsum.hpp"
 #include "litegraph/ops/dropout.hpp"
 #include "litegraph/ops/elementwise.hpp"
 #include "litegraph/ops/fake_quant.hpp"
@@ -98,6 +99,7 @@ using builtin_ops = op_list<                               //
     ops::arg_max,                                          //
     ops::reduce,                                           //
     ops::p_norm,                                           //
+    ops::cumsum,                                           //
     ops::concat,                                           //
     ops::stack,                                            //
     ops::dropout,                                          //

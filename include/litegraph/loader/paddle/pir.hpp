@@ -183,6 +183,7 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.all", "reduce_all"},
         {"1.any", "reduce_any"},
         {"1.p_norm", "p_norm"},
+        {"1.cumsum", "cumsum"},
     };
     return t;
 }
@@ -1294,6 +1295,19 @@ private:
             a.set("decrease_to_0d", true);
             const std::string type(*translated_type(n));
             return emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        }
+        if (n == "1.cumsum") {
+            // Operands x, axis (a constant; absent: the attribute's default).
+            attr_map a;
+            for (auto k : {"flatten", "exclusive", "reverse"}) copy(a, v, k);
+            if (in_val(v, 1) != op_view::npos) {
+                // An integer constant, or a float `1.full` holding an integral value.
+                auto axis = const_scalar(in_val(v, 1));
+                if (!axis || *axis != std::floor(*axis) || std::fabs(*axis) > 1e9)
+                    return keep_untranslated(v, "axis is not an integer constant");
+                a.set("axis", static_cast<std::int64_t>(*axis));
+            }
+            return emit(v, "cumsum", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
         }
         if (n == "1.p_norm") {
             attr_map a;
