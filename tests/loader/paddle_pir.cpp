@@ -817,3 +817,21 @@ TEST_CASE("PIR: cumsum translates with its constant axis") {
     // axis 0, exclusive, reverse: row 0 gets row 1, row 1 gets 0.
     CHECK(std::vector<float>(o.begin(), o.end()) == std::vector<float>{4, 5, 6, 0, 0, 0});
 }
+
+TEST_CASE("PIR: where translates with its three operands") {
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    auto text =
+        program(json::array({data("x", 1, {2, 3}), data("y", 2, {3}),
+                             op("1.greater_than", {1, 2}, {{3, tensor_type("0.t_bool", {2, 3})}}),
+                             op("1.where", {3, 1, 2}, {{4, f32({2, 3})}}), fetch(4, 5, 0)}))
+            .dump();
+    auto m = load_text(text);
+    CHECK(unsupported_ops(m.info).empty());
+    CHECK(m.info.op_types.at("1.where") == "where");
+    runtime::program p(std::move(m.graph));
+    p.set_input("x", tensor::from<float>({2, 3}, std::vector<float>{1, 5, 3, 4, 0, 6}));
+    p.set_input("y", tensor::from<float>({3}, std::vector<float>{2, 2, 2}));
+    p.run();
+    auto o = p.output(0).span<float>();
+    CHECK(std::vector<float>(o.begin(), o.end()) == std::vector<float>{2, 5, 3, 4, 2, 6});
+}

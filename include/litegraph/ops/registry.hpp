@@ -26,6 +26,7 @@
 #include "litegraph/ops/layer_norm.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/lstm.hpp"
+#include "litegraph/ops/makers.hpp"
 #include "litegraph/ops/matmul.hpp"
 #include "litegraph/ops/multiclass_nms.hpp"
 #include "litegraph/ops/nearest_interp_v2.hpp"
@@ -104,6 +105,11 @@ using builtin_ops = op_list<                               //
     ops::stack,                                            //
     ops::dropout,                                          //
     ops::fill_constant,                                    //
+    ops::assign,                                           //
+    ops::fill_any_like,                                    //
+    ops::fill_constant_batch_size_like,                    //
+    ops::range,                                            //
+    ops::where,                                            //
     ops::flatten2,                                         //
     ops::flatten_contiguous_range,                         //
     ops::lookup_table_v2,                                  //

@@ -184,6 +184,7 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.any", "reduce_any"},
         {"1.p_norm", "p_norm"},
         {"1.cumsum", "cumsum"},
+        {"1.where", "where"},
     };
     return t;
 }
@@ -1296,6 +1297,10 @@ private:
             const std::string type(*translated_type(n));
             return emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
         }
+        if (n == "1.where")
+            return emit(v, "where",
+                        {in_slot(v, "Condition", 0), in_slot(v, "X", 1), in_slot(v, "Y", 2)},
+                        {"Out"}, attr_map{});
         if (n == "1.cumsum") {
             // Operands x, axis (a constant; absent: the attribute's default).
             attr_map a;
