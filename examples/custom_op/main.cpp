@@ -1,7 +1,7 @@
-// custom_op: an op litegraph does not have (Paddle's `cumsum`), written the
-// way every op of include/litegraph/ops/ is written, then run
+// custom_op: an op litegraph does not have (Paddle's `logcumsumexp`), written
+// the way every op of include/litegraph/ops/ is written, then run
 //   1. on its own through litegraph::invoke (what an op's unit test does), and
-//   2. inside a small graph (x -> cumsum -> relu -> y) through the pass
+//   2. inside a small graph (x -> logcumsumexp -> relu -> y) through the pass
 //      pipeline and runtime::program, given to the program by a kernel factory,
 // each output compared with a plain loop.  docs/adding-an-op.md quotes this
 // file; the ctest test examples/custom_op runs it (exit 0: every check held).
@@ -21,11 +21,12 @@ namespace example {
 using namespace litegraph;
 
 // --- the op ------------------------------------------------------------------
-// cumsum: running sum along `axis`.  `flatten` sums over all elements (output
-// [numel]); `exclusive` leaves out the element itself (out[0] = 0); `reverse`
-// sums from the end.  float32, float64, int32, int64.
-struct cumsum {
-    static constexpr std::string_view paddle_types[] = {"cumsum"};
+// logcumsumexp: log of the running sum of exp along `axis`.  `flatten` runs
+// over all elements (output [numel]); `exclusive` leaves out the element itself
+// (the first output is log 0 = -inf); `reverse` runs from the end.  float32,
+// float64.
+struct logcumsumexp {
+    static constexpr std::string_view paddle_types[] = {"logcumsumexp"};
     struct params {
         std::int64_t axis = -1;
         bool flatten = false;
@@ -40,9 +41,8 @@ struct cumsum {
 
     static void infer(const params& p, op_io& io) {
         const auto& x = io.input("X");
-        const bool numeric = x.type == dtype::f32 || x.type == dtype::f64 || x.type == dtype::i32 ||
-                             x.type == dtype::i64;
-        io.check(numeric, [&] {
+        const bool floating = x.type == dtype::f32 || x.type == dtype::f64;
+        io.check(floating, [&] {
             return "X of dtype " + std::string(name_of(x.type)) + " is not supported";
         });
         auto& out = io.output("Out");
@@ -59,7 +59,7 @@ struct cumsum {
     static void run(const params& p, op_io& io) {
         const auto& x = io.input("X");
         const auto& out = io.output("Out");
-        // View X as [outer, n, inner] and sum along the middle dim.
+        // View X as [outer, n, inner] and run along the middle dim.
         std::int64_t outer = 1, n = x.numel(), inner = 1;
         if (!p.flatten) {
             const auto rank = static_cast<std::int64_t>(x.shape.size());
@@ -69,24 +69,26 @@ struct cumsum {
             for (std::int64_t d = axis + 1; d < rank; ++d) inner *= x.shape[d];
         }
         visit_dtype(x.type, [&]<class T>(T) {
-            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>) {
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
                 const T* in = x.as<T>();
                 T* o = out.as<T>();
                 for (std::int64_t a = 0; a < outer; ++a)
                     for (std::int64_t b = 0; b < inner; ++b) {
-                        T sum = 0;
+                        // The running sum as m + log(s): m the largest element so far,
+                        // s the sum of exp(element - m), so that exp never overflows.
+                        T m = -INFINITY, s = 0;
                         for (std::int64_t j = 0; j < n; ++j) {
                             const std::int64_t k = p.reverse ? n - 1 - j : j;
                             const std::int64_t at = (a * n + k) * inner + b;
-                            if (p.exclusive) {
-                                const T v = in[at];  // read before the write: right even over X
-                                o[at] = sum;
-                                sum += v;
-                            } else {
-                                sum += in[at];
-                                o[at] = sum;
+                            const T v = in[at];  // read before the write: right even over X
+                            if (p.exclusive) o[at] = m + std::log(s);
+                            if (v > m) {
+                                s = s * std::exp(m - v) + T(1);
+                                m = v;
+                            } else if (v > -INFINITY) {
+                                s += std::exp(v - m);
                             }
+                            if (!p.exclusive) o[at] = m + std::log(s);
                         }
                     }
             }
@@ -95,19 +97,20 @@ struct cumsum {
 };
 // --- end of the op -------------------------------------------------------------
 
-/// The baseline: Paddle's cumsum written out for float32 on [outer, n, inner].
+/// The baseline: Paddle's logcumsumexp written out for float32 on [outer, n, inner].
 std::vector<float> baseline(const std::vector<float>& x, std::int64_t outer, std::int64_t n,
                             std::int64_t inner, bool exclusive, bool reverse) {
     std::vector<float> y(x.size());
     for (std::int64_t a = 0; a < outer; ++a)
         for (std::int64_t b = 0; b < inner; ++b)
             for (std::int64_t i = 0; i < n; ++i) {
-                float s = 0.f;
+                double s = 0;
                 for (std::int64_t j = 0; j < n; ++j) {
                     const bool before = reverse ? j > i : j < i;
-                    if (before || (!exclusive && j == i)) s += x[(a * n + j) * inner + b];
+                    if (before || (!exclusive && j == i))
+                        s += std::exp(double(x[(a * n + j) * inner + b]));
                 }
-                y[(a * n + i) * inner + b] = s;
+                y[(a * n + i) * inner + b] = static_cast<float>(std::log(s));
             }
     return y;
 }
@@ -121,12 +124,17 @@ void expect(bool ok, const std::string& what) {
     }
 }
 
-/// Element-wise within a relative 1e-6 (the baseline sums in another order
-/// when `reverse` is set).
+/// Element-wise within a relative 1e-6 (the baseline sums in another order and
+/// in double); -inf (exclusive's first element) only where the baseline has it.
 bool close(std::span<const float> got, const std::vector<float>& want) {
     if (got.size() != want.size()) return false;
-    for (std::size_t i = 0; i < want.size(); ++i)
-        if (std::abs(got[i] - want[i]) > 1e-6f * (1.f + std::abs(want[i]))) return false;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        if (std::isinf(want[i]) || std::isinf(got[i])) {
+            if (got[i] != want[i]) return false;
+        } else if (std::abs(got[i] - want[i]) > 1e-6f * (1.f + std::abs(want[i]))) {
+            return false;
+        }
+    }
     return true;
 }
 
@@ -136,10 +144,10 @@ std::vector<float> sample(std::int64_t count) {
     return v;
 }
 
-/// Whether running cumsum on `x` with attributes `a` fails naming `message`.
+/// Whether running logcumsumexp on `x` with attributes `a` fails naming `message`.
 bool fails_with(const attr_map& a, const tensor& x, const std::string& message) {
     try {
-        invoke<op_list<cumsum>>("cumsum", a, named_tensors{}.add("X", x), {{"Out", 1}});
+        invoke<op_list<logcumsumexp>>("logcumsumexp", a, named_tensors{}.add("X", x), {{"Out", 1}});
     } catch (const shape_error& e) {
         if (std::string(e.what()).find(message) != std::string::npos) return true;
         std::cerr << "custom_op: unexpected message: " << e.what() << "\n";
@@ -159,8 +167,8 @@ void run_alone() {
                 a.set("axis", axis);
                 a.set("exclusive", exclusive);
                 a.set("reverse", reverse);
-                auto r =
-                    invoke<op_list<cumsum>>("cumsum", a, named_tensors{}.add("X", x), {{"Out", 1}});
+                auto r = invoke<op_list<logcumsumexp>>("logcumsumexp", a,
+                                                       named_tensors{}.add("X", x), {{"Out", 1}});
                 const auto ax = axis < 0 ? axis + 3 : axis;
                 std::int64_t outer = 1, inner = 1;
                 for (std::int64_t d = 0; d < ax; ++d) outer *= x_shape[d];
@@ -169,23 +177,30 @@ void run_alone() {
                 expect(out.shape() == x_shape &&
                            close(out.span<float>(),
                                  baseline(xs, outer, x_shape[ax], inner, exclusive, reverse)),
-                       "cumsum axis " + std::to_string(axis) + " exclusive " +
+                       "logcumsumexp axis " + std::to_string(axis) + " exclusive " +
                            std::to_string(exclusive) + " reverse " + std::to_string(reverse));
             }
-    // flatten: one running sum over all 24 elements, shape [24].
+    // flatten: one run over all 24 elements, shape [24].
     attr_map flat;
     flat.set("flatten", true);
-    auto r = invoke<op_list<cumsum>>("cumsum", flat, named_tensors{}.add("X", x), {{"Out", 1}});
+    auto r = invoke<op_list<logcumsumexp>>("logcumsumexp", flat, named_tensors{}.add("X", x),
+                                           {{"Out", 1}});
     expect(r.get("Out").shape() == shape_t{24} &&
                close(r.get("Out").span<float>(), baseline(xs, 1, 24, 1, false, false)),
-           "cumsum flatten");
+           "logcumsumexp flatten");
+    // Large values do not overflow: log(e^1000 + e^1000) = 1000 + log 2.
+    const auto huge = tensor::from<float>({2}, std::vector<float>{1000.f, 1000.f});
+    auto h = invoke<op_list<logcumsumexp>>("logcumsumexp", {}, named_tensors{}.add("X", huge),
+                                           {{"Out", 1}});
+    expect(std::abs(h.get("Out").span<float>()[1] - (1000.f + std::log(2.f))) < 1e-3f,
+           "logcumsumexp of large values");
     // Bad input is named, with the op: an axis out of range, a dtype it does not sum.
     attr_map bad_axis;
     bad_axis.set("axis", std::int64_t{3});
-    expect(fails_with(bad_axis, x, "op cumsum ('Out'): axis 3 is out of range for rank 3"),
+    expect(fails_with(bad_axis, x, "op logcumsumexp ('Out'): axis 3 is out of range for rank 3"),
            "axis 3 on a rank-3 X is refused");
-    expect(fails_with({}, tensor(dtype::boolean, {3}), "X of dtype bool is not supported"),
-           "a bool X is refused");
+    expect(fails_with({}, tensor(dtype::i32, {3}), "X of dtype int32 is not supported"),
+           "an int32 X is refused");
 }
 
 // --- 2. the op in a graph ------------------------------------------------------
@@ -198,7 +213,7 @@ graph::graph tiny_graph() {
     attr_map a;
     a.set("axis", std::int64_t{1});
     b.feed("x", 0);
-    b.add_op("cumsum", {{"X", {"x"}}}, {{"Out", {"s"}}}, a);
+    b.add_op("logcumsumexp", {{"X", {"x"}}}, {{"Out", {"s"}}}, a);
     b.add_op("relu", {{"X", {"s"}}}, {{"Out", {"y"}}}, {});
     b.fetch("y", 0);
     b.finish();
@@ -209,19 +224,21 @@ graph::graph tiny_graph() {
 /// built-in kernel table.
 std::unique_ptr<kernel> make_custom(const graph::graph& g, int op) {
     const auto& node = g.ops[op];
-    if (node.type == "cumsum") return std::make_unique<kernel_of<cumsum>>(node.attrs, node.type);
+    if (node.type == "logcumsumexp")
+        return std::make_unique<kernel_of<logcumsumexp>>(node.attrs, node.type);
     return nullptr;
 }
 
 void run_in_graph() {
     // Without the factory the program names the op it cannot run.  (Should
-    // litegraph ever ship a cumsum, this example needs another op.)
+    // litegraph ever ship a logcumsumexp, this example needs another op: it
+    // used cumsum until the library shipped that.)
     try {
         runtime::program unknown(tiny_graph());
-        expect(false, "a program without the factory must refuse cumsum");
+        expect(false, "a program without the factory must refuse logcumsumexp");
     } catch (const unsupported_error& e) {
-        expect(std::string(e.what()).find("unsupported op: cumsum") != std::string::npos,
-               std::string("the error names cumsum: ") + e.what());
+        expect(std::string(e.what()).find("unsupported op: logcumsumexp") != std::string::npos,
+               std::string("the error names logcumsumexp: ") + e.what());
     }
 
     auto g = tiny_graph();
@@ -235,7 +252,7 @@ void run_in_graph() {
         for (auto& v : want) v = v > 0.f ? v : 0.f;
         const auto& y = prog.output(0);
         expect(y.shape == shape_t{batch, 3, 4} && close(y.span<float>(), want),
-               "relu(cumsum(x, axis 1)) in a program, batch " + std::to_string(batch));
+               "relu(logcumsumexp(x, axis 1)) in a program, batch " + std::to_string(batch));
     }
 }
 
@@ -250,6 +267,6 @@ int main() {
         return 1;
     }
     if (example::failures) return 1;
-    std::cout << "custom_op: cumsum matches the plain loop, alone and in a program\n";
+    std::cout << "custom_op: logcumsumexp matches the plain loop, alone and in a program\n";
     return 0;
 }

@@ -643,6 +643,8 @@ TEST_CASE("PIR: conv3d and pool3d (kernel_size an attribute) translate and run")
     auto want = invoke("pool3d", pa, named_tensors{}.add("X", c.get("Output")), {{"Out", 1}});
     REQUIRE(p.output(0).shape == want.get("Out").shape());
     CHECK(test::max_abs_diff(p.output(0).span<float>(), want.get("Out").span<float>()) == 0);
+}
+
 TEST_CASE("PIR: split, topk, argsort and tile translate and run") {
     // split(x [3, 6], sections [2, -1], axis 1) -> a [3, 2], b [3, 4];
     // topk(a, k 1), argsort(b, descending), tile(x, [2, 1]).
@@ -700,4 +702,255 @@ TEST_CASE("PIR: split, topk, argsort and tile translate and run") {
     CHECK(test::max_abs_diff(p.output(1).span<float>(), sorted) == 0);
     REQUIRE(p.output(2).shape == shape_t{6, 6});
     CHECK(test::max_abs_diff(p.output(2).span<float>(), tiled) == 0);
+}
+
+namespace {
+/// x [2, 3] -> one PIR op (with `attrs`) -> fetch: the op type it became and its output.
+std::pair<std::string, tensor> run_unary_pir(const std::string& name, json attrs, const tensor& x) {
+    auto text =
+        program(json::array({data("x", 1, {2, 3}),
+                             op(name, {1}, {{2, tensor_type("0.t_f32", {2, 3})}}, std::move(attrs)),
+                             fetch(2, 3, 0)}))
+            .dump();
+    auto m = load_text(text);
+    REQUIRE(unsupported_ops(m.info).empty());
+    std::string type = m.info.op_types.at(name);
+    runtime::program p(std::move(m.graph));
+    p.set_input("x", x);
+    p.run();
+    const auto& got = p.output(0);
+    tensor out(dtype::f32, got.shape);
+    auto gs = got.span<float>();
+    std::copy(gs.begin(), gs.end(), out.span<float>().begin());
+    return {type, std::move(out)};
+}
+}  // namespace
+
+TEST_CASE("PIR: the unary ops of issue 17 translate with their attributes and run") {
+    const auto x = iota({2, 3}, 0.7f);  // -0.3 .. 3.2
+    struct one_case {
+        const char* pir;
+        const char* type;
+        json attrs;
+        double (*ref)(double);
+    };
+    const std::vector<one_case> cases{
+        {"1.mish", "mish", json::array({attr("lambda", "0.a_f32", 1.0)}),
+         [](double v) { return v * std::tanh(v > 1.0 ? v : std::log1p(std::exp(v))); }},
+        {"1.softplus", "softplus",
+         json::array({attr("beta", "0.a_f32", 2.0), attr("threshold", "0.a_f32", 3.0)}),
+         [](double v) { return 2 * v > 3.0 ? v : std::log1p(std::exp(2 * v)) / 2; }},
+        {"1.softsign", "softsign", json::array(), [](double v) { return v / (1 + std::fabs(v)); }},
+        {"1.hardtanh", "hardtanh",
+         json::array({attr("t_min", "0.a_f32", 0.5), attr("t_max", "0.a_f32", 2.0)}),
+         [](double v) { return std::min(std::max(v, 0.5), 2.0); }},
+        {"1.square", "square", json::array(), [](double v) { return v * v; }},
+        {"1.sin", "sin", json::array(), [](double v) { return std::sin(v); }},
+        {"1.cos", "cos", json::array(), [](double v) { return std::cos(v); }},
+        {"1.erf", "erf", json::array(), [](double v) { return std::erf(v); }},
+        {"1.pow", "pow", json::array({attr("y", "0.a_f32", 2.0)}), [](double v) { return v * v; }},
+        {"1.log_softmax", "log_softmax", json::array({attr("axis", "0.a_i32", 0)}), nullptr},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.pir);
+        auto [type, out] = run_unary_pir(c.pir, c.attrs, x);
+        CHECK(type == c.type);
+        REQUIRE(out.shape() == shape_t{2, 3});
+        std::vector<float> expect(6);
+        auto xs = x.span<float>();
+        for (std::size_t i = 0; i < 6; ++i) {
+            if (c.ref) {
+                expect[i] = static_cast<float>(c.ref(xs[i]));
+            } else {  // log_softmax along axis 0 (attribute read)
+                const std::size_t col = i % 3;
+                expect[i] = static_cast<float>(
+                    xs[i] - std::log(std::exp(double(xs[col])) + std::exp(double(xs[col + 3]))));
+            }
+        }
+        CHECK(test::max_abs_diff(out.span<float>(), expect) <= 2e-6);
+    }
+    // rsqrt on positive values.
+    auto pos = iota({2, 3}, 0.5f);
+    for (auto& v : pos.span<float>()) v += 1.f;
+    auto [type, out] = run_unary_pir("1.rsqrt", json::array(), pos);
+    CHECK(type == "rsqrt");
+    std::vector<float> expect;
+    for (float v : pos.span<float>()) expect.push_back(float(1 / std::sqrt(double(v))));
+    CHECK(test::max_rel_diff(out.span<float>(), expect) <= 1e-6);
+}
+
+TEST_CASE("PIR: comparisons and logical ops translate to bool results") {
+    // logical_xor(less_than(x, y), logical_not(equal(x, y))) == (x > y) with numpy broadcasting
+    const auto b = [](std::vector<std::int64_t> d) { return tensor_type("0.t_bool", d); };
+    auto text = program(json::array({data("x", 1, {2, 3}), data("y", 2, {3}),
+                                     op("1.less_than", {1, 2}, {{3, b({2, 3})}}),
+                                     op("1.equal", {1, 2}, {{4, b({2, 3})}}),
+                                     op("1.logical_not", {4}, {{5, b({2, 3})}}),
+                                     op("1.logical_xor", {3, 5}, {{6, b({2, 3})}}),
+                                     op("1.greater_equal", {1, 2}, {{7, b({2, 3})}}),
+                                     op("1.logical_and", {6, 7}, {{8, b({2, 3})}}),
+                                     op("1.not_equal", {1, 2}, {{9, b({2, 3})}}),
+                                     op("1.less_equal", {1, 2}, {{10, b({2, 3})}}),
+                                     op("1.logical_or", {9, 10}, {{11, b({2, 3})}}),
+                                     op("1.greater_than", {1, 2}, {{12, b({2, 3})}}),
+                                     fetch(8, 13, 0), fetch(11, 14, 1), fetch(12, 15, 2)}))
+                    .dump();
+    auto m = load_text(text);
+    CHECK(unsupported_ops(m.info).empty());
+    for (auto n : {"equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal",
+                   "logical_and", "logical_or", "logical_xor", "logical_not"})
+        CHECK(m.info.op_types.at(std::string("1.") + n) == n);
+    runtime::program p(std::move(m.graph));
+    auto x = tensor::from<float>({2, 3}, std::vector<float>{1, 2, 3, 3, 2, 1});
+    auto y = tensor::from<float>({3}, std::vector<float>{2, 2, 2});
+    p.set_input("x", x);
+    p.set_input("y", y);
+    p.run();
+    std::vector<bool> gt, all_true(6, true);
+    for (std::size_t i = 0; i < 6; ++i) gt.push_back(x.span<float>()[i] > 2.f);
+    auto as_vec = [](const tensor_ref& t) {
+        REQUIRE(t.type == dtype::boolean);
+        auto s = t.span<bool>();
+        return std::vector<bool>(s.begin(), s.end());
+    };
+    // (x < y) xor !(x == y) is x > y, and so is that and (x >= y); (x != y) or (x <= y) holds.
+    CHECK(as_vec(p.output(0)) == gt);
+    CHECK(as_vec(p.output(1)) == all_true);
+    CHECK(as_vec(p.output(2)) == gt);
+}
+
+TEST_CASE("PIR: floor_divide and remainder translate to elementwise_floordiv and _mod") {
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    auto text = program(json::array({data("x", 1, {2, 3}), data("y", 2, {3}),
+                                     op("1.floor_divide", {1, 2}, {{3, f32({2, 3})}}),
+                                     op("1.remainder", {1, 2}, {{4, f32({2, 3})}}), fetch(3, 5, 0),
+                                     fetch(4, 6, 1)}))
+                    .dump();
+    auto m = load_text(text);
+    CHECK(unsupported_ops(m.info).empty());
+    CHECK(m.info.op_types.at("1.floor_divide") == "elementwise_floordiv");
+    CHECK(m.info.op_types.at("1.remainder") == "elementwise_mod");
+    runtime::program p(std::move(m.graph));
+    auto x = tensor::from<float>({2, 3}, std::vector<float>{-7.5f, 7.5f, 5.f, 3.f, -1.f, 0.5f});
+    auto y = tensor::from<float>({3}, std::vector<float>{2.f, -2.f, 2.5f});
+    p.set_input("x", x);
+    p.set_input("y", y);
+    p.run();
+    auto q = p.output(0).span<float>();
+    auto r = p.output(1).span<float>();
+    CHECK(std::vector<float>(q.begin(), q.end()) == std::vector<float>{-4, -4, 2, 1, 0, 0});
+    CHECK(std::vector<float>(r.begin(), r.end()) ==
+          std::vector<float>{0.5f, -0.5f, 0, 1, -1, 0.5f});
+}
+
+namespace {
+json int_array(std::int64_t id, std::vector<std::int64_t> v) {
+    const auto n = static_cast<std::int64_t>(v.size());
+    return op("1.full_int_array", {}, {{id, tensor_type("0.t_i64", {n})}},
+              json::array({attr("value", "1.a_intarray", std::move(v)),
+                           attr("dtype", "1.a_dtype", "int64")}));
+}
+}  // namespace
+
+TEST_CASE("PIR: sum, mean, max, prod, any and p_norm translate to the reductions") {
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    auto text =
+        program(
+            json::array({data("x", 1, {2, 3, 4}), int_array(2, {1}), int_array(3, {}),
+                         int_array(4, {-1}),
+                         op("1.sum", {1, 2}, {{5, f32({2, 4})}},
+                            json::array({attr("dtype", "1.a_dtype", "float32"),
+                                         attr("keepdim", "0.a_bool", false)})),
+                         op("1.mean", {1, 3}, {{6, f32({})}},
+                            json::array({attr("keepdim", "0.a_bool", false)})),
+                         op("1.max", {1, 4}, {{7, f32({2, 3, 1})}},
+                            json::array({attr("keepdim", "0.a_bool", true)})),
+                         op("1.prod", {1, 2}, {{8, f32({2, 4})}},
+                            json::array({attr("keep_dim", "0.a_bool", false),
+                                         attr("reduce_all", "0.a_bool", false)})),
+                         op("1.p_norm", {1}, {{9, f32({3, 4})}},
+                            json::array({attr("porder", "0.a_f32", 2.0), attr("axis", "0.a_i32", 0),
+                                         attr("epsilon", "0.a_f32", 1e-12),
+                                         attr("keepdim", "0.a_bool", false),
+                                         attr("asvector", "0.a_bool", false)})),
+                         fetch(5, 10, 0), fetch(6, 11, 1), fetch(7, 12, 2), fetch(8, 13, 3),
+                         fetch(9, 14, 4)}))
+            .dump();
+    auto m = load_text(text);
+    CHECK(unsupported_ops(m.info).empty());
+    CHECK(m.info.op_types.at("1.sum") == "reduce_sum");
+    CHECK(m.info.op_types.at("1.mean") == "reduce_mean");
+    CHECK(m.info.op_types.at("1.max") == "reduce_max");
+    CHECK(m.info.op_types.at("1.prod") == "reduce_prod");
+    CHECK(m.info.op_types.at("1.p_norm") == "p_norm");
+    runtime::program p(std::move(m.graph));
+    const auto x = iota({2, 3, 4}, 0.1f);
+    p.set_input("x", x);
+    p.run();
+    auto xs = x.span<float>();
+    auto at = [&](std::size_t a, std::size_t b, std::size_t c) {
+        return double(xs[(a * 3 + b) * 4 + c]);
+    };
+    REQUIRE(p.output(0).shape == shape_t{2, 4});
+    REQUIRE(p.output(1).shape == shape_t{});
+    REQUIRE(p.output(2).shape == shape_t{2, 3, 1});
+    REQUIRE(p.output(4).shape == shape_t{3, 4});
+    double total = 0;
+    for (std::size_t a = 0; a < 2; ++a)
+        for (std::size_t c = 0; c < 4; ++c) {
+            double s = 0, pr = 1;
+            for (std::size_t b = 0; b < 3; ++b) {
+                s += at(a, b, c);
+                pr *= at(a, b, c);
+            }
+            total += s;
+            CHECK(p.output(0).span<float>()[a * 4 + c] == doctest::Approx(s).epsilon(1e-6));
+            CHECK(p.output(3).span<float>()[a * 4 + c] == doctest::Approx(pr).epsilon(1e-6));
+        }
+    CHECK(p.output(1).span<float>()[0] == doctest::Approx(total / 24).epsilon(1e-6));
+    for (std::size_t a = 0; a < 2; ++a)
+        for (std::size_t b = 0; b < 3; ++b)
+            CHECK(p.output(2).span<float>()[a * 3 + b] == float(at(a, b, 3)));
+    for (std::size_t b = 0; b < 3; ++b)
+        for (std::size_t c = 0; c < 4; ++c)
+            CHECK(p.output(4).span<float>()[b * 4 + c] ==
+                  doctest::Approx(std::hypot(at(0, b, c), at(1, b, c))).epsilon(1e-6));
+}
+
+TEST_CASE("PIR: cumsum translates with its constant axis") {
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    auto text = program(json::array({data("x", 1, {2, 3}), full(2, 0.0),
+                                     op("1.cumsum", {1, 2}, {{3, f32({2, 3})}},
+                                        json::array({attr("flatten", "0.a_bool", false),
+                                                     attr("exclusive", "0.a_bool", true),
+                                                     attr("reverse", "0.a_bool", true)})),
+                                     fetch(3, 4, 0)}))
+                    .dump();
+    auto m = load_text(text);
+    CHECK(unsupported_ops(m.info).empty());
+    CHECK(m.info.op_types.at("1.cumsum") == "cumsum");
+    runtime::program p(std::move(m.graph));
+    p.set_input("x", tensor::from<float>({2, 3}, std::vector<float>{1, 2, 3, 4, 5, 6}));
+    p.run();
+    auto o = p.output(0).span<float>();
+    // axis 0, exclusive, reverse: row 0 gets row 1, row 1 gets 0.
+    CHECK(std::vector<float>(o.begin(), o.end()) == std::vector<float>{4, 5, 6, 0, 0, 0});
+}
+
+TEST_CASE("PIR: where translates with its three operands") {
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    auto text =
+        program(json::array({data("x", 1, {2, 3}), data("y", 2, {3}),
+                             op("1.greater_than", {1, 2}, {{3, tensor_type("0.t_bool", {2, 3})}}),
+                             op("1.where", {3, 1, 2}, {{4, f32({2, 3})}}), fetch(4, 5, 0)}))
+            .dump();
+    auto m = load_text(text);
+    CHECK(unsupported_ops(m.info).empty());
+    CHECK(m.info.op_types.at("1.where") == "where");
+    runtime::program p(std::move(m.graph));
+    p.set_input("x", tensor::from<float>({2, 3}, std::vector<float>{1, 5, 3, 4, 0, 6}));
+    p.set_input("y", tensor::from<float>({3}, std::vector<float>{2, 2, 2}));
+    p.run();
+    auto o = p.output(0).span<float>();
+    CHECK(std::vector<float>(o.begin(), o.end()) == std::vector<float>{2, 5, 3, 4, 2, 6});
 }

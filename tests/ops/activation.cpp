@@ -146,3 +146,100 @@ TEST_CASE("an activation of a non-float tensor is named") {
         CHECK_THROWS_WITH_AS(invoke(t, {}, named_tensors{}.add("X", x), {{"Out", 1}}),
                              doctest::Contains("X must be float32, got int32"), shape_error);
 }
+
+TEST_CASE("mish, softplus, softsign, hardtanh and the unary math ops of issue 17 match") {
+    auto softplus_ref = [](double beta, double thr) {
+        return [=](double x) { return beta * x > thr ? x : std::log1p(std::exp(beta * x)) / beta; };
+    };
+    for (float t : {20.f, 1.5f, -0.5f}) {
+        auto ref = [t](double x) {
+            const double sp = x > double(t) ? x : std::log1p(std::exp(x));
+            return x * std::tanh(sp);
+        };
+        check_op("mish", attrs({{"threshold", t}}), ref, 2e-6);
+    }
+    check_op(
+        "mish", {}, [](double x) { return x * std::tanh(std::log1p(std::exp(x))); }, 2e-6);
+    check_op("softplus", {}, softplus_ref(1, 20), 2e-6);
+    for (auto [b, t] : {std::pair{2.f, 3.f}, {0.5f, 1.f}, {1.f, -2.f}})
+        check_op("softplus", attrs({{"beta", b}, {"threshold", t}}), softplus_ref(b, t), 2e-6);
+    check_op(
+        "softsign", {}, [](double x) { return x / (1 + std::fabs(x)); }, 1e-6);
+    // Paddle 2.x exports hardtanh as brelu (defaults 0 and 24); later versions as hardtanh.
+    for (const char* type : {"brelu", "hardtanh"}) {
+        check_op(
+            type, {}, [](double x) { return std::min(std::max(x, 0.0), 24.0); }, 0, -30.f, 30.f);
+        check_op(
+            type, attrs({{"t_min", -1.f}, {"t_max", 1.f}}),
+            [](double x) { return std::min(std::max(x, -1.0), 1.0); }, 0);
+        check_op(
+            type, attrs({{"t_min", 0.5f}, {"t_max", 2.5f}}),
+            [](double x) { return std::min(std::max(x, 0.5), 2.5); }, 0);
+    }
+    check_op(
+        "rsqrt", {}, [](double x) { return 1 / std::sqrt(x); }, 1e-6, 1e-3f, 50.f);
+    check_op(
+        "square", {}, [](double x) { return x * x; }, 1e-6);
+    check_op(
+        "sin", {}, [](double x) { return std::sin(x); }, 2e-6);
+    check_op(
+        "cos", {}, [](double x) { return std::cos(x); }, 2e-6);
+    check_op(
+        "erf", {}, [](double x) { return std::erf(x); }, 1e-6, -3.f, 3.f);
+    // Edges: rsqrt of 0 is inf, of a negative NaN; mish of a large input is x.
+    auto x = tensor::from<float>({3}, std::vector<float>{0.f, -4.f, 30.f});
+    auto rs = invoke("rsqrt", {}, named_tensors{}.add("X", x), {{"Out", 1}}).get("Out");
+    CHECK(rs.span<float>()[0] == INFINITY);
+    CHECK(std::isnan(rs.span<float>()[1]));
+    auto mi = invoke("mish", {}, named_tensors{}.add("X", x), {{"Out", 1}}).get("Out");
+    CHECK(mi.span<float>()[2] == 30.f);
+    CHECK(mi.span<float>()[0] == 0.f);
+}
+
+TEST_CASE("pow: the factor attribute or the FactorTensor input") {
+    std::uint32_t seed = 40;
+    for (const shape_t& s : {shape_t{5}, shape_t{2, 3, 4}, shape_t{0, 2}, shape_t{}}) {
+        for (float f : {1.f, 2.f, 0.5f, -1.5f, 0.f, 3.f}) {
+            CAPTURE(f);
+            auto x = test::random_tensor(s, seed++, 0.1f, 4.f);
+            std::vector<float> expect;
+            for (float v : x.span<float>())
+                expect.push_back(static_cast<float>(std::pow(double(v), double(f))));
+            attr_map a;
+            a.set("factor", f);
+            auto out = invoke("pow", a, named_tensors{}.add("X", x), {{"Out", 1}}).get("Out");
+            REQUIRE(out.shape() == s);
+            CHECK(test::max_rel_diff(out.span<float>(), expect) <= 1e-6);
+            // FactorTensor wins over the attribute.
+            attr_map other;
+            other.set("factor", 7.f);
+            auto ft = tensor::from<float>({1}, std::vector<float>{f});
+            auto o2 = invoke("pow", other, named_tensors{}.add("X", x).add("FactorTensor", ft),
+                             {{"Out", 1}})
+                          .get("Out");
+            CHECK(test::max_rel_diff(o2.span<float>(), expect) <= 1e-6);
+        }
+    }
+    // Default factor 1: the identity.
+    auto x = test::random_tensor({4}, 9);
+    auto id = invoke("pow", {}, named_tensors{}.add("X", x), {{"Out", 1}}).get("Out");
+    CHECK(test::max_abs_diff(id.span<float>(), x.span<float>()) == 0);
+    auto two = tensor::from<float>({2}, std::vector<float>{1.f, 2.f});
+    CHECK_THROWS_WITH_AS(
+        invoke("pow", {}, named_tensors{}.add("X", x).add("FactorTensor", two), {{"Out", 1}}),
+        doctest::Contains("FactorTensor must hold one value"), shape_error);
+    auto i = tensor::from<std::int32_t>({1}, std::vector<std::int32_t>{2});
+    CHECK_THROWS_WITH_AS(
+        invoke("pow", {}, named_tensors{}.add("X", x).add("FactorTensor", i), {{"Out", 1}}),
+        doctest::Contains("FactorTensor must be float32, got int32"), shape_error);
+    CHECK_THROWS_WITH_AS(invoke("pow", {}, named_tensors{}.add("X", i), {{"Out", 1}}),
+                         doctest::Contains("X must be float32, got int32"), shape_error);
+}
+
+TEST_CASE("the new unary ops name a non-float tensor") {
+    auto x = tensor::from<std::int64_t>({2}, std::vector<std::int64_t>{1, 2});
+    for (const char* t : {"mish", "softplus", "softsign", "brelu", "hardtanh", "rsqrt", "square",
+                          "sin", "cos", "erf"})
+        CHECK_THROWS_WITH_AS(invoke(t, {}, named_tensors{}.add("X", x), {{"Out", 1}}),
+                             doctest::Contains("X must be float32, got int64"), shape_error);
+}

@@ -164,3 +164,93 @@ TEST_CASE("the binary functors are usable on their own") {
     CHECK(ops::bin::div{}(-7, 2) == -3);
     CHECK(ops::bin::max{}(2, 3) == 3);
 }
+
+TEST_CASE("elementwise_floordiv and elementwise_mod follow Python: floor, sign of the divisor") {
+    std::uint32_t seed = 300;
+    auto check_ints = [&]<class T>(T) {
+        for (auto& c : cases) {
+            CAPTURE(to_string(c.x));
+            CAPTURE(to_string(c.y));
+            auto x = int_tensor<T>(c.x, seed++, -50, 50);
+            auto y = int_tensor<T>(c.y, seed++, -9, 9, true);
+            // Baseline through double floor (exact for these magnitudes).
+            std::function<T(T, T)> fd = [](T a, T b) {
+                return static_cast<T>(std::floor(double(a) / double(b)));
+            };
+            std::function<T(T, T)> fm = [](T a, T b) {
+                return static_cast<T>(double(a) - double(b) * std::floor(double(a) / double(b)));
+            };
+            for (auto [type, f] :
+                 {std::pair{"elementwise_floordiv", fd}, {"elementwise_mod", fm}}) {
+                CAPTURE(type);
+                shape_t s;
+                auto expect = baseline<T>(x, y, c.axis, f, s);
+                auto out = run(type, x, y, c.axis).get("Out");
+                CHECK(out.type() == dtype_v<T>);
+                REQUIRE(out.shape() == s);
+                auto got = out.template span<T>();
+                CHECK(std::equal(got.begin(), got.end(), expect.begin()));
+            }
+        }
+    };
+    check_ints(std::int32_t{});
+    check_ints(std::int64_t{});
+    for (auto& c : cases) {
+        CAPTURE(to_string(c.x));
+        CAPTURE(to_string(c.y));
+        auto x = test::random_tensor(c.x, seed++, -20.f, 20.f);
+        auto y = test::random_tensor(c.y, seed++, -4.f, 4.f);
+        shape_t s;
+        auto fd = baseline<float>(
+            x, y, c.axis, [](float a, float b) { return float(std::floor(double(a) / double(b))); },
+            s);
+        auto out = run("elementwise_floordiv", x, y, c.axis).get("Out");
+        REQUIRE(out.shape() == s);
+        CHECK(test::max_abs_diff(out.span<float>(), fd) == 0.0);
+        auto fm = baseline<float>(
+            x, y, c.axis,
+            [](float a, float b) {
+                return float(double(a) - double(b) * std::floor(double(a) / double(b)));
+            },
+            s);
+        auto om = run("elementwise_mod", x, y, c.axis).get("Out");
+        CHECK(test::max_abs_diff(om.span<float>(), fm) <= 1e-5);
+    }
+    // Python's answers for the sign cases.
+    auto xi = tensor::from<std::int32_t>({6}, std::vector<std::int32_t>{-7, 7, -7, 7, 6, -6});
+    auto yi = tensor::from<std::int32_t>({6}, std::vector<std::int32_t>{2, -2, -2, 2, -3, 3});
+    const tensor q_t = run("elementwise_floordiv", xi, yi, -1).get("Out");
+    auto q = q_t.span<std::int32_t>();
+    CHECK(std::vector<std::int32_t>(q.begin(), q.end()) ==
+          std::vector<std::int32_t>{-4, -4, 3, 3, -2, -2});
+    const tensor r_t = run("elementwise_mod", xi, yi, -1).get("Out");
+    auto r = r_t.span<std::int32_t>();
+    CHECK(std::vector<std::int32_t>(r.begin(), r.end()) ==
+          std::vector<std::int32_t>{1, -1, -1, 1, 0, 0});
+    auto xf = tensor::from<float>({4}, std::vector<float>{-7.5f, 7.5f, -7.5f, 1.f});
+    auto yf = tensor::from<float>({4}, std::vector<float>{2.f, -2.f, -2.f, 0.f});
+    const tensor rf_t = run("elementwise_mod", xf, yf, -1).get("Out");
+    auto rf = rf_t.span<float>();
+    CHECK(rf[0] == 0.5f);
+    CHECK(rf[1] == -0.5f);
+    CHECK(rf[2] == -1.5f);
+    CHECK(std::isnan(rf[3]));  // float modulo by zero: NaN, as fmod
+    const tensor qf_t = run("elementwise_floordiv", xf, yf, -1).get("Out");
+    auto qf = qf_t.span<float>();
+    CHECK(qf[0] == -4.f);
+    CHECK(qf[1] == -4.f);
+    CHECK(qf[2] == 3.f);
+    CHECK(qf[3] == INFINITY);  // float division by zero: the IEEE result
+    // INT_MIN by -1 wraps instead of being undefined.
+    auto m = tensor::from<std::int32_t>({1}, std::vector<std::int32_t>{INT32_MIN});
+    auto neg = tensor::from<std::int32_t>({1}, std::vector<std::int32_t>{-1});
+    CHECK(run("elementwise_floordiv", m, neg, -1).get("Out").span<std::int32_t>()[0] == INT32_MIN);
+    CHECK(run("elementwise_mod", m, neg, -1).get("Out").span<std::int32_t>()[0] == 0);
+    // Integer division or modulo by zero is an error.
+    auto x = tensor::from<std::int64_t>({2}, std::vector<std::int64_t>{1, 2});
+    auto y = tensor::from<std::int64_t>({2}, std::vector<std::int64_t>{1, 0});
+    CHECK_THROWS_WITH_AS(run("elementwise_floordiv", x, y, -1),
+                         doctest::Contains("integer division by zero"), shape_error);
+    CHECK_THROWS_WITH_AS(run("elementwise_mod", x, y, -1),
+                         doctest::Contains("integer modulo by zero"), shape_error);
+}

@@ -65,3 +65,59 @@ TEST_CASE("softmax names a bad axis") {
     CHECK_THROWS_WITH_AS(run(test::random_tensor({2, 3}, 1), 2), doctest::Contains("axis 2"),
                          shape_error);
 }
+
+namespace {
+// Plain log-softmax in double: x - log(sum exp(x)) along the axis.
+std::vector<float> log_baseline(const tensor& x, int axis) {
+    const auto& s = x.shape();
+    const int rank = static_cast<int>(s.size());
+    const auto ax = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= s[i];
+    for (std::size_t i = ax + 1; i < s.size(); ++i) inner *= s[i];
+    const std::int64_t n = s[ax];
+    auto xs = x.span<float>();
+    std::vector<float> out(xs.size());
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t k = 0; k < inner; ++k) {
+            double sum = 0;
+            for (std::int64_t j = 0; j < n; ++j)
+                sum += std::exp(double(xs[static_cast<std::size_t>((o * n + j) * inner + k)]));
+            for (std::int64_t j = 0; j < n; ++j) {
+                auto i = static_cast<std::size_t>((o * n + j) * inner + k);
+                out[i] = static_cast<float>(double(xs[i]) - std::log(sum));
+            }
+        }
+    return out;
+}
+}  // namespace
+
+TEST_CASE("log_softmax matches the baseline over shapes and axes") {
+    std::uint32_t seed = 71;
+    for (const shape_t& s :
+         {shape_t{5}, shape_t{3, 7}, shape_t{2, 3, 4}, shape_t{2, 1, 4, 5}, shape_t{0, 3}})
+        for (int axis = -static_cast<int>(s.size()); axis < static_cast<int>(s.size()); ++axis) {
+            CAPTURE(to_string(s));
+            CAPTURE(axis);
+            auto x = test::random_tensor(s, seed++, -4.f, 4.f);
+            attr_map a;
+            a.set("axis", axis);
+            auto out =
+                invoke("log_softmax", a, named_tensors{}.add("X", x), {{"Out", 1}}).get("Out");
+            REQUIRE(out.shape() == s);
+            CHECK(test::max_abs_diff(out.span<float>(), log_baseline(x, axis)) < 2e-6);
+        }
+    // Default axis -1; stable for large inputs (the plain formula overflows there).
+    auto x = tensor::from<float>({2, 2}, std::vector<float>{1000.f, 1001.f, -1000.f, -1000.f});
+    auto o = invoke("log_softmax", {}, named_tensors{}.add("X", x), {{"Out", 1}}).get("Out");
+    CHECK(o.span<float>()[0] == doctest::Approx(-std::log1p(std::exp(1.0))));
+    CHECK(o.span<float>()[1] == doctest::Approx(-std::log1p(std::exp(-1.0))));
+    CHECK(o.span<float>()[2] == doctest::Approx(-std::log(2.0)));
+    attr_map bad;
+    bad.set("axis", -3);
+    CHECK_THROWS_WITH_AS(invoke("log_softmax", bad, named_tensors{}.add("X", x), {{"Out", 1}}),
+                         doctest::Contains("axis -3 is out of range"), shape_error);
+    auto i = tensor::from<std::int32_t>({2}, std::vector<std::int32_t>{1, 2});
+    CHECK_THROWS_WITH_AS(invoke("log_softmax", {}, named_tensors{}.add("X", i), {{"Out", 1}}),
+                         doctest::Contains("X must be float32"), shape_error);
+}

@@ -1,13 +1,16 @@
 // Unary activations: relu, relu6, leaky_relu, sigmoid, tanh, hard_swish,
-// hard_sigmoid, swish, silu, exp, thresholded_relu, gelu, and the unary math
-// ops log, floor, sqrt, abs.  Each is a small functor in `ops::act` with
+// hard_sigmoid, swish, silu, exp, thresholded_relu, gelu, mish, softplus,
+// softsign, brelu / hardtanh, and the unary math ops log, floor, sqrt, abs,
+// rsqrt, square, sin, cos, erf (and `pow`, whose factor may be an input, so
+// it is an op of its own below).  Each is a small functor in `ops::act` with
 // `float operator()(float) const` (its attributes are members) and the Paddle
 // op is `activation<Functor>`: one loop applying it.  The piecewise-linear
 // ones also have `V vec(V) const` for xsimd batches, the same operations in
 // the same order (so bit-identical to the scalar form; absent where xsimd is
 // not used, e.g. Cortex-M), which the fused epilogues use to run in vector registers
 // (fusion/epilogue.hpp).  Fused kernels compose the same functors as epilogues (e.g. conv2d
-// followed by act::relu).
+// followed by act::relu).  The functors added for issue #17 (mish onwards)
+// are ops only: no fused kernel, pass or codegen lists them.
 #pragma once
 
 #include <algorithm>
@@ -183,6 +186,75 @@ struct abs {
     static abs parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::fabs(x); }
 };
+/// x * tanh(softplus(x)), softplus(x) = x > threshold ? x : log(1 + e^x)
+/// (Paddle 2.x attribute `threshold`, default 20; Paddle 3.x calls it `lambda`).
+struct mish {
+    static constexpr std::string_view paddle_type = "mish";
+    float threshold = 20.f;
+    static mish parse(const attr_map& a) { return {a.get<float>("threshold", 20.f)}; }
+    float operator()(float x) const {
+        const float sp = x > threshold ? x : std::log1p(std::exp(x));
+        return x * std::tanh(sp);
+    }
+};
+/// beta * x > threshold ? x : log(1 + e^(beta x)) / beta
+struct softplus {
+    static constexpr std::string_view paddle_type = "softplus";
+    float beta = 1.f, threshold = 20.f;
+    static softplus parse(const attr_map& a) {
+        return {a.get<float>("beta", 1.f), a.get<float>("threshold", 20.f)};
+    }
+    float operator()(float x) const {
+        const float xb = beta * x;
+        return xb > threshold ? x : std::log1p(std::exp(xb)) / beta;
+    }
+};
+/// x / (1 + |x|)
+struct softsign {
+    static constexpr std::string_view paddle_type = "softsign";
+    static softsign parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return x / (1.f + std::fabs(x)); }
+};
+/// min(max(x, t_min), t_max): Paddle 2.x exports paddle.nn.functional.hardtanh
+/// as `brelu` (defaults t_min 0, t_max 24); later versions name it `hardtanh`.
+struct brelu {
+    static constexpr std::string_view paddle_type = "brelu";
+    float t_min = 0.f, t_max = 24.f;
+    static brelu parse(const attr_map& a) {
+        return {a.get<float>("t_min", 0.f), a.get<float>("t_max", 24.f)};
+    }
+    float operator()(float x) const { return std::min(std::max(x, t_min), t_max); }
+};
+struct hardtanh : brelu {
+    static constexpr std::string_view paddle_type = "hardtanh";
+    static hardtanh parse(const attr_map& a) { return {brelu::parse(a)}; }
+};
+/// 1 / sqrt(x) (inf at 0, NaN below 0).
+struct rsqrt {
+    static constexpr std::string_view paddle_type = "rsqrt";
+    static rsqrt parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return 1.f / std::sqrt(x); }
+};
+struct square {
+    static constexpr std::string_view paddle_type = "square";
+    static square parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return x * x; }
+};
+struct sin {
+    static constexpr std::string_view paddle_type = "sin";
+    static sin parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::sin(x); }
+};
+struct cos {
+    static constexpr std::string_view paddle_type = "cos";
+    static cos parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::cos(x); }
+};
+struct erf {
+    static constexpr std::string_view paddle_type = "erf";
+    static erf parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::erf(x); }
+};
 }  // namespace act
 
 /// The op for one activation functor F: Out = F(X), float32, same shape.
@@ -227,5 +299,60 @@ using log_op = activation<act::log>;  // the `_op` names: not to hide std's in o
 using floor_op = activation<act::floor>;
 using sqrt_op = activation<act::sqrt>;
 using abs_op = activation<act::abs>;
+using mish = activation<act::mish>;
+using softplus = activation<act::softplus>;
+using softsign = activation<act::softsign>;
+using brelu = activation<act::brelu>;
+using hardtanh = activation<act::hardtanh>;
+using rsqrt_op = activation<act::rsqrt>;
+using square_op = activation<act::square>;
+using sin_op = activation<act::sin>;
+using cos_op = activation<act::cos>;
+using erf_op = activation<act::erf>;
+
+/// pow: Out = X ^ factor, float32.  The factor is the attribute `factor`
+/// (default 1) or, when present, the one-element input `FactorTensor`
+/// (float32), read at run time.
+struct pow_op {
+    static constexpr std::string_view paddle_types[] = {"pow"};
+    struct params {
+        float factor = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<float>("factor", 1.f)};
+    }
+
+    static void check_factor(const op_io& io) {
+        if (!io.has_input("FactorTensor")) return;
+        const auto& f = io.input("FactorTensor");
+        io.check(f.type == dtype::f32, [&] {
+            return "FactorTensor must be float32, got " + std::string(name_of(f.type));
+        });
+        io.check(!is_known(f.shape) || f.numel() == 1, [&] {
+            return "FactorTensor must hold one value, its shape is " + to_string(f.shape);
+        });
+    }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
+        check_factor(io);
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        check_factor(io);
+        const float f =
+            io.has_input("FactorTensor") ? io.input("FactorTensor").as<float>()[0] : p.factor;
+        const float* x = io.input("X").as<float>();
+        auto& o = io.output("Out");
+        float* out = o.as<float>();
+        const std::int64_t n = o.numel();
+        for (std::int64_t i = 0; i < n; ++i) out[i] = std::pow(x[i], f);
+    }
+};
 
 }  // namespace litegraph::ops

@@ -1,4 +1,4 @@
-// elementwise_add/sub/mul/div/max/min/pow: Out = X (op) Y with Paddle's
+// elementwise_add/sub/mul/div/max/min/pow/floordiv/mod: Out = X (op) Y with Paddle's
 // broadcasting.  Y's dims are aligned to X's starting at `axis` (axis = -1:
 // trailing alignment); either side may broadcast a dim of 1 (Paddle 2.x), and
 // when Y has more dims than X the roles swap (X is aligned into Y at `axis`).
@@ -77,6 +77,47 @@ struct pow {
         }
     }
 };
+/// Floor division, as Python and Paddle's FloorDivideFunctor: integers round
+/// toward minus infinity (the caller rules out b == 0; INT_MIN // -1 wraps);
+/// floats are floor((a - fmod(a, b)) / b) corrected as Paddle does (IEEE
+/// result when b == 0).
+struct floordiv {
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) {
+            if (b == T(-1)) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+            const T q = static_cast<T>(a / b), r = static_cast<T>(a % b);
+            return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+        } else {
+            if (b == T(0)) return a / b;
+            const T m = std::fmod(a, b);
+            T d = (a - m) / b;
+            if (m != 0 && (b < 0) != (m < 0)) d -= T(1);
+            if (d == 0) return std::copysign(T(0), a / b);
+            T f = std::floor(d);
+            if (d - f > T(0.5)) f += T(1);
+            return f;
+        }
+    }
+};
+/// Remainder with the sign of the divisor (Python's %, Paddle's
+/// RemainderFunctor): integers a % b (the caller rules out b == 0; b == -1
+/// gives 0), floats fmod, each moved by b when its sign differs from b's.
+struct mod {
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) {
+            if (b == T(-1)) return T(0);
+            T r = static_cast<T>(a % b);
+            if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+            return r;
+        } else {
+            T r = std::fmod(a, b);
+            if (r != 0 && ((r < 0) != (b < 0))) r += b;
+            return r;
+        }
+    }
+};
 }  // namespace bin
 
 /// Paddle's broadcast of two shapes (phi GetBroadcastDimsArrays): the lower-rank
@@ -140,9 +181,10 @@ inline std::vector<std::int64_t> broadcast_strides(const shape_t& d, const shape
     return s;
 }
 
-/// The one loop of a broadcasting binary op: out[i] = f(x[ix], y[iy]).
-template <class T, class F>
-void broadcast_apply(const T* x, const T* y, T* out, const broadcast_dims& bd, F f) {
+/// The one loop of a broadcasting binary op: out[i] = f(x[ix], y[iy]).  The
+/// output element type O may differ from T (comparisons write bool).
+template <class T, class O, class F>
+void broadcast_apply(const T* x, const T* y, O* out, const broadcast_dims& bd, F f) {
     const std::size_t n = bd.out.size();
     const std::int64_t total = numel(bd.out);
     if (bd.x == bd.out && bd.y == bd.out) {
@@ -174,9 +216,10 @@ void broadcast_apply(const T* x, const T* y, T* out, const broadcast_dims& bd, F
 
 struct elementwise {
     static constexpr std::string_view paddle_types[] = {
-        "elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
-        "elementwise_max", "elementwise_min", "elementwise_pow"};
-    enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow };
+        "elementwise_add", "elementwise_sub",      "elementwise_mul",
+        "elementwise_div", "elementwise_max",      "elementwise_min",
+        "elementwise_pow", "elementwise_floordiv", "elementwise_mod"};
+    enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow, floordiv, mod };
     struct params {
         kind op = kind::add;
         int axis = -1;
@@ -184,9 +227,8 @@ struct elementwise {
 
     static params parse(const attr_map& a, std::string_view type) {
         params p;
-        constexpr std::string_view names[] = {"add", "sub", "mul", "div", "max", "min", "pow"};
         bool found = false;
-        for (std::size_t i = 0; i < std::size(names); ++i)
+        for (std::size_t i = 0; i < std::size(paddle_types); ++i)
             if (type == paddle_types[i]) {
                 p.op = static_cast<kind>(i);
                 found = true;
@@ -230,10 +272,15 @@ struct elementwise {
         visit_dtype(x.type, [&]<class T>(T) {
             if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                           std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>) {
-                if constexpr (std::is_integral_v<T> && std::is_same_v<F, bin::div>) {
+                if constexpr (std::is_integral_v<T> &&
+                              (std::is_same_v<F, bin::div> || std::is_same_v<F, bin::floordiv> ||
+                               std::is_same_v<F, bin::mod>)) {
                     if (out.numel() > 0)
                         for (T v : y.span<T>())
-                            if (v == T(0)) io.fail("integer division by zero (Y has a 0)");
+                            if (v == T(0))
+                                io.fail(std::is_same_v<F, bin::mod>
+                                            ? "integer modulo by zero (Y has a 0)"
+                                            : "integer division by zero (Y has a 0)");
                 }
                 broadcast_apply<T>(x.as<T>(), y.as<T>(), out.as<T>(), bd, f);
             } else {
@@ -258,6 +305,10 @@ struct elementwise {
                 return run_with(p, io, bin::min{});
             case kind::pow:
                 return run_with(p, io, bin::pow{});
+            case kind::floordiv:
+                return run_with(p, io, bin::floordiv{});
+            case kind::mod:
+                return run_with(p, io, bin::mod{});
         }
     }
 };

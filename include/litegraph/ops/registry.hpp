@@ -16,6 +16,7 @@
 #include "litegraph/ops/box_coder.hpp"
 #include "litegraph/ops/cast.hpp"
 #include "litegraph/ops/clip.hpp"
+#include "litegraph/ops/compare.hpp"
 #include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
@@ -23,6 +24,7 @@
 #include "litegraph/ops/crf_decoding.hpp"
 #include "litegraph/ops/ctc_align.hpp"
 #include "litegraph/ops/density_prior_box.hpp"
+#include "litegraph/ops/cumsum.hpp"
 #include "litegraph/ops/dropout.hpp"
 #include "litegraph/ops/elementwise.hpp"
 #include "litegraph/ops/expand_v2.hpp"
@@ -38,6 +40,7 @@
 #include "litegraph/ops/layer_norm.hpp"
 #include "litegraph/ops/lookup_table_v2.hpp"
 #include "litegraph/ops/lstm.hpp"
+#include "litegraph/ops/makers.hpp"
 #include "litegraph/ops/matmul.hpp"
 #include "litegraph/ops/matrix_nms.hpp"
 #include "litegraph/ops/multiclass_nms.hpp"
@@ -50,6 +53,7 @@
 #include "litegraph/ops/pool3d.hpp"
 #include "litegraph/ops/prelu.hpp"
 #include "litegraph/ops/prior_box.hpp"
+#include "litegraph/ops/reduce.hpp"
 #include "litegraph/ops/reshape2.hpp"
 #include "litegraph/ops/scale.hpp"
 #include "litegraph/ops/sequence_conv.hpp"
@@ -75,6 +79,8 @@ namespace litegraph {
 using builtin_ops = op_list<                               //
     ops::scale,                                            //
     ops::elementwise,                                      //
+    ops::compare,                                          //
+    ops::logical_not,                                      //
     ops::relu,                                             //
     ops::relu6,                                            //
     ops::leaky_relu,                                       //
@@ -91,9 +97,21 @@ using builtin_ops = op_list<                               //
     ops::floor_op,                                         //
     ops::sqrt_op,                                          //
     ops::abs_op,                                           //
+    ops::mish,                                             //
+    ops::softplus,                                         //
+    ops::softsign,                                         //
+    ops::brelu,                                            //
+    ops::hardtanh,                                         //
+    ops::rsqrt_op,                                         //
+    ops::square_op,                                        //
+    ops::sin_op,                                           //
+    ops::cos_op,                                           //
+    ops::erf_op,                                           //
+    ops::pow_op,                                           //
     ops::clip,                                             //
     ops::prelu,                                            //
     ops::softmax,                                          //
+    ops::log_softmax,                                      //
     ops::mul,                                              //
     ops::matmul,                                           //
     ops::matmul_v2,                                        //
@@ -106,10 +124,18 @@ using builtin_ops = op_list<                               //
     ops::fake_dequantize_max_abs,                          //
     ops::dequantize_linear,                                //
     ops::arg_max,                                          //
+    ops::reduce,                                           //
+    ops::p_norm,                                           //
+    ops::cumsum,                                           //
     ops::concat,                                           //
     ops::stack,                                            //
     ops::dropout,                                          //
     ops::fill_constant,                                    //
+    ops::assign,                                           //
+    ops::fill_any_like,                                    //
+    ops::fill_constant_batch_size_like,                    //
+    ops::range,                                            //
+    ops::where,                                            //
     ops::flatten2,                                         //
     ops::flatten_contiguous_range,                         //
     ops::lookup_table_v2,                                  //

@@ -1,4 +1,5 @@
-// softmax along `axis` (default -1), numerically stable: exp(x - max) / sum.
+// softmax along `axis` (default -1), numerically stable: exp(x - max) / sum;
+// log_softmax: x - max - log(sum(exp(x - max))).
 #pragma once
 
 #include <algorithm>
@@ -70,6 +71,43 @@ struct softmax {
                     sum += os[j * inner];
                 }
                 for (std::int64_t j = 0; j < n; ++j) os[j * inner] /= sum;
+            }
+    }
+};
+
+/// log_softmax along `axis` (default -1), float32: x - max - log(sum exp(x - max)).
+struct log_softmax {
+    static constexpr std::string_view paddle_types[] = {"log_softmax"};
+    using params = softmax::params;
+
+    static params parse(const attr_map& a, std::string_view) { return {a.get<int>("axis", -1)}; }
+
+    static void infer(const params& p, op_io& io) { softmax::infer(p, io); }
+
+    static void run(const params& p, op_io& io) {
+        const auto& xr = io.input("X");
+        const float* x = xr.as<float>();
+        float* out = io.output("Out").as<float>();
+        const std::size_t ax = softmax::axis_of(p, xr.shape.size(), io);
+        std::int64_t outer = 1, n = 1, inner = 1;
+        for (std::size_t i = 0; i < xr.shape.size(); ++i) {
+            if (i < ax)
+                outer *= xr.shape[i];
+            else if (i == ax)
+                n = xr.shape[i];
+            else
+                inner *= xr.shape[i];
+        }
+        for (std::int64_t o = 0; o < outer; ++o)
+            for (std::int64_t k = 0; k < inner; ++k) {
+                const float* xs = x + o * n * inner + k;
+                float* os = out + o * n * inner + k;
+                float m = -INFINITY;
+                for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j * inner]);
+                float sum = 0.f;
+                for (std::int64_t j = 0; j < n; ++j) sum += std::exp(xs[j * inner] - m);
+                const float lse = std::log(sum);
+                for (std::int64_t j = 0; j < n; ++j) os[j * inner] = xs[j * inner] - m - lse;
             }
     }
 };

@@ -116,6 +116,17 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.floor", "floor"},
         {"1.sqrt", "sqrt"},
         {"1.abs", "abs"},
+        {"1.mish", "mish"},
+        {"1.softplus", "softplus"},
+        {"1.softsign", "softsign"},
+        {"1.hardtanh", "hardtanh"},
+        {"1.rsqrt", "rsqrt"},
+        {"1.square", "square"},
+        {"1.sin", "sin"},
+        {"1.cos", "cos"},
+        {"1.erf", "erf"},
+        {"1.pow", "pow"},
+        {"1.log_softmax", "log_softmax"},
         {"1.clip", "clip"},
         {"1.prelu", "prelu"},
         {"1.add", "elementwise_add"},
@@ -125,6 +136,18 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.maximum", "elementwise_max"},
         {"1.minimum", "elementwise_min"},
         {"1.elementwise_pow", "elementwise_pow"},
+        {"1.floor_divide", "elementwise_floordiv"},
+        {"1.remainder", "elementwise_mod"},
+        {"1.equal", "equal"},
+        {"1.not_equal", "not_equal"},
+        {"1.less_than", "less_than"},
+        {"1.less_equal", "less_equal"},
+        {"1.greater_than", "greater_than"},
+        {"1.greater_equal", "greater_equal"},
+        {"1.logical_and", "logical_and"},
+        {"1.logical_or", "logical_or"},
+        {"1.logical_xor", "logical_xor"},
+        {"1.logical_not", "logical_not"},
         {"1.conv2d", "conv2d"},
         {"1.depthwise_conv2d", "depthwise_conv2d"},
         {"1.conv2d_transpose", "conv2d_transpose"},
@@ -176,6 +199,16 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.group_norm", "group_norm"},
         {"1.prior_box", "prior_box"},
         {"1.box_coder", "box_coder"},
+        {"1.sum", "reduce_sum"},
+        {"1.mean", "reduce_mean"},
+        {"1.max", "reduce_max"},
+        {"1.min", "reduce_min"},
+        {"1.prod", "reduce_prod"},
+        {"1.all", "reduce_all"},
+        {"1.any", "reduce_any"},
+        {"1.p_norm", "p_norm"},
+        {"1.cumsum", "cumsum"},
+        {"1.where", "where"},
     };
     return t;
 }
@@ -1314,6 +1347,57 @@ private:
             a.set("out_dtype", std::int32_t{to_paddle_type(*t)});
             return emit(v, "cast", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
         }
+        if (n == "1.sum" || n == "1.mean" || n == "1.max" || n == "1.min" || n == "1.prod" ||
+            n == "1.all" || n == "1.any") {
+            // The axes are an operand (a constant) or, for all / any, an attribute; none
+            // or an empty list reduces every dim.  Paddle 3.x: 0-D when no dim is left.
+            attr_map a;
+            std::vector<std::int64_t> axes;
+            if (n == "1.all" || n == "1.any") {
+                axes = attr<std::vector<std::int64_t>>(v, "axis", {});
+            } else if (in_val(v, 1) != op_view::npos) {
+                auto c = const_ints(in_val(v, 1));
+                if (!c) return keep_untranslated(v, "axis is not a constant");
+                axes = *c;
+            }
+            a.set("dim", axes);
+            a.set("reduce_all", axes.empty() || attr<bool>(v, "reduce_all", false));
+            copy(a, v, "keepdim", "keep_dim");
+            copy(a, v, "keep_dim");
+            if (n == "1.sum") {
+                const auto name = attr<std::string>(v, "dtype", "");
+                if (auto t = dtype_of_name(name))
+                    a.set("out_dtype", std::int32_t{to_paddle_type(*t)});
+                else if (!name.empty() && name != "undefined")
+                    return keep_untranslated(v, "dtype is not one litegraph has");
+            }
+            a.set("decrease_to_0d", true);
+            const std::string type(*translated_type(n));
+            return emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        }
+        if (n == "1.where")
+            return emit(v, "where",
+                        {in_slot(v, "Condition", 0), in_slot(v, "X", 1), in_slot(v, "Y", 2)},
+                        {"Out"}, attr_map{});
+        if (n == "1.cumsum") {
+            // Operands x, axis (a constant; absent: the attribute's default).
+            attr_map a;
+            for (auto k : {"flatten", "exclusive", "reverse"}) copy(a, v, k);
+            if (in_val(v, 1) != op_view::npos) {
+                // An integer constant, or a float `1.full` holding an integral value.
+                auto axis = const_scalar(in_val(v, 1));
+                if (!axis || *axis != std::floor(*axis) || std::fabs(*axis) > 1e9)
+                    return keep_untranslated(v, "axis is not an integer constant");
+                a.set("axis", static_cast<std::int64_t>(*axis));
+            }
+            return emit(v, "cumsum", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        }
+        if (n == "1.p_norm") {
+            attr_map a;
+            for (auto k : {"porder", "axis", "epsilon", "keepdim", "asvector"}) copy(a, v, k);
+            a.set("decrease_to_0d", true);
+            return emit(v, "p_norm", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        }
         if (n == "1.argmax") {
             attr_map a;
             copy(a, v, "keepdims");
@@ -1502,7 +1586,19 @@ private:
                                                               "1.log",
                                                               "1.floor",
                                                               "1.sqrt",
-                                                              "1.abs"};
+                                                              "1.abs",
+                                                              "1.mish",
+                                                              "1.softplus",
+                                                              "1.softsign",
+                                                              "1.hardtanh",
+                                                              "1.rsqrt",
+                                                              "1.square",
+                                                              "1.sin",
+                                                              "1.cos",
+                                                              "1.erf",
+                                                              "1.pow",
+                                                              "1.log_softmax",
+                                                              "1.logical_not"};
         if (!names.count(n)) return std::nullopt;
         return std::string(*translated_type(n));
     }
@@ -1513,13 +1609,22 @@ private:
         copy(a, v, "negative_slope", "alpha");
         copy(a, v, "threshold");  // thresholded_relu
         copy(a, v, "value");
-        copy(a, v, "approximate");  // gelu
+        copy(a, v, "approximate");          // gelu
+        copy(a, v, "lambda", "threshold");  // mish
+        copy(a, v, "beta");                 // softplus
+        copy(a, v, "t_min");                // hardtanh
+        copy(a, v, "t_max");
+        copy(a, v, "y", "factor");  // pow
+        copy(a, v, "axis");         // log_softmax
         return a;
     }
     static std::optional<std::string> binary_type(const std::string& n) {
         static const std::set<std::string, std::less<>> names{
-            "1.add",     "1.subtract", "1.multiply",       "1.divide",
-            "1.maximum", "1.minimum",  "1.elementwise_pow"};
+            "1.add",           "1.subtract",    "1.multiply",        "1.divide",
+            "1.maximum",       "1.minimum",     "1.elementwise_pow", "1.equal",
+            "1.not_equal",     "1.less_than",   "1.less_equal",      "1.greater_than",
+            "1.greater_equal", "1.logical_and", "1.logical_or",      "1.logical_xor",
+            "1.floor_divide",  "1.remainder"};
         if (!names.count(n)) return std::nullopt;
         return std::string(*translated_type(n));
     }
