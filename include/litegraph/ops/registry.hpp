@@ -32,6 +32,7 @@
 #include "litegraph/ops/pool2d.hpp"
 #include "litegraph/ops/prelu.hpp"
 #include "litegraph/ops/reshape2.hpp"
+#include "litegraph/ops/rnn.hpp"
 #include "litegraph/ops/scale.hpp"
 #include "litegraph/ops/sequence_conv.hpp"
 #include "litegraph/ops/sequence_pool.hpp"
@@ -106,7 +107,8 @@ using builtin_ops = op_list<                               //
     ops::sequence_pool,                                    //
     ops::sequence_conv,                                    //
     ops::sum,                                              //
-    ops::lstm                                              //
+    ops::lstm,                                             //
+    ops::rnn                                               //
     >;
 
 namespace detail {
