@@ -12,7 +12,9 @@
 using namespace litegraph;
 
 namespace {
-double sig(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+double sig(double v) {
+    return 1.0 / (1.0 + std::exp(-v));
+}
 
 struct dir_weights {
     tensor wih, whh, bih, bhh;  // [G*H, In], [G*H, H], [G*H], [G*H]
@@ -65,13 +67,13 @@ expected baseline(const rnn_case& c, const tensor& x,
     e.h.assign(h0.span<float>().begin(), h0.span<float>().end());
     if (c0) e.c.assign(c0->span<float>().begin(), c0->span<float>().end());
     // layer_in[t][b] is a vector of the layer's input features.
-    std::vector<std::vector<std::vector<double>>> layer_in(
-        static_cast<std::size_t>(c.t), std::vector<std::vector<double>>(c.n));
+    std::vector<std::vector<std::vector<double>>> layer_in(static_cast<std::size_t>(c.t),
+                                                           std::vector<std::vector<double>>(c.n));
     for (std::int64_t t = 0; t < c.t; ++t)
         for (std::int64_t b = 0; b < c.n; ++b)
             for (std::int64_t q = 0; q < c.in; ++q)
-                layer_in[t][b].push_back(x.span<float>()[static_cast<std::size_t>(
-                    (t * c.n + b) * c.in + q)]);
+                layer_in[t][b].push_back(
+                    x.span<float>()[static_cast<std::size_t>((t * c.n + b) * c.in + q)]);
     for (std::int64_t l = 0; l < c.layers; ++l) {
         std::vector<std::vector<std::vector<double>>> layer_out(
             static_cast<std::size_t>(c.t),
@@ -124,7 +126,8 @@ expected baseline(const rnn_case& c, const tensor& x,
                 }
                 for (std::int64_t k = 0; k < H; ++k) {
                     e.h[static_cast<std::size_t>(sidx + b * H + k)] = static_cast<float>(h[k]);
-                    if (c0) e.c[static_cast<std::size_t>(sidx + b * H + k)] = static_cast<float>(cs[k]);
+                    if (c0)
+                        e.c[static_cast<std::size_t>(sidx + b * H + k)] = static_cast<float>(cs[k]);
                 }
             }
         }
@@ -169,9 +172,9 @@ built build(const rnn_case& c, std::uint32_t& seed) {
 }
 
 named_tensors run_rnn(const rnn_case& c, const named_tensors& in) {
-    return invoke("rnn", attrs(c), in,
-                  {{"Out", 1}, {"State", c.mode == "LSTM" ? 2u : 1u}, {"Reserve", 1},
-                   {"DropoutState", 1}});
+    return invoke(
+        "rnn", attrs(c), in,
+        {{"Out", 1}, {"State", c.mode == "LSTM" ? 2u : 1u}, {"Reserve", 1}, {"DropoutState", 1}});
 }
 }  // namespace
 
@@ -276,8 +279,8 @@ TEST_CASE("rnn names bad inputs") {
     named_tensors bad_w;
     for (auto& [slot, ts] : b.in.slots)
         for (std::size_t i = 0; i < ts.size(); ++i)
-            bad_w.add(slot, slot == "WeightList" && i == 4 ? test::random_tensor({8, 3}, 1)
-                                                           : ts[i]);
+            bad_w.add(slot,
+                      slot == "WeightList" && i == 4 ? test::random_tensor({8, 3}, 1) : ts[i]);
     CHECK_THROWS_WITH_AS(run_rnn(c, bad_w),
                          doctest::Contains("WeightList 4 (weight_ih of layer 1, direction 0) "
                                            "must be float32 [8,4], is float32 [8,3]"),
@@ -286,8 +289,8 @@ TEST_CASE("rnn names bad inputs") {
     named_tensors bad_state;
     for (auto& [slot, ts] : b.in.slots)
         for (std::size_t i = 0; i < ts.size(); ++i)
-            bad_state.add(slot, slot == "PreState" && i == 1 ? test::random_tensor({2, 2, 2}, 1)
-                                                             : ts[i]);
+            bad_state.add(slot,
+                          slot == "PreState" && i == 1 ? test::random_tensor({2, 2, 2}, 1) : ts[i]);
     CHECK_THROWS_WITH_AS(run_rnn(c, bad_state),
                          doctest::Contains("PreState 1 must be [num_layers * D, N, H] = "
                                            "[4,2,2], has shape [2,2,2]"),
@@ -303,16 +306,16 @@ TEST_CASE("rnn names bad inputs") {
 
     auto too_long = b.in;
     too_long.add("SequenceLength",
-                 tensor::from<std::int32_t>({2}, std::span<const std::int32_t>(
-                                                     std::vector<std::int32_t>{3, 4})));
+                 tensor::from<std::int32_t>(
+                     {2}, std::span<const std::int32_t>(std::vector<std::int32_t>{3, 4})));
     CHECK_THROWS_WITH_AS(run_rnn(c, too_long),
                          doctest::Contains("SequenceLength[1] = 4 is out of range [0, 3]"),
                          shape_error);
 
     auto wrong_n = b.in;
-    wrong_n.add("SequenceLength", tensor::from<std::int32_t>(
-                                      {3}, std::span<const std::int32_t>(
-                                               std::vector<std::int32_t>{3, 3, 3})));
+    wrong_n.add("SequenceLength",
+                tensor::from<std::int32_t>(
+                    {3}, std::span<const std::int32_t>(std::vector<std::int32_t>{3, 3, 3})));
     CHECK_THROWS_WITH_AS(run_rnn(c, wrong_n),
                          doctest::Contains("SequenceLength must be int32 or int64 [N] = [2]"),
                          shape_error);
@@ -320,6 +323,5 @@ TEST_CASE("rnn names bad inputs") {
     named_tensors x2;
     for (auto& [slot, ts] : b.in.slots)
         for (auto& t : ts) x2.add(slot, slot == "Input" ? test::random_tensor({3, 6}, 1) : t);
-    CHECK_THROWS_WITH_AS(run_rnn(c, x2), doctest::Contains("Input must be [T, N, I]"),
-                         shape_error);
+    CHECK_THROWS_WITH_AS(run_rnn(c, x2), doctest::Contains("Input must be [T, N, I]"), shape_error);
 }

@@ -25,7 +25,8 @@
 // (between layers, training only) is ignored: this is the is_test kernel.
 // Reserve and DropoutState (training artefacts) are not produced: the runtime
 // treats them as absent, and a model reading one fails naming it.  T = 0 gives
-// an empty Out and State = PreState.  float32 and float64.
+// an empty Out and State = PreState.  `mode` has no default (Paddle's op
+// requires it); input_size and seed are not read.  float32 and float64.
 #pragma once
 
 #include <algorithm>
@@ -51,7 +52,9 @@ struct rnn {
 
     static params parse(const attr_map& a, std::string_view) {
         params p;
-        const auto m = a.get<std::string>("mode", "LSTM");
+        if (!a.has("mode"))
+            throw unsupported_error("rnn: attribute 'mode' is missing (it has no default)");
+        const auto m = a.get<std::string>("mode", "");
         if (m == "LSTM")
             p.mode = cell::lstm;
         else if (m == "GRU")
@@ -69,17 +72,14 @@ struct rnn {
         return p;
     }
 
-    static std::int64_t gates(cell c) {
-        return c == cell::lstm ? 4 : (c == cell::gru ? 3 : 1);
-    }
+    static std::int64_t gates(cell c) { return c == cell::lstm ? 4 : (c == cell::gru ? 3 : 1); }
     static std::size_t states(cell c) { return c == cell::lstm ? 2 : 1; }
 
     static void infer(const params& p, op_io& io) {
         io.check(p.num_layers >= 1,
                  [&] { return "num_layers " + std::to_string(p.num_layers) + " must be >= 1"; });
-        io.check(p.hidden_size >= 1, [&] {
-            return "hidden_size " + std::to_string(p.hidden_size) + " must be >= 1";
-        });
+        io.check(p.hidden_size >= 1,
+                 [&] { return "hidden_size " + std::to_string(p.hidden_size) + " must be >= 1"; });
         const auto& x = io.input("Input");
         io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
             return "Input must be float32 or float64, got " + std::string(name_of(x.type));
@@ -103,8 +103,9 @@ struct rnn {
                        std::string(name_of(x.type));
             });
             io.check(st.shape == state_shape, [&] {
-                return "PreState " + std::to_string(s) + " must be [num_layers * D, N, H] = " +
-                       to_string(state_shape) + ", has shape " + to_string(st.shape);
+                return "PreState " + std::to_string(s) +
+                       " must be [num_layers * D, N, H] = " + to_string(state_shape) +
+                       ", has shape " + to_string(st.shape);
             });
         }
         const auto want = static_cast<std::size_t>(4 * p.num_layers * d);
@@ -126,20 +127,19 @@ struct rnn {
                     io.check(w.type == x.type && w.shape == shapes[j], [&] {
                         return "WeightList " + std::to_string(idx[j]) + " (" + what[j] +
                                " of layer " + std::to_string(l) + ", direction " +
-                               std::to_string(dir) + ") must be " + std::string(name_of(x.type)) + " " +
-                               to_string(shapes[j]) + ", is " + std::string(name_of(w.type)) + " " +
-                               to_string(w.shape);
+                               std::to_string(dir) + ") must be " + std::string(name_of(x.type)) +
+                               " " + to_string(shapes[j]) + ", is " + std::string(name_of(w.type)) +
+                               " " + to_string(w.shape);
                     });
                 }
             }
         if (io.has_input("SequenceLength")) {
             const auto& sl = io.input("SequenceLength");
-            io.check((sl.type == dtype::i32 || sl.type == dtype::i64) && sl.shape == shape_t{n},
-                     [&] {
-                         return "SequenceLength must be int32 or int64 [N] = [" +
-                                std::to_string(n) + "], is " + std::string(name_of(sl.type)) + " " +
-                                to_string(sl.shape);
-                     });
+            io.check(
+                (sl.type == dtype::i32 || sl.type == dtype::i64) && sl.shape == shape_t{n}, [&] {
+                    return "SequenceLength must be int32 or int64 [N] = [" + std::to_string(n) +
+                           "], is " + std::string(name_of(sl.type)) + " " + to_string(sl.shape);
+                });
         }
         auto& out = io.output("Out");
         out.type = x.type;
@@ -184,8 +184,8 @@ private:
         if (io.has_input("SequenceLength")) {
             const auto& sl = io.input("SequenceLength");
             for (std::int64_t b = 0; b < n; ++b) {
-                const std::int64_t v = sl.type == dtype::i32 ? sl.as<std::int32_t>()[b]
-                                                             : sl.as<std::int64_t>()[b];
+                const std::int64_t v =
+                    sl.type == dtype::i32 ? sl.as<std::int32_t>()[b] : sl.as<std::int64_t>()[b];
                 io.check(v >= 0 && v <= steps, [&] {
                     return "SequenceLength[" + std::to_string(b) + "] = " + std::to_string(v) +
                            " is out of range [0, " + std::to_string(steps) + "]";
