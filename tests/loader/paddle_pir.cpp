@@ -954,3 +954,70 @@ TEST_CASE("PIR: where translates with its three operands") {
     auto o = p.output(0).span<float>();
     CHECK(std::vector<float>(o.begin(), o.end()) == std::vector<float>{2, 5, 3, 4, 2, 6});
 }
+
+TEST_CASE("PIR: 1.rnn (lists of states and weights) translates and gives what rnn gives") {
+    // A bidirectional one-layer GRU, H 2, I 3, over x [3, 2, 3] with h0 and
+    // sequence lengths fed; fetches Out and the final state (0.split of State).
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    const std::vector<shape_t> wshapes{{6, 3}, {6, 2}, {6, 3}, {6, 2}, {6}, {6}, {6}, {6}};
+    json ops = json::array();
+    std::vector<std::int64_t> wids;
+    std::string params;
+    std::vector<tensor> weights;
+    for (std::size_t i = 0; i < wshapes.size(); ++i) {
+        const auto id = static_cast<std::int64_t>(10 + i);
+        ops.push_back(param("w" + std::to_string(i), id,
+                            f32(std::vector<std::int64_t>(wshapes[i].begin(), wshapes[i].end()))));
+        weights.push_back(iota(wshapes[i], 0.05f + 0.01f * static_cast<float>(i)));
+        paddle::append_record(params, weights.back());  // "w0" < "w1" < ... < "w7"
+        wids.push_back(id);
+    }
+    ops.push_back(data("x", 1, {3, 2, 3}));
+    ops.push_back(data("h0", 2, {2, 2, 2}));
+    ops.push_back(
+        op("1.data", {}, {{3, tensor_type("0.t_i32", {2})}},
+           json::array({attr("name", "0.a_str", "len"), attr("shape", "1.a_intarray", {2}),
+                        attr("dtype", "1.a_dtype", "int32")})));
+    const json vec1{{"#", "0.t_vec"}, {"D", json::array({f32({2, 2, 2})})}};
+    json wvec{{"#", "0.t_vec"}, {"D", json::array()}};
+    for (auto& s : wshapes) wvec["D"].push_back(f32(std::vector<std::int64_t>(s.begin(), s.end())));
+    ops.push_back(op("0.combine", {2}, {{4, vec1}}));
+    ops.push_back(op("0.combine", wids, {{5, wvec}}));
+    ops.push_back(
+        op("1.rnn", {1, 4, 5, 3, 0},
+           {{6, f32({3, 2, 4})},
+            {7, tensor_type("0.t_ui8", {3, 2, 4})},
+            {8, vec1},
+            {9, tensor_type("0.t_ui8", {1})}},
+           json::array({attr("dropout_prob", "0.a_f32", 0.0), attr("is_bidirec", "0.a_bool", true),
+                        attr("input_size", "0.a_i32", 3), attr("hidden_size", "0.a_i32", 2),
+                        attr("num_layers", "0.a_i32", 1), attr("mode", "0.a_str", "GRU"),
+                        attr("seed", "0.a_i32", 0), attr("is_test", "0.a_bool", true)})));
+    ops.push_back(op("0.split", {8}, {{20, f32({2, 2, 2})}}));
+    ops.push_back(fetch(6, 21, 0));
+    ops.push_back(fetch(20, 22, 1));
+    auto m = load_text(program(ops).dump(), params, true);
+    CHECK(unsupported_ops(m.info).empty());
+    CHECK(m.info.op_types.at("1.rnn") == "rnn");
+    runtime::program p(std::move(m.graph));
+    const auto x = iota({3, 2, 3}, 0.11f), h0 = iota({2, 2, 2}, 0.07f);
+    const auto len = tensor::from<std::int32_t>({2}, std::vector<std::int32_t>{2, 3});
+    p.set_input("x", x);
+    p.set_input("h0", h0);
+    p.set_input("len", len);
+    p.run();
+    named_tensors in;
+    in.add("Input", x).add("PreState", h0).add("SequenceLength", len);
+    for (auto& w : weights) in.add("WeightList", w);
+    attr_map a;
+    a.set("mode", std::string("GRU"));
+    a.set("is_bidirec", true);
+    a.set("hidden_size", std::int32_t{2});
+    auto want = invoke("rnn", a, in, {{"Out", 1}, {"State", 1}});
+    REQUIRE(p.output(0).shape == shape_t{3, 2, 4});
+    REQUIRE(p.output(1).shape == shape_t{2, 2, 2});
+    CHECK(test::max_abs_diff(p.output(0).span<float>(), want.get("Out").span<float>()) == 0);
+    CHECK(test::max_abs_diff(p.output(1).span<float>(), want.get("State").span<float>()) == 0);
+    // Out is zero past sequence 0's length 2.
+    for (std::size_t k = 0; k < 4; ++k) CHECK(p.output(0).span<float>()[16 + k] == 0.f);
+}

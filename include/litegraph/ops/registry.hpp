@@ -55,6 +55,7 @@
 #include "litegraph/ops/prior_box.hpp"
 #include "litegraph/ops/reduce.hpp"
 #include "litegraph/ops/reshape2.hpp"
+#include "litegraph/ops/rnn.hpp"
 #include "litegraph/ops/scale.hpp"
 #include "litegraph/ops/sequence_conv.hpp"
 #include "litegraph/ops/sequence_expand.hpp"
@@ -183,7 +184,8 @@ using builtin_ops = op_list<                               //
     ops::group_norm,                                       //
     ops::prior_box,                                        //
     ops::density_prior_box,                                //
-    ops::box_coder                                         //
+    ops::box_coder,                                        //
+    ops::rnn                                               //
     >;
 
 namespace detail {

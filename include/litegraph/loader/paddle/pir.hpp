@@ -165,6 +165,7 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.softmax", "softmax"},
         {"1.concat", "concat"},
         {"1.stack", "stack"},
+        {"1.rnn", "rnn"},
         {"1.scale", "scale"},
         {"1.dropout", "dropout"},
         {"1.slice", "slice"},
@@ -1287,6 +1288,20 @@ private:
             attr_map a;
             copy(a, v, "axis");
             return emit(v, "stack", {list_slot(v, "X", 0)}, {"Y"}, std::move(a));
+        }
+        if (n == "1.rnn") {
+            // Operands: x, pre_state (a list), weight_list (a list), sequence_length
+            // (optional), dropout_state_in (training only, not read).  Results:
+            // out, dropout_state_out, state (a list), reserve.
+            attr_map a;
+            a.set("mode", std::string("RNN_TANH"));  // the default of Paddle 3.x's rnn
+            for (auto k : {"dropout_prob", "is_bidirec", "input_size", "hidden_size", "num_layers",
+                           "mode", "seed", "is_test"})
+                copy(a, v, k);
+            return emit(v, "rnn",
+                        {in_slot(v, "Input", 0), list_slot(v, "PreState", 1),
+                         list_slot(v, "WeightList", 2), in_slot(v, "SequenceLength", 3)},
+                        {"Out", "", "State", ""}, std::move(a));
         }
         if (n == "1.scale") {
             attr_map a;

@@ -1,0 +1,292 @@
+// rnn: Paddle's cuDNN-style recurrent op (what paddle.nn.LSTM, GRU and
+// SimpleRNN export in Paddle 2.x), as its CPU kernel (phi cpu/rnn_kernel.cc,
+// rnn_functor.h) at inference.  Input [T, N, I] is time major.  PreState is a
+// list: [h0, c0] for LSTM, [h0] otherwise, each [L * D, N, H] (L = num_layers,
+// D = 2 with is_bidirec, H = hidden_size; row l * D + d is layer l, direction
+// d).  WeightList holds 4 * L * D tensors: first the weights of every layer
+// and direction, in the order (l, d) = (0, 0), (0, 1), (1, 0), ... as
+// weight_ih [G*H, In_l], weight_hh [G*H, H] pairs, then the biases in the same
+// order as bias_ih [G*H], bias_hh [G*H] pairs.  G is 4 for LSTM (gate rows
+// ordered input, forget, cell candidate, output), 3 for GRU (reset, update,
+// candidate), 1 for RNN_TANH / RNN_RELU.  In_0 = I, In_l = D * H after.  Per
+// step, with xi = W_ih x + b_ih and hh = W_hh h + b_hh (per gate block):
+//   LSTM:  i = sig(xi_i + hh_i)  f = sig(xi_f + hh_f)  g = tanh(xi_g + hh_g)
+//          o = sig(xi_o + hh_o)  c = f * c_prev + i * g  h = o * tanh(c)
+//   GRU:   r = sig(xi_r + hh_r)  z = sig(xi_z + hh_z)
+//          n = tanh(xi_n + r * hh_n)  h = z * h_prev + n - z * n
+//   RNN_TANH / RNN_RELU:  h = tanh / relu(xi + hh)
+// (sigmoid and tanh unclipped, Paddle's sigmoid_v2 / tanh_v2).  Direction 1
+// runs from the last step to the first; Out [T, N, D*H] is the directions'
+// outputs concatenated on the last dim, and layer l > 0 reads layer l - 1's
+// Out.  SequenceLength (int32 or int64 [N], each in [0, T]) is optional: a
+// step t >= len[n] gives zeros in Out and leaves that sequence's state as it
+// was (the reverse direction starts at step len[n] - 1).  State is a list like
+// PreState: the final h (and c) of every layer and direction.  dropout_prob
+// (between layers, training only) is ignored: this is the is_test kernel.
+// Reserve and DropoutState (training artefacts) are not produced: the runtime
+// treats them as absent, and a model reading one fails naming it.  T = 0 gives
+// an empty Out and State = PreState.  `mode` has no default (Paddle's op
+// requires it); input_size and seed are not read.  float32 and float64.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "litegraph/ops/op.hpp"
+
+namespace litegraph::ops {
+
+struct rnn {
+    static constexpr std::string_view paddle_types[] = {"rnn"};
+    enum class cell { lstm, gru, rnn_tanh, rnn_relu };
+    struct params {
+        cell mode = cell::lstm;
+        std::int64_t num_layers = 1;
+        bool bidirec = false;
+        std::int64_t hidden_size = 100;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        if (!a.has("mode"))
+            throw unsupported_error("rnn: attribute 'mode' is missing (it has no default)");
+        const auto m = a.get<std::string>("mode", "");
+        if (m == "LSTM")
+            p.mode = cell::lstm;
+        else if (m == "GRU")
+            p.mode = cell::gru;
+        else if (m == "RNN_TANH")
+            p.mode = cell::rnn_tanh;
+        else if (m == "RNN_RELU")
+            p.mode = cell::rnn_relu;
+        else
+            throw unsupported_error("rnn: mode '" + m +
+                                    "' is not supported (LSTM, GRU, RNN_TANH, RNN_RELU)");
+        p.num_layers = a.get<std::int64_t>("num_layers", 1);
+        p.bidirec = a.get<bool>("is_bidirec", false);
+        p.hidden_size = a.get<std::int64_t>("hidden_size", 100);
+        return p;
+    }
+
+    static std::int64_t gates(cell c) { return c == cell::lstm ? 4 : (c == cell::gru ? 3 : 1); }
+    static std::size_t states(cell c) { return c == cell::lstm ? 2 : 1; }
+
+    static void infer(const params& p, op_io& io) {
+        io.check(p.num_layers >= 1,
+                 [&] { return "num_layers " + std::to_string(p.num_layers) + " must be >= 1"; });
+        io.check(p.hidden_size >= 1,
+                 [&] { return "hidden_size " + std::to_string(p.hidden_size) + " must be >= 1"; });
+        const auto& x = io.input("Input");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "Input must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        io.check(x.shape.size() == 3,
+                 [&] { return "Input must be [T, N, I], has shape " + to_string(x.shape); });
+        const std::int64_t t = x.shape[0], n = x.shape[1], in = x.shape[2];
+        const std::int64_t d = p.bidirec ? 2 : 1, h = p.hidden_size, g = gates(p.mode);
+        const std::size_t ns = states(p.mode);
+        io.check(io.input_count("PreState") == ns, [&] {
+            return "PreState must hold " + std::to_string(ns) + " tensor" + (ns == 2 ? "s" : "") +
+                   (ns == 2 ? " (h0, c0)" : " (h0)") + ", has " +
+                   std::to_string(io.input_count("PreState"));
+        });
+        const shape_t state_shape{p.num_layers * d, n, h};
+        for (std::size_t s = 0; s < ns; ++s) {
+            const auto& st = io.input("PreState", s);
+            io.check(st.type == x.type, [&] {
+                return "PreState " + std::to_string(s) + " has dtype " +
+                       std::string(name_of(st.type)) + ", Input has " +
+                       std::string(name_of(x.type));
+            });
+            io.check(st.shape == state_shape, [&] {
+                return "PreState " + std::to_string(s) +
+                       " must be [num_layers * D, N, H] = " + to_string(state_shape) +
+                       ", has shape " + to_string(st.shape);
+            });
+        }
+        const auto want = static_cast<std::size_t>(4 * p.num_layers * d);
+        io.check(io.input_count("WeightList") == want, [&] {
+            return "WeightList must hold " + std::to_string(want) +
+                   " tensors (4 per layer and direction), has " +
+                   std::to_string(io.input_count("WeightList"));
+        });
+        const std::size_t bias_start = want / 2;
+        for (std::int64_t l = 0; l < p.num_layers; ++l)
+            for (std::int64_t dir = 0; dir < d; ++dir) {
+                const auto k = static_cast<std::size_t>(2 * (l * d + dir));
+                const std::int64_t in_l = l == 0 ? in : d * h;
+                const shape_t shapes[] = {{g * h, in_l}, {g * h, h}, {g * h}, {g * h}};
+                const std::size_t idx[] = {k, k + 1, bias_start + k, bias_start + k + 1};
+                const char* what[] = {"weight_ih", "weight_hh", "bias_ih", "bias_hh"};
+                for (int j = 0; j < 4; ++j) {
+                    const auto& w = io.input("WeightList", idx[j]);
+                    io.check(w.type == x.type && w.shape == shapes[j], [&] {
+                        return "WeightList " + std::to_string(idx[j]) + " (" + what[j] +
+                               " of layer " + std::to_string(l) + ", direction " +
+                               std::to_string(dir) + ") must be " + std::string(name_of(x.type)) +
+                               " " + to_string(shapes[j]) + ", is " + std::string(name_of(w.type)) +
+                               " " + to_string(w.shape);
+                    });
+                }
+            }
+        if (io.has_input("SequenceLength")) {
+            const auto& sl = io.input("SequenceLength");
+            io.check(
+                (sl.type == dtype::i32 || sl.type == dtype::i64) && sl.shape == shape_t{n}, [&] {
+                    return "SequenceLength must be int32 or int64 [N] = [" + std::to_string(n) +
+                           "], is " + std::string(name_of(sl.type)) + " " + to_string(sl.shape);
+                });
+        }
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = {t, n, d * h};
+        const auto outs = io.output_count("State");
+        io.check(outs == 0 || outs == ns, [&] {
+            return "State must hold " + std::to_string(ns) + " tensor" + (ns == 2 ? "s" : "") +
+                   ", has " + std::to_string(outs);
+        });
+        for (std::size_t s = 0; s < outs; ++s) {
+            auto& o = io.output("State", s);
+            o.type = x.type;
+            o.shape = state_shape;
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        if (io.input("Input").type == dtype::f64)
+            compute<double>(p, io);
+        else
+            compute<float>(p, io);
+    }
+
+private:
+    template <class T>
+    static T sigmoid(T v) {
+        return T(1) / (T(1) + std::exp(-v));
+    }
+    template <class T>
+    static T tanh_v2(T v) {
+        return T(2) / (T(1) + std::exp(T(-2) * v)) - T(1);
+    }
+
+    template <class T>
+    static void compute(const params& p, op_io& io) {
+        const auto& x = io.input("Input");
+        const std::int64_t steps = x.shape[0], n = x.shape[1], in0 = x.shape[2];
+        const std::int64_t d = p.bidirec ? 2 : 1, h = p.hidden_size, g = gates(p.mode);
+        const std::int64_t dh = d * h;
+        const bool lstm = p.mode == cell::lstm;
+        std::vector<std::int64_t> len(static_cast<std::size_t>(n), steps);
+        if (io.has_input("SequenceLength")) {
+            const auto& sl = io.input("SequenceLength");
+            for (std::int64_t b = 0; b < n; ++b) {
+                const std::int64_t v =
+                    sl.type == dtype::i32 ? sl.as<std::int32_t>()[b] : sl.as<std::int64_t>()[b];
+                io.check(v >= 0 && v <= steps, [&] {
+                    return "SequenceLength[" + std::to_string(b) + "] = " + std::to_string(v) +
+                           " is out of range [0, " + std::to_string(steps) + "]";
+                });
+                len[static_cast<std::size_t>(b)] = v;
+            }
+        }
+        const T* h0 = io.input("PreState", 0).as<T>();
+        const T* c0 = lstm ? io.input("PreState", 1).as<T>() : nullptr;
+        const std::size_t state_n = static_cast<std::size_t>(p.num_layers * d * n * h);
+        std::vector<T> hs(h0, h0 + state_n), cs;
+        if (lstm) cs.assign(c0, c0 + state_n);
+
+        const auto layer_n = static_cast<std::size_t>(steps * n * dh);
+        std::vector<T> buf_a(p.num_layers > 1 ? layer_n : 0), buf_b(p.num_layers > 2 ? layer_n : 0);
+        std::vector<T> gate(static_cast<std::size_t>(g * h)), hh(static_cast<std::size_t>(g * h));
+        T* final_out = io.output("Out").as<T>();
+        const std::size_t bias_start = static_cast<std::size_t>(2 * p.num_layers * d);
+        const T* layer_in = x.as<T>();
+        std::int64_t in = in0;
+        for (std::int64_t l = 0; l < p.num_layers; ++l) {
+            T* out = l == p.num_layers - 1 ? final_out : (l % 2 == 0 ? buf_a.data() : buf_b.data());
+            for (std::int64_t dir = 0; dir < d; ++dir) {
+                const auto k = static_cast<std::size_t>(2 * (l * d + dir));
+                const T* wih = io.input("WeightList", k).as<T>();
+                const T* whh = io.input("WeightList", k + 1).as<T>();
+                const T* bih = io.input("WeightList", bias_start + k).as<T>();
+                const T* bhh = io.input("WeightList", bias_start + k + 1).as<T>();
+                T* hst = hs.data() + (l * d + dir) * n * h;
+                T* cst = lstm ? cs.data() + (l * d + dir) * n * h : nullptr;
+                for (std::int64_t s = 0; s < steps; ++s) {
+                    const std::int64_t t = dir == 0 ? s : steps - 1 - s;
+                    for (std::int64_t b = 0; b < n; ++b) {
+                        T* o = out + (t * n + b) * dh + dir * h;
+                        if (t >= len[static_cast<std::size_t>(b)]) {
+                            std::fill(o, o + h, T(0));
+                            continue;
+                        }
+                        const T* xv = layer_in + (t * n + b) * in;
+                        T* hp = hst + b * h;
+                        for (std::int64_t j = 0; j < g * h; ++j) {
+                            T a = bih[j];
+                            const T* wr = wih + j * in;
+                            for (std::int64_t q = 0; q < in; ++q) a += wr[q] * xv[q];
+                            gate[j] = a;
+                            T c = bhh[j];
+                            const T* ur = whh + j * h;
+                            for (std::int64_t q = 0; q < h; ++q) c += ur[q] * hp[q];
+                            hh[j] = c;
+                        }
+                        step(p.mode, h, gate.data(), hh.data(), hp, lstm ? cst + b * h : nullptr,
+                             o);
+                    }
+                }
+            }
+            layer_in = out;
+            in = dh;
+        }
+        if (io.output_count("State") > 0) {
+            std::copy(hs.begin(), hs.end(), io.output("State", 0).as<T>());
+            if (lstm) std::copy(cs.begin(), cs.end(), io.output("State", 1).as<T>());
+        }
+    }
+
+    // One cell step of one sequence: xi = W_ih x + b_ih, hh = W_hh h + b_hh;
+    // updates h (and c) in place and writes h to o.
+    template <class T>
+    static void step(cell mode, std::int64_t h, const T* xi, const T* hh, T* hp, T* cp, T* o) {
+        for (std::int64_t k = 0; k < h; ++k) {
+            T v;
+            switch (mode) {
+                case cell::lstm: {
+                    const T i = sigmoid(xi[k] + hh[k]);
+                    const T f = sigmoid(xi[h + k] + hh[h + k]);
+                    const T c = tanh_v2(xi[2 * h + k] + hh[2 * h + k]);
+                    const T og = sigmoid(xi[3 * h + k] + hh[3 * h + k]);
+                    cp[k] = c * i + cp[k] * f;
+                    v = og * tanh_v2(cp[k]);
+                    break;
+                }
+                case cell::gru: {
+                    const T r = sigmoid(xi[k] + hh[k]);
+                    const T z = sigmoid(xi[h + k] + hh[h + k]);
+                    const T c = tanh_v2(xi[2 * h + k] + r * hh[2 * h + k]);
+                    v = z * hp[k] + c - z * c;
+                    break;
+                }
+                case cell::rnn_tanh:
+                    v = std::tanh(xi[k] + hh[k]);
+                    break;
+                default: {
+                    const T a = xi[k] + hh[k];
+                    v = a > T(0) ? a : T(0);
+                    break;
+                }
+            }
+            o[k] = v;
+        }
+        // h is read by every k above (GRU), so update it after the loop.
+        std::copy(o, o + h, hp);
+    }
+};
+
+}  // namespace litegraph::ops
