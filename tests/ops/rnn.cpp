@@ -234,6 +234,27 @@ TEST_CASE("rnn edge shapes: one step, one sequence, three layers, hidden 1, no s
     }
 }
 
+TEST_CASE("rnn takes an int64 SequenceLength as it takes an int32 one") {
+    std::uint32_t seed = 700;
+    rnn_case c{"LSTM", 2, true, 4, 3, 2, 3, {0, 4, 2}};
+    auto b = build(c, seed);
+    auto r32 = run_rnn(c, b.in);
+    named_tensors in64;
+    for (auto& [slot, ts] : b.in.slots)
+        for (auto& t : ts)
+            in64.add(slot,
+                     slot == "SequenceLength"
+                         ? tensor::from<std::int64_t>({3}, std::span<const std::int64_t>(
+                                                               std::vector<std::int64_t>{0, 4, 2}))
+                         : t);
+    auto r64 = run_rnn(c, in64);
+    CHECK(test::max_abs_diff(r64.get("Out").span<float>(), r32.get("Out").span<float>()) == 0);
+    CHECK(test::max_abs_diff(r64.get("State", 1).span<float>(),
+                             r32.get("State", 1).span<float>()) == 0);
+    auto e = baseline(c, b.x, b.weights, b.h0, &b.c0);
+    CHECK(test::max_rel_diff(r64.get("Out").span<float>(), e.out) < 1e-5);
+}
+
 TEST_CASE("rnn in float64 equals the float32 result") {
     std::uint32_t seed = 900;
     rnn_case c{"GRU", 2, true, 4, 3, 3, 3, {4, 0, 2}};
@@ -264,6 +285,13 @@ TEST_CASE("rnn names bad inputs") {
     bad_mode.set("mode", std::string("LSTMP"));
     CHECK_THROWS_WITH_AS(invoke("rnn", bad_mode, b.in, {{"Out", 1}, {"State", 2}}),
                          doctest::Contains("mode 'LSTMP' is not supported"), unsupported_error);
+
+    attr_map no_mode;
+    no_mode.set("num_layers", std::int32_t{2});
+    no_mode.set("is_bidirec", true);
+    no_mode.set("hidden_size", std::int32_t{2});
+    CHECK_THROWS_WITH_AS(invoke("rnn", no_mode, b.in, {{"Out", 1}, {"State", 2}}),
+                         doctest::Contains("attribute 'mode' is missing"), unsupported_error);
 
     // Drop the last weight: 15 of 16.
     named_tensors fewer;
