@@ -239,6 +239,19 @@ public:
         if (!plan_.fits)
             throw usage_error("the activations do not fit the memory segments: " +
                               std::to_string(plan_.shortfall) + " bytes short");
+        // A model loaded without its parameters plans (shapes suffice) but
+        // cannot run: a kernel would read a parameter that has no data.
+        for (int i : order_)
+            if (!code_[i].elided)
+                for (auto& s : code_[i].io.inputs)
+                    for (const auto* a : s.args) {
+                        const auto& var = g_.vars[static_cast<std::size_t>(a - refs_.data())];
+                        if (var.persistable && !var.value && !a->data && numel(a->shape) > 0)
+                            throw usage_error("parameter '" + var.name +
+                                              "' has no data (the model was loaded without its "
+                                              "parameters): planning needs only its shape, "
+                                              "running needs its values");
+                    }
         for (std::size_t i = 0; i < inputs_.size(); ++i) {
             auto& r = refs_[g_.feeds[i].var];
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
