@@ -59,6 +59,7 @@ struct softmax {
     /// The kernel on raw arrays: `outer` x `n` x `inner`, along `n`.
     static void compute(const float* x, float* out, std::int64_t outer, std::int64_t n,
                         std::int64_t inner) {
+        if (outer * n * inner == 0) return;  // empty: no element (and no buffer) to touch
         for (std::int64_t o = 0; o < outer; ++o)
             for (std::int64_t k = 0; k < inner; ++k) {
                 const float* xs = x + o * n * inner + k;
@@ -98,6 +99,7 @@ struct log_softmax {
             else
                 inner *= xr.shape[i];
         }
+        if (outer * n * inner == 0) return;  // empty: no element (and no buffer) to touch
         for (std::int64_t o = 0; o < outer; ++o)
             for (std::int64_t k = 0; k < inner; ++k) {
                 const float* xs = x + o * n * inner + k;
