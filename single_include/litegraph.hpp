@@ -792,15 +792,18 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 
 // ---- begin litegraph/ops/activation.hpp ----
 // Unary activations: relu, relu6, leaky_relu, sigmoid, tanh, hard_swish,
-// hard_sigmoid, swish, silu, exp, thresholded_relu, gelu, and the unary math
-// ops log, floor, sqrt, abs.  Each is a small functor in `ops::act` with
+// hard_sigmoid, swish, silu, exp, thresholded_relu, gelu, mish, softplus,
+// softsign, brelu / hardtanh, and the unary math ops log, floor, sqrt, abs,
+// rsqrt, square, sin, cos, erf (and `pow`, whose factor may be an input, so
+// it is an op of its own below).  Each is a small functor in `ops::act` with
 // `float operator()(float) const` (its attributes are members) and the Paddle
 // op is `activation<Functor>`: one loop applying it.  The piecewise-linear
 // ones also have `V vec(V) const` for xsimd batches, the same operations in
 // the same order (so bit-identical to the scalar form; absent where xsimd is
 // not used, e.g. Cortex-M), which the fused epilogues use to run in vector registers
 // (fusion/epilogue.hpp).  Fused kernels compose the same functors as epilogues (e.g. conv2d
-// followed by act::relu).
+// followed by act::relu).  The functors added for issue #17 (mish onwards)
+// are ops only: no fused kernel, pass or codegen lists them.
 
 #include <algorithm>
 #include <cmath>
@@ -1250,6 +1253,75 @@ struct abs {
     static abs parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::fabs(x); }
 };
+/// x * tanh(softplus(x)), softplus(x) = x > threshold ? x : log(1 + e^x)
+/// (Paddle 2.x attribute `threshold`, default 20; Paddle 3.x calls it `lambda`).
+struct mish {
+    static constexpr std::string_view paddle_type = "mish";
+    float threshold = 20.f;
+    static mish parse(const attr_map& a) { return {a.get<float>("threshold", 20.f)}; }
+    float operator()(float x) const {
+        const float sp = x > threshold ? x : std::log1p(std::exp(x));
+        return x * std::tanh(sp);
+    }
+};
+/// beta * x > threshold ? x : log(1 + e^(beta x)) / beta
+struct softplus {
+    static constexpr std::string_view paddle_type = "softplus";
+    float beta = 1.f, threshold = 20.f;
+    static softplus parse(const attr_map& a) {
+        return {a.get<float>("beta", 1.f), a.get<float>("threshold", 20.f)};
+    }
+    float operator()(float x) const {
+        const float xb = beta * x;
+        return xb > threshold ? x : std::log1p(std::exp(xb)) / beta;
+    }
+};
+/// x / (1 + |x|)
+struct softsign {
+    static constexpr std::string_view paddle_type = "softsign";
+    static softsign parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return x / (1.f + std::fabs(x)); }
+};
+/// min(max(x, t_min), t_max): Paddle 2.x exports paddle.nn.functional.hardtanh
+/// as `brelu` (defaults t_min 0, t_max 24); later versions name it `hardtanh`.
+struct brelu {
+    static constexpr std::string_view paddle_type = "brelu";
+    float t_min = 0.f, t_max = 24.f;
+    static brelu parse(const attr_map& a) {
+        return {a.get<float>("t_min", 0.f), a.get<float>("t_max", 24.f)};
+    }
+    float operator()(float x) const { return std::min(std::max(x, t_min), t_max); }
+};
+struct hardtanh : brelu {
+    static constexpr std::string_view paddle_type = "hardtanh";
+    static hardtanh parse(const attr_map& a) { return {brelu::parse(a)}; }
+};
+/// 1 / sqrt(x) (inf at 0, NaN below 0).
+struct rsqrt {
+    static constexpr std::string_view paddle_type = "rsqrt";
+    static rsqrt parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return 1.f / std::sqrt(x); }
+};
+struct square {
+    static constexpr std::string_view paddle_type = "square";
+    static square parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return x * x; }
+};
+struct sin {
+    static constexpr std::string_view paddle_type = "sin";
+    static sin parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::sin(x); }
+};
+struct cos {
+    static constexpr std::string_view paddle_type = "cos";
+    static cos parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::cos(x); }
+};
+struct erf {
+    static constexpr std::string_view paddle_type = "erf";
+    static erf parse(const attr_map&) { return {}; }
+    float operator()(float x) const { return std::erf(x); }
+};
 }  // namespace act
 
 /// The op for one activation functor F: Out = F(X), float32, same shape.
@@ -1294,9 +1366,137 @@ using log_op = activation<act::log>;  // the `_op` names: not to hide std's in o
 using floor_op = activation<act::floor>;
 using sqrt_op = activation<act::sqrt>;
 using abs_op = activation<act::abs>;
+using mish = activation<act::mish>;
+using softplus = activation<act::softplus>;
+using softsign = activation<act::softsign>;
+using brelu = activation<act::brelu>;
+using hardtanh = activation<act::hardtanh>;
+using rsqrt_op = activation<act::rsqrt>;
+using square_op = activation<act::square>;
+using sin_op = activation<act::sin>;
+using cos_op = activation<act::cos>;
+using erf_op = activation<act::erf>;
+
+/// pow: Out = X ^ factor, float32.  The factor is the attribute `factor`
+/// (default 1) or, when present, the one-element input `FactorTensor`
+/// (float32), read at run time.
+struct pow_op {
+    static constexpr std::string_view paddle_types[] = {"pow"};
+    struct params {
+        float factor = 1.f;
+    };
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<float>("factor", 1.f)};
+    }
+
+    static void check_factor(const op_io& io) {
+        if (!io.has_input("FactorTensor")) return;
+        const auto& f = io.input("FactorTensor");
+        io.check(f.type == dtype::f32, [&] {
+            return "FactorTensor must be float32, got " + std::string(name_of(f.type));
+        });
+        io.check(!is_known(f.shape) || f.numel() == 1, [&] {
+            return "FactorTensor must hold one value, its shape is " + to_string(f.shape);
+        });
+    }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
+        check_factor(io);
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        check_factor(io);
+        const float f =
+            io.has_input("FactorTensor") ? io.input("FactorTensor").as<float>()[0] : p.factor;
+        const float* x = io.input("X").as<float>();
+        auto& o = io.output("Out");
+        float* out = o.as<float>();
+        const std::int64_t n = o.numel();
+        for (std::int64_t i = 0; i < n; ++i) out[i] = std::pow(x[i], f);
+    }
+};
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/activation.hpp ----
+// ---- begin litegraph/ops/affine_channel.hpp ----
+// affine_channel: Out = X * Scale[c] + Bias[c] per channel c (dim 1, or the
+// last dim with data_layout NHWC); X float32 of rank >= 2, Scale and Bias
+// float32 of C values.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct affine_channel {
+    static constexpr std::string_view paddle_types[] = {"affine_channel"};
+    struct params {
+        bool nhwc = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        const auto f = a.get<std::string>("data_layout", "AnyLayout");
+        if (f != "NCHW" && f != "NHWC" && f != "AnyLayout" && !f.empty())
+            throw unsupported_error("op " + std::string(type) + ": data_layout '" + f +
+                                    "' is not supported (NCHW, NHWC)");
+        return {f == "NHWC"};
+    }
+
+    static std::int64_t channels(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
+        io.check(x.shape.size() >= 2,
+                 [&] { return "X must have rank >= 2, has shape " + to_string(x.shape); });
+        const auto c = p.nhwc ? x.shape.back() : x.shape[1];
+        for (const char* slot : {"Scale", "Bias"}) {
+            const auto& t = io.input(slot);
+            io.check(t.type == dtype::f32, [&] {
+                return std::string(slot) + " must be float32, got " + std::string(name_of(t.type));
+            });
+            io.check(c < 0 || t.numel() == c, [&] {
+                return std::string(slot) + " has shape " + to_string(t.shape) + ", X has " +
+                       std::to_string(c) + " channels";
+            });
+        }
+        return c;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        channels(p, io);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = io.input("X").shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto c = channels(p, io);
+        const auto& x = io.input("X");
+        const float* in = x.as<float>();
+        const float* s = io.input("Scale").as<float>();
+        const float* b = io.input("Bias").as<float>();
+        float* out = io.output("Out").as<float>();
+        const auto n = x.numel();
+        if (n == 0) return;
+        // NCHW: [outer, C, inner]; NHWC: [outer, C].
+        const std::int64_t inner = p.nhwc ? 1 : n / (x.shape[0] * c);
+        for (std::int64_t i = 0; i < n; ++i) {
+            const auto ch = (i / inner) % c;
+            out[i] = in[i] * s[ch] + b[ch];
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/affine_channel.hpp ----
 // ---- begin litegraph/ops/arg_max.hpp ----
 // arg_max: index of the largest element along `axis` (the first one on ties).
 // `keepdims` keeps the reduced dim as 1; `flatten` reduces over all elements
@@ -1479,6 +1679,233 @@ struct arg_max {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/arg_max.hpp ----
+// ---- begin litegraph/ops/arg_sort.hpp ----
+// argsort: X (float32/float64/int32/int64) sorted along `axis` (default -1),
+// ascending or `descending`; Out the sorted values, Indices (int64) their
+// positions.  Paddle's comparison (NaN the largest value: last ascending,
+// first descending) and a stable order: equal values keep the lower index
+// first.  A 0-D X gives itself and index 0.
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+// ---- begin litegraph/ops/top_k.hpp ----
+// top_k (v1) and top_k_v2: the k largest (or smallest) values of X along an
+// axis, Out in X's dtype and Indices int64.  X is float32/float64/int32/int64.
+//   top_k: the last axis, always largest and sorted; k from the K input (an
+//     int tensor of one value, known when the program is planned) or the `k`
+//     attribute.
+//   top_k_v2: also `axis` (default -1), `largest`, `sorted`; a 0-D X is one
+//     value (k must be 1).
+// The order is Paddle's comparison (NaN counts as the largest value), with
+// ties broken by the lower index first; `sorted` = false gives the same
+// elements in the same order (Paddle leaves their order unspecified).
+// k must be in [1, dim] (0 is allowed for an empty dim).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+namespace detail {
+/// Whether `a` goes before `b` in Paddle's sort order (NaN the largest);
+/// equal values go by the lower index.
+template <class T>
+bool sorts_before(const std::pair<T, std::int64_t>& a, const std::pair<T, std::int64_t>& b,
+                  bool descending) {
+    auto before = [descending](T l, T r) {
+        const bool ln = std::isnan(static_cast<double>(l)), rn = std::isnan(static_cast<double>(r));
+        return descending ? (ln && !rn) || l > r : (!ln && rn) || l < r;
+    };
+    if (before(a.first, b.first)) return true;
+    if (before(b.first, a.first)) return false;
+    return a.second < b.second;
+}
+
+/// [outer, n, inner] view of X along `axis`.
+inline void axis_view(const shape_t& s, std::int64_t axis, std::int64_t& outer, std::int64_t& n,
+                      std::int64_t& inner) {
+    outer = 1, inner = 1, n = s.empty() ? 1 : s[static_cast<std::size_t>(axis)];
+    for (std::int64_t d = 0; d < static_cast<std::int64_t>(s.size()); ++d)
+        if (d != axis) (d < axis ? outer : inner) *= s[static_cast<std::size_t>(d)];
+}
+
+inline void check_sortable(const op_io& io, const tensor_ref& x) {
+    io.check(x.type == dtype::f32 || x.type == dtype::f64 || x.type == dtype::i32 ||
+                 x.type == dtype::i64,
+             [&] {
+                 return "X of dtype " + std::string(name_of(x.type)) +
+                        " is not supported (float32, float64, int32, int64)";
+             });
+}
+}  // namespace detail
+
+struct top_k {
+    static constexpr std::string_view paddle_types[] = {"top_k", "top_k_v2"};
+    struct params {
+        bool v2 = false;
+        std::int64_t k = 1;
+        std::int64_t axis = -1;
+        bool largest = true;
+        bool sorted = true;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        p.v2 = type == "top_k_v2";
+        p.k = a.get<std::int64_t>("k", 1);
+        if (p.v2) {
+            p.axis = a.get<std::int64_t>("axis", -1);
+            p.largest = a.get<bool>("largest", true);
+            p.sorted = a.get<bool>("sorted", true);
+        }
+        return p;
+    }
+
+    /// The axis (non-negative; 0 for a 0-D X) and k.
+    static std::int64_t resolve(const params& p, const op_io& io, std::int64_t& k) {
+        const auto& x = io.input("X");
+        detail::check_sortable(io, x);
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        io.check(rank > 0 || p.v2, "X must have at least one dim");
+        const auto axis = rank == 0 ? 0 : detail::normalize_axis(io, p.axis, rank, "axis");
+        k = p.k;
+        if (io.input_count("K") > 0) {
+            auto v = detail::read_ints(io, io.input("K"), "K");
+            io.check(v.size() == 1,
+                     [&] { return "K must hold one value, holds " + std::to_string(v.size()); });
+            k = v[0];
+        }
+        const auto dim = rank == 0 ? 1 : x.shape[static_cast<std::size_t>(axis)];
+        io.check(k >= (dim == 0 ? 0 : 1) && (dim < 0 || k <= dim), [&] {
+            return "k " + std::to_string(k) + " is out of range [1, " + std::to_string(dim) +
+                   "] (the dim of X along axis " + std::to_string(axis) + ")";
+        });
+        return axis;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        std::int64_t k = 0;
+        const auto axis = resolve(p, io, k);
+        const auto& x = io.input("X");
+        shape_t s = x.shape;
+        if (!s.empty()) s[static_cast<std::size_t>(axis)] = k;
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = s;
+        auto& ind = io.output("Indices");
+        ind.type = dtype::i64;
+        ind.shape = std::move(s);
+    }
+
+    static void run(const params& p, op_io& io) {
+        std::int64_t k = 0;
+        const auto axis = resolve(p, io, k);
+        const auto& x = io.input("X");
+        std::int64_t outer, n, inner;
+        detail::axis_view(x.shape, axis, outer, n, inner);
+        std::int64_t* ind = io.output("Indices").as<std::int64_t>();
+        visit_dtype(x.type, [&]<class T>(T) {
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>) {
+                const T* in = x.as<T>();
+                T* out = io.output("Out").as<T>();
+                std::vector<std::pair<T, std::int64_t>> row(static_cast<std::size_t>(n));
+                auto cmp = [&](const auto& a, const auto& b) {
+                    return detail::sorts_before(a, b, p.largest);
+                };
+                for (std::int64_t o = 0; o < outer; ++o)
+                    for (std::int64_t i = 0; i < inner; ++i) {
+                        for (std::int64_t j = 0; j < n; ++j)
+                            row[static_cast<std::size_t>(j)] = {in[(o * n + j) * inner + i], j};
+                        std::partial_sort(row.begin(), row.begin() + k, row.end(), cmp);
+                        for (std::int64_t j = 0; j < k; ++j) {
+                            out[(o * k + j) * inner + i] = row[static_cast<std::size_t>(j)].first;
+                            ind[(o * k + j) * inner + i] = row[static_cast<std::size_t>(j)].second;
+                        }
+                    }
+            }
+        });
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/top_k.hpp ----
+
+namespace litegraph::ops {
+
+struct arg_sort {
+    static constexpr std::string_view paddle_types[] = {"argsort"};
+    struct params {
+        std::int64_t axis = -1;
+        bool descending = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("axis", -1), a.get<bool>("descending", false)};
+    }
+
+    static std::int64_t resolve(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        detail::check_sortable(io, x);
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        return rank == 0 ? 0 : detail::normalize_axis(io, p.axis, rank, "axis");
+    }
+
+    static void infer(const params& p, op_io& io) {
+        resolve(p, io);
+        const auto& x = io.input("X");
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+        auto& ind = io.output("Indices");
+        ind.type = dtype::i64;
+        ind.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto axis = resolve(p, io);
+        const auto& x = io.input("X");
+        std::int64_t outer, n, inner;
+        detail::axis_view(x.shape, axis, outer, n, inner);
+        std::int64_t* ind = io.output("Indices").as<std::int64_t>();
+        visit_dtype(x.type, [&]<class T>(T) {
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>) {
+                const T* in = x.as<T>();
+                T* out = io.output("Out").as<T>();
+                std::vector<std::pair<T, std::int64_t>> row(static_cast<std::size_t>(n));
+                auto cmp = [&](const auto& a, const auto& b) {
+                    return detail::sorts_before(a, b, p.descending);
+                };
+                for (std::int64_t o = 0; o < outer; ++o)
+                    for (std::int64_t i = 0; i < inner; ++i) {
+                        for (std::int64_t j = 0; j < n; ++j)
+                            row[static_cast<std::size_t>(j)] = {in[(o * n + j) * inner + i], j};
+                        std::sort(row.begin(), row.end(), cmp);  // total order: stable
+                        for (std::int64_t j = 0; j < n; ++j) {
+                            out[(o * n + j) * inner + i] = row[static_cast<std::size_t>(j)].first;
+                            ind[(o * n + j) * inner + i] = row[static_cast<std::size_t>(j)].second;
+                        }
+                    }
+            }
+        });
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/arg_sort.hpp ----
 // ---- begin litegraph/ops/batch_norm.hpp ----
 // batch_norm, inference form: Y = (X - Mean) / sqrt(Variance + epsilon) * Scale + Bias
 // per channel, with the stored (global) statistics.
@@ -1585,6 +2012,178 @@ struct batch_norm {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/batch_norm.hpp ----
+// ---- begin litegraph/ops/box_coder.hpp ----
+// box_coder: encodes boxes against priors, or decodes offsets into boxes,
+// as Paddle's CPU kernel (float32, its order of operations).  PriorBox [M, 4]
+// (x1, y1, x2, y2); the variances come from PriorBoxVar ([M, 4], one row per
+// prior) or the `variance` attribute (4 values; not both), else 1.
+// box_normalized = false adds 1 to widths and heights (pixel boxes).
+//   encode_center_size: TargetBox [N, 4] -> OutputBox [N, M, 4] of
+//     ((tcx - pcx) / pw, (tcy - pcy) / ph, log|tw / pw|, log|th / ph|)
+//     divided by the variances.
+//   decode_center_size: TargetBox [N, M, 4] -> OutputBox [N, M, 4]; with
+//     axis 0 prior j serves column j (M priors), with axis 1 prior i serves
+//     row i (N priors).  cx = var_x * t_x * pw + pcx, w = exp(var_w * t_w) * pw,
+//     and so on; the box is (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), less 1
+//     at the far corner for pixel boxes.
+// (A build that lets the compiler contract a * b + c into fused multiply-adds
+// may differ from Paddle in the last bit.)
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct box_coder {
+    static constexpr std::string_view paddle_types[] = {"box_coder"};
+    struct params {
+        bool encode = true;
+        bool normalized = true;
+        std::int64_t axis = 0;
+        std::vector<float> variance;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        const auto code = a.get<std::string>("code_type", "encode_center_size");
+        if (code != "encode_center_size" && code != "decode_center_size")
+            throw unsupported_error("op " + std::string(type) + ": code_type '" + code +
+                                    "' is not supported (encode_center_size, decode_center_size)");
+        p.encode = code == "encode_center_size";
+        p.normalized = a.get<bool>("box_normalized", true);
+        p.axis = a.get<std::int64_t>("axis", 0);
+        if (p.axis != 0 && p.axis != 1)
+            throw unsupported_error("op " + std::string(type) + ": axis " + std::to_string(p.axis) +
+                                    " is not supported (0 or 1)");
+        p.variance = a.get<std::vector<float>>("variance", {});
+        return p;
+    }
+
+    /// The output shape [N, M, 4]; checks the inputs.
+    static shape_t check(const params& p, const op_io& io) {
+        const auto& prior = io.input("PriorBox");
+        const auto& target = io.input("TargetBox");
+        for (const tensor_ref* t : {&prior, &target})
+            io.check(t->type == dtype::f32, [&] {
+                return "'" + std::string(t->name) + "' must be float32, got " +
+                       std::string(name_of(t->type));
+            });
+        io.check(prior.shape.size() == 2 && prior.shape[1] == 4,
+                 [&] { return "PriorBox must be [M, 4], has shape " + to_string(prior.shape); });
+        const bool has_var = io.input_count("PriorBoxVar") > 0;
+        io.check(!(has_var && !p.variance.empty()),
+                 "the PriorBoxVar input and the variance attribute cannot both be given");
+        io.check(p.variance.empty() || p.variance.size() == 4, [&] {
+            return "variance must hold 4 values, holds " + std::to_string(p.variance.size());
+        });
+        if (has_var) {
+            const auto& var = io.input("PriorBoxVar");
+            io.check(var.type == dtype::f32, [&] {
+                return "PriorBoxVar must be float32, got " + std::string(name_of(var.type));
+            });
+            io.check(var.shape == prior.shape, [&] {
+                return "PriorBoxVar has shape " + to_string(var.shape) + ", PriorBox " +
+                       to_string(prior.shape);
+            });
+        }
+        const auto m = prior.shape[0];
+        auto same = [](std::int64_t a, std::int64_t b) { return a < 0 || b < 0 || a == b; };
+        if (p.encode) {
+            io.check(target.shape.size() == 2 && target.shape[1] == 4, [&] {
+                return "TargetBox must be [N, 4] to encode, has shape " + to_string(target.shape);
+            });
+            return {target.shape[0], m, 4};
+        }
+        io.check(target.shape.size() == 3 && target.shape[2] == 4, [&] {
+            return "TargetBox must be [N, M, 4] to decode, has shape " + to_string(target.shape);
+        });
+        const auto along = target.shape[p.axis == 0 ? 1 : 0];
+        io.check(same(along, m), [&] {
+            return "PriorBox has " + std::to_string(m) + " boxes, TargetBox dim " +
+                   std::to_string(p.axis == 0 ? 1 : 0) + " is " + std::to_string(along) +
+                   " (axis " + std::to_string(p.axis) + ")";
+        });
+        return target.shape;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        auto s = check(p, io);
+        auto& o = io.output("OutputBox");
+        o.type = dtype::f32;
+        o.shape = std::move(s);
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto s = check(p, io);
+        const auto row = s[0], col = s[1];
+        io.check(io.output("OutputBox").numel() == row * col * 4, "OutputBox does not fit");
+        const float* prior = io.input("PriorBox").as<float>();
+        const float* target = io.input("TargetBox").as<float>();
+        const float* pvar =
+            io.input_count("PriorBoxVar") > 0 ? io.input("PriorBoxVar").as<float>() : nullptr;
+        float* out = io.output("OutputBox").as<float>();
+        const float plus = p.normalized ? 0.f : 1.f;
+        if (p.encode) {
+            for (std::int64_t i = 0; i < row; ++i)
+                for (std::int64_t j = 0; j < col; ++j) {
+                    const float* pb = prior + j * 4;
+                    const float* tb = target + i * 4;
+                    const float pw = pb[2] - pb[0] + plus;
+                    const float ph = pb[3] - pb[1] + plus;
+                    const float pcx = pb[0] + pw / 2;
+                    const float pcy = pb[1] + ph / 2;
+                    const float tcx = (tb[2] + tb[0]) / 2;
+                    const float tcy = (tb[3] + tb[1]) / 2;
+                    const float tw = tb[2] - tb[0] + plus;
+                    const float th = tb[3] - tb[1] + plus;
+                    float* o = out + (i * col + j) * 4;
+                    o[0] = (tcx - pcx) / pw;
+                    o[1] = (tcy - pcy) / ph;
+                    o[2] = std::log(std::fabs(tw / pw));
+                    o[3] = std::log(std::fabs(th / ph));
+                    for (int k = 0; k < 4; ++k) {
+                        if (pvar)
+                            o[k] /= pvar[j * 4 + k];
+                        else if (!p.variance.empty())
+                            o[k] /= p.variance[static_cast<std::size_t>(k)];
+                    }
+                }
+            return;
+        }
+        for (std::int64_t i = 0; i < row; ++i)
+            for (std::int64_t j = 0; j < col; ++j) {
+                const auto pi = p.axis == 0 ? j : i;
+                const float* pb = prior + pi * 4;
+                const float pw = pb[2] - pb[0] + plus;
+                const float ph = pb[3] - pb[1] + plus;
+                const float pcx = pb[0] + pw / 2;
+                const float pcy = pb[1] + ph / 2;
+                float var[4] = {1.f, 1.f, 1.f, 1.f};
+                if (pvar)
+                    std::memcpy(var, pvar + pi * 4, sizeof var);
+                else if (!p.variance.empty())
+                    std::memcpy(var, p.variance.data(), sizeof var);
+                const float* t = target + (i * col + j) * 4;
+                const float cx = var[0] * t[0] * pw + pcx;
+                const float cy = var[1] * t[1] * ph + pcy;
+                const float w = std::exp(var[2] * t[2]) * pw;
+                const float h = std::exp(var[3] * t[3]) * ph;
+                float* o = out + (i * col + j) * 4;
+                o[0] = cx - w / 2;
+                o[1] = cy - h / 2;
+                o[2] = cx + w / 2 - plus;
+                o[3] = cy + h / 2 - plus;
+            }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/box_coder.hpp ----
 // ---- begin litegraph/ops/cast.hpp ----
 // cast: Out = X converted to `out_dtype` (a Paddle VarType code: BOOL 0,
 // INT16 1, INT32 2, INT64 3, FP16 4, FP32 5, FP64 6, UINT8 20, INT8 21).
@@ -1737,6 +2336,527 @@ struct clip {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/clip.hpp ----
+// ---- begin litegraph/ops/compare.hpp ----
+// Comparisons and logical ops, all with a bool output:
+//   equal, not_equal, less_than, less_equal, greater_than, greater_equal:
+//     Out = X (op) Y with the broadcasting of the elementwise ops (Paddle's
+//     `axis`, default -1); X and Y of the same dtype.  Floating-point `equal`
+//     is Paddle's: |a - b| < 1e-8 (exact when either is infinite, false when
+//     one is NaN); not_equal is its negation.
+//   logical_and, logical_or, logical_xor: Out = bool(X) (op) bool(Y), numpy
+//     broadcasting (trailing dims aligned); logical_not: Out = !bool(X).
+// Paddle stores bool tensors one byte per element, as litegraph (dtype::boolean).
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+// ---- begin litegraph/ops/elementwise.hpp ----
+// elementwise_add/sub/mul/div/max/min/pow/floordiv/mod: Out = X (op) Y with Paddle's
+// broadcasting.  Y's dims are aligned to X's starting at `axis` (axis = -1:
+// trailing alignment); either side may broadcast a dim of 1 (Paddle 2.x), and
+// when Y has more dims than X the roles swap (X is aligned into Y at `axis`).
+//
+// The per-element functions are small functor types (`ops::bin::add`, ...)
+// kept apart from the loop, so that fused kernels can apply them as epilogues.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+namespace bin {
+struct add {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a + b;
+    }
+};
+struct sub {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a - b;
+    }
+};
+struct mul {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a * b;
+    }
+};
+/// Integer division truncates toward zero (C semantics, as Paddle).  The
+/// caller rules out b == 0 for integers; INT_MIN / -1 wraps to INT_MIN
+/// instead of being undefined.
+struct div {
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) {
+            if (b == T(-1)) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+        }
+        return a / b;
+    }
+};
+struct max {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a > b ? a : b;
+    }
+};
+struct min {
+    template <class T>
+    T operator()(T a, T b) const {
+        return a < b ? a : b;
+    }
+};
+/// Integers: std::pow in double, truncated to T (Paddle's CPU functor).
+struct pow {
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) {
+            double r = std::pow(static_cast<double>(a), static_cast<double>(b));
+            if (!(r >= static_cast<double>(std::numeric_limits<T>::min()) &&
+                  r < -static_cast<double>(std::numeric_limits<T>::min())))
+                return std::numeric_limits<T>::min();
+            return static_cast<T>(r);
+        } else {
+            return std::pow(a, b);
+        }
+    }
+};
+/// Floor division, as Python and Paddle's FloorDivideFunctor: integers round
+/// toward minus infinity (the caller rules out b == 0; INT_MIN // -1 wraps);
+/// floats are floor((a - fmod(a, b)) / b) corrected as Paddle does (IEEE
+/// result when b == 0).
+struct floordiv {
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) {
+            if (b == T(-1)) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+            const T q = static_cast<T>(a / b), r = static_cast<T>(a % b);
+            return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+        } else {
+            if (b == T(0)) return a / b;
+            const T m = std::fmod(a, b);
+            T d = (a - m) / b;
+            if (m != 0 && (b < 0) != (m < 0)) d -= T(1);
+            if (d == 0) return std::copysign(T(0), a / b);
+            T f = std::floor(d);
+            if (d - f > T(0.5)) f += T(1);
+            return f;
+        }
+    }
+};
+/// Remainder with the sign of the divisor (Python's %, Paddle's
+/// RemainderFunctor): integers a % b (the caller rules out b == 0; b == -1
+/// gives 0), floats fmod, each moved by b when its sign differs from b's.
+struct mod {
+    template <class T>
+    T operator()(T a, T b) const {
+        if constexpr (std::is_integral_v<T>) {
+            if (b == T(-1)) return T(0);
+            T r = static_cast<T>(a % b);
+            if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+            return r;
+        } else {
+            T r = std::fmod(a, b);
+            if (r != 0 && ((r < 0) != (b < 0))) r += b;
+            return r;
+        }
+    }
+};
+}  // namespace bin
+
+/// Paddle's broadcast of two shapes (phi GetBroadcastDimsArrays): the lower-rank
+/// operand is placed at `axis` (-1: trailing) inside the higher-rank one and
+/// padded with 1s.  Returns the aligned dims of x and y and the output dims;
+/// -1 (unknown) dims stay unknown unless the other side fixes them.
+struct broadcast_dims {
+    shape_t x, y, out;
+};
+
+inline broadcast_dims paddle_broadcast(const shape_t& xd, const shape_t& yd, int axis,
+                                       const op_io& io) {
+    broadcast_dims r;
+    const std::size_t nx = xd.size(), ny = yd.size();
+    const std::size_t n = std::max(nx, ny);
+    const std::size_t diff = nx > ny ? nx - ny : ny - nx;
+    if (axis == -1) axis = static_cast<int>(diff);
+    io.check(axis >= 0 && static_cast<std::size_t>(axis) <= diff, [&] {
+        return "axis " + std::to_string(axis) + " does not fit X " + to_string(xd) + " and Y " +
+               to_string(yd) + " (must be -1 or in [0, " + std::to_string(diff) + "])";
+    });
+    const auto a = static_cast<std::size_t>(axis);
+    r.x.assign(n, 1);
+    r.y.assign(n, 1);
+    if (nx >= ny) {
+        r.x = xd;
+        for (std::size_t i = 0; i < ny; ++i) r.y[a + i] = yd[i];
+    } else {
+        r.y = yd;
+        for (std::size_t i = 0; i < nx; ++i) r.x[a + i] = xd[i];
+    }
+    r.out.assign(n, 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto dx = r.x[i], dy = r.y[i];
+        if (dx == dy)
+            r.out[i] = dx;
+        else if (dx == 1)
+            r.out[i] = dy;
+        else if (dy == 1)
+            r.out[i] = dx;
+        else if (dx < 0)
+            r.out[i] = dy;  // unknown X dim must equal Y's
+        else if (dy < 0)
+            r.out[i] = dx;
+        else
+            io.fail("X " + to_string(xd) + " and Y " + to_string(yd) + " (axis " +
+                    std::to_string(axis) + ") do not broadcast: dim " + std::to_string(i) + " is " +
+                    std::to_string(dx) + " vs " + std::to_string(dy));
+    }
+    return r;
+}
+
+/// Element strides of `d` (aligned to `out`) with 0 where the dim broadcasts.
+inline std::vector<std::int64_t> broadcast_strides(const shape_t& d, const shape_t& out) {
+    std::vector<std::int64_t> s(d.size(), 0);
+    std::int64_t acc = 1;
+    for (std::size_t i = d.size(); i-- > 0;) {
+        s[i] = (d[i] == out[i] && out[i] != 1) ? acc : 0;
+        acc *= d[i];
+    }
+    return s;
+}
+
+/// The one loop of a broadcasting binary op: out[i] = f(x[ix], y[iy]).  The
+/// output element type O may differ from T (comparisons write bool).
+template <class T, class O, class F>
+void broadcast_apply(const T* x, const T* y, O* out, const broadcast_dims& bd, F f) {
+    const std::size_t n = bd.out.size();
+    const std::int64_t total = numel(bd.out);
+    if (bd.x == bd.out && bd.y == bd.out) {
+        for (std::int64_t i = 0; i < total; ++i) out[i] = f(x[i], y[i]);
+        return;
+    }
+    const auto sx = broadcast_strides(bd.x, bd.out), sy = broadcast_strides(bd.y, bd.out);
+    if (n == 0 || total == 0) {
+        if (total == 1) out[0] = f(x[0], y[0]);
+        return;
+    }
+    // Innermost dim in a tight loop; the outer index advances like an odometer.
+    const std::int64_t inner = bd.out[n - 1], ix_in = sx[n - 1], iy_in = sy[n - 1];
+    std::vector<std::int64_t> idx(n, 0);
+    std::int64_t ox = 0, oy = 0;
+    for (std::int64_t o = 0; o < total; o += inner) {
+        for (std::int64_t j = 0; j < inner; ++j)
+            out[o + j] = f(x[ox + j * ix_in], y[oy + j * iy_in]);
+        for (std::size_t d = n - 1; d-- > 0;) {
+            ox += sx[d];
+            oy += sy[d];
+            if (++idx[d] < bd.out[d]) break;
+            ox -= sx[d] * bd.out[d];
+            oy -= sy[d] * bd.out[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+struct elementwise {
+    static constexpr std::string_view paddle_types[] = {
+        "elementwise_add", "elementwise_sub",      "elementwise_mul",
+        "elementwise_div", "elementwise_max",      "elementwise_min",
+        "elementwise_pow", "elementwise_floordiv", "elementwise_mod"};
+    enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow, floordiv, mod };
+    struct params {
+        kind op = kind::add;
+        int axis = -1;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        bool found = false;
+        for (std::size_t i = 0; i < std::size(paddle_types); ++i)
+            if (type == paddle_types[i]) {
+                p.op = static_cast<kind>(i);
+                found = true;
+            }
+        if (!found)
+            throw unsupported_error("elementwise: unknown op type '" + std::string(type) + "'");
+        p.axis = a.get<int>("axis", -1);
+        // Paddle Lite's fused variants carry an activation in a string attribute.
+        if (!a.get<std::string>("act_type", "").empty() ||
+            !a.get<std::string>("fuse_activation", "").empty())
+            throw unsupported_error(std::string(type) +
+                                    ": a fused activation attribute is not supported");
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        io.check(x.type == y.type, [&] {
+            return "X is " + std::string(name_of(x.type)) + " but Y is " +
+                   std::string(name_of(y.type));
+        });
+        io.check(x.type == dtype::f32 || x.type == dtype::f64 || x.type == dtype::i32 ||
+                     x.type == dtype::i64,
+                 [&] {
+                     return "X and Y must be float32, float64, int32 or int64, got " +
+                            std::string(name_of(x.type));
+                 });
+        auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = bd.out;
+    }
+
+    template <class F>
+    static void run_with(const params& p, op_io& io, F f) {
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        auto& out = io.output("Out");
+        auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
+        visit_dtype(x.type, [&]<class T>(T) {
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>) {
+                if constexpr (std::is_integral_v<T> &&
+                              (std::is_same_v<F, bin::div> || std::is_same_v<F, bin::floordiv> ||
+                               std::is_same_v<F, bin::mod>)) {
+                    if (out.numel() > 0)
+                        for (T v : y.span<T>())
+                            if (v == T(0))
+                                io.fail(std::is_same_v<F, bin::mod>
+                                            ? "integer modulo by zero (Y has a 0)"
+                                            : "integer division by zero (Y has a 0)");
+                }
+                broadcast_apply<T>(x.as<T>(), y.as<T>(), out.as<T>(), bd, f);
+            } else {
+                io.fail("unsupported dtype " + std::string(name_of(x.type)));
+            }
+        });
+    }
+
+    static void run(const params& p, op_io& io) {
+        switch (p.op) {
+            case kind::add:
+                return run_with(p, io, bin::add{});
+            case kind::sub:
+                return run_with(p, io, bin::sub{});
+            case kind::mul:
+                return run_with(p, io, bin::mul{});
+            case kind::div:
+                return run_with(p, io, bin::div{});
+            case kind::max:
+                return run_with(p, io, bin::max{});
+            case kind::min:
+                return run_with(p, io, bin::min{});
+            case kind::pow:
+                return run_with(p, io, bin::pow{});
+            case kind::floordiv:
+                return run_with(p, io, bin::floordiv{});
+            case kind::mod:
+                return run_with(p, io, bin::mod{});
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/elementwise.hpp ----
+
+namespace litegraph::ops {
+
+namespace cmp {
+/// Paddle's EqualFunctor (phi compare_functors.h).
+struct equal {
+    template <class T>
+    bool operator()(T a, T b) const {
+        if constexpr (std::is_floating_point_v<T>) {
+            if (std::isinf(static_cast<double>(a)) || std::isinf(static_cast<double>(b)))
+                return a == b;
+            if (std::isnan(static_cast<double>(a)) || std::isnan(static_cast<double>(b)))
+                return false;
+            return std::fabs(static_cast<double>(a - b)) < 1e-8;
+        } else {
+            return a == b;
+        }
+    }
+};
+struct not_equal {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return !equal{}(a, b);
+    }
+};
+struct less_than {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return a < b;
+    }
+};
+struct less_equal {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return a <= b;
+    }
+};
+struct greater_than {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return a > b;
+    }
+};
+struct greater_equal {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return a >= b;
+    }
+};
+struct logical_and {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return static_cast<bool>(a) && static_cast<bool>(b);
+    }
+};
+struct logical_or {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return static_cast<bool>(a) || static_cast<bool>(b);
+    }
+};
+struct logical_xor {
+    template <class T>
+    bool operator()(T a, T b) const {
+        return static_cast<bool>(a) != static_cast<bool>(b);
+    }
+};
+}  // namespace cmp
+
+namespace detail {
+/// X and Y of one dtype litegraph computes with (every one but float16).
+inline void check_compare_inputs(const op_io& io, const tensor_ref& x, const tensor_ref& y) {
+    io.check(x.type == y.type, [&] {
+        return "X is " + std::string(name_of(x.type)) + " but Y is " + std::string(name_of(y.type));
+    });
+    io.check(x.type != dtype::f16, "float16 inputs are not supported");
+}
+}  // namespace detail
+
+/// The comparisons and the binary logical ops: one struct, the kind from the type.
+struct compare {
+    static constexpr std::string_view paddle_types[] = {
+        "equal",         "not_equal",   "less_than",  "less_equal", "greater_than",
+        "greater_equal", "logical_and", "logical_or", "logical_xor"};
+    enum class kind : std::uint8_t {
+        equal,
+        not_equal,
+        less_than,
+        less_equal,
+        greater_than,
+        greater_equal,
+        logical_and,
+        logical_or,
+        logical_xor
+    };
+    struct params {
+        kind op = kind::equal;
+        int axis = -1;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        bool found = false;
+        for (std::size_t i = 0; i < std::size(paddle_types); ++i)
+            if (type == paddle_types[i]) {
+                p.op = static_cast<kind>(i);
+                found = true;
+            }
+        if (!found) throw unsupported_error("compare: unknown op type '" + std::string(type) + "'");
+        // The logical ops broadcast numpy-style: no axis.
+        p.axis = p.op >= kind::logical_and ? -1 : a.get<int>("axis", -1);
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        detail::check_compare_inputs(io, x, y);
+        auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
+        auto& out = io.output("Out");
+        out.type = dtype::boolean;
+        out.shape = bd.out;
+    }
+
+    template <class F>
+    static void run_with(const params& p, op_io& io, F f) {
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        auto& out = io.output("Out");
+        detail::check_compare_inputs(io, x, y);
+        auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
+        visit_dtype(x.type, [&]<class T>(T) {
+            broadcast_apply<T>(x.as<T>(), y.as<T>(), out.as<bool>(), bd, f);
+        });
+    }
+
+    static void run(const params& p, op_io& io) {
+        switch (p.op) {
+            case kind::equal:
+                return run_with(p, io, cmp::equal{});
+            case kind::not_equal:
+                return run_with(p, io, cmp::not_equal{});
+            case kind::less_than:
+                return run_with(p, io, cmp::less_than{});
+            case kind::less_equal:
+                return run_with(p, io, cmp::less_equal{});
+            case kind::greater_than:
+                return run_with(p, io, cmp::greater_than{});
+            case kind::greater_equal:
+                return run_with(p, io, cmp::greater_equal{});
+            case kind::logical_and:
+                return run_with(p, io, cmp::logical_and{});
+            case kind::logical_or:
+                return run_with(p, io, cmp::logical_or{});
+            case kind::logical_xor:
+                return run_with(p, io, cmp::logical_xor{});
+        }
+    }
+};
+
+/// logical_not: Out = !bool(X), bool, the shape of X.
+struct logical_not {
+    static constexpr std::string_view paddle_types[] = {"logical_not"};
+    struct params {};
+    static params parse(const attr_map&, std::string_view) { return {}; }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type != dtype::f16, "float16 inputs are not supported");
+        auto& out = io.output("Out");
+        out.type = dtype::boolean;
+        out.shape = x.shape;
+    }
+
+    static void run(const params&, op_io& io) {
+        const auto& x = io.input("X");
+        auto& o = io.output("Out");
+        bool* out = o.as<bool>();
+        const std::int64_t n = o.numel();
+        visit_dtype(x.type, [&]<class T>(T) {
+            const T* in = x.as<T>();
+            for (std::int64_t i = 0; i < n; ++i) out[i] = !static_cast<bool>(in[i]);
+        });
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/compare.hpp ----
 // ---- begin litegraph/ops/concat.hpp ----
 // concat: joins the X inputs along `axis` (negative counts from the end; the
 // value of an `AxisTensor` input overrides it).  Every input has the same
@@ -3243,6 +4363,975 @@ struct conv2d_transpose {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/conv2d_transpose.hpp ----
+// ---- begin litegraph/ops/conv3d.hpp ----
+// conv3d (NCDHW): Output = Input (*) Filter, a direct loop (the reference).
+//
+// Slots: Input [N, C, D, H, W], Filter [OC, C/groups, KD, KH, KW] ->
+// Output [N, OC, OD, OH, OW].  Attributes as Paddle's: strides, paddings (3
+// values [d, h, w] or 6 [front, back, top, bottom, left, right]), dilations,
+// groups, padding_algorithm (EXPLICIT / SAME / VALID; SAME resets the
+// dilations to 1), data_format (NCDHW; channels-last is refused).  Output
+// sizes use truncating division, as Paddle's ConvOutSize.  float32.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin litegraph/ops/detail/window3d.hpp ----
+// Helpers of the 3-D sliding-window ops (conv3d, pool3d): attribute triples
+// and Paddle's padding normalisation for three spatial dims (depth, height,
+// width), the 3-D form of window.hpp's.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+namespace litegraph::ops::detail {
+
+using triple = std::array<std::int64_t, 3>;
+
+/// An attribute of three values (strides, dilations, ksize); fails naming it
+/// when it does not hold exactly three values or a value is below `min`.
+inline triple check_triple(const op_io& io, const std::vector<std::int64_t>& v, const char* name,
+                           std::int64_t min) {
+    io.check(v.size() == 3, [&] {
+        return std::string("attribute ") + name + " must hold 3 values, got " + list_string(v);
+    });
+    for (auto x : v)
+        io.check(x >= min, [&] {
+            return std::string("attribute ") + name + " " + list_string(v) +
+                   " must be >= " + std::to_string(min);
+        });
+    return {v[0], v[1], v[2]};
+}
+
+/// Paddle's padding normalisation for 3 spatial dims: `pads` (3 values
+/// [d, h, w] or 6 values [front, back, top, bottom, left, right]) becomes 6
+/// values; SAME computes them from the input size (and resets the dilations
+/// to 1), VALID zeroes them.  `in` holds the spatial input dims (-1 =
+/// unknown: SAME then leaves that dim's pads at 0).
+inline std::array<std::int64_t, 6> resolve_padding3(const op_io& io,
+                                                    const std::vector<std::int64_t>& pads,
+                                                    padding_algorithm alg, const triple& in,
+                                                    const triple& strides, const triple& ksize,
+                                                    triple* dilations) {
+    std::array<std::int64_t, 6> r{};
+    if (pads.size() == 3) {
+        for (int i = 0; i < 3; ++i) r[2 * i] = r[2 * i + 1] = pads[i];
+    } else {
+        io.check(pads.size() == 6, [&] {
+            return "attribute paddings must hold 3 or 6 values, got " + list_string(pads);
+        });
+        for (int i = 0; i < 6; ++i) r[i] = pads[i];
+    }
+    if (alg == padding_algorithm::same) {
+        for (int i = 0; i < 3; ++i) {
+            std::int64_t sum = 0;
+            if (in[i] >= 0) {
+                const std::int64_t out = (in[i] + strides[i] - 1) / strides[i];
+                sum = std::max<std::int64_t>((out - 1) * strides[i] + ksize[i] - in[i], 0);
+            }
+            r[2 * i] = sum / 2;
+            r[2 * i + 1] = sum - sum / 2;
+            if (dilations) (*dilations)[i] = 1;
+        }
+    } else if (alg == padding_algorithm::valid) {
+        r.fill(0);
+    } else {
+        for (auto p : r)
+            io.check(p >= 0, [&] {
+                return "negative padding in " + list_string(pads) + " is not supported";
+            });
+    }
+    return r;
+}
+
+/// Requires NCDHW (or "AnyLayout"); other layouts are unsupported.
+inline void require_ncdhw(const attr_map& a, std::string_view type) {
+    auto s = a.get<std::string>("data_format", "NCDHW");
+    if (s != "NCDHW" && s != "AnyLayout" && s != "NCHW" && !s.empty())
+        LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": data_format '" + s +
+                                          "' is not supported (only NCDHW)"));
+}
+
+}  // namespace litegraph::ops::detail
+// ---- end litegraph/ops/detail/window3d.hpp ----
+
+namespace litegraph::ops {
+
+struct conv3d {
+    static constexpr std::string_view paddle_types[] = {"conv3d"};
+    struct params {
+        std::vector<std::int64_t> strides{1, 1, 1};
+        std::vector<std::int64_t> paddings{0, 0, 0};
+        std::vector<std::int64_t> dilations{1, 1, 1};
+        std::int64_t groups = 1;
+        detail::padding_algorithm padding = detail::padding_algorithm::explicit_pads;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        detail::require_ncdhw(a, type);
+        params p;
+        p.strides = a.get<std::vector<std::int64_t>>("strides", {1, 1, 1});
+        p.paddings = a.get<std::vector<std::int64_t>>("paddings", {0, 0, 0});
+        p.dilations = a.get<std::vector<std::int64_t>>("dilations", {1, 1, 1});
+        p.groups = a.get<std::int64_t>("groups", 1);
+        p.padding = detail::parse_padding_algorithm(a, type);
+        return p;
+    }
+
+    struct geometry {
+        std::int64_t n, c, oc, groups;
+        detail::triple in, k, out, stride, dilation;
+        std::array<std::int64_t, 6> pads;
+    };
+
+    static geometry resolve(const params& p, const op_io& io) {
+        const auto& x = detail::f32_input(io, "Input", 5);
+        const auto& f = detail::f32_input(io, "Filter", 5);
+        io.check(is_known(f.shape),
+                 [&] { return "Filter shape " + to_string(f.shape) + " is not known"; });
+        io.check(p.groups >= 1,
+                 [&] { return "attribute groups must be >= 1, got " + std::to_string(p.groups); });
+        geometry g{};
+        g.n = x.shape[0], g.c = x.shape[1], g.oc = f.shape[0], g.groups = p.groups;
+        g.in = {x.shape[2], x.shape[3], x.shape[4]};
+        g.k = {f.shape[2], f.shape[3], f.shape[4]};
+        io.check(g.k[0] > 0 && g.k[1] > 0 && g.k[2] > 0,
+                 [&] { return "empty Filter window " + to_string(f.shape); });
+        io.check(g.oc % p.groups == 0, [&] {
+            return "Filter output channels " + std::to_string(g.oc) +
+                   " are not divisible by groups " + std::to_string(p.groups);
+        });
+        if (g.c >= 0)
+            io.check(g.c == f.shape[1] * p.groups, [&] {
+                return "Input channels " + std::to_string(g.c) + " (Input shape " +
+                       to_string(x.shape) + ") != Filter channels " + std::to_string(f.shape[1]) +
+                       " * groups " + std::to_string(p.groups) + " (Filter shape " +
+                       to_string(f.shape) + ")";
+            });
+        g.stride = detail::check_triple(io, p.strides, "strides", 1);
+        g.dilation = detail::check_triple(io, p.dilations, "dilations", 1);
+        g.pads =
+            detail::resolve_padding3(io, p.paddings, p.padding, g.in, g.stride, g.k, &g.dilation);
+        for (int i = 0; i < 3; ++i) {
+            if (g.in[i] < 0) {
+                g.out[i] = -1;
+                continue;
+            }
+            g.out[i] = detail::conv_out_size(g.in[i], g.k[i], g.dilation[i], g.pads[2 * i],
+                                             g.pads[2 * i + 1], g.stride[i]);
+            io.check(g.out[i] > 0, [&] {
+                return "output size " + std::to_string(g.out[i]) + " <= 0 along spatial dim " +
+                       std::to_string(i) + " for Input shape " + to_string(x.shape) +
+                       " and Filter shape " + to_string(f.shape);
+            });
+        }
+        return g;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        auto& out = io.output("Output");
+        out.type = dtype::f32;
+        out.shape = {g.n, g.oc, g.out[0], g.out[1], g.out[2]};
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        const float* x = io.input("Input").as<float>();
+        const float* f = io.input("Filter").as<float>();
+        float* y = io.output("Output").as<float>();
+        const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
+        const std::int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+        const std::int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+        const std::int64_t kvol = g.k[0] * g.k[1] * g.k[2];
+        for (std::int64_t n = 0; n < g.n; ++n)
+            for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+                const std::int64_t grp = oc / cout_g;
+                float* yp = y + (n * g.oc + oc) * out_plane;
+                for (std::int64_t od = 0; od < g.out[0]; ++od)
+                    for (std::int64_t oh = 0; oh < g.out[1]; ++oh)
+                        for (std::int64_t ow = 0; ow < g.out[2]; ++ow) {
+                            float acc = 0.f;
+                            for (std::int64_t ic = 0; ic < cin_g; ++ic) {
+                                const float* xp = x + (n * g.c + grp * cin_g + ic) * in_plane;
+                                const float* fp = f + (oc * cin_g + ic) * kvol;
+                                for (std::int64_t kd = 0; kd < g.k[0]; ++kd) {
+                                    const std::int64_t id =
+                                        od * g.stride[0] - g.pads[0] + kd * g.dilation[0];
+                                    if (id < 0 || id >= g.in[0]) continue;
+                                    for (std::int64_t kh = 0; kh < g.k[1]; ++kh) {
+                                        const std::int64_t ih =
+                                            oh * g.stride[1] - g.pads[2] + kh * g.dilation[1];
+                                        if (ih < 0 || ih >= g.in[1]) continue;
+                                        for (std::int64_t kw = 0; kw < g.k[2]; ++kw) {
+                                            const std::int64_t iw =
+                                                ow * g.stride[2] - g.pads[4] + kw * g.dilation[2];
+                                            if (iw < 0 || iw >= g.in[2]) continue;
+                                            acc += xp[(id * g.in[1] + ih) * g.in[2] + iw] *
+                                                   fp[(kd * g.k[1] + kh) * g.k[2] + kw];
+                                        }
+                                    }
+                                }
+                            }
+                            yp[(od * g.out[1] + oh) * g.out[2] + ow] = acc;
+                        }
+            }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/conv3d.hpp ----
+// ---- begin litegraph/ops/crf_decoding.hpp ----
+// crf_decoding: the Viterbi path of a linear-chain CRF, per sequence.
+// Emission [N, D] with a level-1 LoD (N rows over the sequences, D tags), or
+// padded [B, S, D] with Length [B] (int64, each <= S).  Transition [D + 2, D]:
+// row 0 the start weights, row 1 the end weights, rows 2.. the weights w[i][j]
+// of going from tag i to tag j.  As Paddle's CPU kernel:
+//   alpha[0][j] = start[j] + x[0][j]
+//   alpha[k][j] = max_i (alpha[k-1][i] + w[i][j]) + x[k][j]   (first i on ties)
+//   the last tag maximises alpha[L-1][j] + end[j] (first j on ties), and the
+//   path is traced back through the arg-maxes.
+// ViterbiPath is int64: [N, 1] with Emission's LoD, or [B, S] (rows past a
+// sequence's length are 0).  An empty sequence decodes to nothing.  With
+// Label (int64, [N, 1] or [B, S] / [B, S, 1]) ViterbiPath is 1 where the
+// decoded tag equals the label and 0 elsewhere (Paddle's evaluation form).
+// float32 and float64.
+
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin litegraph/ops/detail/sequence.hpp ----
+// Helpers of the sequence (LoD) ops: the LoD level they work on, checked.
+
+#include <string>
+
+
+namespace litegraph::ops::detail {
+
+/// The last (finest) LoD level of input `slot`, which must have one and match
+/// its rows; fails naming the op and the input otherwise.
+inline const std::vector<std::int64_t>& sequence_offsets(const op_io& io, const char* slot) {
+    const auto& x = io.input(slot);
+    if (x.lod.empty())
+        io.fail("input " + std::string(slot) + " ('" + std::string(x.name) +
+                "') has no LoD: a sequence op needs the sequence offsets (feed them with "
+                "--lod NAME=0,L0,L0+L1,... or tensor::set_lod)");
+    io.check(!x.shape.empty(),
+             [&] { return "input " + std::string(slot) + " has a LoD but is a scalar"; });
+    if (auto problem = lod_problem(x.lod, x.shape[0]); !problem.empty())
+        io.fail("input " + std::string(slot) + " ('" + std::string(x.name) + "'): " + problem);
+    return x.lod.back();
+}
+
+}  // namespace litegraph::ops::detail
+// ---- end litegraph/ops/detail/sequence.hpp ----
+
+namespace litegraph::ops {
+
+struct crf_decoding {
+    static constexpr std::string_view paddle_types[] = {"crf_decoding"};
+    static constexpr bool sets_lod = true;
+    struct params {};
+
+    static params parse(const attr_map&, std::string_view) { return {}; }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("Emission");
+        const auto& w = io.input("Transition");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "Emission must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        io.check(w.type == x.type, "Transition must have Emission's dtype");
+        const bool padded = io.input_count("Length") > 0;
+        io.check(x.shape.size() == (padded ? 3u : 2u), [&] {
+            return std::string("Emission must be ") +
+                   (padded ? "[B, S, D] (with Length)" : "[N, D] (with a LoD)") + ", has shape " +
+                   to_string(x.shape);
+        });
+        const std::int64_t d = x.shape.back();
+        io.check(d > 0, [&] { return "Emission has no tags: shape " + to_string(x.shape); });
+        io.check(w.shape == shape_t{d + 2, d}, [&] {
+            return "Transition must be [D + 2, D] = [" + std::to_string(d + 2) + ", " +
+                   std::to_string(d) + "], has shape " + to_string(w.shape);
+        });
+        auto& out = io.output("ViterbiPath");
+        out.type = dtype::i64;
+        if (padded) {
+            const auto& len = io.input("Length");
+            io.check(len.type == dtype::i64,
+                     [&] { return "Length must be int64, got " + std::string(name_of(len.type)); });
+            io.check(len.numel() == x.shape[0], [&] {
+                return "Length must hold one length per batch row (" + std::to_string(x.shape[0]) +
+                       "), has shape " + to_string(len.shape);
+            });
+            if (len.data) check_lengths(io, x.shape[1]);
+            out.shape = {x.shape[0], x.shape[1]};
+        } else {
+            io.check(x.lod.size() == 1, [&] {
+                return "Emission must have a LoD of one level, has " +
+                       std::to_string(x.lod.size()) +
+                       (x.lod.empty() ? " (feed it with --lod NAME=0,L0,L0+L1,... or "
+                                        "tensor::set_lod, or give Length)"
+                                      : "");
+            });
+            detail::sequence_offsets(io, "Emission");
+            out.shape = {x.shape[0], 1};
+            out.lod = x.lod;
+        }
+        if (io.input_count("Label") > 0) {
+            const auto& l = io.input("Label");
+            io.check(l.type == dtype::i64,
+                     [&] { return "Label must be int64, got " + std::string(name_of(l.type)); });
+            const bool ok = padded ? (l.shape == shape_t{x.shape[0], x.shape[1]} ||
+                                      l.shape == shape_t{x.shape[0], x.shape[1], 1})
+                                   : l.shape == shape_t{x.shape[0], 1};
+            io.check(ok, [&] {
+                return "Label must be " + std::string(padded ? "[B, S] or [B, S, 1]" : "[N, 1]") +
+                       " for Emission " + to_string(x.shape) + ", has shape " + to_string(l.shape);
+            });
+        }
+    }
+
+    static void run(const params&, op_io& io) {
+        if (io.input("Emission").type == dtype::f64)
+            compute<double>(io);
+        else
+            compute<float>(io);
+    }
+
+private:
+    static void check_lengths(const op_io& io, std::int64_t s) {
+        const auto& len = io.input("Length");
+        const auto* l = len.as<std::int64_t>();
+        for (std::int64_t i = 0; i < len.numel(); ++i)
+            io.check(l[i] >= 0 && l[i] <= s, [&] {
+                return "Length[" + std::to_string(i) + "] = " + std::to_string(l[i]) +
+                       " is outside [0, " + std::to_string(s) + "]";
+            });
+    }
+
+    /// One sequence of `len` rows: x [len, d] -> path [len].
+    template <class T>
+    static void decode(const T* x, const T* w, std::int64_t len, std::int64_t d, std::int64_t* path,
+                       std::vector<T>& alpha, std::vector<int>& track) {
+        if (len == 0) return;
+        alpha.resize(static_cast<std::size_t>(len * d));
+        track.resize(static_cast<std::size_t>(len * d));
+        for (std::int64_t j = 0; j < d; ++j) alpha[j] = w[j] + x[j];
+        for (std::int64_t k = 1; k < len; ++k)
+            for (std::int64_t j = 0; j < d; ++j) {
+                T best = -std::numeric_limits<T>::max();
+                int at = 0;
+                for (std::int64_t i = 0; i < d; ++i) {
+                    const T v = alpha[(k - 1) * d + i] + w[(i + 2) * d + j];
+                    if (v > best) {
+                        best = v;
+                        at = static_cast<int>(i);
+                    }
+                }
+                alpha[k * d + j] = best + x[k * d + j];
+                track[k * d + j] = at;
+            }
+        T best = -std::numeric_limits<T>::max();
+        int at = 0;
+        for (std::int64_t j = 0; j < d; ++j) {
+            const T v = alpha[(len - 1) * d + j] + w[d + j];
+            if (v > best) {
+                best = v;
+                at = static_cast<int>(j);
+            }
+        }
+        path[len - 1] = at;
+        for (std::int64_t k = len - 1; k >= 1; --k) path[k - 1] = at = track[k * d + at];
+    }
+
+    template <class T>
+    static void compute(op_io& io) {
+        const auto& x = io.input("Emission");
+        const T* em = x.as<T>();
+        const T* w = io.input("Transition").as<T>();
+        const auto& out = io.output("ViterbiPath");
+        std::int64_t* path = out.as<std::int64_t>();
+        const std::int64_t d = x.shape.back(), total = out.numel();
+        for (std::int64_t i = 0; i < total; ++i) path[i] = 0;
+        std::vector<T> alpha;
+        std::vector<int> track;
+        const std::int64_t* label =
+            io.input_count("Label") ? io.input("Label").as<std::int64_t>() : nullptr;
+        if (io.input_count("Length") > 0) {
+            const std::int64_t s = x.shape[1];
+            check_lengths(io, s);
+            const auto* len = io.input("Length").as<std::int64_t>();
+            for (std::int64_t b = 0; b < x.shape[0]; ++b) {
+                decode(em + b * s * d, w, len[b], d, path + b * s, alpha, track);
+                if (label)
+                    for (std::int64_t k = 0; k < s; ++k)
+                        path[b * s + k] = k < len[b] && label[b * s + k] == path[b * s + k] ? 1 : 0;
+            }
+            return;
+        }
+        const auto& off = detail::sequence_offsets(io, "Emission");
+        for (std::size_t q = 0; q + 1 < off.size(); ++q)
+            decode(em + off[q] * d, w, off[q + 1] - off[q], d, path + off[q], alpha, track);
+        if (label)
+            for (std::int64_t i = 0; i < total; ++i) path[i] = label[i] == path[i] ? 1 : 0;
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/crf_decoding.hpp ----
+// ---- begin litegraph/ops/ctc_align.hpp ----
+// ctc_align: CTC decoding of token ids, as Paddle's CPU kernel: within each
+// sequence, tokens equal to `blank` are dropped and, with merge_repeated, so
+// is a token equal to the one before it (the one before the first is -1,
+// blanks included in "the one before").  Two forms:
+//  - Input [N, 1] (or [N]) with a level-1 LoD: Output [M, 1] with the kept
+//    tokens and the LoD of the kept sequences.  The row count depends on the
+//    values (shapes_at_run: N rows reserved).  When nothing is kept at all,
+//    Output is one row [-1] as Paddle's; Paddle leaves its LoD all zeros,
+//    which does not fit that row, so here it has none.
+//  - padded Input [B, T] with InputLength [B] or [B, 1]: Output [B, T], each
+//    row's kept tokens first, then padding_value; OutputLength [B, 1] the
+//    kept counts.  Lengths outside [0, T] are an error.
+// int32 and int64 tokens.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct ctc_align {
+    static constexpr std::string_view paddle_types[] = {"ctc_align"};
+    static constexpr bool sets_lod = true;
+    static constexpr bool shapes_at_run = true;
+    struct params {
+        std::int64_t blank = 0;
+        bool merge_repeated = true;
+        std::int64_t padding_value = 0;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("blank", 0), a.get<bool>("merge_repeated", true),
+                a.get<std::int64_t>("padding_value", 0)};
+    }
+
+    static bool padded(const op_io& io) { return io.input_count("InputLength") > 0; }
+
+    static std::int64_t length_at(const tensor_ref& l, std::int64_t i) {
+        return l.type == dtype::i32 ? l.as<std::int32_t>()[i] : l.as<std::int64_t>()[i];
+    }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("Input");
+        io.check(x.type == dtype::i32 || x.type == dtype::i64, [&] {
+            return "Input must be int32 or int64 token ids, got " + std::string(name_of(x.type));
+        });
+        auto& out = io.output("Output");
+        out.type = x.type;
+        if (padded(io)) {
+            const auto& l = io.input("InputLength");
+            io.check(x.shape.size() == 2, [&] {
+                return "Input must be [B, T] with InputLength, has shape " + to_string(x.shape);
+            });
+            io.check((l.type == dtype::i32 || l.type == dtype::i64) && l.numel() == x.shape[0],
+                     [&] {
+                         return "InputLength must hold one int32 or int64 length per row (" +
+                                std::to_string(x.shape[0]) + "), has shape " + to_string(l.shape) +
+                                " of " + std::string(name_of(l.type));
+                     });
+            if (l.has_data()) check_lengths(io);
+            out.shape = x.shape;
+            if (io.output_count("OutputLength") > 0) {
+                auto& ol = io.output("OutputLength");
+                ol.type = x.type;
+                ol.shape = {x.shape[0], 1};
+            }
+            return;
+        }
+        io.check(x.shape.size() == 1 || (x.shape.size() == 2 && x.shape[1] == 1), [&] {
+            return "Input must be [N, 1] token ids with a LoD (or give InputLength), has shape " +
+                   to_string(x.shape);
+        });
+        io.check(x.lod.size() == 1, [&] {
+            return "Input must have a LoD of one level, has " + std::to_string(x.lod.size()) +
+                   (x.lod.empty() ? " (feed it with --lod NAME=0,L0,L0+L1,..., or give "
+                                    "InputLength)"
+                                  : "");
+        });
+        const auto& off = detail::sequence_offsets(io, "Input");
+        out.shape = {std::max<std::int64_t>(x.shape[0], 1), 1};
+        // The bound keeps every token: Input's LoD fits it (the run sets the actual one).
+        if (x.shape[0] > 0) out.lod = {off};
+    }
+
+    static void run(const params& p, op_io& io) {
+        if (io.input("Input").type == dtype::i64)
+            compute<std::int64_t>(p, io);
+        else
+            compute<std::int32_t>(p, io);
+    }
+
+private:
+    static void check_lengths(const op_io& io) {
+        const auto& x = io.input("Input");
+        const auto& l = io.input("InputLength");
+        for (std::int64_t i = 0; i < l.numel(); ++i) {
+            const auto n = length_at(l, i);
+            io.check(n >= 0 && n <= x.shape[1], [&] {
+                return "InputLength[" + std::to_string(i) + "] = " + std::to_string(n) +
+                       " is outside [0, " + std::to_string(x.shape[1]) + "]";
+            });
+        }
+    }
+
+    template <class T>
+    static void compute(const params& p, op_io& io) {
+        const auto& x = io.input("Input");
+        auto& out = io.output("Output");
+        const T* in = x.as<T>();
+        T* o = out.as<T>();
+        const T blank = static_cast<T>(p.blank);
+        if (padded(io)) {
+            check_lengths(io);
+            const auto& l = io.input("InputLength");
+            const std::int64_t t = x.shape[1];
+            T* ol = io.output_count("OutputLength") ? io.output("OutputLength").as<T>() : nullptr;
+            for (std::int64_t b = 0; b < x.shape[0]; ++b) {
+                T prev = T(-1);
+                std::int64_t k = 0;
+                for (std::int64_t i = 0; i < length_at(l, b); ++i) {
+                    const T v = in[b * t + i];
+                    if (v != blank && !(p.merge_repeated && v == prev)) o[b * t + k++] = v;
+                    prev = v;
+                }
+                if (ol) ol[b] = static_cast<T>(k);
+                for (; k < t; ++k) o[b * t + k] = static_cast<T>(p.padding_value);
+            }
+            return;
+        }
+        const auto& off = detail::sequence_offsets(io, "Input");
+        std::vector<std::int64_t> lod{0};
+        std::int64_t k = 0;
+        for (std::size_t s = 0; s + 1 < off.size(); ++s) {
+            T prev = T(-1);
+            for (std::int64_t i = off[s]; i < off[s + 1]; ++i) {
+                const T v = in[i];
+                if (v != blank && !(p.merge_repeated && v == prev)) o[k++] = v;
+                prev = v;
+            }
+            lod.push_back(k);
+        }
+        if (k == 0) {
+            o[0] = T(-1);
+            out.shape = {1, 1};
+            out.lod.clear();
+            return;
+        }
+        out.shape = {k, 1};
+        out.lod = {std::move(lod)};
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/ctc_align.hpp ----
+// ---- begin litegraph/ops/cumsum.hpp ----
+// cumsum: running sum along `axis` (default -1).  `flatten` sums over all
+// elements in order (output [numel]); `exclusive` leaves out the element
+// itself (the first output is 0); `reverse` sums from the end.  float32,
+// float64, int32, int64; integer sums wrap (no undefined behaviour).  A 0-D X
+// is one element (axis 0 or -1).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+
+namespace litegraph::ops {
+
+struct cumsum {
+    static constexpr std::string_view paddle_types[] = {"cumsum"};
+    struct params {
+        std::int64_t axis = -1;
+        bool flatten = false;
+        bool exclusive = false;
+        bool reverse = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("axis", -1), a.get<bool>("flatten", false),
+                a.get<bool>("exclusive", false), a.get<bool>("reverse", false)};
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const bool numeric = x.type == dtype::f32 || x.type == dtype::f64 || x.type == dtype::i32 ||
+                             x.type == dtype::i64;
+        io.check(numeric, [&] {
+            return "X of dtype " + std::string(name_of(x.type)) + " is not supported";
+        });
+        auto& out = io.output("Out");
+        out.type = x.type;
+        if (p.flatten) {
+            out.shape = {x.numel()};
+            return;
+        }
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        detail::normalize_axis(io, p.axis, rank == 0 ? 1 : rank, "axis");
+        out.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& out = io.output("Out");
+        // X as [outer, n, inner], summed along the middle dim.
+        std::int64_t outer = 1, n = x.numel(), inner = 1;
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        if (!p.flatten && rank > 0) {
+            const auto axis = detail::normalize_axis(io, p.axis, rank, "axis");
+            for (std::int64_t d = 0; d < axis; ++d) outer *= x.shape[d];
+            n = x.shape[axis];
+            for (std::int64_t d = axis + 1; d < rank; ++d) inner *= x.shape[d];
+        }
+        visit_dtype(x.type, [&]<class T>(T) {
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>) {
+                using A = std::conditional_t<std::is_integral_v<T>,
+                                             std::make_unsigned_t<std::conditional_t<
+                                                 std::is_integral_v<T>, T, std::int32_t>>,
+                                             T>;
+                const T* in = x.as<T>();
+                T* o = out.as<T>();
+                for (std::int64_t a = 0; a < outer; ++a)
+                    for (std::int64_t b = 0; b < inner; ++b) {
+                        A sum = 0;
+                        for (std::int64_t j = 0; j < n; ++j) {
+                            const std::int64_t k = p.reverse ? n - 1 - j : j;
+                            const std::int64_t at = (a * n + k) * inner + b;
+                            const A v = static_cast<A>(in[at]);  // read before the write (in place)
+                            if (p.exclusive) o[at] = static_cast<T>(sum);
+                            sum = static_cast<A>(sum + v);
+                            if (!p.exclusive) o[at] = static_cast<T>(sum);
+                        }
+                    }
+            }
+        });
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/cumsum.hpp ----
+// ---- begin litegraph/ops/density_prior_box.hpp ----
+// density_prior_box: for every cell of the feature map Input [N, C, H, W]
+// over Image [N, C, IH, IW], for each fixed size s (with its density d) and
+// each fixed ratio r, a d x d grid of boxes of size s * sqrt(r) by s /
+// sqrt(r), normalised by the image size; Boxes [H, W, num_priors, 4] (or
+// [H * W * num_priors, 4] with flatten_to_2d) and Variances of the same shape
+// holding `variances`.  As Paddle's CPU kernel, with its mixed float/double
+// arithmetic: step_w/step_h (or IW/W, IH/H when either is 0), step_average =
+// int((step_w + step_h) * 0.5), shift = step_average / d (integer), grid
+// centres from centre - step_average / 2 + shift / 2 in steps of shift; x1,
+// y1 clamped at 0 and x2, y2 at 1, and all to [0, 1] with `clip`.
+// clip defaults to true, as in Paddle's op definition.
+// num_priors = sum of ratios * d^2.  Only the shapes of Input and Image are
+// read (not folded, as prior_box).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin litegraph/ops/prior_box.hpp ----
+// prior_box (SSD anchors): for every cell of the feature map Input [N, C, H,
+// W] over the image Image [N, C, IH, IW], num_priors boxes (x1, y1, x2, y2)
+// normalised by the image size, Boxes [H, W, num_priors, 4], and Variances of
+// the same shape holding `variances` (4 values) for every box.  As Paddle's
+// CPU kernel, in float32 with the same order of operations:
+//   aspect ratios: 1, then each of `aspect_ratios` not already present
+//     (within 1e-6), followed by its inverse with `flip`;
+//   step: step_w/step_h, or IW/W and IH/H when either is 0; centre
+//     ((w + offset) * step_w, (h + offset) * step_h);
+//   per min size: the aspect-ratio boxes (min * sqrt(ar) by min / sqrt(ar)),
+//     then the square sqrt(min * max) box when max_sizes is given; with
+//     min_max_aspect_ratios_order, the min square, the max square, then the
+//     other ratios (Caffe's order);
+//   clip clamps every coordinate to [0, 1].
+// flip and clip default to true, as in Paddle's op definition.
+// num_priors = ratios * min_sizes + max_sizes.  Only the shapes of Input and
+// Image are read; the op does not declare folds_from_shapes (a plan whose
+// feature map size is still unknown would fold it with unknown dims), so it
+// runs with the program.  (A build that lets the compiler contract a * b + c into
+// fused multiply-adds may differ from Paddle in the last bit.)
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+namespace detail {
+/// The feature map's and the image's H and W; checks both are 4-D.
+inline void feature_and_image(const op_io& io, std::int64_t& fh, std::int64_t& fw, std::int64_t& ih,
+                              std::int64_t& iw) {
+    const auto& in = io.input("Input");
+    const auto& im = io.input("Image");
+    io.check(in.shape.size() == 4,
+             [&] { return "Input must be 4-D (NCHW), has shape " + to_string(in.shape); });
+    io.check(im.shape.size() == 4,
+             [&] { return "Image must be 4-D (NCHW), has shape " + to_string(im.shape); });
+    fh = in.shape[2], fw = in.shape[3], ih = im.shape[2], iw = im.shape[3];
+}
+
+inline void check_variances(const op_io& io, const std::vector<float>& v) {
+    io.check(v.size() == 4,
+             [&] { return "variances must hold 4 values, holds " + std::to_string(v.size()); });
+    for (auto x : v) io.check(x > 0, "variances must be positive");
+}
+}  // namespace detail
+
+struct prior_box {
+    static constexpr std::string_view paddle_types[] = {"prior_box"};
+    struct params {
+        std::vector<float> min_sizes, max_sizes, ratios, variances;
+        bool clip = false;
+        float step_w = 0, step_h = 0, offset = 0.5f;
+        bool min_max_order = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        p.min_sizes = a.get<std::vector<float>>("min_sizes", {});
+        p.max_sizes = a.get<std::vector<float>>("max_sizes", {});
+        p.variances = a.get<std::vector<float>>("variances", {});  // required by Paddle
+        p.clip = a.get<bool>("clip", true);
+        p.step_w = a.get<float>("step_w", 0.f);
+        p.step_h = a.get<float>("step_h", 0.f);
+        p.offset = a.get<float>("offset", 0.5f);
+        p.min_max_order = a.get<bool>("min_max_aspect_ratios_order", false);
+        // Paddle's ExpandAspectRatios.
+        const bool flip = a.get<bool>("flip", true);
+        p.ratios = {1.f};
+        for (float ar : a.get<std::vector<float>>("aspect_ratios", {})) {
+            bool seen = false;
+            for (float r : p.ratios) seen = seen || std::fabs(ar - r) < 1e-6;
+            if (seen) continue;
+            p.ratios.push_back(ar);
+            if (flip) p.ratios.push_back(1.0f / ar);
+        }
+        return p;
+    }
+
+    static std::int64_t num_priors(const params& p, const op_io& io) {
+        io.check(!p.min_sizes.empty(), "min_sizes must not be empty");
+        for (auto m : p.min_sizes) io.check(m > 0, "min_sizes must be positive");
+        io.check(p.max_sizes.empty() || p.max_sizes.size() == p.min_sizes.size(), [&] {
+            return "max_sizes holds " + std::to_string(p.max_sizes.size()) + " values, min_sizes " +
+                   std::to_string(p.min_sizes.size());
+        });
+        for (std::size_t i = 0; i < p.max_sizes.size(); ++i)
+            io.check(p.max_sizes[i] > p.min_sizes[i], [&] {
+                return "max_sizes[" + std::to_string(i) + "] must be greater than min_sizes[" +
+                       std::to_string(i) + "]";
+            });
+        for (auto r : p.ratios) io.check(r > 0, "aspect_ratios must be positive");
+        detail::check_variances(io, p.variances);
+        return static_cast<std::int64_t>(p.ratios.size() * p.min_sizes.size() + p.max_sizes.size());
+    }
+
+    static void infer(const params& p, op_io& io) {
+        std::int64_t fh, fw, ih, iw;
+        detail::feature_and_image(io, fh, fw, ih, iw);
+        const auto n = num_priors(p, io);
+        for (const char* s : {"Boxes", "Variances"}) {
+            auto& o = io.output(s);
+            o.type = dtype::f32;
+            o.shape = {fh, fw, n, 4};
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        std::int64_t fh, fw, ih, iw;
+        detail::feature_and_image(io, fh, fw, ih, iw);
+        const auto n = num_priors(p, io);
+        float* b = io.output("Boxes").as<float>();
+        float* v = io.output("Variances").as<float>();
+        io.check(io.output("Boxes").numel() == fh * fw * n * 4, "Boxes does not fit");
+        float step_wd = p.step_w, step_ht = p.step_h;
+        if (p.step_w == 0 || p.step_h == 0) {
+            step_wd = static_cast<float>(iw) / static_cast<float>(fw);
+            step_ht = static_cast<float>(ih) / static_cast<float>(fh);
+        }
+        const auto img_w = static_cast<float>(iw), img_h = static_cast<float>(ih);
+        float cx = 0, cy = 0;
+        auto put = [&](float bw, float bh) {
+            b[0] = (cx - bw) / img_w;
+            b[1] = (cy - bh) / img_h;
+            b[2] = (cx + bw) / img_w;
+            b[3] = (cy + bh) / img_h;
+            b += 4;
+        };
+        for (std::int64_t h = 0; h < fh; ++h)
+            for (std::int64_t w = 0; w < fw; ++w) {
+                cx = (static_cast<float>(w) + p.offset) * step_wd;
+                cy = (static_cast<float>(h) + p.offset) * step_ht;
+                for (std::size_t s = 0; s < p.min_sizes.size(); ++s) {
+                    const float mn = p.min_sizes[s];
+                    auto square_max = [&] {
+                        if (p.max_sizes.empty()) return;
+                        const auto half = static_cast<float>(std::sqrt(mn * p.max_sizes[s]) / 2.);
+                        put(half, half);
+                    };
+                    auto ratio_box = [&](float ar) {
+                        put(static_cast<float>(mn * std::sqrt(ar) / 2.),
+                            static_cast<float>(mn / std::sqrt(ar) / 2.));
+                    };
+                    if (p.min_max_order) {
+                        const auto half = static_cast<float>(mn / 2.);
+                        put(half, half);
+                        square_max();
+                        for (float ar : p.ratios)
+                            if (!(std::fabs(ar - 1.) < 1e-6)) ratio_box(ar);
+                    } else {
+                        for (float ar : p.ratios) ratio_box(ar);
+                        square_max();
+                    }
+                }
+            }
+        float* all = io.output("Boxes").as<float>();
+        const auto count = fh * fw * n * 4;
+        if (p.clip)
+            for (std::int64_t i = 0; i < count; ++i) all[i] = std::min(std::max(all[i], 0.f), 1.f);
+        for (std::int64_t i = 0; i < count; ++i)
+            v[i] = p.variances[static_cast<std::size_t>(i % 4)];
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/prior_box.hpp ----
+
+namespace litegraph::ops {
+
+struct density_prior_box {
+    static constexpr std::string_view paddle_types[] = {"density_prior_box"};
+    struct params {
+        std::vector<float> fixed_sizes, fixed_ratios, variances;
+        std::vector<std::int64_t> densities;
+        bool clip = false, flatten = false;
+        float step_w = 0, step_h = 0, offset = 0.5f;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        p.fixed_sizes = a.get<std::vector<float>>("fixed_sizes", {});
+        p.fixed_ratios = a.get<std::vector<float>>("fixed_ratios", {});
+        p.densities = a.get<std::vector<std::int64_t>>("densities", {});
+        p.variances = a.get<std::vector<float>>("variances", {});  // required by Paddle
+        p.clip = a.get<bool>("clip", true);
+        p.flatten = a.get<bool>("flatten_to_2d", false);
+        p.step_w = a.get<float>("step_w", 0.f);
+        p.step_h = a.get<float>("step_h", 0.f);
+        p.offset = a.get<float>("offset", 0.5f);
+        return p;
+    }
+
+    static std::int64_t num_priors(const params& p, const op_io& io) {
+        io.check(p.fixed_sizes.size() == p.densities.size(), [&] {
+            return "fixed_sizes holds " + std::to_string(p.fixed_sizes.size()) +
+                   " values, densities " + std::to_string(p.densities.size()) +
+                   " (one density per fixed size)";
+        });
+        for (auto s : p.fixed_sizes) io.check(s > 0, "fixed_sizes must be positive");
+        for (auto r : p.fixed_ratios) io.check(r > 0, "fixed_ratios must be positive");
+        for (auto d : p.densities) io.check(d > 0, "densities must be positive");
+        detail::check_variances(io, p.variances);
+        std::int64_t n = 0;
+        for (auto d : p.densities) n += static_cast<std::int64_t>(p.fixed_ratios.size()) * d * d;
+        return n;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        std::int64_t fh, fw, ih, iw;
+        detail::feature_and_image(io, fh, fw, ih, iw);
+        const auto n = num_priors(p, io);
+        for (const char* s : {"Boxes", "Variances"}) {
+            auto& o = io.output(s);
+            o.type = dtype::f32;
+            if (p.flatten)
+                o.shape = {fh < 0 || fw < 0 ? -1 : fh * fw * n, 4};
+            else
+                o.shape = {fh, fw, n, 4};
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        std::int64_t fh, fw, ih, iw;
+        detail::feature_and_image(io, fh, fw, ih, iw);
+        const auto n = num_priors(p, io);
+        const auto count = fh * fw * n * 4;
+        io.check(io.output("Boxes").numel() == count, "Boxes does not fit");
+        float* b = io.output("Boxes").as<float>();
+        float* v = io.output("Variances").as<float>();
+        float step_wd = p.step_w, step_ht = p.step_h;
+        if (p.step_w == 0 || p.step_h == 0) {
+            step_wd = static_cast<float>(iw) / static_cast<float>(fw);
+            step_ht = static_cast<float>(ih) / static_cast<float>(fh);
+        }
+        const auto step_average = static_cast<int>((step_wd + step_ht) * 0.5);
+        std::vector<float> sqrt_ratios;
+        for (float r : p.fixed_ratios) sqrt_ratios.push_back(std::sqrt(r));
+        const auto img_w = static_cast<double>(iw), img_h = static_cast<double>(ih);
+        for (std::int64_t h = 0; h < fh; ++h)
+            for (std::int64_t w = 0; w < fw; ++w) {
+                const float cx = (static_cast<float>(w) + p.offset) * step_wd;
+                const float cy = (static_cast<float>(h) + p.offset) * step_ht;
+                for (std::size_t s = 0; s < p.fixed_sizes.size(); ++s) {
+                    const float size = p.fixed_sizes[s];
+                    const auto density = static_cast<int>(p.densities[s]);
+                    const int shift = step_average / density;
+                    for (std::size_t r = 0; r < sqrt_ratios.size(); ++r) {
+                        const float bw = size * sqrt_ratios[r];
+                        const float bh = size / sqrt_ratios[r];
+                        const auto dcx = static_cast<float>(cx - step_average / 2. + shift / 2.);
+                        const auto dcy = static_cast<float>(cy - step_average / 2. + shift / 2.);
+                        for (int di = 0; di < density; ++di)
+                            for (int dj = 0; dj < density; ++dj) {
+                                const float x = dcx + static_cast<float>(dj * shift);
+                                const float y = dcy + static_cast<float>(di * shift);
+                                b[0] = static_cast<float>(std::max((x - bw / 2.) / img_w, 0.));
+                                b[1] = static_cast<float>(std::max((y - bh / 2.) / img_h, 0.));
+                                b[2] = static_cast<float>(std::min((x + bw / 2.) / img_w, 1.));
+                                b[3] = static_cast<float>(std::min((y + bh / 2.) / img_h, 1.));
+                                b += 4;
+                            }
+                    }
+                }
+            }
+        float* all = io.output("Boxes").as<float>();
+        if (p.clip)
+            for (std::int64_t i = 0; i < count; ++i) all[i] = std::min(std::max(all[i], 0.f), 1.f);
+        for (std::int64_t i = 0; i < count; ++i)
+            v[i] = p.variances[static_cast<std::size_t>(i % 4)];
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/density_prior_box.hpp ----
 // ---- begin litegraph/ops/dropout.hpp ----
 // dropout at inference: "upscale_in_train" is the identity, "downgrade_in_infer"
 // (Paddle's default) multiplies by (1 - dropout_prob).  Only Out is produced;
@@ -3298,271 +5387,188 @@ struct dropout {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/dropout.hpp ----
-// ---- begin litegraph/ops/elementwise.hpp ----
-// elementwise_add/sub/mul/div/max/min/pow: Out = X (op) Y with Paddle's
-// broadcasting.  Y's dims are aligned to X's starting at `axis` (axis = -1:
-// trailing alignment); either side may broadcast a dim of 1 (Paddle 2.x), and
-// when Y has more dims than X the roles swap (X is aligned into Y at `axis`).
-//
-// The per-element functions are small functor types (`ops::bin::add`, ...)
-// kept apart from the loop, so that fused kernels can apply them as epilogues.
+// ---- begin litegraph/ops/expand_v2.hpp ----
+// expand_v2 / expand_as_v2: X broadcast to a target shape (any dtype), as
+// Paddle's ExpandKernel: the target may have more dims than X (leading ones,
+// which must be positive); in X's dims a target value -1 keeps X's dim, and
+// a positive one must equal X's dim unless that is 1.
+//   expand_v2: the target is the Shape input (int), else expand_shapes_tensor
+//     (one int tensor of one value per dim), else the `shape` attribute; the
+//     inputs must be known when the program is planned.
+//   expand_as_v2: the `target_shape` attribute; when it is empty or holds -1
+//     and Y is given, Y's shape (as Paddle's kernel).
 
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <string_view>
-#include <type_traits>
+#include <vector>
+
+// ---- begin litegraph/ops/detail/repeat.hpp ----
+// The copy tile and expand_v2 / expand_as_v2 share: Out index i takes X index
+// i mod X's dim in every dim (X's shape padded with leading 1s to Out's rank),
+// byte-wise for any dtype.
+
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 
-namespace litegraph::ops {
+namespace litegraph::ops::detail {
 
-namespace bin {
-struct add {
-    template <class T>
-    T operator()(T a, T b) const {
-        return a + b;
+/// Copies `x` (of shape `in`, same rank as `out_shape`, each dim dividing the
+/// matching Out dim) repeated into `out`.
+inline void repeat_copy(const tensor_ref& x, const shape_t& in, const tensor_ref& out,
+                        const shape_t& out_shape) {
+    const auto total = numel(out_shape);
+    if (total <= 0) return;
+    const auto rank = out_shape.size();
+    const auto es = size_of(x.type);
+    if (rank == 0) {
+        std::memcpy(out.data, x.data, es);
+        return;
     }
-};
-struct sub {
-    template <class T>
-    T operator()(T a, T b) const {
-        return a - b;
-    }
-};
-struct mul {
-    template <class T>
-    T operator()(T a, T b) const {
-        return a * b;
-    }
-};
-/// Integer division truncates toward zero (C semantics, as Paddle).  The
-/// caller rules out b == 0 for integers; INT_MIN / -1 wraps to INT_MIN
-/// instead of being undefined.
-struct div {
-    template <class T>
-    T operator()(T a, T b) const {
-        if constexpr (std::is_integral_v<T>) {
-            if (b == T(-1)) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
-        }
-        return a / b;
-    }
-};
-struct max {
-    template <class T>
-    T operator()(T a, T b) const {
-        return a > b ? a : b;
-    }
-};
-struct min {
-    template <class T>
-    T operator()(T a, T b) const {
-        return a < b ? a : b;
-    }
-};
-/// Integers: std::pow in double, truncated to T (Paddle's CPU functor).
-struct pow {
-    template <class T>
-    T operator()(T a, T b) const {
-        if constexpr (std::is_integral_v<T>) {
-            double r = std::pow(static_cast<double>(a), static_cast<double>(b));
-            if (!(r >= static_cast<double>(std::numeric_limits<T>::min()) &&
-                  r < -static_cast<double>(std::numeric_limits<T>::min())))
-                return std::numeric_limits<T>::min();
-            return static_cast<T>(r);
+    // The innermost dim is copied as a run of X's innermost dim, repeated.
+    const std::int64_t in_last = rank ? in[rank - 1] : 1;
+    const std::int64_t out_last = rank ? out_shape[rank - 1] : 1;
+    std::vector<std::int64_t> in_strides(rank, 1);
+    for (std::size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * in[d];
+    std::vector<std::int64_t> idx(rank, 0);
+    const auto rows = total / out_last;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        std::int64_t off = 0;
+        for (std::size_t d = 0; d + 1 < rank; ++d) off += (idx[d] % in[d]) * in_strides[d];
+        std::byte* dst = out.data + static_cast<std::size_t>(r * out_last) * es;
+        const std::byte* src = x.data + static_cast<std::size_t>(off) * es;
+        if (in_last == 1) {
+            for (std::int64_t j = 0; j < out_last; ++j)
+                std::memcpy(dst + static_cast<std::size_t>(j) * es, src, es);
         } else {
-            return std::pow(a, b);
+            for (std::int64_t j = 0; j < out_last; j += in_last)
+                std::memcpy(dst + static_cast<std::size_t>(j) * es, src,
+                            static_cast<std::size_t>(in_last) * es);
         }
-    }
-};
-}  // namespace bin
-
-/// Paddle's broadcast of two shapes (phi GetBroadcastDimsArrays): the lower-rank
-/// operand is placed at `axis` (-1: trailing) inside the higher-rank one and
-/// padded with 1s.  Returns the aligned dims of x and y and the output dims;
-/// -1 (unknown) dims stay unknown unless the other side fixes them.
-struct broadcast_dims {
-    shape_t x, y, out;
-};
-
-inline broadcast_dims paddle_broadcast(const shape_t& xd, const shape_t& yd, int axis,
-                                       const op_io& io) {
-    broadcast_dims r;
-    const std::size_t nx = xd.size(), ny = yd.size();
-    const std::size_t n = std::max(nx, ny);
-    const std::size_t diff = nx > ny ? nx - ny : ny - nx;
-    if (axis == -1) axis = static_cast<int>(diff);
-    io.check(axis >= 0 && static_cast<std::size_t>(axis) <= diff, [&] {
-        return "axis " + std::to_string(axis) + " does not fit X " + to_string(xd) + " and Y " +
-               to_string(yd) + " (must be -1 or in [0, " + std::to_string(diff) + "])";
-    });
-    const auto a = static_cast<std::size_t>(axis);
-    r.x.assign(n, 1);
-    r.y.assign(n, 1);
-    if (nx >= ny) {
-        r.x = xd;
-        for (std::size_t i = 0; i < ny; ++i) r.y[a + i] = yd[i];
-    } else {
-        r.y = yd;
-        for (std::size_t i = 0; i < nx; ++i) r.x[a + i] = xd[i];
-    }
-    r.out.assign(n, 1);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto dx = r.x[i], dy = r.y[i];
-        if (dx == dy)
-            r.out[i] = dx;
-        else if (dx == 1)
-            r.out[i] = dy;
-        else if (dy == 1)
-            r.out[i] = dx;
-        else if (dx < 0)
-            r.out[i] = dy;  // unknown X dim must equal Y's
-        else if (dy < 0)
-            r.out[i] = dx;
-        else
-            io.fail("X " + to_string(xd) + " and Y " + to_string(yd) + " (axis " +
-                    std::to_string(axis) + ") do not broadcast: dim " + std::to_string(i) + " is " +
-                    std::to_string(dx) + " vs " + std::to_string(dy));
-    }
-    return r;
-}
-
-/// Element strides of `d` (aligned to `out`) with 0 where the dim broadcasts.
-inline std::vector<std::int64_t> broadcast_strides(const shape_t& d, const shape_t& out) {
-    std::vector<std::int64_t> s(d.size(), 0);
-    std::int64_t acc = 1;
-    for (std::size_t i = d.size(); i-- > 0;) {
-        s[i] = (d[i] == out[i] && out[i] != 1) ? acc : 0;
-        acc *= d[i];
-    }
-    return s;
-}
-
-/// The one loop of a broadcasting binary op: out[i] = f(x[ix], y[iy]).
-template <class T, class F>
-void broadcast_apply(const T* x, const T* y, T* out, const broadcast_dims& bd, F f) {
-    const std::size_t n = bd.out.size();
-    const std::int64_t total = numel(bd.out);
-    if (bd.x == bd.out && bd.y == bd.out) {
-        for (std::int64_t i = 0; i < total; ++i) out[i] = f(x[i], y[i]);
-        return;
-    }
-    const auto sx = broadcast_strides(bd.x, bd.out), sy = broadcast_strides(bd.y, bd.out);
-    if (n == 0 || total == 0) {
-        if (total == 1) out[0] = f(x[0], y[0]);
-        return;
-    }
-    // Innermost dim in a tight loop; the outer index advances like an odometer.
-    const std::int64_t inner = bd.out[n - 1], ix_in = sx[n - 1], iy_in = sy[n - 1];
-    std::vector<std::int64_t> idx(n, 0);
-    std::int64_t ox = 0, oy = 0;
-    for (std::int64_t o = 0; o < total; o += inner) {
-        for (std::int64_t j = 0; j < inner; ++j)
-            out[o + j] = f(x[ox + j * ix_in], y[oy + j * iy_in]);
-        for (std::size_t d = n - 1; d-- > 0;) {
-            ox += sx[d];
-            oy += sy[d];
-            if (++idx[d] < bd.out[d]) break;
-            ox -= sx[d] * bd.out[d];
-            oy -= sy[d] * bd.out[d];
+        for (std::size_t d = rank - 1; d-- > 0;) {
+            if (++idx[d] < out_shape[d]) break;
             idx[d] = 0;
         }
     }
 }
 
-struct elementwise {
-    static constexpr std::string_view paddle_types[] = {
-        "elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
-        "elementwise_max", "elementwise_min", "elementwise_pow"};
-    enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow };
+}  // namespace litegraph::ops::detail
+// ---- end litegraph/ops/detail/repeat.hpp ----
+
+namespace litegraph::ops {
+
+namespace detail {
+/// X's shape padded to the target's rank and the output shape.
+inline void expand_shapes(const op_io& io, const std::vector<std::int64_t>& target, shape_t& in,
+                          shape_t& out) {
+    in = io.input("X").shape;
+    io.check(target.size() >= in.size(), [&] {
+        return "the target shape " + to_string(target) + " has fewer dims than X " + to_string(in);
+    });
+    io.check(target.size() <= 8, "expand supports at most 8 dims");
+    const auto diff = target.size() - in.size();
+    in.insert(in.begin(), diff, 1);
+    out = in;
+    for (std::size_t d = 0; d < target.size(); ++d) {
+        const auto t = target[d];
+        if (d < diff) {
+            io.check(t > 0, [&] {
+                return "target dim " + std::to_string(d) + " is " + std::to_string(t) +
+                       ": a dim X does not have must be positive";
+            });
+            out[d] = t;
+        } else if (t > 0 || (t == 0 && in[d] == 0)) {  // a 0 only where X's dim is 0
+            io.check(in[d] < 0 || in[d] == 1 || in[d] == t, [&] {
+                return "X dim " + std::to_string(d - diff) + " is " + std::to_string(in[d]) +
+                       ", cannot expand to " + std::to_string(t) + " (only a dim of 1 expands)";
+            });
+            out[d] = t;
+            if (in[d] < 0) in[d] = t;  // unknown during shape inference: assume it matches
+        } else {
+            io.check(t == -1, [&] {
+                return "target dim " + std::to_string(d) + " is " + std::to_string(t) +
+                       " (must be positive, X's dim, or -1 to keep X's dim)";
+            });
+        }
+    }
+}
+}  // namespace detail
+
+struct expand_v2 {
+    static constexpr std::string_view paddle_types[] = {"expand_v2"};
     struct params {
-        kind op = kind::add;
-        int axis = -1;
+        std::vector<std::int64_t> shape;
     };
 
-    static params parse(const attr_map& a, std::string_view type) {
-        params p;
-        constexpr std::string_view names[] = {"add", "sub", "mul", "div", "max", "min", "pow"};
-        bool found = false;
-        for (std::size_t i = 0; i < std::size(names); ++i)
-            if (type == paddle_types[i]) {
-                p.op = static_cast<kind>(i);
-                found = true;
-            }
-        if (!found)
-            throw unsupported_error("elementwise: unknown op type '" + std::string(type) + "'");
-        p.axis = a.get<int>("axis", -1);
-        // Paddle Lite's fused variants carry an activation in a string attribute.
-        if (!a.get<std::string>("act_type", "").empty() ||
-            !a.get<std::string>("fuse_activation", "").empty())
-            throw unsupported_error(std::string(type) +
-                                    ": a fused activation attribute is not supported");
-        return p;
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::vector<std::int64_t>>("shape", {})};
+    }
+
+    static void resolve(const params& p, const op_io& io, shape_t& in, shape_t& out) {
+        auto target = io.input_count("Shape") > 0
+                          ? detail::read_ints(io, io.input("Shape"), "Shape")
+                      : io.input_count("expand_shapes_tensor") > 0
+                          ? detail::read_int_list(io, "expand_shapes_tensor")
+                          : p.shape;
+        detail::expand_shapes(io, target, in, out);
     }
 
     static void infer(const params& p, op_io& io) {
-        const auto& x = io.input("X");
-        const auto& y = io.input("Y");
-        io.check(x.type == y.type, [&] {
-            return "X is " + std::string(name_of(x.type)) + " but Y is " +
-                   std::string(name_of(y.type));
-        });
-        io.check(x.type == dtype::f32 || x.type == dtype::f64 || x.type == dtype::i32 ||
-                     x.type == dtype::i64,
-                 [&] {
-                     return "X and Y must be float32, float64, int32 or int64, got " +
-                            std::string(name_of(x.type));
-                 });
-        auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
-        auto& out = io.output("Out");
-        out.type = x.type;
-        out.shape = bd.out;
-    }
-
-    template <class F>
-    static void run_with(const params& p, op_io& io, F f) {
-        const auto& x = io.input("X");
-        const auto& y = io.input("Y");
-        auto& out = io.output("Out");
-        auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
-        visit_dtype(x.type, [&]<class T>(T) {
-            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>) {
-                if constexpr (std::is_integral_v<T> && std::is_same_v<F, bin::div>) {
-                    if (out.numel() > 0)
-                        for (T v : y.span<T>())
-                            if (v == T(0)) io.fail("integer division by zero (Y has a 0)");
-                }
-                broadcast_apply<T>(x.as<T>(), y.as<T>(), out.as<T>(), bd, f);
-            } else {
-                io.fail("unsupported dtype " + std::string(name_of(x.type)));
-            }
-        });
+        shape_t in, out;
+        resolve(p, io, in, out);
+        auto& o = io.output("Out");
+        o.type = io.input("X").type;
+        o.shape = std::move(out);
     }
 
     static void run(const params& p, op_io& io) {
-        switch (p.op) {
-            case kind::add:
-                return run_with(p, io, bin::add{});
-            case kind::sub:
-                return run_with(p, io, bin::sub{});
-            case kind::mul:
-                return run_with(p, io, bin::mul{});
-            case kind::div:
-                return run_with(p, io, bin::div{});
-            case kind::max:
-                return run_with(p, io, bin::max{});
-            case kind::min:
-                return run_with(p, io, bin::min{});
-            case kind::pow:
-                return run_with(p, io, bin::pow{});
-        }
+        shape_t in, out;
+        resolve(p, io, in, out);
+        io.check(io.output("Out").numel() == numel(out), "Out does not fit the expand");
+        detail::repeat_copy(io.input("X"), in, io.output("Out"), out);
+    }
+};
+
+struct expand_as_v2 {
+    static constexpr std::string_view paddle_types[] = {"expand_as_v2"};
+    struct params {
+        std::vector<std::int64_t> target_shape;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::vector<std::int64_t>>("target_shape", {})};
+    }
+
+    static void resolve(const params& p, const op_io& io, shape_t& in, shape_t& out) {
+        auto target = p.target_shape;
+        bool from_y = target.empty();
+        for (auto t : target) from_y = from_y || t == -1;
+        if (from_y && io.input_count("Y") > 0) target = io.input("Y").shape;
+        io.check(!target.empty() || io.input("X").shape.empty(),
+                 "needs target_shape or an input Y");
+        detail::expand_shapes(io, target, in, out);
+    }
+
+    static void infer(const params& p, op_io& io) {
+        shape_t in, out;
+        resolve(p, io, in, out);
+        auto& o = io.output("Out");
+        o.type = io.input("X").type;
+        o.shape = std::move(out);
+    }
+
+    static void run(const params& p, op_io& io) {
+        shape_t in, out;
+        resolve(p, io, in, out);
+        io.check(io.output("Out").numel() == numel(out), "Out does not fit the expand");
+        detail::repeat_copy(io.input("X"), in, io.output("Out"), out);
     }
 };
 
 }  // namespace litegraph::ops
-// ---- end litegraph/ops/elementwise.hpp ----
+// ---- end litegraph/ops/expand_v2.hpp ----
 // ---- begin litegraph/ops/fake_quant.hpp ----
 // Fake quantisation, simulated in fp32 as Paddle's CPU kernels do at inference:
 //   fake_quantize_dequantize_moving_average_abs_max: per tensor, scale = InScale
@@ -4152,6 +6158,938 @@ struct flatten_contiguous_range {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/flatten2.hpp ----
+// ---- begin litegraph/ops/gather.hpp ----
+// gather: picks the entries Index (int32/int64, 1-D, [N, 1] or 0-D) of X
+// along `axis` (any dtype of X).  Out is X with dim `axis` replaced by the
+// index count (removed for a 0-D Index), as Paddle's GatherV2Function.  The
+// Axis input (int, one value, known when the program is planned) overrides
+// the attribute.  An index outside [0, dim) is an error, as in Paddle.
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+namespace detail {
+/// The int32/int64 index value `i` of `t`.
+inline std::int64_t index_at(const tensor_ref& t, std::int64_t i) {
+    return t.type == dtype::i32 ? t.as<std::int32_t>()[i] : t.as<std::int64_t>()[i];
+}
+inline void check_index_dtype(const op_io& io, const tensor_ref& t, const char* slot) {
+    io.check(t.type == dtype::i32 || t.type == dtype::i64, [&] {
+        return std::string(slot) + " must be int32 or int64, got " + std::string(name_of(t.type));
+    });
+}
+}  // namespace detail
+
+struct gather {
+    static constexpr std::string_view paddle_types[] = {"gather"};
+    struct params {
+        std::int64_t axis = 0;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("axis", 0)};
+    }
+
+    static std::int64_t resolve(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        const auto& index = io.input("Index");
+        detail::check_index_dtype(io, index, "Index");
+        io.check(index.shape.size() <= 1 || (index.shape.size() == 2 && index.shape[1] == 1), [&] {
+            return "Index of shape " + to_string(index.shape) +
+                   " is not supported (1-D, [N, 1] or 0-D)";
+        });
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        io.check(rank > 0, "X must have at least one dim");
+        std::int64_t axis = p.axis;
+        if (io.input_count("Axis") > 0) {
+            auto v = detail::read_ints(io, io.input("Axis"), "Axis");
+            io.check(v.size() == 1,
+                     [&] { return "Axis must hold one value, holds " + std::to_string(v.size()); });
+            axis = v[0];
+        }
+        return detail::normalize_axis(io, axis, rank, "axis");
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto axis = resolve(p, io);
+        const auto& x = io.input("X");
+        const auto& index = io.input("Index");
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+        if (index.shape.empty())
+            out.shape.erase(out.shape.begin() + axis);
+        else
+            out.shape[static_cast<std::size_t>(axis)] = index.shape[0];
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto axis = resolve(p, io);
+        const auto& x = io.input("X");
+        const auto& index = io.input("Index");
+        const auto& out = io.output("Out");
+        std::int64_t outer = 1, inner = 1;
+        for (std::int64_t d = 0; d < static_cast<std::int64_t>(x.shape.size()); ++d)
+            if (d != axis) (d < axis ? outer : inner) *= x.shape[static_cast<std::size_t>(d)];
+        const auto dim = x.shape[static_cast<std::size_t>(axis)];
+        const auto n = index.numel();
+        for (std::int64_t j = 0; j < n; ++j) {
+            const auto k = detail::index_at(index, j);
+            io.check(k >= 0 && k < dim, [&] {
+                return "Index[" + std::to_string(j) + "] = " + std::to_string(k) +
+                       " is out of range [0, " + std::to_string(dim) + ") of dim " +
+                       std::to_string(axis) + " of X";
+            });
+        }
+        io.check(out.numel() == outer * n * inner, "Out does not fit the gather");
+        const auto es = static_cast<std::int64_t>(size_of(x.type));
+        const auto row = inner * es;
+        for (std::int64_t o = 0; o < outer && row; ++o)
+            for (std::int64_t j = 0; j < n; ++j)
+                std::memcpy(out.data + (o * n + j) * row,
+                            x.data + (o * dim + detail::index_at(index, j)) * row,
+                            static_cast<std::size_t>(row));
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/gather.hpp ----
+// ---- begin litegraph/ops/gather_nd.hpp ----
+// gather_nd: Index (int32/int64) of shape [..., k] with k <= rank of X holds
+// coordinates into X's first k dims; Out is Index's shape without its last
+// dim followed by X's dims from k on (any dtype of X).  A coordinate outside
+// [0, dim) is an error, as in Paddle's CPU kernel.
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct gather_nd {
+    static constexpr std::string_view paddle_types[] = {"gather_nd"};
+    struct params {};
+
+    static params parse(const attr_map&, std::string_view) { return {}; }
+
+    static std::int64_t depth(const op_io& io) {
+        const auto& x = io.input("X");
+        const auto& index = io.input("Index");
+        detail::check_index_dtype(io, index, "Index");
+        io.check(!index.shape.empty(), "Index must have at least one dim");
+        const auto k = index.shape.back();
+        io.check(k >= 0 && k <= static_cast<std::int64_t>(x.shape.size()), [&] {
+            return "the last dim of Index (" + std::to_string(k) +
+                   ") is more than the rank of X (" + std::to_string(x.shape.size()) + ")";
+        });
+        return k;
+    }
+
+    static void infer(const params&, op_io& io) {
+        const auto k = depth(io);
+        const auto& x = io.input("X");
+        const auto& index = io.input("Index");
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape.assign(index.shape.begin(), index.shape.end() - 1);
+        out.shape.insert(out.shape.end(), x.shape.begin() + k, x.shape.end());
+    }
+
+    static void run(const params&, op_io& io) {
+        const auto k = depth(io);
+        const auto& x = io.input("X");
+        const auto& index = io.input("Index");
+        const auto& out = io.output("Out");
+        std::int64_t slice = 1;
+        for (auto d = static_cast<std::size_t>(k); d < x.shape.size(); ++d) slice *= x.shape[d];
+        const auto rows = numel(shape_t(index.shape.begin(), index.shape.end() - 1));
+        io.check(out.numel() == rows * slice, "Out does not fit the gather_nd");
+        const auto row = slice * static_cast<std::int64_t>(size_of(x.type));
+        for (std::int64_t r = 0; r < rows; ++r) {
+            std::int64_t off = 0;
+            for (std::int64_t j = 0; j < k; ++j) {
+                const auto dim = x.shape[static_cast<std::size_t>(j)];
+                const auto v = detail::index_at(index, r * k + j);
+                io.check(v >= 0 && v < dim, [&] {
+                    return "Index value " + std::to_string(v) + " (row " + std::to_string(r) +
+                           ", coordinate " + std::to_string(j) + ") is out of range [0, " +
+                           std::to_string(dim) + ")";
+                });
+                off = off * dim + v;
+            }
+            if (row)
+                std::memcpy(out.data + r * row, x.data + off * row, static_cast<std::size_t>(row));
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/gather_nd.hpp ----
+// ---- begin litegraph/ops/group_norm.hpp ----
+// group_norm: the C channels of X [N, C, spatial...] (data_layout NCHW) or
+// [N, spatial..., C] (NHWC), float32, split into `groups` groups of C /
+// groups channels; each (n, group) is normalised over its channels and
+// spatial values as Paddle's CPU kernel does,
+//   mean = E[x], variance = max(E[x^2] - mean^2, 0),
+//   Y = (X - mean) / sqrt(variance + epsilon) * Scale[c] + Bias[c]
+// (Scale and Bias optional, C values).  Mean and Variance ([N, groups]) are
+// written when the program declares them.  C must divide by groups.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct group_norm {
+    static constexpr std::string_view paddle_types[] = {"group_norm"};
+    struct params {
+        std::int64_t groups = 1;
+        float epsilon = 1e-5f;
+        bool nhwc = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        p.groups = a.get<std::int64_t>("groups", 1);
+        p.epsilon = a.get<float>("epsilon", 1e-5f);
+        const auto f = a.get<std::string>("data_layout", "NCHW");
+        if (f != "NCHW" && f != "NHWC" && f != "AnyLayout")
+            throw unsupported_error("op " + std::string(type) + ": data_layout '" + f +
+                                    "' is not supported (NCHW, NHWC)");
+        p.nhwc = f == "NHWC";
+        return p;
+    }
+
+    static std::int64_t check(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
+        io.check(x.shape.size() >= 2,
+                 [&] { return "X must have rank >= 2, has shape " + to_string(x.shape); });
+        const auto c = p.nhwc ? x.shape.back() : x.shape[1];
+        io.check(p.groups >= 1,
+                 [&] { return "groups " + std::to_string(p.groups) + " must be >= 1"; });
+        io.check(c < 0 || c % p.groups == 0, [&] {
+            return "the channels of X (" + std::to_string(c) + ") do not divide into " +
+                   std::to_string(p.groups) + " groups";
+        });
+        for (const char* slot : {"Scale", "Bias"}) {
+            if (!io.has_input(slot)) continue;
+            const auto& t = io.input(slot);
+            io.check(t.type == dtype::f32, [&] {
+                return std::string(slot) + " must be float32, got " + std::string(name_of(t.type));
+            });
+            io.check(c < 0 || t.numel() == c, [&] {
+                return std::string(slot) + " has shape " + to_string(t.shape) + ", X has " +
+                       std::to_string(c) + " channels";
+            });
+        }
+        return c;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        check(p, io);
+        const auto& x = io.input("X");
+        auto& y = io.output("Y");
+        y.type = dtype::f32;
+        y.shape = x.shape;
+        for (const char* s : {"Mean", "Variance"})
+            if (io.has_output(s)) {
+                auto& o = io.output(s);
+                o.type = dtype::f32;
+                o.shape = {x.shape[0], p.groups};
+            }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto c = check(p, io);
+        const auto& x = io.input("X");
+        const auto n = x.shape[0];
+        const std::int64_t image = n * c == 0 ? 0 : x.numel() / (n * c);  // spatial size
+        const auto gs = c / p.groups;
+        const float* in = x.as<float>();
+        float* y = io.output("Y").as<float>();
+        const float* scale = io.has_input("Scale") ? io.input("Scale").as<float>() : nullptr;
+        const float* bias = io.has_input("Bias") ? io.input("Bias").as<float>() : nullptr;
+        float* mean_out = io.has_output("Mean") ? io.output("Mean").as<float>() : nullptr;
+        float* var_out = io.has_output("Variance") ? io.output("Variance").as<float>() : nullptr;
+        // The flat index of (b, channel, spatial i).
+        auto at = [&](std::int64_t b, std::int64_t ch, std::int64_t i) {
+            return p.nhwc ? (b * image + i) * c + ch : (b * c + ch) * image + i;
+        };
+        for (std::int64_t b = 0; b < n; ++b)
+            for (std::int64_t g = 0; g < p.groups; ++g) {
+                double sum = 0, sq = 0;
+                for (std::int64_t ch = g * gs; ch < (g + 1) * gs; ++ch)
+                    for (std::int64_t i = 0; i < image; ++i) {
+                        const double v = in[at(b, ch, i)];
+                        sum += v;
+                        sq += v * v;
+                    }
+                const double count = static_cast<double>(gs * image);
+                const auto mean = count > 0 ? static_cast<float>(sum / count) : 0.f;
+                const auto var =
+                    count > 0 ? std::max(static_cast<float>(sq / count) - mean * mean, 0.f) : 0.f;
+                const float inv = 1.f / std::sqrt(var + p.epsilon);
+                if (mean_out) mean_out[b * p.groups + g] = mean;
+                if (var_out) var_out[b * p.groups + g] = var;
+                for (std::int64_t ch = g * gs; ch < (g + 1) * gs; ++ch) {
+                    const float s = scale ? scale[ch] : 1.f, sh = bias ? bias[ch] : 0.f;
+                    for (std::int64_t i = 0; i < image; ++i) {
+                        const auto k = at(b, ch, i);
+                        y[k] = (in[k] - mean) * inv * s + sh;
+                    }
+                }
+            }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/group_norm.hpp ----
+// ---- begin litegraph/ops/gru.hpp ----
+// gru: Paddle's LoD GRU (fluid's dynamic_gru) over each sequence of a level-1
+// LoD tensor.  Input [T, 3D] is the already projected x (x W_x), its 3D
+// columns ordered update gate u, reset gate r, candidate c.  Weight [D, 3D]
+// holds, as Paddle lays it out in memory, first the [D, 2D] weights of u and r
+// (row-major, D * 2D values), then the [D, D] weights of the candidate: it is
+// not a column split of a [D, 3D] matrix.  Bias [1, 3D] is optional.  Per
+// step, as Paddle's CPU kernel (funcs/detail/gru_kernel.h):
+//   g = Input[t] + Bias
+//   u = act_gate(g_u + h_prev W_u)      r = act_gate(g_r + h_prev W_r)
+//   c = act(g_c + (r * h_prev) W_c)
+//   h = u * h_prev + c - u * c          (origin_mode)
+//   h = h_prev - u * h_prev + u * c     (otherwise)
+// is_reverse runs each sequence from its last row to its first.  H0 ([S, D],
+// one row per sequence) starts the state; zeros without it.  Hidden is [T, D]
+// with Input's LoD.  Activations (`activation`, `gate_activation`): sigmoid
+// (input clipped to [-40, 13]), tanh, relu, identity, as Paddle's.  The batch
+// outputs BatchGate, BatchResetHiddenPrev and BatchHidden (Paddle's reordered
+// intermediates, for training) are not produced: the runtime treats them as
+// absent, and a model reading one fails naming it.  float32 and float64.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin litegraph/ops/lstm.hpp ----
+// lstm: Paddle's LoD LSTM (fluid's dynamic_lstm) over each sequence of a
+// level-1 LoD tensor.  Input [T, 4D] is the already projected x (x W_x), Weight
+// [D, 4D] the recurrent weights, Bias [1, 4D] or, with use_peepholes, [1, 7D]
+// (then the last 3D are the peephole weights W_ic, W_fc, W_oc).  The 4D gate
+// columns are ordered candidate, input, forget, output.  Per step, as Paddle's
+// CPU kernel (math/detail/lstm_kernel.h):
+//   g = Input[t] + Bias[:4D] + h_prev Weight
+//   c~ = act_cand(g_c)            i = act_gate(g_i + c_prev * W_ic)
+//   f = act_gate(g_f + c_prev * W_fc)    c = c~ * i + c_prev * f
+//   o = act_gate(g_o + c * W_oc)   h = o * act_cell(c)
+// (peephole terms only with use_peepholes).  is_reverse runs each sequence
+// from its last row to its first.  H0 / C0 ([S, D], one row per sequence)
+// start the states; zeros without them.  Hidden and Cell are [T, D] with
+// Input's LoD.  Activations: sigmoid (input clipped to [-40, 13]), tanh, relu,
+// identity, as Paddle's.  BatchGate and BatchCellPreAct (training only) are
+// not produced.  float32 and float64.
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct lstm {
+    static constexpr std::string_view paddle_types[] = {"lstm"};
+    enum class act { sigmoid, tanh, relu, identity };
+    struct params {
+        bool use_peepholes = true;
+        bool is_reverse = false;
+        act gate = act::sigmoid;
+        act cell = act::tanh;
+        act candidate = act::tanh;
+    };
+
+    static act parse_act(const attr_map& a, const char* name, const char* fallback) {
+        const auto s = a.get<std::string>(name, fallback);
+        if (s == "sigmoid") return act::sigmoid;
+        if (s == "tanh") return act::tanh;
+        if (s == "relu") return act::relu;
+        if (s == "identity" || s == "linear" || s.empty()) return act::identity;
+        throw unsupported_error("lstm: " + std::string(name) + " '" + s +
+                                "' is not supported (sigmoid, tanh, relu, identity)");
+    }
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        p.use_peepholes = a.get<bool>("use_peepholes", true);
+        p.is_reverse = a.get<bool>("is_reverse", false);
+        p.gate = parse_act(a, "gate_activation", "sigmoid");
+        p.cell = parse_act(a, "cell_activation", "tanh");
+        p.candidate = parse_act(a, "candidate_activation", "tanh");
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("Input");
+        const auto& w = io.input("Weight");
+        const auto& b = io.input("Bias");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "Input must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        io.check(w.type == x.type && b.type == x.type, "Weight and Bias must have Input's dtype");
+        io.check(w.shape.size() == 2 && w.shape[1] == 4 * w.shape[0],
+                 [&] { return "Weight must be [D, 4D], has shape " + to_string(w.shape); });
+        const std::int64_t d = w.shape[0];
+        io.check(x.shape.size() == 2 && x.shape[1] == 4 * d, [&] {
+            return "Input must be [T, 4D] = [T, " + std::to_string(4 * d) + "], has shape " +
+                   to_string(x.shape);
+        });
+        const std::int64_t bias_len = (p.use_peepholes ? 7 : 4) * d;
+        io.check(b.numel() == bias_len && b.shape.size() == 2 && b.shape[0] == 1, [&] {
+            return "Bias must be [1, " + std::to_string(bias_len) + "]" +
+                   (p.use_peepholes ? " (use_peepholes)" : "") + ", has shape " +
+                   to_string(b.shape);
+        });
+        io.check(x.lod.size() <= 1, [&] {
+            return "Input has a LoD of " + std::to_string(x.lod.size()) +
+                   " levels; lstm takes one level";
+        });
+        const auto& offsets = detail::sequence_offsets(io, "Input");
+        const auto seqs = static_cast<std::int64_t>(offsets.size()) - 1;
+        for (const char* s : {"H0", "C0"})
+            if (io.input_count(s) > 0) {
+                const auto& h = io.input(s);
+                io.check(h.type == x.type && h.shape == shape_t{seqs, d}, [&] {
+                    return std::string(s) + " must be [sequences, D] = [" + std::to_string(seqs) +
+                           ", " + std::to_string(d) + "], has shape " + to_string(h.shape);
+                });
+            }
+        for (const char* s : {"Hidden", "Cell"}) {
+            auto& o = io.output(s);
+            o.type = x.type;
+            o.shape = {x.shape[0], d};
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        if (io.input("Input").type == dtype::f64)
+            compute<double>(p, io);
+        else
+            compute<float>(p, io);
+    }
+
+    template <class T>
+    static T activate(act a, T v) {
+        switch (a) {
+            case act::sigmoid: {
+                const T c = v < T(-40) ? T(-40) : (v > T(13) ? T(13) : v);
+                return T(1) / (T(1) + std::exp(-c));
+            }
+            case act::tanh: {
+                T t = T(-2) * v;
+                t = t > T(40) ? T(40) : t;
+                return T(2) / (T(1) + std::exp(t)) - T(1);
+            }
+            case act::relu:
+                return v > T(0) ? v : T(0);
+            default:
+                return v;
+        }
+    }
+
+private:
+    template <class T>
+    static void compute(const params& p, op_io& io) {
+        const auto& x = io.input("Input");
+        const auto& offsets = detail::sequence_offsets(io, "Input");
+        const T* in = x.as<T>();
+        const T* w = io.input("Weight").as<T>();
+        const T* bias = io.input("Bias").as<T>();
+        const std::int64_t d = io.input("Weight").shape[0];
+        const T* h0 = io.input_count("H0") ? io.input("H0").as<T>() : nullptr;
+        const T* c0 = io.input_count("C0") ? io.input("C0").as<T>() : nullptr;
+        T* hidden = io.output("Hidden").as<T>();
+        T* cell = io.output("Cell").as<T>();
+        const T* wic = p.use_peepholes ? bias + 4 * d : nullptr;
+        const T* wfc = p.use_peepholes ? bias + 5 * d : nullptr;
+        const T* woc = p.use_peepholes ? bias + 6 * d : nullptr;
+        std::vector<T> g(static_cast<std::size_t>(4 * d)), h_prev(static_cast<std::size_t>(d)),
+            c_prev(static_cast<std::size_t>(d));
+        for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+            const std::int64_t b = offsets[s], e = offsets[s + 1];
+            for (std::int64_t k = 0; k < d; ++k) {
+                h_prev[k] = h0 ? h0[static_cast<std::int64_t>(s) * d + k] : T(0);
+                c_prev[k] = c0 ? c0[static_cast<std::int64_t>(s) * d + k] : T(0);
+            }
+            for (std::int64_t step = 0; step < e - b; ++step) {
+                const std::int64_t t = p.is_reverse ? e - 1 - step : b + step;
+                for (std::int64_t j = 0; j < 4 * d; ++j) g[j] = in[t * 4 * d + j] + bias[j];
+                for (std::int64_t k = 0; k < d; ++k) {
+                    const T hk = h_prev[k];
+                    const T* wr = w + k * 4 * d;
+                    for (std::int64_t j = 0; j < 4 * d; ++j) g[j] += hk * wr[j];
+                }
+                T* ho = hidden + t * d;
+                T* co = cell + t * d;
+                for (std::int64_t k = 0; k < d; ++k) {
+                    const T cp = c_prev[k];
+                    const T cand = activate(p.candidate, g[k]);
+                    const T ig = activate(p.gate, g[d + k] + (wic ? cp * wic[k] : T(0)));
+                    const T fg = activate(p.gate, g[2 * d + k] + (wfc ? cp * wfc[k] : T(0)));
+                    const T c = cand * ig + cp * fg;
+                    const T og = activate(p.gate, g[3 * d + k] + (woc ? c * woc[k] : T(0)));
+                    co[k] = c;
+                    ho[k] = og * activate(p.cell, c);
+                }
+                for (std::int64_t k = 0; k < d; ++k) {
+                    h_prev[k] = ho[k];
+                    c_prev[k] = co[k];
+                }
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/lstm.hpp ----
+
+namespace litegraph::ops {
+
+struct gru {
+    static constexpr std::string_view paddle_types[] = {"gru"};
+    using act = lstm::act;
+    struct params {
+        act node = act::tanh;
+        act gate = act::sigmoid;
+        bool is_reverse = false;
+        bool origin_mode = false;
+    };
+
+    static act parse_act(const attr_map& a, const char* name, const char* fallback) {
+        const auto s = a.get<std::string>(name, fallback);
+        if (s == "sigmoid") return act::sigmoid;
+        if (s == "tanh") return act::tanh;
+        if (s == "relu") return act::relu;
+        if (s == "identity" || s == "linear" || s.empty()) return act::identity;
+        throw unsupported_error("gru: " + std::string(name) + " '" + s +
+                                "' is not supported (sigmoid, tanh, relu, identity)");
+    }
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        p.node = parse_act(a, "activation", "tanh");
+        p.gate = parse_act(a, "gate_activation", "sigmoid");
+        p.is_reverse = a.get<bool>("is_reverse", false);
+        p.origin_mode = a.get<bool>("origin_mode", false);
+        return p;
+    }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("Input");
+        const auto& w = io.input("Weight");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "Input must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        io.check(w.type == x.type, "Weight must have Input's dtype");
+        io.check(w.shape.size() == 2 && w.shape[1] == 3 * w.shape[0],
+                 [&] { return "Weight must be [D, 3D], has shape " + to_string(w.shape); });
+        const std::int64_t d = w.shape[0];
+        io.check(x.shape.size() == 2 && x.shape[1] == 3 * d, [&] {
+            return "Input must be [T, 3D] = [T, " + std::to_string(3 * d) + "], has shape " +
+                   to_string(x.shape);
+        });
+        if (io.input_count("Bias") > 0) {
+            const auto& b = io.input("Bias");
+            io.check(b.type == x.type && b.shape == shape_t{1, 3 * d}, [&] {
+                return "Bias must be [1, 3D] = [1, " + std::to_string(3 * d) + "] of Input's " +
+                       "dtype, has shape " + to_string(b.shape);
+            });
+        }
+        io.check(x.lod.size() <= 1, [&] {
+            return "Input has a LoD of " + std::to_string(x.lod.size()) +
+                   " levels; gru takes one level";
+        });
+        const auto& offsets = detail::sequence_offsets(io, "Input");
+        const auto seqs = static_cast<std::int64_t>(offsets.size()) - 1;
+        if (io.input_count("H0") > 0) {
+            const auto& h = io.input("H0");
+            io.check(h.type == x.type && h.shape == shape_t{seqs, d}, [&] {
+                return "H0 must be [sequences, D] = [" + std::to_string(seqs) + ", " +
+                       std::to_string(d) + "], has shape " + to_string(h.shape);
+            });
+        }
+        auto& o = io.output("Hidden");
+        o.type = x.type;
+        o.shape = {x.shape[0], d};
+    }
+
+    static void run(const params& p, op_io& io) {
+        if (io.input("Input").type == dtype::f64)
+            compute<double>(p, io);
+        else
+            compute<float>(p, io);
+    }
+
+private:
+    template <class T>
+    static void compute(const params& p, op_io& io) {
+        const auto& offsets = detail::sequence_offsets(io, "Input");
+        const T* in = io.input("Input").as<T>();
+        const T* w = io.input("Weight").as<T>();
+        const std::int64_t d = io.input("Weight").shape[0];
+        const T* bias = io.input_count("Bias") ? io.input("Bias").as<T>() : nullptr;
+        const T* h0 = io.input_count("H0") ? io.input("H0").as<T>() : nullptr;
+        T* hidden = io.output("Hidden").as<T>();
+        const T* w_gates = w;              // [D, 2D]: u and r
+        const T* w_state = w + 2 * d * d;  // [D, D]: candidate
+        const auto n = static_cast<std::size_t>(d);
+        std::vector<T> g(3 * n), h_prev(n), reset_h(n);
+        for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+            const std::int64_t b = offsets[s], e = offsets[s + 1];
+            for (std::int64_t k = 0; k < d; ++k)
+                h_prev[k] = h0 ? h0[static_cast<std::int64_t>(s) * d + k] : T(0);
+            for (std::int64_t step = 0; step < e - b; ++step) {
+                const std::int64_t t = p.is_reverse ? e - 1 - step : b + step;
+                for (std::int64_t j = 0; j < 3 * d; ++j)
+                    g[j] = in[t * 3 * d + j] + (bias ? bias[j] : T(0));
+                for (std::int64_t k = 0; k < d; ++k) {
+                    const T hk = h_prev[k];
+                    const T* wr = w_gates + k * 2 * d;
+                    for (std::int64_t j = 0; j < 2 * d; ++j) g[j] += hk * wr[j];
+                }
+                for (std::int64_t k = 0; k < d; ++k) {
+                    g[k] = lstm::activate(p.gate, g[k]);
+                    g[d + k] = lstm::activate(p.gate, g[d + k]);
+                    reset_h[k] = h_prev[k] * g[d + k];
+                }
+                for (std::int64_t k = 0; k < d; ++k) {
+                    const T rk = reset_h[k];
+                    const T* wr = w_state + k * d;
+                    for (std::int64_t j = 0; j < d; ++j) g[2 * d + j] += rk * wr[j];
+                }
+                T* ho = hidden + t * d;
+                for (std::int64_t k = 0; k < d; ++k) {
+                    const T u = g[k], hp = h_prev[k];
+                    const T c = lstm::activate(p.node, g[2 * d + k]);
+                    ho[k] = p.origin_mode ? u * hp + c - u * c : hp - u * hp + u * c;
+                }
+                for (std::int64_t k = 0; k < d; ++k) h_prev[k] = ho[k];
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/gru.hpp ----
+// ---- begin litegraph/ops/im2sequence.hpp ----
+// im2sequence: the patches of each image as a sequence, as Paddle's CPU
+// kernel.  X [N, C, H, W] -> Out [rows, C * KH * KW] with a level-1 LoD of one
+// sequence per image: image i gives OH_i * OW_i rows, row (oh, ow) holding
+// X[i, c, oh * SH - PU + kh, ow * SW - PL + kw] in (c, kh, kw) order, 0
+// outside the image.  Attributes: kernels [KH, KW], strides [SH, SW] (1, 1),
+// paddings [up, left, down, right] (0s), out_stride (1, 1).  Without Y (or
+// with a batch of one, as Paddle) every image gives OH = (H + PU + PD - KH) /
+// SH + 1 (truncating division) and OW likewise.  With Y [N, 2] (each image's
+// real height and width, X's dtype) and N > 1, image i's sizes are
+// ceil(Y[i] / out_stride), and OH_i, OW_i follow from them; the windows still
+// read the whole X.  The rows then depend on Y's values: shape inference
+// reserves the full-image rows (or the exact ones when Y is known), the run
+// sets the actual rows (shapes_at_run) and fails naming Y when they would not
+// fit.  float32 and float64.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct im2sequence {
+    static constexpr std::string_view paddle_types[] = {"im2sequence"};
+    static constexpr bool sets_lod = true;
+    static constexpr bool shapes_at_run = true;
+    struct params {
+        std::vector<std::int64_t> kernels, strides{1, 1}, paddings{0, 0, 0, 0}, out_stride{1, 1};
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        p.kernels = a.get<std::vector<std::int64_t>>("kernels", {});
+        p.strides = a.get<std::vector<std::int64_t>>("strides", {1, 1});
+        p.paddings = a.get<std::vector<std::int64_t>>("paddings", {0, 0, 0, 0});
+        p.out_stride = a.get<std::vector<std::int64_t>>("out_stride", {1, 1});
+        return p;
+    }
+
+    static std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t p0, std::int64_t p1,
+                                 std::int64_t s) {
+        return (in + p0 + p1 - k) / s + 1;
+    }
+
+    static void check_attrs(const params& p, const op_io& io) {
+        detail::check_pair(io, p.kernels, "kernels", 1);
+        detail::check_pair(io, p.strides, "strides", 1);
+        detail::check_pair(io, p.out_stride, "out_stride", 1);
+        io.check(p.paddings.size() == 4, [&] {
+            return "attribute paddings must hold 4 values (up, left, down, right), got " +
+                   detail::list_string(p.paddings);
+        });
+        for (auto v : p.paddings)
+            io.check(v >= 0, [&] {
+                return "negative padding in " + detail::list_string(p.paddings) +
+                       " is not supported";
+            });
+    }
+
+    static bool uses_y(const op_io& io) {
+        return io.input_count("Y") > 0 && io.input("X").shape[0] > 1;
+    }
+
+    /// Rows per image (from Y's values when they count).
+    static std::vector<std::int64_t> rows_per_image(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        const std::int64_t n = x.shape[0];
+        std::vector<std::int64_t> rows(static_cast<std::size_t>(n));
+        auto one = [&](std::int64_t i, std::int64_t h, std::int64_t w) {
+            const std::int64_t oh =
+                out_size(h, p.kernels[0], p.paddings[0], p.paddings[2], p.strides[0]);
+            const std::int64_t ow =
+                out_size(w, p.kernels[1], p.paddings[1], p.paddings[3], p.strides[1]);
+            io.check(oh >= 0 && ow >= 0, [&] {
+                return "image " + std::to_string(i) + " of height " + std::to_string(h) +
+                       " and width " + std::to_string(w) + " gives " + std::to_string(oh) + " x " +
+                       std::to_string(ow) + " patches";
+            });
+            rows[static_cast<std::size_t>(i)] = oh * ow;
+        };
+        if (!uses_y(io)) {
+            for (std::int64_t i = 0; i < n; ++i) one(i, x.shape[2], x.shape[3]);
+            return rows;
+        }
+        const auto& y = io.input("Y");
+        auto read = [&](std::int64_t k) -> std::int64_t {
+            return y.type == dtype::f64
+                       ? static_cast<std::int64_t>(static_cast<int>(y.as<double>()[k]))
+                       : static_cast<std::int64_t>(static_cast<int>(y.as<float>()[k]));
+        };
+        for (std::int64_t i = 0; i < n; ++i) {
+            std::int64_t h = read(2 * i), w = read(2 * i + 1);
+            io.check(h >= 0 && w >= 0, [&] {
+                return "Y[" + std::to_string(i) + "] = (" + std::to_string(h) + ", " +
+                       std::to_string(w) + ") is not an image size";
+            });
+            h = h % p.out_stride[0] == 0 ? h / p.out_stride[0] : h / p.out_stride[0] + 1;
+            w = w % p.out_stride[1] == 0 ? w / p.out_stride[1] : w / p.out_stride[1] + 1;
+            one(i, h, w);
+        }
+        return rows;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        check_attrs(p, io);
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "X must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        io.check(x.shape.size() == 4 && is_known(x.shape),
+                 [&] { return "X must be [N, C, H, W], has shape " + to_string(x.shape); });
+        if (io.input_count("Y") > 0) {
+            const auto& y = io.input("Y");
+            io.check(y.type == x.type && y.numel() == 2 * x.shape[0], [&] {
+                return "Y must hold a (height, width) pair per image of X's dtype: " +
+                       std::to_string(2 * x.shape[0]) + " values, has shape " + to_string(y.shape) +
+                       " of " + std::string(name_of(y.type));
+            });
+        }
+        // The full-image rows: the bound, and the answer without Y.
+        const std::int64_t oh =
+            out_size(x.shape[2], p.kernels[0], p.paddings[0], p.paddings[2], p.strides[0]);
+        const std::int64_t ow =
+            out_size(x.shape[3], p.kernels[1], p.paddings[1], p.paddings[3], p.strides[1]);
+        io.check(oh > 0 && ow > 0, [&] {
+            return "kernels " + detail::list_string(p.kernels) + " give " + std::to_string(oh) +
+                   " x " + std::to_string(ow) + " patches for X shape " + to_string(x.shape);
+        });
+        std::int64_t rows = x.shape[0] * oh * ow;
+        auto& out = io.output("Out");
+        out.type = x.type;
+        lod_t lod{{0}};
+        if (!uses_y(io) || io.input("Y").has_data()) {
+            rows = 0;
+            for (auto r : rows_per_image(p, io)) lod[0].push_back(rows += r);
+            out.lod = std::move(lod);
+        }
+        out.shape = {rows, x.shape[1] * p.kernels[0] * p.kernels[1]};
+    }
+
+    static void run(const params& p, op_io& io) {
+        if (io.input("X").type == dtype::f64)
+            compute<double>(p, io);
+        else
+            compute<float>(p, io);
+    }
+
+private:
+    template <class T>
+    static void compute(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        auto& out = io.output("Out");
+        const auto rows = rows_per_image(p, io);
+        std::int64_t total = 0;
+        lod_t lod{{0}};
+        for (auto r : rows) lod[0].push_back(total += r);
+        io.check(total <= out.shape[0], [&] {
+            return "Y's image sizes give " + std::to_string(total) + " rows, more than the " +
+                   std::to_string(out.shape[0]) + " of X's full images";
+        });
+        const std::int64_t c = x.shape[1], h = x.shape[2], w = x.shape[3];
+        const std::int64_t kh = p.kernels[0], kw = p.kernels[1];
+        const std::int64_t ow_full = out_size(w, kw, p.paddings[1], p.paddings[3], p.strides[1]);
+        const T* in = x.as<T>();
+        T* o = out.as<T>();
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            // The image's patch grid: OW_i columns (OW of the whole image without Y).
+            std::int64_t owi = ow_full;
+            if (uses_y(io)) {
+                const auto& y = io.input("Y");
+                std::int64_t ww = y.type == dtype::f64 ? static_cast<int>(y.as<double>()[2 * i + 1])
+                                                       : static_cast<int>(y.as<float>()[2 * i + 1]);
+                ww = ww % p.out_stride[1] == 0 ? ww / p.out_stride[1] : ww / p.out_stride[1] + 1;
+                owi = out_size(ww, kw, p.paddings[1], p.paddings[3], p.strides[1]);
+            }
+            const T* img = in + static_cast<std::int64_t>(i) * c * h * w;
+            for (std::int64_t r = 0; r < rows[i]; ++r) {
+                const std::int64_t oh = r / owi, ow = r % owi;
+                T* dst = o + (lod[0][i] + r) * c * kh * kw;
+                for (std::int64_t ch = 0; ch < c; ++ch)
+                    for (std::int64_t a = 0; a < kh; ++a) {
+                        const std::int64_t ih = oh * p.strides[0] + a - p.paddings[0];
+                        for (std::int64_t b = 0; b < kw; ++b) {
+                            const std::int64_t iw = ow * p.strides[1] + b - p.paddings[1];
+                            *dst++ = ih < 0 || ih >= h || iw < 0 || iw >= w
+                                         ? T(0)
+                                         : img[(ch * h + ih) * w + iw];
+                        }
+                    }
+            }
+        }
+        out.shape[0] = total;
+        out.lod = std::move(lod);
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/im2sequence.hpp ----
+// ---- begin litegraph/ops/instance_norm.hpp ----
+// instance_norm: every (n, c) plane of X [N, C, spatial...] (float32, rank
+// 2 to 5) is normalised over its spatial values,
+//   Y = (X - mean) * 1 / sqrt(variance + epsilon) * Scale[c] + Bias[c]
+// (the biased variance; Scale and Bias optional, C values).  SavedMean and
+// SavedVariance ([N*C]: the means and the 1 / sqrt(variance + epsilon), as
+// Paddle) are written when the program declares them.
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct instance_norm {
+    static constexpr std::string_view paddle_types[] = {"instance_norm"};
+    struct params {
+        float epsilon = 1e-5f;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<float>("epsilon", 1e-5f)};
+    }
+
+    static void check(const op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32,
+                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
+        io.check(x.shape.size() >= 2 && x.shape.size() <= 5,
+                 [&] { return "X must have rank 2 to 5, has shape " + to_string(x.shape); });
+        const auto c = x.shape[1];
+        for (const char* slot : {"Scale", "Bias"}) {
+            if (!io.has_input(slot)) continue;
+            const auto& t = io.input(slot);
+            io.check(t.type == dtype::f32, [&] {
+                return std::string(slot) + " must be float32, got " + std::string(name_of(t.type));
+            });
+            io.check(c < 0 || t.numel() == c, [&] {
+                return std::string(slot) + " has shape " + to_string(t.shape) + ", X has " +
+                       std::to_string(c) + " channels";
+            });
+        }
+    }
+
+    static void infer(const params&, op_io& io) {
+        check(io);
+        const auto& x = io.input("X");
+        auto& y = io.output("Y");
+        y.type = dtype::f32;
+        y.shape = x.shape;
+        const auto nc = x.shape[0] < 0 || x.shape[1] < 0 ? -1 : x.shape[0] * x.shape[1];
+        for (const char* s : {"SavedMean", "SavedVariance"})
+            if (io.has_output(s)) {
+                auto& o = io.output(s);
+                o.type = dtype::f32;
+                o.shape = {nc};
+            }
+    }
+
+    static void run(const params& p, op_io& io) {
+        check(io);
+        const auto& x = io.input("X");
+        const auto n = x.shape[0], c = x.shape[1];
+        const auto planes = n * c;
+        const std::int64_t size = planes == 0 ? 0 : x.numel() / planes;
+        const float* in = x.as<float>();
+        float* y = io.output("Y").as<float>();
+        const float* scale = io.has_input("Scale") ? io.input("Scale").as<float>() : nullptr;
+        const float* bias = io.has_input("Bias") ? io.input("Bias").as<float>() : nullptr;
+        float* saved_mean =
+            io.has_output("SavedMean") ? io.output("SavedMean").as<float>() : nullptr;
+        float* saved_inv =
+            io.has_output("SavedVariance") ? io.output("SavedVariance").as<float>() : nullptr;
+        for (std::int64_t pc = 0; pc < planes; ++pc) {
+            const float* xp = in + pc * size;
+            double sum = 0;
+            for (std::int64_t i = 0; i < size; ++i) sum += xp[i];
+            const auto mean = static_cast<float>(sum / static_cast<double>(size));
+            double sq = 0;
+            for (std::int64_t i = 0; i < size; ++i) {
+                const double d = static_cast<double>(xp[i]) - mean;
+                sq += d * d;
+            }
+            const auto var = static_cast<float>(sq / static_cast<double>(size));
+            const float inv = 1.f / std::sqrt(var + p.epsilon);
+            const auto ch = pc % c;
+            const float s = scale ? scale[ch] : 1.f, b = bias ? bias[ch] : 0.f;
+            float* yp = y + pc * size;
+            for (std::int64_t i = 0; i < size; ++i) yp[i] = (xp[i] - mean) * inv * s + b;
+            if (saved_mean) saved_mean[pc] = mean;
+            if (saved_inv) saved_inv[pc] = inv;
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/instance_norm.hpp ----
 // ---- begin litegraph/ops/layer_norm.hpp ----
 // layer_norm: X viewed as [left, right] with left = prod(dims before
 // `begin_norm_axis`) and right = prod(the rest); every row is normalised,
@@ -4349,212 +7287,275 @@ private:
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/lookup_table_v2.hpp ----
-// ---- begin litegraph/ops/lstm.hpp ----
-// lstm: Paddle's LoD LSTM (fluid's dynamic_lstm) over each sequence of a
-// level-1 LoD tensor.  Input [T, 4D] is the already projected x (x W_x), Weight
-// [D, 4D] the recurrent weights, Bias [1, 4D] or, with use_peepholes, [1, 7D]
-// (then the last 3D are the peephole weights W_ic, W_fc, W_oc).  The 4D gate
-// columns are ordered candidate, input, forget, output.  Per step, as Paddle's
-// CPU kernel (math/detail/lstm_kernel.h):
-//   g = Input[t] + Bias[:4D] + h_prev Weight
-//   c~ = act_cand(g_c)            i = act_gate(g_i + c_prev * W_ic)
-//   f = act_gate(g_f + c_prev * W_fc)    c = c~ * i + c_prev * f
-//   o = act_gate(g_o + c * W_oc)   h = o * act_cell(c)
-// (peephole terms only with use_peepholes).  is_reverse runs each sequence
-// from its last row to its first.  H0 / C0 ([S, D], one row per sequence)
-// start the states; zeros without them.  Hidden and Cell are [T, D] with
-// Input's LoD.  Activations: sigmoid (input clipped to [-40, 13]), tanh, relu,
-// identity, as Paddle's.  BatchGate and BatchCellPreAct (training only) are
-// not produced.  float32 and float64.
+// ---- begin litegraph/ops/makers.hpp ----
+// Tensor makers:
+//   assign: Out = a copy of X (any dtype).
+//   fill_any_like: Out of X's shape filled with `value` (float, default 0), of
+//     dtype `dtype` (a Paddle VarType code; -1, the default: X's dtype).
+//   fill_constant_batch_size_like: Out of shape `shape` with dim
+//     `output_dim_idx` set to Input's dim `input_dim_idx` (both default 0),
+//     filled with `value` (or `str_value`), of dtype `dtype` (default float32).
+//   range: Out = start, start + step, ... up to end (excluded), with Paddle's
+//     size (ceil(|end - start| / |step|)) and its accumulation (each value is
+//     the previous plus step).  Start, End and Step are one-element inputs of
+//     one dtype (float32/64, int32/64) whose values must be known when the
+//     program is planned (the output's size depends on them).
+//   where: Out = Condition ? X : Y, Condition bool, X and Y of one dtype, the
+//     three broadcast numpy-style (trailing dims aligned).
 
-#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
-// ---- begin litegraph/ops/detail/sequence.hpp ----
-// Helpers of the sequence (LoD) ops: the LoD level they work on, checked.
-
-#include <string>
-
-
-namespace litegraph::ops::detail {
-
-/// The last (finest) LoD level of input `slot`, which must have one and match
-/// its rows; fails naming the op and the input otherwise.
-inline const std::vector<std::int64_t>& sequence_offsets(const op_io& io, const char* slot) {
-    const auto& x = io.input(slot);
-    if (x.lod.empty())
-        io.fail("input " + std::string(slot) + " ('" + std::string(x.name) +
-                "') has no LoD: a sequence op needs the sequence offsets (feed them with "
-                "--lod NAME=0,L0,L0+L1,... or tensor::set_lod)");
-    io.check(!x.shape.empty(),
-             [&] { return "input " + std::string(slot) + " has a LoD but is a scalar"; });
-    if (auto problem = lod_problem(x.lod, x.shape[0]); !problem.empty())
-        io.fail("input " + std::string(slot) + " ('" + std::string(x.name) + "'): " + problem);
-    return x.lod.back();
-}
-
-}  // namespace litegraph::ops::detail
-// ---- end litegraph/ops/detail/sequence.hpp ----
 
 namespace litegraph::ops {
 
-struct lstm {
-    static constexpr std::string_view paddle_types[] = {"lstm"};
-    enum class act { sigmoid, tanh, relu, identity };
+struct assign {
+    static constexpr std::string_view paddle_types[] = {"assign"};
+    struct params {};
+    static params parse(const attr_map&, std::string_view) { return {}; }
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("X");
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+    }
+    static void run(const params&, op_io& io) { detail::copy_all(io.input("X"), io.output("Out")); }
+};
+
+namespace detail {
+/// Fills `out` with `v` converted to its dtype (float16 through fill_constant's rounding).
+inline void fill_value(const op_io& io, const tensor_ref& out, double v) {
+    if (out.type == dtype::f16) {
+        auto h = fill_constant::to_half(static_cast<float>(v));
+        auto* o = reinterpret_cast<std::uint16_t*>(out.data);
+        for (std::int64_t i = 0; i < out.numel(); ++i) o[i] = h;
+        return;
+    }
+    visit_dtype(out.type, [&]<class T>(T) {
+        const T x = fill_constant::cast<T>(io, v);
+        for (auto& e : out.span<T>()) e = x;
+    });
+}
+}  // namespace detail
+
+struct fill_any_like {
+    static constexpr std::string_view paddle_types[] = {"fill_any_like"};
     struct params {
-        bool use_peepholes = true;
-        bool is_reverse = false;
-        act gate = act::sigmoid;
-        act cell = act::tanh;
-        act candidate = act::tanh;
+        double value = 0;
+        int dtype_code = -1;
     };
-
-    static act parse_act(const attr_map& a, const char* name, const char* fallback) {
-        const auto s = a.get<std::string>(name, fallback);
-        if (s == "sigmoid") return act::sigmoid;
-        if (s == "tanh") return act::tanh;
-        if (s == "relu") return act::relu;
-        if (s == "identity" || s == "linear" || s.empty()) return act::identity;
-        throw unsupported_error("lstm: " + std::string(name) + " '" + s +
-                                "' is not supported (sigmoid, tanh, relu, identity)");
-    }
-
     static params parse(const attr_map& a, std::string_view) {
-        params p;
-        p.use_peepholes = a.get<bool>("use_peepholes", true);
-        p.is_reverse = a.get<bool>("is_reverse", false);
-        p.gate = parse_act(a, "gate_activation", "sigmoid");
-        p.cell = parse_act(a, "cell_activation", "tanh");
-        p.candidate = parse_act(a, "candidate_activation", "tanh");
-        return p;
+        return {a.get<double>("value", 0.0), a.get<int>("dtype", -1)};
     }
-
     static void infer(const params& p, op_io& io) {
-        const auto& x = io.input("Input");
-        const auto& w = io.input("Weight");
-        const auto& b = io.input("Bias");
-        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
-            return "Input must be float32 or float64, got " + std::string(name_of(x.type));
-        });
-        io.check(w.type == x.type && b.type == x.type, "Weight and Bias must have Input's dtype");
-        io.check(w.shape.size() == 2 && w.shape[1] == 4 * w.shape[0],
-                 [&] { return "Weight must be [D, 4D], has shape " + to_string(w.shape); });
-        const std::int64_t d = w.shape[0];
-        io.check(x.shape.size() == 2 && x.shape[1] == 4 * d, [&] {
-            return "Input must be [T, 4D] = [T, " + std::to_string(4 * d) + "], has shape " +
-                   to_string(x.shape);
-        });
-        const std::int64_t bias_len = (p.use_peepholes ? 7 : 4) * d;
-        io.check(b.numel() == bias_len && b.shape.size() == 2 && b.shape[0] == 1, [&] {
-            return "Bias must be [1, " + std::to_string(bias_len) + "]" +
-                   (p.use_peepholes ? " (use_peepholes)" : "") + ", has shape " +
-                   to_string(b.shape);
-        });
-        io.check(x.lod.size() <= 1, [&] {
-            return "Input has a LoD of " + std::to_string(x.lod.size()) +
-                   " levels; lstm takes one level";
-        });
-        const auto& offsets = detail::sequence_offsets(io, "Input");
-        const auto seqs = static_cast<std::int64_t>(offsets.size()) - 1;
-        for (const char* s : {"H0", "C0"})
-            if (io.input_count(s) > 0) {
-                const auto& h = io.input(s);
-                io.check(h.type == x.type && h.shape == shape_t{seqs, d}, [&] {
-                    return std::string(s) + " must be [sequences, D] = [" + std::to_string(seqs) +
-                           ", " + std::to_string(d) + "], has shape " + to_string(h.shape);
-                });
-            }
-        for (const char* s : {"Hidden", "Cell"}) {
-            auto& o = io.output(s);
-            o.type = x.type;
-            o.shape = {x.shape[0], d};
-        }
+        const auto& x = io.input("X");
+        auto& out = io.output("Out");
+        out.type = p.dtype_code == -1 ? x.type : detail::dtype_from_paddle(io, p.dtype_code);
+        out.shape = x.shape;
+        if (out.type != dtype::f16)
+            visit_dtype(out.type, [&]<class T>(T) {
+                (void)fill_constant::cast<T>(io, p.value);  // a value the dtype cannot hold: now
+            });
     }
-
     static void run(const params& p, op_io& io) {
-        if (io.input("Input").type == dtype::f64)
-            compute<double>(p, io);
-        else
-            compute<float>(p, io);
+        detail::fill_value(io, io.output("Out"), p.value);
+    }
+};
+
+struct fill_constant_batch_size_like {
+    static constexpr std::string_view paddle_types[] = {"fill_constant_batch_size_like"};
+    struct params {
+        shape_t shape;
+        int dtype_code = 5;
+        double value = 0;
+        std::string str_value;
+        int input_dim_idx = 0;
+        int output_dim_idx = 0;
+    };
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<shape_t>("shape", {}),    a.get<int>("dtype", 5),
+                a.get<double>("value", 0.0),    a.get<std::string>("str_value", ""),
+                a.get<int>("input_dim_idx", 0), a.get<int>("output_dim_idx", 0)};
+    }
+    static fill_constant::params as_fill(const params& p) {
+        return {p.shape, p.dtype_code, p.value, p.str_value};
+    }
+    static void infer(const params& p, op_io& io) {
+        const auto& in = io.input("Input");
+        const auto ir = static_cast<int>(in.shape.size()), orank = static_cast<int>(p.shape.size());
+        io.check(p.input_dim_idx >= 0 && p.input_dim_idx < ir, [&] {
+            return "input_dim_idx " + std::to_string(p.input_dim_idx) +
+                   " is out of range for Input of rank " + std::to_string(ir);
+        });
+        io.check(p.output_dim_idx >= 0 && p.output_dim_idx < orank, [&] {
+            return "output_dim_idx " + std::to_string(p.output_dim_idx) +
+                   " is out of range for a shape of rank " + std::to_string(orank);
+        });
+        shape_t s = p.shape;
+        s[static_cast<std::size_t>(p.output_dim_idx)] =
+            in.shape[static_cast<std::size_t>(p.input_dim_idx)];
+        for (std::size_t i = 0; i < s.size(); ++i)
+            io.check(s[i] >= 0 || (static_cast<int>(i) == p.output_dim_idx && s[i] == -1),
+                     [&] { return "the shape " + to_string(s) + " has a negative dim"; });
+        auto& out = io.output("Out");
+        out.type = detail::dtype_from_paddle(io, p.dtype_code);
+        out.shape = std::move(s);
+        (void)fill_constant::value(as_fill(p), io);  // a bad str_value is an error now
+    }
+    static void run(const params& p, op_io& io) {
+        detail::fill_value(io, io.output("Out"), fill_constant::value(as_fill(p), io));
+    }
+};
+
+struct range {
+    static constexpr std::string_view paddle_types[] = {"range"};
+    struct params {};
+    static params parse(const attr_map&, std::string_view) { return {}; }
+
+    /// The one value of input `slot`; fails when it is not known yet.
+    static double scalar(const op_io& io, const char* slot) {
+        const auto& t = io.input(slot);
+        io.check(is_known(t.shape) && t.numel() == 1, [&] {
+            return "input '" + std::string(slot) + "' must hold one value, its shape is " +
+                   to_string(t.shape);
+        });
+        if (!t.has_data())
+            io.fail("the value of input '" + std::string(slot) + "' ('" + std::string(t.name) +
+                    "') decides the output size but is not known before the run (it must be a "
+                    "weight, a feed or computed from shapes)");
+        double r = 0;
+        visit_dtype(t.type, [&]<class T>(T) { r = static_cast<double>(t.as<T>()[0]); });
+        return r;
     }
 
+    /// Paddle's GetSize, checked.
     template <class T>
-    static T activate(act a, T v) {
-        switch (a) {
-            case act::sigmoid: {
-                const T c = v < T(-40) ? T(-40) : (v > T(13) ? T(13) : v);
-                return T(1) / (T(1) + std::exp(-c));
-            }
-            case act::tanh: {
-                T t = T(-2) * v;
-                t = t > T(40) ? T(40) : t;
-                return T(2) / (T(1) + std::exp(t)) - T(1);
-            }
-            case act::relu:
-                return v > T(0) ? v : T(0);
-            default:
-                return v;
+    static std::int64_t size_of_range(const op_io& io, T start, T end, T step) {
+        io.check(step != T(0), "the step is 0");
+        if (start < end) io.check(step > T(0), "the step must be positive when start < end");
+        if (start > end) io.check(step < T(0), "the step must be negative when start > end");
+        if constexpr (std::is_integral_v<T>) {
+            const double n =
+                (std::fabs(double(end) - double(start)) + std::fabs(double(step)) - 1) /
+                std::fabs(double(step));
+            return static_cast<std::int64_t>(n);
+        } else {
+            const double n = std::ceil(std::fabs((double(end) - double(start)) / double(step)));
+            io.check(n < 9e15, "the range has too many elements");
+            return static_cast<std::int64_t>(n);
         }
     }
 
-private:
-    template <class T>
-    static void compute(const params& p, op_io& io) {
-        const auto& x = io.input("Input");
-        const auto& offsets = detail::sequence_offsets(io, "Input");
-        const T* in = x.as<T>();
-        const T* w = io.input("Weight").as<T>();
-        const T* bias = io.input("Bias").as<T>();
-        const std::int64_t d = io.input("Weight").shape[0];
-        const T* h0 = io.input_count("H0") ? io.input("H0").as<T>() : nullptr;
-        const T* c0 = io.input_count("C0") ? io.input("C0").as<T>() : nullptr;
-        T* hidden = io.output("Hidden").as<T>();
-        T* cell = io.output("Cell").as<T>();
-        const T* wic = p.use_peepholes ? bias + 4 * d : nullptr;
-        const T* wfc = p.use_peepholes ? bias + 5 * d : nullptr;
-        const T* woc = p.use_peepholes ? bias + 6 * d : nullptr;
-        std::vector<T> g(static_cast<std::size_t>(4 * d)), h_prev(static_cast<std::size_t>(d)),
-            c_prev(static_cast<std::size_t>(d));
-        for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
-            const std::int64_t b = offsets[s], e = offsets[s + 1];
-            for (std::int64_t k = 0; k < d; ++k) {
-                h_prev[k] = h0 ? h0[static_cast<std::int64_t>(s) * d + k] : T(0);
-                c_prev[k] = c0 ? c0[static_cast<std::int64_t>(s) * d + k] : T(0);
+    template <class F>
+    static void with_values(op_io& io, F f) {
+        const auto t = io.input("Start").type;
+        for (const char* s : {"End", "Step"})
+            io.check(io.input(s).type == t, [&] {
+                return std::string(s) + " is " + std::string(name_of(io.input(s).type)) +
+                       " but Start is " + std::string(name_of(t));
+            });
+        io.check(t == dtype::f32 || t == dtype::f64 || t == dtype::i32 || t == dtype::i64,
+                 [&] { return "Start of dtype " + std::string(name_of(t)) + " is not supported"; });
+        const double s = scalar(io, "Start"), e = scalar(io, "End"), st = scalar(io, "Step");
+        visit_dtype(t, [&]<class T>(T) {
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>)
+                f(static_cast<T>(s), static_cast<T>(e), static_cast<T>(st));
+        });
+    }
+
+    static void infer(const params&, op_io& io) {
+        auto& out = io.output("Out");
+        out.type = io.input("Start").type;
+        with_values(io,
+                    [&]<class T>(T s, T e, T st) { out.shape = {size_of_range(io, s, e, st)}; });
+    }
+    static void run(const params&, op_io& io) {
+        auto& out = io.output("Out");
+        with_values(io, [&]<class T>(T s, T e, T st) {
+            const auto n = size_of_range(io, s, e, st);
+            io.check(n == out.numel(), "the output was sized for other Start/End/Step values");
+            T* o = out.as<T>();
+            T v = s;
+            for (std::int64_t i = 0; i < n; ++i) {
+                o[i] = v;
+                v = static_cast<T>(v + st);
             }
-            for (std::int64_t step = 0; step < e - b; ++step) {
-                const std::int64_t t = p.is_reverse ? e - 1 - step : b + step;
-                for (std::int64_t j = 0; j < 4 * d; ++j) g[j] = in[t * 4 * d + j] + bias[j];
-                for (std::int64_t k = 0; k < d; ++k) {
-                    const T hk = h_prev[k];
-                    const T* wr = w + k * 4 * d;
-                    for (std::int64_t j = 0; j < 4 * d; ++j) g[j] += hk * wr[j];
-                }
-                T* ho = hidden + t * d;
-                T* co = cell + t * d;
-                for (std::int64_t k = 0; k < d; ++k) {
-                    const T cp = c_prev[k];
-                    const T cand = activate(p.candidate, g[k]);
-                    const T ig = activate(p.gate, g[d + k] + (wic ? cp * wic[k] : T(0)));
-                    const T fg = activate(p.gate, g[2 * d + k] + (wfc ? cp * wfc[k] : T(0)));
-                    const T c = cand * ig + cp * fg;
-                    const T og = activate(p.gate, g[3 * d + k] + (woc ? c * woc[k] : T(0)));
-                    co[k] = c;
-                    ho[k] = og * activate(p.cell, c);
-                }
-                for (std::int64_t k = 0; k < d; ++k) {
-                    h_prev[k] = ho[k];
-                    c_prev[k] = co[k];
+        });
+    }
+};
+
+struct where {
+    static constexpr std::string_view paddle_types[] = {"where"};
+    struct params {};
+    static params parse(const attr_map&, std::string_view) { return {}; }
+
+    static shape_t out_shape(const op_io& io) {
+        const auto& c = io.input("Condition");
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        const auto xy = paddle_broadcast(x.shape, y.shape, -1, io).out;
+        return paddle_broadcast(c.shape, xy, -1, io).out;
+    }
+    static void infer(const params&, op_io& io) {
+        const auto& c = io.input("Condition");
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        io.check(c.type == dtype::boolean,
+                 [&] { return "Condition must be bool, got " + std::string(name_of(c.type)); });
+        io.check(x.type == y.type, [&] {
+            return "X is " + std::string(name_of(x.type)) + " but Y is " +
+                   std::string(name_of(y.type));
+        });
+        io.check(x.type != dtype::f16, "float16 inputs are not supported");
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = out_shape(io);
+    }
+    static void run(const params&, op_io& io) {
+        const auto& c = io.input("Condition");
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        auto& out = io.output("Out");
+        const shape_t os = out_shape(io);
+        const std::size_t n = os.size();
+        auto padded = [&](const shape_t& s) {
+            shape_t p(n - s.size(), 1);
+            p.insert(p.end(), s.begin(), s.end());
+            return broadcast_strides(p, os);
+        };
+        const auto sc = padded(c.shape), sx = padded(x.shape), sy = padded(y.shape);
+        const std::int64_t total = numel(os);
+        const bool* cd = c.as<bool>();
+        visit_dtype(x.type, [&]<class T>(T) {
+            const T* xd = x.as<T>();
+            const T* yd = y.as<T>();
+            T* o = out.as<T>();
+            std::vector<std::int64_t> idx(n, 0);
+            std::int64_t ic = 0, ix = 0, iy = 0;
+            for (std::int64_t i = 0; i < total; ++i) {
+                o[i] = cd[ic] ? xd[ix] : yd[iy];
+                for (std::size_t d = n; d-- > 0;) {
+                    ic += sc[d];
+                    ix += sx[d];
+                    iy += sy[d];
+                    if (++idx[d] < os[d]) break;
+                    ic -= sc[d] * os[d];
+                    ix -= sx[d] * os[d];
+                    iy -= sy[d] * os[d];
+                    idx[d] = 0;
                 }
             }
-        }
+        });
     }
 };
 
 }  // namespace litegraph::ops
-// ---- end litegraph/ops/lstm.hpp ----
+// ---- end litegraph/ops/makers.hpp ----
 // ---- begin litegraph/ops/matmul.hpp ----
 // Matrix products: `mul` (flattens X and Y to matrices at x/y_num_col_dims),
 // `matmul` (v1: transpose_X/Y, alpha, batch dims matched by their product,
@@ -4868,6 +7869,40 @@ struct matmul_v2 {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/matmul.hpp ----
+// ---- begin litegraph/ops/matrix_nms.hpp ----
+// matrix_nms (SOLOv2's Matrix NMS, PaddleDetection's PP-YOLO heads): per image
+// and class, scores decay by the IoU with higher-scored boxes instead of
+// boxes being dropped.  BBoxes [N, M, 4] (x1, y1, x2, y2), Scores [N, C, M].
+// As Paddle's CPU kernel:
+//  - per class c != background_label: the boxes whose score is strictly above
+//    score_threshold, by score descending, the first nms_top_k (all when -1);
+//    IoU of each with every earlier one (+1 on widths and heights unless
+//    `normalized`), max_iou[i] the largest IoU of box i with an earlier box;
+//    box i's decay is the least over earlier boxes j of
+//      gaussian: exp((max_iou[j]^2 - iou(i, j)^2) * gaussian_sigma)
+//      linear:   (1 - iou(i, j)) / (1 - max_iou[j])
+//    (1 for the first box), its decayed score decay * score; a box stays when
+//    that is strictly above post_threshold.
+//  - over all classes of an image, the best keep_top_k decayed scores (all
+//    when -1), in score order.
+//  - Out rows [label, decayed score, x1, y1, x2, y2], image by image, each in
+//    decayed-score order; Index int32 [rows, 1] each row's box as image * M +
+//    box; RoisNum int32 [N] the rows per image.  Out and Index carry a level-1
+//    LoD of the per-image row offsets.  No row: Out [0, 6].
+// Ties: Paddle sorts with std::partial_sort, whose order of equal scores is
+// unspecified; here equal scores keep box order within a class, and class
+// order (then that order) across classes (stable sorts).
+// The row count depends on the scores (shapes_at_run): inference gives the
+// bound N * min(keep_top_k, classes * min(nms_top_k, M)).  float32 and float64;
+// only 4-value boxes (a clear error otherwise).
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <string_view>
+#include <vector>
+
 // ---- begin litegraph/ops/multiclass_nms.hpp ----
 // multiclass_nms / multiclass_nms2 / multiclass_nms3: per image and class,
 // greedy non-maximum suppression, then the best `keep_top_k` over all classes.
@@ -5012,13 +8047,14 @@ struct multiclass_nms {
             compute<float>(p, io);
     }
 
-private:
+    /// Whether output `slot` is declared (an optional output).
     static bool has_arg(const op_io& io, std::string_view slot) {
         for (auto& s : io.outputs)
             if (s.name == slot) return !s.args.empty() && s.args[0] != nullptr;
         return false;
     }
 
+    /// Paddle's BBoxArea: 0 for an inverted box; +1 on each side unless normalized.
     template <class T>
     static T area(const T* b, bool normalized) {
         if (b[2] < b[0] || b[3] < b[1]) return T(0);
@@ -5026,6 +8062,7 @@ private:
         return normalized ? w * h : (w + 1) * (h + 1);
     }
 
+    /// Paddle's JaccardOverlap of boxes (x1, y1, x2, y2).
     template <class T>
     static T iou(const T* a, const T* b, bool normalized) {
         if (b[0] > a[2] || b[2] < a[0] || b[1] > a[3] || b[3] < a[1]) return T(0);
@@ -5037,6 +8074,7 @@ private:
         return inter / (area(a, normalized) + area(b, normalized) - inter);
     }
 
+private:
     /// Greedy NMS of one class of one image: kept box indices in score order.
     template <class T>
     static std::vector<int> nms_one(const params& p, const T* boxes, const T* scores,
@@ -5247,18 +8285,210 @@ private:
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/multiclass_nms.hpp ----
+
+namespace litegraph::ops {
+
+struct matrix_nms {
+    static constexpr std::string_view paddle_types[] = {"matrix_nms"};
+    static constexpr bool sets_lod = true;
+    static constexpr bool shapes_at_run = true;
+    struct params {
+        float score_threshold = 0.f;
+        float post_threshold = 0.f;
+        int nms_top_k = -1;
+        int keep_top_k = -1;
+        bool use_gaussian = false;
+        float gaussian_sigma = 2.f;
+        int background_label = 0;
+        bool normalized = true;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        p.score_threshold = a.require<float>("score_threshold");
+        p.post_threshold = a.get<float>("post_threshold", 0.f);
+        p.nms_top_k = a.require<int>("nms_top_k");
+        p.keep_top_k = a.require<int>("keep_top_k");
+        p.use_gaussian = a.get<bool>("use_gaussian", false);
+        p.gaussian_sigma = a.get<float>("gaussian_sigma", 2.f);
+        p.background_label = a.get<int>("background_label", 0);
+        p.normalized = a.get<bool>("normalized", true);
+        return p;
+    }
+
+    /// Rows per image at most ([C, M] scores of one image).
+    static std::int64_t rows_bound(const params& p, std::int64_t classes, std::int64_t boxes) {
+        const bool has_bg = p.background_label >= 0 && p.background_label < classes;
+        const std::int64_t per_class =
+            p.nms_top_k > -1 ? std::min<std::int64_t>(p.nms_top_k, boxes) : boxes;
+        std::int64_t r = (classes - (has_bg ? 1 : 0)) * per_class;
+        if (p.keep_top_k > -1) r = std::min<std::int64_t>(r, p.keep_top_k);
+        return r;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& b = io.input("BBoxes");
+        const auto& s = io.input("Scores");
+        io.check(b.type == dtype::f32 || b.type == dtype::f64, [&] {
+            return "BBoxes must be float32 or float64, got " + std::string(name_of(b.type));
+        });
+        io.check(s.type == b.type, [&] {
+            return "Scores (" + std::string(name_of(s.type)) + ") and BBoxes (" +
+                   std::string(name_of(b.type)) + ") must have one dtype";
+        });
+        io.check(s.shape.size() == 3,
+                 [&] { return "Scores must be [N, C, M], has shape " + to_string(s.shape); });
+        io.check(b.shape.size() == 3 && b.shape[0] == s.shape[0] && b.shape[1] == s.shape[2], [&] {
+            return "BBoxes must be [N, M, 4] for Scores " + to_string(s.shape) + ", has shape " +
+                   to_string(b.shape);
+        });
+        io.check(b.shape[2] == 4, [&] {
+            return "box size " + std::to_string(b.shape[2]) +
+                   " is not supported (only 4: x1, y1, x2, y2)";
+        });
+        const std::int64_t n = s.shape[0];
+        const std::int64_t rows = n * rows_bound(p, s.shape[1], s.shape[2]);
+        auto& out = io.output("Out");
+        out.type = b.type;
+        out.shape = {rows, 6};
+        if (multiclass_nms::has_arg(io, "Index")) {
+            auto& index = io.output("Index");
+            index.type = dtype::i32;
+            index.shape = {rows, 1};
+        }
+        if (multiclass_nms::has_arg(io, "RoisNum")) {
+            auto& num = io.output("RoisNum");
+            num.type = dtype::i32;
+            num.shape = {n};
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        if (io.input("BBoxes").type == dtype::f64)
+            compute<double>(p, io);
+        else
+            compute<float>(p, io);
+    }
+
+    /// One detection: the box, its class and its decayed score.
+    template <class T>
+    struct detection {
+        int box;
+        int label;
+        T score;
+    };
+
+    /// Matrix NMS of one class of one image (Paddle's NMSMatrix): the boxes
+    /// that stay, in score order, with their decayed scores.
+    template <class T>
+    static void nms_class(const params& p, const T* boxes, const T* scores, std::int64_t m,
+                          int label, std::vector<detection<T>>& kept) {
+        std::vector<int> order;
+        const T thresh = static_cast<T>(p.score_threshold);
+        for (std::int64_t i = 0; i < m; ++i)
+            if (scores[i] > thresh) order.push_back(static_cast<int>(i));
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int x, int y) { return scores[x] > scores[y]; });
+        if (p.nms_top_k > -1 && p.nms_top_k < static_cast<int>(order.size()))
+            order.resize(static_cast<std::size_t>(p.nms_top_k));
+        const std::size_t k = order.size();
+        if (k == 0) return;
+        // Box i needs its IoU with every earlier box j and their largest IoUs
+        // with boxes before them, max_iou[j]: one pass in order, O(k) memory.
+        std::vector<T> iou_max(k, T(0));
+        const T post = static_cast<T>(p.post_threshold);
+        const T sigma = static_cast<T>(p.gaussian_sigma);
+        if (scores[order[0]] > post) kept.push_back({order[0], label, scores[order[0]]});
+        for (std::size_t i = 1; i < k; ++i) {
+            T most = 0, decay = 1;
+            for (std::size_t j = 0; j < i; ++j) {
+                const T v =
+                    multiclass_nms::iou(boxes + order[i] * 4, boxes + order[j] * 4, p.normalized);
+                most = std::max(most, v);
+                const T mx = iou_max[j];
+                const T d =
+                    p.use_gaussian ? std::exp((mx * mx - v * v) * sigma) : (T(1) - v) / (T(1) - mx);
+                decay = std::min(decay, d);
+            }
+            iou_max[i] = most;
+            const T ds = decay * scores[order[i]];
+            if (ds > post) kept.push_back({order[i], label, ds});
+        }
+    }
+
+private:
+    template <class T>
+    static void compute(const params& p, op_io& io) {
+        const auto& bt = io.input("BBoxes");
+        const auto& st = io.input("Scores");
+        const T* boxes = bt.as<T>();
+        const T* scores = st.as<T>();
+        const std::int64_t n = st.shape[0], classes = st.shape[1], m = st.shape[2];
+        auto& out = io.output("Out");
+        const std::int64_t bound = out.shape[0];
+        const bool with_index = multiclass_nms::has_arg(io, "Index");
+        T* od = out.as<T>();
+        std::int32_t* index = with_index ? io.output("Index").as<std::int32_t>() : nullptr;
+        std::vector<std::int64_t> starts{0};
+        std::vector<detection<T>> kept;
+        for (std::int64_t i = 0; i < n; ++i) {
+            kept.clear();
+            for (std::int64_t c = 0; c < classes; ++c) {
+                if (c == p.background_label) continue;
+                nms_class(p, boxes + i * m * 4, scores + (i * classes + c) * m, m,
+                          static_cast<int>(c), kept);
+            }
+            std::stable_sort(kept.begin(), kept.end(),
+                             [](const auto& x, const auto& y) { return x.score > y.score; });
+            if (p.keep_top_k > -1 && static_cast<std::int64_t>(kept.size()) > p.keep_top_k)
+                kept.resize(static_cast<std::size_t>(p.keep_top_k));
+            std::int64_t row = starts.back();
+            if (row + static_cast<std::int64_t>(kept.size()) > bound)  // cannot happen
+                io.fail("kept more boxes than the bound " + std::to_string(bound));
+            for (const auto& d : kept) {
+                T* r = od + row * 6;
+                r[0] = static_cast<T>(d.label);
+                r[1] = d.score;
+                for (int k = 0; k < 4; ++k) r[2 + k] = boxes[(i * m + d.box) * 4 + k];
+                if (index) index[row] = static_cast<std::int32_t>(i * m + d.box);
+                ++row;
+            }
+            starts.push_back(row);
+        }
+        const std::int64_t total = starts.back();
+        out.shape = {total, 6};
+        if (n > 0) out.lod = {starts};
+        if (with_index) {
+            auto& idx_out = io.output("Index");
+            idx_out.shape = {total, 1};
+            if (n > 0) idx_out.lod = {starts};
+        }
+        if (multiclass_nms::has_arg(io, "RoisNum")) {
+            auto* num = io.output("RoisNum").as<std::int32_t>();
+            for (std::int64_t i = 0; i < n; ++i)
+                num[i] = static_cast<std::int32_t>(starts[i + 1] - starts[i]);
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/matrix_nms.hpp ----
 // ---- begin litegraph/ops/nearest_interp_v2.hpp ----
-// nearest_interp_v2 / bilinear_interp_v2 (NCHW, 4-D): resize the spatial dims.
+// nearest_interp_v2 / bilinear_interp_v2 and the v1 ops nearest_interp /
+// bilinear_interp (NCHW, 4-D): resize the spatial dims.
 //
 // Slots: X [N, C, H, W], optional OutSize (int [2]), SizeTensor (list of
 // int [1]), Scale (float [1] or [2]) -> Out [N, C, OH, OW].  Attributes:
-// out_h, out_w, scale (list), align_corners, align_mode, data_layout,
+// out_h, out_w, scale, align_corners, align_mode, data_layout,
 // interp_method.  The output size is decided as Paddle's CPU kernel does:
 //   SizeTensor if given; otherwise the Scale input (one value for both
-//   axes), else the `scale` attribute if it holds at least two values (a
-//   one-element list is ignored), giving OH = int(H * scale_h); else
-//   out_h/out_w; then OutSize, if given, overrides the size (but a scale still
-//   sets the sampling ratio 1/scale, as in Paddle).
+//   axes), else the `scale` attribute (v2: a list, used if it holds at least
+//   two values, a one-element list is ignored; v1: one float, used if > 0),
+//   giving OH = int(H * scale_h); else out_h/out_w; then OutSize, if given,
+//   overrides the size.
+// The sampling ratio is in/out, or (in-1)/(out-1) with align_corners; v2
+// uses 1/scale instead of in/out when a scale was given (even with OutSize),
+// v1 never does.  v1's align_corners defaults to true, v2's to false.
 // The size inputs must be known during shape inference (weights or values
 // computed from shapes).
 
@@ -5273,8 +8503,10 @@ private:
 namespace litegraph::ops {
 
 struct interp_v2 {
-    static constexpr std::string_view paddle_types[] = {"nearest_interp_v2", "bilinear_interp_v2"};
+    static constexpr std::string_view paddle_types[] = {"nearest_interp_v2", "bilinear_interp_v2",
+                                                        "nearest_interp", "bilinear_interp"};
     struct params {
+        bool v1 = false;
         bool nearest = true;
         std::int64_t out_h = -1, out_w = -1;
         std::vector<float> scale;
@@ -5288,16 +8520,22 @@ struct interp_v2 {
         if (layout != "NCHW" && layout != "AnyLayout" && !layout.empty())
             throw unsupported_error("op " + std::string(type) + ": data_layout '" + layout +
                                     "' is not supported (only NCHW)");
-        auto method = a.get<std::string>("interp_method",
-                                         type == "bilinear_interp_v2" ? "bilinear" : "nearest");
+        p.v1 = type == "nearest_interp" || type == "bilinear_interp";
+        const bool bilinear_type = type == "bilinear_interp_v2" || type == "bilinear_interp";
+        auto method = a.get<std::string>("interp_method", bilinear_type ? "bilinear" : "nearest");
         if (method != "nearest" && method != "bilinear")
             throw unsupported_error("op " + std::string(type) + ": interp_method '" + method +
                                     "' is not supported");
         p.nearest = method == "nearest";
         p.out_h = a.get<std::int64_t>("out_h", -1);
         p.out_w = a.get<std::int64_t>("out_w", -1);
-        p.scale = a.get<std::vector<float>>("scale", {});
-        p.align_corners = a.get<bool>("align_corners", false);
+        if (p.v1) {
+            const auto one = a.get<float>("scale", 0.f);
+            if (one > 0) p.scale = {one, one};
+        } else {
+            p.scale = a.get<std::vector<float>>("scale", {});
+        }
+        p.align_corners = a.get<bool>("align_corners", p.v1);
         p.align_mode = a.get<std::int64_t>("align_mode", 1);
         return p;
     }
@@ -5348,8 +8586,10 @@ struct interp_v2 {
             if (io.input_count("Scale") > 0) {
                 auto v = read_floats(io, "Scale");
                 g.scale_h = v[0];
-                g.scale_w = v.size() > 1 ? v[1] : v[0];
-                io.check(g.scale_h > 0 && g.scale_w > 0, "the values of input 'Scale' must be > 0");
+                g.scale_w = v.size() > 1 && !p.v1 ? v[1] : v[0];  // v1 reads one value
+                if (!p.v1)                                        // v1 ignores a scale <= 0
+                    io.check(g.scale_h > 0 && g.scale_w > 0,
+                             "the values of input 'Scale' must be > 0");
             } else if (p.scale.size() > 1) {
                 g.scale_h = p.scale[0], g.scale_w = p.scale[1];
                 io.check(g.scale_h > 0 && g.scale_w > 0, "attribute scale must be > 0");
@@ -5371,7 +8611,9 @@ struct interp_v2 {
                 g.out_h = v[0], g.out_w = v[1];
             }
         }
-        const bool from_scale_unknown = g.scale_h > 0 && (g.in_h < 0 || g.in_w < 0) &&
+        const bool from_scale = g.scale_h > 0;
+        if (p.v1) g.scale_h = g.scale_w = -1.f;  // v1 samples at in/out whatever decided the size
+        const bool from_scale_unknown = from_scale && (g.in_h < 0 || g.in_w < 0) &&
                                         io.input_count("OutSize") == 0 &&
                                         io.input_count("SizeTensor") == 0;
         if (!from_scale_unknown)
@@ -5479,6 +8721,379 @@ struct interp_v2 {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/nearest_interp_v2.hpp ----
+// ---- begin litegraph/ops/pad2d.hpp ----
+// pad2d (Paddle 1.x/2.x): pads the H and W dims of a 4-D X (float32 or
+// float64) by `paddings` = [top, bottom, left, right] (or the Paddings input,
+// int32 of 4 values, known when the program is planned); `mode` constant
+// (with `pad_value`), reflect or edge; `data_format` NCHW or NHWC.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+// ---- begin litegraph/ops/detail/pad.hpp ----
+// The padding pad2d and pad3d share: X's spatial dims (the last k of an
+// N, C, spatial... layout, or the k before the last of a channels-last one)
+// grow by (before, after) each, filled by mode: a constant, a reflection
+// without the edge (reflect), the edge value (edge / replicate) or a wrap
+// (circular), as Paddle's pad2d / pad3d CPU kernels index them.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+namespace litegraph::ops::detail {
+
+enum class pad_mode : std::uint8_t { constant, reflect, edge, circular };
+
+struct pad_geometry {
+    std::int64_t n = 0, c = 0;
+    std::vector<std::int64_t> in, out, before;  // spatial dims
+    bool channels_last = false;
+};
+
+/// The geometry of X [N, C, spatial...] (or [N, spatial..., C]) padded by
+/// `pads` ((before, after) per spatial dim, in X's dim order); checks the
+/// paddings against the mode.
+inline pad_geometry pad_resolve(const op_io& io, const std::vector<std::int64_t>& pads,
+                                std::size_t k, bool channels_last, pad_mode mode) {
+    const auto& x = io.input("X");
+    io.check(x.shape.size() == k + 2, [&] {
+        return "X must be " + std::to_string(k + 2) + "-D, has shape " + to_string(x.shape);
+    });
+    io.check(pads.size() == 2 * k, [&] {
+        return "paddings must hold " + std::to_string(2 * k) + " values, holds " +
+               std::to_string(pads.size());
+    });
+    pad_geometry g;
+    g.channels_last = channels_last;
+    g.n = x.shape[0];
+    g.c = channels_last ? x.shape[k + 1] : x.shape[1];
+    for (std::size_t d = 0; d < k; ++d) {
+        const auto dim = x.shape[channels_last ? d + 1 : d + 2];
+        const auto b = pads[2 * d], a = pads[2 * d + 1];
+        io.check(b >= 0 && a >= 0, [&] {
+            return "paddings must be non-negative, got " + std::to_string(b) + " and " +
+                   std::to_string(a) + " for spatial dim " + std::to_string(d);
+        });
+        if (dim >= 0 && mode == pad_mode::reflect)
+            io.check(b < dim && a < dim, [&] {
+                return "reflect paddings (" + std::to_string(b) + ", " + std::to_string(a) +
+                       ") must be less than the input dim " + std::to_string(dim);
+            });
+        if (dim >= 0 && (mode == pad_mode::edge || mode == pad_mode::circular))
+            io.check(dim > 0 || (a == 0 && b == 0), "cannot pad an empty dim by edge or circular");
+        if (dim >= 0 && mode == pad_mode::circular)
+            io.check(b <= dim && a <= dim, [&] {
+                return "circular paddings (" + std::to_string(b) + ", " + std::to_string(a) +
+                       ") must not exceed the input dim " + std::to_string(dim);
+            });
+        g.in.push_back(dim);
+        g.out.push_back(dim < 0 ? -1 : dim + b + a);
+        g.before.push_back(b);
+    }
+    return g;
+}
+
+inline shape_t pad_out_shape(const pad_geometry& g) {
+    shape_t s{g.n};
+    if (!g.channels_last) s.push_back(g.c);
+    s.insert(s.end(), g.out.begin(), g.out.end());
+    if (g.channels_last) s.push_back(g.c);
+    return s;
+}
+
+/// Source index along one dim for output index `o`, or -1 for the constant.
+inline std::int64_t pad_source(std::int64_t o, std::int64_t before, std::int64_t in,
+                               pad_mode mode) {
+    std::int64_t i = o - before;
+    switch (mode) {
+        case pad_mode::constant:
+            return i >= 0 && i < in ? i : -1;
+        case pad_mode::reflect:
+            i = std::max(i, -i);
+            return std::min(i, 2 * in - i - 2);
+        case pad_mode::edge:
+            return std::min(in - 1, std::max(i, std::int64_t{0}));
+        case pad_mode::circular:
+            return ((i % in) + in) % in;
+    }
+    return -1;
+}
+
+/// The padded copy (float32 or float64).
+template <class T>
+void pad_run(const pad_geometry& g, const T* x, T* y, pad_mode mode, T value) {
+    const auto k = g.in.size();
+    std::int64_t out_sp = 1, in_sp = 1;
+    for (std::size_t d = 0; d < k; ++d) out_sp *= g.out[d], in_sp *= g.in[d];
+    std::vector<std::vector<std::int64_t>> src(k);
+    for (std::size_t d = 0; d < k; ++d)
+        for (std::int64_t o = 0; o < g.out[d]; ++o)
+            src[d].push_back(pad_source(o, g.before[d], g.in[d], mode));
+    std::vector<std::int64_t> idx(k, 0);
+    for (std::int64_t s = 0; s < out_sp; ++s) {
+        std::int64_t off = 0;
+        bool inside = true;
+        for (std::size_t d = 0; d < k; ++d) {
+            const auto v = src[d][static_cast<std::size_t>(idx[d])];
+            if (v < 0) inside = false;
+            off = off * g.in[d] + v;
+        }
+        for (std::int64_t b = 0; b < g.n; ++b)
+            for (std::int64_t c = 0; c < g.c; ++c) {
+                const auto o =
+                    g.channels_last ? (b * out_sp + s) * g.c + c : (b * g.c + c) * out_sp + s;
+                const auto i =
+                    g.channels_last ? (b * in_sp + off) * g.c + c : (b * g.c + c) * in_sp + off;
+                y[o] = inside ? x[i] : value;
+            }
+        for (std::size_t d = k; d-- > 0;) {
+            if (++idx[d] < g.out[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+}  // namespace litegraph::ops::detail
+// ---- end litegraph/ops/detail/pad.hpp ----
+
+namespace litegraph::ops {
+
+struct pad2d {
+    static constexpr std::string_view paddle_types[] = {"pad2d"};
+    struct params {
+        std::vector<std::int64_t> paddings;
+        detail::pad_mode mode = detail::pad_mode::constant;
+        float value = 0.f;
+        bool nhwc = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        p.paddings = a.get<std::vector<std::int64_t>>("paddings", {0, 0, 0, 0});
+        const auto mode = a.get<std::string>("mode", "constant");
+        if (mode == "constant")
+            p.mode = detail::pad_mode::constant;
+        else if (mode == "reflect")
+            p.mode = detail::pad_mode::reflect;
+        else if (mode == "edge")
+            p.mode = detail::pad_mode::edge;
+        else
+            throw unsupported_error("op " + std::string(type) + ": mode '" + mode +
+                                    "' is not supported (constant, reflect, edge)");
+        p.value = a.get<float>("pad_value", 0.f);
+        const auto f = a.get<std::string>("data_format", "NCHW");
+        if (f != "NCHW" && f != "NHWC")
+            throw unsupported_error("op " + std::string(type) + ": data_format '" + f +
+                                    "' is not supported (NCHW, NHWC)");
+        p.nhwc = f == "NHWC";
+        return p;
+    }
+
+    static detail::pad_geometry resolve(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "X must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        auto pads = io.input_count("Paddings") > 0
+                        ? detail::read_ints(io, io.input("Paddings"), "Paddings")
+                        : p.paddings;
+        return detail::pad_resolve(io, pads, 2, p.nhwc, p.mode);
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        auto& out = io.output("Out");
+        out.type = io.input("X").type;
+        out.shape = detail::pad_out_shape(g);
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        const auto& x = io.input("X");
+        io.check(io.output("Out").numel() == numel(detail::pad_out_shape(g)),
+                 "Out does not fit the padding");
+        if (x.type == dtype::f32)
+            detail::pad_run<float>(g, x.as<float>(), io.output("Out").as<float>(), p.mode, p.value);
+        else
+            detail::pad_run<double>(g, x.as<double>(), io.output("Out").as<double>(), p.mode,
+                                    static_cast<double>(p.value));
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/pad2d.hpp ----
+// ---- begin litegraph/ops/pad3d.hpp ----
+// pad3d: pads the D, H and W dims of a 5-D X (float32 or float64) by
+// `paddings` = [left, right, top, bottom, front, back] (or the Paddings input,
+// int32/int64 of 6 values, known when the program is planned); `mode`
+// constant (with `value`), reflect, replicate or circular; `data_format`
+// NCDHW or NDHWC.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct pad3d {
+    static constexpr std::string_view paddle_types[] = {"pad3d"};
+    struct params {
+        std::vector<std::int64_t> paddings;
+        detail::pad_mode mode = detail::pad_mode::constant;
+        float value = 0.f;
+        bool ndhwc = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        p.paddings = a.get<std::vector<std::int64_t>>("paddings", {0, 0, 0, 0, 0, 0});
+        const auto mode = a.get<std::string>("mode", "constant");
+        if (mode == "constant")
+            p.mode = detail::pad_mode::constant;
+        else if (mode == "reflect")
+            p.mode = detail::pad_mode::reflect;
+        else if (mode == "replicate")
+            p.mode = detail::pad_mode::edge;
+        else if (mode == "circular")
+            p.mode = detail::pad_mode::circular;
+        else
+            throw unsupported_error("op " + std::string(type) + ": mode '" + mode +
+                                    "' is not supported (constant, reflect, replicate, circular)");
+        p.value = a.get<float>("value", 0.f);
+        const auto f = a.get<std::string>("data_format", "NCDHW");
+        if (f != "NCDHW" && f != "NDHWC")
+            throw unsupported_error("op " + std::string(type) + ": data_format '" + f +
+                                    "' is not supported (NCDHW, NDHWC)");
+        p.ndhwc = f == "NDHWC";
+        return p;
+    }
+
+    static detail::pad_geometry resolve(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "X must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        auto pads = io.input_count("Paddings") > 0
+                        ? detail::read_ints(io, io.input("Paddings"), "Paddings")
+                        : p.paddings;
+        io.check(pads.size() == 6, [&] {
+            return "paddings must hold 6 values, holds " + std::to_string(pads.size());
+        });
+        // [left, right, top, bottom, front, back] to X's dim order D, H, W.
+        const std::vector<std::int64_t> ordered{pads[4], pads[5], pads[2],
+                                                pads[3], pads[0], pads[1]};
+        return detail::pad_resolve(io, ordered, 3, p.ndhwc, p.mode);
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        auto& out = io.output("Out");
+        out.type = io.input("X").type;
+        out.shape = detail::pad_out_shape(g);
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        const auto& x = io.input("X");
+        io.check(io.output("Out").numel() == numel(detail::pad_out_shape(g)),
+                 "Out does not fit the padding");
+        if (x.type == dtype::f32)
+            detail::pad_run<float>(g, x.as<float>(), io.output("Out").as<float>(), p.mode, p.value);
+        else
+            detail::pad_run<double>(g, x.as<double>(), io.output("Out").as<double>(), p.mode,
+                                    static_cast<double>(p.value));
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/pad3d.hpp ----
+// ---- begin litegraph/ops/pixel_shuffle.hpp ----
+// pixel_shuffle: rearranges X [N, C*r*r, H, W] to [N, C, H*r, W*r] (r the
+// `upscale_factor`; NHWC: [N, H, W, C*r*r] to [N, H*r, W*r, C]): output
+// (c, h*r + i, w*r + j) is input channel c*r*r + i*r + j at (h, w).  Any dtype.
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct pixel_shuffle {
+    static constexpr std::string_view paddle_types[] = {"pixel_shuffle"};
+    struct params {
+        std::int64_t r = 1;
+        bool nhwc = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        p.r = a.get<std::int64_t>("upscale_factor", 1);
+        auto f = a.get<std::string>("data_format", "NCHW");
+        if (f != "NCHW" && f != "NHWC")
+            throw unsupported_error("op " + std::string(type) + ": data_format '" + f +
+                                    "' is not supported (NCHW or NHWC)");
+        p.nhwc = f == "NHWC";
+        if (p.r < 1)
+            throw unsupported_error("op " + std::string(type) + ": upscale_factor " +
+                                    std::to_string(p.r) + " must be positive");
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.shape.size() == 4,
+                 [&] { return "X must be 4-D, has shape " + to_string(x.shape); });
+        const auto c = x.shape[p.nhwc ? 3 : 1];
+        io.check(c < 0 || c % (p.r * p.r) == 0, [&] {
+            return "the channels of X (" + std::to_string(c) + ") are not a multiple of " +
+                   "upscale_factor^2 (" + std::to_string(p.r * p.r) + ")";
+        });
+        auto up = [&](std::int64_t d) { return d < 0 ? d : d * p.r; };
+        auto& out = io.output("Out");
+        out.type = x.type;
+        const auto oc = c < 0 ? c : c / (p.r * p.r);
+        out.shape = p.nhwc ? shape_t{x.shape[0], up(x.shape[1]), up(x.shape[2]), oc}
+                           : shape_t{x.shape[0], oc, up(x.shape[1 + 1]), up(x.shape[3])};
+    }
+
+    static void run(const params& p, op_io& io) {
+        infer(p, io);
+        const auto& x = io.input("X");
+        const auto& out = io.output("Out");
+        const auto r = p.r;
+        const auto n = x.shape[0];
+        const auto h = x.shape[p.nhwc ? 1 : 2], w = x.shape[p.nhwc ? 2 : 3];
+        const auto c = x.shape[p.nhwc ? 3 : 1] / (r * r);
+        const auto es = size_of(x.type);
+        const auto oh = h * r, ow = w * r;
+        for (std::int64_t b = 0; b < n; ++b)
+            for (std::int64_t ch = 0; ch < c; ++ch)
+                for (std::int64_t y = 0; y < oh; ++y)
+                    for (std::int64_t xx = 0; xx < ow; ++xx) {
+                        const auto ic = ch * r * r + (y % r) * r + (xx % r);
+                        const auto iy = y / r, ix = xx / r;
+                        const auto src = p.nhwc ? ((b * h + iy) * w + ix) * c * r * r + ic
+                                                : ((b * c * r * r + ic) * h + iy) * w + ix;
+                        const auto dst = p.nhwc ? ((b * oh + y) * ow + xx) * c + ch
+                                                : ((b * c + ch) * oh + y) * ow + xx;
+                        std::memcpy(out.data + static_cast<std::size_t>(dst) * es,
+                                    x.data + static_cast<std::size_t>(src) * es, es);
+                    }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/pixel_shuffle.hpp ----
 // ---- begin litegraph/ops/pool2d.hpp ----
 // pool2d (NCHW): max or average pooling, Paddle's semantics exactly.
 //
@@ -5684,6 +9299,157 @@ struct pool2d {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/pool2d.hpp ----
+// ---- begin litegraph/ops/pool3d.hpp ----
+// pool3d (NCDHW): max or average pooling over depth, height and width, as
+// Paddle's CPU Pool3dFunctor.
+//
+// Slots: X [N, C, D, H, W] -> Out [N, C, OD, OH, OW].  Attributes:
+// pooling_type ("max" / "avg"), ksize (3 values), global_pooling, strides,
+// paddings (3 or 6 values), ceil_mode, exclusive, adaptive,
+// padding_algorithm (EXPLICIT / SAME / VALID), data_format (NCDHW).  Per axis
+// the window is pool2d's (ops/pool2d.hpp, `span_of`): it starts at
+// o * stride - pad_before, ends at min(start + k, size + pad_before), and is
+// clipped to the input; a non-exclusive average divides by the unclipped
+// window's volume, an exclusive (or adaptive) one by the in-input volume.
+// global_pooling sets the window to the input and the pads to 0; adaptive
+// makes the output size ksize with windows [floor(i*D/OD), ceil((i+1)*D/OD)).
+// Output sizes use truncating division.  float32.
+
+#include <cfloat>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct pool3d {
+    static constexpr std::string_view paddle_types[] = {"pool3d"};
+    struct params {
+        bool max = true;
+        std::vector<std::int64_t> ksize;
+        bool global_pooling = false;
+        std::vector<std::int64_t> strides{1, 1, 1};
+        std::vector<std::int64_t> paddings{0, 0, 0};
+        bool ceil_mode = false;
+        bool exclusive = true;
+        bool adaptive = false;
+        detail::padding_algorithm padding = detail::padding_algorithm::explicit_pads;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        detail::require_ncdhw(a, type);
+        params p;
+        auto kind = a.get<std::string>("pooling_type", "max");
+        if (kind != "max" && kind != "avg")
+            LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": pooling_type '" +
+                                              kind + "' is not supported (max, avg)"));
+        p.max = kind == "max";
+        p.ksize = a.get<std::vector<std::int64_t>>("ksize", {});
+        p.global_pooling = a.get<bool>("global_pooling", false);
+        p.strides = a.get<std::vector<std::int64_t>>("strides", {1, 1, 1});
+        p.paddings = a.get<std::vector<std::int64_t>>("paddings", {0, 0, 0});
+        p.ceil_mode = a.get<bool>("ceil_mode", false);
+        p.exclusive = a.get<bool>("exclusive", true);
+        p.adaptive = a.get<bool>("adaptive", false);
+        p.padding = detail::parse_padding_algorithm(a, type);
+        return p;
+    }
+
+    struct geometry {
+        std::int64_t n, c;
+        detail::triple in, k, stride, out;
+        std::array<std::int64_t, 6> pads;
+    };
+
+    static geometry resolve(const params& p, const op_io& io) {
+        const auto& x = detail::f32_input(io, "X", 5);
+        geometry g{};
+        g.n = x.shape[0], g.c = x.shape[1];
+        g.in = {x.shape[2], x.shape[3], x.shape[4]};
+        g.stride = detail::check_triple(io, p.strides, "strides", 1);
+        if (p.global_pooling)
+            g.k = g.in;
+        else
+            g.k = detail::check_triple(io, p.ksize, "ksize", 1);
+        g.pads = detail::resolve_padding3(io, p.paddings, p.padding, g.in, g.stride, g.k, nullptr);
+        if (p.global_pooling || p.adaptive) g.pads.fill(0);
+        for (int i = 0; i < 3; ++i) {
+            if (p.adaptive) {
+                g.out[i] = g.k[i];
+            } else if (p.global_pooling) {
+                g.out[i] = 1;
+            } else if (g.in[i] < 0) {
+                g.out[i] = -1;
+            } else {
+                g.out[i] = detail::pool_out_size(g.in[i], g.k[i], g.pads[2 * i], g.pads[2 * i + 1],
+                                                 g.stride[i], p.ceil_mode);
+                io.check(g.out[i] > 0, [&] {
+                    return "output size " + std::to_string(g.out[i]) + " <= 0 along spatial dim " +
+                           std::to_string(i) + " for X shape " + to_string(x.shape);
+                });
+            }
+        }
+        if (p.global_pooling)
+            for (int i = 0; i < 3; ++i)
+                io.check(g.in[i] > 0, [&] {
+                    return "global pooling of an empty input: X shape " + to_string(x.shape);
+                });
+        return g;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        auto& out = io.output("Out");
+        out.type = dtype::f32;
+        out.shape = {g.n, g.c, g.out[0], g.out[1], g.out[2]};
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = resolve(p, io);
+        pool2d::mode m;
+        m.max = p.max;
+        m.exclusive = p.exclusive;
+        m.adaptive = p.adaptive;
+        std::vector<pool2d::span1> spans[3];
+        for (int i = 0; i < 3; ++i)
+            for (std::int64_t o = 0; o < g.out[i]; ++o)
+                spans[i].push_back(
+                    pool2d::span_of(m, o, g.out[i], g.in[i], g.k[i], g.stride[i], g.pads[2 * i]));
+        const float* x = io.input("X").as<float>();
+        float* y = io.output("Out").as<float>();
+        const std::int64_t in_vol = g.in[0] * g.in[1] * g.in[2];
+        const std::int64_t out_vol = g.out[0] * g.out[1] * g.out[2];
+        for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
+            const float* xp = x + pc * in_vol;
+            float* yp = y + pc * out_vol;
+            for (std::int64_t od = 0; od < g.out[0]; ++od)
+                for (std::int64_t oh = 0; oh < g.out[1]; ++oh)
+                    for (std::int64_t ow = 0; ow < g.out[2]; ++ow) {
+                        const auto& sd = spans[0][static_cast<std::size_t>(od)];
+                        const auto& sh = spans[1][static_cast<std::size_t>(oh)];
+                        const auto& sw = spans[2][static_cast<std::size_t>(ow)];
+                        float acc = p.max ? -FLT_MAX : 0.f;
+                        for (std::int64_t d = sd.lo; d < sd.hi; ++d)
+                            for (std::int64_t h = sh.lo; h < sh.hi; ++h)
+                                for (std::int64_t w = sw.lo; w < sw.hi; ++w) {
+                                    const float v = xp[(d * g.in[1] + h) * g.in[2] + w];
+                                    if (p.max)
+                                        acc =
+                                            acc > v ? acc : v;  // Paddle's MaxPool: NaN propagates
+                                    else
+                                        acc += v;
+                                }
+                        if (!p.max) acc /= static_cast<float>(sd.extent * sh.extent * sw.extent);
+                        yp[(od * g.out[1] + oh) * g.out[2] + ow] = acc;
+                    }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/pool3d.hpp ----
 // ---- begin litegraph/ops/prelu.hpp ----
 // prelu: Out = X > 0 ? X : alpha * X, alpha from the input Alpha by `mode`:
 //   "all"      one alpha;
@@ -5803,6 +9569,342 @@ struct prelu {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/prelu.hpp ----
+// ---- begin litegraph/ops/reduce.hpp ----
+// Reductions: reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod,
+// reduce_all, reduce_any (attributes dim, keep_dim, reduce_all, out_dtype) and
+// p_norm (porder, axis, keepdim, asvector; epsilon only matters to the
+// gradient).
+//
+// The dims in `dim` (negative ones count from the end; repeats are one) are
+// reduced; `reduce_all`, an empty `dim`, or a `dim` naming every dim reduces
+// everything.  keep_dim keeps reduced dims as 1s; otherwise they are removed,
+// and a result with no dim left is [1] (Paddle 2.x) or, with the attribute
+// `decrease_to_0d` the PIR loader sets (Paddle 3.x's rule), 0-D.
+// Float sums and means accumulate in double; integer sums and products wrap
+// (no undefined behaviour).  reduce_sum of bool or int32 gives int64 unless
+// out_dtype says otherwise (Paddle's SumInferMeta); reduce_max / reduce_min
+// of an empty dim is an error (Paddle's kernels refuse it too).
+// p_norm: porder 0 counts nonzeros, +inf / -inf give max / min |x|, any other p
+// gives (sum |x|^p)^(1/p).  Float32 and float64.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+namespace detail {
+
+/// Which dims of a rank-`rank` tensor a reduction removes (true = reduced).
+inline std::vector<bool> reduced_dims(const op_io& io, const std::vector<std::int64_t>& dims,
+                                      bool all, std::size_t rank, const char* what) {
+    std::vector<bool> r(rank, all || dims.empty());
+    for (auto d : dims) {
+        const auto k =
+            normalize_axis(io, d, static_cast<std::int64_t>(std::max<std::size_t>(rank, 1)), what);
+        if (static_cast<std::size_t>(k) < rank) r[static_cast<std::size_t>(k)] = true;
+    }
+    return r;
+}
+
+/// The output shape of a reduction over `red`.
+inline shape_t reduced_shape(const shape_t& in, const std::vector<bool>& red, bool keep_dim,
+                             bool to_0d) {
+    shape_t out;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (!red[i])
+            out.push_back(in[i]);
+        else if (keep_dim)
+            out.push_back(1);
+    }
+    if (out.empty() && !in.empty() && !keep_dim && !to_0d) out.push_back(1);
+    if (in.empty() && !to_0d && !keep_dim) out.push_back(1);
+    return out;
+}
+
+/// Calls f(in_index, out_index) for every element of `in`, in order, where
+/// out_index is the element of the reduction's output it belongs to.
+template <class F>
+void for_each_reduced(const shape_t& in, const std::vector<bool>& red, F f) {
+    const std::size_t n = in.size();
+    const std::int64_t total = numel(in);
+    if (total == 0) return;
+    if (n == 0) {  // 0-D: one element
+        f(0, 0);
+        return;
+    }
+    // Output strides of the kept dims (row-major over the kept dims only).
+    std::vector<std::int64_t> os(n, 0);
+    std::int64_t acc = 1;
+    for (std::size_t i = n; i-- > 0;)
+        if (!red[i]) {
+            os[i] = acc;
+            acc *= in[i];
+        }
+    std::vector<std::int64_t> idx(n, 0);
+    std::int64_t o = 0;
+    for (std::int64_t i = 0; i < total; ++i) {
+        f(i, o);
+        for (std::size_t d = n; d-- > 0;) {
+            o += os[d];
+            if (++idx[d] < in[d]) break;
+            o -= os[d] * in[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/// The number of input elements folded into each output element.
+inline std::int64_t reduced_count(const shape_t& in, const std::vector<bool>& red) {
+    std::int64_t c = 1;
+    for (std::size_t i = 0; i < in.size(); ++i)
+        if (red[i]) c *= in[i];
+    return c;
+}
+
+}  // namespace detail
+
+struct reduce {
+    static constexpr std::string_view paddle_types[] = {"reduce_sum", "reduce_mean", "reduce_max",
+                                                        "reduce_min", "reduce_prod", "reduce_all",
+                                                        "reduce_any"};
+    enum class kind : std::uint8_t { sum, mean, max, min, prod, all, any };
+    struct params {
+        kind op = kind::sum;
+        std::vector<std::int64_t> dim;
+        bool keep_dim = false;
+        bool reduce_all = false;
+        int out_dtype = -1;
+        bool to_0d = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        bool found = false;
+        for (std::size_t i = 0; i < std::size(paddle_types); ++i)
+            if (type == paddle_types[i]) {
+                p.op = static_cast<kind>(i);
+                found = true;
+            }
+        if (!found) throw unsupported_error("reduce: unknown op type '" + std::string(type) + "'");
+        p.dim = a.get<std::vector<std::int64_t>>("dim", {0});
+        p.keep_dim = a.get<bool>("keep_dim", false);
+        p.reduce_all = a.get<bool>("reduce_all", false);
+        p.out_dtype = a.get<int>("out_dtype", -1);
+        p.to_0d = a.get<bool>("decrease_to_0d", false);
+        if (p.out_dtype != -1 && !dtype_from_paddle(p.out_dtype))
+            throw unsupported_error(std::string(type) + ": out_dtype " +
+                                    std::to_string(p.out_dtype) +
+                                    " is not a supported Paddle data type code");
+        return p;
+    }
+
+    static dtype out_type(const params& p, dtype in) {
+        if (p.op == kind::all || p.op == kind::any) return dtype::boolean;
+        if (p.out_dtype != -1) return *dtype_from_paddle(p.out_dtype);
+        if (p.op == kind::sum && (in == dtype::boolean || in == dtype::i32)) return dtype::i64;
+        return in;
+    }
+
+    static void check(const params& p, const op_io& io, const tensor_ref& x) {
+        const auto t = x.type;
+        if (p.op == kind::all || p.op == kind::any) {
+            io.check(t == dtype::boolean,
+                     [&] { return "X must be bool, got " + std::string(name_of(t)); });
+            return;
+        }
+        const bool num = t == dtype::f32 || t == dtype::f64 || t == dtype::i32 || t == dtype::i64 ||
+                         (p.op == kind::sum && t == dtype::boolean);
+        io.check(num && !(p.op == kind::mean && (t == dtype::i32 || t == dtype::i64)),
+                 [&] { return "X of dtype " + std::string(name_of(t)) + " is not supported"; });
+        const auto o = out_type(p, t);
+        io.check(o == dtype::f32 || o == dtype::f64 || o == dtype::i32 || o == dtype::i64,
+                 [&] { return "out_dtype " + std::string(name_of(o)) + " is not supported"; });
+        io.check((o == dtype::f32 || o == dtype::f64) == (t == dtype::f32 || t == dtype::f64) ||
+                     t == dtype::boolean,
+                 [&] {
+                     return "out_dtype " + std::string(name_of(o)) + " for X of dtype " +
+                            std::string(name_of(t)) + " is not supported";
+                 });
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        check(p, io, x);
+        auto red = detail::reduced_dims(io, p.dim, p.reduce_all, x.shape.size(), "dim");
+        if (p.op == kind::max || p.op == kind::min)
+            io.check(!is_known(x.shape) || detail::reduced_count(x.shape, red) > 0 ||
+                         numel(detail::reduced_shape(x.shape, red, p.keep_dim, p.to_0d)) == 0,
+                     "reduces an empty dim (max / min of no elements)");
+        auto& out = io.output("Out");
+        out.type = out_type(p, x.type);
+        out.shape = detail::reduced_shape(x.shape, red, p.keep_dim, p.to_0d);
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        auto& o = io.output("Out");
+        check(p, io, x);
+        auto red = detail::reduced_dims(io, p.dim, p.reduce_all, x.shape.size(), "dim");
+        const std::int64_t n_out = o.numel();
+        const std::int64_t count = detail::reduced_count(x.shape, red);
+        if ((p.op == kind::max || p.op == kind::min) && count == 0 && n_out > 0)
+            io.fail("reduces an empty dim (max / min of no elements)");
+        if (p.op == kind::all || p.op == kind::any) {
+            const bool* in = x.as<bool>();
+            bool* out = o.as<bool>();
+            const bool init = p.op == kind::all;
+            std::fill(out, out + n_out, init);
+            detail::for_each_reduced(x.shape, red, [&](std::int64_t i, std::int64_t k) {
+                out[k] = init ? (out[k] && in[i]) : (out[k] || in[i]);
+            });
+            return;
+        }
+        visit_dtype(x.type, [&]<class T>(T) {
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
+                          std::is_same_v<T, bool>) {
+                const T* in = x.as<T>();
+                visit_dtype(o.type, [&]<class O>(O) {
+                    if constexpr (std::is_same_v<O, float> || std::is_same_v<O, double> ||
+                                  std::is_same_v<O, std::int32_t> ||
+                                  std::is_same_v<O, std::int64_t>) {
+                        run_typed<T, O>(p.op, in, o.as<O>(), x.shape, red, n_out, count);
+                    }
+                });
+            }
+        });
+    }
+
+    template <class T, class O>
+    static void run_typed(kind op, const T* in, O* out, const shape_t& shape,
+                          const std::vector<bool>& red, std::int64_t n_out, std::int64_t count) {
+        // Accumulator: double for floats, the unsigned form of O for integers (wraps).
+        using A = std::conditional_t<
+            std::is_floating_point_v<O>, double,
+            std::make_unsigned_t<std::conditional_t<std::is_floating_point_v<O>, std::int64_t, O>>>;
+        std::vector<A> acc(static_cast<std::size_t>(n_out));
+        if constexpr (!std::is_same_v<T, bool>)  // (check() allows bool for reduce_sum only)
+            if (op == kind::max || op == kind::min) {
+                std::vector<bool> seen(static_cast<std::size_t>(n_out), false);
+                std::vector<T> m(static_cast<std::size_t>(n_out));
+                detail::for_each_reduced(shape, red, [&](std::int64_t i, std::int64_t k) {
+                    auto& v = m[static_cast<std::size_t>(k)];
+                    const T e = in[i];
+                    if (!seen[static_cast<std::size_t>(k)]) {
+                        v = e;
+                        seen[static_cast<std::size_t>(k)] = true;
+                    } else if constexpr (std::is_floating_point_v<T>) {
+                        // NaN propagates, as Eigen's max / min in Paddle's kernels.
+                        if (std::isnan(e) || (!std::isnan(v) && (op == kind::max ? e > v : e < v)))
+                            v = e;
+                    } else if (op == kind::max ? e > v : e < v) {
+                        v = e;
+                    }
+                });
+                for (std::int64_t k = 0; k < n_out; ++k)
+                    out[k] = static_cast<O>(m[static_cast<std::size_t>(k)]);
+                return;
+            }
+        const A init = op == kind::prod ? A(1) : A(0);
+        std::fill(acc.begin(), acc.end(), init);
+        detail::for_each_reduced(shape, red, [&](std::int64_t i, std::int64_t k) {
+            auto& a = acc[static_cast<std::size_t>(k)];
+            A e;
+            if constexpr (std::is_floating_point_v<O>)
+                e = static_cast<A>(in[i]);
+            else
+                e = static_cast<A>(static_cast<O>(in[i]));
+            a = op == kind::prod ? static_cast<A>(a * e) : static_cast<A>(a + e);
+        });
+        for (std::int64_t k = 0; k < n_out; ++k) {
+            const A a = acc[static_cast<std::size_t>(k)];
+            if constexpr (std::is_floating_point_v<O>)
+                out[k] = static_cast<O>(op == kind::mean ? a / static_cast<double>(count) : a);
+            else
+                out[k] = static_cast<O>(a);
+        }
+    }
+};
+
+/// p_norm over one axis (or the whole tensor with asvector).
+struct p_norm {
+    static constexpr std::string_view paddle_types[] = {"p_norm"};
+    struct params {
+        float porder = 2.f;
+        int axis = -1;
+        bool keepdim = false;
+        bool asvector = false;
+        bool to_0d = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        p.porder = a.get<float>("porder", 2.f);
+        p.axis = a.get<int>("axis", -1);
+        p.keepdim = a.get<bool>("keepdim", false);
+        p.asvector = a.get<bool>("asvector", false);
+        p.to_0d = a.get<bool>("decrease_to_0d", false);
+        if (std::isnan(p.porder)) throw unsupported_error("p_norm: porder is NaN");
+        return p;
+    }
+
+    static std::vector<bool> reduced(const params& p, const op_io& io, const shape_t& s) {
+        if (p.asvector) return std::vector<bool>(s.size(), true);
+        return detail::reduced_dims(io, {p.axis}, false, s.size(), "axis");
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "X must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        auto red = reduced(p, io, x.shape);
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = detail::reduced_shape(x.shape, red, p.keepdim, p.to_0d);
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        auto& o = io.output("Out");
+        auto red = reduced(p, io, x.shape);
+        const std::int64_t n_out = o.numel();
+        const double q = p.porder;
+        const bool inf = std::isinf(q);
+        visit_dtype(x.type, [&]<class T>(T) {
+            if constexpr (std::is_floating_point_v<T>) {
+                const T* in = x.as<T>();
+                T* out = o.as<T>();
+                std::vector<double> acc(static_cast<std::size_t>(n_out),
+                                        inf ? (q > 0 ? 0.0 : INFINITY) : 0.0);
+                detail::for_each_reduced(x.shape, red, [&](std::int64_t i, std::int64_t k) {
+                    const double a = std::fabs(static_cast<double>(in[i]));
+                    auto& s = acc[static_cast<std::size_t>(k)];
+                    if (inf)
+                        s = q > 0 ? std::max(s, a) : std::min(s, a);
+                    else if (q == 0)
+                        s += a != 0 ? 1.0 : 0.0;
+                    else
+                        s += std::pow(a, q);
+                });
+                for (std::int64_t k = 0; k < n_out; ++k) {
+                    const double s = acc[static_cast<std::size_t>(k)];
+                    out[k] = static_cast<T>(inf || q == 0 ? s : std::pow(s, 1.0 / q));
+                }
+            }
+        });
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/reduce.hpp ----
 // ---- begin litegraph/ops/reshape2.hpp ----
 // reshape2 / reshape: Out has X's elements in a new shape.  The target shape is,
 // by priority (as Paddle's kernel decides): the `ShapeTensor` list (one value per
@@ -5890,6 +9992,298 @@ struct reshape2 {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/reshape2.hpp ----
+// ---- begin litegraph/ops/rnn.hpp ----
+// rnn: Paddle's cuDNN-style recurrent op (what paddle.nn.LSTM, GRU and
+// SimpleRNN export in Paddle 2.x), as its CPU kernel (phi cpu/rnn_kernel.cc,
+// rnn_functor.h) at inference.  Input [T, N, I] is time major.  PreState is a
+// list: [h0, c0] for LSTM, [h0] otherwise, each [L * D, N, H] (L = num_layers,
+// D = 2 with is_bidirec, H = hidden_size; row l * D + d is layer l, direction
+// d).  WeightList holds 4 * L * D tensors: first the weights of every layer
+// and direction, in the order (l, d) = (0, 0), (0, 1), (1, 0), ... as
+// weight_ih [G*H, In_l], weight_hh [G*H, H] pairs, then the biases in the same
+// order as bias_ih [G*H], bias_hh [G*H] pairs.  G is 4 for LSTM (gate rows
+// ordered input, forget, cell candidate, output), 3 for GRU (reset, update,
+// candidate), 1 for RNN_TANH / RNN_RELU.  In_0 = I, In_l = D * H after.  Per
+// step, with xi = W_ih x + b_ih and hh = W_hh h + b_hh (per gate block):
+//   LSTM:  i = sig(xi_i + hh_i)  f = sig(xi_f + hh_f)  g = tanh(xi_g + hh_g)
+//          o = sig(xi_o + hh_o)  c = f * c_prev + i * g  h = o * tanh(c)
+//   GRU:   r = sig(xi_r + hh_r)  z = sig(xi_z + hh_z)
+//          n = tanh(xi_n + r * hh_n)  h = z * h_prev + n - z * n
+//   RNN_TANH / RNN_RELU:  h = tanh / relu(xi + hh)
+// (sigmoid and tanh unclipped, Paddle's sigmoid_v2 / tanh_v2).  Direction 1
+// runs from the last step to the first; Out [T, N, D*H] is the directions'
+// outputs concatenated on the last dim, and layer l > 0 reads layer l - 1's
+// Out.  SequenceLength (int32 or int64 [N], each in [0, T]) is optional: a
+// step t >= len[n] gives zeros in Out and leaves that sequence's state as it
+// was (the reverse direction starts at step len[n] - 1).  State is a list like
+// PreState: the final h (and c) of every layer and direction.  dropout_prob
+// (between layers, training only) is ignored: this is the is_test kernel.
+// Reserve and DropoutState (training artefacts) are not produced: the runtime
+// treats them as absent, and a model reading one fails naming it.  T = 0 gives
+// an empty Out and State = PreState.  `mode` has no default (Paddle's op
+// requires it); input_size and seed are not read.  float32 and float64.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct rnn {
+    static constexpr std::string_view paddle_types[] = {"rnn"};
+    enum class cell { lstm, gru, rnn_tanh, rnn_relu };
+    struct params {
+        cell mode = cell::lstm;
+        std::int64_t num_layers = 1;
+        bool bidirec = false;
+        std::int64_t hidden_size = 100;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        if (!a.has("mode"))
+            throw unsupported_error("rnn: attribute 'mode' is missing (it has no default)");
+        const auto m = a.get<std::string>("mode", "");
+        if (m == "LSTM")
+            p.mode = cell::lstm;
+        else if (m == "GRU")
+            p.mode = cell::gru;
+        else if (m == "RNN_TANH")
+            p.mode = cell::rnn_tanh;
+        else if (m == "RNN_RELU")
+            p.mode = cell::rnn_relu;
+        else
+            throw unsupported_error("rnn: mode '" + m +
+                                    "' is not supported (LSTM, GRU, RNN_TANH, RNN_RELU)");
+        p.num_layers = a.get<std::int64_t>("num_layers", 1);
+        p.bidirec = a.get<bool>("is_bidirec", false);
+        p.hidden_size = a.get<std::int64_t>("hidden_size", 100);
+        return p;
+    }
+
+    static std::int64_t gates(cell c) { return c == cell::lstm ? 4 : (c == cell::gru ? 3 : 1); }
+    static std::size_t states(cell c) { return c == cell::lstm ? 2 : 1; }
+
+    static void infer(const params& p, op_io& io) {
+        io.check(p.num_layers >= 1,
+                 [&] { return "num_layers " + std::to_string(p.num_layers) + " must be >= 1"; });
+        io.check(p.hidden_size >= 1,
+                 [&] { return "hidden_size " + std::to_string(p.hidden_size) + " must be >= 1"; });
+        const auto& x = io.input("Input");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "Input must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        io.check(x.shape.size() == 3,
+                 [&] { return "Input must be [T, N, I], has shape " + to_string(x.shape); });
+        const std::int64_t t = x.shape[0], n = x.shape[1], in = x.shape[2];
+        const std::int64_t d = p.bidirec ? 2 : 1, h = p.hidden_size, g = gates(p.mode);
+        const std::size_t ns = states(p.mode);
+        io.check(io.input_count("PreState") == ns, [&] {
+            return "PreState must hold " + std::to_string(ns) + " tensor" + (ns == 2 ? "s" : "") +
+                   (ns == 2 ? " (h0, c0)" : " (h0)") + ", has " +
+                   std::to_string(io.input_count("PreState"));
+        });
+        const shape_t state_shape{p.num_layers * d, n, h};
+        for (std::size_t s = 0; s < ns; ++s) {
+            const auto& st = io.input("PreState", s);
+            io.check(st.type == x.type, [&] {
+                return "PreState " + std::to_string(s) + " has dtype " +
+                       std::string(name_of(st.type)) + ", Input has " +
+                       std::string(name_of(x.type));
+            });
+            io.check(st.shape == state_shape, [&] {
+                return "PreState " + std::to_string(s) +
+                       " must be [num_layers * D, N, H] = " + to_string(state_shape) +
+                       ", has shape " + to_string(st.shape);
+            });
+        }
+        const auto want = static_cast<std::size_t>(4 * p.num_layers * d);
+        io.check(io.input_count("WeightList") == want, [&] {
+            return "WeightList must hold " + std::to_string(want) +
+                   " tensors (4 per layer and direction), has " +
+                   std::to_string(io.input_count("WeightList"));
+        });
+        const std::size_t bias_start = want / 2;
+        for (std::int64_t l = 0; l < p.num_layers; ++l)
+            for (std::int64_t dir = 0; dir < d; ++dir) {
+                const auto k = static_cast<std::size_t>(2 * (l * d + dir));
+                const std::int64_t in_l = l == 0 ? in : d * h;
+                const shape_t shapes[] = {{g * h, in_l}, {g * h, h}, {g * h}, {g * h}};
+                const std::size_t idx[] = {k, k + 1, bias_start + k, bias_start + k + 1};
+                const char* what[] = {"weight_ih", "weight_hh", "bias_ih", "bias_hh"};
+                for (int j = 0; j < 4; ++j) {
+                    const auto& w = io.input("WeightList", idx[j]);
+                    io.check(w.type == x.type && w.shape == shapes[j], [&] {
+                        return "WeightList " + std::to_string(idx[j]) + " (" + what[j] +
+                               " of layer " + std::to_string(l) + ", direction " +
+                               std::to_string(dir) + ") must be " + std::string(name_of(x.type)) +
+                               " " + to_string(shapes[j]) + ", is " + std::string(name_of(w.type)) +
+                               " " + to_string(w.shape);
+                    });
+                }
+            }
+        if (io.has_input("SequenceLength")) {
+            const auto& sl = io.input("SequenceLength");
+            io.check(
+                (sl.type == dtype::i32 || sl.type == dtype::i64) && sl.shape == shape_t{n}, [&] {
+                    return "SequenceLength must be int32 or int64 [N] = [" + std::to_string(n) +
+                           "], is " + std::string(name_of(sl.type)) + " " + to_string(sl.shape);
+                });
+        }
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = {t, n, d * h};
+        const auto outs = io.output_count("State");
+        io.check(outs == 0 || outs == ns, [&] {
+            return "State must hold " + std::to_string(ns) + " tensor" + (ns == 2 ? "s" : "") +
+                   ", has " + std::to_string(outs);
+        });
+        for (std::size_t s = 0; s < outs; ++s) {
+            auto& o = io.output("State", s);
+            o.type = x.type;
+            o.shape = state_shape;
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        if (io.input("Input").type == dtype::f64)
+            compute<double>(p, io);
+        else
+            compute<float>(p, io);
+    }
+
+private:
+    template <class T>
+    static T sigmoid(T v) {
+        return T(1) / (T(1) + std::exp(-v));
+    }
+    template <class T>
+    static T tanh_v2(T v) {
+        return T(2) / (T(1) + std::exp(T(-2) * v)) - T(1);
+    }
+
+    template <class T>
+    static void compute(const params& p, op_io& io) {
+        const auto& x = io.input("Input");
+        const std::int64_t steps = x.shape[0], n = x.shape[1], in0 = x.shape[2];
+        const std::int64_t d = p.bidirec ? 2 : 1, h = p.hidden_size, g = gates(p.mode);
+        const std::int64_t dh = d * h;
+        const bool lstm = p.mode == cell::lstm;
+        std::vector<std::int64_t> len(static_cast<std::size_t>(n), steps);
+        if (io.has_input("SequenceLength")) {
+            const auto& sl = io.input("SequenceLength");
+            for (std::int64_t b = 0; b < n; ++b) {
+                const std::int64_t v =
+                    sl.type == dtype::i32 ? sl.as<std::int32_t>()[b] : sl.as<std::int64_t>()[b];
+                io.check(v >= 0 && v <= steps, [&] {
+                    return "SequenceLength[" + std::to_string(b) + "] = " + std::to_string(v) +
+                           " is out of range [0, " + std::to_string(steps) + "]";
+                });
+                len[static_cast<std::size_t>(b)] = v;
+            }
+        }
+        const T* h0 = io.input("PreState", 0).as<T>();
+        const T* c0 = lstm ? io.input("PreState", 1).as<T>() : nullptr;
+        const std::size_t state_n = static_cast<std::size_t>(p.num_layers * d * n * h);
+        std::vector<T> hs(h0, h0 + state_n), cs;
+        if (lstm) cs.assign(c0, c0 + state_n);
+
+        const auto layer_n = static_cast<std::size_t>(steps * n * dh);
+        std::vector<T> buf_a(p.num_layers > 1 ? layer_n : 0), buf_b(p.num_layers > 2 ? layer_n : 0);
+        std::vector<T> gate(static_cast<std::size_t>(g * h)), hh(static_cast<std::size_t>(g * h));
+        T* final_out = io.output("Out").as<T>();
+        const std::size_t bias_start = static_cast<std::size_t>(2 * p.num_layers * d);
+        const T* layer_in = x.as<T>();
+        std::int64_t in = in0;
+        for (std::int64_t l = 0; l < p.num_layers; ++l) {
+            T* out = l == p.num_layers - 1 ? final_out : (l % 2 == 0 ? buf_a.data() : buf_b.data());
+            for (std::int64_t dir = 0; dir < d; ++dir) {
+                const auto k = static_cast<std::size_t>(2 * (l * d + dir));
+                const T* wih = io.input("WeightList", k).as<T>();
+                const T* whh = io.input("WeightList", k + 1).as<T>();
+                const T* bih = io.input("WeightList", bias_start + k).as<T>();
+                const T* bhh = io.input("WeightList", bias_start + k + 1).as<T>();
+                T* hst = hs.data() + (l * d + dir) * n * h;
+                T* cst = lstm ? cs.data() + (l * d + dir) * n * h : nullptr;
+                for (std::int64_t s = 0; s < steps; ++s) {
+                    const std::int64_t t = dir == 0 ? s : steps - 1 - s;
+                    for (std::int64_t b = 0; b < n; ++b) {
+                        T* o = out + (t * n + b) * dh + dir * h;
+                        if (t >= len[static_cast<std::size_t>(b)]) {
+                            std::fill(o, o + h, T(0));
+                            continue;
+                        }
+                        const T* xv = layer_in + (t * n + b) * in;
+                        T* hp = hst + b * h;
+                        for (std::int64_t j = 0; j < g * h; ++j) {
+                            T a = bih[j];
+                            const T* wr = wih + j * in;
+                            for (std::int64_t q = 0; q < in; ++q) a += wr[q] * xv[q];
+                            gate[j] = a;
+                            T c = bhh[j];
+                            const T* ur = whh + j * h;
+                            for (std::int64_t q = 0; q < h; ++q) c += ur[q] * hp[q];
+                            hh[j] = c;
+                        }
+                        step(p.mode, h, gate.data(), hh.data(), hp, lstm ? cst + b * h : nullptr,
+                             o);
+                    }
+                }
+            }
+            layer_in = out;
+            in = dh;
+        }
+        if (io.output_count("State") > 0) {
+            std::copy(hs.begin(), hs.end(), io.output("State", 0).as<T>());
+            if (lstm) std::copy(cs.begin(), cs.end(), io.output("State", 1).as<T>());
+        }
+    }
+
+    // One cell step of one sequence: xi = W_ih x + b_ih, hh = W_hh h + b_hh;
+    // updates h (and c) in place and writes h to o.
+    template <class T>
+    static void step(cell mode, std::int64_t h, const T* xi, const T* hh, T* hp, T* cp, T* o) {
+        for (std::int64_t k = 0; k < h; ++k) {
+            T v;
+            switch (mode) {
+                case cell::lstm: {
+                    const T i = sigmoid(xi[k] + hh[k]);
+                    const T f = sigmoid(xi[h + k] + hh[h + k]);
+                    const T c = tanh_v2(xi[2 * h + k] + hh[2 * h + k]);
+                    const T og = sigmoid(xi[3 * h + k] + hh[3 * h + k]);
+                    cp[k] = c * i + cp[k] * f;
+                    v = og * tanh_v2(cp[k]);
+                    break;
+                }
+                case cell::gru: {
+                    const T r = sigmoid(xi[k] + hh[k]);
+                    const T z = sigmoid(xi[h + k] + hh[h + k]);
+                    const T c = tanh_v2(xi[2 * h + k] + r * hh[2 * h + k]);
+                    v = z * hp[k] + c - z * c;
+                    break;
+                }
+                case cell::rnn_tanh:
+                    v = std::tanh(xi[k] + hh[k]);
+                    break;
+                default: {
+                    const T a = xi[k] + hh[k];
+                    v = a > T(0) ? a : T(0);
+                    break;
+                }
+            }
+            o[k] = v;
+        }
+        // h is read by every k above (GRU), so update it after the loop.
+        std::copy(o, o + h, hp);
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/rnn.hpp ----
 // ---- begin litegraph/ops/scale.hpp ----
 // scale: Out = scale * X + bias (bias_after_scale) or scale * (X + bias).
 
@@ -6038,6 +10432,118 @@ private:
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/sequence_conv.hpp ----
+// ---- begin litegraph/ops/sequence_expand.hpp ----
+// sequence_expand: repeats each sequence (or row) of X as many times as Y has
+// entries in the matching sequence of Y's LoD level `ref_level` (-1: Y's
+// last level), as Paddle's CPU kernel.  With Y's level r = {r0, r1, ...},
+// sequence i of X (X's level-1 LoD; a plain X: row i) is written
+// r[i+1] - r[i] times in a row.  X has at most one LoD level and as many
+// sequences (rows) as level r has entries.  Out is [rows, ...] of X's dtype;
+// it carries the LoD of the repeated sequences when X has one (each copy one
+// sequence), none otherwise.  Any dtype.
+
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct sequence_expand {
+    static constexpr std::string_view paddle_types[] = {"sequence_expand"};
+    static constexpr bool sets_lod = true;
+    struct params {
+        int ref_level = -1;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<int>("ref_level", -1)};
+    }
+
+    /// Y's reference level, checked.
+    static const std::vector<std::int64_t>& ref_offsets(const params& p, const op_io& io) {
+        const auto& y = io.input("Y");
+        io.check(!y.lod.empty(), [&] {
+            return "Y ('" + std::string(y.name) +
+                   "') has no LoD: sequence_expand repeats X by Y's sequences (feed them with "
+                   "--lod NAME=0,L0,L0+L1,... or tensor::set_lod)";
+        });
+        io.check(!y.shape.empty(), "Y has a LoD but is a scalar");
+        if (auto problem = lod_problem(y.lod, y.shape[0]); !problem.empty())
+            io.fail("input Y ('" + std::string(y.name) + "'): " + problem);
+        const auto levels = static_cast<int>(y.lod.size());
+        io.check(p.ref_level >= -1 && p.ref_level < levels, [&] {
+            return "ref_level " + std::to_string(p.ref_level) + " is out of range for Y's " +
+                   std::to_string(levels) + " LoD level(s)";
+        });
+        return y.lod[static_cast<std::size_t>(p.ref_level == -1 ? levels - 1 : p.ref_level)];
+    }
+
+    /// X's sequence offsets: its LoD, or one row per sequence.
+    static std::vector<std::int64_t> x_offsets(const op_io& io) {
+        const auto& x = io.input("X");
+        if (!x.lod.empty()) return detail::sequence_offsets(io, "X");
+        std::vector<std::int64_t> off(static_cast<std::size_t>(x.shape[0]) + 1);
+        for (std::size_t i = 0; i < off.size(); ++i) off[i] = static_cast<std::int64_t>(i);
+        return off;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(!x.shape.empty() && x.shape[0] >= 0,
+                 [&] { return "X must have a known first dim, has shape " + to_string(x.shape); });
+        io.check(x.lod.size() <= 1, [&] {
+            return "X has a LoD of " + std::to_string(x.lod.size()) +
+                   " levels; sequence_expand takes at most 1";
+        });
+        const auto& ref = ref_offsets(p, io);
+        const auto xo = x_offsets(io);
+        io.check(xo.size() == ref.size(), [&] {
+            return "X has " + std::to_string(xo.size() - 1) +
+                   (x.lod.empty() ? " rows" : " sequences") + " but Y's reference level has " +
+                   std::to_string(ref.size() - 1) + " entries";
+        });
+        std::int64_t rows = 0;
+        lod_t lod;
+        if (!x.lod.empty()) lod.push_back({0});
+        for (std::size_t i = 1; i < ref.size(); ++i) {
+            const std::int64_t repeat = ref[i] - ref[i - 1], len = xo[i] - xo[i - 1];
+            rows += repeat * len;
+            if (!lod.empty())
+                for (std::int64_t j = 0; j < repeat; ++j) lod[0].push_back(lod[0].back() + len);
+        }
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+        out.shape[0] = rows;
+        out.lod = std::move(lod);
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& ref = ref_offsets(p, io);
+        const auto xo = x_offsets(io);
+        std::int64_t row_elems = 1;
+        for (std::size_t i = 1; i < x.shape.size(); ++i) row_elems *= x.shape[i];
+        const auto row_bytes = static_cast<std::size_t>(row_elems) * size_of(x.type);
+        std::byte* out = io.output("Out").data;
+        std::int64_t at = 0;
+        for (std::size_t i = 1; i < ref.size(); ++i) {
+            const std::int64_t len = xo[i] - xo[i - 1];
+            const auto bytes = static_cast<std::size_t>(len) * row_bytes;
+            for (std::int64_t j = ref[i - 1]; j < ref[i]; ++j) {
+                if (bytes)
+                    std::memcpy(out + static_cast<std::size_t>(at) * row_bytes,
+                                x.data + static_cast<std::size_t>(xo[i - 1]) * row_bytes, bytes);
+                at += len;
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/sequence_expand.hpp ----
 // ---- begin litegraph/ops/sequence_pool.hpp ----
 // sequence_pool: one row per sequence of X's last LoD level.  X is [T, ...]
 // with a LoD of 1 or 2 levels; Out is [S, ...] for S sequences and keeps X's
@@ -6180,6 +10686,72 @@ private:
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/sequence_pool.hpp ----
+// ---- begin litegraph/ops/sequence_softmax.hpp ----
+// sequence_softmax: softmax within each sequence of X's last LoD level.  X is
+// [N] or [N, 1] (one value per row), float32 or float64; Out has X's shape
+// and LoD: per sequence, exp(x - max) divided by its sum.  Paddle's CPU
+// kernel computes exp(x) / sum exp(x) without subtracting the max: the same
+// values up to rounding, except that Paddle's overflow to NaN once exp(x) is
+// infinite (x > 88 in float32) where this stays finite.  An empty sequence
+// gives nothing.
+
+#include <cmath>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct sequence_softmax {
+    static constexpr std::string_view paddle_types[] = {"sequence_softmax"};
+    struct params {};
+
+    static params parse(const attr_map&, std::string_view) { return {}; }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "X must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        io.check(x.shape.size() == 1 || (x.shape.size() == 2 && x.shape[1] == 1), [&] {
+            return "X must be [N] or [N, 1] (one value per row), has shape " + to_string(x.shape);
+        });
+        detail::sequence_offsets(io, "X");
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+    }
+
+    static void run(const params&, op_io& io) {
+        if (io.input("X").type == dtype::f64)
+            compute<double>(io);
+        else
+            compute<float>(io);
+    }
+
+private:
+    template <class T>
+    static void compute(op_io& io) {
+        const auto& off = detail::sequence_offsets(io, "X");
+        const T* x = io.input("X").as<T>();
+        T* y = io.output("Out").as<T>();
+        for (std::size_t s = 0; s + 1 < off.size(); ++s) {
+            const std::int64_t b = off[s], e = off[s + 1];
+            if (b == e) continue;
+            T m = x[b];
+            for (std::int64_t i = b + 1; i < e; ++i) m = x[i] > m ? x[i] : m;
+            T sum = 0;
+            for (std::int64_t i = b; i < e; ++i) {
+                y[i] = std::exp(x[i] - m);
+                sum += y[i];
+            }
+            for (std::int64_t i = b; i < e; ++i) y[i] /= sum;
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/sequence_softmax.hpp ----
 // ---- begin litegraph/ops/shape.hpp ----
 // shape: Out ([rank]) holds the dims of Input, int32 (Paddle's shape op) or,
 // with the attribute `dtype` = 3 (Paddle's INT64 code; what the PIR loader sets
@@ -6371,7 +10943,8 @@ struct slice {
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/slice.hpp ----
 // ---- begin litegraph/ops/softmax.hpp ----
-// softmax along `axis` (default -1), numerically stable: exp(x - max) / sum.
+// softmax along `axis` (default -1), numerically stable: exp(x - max) / sum;
+// log_softmax: x - max - log(sum(exp(x - max))).
 
 #include <algorithm>
 #include <cmath>
@@ -6429,6 +11002,7 @@ struct softmax {
     /// The kernel on raw arrays: `outer` x `n` x `inner`, along `n`.
     static void compute(const float* x, float* out, std::int64_t outer, std::int64_t n,
                         std::int64_t inner) {
+        if (outer * n * inner == 0) return;  // empty: no element (and no buffer) to touch
         for (std::int64_t o = 0; o < outer; ++o)
             for (std::int64_t k = 0; k < inner; ++k) {
                 const float* xs = x + o * n * inner + k;
@@ -6445,8 +11019,181 @@ struct softmax {
     }
 };
 
+/// log_softmax along `axis` (default -1), float32: x - max - log(sum exp(x - max)).
+struct log_softmax {
+    static constexpr std::string_view paddle_types[] = {"log_softmax"};
+    using params = softmax::params;
+
+    static params parse(const attr_map& a, std::string_view) { return {a.get<int>("axis", -1)}; }
+
+    static void infer(const params& p, op_io& io) { softmax::infer(p, io); }
+
+    static void run(const params& p, op_io& io) {
+        const auto& xr = io.input("X");
+        const float* x = xr.as<float>();
+        float* out = io.output("Out").as<float>();
+        const std::size_t ax = softmax::axis_of(p, xr.shape.size(), io);
+        std::int64_t outer = 1, n = 1, inner = 1;
+        for (std::size_t i = 0; i < xr.shape.size(); ++i) {
+            if (i < ax)
+                outer *= xr.shape[i];
+            else if (i == ax)
+                n = xr.shape[i];
+            else
+                inner *= xr.shape[i];
+        }
+        if (outer * n * inner == 0) return;  // empty: no element (and no buffer) to touch
+        for (std::int64_t o = 0; o < outer; ++o)
+            for (std::int64_t k = 0; k < inner; ++k) {
+                const float* xs = x + o * n * inner + k;
+                float* os = out + o * n * inner + k;
+                float m = -INFINITY;
+                for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j * inner]);
+                float sum = 0.f;
+                for (std::int64_t j = 0; j < n; ++j) sum += std::exp(xs[j * inner] - m);
+                const float lse = std::log(sum);
+                for (std::int64_t j = 0; j < n; ++j) os[j * inner] = xs[j * inner] - m - lse;
+            }
+    }
+};
+
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/softmax.hpp ----
+// ---- begin litegraph/ops/split.hpp ----
+// split: cuts X along `axis` into the Out outputs (any dtype), as Paddle's
+// split op: `num` > 0 gives num equal parts (the dim must divide), otherwise
+// `sections` gives the part sizes, one of which may be -1 (the rest of the
+// dim).  AxisTensor (int, one value) overrides `axis` and SectionsTensorList
+// (one int value per part) overrides `sections`; both must be known when the
+// program is planned (weights, feeds or values computed from shapes).
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct split {
+    static constexpr std::string_view paddle_types[] = {"split"};
+    struct params {
+        std::int64_t num = 0;
+        std::vector<std::int64_t> sections;
+        std::int64_t axis = 0;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("num", 0), a.get<std::vector<std::int64_t>>("sections", {}),
+                a.get<std::int64_t>("axis", 0)};
+    }
+
+    /// The split axis (non-negative) and the part sizes (-1 where X's dim is unknown).
+    static std::int64_t resolve(const params& p, const op_io& io,
+                                std::vector<std::int64_t>& parts) {
+        const auto& x = io.input("X");
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        io.check(rank > 0, "X must have at least one dim");
+        std::int64_t axis = p.axis;
+        if (io.input_count("AxisTensor") > 0) {
+            auto v = detail::read_ints(io, io.input("AxisTensor"), "AxisTensor");
+            io.check(v.size() == 1, [&] {
+                return "AxisTensor must hold one value, holds " + std::to_string(v.size());
+            });
+            axis = v[0];
+        }
+        axis = detail::normalize_axis(io, axis, rank, "axis");
+        const auto dim = x.shape[static_cast<std::size_t>(axis)];
+        const auto n = static_cast<std::int64_t>(io.output_count("Out"));
+        io.check(p.num >= 0, [&] { return "num " + std::to_string(p.num) + " is negative"; });
+        if (p.num > 0) {
+            io.check(n == p.num, [&] {
+                return "num is " + std::to_string(p.num) + " but the op has " + std::to_string(n) +
+                       " outputs Out";
+            });
+            io.check(dim < 0 || dim % p.num == 0, [&] {
+                return "dim " + std::to_string(axis) + " of X (" + std::to_string(dim) +
+                       ") does not divide into num " + std::to_string(p.num) + " parts";
+            });
+            parts.assign(static_cast<std::size_t>(n), dim < 0 ? -1 : dim / p.num);
+            return axis;
+        }
+        parts = io.input_count("SectionsTensorList") > 0
+                    ? detail::read_int_list(io, "SectionsTensorList")
+                    : p.sections;
+        io.check(!parts.empty(), "needs num > 0 or sections");
+        io.check(static_cast<std::int64_t>(parts.size()) == n, [&] {
+            return std::to_string(parts.size()) + " sections but the op has " + std::to_string(n) +
+                   " outputs Out";
+        });
+        std::int64_t known = 0, unknown = -1;
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            if (parts[i] == -1) {
+                io.check(unknown < 0, "at most one of sections may be -1");
+                unknown = static_cast<std::int64_t>(i);
+            } else {
+                io.check(parts[i] >= 0, [&] {
+                    return "section " + std::to_string(parts[i]) +
+                           " is negative (only -1 is "
+                           "allowed, once)";
+                });
+                known += parts[i];
+            }
+        }
+        if (dim < 0) return axis;
+        if (unknown >= 0) {
+            io.check(known <= dim, [&] {
+                return "sections sum to " + std::to_string(known) + ", more than dim " +
+                       std::to_string(axis) + " of X (" + std::to_string(dim) + ")";
+            });
+            parts[static_cast<std::size_t>(unknown)] = dim - known;
+        } else {
+            io.check(known == dim, [&] {
+                return "sections sum to " + std::to_string(known) + ", dim " +
+                       std::to_string(axis) + " of X is " + std::to_string(dim);
+            });
+        }
+        return axis;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        std::vector<std::int64_t> parts;
+        const auto axis = resolve(p, io, parts);
+        const auto& x = io.input("X");
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            auto& o = io.output("Out", i);
+            o.type = x.type;
+            o.shape = x.shape;
+            o.shape[static_cast<std::size_t>(axis)] = parts[i];
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        std::vector<std::int64_t> parts;
+        const auto axis = resolve(p, io, parts);
+        const auto& x = io.input("X");
+        // X as [outer, dim, inner]: part i takes rows [start, start + parts[i]).
+        std::int64_t outer = 1, inner = 1;
+        for (std::int64_t d = 0; d < static_cast<std::int64_t>(x.shape.size()); ++d)
+            if (d != axis) (d < axis ? outer : inner) *= x.shape[static_cast<std::size_t>(d)];
+        const auto dim = x.shape[static_cast<std::size_t>(axis)];
+        const auto es = static_cast<std::int64_t>(size_of(x.type));
+        std::int64_t start = 0;
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            const auto& o = io.output("Out", i);
+            io.check(o.numel() == outer * parts[i] * inner, "Out does not fit the split");
+            const auto row = parts[i] * inner * es;
+            for (std::int64_t k = 0; k < outer && row; ++k)
+                std::memcpy(o.data + k * row, x.data + (k * dim + start) * inner * es,
+                            static_cast<std::size_t>(row));
+            start += parts[i];
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/split.hpp ----
 // ---- begin litegraph/ops/squeeze2.hpp ----
 // squeeze2 / squeeze: removes dims of size 1.  With `axes` empty every size-1 dim
 // goes; otherwise only the listed ones, and (as in Paddle) a listed dim whose
@@ -6645,6 +11392,71 @@ struct sum {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/sum.hpp ----
+// ---- begin litegraph/ops/tile.hpp ----
+// tile: X repeated `repeat_times` times along each dim (any dtype).  The
+// repeat counts come from the RepeatTimes input (int, one value per dim), else
+// from repeat_times_tensor (one int tensor of one value per dim), else from
+// the attribute, and must be known when the program is planned.  Fewer counts
+// than X's rank are padded with leading 1s; more pad X's shape with leading 1s
+// (as Paddle).  A count must be positive.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct tile {
+    static constexpr std::string_view paddle_types[] = {"tile"};
+    struct params {
+        std::vector<std::int64_t> repeat_times;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::vector<std::int64_t>>("repeat_times", {})};
+    }
+
+    /// X's shape padded to the output rank, and the output shape.
+    static void resolve(const params& p, const op_io& io, shape_t& in, shape_t& out) {
+        std::vector<std::int64_t> reps =
+            io.input_count("RepeatTimes") > 0
+                ? detail::read_ints(io, io.input("RepeatTimes"), "RepeatTimes")
+            : io.input_count("repeat_times_tensor") > 0
+                ? detail::read_int_list(io, "repeat_times_tensor")
+                : p.repeat_times;
+        in = io.input("X").shape;
+        io.check(reps.size() <= 8 && in.size() <= 8, "tile supports at most 8 dims");
+        for (auto r : reps)
+            io.check(r > 0, [&] {
+                return "repeat_times value " + std::to_string(r) + " must be positive";
+            });
+        while (reps.size() < in.size()) reps.insert(reps.begin(), 1);
+        while (in.size() < reps.size()) in.insert(in.begin(), 1);
+        out = in;
+        for (std::size_t d = 0; d < out.size(); ++d)
+            if (out[d] >= 0) out[d] *= reps[d];
+    }
+
+    static void infer(const params& p, op_io& io) {
+        shape_t in, out;
+        resolve(p, io, in, out);
+        auto& o = io.output("Out");
+        o.type = io.input("X").type;
+        o.shape = std::move(out);
+    }
+
+    static void run(const params& p, op_io& io) {
+        shape_t in, out;
+        resolve(p, io, in, out);
+        io.check(io.output("Out").numel() == numel(out), "Out does not fit the tile");
+        detail::repeat_copy(io.input("X"), in, io.output("Out"), out);
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/tile.hpp ----
 // ---- begin litegraph/ops/transpose2.hpp ----
 // transpose2 / transpose: Out dim i is X dim axis[i]; `axis` is a permutation
 // of X's dims (negative entries count from the end).  Any dtype.
@@ -6808,6 +11620,79 @@ struct unsqueeze2 {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/unsqueeze2.hpp ----
+// ---- begin litegraph/ops/unstack.hpp ----
+// unstack: the Y outputs are the slices of X along `axis` (any dtype), each
+// with that dim removed; there are as many as X's dim (`num`, when set, must
+// equal it).
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct unstack {
+    static constexpr std::string_view paddle_types[] = {"unstack"};
+    struct params {
+        std::int64_t axis = 0;
+        std::int64_t num = 0;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("axis", 0), a.get<std::int64_t>("num", 0)};
+    }
+
+    static std::int64_t resolve(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        io.check(rank > 0, "X must have at least one dim");
+        const auto axis = detail::normalize_axis(io, p.axis, rank, "axis");
+        const auto dim = x.shape[static_cast<std::size_t>(axis)];
+        const auto n = static_cast<std::int64_t>(io.output_count("Y"));
+        io.check(p.num <= 0 || p.num == n, [&] {
+            return "num is " + std::to_string(p.num) + " but the op has " + std::to_string(n) +
+                   " outputs Y";
+        });
+        io.check(dim < 0 || dim == n, [&] {
+            return "dim " + std::to_string(axis) + " of X is " + std::to_string(dim) +
+                   " but the op has " + std::to_string(n) + " outputs Y";
+        });
+        return axis;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto axis = resolve(p, io);
+        const auto& x = io.input("X");
+        for (std::size_t i = 0; i < io.output_count("Y"); ++i) {
+            auto& y = io.output("Y", i);
+            y.type = x.type;
+            y.shape = x.shape;
+            y.shape.erase(y.shape.begin() + axis);
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto axis = resolve(p, io);
+        const auto& x = io.input("X");
+        std::int64_t outer = 1, inner = 1;
+        for (std::int64_t d = 0; d < static_cast<std::int64_t>(x.shape.size()); ++d)
+            if (d != axis) (d < axis ? outer : inner) *= x.shape[static_cast<std::size_t>(d)];
+        const auto n = static_cast<std::int64_t>(io.output_count("Y"));
+        const auto row = inner * static_cast<std::int64_t>(size_of(x.type));
+        for (std::int64_t i = 0; i < n; ++i) {
+            const auto& y = io.output("Y", static_cast<std::size_t>(i));
+            io.check(y.numel() == outer * inner, "Y does not fit the unstack");
+            for (std::int64_t o = 0; o < outer && row; ++o)
+                std::memcpy(y.data + o * row, x.data + (o * n + i) * row,
+                            static_cast<std::size_t>(row));
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/unstack.hpp ----
 // ---- begin litegraph/ops/yolo_box.hpp ----
 // yolo_box: decodes a YOLOv3 head.  X is [N, A * (5 + C), H, W] (with
 // `iou_aware`, [N, A + A * (5 + C), H, W]: the A IoU planes first), per anchor
@@ -6997,6 +11882,8 @@ namespace litegraph {
 using builtin_ops = op_list<                               //
     ops::scale,                                            //
     ops::elementwise,                                      //
+    ops::compare,                                          //
+    ops::logical_not,                                      //
     ops::relu,                                             //
     ops::relu6,                                            //
     ops::leaky_relu,                                       //
@@ -7013,9 +11900,21 @@ using builtin_ops = op_list<                               //
     ops::floor_op,                                         //
     ops::sqrt_op,                                          //
     ops::abs_op,                                           //
+    ops::mish,                                             //
+    ops::softplus,                                         //
+    ops::softsign,                                         //
+    ops::brelu,                                            //
+    ops::hardtanh,                                         //
+    ops::rsqrt_op,                                         //
+    ops::square_op,                                        //
+    ops::sin_op,                                           //
+    ops::cos_op,                                           //
+    ops::erf_op,                                           //
+    ops::pow_op,                                           //
     ops::clip,                                             //
     ops::prelu,                                            //
     ops::softmax,                                          //
+    ops::log_softmax,                                      //
     ops::mul,                                              //
     ops::matmul,                                           //
     ops::matmul_v2,                                        //
@@ -7028,10 +11927,18 @@ using builtin_ops = op_list<                               //
     ops::fake_dequantize_max_abs,                          //
     ops::dequantize_linear,                                //
     ops::arg_max,                                          //
+    ops::reduce,                                           //
+    ops::p_norm,                                           //
+    ops::cumsum,                                           //
     ops::concat,                                           //
     ops::stack,                                            //
     ops::dropout,                                          //
     ops::fill_constant,                                    //
+    ops::assign,                                           //
+    ops::fill_any_like,                                    //
+    ops::fill_constant_batch_size_like,                    //
+    ops::range,                                            //
+    ops::where,                                            //
     ops::flatten2,                                         //
     ops::flatten_contiguous_range,                         //
     ops::lookup_table_v2,                                  //
@@ -7049,10 +11956,38 @@ using builtin_ops = op_list<                               //
     ops::interp_v2,                                        //
     ops::yolo_box,                                         //
     ops::multiclass_nms,                                   //
+    ops::matrix_nms,                                       //
     ops::sequence_pool,                                    //
     ops::sequence_conv,                                    //
     ops::sum,                                              //
-    ops::lstm                                              //
+    ops::lstm,                                             //
+    ops::gru,                                              //
+    ops::crf_decoding,                                     //
+    ops::conv3d,                                           //
+    ops::pool3d,                                           //
+    ops::sequence_expand,                                  //
+    ops::sequence_softmax,                                 //
+    ops::im2sequence,                                      //
+    ops::ctc_align,                                        //
+    ops::split,                                            //
+    ops::unstack,                                          //
+    ops::gather,                                           //
+    ops::gather_nd,                                        //
+    ops::tile,                                             //
+    ops::expand_v2,                                        //
+    ops::expand_as_v2,                                     //
+    ops::top_k,                                            //
+    ops::arg_sort,                                         //
+    ops::pixel_shuffle,                                    //
+    ops::pad2d,                                            //
+    ops::pad3d,                                            //
+    ops::affine_channel,                                   //
+    ops::instance_norm,                                    //
+    ops::group_norm,                                       //
+    ops::prior_box,                                        //
+    ops::density_prior_box,                                //
+    ops::box_coder,                                        //
+    ops::rnn                                               //
     >;
 
 namespace detail {
@@ -7215,12 +12150,27 @@ inline named_tensors invoke(const kernel& k, std::string_view type, const named_
     return result;
 }
 
+/// What `invoke_observer()` is called with: an op that `invoke(type, attrs,
+/// ...)` ran, its inputs and its outputs.
+using invoke_observer_fn = void (*)(std::string_view type, const attr_map& attrs,
+                                    const named_tensors& inputs, const named_tensors& outputs);
+
+/// Called after every `invoke(type, attrs, ...)` that ran (not the runtime's
+/// folding, which calls `invoke(kernel, ...)`); null by default.  The tests set
+/// it to record the op cases they run as fuzz seeds (tests/fuzz/op_seeds.hpp).
+inline invoke_observer_fn& invoke_observer() {
+    static invoke_observer_fn f = nullptr;
+    return f;
+}
+
 /// Convenience: build the kernel for `type` from `attrs` and run it.
 template <class List = builtin_ops>
 named_tensors invoke(std::string_view type, const attr_map& attrs, const named_tensors& inputs,
                      const std::vector<std::pair<std::string, std::size_t>>& outputs) {
     auto k = make_kernel<List>(type, attrs);
-    return invoke(*k, type, inputs, outputs);
+    auto result = invoke(*k, type, inputs, outputs);
+    if (auto f = invoke_observer()) f(type, attrs, inputs, result);
+    return result;
 }
 
 }  // namespace litegraph
@@ -9816,7 +14766,11 @@ inline std::int64_t pack_dense(const std::int8_t* x, std::int8_t* patches, std::
 inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const std::int8_t* f,
                            std::int64_t* scratch, int32_sink_ref sink) noexcept {
     const std::int64_t k = g.c * g.kh * g.kw, plane = g.oh * g.ow, in_plane = g.h * g.w;
-    const bool pointwise = g.kh == 1 && g.kw == 1 && g.pt == 0 && g.pl == 0;
+    // 1x1 without any padding: every output pixel's input pixel is inside the
+    // image (a bottom or right padding adds output rows or columns that read
+    // only zeros: the general path).
+    const bool pointwise =
+        g.kh == 1 && g.kw == 1 && g.pt == 0 && g.pb == 0 && g.pl == 0 && g.pr == 0;
     // 1x1, stride 1, no padding: output pixel p reads input pixel p.
     const bool dense = pointwise && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w;
     const auto kp = static_cast<std::ptrdiff_t>(pairs_even(k));
@@ -10423,6 +15377,24 @@ inline const tensor_ref& typed(const op_io& io, std::string_view slot, dtype t, 
     return x;
 }
 
+/// The int32 accumulation an int8 conv or fc runs (attribute
+/// litegraph_kernel): `fast`, the build's best (the Cortex-M DSP kernels on a
+/// chip with them, the reference loops elsewhere; the default), `reference`
+/// (the portable loops), or `cortex_m` (the DSP kernels, which compile on any
+/// host with portable forms of their intrinsics).  All three give the same
+/// accumulators: the fuzz target fuzz_fusion runs each and compares them bit
+/// for bit.
+enum class int8_kernel { fast, reference, cortex_m };
+
+inline int8_kernel parse_int8_kernel(const attr_map& a, std::string_view type) {
+    const auto k = a.get<std::string>("litegraph_kernel", "fast");
+    if (k == "fast") return int8_kernel::fast;
+    if (k == "reference") return int8_kernel::reference;
+    if (k == "cortex_m") return int8_kernel::cortex_m;
+    LITEGRAPH_THROW(unsupported_error(std::string(type) + ": attribute litegraph_kernel '" + k +
+                                      "' (expected \"fast\", \"reference\" or \"cortex_m\")"));
+}
+
 /// The output dtype an int8 op writes: int8 when it has an output step
 /// (attribute `output_step` > 0), float32 (dequantized) otherwise.
 inline float output_step(const attr_map& a) {
@@ -10508,10 +15480,15 @@ struct fused_int8 {
         ops::conv2d::params conv;
         float output_step = 0.f;
         std::tuple<rescale, bias, Stages...> stages;
+        ops::int8_detail::int8_kernel kernel = ops::int8_detail::int8_kernel::fast;
     };
 
     static params parse(const attr_map& a, std::string_view t) {
-        params p{ops::conv2d::parse(a, t), 0.f, {}};
+        // litegraph_kernel picks the int8 accumulation here, not conv2d's float kernel.
+        attr_map geometry = a;
+        geometry.set("litegraph_kernel", std::string("fast"));
+        params p{
+            ops::conv2d::parse(geometry, t), 0.f, {}, ops::int8_detail::parse_int8_kernel(a, t)};
         if constexpr (int8_out) p.output_step = ops::int8_detail::parse_step(a, "output_step", t);
         std::apply([&](auto&... s) { (parse_stage(s, a), ...); }, p.stages);
         return p;
@@ -10562,11 +15539,23 @@ struct fused_int8 {
         }
         bind(c, io.input("Multiplier").template as<float>(), io.input("Bias").template as<float>(),
              p.output_step, other, other_plane);
-        std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(kg)));
         using out_t = std::conditional_t<int8_out, std::int8_t, float>;
-        run_direct(kg, c, io.input("Input").template as<std::int8_t>(),
-                   io.input("Filter").template as<std::int8_t>(),
-                   io.output("Output").template as<out_t>(), scratch.data());
+        const auto* x = io.input("Input").template as<std::int8_t>();
+        const auto* f = io.input("Filter").template as<std::int8_t>();
+        auto* out = io.output("Output").template as<out_t>();
+        using ops::int8_detail::int8_kernel;
+        if (p.kernel == int8_kernel::fast) {
+            std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(kg)));
+            run_direct(kg, c, x, f, out, scratch.data());
+        } else if (p.kernel == int8_kernel::reference) {
+            std::vector<std::int64_t> scratch(
+                static_cast<std::size_t>(kernels::conv_int8_scratch_words(kg)));
+            run_with(kernels::conv2d_int8, kg, c, x, f, out, scratch.data());
+        } else {
+            std::vector<std::int64_t> scratch(
+                static_cast<std::size_t>(kernels::cortex_m::conv_int8_scratch_words(kg)));
+            run_with(kernels::cortex_m::conv2d_int8, kg, c, x, f, out, scratch.data());
+        }
     }
 
     /// Binds the chain's data: per-channel multiplier and bias, the output
@@ -10593,13 +15582,22 @@ struct fused_int8 {
     static void run_direct(const kernels::conv_geometry& kg, const chain_type& c,
                            const std::int8_t* x, const std::int8_t* f, Out* out,
                            std::int64_t* scratch) noexcept {
+        // The DSP kernels on Cortex-M4/M7, the reference elsewhere: same accumulators.
+        run_with(kernels::conv2d_int8_best, kg, c, x, f, out, scratch);
+    }
+
+    /// run_direct with the accumulation `conv` (a kernel of the conv2d_int8
+    /// form; scratch: what it needs).
+    template <class Conv, class Out>
+    static void run_with(Conv&& conv, const kernels::conv_geometry& kg, const chain_type& c,
+                         const std::int8_t* x, const std::int8_t* f, Out* out,
+                         std::int64_t* scratch) noexcept {
         const std::int64_t plane = kg.oh * kg.ow;
         auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
                         std::int64_t count) {
             c.emit(out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
         };
-        // The DSP kernels on Cortex-M4/M7, the reference elsewhere: same accumulators.
-        kernels::conv2d_int8_best(kg, x, f, scratch, kernels::int32_sink_ref(sink));
+        conv(kg, x, f, scratch, kernels::int32_sink_ref(sink));
     }
 
 private:
@@ -13069,10 +18067,12 @@ struct mul_int8 {
     struct params {
         int x_num_col_dims = 1;
         float output_step = 0.f;
+        int8_detail::int8_kernel kernel = int8_detail::int8_kernel::fast;
     };
     static params parse(const attr_map& a, std::string_view t) {
         params p;
         p.x_num_col_dims = a.get<int>("x_num_col_dims", 1);
+        p.kernel = int8_detail::parse_int8_kernel(a, t);
         p.output_step = int8_detail::output_step(a);
         if (p.output_step != 0.f) p.output_step = int8_detail::parse_step(a, "output_step", t);
         return p;
@@ -13116,9 +18116,10 @@ struct mul_int8 {
         out.type = p.output_step > 0.f ? dtype::i8 : dtype::f32;
     }
 
-    /// Words of int64 scratch `compute` needs.
+    /// Words of int64 scratch `compute` needs (with any int8_kernel).
     static constexpr std::int64_t scratch_words(std::int64_t k, std::int64_t n) {
-        return kernels::fc_int8_best_scratch_words(k, n);
+        return std::max(kernels::fc_int8_best_scratch_words(k, n),
+                        kernels::cortex_m::fc_int8_scratch_words(k, n));
     }
 
     /// The layer on raw pointers, heap-free (the compile-time network's form
@@ -13126,7 +18127,8 @@ struct mul_int8 {
     /// when output_step > 0, else float32.
     static void compute(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
                         const std::int8_t* y, const float* multiplier, float output_step, void* out,
-                        std::int64_t* scratch) {
+                        std::int64_t* scratch,
+                        int8_detail::int8_kernel kernel = int8_detail::int8_kernel::fast) {
         fusion::rescale r{multiplier};
         // The int32 accumulators row by row (the DSP kernel on Cortex-M4/M7),
         // then the requantize chain: element j is "channel" j of the rescale.
@@ -13136,7 +18138,15 @@ struct mul_int8 {
                 for (std::int64_t j = 0; j < count; ++j)
                     c.write(o, fusion::at{i, j, off + j}, static_cast<float>(v[j]));
             };
-            kernels::fc_int8_best(m, k, n, x, y, scratch, kernels::int32_sink_ref(sink));
+            const kernels::int32_sink_ref to(sink);
+            switch (kernel) {
+                case int8_detail::int8_kernel::fast:
+                    return kernels::fc_int8_best(m, k, n, x, y, scratch, to);
+                case int8_detail::int8_kernel::reference:
+                    return kernels::fc_int8(m, k, n, x, y, scratch, to);
+                case int8_detail::int8_kernel::cortex_m:
+                    return kernels::cortex_m::fc_int8(m, k, n, x, y, scratch, to);
+            }
         };
         if (output_step > 0.f) {
             fusion::chain<fusion::rescale, fusion::quantize_store> c{{r, {1.f / output_step}}};
@@ -13153,7 +18163,7 @@ struct mul_int8 {
         void* out = p.output_step > 0.f ? static_cast<void*>(io.output("Out").as<std::int8_t>())
                                         : static_cast<void*>(io.output("Out").as<float>());
         compute(d.m, d.k, d.n, io.input("X").as<std::int8_t>(), io.input("Y").as<std::int8_t>(),
-                io.input("Multiplier").as<float>(), p.output_step, out, scratch.data());
+                io.input("Multiplier").as<float>(), p.output_step, out, scratch.data(), p.kernel);
     }
 };
 
@@ -13470,6 +18480,19 @@ public:
         if (!plan_.fits)
             throw usage_error("the activations do not fit the memory segments: " +
                               std::to_string(plan_.shortfall) + " bytes short");
+        // A model loaded without its parameters plans (shapes suffice) but
+        // cannot run: a kernel would read a parameter that has no data.
+        for (int i : order_)
+            if (!code_[i].elided)
+                for (auto& s : code_[i].io.inputs)
+                    for (const auto* a : s.args) {
+                        const auto& var = g_.vars[static_cast<std::size_t>(a - refs_.data())];
+                        if (var.persistable && !var.value && !a->data && numel(a->shape) > 0)
+                            throw usage_error("parameter '" + var.name +
+                                              "' has no data (the model was loaded without its "
+                                              "parameters): planning needs only its shape, "
+                                              "running needs its values");
+                    }
         for (std::size_t i = 0; i < inputs_.size(); ++i) {
             auto& r = refs_[g_.feeds[i].var];
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
