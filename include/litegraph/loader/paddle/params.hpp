@@ -114,6 +114,12 @@ public:
                            std::to_string(remaining()) + " left");
         tensor t(r.type, r.dims);
         if (nbytes) std::memcpy(t.data(), bytes_.data() + pos_, nbytes);
+        if (r.type == dtype::boolean) {
+            // A bool is one byte, 0 or 1: any other byte (a corrupt or foreign
+            // file) would be an invalid bool to every kernel that reads it.
+            auto* b = reinterpret_cast<unsigned char*>(t.data());
+            for (std::size_t i = 0; i < nbytes; ++i) b[i] = b[i] != 0 ? 1 : 0;
+        }
         pos_ += nbytes;
         r.end = pos_;
         if (out) *out = r;
