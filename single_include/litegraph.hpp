@@ -2374,22 +2374,35 @@ struct clip {
 namespace litegraph::ops {
 
 namespace bin {
+/// `a op b` for floats; for signed integers computed in the unsigned type,
+/// so that an overflow wraps (two's complement, what Paddle's CPU kernels
+/// give in practice) instead of being undefined.
+template <class T, class Op>
+T wrapping(T a, T b, Op op) {
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && !std::is_same_v<T, bool>) {
+        // At least unsigned int: smaller types would be promoted to (signed) int.
+        using U = std::make_unsigned_t<std::common_type_t<T, int>>;
+        return static_cast<T>(static_cast<U>(op(static_cast<U>(a), static_cast<U>(b))));
+    } else {
+        return static_cast<T>(op(a, b));
+    }
+}
 struct add {
     template <class T>
     T operator()(T a, T b) const {
-        return a + b;
+        return wrapping(a, b, [](auto x, auto y) { return x + y; });
     }
 };
 struct sub {
     template <class T>
     T operator()(T a, T b) const {
-        return a - b;
+        return wrapping(a, b, [](auto x, auto y) { return x - y; });
     }
 };
 struct mul {
     template <class T>
     T operator()(T a, T b) const {
-        return a * b;
+        return wrapping(a, b, [](auto x, auto y) { return x * y; });
     }
 };
 /// Integer division truncates toward zero (C semantics, as Paddle).  The

@@ -60,7 +60,7 @@ for dir in "$corpus"/*/; do
     n=$(find "$dir" -type f ! -name '*.md' | wc -l)
     echo "==== replaying $n inputs of $dir" >&2
     # -runs=0: each input once; a finding here fails (the corpora are clean).
-    LLVM_PROFILE_FILE="$profiles/$t-%p.profraw" "$build/fuzz/fuzz_$t" -runs=0 -timeout=30 \
+    LITEGRAPH_FUZZ_RUN_KERNELS=1 LLVM_PROFILE_FILE="$profiles/$t-%p.profraw" "$build/fuzz/fuzz_$t" -runs=0 -timeout=30 \
         -rss_limit_mb=4096 "$dir" >"$profiles/$t.log" 2>&1 ||
         { tail -30 "$profiles/$t.log" >&2; exit 1; }
 done

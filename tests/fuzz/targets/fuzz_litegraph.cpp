@@ -46,6 +46,8 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
                      "LITEGRAPH_FUZZ_TARGET=topology|params|model|pir|plan|fusion\n");
         std::exit(2);
     }
+    const char* kernels = std::getenv("LITEGRAPH_FUZZ_RUN_KERNELS");
+    litegraph::fuzz::run_kernels() = kernels && std::string_view(kernels) == "1";
     litegraph::fuzz::alloc_bound::install();
     return 0;
 }
