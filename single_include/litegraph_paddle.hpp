@@ -7987,14 +7987,20 @@ struct multiclass_nms {
         return p.background_label >= 0 && p.background_label < classes;
     }
 
-    /// Rows per image at most ([N, C, M] scores).
-    static std::int64_t rows_bound(const params& p, std::int64_t classes, std::int64_t boxes) {
-        const bool has_bg = has_background(p, classes);
+    /// Rows per image at most ([N, C, M] scores): every class but the
+    /// background keeps at most nms_top_k boxes, the image keep_top_k (-1: all).
+    /// matrix_nms has the same bound.
+    static std::int64_t rows_bound(int nms_top_k, int keep_top_k, int background_label,
+                                   std::int64_t classes, std::int64_t boxes) {
+        const bool has_bg = background_label >= 0 && background_label < classes;
         const std::int64_t per_class =
-            p.nms_top_k > -1 ? std::min<std::int64_t>(p.nms_top_k, boxes) : boxes;
+            nms_top_k > -1 ? std::min<std::int64_t>(nms_top_k, boxes) : boxes;
         std::int64_t r = (classes - (has_bg ? 1 : 0)) * per_class;
-        if (p.keep_top_k > -1) r = std::min<std::int64_t>(r, p.keep_top_k);
+        if (keep_top_k > -1) r = std::min<std::int64_t>(r, keep_top_k);
         return r;
+    }
+    static std::int64_t rows_bound(const params& p, std::int64_t classes, std::int64_t boxes) {
+        return rows_bound(p.nms_top_k, p.keep_top_k, p.background_label, classes, boxes);
     }
 
     static void infer(const params& p, op_io& io) {
@@ -8329,16 +8335,6 @@ struct matrix_nms {
         return p;
     }
 
-    /// Rows per image at most ([C, M] scores of one image).
-    static std::int64_t rows_bound(const params& p, std::int64_t classes, std::int64_t boxes) {
-        const bool has_bg = p.background_label >= 0 && p.background_label < classes;
-        const std::int64_t per_class =
-            p.nms_top_k > -1 ? std::min<std::int64_t>(p.nms_top_k, boxes) : boxes;
-        std::int64_t r = (classes - (has_bg ? 1 : 0)) * per_class;
-        if (p.keep_top_k > -1) r = std::min<std::int64_t>(r, p.keep_top_k);
-        return r;
-    }
-
     static void infer(const params& p, op_io& io) {
         const auto& b = io.input("BBoxes");
         const auto& s = io.input("Scores");
@@ -8360,7 +8356,9 @@ struct matrix_nms {
                    " is not supported (only 4: x1, y1, x2, y2)";
         });
         const std::int64_t n = s.shape[0];
-        const std::int64_t rows = n * rows_bound(p, s.shape[1], s.shape[2]);
+        const std::int64_t rows =
+            n * multiclass_nms::rows_bound(p.nms_top_k, p.keep_top_k, p.background_label,
+                                           s.shape[1], s.shape[2]);
         auto& out = io.output("Out");
         out.type = b.type;
         out.shape = {rows, 6};

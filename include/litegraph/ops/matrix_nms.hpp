@@ -65,16 +65,6 @@ struct matrix_nms {
         return p;
     }
 
-    /// Rows per image at most ([C, M] scores of one image).
-    static std::int64_t rows_bound(const params& p, std::int64_t classes, std::int64_t boxes) {
-        const bool has_bg = p.background_label >= 0 && p.background_label < classes;
-        const std::int64_t per_class =
-            p.nms_top_k > -1 ? std::min<std::int64_t>(p.nms_top_k, boxes) : boxes;
-        std::int64_t r = (classes - (has_bg ? 1 : 0)) * per_class;
-        if (p.keep_top_k > -1) r = std::min<std::int64_t>(r, p.keep_top_k);
-        return r;
-    }
-
     static void infer(const params& p, op_io& io) {
         const auto& b = io.input("BBoxes");
         const auto& s = io.input("Scores");
@@ -96,7 +86,9 @@ struct matrix_nms {
                    " is not supported (only 4: x1, y1, x2, y2)";
         });
         const std::int64_t n = s.shape[0];
-        const std::int64_t rows = n * rows_bound(p, s.shape[1], s.shape[2]);
+        const std::int64_t rows =
+            n * multiclass_nms::rows_bound(p.nms_top_k, p.keep_top_k, p.background_label,
+                                           s.shape[1], s.shape[2]);
         auto& out = io.output("Out");
         out.type = b.type;
         out.shape = {rows, 6};
