@@ -237,6 +237,19 @@ std::vector<op_case> cases() {
         c.push_back({"expand-v2-incompatible-shape", "shape_error", "expand_v2", a,
                      named_tensors{}.add("X", f32({2, 1}, {1, 2})), out1("Out")});
     }
+    {
+        // A real image size no int holds (found by fuzz_model: Paddle's truncation
+        // to int overflowed).
+        attr_map a;
+        a.set("kernels", std::vector<std::int64_t>{2, 2});
+        a.set("strides", std::vector<std::int64_t>{1, 1});
+        a.set("paddings", std::vector<std::int64_t>{0, 0, 0, 0});
+        a.set("out_stride", std::vector<std::int64_t>{1, 1});
+        c.push_back(
+            {"im2sequence-image-size-past-int", "shape_error", "im2sequence", a,
+             named_tensors{}.add("X", zeros({2, 1, 4, 4})).add("Y", f32({2, 2}, {4, 4, 3e18f, 4})),
+             out1("Out")});
+    }
     // Sequence ops fed a tensor without the LoD they need.
     {
         attr_map a;

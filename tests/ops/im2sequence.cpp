@@ -3,6 +3,8 @@
 // paddings, batches of one and several, the real-size input Y with
 // out_stride (including a batch of one, where Paddle ignores Y); bad
 // attributes and Y sizes are named.
+#include <limits>
+
 #include "litegraph/ops/invoke.hpp"
 #include "support.hpp"
 
@@ -113,6 +115,18 @@ TEST_CASE("im2sequence names bad inputs") {
         run(attrs(c), named_tensors{}.add("X", x).add(
                           "Y", tensor::from<float>({2, 2}, std::vector<float>{4, 4, -3, 4}))),
         doctest::Contains("Y[1] = (-3, 4) is not an image size"), shape_error);
+    // Sizes no int holds, and NaN, are refused before Paddle's truncation to int.
+    CHECK_THROWS_WITH_AS(
+        run(attrs(c), named_tensors{}.add("X", x).add(
+                          "Y", tensor::from<float>({2, 2}, std::vector<float>{4, 4, 3e18f, 4}))),
+        doctest::Contains("Y[1] = (3e+18, 4) is not an image size"), shape_error);
+    CHECK_THROWS_WITH_AS(
+        run(attrs(c),
+            named_tensors{}.add("X", x).add(
+                "Y",
+                tensor::from<float>(
+                    {2, 2}, std::vector<float>{4, std::numeric_limits<float>::quiet_NaN(), 4, 4}))),
+        doctest::Contains("is not an image size"), shape_error);
     // A real size past the image: the windows read zeros there, as Paddle's.
     auto big = run(attrs(c), named_tensors{}.add("X", x).add(
                                  "Y", tensor::from<float>({2, 2}, std::vector<float>{4, 4, 9, 9})));

@@ -55,7 +55,14 @@ struct density_prior_box {
         });
         for (auto s : p.fixed_sizes) io.check(s > 0, "fixed_sizes must be positive");
         for (auto r : p.fixed_ratios) io.check(r > 0, "fixed_ratios must be positive");
-        for (auto d : p.densities) io.check(d > 0, "densities must be positive");
+        for (auto d : p.densities)
+            io.check(d > 0 && d <= 1024, [&] {
+                return "density " + std::to_string(d) +
+                       " is not in 1..1024 (d x d priors per cell)";
+            });
+        io.check(std::isfinite(p.step_w) && std::isfinite(p.step_h) && std::fabs(p.step_w) < 1e9f &&
+                     std::fabs(p.step_h) < 1e9f,
+                 "step_w and step_h must be finite and below 1e9");
         detail::check_variances(io, p.variances);
         std::int64_t n = 0;
         for (auto d : p.densities) n += static_cast<std::int64_t>(p.fixed_ratios.size()) * d * d;
@@ -89,6 +96,7 @@ struct density_prior_box {
             step_wd = static_cast<float>(iw) / static_cast<float>(fw);
             step_ht = static_cast<float>(ih) / static_cast<float>(fh);
         }
+        if (fh == 0 || fw == 0) return;  // no cell (and no step from IW / W)
         const auto step_average = static_cast<int>((step_wd + step_ht) * 0.5);
         std::vector<float> sqrt_ratios;
         for (float r : p.fixed_ratios) sqrt_ratios.push_back(std::sqrt(r));

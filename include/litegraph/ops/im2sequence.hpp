@@ -14,6 +14,8 @@
 // fit.  float32 and float64.
 #pragma once
 
+#include <limits>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,17 +87,20 @@ struct im2sequence {
             return rows;
         }
         const auto& y = io.input("Y");
-        auto read = [&](std::int64_t k) -> std::int64_t {
-            return y.type == dtype::f64
-                       ? static_cast<std::int64_t>(static_cast<int>(y.as<double>()[k]))
-                       : static_cast<std::int64_t>(static_cast<int>(y.as<float>()[k]));
+        // Paddle truncates each real size to int; a size outside [0, INT_MAX] (or NaN)
+        // is refused before the conversion.
+        auto read = [&](std::int64_t k) -> double {
+            return y.type == dtype::f64 ? y.as<double>()[k] : double(y.as<float>()[k]);
         };
         for (std::int64_t i = 0; i < n; ++i) {
-            std::int64_t h = read(2 * i), w = read(2 * i + 1);
-            io.check(h >= 0 && w >= 0, [&] {
-                return "Y[" + std::to_string(i) + "] = (" + std::to_string(h) + ", " +
-                       std::to_string(w) + ") is not an image size";
+            const double hr = read(2 * i), wr = read(2 * i + 1);
+            constexpr double int_max = double(std::numeric_limits<int>::max());
+            io.check(hr >= 0 && wr >= 0 && hr <= int_max && wr <= int_max, [&] {
+                std::ostringstream m;
+                m << "Y[" << i << "] = (" << hr << ", " << wr << ") is not an image size";
+                return m.str();
             });
+            std::int64_t h = static_cast<int>(hr), w = static_cast<int>(wr);
             h = h % p.out_stride[0] == 0 ? h / p.out_stride[0] : h / p.out_stride[0] + 1;
             w = w % p.out_stride[1] == 0 ? w / p.out_stride[1] : w / p.out_stride[1] + 1;
             one(i, h, w);

@@ -122,6 +122,10 @@ struct interp_v2 {
                 io.check(g.scale_h > 0 && g.scale_w > 0, "attribute scale must be > 0");
             }
             if (g.scale_h > 0 && g.scale_w > 0) {
+                io.check(g.scale_h < 1e9f && g.scale_w < 1e9f, [&] {
+                    return "scale (" + std::to_string(g.scale_h) + ", " +
+                           std::to_string(g.scale_w) + ") is too large";
+                });
                 // Paddle: static_cast<int>(in_h * scale_h), a float product.
                 g.out_h = g.in_h < 0
                               ? -1
