@@ -36,6 +36,34 @@ TEST_CASE("the exact order search matches brute force on small DAGs") {
     }
 }
 
+TEST_CASE("the exact search visits the down-closed sets only: two chains of 14 ops") {
+    // One input, two chains of 14 ops interleaved in index order, one sink: 30
+    // ops with 15 x 15 + 2 down-closed sets, where a table over every subset
+    // would hold 2^30 entries.  Each chain starts with a 1000-byte op; the
+    // interleaved order keeps both live at once, the best runs one chain to its
+    // end first: at the other's second op, the 10 bytes the first chain left,
+    // the 1000 and the 10.
+    std::vector<op_node> ops{{4, {}}};
+    int last[2] = {0, 0};
+    for (int k = 0; k < 14; ++k)
+        for (int chain = 0; chain < 2; ++chain) {
+            ops.push_back({static_cast<std::size_t>(k == 0 ? 1000 : 10), {last[chain]}});
+            last[chain] = static_cast<int>(ops.size()) - 1;
+        }
+    ops.push_back({1, {last[0], last[1]}, true});
+    REQUIRE(ops.size() == 30);
+    order_options opt;
+    opt.exact_max_ops = 30;
+    auto r = best_order(ops, opt);
+    REQUIRE(r.problem.empty());
+    REQUIRE(r.exact);
+    REQUIRE(is_topological(ops, r.order));
+    CHECK(r.method == "exact");
+    CHECK(r.load == order_load(ops, r.order));
+    CHECK(r.given_load == 1000 + 1000 + 10);  // A1, B1 and A2 at A2's step
+    CHECK(r.load == 10 + 1000 + 10);
+}
+
 TEST_CASE("the heuristic order search is topological and never worse than the given order") {
     gen g{78};
     std::size_t gained = 0;

@@ -1,7 +1,8 @@
 // Execution order search: for a DAG of ops (each producing one output
 // buffer), find a topological order whose LOAD (most bytes live at one step)
 // is low, since no placement can beat LOAD.  Exact by dynamic programming
-// over the sets of ops already run for small graphs, greedy list scheduling
+// over the down-closed sets of ops (the sets some order runs first) for small
+// graphs, greedy list scheduling
 // (three rules, best kept) for big ones; the given order is always a
 // candidate, so the result is never worse.  constexpr, deterministic.
 #pragma once
@@ -26,7 +27,7 @@ struct op_node {
 };
 
 struct order_options {
-    int exact_max_ops = 20;  // dynamic programming over 2^n sets up to this size
+    int exact_max_ops = 20;  // dynamic programming over the down-closed sets up to this size
 };
 
 struct order_result {
@@ -129,40 +130,84 @@ constexpr std::vector<int> list_schedule(std::span<const op_node> ops, const dag
     return order;
 }
 
-/// Exact: best[S] is the least peak over the orders of the down-closed set S.
+/// The down-closed sets of one size met so far: for each, the least peak over
+/// its orders and the op run last in the order reaching it.  Open addressing on
+/// the set's bits (constexpr: no std::unordered_map).
+class ideal_table {
+public:
+    struct entry {
+        std::uint32_t set = 0;
+        std::int8_t last = -1;  // -1: an empty slot
+        std::size_t peak = 0;
+    };
+
+    constexpr ideal_table() : slots_(16) {}
+
+    /// Keeps (peak, v) for `set` when it is the first, the lower peak, or the
+    /// same peak reached from the smaller set (the larger v): the choice of the
+    /// dense table this replaces, which met the sets in increasing order.
+    constexpr void offer(std::uint32_t set, std::size_t peak, std::int8_t v) {
+        if (2 * (filled_.size() + 1) > slots_.size()) grow();
+        auto& e = slots_[find(set)];
+        if (e.last < 0) {
+            e = {set, v, peak};
+            filled_.push_back(set);
+        } else if (peak < e.peak || (peak == e.peak && v > e.last)) {
+            e.peak = peak;
+            e.last = v;
+        }
+    }
+    constexpr const entry& at(std::uint32_t set) const { return slots_[find(set)]; }
+    constexpr std::span<const std::uint32_t> sets() const { return filled_; }
+
+private:
+    constexpr std::size_t find(std::uint32_t set) const {
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t h = (std::size_t{set} * 0x9E3779B97F4A7C15ull >> 32) & mask;
+        while (slots_[h].last >= 0 && slots_[h].set != set) h = (h + 1) & mask;
+        return h;
+    }
+    constexpr void grow() {
+        std::vector<entry> old = std::move(slots_);
+        slots_.assign(old.size() * 2, entry{});
+        for (const auto& e : old)
+            if (e.last >= 0) slots_[find(e.set)] = e;
+    }
+    std::vector<entry> slots_;
+    std::vector<std::uint32_t> filled_;
+};
+
+/// Exact: the least peak over the orders of each down-closed set S, found
+/// size by size over the down-closed sets only (a chain of n ops has n + 1
+/// of them, not 2^n; n independent ops still have 2^n).
 constexpr std::vector<int> exact_schedule(std::span<const op_node> ops, const dag& g) {
     const int n = static_cast<int>(ops.size());
-    const std::uint32_t full = (std::uint32_t{1} << n) - 1;
     std::vector<std::uint32_t> need(n, 0), users(n, 0);
     for (int i = 0; i < n; ++i) {
         for (int u : g.inputs[i]) need[i] |= std::uint32_t{1} << u;
         for (int c : g.consumers[i]) users[i] |= std::uint32_t{1} << c;
     }
-    constexpr std::size_t none = unbounded;
-    std::vector<std::size_t> best(std::size_t{full} + 1, none);
-    std::vector<std::int8_t> last(std::size_t{full} + 1, -1);
-    best[0] = 0;
-    for (std::uint32_t s = 0; s < full; ++s) {
-        if (best[s] == none) continue;
+    // levels[k]: the down-closed sets of k ops.
+    std::vector<ideal_table> levels(n + 1);
+    auto extend = [&](std::uint32_t s, std::size_t best, ideal_table& next) {
         std::size_t live = 0;
         for (int u = 0; u < n; ++u)
             if ((s >> u & 1) && (ops[u].is_output || (users[u] & ~s) != 0))
                 live += ops[u].output_bytes;
         for (int v = 0; v < n; ++v) {
             if ((s >> v & 1) || (need[v] & ~s) != 0) continue;
-            std::uint32_t t = s | (std::uint32_t{1} << v);
-            std::size_t peak = std::max(best[s], live + ops[v].output_bytes);
-            if (peak < best[t]) {
-                best[t] = peak;
-                last[t] = static_cast<std::int8_t>(v);
-            }
+            next.offer(s | (std::uint32_t{1} << v), std::max(best, live + ops[v].output_bytes),
+                       static_cast<std::int8_t>(v));
         }
-    }
+    };
+    if (n > 0) extend(0, 0, levels[1]);
+    for (int k = 1; k < n; ++k)
+        for (std::uint32_t s : levels[k].sets()) extend(s, levels[k].at(s).peak, levels[k + 1]);
     std::vector<int> order(n);
-    std::uint32_t s = full;
+    std::uint32_t s = n == 0 ? 0 : (std::uint32_t{1} << n) - 1;
     for (int k = n - 1; k >= 0; --k) {
-        order[k] = last[s];
-        s &= ~(std::uint32_t{1} << last[s]);
+        order[k] = levels[k + 1].at(s).last;
+        s &= ~(std::uint32_t{1} << order[k]);
     }
     return order;
 }
