@@ -5271,7 +5271,14 @@ struct density_prior_box {
         });
         for (auto s : p.fixed_sizes) io.check(s > 0, "fixed_sizes must be positive");
         for (auto r : p.fixed_ratios) io.check(r > 0, "fixed_ratios must be positive");
-        for (auto d : p.densities) io.check(d > 0, "densities must be positive");
+        for (auto d : p.densities)
+            io.check(d > 0 && d <= 1024, [&] {
+                return "density " + std::to_string(d) +
+                       " is not in 1..1024 (d x d priors per cell)";
+            });
+        io.check(std::isfinite(p.step_w) && std::isfinite(p.step_h) && std::fabs(p.step_w) < 1e9f &&
+                     std::fabs(p.step_h) < 1e9f,
+                 "step_w and step_h must be finite and below 1e9");
         detail::check_variances(io, p.variances);
         std::int64_t n = 0;
         for (auto d : p.densities) n += static_cast<std::int64_t>(p.fixed_ratios.size()) * d * d;
@@ -5305,6 +5312,7 @@ struct density_prior_box {
             step_wd = static_cast<float>(iw) / static_cast<float>(fw);
             step_ht = static_cast<float>(ih) / static_cast<float>(fh);
         }
+        if (fh == 0 || fw == 0) return;  // no cell (and no step from IW / W)
         const auto step_average = static_cast<int>((step_wd + step_ht) * 0.5);
         std::vector<float> sqrt_ratios;
         for (float r : p.fixed_ratios) sqrt_ratios.push_back(std::sqrt(r));
@@ -6821,6 +6829,8 @@ private:
 // sets the actual rows (shapes_at_run) and fails naming Y when they would not
 // fit.  float32 and float64.
 
+#include <limits>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -6891,17 +6901,20 @@ struct im2sequence {
             return rows;
         }
         const auto& y = io.input("Y");
-        auto read = [&](std::int64_t k) -> std::int64_t {
-            return y.type == dtype::f64
-                       ? static_cast<std::int64_t>(static_cast<int>(y.as<double>()[k]))
-                       : static_cast<std::int64_t>(static_cast<int>(y.as<float>()[k]));
+        // Paddle truncates each real size to int; a size outside [0, INT_MAX] (or NaN)
+        // is refused before the conversion.
+        auto read = [&](std::int64_t k) -> double {
+            return y.type == dtype::f64 ? y.as<double>()[k] : double(y.as<float>()[k]);
         };
         for (std::int64_t i = 0; i < n; ++i) {
-            std::int64_t h = read(2 * i), w = read(2 * i + 1);
-            io.check(h >= 0 && w >= 0, [&] {
-                return "Y[" + std::to_string(i) + "] = (" + std::to_string(h) + ", " +
-                       std::to_string(w) + ") is not an image size";
+            const double hr = read(2 * i), wr = read(2 * i + 1);
+            constexpr double int_max = double(std::numeric_limits<int>::max());
+            io.check(hr >= 0 && wr >= 0 && hr <= int_max && wr <= int_max, [&] {
+                std::ostringstream m;
+                m << "Y[" << i << "] = (" << hr << ", " << wr << ") is not an image size";
+                return m.str();
             });
+            std::int64_t h = static_cast<int>(hr), w = static_cast<int>(wr);
             h = h % p.out_stride[0] == 0 ? h / p.out_stride[0] : h / p.out_stride[0] + 1;
             w = w % p.out_stride[1] == 0 ? w / p.out_stride[1] : w / p.out_stride[1] + 1;
             one(i, h, w);
@@ -8606,6 +8619,10 @@ struct interp_v2 {
                 io.check(g.scale_h > 0 && g.scale_w > 0, "attribute scale must be > 0");
             }
             if (g.scale_h > 0 && g.scale_w > 0) {
+                io.check(g.scale_h < 1e9f && g.scale_w < 1e9f, [&] {
+                    return "scale (" + std::to_string(g.scale_h) + ", " +
+                           std::to_string(g.scale_w) + ") is too large";
+                });
                 // Paddle: static_cast<int>(in_h * scale_h), a float product.
                 g.out_h = g.in_h < 0
                               ? -1
@@ -16378,7 +16395,8 @@ constexpr bool overlaps_in_time(const buffer& a, const buffer& b) {
 // Execution order search: for a DAG of ops (each producing one output
 // buffer), find a topological order whose LOAD (most bytes live at one step)
 // is low, since no placement can beat LOAD.  Exact by dynamic programming
-// over the sets of ops already run for small graphs, greedy list scheduling
+// over the down-closed sets of ops (the sets some order runs first) for small
+// graphs, greedy list scheduling
 // (three rules, best kept) for big ones; the given order is always a
 // candidate, so the result is never worse.  constexpr, deterministic.
 
@@ -17410,7 +17428,7 @@ struct op_node {
 };
 
 struct order_options {
-    int exact_max_ops = 20;  // dynamic programming over 2^n sets up to this size
+    int exact_max_ops = 20;  // dynamic programming over the down-closed sets up to this size
 };
 
 struct order_result {
@@ -17513,40 +17531,84 @@ constexpr std::vector<int> list_schedule(std::span<const op_node> ops, const dag
     return order;
 }
 
-/// Exact: best[S] is the least peak over the orders of the down-closed set S.
+/// The down-closed sets of one size met so far: for each, the least peak over
+/// its orders and the op run last in the order reaching it.  Open addressing on
+/// the set's bits (constexpr: no std::unordered_map).
+class ideal_table {
+public:
+    struct entry {
+        std::uint32_t set = 0;
+        std::int8_t last = -1;  // -1: an empty slot
+        std::size_t peak = 0;
+    };
+
+    constexpr ideal_table() : slots_(16) {}
+
+    /// Keeps (peak, v) for `set` when it is the first, the lower peak, or the
+    /// same peak reached from the smaller set (the larger v): the choice of the
+    /// dense table this replaces, which met the sets in increasing order.
+    constexpr void offer(std::uint32_t set, std::size_t peak, std::int8_t v) {
+        if (2 * (filled_.size() + 1) > slots_.size()) grow();
+        auto& e = slots_[find(set)];
+        if (e.last < 0) {
+            e = {set, v, peak};
+            filled_.push_back(set);
+        } else if (peak < e.peak || (peak == e.peak && v > e.last)) {
+            e.peak = peak;
+            e.last = v;
+        }
+    }
+    constexpr const entry& at(std::uint32_t set) const { return slots_[find(set)]; }
+    constexpr std::span<const std::uint32_t> sets() const { return filled_; }
+
+private:
+    constexpr std::size_t find(std::uint32_t set) const {
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t h = (std::size_t{set} * 0x9E3779B97F4A7C15ull >> 32) & mask;
+        while (slots_[h].last >= 0 && slots_[h].set != set) h = (h + 1) & mask;
+        return h;
+    }
+    constexpr void grow() {
+        std::vector<entry> old = std::move(slots_);
+        slots_.assign(old.size() * 2, entry{});
+        for (const auto& e : old)
+            if (e.last >= 0) slots_[find(e.set)] = e;
+    }
+    std::vector<entry> slots_;
+    std::vector<std::uint32_t> filled_;
+};
+
+/// Exact: the least peak over the orders of each down-closed set S, found
+/// size by size over the down-closed sets only (a chain of n ops has n + 1
+/// of them, not 2^n; n independent ops still have 2^n).
 constexpr std::vector<int> exact_schedule(std::span<const op_node> ops, const dag& g) {
     const int n = static_cast<int>(ops.size());
-    const std::uint32_t full = (std::uint32_t{1} << n) - 1;
     std::vector<std::uint32_t> need(n, 0), users(n, 0);
     for (int i = 0; i < n; ++i) {
         for (int u : g.inputs[i]) need[i] |= std::uint32_t{1} << u;
         for (int c : g.consumers[i]) users[i] |= std::uint32_t{1} << c;
     }
-    constexpr std::size_t none = unbounded;
-    std::vector<std::size_t> best(std::size_t{full} + 1, none);
-    std::vector<std::int8_t> last(std::size_t{full} + 1, -1);
-    best[0] = 0;
-    for (std::uint32_t s = 0; s < full; ++s) {
-        if (best[s] == none) continue;
+    // levels[k]: the down-closed sets of k ops.
+    std::vector<ideal_table> levels(n + 1);
+    auto extend = [&](std::uint32_t s, std::size_t best, ideal_table& next) {
         std::size_t live = 0;
         for (int u = 0; u < n; ++u)
             if ((s >> u & 1) && (ops[u].is_output || (users[u] & ~s) != 0))
                 live += ops[u].output_bytes;
         for (int v = 0; v < n; ++v) {
             if ((s >> v & 1) || (need[v] & ~s) != 0) continue;
-            std::uint32_t t = s | (std::uint32_t{1} << v);
-            std::size_t peak = std::max(best[s], live + ops[v].output_bytes);
-            if (peak < best[t]) {
-                best[t] = peak;
-                last[t] = static_cast<std::int8_t>(v);
-            }
+            next.offer(s | (std::uint32_t{1} << v), std::max(best, live + ops[v].output_bytes),
+                       static_cast<std::int8_t>(v));
         }
-    }
+    };
+    if (n > 0) extend(0, 0, levels[1]);
+    for (int k = 1; k < n; ++k)
+        for (std::uint32_t s : levels[k].sets()) extend(s, levels[k].at(s).peak, levels[k + 1]);
     std::vector<int> order(n);
-    std::uint32_t s = full;
+    std::uint32_t s = n == 0 ? 0 : (std::uint32_t{1} << n) - 1;
     for (int k = n - 1; k >= 0; --k) {
-        order[k] = last[s];
-        s &= ~(std::uint32_t{1} << last[s]);
+        order[k] = levels[k + 1].at(s).last;
+        s &= ~(std::uint32_t{1} << order[k]);
     }
     return order;
 }
