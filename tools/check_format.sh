@@ -52,10 +52,23 @@ if [[ ${#files[@]} -eq 0 ]]; then
     exit 0
 fi
 
+# Batches of 16 files, as many processes at once as there are cores (one
+# process per file cost most of a minute in CI, in process start-up).
+jobs="$(nproc 2>/dev/null || echo 2)"
 bad=()
-for f in "${files[@]}"; do
-    if ! "$clang_format" "${mode[@]}" "$f" 2>/dev/null; then bad+=("$f"); fi
-done
+status=0
+out="$(printf '%s\0' "${files[@]}" |
+    xargs -0 -n 16 -P "$jobs" "$clang_format" "${mode[@]}" 2>&1)" || status=$?
+if [[ ${mode[0]} == --dry-run ]]; then
+    # Each unformatted spot is reported as FILE:LINE:COL: error: ...
+    mapfile -t bad < <(grep -oE '^[^:]+:[0-9]+:[0-9]+: error' <<<"$out" | cut -d: -f1 | sort -u)
+fi
+if [[ $status -ne 0 && ${#bad[@]} -eq 0 ]]; then
+    # A failure that names no file (clang-format itself, or .clang-format).
+    echo "error: $clang_format failed (exit $status):" >&2
+    echo "$out" | head -20 >&2
+    exit 2
+fi
 if [[ ${#bad[@]} -gt 0 ]]; then
     echo "error: not formatted with $clang_format (fix: tools/check_format.sh --fix, or $clang_format -i FILE):" >&2
     printf '  %s\n' "${bad[@]}" >&2
