@@ -1906,6 +1906,239 @@ struct arg_sort {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/arg_sort.hpp ----
+// ---- begin litegraph/ops/assign_value.hpp ----
+// assign_value: Out, of dtype `dtype` (a Paddle VarType code) and shape
+// `shape`, holds the values of the attribute that dtype names: bool_values,
+// int32_values, int64_values, fp32_values or fp64_values (older exports), or
+// `values` (Paddle 2.5+: a list of Scalars, read as int64 or double) when it
+// is present and non-empty.  The count of values must be the shape's element
+// count.  No input; the value is known when the program is built.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+// ---- begin litegraph/ops/fill_constant.hpp ----
+// fill_constant: Out of dtype `dtype` (a Paddle VarType code) filled with one
+// value.  The shape comes from, by priority, the `ShapeTensor` input (1-D
+// int32/int64), the `ShapeTensorList` inputs (one value each), the `shape`
+// attribute.  The value is the `ValueTensor` input when given, else
+// `str_value` when non-empty ("inf", "-inf", "nan" or a number), else `value`;
+// it is converted to the output dtype as C++ does (float -> int truncates).
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+
+namespace litegraph::ops {
+
+struct fill_constant {
+    static constexpr std::string_view paddle_types[] = {"fill_constant"};
+    struct params {
+        shape_t shape;
+        int dtype_code = 5;  // FP32
+        double value = 0;
+        std::string str_value;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<shape_t>("shape", {}), a.get<int>("dtype", 5), a.get<double>("value", 0.0),
+                a.get<std::string>("str_value", "")};
+    }
+
+    static void infer(const params& p, op_io& io) {
+        shape_t s;
+        if (io.has_input("ShapeTensor"))
+            s = detail::read_ints(io, io.input("ShapeTensor"), "ShapeTensor");
+        else if (io.has_input("ShapeTensorList"))
+            s = detail::read_int_list(io, "ShapeTensorList");
+        else
+            s = p.shape;
+        for (auto d : s)
+            io.check(d >= 0, [&] { return "the shape " + to_string(s) + " has a negative dim"; });
+        if (io.has_input("ValueTensor")) {
+            const auto& v = io.input("ValueTensor");
+            io.check(is_known(v.shape) && v.numel() == 1, [&] {
+                return "ValueTensor must hold one value, has shape " + to_string(v.shape);
+            });
+            io.check(v.type != dtype::f16, "a float16 ValueTensor is not supported");
+        }
+        auto& out = io.output("Out");
+        out.type = detail::dtype_from_paddle(io, p.dtype_code);
+        out.shape = std::move(s);
+        (void)value(p, io);  // a bad str_value is an error before the run
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& out = io.output("Out");
+        const double v = value(p, io);
+        if (out.type == dtype::f16) {
+            auto h = to_half(static_cast<float>(v));
+            auto* o = reinterpret_cast<std::uint16_t*>(out.data);
+            for (std::int64_t i = 0; i < out.numel(); ++i) o[i] = h;
+            return;
+        }
+        visit_dtype(out.type, [&]<class T>(T) {
+            const T x = cast<T>(io, v);
+            auto o = out.span<T>();
+            for (auto& e : o) e = x;
+        });
+    }
+
+    /// The fill value as a double (exact for every int32 and for int64 up to 2^53;
+    /// an int64 str_value is range-checked by `cast`).
+    static double value(const params& p, const op_io& io) {
+        if (io.has_input("ValueTensor")) {
+            const auto& t = io.input("ValueTensor");
+            if (!t.has_data()) return 0;  // known at run time only
+            double r = 0;
+            visit_dtype(t.type, [&]<class T>(T) { r = static_cast<double>(t.as<T>()[0]); });
+            return r;
+        }
+        if (p.str_value.empty()) return p.value;
+        const auto& s = p.str_value;
+        if (s == "inf") return std::numeric_limits<double>::infinity();
+        if (s == "-inf") return -std::numeric_limits<double>::infinity();
+        if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+        const char* b = s.c_str();
+        char* e = nullptr;
+        double r = std::strtod(b, &e);
+        if (e == b || *e != '\0') io.fail("str_value '" + s + "' is not a number");
+        return r;
+    }
+
+    template <class T>
+    static T cast(const op_io& io, double v) {
+        if constexpr (std::is_same_v<T, bool>) {
+            return v != 0;
+        } else if constexpr (std::is_integral_v<T>) {
+            // float -> int truncates; out of range would be undefined behaviour.
+            if (!(v > static_cast<double>(std::numeric_limits<T>::min()) - 1.0 &&
+                  v < static_cast<double>(std::numeric_limits<T>::max()) + 1.0))
+                io.fail("value " + std::to_string(v) + " does not fit the output dtype " +
+                        std::string(name_of(dtype_v<T>)));
+            return static_cast<T>(v);
+        } else {
+            return static_cast<T>(v);
+        }
+    }
+
+    /// IEEE half bits of `f`, rounding to nearest even.
+    static std::uint16_t to_half(float f) {
+        std::uint32_t x;
+        std::memcpy(&x, &f, 4);
+        const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+        const std::uint32_t abs = x & 0x7fffffffu;
+        if (abs >= 0x7f800000u)  // inf or nan
+            return sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u);
+        if (abs >= 0x477ff000u) return sign | 0x7c00u;  // rounds to >= 65520: inf
+        if (abs < 0x38800000u) {                        // subnormal half (or zero)
+            if (abs < 0x33000000u) return sign;         // below half the smallest subnormal
+            const std::uint32_t m = (abs & 0x7fffffu) | 0x800000u;
+            const int shift = 126 - static_cast<int>(abs >> 23);  // 14..24
+            std::uint32_t h = m >> shift;
+            const std::uint32_t rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+            if (rem > half || (rem == half && (h & 1u))) ++h;
+            return sign | static_cast<std::uint16_t>(h);
+        }
+        std::uint32_t h = ((abs >> 13) - (112u << 10));
+        const std::uint32_t rem = abs & 0x1fffu;
+        if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
+        return sign | static_cast<std::uint16_t>(h);
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/fill_constant.hpp ----
+
+namespace litegraph::ops {
+
+struct assign_value {
+    static constexpr std::string_view paddle_types[] = {"assign_value"};
+    struct params {
+        shape_t shape;
+        int dtype_code = 5;  // FP32
+        bool integral = false;
+        std::vector<std::int64_t> ints;  // bool, int32, int64 (exact)
+        std::vector<double> reals;       // float, double
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        params p;
+        p.shape = a.get<shape_t>("shape", {});
+        p.dtype_code = a.get<int>("dtype", 5);
+        // Paddle VarType codes: BOOL 0, INT16 1, INT32 2, INT64 3, UINT8 20, INT8 21.
+        const int c = p.dtype_code;
+        p.integral = c == 0 || c == 1 || c == 2 || c == 3 || c == 20 || c == 21;
+        const bool scalars = a.has("values") && !a.get<std::vector<double>>("values", {}).empty();
+        const char* slot = scalars  ? "values"
+                           : c == 0 ? "bool_values"
+                           : c == 2 ? "int32_values"
+                           : c == 3 ? "int64_values"
+                           : c == 6 ? "fp64_values"
+                                    : "fp32_values";
+        if (p.integral)
+            p.ints = a.get<std::vector<std::int64_t>>(slot, {});
+        else
+            p.reals = a.get<std::vector<double>>(slot, {});
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        for (auto d : p.shape)
+            io.check(d >= 0,
+                     [&] { return "the shape " + to_string(p.shape) + " has a negative dim"; });
+        auto& out = io.output("Out");
+        out.type = detail::dtype_from_paddle(io, p.dtype_code);
+        io.check(out.type != dtype::f16, "a float16 assign_value is not supported");
+        out.shape = p.shape;
+        const auto n = static_cast<std::int64_t>(p.integral ? p.ints.size() : p.reals.size());
+        io.check(numel(p.shape) == n, [&] {
+            return "the shape " + to_string(p.shape) + " holds " + std::to_string(numel(p.shape)) +
+                   " values, the attribute " + std::to_string(n);
+        });
+    }
+
+    static void run(const params& p, op_io& io) {
+        infer(p, io);
+        const auto& out = io.output("Out");
+        visit_dtype(out.type, [&]<class T>(T) {
+            auto o = out.span<T>();
+            for (std::size_t i = 0; i < o.size(); ++i) {
+                if (p.integral) {
+                    const auto v = p.ints[i];
+                    if constexpr (std::is_same_v<T, bool>) {
+                        o[i] = v != 0;
+                    } else if constexpr (std::is_integral_v<T>) {
+                        io.check(std::in_range<T>(v), [&] {
+                            return "value " + std::to_string(v) +
+                                   " does not fit the output dtype " +
+                                   std::string(name_of(out.type));
+                        });
+                        o[i] = static_cast<T>(v);
+                    } else {
+                        o[i] = static_cast<T>(v);
+                    }
+                } else {
+                    o[i] = fill_constant::cast<T>(io, p.reals[i]);
+                }
+            }
+        });
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/assign_value.hpp ----
 // ---- begin litegraph/ops/batch_norm.hpp ----
 // batch_norm, inference form: Y = (X - Mean) / sqrt(Variance + epsilon) * Scale + Bias
 // per channel, with the stored (global) statistics.
@@ -2261,6 +2494,233 @@ struct cast {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/cast.hpp ----
+// ---- begin litegraph/ops/channel_shuffle.hpp ----
+// shuffle_channel (fluid) and channel_shuffle (Paddle 2.3+): ShuffleNet's
+// channel shuffle.  X [N, C, H, W] (channel_shuffle also NHWC) seen as
+// [N, g, C/g, H, W] and transposed to [N, C/g, g, H, W]: output channel
+// i*g + j is input channel j*(C/g) + i.  Attribute `group` (shuffle_channel)
+// or `groups` (channel_shuffle).  Any dtype.
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+// ---- begin litegraph/ops/detail/window.hpp ----
+// Helpers shared by the sliding-window ops (conv2d, conv2d_transpose, pool2d):
+// reading the 2-D attribute pairs, Paddle's padding normalisation
+// (UpdatePaddingAndDilation / UpdatePadding) and its output-size formulas.
+// Output sizes use C-style (truncating) integer division, as Paddle does: a
+// negative numerator rounds toward zero, which the PP-OCR classifier relies on.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops::detail {
+
+enum class padding_algorithm { explicit_pads, same, valid };
+
+inline padding_algorithm parse_padding_algorithm(const attr_map& a, std::string_view type) {
+    auto s = a.get<std::string>("padding_algorithm", "EXPLICIT");
+    if (s == "EXPLICIT" || s.empty()) return padding_algorithm::explicit_pads;
+    if (s == "SAME") return padding_algorithm::same;
+    if (s == "VALID") return padding_algorithm::valid;
+    LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": padding_algorithm '" + s +
+                                      "' is not supported"));
+}
+
+/// Accepts NCHW (and "AnyLayout", which old exports write for NCHW); other
+/// layouts are unsupported.
+inline void require_nchw(const attr_map& a, const char* attr, std::string_view type) {
+    auto s = a.get<std::string>(attr, "NCHW");
+    if (s != "NCHW" && s != "AnyLayout" && !s.empty())
+        LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": " + attr + " '" + s +
+                                          "' is not supported (only NCHW)"));
+}
+
+/// Whether attribute `attr` (default NCHW) says channels last: NHWC is true;
+/// NCHW, AnyLayout or empty false; anything else is refused, naming the op.
+inline bool channels_last(const attr_map& a, std::string_view type,
+                          const char* attr = "data_format") {
+    auto s = a.get<std::string>(attr, "NCHW");
+    if (s != "NCHW" && s != "NHWC" && s != "AnyLayout" && !s.empty())
+        LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": " + attr + " '" + s +
+                                          "' is not supported (NCHW or NHWC)"));
+    return s == "NHWC";
+}
+
+/// A conv's optional Bias input holds one float32 per output channel.
+inline void check_bias(const op_io& io, std::int64_t oc) {
+    if (io.input_count("Bias") == 0) return;
+    const auto& b = io.input("Bias");
+    io.check(b.type == dtype::f32 && is_known(b.shape) && b.numel() == oc, [&] {
+        return "Bias shape " + to_string(b.shape) + " does not hold " + std::to_string(oc) +
+               " float32 values";
+    });
+}
+
+inline std::string list_string(const std::vector<std::int64_t>& v) {
+    std::string r = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i) r += ',';
+        r += std::to_string(v[i]);
+    }
+    r += ']';
+    return r;
+}
+
+/// An attribute of two values (strides, dilations, ksize, ...); fails naming it
+/// when it does not hold exactly two values or a value is below `min`.
+inline void check_pair(const op_io& io, const std::vector<std::int64_t>& v, const char* name,
+                       std::int64_t min) {
+    io.check(v.size() == 2, [&] {
+        return std::string("attribute ") + name + " must hold 2 values, got " + list_string(v);
+    });
+    io.check(v[0] >= min && v[1] >= min, [&] {
+        return std::string("attribute ") + name + " " + list_string(v) +
+               " must be >= " + std::to_string(min);
+    });
+}
+
+/// Paddle's padding normalisation for 2 spatial dims: `pads` (2 values
+/// [h, w] or 4 values [top, bottom, left, right]) becomes 4 values; SAME
+/// computes them from the input size (and resets dilation to 1), VALID zeroes
+/// them.  `in` holds the spatial input dims (-1 = unknown; SAME then leaves
+/// the pads at 0 since the output size is unknown anyway).
+inline std::vector<std::int64_t> resolve_padding(const op_io& io, std::vector<std::int64_t> pads,
+                                                 padding_algorithm alg, const std::int64_t in[2],
+                                                 const std::vector<std::int64_t>& strides,
+                                                 const std::int64_t ksize[2],
+                                                 std::vector<std::int64_t>* dilations) {
+    if (pads.size() == 2)
+        pads = {pads[0], pads[0], pads[1], pads[1]};
+    else
+        io.check(pads.size() == 4, [&] {
+            return "attribute paddings must hold 2 or 4 values, got " + list_string(pads);
+        });
+    if (alg == padding_algorithm::same) {
+        for (int i = 0; i < 2; ++i) {
+            std::int64_t sum = 0;
+            if (in[i] >= 0) {
+                std::int64_t out = (in[i] + strides[i] - 1) / strides[i];
+                sum = std::max<std::int64_t>((out - 1) * strides[i] + ksize[i] - in[i], 0);
+            }
+            pads[2 * i] = sum / 2;
+            pads[2 * i + 1] = sum - sum / 2;
+            if (dilations) (*dilations)[i] = 1;
+        }
+    } else if (alg == padding_algorithm::valid) {
+        std::fill(pads.begin(), pads.end(), 0);
+    } else {
+        for (auto p : pads)
+            io.check(p >= 0, [&] {
+                return "negative padding in " + list_string(pads) + " is not supported";
+            });
+    }
+    return pads;
+}
+
+/// Paddle's ConvOutSize, with truncating division.
+constexpr std::int64_t conv_out_size(std::int64_t in, std::int64_t k, std::int64_t dilation,
+                                     std::int64_t pad0, std::int64_t pad1, std::int64_t stride) {
+    const std::int64_t extent = dilation * (k - 1) + 1;
+    return (in + pad0 + pad1 - extent) / stride + 1;
+}
+
+/// Paddle's PoolOutputSize, with truncating division.
+constexpr std::int64_t pool_out_size(std::int64_t in, std::int64_t k, std::int64_t pad0,
+                                     std::int64_t pad1, std::int64_t stride, bool ceil_mode) {
+    return ceil_mode ? (in - k + pad0 + pad1 + stride - 1) / stride + 1
+                     : (in - k + pad0 + pad1) / stride + 1;
+}
+
+/// Requires a float32 input of the given rank; names the slot.
+inline const tensor_ref& f32_input(const op_io& io, std::string_view slot, std::size_t rank,
+                                   dtype type = dtype::f32) {
+    const auto& t = io.input(slot);
+    io.check(t.type == type, [&] {
+        return std::string(slot) + " must be " + std::string(name_of(type)) + ", got " +
+               std::string(name_of(t.type));
+    });
+    io.check(t.shape.size() == rank, [&] {
+        return std::string(slot) + " must be " + std::to_string(rank) + "-D, got shape " +
+               to_string(t.shape);
+    });
+    return t;
+}
+
+}  // namespace litegraph::ops::detail
+// ---- end litegraph/ops/detail/window.hpp ----
+
+namespace litegraph::ops {
+
+struct channel_shuffle {
+    static constexpr std::string_view paddle_types[] = {"shuffle_channel", "channel_shuffle"};
+    struct params {
+        std::int64_t groups = 1;
+        bool nhwc = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        const bool v1 = type == "shuffle_channel";
+        p.groups = a.get<std::int64_t>(v1 ? "group" : "groups", 1);
+        if (!v1) p.nhwc = detail::channels_last(a, type);
+        if (p.groups < 1)
+            throw unsupported_error("op " + std::string(type) + ": " + (v1 ? "group " : "groups ") +
+                                    std::to_string(p.groups) + " must be positive");
+        return p;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.shape.size() == 4,
+                 [&] { return "X must be 4-D, has shape " + to_string(x.shape); });
+        const auto c = x.shape[p.nhwc ? 3 : 1];
+        io.check(c < 0 || c % p.groups == 0, [&] {
+            return "the channels of X (" + std::to_string(c) + ") are not a multiple of the " +
+                   std::to_string(p.groups) + " groups";
+        });
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        infer(p, io);
+        const auto& x = io.input("X");
+        const auto& out = io.output("Out");
+        if (x.numel() == 0) return;  // (and no data pointers to copy between)
+        const auto n = x.shape[0];
+        const auto c = x.shape[p.nhwc ? 3 : 1];
+        const auto hw = x.shape[p.nhwc ? 1 : 2] * x.shape[p.nhwc ? 2 : 3];
+        const auto g = p.groups, per = c / g;
+        const auto es = static_cast<std::size_t>(size_of(x.type));
+        // Output channel i*g + j reads input channel j*per + i.
+        for (std::int64_t b = 0; b < n; ++b)
+            for (std::int64_t i = 0; i < per; ++i)
+                for (std::int64_t j = 0; j < g; ++j) {
+                    const auto oc = i * g + j, ic = j * per + i;
+                    if (!p.nhwc) {
+                        std::memcpy(out.data + static_cast<std::size_t>((b * c + oc) * hw) * es,
+                                    x.data + static_cast<std::size_t>((b * c + ic) * hw) * es,
+                                    static_cast<std::size_t>(hw) * es);
+                        continue;
+                    }
+                    for (std::int64_t s = 0; s < hw; ++s)
+                        std::memcpy(out.data + static_cast<std::size_t>((b * hw + s) * c + oc) * es,
+                                    x.data + static_cast<std::size_t>((b * hw + s) * c + ic) * es,
+                                    es);
+                }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/channel_shuffle.hpp ----
 // ---- begin litegraph/ops/clip.hpp ----
 // clip: Out = min(max(X, min), max).  The bounds are the attributes `min` and
 // `max`, or the one-value float32 inputs Min / Max when given (their value is
@@ -3731,144 +4191,6 @@ void conv2d(const conv_geometry& g, const float* x, const conv_weights& w, Epilo
 
 }  // namespace litegraph::kernels
 // ---- end litegraph/kernels/conv.hpp ----
-// ---- begin litegraph/ops/detail/window.hpp ----
-// Helpers shared by the sliding-window ops (conv2d, conv2d_transpose, pool2d):
-// reading the 2-D attribute pairs, Paddle's padding normalisation
-// (UpdatePaddingAndDilation / UpdatePadding) and its output-size formulas.
-// Output sizes use C-style (truncating) integer division, as Paddle does: a
-// negative numerator rounds toward zero, which the PP-OCR classifier relies on.
-
-#include <algorithm>
-#include <cstdint>
-#include <string>
-#include <string_view>
-#include <vector>
-
-
-namespace litegraph::ops::detail {
-
-enum class padding_algorithm { explicit_pads, same, valid };
-
-inline padding_algorithm parse_padding_algorithm(const attr_map& a, std::string_view type) {
-    auto s = a.get<std::string>("padding_algorithm", "EXPLICIT");
-    if (s == "EXPLICIT" || s.empty()) return padding_algorithm::explicit_pads;
-    if (s == "SAME") return padding_algorithm::same;
-    if (s == "VALID") return padding_algorithm::valid;
-    LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": padding_algorithm '" + s +
-                                      "' is not supported"));
-}
-
-/// Accepts NCHW (and "AnyLayout", which old exports write for NCHW); other
-/// layouts are unsupported.
-inline void require_nchw(const attr_map& a, const char* attr, std::string_view type) {
-    auto s = a.get<std::string>(attr, "NCHW");
-    if (s != "NCHW" && s != "AnyLayout" && !s.empty())
-        LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": " + attr + " '" + s +
-                                          "' is not supported (only NCHW)"));
-}
-
-/// A conv's optional Bias input holds one float32 per output channel.
-inline void check_bias(const op_io& io, std::int64_t oc) {
-    if (io.input_count("Bias") == 0) return;
-    const auto& b = io.input("Bias");
-    io.check(b.type == dtype::f32 && is_known(b.shape) && b.numel() == oc, [&] {
-        return "Bias shape " + to_string(b.shape) + " does not hold " + std::to_string(oc) +
-               " float32 values";
-    });
-}
-
-inline std::string list_string(const std::vector<std::int64_t>& v) {
-    std::string r = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (i) r += ',';
-        r += std::to_string(v[i]);
-    }
-    r += ']';
-    return r;
-}
-
-/// An attribute of two values (strides, dilations, ksize, ...); fails naming it
-/// when it does not hold exactly two values or a value is below `min`.
-inline void check_pair(const op_io& io, const std::vector<std::int64_t>& v, const char* name,
-                       std::int64_t min) {
-    io.check(v.size() == 2, [&] {
-        return std::string("attribute ") + name + " must hold 2 values, got " + list_string(v);
-    });
-    io.check(v[0] >= min && v[1] >= min, [&] {
-        return std::string("attribute ") + name + " " + list_string(v) +
-               " must be >= " + std::to_string(min);
-    });
-}
-
-/// Paddle's padding normalisation for 2 spatial dims: `pads` (2 values
-/// [h, w] or 4 values [top, bottom, left, right]) becomes 4 values; SAME
-/// computes them from the input size (and resets dilation to 1), VALID zeroes
-/// them.  `in` holds the spatial input dims (-1 = unknown; SAME then leaves
-/// the pads at 0 since the output size is unknown anyway).
-inline std::vector<std::int64_t> resolve_padding(const op_io& io, std::vector<std::int64_t> pads,
-                                                 padding_algorithm alg, const std::int64_t in[2],
-                                                 const std::vector<std::int64_t>& strides,
-                                                 const std::int64_t ksize[2],
-                                                 std::vector<std::int64_t>* dilations) {
-    if (pads.size() == 2)
-        pads = {pads[0], pads[0], pads[1], pads[1]};
-    else
-        io.check(pads.size() == 4, [&] {
-            return "attribute paddings must hold 2 or 4 values, got " + list_string(pads);
-        });
-    if (alg == padding_algorithm::same) {
-        for (int i = 0; i < 2; ++i) {
-            std::int64_t sum = 0;
-            if (in[i] >= 0) {
-                std::int64_t out = (in[i] + strides[i] - 1) / strides[i];
-                sum = std::max<std::int64_t>((out - 1) * strides[i] + ksize[i] - in[i], 0);
-            }
-            pads[2 * i] = sum / 2;
-            pads[2 * i + 1] = sum - sum / 2;
-            if (dilations) (*dilations)[i] = 1;
-        }
-    } else if (alg == padding_algorithm::valid) {
-        std::fill(pads.begin(), pads.end(), 0);
-    } else {
-        for (auto p : pads)
-            io.check(p >= 0, [&] {
-                return "negative padding in " + list_string(pads) + " is not supported";
-            });
-    }
-    return pads;
-}
-
-/// Paddle's ConvOutSize, with truncating division.
-constexpr std::int64_t conv_out_size(std::int64_t in, std::int64_t k, std::int64_t dilation,
-                                     std::int64_t pad0, std::int64_t pad1, std::int64_t stride) {
-    const std::int64_t extent = dilation * (k - 1) + 1;
-    return (in + pad0 + pad1 - extent) / stride + 1;
-}
-
-/// Paddle's PoolOutputSize, with truncating division.
-constexpr std::int64_t pool_out_size(std::int64_t in, std::int64_t k, std::int64_t pad0,
-                                     std::int64_t pad1, std::int64_t stride, bool ceil_mode) {
-    return ceil_mode ? (in - k + pad0 + pad1 + stride - 1) / stride + 1
-                     : (in - k + pad0 + pad1) / stride + 1;
-}
-
-/// Requires a float32 input of the given rank; names the slot.
-inline const tensor_ref& f32_input(const op_io& io, std::string_view slot, std::size_t rank,
-                                   dtype type = dtype::f32) {
-    const auto& t = io.input(slot);
-    io.check(t.type == type, [&] {
-        return std::string(slot) + " must be " + std::string(name_of(type)) + ", got " +
-               std::string(name_of(t.type));
-    });
-    io.check(t.shape.size() == rank, [&] {
-        return std::string(slot) + " must be " + std::to_string(rank) + "-D, got shape " +
-               to_string(t.shape);
-    });
-    return t;
-}
-
-}  // namespace litegraph::ops::detail
-// ---- end litegraph/ops/detail/window.hpp ----
 
 namespace litegraph::ops {
 
@@ -5961,145 +6283,6 @@ struct fake_dequantize_max_abs {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/fake_quant.hpp ----
-// ---- begin litegraph/ops/fill_constant.hpp ----
-// fill_constant: Out of dtype `dtype` (a Paddle VarType code) filled with one
-// value.  The shape comes from, by priority, the `ShapeTensor` input (1-D
-// int32/int64), the `ShapeTensorList` inputs (one value each), the `shape`
-// attribute.  The value is the `ValueTensor` input when given, else
-// `str_value` when non-empty ("inf", "-inf", "nan" or a number), else `value`;
-// it is converted to the output dtype as C++ does (float -> int truncates).
-
-#include <charconv>
-#include <cmath>
-#include <cstdint>
-#include <cstdlib>
-#include <cstring>
-#include <limits>
-#include <string>
-#include <string_view>
-#include <type_traits>
-
-
-namespace litegraph::ops {
-
-struct fill_constant {
-    static constexpr std::string_view paddle_types[] = {"fill_constant"};
-    struct params {
-        shape_t shape;
-        int dtype_code = 5;  // FP32
-        double value = 0;
-        std::string str_value;
-    };
-
-    static params parse(const attr_map& a, std::string_view) {
-        return {a.get<shape_t>("shape", {}), a.get<int>("dtype", 5), a.get<double>("value", 0.0),
-                a.get<std::string>("str_value", "")};
-    }
-
-    static void infer(const params& p, op_io& io) {
-        shape_t s;
-        if (io.has_input("ShapeTensor"))
-            s = detail::read_ints(io, io.input("ShapeTensor"), "ShapeTensor");
-        else if (io.has_input("ShapeTensorList"))
-            s = detail::read_int_list(io, "ShapeTensorList");
-        else
-            s = p.shape;
-        for (auto d : s)
-            io.check(d >= 0, [&] { return "the shape " + to_string(s) + " has a negative dim"; });
-        if (io.has_input("ValueTensor")) {
-            const auto& v = io.input("ValueTensor");
-            io.check(is_known(v.shape) && v.numel() == 1, [&] {
-                return "ValueTensor must hold one value, has shape " + to_string(v.shape);
-            });
-            io.check(v.type != dtype::f16, "a float16 ValueTensor is not supported");
-        }
-        auto& out = io.output("Out");
-        out.type = detail::dtype_from_paddle(io, p.dtype_code);
-        out.shape = std::move(s);
-        (void)value(p, io);  // a bad str_value is an error before the run
-    }
-
-    static void run(const params& p, op_io& io) {
-        const auto& out = io.output("Out");
-        const double v = value(p, io);
-        if (out.type == dtype::f16) {
-            auto h = to_half(static_cast<float>(v));
-            auto* o = reinterpret_cast<std::uint16_t*>(out.data);
-            for (std::int64_t i = 0; i < out.numel(); ++i) o[i] = h;
-            return;
-        }
-        visit_dtype(out.type, [&]<class T>(T) {
-            const T x = cast<T>(io, v);
-            auto o = out.span<T>();
-            for (auto& e : o) e = x;
-        });
-    }
-
-    /// The fill value as a double (exact for every int32 and for int64 up to 2^53;
-    /// an int64 str_value is range-checked by `cast`).
-    static double value(const params& p, const op_io& io) {
-        if (io.has_input("ValueTensor")) {
-            const auto& t = io.input("ValueTensor");
-            if (!t.has_data()) return 0;  // known at run time only
-            double r = 0;
-            visit_dtype(t.type, [&]<class T>(T) { r = static_cast<double>(t.as<T>()[0]); });
-            return r;
-        }
-        if (p.str_value.empty()) return p.value;
-        const auto& s = p.str_value;
-        if (s == "inf") return std::numeric_limits<double>::infinity();
-        if (s == "-inf") return -std::numeric_limits<double>::infinity();
-        if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-        const char* b = s.c_str();
-        char* e = nullptr;
-        double r = std::strtod(b, &e);
-        if (e == b || *e != '\0') io.fail("str_value '" + s + "' is not a number");
-        return r;
-    }
-
-    template <class T>
-    static T cast(const op_io& io, double v) {
-        if constexpr (std::is_same_v<T, bool>) {
-            return v != 0;
-        } else if constexpr (std::is_integral_v<T>) {
-            // float -> int truncates; out of range would be undefined behaviour.
-            if (!(v > static_cast<double>(std::numeric_limits<T>::min()) - 1.0 &&
-                  v < static_cast<double>(std::numeric_limits<T>::max()) + 1.0))
-                io.fail("value " + std::to_string(v) + " does not fit the output dtype " +
-                        std::string(name_of(dtype_v<T>)));
-            return static_cast<T>(v);
-        } else {
-            return static_cast<T>(v);
-        }
-    }
-
-    /// IEEE half bits of `f`, rounding to nearest even.
-    static std::uint16_t to_half(float f) {
-        std::uint32_t x;
-        std::memcpy(&x, &f, 4);
-        const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
-        const std::uint32_t abs = x & 0x7fffffffu;
-        if (abs >= 0x7f800000u)  // inf or nan
-            return sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u);
-        if (abs >= 0x477ff000u) return sign | 0x7c00u;  // rounds to >= 65520: inf
-        if (abs < 0x38800000u) {                        // subnormal half (or zero)
-            if (abs < 0x33000000u) return sign;         // below half the smallest subnormal
-            const std::uint32_t m = (abs & 0x7fffffu) | 0x800000u;
-            const int shift = 126 - static_cast<int>(abs >> 23);  // 14..24
-            std::uint32_t h = m >> shift;
-            const std::uint32_t rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-            if (rem > half || (rem == half && (h & 1u))) ++h;
-            return sign | static_cast<std::uint16_t>(h);
-        }
-        std::uint32_t h = ((abs >> 13) - (112u << 10));
-        const std::uint32_t rem = abs & 0x1fffu;
-        if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
-        return sign | static_cast<std::uint16_t>(h);
-    }
-};
-
-}  // namespace litegraph::ops
-// ---- end litegraph/ops/fill_constant.hpp ----
 // ---- begin litegraph/ops/flatten2.hpp ----
 // flatten2 / flatten: X to a matrix [prod(dims[:axis]), prod(dims[axis:])].
 // flatten_contiguous_range: dims start_axis..stop_axis merged into one.
@@ -8915,11 +9098,7 @@ struct pad2d {
             throw unsupported_error("op " + std::string(type) + ": mode '" + mode +
                                     "' is not supported (constant, reflect, edge)");
         p.value = a.get<float>("pad_value", 0.f);
-        const auto f = a.get<std::string>("data_format", "NCHW");
-        if (f != "NCHW" && f != "NHWC")
-            throw unsupported_error("op " + std::string(type) + ": data_format '" + f +
-                                    "' is not supported (NCHW, NHWC)");
-        p.nhwc = f == "NHWC";
+        p.nhwc = detail::channels_last(a, type);
         return p;
     }
 
@@ -9066,11 +9245,7 @@ struct pixel_shuffle {
     static params parse(const attr_map& a, std::string_view type) {
         params p;
         p.r = a.get<std::int64_t>("upscale_factor", 1);
-        auto f = a.get<std::string>("data_format", "NCHW");
-        if (f != "NCHW" && f != "NHWC")
-            throw unsupported_error("op " + std::string(type) + ": data_format '" + f +
-                                    "' is not supported (NCHW or NHWC)");
-        p.nhwc = f == "NHWC";
+        p.nhwc = detail::channels_last(a, type);
         if (p.r < 1)
             throw unsupported_error("op " + std::string(type) + ": upscale_factor " +
                                     std::to_string(p.r) + " must be positive");
@@ -9512,11 +9687,7 @@ struct prelu {
         else
             throw unsupported_error("prelu: mode '" + m +
                                     "' is not supported (all, channel or element)");
-        const auto f = a.get<std::string>("data_format", "NCHW");
-        if (f != "NCHW" && f != "NHWC" && f != "AnyLayout")
-            throw unsupported_error("prelu: data_format '" + f +
-                                    "' is not supported (NCHW or NHWC)");
-        p.nhwc = f == "NHWC";
+        p.nhwc = detail::channels_last(a, "prelu");
         return p;
     }
 
@@ -12007,6 +12178,8 @@ using builtin_ops = op_list<                               //
     ops::top_k,                                            //
     ops::arg_sort,                                         //
     ops::pixel_shuffle,                                    //
+    ops::channel_shuffle,                                  //
+    ops::assign_value,                                     //
     ops::pad2d,                                            //
     ops::pad3d,                                            //
     ops::affine_channel,                                   //

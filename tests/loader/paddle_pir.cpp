@@ -18,6 +18,8 @@
 #include "loader/paddle_support.hpp"
 
 using namespace litegraph;
+
+namespace loader_paddle_pir_test {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -1021,3 +1023,143 @@ TEST_CASE("PIR: 1.rnn (lists of states and weights) translates and gives what rn
     // Out is zero past sequence 0's length 2.
     for (std::size_t k = 0; k < 4; ++k) CHECK(p.output(0).span<float>()[16 + k] == 0.f);
 }
+
+TEST_CASE("PIR: channel_shuffle translates with groups and runs as the op does") {
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    auto text = program(json::array({data("x", 1, {1, 6, 2, 2}),
+                                     op("1.channel_shuffle", {1}, {{2, f32({1, 6, 2, 2})}},
+                                        json::array({attr("groups", "0.a_i32", 3),
+                                                     attr("data_format", "0.a_str", "NCHW")})),
+                                     fetch(2, 3, 0)}))
+                    .dump();
+    auto m = load_text(text);
+    REQUIRE(unsupported_ops(m.info).empty());
+    CHECK(m.info.op_types.at("1.channel_shuffle") == "channel_shuffle");
+    runtime::program p(std::move(m.graph));
+    const auto x = iota({1, 6, 2, 2}, 1.0f);
+    p.set_input("x", x);
+    p.run();
+    attr_map a;
+    a.set("groups", 3);
+    auto want = invoke("channel_shuffle", a, named_tensors{}.add("X", x), {{"Out", 1}});
+    REQUIRE(p.output(0).shape == shape_t{1, 6, 2, 2});
+    CHECK(test::max_abs_diff(p.output(0).span<float>(), want.get("Out").span<float>()) == 0);
+    // Channel 1 of the output is input channel 2 (groups of two channels, 3 groups).
+    CHECK(p.output(0).span<float>()[4] == x.span<float>()[8]);
+}
+
+TEST_CASE("PIR: assign_value_ folds into a constant of its shape, dtype and values") {
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    auto values = [](std::vector<double> v) {
+        json a = json::array();
+        for (double x : v) a.push_back({{"#", "0.a_f64"}, {"D", x}});
+        return json{{"#", "0.a_array"}, {"D", a}};
+    };
+    auto text_with = [&](std::vector<double> v) {
+        json assign = op("1.assign_value_", {1}, {{2, f32({2})}},
+                         json::array({attr("shape", "1.a_intarray", {2}),
+                                      attr("dtype", "1.a_dtype", "float32")}));
+        assign["A"].push_back({{"AT", values(std::move(v))}, {"N", "values"}});
+        return program(json::array({data("x", 1, {2}), assign, op("1.add", {1, 2}, {{3, f32({2})}}),
+                                    fetch(3, 4, 0)}))
+            .dump();
+    };
+    auto m = load_text(text_with({0.5, -2}));
+    REQUIRE(unsupported_ops(m.info).empty());
+    runtime::program p(std::move(m.graph));
+    p.set_input("x", tensor::from<float>({2}, std::vector<float>{1, 1}));
+    p.run();
+    CHECK(test::max_abs_diff(p.output(0).span<float>(), std::vector<float>{1.5f, -1}) == 0);
+    auto e = test::expect_error<json_error>([&] { load_text(text_with({1, 2, 3})); });
+    CHECK(std::string(e.what()).find("1.assign_value of shape [2] has 3 values") !=
+          std::string::npos);
+}
+
+TEST_CASE("PIR: full_like, full_batch_size_like, arange, affine_channel, density_prior_box") {
+    const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+    const auto i64 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_i64", d); };
+    auto full = [&](std::int64_t id, std::vector<std::int64_t> shape, double v,
+                    const std::string& dt) {
+        return op("1.full", {}, {{id, tensor_type(dt == "int64" ? "0.t_i64" : "0.t_f32", shape)}},
+                  json::array({attr("shape", "1.a_intarray", shape), attr("value", "0.a_f64", v),
+                               attr("dtype", "1.a_dtype", dt)}));
+    };
+    json img =
+        op("1.data", {}, {{20, f32({1, 3, 8, 8})}},
+           json::array({attr("name", "0.a_str", "img"), attr("shape", "1.a_intarray", {1, 3, 8, 8}),
+                        attr("dtype", "1.a_dtype", "float32")}));
+    auto text =
+        program(
+            json::array(
+                {data("y", 1, {1, 2, 2, 2}), img, full(2, {1}, 1.5, "float32"),
+                 op("1.full_like", {1, 2}, {{3, f32({1, 2, 2, 2})}},
+                    json::array({attr("dtype", "1.a_dtype", "float32")})),
+                 op("1.full_batch_size_like", {1}, {{4, f32({1, 4})}},
+                    json::array({attr("shape", "1.a_intarray", {-1, 4}),
+                                 attr("dtype", "1.a_dtype", "float32"),
+                                 attr("value", "0.a_f32", 0.5), attr("input_dim_idx", "0.a_i32", 0),
+                                 attr("output_dim_idx", "0.a_i32", 0)})),
+                 full(5, {1}, 0, "int64"), full(6, {1}, 5, "int64"), full(7, {1}, 2, "int64"),
+                 op("1.arange", {5, 6, 7}, {{8, i64({3})}},
+                    json::array({attr("dtype", "1.a_dtype", "int64")})),
+                 full(9, {2}, 2.0, "float32"), full(10, {2}, -1.0, "float32"),
+                 op("1.affine_channel", {1, 9, 10}, {{11, f32({1, 2, 2, 2})}},
+                    json::array({attr("data_layout", "0.a_str", "NCHW")})),
+                 op("1.density_prior_box", {1, 20},
+                    {{12, f32({2, 2, 4, 4})}, {13, f32({2, 2, 4, 4})}},
+                    json::array({attr("variances", "0.a_array",
+                                      json::array({{{"#", "0.a_f32"}, {"D", 0.1}},
+                                                   {{"#", "0.a_f32"}, {"D", 0.1}},
+                                                   {{"#", "0.a_f32"}, {"D", 0.2}},
+                                                   {{"#", "0.a_f32"}, {"D", 0.2}}})),
+                                 attr("clip", "0.a_bool", true),
+                                 attr("flatten_to_2d", "0.a_bool", false),
+                                 attr("step_w", "0.a_f32", 0.0), attr("step_h", "0.a_f32", 0.0),
+                                 attr("offset", "0.a_f32", 0.5),
+                                 attr("densities", "0.a_array",
+                                      json::array({{{"#", "0.a_i32"}, {"D", 2}}})),
+                                 attr("fixed_sizes", "0.a_array",
+                                      json::array({{{"#", "0.a_f32"}, {"D", 4.0}}})),
+                                 attr("fixed_ratios", "0.a_array",
+                                      json::array({{{"#", "0.a_f32"}, {"D", 1.0}}}))})),
+                 fetch(3, 30, 0), fetch(4, 31, 1), fetch(8, 32, 2), fetch(11, 33, 3),
+                 fetch(12, 34, 4)}))
+            .dump();
+    auto m = load_text(text);
+    REQUIRE(unsupported_ops(m.info).empty());
+    for (auto [pir, type] : {std::pair{"1.full_like", "fill_any_like"},
+                             {"1.full_batch_size_like", "fill_constant_batch_size_like"},
+                             {"1.arange", "range"},
+                             {"1.affine_channel", "affine_channel"},
+                             {"1.density_prior_box", "density_prior_box"}})
+        CHECK(m.info.op_types.at(pir) == type);
+    runtime::program p(std::move(m.graph));
+    const auto y = iota({1, 2, 2, 2}, 0.3f);
+    p.set_input("y", y);
+    p.set_input("img", iota({1, 3, 8, 8}, 0.1f));
+    p.run();
+    CHECK(p.output(0).shape == shape_t{1, 2, 2, 2});
+    for (float v : p.output(0).span<float>()) CHECK(v == 1.5f);
+    CHECK(p.output(1).shape == shape_t{1, 4});
+    for (float v : p.output(1).span<float>()) CHECK(v == 0.5f);
+    auto r = p.output(2).span<std::int64_t>();
+    CHECK(std::vector<std::int64_t>(r.begin(), r.end()) == std::vector<std::int64_t>{0, 2, 4});
+    auto ys = y.span<float>();
+    auto ac = p.output(3).span<float>();
+    REQUIRE(ac.size() == ys.size());
+    for (std::size_t i = 0; i < ys.size(); ++i) CHECK(ac[i] == ys[i] * 2.0f - 1.0f);
+    // density_prior_box as the op gives it on the same inputs and attributes.
+    attr_map a;
+    a.set("variances", std::vector<float>{0.1f, 0.1f, 0.2f, 0.2f});
+    a.set("clip", true);
+    a.set("densities", std::vector<std::int32_t>{2});
+    a.set("fixed_sizes", std::vector<float>{4.0f});
+    a.set("fixed_ratios", std::vector<float>{1.0f});
+    auto want = invoke("density_prior_box", a,
+                       named_tensors{}.add("Input", y).add("Image", iota({1, 3, 8, 8}, 0.1f)),
+                       {{"Boxes", 1}, {"Variances", 1}});
+    REQUIRE(p.output(4).shape == want.get("Boxes").shape());
+    CHECK(test::max_abs_diff(p.output(4).span<float>(), want.get("Boxes").span<float>()) == 0);
+}
+
+}  // namespace loader_paddle_pir_test

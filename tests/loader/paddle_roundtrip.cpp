@@ -1,10 +1,14 @@
 // The writer: a graph saved and loaded back is the same graph (ops, attributes,
 // variables, parameter values, feeds and fetches).
 #include <cstring>
+#include <functional>
 
+#include "litegraph/runtime/program.hpp"
 #include "loader/paddle_support.hpp"
 
 using namespace litegraph;
+
+namespace loader_paddle_roundtrip_test {
 namespace fs = std::filesystem;
 
 namespace {
@@ -198,3 +202,95 @@ TEST_CASE("real models round-trip through the writer") {
         }
     }
 }
+
+namespace {
+/// A topology with one assign_value op (dtype `code`, shape `shape`) feeding y = x + c,
+/// whose `values` attribute is written by `fill` as Paddle 2.5+ does: type SCALARS,
+/// one paddle.framework.proto.Scalar per value.
+std::string scalars_program(int code, const shape_t& shape,
+                            const std::function<void(google::protobuf::Message&)>& fill) {
+    graph::graph g;
+    graph::builder b(g);
+    b.declare("x", shape, code == 3 ? dtype::i64 : dtype::f32);
+    b.declare("c", shape, code == 3 ? dtype::i64 : dtype::f32);
+    b.declare("y", shape, code == 3 ? dtype::i64 : dtype::f32);
+    b.feed("x", 0);
+    attr_map a;
+    a.set("shape", std::vector<std::int32_t>(shape.begin(), shape.end()));
+    a.set("dtype", code);
+    a.set("values", std::vector<double>{});  // rewritten below
+    b.add_op("assign_value", {}, {{"Out", {"c"}}}, std::move(a));
+    b.add_op("elementwise_add", {{"X", {"x"}}, {"Y", {"c"}}}, {{"Out", {"y"}}}, {});
+    b.fetch("y", 0);
+    b.finish();
+    using namespace paddle::detail;
+    auto program = paddle::schema::get().make(paddle::schema::get().program);
+    REQUIRE(program->ParseFromString(paddle::serialize_program(g)));
+    auto& block = *program->GetReflection()->MutableRepeatedMessage(program.get(),
+                                                                    field(*program, "blocks"), 0);
+    bool found = false;
+    for (int i = 0; i < count(block, "ops"); ++i) {
+        auto& op = *block.GetReflection()->MutableRepeatedMessage(&block, field(block, "ops"), i);
+        if (get_str(op, "type") != "assign_value") continue;
+        for (int k = 0; k < count(op, "attrs"); ++k) {
+            auto& at = *op.GetReflection()->MutableRepeatedMessage(&op, field(op, "attrs"), k);
+            if (get_str(at, "name") != "values") continue;
+            set_enum(at, "type", 17);  // SCALARS
+            fill(at);
+            found = true;
+        }
+    }
+    REQUIRE(found);
+    return program->SerializeAsString();
+}
+}  // namespace
+
+TEST_CASE("Scalar attributes (Paddle 2.5+): assign_value's values load as int64 or double") {
+    // Doubles (type 3) into a float32 constant.
+    auto reals = scalars_program(5, {3}, [](google::protobuf::Message& at) {
+        using namespace paddle::detail;
+        for (double v : {0.5, -2.0, 3.25}) {
+            auto& s = add_msg(at, "scalars");
+            set_enum(s, "type", 3);
+            set_f64(s, "r", v);
+        }
+    });
+    auto m = paddle::load_from_memory(reals, std::string_view{});
+    runtime::program p(std::move(m.graph));
+    p.set_input("x", tensor::from<float>({3}, std::vector<float>{1, 1, 1}));
+    p.run();
+    CHECK(test::max_abs_diff(p.output(0).span<float>(), std::vector<float>{1.5f, -1, 4.25f}) == 0);
+
+    // int64 (type 2) and a bool (type 1) into an int64 constant: exact past 2^53.
+    const std::int64_t big = (std::int64_t{1} << 60) + 1;
+    auto ints = scalars_program(3, {2}, [&](google::protobuf::Message& at) {
+        using namespace paddle::detail;
+        auto& s = add_msg(at, "scalars");
+        set_enum(s, "type", 2);
+        set_i64(s, "i", big);
+        auto& t = add_msg(at, "scalars");
+        set_enum(t, "type", 1);
+        set_bool(t, "b", true);
+    });
+    auto mi = paddle::load_from_memory(ints, std::string_view{});
+    runtime::program q(std::move(mi.graph));
+    q.set_input("x", tensor::from<std::int64_t>({2}, std::vector<std::int64_t>{0, 10}));
+    q.run();
+    auto y = q.output(0).span<std::int64_t>();
+    CHECK(std::vector<std::int64_t>(y.begin(), y.end()) == std::vector<std::int64_t>{big, 11});
+
+    // A complex scalar is named.
+    auto complex = scalars_program(5, {1}, [](google::protobuf::Message& at) {
+        using namespace paddle::detail;
+        auto& s = add_msg(at, "scalars");
+        set_enum(s, "type", 4);
+        auto& c = mut_msg(s, "c");
+        set_f64(c, "r", 1);
+        set_f64(c, "i", 2);
+    });
+    CHECK_THROWS_WITH_AS(paddle::load_from_memory(complex, std::string_view{}),
+                         doctest::Contains("attribute 'values' holds a complex scalar"),
+                         unsupported_error);
+}
+
+}  // namespace loader_paddle_roundtrip_test

@@ -12,6 +12,7 @@
 
 #include "litegraph/ops/detail/pad.hpp"
 #include "litegraph/ops/detail/shape_args.hpp"
+#include "litegraph/ops/detail/window.hpp"
 
 namespace litegraph::ops {
 
@@ -38,11 +39,7 @@ struct pad2d {
             throw unsupported_error("op " + std::string(type) + ": mode '" + mode +
                                     "' is not supported (constant, reflect, edge)");
         p.value = a.get<float>("pad_value", 0.f);
-        const auto f = a.get<std::string>("data_format", "NCHW");
-        if (f != "NCHW" && f != "NHWC")
-            throw unsupported_error("op " + std::string(type) + ": data_format '" + f +
-                                    "' is not supported (NCHW, NHWC)");
-        p.nhwc = f == "NHWC";
+        p.nhwc = detail::channels_last(a, type);
         return p;
     }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "litegraph/ops/op.hpp"
+#include "litegraph/ops/detail/window.hpp"
 
 namespace litegraph::ops {
 
@@ -22,11 +22,7 @@ struct pixel_shuffle {
     static params parse(const attr_map& a, std::string_view type) {
         params p;
         p.r = a.get<std::int64_t>("upscale_factor", 1);
-        auto f = a.get<std::string>("data_format", "NCHW");
-        if (f != "NCHW" && f != "NHWC")
-            throw unsupported_error("op " + std::string(type) + ": data_format '" + f +
-                                    "' is not supported (NCHW or NHWC)");
-        p.nhwc = f == "NHWC";
+        p.nhwc = detail::channels_last(a, type);
         if (p.r < 1)
             throw unsupported_error("op " + std::string(type) + ": upscale_factor " +
                                     std::to_string(p.r) + " must be positive");

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "litegraph/ops/op.hpp"
+#include "litegraph/ops/detail/window.hpp"
 
 namespace litegraph::ops {
 
@@ -33,11 +33,7 @@ struct prelu {
         else
             throw unsupported_error("prelu: mode '" + m +
                                     "' is not supported (all, channel or element)");
-        const auto f = a.get<std::string>("data_format", "NCHW");
-        if (f != "NCHW" && f != "NHWC" && f != "AnyLayout")
-            throw unsupported_error("prelu: data_format '" + f +
-                                    "' is not supported (NCHW or NHWC)");
-        p.nhwc = f == "NHWC";
+        p.nhwc = detail::channels_last(a, "prelu");
         return p;
     }
 

@@ -12,9 +12,11 @@
 #include "litegraph/ops/affine_channel.hpp"
 #include "litegraph/ops/arg_max.hpp"
 #include "litegraph/ops/arg_sort.hpp"
+#include "litegraph/ops/assign_value.hpp"
 #include "litegraph/ops/batch_norm.hpp"
 #include "litegraph/ops/box_coder.hpp"
 #include "litegraph/ops/cast.hpp"
+#include "litegraph/ops/channel_shuffle.hpp"
 #include "litegraph/ops/clip.hpp"
 #include "litegraph/ops/compare.hpp"
 #include "litegraph/ops/concat.hpp"
@@ -177,6 +179,8 @@ using builtin_ops = op_list<                               //
     ops::top_k,                                            //
     ops::arg_sort,                                         //
     ops::pixel_shuffle,                                    //
+    ops::channel_shuffle,                                  //
+    ops::assign_value,                                     //
     ops::pad2d,                                            //
     ops::pad3d,                                            //
     ops::affine_channel,                                   //

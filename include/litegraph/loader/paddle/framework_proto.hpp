@@ -58,6 +58,25 @@ enum AttrType {
   SCALARS = 17;
 }
 
+message Complex {
+  required double r = 1;
+  required double i = 2;
+}
+
+message Scalar {
+  enum Type {
+    BOOLEAN = 1;
+    LONG = 2;
+    FLOAT64 = 3;
+    COMPLEX128 = 4;
+  }
+  required Type type = 1;
+  optional bool b = 2;
+  optional int64 i = 3;
+  optional double r = 4;
+  optional Complex c = 5;
+}
+
 message OpDesc {
   message Attr {
     required bytes name = 1;
@@ -78,6 +97,8 @@ message OpDesc {
     optional bytes var_name = 17;
     repeated bytes vars_name = 18;
     optional double float64 = 19;
+    optional Scalar scalar = 20;
+    repeated Scalar scalars = 21;
   }
   message Var {
     required bytes parameter = 1;

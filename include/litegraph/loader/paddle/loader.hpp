@@ -152,6 +152,22 @@ inline std::unique_ptr<Message> parse_program(std::string_view bytes, const std:
     return program;
 }
 
+/// One paddle.framework.proto.Scalar: bool, int64 or double (a complex one is refused).
+inline attr_value scalar_attr(const Message& s, const std::string& file, const std::string& op,
+                              const std::string& name) {
+    switch (get_enum(s, "type")) {
+        case 1:
+            return get_bool(s, "b");
+        case 2:
+            return get_i64(s, "i");
+        case 3:
+            return get_f64(s, "r");
+        default:
+            throw unsupported_error(file + ": op " + op + " attribute '" + name +
+                                    "' holds a complex scalar, which litegraph does not support");
+    }
+}
+
 inline attr_value to_attr(const Message& a, const std::string& file, const std::string& op) {
     const int type = get_enum(a, "type");
     auto ints = [&](const char* n) {
@@ -198,6 +214,34 @@ inline attr_value to_attr(const Message& a, const std::string& file, const std::
             std::vector<bool> v(static_cast<std::size_t>(count(a, "bools")));
             for (std::size_t i = 0; i < v.size(); ++i) v[i] = at_bool(a, "bools", int(i));
             return v;
+        }
+        // Paddle 2.5+'s Scalar attributes (assign_value's `values`, ...): a bool,
+        // an int64 or a double each; a list is int64 when no element is a double.
+        case attr_type::SCALAR:
+            return scalar_attr(get_msg(a, "scalar"), file, op, get_str(a, "name"));
+        case attr_type::SCALARS: {
+            const int n = count(a, "scalars");
+            std::vector<attr_value> v;
+            bool real = false;
+            for (int i = 0; i < n; ++i) {
+                v.push_back(scalar_attr(at_msg(a, "scalars", i), file, op, get_str(a, "name")));
+                real = real || std::holds_alternative<double>(v.back());
+            }
+            auto as_double = [](const attr_value& x) {
+                if (auto d = std::get_if<double>(&x)) return *d;
+                if (auto l = std::get_if<std::int64_t>(&x)) return static_cast<double>(*l);
+                return std::get<bool>(x) ? 1.0 : 0.0;
+            };
+            if (real) {
+                std::vector<double> d;
+                for (auto& x : v) d.push_back(as_double(x));
+                return d;
+            }
+            std::vector<std::int64_t> l;
+            for (auto& x : v)
+                l.push_back(std::holds_alternative<bool>(x) ? std::int64_t{std::get<bool>(x)}
+                                                            : std::get<std::int64_t>(x));
+            return l;
         }
         // Sub-blocks and variable references: kept as indices and names.
         case attr_type::BLOCK:

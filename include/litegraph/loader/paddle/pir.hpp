@@ -195,6 +195,13 @@ inline const std::vector<std::pair<std::string_view, std::string_view>>& op_tabl
         {"1.topk", "top_k_v2"},
         {"1.argsort", "argsort"},
         {"1.pixel_shuffle", "pixel_shuffle"},
+        {"1.channel_shuffle", "channel_shuffle"},
+        {"1.assign_value", "assign_value"},  // folded at load into a constant
+        {"1.full_like", "fill_any_like"},
+        {"1.full_batch_size_like", "fill_constant_batch_size_like"},
+        {"1.arange", "range"},
+        {"1.affine_channel", "affine_channel"},
+        {"1.density_prior_box", "density_prior_box"},
         {"1.pad3d", "pad3d"},
         {"1.instance_norm", "instance_norm"},
         {"1.group_norm", "group_norm"},
@@ -1073,6 +1080,7 @@ private:
         // Constants and lists, resolved at load.
         if (n == "1.full") return read_full(v);
         if (n == "1.full_int_array") return read_full_int_array(v);
+        if (n == "1.assign_value") return read_assign_value(v);
         if (n == "0.combine") {
             if (v.out_vals.size() != 1) fail(v.path + ".O", "0.combine has one result");
             auto& out = values_[v.out_vals[0]];
@@ -1540,6 +1548,12 @@ private:
             emit(v, "pixel_shuffle", ins, {"Out"}, std::move(a));
             return true;
         }
+        if (n == "1.channel_shuffle") {
+            copy(a, v, "groups");
+            copy(a, v, "data_format");
+            emit(v, "channel_shuffle", ins, {"Out"}, std::move(a));
+            return true;
+        }
         if (n == "1.pad3d") {
             copy(a, v, "mode");
             copy(a, v, "pad_value", "value");
@@ -1572,6 +1586,62 @@ private:
                 copy(a, v, k);
             emit(v, "prior_box", {in_slot(v, "Input", 0), in_slot(v, "Image", 1)},
                  {"Boxes", "Variances"}, std::move(a));
+            return true;
+        }
+        if (n == "1.density_prior_box") {
+            for (auto k : {"variances", "clip", "flatten_to_2d", "step_w", "step_h", "offset",
+                           "densities", "fixed_sizes", "fixed_ratios"})
+                copy(a, v, k);
+            emit(v, "density_prior_box", {in_slot(v, "Input", 0), in_slot(v, "Image", 1)},
+                 {"Boxes", "Variances"}, std::move(a));
+            return true;
+        }
+        if (n == "1.affine_channel") {
+            copy(a, v, "data_layout");
+            emit(v, "affine_channel",
+                 {in_slot(v, "X", 0), in_slot(v, "Scale", 1), in_slot(v, "Bias", 2)}, {"Out"},
+                 std::move(a));
+            return true;
+        }
+        if (n == "1.full_like" || n == "1.full_batch_size_like") {
+            // full_like(x, value): the fill value is an operand (a constant) or,
+            // in older programs, an attribute; dtype "undefined" keeps x's.
+            const bool like = n == "1.full_like";
+            std::optional<double> value = attr<double>(v, "value", 0.0);
+            if (like && in_val(v, 1) != op_view::npos) value = const_scalar(in_val(v, 1));
+            if (!value) {
+                keep_untranslated(v, "value is not a constant");
+                return true;
+            }
+            a.set("value", *value);
+            const auto dt = attr<std::string>(v, "dtype", like ? "undefined" : "float32");
+            if (auto t = dtype_of_name(dt)) {
+                a.set("dtype", std::int32_t{to_paddle_type(*t)});
+            } else if (!like || (dt != "undefined" && !dt.empty())) {
+                keep_untranslated(v, "dtype '" + dt + "' is not one litegraph has");
+                return true;
+            }
+            if (like) {
+                emit(v, "fill_any_like", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+                return true;
+            }
+            for (auto k : {"shape", "input_dim_idx", "output_dim_idx"}) copy(a, v, k);
+            emit(v, "fill_constant_batch_size_like", {in_slot(v, "Input", 0)}, {"Out"},
+                 std::move(a));
+            return true;
+        }
+        if (n == "1.arange") {
+            // Operands start, end, step (constants the shape is computed from);
+            // range's output has start's dtype, which must be arange's.
+            const auto dt = attr<std::string>(v, "dtype", "");
+            const auto t = dtype_of_name(dt);
+            const auto s0 = in_val(v, 0);
+            if (t && s0 != op_view::npos && values_[s0].typed && values_[s0].type != *t) {
+                keep_untranslated(v, "start is not of the dtype '" + dt + "'");
+                return true;
+            }
+            emit(v, "range", {in_slot(v, "Start", 0), in_slot(v, "End", 1), in_slot(v, "Step", 2)},
+                 {"Out"}, attr_map{});
             return true;
         }
         if (n == "1.box_coder") {
@@ -1704,27 +1774,74 @@ private:
             values_[v.out_vals[0]].shape = shape;
             return emit(v, "fill_constant", {}, {"Out"}, std::move(a));
         }
-        tensor c(*t, shape);
-        bool ok = true;
-        visit_dtype(*t, [&]<class T>(T) {
-            if constexpr (std::is_same_v<T, bool>) {
-                for (auto& x : c.span<bool>()) x = fill != 0.0;
-            } else if constexpr (std::is_floating_point_v<T>) {
-                for (auto& x : c.span<T>()) x = static_cast<T>(fill);
-            } else if constexpr (std::is_integral_v<T>) {
-                const auto lo = static_cast<double>(std::numeric_limits<T>::min());
-                const auto hi = static_cast<double>(std::numeric_limits<T>::max());
-                if (!(fill >= lo && fill <= hi))
-                    ok = false;
-                else
-                    for (auto& x : c.span<T>()) x = static_cast<T>(fill);
-            } else {
-                ok = false;
+        set_constant(v.out_vals[0],
+                     folded_constant(v, *t, shape, dt, [&](std::size_t) { return fill; }));
+        note(v.name, "", "");
+    }
+
+    /// Whether `x` converts to integer type T without undefined behaviour: within
+    /// [min, max] (NaN is not); for a 64-bit T, max as a double rounds up to a
+    /// value T does not hold, so it is excluded.
+    template <class T>
+    static bool fits_integer(double x) {
+        const double lo = static_cast<double>(std::numeric_limits<T>::min());
+        const double hi = static_cast<double>(std::numeric_limits<T>::max());
+        return x >= lo && (sizeof(T) >= 8 ? x < hi : x <= hi);
+    }
+
+    /// A constant of dtype `t` (named `dt` in the file) and `shape`, element i
+    /// `value(i)`; a value the dtype cannot hold fails naming it.
+    template <class F>
+    tensor folded_constant(const op_view& v, dtype t, const shape_t& shape, const std::string& dt,
+                           F value) const {
+        tensor c(t, shape);
+        std::optional<double> bad;
+        visit_dtype(t, [&]<class T>(T) {
+            auto o = c.span<T>();
+            for (std::size_t i = 0; i < o.size() && !bad; ++i) {
+                const double x = value(i);
+                if constexpr (std::is_same_v<T, bool>) {
+                    o[i] = x != 0.0;
+                } else if constexpr (std::is_floating_point_v<T>) {
+                    o[i] = static_cast<T>(x);
+                } else if constexpr (std::is_integral_v<T>) {
+                    if (fits_integer<T>(x))
+                        o[i] = static_cast<T>(x);
+                    else
+                        bad = x;
+                } else {
+                    bad = x;
+                }
             }
         });
-        if (!ok) fail(v.path + ".A", "value " + std::to_string(fill) + " does not fit " + dt);
-        set_constant(v.out_vals[0], std::move(c));
-        note(v.name, "", "");
+        if (bad) fail(v.path + ".A", "value " + std::to_string(*bad) + " does not fit " + dt);
+        return c;
+    }
+
+    /// `1.assign_value(_)`: a constant of `shape` and `dtype` holding `values`
+    /// (its operand, in the in-place form, is the value it overwrites: unread).
+    void read_assign_value(op_view& v) {
+        if (v.out_vals.size() != 1) fail(v.path + ".O", "1.assign_value has one result");
+        const auto shape = attr<std::vector<std::int64_t>>(v, "shape", {});
+        const auto vals = attr<std::vector<double>>(v, "values", {});
+        const auto dt = attr<std::string>(v, "dtype", "float32");
+        auto t = dtype_of_name(dt);
+        if (!t || *t == dtype::f16)
+            return keep_untranslated(v, "dtype '" + dt + "' is not one litegraph folds");
+        std::int64_t n = 1;
+        for (auto d : shape) {
+            if (d < 0 || d > max_folded_full)
+                fail(v.path + ".A", "1.assign_value of shape " + to_string(shape));
+            n *= d;
+            if (n > max_folded_full)
+                fail(v.path + ".A", "1.assign_value of shape " + to_string(shape));
+        }
+        if (n != static_cast<std::int64_t>(vals.size()))
+            fail(v.path + ".A", "1.assign_value of shape " + to_string(shape) + " has " +
+                                    std::to_string(vals.size()) + " values");
+        set_constant(v.out_vals[0],
+                     folded_constant(v, *t, shape, dt, [&](std::size_t i) { return vals[i]; }));
+        note(v.name, "assign_value", "");  // what the op table says, run at load
     }
 
     void read_full_int_array(op_view& v) {

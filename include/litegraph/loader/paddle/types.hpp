@@ -21,7 +21,7 @@ inline constexpr int BOOL = 0, INT16 = 1, INT32 = 2, INT64 = 3, FP16 = 4, FP32 =
 namespace attr_type {
 inline constexpr int INT = 0, FLOAT = 1, STRING = 2, INTS = 3, FLOATS = 4, STRINGS = 5, BOOLEAN = 6,
                      BOOLEANS = 7, BLOCK = 8, LONG = 9, BLOCKS = 10, LONGS = 11, FLOAT64S = 12,
-                     VAR = 13, VARS = 14, FLOAT64 = 15;
+                     VAR = 13, VARS = 14, FLOAT64 = 15, SCALAR = 16, SCALARS = 17;
 }
 
 /// The dtype of a Paddle data type, or nothing for types litegraph has no dtype for.

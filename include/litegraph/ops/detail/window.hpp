@@ -35,6 +35,17 @@ inline void require_nchw(const attr_map& a, const char* attr, std::string_view t
                                           "' is not supported (only NCHW)"));
 }
 
+/// Whether attribute `attr` (default NCHW) says channels last: NHWC is true;
+/// NCHW, AnyLayout or empty false; anything else is refused, naming the op.
+inline bool channels_last(const attr_map& a, std::string_view type,
+                          const char* attr = "data_format") {
+    auto s = a.get<std::string>(attr, "NCHW");
+    if (s != "NCHW" && s != "NHWC" && s != "AnyLayout" && !s.empty())
+        LITEGRAPH_THROW(unsupported_error("op " + std::string(type) + ": " + attr + " '" + s +
+                                          "' is not supported (NCHW or NHWC)"));
+    return s == "NHWC";
+}
+
 /// A conv's optional Bias input holds one float32 per output channel.
 inline void check_bias(const op_io& io, std::int64_t oc) {
     if (io.input_count("Bias") == 0) return;
