@@ -8,6 +8,8 @@
 #include "loader/paddle_support.hpp"
 
 using namespace litegraph;
+
+namespace loader_paddle_models_test {
 namespace fs = std::filesystem;
 
 namespace {
@@ -235,3 +237,5 @@ TEST_CASE("dtype mapping") {
                    dtype::i64, dtype::boolean})
         CHECK(paddle::to_dtype(paddle::to_paddle_type(t)) == t);
 }
+
+}  // namespace loader_paddle_models_test

@@ -18,6 +18,8 @@
 
 using namespace litegraph;
 
+namespace loader_paddle_pir_synthetic_test {
+
 namespace {
 
 /// Fills every float parameter of `g` (declared shape, no value yet).
@@ -151,3 +153,5 @@ TEST_CASE("PIR programs without weights run on synthetic ones, fused as unfused"
         CHECK(diff <= 1e-4 * std::max(1.0, peak));
     }
 }
+
+}  // namespace loader_paddle_pir_synthetic_test

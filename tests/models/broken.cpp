@@ -13,6 +13,8 @@
 
 namespace fs = std::filesystem;
 using namespace litegraph;
+
+namespace models_broken_test {
 using test::run_cli;
 
 namespace {
@@ -169,3 +171,5 @@ TEST_CASE("a cycle: a graph error naming its ops") {
     CHECK(msg.find("cycle") != std::string::npos);
     check_cli_fails(dir, "cycle");
 }
+
+}  // namespace models_broken_test

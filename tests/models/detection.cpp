@@ -9,6 +9,8 @@
 
 using namespace litegraph;
 
+namespace models_detection_test {
+
 TEST_CASE("ppyolo_tiny_trash detects what Paddle detects") {
     auto dir = test::shared_model("ppyolo_tiny_trash");
     if (dir.empty()) return;
@@ -45,3 +47,5 @@ TEST_CASE("ppyolo_tiny_trash detects what Paddle detects") {
         CHECK(p.memory().arena_bytes >= 100 * 6 * sizeof(float));
     }
 }
+
+}  // namespace models_detection_test

@@ -11,6 +11,8 @@
 
 using namespace litegraph;
 
+namespace models_fusion_test {
+
 namespace {
 
 /// LOAD of `g` (fused or not) planned for `input` (every feed but the first keeps
@@ -109,3 +111,5 @@ TEST_CASE("SqueezeNet fire modules: the expands write into the concat, which all
         CHECK(elided == concats);
     }
 }
+
+}  // namespace models_fusion_test

@@ -19,6 +19,8 @@
 
 using namespace litegraph;
 
+namespace models_int8_test {
+
 namespace {
 
 int count_type(const graph::graph& g, const std::string& type) {
@@ -185,3 +187,5 @@ TEST_CASE("SqueezeNet 1.0 and 1.1 at 128x128x3 in int8 fit 128 KB DTCM + 436 KB 
         CHECK(!plan_of(false).fits);
     }
 }
+
+}  // namespace models_int8_test

@@ -13,6 +13,8 @@
 
 using namespace litegraph;
 
+namespace models_reference_test {
+
 namespace {
 
 struct case_t {
@@ -114,3 +116,5 @@ TEST_CASE("small real models match their references to 1e-4") {
 TEST_CASE("ppocr_v3_det matches its reference probability map to 1e-3") {
     check_case({"ppocr_v3_det", {{"x", "input_x.npy"}}, "output_0.npy", 1e-3});
 }
+
+}  // namespace models_reference_test

@@ -14,6 +14,8 @@
 
 using namespace litegraph;
 
+namespace models_sequence_test {
+
 namespace {
 std::vector<std::int64_t> read_offsets(const std::filesystem::path& file) {
     std::ifstream in(file);
@@ -76,3 +78,5 @@ TEST_CASE("a LoD that does not fit the feed's rows is named") {
     p.set_input("words", words);
     CHECK_THROWS_WITH_AS(p.run(), doctest::Contains("has no LoD"), shape_error);
 }
+
+}  // namespace models_sequence_test

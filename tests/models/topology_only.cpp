@@ -10,6 +10,8 @@
 
 using namespace litegraph;
 
+namespace models_topology_only_test {
+
 namespace {
 void check_plans(const std::string& name, const shape_t& feed_shape, const lod_t& lod,
                  const std::vector<std::string>& needs) {
@@ -42,3 +44,5 @@ TEST_CASE("lac_gru_crf: every op is supported and its shapes plan with a LoD fee
 TEST_CASE("tsm_conv3d: every op is supported and its shapes plan") {
     check_plans("tsm_conv3d", {1, 7, 15, 224, 224}, {}, {"conv3d"});
 }
+
+}  // namespace models_topology_only_test

@@ -8,6 +8,8 @@
 
 using namespace litegraph;
 
+namespace ops_activation_test {
+
 namespace {
 void check_op(const std::string& type, const attr_map& a, const std::function<double(double)>& ref,
               double tol, float lo = -9.f, float hi = 9.f) {
@@ -243,3 +245,5 @@ TEST_CASE("the new unary ops name a non-float tensor") {
         CHECK_THROWS_WITH_AS(invoke(t, {}, named_tensors{}.add("X", x), {{"Out", 1}}),
                              doctest::Contains("X must be float32, got int64"), shape_error);
 }
+
+}  // namespace ops_activation_test

@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_affine_channel_test {
+
 TEST_CASE("affine_channel matches the baseline") {
     std::uint32_t seed = 1;
     for (const char* layout : {"NCHW", "NHWC", "AnyLayout"})
@@ -60,3 +62,5 @@ TEST_CASE("affine_channel names bad input") {
                          doctest::Contains("data_layout 'NCDHW' is not supported"),
                          unsupported_error);
 }
+
+}  // namespace ops_affine_channel_test

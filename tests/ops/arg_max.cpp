@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_arg_max_test {
+
 namespace {
 // Index of the first largest x[a, k, b] over k, for X viewed as [outer, n, inner].
 std::vector<std::int64_t> baseline(std::span<const float> x, std::int64_t outer, std::int64_t n,
@@ -99,3 +101,5 @@ TEST_CASE("arg_max names bad attributes") {
         invoke("arg_max", args(0, false, false, 5), named_tensors{}.add("X", x), {{"Out", 1}}),
         doctest::Contains("dtype 5"), shape_error);
 }
+
+}  // namespace ops_arg_max_test

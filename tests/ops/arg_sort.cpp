@@ -9,6 +9,8 @@
 
 using namespace litegraph;
 
+namespace ops_arg_sort_test {
+
 namespace {
 // Insertion sort of (value, index): moves an element before its left
 // neighbour only when strictly better, so ties keep their order.
@@ -109,3 +111,5 @@ TEST_CASE("argsort names bad input") {
                                 {{"Out", 1}, {"Indices", 1}}),
                          doctest::Contains("X of dtype int8 is not supported"), shape_error);
 }
+
+}  // namespace ops_arg_sort_test

@@ -10,6 +10,8 @@
 
 using namespace litegraph;
 
+namespace ops_batch_norm_test {
+
 namespace {
 
 struct bn_inputs {
@@ -105,3 +107,5 @@ TEST_CASE("batch_norm shape errors name the op") {
                     shape_error);
     CHECK_THROWS_AS(make_kernel("batch_norm", attrs(1e-5f, "NCDHW")), unsupported_error);
 }
+
+}  // namespace ops_batch_norm_test

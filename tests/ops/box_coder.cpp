@@ -11,6 +11,8 @@
 
 using namespace litegraph;
 
+namespace ops_box_coder_test {
+
 namespace {
 // Random boxes (x1 < x2, y1 < y2) in [0, scale].
 tensor boxes(std::int64_t n, std::uint32_t seed, float scale) {
@@ -234,3 +236,5 @@ TEST_CASE("an SSD head in a program: prior_box -> reshape2 -> box_coder, two ima
         CHECK(test::max_abs_diff(p.output(0).span<float>(), expect.span<float>()) == 0);
     }
 }
+
+}  // namespace ops_box_coder_test

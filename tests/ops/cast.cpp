@@ -7,6 +7,8 @@
 
 using namespace litegraph;
 
+namespace ops_cast_test {
+
 namespace {
 tensor run(const tensor& x, int out_dtype, int in_dtype = 5) {
     attr_map a;
@@ -75,3 +77,5 @@ TEST_CASE("unsupported target types are named") {
     CHECK_THROWS_WITH_AS(run(x, 4), doctest::Contains("float16"), unsupported_error);
     CHECK_THROWS_WITH_AS(run(x, 22), doctest::Contains("22"), unsupported_error);
 }
+
+}  // namespace ops_cast_test

@@ -7,6 +7,8 @@
 
 using namespace litegraph;
 
+namespace ops_clip_test {
+
 namespace {
 std::vector<float> baseline(const tensor& x, float lo, float hi) {
     std::vector<float> out;
@@ -71,3 +73,5 @@ TEST_CASE("clip names bad input") {
     CHECK_THROWS_WITH_AS(invoke("clip", a, named_tensors{}.add("X", xi), {{"Out", 1}}),
                          doctest::Contains("X must be float32, got int32"), shape_error);
 }
+
+}  // namespace ops_clip_test

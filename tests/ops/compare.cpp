@@ -9,6 +9,8 @@
 
 using namespace litegraph;
 
+namespace ops_compare_test {
+
 namespace {
 // Plain-loop baseline: the operand with fewer dims padded with 1s and placed at
 // `axis` (-1: trailing); each output index maps to an input index by clamping
@@ -232,3 +234,5 @@ TEST_CASE("comparison problems are named") {
     CHECK_THROWS_WITH_AS(invoke("logical_not", {}, named_tensors{}.add("X", half), {{"Out", 1}}),
                          doctest::Contains("float16 inputs are not supported"), shape_error);
 }
+
+}  // namespace ops_compare_test

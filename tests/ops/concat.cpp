@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_concat_test {
+
 namespace {
 // Out index -> (input, its index) by walking the concatenated axis.
 std::vector<float> baseline(const std::vector<tensor>& xs, std::size_t axis) {
@@ -85,3 +87,5 @@ TEST_CASE("concat names mismatched inputs") {
     CHECK_THROWS_WITH_AS(invoke("concat", a, named_tensors{}.add("X", x), {{"Out", 1}}),
                          doctest::Contains("axis 2 is out of range"), shape_error);
 }
+
+}  // namespace ops_concat_test

@@ -9,6 +9,8 @@
 
 using namespace litegraph;
 
+namespace ops_conv2d_test {
+
 namespace {
 
 using ints = std::vector<std::int32_t>;
@@ -262,3 +264,5 @@ TEST_CASE("one op node keeps its packed filter and repacks when the filter chang
         CHECK(test::max_rel_diff(y.span<float>(), expect_for(*f).span<float>()) < 1e-5);
     }
 }
+
+}  // namespace ops_conv2d_test

@@ -9,6 +9,8 @@
 
 using namespace litegraph;
 
+namespace ops_conv2d_transpose_test {
+
 namespace {
 
 using ints = std::vector<std::int32_t>;
@@ -162,3 +164,5 @@ TEST_CASE("conv2d_transpose shape errors name the op") {
     CHECK_THROWS_WITH_AS(invoke("conv2d_transpose", attrs_of(size), in2, {{"Output", 1}}),
                          doctest::Contains("output_size"), shape_error);
 }
+
+}  // namespace ops_conv2d_transpose_test

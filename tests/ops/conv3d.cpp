@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace ops_conv3d_test {
+
 namespace {
 struct conv_case {
     shape_t x, f;
@@ -167,3 +169,5 @@ TEST_CASE("conv3d names bad attributes and shapes") {
     CHECK_THROWS_WITH_AS(run(a, x, f), doctest::Contains("padding_algorithm 'FULL'"),
                          unsupported_error);
 }
+
+}  // namespace ops_conv3d_test

@@ -13,6 +13,8 @@
 
 using namespace litegraph;
 
+namespace ops_crf_decoding_test {
+
 namespace {
 // Integer-valued floats in [lo, hi]: sums are exact, so ties are real ties.
 tensor int_tensor(const shape_t& shape, std::uint32_t seed, int lo, int hi) {
@@ -174,3 +176,5 @@ TEST_CASE("crf_decoding names bad inputs") {
         run(named_tensors{}.add("Emission", x3).add("Transition", w).add("Length", len)),
         doctest::Contains("Length[1] = -1 is outside"), shape_error);
 }
+
+}  // namespace ops_crf_decoding_test

@@ -7,6 +7,8 @@
 
 using namespace litegraph;
 
+namespace ops_ctc_align_test {
+
 namespace {
 attr_map attrs(std::int64_t blank, bool merge, std::int64_t pad = 0) {
     attr_map a;
@@ -145,3 +147,5 @@ TEST_CASE("ctc_align names bad inputs") {
     CHECK_THROWS_WITH_AS(run(named_tensors{}.add("Input", f)),
                          doctest::Contains("Input must be int32 or int64 token ids"), shape_error);
 }
+
+}  // namespace ops_ctc_align_test

@@ -7,6 +7,8 @@
 
 using namespace litegraph;
 
+namespace ops_cumsum_test {
+
 namespace {
 // Plain baseline: each output is the sum of the elements before it (or after
 // it, with reverse) along the axis, itself included unless exclusive.
@@ -112,3 +114,5 @@ TEST_CASE("cumsum: defaults, 0-D, integer wrap and named errors") {
         invoke("cumsum", {}, named_tensors{}.add("X", tensor(dtype::boolean, {3})), {{"Out", 1}}),
         doctest::Contains("X of dtype bool is not supported"), shape_error);
 }
+
+}  // namespace ops_cumsum_test

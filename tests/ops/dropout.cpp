@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_dropout_test {
+
 TEST_CASE("dropout at inference") {
     for (float p : {0.f, 0.1f, 0.5f, 0.9f})
         for (const shape_t& s : {shape_t{5}, shape_t{2, 3, 4}}) {
@@ -30,3 +32,5 @@ TEST_CASE("dropout at inference") {
     CHECK_THROWS_WITH_AS(invoke("dropout", {}, named_tensors{}.add("X", xi), {{"Out", 1}}),
                          doctest::Contains("needs float32 or float64"), shape_error);
 }
+
+}  // namespace ops_dropout_test

@@ -8,6 +8,8 @@
 
 using namespace litegraph;
 
+namespace ops_elementwise_test {
+
 namespace {
 // Plain-loop baseline: Y (or X, when it has fewer dims) padded with 1s and
 // placed at `axis`; each output index maps to an input index by clamping
@@ -254,3 +256,5 @@ TEST_CASE("elementwise_floordiv and elementwise_mod follow Python: floor, sign o
     CHECK_THROWS_WITH_AS(run("elementwise_mod", x, y, -1),
                          doctest::Contains("integer modulo by zero"), shape_error);
 }
+
+}  // namespace ops_elementwise_test

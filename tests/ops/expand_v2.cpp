@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace ops_expand_v2_test {
+
 namespace {
 // Out[c] = X[c'] with c' the trailing coordinates, 0 where X's dim is 1.
 std::vector<float> baseline(const tensor& x, const shape_t& out) {
@@ -117,3 +119,5 @@ TEST_CASE("expand_v2 and expand_as_v2 name bad input") {
                named_tensors{}.add("X", x).add("Y", test::random_tensor({2, 2}, 2)), {{"Out", 1}}),
         doctest::Contains("X dim 1 is 3, cannot expand to 2"), shape_error);
 }
+
+}  // namespace ops_expand_v2_test

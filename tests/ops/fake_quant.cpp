@@ -7,6 +7,8 @@
 
 using namespace litegraph;
 
+namespace ops_fake_quant_test {
+
 namespace {
 attr_map attrs(int bits, int round_type = -1, int quant_axis = -1) {
     attr_map a;
@@ -137,3 +139,5 @@ TEST_CASE("per-tensor abs_max fake quant derives its scale from X") {
     for (float v : x.span<float>()) expect.push_back(qdq(v, m, 8, 1));
     CHECK(test::max_abs_diff(r.get("Out").span<float>(), expect) == 0.0);
 }
+
+}  // namespace ops_fake_quant_test

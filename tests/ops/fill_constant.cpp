@@ -10,6 +10,8 @@
 
 using namespace litegraph;
 
+namespace ops_fill_constant_test {
+
 namespace {
 attr_map fc(std::vector<std::int64_t> shape, int dtype, float value, std::string str = "") {
     attr_map a;
@@ -99,3 +101,5 @@ TEST_CASE("paddlelite_ut_fill_constant: the fed ShapeTensor decides the int64 ou
         for (auto v : out.span<std::int64_t>()) CHECK(v == 1);  // value 1.894 truncated
     }
 }
+
+}  // namespace ops_fill_constant_test

@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_flatten2_test {
+
 TEST_CASE("flatten2 merges dims before and after axis") {
     struct cse {
         shape_t in;
@@ -69,3 +71,5 @@ TEST_CASE("flatten_contiguous_range merges start_axis..stop_axis") {
         invoke("flatten_contiguous_range", bad, named_tensors{}.add("X", x), {{"Out", 1}}),
         doctest::Contains("start_axis 4 is out of range"), shape_error);
 }
+
+}  // namespace ops_flatten2_test

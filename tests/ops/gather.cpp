@@ -7,6 +7,8 @@
 
 using namespace litegraph;
 
+namespace ops_gather_test {
+
 namespace {
 template <class I>
 tensor ids(shape_t s, std::vector<I> v) {
@@ -107,3 +109,5 @@ TEST_CASE("gather names bad input") {
     CHECK_THROWS_WITH_AS(invoke("gather", a, in(ids<std::int32_t>({1}, {0})), {{"Out", 1}}),
                          doctest::Contains("axis 2 is out of range for rank 2"), shape_error);
 }
+
+}  // namespace ops_gather_test

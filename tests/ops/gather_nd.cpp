@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace ops_gather_nd_test {
+
 TEST_CASE("gather_nd matches the baseline for every index depth") {
     std::uint32_t seed = 1;
     const shape_t s{3, 4, 2};
@@ -64,3 +66,5 @@ TEST_CASE("gather_nd names bad input") {
     CHECK_THROWS_WITH_AS(run(test::random_tensor({1, 1}, 3)),
                          doctest::Contains("Index must be int32 or int64"), shape_error);
 }
+
+}  // namespace ops_gather_nd_test

@@ -8,6 +8,8 @@
 
 using namespace litegraph;
 
+namespace ops_group_norm_test {
+
 TEST_CASE("group_norm matches the baseline") {
     std::uint32_t seed = 1;
     for (bool nhwc : {false, true})
@@ -91,3 +93,5 @@ TEST_CASE("group_norm names bad input") {
                          doctest::Contains("data_layout 'NCDHW' is not supported"),
                          unsupported_error);
 }
+
+}  // namespace ops_group_norm_test

@@ -11,6 +11,8 @@
 
 using namespace litegraph;
 
+namespace ops_gru_test {
+
 namespace {
 double act(const std::string& a, double v) {
     if (a == "sigmoid") return 1.0 / (1.0 + std::exp(-v));
@@ -180,3 +182,5 @@ TEST_CASE("gru names bad inputs") {
     CHECK_THROWS_WITH_AS(run(bad, x, w, b), doctest::Contains("activation 'softsign'"),
                          unsupported_error);
 }
+
+}  // namespace ops_gru_test

@@ -10,6 +10,8 @@
 
 using namespace litegraph;
 
+namespace ops_im2sequence_test {
+
 namespace {
 struct i2s_case {
     shape_t x;
@@ -136,3 +138,5 @@ TEST_CASE("im2sequence names bad inputs") {
                           "Y", tensor::from<float>({1, 2}, std::vector<float>{4, 4}))),
         doctest::Contains("Y must hold a (height, width) pair per image"), shape_error);
 }
+
+}  // namespace ops_im2sequence_test

@@ -8,6 +8,8 @@
 
 using namespace litegraph;
 
+namespace ops_instance_norm_test {
+
 TEST_CASE("instance_norm matches the baseline") {
     std::uint32_t seed = 1;
     for (const shape_t& s : {shape_t{2, 3, 4, 5}, shape_t{3, 2}, shape_t{1, 2, 7},
@@ -65,3 +67,5 @@ TEST_CASE("instance_norm: the statistics outputs are optional; bad input is name
                                 named_tensors{}.add("X", test::random_tensor({4}, 2)), {{"Y", 1}}),
                          doctest::Contains("X must have rank 2 to 5"), shape_error);
 }
+
+}  // namespace ops_instance_norm_test

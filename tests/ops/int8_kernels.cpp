@@ -12,6 +12,8 @@
 
 using namespace litegraph;
 
+namespace ops_int8_kernels_test {
+
 namespace {
 
 tensor random_i8(const shape_t& s, std::uint32_t seed, int lo = -128, int hi = 127) {
@@ -288,3 +290,5 @@ TEST_CASE("quantize_int8 rounds half away from zero and saturates; dequantize in
     CHECK_THROWS_AS(run1("quantize_int8", attr_map{}, named_tensors{}.add("X", x), "Out"),
                     unsupported_error);
 }
+
+}  // namespace ops_int8_kernels_test

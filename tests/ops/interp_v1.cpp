@@ -12,6 +12,8 @@
 
 using namespace litegraph;
 
+namespace ops_interp_v1_test {
+
 namespace {
 float ratio(bool align, std::int64_t in, std::int64_t out) {
     if (out <= 1) return 0.f;
@@ -173,3 +175,5 @@ TEST_CASE("v1 interp names bad input") {
                          doctest::Contains("data_layout 'NHWC' is not supported"),
                          unsupported_error);
 }
+
+}  // namespace ops_interp_v1_test

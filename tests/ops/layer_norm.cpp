@@ -8,6 +8,8 @@
 
 using namespace litegraph;
 
+namespace ops_layer_norm_test {
+
 namespace {
 struct expected {
     std::vector<float> y, mean, var;
@@ -127,3 +129,5 @@ TEST_CASE("layer_norm names bad input") {
     CHECK_THROWS_WITH_AS(invoke("layer_norm", {}, named_tensors{}.add("X", xi), {{"Y", 1}}),
                          doctest::Contains("X must be float32, got int32"), shape_error);
 }
+
+}  // namespace ops_layer_norm_test

@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_lookup_table_v2_test {
+
 namespace {
 template <class I>
 std::vector<float> baseline(const tensor& w, const std::vector<I>& ids, std::int64_t pad) {
@@ -92,3 +94,5 @@ TEST_CASE("lookup_table (v1) zeroes padding_idx rows and passes the Ids' LoD to 
                {{"Out", 1}}),
         doctest::Contains("Ids[1] = 6 is out of range"), shape_error);
 }
+
+}  // namespace ops_lookup_table_v2_test

@@ -9,6 +9,8 @@
 
 using namespace litegraph;
 
+namespace ops_lstm_test {
+
 namespace {
 double act(const std::string& a, double v) {
     if (a == "sigmoid") return 1.0 / (1.0 + std::exp(-v));
@@ -145,3 +147,5 @@ TEST_CASE("lstm names bad inputs") {
     CHECK_THROWS_WITH_AS(run(bad, x, w, b), doctest::Contains("cell_activation 'softsign'"),
                          unsupported_error);
 }
+
+}  // namespace ops_lstm_test

@@ -7,6 +7,8 @@
 
 using namespace litegraph;
 
+namespace ops_makers_test {
+
 namespace {
 template <class T>
 std::vector<T> values_of(const tensor& t) {
@@ -247,3 +249,5 @@ TEST_CASE("where: Condition ? X : Y with numpy broadcasting") {
             {{"Out", 1}}),
         doctest::Contains("do not broadcast"), shape_error);
 }
+
+}  // namespace ops_makers_test

@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_matmul_test {
+
 namespace {
 // Naive numpy-style matmul of >= 2-D operands in double: batch dims broadcast
 // (right-aligned), element (i, j) = sum_k op(x)[i,k] * op(y)[k,j].
@@ -174,3 +176,5 @@ TEST_CASE("matmul shape errors name the operands") {
                                 {{"Out", 1}}),
                          doctest::Contains("batch sizes"), shape_error);
 }
+
+}  // namespace ops_matmul_test

@@ -16,6 +16,8 @@
 
 using namespace litegraph;
 
+namespace ops_matrix_nms_test {
+
 namespace {
 
 struct mnms_attrs {
@@ -299,3 +301,5 @@ TEST_CASE("matrix_nms names inputs it does not handle") {
                {{"Out", 1}}),
         error);
 }
+
+}  // namespace ops_matrix_nms_test

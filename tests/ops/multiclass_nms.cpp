@@ -13,6 +13,8 @@
 
 using namespace litegraph;
 
+namespace ops_multiclass_nms_test {
+
 namespace {
 struct nms_attrs {
     float score_threshold = 0.05f;
@@ -460,3 +462,5 @@ TEST_CASE("multiclass_nms3 with rank-2 scores: images from BBoxes' LoD or RoisNu
                                  {{"Out", 1}, {"Index", 1}, {"NmsRoisNum", 1}}));
                 }
 }
+
+}  // namespace ops_multiclass_nms_test

@@ -11,6 +11,8 @@
 
 using namespace litegraph;
 
+namespace ops_nearest_interp_v2_test {
+
 namespace {
 
 struct interp_case {
@@ -215,3 +217,5 @@ TEST_CASE("nearest_interp_v2 errors name the op") {
     a.set("interp_method", std::string("bicubic"));
     CHECK_THROWS_AS(make_kernel("nearest_interp_v2", a), unsupported_error);
 }
+
+}  // namespace ops_nearest_interp_v2_test

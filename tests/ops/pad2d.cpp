@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace ops_pad2d_test {
+
 namespace {
 // Source index of output index o along a dim of size n padded by b before,
 // or -1 for the constant: the mirror without the edge, the edge, or the wrap.
@@ -181,3 +183,5 @@ TEST_CASE("pad2d and pad3d name bad input") {
                {{"Out", 1}}),
         doctest::Contains("X must be float32 or float64, got int32"), shape_error);
 }
+
+}  // namespace ops_pad2d_test

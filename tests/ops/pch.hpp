@@ -1,6 +1,6 @@
-// The precompiled header of the op tests (tests/CMakeLists.txt,
-// LITEGRAPH_TEST_PCH): what every tests/ops/*.cpp includes.  Each test still
-// includes what it uses, so it also compiles without it.
+// The precompiled header of the op tests (test_ops, tests/CMakeLists.txt):
+// what every tests/ops/*.cpp includes.  Each test still includes what it
+// uses, so it also compiles without it.
 #pragma once
 
 #include <doctest/doctest.h>

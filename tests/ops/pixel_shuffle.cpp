@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_pixel_shuffle_test {
+
 TEST_CASE("pixel_shuffle matches the baseline") {
     std::uint32_t seed = 1;
     for (std::int64_t r : {1, 2, 3})
@@ -72,3 +74,5 @@ TEST_CASE("pixel_shuffle names bad input") {
     CHECK_THROWS_WITH_AS(invoke("pixel_shuffle", b, named_tensors{}, {{"Out", 1}}),
                          doctest::Contains("upscale_factor 0 must be positive"), unsupported_error);
 }
+
+}  // namespace ops_pixel_shuffle_test

@@ -11,6 +11,8 @@
 
 using namespace litegraph;
 
+namespace ops_pool2d_test {
+
 namespace {
 
 using ints = std::vector<std::int32_t>;
@@ -220,3 +222,5 @@ TEST_CASE("pool2d shape errors name the op") {
     pool_case lp{.x = {1, 1, 4, 4}, .type = "lp"};
     CHECK_THROWS_AS(run_pool(lp, test::random_tensor(lp.x, 1)), unsupported_error);
 }
+
+}  // namespace ops_pool2d_test

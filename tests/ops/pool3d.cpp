@@ -8,6 +8,8 @@
 
 using namespace litegraph;
 
+namespace ops_pool3d_test {
+
 namespace {
 struct pool_case {
     shape_t x;
@@ -171,3 +173,5 @@ TEST_CASE("pool3d names bad attributes") {
                {{"Out", 1}}),
         doctest::Contains("X must be 5-D"), shape_error);
 }
+
+}  // namespace ops_pool3d_test

@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_prelu_test {
+
 namespace {
 // The alpha of element `idx` (row-major multi-index) by mode.
 std::vector<float> baseline(const tensor& x, const tensor& alpha, const std::string& mode,
@@ -102,3 +104,5 @@ TEST_CASE("prelu names bad input") {
                {{"Out", 1}}),
         doctest::Contains("data_format 'NCDHW' is not supported"), unsupported_error);
 }
+
+}  // namespace ops_prelu_test

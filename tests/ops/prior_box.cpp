@@ -9,6 +9,8 @@
 
 using namespace litegraph;
 
+namespace ops_prior_box_test {
+
 namespace {
 named_tensors maps(std::int64_t fh, std::int64_t fw, std::int64_t ih, std::int64_t iw) {
     return named_tensors{}
@@ -236,3 +238,5 @@ TEST_CASE("prior_box and density_prior_box name bad attributes") {
                                 {{"Boxes", 1}, {"Variances", 1}}),
                          doctest::Contains("Input must be 4-D"), shape_error);
 }
+
+}  // namespace ops_prior_box_test

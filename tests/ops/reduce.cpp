@@ -10,6 +10,8 @@
 
 using namespace litegraph;
 
+namespace ops_reduce_test {
+
 namespace {
 // Plain baseline: every input element's multi-index, with the reduced dims
 // dropped, names its output element; each output folds its elements in order.
@@ -316,3 +318,5 @@ TEST_CASE("p_norm matches the baseline for every porder, axis, keepdim and asvec
         invoke("p_norm", a, named_tensors{}.add("X", test::random_tensor({2, 2}, 1)), {{"Out", 1}}),
         doctest::Contains("axis 3 is out of range for rank 2"), shape_error);
 }
+
+}  // namespace ops_reduce_test

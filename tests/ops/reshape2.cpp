@@ -8,6 +8,8 @@
 
 using namespace litegraph;
 
+namespace ops_reshape2_test {
+
 namespace {
 attr_map with_shape(std::vector<std::int32_t> s) {
     attr_map a;
@@ -143,3 +145,5 @@ TEST_CASE("lenet's shape -> slice -> fill_constant -> reshape2 chain folds and f
         CHECK(folded == 3);  // shape, slice, fill_constant
     }
 }
+
+}  // namespace ops_reshape2_test

@@ -11,6 +11,8 @@
 
 using namespace litegraph;
 
+namespace ops_rnn_test {
+
 namespace {
 double sig(double v) {
     return 1.0 / (1.0 + std::exp(-v));
@@ -353,3 +355,5 @@ TEST_CASE("rnn names bad inputs") {
         for (auto& t : ts) x2.add(slot, slot == "Input" ? test::random_tensor({3, 6}, 1) : t);
     CHECK_THROWS_WITH_AS(run_rnn(c, x2), doctest::Contains("Input must be [T, N, I]"), shape_error);
 }
+
+}  // namespace ops_rnn_test

@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace ops_scale_test {
+
 TEST_CASE("scale matches out = s*x + b, or s*(x + b), over shapes and attributes") {
     for (auto shape : {shape_t{7}, shape_t{2, 3, 5}, shape_t{1, 4, 3, 3}})
         for (float s : {1.f, -0.5f, 3.f})
@@ -34,3 +36,5 @@ TEST_CASE("scale names what it cannot do") {
         invoke("scale", {}, named_tensors{}.add("X", x).add("ScaleTensor", x), {{"Out", 1}}),
         doctest::Contains("ScaleTensor"), shape_error);
 }
+
+}  // namespace ops_scale_test

@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace ops_sequence_conv_test {
+
 namespace {
 attr_map attrs(std::int64_t length, std::int64_t start) {
     attr_map a;
@@ -90,3 +92,5 @@ TEST_CASE("sequence_conv names what it does not handle") {
     two.set_lod({{0, 1, 2}, {0, 3, 4}});
     CHECK_THROWS_WITH_AS(run(attrs(3, -1), two, f), doctest::Contains("2 levels"), shape_error);
 }
+
+}  // namespace ops_sequence_conv_test

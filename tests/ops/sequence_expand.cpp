@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace ops_sequence_expand_test {
+
 namespace {
 attr_map ref(int level) {
     attr_map a;
@@ -105,3 +107,5 @@ TEST_CASE("sequence_expand names bad inputs") {
     x.set_lod({{0, 1, 3}, {0, 1, 2, 3}});
     CHECK_THROWS_WITH_AS(run(ref(-1)), doctest::Contains("takes at most 1"), shape_error);
 }
+
+}  // namespace ops_sequence_expand_test

@@ -8,6 +8,8 @@
 
 using namespace litegraph;
 
+namespace ops_sequence_pool_test {
+
 namespace {
 attr_map attrs(const std::string& type, float pad = 0.f, bool is_test = true) {
     attr_map a;
@@ -117,3 +119,5 @@ TEST_CASE("sequence_pool names a missing or wrong LoD and an unknown pooltype") 
     CHECK_THROWS_WITH_AS(x.set_lod({{0, 1, 2}, {0, 4}}), doctest::Contains("level 1 has 1 entries"),
                          shape_error);
 }
+
+}  // namespace ops_sequence_pool_test

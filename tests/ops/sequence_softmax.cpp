@@ -9,6 +9,8 @@
 
 using namespace litegraph;
 
+namespace ops_sequence_softmax_test {
+
 TEST_CASE("sequence_softmax matches the baseline") {
     const std::vector<lod_t> lods{{{0, 3, 3, 4, 9}}, {{0, 1}}, {{0, 0}}, {{0, 2, 3}, {0, 2, 2, 6}}};
     std::uint32_t seed = 1;
@@ -62,3 +64,5 @@ TEST_CASE("sequence_softmax names bad inputs") {
     CHECK_THROWS_WITH_AS(invoke("sequence_softmax", {}, named_tensors{}.add("X", i), {{"Out", 1}}),
                          doctest::Contains("X must be float32 or float64"), shape_error);
 }
+
+}  // namespace ops_sequence_softmax_test

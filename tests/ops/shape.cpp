@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_shape_test {
+
 TEST_CASE("shape gives Input's dims as int32") {
     const shape_t shapes[] = {{5}, {2, 3}, {1, 3, 28, 28}, {2, 0, 4}};
     for (const auto& s : shapes) {
@@ -58,3 +60,5 @@ TEST_CASE("shape with dtype 3 (PIR's 1.shape64) gives int64 dims; other dtypes a
     CHECK_THROWS_WITH_AS(make_kernel("shape", a), doctest::Contains("dtype 5 is neither int32"),
                          unsupported_error);
 }
+
+}  // namespace ops_shape_test

@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace ops_slice_test {
+
 namespace {
 using ints = std::vector<std::int32_t>;
 
@@ -117,3 +119,5 @@ TEST_CASE("slice names bad arguments") {
     CHECK_THROWS_WITH_AS(invoke("slice", slice_attrs({0, 1}, {0}, {1, 1}), in, {{"Out", 1}}),
                          doctest::Contains("starts has 1"), shape_error);
 }
+
+}  // namespace ops_slice_test

@@ -7,6 +7,8 @@
 
 using namespace litegraph;
 
+namespace ops_softmax_test {
+
 namespace {
 // Plain softmax in double along one axis (no max subtraction: inputs are small).
 std::vector<float> baseline(const tensor& x, int axis) {
@@ -121,3 +123,5 @@ TEST_CASE("log_softmax matches the baseline over shapes and axes") {
     CHECK_THROWS_WITH_AS(invoke("log_softmax", {}, named_tensors{}.add("X", i), {{"Out", 1}}),
                          doctest::Contains("X must be float32"), shape_error);
 }
+
+}  // namespace ops_softmax_test

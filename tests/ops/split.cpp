@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace ops_split_test {
+
 namespace {
 std::vector<std::int64_t> unravel(std::int64_t i, const shape_t& s) {
     std::vector<std::int64_t> c(s.size());
@@ -175,3 +177,5 @@ TEST_CASE("split names bad input") {
     CHECK_THROWS_WITH_AS(run_split(x, b, 2, extra), doctest::Contains("must be int32 or int64"),
                          shape_error);
 }
+
+}  // namespace ops_split_test

@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_squeeze2_test {
+
 namespace {
 shape_t run_shape(const char* type, const shape_t& in, std::vector<std::int32_t> axes) {
     attr_map a;
@@ -51,3 +53,5 @@ TEST_CASE("unsqueeze2 inserts size-1 dims one axis after the other") {
         invoke("unsqueeze2", a, named_tensors{}.add("X", x).add("AxesTensor", axes), {{"Out", 1}});
     CHECK(r.get("Out").shape() == shape_t{3, 1, 5});
 }
+
+}  // namespace ops_squeeze2_test

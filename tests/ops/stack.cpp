@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace ops_stack_test {
+
 namespace {
 // Y index (o, k, i) with o over X's dims before `axis`, k the input, i the rest.
 std::vector<float> baseline(const std::vector<tensor>& xs, std::size_t axis) {
@@ -82,3 +84,5 @@ TEST_CASE("stack names bad input") {
     CHECK_THROWS_WITH_AS(invoke("stack", {}, named_tensors{}, {{"Y", 1}}),
                          doctest::Contains("needs at least one input X"), shape_error);
 }
+
+}  // namespace ops_stack_test

@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_sum_test {
+
 TEST_CASE("sum adds its inputs element by element") {
     for (int n = 1; n <= 4; ++n) {
         named_tensors in;
@@ -33,3 +35,5 @@ TEST_CASE("sum names mismatched inputs") {
                                 {{"Out", 1}}),
                          doctest::Contains("X #1"), shape_error);
 }
+
+}  // namespace ops_sum_test

@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace ops_tile_test {
+
 namespace {
 std::vector<float> baseline(const tensor& x, const std::vector<std::int64_t>& reps, shape_t& out) {
     shape_t in = x.shape();
@@ -91,3 +93,5 @@ TEST_CASE("tile names bad input") {
                {{"Out", 1}}),
         doctest::Contains("'RepeatTimes' ('RepeatTimes') must be int32 or int64"), shape_error);
 }
+
+}  // namespace ops_tile_test

@@ -10,6 +10,8 @@
 
 using namespace litegraph;
 
+namespace ops_top_k_test {
+
 namespace {
 // The k best of `row` by repeated selection: the best remaining value (NaN
 // beats everything when largest, loses when smallest), the lower index on ties.
@@ -195,3 +197,5 @@ TEST_CASE("top_k names bad input") {
                {{"Out", 1}, {"Indices", 1}}),
         doctest::Contains("K must hold one value, holds 2"), shape_error);
 }
+
+}  // namespace ops_top_k_test

@@ -8,6 +8,8 @@
 
 using namespace litegraph;
 
+namespace ops_transpose2_test {
+
 namespace {
 // out[i0..ik] = x[j] where j's dim perm[d] index is i_d.
 template <class T>
@@ -79,3 +81,5 @@ TEST_CASE("transpose2 rejects what is not a permutation") {
     CHECK_THROWS_WITH_AS(invoke("transpose2", a, named_tensors{}.add("X", x), {{"Out", 1}}),
                          doctest::Contains("out of range"), shape_error);
 }
+
+}  // namespace ops_transpose2_test

@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace ops_unstack_test {
+
 TEST_CASE("unstack matches the baseline on every axis") {
     std::uint32_t seed = 1;
     for (const shape_t& s : {shape_t{3}, shape_t{2, 3}, shape_t{3, 1, 4}, shape_t{2, 0, 3}}) {
@@ -65,3 +67,5 @@ TEST_CASE("unstack names bad input") {
                {{"Y", 1}}),
         doctest::Contains("X must have at least one dim"), shape_error);
 }
+
+}  // namespace ops_unstack_test

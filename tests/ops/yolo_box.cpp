@@ -8,6 +8,8 @@
 
 using namespace litegraph;
 
+namespace ops_yolo_box_test {
+
 namespace {
 struct yolo_case {
     std::vector<int> anchors;
@@ -149,3 +151,5 @@ TEST_CASE("yolo_box names bad shapes and attributes") {
     auto r = run(attrs_of(c), tensor(dtype::f32, {0, 14, 2, 2}), tensor(dtype::i32, {0, 2}));
     CHECK(r.get("Boxes").shape() == shape_t{0, 8, 4});
 }
+
+}  // namespace ops_yolo_box_test

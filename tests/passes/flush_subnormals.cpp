@@ -10,6 +10,8 @@
 
 using namespace litegraph;
 
+namespace passes_flush_subnormals_test {
+
 TEST_CASE("subnormal parameter values become signed zeros, nothing else changes") {
     graph::graph g;
     graph::builder b(g);
@@ -44,3 +46,5 @@ TEST_CASE("subnormal parameter values become signed zeros, nothing else changes"
     test::check_same_outputs(before, g, {{"x", test::random_tensor({1, 2, 3, 3}, 3)}});
     CHECK(passes::flush_subnormals(g) == 0);  // nothing left to flush
 }
+
+}  // namespace passes_flush_subnormals_test

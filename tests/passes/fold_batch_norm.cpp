@@ -9,6 +9,8 @@
 
 using namespace litegraph;
 
+namespace passes_fold_batch_norm_test {
+
 namespace {
 
 // Declares batch norm statistics `p`.scale/.bias/.mean/.var for `c` channels.
@@ -296,3 +298,5 @@ TEST_CASE("fold_scale_into_filter moves a folded batch norm's scale into a new f
     CHECK(passes::fold_scale_into_filter(g, 0));  // no Scale: nothing to do
     CHECK(g.vars[graph::input_var(g.ops[0], "Filter")].name == g.vars[wv].name);
 }
+
+}  // namespace passes_fold_batch_norm_test

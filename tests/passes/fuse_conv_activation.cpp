@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace passes_fuse_conv_activation_test {
+
 namespace {
 
 attr_map act_attrs(const std::string& type) {
@@ -110,3 +112,5 @@ TEST_CASE("fused_conv_exists answers from the closed kernel list") {
     CHECK_FALSE(passes::fused_conv_exists("relu", "mul_plane"));
     CHECK_FALSE(passes::fused_conv_exists("swish", "store"));
 }
+
+}  // namespace passes_fuse_conv_activation_test

@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace passes_fuse_conv_bias_test {
+
 namespace {
 
 attr_map axis(int a) {
@@ -89,3 +91,5 @@ TEST_CASE("an add of an activation is not a bias") {
     b.finish();
     CHECK(passes::fuse_conv_bias(g) == 0);
 }
+
+}  // namespace passes_fuse_conv_bias_test

@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace passes_fuse_gate_test {
+
 namespace {
 
 // other = relu(x) [N,C,H,W]; gate = act(conv(src) + b) where src is x (mul_with,
@@ -97,3 +99,5 @@ TEST_CASE("gate_terminal compares what the declared shapes know") {
     CHECK(passes::gate_terminal({-1, 8, 1, 1}, {-1, 4, 4, 4}) == "");
     CHECK(passes::gate_terminal({8, 1, 1}, {8, 4, 4}) == "");
 }
+
+}  // namespace passes_fuse_gate_test

@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace passes_fuse_residual_add_test {
+
 namespace {
 
 graph::graph residual(const std::string& conv_type, const std::string& act, bool conv_is_x,
@@ -62,3 +64,5 @@ TEST_CASE("no add_with after an activation (not in the kernel list) or for anoth
     auto broadcast = residual("fused_conv2d", "", true, {-1, 4, 1, 1});
     CHECK(passes::fuse_residual_add(broadcast) == 0);
 }
+
+}  // namespace passes_fuse_residual_add_test

@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace passes_in_place_test {
+
 namespace {
 
 std::string marked(const graph::graph& g, const std::string& out_var) {
@@ -195,3 +197,5 @@ TEST_CASE("a fused conv whose Other is also its Input is not run in place") {
     CHECK(passes::mark_in_place(g) == 0);
     CHECK(marked(g, "y") == "");
 }
+
+}  // namespace passes_in_place_test

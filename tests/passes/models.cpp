@@ -9,6 +9,8 @@
 
 using namespace litegraph;
 
+namespace passes_models_test {
+
 namespace {
 
 struct run_t {
@@ -119,3 +121,5 @@ TEST_CASE("models the passes barely touch still compute the same") {
     auto quant_in = reference_input("ppocr_mobile_v2.0_cls", "x", "input_n1.npy");
     if (!quant_in.empty()) check_model("ppocr_mobile_v2.0_cls_slim_quant", quant_in);
 }
+
+}  // namespace passes_models_test

@@ -12,6 +12,8 @@
 
 using namespace litegraph;
 
+namespace passes_pipeline_test {
+
 namespace {
 
 // x -> conv -> add(bias) -> bn -> hard_swish -> h
@@ -189,3 +191,5 @@ TEST_CASE("one DOT file per pass, numbered in pipeline order") {
     CHECK(b.str().find("fused_conv2d") != std::string::npos);
     std::filesystem::remove_all(dir);
 }
+
+}  // namespace passes_pipeline_test

@@ -5,6 +5,8 @@
 
 using namespace litegraph;
 
+namespace passes_remove_identity_test {
+
 namespace {
 attr_map scale_attrs(float s, float bias) {
     attr_map a;
@@ -102,3 +104,5 @@ TEST_CASE("a non-identity scale is kept") {
     CHECK(passes::remove_identity(g) == 0);
     CHECK(g.ops.size() == 2);
 }
+
+}  // namespace passes_remove_identity_test

@@ -7,6 +7,8 @@
 
 using namespace litegraph;
 
+namespace runtime_in_place_test {
+
 namespace {
 
 attr_map conv_attrs(int groups, int pad, bool in_place, const std::string& act = "") {
@@ -87,3 +89,5 @@ TEST_CASE("concat in place falls back to copying when slices are not contiguous 
     CHECK(test::max_rel_diff(shared.output(0).span<float>(), plain.output(0).span<float>()) == 0);
     for (auto& ins : shared.instructions()) CHECK_FALSE(ins.elided);
 }
+
+}  // namespace runtime_in_place_test

@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace runtime_limits_test {
+
 namespace {
 // x [-1, 4] -> scale -> a -> scale -> y: two live buffers of batch x 16 bytes.
 graph::graph chain() {
@@ -80,3 +82,5 @@ TEST_CASE("an empty input (a zero-size batch) is refused, naming the input") {
     p.set_input("x", test::random_tensor({1, 4}, 2));
     CHECK_NOTHROW(p.run());
 }
+
+}  // namespace runtime_limits_test

@@ -6,6 +6,8 @@
 
 using namespace litegraph;
 
+namespace runtime_order_test {
+
 namespace {
 
 // x[1,1,8,8] -> p (16 ch) -> p2 (1 ch);  x -> q (16 ch) -> q2 (1 ch);  y = p2 + q2.
@@ -62,3 +64,5 @@ TEST_CASE("a searched execution order lowers LOAD, and the runtime follows it") 
     };
     CHECK(pos(searched, "p2") < pos(searched, "q"));
 }
+
+}  // namespace runtime_order_test

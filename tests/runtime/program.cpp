@@ -4,6 +4,8 @@
 
 using namespace litegraph;
 
+namespace runtime_program_test {
+
 namespace {
 // x -> scale(2, +1) -> a -> scale(0.5) -> b -> scale(3, bias 1 before) -> y
 graph::graph chain() {
@@ -67,3 +69,5 @@ TEST_CASE("an unsupported op is named") {
     CHECK_THROWS_WITH_AS(runtime::program{std::move(g)}, doctest::Contains("yolo_box"),
                          unsupported_error);
 }
+
+}  // namespace runtime_program_test
