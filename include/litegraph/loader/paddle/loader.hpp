@@ -10,7 +10,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "litegraph/core/attributes.hpp"
@@ -220,28 +222,19 @@ inline attr_value to_attr(const Message& a, const std::string& file, const std::
         case attr_type::SCALAR:
             return scalar_attr(get_msg(a, "scalar"), file, op, get_str(a, "name"));
         case attr_type::SCALARS: {
-            const int n = count(a, "scalars");
-            std::vector<attr_value> v;
-            bool real = false;
-            for (int i = 0; i < n; ++i) {
-                v.push_back(scalar_attr(at_msg(a, "scalars", i), file, op, get_str(a, "name")));
-                real = real || std::holds_alternative<double>(v.back());
-            }
-            auto as_double = [](const attr_value& x) {
-                if (auto d = std::get_if<double>(&x)) return *d;
-                if (auto l = std::get_if<std::int64_t>(&x)) return static_cast<double>(*l);
-                return std::get<bool>(x) ? 1.0 : 0.0;
-            };
-            if (real) {
-                std::vector<double> d;
-                for (auto& x : v) d.push_back(as_double(x));
-                return d;
-            }
-            std::vector<std::int64_t> l;
-            for (auto& x : v)
-                l.push_back(std::holds_alternative<bool>(x) ? std::int64_t{std::get<bool>(x)}
-                                                            : std::get<std::int64_t>(x));
-            return l;
+            std::vector<std::int64_t> ints;
+            std::vector<double> reals;
+            for (int i = 0; i < count(a, "scalars"); ++i)
+                std::visit(
+                    [&](auto x) {
+                        using X = decltype(x);
+                        if constexpr (std::is_same_v<X, bool> || std::is_same_v<X, std::int64_t>)
+                            ints.push_back(x);
+                        if constexpr (std::is_arithmetic_v<X>) reals.push_back(double(x));
+                    },
+                    scalar_attr(at_msg(a, "scalars", i), file, op, get_str(a, "name")));
+            if (ints.size() == reals.size()) return ints;  // no double among them
+            return reals;
         }
         // Sub-blocks and variable references: kept as indices and names.
         case attr_type::BLOCK:
