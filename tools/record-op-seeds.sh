@@ -3,8 +3,9 @@
 # (test_ops) with LITEGRAPH_RECORD_OP_SEEDS set, so that each op case they
 # run is written as one-op models in fuzz_model's layout (tests/fuzz/op_seeds.hpp),
 # and the PIR reader's test (test_loader, loader/paddle_pir.cpp), whose small programs are
-# written in fuzz_pir's layout; then merges those into the committed corpora
-# tests/fuzz/corpus/model and tests/fuzz/corpus/pir with libFuzzer's -merge=1
+# written in fuzz_pir's layout, and the writer's test (loader/paddle_roundtrip.cpp),
+# whose hand-built ProgramDescs are written in fuzz_topology's; then merges those into
+# the committed corpora tests/fuzz/corpus/model, .../pir and .../topology with libFuzzer's -merge=1
 # (only the files that add coverage are kept).
 #   tools/record-op-seeds.sh [--build-dir DIR] [--fuzz-build-dir DIR] [--out DIR]
 #                            [--no-merge]
@@ -45,13 +46,14 @@ rm -rf "$out"
 mkdir -p "$out"
 for t in "${tests[@]}"; do
     args=()
-    [[ $t == test_loader ]] && args=('--source-file=*/loader/paddle_pir.cpp')
+    [[ $t == test_loader ]] && args=('--source-file=*/loader/paddle_pir.cpp,*/loader/paddle_roundtrip.cpp')
     LITEGRAPH_RECORD_OP_SEEDS="$out" "$build/tests/$t" "${args[@]}" >/dev/null ||
         { echo "error: $t failed; record from a passing build" >&2; exit 1; }
 done
 echo "recorded $(find "$out" -maxdepth 1 -type f | wc -l) model seeds of" \
     "$(find "$out" -maxdepth 1 -type f -printf '%f\n' | sed 's/-[0-9]*-[0-9]*-[a-z]*\.bin$//' | sort -u | wc -l)" \
-    "op types, $(find "$out/pir" -type f 2>/dev/null | wc -l) PIR seeds, in $out"
+    "op types, $(find "$out/pir" -type f 2>/dev/null | wc -l) PIR seeds," \
+    "$(find "$out/topology" -type f 2>/dev/null | wc -l) topology seeds, in $out"
 [[ $merge == 1 ]] || exit 0
 
 if ! grep -q '^LITEGRAPH_FUZZ:BOOL=ON' "$fuzz_build/CMakeCache.txt" 2>/dev/null; then
@@ -73,4 +75,5 @@ mkdir -p "$out/model"
 find "$out" -maxdepth 1 -type f -exec mv -t "$out/model" {} +
 merge model "$out/model"
 [[ -d "$out/pir" ]] && merge pir "$out/pir"
+[[ -d "$out/topology" ]] && merge topology "$out/topology"
 du -sb "$root/tests/fuzz/corpus"

@@ -5,14 +5,19 @@
 // exception, a leak, an allocation over the documented bound) is a bug.
 #pragma once
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <string_view>
 
 #include "fuzz/fusion_target.hpp"
+#include "fuzz/pir_recipe.hpp"
 #include "fuzz/plan_target.hpp"
 #include "litegraph.hpp"
 #include "litegraph/paddle.hpp"
@@ -27,9 +32,16 @@ namespace litegraph::fuzz {
 ///             separate: per persistable of `params_topology()` in byte-wise name
 ///             order, u32 length + that many bytes of its file (length 0xFFFFFFFF:
 ///             the file is missing); bytes after the last one are ignored.
-///   model:    flags byte (bit 0: with parameters), u32 topology length, the
-///             topology, then (with parameters) a combined parameter file.
-///   pir:      as model, the topology a PIR program (JSON text, inference.json).
+///   model:    flags byte (bit 0: with parameters; bit 1: written to files and
+///             loaded from them, bits 2-3 naming them: load_model_files; bit 4:
+///             feeds that declare a LoD level get one, feed_lod), u32
+///             topology length, the topology, then (with parameters) a combined
+///             parameter file.
+///   pir:      as model, the topology a PIR program (JSON text, inference.json);
+///             or flags bit 1 set: the rest of the bytes a recipe that
+///             tests/fuzz/pir_recipe.hpp turns into a PIR program (no parameters);
+///             bits 2-3 (JSON text only) write it to files and load those:
+///             1 `inference.json`, 2 `net.json`, 3 `program` (a file path).
 ///   plan:     a planning problem (tests/fuzz/plan_target.hpp).
 ///   fusion:   a random valid program (tests/fuzz/fusion_target.hpp).
 /// plan and fusion are differential: a property that fails is a finding (an
@@ -153,10 +165,29 @@ inline void run_params(std::string_view bytes) {
                  [&] { return paddle::load_from_memory(topology, files, options); });
 }
 
+/// The LoD a feed declared with `levels` LoD levels gets over its `rows` rows
+/// (Paddle's offsets; the last level over rows): sequences of 1, 2, 3, 1, 2, 3,
+/// ... rows, and above them groups of two sequences of the level below.
+inline lod_t feed_lod(std::int64_t rows, int levels) {
+    lod_t lod;
+    std::vector<std::int64_t> off{0};
+    for (std::int64_t k = 0; off.back() < rows; ++k)
+        off.push_back(std::min(rows, off.back() + k % 3 + 1));
+    lod.push_back(std::move(off));
+    for (int l = 1; l < levels; ++l) {
+        const auto below = static_cast<std::int64_t>(lod.front().size()) - 1;
+        std::vector<std::int64_t> up{0};
+        while (up.back() < below) up.push_back(std::min(below, up.back() + 2));
+        lod.insert(lod.begin(), std::move(up));
+    }
+    return lod;
+}
+
 /// Deterministic inputs for every feed: declared dims (-1 as 1), values a
-/// small repeating pattern (zeros for integer feeds: valid indices).  False
-/// when a feed is too large to make (the input is skipped).
-inline bool set_inputs(runtime::program& p) {
+/// small repeating pattern (zeros for integer feeds: valid indices); with
+/// `lods`, a LoD (feed_lod, at most 3 levels) for a feed declaring a LoD level.
+/// False when a feed is too large to make (the input is skipped).
+inline bool set_inputs(runtime::program& p, bool lods) {
     for (std::size_t i = 0; i < p.input_count(); ++i) {
         const auto& v = p.input_var(i);
         shape_t s = v.shape.empty() ? shape_t{1} : v.shape;
@@ -173,6 +204,8 @@ inline bool set_inputs(runtime::program& p) {
             for (std::size_t k = 0; k < x.size(); ++k)
                 x[k] = static_cast<float>(k % 7) * 0.25f - 0.5f;
         }
+        if (lods && v.lod_level > 0 && !s.empty())
+            t.set_lod(feed_lod(s[0], std::min(v.lod_level, 3)));
         p.set_input(i, std::move(t));
     }
     return true;
@@ -217,11 +250,57 @@ inline bool cheap_to_run(const runtime::program& p) {
 /// Plans `p` and, when cheap, runs it: shape inference, folding and planning
 /// on every input, the kernels (the ops' own checks of their operands
 /// included) on the small ones.
-inline void plan_and_run(runtime::program& p) {
+inline void plan_and_run(runtime::program& p, bool lods = false) {
     p.set_limits(fuzz_program_limits());
-    if (!set_inputs(p)) return;
+    if (!set_inputs(p, lods)) return;
     p.prepare_plan();
     if (run_kernels() && cheap_to_run(p)) p.run();
+}
+
+/// A folder of this process's own (under the system's temporary folder) that
+/// the model targets write a model into to load it through the file-system
+/// path (loader.hpp: finding the files of a folder, then reading them);
+/// emptied on each call, removed at exit.
+inline std::filesystem::path scratch_dir() {
+    struct owned {
+        std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("litegraph-fuzz-" + std::to_string(::getpid()));
+        ~owned() {
+            std::error_code ec;
+            std::filesystem::remove_all(dir, ec);
+        }
+    };
+    static owned o;
+    std::filesystem::remove_all(o.dir);
+    std::filesystem::create_directories(o.dir);
+    return o.dir;
+}
+
+inline void write_file(const std::filesystem::path& p, std::string_view bytes) {
+    std::ofstream(p, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+/// Loads a model written as files (flags bit 1 of the model layout), named by
+/// flags bits 2-3: 0 `m.pdmodel` + `m.pdiparams`, the folder loaded; 1
+/// `__model__` + `__params__`, the folder; 2 `model` + `params`, the topology
+/// file; 3 `inference.pdmodel` and no parameter file, the folder (parameters
+/// then separate files, none of which exists).  The parameter file is
+/// written only with flags bit 0.
+inline paddle::model load_model_files(std::uint8_t flags, std::string_view topology,
+                                      std::string_view params) {
+    static constexpr const char* names[4][2] = {{"m.pdmodel", "m.pdiparams"},
+                                                {"__model__", "__params__"},
+                                                {"model", "params"},
+                                                {"inference.pdmodel", nullptr}};
+    const int naming = (flags >> 2) & 3;
+    const bool with_params = (flags & 1) && names[naming][1];
+    const auto dir = scratch_dir();
+    write_file(dir / names[naming][0], topology);
+    if (with_params) write_file(dir / names[naming][1], params);
+    return watched_load(topology.size(), with_params ? params.size() : 0, [&] {
+        return paddle::load(naming == 2 ? dir / names[naming][0] : dir,
+                            fuzz_load_options(with_params));
+    });
 }
 
 inline void run_model(std::string_view bytes) {
@@ -231,26 +310,56 @@ inline void run_model(std::string_view bytes) {
     const auto topology = bytes.substr(5, topo_size);
     const auto params = bytes.substr(5 + topo_size);
     const std::map<std::string, std::string, std::less<>> none;
-    auto m = watched_load(topology.size(), (flags & 1) ? params.size() : 0, [&] {
-        return (flags & 1) ? paddle::load_from_memory(topology, params, fuzz_load_options(true))
-                           : paddle::load_from_memory(topology, none, fuzz_load_options(false));
-    });
+    auto m =
+        (flags & 2)
+            ? load_model_files(flags, topology, params)
+            : watched_load(topology.size(), (flags & 1) ? params.size() : 0, [&] {
+                  return (flags & 1)
+                             ? paddle::load_from_memory(topology, params, fuzz_load_options(true))
+                             : paddle::load_from_memory(topology, none, fuzz_load_options(false));
+              });
     passes::run_passes(m.graph);
     runtime::program p(std::move(m.graph));
-    plan_and_run(p);
+    plan_and_run(p, (flags & 16) != 0);
 }
 
 /// A PIR program (JSON) -> graph -> passes -> shape inference, folding, plan
-/// (and a run when cheap), as run_model does for a ProgramDesc.
+/// (and a run when cheap), as run_model does for a ProgramDesc; a program
+/// generated from a recipe (flags bit 1) the same way.
 inline void run_pir(std::string_view bytes) {
-    if (bytes.size() < 5) return;
+    if (bytes.empty()) return;
     const auto flags = static_cast<std::uint8_t>(bytes[0]);
+    if (flags & 2) {
+        const auto text = pir_program_from_recipe(
+            reinterpret_cast<const std::uint8_t*>(bytes.data()) + 1, bytes.size() - 1);
+        auto m = watched_load(text.size(), 0, [&] {
+            return paddle::load_pir_from_memory(text, std::string_view(), fuzz_load_options(false));
+        });
+        passes::run_passes(m.graph);
+        runtime::program p(std::move(m.graph));
+        return plan_and_run(p);
+    }
+    if (bytes.size() < 5) return;
     const std::size_t json_size = std::min<std::size_t>(read_u32(bytes, 1), bytes.size() - 5);
     const auto text = bytes.substr(5, json_size);
     const auto params = bytes.substr(5 + json_size);
-    auto m = watched_load(text.size(), (flags & 1) ? params.size() : 0, [&] {
-        return paddle::load_pir_from_memory(text, (flags & 1) ? params : std::string_view(),
-                                            fuzz_load_options((flags & 1) != 0));
+    const bool with_params = (flags & 1) != 0;
+    auto m = watched_load(text.size(), with_params ? params.size() : 0, [&] {
+        const int naming = (flags >> 2) & 3;
+        if (naming == 0)
+            return paddle::load_pir_from_memory(text, with_params ? params : std::string_view(),
+                                                fuzz_load_options(with_params));
+        // Through files: 1 inference.json, 2 a .json found by its first
+        // bytes, 3 a topology file without extension.
+        static constexpr const char* names[4][2] = {{"", ""},
+                                                    {"inference.json", "inference.pdiparams"},
+                                                    {"net.json", "net.pdiparams"},
+                                                    {"program", "weights.pdiparams"}};
+        const auto dir = scratch_dir();
+        write_file(dir / names[naming][0], text);
+        if (with_params) write_file(dir / names[naming][1], params);
+        return paddle::load(naming == 3 ? dir / names[naming][0] : dir,
+                            fuzz_load_options(with_params));
     });
     passes::run_passes(m.graph);
     runtime::program p(std::move(m.graph));

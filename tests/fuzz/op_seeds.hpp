@@ -8,11 +8,17 @@
 // models in fuzz_model's layout (tests/fuzz/harness.hpp, `model_input`):
 //   DIR/<type>-<pid>-<n>-const.bin   every input a parameter holding the test's
 //                                    value (the op folds at plan time);
-//   DIR/<type>-<pid>-<n>-feed.bin    the first float input without a LoD a feed
-//                                    instead (the op runs in the program).
+//   DIR/<type>-<pid>-<n>-feed.bin    the first float input a feed instead (the
+//                                    op runs in the program); an input with a
+//                                    LoD is declared with its LoD level, and the
+//                                    model's flags ask the harness to feed it a
+//                                    LoD of that many levels (harness.hpp
+//                                    feed_lod; a parameter file keeps no LoD).
 // A case whose model is over 16 KiB is not written (seeds stay small), and at
 // most 24 cases per op type and process are.  The PIR reader's tests record the
-// programs they write the same way (`record_pir`, DIR/pir/, fuzz_pir's layout).
+// programs they write the same way (`record_pir`, DIR/pir/, fuzz_pir's layout),
+// and loader tests the ProgramDescs they build by hand (`record_topology`,
+// DIR/topology/, fuzz_topology's layout).
 #pragma once
 
 #include <unistd.h>
@@ -41,7 +47,7 @@ inline std::string model_bytes(std::string_view type, const attr_map& attrs,
     graph::builder b(g);
     graph::named_slots in_slots, out_slots;
     int k = 0;
-    bool fed = false;
+    bool fed = false, lod = false;
     for (const auto& [slot, ts] : inputs.slots) {
         std::vector<std::string> names;
         for (const auto& t : ts) {
@@ -50,8 +56,10 @@ inline std::string model_bytes(std::string_view type, const attr_map& attrs,
             v.type = t.type();
             v.shape = t.shape();
             names.push_back(v.name);
-            if (feed_first && !fed && t.type() == dtype::f32 && t.lod().empty() && t.numel() > 0) {
+            if (feed_first && !fed && t.type() == dtype::f32 && t.numel() > 0) {
                 fed = true;
+                v.lod_level = static_cast<int>(t.lod().size());
+                lod = v.lod_level > 0;
                 b.declare(std::move(v));
                 b.feed(names.back(), 0);
             } else {
@@ -79,7 +87,7 @@ inline std::string model_bytes(std::string_view type, const attr_map& attrs,
     bool any_param = false;
     for (const auto& v : g.vars) any_param = any_param || v.persistable;
     const auto params = any_param ? paddle::serialize_params(g) : std::string();
-    std::string s(1, any_param ? '\x01' : '\x00');
+    std::string s(1, static_cast<char>((any_param ? 1 : 0) | (lod ? 16 : 0)));
     const auto n = static_cast<std::uint32_t>(topology.size());
     s.append(reinterpret_cast<const char*>(&n), 4);
     s += topology;
@@ -131,6 +139,18 @@ inline void record_pir(std::string_view text, std::string_view params) {
                       (std::to_string(::getpid()) + "-" + std::to_string(n++) + ".bin");
     std::filesystem::create_directories(file.parent_path());
     std::ofstream(file, std::ios::binary).write(s.data(), std::streamsize(s.size()));
+}
+
+/// Records a ProgramDesc a loader test wrote as DIR/topology/<pid>-<n>.bin
+/// (fuzz_topology's layout: the bytes as they are), as record_pir does.
+inline void record_topology(std::string_view bytes) {
+    static const char* dir = std::getenv("LITEGRAPH_RECORD_OP_SEEDS");
+    static int n = 0;
+    if (!dir || bytes.size() > max_seed_bytes) return;
+    const auto file = std::filesystem::path(dir) / "topology" /
+                      (std::to_string(::getpid()) + "-" + std::to_string(n++) + ".bin");
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
 }
 
 /// Installs `record` when LITEGRAPH_RECORD_OP_SEEDS is set.

@@ -16,6 +16,7 @@
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
 #include "loader/paddle_support.hpp"
+#include "pir_json.hpp"
 
 using namespace litegraph;
 
@@ -25,49 +26,9 @@ using json = nlohmann::json;
 
 namespace {
 
-// ---- small programs written as PIR JSON ------------------------------------------
+// ---- small programs written as PIR JSON (tests/pir_json.hpp) -----------------
 
-json tensor_type(const std::string& dt, const std::vector<std::int64_t>& dims) {
-    return {{"#", "0.t_dtensor"},
-            {"D", json::array({{{"#", dt}}, dims, "NCHW", json::array(), 0})}};
-}
-json attr(const std::string& name, const std::string& tag, json data) {
-    return {{"N", name}, {"AT", {{"#", tag}, {"D", std::move(data)}}}};
-}
-json op(const std::string& name, std::vector<std::int64_t> in,
-        std::vector<std::pair<std::int64_t, json>> out, json attrs = json::array()) {
-    json o{{"#", name}, {"A", std::move(attrs)}, {"I", json::array()}, {"O", json::array()}};
-    for (auto i : in) o["I"].push_back({{"%", i}});
-    for (auto& [id, tt] : out) o["O"].push_back({{"%", id}, {"TT", tt}});
-    o["OA"] = json::array();
-    return o;
-}
-json param(const std::string& name, std::int64_t id, json tt) {
-    return {{"#", "p"},
-            {"A", json::array({0, 1, 1, name})},
-            {"DA", json::array()},
-            {"O", {{"%", id}, {"TT", std::move(tt)}}},
-            {"OA", json::array({1, 0, 1})},
-            {"QA", json::array()}};
-}
-json data(const std::string& name, std::int64_t id, const std::vector<std::int64_t>& dims) {
-    return op("1.data", {}, {{id, tensor_type("0.t_f32", dims)}},
-              json::array({attr("name", "0.a_str", name), attr("shape", "1.a_intarray", dims),
-                           attr("dtype", "1.a_dtype", "float32")}));
-}
-json fetch(std::int64_t in, std::int64_t id, int col) {
-    return op("1.fetch", {in}, {{id, tensor_type("0.t_f32", {-1})}},
-              json::array({attr("name", "0.a_str", "fetch_name_" + std::to_string(col)),
-                           attr("col", "0.a_i32", col)}));
-}
-json program(json ops) {
-    return {{"base_code", {{"magic", "pir"}, {"trainable", true}, {"version", 1}}},
-            {"program",
-             {{"regions", json::array({{{"#", "region_0"},
-                                        {"blocks", json::array({{{"#", "block_0"},
-                                                                 {"args", json::array()},
-                                                                 {"ops", std::move(ops)}}})}}})}}}};
-}
+using namespace test::pir_json;
 
 /// x [-1, 4] @ alpha [4, 3] + zeta [3] -> softmax: the parameters declared
 /// zeta first (program order), stored alpha first (byte-sorted names).

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <functional>
 
+#include "fuzz/op_seeds.hpp"
 #include "litegraph/runtime/program.hpp"
 #include "loader/paddle_support.hpp"
 
@@ -291,6 +292,106 @@ TEST_CASE("Scalar attributes (Paddle 2.5+): assign_value's values load as int64 
     CHECK_THROWS_WITH_AS(paddle::load_from_memory(complex, std::string_view{}),
                          doctest::Contains("attribute 'values' holds a complex scalar"),
                          unsupported_error);
+}
+
+TEST_CASE("every attribute type of the schema loads as its attr_value alternative") {
+    // y = scale(x) with one extra attribute of each type, set through the schema
+    // (the writer emits only the types litegraph's own attributes need).
+    graph::graph g;
+    graph::builder b(g);
+    b.declare("x", {2}, dtype::f32);
+    b.declare("y", {2}, dtype::f32);
+    b.feed("x", 0);
+    attr_map a;
+    a.set("scale", 2.f);
+    b.add_op("scale", {{"X", {"x"}}}, {{"Out", {"y"}}}, std::move(a));
+    b.fetch("y", 0);
+    b.finish();
+    using namespace paddle::detail;
+    using Message = google::protobuf::Message;
+    auto program = paddle::schema::get().make(paddle::schema::get().program);
+    REQUIRE(program->ParseFromString(paddle::serialize_program(g)));
+    auto& block = *program->GetReflection()->MutableRepeatedMessage(program.get(),
+                                                                    field(*program, "blocks"), 0);
+    Message* scale = nullptr;  // the writer also writes feed and fetch ops
+    for (int i = 0; i < count(block, "ops"); ++i) {
+        auto* o = block.GetReflection()->MutableRepeatedMessage(&block, field(block, "ops"), i);
+        if (get_str(*o, "type") == "scale") scale = o;
+    }
+    REQUIRE(scale != nullptr);
+    auto& op = *scale;
+    auto add = [&](const char* name, int type, const std::function<void(Message&)>& fill) {
+        auto& at = add_msg(op, "attrs");
+        set_str(at, "name", name);
+        set_enum(at, "type", type);
+        fill(at);
+    };
+    add("a_long", 9, [](Message& at) { set_i64(at, "l", std::int64_t{1} << 40); });
+    add("a_float64", 15, [](Message& at) { set_f64(at, "float64", 0.1); });
+    add("a_longs", 11, [](Message& at) {
+        add_i64(at, "longs", -3);
+        add_i64(at, "longs", std::int64_t{1} << 50);
+    });
+    add("a_floats", 4, [](Message& at) { add_f32(at, "floats", 1.5f); });
+    add("a_float64s", 12, [](Message& at) {
+        add_f64(at, "float64s", 0.25);
+        add_f64(at, "float64s", -1e300);
+    });
+    add("a_bools", 7, [](Message& at) {
+        add_bool(at, "bools", true);
+        add_bool(at, "bools", false);
+    });
+    add("a_strings", 5, [](Message& at) { add_str(at, "strings", "NCHW"); });
+    add("a_var", 13, [](Message& at) { set_str(at, "var_name", "x"); });
+    add("a_vars", 14, [](Message& at) {
+        add_str(at, "vars_name", "x");
+        add_str(at, "vars_name", "y");
+    });
+    for (auto [name, kind] :
+         {std::pair{"a_scalar_bool", 1}, {"a_scalar_int", 2}, {"a_scalar_real", 3}})
+        add(name, 16, [kind = kind](Message& at) {
+            auto& sc = mut_msg(at, "scalar");
+            set_enum(sc, "type", kind);
+            if (kind == 1) set_bool(sc, "b", true);
+            if (kind == 2) set_i64(sc, "i", -(std::int64_t{1} << 60));
+            if (kind == 3) set_f64(sc, "r", 2.5);
+        });
+    add("a_scalars_mixed", 17, [](Message& at) {  // a double among them: all double
+        for (int kind : {2, 3}) {
+            auto& sc = add_msg(at, "scalars");
+            set_enum(sc, "type", kind);
+            if (kind == 2) set_i64(sc, "i", 7);
+            if (kind == 3) set_f64(sc, "r", 0.5);
+        }
+    });
+    const auto bytes = program->SerializeAsString();
+    fuzz::op_seeds::record_topology(bytes);  // a fuzz seed (tools/record-op-seeds.sh)
+    auto m = paddle::load_from_memory(bytes, std::string_view{});
+    const auto& got = m.graph.ops.at(0).attrs.all();
+    auto is = [&]<class T>(const char* name, const T& want) {
+        CAPTURE(name);
+        REQUIRE(got.count(name) == 1);
+        REQUIRE(std::holds_alternative<T>(got.at(name)));
+        CHECK(std::get<T>(got.at(name)) == want);
+    };
+    is("a_long", std::int64_t{1} << 40);
+    is("a_float64", 0.1);
+    is("a_longs", std::vector<std::int64_t>{-3, std::int64_t{1} << 50});
+    is("a_floats", std::vector<float>{1.5f});
+    is("a_float64s", std::vector<double>{0.25, -1e300});
+    is("a_bools", std::vector<bool>{true, false});
+    is("a_strings", std::vector<std::string>{"NCHW"});
+    is("a_var", std::string("x"));
+    is("a_vars", std::vector<std::string>{"x", "y"});
+    is("a_scalar_bool", true);
+    is("a_scalar_int", -(std::int64_t{1} << 60));
+    is("a_scalar_real", 2.5);
+    is("a_scalars_mixed", std::vector<double>{7.0, 0.5});
+    // The op still runs with its own attribute.
+    runtime::program p(std::move(m.graph));
+    p.set_input("x", tensor::from<float>({2}, std::vector<float>{1, -2}));
+    p.run();
+    CHECK(test::max_abs_diff(p.output(0).span<float>(), std::vector<float>{2, -4}) == 0);
 }
 
 }  // namespace loader_paddle_roundtrip_test

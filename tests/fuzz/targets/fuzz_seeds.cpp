@@ -18,6 +18,7 @@
 #include <set>
 
 #include "fuzz/harness.hpp"
+#include "pir_json.hpp"
 #include "tools/generate/squeezenet.hpp"
 
 namespace fs = std::filesystem;
@@ -152,15 +153,6 @@ json lean(json op) {
     return op;
 }
 
-json pir_program(json ops) {
-    return {{"base_code", {{"magic", "pir"}, {"trainable", true}, {"version", 1}}},
-            {"program",
-             {{"regions", json::array({{{"#", "region_0"},
-                                        {"blocks", json::array({{{"#", "block_0"},
-                                                                 {"args", json::array()},
-                                                                 {"ops", std::move(ops)}}})}}})}}}};
-}
-
 /// The ids an op reads, its nested regions' reads of outer values included.
 void reads_of(const json& op, std::vector<std::int64_t>& out) {
     if (op.contains("I"))
@@ -284,7 +276,7 @@ json pir_window(const json& ops, const std::vector<std::size_t>& body, std::size
             *params += it->second;
         }
     }
-    return pir_program(std::move(out));
+    return test::pir_json::program(std::move(out));
 }
 
 /// pir-target seeds of one program (whole when small, else windows that bring
