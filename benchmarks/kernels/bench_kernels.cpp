@@ -158,8 +158,9 @@ int main(int argc, char** argv) {
         else if (a == "--filter" && i + 1 < argc)
             filter = argv[++i];
         else {
-            std::fprintf(stderr, "usage: bench_kernels [--json] [--runs N] [--filter TEXT]\n");
-            return 2;
+            std::fprintf(a == "--help" || a == "-h" ? stdout : stderr,
+                         "usage: bench_kernels [--json] [--runs N] [--filter TEXT]\n");
+            return a == "--help" || a == "-h" ? 0 : 2;
         }
     }
 

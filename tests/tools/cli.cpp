@@ -179,6 +179,41 @@ TEST_CASE("generate writes a SqueezeNet that info and run accept") {
     }
 }
 
+TEST_CASE("plan reports a plan against LOAD, and no peak when the segments are too small") {
+    auto dir = scratch("plan_squeezenet");
+    REQUIRE(run_cli("generate squeezenet1_1 -o " + quote(dir.string()) + " --input-size 32").code ==
+            0);
+    auto r = run_cli("plan " + quote(dir.string()) + " --json");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+    REQUIRE(j["fits"].get<bool>());
+    const auto load = j["lower_bound_bytes"].get<std::size_t>();
+    const auto peak = j["peak_bytes"].get<std::size_t>();
+    CHECK(peak >= load);
+    CHECK(j["plan_over_load"].get<double>() >= 1.0);
+
+    // Half of LOAD cannot hold it: exit 3, the shortfall named, and neither a
+    // peak nor a plan / LOAD ratio (the bytes placed before it stopped are
+    // below LOAD and read like a success).
+    const std::string small = " --segments sram:" + std::to_string(load / 2);
+    r = run_cli("plan " + quote(dir.string()) + small);
+    INFO(r.out);
+    CHECK(r.code == 3);
+    CHECK(r.out.find("peak:         none: the activations do not fit") != std::string::npos);
+    CHECK(r.out.find("plan / LOAD") == std::string::npos);
+    CHECK(r.out.find("bytes short") != std::string::npos);
+    r = run_cli("plan " + quote(dir.string()) + small + " --json");
+    CHECK(r.code == 3);
+    j = nlohmann::json::parse(
+        r.out.substr(r.out.find('{'), r.out.rfind('}') - r.out.find('{') + 1));
+    CHECK_FALSE(j["fits"].get<bool>());
+    CHECK(j["peak_bytes"].is_null());
+    CHECK(j["plan_over_load"].is_null());
+    CHECK(j["shortfall_bytes"].get<std::size_t>() > 0);
+    CHECK(j["placed_bytes"].get<std::size_t>() < load);
+}
+
 TEST_CASE("codegen writes a compile-time network header, or names what it cannot") {
     auto dir = scratch("codegen_squeezenet");
     auto r = run_cli("generate squeezenet1_1 -o " + quote(dir.string()) + " --input-size 32");

@@ -238,8 +238,9 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
                "  --algorithm NAME      default (best of size_first_fit, strong_fit and exact),\n"
                "                        size_first_fit, strong_fit, exact, tflm_greedy\n"
                "  --no-fuse             plan the graph as loaded, without fusion passes\n"
-               "  --json                one JSON object: segments, peak_bytes,\n"
-               "                        lower_bound_bytes, fits, algorithm, buffers\n"
+               "  --json                one JSON object: segments, peak_bytes (null when\n"
+               "                        it does not fit), lower_bound_bytes, fits,\n"
+               "                        algorithm, buffers\n"
                "  --svg FILE            draw the plan (address by time, a panel per segment)\n"
                "  --precision P         int8 (default): a quantized model's convs and fcs as int8\n"
                "                        ops (1 byte per element); fp32: the float simulation\n"
@@ -283,9 +284,14 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
     j["algorithm"] = plan.algorithm.empty() ? algorithm : std::string(plan.algorithm);
     j["shapes"] = problem.shapes;
     j["fits"] = plan.fits;
-    j["peak_bytes"] = plan.total();
+    // A plan that does not fit has no peak: what it placed before it stopped
+    // is below the lower bound and would read like a success.
+    j["peak_bytes"] = plan.fits ? nlohmann::json(plan.total()) : nlohmann::json(nullptr);
+    if (!plan.fits) j["placed_bytes"] = plan.total();
     j["lower_bound_bytes"] = load;
-    j["plan_over_load"] = load ? double(plan.total()) / double(load) : 1.0;
+    j["plan_over_load"] = !plan.fits ? nlohmann::json(nullptr)
+                          : load     ? nlohmann::json(double(plan.total()) / double(load))
+                                     : nlohmann::json(1.0);
     j["proven_optimal"] = plan.proven_optimal;
     j["order_gain_bytes"] = problem.order_gain;
     if (!plan.fits) j["shortfall_bytes"] = plan.shortfall;
@@ -337,12 +343,18 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
     } else {
         std::cout << "algorithm:    " << j["algorithm"].get<std::string>() << " (shapes "
                   << problem.shapes << ", " << problem.buffers.size() << " buffers)\n"
-                  << "peak:         " << plan.total() << " bytes\n"
-                  << "lower bound:  " << load
-                  << " bytes (plan / LOAD = " << j["plan_over_load"].get<double>() << ")\n";
+                  << "peak:         ";
+        if (plan.fits)
+            std::cout << plan.total() << " bytes\n"
+                      << "lower bound:  " << load
+                      << " bytes (plan / LOAD = " << j["plan_over_load"].get<double>() << ")\n";
+        else
+            std::cout << "none: the activations do not fit (" << plan.shortfall << " bytes short)\n"
+                      << "lower bound:  " << load << " bytes\n";
         for (std::size_t s = 0; s < segs.size(); ++s)
             std::cout << "segment " << seg_names[s] << ": "
-                      << (s < plan.used.size() ? plan.used[s] : 0) << " bytes used of "
+                      << (s < plan.used.size() ? plan.used[s] : 0)
+                      << (plan.fits ? " bytes used of " : " bytes placed before it stopped, of ")
                       << (segs[s].capacity == planner::unbounded ? std::string("unbounded")
                                                                  : std::to_string(segs[s].capacity))
                       << "\n";
