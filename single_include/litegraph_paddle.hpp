@@ -22030,7 +22030,8 @@ inline std::vector<fallback> fallbacks(const runtime::program& prog) {
 // ---- end litegraph.hpp ----
 // ---- begin litegraph/paddle.hpp ----
 // The Paddle model loader and writer (links protobuf; litegraph.hpp never includes it),
-// and the reader of the preprocessing in a model's exported config (nlohmann_json).
+// the reader of the preprocessing in a model's exported config (nlohmann_json), and
+// the session (loads, runs the passes, applies places and limits, runs by name).
 
 // ---- begin litegraph/loader/paddle/framework_proto.hpp ----
 // The Paddle program schema (framework.proto, proto2, package paddle.framework.proto)
@@ -25916,6 +25917,132 @@ inline void save(const graph::graph& g, const std::filesystem::path& dir,
 
 }  // namespace litegraph::paddle
 // ---- end litegraph/loader/paddle/writer.hpp ----
+// ---- begin litegraph/session.hpp ----
+// The one entry point for C++ users: a session loads a Paddle model (a
+// folder or a topology file, ProgramDesc or PIR), runs the pass pipeline,
+// applies the places and the program's limits from one options struct, and
+// runs named inputs to named outputs: what ONNX Runtime's InferenceSession,
+// Paddle Inference's predictor and Paddle Lite's MobileConfig predictor give.
+//
+//   litegraph::session s("../shared/models/mlp_mnist_handwriting");
+//   auto outputs = s.run({{s.input_names()[0], image}});
+//   const litegraph::tensor& scores = outputs.at(s.output_names()[0]);
+//
+// The program underneath (`program()`) stays available for what the session
+// does not wrap: shape-only preparation, the plan, per-instruction callbacks.
+
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+namespace litegraph {
+
+/// How a quantized model runs: `int8`, its int8 kernels; `fp32`, in float
+/// with its fake quant ops simulated (the pass that makes int8 ops skipped).
+enum class precision_mode { int8, fp32 };
+
+struct session_options {
+    /// Run the pass pipeline (batch-norm folding, fused convs, in place, int8
+    /// ops of a quantized model); false runs the graph as loaded.
+    bool fuse = true;
+    precision_mode precision = precision_mode::int8;
+    /// Where ops run (backends::parse_places("opencl,cpu"), subgraph sizes);
+    /// empty: every op on the CPU kernels.
+    std::optional<backends::options> places{};
+    /// Caps of the program: tensor elements, folded bytes, arena bytes.
+    runtime::program_limits limits{};
+    /// What the loader requires and allows (parameters, topology size).
+    paddle::load_options load{};
+};
+
+class session {
+public:
+    /// Loads `model` (a folder or a topology file) and prepares it.
+    explicit session(const std::filesystem::path& model, session_options options = {})
+        : session(paddle::load(model, options.load), options) {}
+
+    /// Prepares an already loaded model.
+    explicit session(paddle::model m, session_options options = {}) : info_(std::move(m.info)) {
+        if (options.fuse) {
+            passes::pipeline_options p;
+            if (options.precision == precision_mode::fp32) p.skip.push_back("quantize_int8");
+            report_ = passes::run_passes(m.graph, p);
+        }
+        if (options.places) {
+            partition_ = backends::apply_places(m.graph, *options.places);
+            program_ = std::make_unique<runtime::program>(
+                backends::make_program(std::move(m.graph), *options.places));
+        } else {
+            program_ = std::make_unique<runtime::program>(std::move(m.graph));
+        }
+        program_->set_limits(options.limits);
+    }
+
+    /// The model's inputs, in feed order.
+    std::vector<std::string> input_names() const {
+        std::vector<std::string> r;
+        for (std::size_t i = 0; i < program_->input_count(); ++i)
+            r.push_back(program_->input_var(i).name);
+        return r;
+    }
+    /// The model's outputs, in fetch order.
+    std::vector<std::string> output_names() const {
+        std::vector<std::string> r;
+        for (std::size_t i = 0; i < program_->output_count(); ++i)
+            r.push_back(program_->output_var(i).name);
+        return r;
+    }
+
+    /// Runs on `inputs` (every input once, by name; a tensor's LoD goes
+    /// with it) and returns every output by name, copied out of the arena.
+    /// An unknown or missing name is a usage_error naming the inputs.
+    std::map<std::string, tensor> run(const std::map<std::string, tensor>& inputs) {
+        for (const auto& [name, t] : inputs) program_->set_input(program_->input_index(name), t);
+        if (inputs.size() != program_->input_count()) {
+            std::string missing;
+            for (const auto& n : input_names())
+                if (!inputs.count(n)) missing += (missing.empty() ? "" : ", ") + n;
+            throw usage_error("session::run: no tensor for input(s) " + missing);
+        }
+        program_->run();
+        std::map<std::string, tensor> out;
+        for (std::size_t i = 0; i < program_->output_count(); ++i)
+            out.insert_or_assign(program_->output_var(i).name, copy_of(program_->output(i)));
+        return out;
+    }
+
+    /// The program underneath (its plan, per-instruction runs, shapes).
+    runtime::program& program() noexcept { return *program_; }
+    const runtime::program& program() const noexcept { return *program_; }
+    /// What the loader read (format, files, op counts).
+    const paddle::model_info& info() const noexcept { return info_; }
+    /// Which passes ran and their rewrites (empty with `fuse = false`).
+    const passes::pass_report& passes_report() const noexcept { return report_; }
+    /// The subgraphs and places of `options.places` (empty without it).
+    const backends::partition_report& partition() const noexcept { return partition_; }
+
+private:
+    static tensor copy_of(const tensor_ref& r) {
+        tensor t(r.type, r.shape);
+        if (t.bytes()) std::memcpy(t.data(), r.data, t.bytes());
+        if (!r.lod.empty()) t.set_lod(r.lod);
+        return t;
+    }
+
+    paddle::model_info info_;
+    passes::pass_report report_;
+    backends::partition_report partition_;
+    std::unique_ptr<runtime::program> program_;
+};
+
+}  // namespace litegraph
+// ---- end litegraph/session.hpp ----
 // ---- begin litegraph/vision/config.hpp ----
 // Reads a model's preprocessing from its exported config, parsed into JSON
 // (the CLI reads the YAML files with yaml-cpp and hands the tree over; this

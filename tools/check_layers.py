@@ -47,6 +47,7 @@ LAYERS = [
     (9, "vision", "litegraph/vision/"),
     (10, "umbrella", "litegraph.hpp"),
     (10, "umbrella", "litegraph/paddle.hpp"),
+    (10, "umbrella", "litegraph/session.hpp"),
 ]
 
 LAYER_NOTES = {
@@ -63,7 +64,8 @@ LAYER_NOTES = {
     "static": "compile-time networks for firmware",
     "loader": "the Paddle format (protobuf)",
     "vision": "images and the models' preprocessing (beside the runtime; core only)",
-    "umbrella": "litegraph.hpp, paddle.hpp: include anything",
+    "umbrella": "litegraph.hpp, paddle.hpp, and session.hpp (the one entry point over "
+                "loader, passes, places and runtime): include anything",
 }
 
 # Today's backwards includes: (including header, included header, why it is

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "litegraph/paddle.hpp"
-#include "litegraph/runtime/program.hpp"
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
@@ -78,11 +77,11 @@ int main(int argc, char** argv) {
             return 1;
         }
         auto pixels = to_mnist(img.get(), w, h);
-        auto model = litegraph::paddle::load(argc == 3 ? argv[2] : LITEGRAPH_DEFAULT_DIGIT_MODEL);
-        litegraph::runtime::program prog(std::move(model.graph));
-        prog.set_input(0, litegraph::tensor::from<float>({1, 1, 28, 28}, pixels));
-        prog.run();
-        auto probs = prog.output(0).span<float>();
+        // Loaded, fused and planned by the session; run by input name.
+        litegraph::session s(argc == 3 ? argv[2] : LITEGRAPH_DEFAULT_DIGIT_MODEL);
+        auto out = s.run(
+            {{s.input_names().at(0), litegraph::tensor::from<float>({1, 1, 28, 28}, pixels)}});
+        auto probs = out.at(s.output_names().at(0)).span<float>();
         if (probs.size() != 10) {
             std::cerr << "classify_digit: the model does not output 10 classes\n";
             return 1;

@@ -9,7 +9,7 @@
 //   2. the picture decoded (stb) and preprocessed as the config says
 //      (vision::preprocess: resize, normalise, permute, ...), which also gives
 //      the im_shape and scale_factor feeds a detector takes;
-//   3. the model loaded, fused and run (runtime::program);
+//   3. the model loaded, fused and run (litegraph::session, its program);
 //   4. its rows [label, score, x1, y1, x2, y2] (boxes in the picture's pixels)
 //      at or above the threshold, named from label_list, drawn and printed.
 // The config reading, decoding and drawing are the CLI's own helpers
@@ -22,7 +22,6 @@
 #include "../../tools/litegraph/args.hpp"
 #include "../../tools/litegraph/images.hpp"
 #include "litegraph/paddle.hpp"
-#include "litegraph/passes/pipeline.hpp"
 
 namespace {
 
@@ -76,9 +75,8 @@ int main(int argc, char** argv) {
         const auto picture = cli::decode_image(image_file);
         const auto input = litegraph::vision::preprocess(picture, config.preprocess);
         // 3. The model, fused, run.
-        auto model = litegraph::paddle::load(std::filesystem::path(model_dir));
-        litegraph::passes::run_passes(model.graph);
-        litegraph::runtime::program prog(std::move(model.graph));
+        litegraph::session s{std::filesystem::path(model_dir)};
+        auto& prog = s.program();  // its feeds are filled from the picture's resize
         cli::set_image_feeds(prog, {input});
         prog.run();
         if (cli::kind_of(prog.output(0)) != cli::result_kind::detections)

@@ -26,8 +26,6 @@
 #include <vector>
 
 #include "litegraph/paddle.hpp"
-#include "litegraph/passes/pipeline.hpp"
-#include "litegraph/runtime/program.hpp"
 #include "litegraph/vision/draw.hpp"
 #include "litegraph/vision/image.hpp"
 #include "litegraph/vision/preprocess.hpp"
@@ -88,18 +86,10 @@ struct options {
     double cls_thresh = 0.9;  // turn a line only when the classifier is this sure
 };
 
-/// Loads a model and runs the fusion passes on it.
-inline litegraph::runtime::program load_program(const std::filesystem::path& dir) {
-    auto m = litegraph::paddle::load(dir);
-    litegraph::passes::run_passes(m.graph);
-    return litegraph::runtime::program(std::move(m.graph));
-}
-
 /// The detector and the classifier, loaded once, run on any number of images.
 class finder {
 public:
-    explicit finder(options o)
-        : o_(std::move(o)), det_(load_program(o_.det_model)), cls_(load_program(o_.cls_model)) {}
+    explicit finder(options o) : o_(std::move(o)), det_(o_.det_model), cls_(o_.cls_model) {}
 
     /// The detector's preprocessing: DetResizeForTest (longer side at most
     /// limit_side, sides rounded to multiples of 32), the ImageNet
@@ -119,10 +109,9 @@ public:
     std::vector<float> probability_map(const image& img, int& mw, int& mh) {
         auto in = litegraph::vision::preprocess(img, det_pipeline());
         auto h = in.input.shape()[2], w = in.input.shape()[3];
-        det_.set_input(0, std::move(in.input));
-        det_.run();
-        auto out = det_.output(0);
-        if (out.shape.size() != 4 || out.shape[2] != h || out.shape[3] != w)
+        auto outs = det_.run({{det_.input_names().at(0), std::move(in.input)}});
+        const auto& out = outs.at(det_.output_names().at(0));
+        if (out.shape().size() != 4 || out.shape()[2] != h || out.shape()[3] != w)
             throw std::runtime_error("the detector's output is not a 1x1x" + std::to_string(h) +
                                      "x" + std::to_string(w) + " map");
         auto s = out.span<float>();
@@ -137,9 +126,9 @@ public:
         litegraph::vision::pipeline p;
         p.order = litegraph::vision::channel_order::bgr;
         p.steps.emplace_back(litegraph::vision::rec_resize_step{3, 48, 192});
-        cls_.set_input(0, litegraph::vision::preprocess(crop, p).input);
-        cls_.run();
-        auto out = cls_.output(0).span<float>();
+        auto outs =
+            cls_.run({{cls_.input_names().at(0), litegraph::vision::preprocess(crop, p).input}});
+        auto out = outs.at(cls_.output_names().at(0)).span<float>();
         if (out.size() != 2) throw std::runtime_error("the classifier does not output two classes");
         return out[1] > out[0] ? std::pair{180, double(out[1])} : std::pair{0, double(out[0])};
     }
@@ -190,7 +179,7 @@ public:
 
 private:
     options o_;
-    litegraph::runtime::program det_, cls_;
+    litegraph::session det_, cls_;  // each loaded, fused and planned once
 };
 
 }  // namespace text_lines

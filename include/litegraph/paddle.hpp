@@ -1,5 +1,6 @@
 // The Paddle model loader and writer (links protobuf; litegraph.hpp never includes it),
-// and the reader of the preprocessing in a model's exported config (nlohmann_json).
+// the reader of the preprocessing in a model's exported config (nlohmann_json), and
+// the session (loads, runs the passes, applies places and limits, runs by name).
 #pragma once
 
 #include "litegraph/loader/paddle/framework_proto.hpp"
@@ -10,4 +11,5 @@
 #include "litegraph/loader/paddle/types.hpp"
 #include "litegraph/loader/paddle/wire_check.hpp"
 #include "litegraph/loader/paddle/writer.hpp"
+#include "litegraph/session.hpp"
 #include "litegraph/vision/config.hpp"
