@@ -25947,6 +25947,13 @@ namespace litegraph {
 /// with its fake quant ops simulated (the pass that makes int8 ops skipped).
 enum class precision_mode { int8, fp32 };
 
+/// The pass pipeline's options for a precision (fp32 skips quantize_int8).
+inline passes::pipeline_options pipeline_options_for(precision_mode p) {
+    passes::pipeline_options o;
+    if (p == precision_mode::fp32) o.skip.push_back("quantize_int8");
+    return o;
+}
+
 struct session_options {
     /// Run the pass pipeline (batch-norm folding, fused convs, in place, int8
     /// ops of a quantized model); false runs the graph as loaded.
@@ -25969,11 +25976,8 @@ public:
 
     /// Prepares an already loaded model.
     explicit session(paddle::model m, session_options options = {}) : info_(std::move(m.info)) {
-        if (options.fuse) {
-            passes::pipeline_options p;
-            if (options.precision == precision_mode::fp32) p.skip.push_back("quantize_int8");
-            report_ = passes::run_passes(m.graph, p);
-        }
+        if (options.fuse)
+            report_ = passes::run_passes(m.graph, pipeline_options_for(options.precision));
         if (options.places) {
             partition_ = backends::apply_places(m.graph, *options.places);
             program_ = std::make_unique<runtime::program>(

@@ -210,24 +210,20 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     if (a.has("--max-arena-bytes"))
         max_arena = static_cast<std::uint64_t>(
             parse_count("--max-arena-bytes", a.value("--max-arena-bytes"), 1, 1LL << 50));
-    auto m = load_model(a);
-    passes::pass_report report;
-    const auto options = precision_options(a);
-    if (!a.flag("--no-fuse")) report = passes::run_passes(m.graph, options);
-    auto places = places_options(a);
-    backends::partition_report partition;
+    // Loaded, fused, placed and capped by a session (session.hpp), as a C++
+    // user would; the program underneath runs the rest.
+    session_options so;
+    so.fuse = !a.flag("--no-fuse");
+    so.precision = precision_of(a);
+    so.places = places_options(a);
+    if (max_arena) so.limits.max_arena_bytes = *max_arena;
+    session s(load_model(a), so);
+    runtime::program& prog = s.program();
+    const auto& report = s.passes_report();
+    const auto& partition = s.partition();
+    const auto& places = so.places;
     nlohmann::json places_j;
-    if (places) {
-        partition = backends::apply_places(m.graph, *places);
-        partition_json(places_j, partition, m.graph);
-    }
-    runtime::program prog = places ? backends::make_program(std::move(m.graph), *places)
-                                   : runtime::program(std::move(m.graph));
-    if (max_arena) {
-        auto limits = prog.limits();
-        limits.max_arena_bytes = *max_arena;
-        prog.set_limits(limits);
-    }
+    if (places) partition_json(places_j, partition, prog.graph());
 
     std::map<std::string, tensor> given;
     for (auto& spec_s : a.all("--input")) {

@@ -35,14 +35,14 @@ inline paddle::model load_model(const args& a, paddle::load_options opt = {}) {
 /// The pipeline options of --precision: int8 (default) runs every pass; fp32
 /// skips quantize_int8, so a fake-quantized model runs in float with its
 /// quant-dequant ops simulated.
-inline passes::pipeline_options precision_options(const args& a) {
-    passes::pipeline_options o;
+inline precision_mode precision_of(const args& a) {
     const auto p = a.has("--precision") ? a.value("--precision") : std::string("int8");
-    if (p == "fp32")
-        o.skip.push_back("quantize_int8");
-    else if (p != "int8")
-        throw usage_error("--precision expects int8 or fp32, got '" + p + "'");
-    return o;
+    if (p == "fp32") return precision_mode::fp32;
+    if (p != "int8") throw usage_error("--precision expects int8 or fp32, got '" + p + "'");
+    return precision_mode::int8;
+}
+inline passes::pipeline_options precision_options(const args& a) {
+    return pipeline_options_for(precision_of(a));
 }
 
 /// The passes that fuse (skipped by a plan's "unfused" rows): what remains
