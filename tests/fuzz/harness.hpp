@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <string_view>
@@ -276,10 +275,6 @@ inline std::filesystem::path scratch_dir() {
     return o.dir;
 }
 
-inline void write_file(const std::filesystem::path& p, std::string_view bytes) {
-    std::ofstream(p, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
-}
-
 /// Loads a model written as files (flags bit 1 of the model layout), named by
 /// flags bits 2-3: 0 `m.pdmodel` + `m.pdiparams`, the folder loaded; 1
 /// `__model__` + `__params__`, the folder; 2 `model` + `params`, the topology
@@ -295,8 +290,8 @@ inline paddle::model load_model_files(std::uint8_t flags, std::string_view topol
     const int naming = (flags >> 2) & 3;
     const bool with_params = (flags & 1) && names[naming][1];
     const auto dir = scratch_dir();
-    write_file(dir / names[naming][0], topology);
-    if (with_params) write_file(dir / names[naming][1], params);
+    paddle::detail::write_file(dir / names[naming][0], std::string(topology));
+    if (with_params) paddle::detail::write_file(dir / names[naming][1], std::string(params));
     return watched_load(topology.size(), with_params ? params.size() : 0, [&] {
         return paddle::load(naming == 2 ? dir / names[naming][0] : dir,
                             fuzz_load_options(with_params));
@@ -356,8 +351,8 @@ inline void run_pir(std::string_view bytes) {
                                                     {"net.json", "net.pdiparams"},
                                                     {"program", "weights.pdiparams"}};
         const auto dir = scratch_dir();
-        write_file(dir / names[naming][0], text);
-        if (with_params) write_file(dir / names[naming][1], params);
+        paddle::detail::write_file(dir / names[naming][0], std::string(text));
+        if (with_params) paddle::detail::write_file(dir / names[naming][1], std::string(params));
         return paddle::load(naming == 3 ? dir / names[naming][0] : dir,
                             fuzz_load_options(with_params));
     });

@@ -122,35 +122,35 @@ inline void record(std::string_view type, const attr_map& attrs, const named_ten
     n += wrote ? 1 : 0;
 }
 
-/// Records a PIR program a test wrote (never one of ../shared: the committed
-/// corpora hold no bytes of the shared models) as DIR/pir/<pid>-<n>.bin, in
-/// fuzz_pir's layout, when LITEGRAPH_RECORD_OP_SEEDS=DIR is set and it is
-/// small.  The PIR reader's tests call it on each program they load.
-inline void record_pir(std::string_view text, std::string_view params) {
+/// Writes `bytes` as DIR/<sub>/<pid>-<n>.bin when LITEGRAPH_RECORD_OP_SEEDS=DIR
+/// is set and the seed is small.
+inline void write_seed(const char* sub, std::string_view bytes) {
     static const char* dir = std::getenv("LITEGRAPH_RECORD_OP_SEEDS");
     static int n = 0;
-    if (!dir || 5 + text.size() + params.size() > max_seed_bytes) return;
+    if (!dir || bytes.size() > max_seed_bytes) return;
+    const auto file = std::filesystem::path(dir) / sub /
+                      (std::to_string(::getpid()) + "-" + std::to_string(n++) + ".bin");
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+/// Records a PIR program a test wrote (never one of ../shared: the committed
+/// corpora hold no bytes of the shared models) as DIR/pir/<pid>-<n>.bin, in
+/// fuzz_pir's layout.  The PIR reader's tests call it on each program they load.
+inline void record_pir(std::string_view text, std::string_view params) {
+    if (!std::getenv("LITEGRAPH_RECORD_OP_SEEDS")) return;
     std::string s(1, params.empty() ? '\x00' : '\x01');
     const auto len = static_cast<std::uint32_t>(text.size());
     s.append(reinterpret_cast<const char*>(&len), 4);
     s += text;
     s += params;
-    const auto file = std::filesystem::path(dir) / "pir" /
-                      (std::to_string(::getpid()) + "-" + std::to_string(n++) + ".bin");
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary).write(s.data(), std::streamsize(s.size()));
+    write_seed("pir", s);
 }
 
 /// Records a ProgramDesc a loader test wrote as DIR/topology/<pid>-<n>.bin
 /// (fuzz_topology's layout: the bytes as they are), as record_pir does.
 inline void record_topology(std::string_view bytes) {
-    static const char* dir = std::getenv("LITEGRAPH_RECORD_OP_SEEDS");
-    static int n = 0;
-    if (!dir || bytes.size() > max_seed_bytes) return;
-    const auto file = std::filesystem::path(dir) / "topology" /
-                      (std::to_string(::getpid()) + "-" + std::to_string(n++) + ".bin");
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+    write_seed("topology", bytes);
 }
 
 /// Installs `record` when LITEGRAPH_RECORD_OP_SEEDS is set.
