@@ -782,7 +782,9 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 
 // ---- begin litegraph/ops/registry.hpp ----
 // The table of built-in ops: adding an op means adding its header here and
-// its type to `builtin_ops`.  No self-registering statics: the list is explicit.
+// its type to `other_builtin_ops`; an activation is added to
+// `activation_functors` in ops/activation.hpp instead, which gives its op.
+// No self-registering statics: the lists are explicit.
 
 #include <memory>
 #include <string>
@@ -797,18 +799,35 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 // rsqrt, square, sin, cos, erf (and `pow`, whose factor may be an input, so
 // it is an op of its own below).  Each is a small functor in `ops::act` with
 // `float operator()(float) const` (its attributes are members) and the Paddle
-// op is `activation<Functor>`: one loop applying it.  The piecewise-linear
-// ones also have `V vec(V) const` for xsimd batches, the same operations in
-// the same order (so bit-identical to the scalar form; absent where xsimd is
-// not used, e.g. Cortex-M), which the fused epilogues use to run in vector registers
-// (fusion/epilogue.hpp).  Fused kernels compose the same functors as epilogues (e.g. conv2d
-// followed by act::relu).  The functors added for issue #17 (mish onwards)
-// are ops only: no fused kernel, pass or codegen lists them.
+// op is `activation<Functor>`: one loop applying it.
+//
+// This header is the one home of an activation's facts.  A functor declares:
+//   paddle_type            its Paddle op type; also its name in ops::act (the
+//                          firmware generator prints `litegraph::ops::act::<type>`)
+//   parse(attr_map)        its attributes, with Paddle's defaults
+//   operator()(float)      the value
+//   fields()               its attributes in declaration order, as a tuple (the
+//                          generator's aggregate initializer; OpenCL's p0, p1, p2)
+// and optionally:
+//   vec(V)                 an xsimd form, the same operations in the same order (so
+//                          bit-identical to the scalar form; absent where xsimd is
+//                          not used, e.g. Cortex-M), which the fused epilogues run in
+//                          vector registers (fusion/epilogue.hpp)
+//   fusable = true         a conv epilogue stage: the fused fp32 and int8 conv
+//                          kernels, the pass fuse_conv_activation and the firmware
+//                          layers take it (fusion/fused.hpp, fusion/fused_int8.hpp)
+//   opencl                 its OpenCL C expression of `v` and p0..p2 (the fields):
+//                          the OpenCL backend runs it, alone or fused
+// and `activation_functors` below lists it.  Every listed activation is an op,
+// runs in place of its input (passes/in_place.hpp) and has a compile-time layer
+// (static/network.hpp's `unary`); everything else derives from the traits.
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 
 // ---- begin litegraph/kernels/simd.hpp ----
 // The one SIMD vocabulary the fast kernels use: a float vector of the widest
@@ -1094,6 +1113,8 @@ namespace litegraph::ops {
 namespace act {
 struct relu {
     static constexpr std::string_view paddle_type = "relu";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "v > 0.f ? v : 0.f";
     static relu parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x > 0.f ? x : 0.f; }
 #if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
@@ -1111,8 +1132,11 @@ struct relu {
 /// min(max(0, x), threshold)
 struct relu6 {
     static constexpr std::string_view paddle_type = "relu6";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "fmin(fmax(0.f, v), p0)";
     float threshold = 6.f;
     static relu6 parse(const attr_map& a) { return {a.get<float>("threshold", 6.f)}; }
+    auto fields() const { return std::tuple{threshold}; }
     float operator()(float x) const { return std::min(std::max(0.f, x), threshold); }
 #if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
     template <class V>
@@ -1130,8 +1154,11 @@ struct relu6 {
 /// x >= 0 ? x : alpha * x
 struct leaky_relu {
     static constexpr std::string_view paddle_type = "leaky_relu";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "v >= 0.f ? v : p0 * v";
     float alpha = 0.02f;
     static leaky_relu parse(const attr_map& a) { return {a.get<float>("alpha", 0.02f)}; }
+    auto fields() const { return std::tuple{alpha}; }
     float operator()(float x) const { return x >= 0.f ? x : alpha * x; }
 #if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
     template <class V>
@@ -1142,22 +1169,29 @@ struct leaky_relu {
 };
 struct sigmoid {
     static constexpr std::string_view paddle_type = "sigmoid";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "1.f / (1.f + exp(-v))";
     static sigmoid parse(const attr_map&) { return {}; }
     float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); }
 };
 struct tanh {
     static constexpr std::string_view paddle_type = "tanh";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "tanh(v)";
     static tanh parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::tanh(x); }
 };
 /// x * min(max(x + offset, 0), threshold) / scale
 struct hard_swish {
     static constexpr std::string_view paddle_type = "hard_swish";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "v * fmin(fmax(v + p2, 0.f), p0) / p1";
     float threshold = 6.f, scale = 6.f, offset = 3.f;
     static hard_swish parse(const attr_map& a) {
         return {a.get<float>("threshold", 6.f), a.get<float>("scale", 6.f),
                 a.get<float>("offset", 3.f)};
     }
+    auto fields() const { return std::tuple{threshold, scale, offset}; }
     // Multiplies by 1 / scale (within an ulp of dividing by it, and far
     // cheaper in vector registers).
     float operator()(float x) const {
@@ -1175,10 +1209,13 @@ struct hard_swish {
 /// max(0, min(1, slope * x + offset))
 struct hard_sigmoid {
     static constexpr std::string_view paddle_type = "hard_sigmoid";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "fmax(0.f, fmin(1.f, p0 * v + p1))";
     float slope = 0.2f, offset = 0.5f;
     static hard_sigmoid parse(const attr_map& a) {
         return {a.get<float>("slope", 0.2f), a.get<float>("offset", 0.5f)};
     }
+    auto fields() const { return std::tuple{slope, offset}; }
     float operator()(float x) const { return std::max(0.f, std::min(1.f, slope * x + offset)); }
 #if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
     template <class V>
@@ -1194,6 +1231,7 @@ struct swish {
     static constexpr std::string_view paddle_type = "swish";
     float beta = 1.f;
     static swish parse(const attr_map& a) { return {a.get<float>("beta", 1.f)}; }
+    auto fields() const { return std::tuple{beta}; }
     float operator()(float x) const { return x / (1.f + std::exp(-beta * x)); }
 };
 /// x / (1 + exp(-x))
@@ -1214,6 +1252,7 @@ struct thresholded_relu {
     static thresholded_relu parse(const attr_map& a) {
         return {a.get<float>("threshold", 1.f), a.get<float>("value", 0.f)};
     }
+    auto fields() const { return std::tuple{threshold, value}; }
     float operator()(float x) const { return x > threshold ? x : value; }
 };
 /// approximate: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)));
@@ -1222,6 +1261,7 @@ struct gelu {
     static constexpr std::string_view paddle_type = "gelu";
     bool approximate = false;
     static gelu parse(const attr_map& a) { return {a.get<bool>("approximate", false)}; }
+    auto fields() const { return std::tuple{approximate}; }
     float operator()(float x) const {
         if (approximate) {
             constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
@@ -1259,6 +1299,7 @@ struct mish {
     static constexpr std::string_view paddle_type = "mish";
     float threshold = 20.f;
     static mish parse(const attr_map& a) { return {a.get<float>("threshold", 20.f)}; }
+    auto fields() const { return std::tuple{threshold}; }
     float operator()(float x) const {
         const float sp = x > threshold ? x : std::log1p(std::exp(x));
         return x * std::tanh(sp);
@@ -1271,6 +1312,7 @@ struct softplus {
     static softplus parse(const attr_map& a) {
         return {a.get<float>("beta", 1.f), a.get<float>("threshold", 20.f)};
     }
+    auto fields() const { return std::tuple{beta, threshold}; }
     float operator()(float x) const {
         const float xb = beta * x;
         return xb > threshold ? x : std::log1p(std::exp(xb)) / beta;
@@ -1290,6 +1332,7 @@ struct brelu {
     static brelu parse(const attr_map& a) {
         return {a.get<float>("t_min", 0.f), a.get<float>("t_max", 24.f)};
     }
+    auto fields() const { return std::tuple{t_min, t_max}; }
     float operator()(float x) const { return std::min(std::max(x, t_min), t_max); }
 };
 struct hardtanh : brelu {
@@ -1323,6 +1366,85 @@ struct erf {
     float operator()(float x) const { return std::erf(x); }
 };
 }  // namespace act
+
+/// Every activation functor: each is an op (`activation<F>`, registered by
+/// ops/registry.hpp from this list), runs in place and has a firmware layer.
+template <class... F>
+struct functor_list {};
+using activation_functors =
+    functor_list<act::relu, act::relu6, act::leaky_relu, act::sigmoid, act::tanh, act::hard_swish,
+                 act::hard_sigmoid, act::swish, act::silu, act::exp, act::thresholded_relu,
+                 act::gelu, act::log, act::floor, act::sqrt, act::abs, act::mish, act::softplus,
+                 act::softsign, act::brelu, act::hardtanh, act::rsqrt, act::square, act::sin,
+                 act::cos, act::erf>;
+
+/// F declares `fusable = true`: a conv epilogue stage.
+template <class F>
+concept fusable_activation = requires {
+    requires F::fusable;
+};
+/// F declares an OpenCL C expression.
+template <class F>
+concept opencl_activation = requires {
+    { F::opencl } -> std::convertible_to<std::string_view>;
+};
+
+/// The attributes of activation functor f in declaration order (an empty
+/// tuple for a functor without attributes).
+template <class F>
+auto fields_of(const F& f) {
+    if constexpr (requires { f.fields(); }) {
+        return f.fields();
+    } else {
+        static_assert(std::is_empty_v<F>, "an activation with attributes declares fields()");
+        return std::tuple<>{};
+    }
+}
+
+namespace detail {
+template <template <class> class Keep, class Out, class... F>
+struct filter_functors;
+template <template <class> class Keep, class... Kept>
+struct filter_functors<Keep, functor_list<Kept...>> {
+    using type = functor_list<Kept...>;
+};
+template <template <class> class Keep, class... Kept, class F, class... Rest>
+struct filter_functors<Keep, functor_list<Kept...>, F, Rest...> {
+    using type = typename filter_functors<
+        Keep, std::conditional_t<Keep<F>::value, functor_list<Kept..., F>, functor_list<Kept...>>,
+        Rest...>::type;
+};
+template <class List, template <class> class Keep>
+struct filtered;
+template <class... F, template <class> class Keep>
+struct filtered<functor_list<F...>, Keep> {
+    using type = typename filter_functors<Keep, functor_list<>, F...>::type;
+};
+template <class F>
+struct is_fusable : std::bool_constant<fusable_activation<F>> {};
+template <class F>
+struct has_opencl : std::bool_constant<opencl_activation<F>> {};
+}  // namespace detail
+
+/// The activations a conv kernel fuses as its epilogue, in list order.
+using fusable_activations =
+    typename detail::filtered<activation_functors, detail::is_fusable>::type;
+/// The activations the OpenCL backend runs, in list order (its activation
+/// code is the 1-based position here).
+using opencl_activations = typename detail::filtered<activation_functors, detail::has_opencl>::type;
+
+/// Calls `fn.template operator()<F>()` for each functor F of `List` in order
+/// until one returns true; returns whether one did.
+template <class... F, class Fn>
+bool any_functor(functor_list<F...>, Fn&& fn) {
+    return (fn.template operator()<F>() || ...);
+}
+
+/// Whether `type` is the Paddle type of a functor of `List`.
+template <class List>
+bool names_functor(std::string_view type) {
+    return any_functor(List{}, [&]<class F>() { return F::paddle_type == type; });
+}
 
 /// The op for one activation functor F: Out = F(X), float32, same shape.
 template <class F>
@@ -1376,6 +1498,17 @@ using square_op = activation<act::square>;
 using sin_op = activation<act::sin>;
 using cos_op = activation<act::cos>;
 using erf_op = activation<act::erf>;
+
+namespace detail {
+template <class List>
+struct activation_ops_of;
+template <class... F>
+struct activation_ops_of<functor_list<F...>> {
+    using type = op_list<activation<F>...>;
+};
+}  // namespace detail
+/// The op of every activation functor (the registry's entries).
+using activation_ops = typename detail::activation_ops_of<activation_functors>::type;
 
 /// pow: Out = X ^ factor, float32.  The factor is the attribute `factor`
 /// (default 1) or, when present, the one-element input `FactorTensor`
@@ -12078,37 +12211,12 @@ private:
 
 namespace litegraph {
 
-using builtin_ops = op_list<                               //
+/// Every built-in op but the activations.
+using other_builtin_ops = op_list<                         //
     ops::scale,                                            //
     ops::elementwise,                                      //
     ops::compare,                                          //
     ops::logical_not,                                      //
-    ops::relu,                                             //
-    ops::relu6,                                            //
-    ops::leaky_relu,                                       //
-    ops::sigmoid,                                          //
-    ops::tanh_op,                                          //
-    ops::hard_swish,                                       //
-    ops::hard_sigmoid,                                     //
-    ops::swish,                                            //
-    ops::silu,                                             //
-    ops::exp_op,                                           //
-    ops::thresholded_relu,                                 //
-    ops::gelu,                                             //
-    ops::log_op,                                           //
-    ops::floor_op,                                         //
-    ops::sqrt_op,                                          //
-    ops::abs_op,                                           //
-    ops::mish,                                             //
-    ops::softplus,                                         //
-    ops::softsign,                                         //
-    ops::brelu,                                            //
-    ops::hardtanh,                                         //
-    ops::rsqrt_op,                                         //
-    ops::square_op,                                        //
-    ops::sin_op,                                           //
-    ops::cos_op,                                           //
-    ops::erf_op,                                           //
     ops::pow_op,                                           //
     ops::clip,                                             //
     ops::prelu,                                            //
@@ -12190,6 +12298,10 @@ using builtin_ops = op_list<                               //
     ops::box_coder,                                        //
     ops::rnn                                               //
     >;
+
+/// The ops litegraph runs: the activations (`ops::activation_ops`, one per
+/// functor of ops/activation.hpp's `activation_functors`) and the others.
+using builtin_ops = typename concat_op_lists<ops::activation_ops, other_builtin_ops>::type;
 
 namespace detail {
 template <class... Ops>
@@ -13626,13 +13738,16 @@ private:
 };
 
 namespace detail {
+template <class Acts>
+struct conv_act_list;
 template <class... Acts>
-struct conv_act_list {
+struct conv_act_list<ops::functor_list<Acts...>> {
     using type = op_list<fused<ops::conv2d, bias, act<Acts>>...>;
 };
 }  // namespace detail
 
-/// The closed list of fused conv kernels the runtime can dispatch to.
+/// The closed list of fused conv kernels the runtime can dispatch to: one per
+/// fusable activation (ops::fusable_activations), the gates and the residual add.
 using fused_conv_kernels = typename concat_op_lists<
     op_list<fused<ops::conv2d, bias>,                                           //
             fused<ops::conv2d, bias, add_with>,                                 //
@@ -13640,9 +13755,7 @@ using fused_conv_kernels = typename concat_op_lists<
             fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_plane>>,       //
             fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_with>>,   //
             fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_with>>>,       //
-    typename detail::conv_act_list<ops::act::relu, ops::act::relu6, ops::act::leaky_relu,
-                                   ops::act::sigmoid, ops::act::tanh, ops::act::hard_swish,
-                                   ops::act::hard_sigmoid>::type>::type;
+    typename detail::conv_act_list<ops::fusable_activations>::type>::type;
 
 }  // namespace litegraph::fusion
 // ---- end litegraph/fusion/fused.hpp ----
@@ -13781,11 +13894,10 @@ inline bool is_plain_conv(const graph::op_node& op) {
     return op.type == "conv2d" || op.type == "depthwise_conv2d";
 }
 
-/// Paddle activation types a fused conv can apply (docs/fusion.md).
+/// Paddle activation types a fused conv can apply: those of
+/// ops::fusable_activations (docs/fusion.md).
 inline bool is_fusable_activation(std::string_view type) {
-    constexpr std::string_view acts[] = {"relu", "relu6",      "leaky_relu",  "sigmoid",
-                                         "tanh", "hard_swish", "hard_sigmoid"};
-    return std::find(std::begin(acts), std::end(acts), type) != std::end(acts);
+    return ops::names_functor<ops::fusable_activations>(type);
 }
 
 namespace detail {
@@ -14032,27 +14144,32 @@ inline int fold_batch_norm(graph::graph& g) {
 }  // namespace litegraph::passes
 // ---- end litegraph/passes/fold_batch_norm.hpp ----
 // ---- begin litegraph/passes/fuse_conv_activation.hpp ----
-// fuse_conv_activation: conv -> activation (relu, relu6, leaky_relu, sigmoid,
-// tanh, hard_swish, hard_sigmoid), where the activation is the conv output's
-// only reader, becomes a fused_conv2d with `activation` set to the Paddle type
+// fuse_conv_activation: conv -> activation (one of ops::fusable_activations:
+// `litegraph ops` lists them), where the activation is the conv output's only
+// reader, becomes a fused_conv2d with `activation` set to the Paddle type
 // and the activation's parameters copied under their Paddle names.  A plain
 // conv without a bias gets a zero Bias: every fused conv kernel has one.
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 
 namespace litegraph::passes {
 
-/// Copies an activation op's attributes onto a fused conv node: the
-/// activation parameters always, anything else only when the conv lacks it
-/// (Paddle's bookkeeping attributes such as op_callstack stay the conv's).
+/// Copies an activation op's attributes onto a fused conv node: its own
+/// attributes win (whatever its functor's `parse` reads: alpha, threshold,
+/// slope, offset, beta, t_min, ...), except Paddle's bookkeeping of where an op
+/// comes from, which stays the conv's (taken from the activation only when
+/// the conv lacks it).
 inline void copy_activation_attrs(const graph::op_node& act, graph::op_node& conv) {
-    constexpr std::string_view params[] = {"alpha",  "threshold", "slope",
-                                           "offset", "scale",     "beta"};
+    constexpr std::string_view bookkeeping[] = {"op_callstack", "op_namescope", "op_role",
+                                                "op_role_var",  "op_device",    "with_quant_attr"};
     for (auto& [name, value] : act.attrs.all()) {
-        bool is_param = std::find(std::begin(params), std::end(params), name) != std::end(params);
-        if (is_param || !conv.attrs.has(name)) conv.attrs.set(name, value);
+        const bool conv_keeps = std::find(std::begin(bookkeeping), std::end(bookkeeping), name) !=
+                                std::end(bookkeeping);
+        if (!conv_keeps || !conv.attrs.has(name)) conv.attrs.set(name, value);
     }
 }
 
@@ -14256,7 +14373,7 @@ inline int fuse_residual_add(graph::graph& g) {
 // (docs/fusion.md).  The input must die at the op (its only reader, not
 // fetched, not a parameter, not a feed) and the op's kernel must be safe in
 // place:
-//   unary activations, scale                         X
+//   activations (ops::activation_functors), scale    X
 //   elementwise add/sub/mul/div                      X if X has the output's shape,
 //                                                    else Y if Y has it
 //   reshape2, flatten2, squeeze2, unsqueeze2 (+ flatten_contiguous_range)
@@ -14277,11 +14394,10 @@ inline int fuse_residual_add(graph::graph& g) {
 
 namespace litegraph::passes {
 
+/// Element-wise unary ops whose output may take their input's buffer: every
+/// activation (ops::activation_functors) and scale.
 inline bool is_unary_in_place_op(std::string_view t) {
-    constexpr std::string_view types[] = {"relu", "relu6",      "leaky_relu",   "sigmoid",
-                                          "tanh", "hard_swish", "hard_sigmoid", "swish",
-                                          "silu", "exp",        "scale"};
-    return std::find(std::begin(types), std::end(types), t) != std::end(types);
+    return ops::names_functor<ops::activation_functors>(t) || t == ops::scale::paddle_types[0];
 }
 
 inline bool is_alias_op(std::string_view t) {
@@ -15821,24 +15937,25 @@ private:
 };
 
 namespace detail {
+template <class Acts>
+struct int8_act_list;
 template <class... Acts>
-struct int8_act_list {
+struct int8_act_list<ops::functor_list<Acts...>> {
     using type = op_list<fused_int8<act<Acts>>..., fused_int8<act<Acts>, quantize_store>...>;
 };
 }  // namespace detail
 
-/// The closed list of int8 conv kernels the runtime can dispatch to.
-using fused_int8_kernels = typename concat_op_lists<
-    op_list<fused_int8<>,                                         //
-            fused_int8<quantize_store>,                           //
-            fused_int8<add_with>,                                 //
-            fused_int8<gate<ops::act::hard_sigmoid, mul_plane>>,  //
-            fused_int8<gate<ops::act::sigmoid, mul_plane>>,       //
-            fused_int8<gate<ops::act::hard_sigmoid, mul_with>>,   //
-            fused_int8<gate<ops::act::sigmoid, mul_with>>>,       //
-    typename detail::int8_act_list<ops::act::relu, ops::act::relu6, ops::act::leaky_relu,
-                                   ops::act::sigmoid, ops::act::tanh, ops::act::hard_swish,
-                                   ops::act::hard_sigmoid>::type>::type;
+/// The closed list of int8 conv kernels the runtime can dispatch to: one per
+/// fusable activation (ops::fusable_activations), with float or int8 output.
+using fused_int8_kernels =
+    typename concat_op_lists<op_list<fused_int8<>,                                         //
+                                     fused_int8<quantize_store>,                           //
+                                     fused_int8<add_with>,                                 //
+                                     fused_int8<gate<ops::act::hard_sigmoid, mul_plane>>,  //
+                                     fused_int8<gate<ops::act::sigmoid, mul_plane>>,       //
+                                     fused_int8<gate<ops::act::hard_sigmoid, mul_with>>,   //
+                                     fused_int8<gate<ops::act::sigmoid, mul_with>>>,       //
+                             typename detail::int8_act_list<ops::fusable_activations>::type>::type;
 
 }  // namespace litegraph::fusion
 // ---- end litegraph/fusion/fused_int8.hpp ----
@@ -16371,7 +16488,7 @@ inline constexpr pass_info pipeline[] = {
     {"fold_batch_norm", fold_batch_norm,
      "conv -> batch_norm becomes a fused_conv2d whose epilogue scales and biases each channel"},
     {"fuse_conv_activation", fuse_conv_activation,
-     "conv -> relu/relu6/leaky_relu/sigmoid/tanh/hard_swish/hard_sigmoid sets the activation"},
+     "conv -> an activation a conv fuses (ops::fusable_activations) sets the activation"},
     {"fuse_gate", fuse_gate,
      "sigmoid/hard_sigmoid conv -> elementwise_mul becomes terminal mul_with or mul_plane"},
     {"fuse_residual_add", fuse_residual_add,
@@ -20969,40 +21086,41 @@ private:
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 // ---- begin litegraph/backends/opencl_kernels.hpp ----
 // The OpenCL C source of the OpenCL backend: one program, built once per
 // device, whose kernels take every size and option as arguments (so a new
 // shape rebuilds buffers and launches, never the program).  Activation codes
-// (ACT_*) and terminal codes (TERM_*) select the fused epilogue per launch.
+// (generated from ops::opencl_activations) and terminal codes (term_*) select
+// the fused epilogue per launch.
+
+#include <string>
+
 
 namespace litegraph::backends::opencl {
 
-enum act_code {
-    act_none = 0,
-    act_relu,
-    act_relu6,
-    act_leaky_relu,
-    act_sigmoid,
-    act_hard_swish,
-    act_hard_sigmoid
-};
+/// The activation code of no activation; activation k (1-based) of
+/// ops::opencl_activations is code k (backends/opencl.hpp's activation_of).
+inline constexpr int act_none = 0;
 enum term_code { term_store = 0, term_add_with, term_mul_with, term_mul_plane };
 
-inline constexpr const char* program_source = R"CLC(
-float activate(float v, int act, float p0, float p1, float p2) {
-    switch (act) {
-        case 1: return v > 0.f ? v : 0.f;
-        case 2: return fmin(fmax(0.f, v), p0);
-        case 3: return v >= 0.f ? v : p0 * v;
-        case 4: return 1.f / (1.f + exp(-v));
-        case 5: return v * fmin(fmax(v + p2, 0.f), p0) / p1;
-        case 6: return fmax(0.f, fmin(1.f, p0 * v + p1));
-        default: return v;
-    }
+namespace detail {
+/// `activate(v, act, p0, p1, p2)`: one case per activation of the list, its
+/// functor's `opencl` expression (ops/activation.hpp).
+template <class... F>
+std::string activation_source(ops::functor_list<F...>) {
+    std::string s =
+        "float activate(float v, int act, float p0, float p1, float p2) {\n"
+        "    switch (act) {\n";
+    int code = 0;
+    ((s += "        case " + std::to_string(++code) + ": return " + std::string(F::opencl) + ";\n"),
+     ...);
+    return s + "        default: return v;\n    }\n}\n";
 }
 
+inline constexpr const char* kernels_source = R"CLC(
 /* Bias (has_bias 1), or scale and bias (2: a folded batch norm), then the
    activation: the value every conv kernel's epilogue writes. */
 inline float finish(float v, __global const float* bias, __global const float* scale, int oc,
@@ -21292,6 +21410,14 @@ __kernel void copy_slab(__global const float* src, __global float* dst, long tot
     dst[(i / inner_src) * inner_dst + offset + i % inner_src] = src[i];
 }
 )CLC";
+}  // namespace detail
+
+/// The OpenCL C source of the program: the generated `activate` and the kernels.
+inline const std::string& program_source() {
+    static const std::string source =
+        detail::activation_source(ops::opencl_activations{}) + detail::kernels_source;
+    return source;
+}
 
 }  // namespace litegraph::backends::opencl
 // ---- end litegraph/backends/opencl_kernels.hpp ----
@@ -21348,7 +21474,7 @@ private:
             check(err, "clCreateContext");
             d.queue = clCreateCommandQueue(d.context, d.id, 0, &err);
             check(err, "clCreateCommandQueue");
-            const char* src = program_source;
+            const char* src = program_source().c_str();
             d.program = clCreateProgramWithSource(d.context, 1, &src, nullptr, &err);
             check(err, "clCreateProgramWithSource");
             if (clBuildProgram(d.program, 1, &d.id, "", nullptr, nullptr) != CL_SUCCESS) {
@@ -21376,38 +21502,33 @@ inline bool available(std::string* why = nullptr) {
 }
 
 /// The activation code and parameters of a Paddle activation type with its
-/// attributes; false when the OpenCL kernels have no code for it.
+/// attributes (the empty type: no activation); false when the OpenCL kernels
+/// have no code for it (its functor declares no `opencl` expression).
 inline bool activation_of(std::string_view type, const attr_map& a, int& code, float p[3]) {
     p[0] = p[1] = p[2] = 0.f;
-    if (type.empty()) {
-        code = act_none;
-    } else if (type == "relu") {
-        code = act_relu;
-    } else if (type == "relu6") {
-        code = act_relu6;
-        p[0] = ops::act::relu6::parse(a).threshold;
-    } else if (type == "leaky_relu") {
-        code = act_leaky_relu;
-        p[0] = ops::act::leaky_relu::parse(a).alpha;
-    } else if (type == "sigmoid") {
-        code = act_sigmoid;
-    } else if (type == "hard_swish") {
-        auto h = ops::act::hard_swish::parse(a);
-        code = act_hard_swish;
-        p[0] = h.threshold, p[1] = h.scale, p[2] = h.offset;
-    } else if (type == "hard_sigmoid") {
-        auto h = ops::act::hard_sigmoid::parse(a);
-        code = act_hard_sigmoid;
-        p[0] = h.slope, p[1] = h.offset;
-    } else {
-        return false;
-    }
-    return true;
+    code = act_none;
+    if (type.empty()) return true;
+    int k = 0;
+    return ops::any_functor(ops::opencl_activations{}, [&]<class F>() {
+        ++k;
+        if (F::paddle_type != type) return false;
+        code = k;
+        const auto fields = ops::fields_of(F::parse(a));
+        static_assert(std::tuple_size_v<decltype(fields)> <= 3,
+                      "an OpenCL activation has at most three parameters (p0, p1, p2)");
+        std::apply(
+            [&](auto... v) {
+                int i = 0;
+                ((p[i++] = static_cast<float>(v)), ...);
+            },
+            fields);
+        return true;
+    });
 }
 
+/// Whether the OpenCL kernels run activation type `t`.
 inline bool is_activation_type(std::string_view t) {
-    return t == "relu" || t == "relu6" || t == "leaky_relu" || t == "sigmoid" ||
-           t == "hard_swish" || t == "hard_sigmoid" || t == "tanh";
+    return ops::names_functor<ops::opencl_activations>(t);
 }
 
 /// One sub-block converted: device buffers and the launches of one run.

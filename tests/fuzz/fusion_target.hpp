@@ -93,19 +93,32 @@ inline std::int64_t conv_out(std::int64_t in, std::int64_t k, std::int64_t d, st
     return (in + p0 + p1 - (d * (k - 1) + 1)) / s + 1;
 }
 
-inline const char* const activations[] = {"relu", "relu6",      "leaky_relu",  "sigmoid",
-                                          "tanh", "hard_swish", "hard_sigmoid"};
+/// The activations a conv fuses (ops::fusable_activations), in list order.
+inline const std::vector<std::string>& activations() {
+    static const auto names = [] {
+        std::vector<std::string> n;
+        ops::any_functor(ops::fusable_activations{}, [&]<class F>() {
+            n.emplace_back(F::paddle_type);
+            return false;
+        });
+        return n;
+    }();
+    return names;
+}
 
-/// activation op on `x` (or none).
-inline value activation(state& st, const value& x, int which) {
-    if (which < 0) return x;
+/// The activation op `type` on `x`.
+inline value activation(state& st, const value& x, const std::string& type) {
     value y{st.var("a", x.shape), x.shape};
     attr_map a;
-    const std::string type = activations[which];
     if (type == "leaky_relu") a.set("alpha", 0.1f);
     st.b.add_op(type, {{"X", {x.name}}}, {{"Out", {y.name}}}, a);
     st.text << type << "\n";
     return y;
+}
+/// Activation `which` of activations() on `x` (or none when negative).
+inline value activation(state& st, const value& x, int which) {
+    if (which < 0) return x;
+    return activation(st, x, activations()[static_cast<std::size_t>(which)]);
 }
 
 /// conv (+ bias add) (+ batch norm) (+ activation).  `same`: stride 1 and
@@ -195,7 +208,8 @@ inline value conv_block(state& st, const value& x, std::int64_t oc, bool same, b
         st.text << "batch_norm\n";
         y = z;
     }
-    return activation(st, y, in.ConsumeIntegralInRange(-1, 6));
+    return activation(st, y,
+                      in.ConsumeIntegralInRange(-1, static_cast<int>(activations().size()) - 1));
 }
 
 /// scale (sometimes the identity remove_identity drops), dropout, a
@@ -381,8 +395,9 @@ inline fusion_case decode_fusion_case(std::string_view bytes) {
                     }
                     return y;
                 };
-                auto s1 = activation(st, conv1(p, squeeze, r), 0);
-                auto s2 = activation(st, conv1(s1, excite, c), in.ConsumeBool() ? 3 : 6);
+                auto s1 = activation(st, conv1(p, squeeze, r), "relu");
+                auto s2 = activation(st, conv1(s1, excite, c),
+                                     in.ConsumeBool() ? "sigmoid" : "hard_sigmoid");
                 value y{st.var("se", cur.shape), cur.shape};
                 if (in.ConsumeBool())
                     b.add_op("elementwise_mul", {{"X", {cur.name}}, {"Y", {s2.name}}},
@@ -404,7 +419,7 @@ inline fusion_case decode_fusion_case(std::string_view bytes) {
                     b.add_op("elementwise_add", {{"X", {cur.name}}, {"Y", {branch.name}}},
                              {{"Out", {y.name}}}, {});
                 st.text << "residual elementwise_add\n";
-                cur = activation(st, y, in.ConsumeBool() ? 0 : -1);
+                cur = in.ConsumeBool() ? activation(st, y, "relu") : y;
                 break;
             }
             case 4: {  // concat of the input with a same-size conv branch on channels

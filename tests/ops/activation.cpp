@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <functional>
+#include <string_view>
+#include <tuple>
+#include <vector>
 
 #include "litegraph/ops/invoke.hpp"
 #include "support.hpp"
@@ -244,6 +247,68 @@ TEST_CASE("the new unary ops name a non-float tensor") {
                           "sin", "cos", "erf"})
         CHECK_THROWS_WITH_AS(invoke(t, {}, named_tensors{}.add("X", x), {{"Out", 1}}),
                              doctest::Contains("X must be float32, got int64"), shape_error);
+}
+
+}  // namespace ops_activation_test
+
+namespace ops_activation_test {
+
+TEST_CASE("the activation list: every functor is an op, its fields are what it parsed") {
+    std::vector<std::string_view> all, fusable, opencl;
+    ops::any_functor(ops::activation_functors{}, [&]<class F>() {
+        all.push_back(F::paddle_type);
+        return false;
+    });
+    ops::any_functor(ops::fusable_activations{}, [&]<class F>() {
+        fusable.push_back(F::paddle_type);
+        return false;
+    });
+    ops::any_functor(ops::opencl_activations{}, [&]<class F>() {
+        opencl.push_back(F::paddle_type);
+        return false;
+    });
+    CHECK(all.size() >= 26);
+    // The derived lists keep the order of the list they filter.
+    auto sub = [&](const std::vector<std::string_view>& part) {
+        std::size_t at = 0;
+        for (auto t : part) {
+            while (at < all.size() && all[at] != t) ++at;
+            if (at == all.size()) return false;
+        }
+        return true;
+    };
+    CHECK(sub(fusable));
+    CHECK(sub(opencl));
+    CHECK(fusable.size() >= 7);
+    for (auto t : all) {
+        INFO(t);
+        CHECK(ops::names_functor<ops::activation_functors>(t));
+        // Registered: a one-element run goes through the op table.
+        auto out =
+            invoke(std::string(t), {},
+                   named_tensors{}.add("X", test::random_tensor({3}, 4, 0.1f, 0.9f)), {{"Out", 1}})
+                .get("Out");
+        CHECK(out.shape() == shape_t{3});
+    }
+    CHECK_FALSE(ops::names_functor<ops::activation_functors>("conv2d"));
+    CHECK_FALSE(ops::names_functor<ops::fusable_activations>("exp"));
+
+    // fields() returns the parsed attributes in declaration order.
+    attr_map a;
+    a.set("threshold", 5.f);
+    a.set("scale", 4.f);
+    a.set("offset", 2.f);
+    CHECK(ops::fields_of(ops::act::hard_swish::parse(a)) == std::tuple{5.f, 4.f, 2.f});
+    attr_map b;
+    b.set("t_min", -1.f);
+    b.set("t_max", 3.f);
+    CHECK(ops::fields_of(ops::act::hardtanh::parse(b)) == std::tuple{-1.f, 3.f});
+    CHECK(ops::fields_of(ops::act::relu{}) == std::tuple<>{});
+    // Rebuilding a functor from its fields gives the same function.
+    const auto hs = ops::act::hard_swish::parse(a);
+    const auto rebuilt =
+        std::apply([](auto... v) { return ops::act::hard_swish{v...}; }, ops::fields_of(hs));
+    for (float x : {-4.f, -1.f, 0.5f, 3.f}) CHECK(rebuilt(x) == hs(x));
 }
 
 }  // namespace ops_activation_test

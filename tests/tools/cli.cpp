@@ -259,6 +259,9 @@ TEST_CASE("codegen writes a quantized model's int8 layers and int8 weights") {
                 quote((dir / "q").string()) + " --calib-random 1");
     INFO(r.out);
     REQUIRE(r.code == 0);
+    // stderr is a pipe here: no \r progress lines in it (a terminal gets them).
+    CHECK(r.out.find("calibrating") == std::string::npos);
+    CHECK(r.out.find('\r') == std::string::npos);
     const auto header = dir / "net.hpp";
     r = run_cli("codegen " + quote((dir / "q").string()) + " -o " + quote(header.string()));
     INFO(r.out);

@@ -13,10 +13,13 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <tuple>
+#include <type_traits>
 
 #include "cmd_plan.hpp"
 #include "cmd_run.hpp"
 #include "litegraph/fusion/fused_int8.hpp"
+#include "litegraph/ops/activation.hpp"
 #include "litegraph/ops/elementwise.hpp"
 #include "litegraph/ops/int8/quantize.hpp"
 #include "litegraph/ops/matmul.hpp"
@@ -54,27 +57,34 @@ inline bool is_identifier(const std::string& s) {
     return true;
 }
 
-/// The C++ type of an activation functor and its initializer.
+/// An activation functor's field as a C++ literal.
+inline std::string field_literal(bool v, const std::string&) {
+    return v ? "true" : "false";
+}
+inline std::string field_literal(float v, const std::string& where) {
+    return float_literal(v, where);
+}
+
+/// The C++ type of an activation functor and its initializer: the functor of
+/// ops::activation_functors named `act`, its fields (ops::fields_of) as an
+/// aggregate initializer.
 inline std::pair<std::string, std::string> functor(const std::string& act, const attr_map& a,
                                                    const std::string& where) {
-    auto f = [&](float v) { return float_literal(v, where); };
-    const std::string ns = "litegraph::ops::act::";
-    if (act == "relu") return {ns + "relu", "{}"};
-    if (act == "sigmoid") return {ns + "sigmoid", "{}"};
-    if (act == "tanh") return {ns + "tanh", "{}"};
-    if (act == "relu6") return {ns + "relu6", "{" + f(ops::act::relu6::parse(a).threshold) + "}"};
-    if (act == "leaky_relu")
-        return {ns + "leaky_relu", "{" + f(ops::act::leaky_relu::parse(a).alpha) + "}"};
-    if (act == "hard_swish") {
-        auto h = ops::act::hard_swish::parse(a);
-        return {ns + "hard_swish",
-                "{" + f(h.threshold) + ", " + f(h.scale) + ", " + f(h.offset) + "}"};
-    }
-    if (act == "hard_sigmoid") {
-        auto h = ops::act::hard_sigmoid::parse(a);
-        return {ns + "hard_sigmoid", "{" + f(h.slope) + ", " + f(h.offset) + "}"};
-    }
-    throw unsupported_error(where + ": activation '" + act + "' has no compile-time form");
+    std::pair<std::string, std::string> out;
+    const bool found = ops::any_functor(ops::activation_functors{}, [&]<class F>() {
+        if (F::paddle_type != act) return false;
+        std::string init;
+        std::apply(
+            [&](auto... v) {
+                ((init += (init.empty() ? "" : ", ") + field_literal(v, where)), ...);
+            },
+            ops::fields_of(F::parse(a)));
+        out = {"litegraph::ops::act::" + std::string(F::paddle_type), "{" + init + "}"};
+        return true;
+    });
+    if (!found)
+        throw unsupported_error(where + ": activation '" + act + "' has no compile-time form");
+    return out;
 }
 
 struct generator {
@@ -390,8 +400,7 @@ struct generator {
                 add(node, ins.io, where);
             else if (t == "softmax")
                 softmax(node, ins.io, where);
-            else if (t == "relu" || t == "relu6" || t == "leaky_relu" || t == "sigmoid" ||
-                     t == "tanh" || t == "hard_swish" || t == "hard_sigmoid")
+            else if (ops::names_functor<ops::activation_functors>(t))
                 activation(node, ins.io, where);
             else if (t == "reshape2" || t == "flatten2" || t == "squeeze2" || t == "unsqueeze2" ||
                      t == "flatten_contiguous_range")

@@ -72,6 +72,7 @@ inline int cmd_ops(const std::vector<std::string>& argv) {
         else
             std::cout << "  " << t << (names.empty() ? "" : "  <- " + names) << "\n";
     }
+    std::string line;
     if (md)
         std::cout
             << "\nIn-place PIR variants (`1.relu_`, `1.batch_norm_` where listed, ...) take the\n"
@@ -83,7 +84,6 @@ inline int cmd_ops(const std::vector<std::string>& argv) {
                "(the ProgramDesc form's `feed` and `fetch` likewise):\n";
     else
         std::cout << "\nPIR ops resolved by the loader (" << pir_at_load.size() << "):";
-    std::string line;
     for (auto& n : pir_at_load) line += (md ? " `" + n + "`" : " " + n);
     std::cout << line << "\n";
     if (md)
@@ -95,6 +95,22 @@ inline int cmd_ops(const std::vector<std::string>& argv) {
         std::cout << "\nOp types made by the passes (" << internal.size() << "):";
     line.clear();
     for (auto& n : internal) line += (md ? " `" + n + "`" : " " + n);
+    std::cout << line << "\n";
+    std::vector<std::string_view> fusable;
+    ops::any_functor(ops::fusable_activations{}, [&]<class F>() {
+        fusable.push_back(F::paddle_type);
+        return false;
+    });
+    line.clear();
+    for (auto n : fusable) line += (md ? " `" + std::string(n) + "`" : " " + std::string(n));
+    if (md)
+        std::cout << "\n## Activations a conv fuses (" << fusable.size()
+                  << ")\n\n"
+                     "`ops::fusable_activations` (`include/litegraph/ops/activation.hpp`): the\n"
+                     "pass `fuse_conv_activation` makes them the epilogue of a fp32 or int8 conv\n"
+                     "(docs/fusion.md):\n";
+    else
+        std::cout << "\nActivations a conv fuses (" << fusable.size() << "):";
     std::cout << line << "\n";
     return 0;
 }

@@ -1,6 +1,9 @@
 // litegraph quantize: post-training quantisation (tools/quantize/ptq.hpp).
 #pragma once
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <random>
@@ -46,7 +49,7 @@ inline int cmd_quantize(const std::vector<std::string>& argv) {
                "                        the calibration samples) above which sensitive ops\n"
                "                        stay float (default 0.05; 0: every op int8)\n"
                "  --seed S              seed of --calib-random (default 1)\n"
-               "  --quiet               no progress on stderr\n";
+               "  --quiet               no progress (it shows only when stderr is a terminal)\n";
         return 0;
     }
     if (!a.has("-o")) throw usage_error("quantize needs -o OUT_DIR");
@@ -102,7 +105,8 @@ inline int cmd_quantize(const std::vector<std::string>& argv) {
             samples.push_back(std::move(t));
         }
     }
-    if (!a.flag("--quiet")) {
+    // Progress redraws one line with \r: for a terminal only, not a log or a pipe.
+    if (!a.flag("--quiet") && isatty(fileno(stderr))) {
         opt.progress = [](int pass, int s, int n, int passes) {
             std::cerr << "\rcalibrating: pass " << pass + 1 << "/" << passes << ", sample " << s
                       << "/" << n << std::flush;

@@ -22,7 +22,8 @@ const char* usage =
     "  run MODEL         run on given or deterministic inputs; outputs, latency, memory\n"
     "  dot MODEL         the graph as Graphviz DOT (after any pass)\n"
     "  plan MODEL        the memory plan over segments, against its lower bound\n"
-    "  generate NAME     write a built-in example model (squeezenet1_0, squeezenet1_1)\n"
+    "  generate NAME     write a built-in example model (squeezenet1_0, squeezenet1_1,\n"
+    "                    activations)\n"
     "  codegen MODEL     write the model as a compile-time network header (firmware)\n"
     "  quantize MODEL    post-training int8 quantisation (quantize_linear form)\n"
     "  ops               the op types a model may contain (Paddle and PIR names)\n";

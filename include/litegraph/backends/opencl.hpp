@@ -23,6 +23,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "litegraph/backends/opencl_kernels.hpp"
@@ -86,7 +87,7 @@ private:
             check(err, "clCreateContext");
             d.queue = clCreateCommandQueue(d.context, d.id, 0, &err);
             check(err, "clCreateCommandQueue");
-            const char* src = program_source;
+            const char* src = program_source().c_str();
             d.program = clCreateProgramWithSource(d.context, 1, &src, nullptr, &err);
             check(err, "clCreateProgramWithSource");
             if (clBuildProgram(d.program, 1, &d.id, "", nullptr, nullptr) != CL_SUCCESS) {
@@ -114,38 +115,33 @@ inline bool available(std::string* why = nullptr) {
 }
 
 /// The activation code and parameters of a Paddle activation type with its
-/// attributes; false when the OpenCL kernels have no code for it.
+/// attributes (the empty type: no activation); false when the OpenCL kernels
+/// have no code for it (its functor declares no `opencl` expression).
 inline bool activation_of(std::string_view type, const attr_map& a, int& code, float p[3]) {
     p[0] = p[1] = p[2] = 0.f;
-    if (type.empty()) {
-        code = act_none;
-    } else if (type == "relu") {
-        code = act_relu;
-    } else if (type == "relu6") {
-        code = act_relu6;
-        p[0] = ops::act::relu6::parse(a).threshold;
-    } else if (type == "leaky_relu") {
-        code = act_leaky_relu;
-        p[0] = ops::act::leaky_relu::parse(a).alpha;
-    } else if (type == "sigmoid") {
-        code = act_sigmoid;
-    } else if (type == "hard_swish") {
-        auto h = ops::act::hard_swish::parse(a);
-        code = act_hard_swish;
-        p[0] = h.threshold, p[1] = h.scale, p[2] = h.offset;
-    } else if (type == "hard_sigmoid") {
-        auto h = ops::act::hard_sigmoid::parse(a);
-        code = act_hard_sigmoid;
-        p[0] = h.slope, p[1] = h.offset;
-    } else {
-        return false;
-    }
-    return true;
+    code = act_none;
+    if (type.empty()) return true;
+    int k = 0;
+    return ops::any_functor(ops::opencl_activations{}, [&]<class F>() {
+        ++k;
+        if (F::paddle_type != type) return false;
+        code = k;
+        const auto fields = ops::fields_of(F::parse(a));
+        static_assert(std::tuple_size_v<decltype(fields)> <= 3,
+                      "an OpenCL activation has at most three parameters (p0, p1, p2)");
+        std::apply(
+            [&](auto... v) {
+                int i = 0;
+                ((p[i++] = static_cast<float>(v)), ...);
+            },
+            fields);
+        return true;
+    });
 }
 
+/// Whether the OpenCL kernels run activation type `t`.
 inline bool is_activation_type(std::string_view t) {
-    return t == "relu" || t == "relu6" || t == "leaky_relu" || t == "sigmoid" ||
-           t == "hard_swish" || t == "hard_sigmoid" || t == "tanh";
+    return ops::names_functor<ops::opencl_activations>(t);
 }
 
 /// One sub-block converted: device buffers and the launches of one run.

@@ -1,35 +1,36 @@
 // The OpenCL C source of the OpenCL backend: one program, built once per
 // device, whose kernels take every size and option as arguments (so a new
 // shape rebuilds buffers and launches, never the program).  Activation codes
-// (ACT_*) and terminal codes (TERM_*) select the fused epilogue per launch.
+// (generated from ops::opencl_activations) and terminal codes (term_*) select
+// the fused epilogue per launch.
 #pragma once
+
+#include <string>
+
+#include "litegraph/ops/activation.hpp"
 
 namespace litegraph::backends::opencl {
 
-enum act_code {
-    act_none = 0,
-    act_relu,
-    act_relu6,
-    act_leaky_relu,
-    act_sigmoid,
-    act_hard_swish,
-    act_hard_sigmoid
-};
+/// The activation code of no activation; activation k (1-based) of
+/// ops::opencl_activations is code k (backends/opencl.hpp's activation_of).
+inline constexpr int act_none = 0;
 enum term_code { term_store = 0, term_add_with, term_mul_with, term_mul_plane };
 
-inline constexpr const char* program_source = R"CLC(
-float activate(float v, int act, float p0, float p1, float p2) {
-    switch (act) {
-        case 1: return v > 0.f ? v : 0.f;
-        case 2: return fmin(fmax(0.f, v), p0);
-        case 3: return v >= 0.f ? v : p0 * v;
-        case 4: return 1.f / (1.f + exp(-v));
-        case 5: return v * fmin(fmax(v + p2, 0.f), p0) / p1;
-        case 6: return fmax(0.f, fmin(1.f, p0 * v + p1));
-        default: return v;
-    }
+namespace detail {
+/// `activate(v, act, p0, p1, p2)`: one case per activation of the list, its
+/// functor's `opencl` expression (ops/activation.hpp).
+template <class... F>
+std::string activation_source(ops::functor_list<F...>) {
+    std::string s =
+        "float activate(float v, int act, float p0, float p1, float p2) {\n"
+        "    switch (act) {\n";
+    int code = 0;
+    ((s += "        case " + std::to_string(++code) + ": return " + std::string(F::opencl) + ";\n"),
+     ...);
+    return s + "        default: return v;\n    }\n}\n";
 }
 
+inline constexpr const char* kernels_source = R"CLC(
 /* Bias (has_bias 1), or scale and bias (2: a folded batch norm), then the
    activation: the value every conv kernel's epilogue writes. */
 inline float finish(float v, __global const float* bias, __global const float* scale, int oc,
@@ -319,5 +320,13 @@ __kernel void copy_slab(__global const float* src, __global float* dst, long tot
     dst[(i / inner_src) * inner_dst + offset + i % inner_src] = src[i];
 }
 )CLC";
+}  // namespace detail
+
+/// The OpenCL C source of the program: the generated `activate` and the kernels.
+inline const std::string& program_source() {
+    static const std::string source =
+        detail::activation_source(ops::opencl_activations{}) + detail::kernels_source;
+    return source;
+}
 
 }  // namespace litegraph::backends::opencl

@@ -337,13 +337,16 @@ private:
 };
 
 namespace detail {
+template <class Acts>
+struct conv_act_list;
 template <class... Acts>
-struct conv_act_list {
+struct conv_act_list<ops::functor_list<Acts...>> {
     using type = op_list<fused<ops::conv2d, bias, act<Acts>>...>;
 };
 }  // namespace detail
 
-/// The closed list of fused conv kernels the runtime can dispatch to.
+/// The closed list of fused conv kernels the runtime can dispatch to: one per
+/// fusable activation (ops::fusable_activations), the gates and the residual add.
 using fused_conv_kernels = typename concat_op_lists<
     op_list<fused<ops::conv2d, bias>,                                           //
             fused<ops::conv2d, bias, add_with>,                                 //
@@ -351,8 +354,6 @@ using fused_conv_kernels = typename concat_op_lists<
             fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_plane>>,       //
             fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_with>>,   //
             fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_with>>>,       //
-    typename detail::conv_act_list<ops::act::relu, ops::act::relu6, ops::act::leaky_relu,
-                                   ops::act::sigmoid, ops::act::tanh, ops::act::hard_swish,
-                                   ops::act::hard_sigmoid>::type>::type;
+    typename detail::conv_act_list<ops::fusable_activations>::type>::type;
 
 }  // namespace litegraph::fusion

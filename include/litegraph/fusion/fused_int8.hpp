@@ -186,23 +186,24 @@ private:
 };
 
 namespace detail {
+template <class Acts>
+struct int8_act_list;
 template <class... Acts>
-struct int8_act_list {
+struct int8_act_list<ops::functor_list<Acts...>> {
     using type = op_list<fused_int8<act<Acts>>..., fused_int8<act<Acts>, quantize_store>...>;
 };
 }  // namespace detail
 
-/// The closed list of int8 conv kernels the runtime can dispatch to.
-using fused_int8_kernels = typename concat_op_lists<
-    op_list<fused_int8<>,                                         //
-            fused_int8<quantize_store>,                           //
-            fused_int8<add_with>,                                 //
-            fused_int8<gate<ops::act::hard_sigmoid, mul_plane>>,  //
-            fused_int8<gate<ops::act::sigmoid, mul_plane>>,       //
-            fused_int8<gate<ops::act::hard_sigmoid, mul_with>>,   //
-            fused_int8<gate<ops::act::sigmoid, mul_with>>>,       //
-    typename detail::int8_act_list<ops::act::relu, ops::act::relu6, ops::act::leaky_relu,
-                                   ops::act::sigmoid, ops::act::tanh, ops::act::hard_swish,
-                                   ops::act::hard_sigmoid>::type>::type;
+/// The closed list of int8 conv kernels the runtime can dispatch to: one per
+/// fusable activation (ops::fusable_activations), with float or int8 output.
+using fused_int8_kernels =
+    typename concat_op_lists<op_list<fused_int8<>,                                         //
+                                     fused_int8<quantize_store>,                           //
+                                     fused_int8<add_with>,                                 //
+                                     fused_int8<gate<ops::act::hard_sigmoid, mul_plane>>,  //
+                                     fused_int8<gate<ops::act::sigmoid, mul_plane>>,       //
+                                     fused_int8<gate<ops::act::hard_sigmoid, mul_with>>,   //
+                                     fused_int8<gate<ops::act::sigmoid, mul_with>>>,       //
+                             typename detail::int8_act_list<ops::fusable_activations>::type>::type;
 
 }  // namespace litegraph::fusion

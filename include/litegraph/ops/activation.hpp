@@ -4,19 +4,36 @@
 // rsqrt, square, sin, cos, erf (and `pow`, whose factor may be an input, so
 // it is an op of its own below).  Each is a small functor in `ops::act` with
 // `float operator()(float) const` (its attributes are members) and the Paddle
-// op is `activation<Functor>`: one loop applying it.  The piecewise-linear
-// ones also have `V vec(V) const` for xsimd batches, the same operations in
-// the same order (so bit-identical to the scalar form; absent where xsimd is
-// not used, e.g. Cortex-M), which the fused epilogues use to run in vector registers
-// (fusion/epilogue.hpp).  Fused kernels compose the same functors as epilogues (e.g. conv2d
-// followed by act::relu).  The functors added for issue #17 (mish onwards)
-// are ops only: no fused kernel, pass or codegen lists them.
+// op is `activation<Functor>`: one loop applying it.
+//
+// This header is the one home of an activation's facts.  A functor declares:
+//   paddle_type            its Paddle op type; also its name in ops::act (the
+//                          firmware generator prints `litegraph::ops::act::<type>`)
+//   parse(attr_map)        its attributes, with Paddle's defaults
+//   operator()(float)      the value
+//   fields()               its attributes in declaration order, as a tuple (the
+//                          generator's aggregate initializer; OpenCL's p0, p1, p2)
+// and optionally:
+//   vec(V)                 an xsimd form, the same operations in the same order (so
+//                          bit-identical to the scalar form; absent where xsimd is
+//                          not used, e.g. Cortex-M), which the fused epilogues run in
+//                          vector registers (fusion/epilogue.hpp)
+//   fusable = true         a conv epilogue stage: the fused fp32 and int8 conv
+//                          kernels, the pass fuse_conv_activation and the firmware
+//                          layers take it (fusion/fused.hpp, fusion/fused_int8.hpp)
+//   opencl                 its OpenCL C expression of `v` and p0..p2 (the fields):
+//                          the OpenCL backend runs it, alone or fused
+// and `activation_functors` below lists it.  Every listed activation is an op,
+// runs in place of its input (passes/in_place.hpp) and has a compile-time layer
+// (static/network.hpp's `unary`); everything else derives from the traits.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 
 #include "litegraph/kernels/simd.hpp"
 
@@ -27,6 +44,8 @@ namespace litegraph::ops {
 namespace act {
 struct relu {
     static constexpr std::string_view paddle_type = "relu";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "v > 0.f ? v : 0.f";
     static relu parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x > 0.f ? x : 0.f; }
 #if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
@@ -44,8 +63,11 @@ struct relu {
 /// min(max(0, x), threshold)
 struct relu6 {
     static constexpr std::string_view paddle_type = "relu6";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "fmin(fmax(0.f, v), p0)";
     float threshold = 6.f;
     static relu6 parse(const attr_map& a) { return {a.get<float>("threshold", 6.f)}; }
+    auto fields() const { return std::tuple{threshold}; }
     float operator()(float x) const { return std::min(std::max(0.f, x), threshold); }
 #if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
     template <class V>
@@ -63,8 +85,11 @@ struct relu6 {
 /// x >= 0 ? x : alpha * x
 struct leaky_relu {
     static constexpr std::string_view paddle_type = "leaky_relu";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "v >= 0.f ? v : p0 * v";
     float alpha = 0.02f;
     static leaky_relu parse(const attr_map& a) { return {a.get<float>("alpha", 0.02f)}; }
+    auto fields() const { return std::tuple{alpha}; }
     float operator()(float x) const { return x >= 0.f ? x : alpha * x; }
 #if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
     template <class V>
@@ -75,22 +100,29 @@ struct leaky_relu {
 };
 struct sigmoid {
     static constexpr std::string_view paddle_type = "sigmoid";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "1.f / (1.f + exp(-v))";
     static sigmoid parse(const attr_map&) { return {}; }
     float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); }
 };
 struct tanh {
     static constexpr std::string_view paddle_type = "tanh";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "tanh(v)";
     static tanh parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::tanh(x); }
 };
 /// x * min(max(x + offset, 0), threshold) / scale
 struct hard_swish {
     static constexpr std::string_view paddle_type = "hard_swish";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "v * fmin(fmax(v + p2, 0.f), p0) / p1";
     float threshold = 6.f, scale = 6.f, offset = 3.f;
     static hard_swish parse(const attr_map& a) {
         return {a.get<float>("threshold", 6.f), a.get<float>("scale", 6.f),
                 a.get<float>("offset", 3.f)};
     }
+    auto fields() const { return std::tuple{threshold, scale, offset}; }
     // Multiplies by 1 / scale (within an ulp of dividing by it, and far
     // cheaper in vector registers).
     float operator()(float x) const {
@@ -108,10 +140,13 @@ struct hard_swish {
 /// max(0, min(1, slope * x + offset))
 struct hard_sigmoid {
     static constexpr std::string_view paddle_type = "hard_sigmoid";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "fmax(0.f, fmin(1.f, p0 * v + p1))";
     float slope = 0.2f, offset = 0.5f;
     static hard_sigmoid parse(const attr_map& a) {
         return {a.get<float>("slope", 0.2f), a.get<float>("offset", 0.5f)};
     }
+    auto fields() const { return std::tuple{slope, offset}; }
     float operator()(float x) const { return std::max(0.f, std::min(1.f, slope * x + offset)); }
 #if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
     template <class V>
@@ -127,6 +162,7 @@ struct swish {
     static constexpr std::string_view paddle_type = "swish";
     float beta = 1.f;
     static swish parse(const attr_map& a) { return {a.get<float>("beta", 1.f)}; }
+    auto fields() const { return std::tuple{beta}; }
     float operator()(float x) const { return x / (1.f + std::exp(-beta * x)); }
 };
 /// x / (1 + exp(-x))
@@ -147,6 +183,7 @@ struct thresholded_relu {
     static thresholded_relu parse(const attr_map& a) {
         return {a.get<float>("threshold", 1.f), a.get<float>("value", 0.f)};
     }
+    auto fields() const { return std::tuple{threshold, value}; }
     float operator()(float x) const { return x > threshold ? x : value; }
 };
 /// approximate: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)));
@@ -155,6 +192,7 @@ struct gelu {
     static constexpr std::string_view paddle_type = "gelu";
     bool approximate = false;
     static gelu parse(const attr_map& a) { return {a.get<bool>("approximate", false)}; }
+    auto fields() const { return std::tuple{approximate}; }
     float operator()(float x) const {
         if (approximate) {
             constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
@@ -192,6 +230,7 @@ struct mish {
     static constexpr std::string_view paddle_type = "mish";
     float threshold = 20.f;
     static mish parse(const attr_map& a) { return {a.get<float>("threshold", 20.f)}; }
+    auto fields() const { return std::tuple{threshold}; }
     float operator()(float x) const {
         const float sp = x > threshold ? x : std::log1p(std::exp(x));
         return x * std::tanh(sp);
@@ -204,6 +243,7 @@ struct softplus {
     static softplus parse(const attr_map& a) {
         return {a.get<float>("beta", 1.f), a.get<float>("threshold", 20.f)};
     }
+    auto fields() const { return std::tuple{beta, threshold}; }
     float operator()(float x) const {
         const float xb = beta * x;
         return xb > threshold ? x : std::log1p(std::exp(xb)) / beta;
@@ -223,6 +263,7 @@ struct brelu {
     static brelu parse(const attr_map& a) {
         return {a.get<float>("t_min", 0.f), a.get<float>("t_max", 24.f)};
     }
+    auto fields() const { return std::tuple{t_min, t_max}; }
     float operator()(float x) const { return std::min(std::max(x, t_min), t_max); }
 };
 struct hardtanh : brelu {
@@ -256,6 +297,85 @@ struct erf {
     float operator()(float x) const { return std::erf(x); }
 };
 }  // namespace act
+
+/// Every activation functor: each is an op (`activation<F>`, registered by
+/// ops/registry.hpp from this list), runs in place and has a firmware layer.
+template <class... F>
+struct functor_list {};
+using activation_functors =
+    functor_list<act::relu, act::relu6, act::leaky_relu, act::sigmoid, act::tanh, act::hard_swish,
+                 act::hard_sigmoid, act::swish, act::silu, act::exp, act::thresholded_relu,
+                 act::gelu, act::log, act::floor, act::sqrt, act::abs, act::mish, act::softplus,
+                 act::softsign, act::brelu, act::hardtanh, act::rsqrt, act::square, act::sin,
+                 act::cos, act::erf>;
+
+/// F declares `fusable = true`: a conv epilogue stage.
+template <class F>
+concept fusable_activation = requires {
+    requires F::fusable;
+};
+/// F declares an OpenCL C expression.
+template <class F>
+concept opencl_activation = requires {
+    { F::opencl } -> std::convertible_to<std::string_view>;
+};
+
+/// The attributes of activation functor f in declaration order (an empty
+/// tuple for a functor without attributes).
+template <class F>
+auto fields_of(const F& f) {
+    if constexpr (requires { f.fields(); }) {
+        return f.fields();
+    } else {
+        static_assert(std::is_empty_v<F>, "an activation with attributes declares fields()");
+        return std::tuple<>{};
+    }
+}
+
+namespace detail {
+template <template <class> class Keep, class Out, class... F>
+struct filter_functors;
+template <template <class> class Keep, class... Kept>
+struct filter_functors<Keep, functor_list<Kept...>> {
+    using type = functor_list<Kept...>;
+};
+template <template <class> class Keep, class... Kept, class F, class... Rest>
+struct filter_functors<Keep, functor_list<Kept...>, F, Rest...> {
+    using type = typename filter_functors<
+        Keep, std::conditional_t<Keep<F>::value, functor_list<Kept..., F>, functor_list<Kept...>>,
+        Rest...>::type;
+};
+template <class List, template <class> class Keep>
+struct filtered;
+template <class... F, template <class> class Keep>
+struct filtered<functor_list<F...>, Keep> {
+    using type = typename filter_functors<Keep, functor_list<>, F...>::type;
+};
+template <class F>
+struct is_fusable : std::bool_constant<fusable_activation<F>> {};
+template <class F>
+struct has_opencl : std::bool_constant<opencl_activation<F>> {};
+}  // namespace detail
+
+/// The activations a conv kernel fuses as its epilogue, in list order.
+using fusable_activations =
+    typename detail::filtered<activation_functors, detail::is_fusable>::type;
+/// The activations the OpenCL backend runs, in list order (its activation
+/// code is the 1-based position here).
+using opencl_activations = typename detail::filtered<activation_functors, detail::has_opencl>::type;
+
+/// Calls `fn.template operator()<F>()` for each functor F of `List` in order
+/// until one returns true; returns whether one did.
+template <class... F, class Fn>
+bool any_functor(functor_list<F...>, Fn&& fn) {
+    return (fn.template operator()<F>() || ...);
+}
+
+/// Whether `type` is the Paddle type of a functor of `List`.
+template <class List>
+bool names_functor(std::string_view type) {
+    return any_functor(List{}, [&]<class F>() { return F::paddle_type == type; });
+}
 
 /// The op for one activation functor F: Out = F(X), float32, same shape.
 template <class F>
@@ -309,6 +429,17 @@ using square_op = activation<act::square>;
 using sin_op = activation<act::sin>;
 using cos_op = activation<act::cos>;
 using erf_op = activation<act::erf>;
+
+namespace detail {
+template <class List>
+struct activation_ops_of;
+template <class... F>
+struct activation_ops_of<functor_list<F...>> {
+    using type = op_list<activation<F>...>;
+};
+}  // namespace detail
+/// The op of every activation functor (the registry's entries).
+using activation_ops = typename detail::activation_ops_of<activation_functors>::type;
 
 /// pow: Out = X ^ factor, float32.  The factor is the attribute `factor`
 /// (default 1) or, when present, the one-element input `FactorTensor`

@@ -1,5 +1,7 @@
 // The table of built-in ops: adding an op means adding its header here and
-// its type to `builtin_ops`.  No self-registering statics: the list is explicit.
+// its type to `other_builtin_ops`; an activation is added to
+// `activation_functors` in ops/activation.hpp instead, which gives its op.
+// No self-registering statics: the lists are explicit.
 #pragma once
 
 #include <memory>
@@ -79,37 +81,12 @@
 
 namespace litegraph {
 
-using builtin_ops = op_list<                               //
+/// Every built-in op but the activations.
+using other_builtin_ops = op_list<                         //
     ops::scale,                                            //
     ops::elementwise,                                      //
     ops::compare,                                          //
     ops::logical_not,                                      //
-    ops::relu,                                             //
-    ops::relu6,                                            //
-    ops::leaky_relu,                                       //
-    ops::sigmoid,                                          //
-    ops::tanh_op,                                          //
-    ops::hard_swish,                                       //
-    ops::hard_sigmoid,                                     //
-    ops::swish,                                            //
-    ops::silu,                                             //
-    ops::exp_op,                                           //
-    ops::thresholded_relu,                                 //
-    ops::gelu,                                             //
-    ops::log_op,                                           //
-    ops::floor_op,                                         //
-    ops::sqrt_op,                                          //
-    ops::abs_op,                                           //
-    ops::mish,                                             //
-    ops::softplus,                                         //
-    ops::softsign,                                         //
-    ops::brelu,                                            //
-    ops::hardtanh,                                         //
-    ops::rsqrt_op,                                         //
-    ops::square_op,                                        //
-    ops::sin_op,                                           //
-    ops::cos_op,                                           //
-    ops::erf_op,                                           //
     ops::pow_op,                                           //
     ops::clip,                                             //
     ops::prelu,                                            //
@@ -191,6 +168,10 @@ using builtin_ops = op_list<                               //
     ops::box_coder,                                        //
     ops::rnn                                               //
     >;
+
+/// The ops litegraph runs: the activations (`ops::activation_ops`, one per
+/// functor of ops/activation.hpp's `activation_functors`) and the others.
+using builtin_ops = typename concat_op_lists<ops::activation_ops, other_builtin_ops>::type;
 
 namespace detail {
 template <class... Ops>

@@ -1,26 +1,31 @@
-// fuse_conv_activation: conv -> activation (relu, relu6, leaky_relu, sigmoid,
-// tanh, hard_swish, hard_sigmoid), where the activation is the conv output's
-// only reader, becomes a fused_conv2d with `activation` set to the Paddle type
+// fuse_conv_activation: conv -> activation (one of ops::fusable_activations:
+// `litegraph ops` lists them), where the activation is the conv output's only
+// reader, becomes a fused_conv2d with `activation` set to the Paddle type
 // and the activation's parameters copied under their Paddle names.  A plain
 // conv without a bias gets a zero Bias: every fused conv kernel has one.
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "litegraph/passes/pattern.hpp"
 
 namespace litegraph::passes {
 
-/// Copies an activation op's attributes onto a fused conv node: the
-/// activation parameters always, anything else only when the conv lacks it
-/// (Paddle's bookkeeping attributes such as op_callstack stay the conv's).
+/// Copies an activation op's attributes onto a fused conv node: its own
+/// attributes win (whatever its functor's `parse` reads: alpha, threshold,
+/// slope, offset, beta, t_min, ...), except Paddle's bookkeeping of where an op
+/// comes from, which stays the conv's (taken from the activation only when
+/// the conv lacks it).
 inline void copy_activation_attrs(const graph::op_node& act, graph::op_node& conv) {
-    constexpr std::string_view params[] = {"alpha",  "threshold", "slope",
-                                           "offset", "scale",     "beta"};
+    constexpr std::string_view bookkeeping[] = {"op_callstack", "op_namescope", "op_role",
+                                                "op_role_var",  "op_device",    "with_quant_attr"};
     for (auto& [name, value] : act.attrs.all()) {
-        bool is_param = std::find(std::begin(params), std::end(params), name) != std::end(params);
-        if (is_param || !conv.attrs.has(name)) conv.attrs.set(name, value);
+        const bool conv_keeps = std::find(std::begin(bookkeeping), std::end(bookkeeping), name) !=
+                                std::end(bookkeeping);
+        if (!conv_keeps || !conv.attrs.has(name)) conv.attrs.set(name, value);
     }
 }
 

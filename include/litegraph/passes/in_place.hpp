@@ -3,7 +3,7 @@
 // (docs/fusion.md).  The input must die at the op (its only reader, not
 // fetched, not a parameter, not a feed) and the op's kernel must be safe in
 // place:
-//   unary activations, scale                         X
+//   activations (ops::activation_functors), scale    X
 //   elementwise add/sub/mul/div                      X if X has the output's shape,
 //                                                    else Y if Y has it
 //   reshape2, flatten2, squeeze2, unsqueeze2 (+ flatten_contiguous_range)
@@ -22,15 +22,16 @@
 #include <string_view>
 #include <vector>
 
+#include "litegraph/ops/activation.hpp"
+#include "litegraph/ops/scale.hpp"
 #include "litegraph/passes/pattern.hpp"
 
 namespace litegraph::passes {
 
+/// Element-wise unary ops whose output may take their input's buffer: every
+/// activation (ops::activation_functors) and scale.
 inline bool is_unary_in_place_op(std::string_view t) {
-    constexpr std::string_view types[] = {"relu", "relu6",      "leaky_relu",   "sigmoid",
-                                          "tanh", "hard_swish", "hard_sigmoid", "swish",
-                                          "silu", "exp",        "scale"};
-    return std::find(std::begin(types), std::end(types), t) != std::end(types);
+    return ops::names_functor<ops::activation_functors>(t) || t == ops::scale::paddle_types[0];
 }
 
 inline bool is_alias_op(std::string_view t) {

@@ -51,11 +51,10 @@ inline bool is_plain_conv(const graph::op_node& op) {
     return op.type == "conv2d" || op.type == "depthwise_conv2d";
 }
 
-/// Paddle activation types a fused conv can apply (docs/fusion.md).
+/// Paddle activation types a fused conv can apply: those of
+/// ops::fusable_activations (docs/fusion.md).
 inline bool is_fusable_activation(std::string_view type) {
-    constexpr std::string_view acts[] = {"relu", "relu6",      "leaky_relu",  "sigmoid",
-                                         "tanh", "hard_swish", "hard_sigmoid"};
-    return std::find(std::begin(acts), std::end(acts), type) != std::end(acts);
+    return ops::names_functor<ops::fusable_activations>(type);
 }
 
 namespace detail {

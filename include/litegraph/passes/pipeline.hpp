@@ -57,7 +57,7 @@ inline constexpr pass_info pipeline[] = {
     {"fold_batch_norm", fold_batch_norm,
      "conv -> batch_norm becomes a fused_conv2d whose epilogue scales and biases each channel"},
     {"fuse_conv_activation", fuse_conv_activation,
-     "conv -> relu/relu6/leaky_relu/sigmoid/tanh/hard_swish/hard_sigmoid sets the activation"},
+     "conv -> an activation a conv fuses (ops::fusable_activations) sets the activation"},
     {"fuse_gate", fuse_gate,
      "sigmoid/hard_sigmoid conv -> elementwise_mul becomes terminal mul_with or mul_plane"},
     {"fuse_residual_add", fuse_residual_add,
