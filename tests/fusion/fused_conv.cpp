@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "litegraph/ops/invoke.hpp"
 #include "litegraph/runtime/kernels.hpp"
@@ -55,8 +57,14 @@ TEST_CASE("fused conv + bias + activation equals conv, elementwise_add, activati
         attr_map add_a;
         add_a.set("axis", std::int32_t{1});
         auto added = unfused("elementwise_add", add_a, named_tensors{}.add("X", conv).add("Y", b));
-        for (std::string act_type :
-             {"relu", "hard_swish", "hard_sigmoid", "leaky_relu", "sigmoid"}) {
+        // Every activation a conv fuses (ops::fusable_activations).
+        std::vector<std::string> fusable;
+        ops::any_functor(ops::fusable_activations{}, [&]<class F>() {
+            fusable.emplace_back(F::paddle_type);
+            return false;
+        });
+        REQUIRE(fusable.size() >= 7);
+        for (const std::string& act_type : fusable) {
             INFO(act_type);
             auto expect = unfused(act_type, {}, named_tensors{}.add("X", added));
             attr_map fa = ca;
