@@ -312,3 +312,15 @@ TEST_CASE("the activation list: every functor is an op, its fields are what it p
 }
 
 }  // namespace ops_activation_test
+
+namespace ops_activation_test {
+
+TEST_CASE("mish and softplus are conv epilogue stages, in OpenCL too") {
+    for (std::string_view t : {"mish", "softplus"}) {
+        INFO(t);
+        CHECK(ops::names_functor<ops::fusable_activations>(t));
+        CHECK(ops::names_functor<ops::opencl_activations>(t));
+    }
+}
+
+}  // namespace ops_activation_test

@@ -228,6 +228,8 @@ struct abs {
 /// (Paddle 2.x attribute `threshold`, default 20; Paddle 3.x calls it `lambda`).
 struct mish {
     static constexpr std::string_view paddle_type = "mish";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "v * tanh(v > p0 ? v : log1p(exp(v)))";
     float threshold = 20.f;
     static mish parse(const attr_map& a) { return {a.get<float>("threshold", 20.f)}; }
     auto fields() const { return std::tuple{threshold}; }
@@ -239,6 +241,8 @@ struct mish {
 /// beta * x > threshold ? x : log(1 + e^(beta x)) / beta
 struct softplus {
     static constexpr std::string_view paddle_type = "softplus";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "p0 * v > p1 ? v : log1p(exp(p0 * v)) / p0";
     float beta = 1.f, threshold = 20.f;
     static softplus parse(const attr_map& a) {
         return {a.get<float>("beta", 1.f), a.get<float>("threshold", 20.f)};
