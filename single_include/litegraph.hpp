@@ -812,7 +812,7 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 //   vec(V)                 an xsimd form, the same operations in the same order (so
 //                          bit-identical to the scalar form; absent where xsimd is
 //                          not used, e.g. Cortex-M), which the fused epilogues run in
-//                          vector registers (fusion/epilogue.hpp)
+//                          vector registers (kernels/epilogue.hpp)
 //   fusable = true         a conv epilogue stage: the fused fp32 and int8 conv
 //                          kernels, the pass fuse_conv_activation and the firmware
 //                          layers take it (fusion/fused.hpp, fusion/fused_int8.hpp)
@@ -13059,6 +13059,12 @@ inline void compact(graph& g, const std::vector<bool>& dead) {
 
 // fusion: epilogue chains and fused<Producer, Stages...>
 // ---- begin litegraph/fusion/epilogue.hpp ----
+// The epilogue stages and chains under the fusion layer's names: the types
+// live in kernels/epilogue.hpp (kernels::epilogue, a kernel-layer header the
+// int8 ops use too); fused kernels, the passes' kernel lists and compile-time
+// networks spell them fusion::bias, fusion::act<F>, fusion::gate<F, M>, ...
+
+// ---- begin litegraph/kernels/epilogue.hpp ----
 // Epilogues: what happens to a producer's output element between its
 // computation and its single write.  A chain of stages is a type; the
 // compiler composes it; `emit` is the one loop that runs it.
@@ -13079,6 +13085,11 @@ inline void compact(graph& g, const std::vector<bool>& dead) {
 // `emit` loop over int32 accumulators (fusion/fused_int8.hpp):
 //   chain<rescale, bias, act<relu>, quantize_store>      out = sat8(round(relu(acc*m[c] + b) / s))
 //   chain<rescale, bias, act<hard_sigmoid>, gate<...>>   float out, as the fp32 terminals
+//
+// A kernel-layer header (raw pointers, no op, graph or attribute): the int8
+// ops requantize through these chains too.  The fusion layer spells the same
+// types as fusion::bias, fusion::act<F>, ... (fusion/epilogue.hpp), the names
+// fused kernels and compile-time networks use.
 
 #include <cmath>
 #include <cstdint>
@@ -13086,7 +13097,7 @@ inline void compact(graph& g, const std::vector<bool>& dead) {
 #include <type_traits>
 
 
-namespace litegraph::fusion {
+namespace litegraph::kernels::epilogue {
 
 /// Where a producer's element sits: image, channel and flat index in the
 /// producer's output (N, C, plane).
@@ -13403,6 +13414,28 @@ private:
             return s(v, a);
     }
 };
+
+}  // namespace litegraph::kernels::epilogue
+// ---- end litegraph/kernels/epilogue.hpp ----
+
+namespace litegraph::fusion {
+
+using kernels::epilogue::act;
+using kernels::epilogue::add_with;
+using kernels::epilogue::at;
+using kernels::epilogue::bias;
+using kernels::epilogue::chain;
+using kernels::epilogue::gate;
+using kernels::epilogue::is_bias;
+using kernels::epilogue::mul_plane;
+using kernels::epilogue::mul_with;
+using kernels::epilogue::quantize_store;
+using kernels::epilogue::rescale;
+using kernels::epilogue::saturate_int8;
+using kernels::epilogue::stage_vectorizes;
+using kernels::epilogue::store;
+using kernels::epilogue::terminal_stage;
+using kernels::epilogue::vector_act;
 
 }  // namespace litegraph::fusion
 // ---- end litegraph/fusion/epilogue.hpp ----
@@ -15663,7 +15696,7 @@ inline void fc_int8_best(std::int64_t m, std::int64_t k, std::int64_t n, const s
 // int8 op shares.  litegraph's int8 is symmetric (zero point 0, as Paddle's
 // abs-max quantisation): a tensor holds q in [-128, 127] meaning q * step,
 // step = abs-max scale / 127.  Rounding is half away from zero, saturating
-// (fusion::saturate_int8).
+// (kernels::epilogue::saturate_int8).
 //
 //   quantize_int8   X float32 -> Out int8,    attribute step:  Out = sat8(round(X / step))
 //   dequantize_int8 X int8    -> Out float32, attribute step:  Out = X * step
@@ -15746,7 +15779,7 @@ struct quantize_int8 {
     /// The loop (no heap; firmware calls it directly).
     static void compute(float step, const float* xs, std::int8_t* out, std::int64_t n) noexcept {
         const float inv = 1.f / step;
-        for (std::int64_t i = 0; i < n; ++i) out[i] = fusion::saturate_int8(xs[i] * inv);
+        for (std::int64_t i = 0; i < n; ++i) out[i] = kernels::epilogue::saturate_int8(xs[i] * inv);
     }
 };
 
@@ -18332,14 +18365,14 @@ struct concat_int8 {
             const auto& xi = io.input("X", i);
             const auto* x = xi.as<std::int8_t>();
             const std::int64_t row = outer ? xi.numel() / outer : 0;
-            const fusion::chain<fusion::quantize_store> c{
-                {fusion::quantize_store{p.steps[i] / p.output_step}}};
+            const kernels::epilogue::chain<kernels::epilogue::quantize_store> c{
+                {kernels::epilogue::quantize_store{p.steps[i] / p.output_step}}};
             for (std::int64_t r = 0; r < outer && row; ++r) {
                 std::int8_t* d = o + r * out_row + col;
                 if (p.steps[i] == p.output_step)
                     std::memcpy(d, x + r * row, static_cast<std::size_t>(row));
                 else
-                    c.emit(d, x + r * row, row, fusion::at{0, 0, 0});
+                    c.emit(d, x + r * row, row, kernels::epilogue::at{0, 0, 0});
             }
             col += row;
         }
@@ -18399,14 +18432,15 @@ struct elementwise_int8 {
                 const float v = p.mul ? static_cast<float>(std::int32_t{x[i]} * y[i]) * xy
                                       : static_cast<float>(x[i]) * p.x_step +
                                             static_cast<float>(y[i]) * p.y_step;
-                c.write(out, fusion::at{0, 0, i}, v);
+                c.write(out, kernels::epilogue::at{0, 0, i}, v);
             }
         };
         if (p.output_step > 0.f) {
-            fusion::chain<fusion::quantize_store> c{{fusion::quantize_store{1.f / p.output_step}}};
+            kernels::epilogue::chain<kernels::epilogue::quantize_store> c{
+                {kernels::epilogue::quantize_store{1.f / p.output_step}}};
             loop(io.output("Out").as<std::int8_t>(), c);
         } else {
-            loop(io.output("Out").as<float>(), fusion::chain<>{});
+            loop(io.output("Out").as<float>(), kernels::epilogue::chain<>{});
         }
     }
 };
@@ -18496,14 +18530,14 @@ struct mul_int8 {
                         const std::int8_t* y, const float* multiplier, float output_step, void* out,
                         std::int64_t* scratch,
                         int8_detail::int8_kernel kernel = int8_detail::int8_kernel::fast) {
-        fusion::rescale r{multiplier};
+        kernels::epilogue::rescale r{multiplier};
         // The int32 accumulators row by row (the DSP kernel on Cortex-M4/M7),
         // then the requantize chain: element j is "channel" j of the rescale.
         auto rows = [&](auto* o, const auto& c) {
             auto sink = [&](std::int64_t i, std::int64_t, std::int64_t off, const std::int32_t* v,
                             std::int64_t count) {
                 for (std::int64_t j = 0; j < count; ++j)
-                    c.write(o, fusion::at{i, j, off + j}, static_cast<float>(v[j]));
+                    c.write(o, kernels::epilogue::at{i, j, off + j}, static_cast<float>(v[j]));
             };
             const kernels::int32_sink_ref to(sink);
             switch (kernel) {
@@ -18516,10 +18550,11 @@ struct mul_int8 {
             }
         };
         if (output_step > 0.f) {
-            fusion::chain<fusion::rescale, fusion::quantize_store> c{{r, {1.f / output_step}}};
+            kernels::epilogue::chain<kernels::epilogue::rescale, kernels::epilogue::quantize_store>
+                c{{r, {1.f / output_step}}};
             rows(static_cast<std::int8_t*>(out), c);
         } else {
-            fusion::chain<fusion::rescale> c{{r}};
+            kernels::epilogue::chain<kernels::epilogue::rescale> c{{r}};
             rows(static_cast<float*>(out), c);
         }
     }
