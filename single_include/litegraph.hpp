@@ -828,6 +828,7 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 // ---- begin litegraph/kernels/simd.hpp ----
 // The one SIMD vocabulary the fast kernels use: a float vector of the widest
@@ -1442,6 +1443,12 @@ using opencl_activations = typename detail::filtered<activation_functors, detail
 template <class... F, class Fn>
 bool any_functor(functor_list<F...>, Fn&& fn) {
     return (fn.template operator()<F>() || ...);
+}
+
+/// The Paddle types of the functors of a list, in list order.
+template <class... F>
+std::vector<std::string_view> functor_names(functor_list<F...>) {
+    return {F::paddle_type...};
 }
 
 /// Whether `type` is the Paddle type of a functor of `List`.

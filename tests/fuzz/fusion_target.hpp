@@ -96,12 +96,8 @@ inline std::int64_t conv_out(std::int64_t in, std::int64_t k, std::int64_t d, st
 /// The activations a conv fuses (ops::fusable_activations), in list order.
 inline const std::vector<std::string>& activations() {
     static const auto names = [] {
-        std::vector<std::string> n;
-        ops::any_functor(ops::fusable_activations{}, [&]<class F>() {
-            n.emplace_back(F::paddle_type);
-            return false;
-        });
-        return n;
+        const auto types = ops::functor_names(ops::fusable_activations{});
+        return std::vector<std::string>(types.begin(), types.end());
     }();
     return names;
 }

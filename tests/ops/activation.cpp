@@ -254,19 +254,9 @@ TEST_CASE("the new unary ops name a non-float tensor") {
 namespace ops_activation_test {
 
 TEST_CASE("the activation list: every functor is an op, its fields are what it parsed") {
-    std::vector<std::string_view> all, fusable, opencl;
-    ops::any_functor(ops::activation_functors{}, [&]<class F>() {
-        all.push_back(F::paddle_type);
-        return false;
-    });
-    ops::any_functor(ops::fusable_activations{}, [&]<class F>() {
-        fusable.push_back(F::paddle_type);
-        return false;
-    });
-    ops::any_functor(ops::opencl_activations{}, [&]<class F>() {
-        opencl.push_back(F::paddle_type);
-        return false;
-    });
+    const auto all = ops::functor_names(ops::activation_functors{});
+    const auto fusable = ops::functor_names(ops::fusable_activations{});
+    const auto opencl = ops::functor_names(ops::opencl_activations{});
     CHECK(all.size() >= 26);
     // The derived lists keep the order of the list they filter.
     auto sub = [&](const std::vector<std::string_view>& part) {

@@ -29,11 +29,8 @@ attr_map act_attrs(const std::string& type) {
 }  // namespace
 
 TEST_CASE("every fusable activation after a conv fuses, attributes copied") {
-    std::vector<std::string> fusable;
-    ops::any_functor(ops::fusable_activations{}, [&]<class F>() {
-        fusable.emplace_back(F::paddle_type);
-        return false;
-    });
+    const auto types = ops::functor_names(ops::fusable_activations{});
+    const std::vector<std::string> fusable(types.begin(), types.end());
     CHECK(fusable.size() >= 7);
     for (const std::string& act : fusable) {
         for (bool already_fused : {false, true}) {

@@ -96,11 +96,7 @@ inline int cmd_ops(const std::vector<std::string>& argv) {
     line.clear();
     for (auto& n : internal) line += (md ? " `" + n + "`" : " " + n);
     std::cout << line << "\n";
-    std::vector<std::string_view> fusable;
-    ops::any_functor(ops::fusable_activations{}, [&]<class F>() {
-        fusable.push_back(F::paddle_type);
-        return false;
-    });
+    const auto fusable = ops::functor_names(ops::fusable_activations{});
     line.clear();
     for (auto n : fusable) line += (md ? " `" + std::string(n) + "`" : " " + std::string(n));
     if (md)

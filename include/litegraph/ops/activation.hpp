@@ -34,6 +34,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include "litegraph/kernels/simd.hpp"
 
@@ -373,6 +374,12 @@ using opencl_activations = typename detail::filtered<activation_functors, detail
 template <class... F, class Fn>
 bool any_functor(functor_list<F...>, Fn&& fn) {
     return (fn.template operator()<F>() || ...);
+}
+
+/// The Paddle types of the functors of a list, in list order.
+template <class... F>
+std::vector<std::string_view> functor_names(functor_list<F...>) {
+    return {F::paddle_type...};
 }
 
 /// Whether `type` is the Paddle type of a functor of `List`.
