@@ -226,11 +226,11 @@ TEST_CASE("places parse, and the kernel pick follows the user's order") {
     struct twice_relu : kernel {
         int* n;
         explicit twice_relu(int* c) : n(c) {}
-        void infer(op_io& io) const override {
+        void infer(op_io& io) override {
             io.output("Out").type = dtype::f32;
             io.output("Out").shape = io.input("X").shape;
         }
-        void run(op_io& io) const override {
+        void run(op_io& io) override {
             ++*n;
             auto x = io.input("X").span<float>();
             auto* y = io.output("Out").as<float>();

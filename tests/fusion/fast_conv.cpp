@@ -157,10 +157,11 @@ TEST_CASE("a depthwise fused conv runs in place of its input, fast and reference
             io.type = "fused_conv2d";
             io.inputs = {{"Input", {&xr}}, {"Filter", {&fr}}, {"Bias", {&br}}};
             io.outputs = {{"Output", {&yr}}};
-            F::infer(p, io);
+            F::state st;
+            F::infer(p, st, io);
             REQUIRE(yr.shape == expect.shape());
             yr.data = xr.data;
-            F::run(p, io);
+            F::run(p, st, io);
             const std::span<const float> got(reinterpret_cast<const float*>(yr.data),
                                              static_cast<std::size_t>(yr.numel()));
             CHECK(test::max_rel_diff(got, expect.span<float>()) < 1e-4);
@@ -193,7 +194,8 @@ TEST_CASE("the fast producer hands every output element to the chain exactly onc
         const auto geom = ops::conv2d::resolve(p, io);
         chain<bias, counting_store> ch{{bias{in.b.span<float>().data()}, counting_store{&writes}}};
         const std::int64_t plane = geom.oh * geom.ow;
-        ops::conv2d::produce(p, geom, in.x.span<float>().data(), in.f.span<float>().data(),
+        ops::conv2d::state st;
+        ops::conv2d::produce(p, st, geom, in.x.span<float>().data(), in.f.span<float>().data(),
                              [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
                                  std::int64_t count) {
                                  ch.emit(out.span<float>().data(), v, count,

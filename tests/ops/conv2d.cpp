@@ -254,13 +254,14 @@ TEST_CASE("one op node keeps its packed filter and repacks when the filter chang
     io.type = "conv2d";
     io.inputs = {{"Input", {&xr}}, {"Filter", {&fr}}};
     io.outputs = {{"Output", {&yr}}};
-    fr.data = nullptr;  // not known yet
-    ops::conv2d::infer(p, io);
+    fr.data = nullptr;      // not known yet
+    ops::conv2d::state st;  // what the op node would own
+    ops::conv2d::infer(p, st, io);
     tensor y(dtype::f32, yr.shape);
     yr.data = reinterpret_cast<std::byte*>(y.span<float>().data());
     for (const tensor* f : {&w, &w2, &w}) {
         fr.data = reinterpret_cast<std::byte*>(const_cast<float*>(f->span<float>().data()));
-        ops::conv2d::run(p, io);
+        ops::conv2d::run(p, st, io);
         CHECK(test::max_rel_diff(y.span<float>(), expect_for(*f).span<float>()) < 1e-5);
     }
 }

@@ -54,7 +54,7 @@ public:
     subgraph_kernel(graph::graph block, std::shared_ptr<const subgraph_backend> backend)
         : backend_(std::move(backend)), host_(std::move(block)) {}
 
-    void infer(op_io& io) const override {
+    void infer(op_io& io) override {
         auto& ins = io.inputs.at(0).args;
         auto& outs = io.outputs.at(0).args;
         io.check(ins.size() == host_.input_count() && outs.size() == host_.output_count(),
@@ -74,7 +74,7 @@ public:
         }
     }
 
-    void run(op_io& io) const override {
+    void run(op_io& io) override {
         auto& ins = io.inputs.at(0).args;
         auto& outs = io.outputs.at(0).args;
         if (!built_) build();
@@ -108,7 +108,7 @@ public:
     int device_kernels() const noexcept { return engine_ ? engine_->kernel_count() : 0; }
 
 private:
-    void build() const {
+    void build() {
         built_ = true;
         engine_.reset();
         reason_.clear();
@@ -122,11 +122,11 @@ private:
     }
 
     std::shared_ptr<const subgraph_backend> backend_;
-    mutable runtime::program host_;
-    mutable std::vector<shape_t> shapes_;
-    mutable std::unique_ptr<subgraph_engine> engine_;
-    mutable std::string reason_;
-    mutable bool built_ = false;
+    runtime::program host_;
+    std::vector<shape_t> shapes_;
+    std::unique_ptr<subgraph_engine> engine_;
+    std::string reason_;
+    bool built_ = false;
 };
 
 }  // namespace litegraph::backends

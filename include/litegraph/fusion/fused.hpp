@@ -120,6 +120,7 @@ struct fused<ops::conv2d, Stages...> {
         ops::conv2d::params conv;
         std::tuple<Stages...> stages;  // activation parameters; pointers bound at run time
     };
+    using state = ops::conv2d::state;  // the packed filter
 
     static params parse(const attr_map& a, std::string_view) {
         params p{ops::conv2d::parse(a, "fused_conv2d"), {}};
@@ -127,8 +128,8 @@ struct fused<ops::conv2d, Stages...> {
         return p;
     }
 
-    static void infer(const params& p, op_io& io) {
-        ops::conv2d::infer(p.conv, io);
+    static void infer(const params& p, state& s, op_io& io) {
+        ops::conv2d::infer(p.conv, s, io);
         auto& out = io.output("Output");
         if constexpr (chain_type::has_bias) {
             const auto& b = io.input("Bias");
@@ -168,7 +169,7 @@ struct fused<ops::conv2d, Stages...> {
         }
     }
 
-    static void run(const params& p, op_io& io) {
+    static void run(const params& p, state& s, op_io& io) {
         const auto g = ops::conv2d::resolve(p.conv, io);
         chain_type c{p.stages};
         const float* bias_values = nullptr;
@@ -196,7 +197,7 @@ struct fused<ops::conv2d, Stages...> {
             return;
         }
         if (in_place) {
-            run_in_place(p.conv, g, c, x, f, out);
+            run_in_place(p.conv, s, g, c, x, f, out);
             return;
         }
         if (run_depthwise_direct(p.conv, g, c, x, f, out)) return;
@@ -204,7 +205,7 @@ struct fused<ops::conv2d, Stages...> {
         // at.index is the flat index into the conv's own output [N, OC, OH, OW]
         // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
         const std::int64_t plane = g.oh * g.ow;
-        ops::conv2d::produce(p.conv, g, x, f,
+        ops::conv2d::produce(p.conv, s, g, x, f,
                              [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
                                  std::int64_t count) {
                                  c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
@@ -283,11 +284,12 @@ private:
     /// kernels::depthwise_conv2d), so the chain writes straight into the
     /// output, with no extra pass.  (The reference row loop reads input rows
     /// while it emits, so run_direct finishes its plane in scratch.)
-    static void run_in_place(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
-                             const chain_type& c, const float* x, const float* f, float* out) {
+    static void run_in_place(const ops::conv2d::params& p, ops::conv2d::state& s,
+                             const ops::conv2d::geometry& g, const chain_type& c, const float* x,
+                             const float* f, float* out) {
         if (run_depthwise_direct(p, g, c, x, f, out)) return;
         const std::int64_t plane = g.oh * g.ow;
-        ops::conv2d::produce(p, g, x, f,
+        ops::conv2d::produce(p, s, g, x, f,
                              [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
                                  std::int64_t count) {
                                  c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});

@@ -34,34 +34,24 @@ enum class conv_kernel {
     reference,  // conv2d::for_each_row, the direct row loop
 };
 
-namespace detail {
-
-/// The filter of one conv op node prepared for kernels::conv2d and kept
-/// between runs.  Shape inference tells it which filter is a constant (its
-/// data is known then: weights, folded constants) and drops what was
-/// prepared; a run uses the prepared weights only for that same pointer and
-/// filter geometry, and prepares them again when either changes.  A filter
-/// not known at inference (computed by the graph) is packed on every call.
-/// A copy starts empty, so two op nodes never share (and thrash) one cache.
-/// Like the program that owns it, an op node runs on one thread at a time.
-class conv_filter_cache {
+/// What one conv op node keeps between runs (op.hpp: an op's state): its
+/// filter prepared for kernels::conv2d.  Shape inference tells it which filter
+/// is a constant (its data is known then: weights, folded constants) and drops
+/// what was prepared; a run uses the prepared weights only for that same
+/// pointer and filter geometry, and prepares them again when either changes.
+/// A filter not known at inference (computed by the graph) is packed on every
+/// call.  Each op node owns one (kernel_of), so two nodes never share one.
+class conv_state {
 public:
-    conv_filter_cache() = default;
-    conv_filter_cache(const conv_filter_cache&) {}
-    conv_filter_cache& operator=(const conv_filter_cache&) {
-        mark(nullptr);
-        return *this;
-    }
-
     /// Shape inference: `constant` is the filter's data if known now, else null.
-    void mark(const void* constant) const {
+    void mark(const void* constant) {
         constant_ = constant;
         weights_.reset();
     }
 
     /// The weights prepared for filter `f` under `g`, or null when `f` is not
     /// the constant filter seen by shape inference.
-    const kernels::conv_weights* get(const kernels::conv_geometry& g, const float* f) const {
+    const kernels::conv_weights* get(const kernels::conv_geometry& g, const float* f) {
         if (!f || f != constant_) return nullptr;
         const std::int64_t key[] = {g.oc, g.c, g.kh, g.kw, g.groups};
         if (!weights_ || !std::equal(key, key + 5, key_)) {
@@ -73,12 +63,10 @@ public:
     }
 
 private:
-    mutable const void* constant_ = nullptr;
-    mutable std::int64_t key_[5] = {};
-    mutable std::unique_ptr<const kernels::conv_weights> weights_;
+    const void* constant_ = nullptr;
+    std::int64_t key_[5] = {};
+    std::unique_ptr<const kernels::conv_weights> weights_;
 };
-
-}  // namespace detail
 
 struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
@@ -89,8 +77,8 @@ struct conv2d {
         std::int64_t groups = 1;
         detail::padding_algorithm padding = detail::padding_algorithm::explicit_pads;
         conv_kernel kernel = conv_kernel::fast;
-        detail::conv_filter_cache filter;  // the packed filter of this op node
     };
+    using state = conv_state;  // the packed filter of this op node
 
     static params parse(const attr_map& a, std::string_view type) {
         detail::require_nchw(a, "data_format", type);
@@ -166,13 +154,13 @@ struct conv2d {
         return g;
     }
 
-    static void infer(const params& p, op_io& io) {
+    static void infer(const params& p, state& s, op_io& io) {
         auto g = resolve(p, io);
         detail::check_bias(io, g.oc);
         auto& out = io.output("Output");
         out.type = dtype::f32;
         out.shape = {g.n, g.oc, g.oh, g.ow};
-        p.filter.mark(io.input("Filter").data);
+        s.mark(io.input("Filter").data);
     }
 
     // Direct convolution.  For each output row, every (input channel, kernel
@@ -257,8 +245,8 @@ struct conv2d {
     /// exactly once per output element (runs stay inside one plane; `values`
     /// is valid during the call only).
     template <class Epilogue>
-    static void produce(const params& p, const geometry& g, const float* x, const float* f,
-                        Epilogue&& epi) {
+    static void produce(const params& p, state& s, const geometry& g, const float* x,
+                        const float* f, Epilogue&& epi) {
         if (p.kernel == conv_kernel::reference) {
             for_each_row(g, x, f, nullptr,
                          [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
@@ -272,7 +260,7 @@ struct conv2d {
         epilogue_ref ref(epi);
         // Depthwise reads the filter as it is: nothing to prepare.
         if (!kg.is_depthwise())
-            if (const auto* w = p.filter.get(kg, f)) {
+            if (const auto* w = s.get(kg, f)) {
                 kernels::conv2d(kg, x, *w, ref);
                 return;
             }
@@ -299,7 +287,7 @@ struct conv2d {
         void (*fn_)(void*, std::int64_t, std::int64_t, std::int64_t, const float*, std::int64_t);
     };
 
-    static void run(const params& p, op_io& io) {
+    static void run(const params& p, state& s, op_io& io) {
         const auto g = resolve(p, io);
         const float* bias = io.input_count("Bias") > 0 ? io.input("Bias").as<float>() : nullptr;
         float* y = io.output("Output").as<float>();
@@ -321,7 +309,7 @@ struct conv2d {
             return;
         }
         const std::int64_t plane = g.oh * g.ow;
-        produce(p, g, x, f,
+        produce(p, s, g, x, f,
                 [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
                     std::int64_t count) {
                     float* d = y + (n * g.oc + oc) * plane + off;

@@ -9,6 +9,14 @@
 //       static void run(const params&, op_io&);    // compute outputs
 //   };
 //
+// Per-node state (what an op node keeps between runs: packed weights, caches)
+// is never `mutable` in params: an op that keeps some declares a `struct
+// state` and takes it in both calls,
+//       static void infer(const params&, state&, op_io&);
+//       static void run(const params&, state&, op_io&);
+// and each op node (`kernel_of<Op>`) owns one, default-constructed (conv2d:
+// the packed filter).  Params stay what the attributes say.
+//
 // Optional: `static constexpr bool folds_from_shapes = true;` for ops whose
 // output depends only on input shapes (e.g. `shape`), so the runtime can
 // compute them before any data is known.
@@ -99,14 +107,57 @@ private:
     }
 };
 
+/// The state of an op that keeps none.
+struct no_state {};
+
+/// `Op::state` when the op declares one, else no_state.
+template <class Op>
+struct op_state {
+    using type = no_state;
+};
+template <class Op>
+requires requires {
+    typename Op::state;
+}
+struct op_state<Op> {
+    using type = typename Op::state;
+};
+template <class Op>
+using op_state_t = typename op_state<Op>::type;
+
 template <class Op>
 concept op_definition = requires(const attr_map& a, std::string_view t,
-                                 const typename Op::params& p, op_io& io) {
+                                 const typename Op::params& p, op_state_t<Op>& s, op_io& io) {
     { Op::paddle_types[0] } -> std::convertible_to<std::string_view>;
     { Op::parse(a, t) } -> std::same_as<typename Op::params>;
-    Op::infer(p, io);
-    Op::run(p, io);
+    requires(
+        requires {
+            Op::infer(p, io);
+            Op::run(p, io);
+        } ||
+        requires {
+            Op::infer(p, s, io);
+            Op::run(p, s, io);
+        });
 };
+
+/// Op::infer, with the node's state when the op keeps one.
+template <class Op>
+void op_infer(const typename Op::params& p, op_state_t<Op>& s, op_io& io) {
+    if constexpr (requires { typename Op::state; })
+        Op::infer(p, s, io);
+    else
+        (void)s, Op::infer(p, io);
+}
+
+/// Op::run, with the node's state when the op keeps one.
+template <class Op>
+void op_run(const typename Op::params& p, op_state_t<Op>& s, op_io& io) {
+    if constexpr (requires { typename Op::state; })
+        Op::run(p, s, io);
+    else
+        (void)s, Op::run(p, io);
+}
 
 template <class Op>
 constexpr bool op_sets_lod() {
@@ -159,12 +210,14 @@ constexpr bool op_folds_from_shapes() {
         return false;
 }
 
-/// One parsed op, ready to infer shapes and run: the runtime's view of an op.
+/// One parsed op, ready to infer shapes and run: the runtime's view of an op
+/// node.  infer and run may change the node's state (op_state_t), so a node
+/// runs on one thread at a time, like the program that owns it.
 class kernel {
 public:
     virtual ~kernel() = default;
-    virtual void infer(op_io& io) const = 0;
-    virtual void run(op_io& io) const = 0;
+    virtual void infer(op_io& io) = 0;
+    virtual void run(op_io& io) = 0;
     virtual bool folds_from_shapes() const noexcept = 0;
     virtual std::string_view name() const noexcept = 0;
     /// Whether run() sets the actual output shapes within the bound infer set.
@@ -175,12 +228,12 @@ template <op_definition Op>
 class kernel_of final : public kernel {
 public:
     kernel_of(const attr_map& a, std::string_view type) : params_(Op::parse(a, type)) {}
-    void infer(op_io& io) const override {
+    void infer(op_io& io) override {
         clear_output_lods(io);
-        Op::infer(params_, io);
+        op_infer<Op>(params_, state_, io);
         if constexpr (!op_sets_lod<Op>()) share_first_lod(io);
     }
-    void run(op_io& io) const override { Op::run(params_, io); }
+    void run(op_io& io) override { op_run<Op>(params_, state_, io); }
     bool folds_from_shapes() const noexcept override { return op_folds_from_shapes<Op>(); }
     bool shapes_at_run() const noexcept override { return op_shapes_at_run<Op>(); }
     std::string_view name() const noexcept override { return Op::paddle_types[0]; }
@@ -188,6 +241,7 @@ public:
 
 private:
     typename Op::params params_;
+    [[no_unique_address]] op_state_t<Op> state_{};
 };
 
 /// Whether a node with attributes `a` is this op: ops that share a Paddle type
