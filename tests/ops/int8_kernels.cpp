@@ -78,6 +78,7 @@ TEST_CASE("fused_conv2d_int8 equals integer conv + requantize in plain loops") {
             const std::int64_t ow = (sc.w + 2 * sc.pad - sc.k) / sc.stride + 1;
             const std::int64_t cin_g = sc.c / sc.groups, cout_g = sc.oc / sc.groups;
             std::vector<float> real(static_cast<std::size_t>(sc.n * sc.oc * oh * ow));
+            std::vector<float> rescaled(real.size());  // acc * multiplier, before the bias
             for (std::int64_t n = 0; n < sc.n; ++n)
                 for (std::int64_t o = 0; o < sc.oc; ++o)
                     for (std::int64_t y = 0; y < oh; ++y)
@@ -94,8 +95,10 @@ TEST_CASE("fused_conv2d_int8 equals integer conv + requantize in plain loops") {
                                                    x)[((n * sc.c + cin) * sc.h + ih) * sc.w + iw]} *
                                                i8(f)[((o * cin_g + ic) * sc.k + i) * sc.k + j];
                                     }
-                            real[static_cast<std::size_t>(((n * sc.oc + o) * oh + y) * ow + z)] =
-                                static_cast<float>(acc) * f32(m)[o] + f32(b)[o];
+                            const auto at =
+                                static_cast<std::size_t>(((n * sc.oc + o) * oh + y) * ow + z);
+                            rescaled[at] = static_cast<float>(acc) * f32(m)[o];
+                            real[at] = rescaled[at] + f32(b)[o];
                         }
             auto in = named_tensors{}
                           .add("Input", x)
@@ -126,6 +129,30 @@ TEST_CASE("fused_conv2d_int8 equals integer conv + requantize in plain loops") {
                 auto y = run1("fused_conv2d_int8", a, in, "Output");
                 REQUIRE(y.type() == dtype::f32);
                 CHECK(test::max_abs_diff(y.span<float>(), real) == 0.0);
+            }
+            SUBCASE("a Scale (a folded batch norm) scales each channel before the bias") {
+                // The bias stage is the fp32 fused conv's (fusion/stages.hpp):
+                // v * Scale[c] + Bias[c], v the rescaled accumulator.
+                attr_map a = conv_attrs(sc.stride, sc.pad, sc.groups);
+                a.set("litegraph_kernel", std::string(kernel));
+                auto k = test::random_tensor({sc.oc}, 5, 0.5f, 2.f);
+                auto scaled_in = in;
+                scaled_in.add("Scale", k);
+                auto y = run1("fused_conv2d_int8", a, scaled_in, "Output");
+                REQUIRE(y.type() == dtype::f32);
+                const std::int64_t plane = oh * ow;
+                std::vector<float> want(real.size());
+                for (std::size_t i = 0; i < want.size(); ++i) {
+                    const auto o = static_cast<std::int64_t>(i) / plane % sc.oc;
+                    want[i] = rescaled[i] * f32(k)[o] + f32(b)[o];
+                }
+                CHECK(test::max_rel_diff(y.span<float>(), want) < 1e-6);
+                CHECK(test::max_abs_diff(y.span<float>(), real) > 1e-3);  // the Scale mattered
+                // A Scale of the wrong size is named.
+                auto bad = in;
+                bad.add("Scale", test::random_tensor({sc.oc + 1}, 6));
+                CHECK_THROWS_WITH_AS(run1("fused_conv2d_int8", a, bad, "Output"),
+                                     doctest::Contains("Scale"), shape_error);
             }
         }
     }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/fusion/stages.hpp"
 #include "litegraph/ops/activation.hpp"
 #include "litegraph/ops/conv2d.hpp"
 
@@ -24,55 +25,10 @@ struct no_act {
     float operator()(float x) const { return x; }
 };
 
-template <class S>
-struct stage_traits {
-    static constexpr std::string_view activation = "";
-    static constexpr std::string_view terminal = "store";
-};
-template <class F>
-struct stage_traits<act<F>> {
-    static constexpr std::string_view activation = F::paddle_type;
-    static constexpr std::string_view terminal = "store";
-};
-template <>
-struct stage_traits<add_with> {
-    static constexpr std::string_view activation = "";
-    static constexpr std::string_view terminal = "add_with";
-};
-template <class F, class Mul>
-struct stage_traits<gate<F, Mul>> {
-    static constexpr std::string_view activation = F::paddle_type;
-    static constexpr std::string_view terminal = std::is_same_v<Mul, mul_plane>
-                                                     ? std::string_view("mul_plane")
-                                                     : std::string_view("mul_with");
-};
-
 template <class T>
 concept producer = requires {
     typename T::params;
     T::paddle_types[0];
-};
-
-/// The `activation` and `terminal` attributes a fused node's stages stand for,
-/// shared by the fp32 and int8 fused kernels.
-template <class... Stages>
-struct stage_names {
-    static constexpr std::string_view activation() {
-        std::string_view a = "";
-        ((a = stage_traits<Stages>::activation.empty() ? a : stage_traits<Stages>::activation),
-         ...);
-        return a;
-    }
-    static constexpr std::string_view terminal() {
-        std::string_view t = "store";
-        ((t = stage_traits<Stages>::terminal == "store" ? t : stage_traits<Stages>::terminal), ...);
-        return t;
-    }
-    /// Whether a node with these attributes is this chain.
-    static bool matches(const attr_map& a) {
-        return a.get<std::string>("activation", "") == activation() &&
-               a.get<std::string>("terminal", "store") == terminal();
-    }
 };
 
 /// Chains a depthwise kernel can finish in registers: chain<bias> and
@@ -110,11 +66,12 @@ struct fused<ops::conv2d, Stages...> {
     using chain_type = chain<Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d"};
 
-    static constexpr std::string_view activation() { return stage_names<Stages...>::activation(); }
-    static constexpr std::string_view terminal() { return stage_names<Stages...>::terminal(); }
+    using stage_set_type = stage_set<Stages...>;
+    static constexpr std::string_view activation() { return stage_set_type::activation(); }
+    static constexpr std::string_view terminal() { return stage_set_type::terminal(); }
 
     /// Whether a `fused_conv2d` node with these attributes is this type.
-    static bool matches(const attr_map& a) { return stage_names<Stages...>::matches(a); }
+    static bool matches(const attr_map& a) { return stage_set_type::matches(a); }
 
     struct params {
         ops::conv2d::params conv;
@@ -124,68 +81,21 @@ struct fused<ops::conv2d, Stages...> {
 
     static params parse(const attr_map& a, std::string_view) {
         params p{ops::conv2d::parse(a, "fused_conv2d"), {}};
-        std::apply([&](auto&... s) { (parse_stage(s, a), ...); }, p.stages);
+        stage_set_type::parse(p.stages, a);
         return p;
     }
 
     static void infer(const params& p, state& s, op_io& io) {
         ops::conv2d::infer(p.conv, s, io);
-        auto& out = io.output("Output");
-        if constexpr (chain_type::has_bias) {
-            const auto& b = io.input("Bias");
-            io.check(b.type == dtype::f32 && b.numel() == out.shape[1], [&] {
-                return "Bias " + to_string(b.shape) +
-                       " must hold one float32 per output channel (" +
-                       std::to_string(out.shape[1]) + ")";
-            });
-            if (io.input_count("Scale") > 0) {
-                const auto& k = io.input("Scale");
-                io.check(k.type == dtype::f32 && k.numel() == out.shape[1], [&] {
-                    return "Scale " + to_string(k.shape) +
-                           " must hold one float32 per output channel (" +
-                           std::to_string(out.shape[1]) + ")";
-                });
-            }
-        } else {
+        if constexpr (!chain_type::has_bias)
             io.check(io.input_count("Scale") == 0, "a Scale needs the bias stage");
-        }
-        if constexpr (terminal() != "store") {
-            const auto& o = io.input("Other");
-            io.check(o.type == dtype::f32, "Other must be float32");
-            if constexpr (terminal() == "mul_plane") {
-                io.check(o.shape.size() == 4 && o.shape[0] == out.shape[0] &&
-                             o.shape[1] == out.shape[1] && out.shape[2] == 1 && out.shape[3] == 1,
-                         [&] {
-                             return "the gate's conv output " + to_string(out.shape) +
-                                    " must be [N, C, 1, 1] for Other " + to_string(o.shape);
-                         });
-                out.shape = o.shape;
-            } else {
-                io.check(o.shape == out.shape, [&] {
-                    return "Other " + to_string(o.shape) + " must have the conv output's shape " +
-                           to_string(out.shape);
-                });
-            }
-        }
+        stage_set_type::check(io, io.output("Output").shape);
     }
 
     static void run(const params& p, state& s, op_io& io) {
         const auto g = ops::conv2d::resolve(p.conv, io);
         chain_type c{p.stages};
-        const float* bias_values = nullptr;
-        const float* scale_values = nullptr;
-        if constexpr (chain_type::has_bias) {
-            bias_values = io.input("Bias").template as<float>();
-            if (io.input_count("Scale") > 0) scale_values = io.input("Scale").template as<float>();
-        }
-        const float* other = nullptr;
-        std::int64_t other_plane = 1;
-        if constexpr (terminal() != "store") {
-            const auto& o = io.input("Other");
-            other = o.template as<float>();
-            if (o.shape.size() == 4) other_plane = o.shape[2] * o.shape[3];
-        }
-        bind(c, bias_values, other, other_plane, scale_values);
+        stage_set_type::bind(c.stages, stage_set_type::read(io));
         float* out = io.output("Output").template as<float>();
         const float* x = io.input("Input").template as<float>();
         const float* f = io.input("Filter").template as<float>();
@@ -212,17 +122,10 @@ struct fused<ops::conv2d, Stages...> {
                              });
     }
 
-    /// Points the chain's stages at their operands: the bias values (and the
-    /// per-channel scale before them, or null), and the other tensor of a
-    /// residual add or a gate (`other_plane`: H * W of it, the plane a
-    /// mul_plane gate scales).
-    static void bind(chain_type& c, const float* bias_values, const float* other,
-                     std::int64_t other_plane, const float* scale_values = nullptr) {
-        std::apply(
-            [&](auto&... s) {
-                (bind_stage(s, bias_values, scale_values, other, other_plane), ...);
-            },
-            c.stages);
+    /// Points the chain's stages at their operands (a compile-time network's
+    /// call; the runtime reads them from the node's slots).
+    static void bind(chain_type& c, const stage_operands& ops) {
+        stage_set_type::bind(c.stages, ops);
     }
 
     /// Bytes of scratch run_direct needs: the row loop's, and for a conv in
@@ -316,24 +219,6 @@ private:
         } else {
             (void)p, (void)g, (void)c, (void)x, (void)f, (void)out;
             return false;
-        }
-    }
-
-    template <class S>
-    static void parse_stage(S& s, const attr_map& a) {
-        if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
-    }
-    template <class S>
-    static void bind_stage(S& s, const float* bias_values, const float* scale_values,
-                           const float* other, std::int64_t other_plane) {
-        if constexpr (std::is_same_v<S, bias>) {
-            s.values = bias_values;
-            s.scale = scale_values;
-        } else if constexpr (std::is_same_v<S, add_with>) {
-            s.other = other;
-        } else if constexpr (requires { s.mul; }) {
-            s.mul.other = other;
-            if constexpr (requires { s.mul.plane; }) s.mul.plane = other_plane;
         }
     }
 };

@@ -26,21 +26,17 @@
 
 namespace litegraph::fusion {
 
-template <>
-struct stage_traits<quantize_store> {
-    static constexpr std::string_view activation = "";
-    static constexpr std::string_view terminal = "quantize_store";
-};
-
 template <class... Stages>
 struct fused_int8 {
     using chain_type = chain<rescale, bias, Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
 
-    static constexpr std::string_view activation() { return stage_names<Stages...>::activation(); }
-    static constexpr std::string_view terminal() { return stage_names<Stages...>::terminal(); }
-    static bool matches(const attr_map& a) { return stage_names<Stages...>::matches(a); }
+    /// The node's stages: rescale and bias always, then the activation and terminal.
+    using stage_set_type = stage_set<rescale, bias, Stages...>;
+    static constexpr std::string_view activation() { return stage_set_type::activation(); }
+    static constexpr std::string_view terminal() { return stage_set_type::terminal(); }
+    static bool matches(const attr_map& a) { return stage_set_type::matches(a); }
 
     struct params {
         ops::conv2d::params conv;
@@ -56,7 +52,7 @@ struct fused_int8 {
         params p{
             ops::conv2d::parse(geometry, t), 0.f, {}, ops::int8_detail::parse_int8_kernel(a, t)};
         if constexpr (int8_out) p.output_step = ops::int8_detail::parse_step(a, "output_step", t);
-        std::apply([&](auto&... s) { (parse_stage(s, a), ...); }, p.stages);
+        stage_set_type::parse(p.stages, a);
         return p;
     }
 
@@ -65,46 +61,16 @@ struct fused_int8 {
         auto& out = io.output("Output");
         out.type = int8_out ? dtype::i8 : dtype::f32;
         out.shape = {g.n, g.oc, g.oh, g.ow};
-        for (const char* slot : {"Multiplier", "Bias"}) {
-            const auto& v = io.input(slot);
-            io.check(v.type == dtype::f32 && v.numel() == g.oc, [&] {
-                return std::string(slot) + " " + to_string(v.shape) +
-                       " must hold one float32 per output channel (" + std::to_string(g.oc) + ")";
-            });
-        }
-        if constexpr (terminal() != "store" && terminal() != "quantize_store") {
-            const auto& o = io.input("Other");
-            io.check(o.type == dtype::f32, "Other must be float32");
-            if constexpr (terminal() == "mul_plane") {
-                io.check(o.shape.size() == 4 && o.shape[0] == g.n && o.shape[1] == g.oc &&
-                             g.oh == 1 && g.ow == 1,
-                         [&] {
-                             return "the gate's conv output " + to_string(out.shape) +
-                                    " must be [N, C, 1, 1] for Other " + to_string(o.shape);
-                         });
-                out.shape = o.shape;
-            } else {
-                io.check(o.shape == out.shape, [&] {
-                    return "Other " + to_string(o.shape) + " must have the conv output's shape " +
-                           to_string(out.shape);
-                });
-            }
-        }
+        stage_set_type::check(io, out.shape);
     }
 
     static void run(const params& p, op_io& io) {
         const auto g = ops::conv2d::resolve(p.conv, io, dtype::i8);
         const auto kg = kernels::conv_geometry::from(g);
         chain_type c{p.stages};
-        const float* other = nullptr;
-        std::int64_t other_plane = 1;
-        if constexpr (terminal() != "store" && terminal() != "quantize_store") {
-            const auto& o = io.input("Other");
-            other = o.template as<float>();
-            if (o.shape.size() == 4) other_plane = o.shape[2] * o.shape[3];
-        }
-        bind(c, io.input("Multiplier").template as<float>(), io.input("Bias").template as<float>(),
-             p.output_step, other, other_plane);
+        auto operands = stage_set_type::read(io);
+        operands.output_step = p.output_step;
+        stage_set_type::bind(c.stages, operands);
         using out_t = std::conditional_t<int8_out, std::int8_t, float>;
         const auto* x = io.input("Input").template as<std::int8_t>();
         const auto* f = io.input("Filter").template as<std::int8_t>();
@@ -124,14 +90,10 @@ struct fused_int8 {
         }
     }
 
-    /// Binds the chain's data: per-channel multiplier and bias, the output
-    /// step (quantize_store) and the Other tensor of add_with / gates.
-    static void bind(chain_type& c, const float* multiplier, const float* bias_values,
-                     float output_step, const float* other, std::int64_t other_plane) noexcept {
-        std::get<0>(c.stages).multiplier = multiplier;
-        std::get<1>(c.stages).values = bias_values;
-        std::apply([&](auto&... s) { (bind_stage(s, output_step, other, other_plane), ...); },
-                   c.stages);
+    /// Points the chain's stages at their operands (a compile-time network's
+    /// call): multiplier, bias, output_step (quantize_store), Other.
+    static void bind(chain_type& c, const stage_operands& ops) {
+        stage_set_type::bind(c.stages, ops);
     }
 
     /// int64 words of scratch run_direct needs.
@@ -164,24 +126,6 @@ struct fused_int8 {
             c.emit(out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
         };
         conv(kg, x, f, scratch, kernels::int32_sink_ref(sink));
-    }
-
-private:
-    template <class S>
-    static void parse_stage(S& s, const attr_map& a) {
-        if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
-    }
-    template <class S>
-    static void bind_stage(S& s, float output_step, const float* other,
-                           std::int64_t other_plane) noexcept {
-        if constexpr (std::is_same_v<S, quantize_store>) {
-            s.inv_scale = 1.f / output_step;
-        } else if constexpr (std::is_same_v<S, add_with>) {
-            s.other = other;
-        } else if constexpr (requires { s.mul; }) {
-            s.mul.other = other;
-            if constexpr (requires { s.mul.plane; }) s.mul.plane = other_plane;
-        }
     }
 };
 

@@ -82,7 +82,12 @@ struct conv {
     template <class Mem>
     void run(const Mem& m) const {
         typename Fused::chain_type c{stages};
-        Fused::bind(c, bias, other.buffer >= 0 ? m.f32(other) : nullptr, other_plane, scale);
+        fusion::stage_operands ops;
+        ops.bias = bias;
+        ops.scale = scale;
+        ops.other = other.buffer >= 0 ? m.f32(other) : nullptr;
+        ops.other_plane = other_plane;
+        Fused::bind(c, ops);
         Fused::run_direct(g, c, m.f32(input), filter, m.f32(output), m.scratch);
     }
 };
@@ -110,8 +115,13 @@ struct conv_int8 {
     template <class Mem>
     void run(const Mem& m) const {
         typename Fused::chain_type c{stages};
-        Fused::bind(c, multiplier, bias, output_step, other.buffer >= 0 ? m.f32(other) : nullptr,
-                    other_plane);
+        fusion::stage_operands ops;
+        ops.multiplier = multiplier;
+        ops.bias = bias;
+        ops.other = other.buffer >= 0 ? m.f32(other) : nullptr;
+        ops.other_plane = other_plane;
+        ops.output_step = output_step;
+        Fused::bind(c, ops);
         const auto kg = kernels::conv_geometry::from(g);
         auto* scratch = reinterpret_cast<std::int64_t*>(m.scratch);
         if constexpr (Fused::int8_out)

@@ -1,0 +1,213 @@
+// What the fusion layer knows about each epilogue stage, in one place per
+// stage kind: the name it gives a fused node (its `activation` and `terminal`
+// attributes), how it parses its attributes, which operand slots it reads and
+// checks, and how it binds them.  fused<conv2d, ...> (fp32) and fused_int8<...>
+// both run their chains through `stage_set`; a compile-time network binds
+// the same stages from `stage_operands` it fills from its plan.
+//
+// The stages themselves (their arithmetic) are kernel-layer types
+// (kernels/epilogue.hpp); a stage_def adds only what needs an op_io or
+// attributes.  A new stage kind is one stage_def here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+
+#include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/ops/op.hpp"
+
+namespace litegraph::fusion {
+
+/// The operands a chain's stages read, resolved for one run.
+struct stage_operands {
+    const float* multiplier = nullptr;  // rescale: [OC], in step * filter step
+    const float* bias = nullptr;        // bias: [OC]
+    const float* scale = nullptr;       // bias: [OC] a folded batch norm's scale, or none
+    const float* other = nullptr;       // add_with, gates: the other tensor
+    std::int64_t other_plane = 1;       // mul_plane: H * W of `other`
+    float output_step = 0.f;            // quantize_store: the output's step (> 0)
+};
+
+namespace detail {
+
+/// `slot`, when the node has it, holds one float32 per output channel.
+inline void check_per_channel(const op_io& io, const char* slot, std::int64_t channels,
+                              bool required) {
+    if (!required && io.input_count(slot) == 0) return;
+    const auto& v = io.input(slot);
+    io.check(v.type == dtype::f32 && v.numel() == channels, [&] {
+        return std::string(slot) + " " + to_string(v.shape) +
+               " must hold one float32 per output channel (" + std::to_string(channels) + ")";
+    });
+}
+
+/// The gates' and the residual add's Other: float32 of the output's shape, or
+/// for a plane gate (the SE gate) [N, C, H, W] over an [N, C, 1, 1] output,
+/// which then takes Other's shape.
+inline void check_other(const op_io& io, shape_t& out, bool per_plane) {
+    const auto& o = io.input("Other");
+    io.check(o.type == dtype::f32, "Other must be float32");
+    if (per_plane) {
+        io.check(o.shape.size() == 4 && out.size() == 4 && o.shape[0] == out[0] &&
+                     o.shape[1] == out[1] && out[2] == 1 && out[3] == 1,
+                 [&] {
+                     return "the gate's conv output " + to_string(out) +
+                            " must be [N, C, 1, 1] for Other " + to_string(o.shape);
+                 });
+        out = o.shape;
+    } else {
+        io.check(o.shape == out, [&] {
+            return "Other " + to_string(o.shape) + " must have the conv output's shape " +
+                   to_string(out);
+        });
+    }
+}
+
+inline void read_other(const op_io& io, stage_operands& ops) {
+    const auto& o = io.input("Other");
+    ops.other = o.template as<float>();
+    if (o.shape.size() == 4) ops.other_plane = o.shape[2] * o.shape[3];
+}
+
+}  // namespace detail
+
+/// One stage kind's behaviour beside its arithmetic.  Every specialisation
+/// declares:
+///   activation, terminal    what it contributes to the node's attributes
+///   parse(S&, attrs)        its attribute parameters (an activation's)
+///   check(io, out_shape)    its operand slots against the output shape
+///   read(io, operands)      its operands from the node's slots
+///   bind(S&, operands)      points the stage at them for one run
+template <class S>
+struct stage_def;
+
+/// The int8 chain's first stage: accumulator * Multiplier[c].
+template <>
+struct stage_def<rescale> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "store";
+    static void parse(rescale&, const attr_map&) {}
+    static void check(const op_io& io, shape_t& out) {
+        detail::check_per_channel(io, "Multiplier", out.at(1), true);
+    }
+    static void read(const op_io& io, stage_operands& ops) {
+        ops.multiplier = io.input("Multiplier").template as<float>();
+    }
+    static void bind(rescale& s, const stage_operands& ops) { s.multiplier = ops.multiplier; }
+};
+
+/// Bias [OC], and the per-channel Scale of a folded batch norm when present.
+template <>
+struct stage_def<bias> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "store";
+    static void parse(bias&, const attr_map&) {}
+    static void check(const op_io& io, shape_t& out) {
+        detail::check_per_channel(io, "Bias", out.at(1), true);
+        detail::check_per_channel(io, "Scale", out.at(1), false);
+    }
+    static void read(const op_io& io, stage_operands& ops) {
+        ops.bias = io.input("Bias").template as<float>();
+        if (io.input_count("Scale") > 0) ops.scale = io.input("Scale").template as<float>();
+    }
+    static void bind(bias& s, const stage_operands& ops) {
+        s.values = ops.bias;
+        s.scale = ops.scale;
+    }
+};
+
+/// An activation: its functor's attributes (ops/activation.hpp), no operand.
+template <class F>
+struct stage_def<act<F>> {
+    static constexpr std::string_view activation = F::paddle_type;
+    static constexpr std::string_view terminal = "store";
+    static void parse(act<F>& s, const attr_map& a) { s.f = F::parse(a); }
+    static void check(const op_io&, shape_t&) {}
+    static void read(const op_io&, stage_operands&) {}
+    static void bind(act<F>&, const stage_operands&) {}
+};
+
+/// The residual add: Other of the output's shape.
+template <>
+struct stage_def<add_with> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "add_with";
+    static void parse(add_with&, const attr_map&) {}
+    static void check(const op_io& io, shape_t& out) { detail::check_other(io, out, false); }
+    static void read(const op_io& io, stage_operands& ops) { detail::read_other(io, ops); }
+    static void bind(add_with& s, const stage_operands& ops) { s.other = ops.other; }
+};
+
+/// A gate: the activation F, then Other times it (element-wise, or per plane).
+template <class F, class Mul>
+struct stage_def<gate<F, Mul>> {
+    static constexpr bool per_plane = std::is_same_v<Mul, mul_plane>;
+    static constexpr std::string_view activation = F::paddle_type;
+    static constexpr std::string_view terminal =
+        per_plane ? std::string_view("mul_plane") : std::string_view("mul_with");
+    static void parse(gate<F, Mul>& s, const attr_map& a) { s.f = F::parse(a); }
+    static void check(const op_io& io, shape_t& out) { detail::check_other(io, out, per_plane); }
+    static void read(const op_io& io, stage_operands& ops) { detail::read_other(io, ops); }
+    static void bind(gate<F, Mul>& s, const stage_operands& ops) {
+        s.mul.other = ops.other;
+        if constexpr (per_plane) s.mul.plane = ops.other_plane;
+    }
+};
+
+/// The int8 output: sat8(round(v / output_step)); the step is the node's
+/// `output_step` attribute (parsed with the node, fused_int8::params).
+template <>
+struct stage_def<quantize_store> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "quantize_store";
+    static void parse(quantize_store&, const attr_map&) {}
+    static void check(const op_io&, shape_t&) {}
+    static void read(const op_io&, stage_operands&) {}
+    static void bind(quantize_store& s, const stage_operands& ops) {
+        s.inv_scale = 1.f / ops.output_step;
+    }
+};
+
+/// A chain's stages seen together: the node attributes they stand for, and
+/// parse / check / read / bind over all of them in chain order.
+template <class... Stages>
+struct stage_set {
+    /// The `activation` attribute: the last stage's that names one ("" for none).
+    static constexpr std::string_view activation() {
+        std::string_view a = "";
+        ((a = stage_def<Stages>::activation.empty() ? a : stage_def<Stages>::activation), ...);
+        return a;
+    }
+    /// The `terminal` attribute: the writing stage's ("store" for a plain store).
+    static constexpr std::string_view terminal() {
+        std::string_view t = "store";
+        ((t = stage_def<Stages>::terminal == "store" ? t : stage_def<Stages>::terminal), ...);
+        return t;
+    }
+    /// Whether a node with these attributes is this chain.
+    static bool matches(const attr_map& a) {
+        return a.get<std::string>("activation", "") == activation() &&
+               a.get<std::string>("terminal", "store") == terminal();
+    }
+    static void parse(std::tuple<Stages...>& stages, const attr_map& a) {
+        std::apply([&](auto&... s) { (stage_def<Stages>::parse(s, a), ...); }, stages);
+    }
+    /// Checks every stage's operands against the producer's output shape
+    /// `out` (a plane gate changes it to Other's).
+    static void check(const op_io& io, shape_t& out) { (stage_def<Stages>::check(io, out), ...); }
+    /// The operands of this node's stages; output_step is an attribute, the
+    /// caller's to set.
+    static stage_operands read(const op_io& io) {
+        stage_operands ops;
+        (stage_def<Stages>::read(io, ops), ...);
+        return ops;
+    }
+    static void bind(std::tuple<Stages...>& stages, const stage_operands& ops) {
+        std::apply([&](auto&... s) { (stage_def<Stages>::bind(s, ops), ...); }, stages);
+    }
+};
+
+}  // namespace litegraph::fusion
