@@ -107,6 +107,60 @@ TEST_CASE("element-wise ops, aliases, gates, depthwise convs and concats are mar
     test::check_same_outputs(before, g, {{"x", test::random_tensor({2, c, 6, 6}, 9)}});
 }
 
+TEST_CASE("each op's own in_place rule decides: v1 reshapes alias, every broadcasting op") {
+    // The rules come from the ops' headers (ops/op.hpp: in_place_rule).
+    CHECK(passes::in_place_rule_of("relu") == in_place_rule::unary);
+    CHECK(passes::in_place_rule_of("mish") == in_place_rule::unary);
+    CHECK(passes::in_place_rule_of("scale") == in_place_rule::unary);
+    CHECK(passes::in_place_rule_of("reshape") == in_place_rule::alias);
+    CHECK(passes::in_place_rule_of("unsqueeze2") == in_place_rule::alias);
+    CHECK(passes::in_place_rule_of("elementwise_max") == in_place_rule::elementwise);
+    CHECK(passes::in_place_rule_of("fused_conv2d") == in_place_rule::epilogue);
+    CHECK(passes::in_place_rule_of("concat") == in_place_rule::slices);
+    CHECK(passes::in_place_rule_of("conv2d") == in_place_rule::none);
+    CHECK(passes::in_place_rule_of("softmax") == in_place_rule::none);
+    CHECK(passes::in_place_rule_of("no_such_op") == in_place_rule::none);
+
+    graph::graph g;
+    graph::builder b(g);
+    b.declare("x", {2, 3, 4});
+    for (const char* n : {"r", "m", "p"}) b.declare(n, {2, 3, 4});
+    b.declare("rs", {6, 4});
+    b.declare("y", {6, 4});
+    test::param(b, "lo", test::random_tensor({4}, 1));
+    test::param(b, "e", test::random_tensor({4}, 2, 0.5f, 1.5f));
+    b.feed("x", 0);
+    b.add_op("relu", {{"X", {"x"}}}, {{"Out", {"r"}}}, {});
+    b.add_op("elementwise_max", {{"X", {"r"}}, {"Y", {"lo"}}}, {{"Out", {"m"}}}, axis(2));
+    attr_map ra;
+    ra.set("shape", std::vector<std::int32_t>{6, 4});
+    b.add_op("reshape", {{"X", {"m"}}}, {{"Out", {"rs"}}}, ra);
+    b.add_op("elementwise_pow", {{"X", {"e"}}, {"Y", {"rs"}}}, {{"Out", {"y"}}}, {});
+    b.fetch("y", 0);
+    b.finish();
+    auto before = g;
+    CHECK(passes::mark_in_place(g) == 3);
+    CHECK(marked(g, "r") == "");    // reads the feed
+    CHECK(marked(g, "m") == "X");   // elementwise_max
+    CHECK(marked(g, "rs") == "X");  // reshape (v1) aliases X
+    CHECK(marked(g, "y") == "Y");   // X broadcasts: Y has the output's shape
+    test::check_same_outputs(before, g, {{"x", test::random_tensor({2, 3, 4}, 9)}});
+
+    // A unary op with a second input (scale's ScaleTensor) is not marked.
+    graph::graph h;
+    graph::builder c(h);
+    for (const char* n : {"x", "a", "s"}) c.declare(n, {2, 3});
+    c.declare("k", {1});
+    c.feed("x", 0);
+    c.feed("k", 1);
+    c.add_op("relu", {{"X", {"x"}}}, {{"Out", {"a"}}}, {});
+    c.add_op("scale", {{"X", {"a"}}, {"ScaleTensor", {"k"}}}, {{"Out", {"s"}}}, {});
+    c.fetch("s", 0);
+    c.finish();
+    passes::mark_in_place(h);
+    CHECK(marked(h, "s") == "");
+}
+
 TEST_CASE("a depthwise conv whose input dies there runs in place of it") {
     graph::graph g;
     graph::builder b(g);

@@ -392,6 +392,7 @@ bool names_functor(std::string_view type) {
 template <class F>
 struct activation {
     static constexpr std::string_view paddle_types[] = {F::paddle_type};
+    static constexpr in_place_rule in_place = in_place_rule::unary;
     using params = F;
 
     static params parse(const attr_map& a, std::string_view) { return F::parse(a); }

@@ -12,6 +12,9 @@ namespace litegraph::ops {
 
 struct concat {
     static constexpr std::string_view paddle_types[] = {"concat"};
+    /// Its inputs' producers write into their slices of Out; the concat then
+    /// does nothing (the runtime elides it).
+    static constexpr in_place_rule in_place = in_place_rule::slices;
     struct params {
         std::int64_t axis = 0;
     };

@@ -232,6 +232,8 @@ struct elementwise {
         "elementwise_add", "elementwise_sub",      "elementwise_mul",
         "elementwise_div", "elementwise_max",      "elementwise_min",
         "elementwise_pow", "elementwise_floordiv", "elementwise_mod"};
+    /// broadcast_apply reads x[i] and y[j] before it writes out[i].
+    static constexpr in_place_rule in_place = in_place_rule::elementwise;
     enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow, floordiv, mod };
     struct params {
         kind op = kind::add;

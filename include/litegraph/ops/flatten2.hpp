@@ -11,6 +11,7 @@ namespace litegraph::ops {
 
 struct flatten2 {
     static constexpr std::string_view paddle_types[] = {"flatten2", "flatten"};
+    static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::int64_t axis = 1;
     };
@@ -40,6 +41,7 @@ struct flatten2 {
 
 struct flatten_contiguous_range {
     static constexpr std::string_view paddle_types[] = {"flatten_contiguous_range"};
+    static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::int64_t start_axis = 1;
         std::int64_t stop_axis = -1;

@@ -26,6 +26,10 @@
 // most ops do); an op that sets its outputs' LoD itself (sequence_pool drops a
 // level) declares `static constexpr bool sets_lod = true;`.
 //
+// In place: an op whose output may take the buffer of an input that dies at
+// it declares how, `static constexpr in_place_rule in_place = ...;` (below);
+// passes/in_place.hpp marks the nodes and the runtime shares the buffers.
+//
 // Data-dependent rows: an op whose output row count depends on input values
 // (multiclass_nms) declares `static constexpr bool shapes_at_run = true;`.
 // Its `infer` sets an upper bound (what the planner reserves), its `run` sets
@@ -202,6 +206,27 @@ inline void share_first_lod(op_io& io) {
                 a->lod = src->lod;
 }
 
+/// How an op may write its output over an input that dies at it (the
+/// `in_place` trait; passes/in_place.hpp decides per node, the runtime checks
+/// sizes and shares the buffer).
+enum class in_place_rule {
+    none,
+    unary,        // X, when X is the only input: element i is read before it is written
+    alias,        // X: the output is X's bytes under another shape (reshapes)
+    elementwise,  // X or Y, whichever has the output's shape (broadcasting binary ops)
+    epilogue,     // a fused conv: Other under a writing terminal, Input when depthwise
+    slices,       // X: each input's producer writes straight into its slice (concat)
+};
+
+/// Op::in_place, or none.
+template <class Op>
+constexpr in_place_rule op_in_place() {
+    if constexpr (requires { Op::in_place; })
+        return Op::in_place;
+    else
+        return in_place_rule::none;
+}
+
 template <class Op>
 constexpr bool op_folds_from_shapes() {
     if constexpr (requires { Op::folds_from_shapes; })
@@ -268,5 +293,19 @@ template <class... A, class... B, class... Rest>
 struct concat_op_lists<op_list<A...>, op_list<B...>, Rest...> {
     using type = typename concat_op_lists<op_list<A..., B...>, Rest...>::type;
 };
+
+/// The in-place rule of op type `type`: that of the first op of the list
+/// whose paddle_types hold it (none when no op does).
+template <class... Ops>
+in_place_rule op_in_place_of(op_list<Ops...>, std::string_view type) {
+    in_place_rule r = in_place_rule::none;
+    auto has = [&](const auto& types) {
+        for (std::string_view t : types)
+            if (t == type) return true;
+        return false;
+    };
+    (void)((has(Ops::paddle_types) ? (r = op_in_place<Ops>(), true) : false) || ...);
+    return r;
+}
 
 }  // namespace litegraph

@@ -14,6 +14,7 @@ namespace litegraph::ops {
 
 struct reshape2 {
     static constexpr std::string_view paddle_types[] = {"reshape2", "reshape"};
+    static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         shape_t shape;
     };

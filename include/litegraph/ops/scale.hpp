@@ -9,6 +9,8 @@ namespace litegraph::ops {
 
 struct scale {
     static constexpr std::string_view paddle_types[] = {"scale"};
+    /// In place of X when X is its only input (no ScaleTensor).
+    static constexpr in_place_rule in_place = in_place_rule::unary;
     struct params {
         float scale = 1.f;
         float bias = 0.f;

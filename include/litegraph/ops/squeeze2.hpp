@@ -13,6 +13,7 @@ namespace litegraph::ops {
 
 struct squeeze2 {
     static constexpr std::string_view paddle_types[] = {"squeeze2", "squeeze"};
+    static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::vector<std::int64_t> axes;
     };

@@ -2,18 +2,20 @@
 // their inputs with the attribute `in_place` = that input's slot name
 // (docs/fusion.md).  The input must die at the op (its only reader, not
 // fetched, not a parameter, not a feed) and the op's kernel must be safe in
-// place:
-//   activations (ops::activation_functors), scale    X
-//   elementwise add/sub/mul/div                      X if X has the output's shape,
-//                                                    else Y if Y has it
-//   reshape2, flatten2, squeeze2, unsqueeze2 (+ flatten_contiguous_range)
-//                                                    X (an alias)
-//   fused_conv2d with terminal mul_with / mul_plane / add_with
-//                                                    Other
-//   depthwise fused_conv2d (groups == input channels == output channels),
-//   terminal store                                   Input (one-channel scratch)
-//   concat whose every input is produced by an op and read by the concat only
-//   (its only reader, strictly)                      X (producers write slices)
+// place, which each op declares (`in_place`, ops/op.hpp: in_place_rule):
+//   unary        (activations, scale)             X, when X is the only input
+//   elementwise  (elementwise_*)                  X if X has the output's shape,
+//                                                 else Y if Y has it
+//   alias        (reshape2, flatten2, squeeze2, unsqueeze2 and their v1 forms,
+//                 flatten_contiguous_range)       X (an alias)
+//   epilogue     (fused_conv2d)                   Other, with terminal mul_with /
+//                                                 mul_plane / add_with; Input for a
+//                                                 depthwise conv (groups == input
+//                                                 channels == output channels),
+//                                                 terminal store (one-plane scratch)
+//   slices       (concat)                         X, when every input is produced by
+//                                                 an op and read by the concat only
+//                                                 (its producers write slices)
 // The runtime still checks actual sizes and falls back to a separate buffer.
 #pragma once
 
@@ -22,21 +24,18 @@
 #include <string_view>
 #include <vector>
 
-#include "litegraph/ops/activation.hpp"
-#include "litegraph/ops/scale.hpp"
+#include "litegraph/fusion/fused.hpp"
+#include "litegraph/ops/registry.hpp"
 #include "litegraph/passes/pattern.hpp"
 
 namespace litegraph::passes {
 
-/// Element-wise unary ops whose output may take their input's buffer: every
-/// activation (ops::activation_functors) and scale.
-inline bool is_unary_in_place_op(std::string_view t) {
-    return ops::names_functor<ops::activation_functors>(t) || t == ops::scale::paddle_types[0];
-}
+/// The ops the passes may meet: Paddle's and the fused convs they make.
+using in_place_ops = typename concat_op_lists<builtin_ops, fusion::fused_conv_kernels>::type;
 
-inline bool is_alias_op(std::string_view t) {
-    return t == "reshape2" || t == "flatten2" || t == "squeeze2" || t == "unsqueeze2" ||
-           t == "flatten_contiguous_range";
+/// The in-place rule of op type `t` (its op's `in_place` trait).
+inline in_place_rule in_place_rule_of(std::string_view t) {
+    return op_in_place_of(in_place_ops{}, t);
 }
 
 /// Position of every op in `g.topo_order()`.
@@ -66,12 +65,14 @@ inline std::string in_place_slot(const graph::graph& g, int op, const std::vecto
         auto* s = n.input(slot);
         return s && s->vars.size() == 1 && last_read_at(g, s->vars[0], op, pos);
     };
-    if (is_unary_in_place_op(n.type) || is_alias_op(n.type)) {
-        if (n.type == "scale" && n.input("ScaleTensor")) return "";
+    const auto rule = in_place_rule_of(n.type);
+    if (rule == in_place_rule::alias) return dies("X") ? "X" : "";
+    if (rule == in_place_rule::unary) {
+        for (const auto& slot : n.inputs)
+            if (slot.name != "X" && !slot.vars.empty()) return "";  // e.g. scale's ScaleTensor
         return dies("X") ? "X" : "";
     }
-    if (n.type == "elementwise_add" || n.type == "elementwise_sub" || n.type == "elementwise_mul" ||
-        n.type == "elementwise_div") {
+    if (rule == in_place_rule::elementwise) {
         const int x = graph::input_var(n, "X"), y = graph::input_var(n, "Y");
         const int out = graph::output_var(n, "Out");
         if (x < 0 || y < 0 || out < 0) return "";
@@ -83,7 +84,7 @@ inline std::string in_place_slot(const graph::graph& g, int op, const std::vecto
             return "Y";
         return "";
     }
-    if (n.type == "fused_conv2d") {
+    if (rule == in_place_rule::epilogue) {
         const auto terminal = fused_terminal(n);
         // Other may not also be the conv's Input: the conv reads a whole
         // window of it after the first outputs are written.
@@ -102,7 +103,7 @@ inline std::string in_place_slot(const graph::graph& g, int op, const std::vecto
         const bool depthwise = fs.size() == 4 && fs[1] == 1 && fs[0] == groups;
         return depthwise && dies("Input") ? "Input" : "";
     }
-    if (n.type == "concat") {
+    if (rule == in_place_rule::slices) {
         auto* xs = n.input("X");
         if (!xs || xs->vars.empty()) return "";
         if (auto* at = n.input("AxisTensor"); at && !at->vars.empty()) return "";

@@ -575,7 +575,8 @@ private:
             if (constant[v] || first[v] < 0 || refs_[v].bytes() == 0) first[v] = last[v] = -1;
 
         // Ops marked `in_place` by the passes share their input's buffer when
-        // the input dies there; a concat so marked gets its inputs as slices.
+        // the input dies there; an op whose rule is `slices` (concat) so
+        // marked gets its inputs as slices of its output.
         alias_groups groups(first, last);
         step = 0;
         for (auto& ins : code_) ins.elided = false;
@@ -584,7 +585,7 @@ private:
             const auto& node = g_.ops[ins.op];
             auto slot = node.attrs.get<std::string>("in_place", "");
             if (!slot.empty()) {
-                if (node.type == "concat")
+                if (op_in_place_of(kernel_table{}, node.type) == in_place_rule::slices)
                     ins.elided = concat_in_place(node, groups, step);
                 else
                     op_in_place(node, slot, groups, step);
