@@ -904,6 +904,14 @@ inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
 //       static void run(const params&, op_io&);    // compute outputs
 //   };
 //
+// Per-node state (what an op node keeps between runs: packed weights, caches)
+// is never `mutable` in params: an op that keeps some declares a `struct
+// state` and takes it in both calls,
+//       static void infer(const params&, state&, op_io&);
+//       static void run(const params&, state&, op_io&);
+// and each op node (`kernel_of<Op>`) owns one, default-constructed (conv2d:
+// the packed filter).  Params stay what the attributes say.
+//
 // Optional: `static constexpr bool folds_from_shapes = true;` for ops whose
 // output depends only on input shapes (e.g. `shape`), so the runtime can
 // compute them before any data is known.
@@ -912,6 +920,10 @@ inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
 // the first input that carries a LoD shares that LoD (Paddle's ShareLoD, what
 // most ops do); an op that sets its outputs' LoD itself (sequence_pool drops a
 // level) declares `static constexpr bool sets_lod = true;`.
+//
+// In place: an op whose output may take the buffer of an input that dies at
+// it declares how, `static constexpr in_place_rule in_place = ...;` (below);
+// passes/in_place.hpp marks the nodes and the runtime shares the buffers.
 //
 // Data-dependent rows: an op whose output row count depends on input values
 // (multiclass_nms) declares `static constexpr bool shapes_at_run = true;`.
@@ -990,14 +1002,57 @@ private:
     }
 };
 
+/// The state of an op that keeps none.
+struct no_state {};
+
+/// `Op::state` when the op declares one, else no_state.
+template <class Op>
+struct op_state {
+    using type = no_state;
+};
+template <class Op>
+requires requires {
+    typename Op::state;
+}
+struct op_state<Op> {
+    using type = typename Op::state;
+};
+template <class Op>
+using op_state_t = typename op_state<Op>::type;
+
 template <class Op>
 concept op_definition = requires(const attr_map& a, std::string_view t,
-                                 const typename Op::params& p, op_io& io) {
+                                 const typename Op::params& p, op_state_t<Op>& s, op_io& io) {
     { Op::paddle_types[0] } -> std::convertible_to<std::string_view>;
     { Op::parse(a, t) } -> std::same_as<typename Op::params>;
-    Op::infer(p, io);
-    Op::run(p, io);
+    requires(
+        requires {
+            Op::infer(p, io);
+            Op::run(p, io);
+        } ||
+        requires {
+            Op::infer(p, s, io);
+            Op::run(p, s, io);
+        });
 };
+
+/// Op::infer, with the node's state when the op keeps one.
+template <class Op>
+void op_infer(const typename Op::params& p, op_state_t<Op>& s, op_io& io) {
+    if constexpr (requires { typename Op::state; })
+        Op::infer(p, s, io);
+    else
+        (void)s, Op::infer(p, io);
+}
+
+/// Op::run, with the node's state when the op keeps one.
+template <class Op>
+void op_run(const typename Op::params& p, op_state_t<Op>& s, op_io& io) {
+    if constexpr (requires { typename Op::state; })
+        Op::run(p, s, io);
+    else
+        (void)s, Op::run(p, io);
+}
 
 template <class Op>
 constexpr bool op_sets_lod() {
@@ -1042,6 +1097,27 @@ inline void share_first_lod(op_io& io) {
                 a->lod = src->lod;
 }
 
+/// How an op may write its output over an input that dies at it (the
+/// `in_place` trait; passes/in_place.hpp decides per node, the runtime checks
+/// sizes and shares the buffer).
+enum class in_place_rule {
+    none,
+    unary,        // X, when X is the only input: element i is read before it is written
+    alias,        // X: the output is X's bytes under another shape (reshapes)
+    elementwise,  // X or Y, whichever has the output's shape (broadcasting binary ops)
+    epilogue,     // a fused conv: Other under a writing terminal, Input when depthwise
+    slices,       // X: each input's producer writes straight into its slice (concat)
+};
+
+/// Op::in_place, or none.
+template <class Op>
+constexpr in_place_rule op_in_place() {
+    if constexpr (requires { Op::in_place; })
+        return Op::in_place;
+    else
+        return in_place_rule::none;
+}
+
 template <class Op>
 constexpr bool op_folds_from_shapes() {
     if constexpr (requires { Op::folds_from_shapes; })
@@ -1050,12 +1126,14 @@ constexpr bool op_folds_from_shapes() {
         return false;
 }
 
-/// One parsed op, ready to infer shapes and run: the runtime's view of an op.
+/// One parsed op, ready to infer shapes and run: the runtime's view of an op
+/// node.  infer and run may change the node's state (op_state_t), so a node
+/// runs on one thread at a time, like the program that owns it.
 class kernel {
 public:
     virtual ~kernel() = default;
-    virtual void infer(op_io& io) const = 0;
-    virtual void run(op_io& io) const = 0;
+    virtual void infer(op_io& io) = 0;
+    virtual void run(op_io& io) = 0;
     virtual bool folds_from_shapes() const noexcept = 0;
     virtual std::string_view name() const noexcept = 0;
     /// Whether run() sets the actual output shapes within the bound infer set.
@@ -1066,12 +1144,12 @@ template <op_definition Op>
 class kernel_of final : public kernel {
 public:
     kernel_of(const attr_map& a, std::string_view type) : params_(Op::parse(a, type)) {}
-    void infer(op_io& io) const override {
+    void infer(op_io& io) override {
         clear_output_lods(io);
-        Op::infer(params_, io);
+        op_infer<Op>(params_, state_, io);
         if constexpr (!op_sets_lod<Op>()) share_first_lod(io);
     }
-    void run(op_io& io) const override { Op::run(params_, io); }
+    void run(op_io& io) override { op_run<Op>(params_, state_, io); }
     bool folds_from_shapes() const noexcept override { return op_folds_from_shapes<Op>(); }
     bool shapes_at_run() const noexcept override { return op_shapes_at_run<Op>(); }
     std::string_view name() const noexcept override { return Op::paddle_types[0]; }
@@ -1079,6 +1157,7 @@ public:
 
 private:
     typename Op::params params_;
+    [[no_unique_address]] op_state_t<Op> state_{};
 };
 
 /// Whether a node with attributes `a` is this op: ops that share a Paddle type
@@ -1105,6 +1184,20 @@ template <class... A, class... B, class... Rest>
 struct concat_op_lists<op_list<A...>, op_list<B...>, Rest...> {
     using type = typename concat_op_lists<op_list<A..., B...>, Rest...>::type;
 };
+
+/// The in-place rule of op type `type`: that of the first op of the list
+/// whose paddle_types hold it (none when no op does).
+template <class... Ops>
+in_place_rule op_in_place_of(op_list<Ops...>, std::string_view type) {
+    in_place_rule r = in_place_rule::none;
+    auto has = [&](const auto& types) {
+        for (std::string_view t : types)
+            if (t == type) return true;
+        return false;
+    };
+    (void)((has(Ops::paddle_types) ? (r = op_in_place<Ops>(), true) : false) || ...);
+    return r;
+}
 
 }  // namespace litegraph
 // ---- end litegraph/ops/op.hpp ----
@@ -1461,6 +1554,7 @@ bool names_functor(std::string_view type) {
 template <class F>
 struct activation {
     static constexpr std::string_view paddle_types[] = {F::paddle_type};
+    static constexpr in_place_rule in_place = in_place_rule::unary;
     using params = F;
 
     static params parse(const attr_map& a, std::string_view) { return F::parse(a); }
@@ -3190,6 +3284,8 @@ struct elementwise {
         "elementwise_add", "elementwise_sub",      "elementwise_mul",
         "elementwise_div", "elementwise_max",      "elementwise_min",
         "elementwise_pow", "elementwise_floordiv", "elementwise_mod"};
+    /// broadcast_apply reads x[i] and y[j] before it writes out[i].
+    static constexpr in_place_rule in_place = in_place_rule::elementwise;
     enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow, floordiv, mod };
     struct params {
         kind op = kind::add;
@@ -3487,6 +3583,9 @@ namespace litegraph::ops {
 
 struct concat {
     static constexpr std::string_view paddle_types[] = {"concat"};
+    /// Its inputs' producers write into their slices of Out; the concat then
+    /// does nothing (the runtime elides it).
+    static constexpr in_place_rule in_place = in_place_rule::slices;
     struct params {
         std::int64_t axis = 0;
     };
@@ -4344,34 +4443,24 @@ enum class conv_kernel {
     reference,  // conv2d::for_each_row, the direct row loop
 };
 
-namespace detail {
-
-/// The filter of one conv op node prepared for kernels::conv2d and kept
-/// between runs.  Shape inference tells it which filter is a constant (its
-/// data is known then: weights, folded constants) and drops what was
-/// prepared; a run uses the prepared weights only for that same pointer and
-/// filter geometry, and prepares them again when either changes.  A filter
-/// not known at inference (computed by the graph) is packed on every call.
-/// A copy starts empty, so two op nodes never share (and thrash) one cache.
-/// Like the program that owns it, an op node runs on one thread at a time.
-class conv_filter_cache {
+/// What one conv op node keeps between runs (op.hpp: an op's state): its
+/// filter prepared for kernels::conv2d.  Shape inference tells it which filter
+/// is a constant (its data is known then: weights, folded constants) and drops
+/// what was prepared; a run uses the prepared weights only for that same
+/// pointer and filter geometry, and prepares them again when either changes.
+/// A filter not known at inference (computed by the graph) is packed on every
+/// call.  Each op node owns one (kernel_of), so two nodes never share one.
+class conv_state {
 public:
-    conv_filter_cache() = default;
-    conv_filter_cache(const conv_filter_cache&) {}
-    conv_filter_cache& operator=(const conv_filter_cache&) {
-        mark(nullptr);
-        return *this;
-    }
-
     /// Shape inference: `constant` is the filter's data if known now, else null.
-    void mark(const void* constant) const {
+    void mark(const void* constant) {
         constant_ = constant;
         weights_.reset();
     }
 
     /// The weights prepared for filter `f` under `g`, or null when `f` is not
     /// the constant filter seen by shape inference.
-    const kernels::conv_weights* get(const kernels::conv_geometry& g, const float* f) const {
+    const kernels::conv_weights* get(const kernels::conv_geometry& g, const float* f) {
         if (!f || f != constant_) return nullptr;
         const std::int64_t key[] = {g.oc, g.c, g.kh, g.kw, g.groups};
         if (!weights_ || !std::equal(key, key + 5, key_)) {
@@ -4383,12 +4472,10 @@ public:
     }
 
 private:
-    mutable const void* constant_ = nullptr;
-    mutable std::int64_t key_[5] = {};
-    mutable std::unique_ptr<const kernels::conv_weights> weights_;
+    const void* constant_ = nullptr;
+    std::int64_t key_[5] = {};
+    std::unique_ptr<const kernels::conv_weights> weights_;
 };
-
-}  // namespace detail
 
 struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
@@ -4399,8 +4486,8 @@ struct conv2d {
         std::int64_t groups = 1;
         detail::padding_algorithm padding = detail::padding_algorithm::explicit_pads;
         conv_kernel kernel = conv_kernel::fast;
-        detail::conv_filter_cache filter;  // the packed filter of this op node
     };
+    using state = conv_state;  // the packed filter of this op node
 
     static params parse(const attr_map& a, std::string_view type) {
         detail::require_nchw(a, "data_format", type);
@@ -4476,13 +4563,13 @@ struct conv2d {
         return g;
     }
 
-    static void infer(const params& p, op_io& io) {
+    static void infer(const params& p, state& s, op_io& io) {
         auto g = resolve(p, io);
         detail::check_bias(io, g.oc);
         auto& out = io.output("Output");
         out.type = dtype::f32;
         out.shape = {g.n, g.oc, g.oh, g.ow};
-        p.filter.mark(io.input("Filter").data);
+        s.mark(io.input("Filter").data);
     }
 
     // Direct convolution.  For each output row, every (input channel, kernel
@@ -4567,8 +4654,8 @@ struct conv2d {
     /// exactly once per output element (runs stay inside one plane; `values`
     /// is valid during the call only).
     template <class Epilogue>
-    static void produce(const params& p, const geometry& g, const float* x, const float* f,
-                        Epilogue&& epi) {
+    static void produce(const params& p, state& s, const geometry& g, const float* x,
+                        const float* f, Epilogue&& epi) {
         if (p.kernel == conv_kernel::reference) {
             for_each_row(g, x, f, nullptr,
                          [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
@@ -4582,7 +4669,7 @@ struct conv2d {
         epilogue_ref ref(epi);
         // Depthwise reads the filter as it is: nothing to prepare.
         if (!kg.is_depthwise())
-            if (const auto* w = p.filter.get(kg, f)) {
+            if (const auto* w = s.get(kg, f)) {
                 kernels::conv2d(kg, x, *w, ref);
                 return;
             }
@@ -4609,7 +4696,7 @@ struct conv2d {
         void (*fn_)(void*, std::int64_t, std::int64_t, std::int64_t, const float*, std::int64_t);
     };
 
-    static void run(const params& p, op_io& io) {
+    static void run(const params& p, state& s, op_io& io) {
         const auto g = resolve(p, io);
         const float* bias = io.input_count("Bias") > 0 ? io.input("Bias").as<float>() : nullptr;
         float* y = io.output("Output").as<float>();
@@ -4631,7 +4718,7 @@ struct conv2d {
             return;
         }
         const std::int64_t plane = g.oh * g.ow;
-        produce(p, g, x, f,
+        produce(p, s, g, x, f,
                 [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
                     std::int64_t count) {
                     float* d = y + (n * g.oc + oc) * plane + off;
@@ -6439,6 +6526,7 @@ namespace litegraph::ops {
 
 struct flatten2 {
     static constexpr std::string_view paddle_types[] = {"flatten2", "flatten"};
+    static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::int64_t axis = 1;
     };
@@ -6468,6 +6556,7 @@ struct flatten2 {
 
 struct flatten_contiguous_range {
     static constexpr std::string_view paddle_types[] = {"flatten_contiguous_range"};
+    static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::int64_t start_axis = 1;
         std::int64_t stop_axis = -1;
@@ -10263,6 +10352,7 @@ namespace litegraph::ops {
 
 struct reshape2 {
     static constexpr std::string_view paddle_types[] = {"reshape2", "reshape"};
+    static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         shape_t shape;
     };
@@ -10637,6 +10727,8 @@ namespace litegraph::ops {
 
 struct scale {
     static constexpr std::string_view paddle_types[] = {"scale"};
+    /// In place of X when X is its only input (no ScaleTensor).
+    static constexpr in_place_rule in_place = in_place_rule::unary;
     struct params {
         float scale = 1.f;
         float bias = 0.f;
@@ -11551,6 +11643,7 @@ namespace litegraph::ops {
 
 struct squeeze2 {
     static constexpr std::string_view paddle_types[] = {"squeeze2", "squeeze"};
+    static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::vector<std::int64_t> axes;
     };
@@ -11916,6 +12009,7 @@ namespace litegraph::ops {
 
 struct unsqueeze2 {
     static constexpr std::string_view paddle_types[] = {"unsqueeze2", "unsqueeze"};
+    static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::vector<std::int64_t> axes;
     };
@@ -12414,7 +12508,7 @@ struct named_tensors {
 
 /// Runs `k` on `inputs`; `outputs` names the output slots and how many
 /// arguments each has.  Returns the output tensors by slot.
-inline named_tensors invoke(const kernel& k, std::string_view type, const named_tensors& inputs,
+inline named_tensors invoke(kernel& k, std::string_view type, const named_tensors& inputs,
                             const std::vector<std::pair<std::string, std::size_t>>& outputs) {
     std::vector<tensor_ref> in_refs, out_refs;
     std::size_t n_in = 0, n_out = 0;
@@ -13459,6 +13553,218 @@ using kernels::epilogue::vector_act;
 #include <type_traits>
 #include <vector>
 
+// ---- begin litegraph/fusion/stages.hpp ----
+// What the fusion layer knows about each epilogue stage, in one place per
+// stage kind: the name it gives a fused node (its `activation` and `terminal`
+// attributes), how it parses its attributes, which operand slots it reads and
+// checks, and how it binds them.  fused<conv2d, ...> (fp32) and fused_int8<...>
+// both run their chains through `stage_set`; a compile-time network binds
+// the same stages from `stage_operands` it fills from its plan.
+//
+// The stages themselves (their arithmetic) are kernel-layer types
+// (kernels/epilogue.hpp); a stage_def adds only what needs an op_io or
+// attributes.  A new stage kind is one stage_def here.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+
+
+namespace litegraph::fusion {
+
+/// The operands a chain's stages read, resolved for one run.
+struct stage_operands {
+    const float* multiplier = nullptr;  // rescale: [OC], in step * filter step
+    const float* bias = nullptr;        // bias: [OC]
+    const float* scale = nullptr;       // bias: [OC] a folded batch norm's scale, or none
+    const float* other = nullptr;       // add_with, gates: the other tensor
+    std::int64_t other_plane = 1;       // mul_plane: H * W of `other`
+    float output_step = 0.f;            // quantize_store: the output's step (> 0)
+};
+
+namespace detail {
+
+/// `slot`, when the node has it, holds one float32 per output channel.
+inline void check_per_channel(const op_io& io, const char* slot, std::int64_t channels,
+                              bool required) {
+    if (!required && io.input_count(slot) == 0) return;
+    const auto& v = io.input(slot);
+    io.check(v.type == dtype::f32 && v.numel() == channels, [&] {
+        return std::string(slot) + " " + to_string(v.shape) +
+               " must hold one float32 per output channel (" + std::to_string(channels) + ")";
+    });
+}
+
+/// The gates' and the residual add's Other: float32 of the output's shape, or
+/// for a plane gate (the SE gate) [N, C, H, W] over an [N, C, 1, 1] output,
+/// which then takes Other's shape.
+inline void check_other(const op_io& io, shape_t& out, bool per_plane) {
+    const auto& o = io.input("Other");
+    io.check(o.type == dtype::f32, "Other must be float32");
+    if (per_plane) {
+        io.check(o.shape.size() == 4 && out.size() == 4 && o.shape[0] == out[0] &&
+                     o.shape[1] == out[1] && out[2] == 1 && out[3] == 1,
+                 [&] {
+                     return "the gate's conv output " + to_string(out) +
+                            " must be [N, C, 1, 1] for Other " + to_string(o.shape);
+                 });
+        out = o.shape;
+    } else {
+        io.check(o.shape == out, [&] {
+            return "Other " + to_string(o.shape) + " must have the conv output's shape " +
+                   to_string(out);
+        });
+    }
+}
+
+inline void read_other(const op_io& io, stage_operands& ops) {
+    const auto& o = io.input("Other");
+    ops.other = o.template as<float>();
+    if (o.shape.size() == 4) ops.other_plane = o.shape[2] * o.shape[3];
+}
+
+}  // namespace detail
+
+/// One stage kind's behaviour beside its arithmetic.  Every specialisation
+/// declares:
+///   activation, terminal    what it contributes to the node's attributes
+///   parse(S&, attrs)        its attribute parameters (an activation's)
+///   check(io, out_shape)    its operand slots against the output shape
+///   read(io, operands)      its operands from the node's slots
+///   bind(S&, operands)      points the stage at them for one run
+template <class S>
+struct stage_def;
+
+/// The int8 chain's first stage: accumulator * Multiplier[c].
+template <>
+struct stage_def<rescale> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "store";
+    static void parse(rescale&, const attr_map&) {}
+    static void check(const op_io& io, shape_t& out) {
+        detail::check_per_channel(io, "Multiplier", out.at(1), true);
+    }
+    static void read(const op_io& io, stage_operands& ops) {
+        ops.multiplier = io.input("Multiplier").template as<float>();
+    }
+    static void bind(rescale& s, const stage_operands& ops) { s.multiplier = ops.multiplier; }
+};
+
+/// Bias [OC], and the per-channel Scale of a folded batch norm when present.
+template <>
+struct stage_def<bias> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "store";
+    static void parse(bias&, const attr_map&) {}
+    static void check(const op_io& io, shape_t& out) {
+        detail::check_per_channel(io, "Bias", out.at(1), true);
+        detail::check_per_channel(io, "Scale", out.at(1), false);
+    }
+    static void read(const op_io& io, stage_operands& ops) {
+        ops.bias = io.input("Bias").template as<float>();
+        if (io.input_count("Scale") > 0) ops.scale = io.input("Scale").template as<float>();
+    }
+    static void bind(bias& s, const stage_operands& ops) {
+        s.values = ops.bias;
+        s.scale = ops.scale;
+    }
+};
+
+/// An activation: its functor's attributes (ops/activation.hpp), no operand.
+template <class F>
+struct stage_def<act<F>> {
+    static constexpr std::string_view activation = F::paddle_type;
+    static constexpr std::string_view terminal = "store";
+    static void parse(act<F>& s, const attr_map& a) { s.f = F::parse(a); }
+    static void check(const op_io&, shape_t&) {}
+    static void read(const op_io&, stage_operands&) {}
+    static void bind(act<F>&, const stage_operands&) {}
+};
+
+/// The residual add: Other of the output's shape.
+template <>
+struct stage_def<add_with> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "add_with";
+    static void parse(add_with&, const attr_map&) {}
+    static void check(const op_io& io, shape_t& out) { detail::check_other(io, out, false); }
+    static void read(const op_io& io, stage_operands& ops) { detail::read_other(io, ops); }
+    static void bind(add_with& s, const stage_operands& ops) { s.other = ops.other; }
+};
+
+/// A gate: the activation F, then Other times it (element-wise, or per plane).
+template <class F, class Mul>
+struct stage_def<gate<F, Mul>> {
+    static constexpr bool per_plane = std::is_same_v<Mul, mul_plane>;
+    static constexpr std::string_view activation = F::paddle_type;
+    static constexpr std::string_view terminal =
+        per_plane ? std::string_view("mul_plane") : std::string_view("mul_with");
+    static void parse(gate<F, Mul>& s, const attr_map& a) { s.f = F::parse(a); }
+    static void check(const op_io& io, shape_t& out) { detail::check_other(io, out, per_plane); }
+    static void read(const op_io& io, stage_operands& ops) { detail::read_other(io, ops); }
+    static void bind(gate<F, Mul>& s, const stage_operands& ops) {
+        s.mul.other = ops.other;
+        if constexpr (per_plane) s.mul.plane = ops.other_plane;
+    }
+};
+
+/// The int8 output: sat8(round(v / output_step)); the step is the node's
+/// `output_step` attribute (parsed with the node, fused_int8::params).
+template <>
+struct stage_def<quantize_store> {
+    static constexpr std::string_view activation = "";
+    static constexpr std::string_view terminal = "quantize_store";
+    static void parse(quantize_store&, const attr_map&) {}
+    static void check(const op_io&, shape_t&) {}
+    static void read(const op_io&, stage_operands&) {}
+    static void bind(quantize_store& s, const stage_operands& ops) {
+        s.inv_scale = 1.f / ops.output_step;
+    }
+};
+
+/// A chain's stages seen together: the node attributes they stand for, and
+/// parse / check / read / bind over all of them in chain order.
+template <class... Stages>
+struct stage_set {
+    /// The `activation` attribute: the last stage's that names one ("" for none).
+    static constexpr std::string_view activation() {
+        std::string_view a = "";
+        ((a = stage_def<Stages>::activation.empty() ? a : stage_def<Stages>::activation), ...);
+        return a;
+    }
+    /// The `terminal` attribute: the writing stage's ("store" for a plain store).
+    static constexpr std::string_view terminal() {
+        std::string_view t = "store";
+        ((t = stage_def<Stages>::terminal == "store" ? t : stage_def<Stages>::terminal), ...);
+        return t;
+    }
+    /// Whether a node with these attributes is this chain.
+    static bool matches(const attr_map& a) {
+        return a.get<std::string>("activation", "") == activation() &&
+               a.get<std::string>("terminal", "store") == terminal();
+    }
+    static void parse(std::tuple<Stages...>& stages, const attr_map& a) {
+        std::apply([&](auto&... s) { (stage_def<Stages>::parse(s, a), ...); }, stages);
+    }
+    /// Checks every stage's operands against the producer's output shape
+    /// `out` (a plane gate changes it to Other's).
+    static void check(const op_io& io, shape_t& out) { (stage_def<Stages>::check(io, out), ...); }
+    /// The operands of this node's stages; output_step is an attribute, the
+    /// caller's to set.
+    static stage_operands read(const op_io& io) {
+        stage_operands ops;
+        (stage_def<Stages>::read(io, ops), ...);
+        return ops;
+    }
+    static void bind(std::tuple<Stages...>& stages, const stage_operands& ops) {
+        std::apply([&](auto&... s) { (stage_def<Stages>::bind(s, ops), ...); }, stages);
+    }
+};
+
+}  // namespace litegraph::fusion
+// ---- end litegraph/fusion/stages.hpp ----
 
 namespace litegraph::fusion {
 
@@ -13469,55 +13775,10 @@ struct no_act {
     float operator()(float x) const { return x; }
 };
 
-template <class S>
-struct stage_traits {
-    static constexpr std::string_view activation = "";
-    static constexpr std::string_view terminal = "store";
-};
-template <class F>
-struct stage_traits<act<F>> {
-    static constexpr std::string_view activation = F::paddle_type;
-    static constexpr std::string_view terminal = "store";
-};
-template <>
-struct stage_traits<add_with> {
-    static constexpr std::string_view activation = "";
-    static constexpr std::string_view terminal = "add_with";
-};
-template <class F, class Mul>
-struct stage_traits<gate<F, Mul>> {
-    static constexpr std::string_view activation = F::paddle_type;
-    static constexpr std::string_view terminal = std::is_same_v<Mul, mul_plane>
-                                                     ? std::string_view("mul_plane")
-                                                     : std::string_view("mul_with");
-};
-
 template <class T>
 concept producer = requires {
     typename T::params;
     T::paddle_types[0];
-};
-
-/// The `activation` and `terminal` attributes a fused node's stages stand for,
-/// shared by the fp32 and int8 fused kernels.
-template <class... Stages>
-struct stage_names {
-    static constexpr std::string_view activation() {
-        std::string_view a = "";
-        ((a = stage_traits<Stages>::activation.empty() ? a : stage_traits<Stages>::activation),
-         ...);
-        return a;
-    }
-    static constexpr std::string_view terminal() {
-        std::string_view t = "store";
-        ((t = stage_traits<Stages>::terminal == "store" ? t : stage_traits<Stages>::terminal), ...);
-        return t;
-    }
-    /// Whether a node with these attributes is this chain.
-    static bool matches(const attr_map& a) {
-        return a.get<std::string>("activation", "") == activation() &&
-               a.get<std::string>("terminal", "store") == terminal();
-    }
 };
 
 /// Chains a depthwise kernel can finish in registers: chain<bias> and
@@ -13554,82 +13815,39 @@ template <class... Stages>
 struct fused<ops::conv2d, Stages...> {
     using chain_type = chain<Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d"};
+    /// Over Other under a writing terminal; over Input when depthwise (run_in_place).
+    static constexpr in_place_rule in_place = in_place_rule::epilogue;
 
-    static constexpr std::string_view activation() { return stage_names<Stages...>::activation(); }
-    static constexpr std::string_view terminal() { return stage_names<Stages...>::terminal(); }
+    using stage_set_type = stage_set<Stages...>;
+    static constexpr std::string_view activation() { return stage_set_type::activation(); }
+    static constexpr std::string_view terminal() { return stage_set_type::terminal(); }
 
     /// Whether a `fused_conv2d` node with these attributes is this type.
-    static bool matches(const attr_map& a) { return stage_names<Stages...>::matches(a); }
+    static bool matches(const attr_map& a) { return stage_set_type::matches(a); }
 
     struct params {
         ops::conv2d::params conv;
         std::tuple<Stages...> stages;  // activation parameters; pointers bound at run time
     };
+    using state = ops::conv2d::state;  // the packed filter
 
     static params parse(const attr_map& a, std::string_view) {
         params p{ops::conv2d::parse(a, "fused_conv2d"), {}};
-        std::apply([&](auto&... s) { (parse_stage(s, a), ...); }, p.stages);
+        stage_set_type::parse(p.stages, a);
         return p;
     }
 
-    static void infer(const params& p, op_io& io) {
-        ops::conv2d::infer(p.conv, io);
-        auto& out = io.output("Output");
-        if constexpr (chain_type::has_bias) {
-            const auto& b = io.input("Bias");
-            io.check(b.type == dtype::f32 && b.numel() == out.shape[1], [&] {
-                return "Bias " + to_string(b.shape) +
-                       " must hold one float32 per output channel (" +
-                       std::to_string(out.shape[1]) + ")";
-            });
-            if (io.input_count("Scale") > 0) {
-                const auto& k = io.input("Scale");
-                io.check(k.type == dtype::f32 && k.numel() == out.shape[1], [&] {
-                    return "Scale " + to_string(k.shape) +
-                           " must hold one float32 per output channel (" +
-                           std::to_string(out.shape[1]) + ")";
-                });
-            }
-        } else {
+    static void infer(const params& p, state& s, op_io& io) {
+        ops::conv2d::infer(p.conv, s, io);
+        if constexpr (!chain_type::has_bias)
             io.check(io.input_count("Scale") == 0, "a Scale needs the bias stage");
-        }
-        if constexpr (terminal() != "store") {
-            const auto& o = io.input("Other");
-            io.check(o.type == dtype::f32, "Other must be float32");
-            if constexpr (terminal() == "mul_plane") {
-                io.check(o.shape.size() == 4 && o.shape[0] == out.shape[0] &&
-                             o.shape[1] == out.shape[1] && out.shape[2] == 1 && out.shape[3] == 1,
-                         [&] {
-                             return "the gate's conv output " + to_string(out.shape) +
-                                    " must be [N, C, 1, 1] for Other " + to_string(o.shape);
-                         });
-                out.shape = o.shape;
-            } else {
-                io.check(o.shape == out.shape, [&] {
-                    return "Other " + to_string(o.shape) + " must have the conv output's shape " +
-                           to_string(out.shape);
-                });
-            }
-        }
+        stage_set_type::check(io, io.output("Output").shape);
     }
 
-    static void run(const params& p, op_io& io) {
+    static void run(const params& p, state& s, op_io& io) {
         const auto g = ops::conv2d::resolve(p.conv, io);
         chain_type c{p.stages};
-        const float* bias_values = nullptr;
-        const float* scale_values = nullptr;
-        if constexpr (chain_type::has_bias) {
-            bias_values = io.input("Bias").template as<float>();
-            if (io.input_count("Scale") > 0) scale_values = io.input("Scale").template as<float>();
-        }
-        const float* other = nullptr;
-        std::int64_t other_plane = 1;
-        if constexpr (terminal() != "store") {
-            const auto& o = io.input("Other");
-            other = o.template as<float>();
-            if (o.shape.size() == 4) other_plane = o.shape[2] * o.shape[3];
-        }
-        bind(c, bias_values, other, other_plane, scale_values);
+        stage_set_type::bind(c.stages, stage_set_type::read(io));
         float* out = io.output("Output").template as<float>();
         const float* x = io.input("Input").template as<float>();
         const float* f = io.input("Filter").template as<float>();
@@ -13641,7 +13859,7 @@ struct fused<ops::conv2d, Stages...> {
             return;
         }
         if (in_place) {
-            run_in_place(p.conv, g, c, x, f, out);
+            run_in_place(p.conv, s, g, c, x, f, out);
             return;
         }
         if (run_depthwise_direct(p.conv, g, c, x, f, out)) return;
@@ -13649,24 +13867,17 @@ struct fused<ops::conv2d, Stages...> {
         // at.index is the flat index into the conv's own output [N, OC, OH, OW]
         // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
         const std::int64_t plane = g.oh * g.ow;
-        ops::conv2d::produce(p.conv, g, x, f,
+        ops::conv2d::produce(p.conv, s, g, x, f,
                              [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
                                  std::int64_t count) {
                                  c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
                              });
     }
 
-    /// Points the chain's stages at their operands: the bias values (and the
-    /// per-channel scale before them, or null), and the other tensor of a
-    /// residual add or a gate (`other_plane`: H * W of it, the plane a
-    /// mul_plane gate scales).
-    static void bind(chain_type& c, const float* bias_values, const float* other,
-                     std::int64_t other_plane, const float* scale_values = nullptr) {
-        std::apply(
-            [&](auto&... s) {
-                (bind_stage(s, bias_values, scale_values, other, other_plane), ...);
-            },
-            c.stages);
+    /// Points the chain's stages at their operands (a compile-time network's
+    /// call; the runtime reads them from the node's slots).
+    static void bind(chain_type& c, const stage_operands& ops) {
+        stage_set_type::bind(c.stages, ops);
     }
 
     /// Bytes of scratch run_direct needs: the row loop's, and for a conv in
@@ -13728,11 +13939,12 @@ private:
     /// kernels::depthwise_conv2d), so the chain writes straight into the
     /// output, with no extra pass.  (The reference row loop reads input rows
     /// while it emits, so run_direct finishes its plane in scratch.)
-    static void run_in_place(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
-                             const chain_type& c, const float* x, const float* f, float* out) {
+    static void run_in_place(const ops::conv2d::params& p, ops::conv2d::state& s,
+                             const ops::conv2d::geometry& g, const chain_type& c, const float* x,
+                             const float* f, float* out) {
         if (run_depthwise_direct(p, g, c, x, f, out)) return;
         const std::int64_t plane = g.oh * g.ow;
-        ops::conv2d::produce(p, g, x, f,
+        ops::conv2d::produce(p, s, g, x, f,
                              [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
                                  std::int64_t count) {
                                  c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
@@ -13759,24 +13971,6 @@ private:
         } else {
             (void)p, (void)g, (void)c, (void)x, (void)f, (void)out;
             return false;
-        }
-    }
-
-    template <class S>
-    static void parse_stage(S& s, const attr_map& a) {
-        if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
-    }
-    template <class S>
-    static void bind_stage(S& s, const float* bias_values, const float* scale_values,
-                           const float* other, std::int64_t other_plane) {
-        if constexpr (std::is_same_v<S, bias>) {
-            s.values = bias_values;
-            s.scale = scale_values;
-        } else if constexpr (std::is_same_v<S, add_with>) {
-            s.other = other;
-        } else if constexpr (requires { s.mul; }) {
-            s.mul.other = other;
-            if constexpr (requires { s.mul.plane; }) s.mul.plane = other_plane;
         }
     }
 };
@@ -14416,18 +14610,20 @@ inline int fuse_residual_add(graph::graph& g) {
 // their inputs with the attribute `in_place` = that input's slot name
 // (docs/fusion.md).  The input must die at the op (its only reader, not
 // fetched, not a parameter, not a feed) and the op's kernel must be safe in
-// place:
-//   activations (ops::activation_functors), scale    X
-//   elementwise add/sub/mul/div                      X if X has the output's shape,
-//                                                    else Y if Y has it
-//   reshape2, flatten2, squeeze2, unsqueeze2 (+ flatten_contiguous_range)
-//                                                    X (an alias)
-//   fused_conv2d with terminal mul_with / mul_plane / add_with
-//                                                    Other
-//   depthwise fused_conv2d (groups == input channels == output channels),
-//   terminal store                                   Input (one-channel scratch)
-//   concat whose every input is produced by an op and read by the concat only
-//   (its only reader, strictly)                      X (producers write slices)
+// place, which each op declares (`in_place`, ops/op.hpp: in_place_rule):
+//   unary        (activations, scale)             X, when X is the only input
+//   elementwise  (elementwise_*)                  X if X has the output's shape,
+//                                                 else Y if Y has it
+//   alias        (reshape2, flatten2, squeeze2, unsqueeze2 and their v1 forms,
+//                 flatten_contiguous_range)       X (an alias)
+//   epilogue     (fused_conv2d)                   Other, with terminal mul_with /
+//                                                 mul_plane / add_with; Input for a
+//                                                 depthwise conv (groups == input
+//                                                 channels == output channels),
+//                                                 terminal store (one-plane scratch)
+//   slices       (concat)                         X, when every input is produced by
+//                                                 an op and read by the concat only
+//                                                 (its producers write slices)
 // The runtime still checks actual sizes and falls back to a separate buffer.
 
 #include <algorithm>
@@ -14438,15 +14634,12 @@ inline int fuse_residual_add(graph::graph& g) {
 
 namespace litegraph::passes {
 
-/// Element-wise unary ops whose output may take their input's buffer: every
-/// activation (ops::activation_functors) and scale.
-inline bool is_unary_in_place_op(std::string_view t) {
-    return ops::names_functor<ops::activation_functors>(t) || t == ops::scale::paddle_types[0];
-}
+/// The ops the passes may meet: Paddle's and the fused convs they make.
+using in_place_ops = typename concat_op_lists<builtin_ops, fusion::fused_conv_kernels>::type;
 
-inline bool is_alias_op(std::string_view t) {
-    return t == "reshape2" || t == "flatten2" || t == "squeeze2" || t == "unsqueeze2" ||
-           t == "flatten_contiguous_range";
+/// The in-place rule of op type `t` (its op's `in_place` trait).
+inline in_place_rule in_place_rule_of(std::string_view t) {
+    return op_in_place_of(in_place_ops{}, t);
 }
 
 /// Position of every op in `g.topo_order()`.
@@ -14476,12 +14669,14 @@ inline std::string in_place_slot(const graph::graph& g, int op, const std::vecto
         auto* s = n.input(slot);
         return s && s->vars.size() == 1 && last_read_at(g, s->vars[0], op, pos);
     };
-    if (is_unary_in_place_op(n.type) || is_alias_op(n.type)) {
-        if (n.type == "scale" && n.input("ScaleTensor")) return "";
+    const auto rule = in_place_rule_of(n.type);
+    if (rule == in_place_rule::alias) return dies("X") ? "X" : "";
+    if (rule == in_place_rule::unary) {
+        for (const auto& slot : n.inputs)
+            if (slot.name != "X" && !slot.vars.empty()) return "";  // e.g. scale's ScaleTensor
         return dies("X") ? "X" : "";
     }
-    if (n.type == "elementwise_add" || n.type == "elementwise_sub" || n.type == "elementwise_mul" ||
-        n.type == "elementwise_div") {
+    if (rule == in_place_rule::elementwise) {
         const int x = graph::input_var(n, "X"), y = graph::input_var(n, "Y");
         const int out = graph::output_var(n, "Out");
         if (x < 0 || y < 0 || out < 0) return "";
@@ -14493,7 +14688,7 @@ inline std::string in_place_slot(const graph::graph& g, int op, const std::vecto
             return "Y";
         return "";
     }
-    if (n.type == "fused_conv2d") {
+    if (rule == in_place_rule::epilogue) {
         const auto terminal = fused_terminal(n);
         // Other may not also be the conv's Input: the conv reads a whole
         // window of it after the first outputs are written.
@@ -14512,7 +14707,7 @@ inline std::string in_place_slot(const graph::graph& g, int op, const std::vecto
         const bool depthwise = fs.size() == 4 && fs[1] == 1 && fs[0] == groups;
         return depthwise && dies("Input") ? "Input" : "";
     }
-    if (n.type == "concat") {
+    if (rule == in_place_rule::slices) {
         auto* xs = n.input("X");
         if (!xs || xs->vars.empty()) return "";
         if (auto* at = n.input("AxisTensor"); at && !at->vars.empty()) return "";
@@ -15821,21 +16016,17 @@ struct dequantize_int8 {
 
 namespace litegraph::fusion {
 
-template <>
-struct stage_traits<quantize_store> {
-    static constexpr std::string_view activation = "";
-    static constexpr std::string_view terminal = "quantize_store";
-};
-
 template <class... Stages>
 struct fused_int8 {
     using chain_type = chain<rescale, bias, Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
 
-    static constexpr std::string_view activation() { return stage_names<Stages...>::activation(); }
-    static constexpr std::string_view terminal() { return stage_names<Stages...>::terminal(); }
-    static bool matches(const attr_map& a) { return stage_names<Stages...>::matches(a); }
+    /// The node's stages: rescale and bias always, then the activation and terminal.
+    using stage_set_type = stage_set<rescale, bias, Stages...>;
+    static constexpr std::string_view activation() { return stage_set_type::activation(); }
+    static constexpr std::string_view terminal() { return stage_set_type::terminal(); }
+    static bool matches(const attr_map& a) { return stage_set_type::matches(a); }
 
     struct params {
         ops::conv2d::params conv;
@@ -15851,7 +16042,7 @@ struct fused_int8 {
         params p{
             ops::conv2d::parse(geometry, t), 0.f, {}, ops::int8_detail::parse_int8_kernel(a, t)};
         if constexpr (int8_out) p.output_step = ops::int8_detail::parse_step(a, "output_step", t);
-        std::apply([&](auto&... s) { (parse_stage(s, a), ...); }, p.stages);
+        stage_set_type::parse(p.stages, a);
         return p;
     }
 
@@ -15860,46 +16051,16 @@ struct fused_int8 {
         auto& out = io.output("Output");
         out.type = int8_out ? dtype::i8 : dtype::f32;
         out.shape = {g.n, g.oc, g.oh, g.ow};
-        for (const char* slot : {"Multiplier", "Bias"}) {
-            const auto& v = io.input(slot);
-            io.check(v.type == dtype::f32 && v.numel() == g.oc, [&] {
-                return std::string(slot) + " " + to_string(v.shape) +
-                       " must hold one float32 per output channel (" + std::to_string(g.oc) + ")";
-            });
-        }
-        if constexpr (terminal() != "store" && terminal() != "quantize_store") {
-            const auto& o = io.input("Other");
-            io.check(o.type == dtype::f32, "Other must be float32");
-            if constexpr (terminal() == "mul_plane") {
-                io.check(o.shape.size() == 4 && o.shape[0] == g.n && o.shape[1] == g.oc &&
-                             g.oh == 1 && g.ow == 1,
-                         [&] {
-                             return "the gate's conv output " + to_string(out.shape) +
-                                    " must be [N, C, 1, 1] for Other " + to_string(o.shape);
-                         });
-                out.shape = o.shape;
-            } else {
-                io.check(o.shape == out.shape, [&] {
-                    return "Other " + to_string(o.shape) + " must have the conv output's shape " +
-                           to_string(out.shape);
-                });
-            }
-        }
+        stage_set_type::check(io, out.shape);
     }
 
     static void run(const params& p, op_io& io) {
         const auto g = ops::conv2d::resolve(p.conv, io, dtype::i8);
         const auto kg = kernels::conv_geometry::from(g);
         chain_type c{p.stages};
-        const float* other = nullptr;
-        std::int64_t other_plane = 1;
-        if constexpr (terminal() != "store" && terminal() != "quantize_store") {
-            const auto& o = io.input("Other");
-            other = o.template as<float>();
-            if (o.shape.size() == 4) other_plane = o.shape[2] * o.shape[3];
-        }
-        bind(c, io.input("Multiplier").template as<float>(), io.input("Bias").template as<float>(),
-             p.output_step, other, other_plane);
+        auto operands = stage_set_type::read(io);
+        operands.output_step = p.output_step;
+        stage_set_type::bind(c.stages, operands);
         using out_t = std::conditional_t<int8_out, std::int8_t, float>;
         const auto* x = io.input("Input").template as<std::int8_t>();
         const auto* f = io.input("Filter").template as<std::int8_t>();
@@ -15919,14 +16080,10 @@ struct fused_int8 {
         }
     }
 
-    /// Binds the chain's data: per-channel multiplier and bias, the output
-    /// step (quantize_store) and the Other tensor of add_with / gates.
-    static void bind(chain_type& c, const float* multiplier, const float* bias_values,
-                     float output_step, const float* other, std::int64_t other_plane) noexcept {
-        std::get<0>(c.stages).multiplier = multiplier;
-        std::get<1>(c.stages).values = bias_values;
-        std::apply([&](auto&... s) { (bind_stage(s, output_step, other, other_plane), ...); },
-                   c.stages);
+    /// Points the chain's stages at their operands (a compile-time network's
+    /// call): multiplier, bias, output_step (quantize_store), Other.
+    static void bind(chain_type& c, const stage_operands& ops) {
+        stage_set_type::bind(c.stages, ops);
     }
 
     /// int64 words of scratch run_direct needs.
@@ -15959,24 +16116,6 @@ struct fused_int8 {
             c.emit(out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
         };
         conv(kg, x, f, scratch, kernels::int32_sink_ref(sink));
-    }
-
-private:
-    template <class S>
-    static void parse_stage(S& s, const attr_map& a) {
-        if constexpr (requires { s.f; }) s.f = decltype(s.f)::parse(a);
-    }
-    template <class S>
-    static void bind_stage(S& s, float output_step, const float* other,
-                           std::int64_t other_plane) noexcept {
-        if constexpr (std::is_same_v<S, quantize_store>) {
-            s.inv_scale = 1.f / output_step;
-        } else if constexpr (std::is_same_v<S, add_with>) {
-            s.other = other;
-        } else if constexpr (requires { s.mul; }) {
-            s.mul.other = other;
-            if constexpr (requires { s.mul.plane; }) s.mul.plane = other_plane;
-        }
     }
 };
 
@@ -19225,7 +19364,8 @@ private:
             if (constant[v] || first[v] < 0 || refs_[v].bytes() == 0) first[v] = last[v] = -1;
 
         // Ops marked `in_place` by the passes share their input's buffer when
-        // the input dies there; a concat so marked gets its inputs as slices.
+        // the input dies there; an op whose rule is `slices` (concat) so
+        // marked gets its inputs as slices of its output.
         alias_groups groups(first, last);
         step = 0;
         for (auto& ins : code_) ins.elided = false;
@@ -19234,7 +19374,7 @@ private:
             const auto& node = g_.ops[ins.op];
             auto slot = node.attrs.get<std::string>("in_place", "");
             if (!slot.empty()) {
-                if (node.type == "concat")
+                if (op_in_place_of(kernel_table{}, node.type) == in_place_rule::slices)
                     ins.elided = concat_in_place(node, groups, step);
                 else
                     op_in_place(node, slot, groups, step);
@@ -19446,7 +19586,12 @@ struct conv {
     template <class Mem>
     void run(const Mem& m) const {
         typename Fused::chain_type c{stages};
-        Fused::bind(c, bias, other.buffer >= 0 ? m.f32(other) : nullptr, other_plane, scale);
+        fusion::stage_operands ops;
+        ops.bias = bias;
+        ops.scale = scale;
+        ops.other = other.buffer >= 0 ? m.f32(other) : nullptr;
+        ops.other_plane = other_plane;
+        Fused::bind(c, ops);
         Fused::run_direct(g, c, m.f32(input), filter, m.f32(output), m.scratch);
     }
 };
@@ -19474,8 +19619,13 @@ struct conv_int8 {
     template <class Mem>
     void run(const Mem& m) const {
         typename Fused::chain_type c{stages};
-        Fused::bind(c, multiplier, bias, output_step, other.buffer >= 0 ? m.f32(other) : nullptr,
-                    other_plane);
+        fusion::stage_operands ops;
+        ops.multiplier = multiplier;
+        ops.bias = bias;
+        ops.other = other.buffer >= 0 ? m.f32(other) : nullptr;
+        ops.other_plane = other_plane;
+        ops.output_step = output_step;
+        Fused::bind(c, ops);
         const auto kg = kernels::conv_geometry::from(g);
         auto* scratch = reinterpret_cast<std::int64_t*>(m.scratch);
         if constexpr (Fused::int8_out)
@@ -21028,7 +21178,7 @@ public:
     subgraph_kernel(graph::graph block, std::shared_ptr<const subgraph_backend> backend)
         : backend_(std::move(backend)), host_(std::move(block)) {}
 
-    void infer(op_io& io) const override {
+    void infer(op_io& io) override {
         auto& ins = io.inputs.at(0).args;
         auto& outs = io.outputs.at(0).args;
         io.check(ins.size() == host_.input_count() && outs.size() == host_.output_count(),
@@ -21048,7 +21198,7 @@ public:
         }
     }
 
-    void run(op_io& io) const override {
+    void run(op_io& io) override {
         auto& ins = io.inputs.at(0).args;
         auto& outs = io.outputs.at(0).args;
         if (!built_) build();
@@ -21082,7 +21232,7 @@ public:
     int device_kernels() const noexcept { return engine_ ? engine_->kernel_count() : 0; }
 
 private:
-    void build() const {
+    void build() {
         built_ = true;
         engine_.reset();
         reason_.clear();
@@ -21096,11 +21246,11 @@ private:
     }
 
     std::shared_ptr<const subgraph_backend> backend_;
-    mutable runtime::program host_;
-    mutable std::vector<shape_t> shapes_;
-    mutable std::unique_ptr<subgraph_engine> engine_;
-    mutable std::string reason_;
-    mutable bool built_ = false;
+    runtime::program host_;
+    std::vector<shape_t> shapes_;
+    std::unique_ptr<subgraph_engine> engine_;
+    std::string reason_;
+    bool built_ = false;
 };
 
 }  // namespace litegraph::backends
