@@ -26264,26 +26264,53 @@ namespace litegraph {
 /// with its fake quant ops simulated (the pass that makes int8 ops skipped).
 enum class precision_mode { int8, fp32 };
 
-/// The pass pipeline's options for a precision (fp32 skips quantize_int8).
-inline passes::pipeline_options pipeline_options_for(precision_mode p) {
-    passes::pipeline_options o;
-    if (p == precision_mode::fp32) o.skip.push_back("quantize_int8");
-    return o;
-}
-
 struct session_options {
     /// Run the pass pipeline (batch-norm folding, fused convs, in place, int8
     /// ops of a quantized model); false runs the graph as loaded.
     bool fuse = true;
     precision_mode precision = precision_mode::int8;
+    /// Finer control of the pipeline when `fuse` is set: stop after a pass,
+    /// skip passes by name (`litegraph dot --help` lists them), a callback
+    /// after each. The precision's own skip is added to these.
+    passes::pipeline_options pipeline{};
     /// Where ops run (backends::parse_places("opencl,cpu"), subgraph sizes);
     /// empty: every op on the CPU kernels.
     std::optional<backends::options> places{};
+    /// The memory segments the program plans its activations into, fastest
+    /// first (planner::segment: name, capacity); default one unbounded arena.
+    std::vector<planner::segment> segments{planner::segment{}};
     /// Caps of the program: tensor elements, folded bytes, arena bytes.
     runtime::program_limits limits{};
     /// What the loader requires and allows (parameters, topology size).
     paddle::load_options load{};
 };
+
+/// The pass pipeline's options for a precision (fp32 skips quantize_int8),
+/// on top of `base`.
+inline passes::pipeline_options pipeline_options_for(precision_mode p,
+                                                     passes::pipeline_options base = {}) {
+    if (p == precision_mode::fp32) base.skip.push_back("quantize_int8");
+    return base;
+}
+
+/// What preparing a graph did: the passes that ran and the places' subgraphs.
+struct preparation {
+    passes::pass_report passes;
+    backends::partition_report partition;
+};
+
+/// What a session does to a loaded graph before it builds its program: the
+/// pass pipeline (unless `fuse` is false) for the precision, then the places.
+/// Tools that need the prepared graph rather than a program (`litegraph plan`,
+/// `dot`, `info`, `codegen`) call it too, so every entry point prepares a
+/// graph the same way.
+inline preparation prepare(graph::graph& g, const session_options& options) {
+    preparation r;
+    if (options.fuse)
+        r.passes = passes::run_passes(g, pipeline_options_for(options.precision, options.pipeline));
+    if (options.places) r.partition = backends::apply_places(g, *options.places);
+    return r;
+}
 
 class session {
 public:
@@ -26293,15 +26320,13 @@ public:
 
     /// Prepares an already loaded model.
     explicit session(paddle::model m, session_options options = {}) : info_(std::move(m.info)) {
-        if (options.fuse)
-            report_ = passes::run_passes(m.graph, pipeline_options_for(options.precision));
-        if (options.places) {
-            partition_ = backends::apply_places(m.graph, *options.places);
-            program_ = std::make_unique<runtime::program>(
-                backends::make_program(std::move(m.graph), *options.places));
-        } else {
-            program_ = std::make_unique<runtime::program>(std::move(m.graph));
-        }
+        auto prepared = prepare(m.graph, options);
+        report_ = std::move(prepared.passes);
+        partition_ = std::move(prepared.partition);
+        program_ = std::make_unique<runtime::program>(
+            options.places
+                ? backends::make_program(std::move(m.graph), *options.places, options.segments)
+                : runtime::program(std::move(m.graph), options.segments));
         program_->set_limits(options.limits);
     }
 

@@ -14,7 +14,9 @@ namespace litegraph::cli {
 
 inline plan_problem model_plan_problem(const std::filesystem::path& dir, bool fuse = true) {
     auto m = paddle::load(dir.string(), {.require_params = false});
-    if (fuse) passes::run_passes(m.graph);
+    session_options opt;
+    opt.fuse = fuse;
+    prepare(m.graph, opt);
     return problem_for(m.graph, {}, {planner::segment{}});
 }
 

@@ -121,9 +121,8 @@ int run_main(const std::vector<std::string>& argv) {
         a.value("--model", LITEGRAPH_SHARED_DIR "/models/ppocr_mobile_v2.0_cls");
 
     auto t0 = clock_type::now();
-    auto m = paddle::load(model_dir);
-    passes::run_passes(m.graph);
-    runtime::program prog(std::move(m.graph));
+    session s(model_dir);  // loaded and fused as `litegraph run` and a C++ user do
+    runtime::program& prog = s.program();
     const double load_ms = ms_since(t0);
     if (prog.input_count() != 1)
         throw usage_error(model_dir.string() + " has " + std::to_string(prog.input_count()) +

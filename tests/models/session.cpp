@@ -59,6 +59,60 @@ TEST_CASE(
     CHECK_THROWS_AS(c.run({{"x", x}}), error);
 }
 
+TEST_CASE("session: pipeline and segments options; prepare() is the session's first half") {
+    auto dir = test::shared_model("ppocr_mobile_v2.0_cls");
+    if (dir.empty()) return;
+    const auto x = load_npy(dir / "reference" / "input_n1.npy");
+    const auto want = session(dir).run({{"x", x}}).begin()->second;
+
+    // A pass skipped by name does not run; the others do; the answer holds.
+    session_options skip;
+    skip.pipeline.skip = {"fuse_conv_activation"};
+    session s(dir, skip);
+    CHECK(s.passes_report().count("fold_batch_norm") > 0);
+    bool activation_pass_ran = false;
+    for (auto& [name, n] : s.passes_report().counts)
+        activation_pass_ran |= name == "fuse_conv_activation";
+    CHECK_FALSE(activation_pass_ran);
+    auto y = s.run({{"x", x}}).begin()->second;
+    CHECK(test::max_abs_diff(y.span<float>(), want.span<float>()) <= 1e-5);
+
+    // prepare() on a loaded graph does what the session did: the same passes
+    // with the same counts, the same ops.
+    auto m = paddle::load(dir);
+    auto prepared = prepare(m.graph, skip);
+    CHECK(prepared.passes.counts == s.passes_report().counts);
+    REQUIRE(m.graph.ops.size() == s.program().graph().ops.size());
+    for (std::size_t i = 0; i < m.graph.ops.size(); ++i)
+        CHECK(m.graph.ops[i].type == s.program().graph().ops[i].type);
+
+    // Stopping after the first pass runs that pass only.
+    session_options first;
+    first.pipeline.stop_after = "remove_identity";
+    CHECK(session(dir, first).passes_report().counts.size() == 1);
+
+    // Two segments, a small fast one first: the plan uses both, the answer is
+    // bit for bit the one-arena answer (placement does not change the math).
+    session_options two;
+    two.segments = {planner::segment{.name = "fast", .capacity = 16 * 1024},
+                    planner::segment{.name = "slow"}};
+    session t(dir, two);
+    auto yt = t.run({{"x", x}}).begin()->second;
+    REQUIRE(t.program().segments().size() == 2);
+    REQUIRE(t.program().plan().used.size() == 2);
+    CHECK(t.program().plan().used[0] > 0);
+    CHECK(t.program().plan().used[0] <= 16 * 1024);
+    CHECK(t.program().plan().used[1] > 0);
+    CHECK(test::max_abs_diff(yt.span<float>(), want.span<float>()) == 0);
+
+    // A segment too small for the model is the program's clear error.
+    session_options tiny;
+    tiny.segments = {planner::segment{.name = "tiny", .capacity = 1024}};
+    session u(dir, tiny);
+    CHECK_THROWS_WITH_AS(u.run({{"x", x}}), doctest::Contains("do not fit the memory segments"),
+                         usage_error);
+}
+
 TEST_CASE("session: a quantized model runs int8 by default and in float with precision fp32") {
     auto dir = test::shared_model("ppocr_mobile_v2.0_cls_slim_quant");
     if (dir.empty()) return;

@@ -1,6 +1,6 @@
 // litegraph codegen: a model as a compile-time network for firmware.
 //
-// Loads the model, runs the passes and prepares the runtime program on the
+// Loads the model as a session does (passes, program) and prepares its plan on the
 // desktop (shapes, folded constants, execution order, alias groups), then
 // writes one self-contained header in the vocabulary of static/network.hpp:
 // the weights as constexpr arrays, the layers as one constexpr network of the
@@ -579,12 +579,13 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
         auto [name, dims] = parse_shape_arg(s);
         shapes[name] = dims;
     }
-    auto m = load_model(a);
-    passes::run_passes(m.graph);
-    // Unbounded segments on the desktop: whether it fits is the compiler's call.
-    std::vector<planner::segment> open = segs;
-    for (auto& s : open) s.capacity = planner::unbounded;
-    runtime::program prog(m.graph, {open[0]});
+    // Prepared as a session prepares it, planned on the desktop into one
+    // unbounded segment: whether the header's plan fits is the compiler's call.
+    session_options opt;
+    opt.segments = {segs[0]};
+    opt.segments[0].capacity = planner::unbounded;
+    session s(load_model(a), opt);
+    runtime::program& prog = s.program();
     for (auto& [name, dims] : shapes) prog.input_index(name);
     for (std::size_t i = 0; i < prog.input_count(); ++i) {
         const auto& v = prog.input_var(i);

@@ -53,12 +53,12 @@ inline int cmd_dot(const std::vector<std::string>& argv) {
     }
     if (places && a.has("--after") && a.value("--after") != "all")
         throw usage_error("--places partitions the graph after all passes (--after all)");
-    if (a.has("--after") || places) {
-        passes::pipeline_options opt;
-        if (a.value("--after", "all") != "all") opt.stop_after = a.value("--after");
-        passes::run_passes(m.graph, opt);
-    }
-    if (places) backends::apply_places(m.graph, *places);
+    // Without --after or --places: the graph as loaded.
+    session_options opt;
+    opt.fuse = a.has("--after") || places;
+    if (a.value("--after", "all") != "all") opt.pipeline.stop_after = a.value("--after");
+    opt.places = places;
+    prepare(m.graph, opt);
     if (a.has("-o")) {
         std::ofstream out(a.value("-o"));
         if (!out) throw io_error("cannot write " + a.value("-o"));

@@ -79,8 +79,9 @@ inline int cmd_info(const std::vector<std::string>& argv) {
     auto places = places_options(a);
     if (places) {
         graph::graph fused = g;
-        passes::run_passes(fused);
-        auto r = backends::apply_places(fused, *places);
+        session_options opt;
+        opt.places = places;
+        auto r = prepare(fused, opt).partition;
         partition_json(j, r, fused);
         // What conversion refuses is known without shapes; build failures only at run time.
         j["fallbacks"] = nlohmann::json::array();

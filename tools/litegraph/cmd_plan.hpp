@@ -168,10 +168,9 @@ inline int plan_table(const graph::graph& loaded, const args& a,
     bool all_fused_fit = false;
     for (bool fused : {false, true}) {
         auto g = loaded;
-        auto opt = precision_options(a);
-        if (!fused)
-            for (auto& n : fusion_pass_names()) opt.skip.push_back(n);
-        passes::run_passes(g, opt);
+        auto opt = preparation_options(a);
+        if (!fused) opt.pipeline.skip = fusion_pass_names();
+        prepare(g, opt);
         for (auto& cfg : configs) {
             std::vector<planner::segment> sub;
             std::string label;
@@ -261,8 +260,7 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
 
     auto m = load_model(a, {.require_params = false});
     if (a.flag("--table")) return plan_table(m.graph, a, shapes, segs, seg_names, algorithm);
-    passes::pass_report report;
-    if (!a.flag("--no-fuse")) report = passes::run_passes(m.graph, precision_options(a));
+    const auto report = prepare(m.graph, preparation_options(a)).passes;
     auto problem = problem_for(m.graph, shapes, segs);
     auto plan = plan_with(algorithm, problem, segs);
     const auto load = planner::lower_bound(problem.buffers);

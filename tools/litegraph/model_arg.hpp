@@ -41,8 +41,14 @@ inline precision_mode precision_of(const args& a) {
     if (p != "int8") throw usage_error("--precision expects int8 or fp32, got '" + p + "'");
     return precision_mode::int8;
 }
-inline passes::pipeline_options precision_options(const args& a) {
-    return pipeline_options_for(precision_of(a));
+
+/// How a command prepares its graph, read the same way by every command:
+/// --no-fuse (the graph as loaded) and --precision, as a session's options.
+inline session_options preparation_options(const args& a) {
+    session_options o;
+    o.fuse = !a.flag("--no-fuse");
+    o.precision = precision_of(a);
+    return o;
 }
 
 /// The passes that fuse (skipped by a plan's "unfused" rows): what remains
