@@ -26302,8 +26302,8 @@ struct preparation {
 /// What a session does to a loaded graph before it builds its program: the
 /// pass pipeline (unless `fuse` is false) for the precision, then the places.
 /// Tools that need the prepared graph rather than a program (`litegraph plan`,
-/// `dot`, `info`, `codegen`) call it too, so every entry point prepares a
-/// graph the same way.
+/// `dot`, `info`) call it too, so every entry point prepares a graph the same
+/// way.
 inline preparation prepare(graph::graph& g, const session_options& options) {
     preparation r;
     if (options.fuse)

@@ -212,9 +212,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             parse_count("--max-arena-bytes", a.value("--max-arena-bytes"), 1, 1LL << 50));
     // Loaded, fused, placed and capped by a session (session.hpp), as a C++
     // user would; the program underneath runs the rest.
-    session_options so;
-    so.fuse = !a.flag("--no-fuse");
-    so.precision = precision_of(a);
+    session_options so = preparation_options(a);
     so.places = places_options(a);
     if (max_arena) so.limits.max_arena_bytes = *max_arena;
     session s(load_model(a), so);
