@@ -1185,18 +1185,58 @@ struct concat_op_lists<op_list<A...>, op_list<B...>, Rest...> {
     using type = typename concat_op_lists<op_list<A..., B...>, Rest...>::type;
 };
 
+/// Whether the op runs either of two loops picked by the attribute
+/// `litegraph_kernel` ("fast", the default, or "reference"): an op declares
+/// `static constexpr bool selectable_loops = true;`.  The host kernel
+/// registry then lists it twice (backends/kernel_pick.hpp).
+template <class Op>
+constexpr bool op_selectable_loops() {
+    if constexpr (requires { Op::selectable_loops; })
+        return Op::selectable_loops;
+    else
+        return false;
+}
+
+/// The op type an op declares first, as a string for a graph node
+/// (op_type<ops::conv2d>() == "conv2d"): code that builds or matches graph
+/// nodes names the op, not its string.
+template <class Op>
+std::string op_type() {
+    return std::string(Op::paddle_types[0]);
+}
+
+/// Whether op `Op` declares the op type `type` (one of its paddle_types).
+template <class Op>
+constexpr bool op_declares(std::string_view type) {
+    for (std::string_view t : Op::paddle_types)
+        if (t == type) return true;
+    return false;
+}
+
+/// `ask.template operator()<Op>()` for the first op of the list that declares
+/// `type`; `otherwise` when none does.  How passes, backends and the runtime
+/// read an op's traits from its type string without a list of names.
+template <class... Ops, class Result, class Ask>
+Result op_trait_of(op_list<Ops...>, std::string_view type, Result otherwise, Ask ask) {
+    Result r = otherwise;
+    (void)((op_declares<Ops>(type) ? (r = ask.template operator()<Ops>(), true) : false) || ...);
+    return r;
+}
+
+/// The first op of a list (the op type a list of instantiations shares).
+template <class List>
+struct first_op;
+template <class First, class... Rest>
+struct first_op<op_list<First, Rest...>> {
+    using type = First;
+};
+
 /// The in-place rule of op type `type`: that of the first op of the list
 /// whose paddle_types hold it (none when no op does).
 template <class... Ops>
-in_place_rule op_in_place_of(op_list<Ops...>, std::string_view type) {
-    in_place_rule r = in_place_rule::none;
-    auto has = [&](const auto& types) {
-        for (std::string_view t : types)
-            if (t == type) return true;
-        return false;
-    };
-    (void)((has(Ops::paddle_types) ? (r = op_in_place<Ops>(), true) : false) || ...);
-    return r;
+in_place_rule op_in_place_of(op_list<Ops...> list, std::string_view type) {
+    return op_trait_of(list, type, in_place_rule::none,
+                       []<class Op>() { return op_in_place<Op>(); });
 }
 
 }  // namespace litegraph
@@ -3287,6 +3327,10 @@ struct elementwise {
     /// broadcast_apply reads x[i] and y[j] before it writes out[i].
     static constexpr in_place_rule in_place = in_place_rule::elementwise;
     enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow, floordiv, mod };
+    /// The op type of one kind (type_of(kind::add) == "elementwise_add").
+    static constexpr std::string_view type_of(kind k) {
+        return paddle_types[static_cast<std::size_t>(k)];
+    }
     struct params {
         kind op = kind::add;
         int axis = -1;
@@ -4479,6 +4523,8 @@ private:
 
 struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
+    /// litegraph_kernel = "fast" (default) or "reference" (see ops/op.hpp).
+    static constexpr bool selectable_loops = true;
     struct params {
         std::vector<std::int64_t> strides{1, 1};
         std::vector<std::int64_t> paddings{0, 0};
@@ -6957,11 +7003,12 @@ struct lstm {
         act candidate = act::tanh;
     };
 
-    static act parse_act(const attr_map& a, const char* name, const char* fallback) {
-        const auto s = a.get<std::string>(name, fallback);
-        if (s == "sigmoid") return act::sigmoid;
-        if (s == "tanh") return act::tanh;
-        if (s == "relu") return act::relu;
+    // Paddle names the activations by their op types.
+    static act parse_act(const attr_map& a, const char* name, std::string_view fallback) {
+        const auto s = a.get<std::string>(name, std::string(fallback));
+        if (s == ops::act::sigmoid::paddle_type) return act::sigmoid;
+        if (s == ops::act::tanh::paddle_type) return act::tanh;
+        if (s == ops::act::relu::paddle_type) return act::relu;
         if (s == "identity" || s == "linear" || s.empty()) return act::identity;
         throw unsupported_error("lstm: " + std::string(name) + " '" + s +
                                 "' is not supported (sigmoid, tanh, relu, identity)");
@@ -6971,9 +7018,9 @@ struct lstm {
         params p;
         p.use_peepholes = a.get<bool>("use_peepholes", true);
         p.is_reverse = a.get<bool>("is_reverse", false);
-        p.gate = parse_act(a, "gate_activation", "sigmoid");
-        p.cell = parse_act(a, "cell_activation", "tanh");
-        p.candidate = parse_act(a, "candidate_activation", "tanh");
+        p.gate = parse_act(a, "gate_activation", ops::act::sigmoid::paddle_type);
+        p.cell = parse_act(a, "cell_activation", ops::act::tanh::paddle_type);
+        p.candidate = parse_act(a, "candidate_activation", ops::act::tanh::paddle_type);
         return p;
     }
 
@@ -7113,11 +7160,12 @@ struct gru {
         bool origin_mode = false;
     };
 
-    static act parse_act(const attr_map& a, const char* name, const char* fallback) {
-        const auto s = a.get<std::string>(name, fallback);
-        if (s == "sigmoid") return act::sigmoid;
-        if (s == "tanh") return act::tanh;
-        if (s == "relu") return act::relu;
+    // Paddle names the activations by their op types.
+    static act parse_act(const attr_map& a, const char* name, std::string_view fallback) {
+        const auto s = a.get<std::string>(name, std::string(fallback));
+        if (s == ops::act::sigmoid::paddle_type) return act::sigmoid;
+        if (s == ops::act::tanh::paddle_type) return act::tanh;
+        if (s == ops::act::relu::paddle_type) return act::relu;
         if (s == "identity" || s == "linear" || s.empty()) return act::identity;
         throw unsupported_error("gru: " + std::string(name) + " '" + s +
                                 "' is not supported (sigmoid, tanh, relu, identity)");
@@ -7125,8 +7173,8 @@ struct gru {
 
     static params parse(const attr_map& a, std::string_view) {
         params p;
-        p.node = parse_act(a, "activation", "tanh");
-        p.gate = parse_act(a, "gate_activation", "sigmoid");
+        p.node = parse_act(a, "activation", ops::act::tanh::paddle_type);
+        p.gate = parse_act(a, "gate_activation", ops::act::sigmoid::paddle_type);
         p.is_reverse = a.get<bool>("is_reverse", false);
         p.origin_mode = a.get<bool>("origin_mode", false);
         return p;
@@ -13815,6 +13863,7 @@ template <class... Stages>
 struct fused<ops::conv2d, Stages...> {
     using chain_type = chain<Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d"};
+    static constexpr bool selectable_loops = ops::conv2d::selectable_loops;
     /// Over Other under a writing terminal; over Input when depthwise (run_in_place).
     static constexpr in_place_rule in_place = in_place_rule::epilogue;
 
@@ -16687,6 +16736,14 @@ inline constexpr pass_info pipeline[] = {
 /// The pipeline's passes.
 inline std::span<const pass_info> pass_list() noexcept {
     return pipeline;
+}
+
+/// The name of the pipeline's pass that runs `run` (so code names a pass by
+/// its function, e.g. pass_name(quantize_int8), not by a string).
+constexpr std::string_view pass_name(int (*run)(graph::graph&)) {
+    for (auto& p : pipeline)
+        if (p.run == run) return p.name;
+    return {};
 }
 
 /// The pass named `name`; throws usage_error listing the valid names.
@@ -20762,8 +20819,8 @@ inline kernel_registry host_kernels() {
                 return runtime::make_table_kernel(type, copy);
             };
         };
-        const bool conv = type == "conv2d" || type == "depthwise_conv2d" || type == "fused_conv2d";
-        if (conv) {
+        if (op_trait_of(runtime::kernel_table{}, type, false,
+                        []<class Op>() { return op_selectable_loops<Op>(); })) {
             kernel_entry fast{type,
                               {target::host, precision::f32, data_layout::nchw},
                               type + ".fast",
@@ -20811,11 +20868,13 @@ inline void add_cortex_m_dsp_kernels(kernel_registry& reg) {
         return [type](const attr_map& a) { return runtime::make_table_kernel(type, a); };
     };
     auto groups = [](const attr_map& a) { return a.get<std::int32_t>("groups", 1); };
-    reg.add({"fused_conv2d_int8", dsp, "fused_conv2d_int8.dsp",
-             [groups](const attr_map& a) { return groups(a) == 1; }, make("fused_conv2d_int8")});
-    reg.add({"fused_conv2d_int8", dsp, "fused_conv2d_int8.dsp_depthwise",
-             [groups](const attr_map& a) { return groups(a) > 1; }, make("fused_conv2d_int8")});
-    reg.add({"mul_int8", dsp, "mul_int8.dsp_fc", nullptr, make("mul_int8")});
+    const std::string conv(first_op<fusion::fused_int8_kernels>::type::paddle_types[0]);
+    const std::string fc(ops::mul_int8::paddle_types[0]);
+    reg.add({conv, dsp, conv + ".dsp", [groups](const attr_map& a) { return groups(a) == 1; },
+             make(conv)});
+    reg.add({conv, dsp, conv + ".dsp_depthwise",
+             [groups](const attr_map& a) { return groups(a) > 1; }, make(conv)});
+    reg.add({fc, dsp, fc + ".dsp_fc", nullptr, make(fc)});
 }
 
 /// The registry apply_places uses by default: host_kernels() and the

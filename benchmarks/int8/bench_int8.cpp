@@ -42,7 +42,7 @@ struct candidate {
 
 runtime::program make(graph::graph g, bool int8, const tensor& input) {
     passes::pipeline_options o;
-    if (!int8) o.skip = {"quantize_int8"};
+    if (!int8) o.skip = {std::string(passes::pass_name(passes::quantize_int8))};
     passes::run_passes(g, o);
     runtime::program p(std::move(g));
     p.set_input(0, input);

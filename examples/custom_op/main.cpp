@@ -214,7 +214,7 @@ graph::graph tiny_graph() {
     a.set("axis", std::int64_t{1});
     b.feed("x", 0);
     b.add_op("logcumsumexp", {{"X", {"x"}}}, {{"Out", {"s"}}}, a);
-    b.add_op("relu", {{"X", {"s"}}}, {{"Out", {"y"}}}, {});
+    b.add_op(std::string(ops::act::relu::paddle_type), {{"X", {"s"}}}, {{"Out", {"y"}}}, {});
     b.fetch("y", 0);
     b.finish();
     return g;

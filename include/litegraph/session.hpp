@@ -59,7 +59,7 @@ struct session_options {
 /// on top of `base`.
 inline passes::pipeline_options pipeline_options_for(precision_mode p,
                                                      passes::pipeline_options base = {}) {
-    if (p == precision_mode::fp32) base.skip.push_back("quantize_int8");
+    if (p == precision_mode::fp32) base.skip.emplace_back(passes::pass_name(passes::quantize_int8));
     return base;
 }
 

@@ -74,10 +74,12 @@ inline graph::graph activations(const activations_options& opt) {
         a.set("groups", std::int32_t{1});
         a.set("padding_algorithm", std::string("EXPLICIT"));
         a.set("data_format", std::string("NCHW"));
-        b.add_op("conv2d", {{"Input", {x}}, {"Filter", {filter}}}, {{"Output", {conv}}}, a);
+        b.add_op(op_type<ops::conv2d>(), {{"Input", {x}}, {"Filter", {filter}}},
+                 {{"Output", {conv}}}, a);
         attr_map axis;
         axis.set("axis", std::int32_t{1});
-        b.add_op("elementwise_add", {{"X", {conv}}, {"Y", {bias}}}, {{"Out", {add}}}, axis);
+        b.add_op(std::string(ops::elementwise::type_of(ops::elementwise::kind::add)),
+                 {{"X", {conv}}, {"Y", {bias}}}, {{"Out", {add}}}, axis);
         x = unary(F::paddle_type, add);
         cin = opt.channels;
         return false;
@@ -89,8 +91,9 @@ inline graph::graph activations(const activations_options& opt) {
         if (sum.empty()) {
             sum = y;
         } else {
-            auto next = tmp("sum");
-            b.add_op("elementwise_add", {{"X", {sum}}, {"Y", {y}}}, {{"Out", {next}}}, {});
+            auto next = tmp("running_sum");
+            b.add_op(std::string(ops::elementwise::type_of(ops::elementwise::kind::add)),
+                     {{"X", {sum}}, {"Y", {y}}}, {{"Out", {next}}}, {});
             sum = next;
         }
         return false;

@@ -64,11 +64,13 @@ public:
         a.set("groups", std::int32_t{1});
         a.set("padding_algorithm", std::string("EXPLICIT"));
         a.set("data_format", std::string("NCHW"));
-        b_.add_op("conv2d", {{"Input", {x}}, {"Filter", {w}}}, {{"Output", {conv}}}, a);
+        b_.add_op(op_type<ops::conv2d>(), {{"Input", {x}}, {"Filter", {w}}}, {{"Output", {conv}}},
+                  a);
         attr_map add_a;
         add_a.set("axis", std::int32_t{1});
-        b_.add_op("elementwise_add", {{"X", {conv}}, {"Y", {bias}}}, {{"Out", {add}}}, add_a);
-        b_.add_op("relu", {{"X", {add}}}, {{"Out", {out}}}, {});
+        b_.add_op(std::string(ops::elementwise::type_of(ops::elementwise::kind::add)),
+                  {{"X", {conv}}, {"Y", {bias}}}, {{"Out", {add}}}, add_a);
+        b_.add_op(std::string(ops::act::relu::paddle_type), {{"X", {add}}}, {{"Out", {out}}}, {});
         return out;
     }
 
@@ -85,7 +87,7 @@ public:
         a.set("adaptive", false);
         a.set("padding_algorithm", std::string("EXPLICIT"));
         a.set("data_format", std::string("NCHW"));
-        b_.add_op("pool2d", {{"X", {x}}}, {{"Out", {out}}}, a);
+        b_.add_op(op_type<ops::pool2d>(), {{"X", {x}}}, {{"Out", {out}}}, a);
         return out;
     }
 
@@ -98,7 +100,7 @@ public:
         auto out = tmp(n + "_concat.tmp_0");
         attr_map at;
         at.set("axis", std::int32_t{1});
-        b_.add_op("concat", {{"X", {a, c}}}, {{"Out", {out}}}, at);
+        b_.add_op(op_type<ops::concat>(), {{"X", {a, c}}}, {{"Out", {out}}}, at);
         return out;
     }
 
@@ -116,13 +118,14 @@ public:
         p.set("adaptive", false);
         p.set("ceil_mode", false);
         p.set("data_format", std::string("NCHW"));
-        b_.add_op("pool2d", {{"X", {c}}}, {{"Out", {pooled}}}, p);
+        b_.add_op(op_type<ops::pool2d>(), {{"X", {c}}}, {{"Out", {pooled}}}, p);
         attr_map f;
         f.set("axis", std::int32_t{1});
-        b_.add_op("flatten2", {{"X", {pooled}}}, {{"Out", {flat}}, {"XShape", {xshape}}}, f);
+        b_.add_op(op_type<ops::flatten2>(), {{"X", {pooled}}},
+                  {{"Out", {flat}}, {"XShape", {xshape}}}, f);
         attr_map s;
         s.set("axis", std::int32_t{-1});
-        b_.add_op("softmax", {{"X", {flat}}}, {{"Out", {prob}}}, s);
+        b_.add_op(op_type<ops::softmax>(), {{"X", {flat}}}, {{"Out", {prob}}}, s);
         b_.fetch(prob, 0);
         return prob;
     }

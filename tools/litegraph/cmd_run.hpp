@@ -91,7 +91,7 @@ inline nlohmann::json kernel_summary(const runtime::program& prog) {
         bool on_int8 = name.size() > 5 && name.compare(name.size() - 5, 5, "_int8") == 0;
         for (auto& s : ins.io.inputs)
             for (auto* a : s.args) on_int8 = on_int8 || a->type == dtype::i8;
-        if (name == "quantize_int8" || name == "dequantize_int8") {
+        if (op_declares<ops::quantize_int8>(name) || op_declares<ops::dequantize_int8>(name)) {
             ++conversions;
         } else if (on_int8) {
             ++int8;

@@ -65,8 +65,9 @@ namespace detail {
 
 inline bool quantizable(const graph::graph& g, const graph::op_node& op, int& x, int& w,
                         int& axis) {
-    const bool conv = op.type == "conv2d" || op.type == "depthwise_conv2d";
-    const bool fc = op.type == "mul" || op.type == "matmul" || op.type == "matmul_v2";
+    const bool conv = op_declares<ops::conv2d>(op.type);
+    const bool fc = op_declares<ops::mul>(op.type) || op_declares<ops::matmul>(op.type) ||
+                    op_declares<ops::matmul_v2>(op.type);
     if (!conv && !fc) return false;
     x = graph::input_var(op, conv ? "Input" : "X");
     w = graph::input_var(op, conv ? "Filter" : "Y");
@@ -98,11 +99,11 @@ inline int add_qdq(graph::graph& g, int v, const tensor& scale, int axis) {
     a.set("quant_axis", std::int32_t{axis});
     a.set("round_type", std::int32_t{1});  // half away from zero, as the int8 kernels
     graph::op_node qop, dop;
-    qop.type = "quantize_linear";
+    qop.type = ops::quantize_linear::paddle_types[0];
     qop.inputs = {{"X", {v}}, {"Scale", {s}}, {"ZeroPoint", {z}}};
     qop.outputs = {{"Y", {q}}};
     qop.attrs = a;
-    dop.type = "dequantize_linear";
+    dop.type = ops::dequantize_linear::paddle_types[0];
     dop.inputs = {{"X", {q}}, {"Scale", {s}}, {"ZeroPoint", {z}}};
     dop.outputs = {{"Y", {d}}};
     dop.attrs = a;

@@ -72,8 +72,8 @@ inline kernel_registry host_kernels() {
                 return runtime::make_table_kernel(type, copy);
             };
         };
-        const bool conv = type == "conv2d" || type == "depthwise_conv2d" || type == "fused_conv2d";
-        if (conv) {
+        if (op_trait_of(runtime::kernel_table{}, type, false,
+                        []<class Op>() { return op_selectable_loops<Op>(); })) {
             kernel_entry fast{type,
                               {target::host, precision::f32, data_layout::nchw},
                               type + ".fast",
@@ -121,11 +121,13 @@ inline void add_cortex_m_dsp_kernels(kernel_registry& reg) {
         return [type](const attr_map& a) { return runtime::make_table_kernel(type, a); };
     };
     auto groups = [](const attr_map& a) { return a.get<std::int32_t>("groups", 1); };
-    reg.add({"fused_conv2d_int8", dsp, "fused_conv2d_int8.dsp",
-             [groups](const attr_map& a) { return groups(a) == 1; }, make("fused_conv2d_int8")});
-    reg.add({"fused_conv2d_int8", dsp, "fused_conv2d_int8.dsp_depthwise",
-             [groups](const attr_map& a) { return groups(a) > 1; }, make("fused_conv2d_int8")});
-    reg.add({"mul_int8", dsp, "mul_int8.dsp_fc", nullptr, make("mul_int8")});
+    const std::string conv(first_op<fusion::fused_int8_kernels>::type::paddle_types[0]);
+    const std::string fc(ops::mul_int8::paddle_types[0]);
+    reg.add({conv, dsp, conv + ".dsp", [groups](const attr_map& a) { return groups(a) == 1; },
+             make(conv)});
+    reg.add({conv, dsp, conv + ".dsp_depthwise",
+             [groups](const attr_map& a) { return groups(a) > 1; }, make(conv)});
+    reg.add({fc, dsp, fc + ".dsp_fc", nullptr, make(fc)});
 }
 
 /// The registry apply_places uses by default: host_kernels() and the

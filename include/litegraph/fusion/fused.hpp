@@ -65,6 +65,7 @@ template <class... Stages>
 struct fused<ops::conv2d, Stages...> {
     using chain_type = chain<Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d"};
+    static constexpr bool selectable_loops = ops::conv2d::selectable_loops;
     /// Over Other under a writing terminal; over Input when depthwise (run_in_place).
     static constexpr in_place_rule in_place = in_place_rule::epilogue;
 

@@ -70,6 +70,8 @@ private:
 
 struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
+    /// litegraph_kernel = "fast" (default) or "reference" (see ops/op.hpp).
+    static constexpr bool selectable_loops = true;
     struct params {
         std::vector<std::int64_t> strides{1, 1};
         std::vector<std::int64_t> paddings{0, 0};

@@ -235,6 +235,10 @@ struct elementwise {
     /// broadcast_apply reads x[i] and y[j] before it writes out[i].
     static constexpr in_place_rule in_place = in_place_rule::elementwise;
     enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow, floordiv, mod };
+    /// The op type of one kind (type_of(kind::add) == "elementwise_add").
+    static constexpr std::string_view type_of(kind k) {
+        return paddle_types[static_cast<std::size_t>(k)];
+    }
     struct params {
         kind op = kind::add;
         int axis = -1;

@@ -38,11 +38,12 @@ struct gru {
         bool origin_mode = false;
     };
 
-    static act parse_act(const attr_map& a, const char* name, const char* fallback) {
-        const auto s = a.get<std::string>(name, fallback);
-        if (s == "sigmoid") return act::sigmoid;
-        if (s == "tanh") return act::tanh;
-        if (s == "relu") return act::relu;
+    // Paddle names the activations by their op types.
+    static act parse_act(const attr_map& a, const char* name, std::string_view fallback) {
+        const auto s = a.get<std::string>(name, std::string(fallback));
+        if (s == ops::act::sigmoid::paddle_type) return act::sigmoid;
+        if (s == ops::act::tanh::paddle_type) return act::tanh;
+        if (s == ops::act::relu::paddle_type) return act::relu;
         if (s == "identity" || s == "linear" || s.empty()) return act::identity;
         throw unsupported_error("gru: " + std::string(name) + " '" + s +
                                 "' is not supported (sigmoid, tanh, relu, identity)");
@@ -50,8 +51,8 @@ struct gru {
 
     static params parse(const attr_map& a, std::string_view) {
         params p;
-        p.node = parse_act(a, "activation", "tanh");
-        p.gate = parse_act(a, "gate_activation", "sigmoid");
+        p.node = parse_act(a, "activation", ops::act::tanh::paddle_type);
+        p.gate = parse_act(a, "gate_activation", ops::act::sigmoid::paddle_type);
         p.is_reverse = a.get<bool>("is_reverse", false);
         p.origin_mode = a.get<bool>("origin_mode", false);
         return p;

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "litegraph/ops/activation.hpp"
 #include "litegraph/ops/detail/sequence.hpp"
 
 namespace litegraph::ops {
@@ -37,11 +38,12 @@ struct lstm {
         act candidate = act::tanh;
     };
 
-    static act parse_act(const attr_map& a, const char* name, const char* fallback) {
-        const auto s = a.get<std::string>(name, fallback);
-        if (s == "sigmoid") return act::sigmoid;
-        if (s == "tanh") return act::tanh;
-        if (s == "relu") return act::relu;
+    // Paddle names the activations by their op types.
+    static act parse_act(const attr_map& a, const char* name, std::string_view fallback) {
+        const auto s = a.get<std::string>(name, std::string(fallback));
+        if (s == ops::act::sigmoid::paddle_type) return act::sigmoid;
+        if (s == ops::act::tanh::paddle_type) return act::tanh;
+        if (s == ops::act::relu::paddle_type) return act::relu;
         if (s == "identity" || s == "linear" || s.empty()) return act::identity;
         throw unsupported_error("lstm: " + std::string(name) + " '" + s +
                                 "' is not supported (sigmoid, tanh, relu, identity)");
@@ -51,9 +53,9 @@ struct lstm {
         params p;
         p.use_peepholes = a.get<bool>("use_peepholes", true);
         p.is_reverse = a.get<bool>("is_reverse", false);
-        p.gate = parse_act(a, "gate_activation", "sigmoid");
-        p.cell = parse_act(a, "cell_activation", "tanh");
-        p.candidate = parse_act(a, "candidate_activation", "tanh");
+        p.gate = parse_act(a, "gate_activation", ops::act::sigmoid::paddle_type);
+        p.cell = parse_act(a, "cell_activation", ops::act::tanh::paddle_type);
+        p.candidate = parse_act(a, "candidate_activation", ops::act::tanh::paddle_type);
         return p;
     }
 

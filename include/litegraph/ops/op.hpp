@@ -294,18 +294,58 @@ struct concat_op_lists<op_list<A...>, op_list<B...>, Rest...> {
     using type = typename concat_op_lists<op_list<A..., B...>, Rest...>::type;
 };
 
+/// Whether the op runs either of two loops picked by the attribute
+/// `litegraph_kernel` ("fast", the default, or "reference"): an op declares
+/// `static constexpr bool selectable_loops = true;`.  The host kernel
+/// registry then lists it twice (backends/kernel_pick.hpp).
+template <class Op>
+constexpr bool op_selectable_loops() {
+    if constexpr (requires { Op::selectable_loops; })
+        return Op::selectable_loops;
+    else
+        return false;
+}
+
+/// The op type an op declares first, as a string for a graph node
+/// (op_type<ops::conv2d>() == "conv2d"): code that builds or matches graph
+/// nodes names the op, not its string.
+template <class Op>
+std::string op_type() {
+    return std::string(Op::paddle_types[0]);
+}
+
+/// Whether op `Op` declares the op type `type` (one of its paddle_types).
+template <class Op>
+constexpr bool op_declares(std::string_view type) {
+    for (std::string_view t : Op::paddle_types)
+        if (t == type) return true;
+    return false;
+}
+
+/// `ask.template operator()<Op>()` for the first op of the list that declares
+/// `type`; `otherwise` when none does.  How passes, backends and the runtime
+/// read an op's traits from its type string without a list of names.
+template <class... Ops, class Result, class Ask>
+Result op_trait_of(op_list<Ops...>, std::string_view type, Result otherwise, Ask ask) {
+    Result r = otherwise;
+    (void)((op_declares<Ops>(type) ? (r = ask.template operator()<Ops>(), true) : false) || ...);
+    return r;
+}
+
+/// The first op of a list (the op type a list of instantiations shares).
+template <class List>
+struct first_op;
+template <class First, class... Rest>
+struct first_op<op_list<First, Rest...>> {
+    using type = First;
+};
+
 /// The in-place rule of op type `type`: that of the first op of the list
 /// whose paddle_types hold it (none when no op does).
 template <class... Ops>
-in_place_rule op_in_place_of(op_list<Ops...>, std::string_view type) {
-    in_place_rule r = in_place_rule::none;
-    auto has = [&](const auto& types) {
-        for (std::string_view t : types)
-            if (t == type) return true;
-        return false;
-    };
-    (void)((has(Ops::paddle_types) ? (r = op_in_place<Ops>(), true) : false) || ...);
-    return r;
+in_place_rule op_in_place_of(op_list<Ops...> list, std::string_view type) {
+    return op_trait_of(list, type, in_place_rule::none,
+                       []<class Op>() { return op_in_place<Op>(); });
 }
 
 }  // namespace litegraph

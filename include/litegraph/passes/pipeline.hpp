@@ -75,6 +75,14 @@ inline std::span<const pass_info> pass_list() noexcept {
     return pipeline;
 }
 
+/// The name of the pipeline's pass that runs `run` (so code names a pass by
+/// its function, e.g. pass_name(quantize_int8), not by a string).
+constexpr std::string_view pass_name(int (*run)(graph::graph&)) {
+    for (auto& p : pipeline)
+        if (p.run == run) return p.name;
+    return {};
+}
+
 /// The pass named `name`; throws usage_error listing the valid names.
 inline const pass_info& find_pass(std::string_view name) {
     std::string names;
