@@ -44,6 +44,7 @@
 #include "litegraph/planner/planner.hpp"
 #include "litegraph/planner/render.hpp"
 #include "litegraph/planner/static_plan.hpp"
+#include "litegraph/planner/targets.hpp"
 
 // runtime: a program of instructions over an arena
 #include "litegraph/runtime/program.hpp"

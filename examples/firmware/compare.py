@@ -38,7 +38,7 @@ def read_log(path):
             if words[0] == "output":
                 current = []
                 outputs.append((int(words[2]), current))
-            elif words[0] in ("ticks", "calibration", "done"):
+            elif words[0] in ("ticks", "calibration", "stack", "done"):
                 current = None
             elif current is not None:
                 current.extend(struct.unpack("<f", struct.pack("<I", int(w, 16)))[0] for w in words)

@@ -65,6 +65,8 @@ int main() {
     put_dec(platform::calibration_ticks());
     platform::put(" ticks for ");
     put_dec(platform::calibration_instructions);
-    platform::put(" instructions\ndone\n");
+    platform::put(" instructions\nstack ");
+    put_dec(platform::stack_used());
+    platform::put(" bytes\ndone\n");
     return 0;
 }

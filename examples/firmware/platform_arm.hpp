@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+extern "C" std::uint32_t __stack_bottom[], __stack_top[];  // sections.ld
+
 namespace platform {
 
 inline int semihost(int op, const void* arg) {
@@ -50,6 +52,17 @@ inline std::uint64_t counter_stop() {
     } while (w != systick::wraps);
     systick::csr = 0;
     return (std::uint64_t{w} << 24) + (0xFFFFFFu - v);
+}
+
+/// The stack's lowest word that still holds the pattern startup.cpp wrote below
+/// its frame marks how deep the program went: bytes used from the top.
+inline constexpr std::uint32_t stack_pattern = 0x5EEDF00Du;
+
+inline std::uint32_t stack_used() {
+    const std::uint32_t* p = __stack_bottom;
+    while (p < __stack_top && *p == stack_pattern) ++p;
+    return static_cast<std::uint32_t>(reinterpret_cast<const char*>(__stack_top) -
+                                      reinterpret_cast<const char*>(p));
 }
 
 inline constexpr std::uint64_t calibration_instructions = 2000000;

@@ -12,8 +12,10 @@
 #
 # Options:
 #   --shape NAME=DIMS    input shape (as litegraph run / codegen)
-#   --segments SPEC      memory segments (default dtcm:128K,sram:436K; the
-#                        mps2-an500 linker script reserves exactly these)
+#   --segments SPEC      memory segments as litegraph codegen takes them
+#                        (default stm32h730: the chip's six activation
+#                        regions); the QEMU board gets regions of exactly
+#                        these sizes, and stm32h730.ld the chip's own
 #   --work DIR           where to build (default build/firmware/<model name>)
 #   --cli PATH           the litegraph CLI (default build/bin/litegraph)
 #   --tol X              relative tolerance (default 1e-5; int8 networks: exact)
@@ -24,16 +26,18 @@
 #                        ones (to measure both on the same tree)
 #
 # Prints the firmware's sizes per section (arm-none-eabi-size -A), the
-# activation bytes per segment and the instructions of one inference
+# activation bytes per segment, whether the same objects link for the
+# STM32H730's memory map (one line "stm32h730: links (...)" with the bytes per
+# region, or "stm32h730: does not link (...)") and the instructions of one inference
 # (QEMU -icount shift=0: SysTick ticks times instructions per tick, the
 # ratio measured on a loop of known length).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-usage() { sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
-skip_missing=0 reference_kernels=0 model="" work="" cli="$root/build/bin/litegraph" segments="dtcm:128K,sram:436K" tol=""
+skip_missing=0 reference_kernels=0 model="" work="" cli="$root/build/bin/litegraph" segments="stm32h730" tol=""
 shapes=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -88,15 +92,39 @@ firmware_toolchain_or_skip run.sh
 
 echo "== firmware: Cortex-M7 (mps2-an500) on $(arm-none-eabi-g++ --version | head -1)"
 weight_bytes=$(sed -n 's/^inline constexpr std::size_t weight_bytes = \([0-9]*\);/\1/p' "$work/net.hpp")
-attrs=(
-  '-DNET_DTCM_ATTR=__attribute__((section(".dtcm_bss")))'
-  '-DNET_SRAM_ATTR=__attribute__((section(".sram_bss")))'
-)
-# Weights beyond 3.5 MB do not fit the 4 MB code SSRAM: they go to PSRAM.
-if (( weight_bytes > 3584 * 1024 )); then
-  attrs+=('-DNET_WEIGHTS_ATTR=__attribute__((section(".weights")))')
-  echo "   $weight_bytes weight bytes: placed in PSRAM (.weights)"
+# The planned segments as the header declares them: {"name", capacity, alignment}.
+seg_names=() seg_sizes=()
+while read -r n c; do seg_names+=("$n") seg_sizes+=("$c"); done < <(
+  grep -m1 'std::array<litegraph::planner::segment' "$work/net.hpp" |
+    grep -o '{"[A-Za-z0-9_]*", [0-9]*u' | sed 's/{"\([^"]*\)", \([0-9]*\)u/\1 \2/')
+(( ${#seg_names[@]} > 0 )) || { echo "run.sh: no segments found in $work/net.hpp" >&2; exit 1; }
+# One section per segment, and the QEMU board's script: the segments cut from
+# the first 3 MB of its SSRAM2/3 at their planned sizes, then mps2_an500.ld.
+attrs=() origin=$((0x20000000)) limit=$((0x20300000))
+{
+  echo "/* Written by run.sh for segments $segments: one region per planned segment. */"
+  echo "MEMORY"; echo "{"
+  for i in "${!seg_names[@]}"; do
+    printf '  SEG_%s (rw) : ORIGIN = 0x%08x, LENGTH = %d\n' "${seg_names[i]}" "$origin" "${seg_sizes[i]}"
+    origin=$(( (origin + seg_sizes[i] + 63) / 64 * 64 ))
+  done
+  echo "}"; echo "SECTIONS"; echo "{"
+  for n in "${seg_names[@]}"; do
+    echo "  .${n}_bss (NOLOAD) : ALIGN(64) { *(.${n}_bss .${n}_bss.*) } > SEG_$n"
+  done
+  echo "}"; echo "INCLUDE mps2_an500.ld"
+} > "$work/mps2_an500_net.ld"
+if (( origin > limit )); then
+  echo "run.sh: the segments ($segments) need more than the 3 MB QEMU's board has for them" >&2
+  exit 2
 fi
+for n in "${seg_names[@]}"; do
+  attrs+=("-DNET_${n^^}_ATTR=__attribute__((section(\".${n}_bss\")))")
+done
+# Weights (and the sample input) in their own section: QEMU's board maps it to
+# PSRAM, the STM32H730 to the external flash on OCTOSPI1; code stays in flash.
+attrs+=('-DNET_WEIGHTS_ATTR=__attribute__((section(".weights")))')
+echo "   $weight_bytes weight bytes: section .weights (mps2-an500 PSRAM, STM32H730 OCTOSPI1 flash)"
 if (( reference_kernels )); then
   attrs+=(-DLITEGRAPH_CORTEX_M_REFERENCE_KERNELS)
   echo "   int8 kernels: the reference ones (-DLITEGRAPH_CORTEX_M_REFERENCE_KERNELS)"
@@ -114,17 +142,34 @@ arm-none-eabi-g++ "${arm_flags[@]}" -c "$here/main.cpp" -o "$work/main.o"
 arm-none-eabi-g++ "${arm_flags[@]}" -c "$here/startup.cpp" -o "$work/startup.o"
 link() {  # linker script, output
   arm-none-eabi-g++ -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16 "$work/main.o" \
-    "$work/startup.o" -nostartfiles --specs=nano.specs -Wl,--gc-sections -L"$here" -T"$here/$1" \
-    -o "$2"
+    "$work/startup.o" -nostartfiles --specs=nano.specs -Wl,--gc-sections -L"$here" -L"$work" \
+    -T"$1" -o "$2"
 }
-link mps2_an500.ld "$work/firmware.elf"
+link "$work/mps2_an500_net.ld" "$work/firmware.elf"
 echo "   compiled in $((SECONDS - t)) s"
-# The same objects against the STM32H730 memory map: the linker checks that
-# code, weights and the activation arrays fit its flash, DTCM and AXI SRAM.
-if link stm32h730.ld "$work/firmware_stm32h730.elf" 2> "$work/stm32h730.txt"; then
-  echo "   links for the STM32H730 too (stm32h730.ld)"
+# The same objects against the STM32H730's own memory map: the linker checks
+# that code, weights, every activation segment and the image's data and stack
+# fit the chip's regions.
+# (A segment the chip's script does not place would be an orphan section the
+# linker puts anywhere: such segments are refused by name first.)
+foreign=()
+for n in "${seg_names[@]}"; do
+  grep -q "^ *\.${n}_bss " "$here/stm32h730.ld" || foreign+=("$n")
+done
+if (( ${#foreign[@]} )); then
+  echo "stm32h730: does not link (segments ${foreign[*]} are not the chip's; --segments stm32h730 plans over its regions)"
+elif link "$here/stm32h730.ld" "$work/firmware_stm32h730.elf" 2> "$work/stm32h730.txt"; then
+  arm-none-eabi-size -A "$work/firmware_stm32h730.elf" | awk '
+    $1 == ".text" || $1 == ".ARM.exidx" { flash += $2 } $1 == ".data" { flash += $2; ram += $2 }
+    $1 == ".weights" { ospi = $2 } $1 == ".bss" || $1 == ".stack" { ram += $2 }
+    $1 ~ /^\.[a-z0-9_]+_bss$/ { n = substr($1, 2, length($1) - 5); seg[++k] = n; bytes[n] = $2 }
+    END { line = sprintf("flash %d B, ospi %d B", flash, ospi)
+          for (i = 1; i <= k; ++i) line = line sprintf(", %s %d B", seg[i], bytes[seg[i]])
+          printf "stm32h730: links (%s, bkpsram %d B: data, bss, stack)\n", line, ram }'
 else
-  echo "   does not link for the STM32H730 (stm32h730.ld): $(grep -o "region \`[A-Z]*' overflowed by [0-9]* bytes" "$work/stm32h730.txt" | head -3 | tr '\n' ' ')"
+  why=$(grep -oE "region \`[A-Za-z0-9_]*' overflowed by [0-9]* bytes|orphan section \`[^']*'|will not fit in region \`[A-Za-z0-9_]*'" \
+    "$work/stm32h730.txt" | sort -u | head -4 | paste -sd ';' | sed 's/;/; /g')
+  echo "stm32h730: does not link (${why:-see $work/stm32h730.txt})"
 fi
 
 # No heap, no exceptions, no RTTI in the image.
@@ -136,11 +181,11 @@ fi
 echo "   nm: no malloc, free, operator new/delete, __cxa_*, _Unwind_*, typeinfo, iostream"
 
 echo "== sizes (arm-none-eabi-size -A)"
-arm-none-eabi-size -A "$work/firmware.elf" | grep -E '^(section|\.text|\.weights|\.data|\.bss|\.dtcm_bss|\.sram_bss|\.stack)\b'
+arm-none-eabi-size -A "$work/firmware.elf" | grep -E '^(section|\.text|\.weights|\.data|\.bss|\.[a-z0-9_]+_bss|\.stack)\b'
 echo "== activation bytes per segment (the compile-time plan)"
-for s in $(echo "$segments" | tr ',' ' '); do
-  seg="${s%%:*}"
-  echo "   $seg: $(arm-none-eabi-nm -S -C -t d "$work/firmware.elf" | awk -v n="net::$seg" '$4 == n { print $2 + 0 }') bytes of ${s#*:}"
+for i in "${!seg_names[@]}"; do
+  seg="${seg_names[i]}"
+  echo "   $seg: $(arm-none-eabi-nm -S -C -t d "$work/firmware.elf" | awk -v n="net::$seg" '$4 == n { print $2 + 0 }') bytes of ${seg_sizes[i]}"
 done
 echo "   scratch: $(arm-none-eabi-nm -S -C -t d "$work/firmware.elf" | awk '$4 == "net::scratch" { print $2 + 0 }') bytes (.bss)"
 
@@ -161,5 +206,6 @@ read -r cal_ticks cal_insns < <(awk '$1 == "calibration" { print $2, $5 }' "$wor
 per_tick=$(( (cal_insns + cal_ticks / 2) / cal_ticks ))
 echo "   instructions per inference: $(( ticks * per_tick )) (+- $per_tick: $ticks SysTick ticks" \
      "x $per_tick instructions per tick; calibration $cal_ticks ticks for $cal_insns instructions)"
+echo "   stack: $(awk '$1 == "stack" { print $2 }' "$work/firmware.log") bytes used of $(arm-none-eabi-size -A "$work/firmware.elf" | awk '$1 == ".stack" { print $2 }')"
 python3 "$here/compare.py" "$work/firmware.log" "$work/reference" "${cmp_args[@]}"
 echo "== $name: firmware and desktop agree with the runtime ($((SECONDS - start)) s)"

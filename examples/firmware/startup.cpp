@@ -1,13 +1,14 @@
 // Minimal Cortex-M7 startup: the vector table, FPU on, .data copied, .bss
 // zeroed, constructors run, main's result handed to the debugger through
-// semihosting (QEMU exits with it).  No C library start-up, no heap.
+// semihosting (QEMU exits with it), the stack painted for
+// platform::stack_used().  No C library start-up, no heap.
 #include <cstdint>
 
 #include "platform_arm.hpp"
 
 extern "C" {
 extern std::uint32_t __data_load[], __data_start[], __data_end[], __bss_start[], __bss_end[];
-extern std::uint32_t __stack_top[];
+extern std::uint32_t __stack_bottom[], __stack_top[];
 extern void (*__init_array_start[])();
 extern void (*__init_array_end[])();
 int main();
@@ -20,6 +21,11 @@ void SysTick_Handler();
     __asm__ volatile("dsb\n isb" ::: "memory");
     for (std::uint32_t *s = __data_load, *d = __data_start; d < __data_end;) *d++ = *s++;
     for (std::uint32_t* d = __bss_start; d < __bss_end;) *d++ = 0;
+    // The stack below this frame gets a pattern, so that platform::stack_used()
+    // can find how deep the program went.
+    std::uint32_t* sp;
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    for (std::uint32_t* d = __stack_bottom; d < sp - 16;) *d++ = platform::stack_pattern;
     for (auto f = __init_array_start; f < __init_array_end; ++f) (*f)();
     platform::exit(main());
 }

@@ -518,11 +518,12 @@ struct generator {
              "inline void run() {\n    network.run(memory);\n}\n";
         if (sample) {
             h << "\n/// The deterministic input `litegraph run` feeds (sin(0.37 i) cos(0.011 "
-                 "i)).\n";
+                 "i)),\n/// read-only data placed as the weights are.\n";
             for (std::size_t i = 0; i < prog.input_count(); ++i) {
                 const auto& r = prog.var(g().feeds[i].var);
                 auto t = deterministic_input(r.type, r.shape);
-                h << "inline constexpr float sample_input_" << i << "[" << t.numel() << "] = {";
+                h << "alignas(16) " << NS << "_WEIGHTS_ATTR constexpr float sample_input_" << i
+                  << "[" << t.numel() << "] = {";
                 const float* p = reinterpret_cast<const float*>(t.data());
                 for (std::int64_t k = 0; k < t.numel(); ++k)
                     h << (k % 8 == 0 ? "\n    " : " ") << float_literal(p[k], "sample input")

@@ -10,15 +10,23 @@
 #include "cmd_run.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/planner/render.hpp"
+#include "litegraph/planner/targets.hpp"
 #include "model_arg.hpp"
 
 namespace litegraph::cli {
 
-/// Parses "dtcm:128K,sram:436K" (K = 1024 bytes, M = 1024 K; plain numbers are bytes).
+/// Parses "dtcm:128K,sram:436K" (K = 1024 bytes, M = 1024 K; plain numbers are bytes),
+/// or the name of a chip's memory map ("stm32h730", planner/targets.hpp): its
+/// activation regions, fastest first.
 inline std::vector<planner::segment> parse_segments(const std::string& spec,
                                                     std::vector<std::string>& names) {
     std::vector<planner::segment> segs;
     names.clear();
+    if (const auto* map = planner::find_memory_map(spec)) {
+        segs = planner::activation_segments(*map);
+        for (auto& s : segs) names.emplace_back(s.name);
+        return segs;
+    }
     std::size_t pos = 0;
     while (pos <= spec.size()) {
         auto comma = spec.find(',', pos);
