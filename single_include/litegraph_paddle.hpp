@@ -1197,6 +1197,24 @@ constexpr bool op_selectable_loops() {
         return false;
 }
 
+/// What quantize_int8 (passes/quantize_int8.hpp) makes of the op when its
+/// activation input is fake-quantized to 8 bits and its weight is a
+/// parameter: `static constexpr int8_form int8 = ...;` (none when absent).
+enum class int8_form {
+    none,
+    conv,    // an int8 conv, fused_conv2d_int8 (Input / Filter)
+    matrix,  // an int8 matrix product, mul_int8 (X / Y)
+};
+
+/// Op::int8, or none.
+template <class Op>
+constexpr int8_form op_int8_form() {
+    if constexpr (requires { Op::int8; })
+        return Op::int8;
+    else
+        return int8_form::none;
+}
+
 /// The op type an op declares first, as a string for a graph node
 /// (op_type<ops::conv2d>() == "conv2d"): code that builds or matches graph
 /// nodes names the op, not its string.
@@ -1221,6 +1239,12 @@ Result op_trait_of(op_list<Ops...>, std::string_view type, Result otherwise, Ask
     Result r = otherwise;
     (void)((op_declares<Ops>(type) ? (r = ask.template operator()<Ops>(), true) : false) || ...);
     return r;
+}
+
+/// The int8 form of op type `type` (none when no op of the list declares it).
+template <class... Ops>
+int8_form op_int8_form_of(op_list<Ops...> list, std::string_view type) {
+    return op_trait_of(list, type, int8_form::none, []<class Op>() { return op_int8_form<Op>(); });
 }
 
 /// The first op of a list (the op type a list of instantiations shares).
@@ -1304,6 +1328,7 @@ struct leaky_relu {
 struct sigmoid {
     static constexpr std::string_view paddle_type = "sigmoid";
     static constexpr bool fusable = true;
+    static constexpr bool gate = true;
     static constexpr std::string_view opencl = "1.f / (1.f + exp(-v))";
     static sigmoid parse(const attr_map&) { return {}; }
     float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); }
@@ -1344,6 +1369,7 @@ struct hard_swish {
 struct hard_sigmoid {
     static constexpr std::string_view paddle_type = "hard_sigmoid";
     static constexpr bool fusable = true;
+    static constexpr bool gate = true;
     static constexpr std::string_view opencl = "fmax(0.f, fmin(1.f, p0 * v + p1))";
     float slope = 0.2f, offset = 0.5f;
     static hard_sigmoid parse(const attr_map& a) {
@@ -1521,6 +1547,12 @@ template <class F>
 concept fusable_activation = requires {
     requires F::fusable;
 };
+/// F declares `gate = true` (and is fusable): a fused conv's gate, the
+/// activation whose output multiplies another tensor (passes/fuse_gate.hpp).
+template <class F>
+concept gate_activation = fusable_activation<F> && requires {
+    requires F::gate;
+};
 /// F declares an OpenCL C expression.
 template <class F>
 concept opencl_activation = requires {
@@ -1561,12 +1593,16 @@ struct filtered<functor_list<F...>, Keep> {
 template <class F>
 struct is_fusable : std::bool_constant<fusable_activation<F>> {};
 template <class F>
+struct is_gate : std::bool_constant<gate_activation<F>> {};
+template <class F>
 struct has_opencl : std::bool_constant<opencl_activation<F>> {};
 }  // namespace detail
 
 /// The activations a conv kernel fuses as its epilogue, in list order.
 using fusable_activations =
     typename detail::filtered<activation_functors, detail::is_fusable>::type;
+/// The activations a fused conv gates with (mul_with, mul_plane), in list order.
+using gate_activations = typename detail::filtered<activation_functors, detail::is_gate>::type;
 /// The activations the OpenCL backend runs, in list order (its activation
 /// code is the 1-based position here).
 using opencl_activations = typename detail::filtered<activation_functors, detail::has_opencl>::type;
@@ -4525,6 +4561,8 @@ struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
     /// litegraph_kernel = "fast" (default) or "reference" (see ops/op.hpp).
     static constexpr bool selectable_loops = true;
+    /// quantize_int8 makes it a fused_conv2d_int8 (ops/op.hpp).
+    static constexpr int8_form int8 = int8_form::conv;
     struct params {
         std::vector<std::int64_t> strides{1, 1};
         std::vector<std::int64_t> paddings{0, 0};
@@ -8128,6 +8166,8 @@ inline void check_float_inputs(const op_io& io) {
 /// mul: Out[x[:xc] + y[yc:]] = flatten(X, xc) * flatten(Y, yc).
 struct mul {
     static constexpr std::string_view paddle_types[] = {"mul"};
+    /// quantize_int8 makes it a mul_int8 (ops/op.hpp).
+    static constexpr int8_form int8 = int8_form::matrix;
     struct params {
         int x_num_col_dims = 1;
         int y_num_col_dims = 1;
@@ -8190,6 +8230,8 @@ struct mul {
 /// matmul (v1): Out = alpha * op(X) * op(Y).
 struct matmul {
     static constexpr std::string_view paddle_types[] = {"matmul"};
+    /// quantize_int8 makes it a mul_int8 (ops/op.hpp).
+    static constexpr int8_form int8 = int8_form::matrix;
     struct params {
         bool transpose_x = false;
         bool transpose_y = false;
@@ -8283,6 +8325,8 @@ struct matmul {
 /// matmul_v2: Out = op(X) * op(Y) with numpy broadcasting of the batch dims.
 struct matmul_v2 {
     static constexpr std::string_view paddle_types[] = {"matmul_v2"};
+    /// quantize_int8 makes it a mul_int8 (ops/op.hpp).
+    static constexpr int8_form int8 = int8_form::matrix;
     struct params {
         bool trans_x = false;
         bool trans_y = false;
@@ -13603,8 +13647,9 @@ using kernels::epilogue::vector_act;
 
 // ---- begin litegraph/fusion/stages.hpp ----
 // What the fusion layer knows about each epilogue stage, in one place per
-// stage kind: the name it gives a fused node (its `activation` and `terminal`
-// attributes), how it parses its attributes, which operand slots it reads and
+// stage kind: the name it has in a fused node's `stages` attribute (the
+// ordered list of the node's epilogue stages, e.g. ["bias", "relu",
+// "add_with"]), how it parses its attributes, which operand slots it reads and
 // checks, and how it binds them.  fused<conv2d, ...> (fp32) and fused_int8<...>
 // both run their chains through `stage_set`; a compile-time network binds
 // the same stages from `stage_operands` it fills from its plan.
@@ -13613,11 +13658,16 @@ using kernels::epilogue::vector_act;
 // (kernels/epilogue.hpp); a stage_def adds only what needs an op_io or
 // attributes.  A new stage kind is one stage_def here.
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 
 namespace litegraph::fusion {
@@ -13677,7 +13727,9 @@ inline void read_other(const op_io& io, stage_operands& ops) {
 
 /// One stage kind's behaviour beside its arithmetic.  Every specialisation
 /// declares:
-///   activation, terminal    what it contributes to the node's attributes
+///   names[]                 what it contributes to the node's `stages` list
+///                           (an activation: its functor's paddle_type; a
+///                           gate: its activation's, then its multiply's)
 ///   parse(S&, attrs)        its attribute parameters (an activation's)
 ///   check(io, out_shape)    its operand slots against the output shape
 ///   read(io, operands)      its operands from the node's slots
@@ -13688,8 +13740,7 @@ struct stage_def;
 /// The int8 chain's first stage: accumulator * Multiplier[c].
 template <>
 struct stage_def<rescale> {
-    static constexpr std::string_view activation = "";
-    static constexpr std::string_view terminal = "store";
+    static constexpr std::string_view names[] = {"rescale"};
     static void parse(rescale&, const attr_map&) {}
     static void check(const op_io& io, shape_t& out) {
         detail::check_per_channel(io, "Multiplier", out.at(1), true);
@@ -13703,8 +13754,7 @@ struct stage_def<rescale> {
 /// Bias [OC], and the per-channel Scale of a folded batch norm when present.
 template <>
 struct stage_def<bias> {
-    static constexpr std::string_view activation = "";
-    static constexpr std::string_view terminal = "store";
+    static constexpr std::string_view names[] = {"bias"};
     static void parse(bias&, const attr_map&) {}
     static void check(const op_io& io, shape_t& out) {
         detail::check_per_channel(io, "Bias", out.at(1), true);
@@ -13723,8 +13773,7 @@ struct stage_def<bias> {
 /// An activation: its functor's attributes (ops/activation.hpp), no operand.
 template <class F>
 struct stage_def<act<F>> {
-    static constexpr std::string_view activation = F::paddle_type;
-    static constexpr std::string_view terminal = "store";
+    static constexpr std::string_view names[] = {F::paddle_type};
     static void parse(act<F>& s, const attr_map& a) { s.f = F::parse(a); }
     static void check(const op_io&, shape_t&) {}
     static void read(const op_io&, stage_operands&) {}
@@ -13734,21 +13783,32 @@ struct stage_def<act<F>> {
 /// The residual add: Other of the output's shape.
 template <>
 struct stage_def<add_with> {
-    static constexpr std::string_view activation = "";
-    static constexpr std::string_view terminal = "add_with";
+    static constexpr std::string_view names[] = {"add_with"};
     static void parse(add_with&, const attr_map&) {}
     static void check(const op_io& io, shape_t& out) { detail::check_other(io, out, false); }
     static void read(const op_io& io, stage_operands& ops) { detail::read_other(io, ops); }
     static void bind(add_with& s, const stage_operands& ops) { s.other = ops.other; }
 };
 
+/// A gate's multiply (gate<F, Mul>'s second part): only a name.
+template <class Mul>
+struct gate_mul;
+/// Other * v, Other of the output's shape.
+template <>
+struct gate_mul<mul_with> {
+    static constexpr std::string_view name = "mul_with";
+};
+/// Other * v[plane], v [N, C, 1, 1] over Other [N, C, H, W] (the SE gate).
+template <>
+struct gate_mul<mul_plane> {
+    static constexpr std::string_view name = "mul_plane";
+};
+
 /// A gate: the activation F, then Other times it (element-wise, or per plane).
 template <class F, class Mul>
 struct stage_def<gate<F, Mul>> {
     static constexpr bool per_plane = std::is_same_v<Mul, mul_plane>;
-    static constexpr std::string_view activation = F::paddle_type;
-    static constexpr std::string_view terminal =
-        per_plane ? std::string_view("mul_plane") : std::string_view("mul_with");
+    static constexpr std::string_view names[] = {F::paddle_type, gate_mul<Mul>::name};
     static void parse(gate<F, Mul>& s, const attr_map& a) { s.f = F::parse(a); }
     static void check(const op_io& io, shape_t& out) { detail::check_other(io, out, per_plane); }
     static void read(const op_io& io, stage_operands& ops) { detail::read_other(io, ops); }
@@ -13762,8 +13822,7 @@ struct stage_def<gate<F, Mul>> {
 /// `output_step` attribute (parsed with the node, fused_int8::params).
 template <>
 struct stage_def<quantize_store> {
-    static constexpr std::string_view activation = "";
-    static constexpr std::string_view terminal = "quantize_store";
+    static constexpr std::string_view names[] = {"quantize_store"};
     static void parse(quantize_store&, const attr_map&) {}
     static void check(const op_io&, shape_t&) {}
     static void read(const op_io&, stage_operands&) {}
@@ -13772,27 +13831,51 @@ struct stage_def<quantize_store> {
     }
 };
 
-/// A chain's stages seen together: the node attributes they stand for, and
+/// The name of one stage of a chain (a one-name stage: rescale, bias,
+/// act<F>, add_with, quantize_store) or of a gate's multiply (mul_with,
+/// mul_plane): what a pass appends to a node's `stages`.
+template <class S>
+constexpr std::string_view stage_name() {
+    if constexpr (requires { gate_mul<S>::name; }) {
+        return gate_mul<S>::name;
+    } else {
+        static_assert(std::size(stage_def<S>::names) == 1,
+                      "litegraph fusion: a gate names two stages; name its activation and its "
+                      "multiply");
+        return stage_def<S>::names[0];
+    }
+}
+
+/// The plain store: the implicit end of every chain that has no writing
+/// stage, never in a node's list (chain_terminal's answer for such a chain).
+template <>
+struct stage_def<store> {
+    static constexpr std::string_view names[] = {"store"};
+};
+
+/// A chain's stages seen together: the `stages` list they stand for, and
 /// parse / check / read / bind over all of them in chain order.
 template <class... Stages>
 struct stage_set {
-    /// The `activation` attribute: the last stage's that names one ("" for none).
-    static constexpr std::string_view activation() {
-        std::string_view a = "";
-        ((a = stage_def<Stages>::activation.empty() ? a : stage_def<Stages>::activation), ...);
-        return a;
+    static constexpr std::size_t name_count = (std::size(stage_def<Stages>::names) + ... + 0);
+    /// The node's `stages` list, in chain order (a gate contributes two names).
+    static constexpr std::array<std::string_view, name_count> names() {
+        std::array<std::string_view, name_count> r{};
+        std::size_t i = 0;
+        (
+            [&] {
+                for (std::string_view n : stage_def<Stages>::names) r[i++] = n;
+            }(),
+            ...);
+        return r;
     }
-    /// The `terminal` attribute: the writing stage's ("store" for a plain store).
-    static constexpr std::string_view terminal() {
-        std::string_view t = "store";
-        ((t = stage_def<Stages>::terminal == "store" ? t : stage_def<Stages>::terminal), ...);
-        return t;
+    /// Whether the list `stages` is this chain's.
+    static bool is(const std::vector<std::string>& stages) {
+        constexpr auto n = names();
+        return std::equal(stages.begin(), stages.end(), n.begin(), n.end());
     }
     /// Whether a node with these attributes is this chain.
-    static bool matches(const attr_map& a) {
-        return a.get<std::string>("activation", "") == activation() &&
-               a.get<std::string>("terminal", "store") == terminal();
-    }
+    static bool matches(const attr_map& a);
     static void parse(std::tuple<Stages...>& stages, const attr_map& a) {
         std::apply([&](auto&... s) { (stage_def<Stages>::parse(s, a), ...); }, stages);
     }
@@ -13810,6 +13893,73 @@ struct stage_set {
         std::apply([&](auto&... s) { (stage_def<Stages>::bind(s, ops), ...); }, stages);
     }
 };
+
+/// The attribute that lists a fused node's epilogue stages in order.
+inline constexpr std::string_view stages_attribute = "stages";
+
+/// A fused node's stage list (empty when it has none).
+inline std::vector<std::string> stages_of(const attr_map& a) {
+    return a.get<std::vector<std::string>>(stages_attribute, {});
+}
+
+/// Sets a node's stage list.
+inline void set_stages(attr_map& a, std::vector<std::string> stages) {
+    a.set(std::string(stages_attribute), std::move(stages));
+}
+
+/// A node's stage list set to `Set`'s (the stages of a stage_set<...>).
+template <class Set>
+void set_stages(attr_map& a) {
+    constexpr auto n = Set::names();
+    set_stages(a, std::vector<std::string>(n.begin(), n.end()));
+}
+
+/// Appends stage `name` (an activation's op type) to a node's stage list.
+inline void append_stage(attr_map& a, std::string_view name) {
+    auto s = stages_of(a);
+    s.emplace_back(name);
+    set_stages(a, std::move(s));
+}
+
+/// Appends stage S (stage_name<S>()) to a node's stage list.
+template <class S>
+void append_stage(attr_map& a) {
+    append_stage(a, stage_name<S>());
+}
+
+/// Puts stage S (stage_name<S>()) in front of a node's stage list.
+template <class S>
+void prepend_stage(attr_map& a) {
+    auto s = stages_of(a);
+    s.emplace(s.begin(), stage_name<S>());
+    set_stages(a, std::move(s));
+}
+
+/// The activation among a node's stages (of a stage act<F> or gate<F, M>: a
+/// name that is an activation functor's paddle_type), "" for none.
+inline std::string chain_activation(const attr_map& a) {
+    for (auto& s : stages_of(a))
+        if (ops::names_functor<ops::activation_functors>(s)) return s;
+    return {};
+}
+
+/// The stage that writes a node's output when it is not a plain store:
+/// add_with, a gate's mul_with / mul_plane, quantize_store; "store" for a
+/// chain whose last stage is none of them.
+inline std::string_view chain_terminal(const attr_map& a) {
+    constexpr std::string_view writers[] = {stage_name<add_with>(), stage_name<mul_with>(),
+                                            stage_name<mul_plane>(), stage_name<quantize_store>()};
+    const auto s = stages_of(a);
+    if (!s.empty())
+        for (std::string_view w : writers)
+            if (s.back() == w) return w;
+    return stage_name<store>();
+}
+
+template <class... Stages>
+bool stage_set<Stages...>::matches(const attr_map& a) {
+    return is(stages_of(a));
+}
 
 }  // namespace litegraph::fusion
 // ---- end litegraph/fusion/stages.hpp ----
@@ -13864,14 +14014,14 @@ struct fused<ops::conv2d, Stages...> {
     using chain_type = chain<Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d"};
     static constexpr bool selectable_loops = ops::conv2d::selectable_loops;
+    /// A fused_conv2d_int8 with the same stages after rescale, when one exists.
+    static constexpr int8_form int8 = ops::conv2d::int8;
     /// Over Other under a writing terminal; over Input when depthwise (run_in_place).
     static constexpr in_place_rule in_place = in_place_rule::epilogue;
 
     using stage_set_type = stage_set<Stages...>;
-    static constexpr std::string_view activation() { return stage_set_type::activation(); }
-    static constexpr std::string_view terminal() { return stage_set_type::terminal(); }
 
-    /// Whether a `fused_conv2d` node with these attributes is this type.
+    /// Whether a `fused_conv2d` node with these attributes (its `stages`) is this type.
     static bool matches(const attr_map& a) { return stage_set_type::matches(a); }
 
     struct params {
@@ -14031,18 +14181,22 @@ template <class... Acts>
 struct conv_act_list<ops::functor_list<Acts...>> {
     using type = op_list<fused<ops::conv2d, bias, act<Acts>>...>;
 };
+template <class Gates>
+struct conv_gate_list;
+template <class... Gates>
+struct conv_gate_list<ops::functor_list<Gates...>> {
+    using type = op_list<fused<ops::conv2d, bias, gate<Gates, mul_plane>>...,
+                         fused<ops::conv2d, bias, gate<Gates, mul_with>>...>;
+};
 }  // namespace detail
 
 /// The closed list of fused conv kernels the runtime can dispatch to: one per
-/// fusable activation (ops::fusable_activations), the gates and the residual add.
-using fused_conv_kernels = typename concat_op_lists<
-    op_list<fused<ops::conv2d, bias>,                                           //
-            fused<ops::conv2d, bias, add_with>,                                 //
-            fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_plane>>,  //
-            fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_plane>>,       //
-            fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_with>>,   //
-            fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_with>>>,       //
-    typename detail::conv_act_list<ops::fusable_activations>::type>::type;
+/// fusable activation (ops::fusable_activations), two per gate activation
+/// (ops::gate_activations: mul_plane, mul_with) and the residual add.
+using fused_conv_kernels =
+    typename concat_op_lists<op_list<fused<ops::conv2d, bias>, fused<ops::conv2d, bias, add_with>>,
+                             typename detail::conv_gate_list<ops::gate_activations>::type,
+                             typename detail::conv_act_list<ops::fusable_activations>::type>::type;
 
 }  // namespace litegraph::fusion
 // ---- end litegraph/fusion/fused.hpp ----
@@ -14134,7 +14288,7 @@ inline int flush_subnormals(graph::graph& g) {
 // ---- begin litegraph/passes/pattern.hpp ----
 // What every graph pass asks of a graph: is this variable a parameter or a
 // feed, does it die at this op, do two declared shapes agree, does a fused
-// conv kernel exist for an (activation, terminal) pair, and how a conv node
+// conv kernel exist for a list of epilogue stages, and how a conv node
 // becomes a `fused_conv2d` node (docs/fusion.md).
 
 #include <algorithm>
@@ -14176,9 +14330,18 @@ inline bool same_declared_shape(const shape_t& a, const shape_t& b) {
     return !a.empty() && a == b;
 }
 
-/// The op types the passes treat as conv producers.
+/// The op types the passes treat as conv producers (those of ops::conv2d).
 inline bool is_plain_conv(const graph::op_node& op) {
-    return op.type == "conv2d" || op.type == "depthwise_conv2d";
+    return op_declares<ops::conv2d>(op.type);
+}
+
+/// The op the fused conv kernels (fusion::fused_conv_kernels) share: its
+/// type is `fused_conv2d`.
+using fused_conv_op = first_op<fusion::fused_conv_kernels>::type;
+
+/// A `fused_conv2d` node.
+inline bool is_fused_conv(const graph::op_node& op) {
+    return op_declares<fused_conv_op>(op.type);
 }
 
 /// Paddle activation types a fused conv can apply: those of
@@ -14189,32 +14352,27 @@ inline bool is_fusable_activation(std::string_view type) {
 
 namespace detail {
 template <class... K>
-bool fused_conv_in_list(op_list<K...>, std::string_view activation, std::string_view terminal) {
-    return ((K::activation() == activation && K::terminal() == terminal) || ...);
+bool fused_conv_in_list(op_list<K...>, const std::vector<std::string>& stages) {
+    return (K::stage_set_type::is(stages) || ...);
 }
 }  // namespace detail
 
 /// Whether the closed list `fusion::fused_conv_kernels` has a kernel for
-/// this (activation, terminal) pair; a pass must produce no other.
-inline bool fused_conv_exists(std::string_view activation, std::string_view terminal) {
-    return detail::fused_conv_in_list(fusion::fused_conv_kernels{}, activation, terminal);
+/// this list of stages (a fused_conv2d node's `stages`); a pass must produce
+/// no other.
+inline bool fused_conv_exists(const std::vector<std::string>& stages) {
+    return detail::fused_conv_in_list(fusion::fused_conv_kernels{}, stages);
 }
 
-/// The activation and terminal of a `fused_conv2d` node.
-inline std::string fused_activation(const graph::op_node& op) {
-    return op.attrs.get<std::string>("activation", "");
-}
-inline std::string fused_terminal(const graph::op_node& op) {
-    return op.attrs.get<std::string>("terminal", "store");
-}
+/// The stages of a conv with its bias and nothing else (stage_set<bias>).
+using open_stages = fusion::stage_set<fusion::bias>;
 
 /// A conv node that still computes a plain conv result (conv2d,
-/// depthwise_conv2d, or fused_conv2d with no activation and a plain store):
-/// a bias, a batch norm or an activation can still be merged into it.
+/// depthwise_conv2d, or fused_conv2d whose only stage is its bias): a bias, a
+/// batch norm or an activation can still be merged into it.
 inline bool is_open_conv(const graph::op_node& op) {
     if (is_plain_conv(op)) return true;
-    return op.type == "fused_conv2d" && fused_activation(op).empty() &&
-           fused_terminal(op) == "store";
+    return is_fused_conv(op) && open_stages::matches(op.attrs);
 }
 
 /// The conv's output variable (`Output`), or -1.
@@ -14241,7 +14399,7 @@ inline std::vector<float> conv_bias_values(const graph::graph& g, const graph::o
     return {s.begin(), s.end()};
 }
 
-/// Turns a conv node into `fused_conv2d` (activation "", terminal "store")
+/// Turns a conv node into `fused_conv2d` (stages: its bias only)
 /// with `bias` as its Bias, a new parameter named after the conv output.
 inline void make_fused_conv(graph::graph& g, int op, const std::vector<float>& bias) {
     auto& node = g.ops[op];
@@ -14250,10 +14408,9 @@ inline void make_fused_conv(graph::graph& g, int op, const std::vector<float>& b
     int b = graph::add_param(g, g.vars[out].name + ".fused_bias", std::move(t));
     auto& n = g.ops[op];  // add_param does not touch ops, but keep the reference fresh
     graph::set_input(n, "Bias", b);
-    if (n.type != "fused_conv2d") {
-        n.type = "fused_conv2d";
-        n.attrs.set("activation", std::string());
-        n.attrs.set("terminal", std::string("store"));
+    if (!is_fused_conv(n)) {
+        n.type = op_type<fused_conv_op>();
+        fusion::set_stages<open_stages>(n.attrs);
     }
 }
 
@@ -14261,11 +14418,10 @@ inline void make_fused_conv(graph::graph& g, int op, const std::vector<float>& b
 /// as is.  False when the conv's bias cannot be read.
 inline bool ensure_fused_conv(graph::graph& g, int op) {
     auto& node = g.ops[op];
-    if (node.type == "fused_conv2d" && graph::input_var(node, "Bias") >= 0) return true;
+    if (is_fused_conv(node) && graph::input_var(node, "Bias") >= 0) return true;
     if (graph::input_var(node, "Bias") >= 0) {
-        node.type = "fused_conv2d";
-        node.attrs.set("activation", std::string());
-        node.attrs.set("terminal", std::string("store"));
+        node.type = op_type<fused_conv_op>();
+        fusion::set_stages<open_stages>(node.attrs);
         return true;
     }
     auto oc = conv_out_channels(g, node);
@@ -14353,9 +14509,8 @@ inline bool fold_shapes_only(graph::graph& g, int op, int bn_op, int y, std::vec
     int kv = graph::declare_param(g, base + ".fused_scale", {oc});
     int bv = graph::declare_param(g, base + ".fused_bias", {oc});
     auto& fused = g.ops[op];
-    fused.type = "fused_conv2d";
-    fused.attrs.set("activation", std::string());
-    fused.attrs.set("terminal", std::string("store"));
+    fused.type = op_type<fused_conv_op>();
+    fusion::set_stages<open_stages>(fused.attrs);
     graph::set_input(fused, "Scale", kv);
     graph::set_input(fused, "Bias", bv);
     graph::set_output(fused, "Output", y);
@@ -14373,7 +14528,8 @@ inline int fold_batch_norm(graph::graph& g) {
         const int bn_op = graph::sole_consumer(g, out);
         if (bn_op < 0) return false;
         const auto& bn = g.ops[bn_op];
-        if (bn.type != "batch_norm" || graph::input_var(bn, "X") != out) return false;
+        if (!op_declares<ops::batch_norm>(bn.type) || graph::input_var(bn, "X") != out)
+            return false;
         auto layout = bn.attrs.get<std::string>("data_layout", "NCHW");
         if (layout != "NCHW" && layout != "AnyLayout" && !layout.empty()) return false;
         const int y = graph::output_var(bn, "Y");
@@ -14433,8 +14589,9 @@ inline int fold_batch_norm(graph::graph& g) {
 // ---- begin litegraph/passes/fuse_conv_activation.hpp ----
 // fuse_conv_activation: conv -> activation (one of ops::fusable_activations:
 // `litegraph ops` lists them), where the activation is the conv output's only
-// reader, becomes a fused_conv2d with `activation` set to the Paddle type
-// and the activation's parameters copied under their Paddle names.  A plain
+// reader, becomes a fused_conv2d whose `stages` end with the activation's
+// Paddle type (["bias", "relu"]) and with the activation's parameters copied
+// under their Paddle names.  A plain
 // conv without a bias gets a zero Bias: every fused conv kernel has one.
 
 #include <algorithm>
@@ -14471,15 +14628,17 @@ inline int fuse_conv_activation(graph::graph& g) {
         if (act_op < 0) return false;
         const auto& act = g.ops[act_op];
         if (!is_fusable_activation(act.type) || graph::input_var(act, "X") != out) return false;
-        if (!fused_conv_exists(act.type, "store")) return false;
+        // An open conv's stages are its bias only: the activation comes next.
+        constexpr auto open = open_stages::names();
+        std::vector<std::string> stages(open.begin(), open.end());
+        stages.push_back(act.type);
+        if (!fused_conv_exists(stages)) return false;
         const int y = graph::output_var(act, "Out");
         if (y < 0 || g.vars[y].type != dtype::f32) return false;
         if (!ensure_fused_conv(g, op)) return false;
-        const std::string type = g.ops[act_op].type;
         auto& fused = g.ops[op];
         copy_activation_attrs(g.ops[act_op], fused);
-        fused.attrs.set("activation", type);
-        fused.attrs.set("terminal", std::string("store"));
+        fusion::set_stages(fused.attrs, std::move(stages));
         graph::set_output(fused, "Output", y);
         dead[act_op] = true;
         return true;
@@ -14518,7 +14677,9 @@ inline int fuse_conv_bias(graph::graph& g) {
         const int add_op = graph::sole_consumer(g, out);
         if (add_op < 0) return false;
         const auto& add = g.ops[add_op];
-        if (add.type != "elementwise_add" || graph::input_var(add, "X") != out) return false;
+        if (add.type != ops::elementwise::type_of(ops::elementwise::kind::add) ||
+            graph::input_var(add, "X") != out)
+            return false;
         if (!add.attrs.get<std::string>("act_type", "").empty() ||
             !add.attrs.get<std::string>("fuse_activation", "").empty())
             return false;
@@ -14543,12 +14704,13 @@ inline int fuse_conv_bias(graph::graph& g) {
 }  // namespace litegraph::passes
 // ---- end litegraph/passes/fuse_conv_bias.hpp ----
 // ---- begin litegraph/passes/fuse_gate.hpp ----
-// fuse_gate: a gate — fused_conv2d with activation sigmoid or hard_sigmoid
-// and a plain store — whose output's only reader is elementwise_mul(other,
-// gate) or elementwise_mul(gate, other) writes the product itself:
-//   same declared shape            -> terminal "mul_with"
+// fuse_gate: a gate — fused_conv2d whose stages are its bias and a gate
+// activation (ops::gate_activations: sigmoid, hard_sigmoid) — whose output's
+// only reader is elementwise_mul(other, gate) or elementwise_mul(gate, other)
+// writes the product itself, its stages then ending with the multiply:
+//   same declared shape            -> "mul_with"   (["bias", "sigmoid", "mul_with"])
 //   gate [N, C, 1, 1], other [N, C, H, W] (the SE block of MobileNetV3)
-//                                  -> terminal "mul_plane"
+//                                  -> "mul_plane"
 // The fused conv reads `other` in slot Other and writes the mul's Out.
 // Declared shapes have -1 batches: known dims are compared, channels must be
 // known and equal.
@@ -14559,14 +14721,16 @@ inline int fuse_conv_bias(graph::graph& g) {
 
 namespace litegraph::passes {
 
-/// The terminal a gate of declared shape `gate` multiplied with `other`
-/// needs, or "" when the pair is not a gate pattern.
+/// The stage name of the multiply (mul_with, mul_plane) a gate of declared
+/// shape `gate` multiplied with `other` needs, or "" when the pair is not a
+/// gate pattern.
 inline std::string gate_terminal(const shape_t& gate, const shape_t& other) {
     if (gate.size() != 4 || other.size() != 4) return "";
     if (gate[1] <= 0 || gate[1] != other[1]) return "";  // channels known and equal
     if (gate[0] != other[0]) return "";                  // batch: both -1 or the same
-    if (same_declared_shape(gate, other)) return "mul_with";
-    if (gate[2] == 1 && gate[3] == 1) return "mul_plane";
+    if (same_declared_shape(gate, other))
+        return std::string(fusion::stage_name<fusion::mul_with>());
+    if (gate[2] == 1 && gate[3] == 1) return std::string(fusion::stage_name<fusion::mul_plane>());
     return "";
 }
 
@@ -14574,15 +14738,16 @@ inline std::string gate_terminal(const shape_t& gate, const shape_t& other) {
 inline int fuse_gate(graph::graph& g) {
     return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
         const auto& conv = g.ops[op];
-        if (conv.type != "fused_conv2d" || fused_terminal(conv) != "store") return false;
-        const auto act = fused_activation(conv);
-        if (act != "sigmoid" && act != "hard_sigmoid") return false;
+        if (!is_fused_conv(conv)) return false;
+        if (fusion::chain_terminal(conv.attrs) != fusion::stage_name<fusion::store>()) return false;
+        if (!ops::names_functor<ops::gate_activations>(fusion::chain_activation(conv.attrs)))
+            return false;
         const int out = conv_output(conv);
         if (out < 0) return false;
         const int mul_op = graph::sole_consumer(g, out);
         if (mul_op < 0) return false;
         const auto& mul = g.ops[mul_op];
-        if (mul.type != "elementwise_mul") return false;
+        if (mul.type != ops::elementwise::type_of(ops::elementwise::kind::mul)) return false;
         if (!mul.attrs.get<std::string>("act_type", "").empty() ||
             !mul.attrs.get<std::string>("fuse_activation", "").empty())
             return false;
@@ -14593,9 +14758,12 @@ inline int fuse_gate(graph::graph& g) {
         if ((x != out && y != out) || g.vars[other].type != dtype::f32) return false;
         // The axis only matters when the ranks differ, which the shapes exclude.
         const auto terminal = gate_terminal(g.vars[out].shape, g.vars[other].shape);
-        if (terminal.empty() || !fused_conv_exists(act, terminal)) return false;
+        if (terminal.empty()) return false;
+        auto stages = fusion::stages_of(conv.attrs);
+        stages.push_back(terminal);
+        if (!fused_conv_exists(stages)) return false;
         auto& fused = g.ops[op];
-        fused.attrs.set("terminal", terminal);
+        fusion::set_stages(fused.attrs, std::move(stages));
         graph::set_input(fused, "Other", other);
         graph::set_output(fused, "Output", prod);
         dead[mul_op] = true;
@@ -14606,10 +14774,10 @@ inline int fuse_gate(graph::graph& g) {
 }  // namespace litegraph::passes
 // ---- end litegraph/passes/fuse_gate.hpp ----
 // ---- begin litegraph/passes/fuse_residual_add.hpp ----
-// fuse_residual_add: a conv with no activation (fused_conv2d with activation
-// "" and a plain store, or a plain conv) -> elementwise_add(conv output,
-// other) where `other` is an activation (not a parameter) of the same
-// declared shape becomes a fused_conv2d with terminal "add_with" reading
+// fuse_residual_add: a conv with no activation (fused_conv2d whose only stage
+// is its bias, or a plain conv) -> elementwise_add(conv output, other) where
+// `other` is an activation (not a parameter) of the same declared shape
+// becomes a fused_conv2d with stages ["bias", "add_with"] reading
 // `other` in slot Other and writing the add's Out — only when the kernel list
 // has that combination.
 
@@ -14621,7 +14789,9 @@ namespace litegraph::passes {
 
 /// Fuses every conv -> residual add pair; returns how many.
 inline int fuse_residual_add(graph::graph& g) {
-    if (!fused_conv_exists("", "add_with")) return 0;
+    using residual = fusion::stage_set<fusion::bias, fusion::add_with>;
+    constexpr auto names = residual::names();
+    if (!fused_conv_exists({names.begin(), names.end()})) return 0;
     return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
         const auto& conv = g.ops[op];
         if (!is_open_conv(conv)) return false;
@@ -14630,7 +14800,7 @@ inline int fuse_residual_add(graph::graph& g) {
         const int add_op = graph::sole_consumer(g, out);
         if (add_op < 0) return false;
         const auto& add = g.ops[add_op];
-        if (add.type != "elementwise_add") return false;
+        if (add.type != ops::elementwise::type_of(ops::elementwise::kind::add)) return false;
         if (!add.attrs.get<std::string>("act_type", "").empty() ||
             !add.attrs.get<std::string>("fuse_activation", "").empty())
             return false;
@@ -14644,7 +14814,7 @@ inline int fuse_residual_add(graph::graph& g) {
             return false;
         if (!ensure_fused_conv(g, op)) return false;
         auto& fused = g.ops[op];
-        fused.attrs.set("terminal", std::string("add_with"));
+        fusion::append_stage<fusion::add_with>(fused.attrs);
         graph::set_input(fused, "Other", other);
         graph::set_output(fused, "Output", sum);
         dead[add_op] = true;
@@ -14665,11 +14835,12 @@ inline int fuse_residual_add(graph::graph& g) {
 //                                                 else Y if Y has it
 //   alias        (reshape2, flatten2, squeeze2, unsqueeze2 and their v1 forms,
 //                 flatten_contiguous_range)       X (an alias)
-//   epilogue     (fused_conv2d)                   Other, with terminal mul_with /
-//                                                 mul_plane / add_with; Input for a
-//                                                 depthwise conv (groups == input
-//                                                 channels == output channels),
-//                                                 terminal store (one-plane scratch)
+//   epilogue     (fused_conv2d)                   Other, when its stages end with
+//                                                 mul_with / mul_plane / add_with;
+//                                                 Input for a depthwise conv (groups
+//                                                 == input channels == output
+//                                                 channels) with none of them
+//                                                 (one-plane scratch)
 //   slices       (concat)                         X, when every input is produced by
 //                                                 an op and read by the concat only
 //                                                 (its producers write slices)
@@ -14738,15 +14909,17 @@ inline std::string in_place_slot(const graph::graph& g, int op, const std::vecto
         return "";
     }
     if (rule == in_place_rule::epilogue) {
-        const auto terminal = fused_terminal(n);
+        const auto terminal = fusion::chain_terminal(n.attrs);
         // Other may not also be the conv's Input: the conv reads a whole
         // window of it after the first outputs are written.
-        if (terminal == "mul_with" || terminal == "mul_plane" || terminal == "add_with")
+        if (terminal == fusion::stage_name<fusion::mul_with>() ||
+            terminal == fusion::stage_name<fusion::mul_plane>() ||
+            terminal == fusion::stage_name<fusion::add_with>())
             return dies("Other") && graph::input_var(n, "Other") != graph::input_var(n, "Input")
                        ? "Other"
                        : "";
         const int in = graph::input_var(n, "Input");
-        if (in < 0 || terminal != "store") return "";
+        if (in < 0 || terminal != fusion::stage_name<fusion::store>()) return "";
         const auto groups = n.attrs.get<std::int64_t>("groups", 1);
         // Input channels = Filter channels * groups (checked by the conv), so
         // a one-channel filter with groups == output channels is depthwise.
@@ -14812,10 +14985,12 @@ inline int mark_in_place(graph::graph& g) {
 //   quant-dequant op of 8 bits and whose weight is a parameter becomes an int8
 //   op (fused_conv2d_int8, mul_int8): per-channel filter steps (abs max /
 //   127), the input quantised by a quantize_int8 op (one per fake op), the
-//   requantize epilogue carrying rescale, bias, activation and terminal.  A
-//   quantize_int8 whose input only an int8 op produces (through max pools and
-//   concats) is merged into that producer, which then writes int8 (terminal
-//   quantize_store).  Everything else stays float32: the fallback, reported by
+//   requantize epilogue carrying rescale, bias, activation and terminal (its
+//   `stages`: "rescale" in front of the fused conv's).  Which ops these are is
+//   their `int8` trait (ops/op.hpp: conv2d, the fused conv, mul, matmul,
+//   matmul_v2).  A quantize_int8 whose input only an int8 op produces (through
+//   max pools and concats) is merged into that producer, which then writes
+//   int8 (its last stage quantize_store).  Everything else stays float32: the fallback, reported by
 //   `litegraph run --json` as `kernels`.
 // `--precision fp32` skips quantize_int8: the float simulation of the fake ops.
 
@@ -14837,8 +15012,9 @@ inline int mark_in_place(graph::graph& g) {
 // Node type `fused_conv2d_int8`; slots Input int8 [N,C,H,W], Filter int8
 // [OC,C/g,KH,KW], Multiplier float32 [OC] (in step * filter step), Bias
 // float32 [OC], Other float32 (add_with / gates) -> Output.  Attributes: the
-// conv's, `activation` and `terminal` as fused_conv2d, and `output_step`
-// (> 0 for terminal quantize_store).
+// conv's, `stages` as fused_conv2d (["rescale", "bias", ...], e.g.
+// ["rescale", "bias", "relu", "quantize_store"]), and `output_step` (> 0 when
+// the last stage is quantize_store).
 
 #include <cstdint>
 #include <string>
@@ -16073,8 +16249,7 @@ struct fused_int8 {
 
     /// The node's stages: rescale and bias always, then the activation and terminal.
     using stage_set_type = stage_set<rescale, bias, Stages...>;
-    static constexpr std::string_view activation() { return stage_set_type::activation(); }
-    static constexpr std::string_view terminal() { return stage_set_type::terminal(); }
+    /// Whether a `fused_conv2d_int8` node with these attributes (its `stages`) is this type.
     static bool matches(const attr_map& a) { return stage_set_type::matches(a); }
 
     struct params {
@@ -16175,30 +16350,237 @@ template <class... Acts>
 struct int8_act_list<ops::functor_list<Acts...>> {
     using type = op_list<fused_int8<act<Acts>>..., fused_int8<act<Acts>, quantize_store>...>;
 };
+template <class Gates>
+struct int8_gate_list;
+template <class... Gates>
+struct int8_gate_list<ops::functor_list<Gates...>> {
+    using type =
+        op_list<fused_int8<gate<Gates, mul_plane>>..., fused_int8<gate<Gates, mul_with>>...>;
+};
 }  // namespace detail
 
 /// The closed list of int8 conv kernels the runtime can dispatch to: one per
-/// fusable activation (ops::fusable_activations), with float or int8 output.
-using fused_int8_kernels =
-    typename concat_op_lists<op_list<fused_int8<>,                                         //
-                                     fused_int8<quantize_store>,                           //
-                                     fused_int8<add_with>,                                 //
-                                     fused_int8<gate<ops::act::hard_sigmoid, mul_plane>>,  //
-                                     fused_int8<gate<ops::act::sigmoid, mul_plane>>,       //
-                                     fused_int8<gate<ops::act::hard_sigmoid, mul_with>>,   //
-                                     fused_int8<gate<ops::act::sigmoid, mul_with>>>,       //
-                             typename detail::int8_act_list<ops::fusable_activations>::type>::type;
+/// fusable activation (ops::fusable_activations), with float or int8 output,
+/// two per gate activation (ops::gate_activations: mul_plane, mul_with).
+using fused_int8_kernels = typename concat_op_lists<
+    op_list<fused_int8<>, fused_int8<quantize_store>, fused_int8<add_with>>,
+    typename detail::int8_gate_list<ops::gate_activations>::type,
+    typename detail::int8_act_list<ops::fusable_activations>::type>::type;
 
 }  // namespace litegraph::fusion
 // ---- end litegraph/fusion/fused_int8.hpp ----
+// ---- begin litegraph/ops/int8/mul_int8.hpp ----
+// mul_int8: the fully connected layer in int8.  X int8 flattened to [M, K] at
+// x_num_col_dims, Y int8 [K, N] (a 2-D parameter), Multiplier float32 [N]
+// (X step * Y column step) -> Out [.., N]: int32 accumulation over K, then
+// the requantize chain rescale -> quantize_store (attribute output_step > 0,
+// int8 output) or rescale -> store (float32 output).
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct mul_int8 {
+    static constexpr std::string_view paddle_types[] = {"mul_int8"};
+    struct params {
+        int x_num_col_dims = 1;
+        float output_step = 0.f;
+        int8_detail::int8_kernel kernel = int8_detail::int8_kernel::fast;
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        params p;
+        p.x_num_col_dims = a.get<int>("x_num_col_dims", 1);
+        p.kernel = int8_detail::parse_int8_kernel(a, t);
+        p.output_step = int8_detail::output_step(a);
+        if (p.output_step != 0.f) p.output_step = int8_detail::parse_step(a, "output_step", t);
+        return p;
+    }
+
+    struct dims {
+        std::int64_t m, k, n;
+    };
+    static dims check(const params& p, const op_io& io, shape_t* out_shape) {
+        const auto& x = int8_detail::typed(io, "X", dtype::i8);
+        const auto& y = int8_detail::typed(io, "Y", dtype::i8);
+        const auto& m = int8_detail::typed(io, "Multiplier", dtype::f32);
+        const auto xc = static_cast<std::size_t>(p.x_num_col_dims);
+        io.check(p.x_num_col_dims >= 1 && xc < x.shape.size(), [&] {
+            return "x_num_col_dims " + std::to_string(p.x_num_col_dims) + " does not split X " +
+                   to_string(x.shape);
+        });
+        io.check(y.shape.size() == 2, [&] { return "Y must be 2-D, got " + to_string(y.shape); });
+        dims d{1, 1, y.shape[1]};
+        for (std::size_t i = 0; i < x.shape.size(); ++i) (i < xc ? d.m : d.k) *= x.shape[i];
+        io.check(d.k == y.shape[0], [&] {
+            return "X " + to_string(x.shape) + " flattens to K = " + std::to_string(d.k) + ", Y " +
+                   to_string(y.shape) + " has " + std::to_string(y.shape[0]) + " rows";
+        });
+        io.check(m.numel() == d.n, [&] {
+            return "Multiplier " + to_string(m.shape) + " must hold " + std::to_string(d.n) +
+                   " values (one per column of Y)";
+        });
+        if (out_shape) {
+            out_shape->assign(x.shape.begin(), x.shape.begin() + static_cast<std::ptrdiff_t>(xc));
+            out_shape->push_back(d.n);
+        }
+        return d;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        auto& out = io.output("Out");
+        shape_t s;
+        check(p, io, &s);
+        out.shape = s;
+        out.type = p.output_step > 0.f ? dtype::i8 : dtype::f32;
+    }
+
+    /// Words of int64 scratch `compute` needs (with any int8_kernel).
+    static constexpr std::int64_t scratch_words(std::int64_t k, std::int64_t n) {
+        return std::max(kernels::fc_int8_best_scratch_words(k, n),
+                        kernels::cortex_m::fc_int8_scratch_words(k, n));
+    }
+
+    /// The layer on raw pointers, heap-free (the compile-time network's form
+    /// too): x [M, K] int8, y [K, N] int8, multiplier [N]; out int8 [M, N]
+    /// when output_step > 0, else float32.
+    static void compute(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
+                        const std::int8_t* y, const float* multiplier, float output_step, void* out,
+                        std::int64_t* scratch,
+                        int8_detail::int8_kernel kernel = int8_detail::int8_kernel::fast) {
+        kernels::epilogue::rescale r{multiplier};
+        // The int32 accumulators row by row (the DSP kernel on Cortex-M4/M7),
+        // then the requantize chain: element j is "channel" j of the rescale.
+        auto rows = [&](auto* o, const auto& c) {
+            auto sink = [&](std::int64_t i, std::int64_t, std::int64_t off, const std::int32_t* v,
+                            std::int64_t count) {
+                for (std::int64_t j = 0; j < count; ++j)
+                    c.write(o, kernels::epilogue::at{i, j, off + j}, static_cast<float>(v[j]));
+            };
+            const kernels::int32_sink_ref to(sink);
+            switch (kernel) {
+                case int8_detail::int8_kernel::fast:
+                    return kernels::fc_int8_best(m, k, n, x, y, scratch, to);
+                case int8_detail::int8_kernel::reference:
+                    return kernels::fc_int8(m, k, n, x, y, scratch, to);
+                case int8_detail::int8_kernel::cortex_m:
+                    return kernels::cortex_m::fc_int8(m, k, n, x, y, scratch, to);
+            }
+        };
+        if (output_step > 0.f) {
+            kernels::epilogue::chain<kernels::epilogue::rescale, kernels::epilogue::quantize_store>
+                c{{r, {1.f / output_step}}};
+            rows(static_cast<std::int8_t*>(out), c);
+        } else {
+            kernels::epilogue::chain<kernels::epilogue::rescale> c{{r}};
+            rows(static_cast<float*>(out), c);
+        }
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto d = check(p, io, nullptr);
+        std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(d.k, d.n)));
+        void* out = p.output_step > 0.f ? static_cast<void*>(io.output("Out").as<std::int8_t>())
+                                        : static_cast<void*>(io.output("Out").as<float>());
+        compute(d.m, d.k, d.n, io.input("X").as<std::int8_t>(), io.input("Y").as<std::int8_t>(),
+                io.input("Multiplier").as<float>(), p.output_step, out, scratch.data(), p.kernel);
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/int8/mul_int8.hpp ----
+// ---- begin litegraph/ops/int8/pool2d_int8.hpp ----
+// pool2d_int8: pool2d on int8 (Paddle's window rules, ops/pool2d.hpp), the
+// output in the input's step.  Max takes the largest q (quantisation is
+// monotonic, so it equals quantising the float max); average sums in int32
+// and divides rounding half away from zero.  Slots X int8 -> Out int8.
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+namespace int8_detail {
+/// sum / count rounded half away from zero (count > 0).
+constexpr std::int32_t div_round(std::int32_t sum, std::int32_t count) noexcept {
+    return sum >= 0 ? (2 * sum + count) / (2 * count) : -((-2 * sum + count) / (2 * count));
+}
+}  // namespace int8_detail
+
+struct pool2d_int8 {
+    static constexpr std::string_view paddle_types[] = {"pool2d_int8"};
+    using params = pool2d::params;
+    static params parse(const attr_map& a, std::string_view t) { return pool2d::parse(a, t); }
+
+    static void infer(const params& p, op_io& io) {
+        const auto g = pool2d::resolve(p, io, dtype::i8);
+        auto& out = io.output("Out");
+        out.type = dtype::i8;
+        out.shape = {g.n, g.c, g.oh, g.ow};
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto g = pool2d::resolve(p, io, dtype::i8);
+        std::vector<pool2d::span1> spans(static_cast<std::size_t>(g.oh + g.ow));
+        compute(pool2d::mode_of(p), g, io.input("X").as<std::int8_t>(),
+                io.output("Out").as<std::int8_t>(), spans.data());
+    }
+
+    /// The kernel without the heap (firmware): `scratch` holds oh + ow spans
+    /// (pool2d::scratch_bytes).
+    static void compute(const pool2d::mode& p, const pool2d::geometry& g, const std::int8_t* x,
+                        std::int8_t* y, pool2d::span1* scratch) noexcept {
+        pool2d::span1* rows = scratch;
+        pool2d::span1* cols = scratch + g.oh;
+        for (std::int64_t o = 0; o < g.oh; ++o)
+            rows[o] = pool2d::span_of(p, o, g.oh, g.h, g.kh, g.sh, g.pt);
+        for (std::int64_t o = 0; o < g.ow; ++o)
+            cols[o] = pool2d::span_of(p, o, g.ow, g.w, g.kw, g.sw, g.pl);
+        for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
+            const std::int8_t* xp = x + pc * g.h * g.w;
+            std::int8_t* yp = y + pc * g.oh * g.ow;
+            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                const auto r = rows[oh];
+                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                    const auto c = cols[ow];
+                    std::int32_t m = p.max ? -128 : 0;
+                    for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
+                        for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
+                            const std::int32_t v = xp[ih * g.w + iw];
+                            m = p.max ? (v > m ? v : m) : m + v;
+                        }
+                    if (!p.max) {
+                        const auto count = static_cast<std::int32_t>(r.extent * c.extent);
+                        m = count > 0 ? int8_detail::div_round(m, count) : 0;
+                    }
+                    yp[oh * g.ow + ow] = static_cast<std::int8_t>(m);
+                }
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/int8/pool2d_int8.hpp ----
 
 namespace litegraph::passes {
 
 namespace int8_detail {
 
+/// The per-tensor fake quant-dequant op of an activation (what quantize_int8 reads).
+using fake_activation_quant = ops::fake_quantize_dequantize_moving_average_abs_max;
+/// The op the int8 conv kernels (fusion::fused_int8_kernels) share: `fused_conv2d_int8`.
+using int8_conv_op = first_op<fusion::fused_int8_kernels>::type;
+
 inline bool is_fake_weight_quant(std::string_view t) {
-    return t == "fake_channel_wise_quantize_dequantize_abs_max" ||
-           t == "fake_quantize_dequantize_abs_max";
+    return op_declares<ops::fake_channel_wise_quantize_dequantize_abs_max>(t) ||
+           op_declares<ops::fake_quantize_dequantize_abs_max>(t);
 }
 
 /// Declares a new activation variable.
@@ -16238,12 +16620,13 @@ inline int fold_weight_op(graph::graph& g, int op, const std::string& x_slot,
 inline int fold_quant_linear(graph::graph& g) {
     return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
         const auto& d = g.ops[op];
-        if (d.type != "dequantize_linear") return false;
+        if (!op_declares<ops::dequantize_linear>(d.type)) return false;
         const int qv = graph::input_var(d, "X"), y = graph::output_var(d, "Y");
         if (qv < 0 || y < 0 || g.vars[qv].producer < 0) return false;
         const int qop = g.vars[qv].producer;
         const auto& q = g.ops[qop];
-        if (q.type != "quantize_linear" || graph::sole_consumer(g, qv) != op) return false;
+        if (!op_declares<ops::quantize_linear>(q.type) || graph::sole_consumer(g, qv) != op)
+            return false;
         const int scale = graph::input_var(q, "Scale"), x = graph::input_var(q, "X");
         if (scale < 0 || x < 0 || graph::input_var(d, "Scale") != scale) return false;
         if (d.attrs.get<int>("bit_length", 8) != q.attrs.get<int>("bit_length", 8)) return false;
@@ -16280,7 +16663,7 @@ inline int fold_quant_linear(graph::graph& g) {
         const auto& sshape = sv.value ? sv.value->shape() : sv.shape;
         if (!is_known(sshape) || numel(sshape) != 1) return false;
         auto& fq = g.ops[qop];
-        fq.type = "fake_quantize_dequantize_moving_average_abs_max";
+        fq.type = op_type<int8_detail::fake_activation_quant>();
         fq.inputs = {{"X", {x}}, {"InScale", {scale}}};
         fq.outputs = {{"Out", {y}}};
         fq.attrs.set("round_type", std::int32_t{q.attrs.get<int>("round_type", 0)});
@@ -16293,7 +16676,7 @@ inline int fold_quant_linear(graph::graph& g) {
 inline int fold_quant_dequant_split(graph::graph& g) {
     return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
         const auto& fq = g.ops[op];
-        if (fq.type != "fake_quantize_moving_average_abs_max") return false;
+        if (!op_declares<ops::fake_quantize_moving_average_abs_max>(fq.type)) return false;
         const int q = graph::output_var(fq, "Out"), in_scale = graph::input_var(fq, "InScale");
         const int out_scale = graph::output_var(fq, "OutScale");
         if (q < 0 || in_scale < 0 || graph::is_fetched(g, q) || g.vars[q].consumers.empty())
@@ -16308,7 +16691,7 @@ inline int fold_quant_dequant_split(graph::graph& g) {
         for (int c : g.vars[q].consumers) {
             const auto& node = g.ops[c];
             const bool conv = is_plain_conv(node);
-            if (!conv && node.type != "mul") return false;
+            if (!conv && !op_declares<ops::mul>(node.type)) return false;
             const char* w_slot = conv ? "Filter" : "Y";
             const int w = graph::input_var(node, w_slot);
             const int out = graph::output_var(node, conv ? "Output" : "Out");
@@ -16317,7 +16700,7 @@ inline int fold_quant_dequant_split(graph::graph& g) {
                 return false;
             if (g.vars[w].value && !has_f32_value(g, w)) return false;
             const int dq = graph::sole_consumer(g, out);
-            if (dq < 0 || g.ops[dq].type != "fake_dequantize_max_abs" ||
+            if (dq < 0 || !op_declares<ops::fake_dequantize_max_abs>(g.ops[dq].type) ||
                 graph::input_var(g.ops[dq], "X") != out)
                 return false;
             // Scale is the activation's scale; the weight's is in max_range.
@@ -16356,7 +16739,7 @@ inline int fold_quant_dequant_split(graph::graph& g) {
             dead[pr.dq] = true;
         }
         auto& f = g.ops[op];
-        f.type = "fake_quantize_dequantize_moving_average_abs_max";
+        f.type = op_type<int8_detail::fake_activation_quant>();
         f.outputs = {{"Out", {q}}};
         return true;
     });
@@ -16414,12 +16797,16 @@ inline quantized_weight quantize_weight(const tensor& w, int axis) {
 }
 
 template <class... K>
-bool int8_conv_in_list(op_list<K...>, std::string_view activation, std::string_view terminal) {
-    return ((K::activation() == activation && K::terminal() == terminal) || ...);
+bool int8_conv_in_list(op_list<K...>, const std::vector<std::string>& stages) {
+    return (K::stage_set_type::is(stages) || ...);
 }
-inline bool int8_conv_exists(std::string_view activation, std::string_view terminal) {
-    return int8_conv_in_list(fusion::fused_int8_kernels{}, activation, terminal);
+/// Whether fusion::fused_int8_kernels has a kernel for this list of stages.
+inline bool int8_conv_exists(const std::vector<std::string>& stages) {
+    return int8_conv_in_list(fusion::fused_int8_kernels{}, stages);
 }
+
+/// The ops whose int8 form (op_int8_form) quantize_int8 looks up.
+using quantizable_ops = concat_op_lists<builtin_ops, fusion::fused_conv_kernels>::type;
 
 /// The rewriter of quantize_int8: one instance per run.
 class int8_rewriter {
@@ -16435,7 +16822,7 @@ public:
         dead_.assign(g_.ops.size(), false);
         // Fake ops whose every reader became int8 have nothing left to do.
         for (int op = 0; op < static_cast<int>(g_.ops.size()); ++op)
-            if (g_.ops[op].type == "fake_quantize_dequantize_moving_average_abs_max") {
+            if (op_declares<fake_activation_quant>(g_.ops[op].type)) {
                 int out = graph::output_var(g_.ops[op], "Out");
                 if (out >= 0 && g_.vars[out].consumers.empty() && !graph::is_fetched(g_, out))
                     dead_[op] = true;
@@ -16445,7 +16832,7 @@ public:
         // Merge quantize_int8 ops into int8 producers.
         for (int op = 0; op < static_cast<int>(g_.ops.size()); ++op) {
             auto& q = g_.ops[op];
-            if (q.type != "quantize_int8" || dead_[op]) continue;
+            if (!op_declares<ops::quantize_int8>(q.type) || dead_[op]) continue;
             const int x = graph::input_var(q, "X"), out = graph::output_var(q, "Out");
             if (x < 0 || out < 0 || graph::sole_consumer(g_, x) != op) continue;
             if (!can_emit(x, 0)) continue;
@@ -16460,8 +16847,9 @@ private:
     /// Turns op `op` into an int8 op when its input is fake-quantized.
     bool convert(int op) {
         auto& node = g_.ops[op];
-        const bool conv = is_plain_conv(node) || node.type == "fused_conv2d";
-        const bool fc = node.type == "mul" || node.type == "matmul" || node.type == "matmul_v2";
+        const auto form = op_int8_form_of(quantizable_ops{}, node.type);
+        const bool conv = form == int8_form::conv;
+        const bool fc = form == int8_form::matrix;
         if (!conv && !fc) return false;
         const char* x_slot = conv ? "Input" : "X";
         const char* w_slot = conv ? "Filter" : "Y";
@@ -16469,8 +16857,7 @@ private:
         int w = graph::input_var(node, w_slot);
         if (x < 0 || w < 0 || !is_param(g_, w) || g_.vars[x].producer < 0) return false;
         const auto& f = g_.ops[g_.vars[x].producer];
-        if (f.type != "fake_quantize_dequantize_moving_average_abs_max" ||
-            f.attrs.get<int>("bit_length", 8) != 8)
+        if (!op_declares<fake_activation_quant>(f.type) || f.attrs.get<int>("bit_length", 8) != 8)
             return false;
         const int in_scale = graph::input_var(f, "InScale");
         const bool shapes_only = !g_.vars[w].value;
@@ -16483,23 +16870,27 @@ private:
         float alpha = 1.f;
         if (conv) {
             if (wshape.size() != 4 || !is_known(wshape)) return false;
-            if (node.type == "fused_conv2d" &&
-                !int8_conv_exists(fused_activation(node), fused_terminal(node)))
-                return false;
+            // The int8 kernel runs the fused conv's stages after its rescale.
+            if (is_fused_conv(node)) {
+                auto stages = fusion::stages_of(node.attrs);
+                stages.insert(stages.begin(), std::string(fusion::stage_name<fusion::rescale>()));
+                if (!int8_conv_exists(stages)) return false;
+            }
         } else {
             if (wshape.size() != 2 || !is_known(wshape)) return false;
-            if (node.type == "mul" && node.attrs.get<int>("y_num_col_dims", 1) != 1) return false;
-            if (node.type == "matmul") {
+            const bool mul = op_declares<ops::mul>(node.type);
+            if (mul && node.attrs.get<int>("y_num_col_dims", 1) != 1) return false;
+            if (op_declares<ops::matmul>(node.type)) {
                 if (node.attrs.get<bool>("transpose_X", false) ||
                     node.attrs.get<bool>("transpose_Y", false))
                     return false;
                 alpha = node.attrs.get<float>("alpha", 1.f);
             }
-            if (node.type == "matmul_v2" &&
+            if (op_declares<ops::matmul_v2>(node.type) &&
                 (node.attrs.get<bool>("trans_x", false) || node.attrs.get<bool>("trans_y", false)))
                 return false;
             // X must be 2-D for matmul (mul flattens at x_num_col_dims).
-            if (node.type != "mul" && g_.vars[x].shape.size() != 2) return false;
+            if (!mul && g_.vars[x].shape.size() != 2) return false;
         }
         const std::int64_t channels = conv ? wshape[0] : wshape[1];
         const float in_step = s_in / 127.f;
@@ -16526,12 +16917,14 @@ private:
         const int xq = quantized_input(g_.vars[x].producer, in_step);
         auto& n = g_.ops[op];
         if (conv) {
-            n.type = "fused_conv2d_int8";
+            n.type = op_type<int8_conv_op>();
+            fusion::prepend_stage<fusion::rescale>(n.attrs);
             graph::set_input(n, "Input", xq);
             graph::set_input(n, "Filter", wq);
         } else {
-            const int xcols = n.type == "mul" ? n.attrs.get<int>("x_num_col_dims", 1) : 1;
-            n.type = "mul_int8";
+            const int xcols =
+                op_declares<ops::mul>(n.type) ? n.attrs.get<int>("x_num_col_dims", 1) : 1;
+            n.type = op_type<ops::mul_int8>();
             n.attrs = attr_map{};
             n.attrs.set("x_num_col_dims", std::int32_t{xcols});
             graph::set_input(n, "X", xq);
@@ -16550,7 +16943,7 @@ private:
         const int q =
             declare_activation(g_, g_.vars[x].name + ".int8", g_.vars[x].shape, dtype::i8);
         graph::op_node node;
-        node.type = "quantize_int8";
+        node.type = op_type<ops::quantize_int8>();
         node.inputs = {{"X", {x}}};
         node.outputs = {{"Out", {q}}};
         node.attrs.set("step", step);
@@ -16566,13 +16959,16 @@ private:
         const int p = g_.vars[v].producer;
         if (p < 0 || depth > 8 || dead_[p] || graph::is_fetched(g_, v)) return false;
         const auto& op = g_.ops[p];
-        if (op.type == "fused_conv2d_int8") return fused_terminal(op) == "store";
-        if (op.type == "mul_int8") return op.attrs.get<float>("output_step", 0.f) == 0.f;
-        if (op.type == "pool2d" && op.attrs.get<std::string>("pooling_type", "max") == "max") {
+        if (op_declares<int8_conv_op>(op.type))
+            return fusion::chain_terminal(op.attrs) == fusion::stage_name<fusion::store>();
+        if (op_declares<ops::mul_int8>(op.type))
+            return op.attrs.get<float>("output_step", 0.f) == 0.f;
+        if (op_declares<ops::pool2d>(op.type) &&
+            op.attrs.get<std::string>("pooling_type", "max") == "max") {
             const int x = graph::input_var(op, "X");
             return x >= 0 && graph::sole_consumer(g_, x) == p && can_emit(x, depth + 1);
         }
-        if (op.type == "concat" && !op.input("AxisTensor")) {
+        if (op_declares<ops::concat>(op.type) && !op.input("AxisTensor")) {
             const auto* xs = op.input("X");
             if (!xs || xs->vars.empty()) return false;
             for (int x : xs->vars)
@@ -16586,20 +16982,20 @@ private:
     void emit(int v, float step, int target) {
         const int p = g_.vars[v].producer;
         auto& op = g_.ops[p];
-        if (op.type == "fused_conv2d_int8") {
-            op.attrs.set("terminal", std::string("quantize_store"));
+        if (op_declares<int8_conv_op>(op.type)) {
+            fusion::append_stage<fusion::quantize_store>(op.attrs);
             op.attrs.set("output_step", step);
-        } else if (op.type == "mul_int8") {
+        } else if (op_declares<ops::mul_int8>(op.type)) {
             op.attrs.set("output_step", step);
-        } else if (op.type == "pool2d") {
+        } else if (op_declares<ops::pool2d>(op.type)) {
             const int x = graph::input_var(op, "X");
             const int xi =
                 declare_activation(g_, g_.vars[x].name + ".int8", g_.vars[x].shape, dtype::i8);
             emit(x, step, xi);
             auto& pool = g_.ops[p];
-            pool.type = "pool2d_int8";
+            pool.type = op_type<ops::pool2d_int8>();
             graph::set_input(pool, "X", xi);
-        } else if (op.type == "concat") {
+        } else if (op_declares<ops::concat>(op.type)) {
             const auto xs = op.input("X")->vars;
             std::vector<int> ins;
             for (int x : xs) {
@@ -16648,11 +17044,11 @@ namespace litegraph::passes {
 
 /// Whether `op` is the identity at inference.
 inline bool is_identity_op(const graph::op_node& op) {
-    if (op.type == "scale") {
+    if (op_declares<ops::scale>(op.type)) {
         if (op.input("ScaleTensor") && !op.input("ScaleTensor")->vars.empty()) return false;
         return op.attrs.get<float>("scale", 1.f) == 1.f && op.attrs.get<float>("bias", 0.f) == 0.f;
     }
-    if (op.type == "dropout") {
+    if (op_declares<ops::dropout>(op.type)) {
         auto impl = op.attrs.get<std::string>("dropout_implementation", "downgrade_in_infer");
         if (impl == "upscale_in_train") return true;
         return impl == "downgrade_in_infer" && op.attrs.get<float>("dropout_prob", 0.5f) == 0.f;
@@ -16720,11 +17116,11 @@ inline constexpr pass_info pipeline[] = {
     {"fold_batch_norm", fold_batch_norm,
      "conv -> batch_norm becomes a fused_conv2d whose epilogue scales and biases each channel"},
     {"fuse_conv_activation", fuse_conv_activation,
-     "conv -> an activation a conv fuses (ops::fusable_activations) sets the activation"},
+     "conv -> an activation a conv fuses (ops::fusable_activations) joins its stages"},
     {"fuse_gate", fuse_gate,
-     "sigmoid/hard_sigmoid conv -> elementwise_mul becomes terminal mul_with or mul_plane"},
+     "gate conv (ops::gate_activations) -> elementwise_mul adds the stage mul_with or mul_plane"},
     {"fuse_residual_add", fuse_residual_add,
-     "conv -> elementwise_add(activation of the same shape) becomes terminal add_with"},
+     "conv -> elementwise_add(activation of the same shape) adds the stage add_with"},
     {"quantize_int8", quantize_int8,
      "fake-quantized conv / fused conv / mul / matmul become int8 ops (skip: --precision fp32)"},
     {"in_place", mark_in_place,
@@ -18747,205 +19143,6 @@ struct elementwise_int8 {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/int8/elementwise_int8.hpp ----
-// ---- begin litegraph/ops/int8/mul_int8.hpp ----
-// mul_int8: the fully connected layer in int8.  X int8 flattened to [M, K] at
-// x_num_col_dims, Y int8 [K, N] (a 2-D parameter), Multiplier float32 [N]
-// (X step * Y column step) -> Out [.., N]: int32 accumulation over K, then
-// the requantize chain rescale -> quantize_store (attribute output_step > 0,
-// int8 output) or rescale -> store (float32 output).
-
-#include <algorithm>
-#include <cstdint>
-#include <string>
-#include <string_view>
-#include <vector>
-
-
-namespace litegraph::ops {
-
-struct mul_int8 {
-    static constexpr std::string_view paddle_types[] = {"mul_int8"};
-    struct params {
-        int x_num_col_dims = 1;
-        float output_step = 0.f;
-        int8_detail::int8_kernel kernel = int8_detail::int8_kernel::fast;
-    };
-    static params parse(const attr_map& a, std::string_view t) {
-        params p;
-        p.x_num_col_dims = a.get<int>("x_num_col_dims", 1);
-        p.kernel = int8_detail::parse_int8_kernel(a, t);
-        p.output_step = int8_detail::output_step(a);
-        if (p.output_step != 0.f) p.output_step = int8_detail::parse_step(a, "output_step", t);
-        return p;
-    }
-
-    struct dims {
-        std::int64_t m, k, n;
-    };
-    static dims check(const params& p, const op_io& io, shape_t* out_shape) {
-        const auto& x = int8_detail::typed(io, "X", dtype::i8);
-        const auto& y = int8_detail::typed(io, "Y", dtype::i8);
-        const auto& m = int8_detail::typed(io, "Multiplier", dtype::f32);
-        const auto xc = static_cast<std::size_t>(p.x_num_col_dims);
-        io.check(p.x_num_col_dims >= 1 && xc < x.shape.size(), [&] {
-            return "x_num_col_dims " + std::to_string(p.x_num_col_dims) + " does not split X " +
-                   to_string(x.shape);
-        });
-        io.check(y.shape.size() == 2, [&] { return "Y must be 2-D, got " + to_string(y.shape); });
-        dims d{1, 1, y.shape[1]};
-        for (std::size_t i = 0; i < x.shape.size(); ++i) (i < xc ? d.m : d.k) *= x.shape[i];
-        io.check(d.k == y.shape[0], [&] {
-            return "X " + to_string(x.shape) + " flattens to K = " + std::to_string(d.k) + ", Y " +
-                   to_string(y.shape) + " has " + std::to_string(y.shape[0]) + " rows";
-        });
-        io.check(m.numel() == d.n, [&] {
-            return "Multiplier " + to_string(m.shape) + " must hold " + std::to_string(d.n) +
-                   " values (one per column of Y)";
-        });
-        if (out_shape) {
-            out_shape->assign(x.shape.begin(), x.shape.begin() + static_cast<std::ptrdiff_t>(xc));
-            out_shape->push_back(d.n);
-        }
-        return d;
-    }
-
-    static void infer(const params& p, op_io& io) {
-        auto& out = io.output("Out");
-        shape_t s;
-        check(p, io, &s);
-        out.shape = s;
-        out.type = p.output_step > 0.f ? dtype::i8 : dtype::f32;
-    }
-
-    /// Words of int64 scratch `compute` needs (with any int8_kernel).
-    static constexpr std::int64_t scratch_words(std::int64_t k, std::int64_t n) {
-        return std::max(kernels::fc_int8_best_scratch_words(k, n),
-                        kernels::cortex_m::fc_int8_scratch_words(k, n));
-    }
-
-    /// The layer on raw pointers, heap-free (the compile-time network's form
-    /// too): x [M, K] int8, y [K, N] int8, multiplier [N]; out int8 [M, N]
-    /// when output_step > 0, else float32.
-    static void compute(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
-                        const std::int8_t* y, const float* multiplier, float output_step, void* out,
-                        std::int64_t* scratch,
-                        int8_detail::int8_kernel kernel = int8_detail::int8_kernel::fast) {
-        kernels::epilogue::rescale r{multiplier};
-        // The int32 accumulators row by row (the DSP kernel on Cortex-M4/M7),
-        // then the requantize chain: element j is "channel" j of the rescale.
-        auto rows = [&](auto* o, const auto& c) {
-            auto sink = [&](std::int64_t i, std::int64_t, std::int64_t off, const std::int32_t* v,
-                            std::int64_t count) {
-                for (std::int64_t j = 0; j < count; ++j)
-                    c.write(o, kernels::epilogue::at{i, j, off + j}, static_cast<float>(v[j]));
-            };
-            const kernels::int32_sink_ref to(sink);
-            switch (kernel) {
-                case int8_detail::int8_kernel::fast:
-                    return kernels::fc_int8_best(m, k, n, x, y, scratch, to);
-                case int8_detail::int8_kernel::reference:
-                    return kernels::fc_int8(m, k, n, x, y, scratch, to);
-                case int8_detail::int8_kernel::cortex_m:
-                    return kernels::cortex_m::fc_int8(m, k, n, x, y, scratch, to);
-            }
-        };
-        if (output_step > 0.f) {
-            kernels::epilogue::chain<kernels::epilogue::rescale, kernels::epilogue::quantize_store>
-                c{{r, {1.f / output_step}}};
-            rows(static_cast<std::int8_t*>(out), c);
-        } else {
-            kernels::epilogue::chain<kernels::epilogue::rescale> c{{r}};
-            rows(static_cast<float*>(out), c);
-        }
-    }
-
-    static void run(const params& p, op_io& io) {
-        const auto d = check(p, io, nullptr);
-        std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(d.k, d.n)));
-        void* out = p.output_step > 0.f ? static_cast<void*>(io.output("Out").as<std::int8_t>())
-                                        : static_cast<void*>(io.output("Out").as<float>());
-        compute(d.m, d.k, d.n, io.input("X").as<std::int8_t>(), io.input("Y").as<std::int8_t>(),
-                io.input("Multiplier").as<float>(), p.output_step, out, scratch.data(), p.kernel);
-    }
-};
-
-}  // namespace litegraph::ops
-// ---- end litegraph/ops/int8/mul_int8.hpp ----
-// ---- begin litegraph/ops/int8/pool2d_int8.hpp ----
-// pool2d_int8: pool2d on int8 (Paddle's window rules, ops/pool2d.hpp), the
-// output in the input's step.  Max takes the largest q (quantisation is
-// monotonic, so it equals quantising the float max); average sums in int32
-// and divides rounding half away from zero.  Slots X int8 -> Out int8.
-
-#include <cstdint>
-#include <string_view>
-#include <vector>
-
-
-namespace litegraph::ops {
-
-namespace int8_detail {
-/// sum / count rounded half away from zero (count > 0).
-constexpr std::int32_t div_round(std::int32_t sum, std::int32_t count) noexcept {
-    return sum >= 0 ? (2 * sum + count) / (2 * count) : -((-2 * sum + count) / (2 * count));
-}
-}  // namespace int8_detail
-
-struct pool2d_int8 {
-    static constexpr std::string_view paddle_types[] = {"pool2d_int8"};
-    using params = pool2d::params;
-    static params parse(const attr_map& a, std::string_view t) { return pool2d::parse(a, t); }
-
-    static void infer(const params& p, op_io& io) {
-        const auto g = pool2d::resolve(p, io, dtype::i8);
-        auto& out = io.output("Out");
-        out.type = dtype::i8;
-        out.shape = {g.n, g.c, g.oh, g.ow};
-    }
-
-    static void run(const params& p, op_io& io) {
-        const auto g = pool2d::resolve(p, io, dtype::i8);
-        std::vector<pool2d::span1> spans(static_cast<std::size_t>(g.oh + g.ow));
-        compute(pool2d::mode_of(p), g, io.input("X").as<std::int8_t>(),
-                io.output("Out").as<std::int8_t>(), spans.data());
-    }
-
-    /// The kernel without the heap (firmware): `scratch` holds oh + ow spans
-    /// (pool2d::scratch_bytes).
-    static void compute(const pool2d::mode& p, const pool2d::geometry& g, const std::int8_t* x,
-                        std::int8_t* y, pool2d::span1* scratch) noexcept {
-        pool2d::span1* rows = scratch;
-        pool2d::span1* cols = scratch + g.oh;
-        for (std::int64_t o = 0; o < g.oh; ++o)
-            rows[o] = pool2d::span_of(p, o, g.oh, g.h, g.kh, g.sh, g.pt);
-        for (std::int64_t o = 0; o < g.ow; ++o)
-            cols[o] = pool2d::span_of(p, o, g.ow, g.w, g.kw, g.sw, g.pl);
-        for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
-            const std::int8_t* xp = x + pc * g.h * g.w;
-            std::int8_t* yp = y + pc * g.oh * g.ow;
-            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-                const auto r = rows[oh];
-                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
-                    const auto c = cols[ow];
-                    std::int32_t m = p.max ? -128 : 0;
-                    for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
-                        for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
-                            const std::int32_t v = xp[ih * g.w + iw];
-                            m = p.max ? (v > m ? v : m) : m + v;
-                        }
-                    if (!p.max) {
-                        const auto count = static_cast<std::int32_t>(r.extent * c.extent);
-                        m = count > 0 ? int8_detail::div_round(m, count) : 0;
-                    }
-                    yp[oh * g.ow + ow] = static_cast<std::int8_t>(m);
-                }
-            }
-        }
-    }
-};
-
-}  // namespace litegraph::ops
-// ---- end litegraph/ops/int8/pool2d_int8.hpp ----
 
 namespace litegraph::runtime {
 
@@ -21489,7 +21686,7 @@ inline float finish(float v, __global const float* bias, __global const float* s
    Each work item computes OCB consecutive output channels of one pixel, so
    an input value loaded once feeds OCB multiply-adds. */
 #define OCB 4
-__kernel void conv2d(__global const float* x, __global const float* f,
+__kernel void conv_general(__global const float* x, __global const float* f,
                      __global const float* bias, __global const float* scale,
                      __global const float* other,
                      __global float* y, int C, int H, int W, int OC, int KH, int KW,
@@ -21567,7 +21764,7 @@ __kernel void conv2d(__global const float* x, __global const float* f,
 }
 
 /* The epilogue of one output element (shared by the conv kernels; the SE
-   gate's plane form only in conv2d). */
+   gate's plane form only in conv_general). */
 inline void store_out(__global float* y, __global const float* bias,
                       __global const float* scale, __global const float* other, long idx,
                       int oc, float v, int has_bias,
@@ -21646,7 +21843,7 @@ __kernel void dwconv(__global const float* x, __global const float* f,
 }
 
 /* Transposed convolution, gathered per output element; filter [C, OC/G, KH, KW]. */
-__kernel void conv2d_transpose(__global const float* x, __global const float* f,
+__kernel void conv_transpose(__global const float* x, __global const float* f,
                                __global const float* bias, __global float* y, int C, int H,
                                int W, int OC, int KH, int KW, int OH, int OW, int SH, int SW,
                                int DH, int DW, int PT, int PL, int G, int has_bias) {
@@ -21679,7 +21876,7 @@ __kernel void conv2d_transpose(__global const float* x, __global const float* f,
 
 /* pool2d as litegraph's host kernel: windows clipped with the top/left pad,
    exclusive or padded divisor, adaptive bins. */
-__kernel void pool2d(__global const float* x, __global float* y, int H, int W, int OH, int OW,
+__kernel void pool(__global const float* x, __global float* y, int H, int W, int OH, int OW,
                      int KH, int KW, int SH, int SW, int PT, int PL, int is_max, int exclusive,
                      int adaptive) {
     const int ow = get_global_id(0), oh = get_global_id(1), pc = get_global_id(2);
@@ -21775,6 +21972,33 @@ inline const std::string& program_source() {
 // ---- end litegraph/backends/opencl_kernels.hpp ----
 
 namespace litegraph::backends::opencl {
+
+/// The op the fused conv kernels share (`fused_conv2d`).
+using fused_conv_op = first_op<fusion::fused_conv_kernels>::type;
+
+/// The op types the OpenCL backend runs, by kernel family.  A conv: ops::conv2d
+/// (plain and depthwise) or a fused conv.
+inline bool is_conv_type(std::string_view t) {
+    return op_declares<ops::conv2d>(t) || op_declares<fused_conv_op>(t);
+}
+/// The transposed conv (not its depthwise form).
+inline bool is_conv_transpose_type(std::string_view t) {
+    return t == ops::conv2d_transpose::paddle_types[0];
+}
+/// Nearest resize (interp_v2's first type; the other modes have no kernel).
+inline bool is_nearest_type(std::string_view t) {
+    return t == ops::interp_v2::paddle_types[0];
+}
+
+/// The element-wise op code of the `eltwise` kernel (0 add, 1 sub, 2 mul,
+/// 3 div), or -1 for an op it does not run.
+inline int eltwise_code(std::string_view t) {
+    using kind = ops::elementwise::kind;
+    constexpr kind kinds[] = {kind::add, kind::sub, kind::mul, kind::div};
+    for (int i = 0; i < 4; ++i)
+        if (t == ops::elementwise::type_of(kinds[i])) return i;
+    return -1;
+}
 
 /// An OpenCL failure: the call and its error code.
 inline void check(cl_int err, const char* what) {
@@ -22037,17 +22261,14 @@ private:
     // --- conversion --------------------------------------------------------
     void convert(const graph::op_node& op, const op_io& io) {
         const auto& t = op.type;
-        if (t == "conv2d" || t == "depthwise_conv2d" || t == "fused_conv2d")
-            return convert_conv(op, io);
-        if (t == "conv2d_transpose") return convert_conv_transpose(op, io);
-        if (t == "pool2d") return convert_pool(op, io);
-        if (t == "elementwise_add" || t == "elementwise_sub" || t == "elementwise_mul" ||
-            t == "elementwise_div")
-            return convert_eltwise(op, io);
-        if (t == "batch_norm") return convert_batch_norm(op, io);
+        if (is_conv_type(t)) return convert_conv(op, io);
+        if (is_conv_transpose_type(t)) return convert_conv_transpose(op, io);
+        if (op_declares<ops::pool2d>(t)) return convert_pool(op, io);
+        if (eltwise_code(t) >= 0) return convert_eltwise(op, io);
+        if (op_declares<ops::batch_norm>(t)) return convert_batch_norm(op, io);
         if (is_activation_type(t)) return convert_activation(op, io);
-        if (t == "nearest_interp_v2") return convert_nearest(op, io);
-        if (t == "concat") return convert_concat(op, io);
+        if (is_nearest_type(t)) return convert_nearest(op, io);
+        if (op_declares<ops::concat>(t)) return convert_concat(op, io);
         throw unsupported_error("the OpenCL backend has no converter for op " + t);
     }
 
@@ -22056,10 +22277,12 @@ private:
         const auto g = ops::conv2d::resolve(p, io);
         int act = act_none;
         float ap[3];
-        std::string act_type, terminal = "store";
-        if (op.type == "fused_conv2d") {
-            act_type = op.attrs.get<std::string>("activation", "");
-            terminal = op.attrs.get<std::string>("terminal", "store");
+        // A fused conv's activation and writing stage (its `stages`).
+        std::string act_type;
+        std::string_view terminal = fusion::stage_name<fusion::store>();
+        if (op_declares<fused_conv_op>(op.type)) {
+            act_type = fusion::chain_activation(op.attrs);
+            terminal = fusion::chain_terminal(op.attrs);
         }
         if (!activation_of(act_type, op.attrs, act, ap))
             throw unsupported_error("op " + io.label + ": the OpenCL conv has no activation '" +
@@ -22067,14 +22290,15 @@ private:
         int term = term_store;
         std::int64_t plane = 1;
         cl_mem other = dummy_;
-        if (terminal == "add_with")
+        if (terminal == fusion::stage_name<fusion::add_with>())
             term = term_add_with;
-        else if (terminal == "mul_with")
+        else if (terminal == fusion::stage_name<fusion::mul_with>())
             term = term_mul_with;
-        else if (terminal == "mul_plane")
+        else if (terminal == fusion::stage_name<fusion::mul_plane>())
             term = term_mul_plane;
-        else if (terminal != "store")
-            throw unsupported_error("op " + io.label + ": terminal '" + terminal + "'");
+        else if (terminal != fusion::stage_name<fusion::store>())
+            throw unsupported_error("op " + io.label + ": terminal '" + std::string(terminal) +
+                                    "'");
         if (term != term_store) {
             other = mem_of(io, op, "Other");
             if (term == term_mul_plane) {
@@ -22116,7 +22340,7 @@ private:
             a.i32(v);
         a.i32(has_bias).i32(act).f32(ap[0]).f32(ap[1]).f32(ap[2]).i32(term).i32(plane);
         const std::int64_t blocks = (g.oc + 3) / 4;
-        launch("conv2d", std::move(a),
+        launch("conv_general", std::move(a),
                {static_cast<std::size_t>(g.ow), static_cast<std::size_t>(g.oh),
                 static_cast<std::size_t>(g.n * blocks)});
     }
@@ -22134,7 +22358,7 @@ private:
                        g.pl, g.groups})
             a.i32(v);
         a.i32(has_bias);
-        launch("conv2d_transpose", std::move(a),
+        launch("conv_transpose", std::move(a),
                {static_cast<std::size_t>(g.ow), static_cast<std::size_t>(g.oh),
                 static_cast<std::size_t>(g.n * g.oc)});
     }
@@ -22146,7 +22370,7 @@ private:
         a.mem(mem_of(io, op, "X")).mem(mem_of(io, op, "Out", 0, false));
         for (auto v : {g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.pt, g.pl}) a.i32(v);
         a.i32(p.max).i32(p.exclusive).i32(p.adaptive);
-        launch("pool2d", std::move(a),
+        launch("pool", std::move(a),
                {static_cast<std::size_t>(g.ow), static_cast<std::size_t>(g.oh),
                 static_cast<std::size_t>(g.n * g.c)});
     }
@@ -22183,10 +22407,7 @@ private:
         }
         fill(b.x, sx);
         fill(b.y, sy);
-        const int code = op.type == "elementwise_add"   ? 0
-                         : op.type == "elementwise_sub" ? 1
-                         : op.type == "elementwise_mul" ? 2
-                                                        : 3;
+        const int code = eltwise_code(op.type);
         const std::int64_t total = out.numel();
         args a;
         a.mem(mem_of(io, op, "X")).mem(mem_of(io, op, "Y")).mem(mem_of(io, op, "Out", 0, false));
@@ -22322,20 +22543,19 @@ public:
         for (auto* slots : {&op.inputs, &op.outputs})
             for (auto& s : *slots)
                 for (int v : s.vars)
-                    if (g.vars[v].type != dtype::f32 && !(t == "batch_norm" && s.name != "X"))
+                    if (g.vars[v].type != dtype::f32 &&
+                        !(op_declares<ops::batch_norm>(t) && s.name != "X"))
                         return "a " + std::string(name_of(g.vars[v].type)) + " tensor";
         auto layout = op.attrs.get<std::string>("data_format",
                                                 op.attrs.get<std::string>("data_layout", "NCHW"));
         if (layout != "NCHW" && layout != "AnyLayout") return "layout " + layout;
-        if (t == "conv2d" || t == "depthwise_conv2d" || t == "fused_conv2d") return {};
-        if (t == "conv2d_transpose") return {};
-        if (t == "pool2d") return {};
-        if (t == "elementwise_add" || t == "elementwise_sub" || t == "elementwise_mul" ||
-            t == "elementwise_div")
-            return {};
-        if (t == "batch_norm") return {};
+        if (is_conv_type(t)) return {};
+        if (is_conv_transpose_type(t)) return {};
+        if (op_declares<ops::pool2d>(t)) return {};
+        if (eltwise_code(t) >= 0) return {};
+        if (op_declares<ops::batch_norm>(t)) return {};
         if (is_activation_type(t)) return {};
-        if (t == "nearest_interp_v2") {
+        if (is_nearest_type(t)) {
             // Sizes from tensors would have to be read on the device.
             auto given = [&](std::string_view slot) {
                 auto* sl = op.input(slot);
@@ -22345,7 +22565,7 @@ public:
                 return "size given by a tensor";
             return {};
         }
-        if (t == "concat") {
+        if (op_declares<ops::concat>(t)) {
             auto* axis = op.input("AxisTensor");
             return axis && !axis->vars.empty() ? "axis given by a tensor" : "";
         }
@@ -22358,7 +22578,7 @@ public:
             int code = 0;
             float p[3];
             std::string act;
-            if (op.type == "fused_conv2d") act = op.attrs.get<std::string>("activation", "");
+            if (op_declares<fused_conv_op>(op.type)) act = fusion::chain_activation(op.attrs);
             if (is_activation_type(op.type)) act = op.type;
             if (!activation_of(act, op.attrs, code, p))
                 return "op " + op.type + ": the OpenCL kernels have no activation '" + act + "'";

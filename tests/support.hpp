@@ -107,4 +107,22 @@ inline double max_abs_diff(std::span<const float> a, std::span<const float> b) {
     return worst;
 }
 
+/// A fused conv's `stages` attribute (fusion/stages.hpp), for tests that
+/// speak of an activation and a writing stage: "bias", then `activation`
+/// unless empty, then `last` unless "store"; `int8` puts "rescale" in front.
+inline std::vector<std::string> conv_stages(const std::string& activation,
+                                            const std::string& last = "store", bool int8 = false) {
+    std::vector<std::string> s;
+    if (int8) s.push_back("rescale");
+    s.push_back("bias");
+    if (!activation.empty()) s.push_back(activation);
+    if (last != "store") s.push_back(last);
+    return s;
+}
+
+/// A node's `stages` attribute (empty when absent).
+inline std::vector<std::string> stages_of(const graph::op_node& op) {
+    return op.attrs.get<std::vector<std::string>>("stages", {});
+}
+
 }  // namespace litegraph::test

@@ -205,7 +205,8 @@ result measure(const conv_case& cc, int runs) {
     act.out("Out", y_act);
     // (b) fused.
     attr_map fa = ca;
-    fa.set("activation", std::string(cc.act));
+    fusion::set_stages<fusion::stage_set<fusion::bias>>(fa);
+    fusion::append_stage(fa, cc.act);
     bound_op fused(make_kernel<runtime::kernel_table>("fused_conv2d", fa), "fused_conv2d");
     fused.in("Input", ref(x, xs, "x"));
     fused.in("Filter", ref(f, fs, "filter"));

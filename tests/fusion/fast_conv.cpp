@@ -86,8 +86,9 @@ inputs make_inputs(const geo& g, const shape_t& other_shape, std::uint32_t seed)
     return in;
 }
 
-tensor run_fused(attr_map a, const inputs& in, const std::string& terminal, bool reference) {
-    a.set("terminal", terminal);
+tensor run_fused(attr_map a, const inputs& in, const std::string& activation,
+                 const std::string& terminal, bool reference) {
+    a.set("stages", test::conv_stages(activation, terminal));
     if (reference) a.set("litegraph_kernel", std::string("reference"));
     named_tensors t;
     t.add("Input", in.x).add("Filter", in.f).add("Bias", in.b);
@@ -101,9 +102,8 @@ void compare(const geo& g, const std::string& activation, const std::string& ter
     INFO(describe(g) << " activation '" << activation << "' terminal " << terminal);
     auto in = make_inputs(g, other_shape, static_cast<std::uint32_t>(g.c * 31 + g.w));
     auto a = attrs_of(g);
-    a.set("activation", activation);
-    const auto fast = run_fused(a, in, terminal, false);
-    const auto ref = run_fused(a, in, terminal, true);
+    const auto fast = run_fused(a, in, activation, terminal, false);
+    const auto ref = run_fused(a, in, activation, terminal, true);
     REQUIRE(fast.shape() == ref.shape());
     CHECK(test::max_rel_diff(fast.span<float>(), ref.span<float>()) < 1e-4);
 }
@@ -145,8 +145,8 @@ TEST_CASE("a depthwise fused conv runs in place of its input, fast and reference
             INFO(describe(g) << (reference ? " reference" : " fast"));
             auto in = make_inputs(g, {1}, 77);
             auto a = attrs_of(g);
-            a.set("activation", std::string("relu6"));
-            const auto expect = run_fused(a, in, "store", true);  // separate buffers
+            a.set("stages", test::conv_stages("relu6"));
+            const auto expect = run_fused(a, in, "relu6", "store", true);  // separate buffers
 
             if (reference) a.set("litegraph_kernel", std::string("reference"));
             auto p = F::parse(a, "fused_conv2d");

@@ -18,9 +18,12 @@ using namespace litegraph::fusion;
 static_assert(chain<bias, act<ops::act::relu>>::has_bias);
 static_assert(!chain<act<ops::act::relu>>::has_terminal);
 static_assert(chain<bias, gate<ops::act::hard_sigmoid, mul_plane>>::has_terminal);
-static_assert(fused<ops::conv2d, bias, act<ops::act::hard_swish>>::activation() == "hard_swish");
-static_assert(fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_with>>::terminal() ==
-              "mul_with");
+// A chain's `stages` names come from its stage declarations (fusion/stages.hpp).
+static_assert(fused<ops::conv2d, bias, act<ops::act::hard_swish>>::stage_set_type::names() ==
+              std::array<std::string_view, 2>{"bias", "hard_swish"});
+static_assert(
+    fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_with>>::stage_set_type::names() ==
+    std::array<std::string_view, 3>{"bias", "sigmoid", "mul_with"});
 static_assert(op_definition<fused<ops::conv2d, bias, act<ops::act::relu>>>);
 
 namespace {
@@ -65,7 +68,7 @@ TEST_CASE("fused conv + bias + activation equals conv, elementwise_add, activati
             INFO(act_type);
             auto expect = unfused(act_type, {}, named_tensors{}.add("X", added));
             attr_map fa = ca;
-            fa.set("activation", act_type);
+            fa.set("stages", test::conv_stages(act_type));
             auto got = invoke<runtime::kernel_table>(
                 "fused_conv2d", fa, named_tensors{}.add("Input", x).add("Filter", f).add("Bias", b),
                 {{"Output", 1}});
@@ -144,7 +147,7 @@ TEST_CASE("a fused conv with a Scale (folded batch norm) equals conv, batch_norm
                                   ? normalised
                                   : unfused(act_type, {}, named_tensors{}.add("X", normalised));
                 attr_map fa = ca;
-                fa.set("activation", act_type);
+                fa.set("stages", test::conv_stages(act_type));
                 auto got = invoke<runtime::kernel_table>(
                     "fused_conv2d", fa,
                     named_tensors{}.add("Input", x).add("Filter", f).add("Scale", k).add("Bias", b),
@@ -159,8 +162,7 @@ TEST_CASE("a fused conv with a Scale (folded batch norm) equals conv, batch_norm
             auto expect =
                 unfused("elementwise_mul", {}, named_tensors{}.add("X", other).add("Y", hs));
             attr_map ga = ca;
-            ga.set("activation", std::string("hard_sigmoid"));
-            ga.set("terminal", std::string("mul_with"));
+            ga.set("stages", test::conv_stages("hard_sigmoid", "mul_with"));
             auto got = invoke<runtime::kernel_table>("fused_conv2d", ga,
                                                      named_tensors{}
                                                          .add("Input", x)
@@ -181,7 +183,7 @@ TEST_CASE("a fused conv's Scale must hold one float per output channel") {
     auto b = test::random_tensor({4}, 3);
     auto k = test::random_tensor({3}, 4);
     auto fa = conv_attrs(1, 1, 1);
-    fa.set("activation", std::string());
+    fa.set("stages", test::conv_stages(""));
     CHECK_THROWS_WITH_AS(
         invoke<runtime::kernel_table>(
             "fused_conv2d", fa,
@@ -207,8 +209,7 @@ TEST_CASE("the SE gate: conv -> add(bias) -> hard_sigmoid -> mul(block input) in
     mul_a.set("axis", std::int32_t{-1});
     auto expect = unfused("elementwise_mul", mul_a, named_tensors{}.add("X", block_in).add("Y", g));
     attr_map fa = ca;
-    fa.set("activation", std::string("hard_sigmoid"));
-    fa.set("terminal", std::string("mul_plane"));
+    fa.set("stages", test::conv_stages("hard_sigmoid", "mul_plane"));
     auto got = invoke<runtime::kernel_table>(
         "fused_conv2d", fa,
         named_tensors{}.add("Input", pooled).add("Filter", f).add("Bias", b).add("Other", block_in),

@@ -108,8 +108,7 @@ TEST_CASE("fused_conv2d_int8 equals integer conv + requantize in plain loops") {
             SUBCASE("relu, int8 out") {
                 attr_map a = conv_attrs(sc.stride, sc.pad, sc.groups);
                 a.set("litegraph_kernel", std::string(kernel));
-                a.set("activation", std::string("relu"));
-                a.set("terminal", std::string("quantize_store"));
+                a.set("stages", test::conv_stages("relu", "quantize_store", true));
                 a.set("output_step", out_step);
                 auto y = run1("fused_conv2d_int8", a, in, "Output");
                 REQUIRE(y.type() == dtype::i8);
@@ -126,6 +125,7 @@ TEST_CASE("fused_conv2d_int8 equals integer conv + requantize in plain loops") {
             SUBCASE("no activation, float out") {
                 attr_map a = conv_attrs(sc.stride, sc.pad, sc.groups);
                 a.set("litegraph_kernel", std::string(kernel));
+                a.set("stages", test::conv_stages("", "store", true));
                 auto y = run1("fused_conv2d_int8", a, in, "Output");
                 REQUIRE(y.type() == dtype::f32);
                 CHECK(test::max_abs_diff(y.span<float>(), real) == 0.0);
@@ -135,6 +135,7 @@ TEST_CASE("fused_conv2d_int8 equals integer conv + requantize in plain loops") {
                 // v * Scale[c] + Bias[c], v the rescaled accumulator.
                 attr_map a = conv_attrs(sc.stride, sc.pad, sc.groups);
                 a.set("litegraph_kernel", std::string(kernel));
+                a.set("stages", test::conv_stages("", "store", true));
                 auto k = test::random_tensor({sc.oc}, 5, 0.5f, 2.f);
                 auto scaled_in = in;
                 scaled_in.add("Scale", k);
@@ -191,6 +192,7 @@ TEST_CASE("the three int8 accumulations agree on odd geometries (asymmetric padd
             a.set("dilations", std::vector<std::int32_t>{gc.dilation, gc.dilation});
             a.set("groups", std::int32_t{gc.groups});
             a.set("litegraph_kernel", std::string(kernel));
+            a.set("stages", test::conv_stages("", "store", true));
             outs.push_back(run1("fused_conv2d_int8", a, in, "Output"));
         }
         for (std::size_t k = 1; k < outs.size(); ++k) {
@@ -203,6 +205,7 @@ TEST_CASE("the three int8 accumulations agree on odd geometries (asymmetric padd
 TEST_CASE("the int8 conv and fc name an unknown litegraph_kernel") {
     attr_map a = conv_attrs(1, 0, 1);
     a.set("litegraph_kernel", std::string("neon"));
+    a.set("stages", test::conv_stages("", "store", true));
     CHECK_THROWS_WITH_AS(make_kernel<runtime::kernel_table>("fused_conv2d_int8", a),
                          doctest::Contains("litegraph_kernel 'neon' (expected \"fast\", "
                                            "\"reference\" or \"cortex_m\")"),

@@ -76,8 +76,7 @@ TEST_CASE("conv2d -> batch_norm folds into a fused_conv2d writing the batch norm
         CHECK(test::count_ops(g, "batch_norm") == 0);
         int f = test::only_op(g, "fused_conv2d");
         const auto& node = g.ops[f];
-        CHECK(node.attrs.get<std::string>("activation", "?") == "");
-        CHECK(node.attrs.get<std::string>("terminal", "?") == "store");
+        CHECK(test::stages_of(node) == std::vector<std::string>{"bias"});
         CHECK(node.attrs.get<std::int64_t>("groups", 0) == (dw ? c : 1));
         CHECK(test::out_name(g, f, "Output") == "y");
         CHECK(test::in_name(g, f, "Input") == "x");
@@ -193,8 +192,7 @@ TEST_CASE("no fold when the conv output has other readers, or after an activatio
     add_bn(b, "c1", "bn", "y1");
     b.add_op("relu", {{"X", {"c1"}}}, {{"Out", {"r1"}}}, {});  // a second reader of c1
     attr_map fa = test::conv_attrs();
-    fa.set("activation", std::string("relu"));
-    fa.set("terminal", std::string("store"));
+    fa.set("stages", test::conv_stages("relu"));
     b.add_op("fused_conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}, {"Bias", {"fb"}}},
              {{"Output", {"c2"}}}, fa);
     add_bn(b, "c2", "bn", "y2");

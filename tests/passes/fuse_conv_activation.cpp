@@ -46,8 +46,7 @@ TEST_CASE("every fusable activation after a conv fuses, attributes copied") {
             ca.set("op_callstack", std::vector<std::string>{"from the conv"});
             graph::named_slots in = {{"Input", {"x"}}, {"Filter", {"w"}}};
             if (already_fused) {
-                ca.set("activation", std::string());
-                ca.set("terminal", std::string("store"));
+                ca.set("stages", test::conv_stages(""));
                 in.push_back({"Bias", {"fb"}});
             }
             b.add_op(already_fused ? "fused_conv2d" : "conv2d", in, {{"Output", {"c"}}}, ca);
@@ -59,8 +58,7 @@ TEST_CASE("every fusable activation after a conv fuses, attributes copied") {
             REQUIRE(g.ops.size() == 1);
             const auto& f = g.ops[0];
             CHECK(f.type == "fused_conv2d");
-            CHECK(f.attrs.get<std::string>("activation", "") == act);
-            CHECK(f.attrs.get<std::string>("terminal", "") == "store");
+            CHECK(test::stages_of(f) == test::conv_stages(act));
             CHECK(test::out_name(g, 0, "Output") == "y");
             const auto expect_attrs = act_attrs(act);
             for (auto& [name, value] : expect_attrs.all())
@@ -94,7 +92,7 @@ TEST_CASE("no fusion across a second reader, a fetched conv output, or an existi
              test::conv_attrs());
     b.add_op("relu", {{"X", {"c2"}}}, {{"Out", {"y2"}}}, {});
     auto fa = test::conv_attrs();
-    fa.set("activation", std::string("relu"));
+    fa.set("stages", test::conv_stages("relu"));
     b.add_op("fused_conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}, {"Bias", {"fb"}}},
              {{"Output", {"c3"}}}, fa);
     b.add_op("tanh", {{"X", {"c3"}}}, {{"Out", {"y3"}}}, {});
@@ -105,14 +103,17 @@ TEST_CASE("no fusion across a second reader, a fetched conv output, or an existi
 }
 
 TEST_CASE("fused_conv_exists answers from the closed kernel list") {
-    CHECK(passes::fused_conv_exists("relu", "store"));
-    CHECK(passes::fused_conv_exists("", "store"));
-    CHECK(passes::fused_conv_exists("hard_sigmoid", "mul_plane"));
-    CHECK(passes::fused_conv_exists("sigmoid", "mul_with"));
-    CHECK(passes::fused_conv_exists("", "add_with"));
-    CHECK_FALSE(passes::fused_conv_exists("relu", "add_with"));
-    CHECK_FALSE(passes::fused_conv_exists("relu", "mul_plane"));
-    CHECK_FALSE(passes::fused_conv_exists("swish", "store"));
+    CHECK(passes::fused_conv_exists({"bias", "relu"}));
+    CHECK(passes::fused_conv_exists({"bias"}));
+    CHECK(passes::fused_conv_exists({"bias", "hard_sigmoid", "mul_plane"}));
+    CHECK(passes::fused_conv_exists({"bias", "sigmoid", "mul_with"}));
+    CHECK(passes::fused_conv_exists({"bias", "add_with"}));
+    CHECK_FALSE(passes::fused_conv_exists({}));
+    CHECK_FALSE(passes::fused_conv_exists({"relu"}));  // every fused conv has its bias
+    CHECK_FALSE(passes::fused_conv_exists({"bias", "relu", "add_with"}));
+    CHECK_FALSE(passes::fused_conv_exists({"bias", "relu", "mul_plane"}));
+    CHECK_FALSE(passes::fused_conv_exists({"bias", "swish"}));
+    CHECK_FALSE(passes::fused_conv_exists({"relu", "bias"}));  // the order is the chain's
 }
 
 }  // namespace passes_fuse_conv_activation_test

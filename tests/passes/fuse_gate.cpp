@@ -34,8 +34,7 @@ graph::graph gate_graph(const std::string& act, bool se, bool gate_is_x) {
         b.add_op("pool2d", {{"X", {"x"}}}, {{"Out", {"pooled"}}}, pa);
     }
     auto fa = test::conv_attrs(1, se ? 0 : 1);
-    fa.set("activation", act);
-    fa.set("terminal", std::string("store"));
+    fa.set("stages", test::conv_stages(act));
     b.add_op("fused_conv2d",
              {{"Input", {se ? "pooled" : "x"}}, {"Filter", {"w"}}, {"Bias", {"fb"}}},
              {{"Output", {"gate"}}}, fa);
@@ -62,9 +61,8 @@ TEST_CASE("a gate conv and its mul become one fused conv with a mul terminal") {
                 CHECK(passes::fuse_gate(g) == 1);
                 CHECK(test::count_ops(g, "elementwise_mul") == 0);
                 int f = test::only_op(g, "fused_conv2d");
-                CHECK(g.ops[f].attrs.get<std::string>("terminal", "") ==
-                      (se ? "mul_plane" : "mul_with"));
-                CHECK(g.ops[f].attrs.get<std::string>("activation", "") == act);
+                CHECK(test::stages_of(g.ops[f]) ==
+                      test::conv_stages(act, se ? "mul_plane" : "mul_with"));
                 CHECK(test::in_name(g, f, "Other") == "other");
                 CHECK(test::out_name(g, f, "Output") == "y");
                 CHECK(g.find_var("gate") < 0);

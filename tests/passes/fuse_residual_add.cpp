@@ -25,8 +25,7 @@ graph::graph residual(const std::string& conv_type, const std::string& act, bool
     auto ca = test::conv_attrs();
     if (conv_type == "fused_conv2d") {
         in.push_back({"Bias", {"fb"}});
-        ca.set("activation", act);
-        ca.set("terminal", std::string("store"));
+        ca.set("stages", test::conv_stages(act));
     }
     b.add_op(conv_type, in, {{"Output", {"c"}}}, ca);
     graph::named_slots add_in = {{"X", {conv_is_x ? "c" : "shortcut"}},
@@ -48,8 +47,7 @@ TEST_CASE("conv + shortcut becomes a fused conv with terminal add_with") {
             CHECK(passes::fuse_residual_add(g) == 1);
             CHECK(test::count_ops(g, "elementwise_add") == 0);
             int f = test::only_op(g, "fused_conv2d");
-            CHECK(g.ops[f].attrs.get<std::string>("terminal", "") == "add_with");
-            CHECK(g.ops[f].attrs.get<std::string>("activation", "?") == "");
+            CHECK(test::stages_of(g.ops[f]) == std::vector<std::string>{"bias", "add_with"});
             CHECK(test::in_name(g, f, "Other") == "shortcut");
             CHECK(test::out_name(g, f, "Output") == "y");
             CHECK(graph::input_var(g.ops[f], "Bias") >= 0);
@@ -58,7 +56,7 @@ TEST_CASE("conv + shortcut becomes a fused conv with terminal add_with") {
 }
 
 TEST_CASE("no add_with after an activation (not in the kernel list) or for another shape") {
-    CHECK_FALSE(passes::fused_conv_exists("relu", "add_with"));
+    CHECK_FALSE(passes::fused_conv_exists({"bias", "relu", "add_with"}));
     auto act = residual("fused_conv2d", "relu", true);
     CHECK(passes::fuse_residual_add(act) == 0);
     auto broadcast = residual("fused_conv2d", "", true, {-1, 4, 1, 1});

@@ -52,13 +52,12 @@ TEST_CASE("element-wise ops, aliases, gates, depthwise convs and concats are mar
     b.add_op("scale", {{"X", {"s"}}}, {{"Out", {"t"}}}, sa);
     // depthwise fused conv, store: Input.
     auto dwa = test::conv_attrs(1, 1, int(c));
-    dwa.set("activation", std::string("relu"));
-    dwa.set("terminal", std::string("store"));
+    dwa.set("stages", test::conv_stages("relu"));
     b.add_op("fused_conv2d", {{"Input", {"t"}}, {"Filter", {"wdw"}}, {"Bias", {"b0"}}},
              {{"Output", {"dw"}}}, dwa);
     // pointwise conv, not depthwise: no mark.  dw is also read by the pool.
     auto pwa = test::conv_attrs(1, 0, 1);
-    pwa.set("activation", std::string(""));
+    pwa.set("stages", test::conv_stages(""));
     b.add_op("fused_conv2d", {{"Input", {"dw"}}, {"Filter", {"wpw"}}, {"Bias", {"b0"}}},
              {{"Output", {"pw"}}}, pwa);
     attr_map pa;
@@ -68,8 +67,7 @@ TEST_CASE("element-wise ops, aliases, gates, depthwise convs and concats are mar
     b.add_op("pool2d", {{"X", {"pw"}}}, {{"Out", {"pooled"}}}, pa);
     // SE gate over pw: pw dies at the gate -> Other.
     auto ga = test::conv_attrs(1, 0, 1);
-    ga.set("activation", std::string("hard_sigmoid"));
-    ga.set("terminal", std::string("mul_plane"));
+    ga.set("stages", test::conv_stages("hard_sigmoid", "mul_plane"));
     b.add_op("fused_conv2d",
              {{"Input", {"pooled"}}, {"Filter", {"wpw"}}, {"Bias", {"b0"}}, {"Other", {"pw"}}},
              {{"Output", {"gated"}}}, ga);
@@ -172,10 +170,11 @@ TEST_CASE("a depthwise conv whose input dies there runs in place of it") {
     b.feed("x", 0);
     b.add_op("relu6", {{"X", {"x"}}}, {{"Out", {"a"}}}, {});
     auto fa = test::conv_attrs(1, 1, 3);
-    fa.set("activation", std::string("hard_swish"));
+    fa.set("stages", test::conv_stages("hard_swish"));
     b.add_op("fused_conv2d", {{"Input", {"a"}}, {"Filter", {"w"}}, {"Bias", {"b0"}}},
              {{"Output", {"d"}}}, fa);
     auto fs = test::conv_attrs(2, 1, 3);  // stride 2: a smaller output, still in place
+    fs.set("stages", test::conv_stages(""));
     b.add_op("fused_conv2d", {{"Input", {"d"}}, {"Filter", {"w"}}, {"Bias", {"b0"}}},
              {{"Output", {"e"}}}, fs);
     b.fetch("e", 0);
@@ -242,7 +241,7 @@ TEST_CASE("a fused conv whose Other is also its Input is not run in place") {
     b.feed("x", 0);
     b.add_op("relu", {{"X", {"x"}}}, {{"Out", {"a"}}}, {});
     auto fa = test::conv_attrs(1, 1, 1);
-    fa.set("terminal", std::string("add_with"));
+    fa.set("stages", test::conv_stages("", "add_with"));
     b.add_op("fused_conv2d",
              {{"Input", {"a"}}, {"Filter", {"w"}}, {"Bias", {"b0"}}, {"Other", {"a"}}},
              {{"Output", {"y"}}}, fa);

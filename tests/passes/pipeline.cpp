@@ -120,10 +120,10 @@ TEST_CASE("every pass fires on a conv/bn/SE/residual block and the result comput
     CHECK(g.ops.size() == 4);
     CHECK(test::count_ops(g, "fused_conv2d") == 3);
     int gate = g.vars[g.find_var("se")].producer;
-    CHECK(g.ops[gate].attrs.get<std::string>("terminal", "") == "mul_plane");
+    CHECK(test::stages_of(g.ops[gate]) == test::conv_stages("hard_sigmoid", "mul_plane"));
     CHECK(g.ops[gate].attrs.get<std::string>("in_place", "") == "Other");
     int res = g.vars[g.find_var("out")].producer;
-    CHECK(g.ops[res].attrs.get<std::string>("terminal", "") == "add_with");
+    CHECK(test::stages_of(g.ops[res]).back() == "add_with");
     // se is both the residual conv's Input and its Other: never in place.
     CHECK(g.ops[res].attrs.get<std::string>("in_place", "") == "");
     test::check_same_outputs(before, g, {{"x", test::random_tensor({2, 4, 6, 6}, 11)}});

@@ -17,7 +17,7 @@ attr_map conv_attrs(int groups, int pad, bool in_place, const std::string& act =
     a.set("paddings", std::vector<std::int32_t>{pad, pad});
     a.set("dilations", std::vector<std::int32_t>{1, 1});
     a.set("groups", std::int32_t{groups});
-    a.set("activation", act);
+    a.set("stages", test::conv_stages(act));
     if (in_place) a.set("in_place", std::string("Input"));
     return a;
 }

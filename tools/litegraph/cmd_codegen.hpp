@@ -151,8 +151,8 @@ struct generator {
     }
 
     void conv(const graph::op_node& node, const op_io& io, const std::string& where) {
-        const auto act = node.attrs.get<std::string>("activation", "");
-        const auto term = node.attrs.get<std::string>("terminal", "store");
+        const auto act = fusion::chain_activation(node.attrs);
+        const auto term = std::string(fusion::chain_terminal(node.attrs));
         const std::string fz = "litegraph::fusion::";
         std::vector<std::pair<std::string, std::string>> stages;  // type, initializer
         if (!in(io, "Bias")) throw unsupported_error(where + ": a fused conv without Bias");
@@ -209,8 +209,8 @@ struct generator {
     /// fused_conv2d_int8: the same fusion::fused_int8<Stages...> the runtime
     /// dispatches to (rescale and bias are implied by the type).
     void conv_int8(const graph::op_node& node, const op_io& io, const std::string& where) {
-        const auto act = node.attrs.get<std::string>("activation", "");
-        const auto term = node.attrs.get<std::string>("terminal", "store");
+        const auto act = fusion::chain_activation(node.attrs);
+        const auto term = std::string(fusion::chain_terminal(node.attrs));
         const std::string fz = "litegraph::fusion::";
         std::vector<std::pair<std::string, std::string>> stages{{fz + "rescale", "{}"},
                                                                 {fz + "bias", "{}"}};

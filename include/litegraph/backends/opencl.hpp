@@ -29,6 +29,8 @@
 #include "litegraph/backends/opencl_kernels.hpp"
 #include "litegraph/backends/subgraph_op.hpp"
 #include "litegraph/fusion/fused.hpp"
+#include "litegraph/ops/batch_norm.hpp"
+#include "litegraph/ops/concat.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
 #include "litegraph/ops/elementwise.hpp"
@@ -36,6 +38,33 @@
 #include "litegraph/ops/pool2d.hpp"
 
 namespace litegraph::backends::opencl {
+
+/// The op the fused conv kernels share (`fused_conv2d`).
+using fused_conv_op = first_op<fusion::fused_conv_kernels>::type;
+
+/// The op types the OpenCL backend runs, by kernel family.  A conv: ops::conv2d
+/// (plain and depthwise) or a fused conv.
+inline bool is_conv_type(std::string_view t) {
+    return op_declares<ops::conv2d>(t) || op_declares<fused_conv_op>(t);
+}
+/// The transposed conv (not its depthwise form).
+inline bool is_conv_transpose_type(std::string_view t) {
+    return t == ops::conv2d_transpose::paddle_types[0];
+}
+/// Nearest resize (interp_v2's first type; the other modes have no kernel).
+inline bool is_nearest_type(std::string_view t) {
+    return t == ops::interp_v2::paddle_types[0];
+}
+
+/// The element-wise op code of the `eltwise` kernel (0 add, 1 sub, 2 mul,
+/// 3 div), or -1 for an op it does not run.
+inline int eltwise_code(std::string_view t) {
+    using kind = ops::elementwise::kind;
+    constexpr kind kinds[] = {kind::add, kind::sub, kind::mul, kind::div};
+    for (int i = 0; i < 4; ++i)
+        if (t == ops::elementwise::type_of(kinds[i])) return i;
+    return -1;
+}
 
 /// An OpenCL failure: the call and its error code.
 inline void check(cl_int err, const char* what) {
@@ -298,17 +327,14 @@ private:
     // --- conversion --------------------------------------------------------
     void convert(const graph::op_node& op, const op_io& io) {
         const auto& t = op.type;
-        if (t == "conv2d" || t == "depthwise_conv2d" || t == "fused_conv2d")
-            return convert_conv(op, io);
-        if (t == "conv2d_transpose") return convert_conv_transpose(op, io);
-        if (t == "pool2d") return convert_pool(op, io);
-        if (t == "elementwise_add" || t == "elementwise_sub" || t == "elementwise_mul" ||
-            t == "elementwise_div")
-            return convert_eltwise(op, io);
-        if (t == "batch_norm") return convert_batch_norm(op, io);
+        if (is_conv_type(t)) return convert_conv(op, io);
+        if (is_conv_transpose_type(t)) return convert_conv_transpose(op, io);
+        if (op_declares<ops::pool2d>(t)) return convert_pool(op, io);
+        if (eltwise_code(t) >= 0) return convert_eltwise(op, io);
+        if (op_declares<ops::batch_norm>(t)) return convert_batch_norm(op, io);
         if (is_activation_type(t)) return convert_activation(op, io);
-        if (t == "nearest_interp_v2") return convert_nearest(op, io);
-        if (t == "concat") return convert_concat(op, io);
+        if (is_nearest_type(t)) return convert_nearest(op, io);
+        if (op_declares<ops::concat>(t)) return convert_concat(op, io);
         throw unsupported_error("the OpenCL backend has no converter for op " + t);
     }
 
@@ -317,10 +343,12 @@ private:
         const auto g = ops::conv2d::resolve(p, io);
         int act = act_none;
         float ap[3];
-        std::string act_type, terminal = "store";
-        if (op.type == "fused_conv2d") {
-            act_type = op.attrs.get<std::string>("activation", "");
-            terminal = op.attrs.get<std::string>("terminal", "store");
+        // A fused conv's activation and writing stage (its `stages`).
+        std::string act_type;
+        std::string_view terminal = fusion::stage_name<fusion::store>();
+        if (op_declares<fused_conv_op>(op.type)) {
+            act_type = fusion::chain_activation(op.attrs);
+            terminal = fusion::chain_terminal(op.attrs);
         }
         if (!activation_of(act_type, op.attrs, act, ap))
             throw unsupported_error("op " + io.label + ": the OpenCL conv has no activation '" +
@@ -328,14 +356,15 @@ private:
         int term = term_store;
         std::int64_t plane = 1;
         cl_mem other = dummy_;
-        if (terminal == "add_with")
+        if (terminal == fusion::stage_name<fusion::add_with>())
             term = term_add_with;
-        else if (terminal == "mul_with")
+        else if (terminal == fusion::stage_name<fusion::mul_with>())
             term = term_mul_with;
-        else if (terminal == "mul_plane")
+        else if (terminal == fusion::stage_name<fusion::mul_plane>())
             term = term_mul_plane;
-        else if (terminal != "store")
-            throw unsupported_error("op " + io.label + ": terminal '" + terminal + "'");
+        else if (terminal != fusion::stage_name<fusion::store>())
+            throw unsupported_error("op " + io.label + ": terminal '" + std::string(terminal) +
+                                    "'");
         if (term != term_store) {
             other = mem_of(io, op, "Other");
             if (term == term_mul_plane) {
@@ -377,7 +406,7 @@ private:
             a.i32(v);
         a.i32(has_bias).i32(act).f32(ap[0]).f32(ap[1]).f32(ap[2]).i32(term).i32(plane);
         const std::int64_t blocks = (g.oc + 3) / 4;
-        launch("conv2d", std::move(a),
+        launch("conv_general", std::move(a),
                {static_cast<std::size_t>(g.ow), static_cast<std::size_t>(g.oh),
                 static_cast<std::size_t>(g.n * blocks)});
     }
@@ -395,7 +424,7 @@ private:
                        g.pl, g.groups})
             a.i32(v);
         a.i32(has_bias);
-        launch("conv2d_transpose", std::move(a),
+        launch("conv_transpose", std::move(a),
                {static_cast<std::size_t>(g.ow), static_cast<std::size_t>(g.oh),
                 static_cast<std::size_t>(g.n * g.oc)});
     }
@@ -407,7 +436,7 @@ private:
         a.mem(mem_of(io, op, "X")).mem(mem_of(io, op, "Out", 0, false));
         for (auto v : {g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.pt, g.pl}) a.i32(v);
         a.i32(p.max).i32(p.exclusive).i32(p.adaptive);
-        launch("pool2d", std::move(a),
+        launch("pool", std::move(a),
                {static_cast<std::size_t>(g.ow), static_cast<std::size_t>(g.oh),
                 static_cast<std::size_t>(g.n * g.c)});
     }
@@ -444,10 +473,7 @@ private:
         }
         fill(b.x, sx);
         fill(b.y, sy);
-        const int code = op.type == "elementwise_add"   ? 0
-                         : op.type == "elementwise_sub" ? 1
-                         : op.type == "elementwise_mul" ? 2
-                                                        : 3;
+        const int code = eltwise_code(op.type);
         const std::int64_t total = out.numel();
         args a;
         a.mem(mem_of(io, op, "X")).mem(mem_of(io, op, "Y")).mem(mem_of(io, op, "Out", 0, false));
@@ -583,20 +609,19 @@ public:
         for (auto* slots : {&op.inputs, &op.outputs})
             for (auto& s : *slots)
                 for (int v : s.vars)
-                    if (g.vars[v].type != dtype::f32 && !(t == "batch_norm" && s.name != "X"))
+                    if (g.vars[v].type != dtype::f32 &&
+                        !(op_declares<ops::batch_norm>(t) && s.name != "X"))
                         return "a " + std::string(name_of(g.vars[v].type)) + " tensor";
         auto layout = op.attrs.get<std::string>("data_format",
                                                 op.attrs.get<std::string>("data_layout", "NCHW"));
         if (layout != "NCHW" && layout != "AnyLayout") return "layout " + layout;
-        if (t == "conv2d" || t == "depthwise_conv2d" || t == "fused_conv2d") return {};
-        if (t == "conv2d_transpose") return {};
-        if (t == "pool2d") return {};
-        if (t == "elementwise_add" || t == "elementwise_sub" || t == "elementwise_mul" ||
-            t == "elementwise_div")
-            return {};
-        if (t == "batch_norm") return {};
+        if (is_conv_type(t)) return {};
+        if (is_conv_transpose_type(t)) return {};
+        if (op_declares<ops::pool2d>(t)) return {};
+        if (eltwise_code(t) >= 0) return {};
+        if (op_declares<ops::batch_norm>(t)) return {};
         if (is_activation_type(t)) return {};
-        if (t == "nearest_interp_v2") {
+        if (is_nearest_type(t)) {
             // Sizes from tensors would have to be read on the device.
             auto given = [&](std::string_view slot) {
                 auto* sl = op.input(slot);
@@ -606,7 +631,7 @@ public:
                 return "size given by a tensor";
             return {};
         }
-        if (t == "concat") {
+        if (op_declares<ops::concat>(t)) {
             auto* axis = op.input("AxisTensor");
             return axis && !axis->vars.empty() ? "axis given by a tensor" : "";
         }
@@ -619,7 +644,7 @@ public:
             int code = 0;
             float p[3];
             std::string act;
-            if (op.type == "fused_conv2d") act = op.attrs.get<std::string>("activation", "");
+            if (op_declares<fused_conv_op>(op.type)) act = fusion::chain_activation(op.attrs);
             if (is_activation_type(op.type)) act = op.type;
             if (!activation_of(act, op.attrs, code, p))
                 return "op " + op.type + ": the OpenCL kernels have no activation '" + act + "'";

@@ -47,7 +47,7 @@ inline float finish(float v, __global const float* bias, __global const float* s
    Each work item computes OCB consecutive output channels of one pixel, so
    an input value loaded once feeds OCB multiply-adds. */
 #define OCB 4
-__kernel void conv2d(__global const float* x, __global const float* f,
+__kernel void conv_general(__global const float* x, __global const float* f,
                      __global const float* bias, __global const float* scale,
                      __global const float* other,
                      __global float* y, int C, int H, int W, int OC, int KH, int KW,
@@ -125,7 +125,7 @@ __kernel void conv2d(__global const float* x, __global const float* f,
 }
 
 /* The epilogue of one output element (shared by the conv kernels; the SE
-   gate's plane form only in conv2d). */
+   gate's plane form only in conv_general). */
 inline void store_out(__global float* y, __global const float* bias,
                       __global const float* scale, __global const float* other, long idx,
                       int oc, float v, int has_bias,
@@ -204,7 +204,7 @@ __kernel void dwconv(__global const float* x, __global const float* f,
 }
 
 /* Transposed convolution, gathered per output element; filter [C, OC/G, KH, KW]. */
-__kernel void conv2d_transpose(__global const float* x, __global const float* f,
+__kernel void conv_transpose(__global const float* x, __global const float* f,
                                __global const float* bias, __global float* y, int C, int H,
                                int W, int OC, int KH, int KW, int OH, int OW, int SH, int SW,
                                int DH, int DW, int PT, int PL, int G, int has_bias) {
@@ -237,7 +237,7 @@ __kernel void conv2d_transpose(__global const float* x, __global const float* f,
 
 /* pool2d as litegraph's host kernel: windows clipped with the top/left pad,
    exclusive or padded divisor, adaptive bins. */
-__kernel void pool2d(__global const float* x, __global float* y, int H, int W, int OH, int OW,
+__kernel void pool(__global const float* x, __global float* y, int H, int W, int OH, int OW,
                      int KH, int KW, int SH, int SW, int PT, int PL, int is_max, int exclusive,
                      int adaptive) {
     const int ow = get_global_id(0), oh = get_global_id(1), pc = get_global_id(2);

@@ -66,14 +66,14 @@ struct fused<ops::conv2d, Stages...> {
     using chain_type = chain<Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d"};
     static constexpr bool selectable_loops = ops::conv2d::selectable_loops;
+    /// A fused_conv2d_int8 with the same stages after rescale, when one exists.
+    static constexpr int8_form int8 = ops::conv2d::int8;
     /// Over Other under a writing terminal; over Input when depthwise (run_in_place).
     static constexpr in_place_rule in_place = in_place_rule::epilogue;
 
     using stage_set_type = stage_set<Stages...>;
-    static constexpr std::string_view activation() { return stage_set_type::activation(); }
-    static constexpr std::string_view terminal() { return stage_set_type::terminal(); }
 
-    /// Whether a `fused_conv2d` node with these attributes is this type.
+    /// Whether a `fused_conv2d` node with these attributes (its `stages`) is this type.
     static bool matches(const attr_map& a) { return stage_set_type::matches(a); }
 
     struct params {
@@ -233,17 +233,21 @@ template <class... Acts>
 struct conv_act_list<ops::functor_list<Acts...>> {
     using type = op_list<fused<ops::conv2d, bias, act<Acts>>...>;
 };
+template <class Gates>
+struct conv_gate_list;
+template <class... Gates>
+struct conv_gate_list<ops::functor_list<Gates...>> {
+    using type = op_list<fused<ops::conv2d, bias, gate<Gates, mul_plane>>...,
+                         fused<ops::conv2d, bias, gate<Gates, mul_with>>...>;
+};
 }  // namespace detail
 
 /// The closed list of fused conv kernels the runtime can dispatch to: one per
-/// fusable activation (ops::fusable_activations), the gates and the residual add.
-using fused_conv_kernels = typename concat_op_lists<
-    op_list<fused<ops::conv2d, bias>,                                           //
-            fused<ops::conv2d, bias, add_with>,                                 //
-            fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_plane>>,  //
-            fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_plane>>,       //
-            fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_with>>,   //
-            fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_with>>>,       //
-    typename detail::conv_act_list<ops::fusable_activations>::type>::type;
+/// fusable activation (ops::fusable_activations), two per gate activation
+/// (ops::gate_activations: mul_plane, mul_with) and the residual add.
+using fused_conv_kernels =
+    typename concat_op_lists<op_list<fused<ops::conv2d, bias>, fused<ops::conv2d, bias, add_with>>,
+                             typename detail::conv_gate_list<ops::gate_activations>::type,
+                             typename detail::conv_act_list<ops::fusable_activations>::type>::type;
 
 }  // namespace litegraph::fusion

@@ -9,8 +9,9 @@
 // Node type `fused_conv2d_int8`; slots Input int8 [N,C,H,W], Filter int8
 // [OC,C/g,KH,KW], Multiplier float32 [OC] (in step * filter step), Bias
 // float32 [OC], Other float32 (add_with / gates) -> Output.  Attributes: the
-// conv's, `activation` and `terminal` as fused_conv2d, and `output_step`
-// (> 0 for terminal quantize_store).
+// conv's, `stages` as fused_conv2d (["rescale", "bias", ...], e.g.
+// ["rescale", "bias", "relu", "quantize_store"]), and `output_step` (> 0 when
+// the last stage is quantize_store).
 #pragma once
 
 #include <cstdint>
@@ -34,8 +35,7 @@ struct fused_int8 {
 
     /// The node's stages: rescale and bias always, then the activation and terminal.
     using stage_set_type = stage_set<rescale, bias, Stages...>;
-    static constexpr std::string_view activation() { return stage_set_type::activation(); }
-    static constexpr std::string_view terminal() { return stage_set_type::terminal(); }
+    /// Whether a `fused_conv2d_int8` node with these attributes (its `stages`) is this type.
     static bool matches(const attr_map& a) { return stage_set_type::matches(a); }
 
     struct params {
@@ -136,18 +136,21 @@ template <class... Acts>
 struct int8_act_list<ops::functor_list<Acts...>> {
     using type = op_list<fused_int8<act<Acts>>..., fused_int8<act<Acts>, quantize_store>...>;
 };
+template <class Gates>
+struct int8_gate_list;
+template <class... Gates>
+struct int8_gate_list<ops::functor_list<Gates...>> {
+    using type =
+        op_list<fused_int8<gate<Gates, mul_plane>>..., fused_int8<gate<Gates, mul_with>>...>;
+};
 }  // namespace detail
 
 /// The closed list of int8 conv kernels the runtime can dispatch to: one per
-/// fusable activation (ops::fusable_activations), with float or int8 output.
-using fused_int8_kernels =
-    typename concat_op_lists<op_list<fused_int8<>,                                         //
-                                     fused_int8<quantize_store>,                           //
-                                     fused_int8<add_with>,                                 //
-                                     fused_int8<gate<ops::act::hard_sigmoid, mul_plane>>,  //
-                                     fused_int8<gate<ops::act::sigmoid, mul_plane>>,       //
-                                     fused_int8<gate<ops::act::hard_sigmoid, mul_with>>,   //
-                                     fused_int8<gate<ops::act::sigmoid, mul_with>>>,       //
-                             typename detail::int8_act_list<ops::fusable_activations>::type>::type;
+/// fusable activation (ops::fusable_activations), with float or int8 output,
+/// two per gate activation (ops::gate_activations: mul_plane, mul_with).
+using fused_int8_kernels = typename concat_op_lists<
+    op_list<fused_int8<>, fused_int8<quantize_store>, fused_int8<add_with>>,
+    typename detail::int8_gate_list<ops::gate_activations>::type,
+    typename detail::int8_act_list<ops::fusable_activations>::type>::type;
 
 }  // namespace litegraph::fusion

@@ -102,6 +102,7 @@ struct leaky_relu {
 struct sigmoid {
     static constexpr std::string_view paddle_type = "sigmoid";
     static constexpr bool fusable = true;
+    static constexpr bool gate = true;
     static constexpr std::string_view opencl = "1.f / (1.f + exp(-v))";
     static sigmoid parse(const attr_map&) { return {}; }
     float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); }
@@ -142,6 +143,7 @@ struct hard_swish {
 struct hard_sigmoid {
     static constexpr std::string_view paddle_type = "hard_sigmoid";
     static constexpr bool fusable = true;
+    static constexpr bool gate = true;
     static constexpr std::string_view opencl = "fmax(0.f, fmin(1.f, p0 * v + p1))";
     float slope = 0.2f, offset = 0.5f;
     static hard_sigmoid parse(const attr_map& a) {
@@ -319,6 +321,12 @@ template <class F>
 concept fusable_activation = requires {
     requires F::fusable;
 };
+/// F declares `gate = true` (and is fusable): a fused conv's gate, the
+/// activation whose output multiplies another tensor (passes/fuse_gate.hpp).
+template <class F>
+concept gate_activation = fusable_activation<F> && requires {
+    requires F::gate;
+};
 /// F declares an OpenCL C expression.
 template <class F>
 concept opencl_activation = requires {
@@ -359,12 +367,16 @@ struct filtered<functor_list<F...>, Keep> {
 template <class F>
 struct is_fusable : std::bool_constant<fusable_activation<F>> {};
 template <class F>
+struct is_gate : std::bool_constant<gate_activation<F>> {};
+template <class F>
 struct has_opencl : std::bool_constant<opencl_activation<F>> {};
 }  // namespace detail
 
 /// The activations a conv kernel fuses as its epilogue, in list order.
 using fusable_activations =
     typename detail::filtered<activation_functors, detail::is_fusable>::type;
+/// The activations a fused conv gates with (mul_with, mul_plane), in list order.
+using gate_activations = typename detail::filtered<activation_functors, detail::is_gate>::type;
 /// The activations the OpenCL backend runs, in list order (its activation
 /// code is the 1-based position here).
 using opencl_activations = typename detail::filtered<activation_functors, detail::has_opencl>::type;

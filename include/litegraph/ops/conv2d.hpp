@@ -72,6 +72,8 @@ struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
     /// litegraph_kernel = "fast" (default) or "reference" (see ops/op.hpp).
     static constexpr bool selectable_loops = true;
+    /// quantize_int8 makes it a fused_conv2d_int8 (ops/op.hpp).
+    static constexpr int8_form int8 = int8_form::conv;
     struct params {
         std::vector<std::int64_t> strides{1, 1};
         std::vector<std::int64_t> paddings{0, 0};

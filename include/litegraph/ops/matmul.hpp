@@ -81,6 +81,8 @@ inline void check_float_inputs(const op_io& io) {
 /// mul: Out[x[:xc] + y[yc:]] = flatten(X, xc) * flatten(Y, yc).
 struct mul {
     static constexpr std::string_view paddle_types[] = {"mul"};
+    /// quantize_int8 makes it a mul_int8 (ops/op.hpp).
+    static constexpr int8_form int8 = int8_form::matrix;
     struct params {
         int x_num_col_dims = 1;
         int y_num_col_dims = 1;
@@ -143,6 +145,8 @@ struct mul {
 /// matmul (v1): Out = alpha * op(X) * op(Y).
 struct matmul {
     static constexpr std::string_view paddle_types[] = {"matmul"};
+    /// quantize_int8 makes it a mul_int8 (ops/op.hpp).
+    static constexpr int8_form int8 = int8_form::matrix;
     struct params {
         bool transpose_x = false;
         bool transpose_y = false;
@@ -236,6 +240,8 @@ struct matmul {
 /// matmul_v2: Out = op(X) * op(Y) with numpy broadcasting of the batch dims.
 struct matmul_v2 {
     static constexpr std::string_view paddle_types[] = {"matmul_v2"};
+    /// quantize_int8 makes it a mul_int8 (ops/op.hpp).
+    static constexpr int8_form int8 = int8_form::matrix;
     struct params {
         bool trans_x = false;
         bool trans_y = false;

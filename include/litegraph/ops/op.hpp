@@ -306,6 +306,24 @@ constexpr bool op_selectable_loops() {
         return false;
 }
 
+/// What quantize_int8 (passes/quantize_int8.hpp) makes of the op when its
+/// activation input is fake-quantized to 8 bits and its weight is a
+/// parameter: `static constexpr int8_form int8 = ...;` (none when absent).
+enum class int8_form {
+    none,
+    conv,    // an int8 conv, fused_conv2d_int8 (Input / Filter)
+    matrix,  // an int8 matrix product, mul_int8 (X / Y)
+};
+
+/// Op::int8, or none.
+template <class Op>
+constexpr int8_form op_int8_form() {
+    if constexpr (requires { Op::int8; })
+        return Op::int8;
+    else
+        return int8_form::none;
+}
+
 /// The op type an op declares first, as a string for a graph node
 /// (op_type<ops::conv2d>() == "conv2d"): code that builds or matches graph
 /// nodes names the op, not its string.
@@ -330,6 +348,12 @@ Result op_trait_of(op_list<Ops...>, std::string_view type, Result otherwise, Ask
     Result r = otherwise;
     (void)((op_declares<Ops>(type) ? (r = ask.template operator()<Ops>(), true) : false) || ...);
     return r;
+}
+
+/// The int8 form of op type `type` (none when no op of the list declares it).
+template <class... Ops>
+int8_form op_int8_form_of(op_list<Ops...> list, std::string_view type) {
+    return op_trait_of(list, type, int8_form::none, []<class Op>() { return op_int8_form<Op>(); });
 }
 
 /// The first op of a list (the op type a list of instantiations shares).

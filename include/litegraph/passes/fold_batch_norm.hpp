@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "litegraph/ops/batch_norm.hpp"
 #include "litegraph/passes/pattern.hpp"
 
 namespace litegraph::passes {
@@ -40,9 +41,8 @@ inline bool fold_shapes_only(graph::graph& g, int op, int bn_op, int y, std::vec
     int kv = graph::declare_param(g, base + ".fused_scale", {oc});
     int bv = graph::declare_param(g, base + ".fused_bias", {oc});
     auto& fused = g.ops[op];
-    fused.type = "fused_conv2d";
-    fused.attrs.set("activation", std::string());
-    fused.attrs.set("terminal", std::string("store"));
+    fused.type = op_type<fused_conv_op>();
+    fusion::set_stages<open_stages>(fused.attrs);
     graph::set_input(fused, "Scale", kv);
     graph::set_input(fused, "Bias", bv);
     graph::set_output(fused, "Output", y);
@@ -60,7 +60,8 @@ inline int fold_batch_norm(graph::graph& g) {
         const int bn_op = graph::sole_consumer(g, out);
         if (bn_op < 0) return false;
         const auto& bn = g.ops[bn_op];
-        if (bn.type != "batch_norm" || graph::input_var(bn, "X") != out) return false;
+        if (!op_declares<ops::batch_norm>(bn.type) || graph::input_var(bn, "X") != out)
+            return false;
         auto layout = bn.attrs.get<std::string>("data_layout", "NCHW");
         if (layout != "NCHW" && layout != "AnyLayout" && !layout.empty()) return false;
         const int y = graph::output_var(bn, "Y");

@@ -1,7 +1,8 @@
 // fuse_conv_activation: conv -> activation (one of ops::fusable_activations:
 // `litegraph ops` lists them), where the activation is the conv output's only
-// reader, becomes a fused_conv2d with `activation` set to the Paddle type
-// and the activation's parameters copied under their Paddle names.  A plain
+// reader, becomes a fused_conv2d whose `stages` end with the activation's
+// Paddle type (["bias", "relu"]) and with the activation's parameters copied
+// under their Paddle names.  A plain
 // conv without a bias gets a zero Bias: every fused conv kernel has one.
 #pragma once
 
@@ -40,15 +41,17 @@ inline int fuse_conv_activation(graph::graph& g) {
         if (act_op < 0) return false;
         const auto& act = g.ops[act_op];
         if (!is_fusable_activation(act.type) || graph::input_var(act, "X") != out) return false;
-        if (!fused_conv_exists(act.type, "store")) return false;
+        // An open conv's stages are its bias only: the activation comes next.
+        constexpr auto open = open_stages::names();
+        std::vector<std::string> stages(open.begin(), open.end());
+        stages.push_back(act.type);
+        if (!fused_conv_exists(stages)) return false;
         const int y = graph::output_var(act, "Out");
         if (y < 0 || g.vars[y].type != dtype::f32) return false;
         if (!ensure_fused_conv(g, op)) return false;
-        const std::string type = g.ops[act_op].type;
         auto& fused = g.ops[op];
         copy_activation_attrs(g.ops[act_op], fused);
-        fused.attrs.set("activation", type);
-        fused.attrs.set("terminal", std::string("store"));
+        fusion::set_stages(fused.attrs, std::move(stages));
         graph::set_output(fused, "Output", y);
         dead[act_op] = true;
         return true;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "litegraph/ops/elementwise.hpp"
 #include "litegraph/passes/pattern.hpp"
 
 namespace litegraph::passes {
@@ -29,7 +30,9 @@ inline int fuse_conv_bias(graph::graph& g) {
         const int add_op = graph::sole_consumer(g, out);
         if (add_op < 0) return false;
         const auto& add = g.ops[add_op];
-        if (add.type != "elementwise_add" || graph::input_var(add, "X") != out) return false;
+        if (add.type != ops::elementwise::type_of(ops::elementwise::kind::add) ||
+            graph::input_var(add, "X") != out)
+            return false;
         if (!add.attrs.get<std::string>("act_type", "").empty() ||
             !add.attrs.get<std::string>("fuse_activation", "").empty())
             return false;

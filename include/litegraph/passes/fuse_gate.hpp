@@ -1,9 +1,10 @@
-// fuse_gate: a gate — fused_conv2d with activation sigmoid or hard_sigmoid
-// and a plain store — whose output's only reader is elementwise_mul(other,
-// gate) or elementwise_mul(gate, other) writes the product itself:
-//   same declared shape            -> terminal "mul_with"
+// fuse_gate: a gate — fused_conv2d whose stages are its bias and a gate
+// activation (ops::gate_activations: sigmoid, hard_sigmoid) — whose output's
+// only reader is elementwise_mul(other, gate) or elementwise_mul(gate, other)
+// writes the product itself, its stages then ending with the multiply:
+//   same declared shape            -> "mul_with"   (["bias", "sigmoid", "mul_with"])
 //   gate [N, C, 1, 1], other [N, C, H, W] (the SE block of MobileNetV3)
-//                                  -> terminal "mul_plane"
+//                                  -> "mul_plane"
 // The fused conv reads `other` in slot Other and writes the mul's Out.
 // Declared shapes have -1 batches: known dims are compared, channels must be
 // known and equal.
@@ -12,18 +13,21 @@
 #include <string>
 #include <vector>
 
+#include "litegraph/ops/elementwise.hpp"
 #include "litegraph/passes/pattern.hpp"
 
 namespace litegraph::passes {
 
-/// The terminal a gate of declared shape `gate` multiplied with `other`
-/// needs, or "" when the pair is not a gate pattern.
+/// The stage name of the multiply (mul_with, mul_plane) a gate of declared
+/// shape `gate` multiplied with `other` needs, or "" when the pair is not a
+/// gate pattern.
 inline std::string gate_terminal(const shape_t& gate, const shape_t& other) {
     if (gate.size() != 4 || other.size() != 4) return "";
     if (gate[1] <= 0 || gate[1] != other[1]) return "";  // channels known and equal
     if (gate[0] != other[0]) return "";                  // batch: both -1 or the same
-    if (same_declared_shape(gate, other)) return "mul_with";
-    if (gate[2] == 1 && gate[3] == 1) return "mul_plane";
+    if (same_declared_shape(gate, other))
+        return std::string(fusion::stage_name<fusion::mul_with>());
+    if (gate[2] == 1 && gate[3] == 1) return std::string(fusion::stage_name<fusion::mul_plane>());
     return "";
 }
 
@@ -31,15 +35,16 @@ inline std::string gate_terminal(const shape_t& gate, const shape_t& other) {
 inline int fuse_gate(graph::graph& g) {
     return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
         const auto& conv = g.ops[op];
-        if (conv.type != "fused_conv2d" || fused_terminal(conv) != "store") return false;
-        const auto act = fused_activation(conv);
-        if (act != "sigmoid" && act != "hard_sigmoid") return false;
+        if (!is_fused_conv(conv)) return false;
+        if (fusion::chain_terminal(conv.attrs) != fusion::stage_name<fusion::store>()) return false;
+        if (!ops::names_functor<ops::gate_activations>(fusion::chain_activation(conv.attrs)))
+            return false;
         const int out = conv_output(conv);
         if (out < 0) return false;
         const int mul_op = graph::sole_consumer(g, out);
         if (mul_op < 0) return false;
         const auto& mul = g.ops[mul_op];
-        if (mul.type != "elementwise_mul") return false;
+        if (mul.type != ops::elementwise::type_of(ops::elementwise::kind::mul)) return false;
         if (!mul.attrs.get<std::string>("act_type", "").empty() ||
             !mul.attrs.get<std::string>("fuse_activation", "").empty())
             return false;
@@ -50,9 +55,12 @@ inline int fuse_gate(graph::graph& g) {
         if ((x != out && y != out) || g.vars[other].type != dtype::f32) return false;
         // The axis only matters when the ranks differ, which the shapes exclude.
         const auto terminal = gate_terminal(g.vars[out].shape, g.vars[other].shape);
-        if (terminal.empty() || !fused_conv_exists(act, terminal)) return false;
+        if (terminal.empty()) return false;
+        auto stages = fusion::stages_of(conv.attrs);
+        stages.push_back(terminal);
+        if (!fused_conv_exists(stages)) return false;
         auto& fused = g.ops[op];
-        fused.attrs.set("terminal", terminal);
+        fusion::set_stages(fused.attrs, std::move(stages));
         graph::set_input(fused, "Other", other);
         graph::set_output(fused, "Output", prod);
         dead[mul_op] = true;

@@ -1,7 +1,7 @@
-// fuse_residual_add: a conv with no activation (fused_conv2d with activation
-// "" and a plain store, or a plain conv) -> elementwise_add(conv output,
-// other) where `other` is an activation (not a parameter) of the same
-// declared shape becomes a fused_conv2d with terminal "add_with" reading
+// fuse_residual_add: a conv with no activation (fused_conv2d whose only stage
+// is its bias, or a plain conv) -> elementwise_add(conv output, other) where
+// `other` is an activation (not a parameter) of the same declared shape
+// becomes a fused_conv2d with stages ["bias", "add_with"] reading
 // `other` in slot Other and writing the add's Out — only when the kernel list
 // has that combination.
 #pragma once
@@ -9,13 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "litegraph/ops/elementwise.hpp"
 #include "litegraph/passes/pattern.hpp"
 
 namespace litegraph::passes {
 
 /// Fuses every conv -> residual add pair; returns how many.
 inline int fuse_residual_add(graph::graph& g) {
-    if (!fused_conv_exists("", "add_with")) return 0;
+    using residual = fusion::stage_set<fusion::bias, fusion::add_with>;
+    constexpr auto names = residual::names();
+    if (!fused_conv_exists({names.begin(), names.end()})) return 0;
     return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
         const auto& conv = g.ops[op];
         if (!is_open_conv(conv)) return false;
@@ -24,7 +27,7 @@ inline int fuse_residual_add(graph::graph& g) {
         const int add_op = graph::sole_consumer(g, out);
         if (add_op < 0) return false;
         const auto& add = g.ops[add_op];
-        if (add.type != "elementwise_add") return false;
+        if (add.type != ops::elementwise::type_of(ops::elementwise::kind::add)) return false;
         if (!add.attrs.get<std::string>("act_type", "").empty() ||
             !add.attrs.get<std::string>("fuse_activation", "").empty())
             return false;
@@ -38,7 +41,7 @@ inline int fuse_residual_add(graph::graph& g) {
             return false;
         if (!ensure_fused_conv(g, op)) return false;
         auto& fused = g.ops[op];
-        fused.attrs.set("terminal", std::string("add_with"));
+        fusion::append_stage<fusion::add_with>(fused.attrs);
         graph::set_input(fused, "Other", other);
         graph::set_output(fused, "Output", sum);
         dead[add_op] = true;

@@ -8,11 +8,12 @@
 //                                                 else Y if Y has it
 //   alias        (reshape2, flatten2, squeeze2, unsqueeze2 and their v1 forms,
 //                 flatten_contiguous_range)       X (an alias)
-//   epilogue     (fused_conv2d)                   Other, with terminal mul_with /
-//                                                 mul_plane / add_with; Input for a
-//                                                 depthwise conv (groups == input
-//                                                 channels == output channels),
-//                                                 terminal store (one-plane scratch)
+//   epilogue     (fused_conv2d)                   Other, when its stages end with
+//                                                 mul_with / mul_plane / add_with;
+//                                                 Input for a depthwise conv (groups
+//                                                 == input channels == output
+//                                                 channels) with none of them
+//                                                 (one-plane scratch)
 //   slices       (concat)                         X, when every input is produced by
 //                                                 an op and read by the concat only
 //                                                 (its producers write slices)
@@ -85,15 +86,17 @@ inline std::string in_place_slot(const graph::graph& g, int op, const std::vecto
         return "";
     }
     if (rule == in_place_rule::epilogue) {
-        const auto terminal = fused_terminal(n);
+        const auto terminal = fusion::chain_terminal(n.attrs);
         // Other may not also be the conv's Input: the conv reads a whole
         // window of it after the first outputs are written.
-        if (terminal == "mul_with" || terminal == "mul_plane" || terminal == "add_with")
+        if (terminal == fusion::stage_name<fusion::mul_with>() ||
+            terminal == fusion::stage_name<fusion::mul_plane>() ||
+            terminal == fusion::stage_name<fusion::add_with>())
             return dies("Other") && graph::input_var(n, "Other") != graph::input_var(n, "Input")
                        ? "Other"
                        : "";
         const int in = graph::input_var(n, "Input");
-        if (in < 0 || terminal != "store") return "";
+        if (in < 0 || terminal != fusion::stage_name<fusion::store>()) return "";
         const auto groups = n.attrs.get<std::int64_t>("groups", 1);
         // Input channels = Filter channels * groups (checked by the conv), so
         // a one-channel filter with groups == output channels is depthwise.

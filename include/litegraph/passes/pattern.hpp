@@ -1,6 +1,6 @@
 // What every graph pass asks of a graph: is this variable a parameter or a
 // feed, does it die at this op, do two declared shapes agree, does a fused
-// conv kernel exist for an (activation, terminal) pair, and how a conv node
+// conv kernel exist for a list of epilogue stages, and how a conv node
 // becomes a `fused_conv2d` node (docs/fusion.md).
 #pragma once
 
@@ -46,9 +46,18 @@ inline bool same_declared_shape(const shape_t& a, const shape_t& b) {
     return !a.empty() && a == b;
 }
 
-/// The op types the passes treat as conv producers.
+/// The op types the passes treat as conv producers (those of ops::conv2d).
 inline bool is_plain_conv(const graph::op_node& op) {
-    return op.type == "conv2d" || op.type == "depthwise_conv2d";
+    return op_declares<ops::conv2d>(op.type);
+}
+
+/// The op the fused conv kernels (fusion::fused_conv_kernels) share: its
+/// type is `fused_conv2d`.
+using fused_conv_op = first_op<fusion::fused_conv_kernels>::type;
+
+/// A `fused_conv2d` node.
+inline bool is_fused_conv(const graph::op_node& op) {
+    return op_declares<fused_conv_op>(op.type);
 }
 
 /// Paddle activation types a fused conv can apply: those of
@@ -59,32 +68,27 @@ inline bool is_fusable_activation(std::string_view type) {
 
 namespace detail {
 template <class... K>
-bool fused_conv_in_list(op_list<K...>, std::string_view activation, std::string_view terminal) {
-    return ((K::activation() == activation && K::terminal() == terminal) || ...);
+bool fused_conv_in_list(op_list<K...>, const std::vector<std::string>& stages) {
+    return (K::stage_set_type::is(stages) || ...);
 }
 }  // namespace detail
 
 /// Whether the closed list `fusion::fused_conv_kernels` has a kernel for
-/// this (activation, terminal) pair; a pass must produce no other.
-inline bool fused_conv_exists(std::string_view activation, std::string_view terminal) {
-    return detail::fused_conv_in_list(fusion::fused_conv_kernels{}, activation, terminal);
+/// this list of stages (a fused_conv2d node's `stages`); a pass must produce
+/// no other.
+inline bool fused_conv_exists(const std::vector<std::string>& stages) {
+    return detail::fused_conv_in_list(fusion::fused_conv_kernels{}, stages);
 }
 
-/// The activation and terminal of a `fused_conv2d` node.
-inline std::string fused_activation(const graph::op_node& op) {
-    return op.attrs.get<std::string>("activation", "");
-}
-inline std::string fused_terminal(const graph::op_node& op) {
-    return op.attrs.get<std::string>("terminal", "store");
-}
+/// The stages of a conv with its bias and nothing else (stage_set<bias>).
+using open_stages = fusion::stage_set<fusion::bias>;
 
 /// A conv node that still computes a plain conv result (conv2d,
-/// depthwise_conv2d, or fused_conv2d with no activation and a plain store):
-/// a bias, a batch norm or an activation can still be merged into it.
+/// depthwise_conv2d, or fused_conv2d whose only stage is its bias): a bias, a
+/// batch norm or an activation can still be merged into it.
 inline bool is_open_conv(const graph::op_node& op) {
     if (is_plain_conv(op)) return true;
-    return op.type == "fused_conv2d" && fused_activation(op).empty() &&
-           fused_terminal(op) == "store";
+    return is_fused_conv(op) && open_stages::matches(op.attrs);
 }
 
 /// The conv's output variable (`Output`), or -1.
@@ -111,7 +115,7 @@ inline std::vector<float> conv_bias_values(const graph::graph& g, const graph::o
     return {s.begin(), s.end()};
 }
 
-/// Turns a conv node into `fused_conv2d` (activation "", terminal "store")
+/// Turns a conv node into `fused_conv2d` (stages: its bias only)
 /// with `bias` as its Bias, a new parameter named after the conv output.
 inline void make_fused_conv(graph::graph& g, int op, const std::vector<float>& bias) {
     auto& node = g.ops[op];
@@ -120,10 +124,9 @@ inline void make_fused_conv(graph::graph& g, int op, const std::vector<float>& b
     int b = graph::add_param(g, g.vars[out].name + ".fused_bias", std::move(t));
     auto& n = g.ops[op];  // add_param does not touch ops, but keep the reference fresh
     graph::set_input(n, "Bias", b);
-    if (n.type != "fused_conv2d") {
-        n.type = "fused_conv2d";
-        n.attrs.set("activation", std::string());
-        n.attrs.set("terminal", std::string("store"));
+    if (!is_fused_conv(n)) {
+        n.type = op_type<fused_conv_op>();
+        fusion::set_stages<open_stages>(n.attrs);
     }
 }
 
@@ -131,11 +134,10 @@ inline void make_fused_conv(graph::graph& g, int op, const std::vector<float>& b
 /// as is.  False when the conv's bias cannot be read.
 inline bool ensure_fused_conv(graph::graph& g, int op) {
     auto& node = g.ops[op];
-    if (node.type == "fused_conv2d" && graph::input_var(node, "Bias") >= 0) return true;
+    if (is_fused_conv(node) && graph::input_var(node, "Bias") >= 0) return true;
     if (graph::input_var(node, "Bias") >= 0) {
-        node.type = "fused_conv2d";
-        node.attrs.set("activation", std::string());
-        node.attrs.set("terminal", std::string("store"));
+        node.type = op_type<fused_conv_op>();
+        fusion::set_stages<open_stages>(node.attrs);
         return true;
     }
     auto oc = conv_out_channels(g, node);

@@ -22,10 +22,12 @@
 //   quant-dequant op of 8 bits and whose weight is a parameter becomes an int8
 //   op (fused_conv2d_int8, mul_int8): per-channel filter steps (abs max /
 //   127), the input quantised by a quantize_int8 op (one per fake op), the
-//   requantize epilogue carrying rescale, bias, activation and terminal.  A
-//   quantize_int8 whose input only an int8 op produces (through max pools and
-//   concats) is merged into that producer, which then writes int8 (terminal
-//   quantize_store).  Everything else stays float32: the fallback, reported by
+//   requantize epilogue carrying rescale, bias, activation and terminal (its
+//   `stages`: "rescale" in front of the fused conv's).  Which ops these are is
+//   their `int8` trait (ops/op.hpp: conv2d, the fused conv, mul, matmul,
+//   matmul_v2).  A quantize_int8 whose input only an int8 op produces (through
+//   max pools and concats) is merged into that producer, which then writes
+//   int8 (its last stage quantize_store).  Everything else stays float32: the fallback, reported by
 //   `litegraph run --json` as `kernels`.
 // `--precision fp32` skips quantize_int8: the float simulation of the fake ops.
 #pragma once
@@ -37,16 +39,28 @@
 #include <vector>
 
 #include "litegraph/fusion/fused_int8.hpp"
+#include "litegraph/ops/concat.hpp"
+#include "litegraph/ops/fake_quant.hpp"
+#include "litegraph/ops/int8/mul_int8.hpp"
+#include "litegraph/ops/int8/pool2d_int8.hpp"
+#include "litegraph/ops/int8/quantize.hpp"
 #include "litegraph/ops/invoke.hpp"
+#include "litegraph/ops/matmul.hpp"
+#include "litegraph/ops/pool2d.hpp"
 #include "litegraph/passes/pattern.hpp"
 
 namespace litegraph::passes {
 
 namespace int8_detail {
 
+/// The per-tensor fake quant-dequant op of an activation (what quantize_int8 reads).
+using fake_activation_quant = ops::fake_quantize_dequantize_moving_average_abs_max;
+/// The op the int8 conv kernels (fusion::fused_int8_kernels) share: `fused_conv2d_int8`.
+using int8_conv_op = first_op<fusion::fused_int8_kernels>::type;
+
 inline bool is_fake_weight_quant(std::string_view t) {
-    return t == "fake_channel_wise_quantize_dequantize_abs_max" ||
-           t == "fake_quantize_dequantize_abs_max";
+    return op_declares<ops::fake_channel_wise_quantize_dequantize_abs_max>(t) ||
+           op_declares<ops::fake_quantize_dequantize_abs_max>(t);
 }
 
 /// Declares a new activation variable.
@@ -86,12 +100,13 @@ inline int fold_weight_op(graph::graph& g, int op, const std::string& x_slot,
 inline int fold_quant_linear(graph::graph& g) {
     return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
         const auto& d = g.ops[op];
-        if (d.type != "dequantize_linear") return false;
+        if (!op_declares<ops::dequantize_linear>(d.type)) return false;
         const int qv = graph::input_var(d, "X"), y = graph::output_var(d, "Y");
         if (qv < 0 || y < 0 || g.vars[qv].producer < 0) return false;
         const int qop = g.vars[qv].producer;
         const auto& q = g.ops[qop];
-        if (q.type != "quantize_linear" || graph::sole_consumer(g, qv) != op) return false;
+        if (!op_declares<ops::quantize_linear>(q.type) || graph::sole_consumer(g, qv) != op)
+            return false;
         const int scale = graph::input_var(q, "Scale"), x = graph::input_var(q, "X");
         if (scale < 0 || x < 0 || graph::input_var(d, "Scale") != scale) return false;
         if (d.attrs.get<int>("bit_length", 8) != q.attrs.get<int>("bit_length", 8)) return false;
@@ -128,7 +143,7 @@ inline int fold_quant_linear(graph::graph& g) {
         const auto& sshape = sv.value ? sv.value->shape() : sv.shape;
         if (!is_known(sshape) || numel(sshape) != 1) return false;
         auto& fq = g.ops[qop];
-        fq.type = "fake_quantize_dequantize_moving_average_abs_max";
+        fq.type = op_type<int8_detail::fake_activation_quant>();
         fq.inputs = {{"X", {x}}, {"InScale", {scale}}};
         fq.outputs = {{"Out", {y}}};
         fq.attrs.set("round_type", std::int32_t{q.attrs.get<int>("round_type", 0)});
@@ -141,7 +156,7 @@ inline int fold_quant_linear(graph::graph& g) {
 inline int fold_quant_dequant_split(graph::graph& g) {
     return rewrite_until_fixed(g, [&](int op, std::vector<bool>& dead) {
         const auto& fq = g.ops[op];
-        if (fq.type != "fake_quantize_moving_average_abs_max") return false;
+        if (!op_declares<ops::fake_quantize_moving_average_abs_max>(fq.type)) return false;
         const int q = graph::output_var(fq, "Out"), in_scale = graph::input_var(fq, "InScale");
         const int out_scale = graph::output_var(fq, "OutScale");
         if (q < 0 || in_scale < 0 || graph::is_fetched(g, q) || g.vars[q].consumers.empty())
@@ -156,7 +171,7 @@ inline int fold_quant_dequant_split(graph::graph& g) {
         for (int c : g.vars[q].consumers) {
             const auto& node = g.ops[c];
             const bool conv = is_plain_conv(node);
-            if (!conv && node.type != "mul") return false;
+            if (!conv && !op_declares<ops::mul>(node.type)) return false;
             const char* w_slot = conv ? "Filter" : "Y";
             const int w = graph::input_var(node, w_slot);
             const int out = graph::output_var(node, conv ? "Output" : "Out");
@@ -165,7 +180,7 @@ inline int fold_quant_dequant_split(graph::graph& g) {
                 return false;
             if (g.vars[w].value && !has_f32_value(g, w)) return false;
             const int dq = graph::sole_consumer(g, out);
-            if (dq < 0 || g.ops[dq].type != "fake_dequantize_max_abs" ||
+            if (dq < 0 || !op_declares<ops::fake_dequantize_max_abs>(g.ops[dq].type) ||
                 graph::input_var(g.ops[dq], "X") != out)
                 return false;
             // Scale is the activation's scale; the weight's is in max_range.
@@ -204,7 +219,7 @@ inline int fold_quant_dequant_split(graph::graph& g) {
             dead[pr.dq] = true;
         }
         auto& f = g.ops[op];
-        f.type = "fake_quantize_dequantize_moving_average_abs_max";
+        f.type = op_type<int8_detail::fake_activation_quant>();
         f.outputs = {{"Out", {q}}};
         return true;
     });
@@ -262,12 +277,16 @@ inline quantized_weight quantize_weight(const tensor& w, int axis) {
 }
 
 template <class... K>
-bool int8_conv_in_list(op_list<K...>, std::string_view activation, std::string_view terminal) {
-    return ((K::activation() == activation && K::terminal() == terminal) || ...);
+bool int8_conv_in_list(op_list<K...>, const std::vector<std::string>& stages) {
+    return (K::stage_set_type::is(stages) || ...);
 }
-inline bool int8_conv_exists(std::string_view activation, std::string_view terminal) {
-    return int8_conv_in_list(fusion::fused_int8_kernels{}, activation, terminal);
+/// Whether fusion::fused_int8_kernels has a kernel for this list of stages.
+inline bool int8_conv_exists(const std::vector<std::string>& stages) {
+    return int8_conv_in_list(fusion::fused_int8_kernels{}, stages);
 }
+
+/// The ops whose int8 form (op_int8_form) quantize_int8 looks up.
+using quantizable_ops = concat_op_lists<builtin_ops, fusion::fused_conv_kernels>::type;
 
 /// The rewriter of quantize_int8: one instance per run.
 class int8_rewriter {
@@ -283,7 +302,7 @@ public:
         dead_.assign(g_.ops.size(), false);
         // Fake ops whose every reader became int8 have nothing left to do.
         for (int op = 0; op < static_cast<int>(g_.ops.size()); ++op)
-            if (g_.ops[op].type == "fake_quantize_dequantize_moving_average_abs_max") {
+            if (op_declares<fake_activation_quant>(g_.ops[op].type)) {
                 int out = graph::output_var(g_.ops[op], "Out");
                 if (out >= 0 && g_.vars[out].consumers.empty() && !graph::is_fetched(g_, out))
                     dead_[op] = true;
@@ -293,7 +312,7 @@ public:
         // Merge quantize_int8 ops into int8 producers.
         for (int op = 0; op < static_cast<int>(g_.ops.size()); ++op) {
             auto& q = g_.ops[op];
-            if (q.type != "quantize_int8" || dead_[op]) continue;
+            if (!op_declares<ops::quantize_int8>(q.type) || dead_[op]) continue;
             const int x = graph::input_var(q, "X"), out = graph::output_var(q, "Out");
             if (x < 0 || out < 0 || graph::sole_consumer(g_, x) != op) continue;
             if (!can_emit(x, 0)) continue;
@@ -308,8 +327,9 @@ private:
     /// Turns op `op` into an int8 op when its input is fake-quantized.
     bool convert(int op) {
         auto& node = g_.ops[op];
-        const bool conv = is_plain_conv(node) || node.type == "fused_conv2d";
-        const bool fc = node.type == "mul" || node.type == "matmul" || node.type == "matmul_v2";
+        const auto form = op_int8_form_of(quantizable_ops{}, node.type);
+        const bool conv = form == int8_form::conv;
+        const bool fc = form == int8_form::matrix;
         if (!conv && !fc) return false;
         const char* x_slot = conv ? "Input" : "X";
         const char* w_slot = conv ? "Filter" : "Y";
@@ -317,8 +337,7 @@ private:
         int w = graph::input_var(node, w_slot);
         if (x < 0 || w < 0 || !is_param(g_, w) || g_.vars[x].producer < 0) return false;
         const auto& f = g_.ops[g_.vars[x].producer];
-        if (f.type != "fake_quantize_dequantize_moving_average_abs_max" ||
-            f.attrs.get<int>("bit_length", 8) != 8)
+        if (!op_declares<fake_activation_quant>(f.type) || f.attrs.get<int>("bit_length", 8) != 8)
             return false;
         const int in_scale = graph::input_var(f, "InScale");
         const bool shapes_only = !g_.vars[w].value;
@@ -331,23 +350,27 @@ private:
         float alpha = 1.f;
         if (conv) {
             if (wshape.size() != 4 || !is_known(wshape)) return false;
-            if (node.type == "fused_conv2d" &&
-                !int8_conv_exists(fused_activation(node), fused_terminal(node)))
-                return false;
+            // The int8 kernel runs the fused conv's stages after its rescale.
+            if (is_fused_conv(node)) {
+                auto stages = fusion::stages_of(node.attrs);
+                stages.insert(stages.begin(), std::string(fusion::stage_name<fusion::rescale>()));
+                if (!int8_conv_exists(stages)) return false;
+            }
         } else {
             if (wshape.size() != 2 || !is_known(wshape)) return false;
-            if (node.type == "mul" && node.attrs.get<int>("y_num_col_dims", 1) != 1) return false;
-            if (node.type == "matmul") {
+            const bool mul = op_declares<ops::mul>(node.type);
+            if (mul && node.attrs.get<int>("y_num_col_dims", 1) != 1) return false;
+            if (op_declares<ops::matmul>(node.type)) {
                 if (node.attrs.get<bool>("transpose_X", false) ||
                     node.attrs.get<bool>("transpose_Y", false))
                     return false;
                 alpha = node.attrs.get<float>("alpha", 1.f);
             }
-            if (node.type == "matmul_v2" &&
+            if (op_declares<ops::matmul_v2>(node.type) &&
                 (node.attrs.get<bool>("trans_x", false) || node.attrs.get<bool>("trans_y", false)))
                 return false;
             // X must be 2-D for matmul (mul flattens at x_num_col_dims).
-            if (node.type != "mul" && g_.vars[x].shape.size() != 2) return false;
+            if (!mul && g_.vars[x].shape.size() != 2) return false;
         }
         const std::int64_t channels = conv ? wshape[0] : wshape[1];
         const float in_step = s_in / 127.f;
@@ -374,12 +397,14 @@ private:
         const int xq = quantized_input(g_.vars[x].producer, in_step);
         auto& n = g_.ops[op];
         if (conv) {
-            n.type = "fused_conv2d_int8";
+            n.type = op_type<int8_conv_op>();
+            fusion::prepend_stage<fusion::rescale>(n.attrs);
             graph::set_input(n, "Input", xq);
             graph::set_input(n, "Filter", wq);
         } else {
-            const int xcols = n.type == "mul" ? n.attrs.get<int>("x_num_col_dims", 1) : 1;
-            n.type = "mul_int8";
+            const int xcols =
+                op_declares<ops::mul>(n.type) ? n.attrs.get<int>("x_num_col_dims", 1) : 1;
+            n.type = op_type<ops::mul_int8>();
             n.attrs = attr_map{};
             n.attrs.set("x_num_col_dims", std::int32_t{xcols});
             graph::set_input(n, "X", xq);
@@ -398,7 +423,7 @@ private:
         const int q =
             declare_activation(g_, g_.vars[x].name + ".int8", g_.vars[x].shape, dtype::i8);
         graph::op_node node;
-        node.type = "quantize_int8";
+        node.type = op_type<ops::quantize_int8>();
         node.inputs = {{"X", {x}}};
         node.outputs = {{"Out", {q}}};
         node.attrs.set("step", step);
@@ -414,13 +439,16 @@ private:
         const int p = g_.vars[v].producer;
         if (p < 0 || depth > 8 || dead_[p] || graph::is_fetched(g_, v)) return false;
         const auto& op = g_.ops[p];
-        if (op.type == "fused_conv2d_int8") return fused_terminal(op) == "store";
-        if (op.type == "mul_int8") return op.attrs.get<float>("output_step", 0.f) == 0.f;
-        if (op.type == "pool2d" && op.attrs.get<std::string>("pooling_type", "max") == "max") {
+        if (op_declares<int8_conv_op>(op.type))
+            return fusion::chain_terminal(op.attrs) == fusion::stage_name<fusion::store>();
+        if (op_declares<ops::mul_int8>(op.type))
+            return op.attrs.get<float>("output_step", 0.f) == 0.f;
+        if (op_declares<ops::pool2d>(op.type) &&
+            op.attrs.get<std::string>("pooling_type", "max") == "max") {
             const int x = graph::input_var(op, "X");
             return x >= 0 && graph::sole_consumer(g_, x) == p && can_emit(x, depth + 1);
         }
-        if (op.type == "concat" && !op.input("AxisTensor")) {
+        if (op_declares<ops::concat>(op.type) && !op.input("AxisTensor")) {
             const auto* xs = op.input("X");
             if (!xs || xs->vars.empty()) return false;
             for (int x : xs->vars)
@@ -434,20 +462,20 @@ private:
     void emit(int v, float step, int target) {
         const int p = g_.vars[v].producer;
         auto& op = g_.ops[p];
-        if (op.type == "fused_conv2d_int8") {
-            op.attrs.set("terminal", std::string("quantize_store"));
+        if (op_declares<int8_conv_op>(op.type)) {
+            fusion::append_stage<fusion::quantize_store>(op.attrs);
             op.attrs.set("output_step", step);
-        } else if (op.type == "mul_int8") {
+        } else if (op_declares<ops::mul_int8>(op.type)) {
             op.attrs.set("output_step", step);
-        } else if (op.type == "pool2d") {
+        } else if (op_declares<ops::pool2d>(op.type)) {
             const int x = graph::input_var(op, "X");
             const int xi =
                 declare_activation(g_, g_.vars[x].name + ".int8", g_.vars[x].shape, dtype::i8);
             emit(x, step, xi);
             auto& pool = g_.ops[p];
-            pool.type = "pool2d_int8";
+            pool.type = op_type<ops::pool2d_int8>();
             graph::set_input(pool, "X", xi);
-        } else if (op.type == "concat") {
+        } else if (op_declares<ops::concat>(op.type)) {
             const auto xs = op.input("X")->vars;
             std::vector<int> ins;
             for (int x : xs) {

@@ -9,17 +9,19 @@
 
 #include <string>
 
+#include "litegraph/ops/dropout.hpp"
+#include "litegraph/ops/scale.hpp"
 #include "litegraph/passes/pattern.hpp"
 
 namespace litegraph::passes {
 
 /// Whether `op` is the identity at inference.
 inline bool is_identity_op(const graph::op_node& op) {
-    if (op.type == "scale") {
+    if (op_declares<ops::scale>(op.type)) {
         if (op.input("ScaleTensor") && !op.input("ScaleTensor")->vars.empty()) return false;
         return op.attrs.get<float>("scale", 1.f) == 1.f && op.attrs.get<float>("bias", 0.f) == 0.f;
     }
-    if (op.type == "dropout") {
+    if (op_declares<ops::dropout>(op.type)) {
         auto impl = op.attrs.get<std::string>("dropout_implementation", "downgrade_in_infer");
         if (impl == "upscale_in_train") return true;
         return impl == "downgrade_in_infer" && op.attrs.get<float>("dropout_prob", 0.5f) == 0.f;
