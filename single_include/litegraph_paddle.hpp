@@ -892,6 +892,433 @@ inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
 }  // namespace litegraph::kernels::simd
 // ---- end litegraph/kernels/simd.hpp ----
 
+// ---- begin litegraph/kernels/elementwise.hpp ----
+// Element-wise loops on raw arrays, no heap (ops and firmware): a unary
+// functor over an array, the add whose Y repeats along one run of dims,
+// a byte move, and float32 <-> int8 at one step.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+// ---- begin litegraph/kernels/epilogue.hpp ----
+// Epilogues: what happens to a producer's output element between its
+// computation and its single write.  A chain of stages is a type; the
+// compiler composes it; `emit` is the one loop that runs it.
+//
+//   fused<conv2d, bias, act<relu>>                       out = relu(conv + b)
+//   fused<conv2d, bias, gate<hard_sigmoid, mul_with>>    out = other * hsig(conv + b)
+//   fused<conv2d, bias, gate<hard_sigmoid, mul_plane>>   the SE gate: conv is [N,C,1,1],
+//                                                        other and out are [N,C,H,W]
+//   fused<conv2d, bias, act<relu>, add_with>             residual: out = relu(conv + b) + other
+//
+// Every stage has a scalar form; stages that also have a vector form
+// (`vec`, on kernels::simd::vfloat, the same operations in the same order)
+// let `emit` run the chain in vector registers over a run of values, with the
+// scalar form for the tail only, so a fused epilogue costs a few vector
+// instructions per output vector and the results do not depend on the path.
+//
+// The int8 requantize epilogue is a chain of the same kind, run by the same
+// `emit` loop over int32 accumulators (fusion/fused_int8.hpp):
+//   chain<rescale, bias, act<relu>, quantize_store>      out = sat8(round(relu(acc*m[c] + b) / s))
+//   chain<rescale, bias, act<hard_sigmoid>, gate<...>>   float out, as the fp32 terminals
+//
+// A kernel-layer header (raw pointers, no op, graph or attribute): the int8
+// ops requantize through these chains too.  The fusion layer spells the same
+// types as fusion::bias, fusion::act<F>, ... (fusion/epilogue.hpp), the names
+// fused kernels and compile-time networks use.
+
+#include <cmath>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+
+
+namespace litegraph::kernels::epilogue {
+
+/// Where a producer's element sits: image, channel and flat index in the
+/// producer's output (N, C, plane).
+struct at {
+    std::int64_t image = 0;
+    std::int64_t channel = 0;
+    std::int64_t index = 0;  // flat index into the producer's output
+};
+
+/// Whether activation functor F has a vector form `V vec(V) const`.
+template <class F>
+concept vector_act = requires(const F& f, kernels::simd::vfloat v) {
+    f.vec(v);
+};
+
+/// Whether stage S declares a vector form (`vectorizes`; a stage without the
+/// flag runs scalar).
+template <class S>
+concept stage_vectorizes = requires {
+    requires S::vectorizes;
+};
+
+/// Per-channel rescale of an int32 accumulator to real units: v * m[channel],
+/// m = input step * weight step of the channel.  The one stage allowed before
+/// the bias (it turns the accumulator into the value the bias adds to).
+struct rescale {
+    static constexpr bool is_rescale = true;
+    const float* multiplier = nullptr;
+    float operator()(float v, const at& a) const { return v * multiplier[a.channel]; }
+};
+
+/// Per-channel bias: v + b[channel]; with a per-channel `scale` (a folded
+/// batch norm's gamma / sqrt(var + eps), passes/fold_batch_norm.hpp),
+/// v * k[channel] + b[channel]: the conv's filter stays as trained, so the
+/// fused conv rounds as conv -> batch_norm does (batch_norm computes
+/// x * k + (beta - mean * k)), instead of summing products of rounded w * k.
+struct bias {
+    static constexpr bool vectorizes = true;
+    const float* values = nullptr;
+    const float* scale = nullptr;  // null: no scale
+    /// The two forms, the choice made by the chain once per run of values
+    /// (chain::emit), so no element tests `scale`.
+    template <bool Scaled>
+    float fixed(float v, const at& a) const {
+        if constexpr (Scaled)
+            return v * scale[a.channel] + values[a.channel];
+        else
+            return v + values[a.channel];
+    }
+    template <bool Scaled, class V>
+    V fixed_vec(V v, const at& a) const {
+        if constexpr (Scaled)
+            return v * V(scale[a.channel]) + V(values[a.channel]);
+        else
+            return v + V(values[a.channel]);
+    }
+};
+
+/// An activation functor (ops::act::*) as a stage.
+template <class F>
+struct act {
+    static constexpr bool vectorizes = vector_act<F>;
+    F f{};
+    float operator()(float v, const at&) const { return f(v); }
+    template <class V>
+    V vec(V v, const at&) const {
+        return f.vec(v);
+    }
+};
+
+/// Residual add of another tensor of the producer's shape: v + other[index].
+struct add_with {
+    static constexpr bool vectorizes = true;
+    const float* other = nullptr;
+    float operator()(float v, const at& a) const { return v + other[a.index]; }
+    template <class V>
+    V vec(V v, const at& a) const {
+        return v + V::load_unaligned(other + a.index);
+    }
+};
+
+// Terminal writers: how the final value reaches memory.
+
+/// The default: out[index] = v.
+struct store {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = false;
+    static constexpr bool vectorizes = true;
+    void write(float* out, const at& a, float v) const { out[a.index] = v; }
+    template <class V>
+    void write_vec(float* out, const at& a, V v) const {
+        v.store_unaligned(out + a.index);
+    }
+};
+
+/// Rounds half away from zero and saturates to int8: the one quantisation
+/// rule of the int8 kernels (Paddle's fake quantisation rounds the same way).
+/// NaN (a NaN weight or scale in a model) quantises to 0: converting it to
+/// an integer would be undefined (found by fuzz_model).
+inline std::int8_t saturate_int8(float v) {
+    const float r = std::round(v);
+    if (!(r == r)) return 0;
+    return static_cast<std::int8_t>(r < -128.f ? -128.f : (r > 127.f ? 127.f : r));
+}
+
+/// The int8 terminal: out[index] = sat8(round(v * inv_scale)), inv_scale the
+/// reciprocal of the output's quantisation step.
+struct quantize_store {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = false;
+    float inv_scale = 1.f;
+    void write(std::int8_t* out, const at& a, float v) const {
+        out[a.index] = saturate_int8(v * inv_scale);
+    }
+};
+
+/// out[index] = other[index] * v (the patent's conv -> logistic -> mul).
+struct mul_with {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = false;
+    static constexpr bool vectorizes = true;
+    const float* other = nullptr;
+    void write(float* out, const at& a, float v) const { out[a.index] = other[a.index] * v; }
+    template <class V>
+    void write_vec(float* out, const at& a, V v) const {
+        (V::load_unaligned(other + a.index) * v).store_unaligned(out + a.index);
+    }
+};
+
+/// The SE gate: the producer's output is [N, C, 1, 1]; every element scales
+/// one whole plane of `other` ([N, C, H, W]) into the same plane of `out`.
+struct mul_plane {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = true;
+    static constexpr bool vectorizes = false;  // one value per plane (the loop below vectorises)
+    const float* other = nullptr;
+    std::int64_t plane = 1;  // H * W of `other`
+    void write(float* out, const at& a, float v) const {
+        const float* o = other + a.index * plane;
+        float* d = out + a.index * plane;
+        for (std::int64_t i = 0; i < plane; ++i) d[i] = o[i] * v;
+    }
+};
+
+/// gate<Act, Mul>: apply Act, then multiply by another tensor (Mul is
+/// mul_with or mul_plane): the gated residual structure.
+template <class F, class Mul>
+struct gate {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = Mul::broadcasts;
+    static constexpr bool vectorizes = vector_act<F> && stage_vectorizes<Mul>;
+    F f{};
+    Mul mul{};
+    void write(float* out, const at& a, float v) const { mul.write(out, a, f(v)); }
+    template <class V>
+    void write_vec(float* out, const at& a, V v) const {
+        mul.write_vec(out, a, f.vec(v));
+    }
+};
+
+template <class S>
+concept terminal_stage = requires {
+    S::is_terminal;
+};
+
+template <class S>
+struct is_bias : std::is_same<S, bias> {};
+
+namespace detail {
+template <class... S>
+constexpr bool last_is_terminal_only() {
+    constexpr std::size_t n = sizeof...(S);
+    constexpr bool flags[] = {terminal_stage<S>..., false};
+    for (std::size_t i = 0; i + 1 < n; ++i)
+        if (flags[i]) return false;
+    return true;
+}
+template <class S>
+constexpr bool is_rescale_stage() {
+    if constexpr (requires { S::is_rescale; })
+        return S::is_rescale;
+    else
+        return false;
+}
+// A bias comes first, or right after the rescale that starts an int8 chain;
+// a rescale comes first only.
+template <class... S>
+constexpr bool bias_first_only() {
+    constexpr bool flags[] = {std::is_same_v<S, bias>..., false};
+    constexpr bool rescales[] = {is_rescale_stage<S>()..., false};
+    for (std::size_t i = 1; i < sizeof...(S); ++i) {
+        if (rescales[i]) return false;
+        if (flags[i] && !(i == 1 && rescales[0])) return false;
+    }
+    return true;
+}
+}  // namespace detail
+
+/// A chain of element stages ending, optionally, in one terminal writer.
+template <class... Stages>
+struct chain {
+    static_assert(detail::bias_first_only<Stages...>(),
+                  "litegraph fusion: a bias stage must come first in the epilogue chain, "
+                  "right after the producer (or right after the rescale of an int8 chain).");
+    static_assert(detail::last_is_terminal_only<Stages...>(),
+                  "litegraph fusion: a gate or mul stage writes the result and must be the "
+                  "last stage of the epilogue chain.");
+
+    std::tuple<Stages...> stages;
+
+    static constexpr bool has_terminal = (terminal_stage<Stages> || ... || false);
+    static constexpr bool has_bias = (std::is_same_v<Stages, bias> || ... || false);
+#if defined(LITEGRAPH_SCALAR_SIMD)
+    static constexpr bool vectorized = false;
+#else
+    using vfloat = kernels::simd::vfloat;
+    /// Whether emit runs in vector registers (every stage has a vector form).
+    static constexpr bool vectorized = (stage_vectorizes<Stages> && ... && true);
+#endif
+
+    /// Writes the final value of one producer element (out is float, or
+    /// int8 behind a quantize_store).
+    template <class Out>
+    void write(Out* out, const at& a, float v) const {
+        if (scaled())
+            write_fixed<true>(out, a, v);
+        else
+            write_fixed<false>(out, a, v);
+    }
+
+    /// The one loop of a fused kernel: `count` finished producer values of
+    /// image `image`, channel `channel`, starting at flat index `index`, go
+    /// through the chain and are written once each.
+    /// Values are float (fp32 producers, in vector registers where every
+    /// stage has a vector form) or int32 accumulators (int8 ones, scalar).
+    /// The bias stage's scale (a folded batch norm) is tested once per run:
+    /// the loops are instantiated for both forms.
+    template <class Out, class V>
+    void emit(Out* out, const V* values, std::int64_t count, at a) const {
+        if constexpr (std::is_same_v<Out, float> && std::is_same_v<V, float>) {
+            // The loop runs on a local copy of the stages: `out` cannot alias
+            // it, so their parameters stay in registers across the stores.
+            const chain local = *this;
+            if (local.scaled())
+                local.template emit_run<true>(out, values, count, a);
+            else
+                local.template emit_run<false>(out, values, count, a);
+        } else if (scaled()) {
+            for (std::int64_t i = 0; i < count; ++i, ++a.index)
+                write_fixed<true>(out, a, static_cast<float>(values[i]));
+        } else {
+            for (std::int64_t i = 0; i < count; ++i, ++a.index)
+                write_fixed<false>(out, a, static_cast<float>(values[i]));
+        }
+    }
+
+private:
+    /// Whether the bias stage carries a scale.
+    bool scaled() const {
+        if constexpr (has_bias)
+            return std::get<bias>(stages).scale != nullptr;
+        else
+            return false;
+    }
+    template <bool Scaled, class Out>
+    void write_fixed(Out* out, const at& a, float v) const {
+        std::apply([&](const auto&... s) { ((v = step<Scaled>(s, v, a)), ...); }, stages);
+        if constexpr (has_terminal)
+            std::get<sizeof...(Stages) - 1>(stages).write(out, a, v);
+        else
+            out[a.index] = v;
+    }
+    template <bool Scaled>
+    void emit_run(float* out, const float* values, std::int64_t count, at a) const {
+        std::int64_t i = 0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+        if constexpr (vectorized) {
+            constexpr std::int64_t w = kernels::simd::width;
+            const std::int64_t vend = count - count % w;
+            for (; i < vend; i += w)
+                write_vec<Scaled>(out, at{a.image, a.channel, a.index + i},
+                                  vfloat::load_unaligned(values + i));
+        }
+#endif
+        for (; i < count; ++i)
+            write_fixed<Scaled>(out, at{a.image, a.channel, a.index + i}, values[i]);
+    }
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+    template <bool Scaled>
+    void write_vec(float* out, const at& a, vfloat v) const {
+        std::apply([&](const auto&... s) { ((v = step_vec<Scaled>(s, v, a)), ...); }, stages);
+        if constexpr (has_terminal)
+            std::get<sizeof...(Stages) - 1>(stages).write_vec(out, a, v);
+        else
+            v.store_unaligned(out + a.index);
+    }
+    template <bool Scaled, class S>
+    static vfloat step_vec(const S& s, vfloat v, const at& a) {
+        if constexpr (terminal_stage<S>)
+            return v;
+        else if constexpr (std::is_same_v<S, bias>)
+            return s.template fixed_vec<Scaled>(v, a);
+        else
+            return s.vec(v, a);
+    }
+#endif
+    template <bool Scaled, class S>
+    static float step(const S& s, float v, const at& a) {
+        if constexpr (terminal_stage<S>)
+            return v;
+        else if constexpr (std::is_same_v<S, bias>)
+            return s.template fixed<Scaled>(v, a);
+        else
+            return s(v, a);
+    }
+};
+
+}  // namespace litegraph::kernels::epilogue
+// ---- end litegraph/kernels/epilogue.hpp ----
+
+namespace litegraph::kernels {
+
+/// out[i] = f(x[i]), i < n (out may be x).
+template <class F>
+void map(const F& f, const float* x, float* out, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+}
+
+/// out[i] = x[i] + y[(i / post) % count], i < total (out may be x).
+inline void add_repeated(const float* x, const float* y, float* out, std::int64_t total,
+                         std::int64_t count, std::int64_t post) {
+    for (std::int64_t i = 0; i < total; ++i) out[i] = x[i] + y[(i / post) % count];
+}
+
+/// `bytes` bytes from x to out, unless they are the same place.
+inline void move_bytes(const void* x, void* out, std::size_t bytes) {
+    if (bytes && x != out) std::memmove(out, x, bytes);
+}
+
+/// out[i] = sat8(round(x[i] / step)).
+inline void quantize_int8(float step, const float* xs, std::int8_t* out, std::int64_t n) noexcept {
+    const float inv = 1.f / step;
+    for (std::int64_t i = 0; i < n; ++i) out[i] = epilogue::saturate_int8(xs[i] * inv);
+}
+
+/// out[i] = x[i] * step.
+inline void dequantize_int8(float step, const std::int8_t* xs, float* out,
+                            std::int64_t n) noexcept {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(xs[i]) * step;
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/elementwise.hpp ----
+// ---- begin litegraph/ops/firmware.hpp ----
+// The firmware form of an op: the op's computation without the heap, over
+// caller memory, from a literal (constexpr-constructible) description of one
+// instance.  An op that can run in firmware declares, beside parse / infer /
+// run:
+//
+//   struct form { ...; constexpr auto fields() const { return std::tie(...); } };
+//   static form form_of(const params&, const op_io&);   // shapes known
+//   static constexpr std::size_t scratch_bytes(const form&);
+//   static void run_form(const form&, const firmware_io&);
+//   static constexpr std::string_view firmware_inputs[] = {"X", ...};
+//   static constexpr std::string_view firmware_output = "Out";
+//
+// `form` holds the instance's geometry and parameters only (no pointers);
+// fields() lists its members in declaration order, which is how `litegraph
+// codegen` prints one as an aggregate initializer, generically.  run_form
+// calls the kernels (kernels/): the op's runtime kernel and a compile-time
+// network's layer (static/network.hpp) both call it, so firmware computes
+// what the runtime computes.  form_of throws unsupported_error for an
+// instance the form does not cover (a batched matmul, a broadcast the loop
+// does not express).
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
 // ---- begin litegraph/ops/op.hpp ----
 // What an op is to litegraph: a struct with a param block, attribute parsing,
 // shape inference and a reference kernel.  `kernel` erases it for the runtime.
@@ -1265,6 +1692,93 @@ in_place_rule op_in_place_of(op_list<Ops...> list, std::string_view type) {
 
 }  // namespace litegraph
 // ---- end litegraph/ops/op.hpp ----
+
+namespace litegraph {
+
+/// The operands of one firmware call: the op's firmware inputs in the order
+/// of Op::firmware_inputs (nullptr for an optional one that is absent), the
+/// output and the scratch (scratch_bytes(form) bytes, aligned for int64).
+struct firmware_io {
+    static constexpr std::size_t max_inputs = 6;
+    std::array<const void*, max_inputs> in{};
+    void* out = nullptr;
+    void* scratch = nullptr;
+
+    template <class T>
+    const T* input(std::size_t i) const {
+        return static_cast<const T*>(in[i]);
+    }
+    template <class T>
+    T* output() const {
+        return static_cast<T*>(out);
+    }
+};
+
+template <class Op>
+concept firmware_op = requires(const typename Op::params& p, const op_io& io,
+                               const typename Op::form& f, const firmware_io& fio) {
+    { Op::firmware_inputs[0] } -> std::convertible_to<std::string_view>;
+    { Op::firmware_output } -> std::convertible_to<std::string_view>;
+    { Op::form_of(p, io) } -> std::same_as<typename Op::form>;
+    { Op::scratch_bytes(f) } -> std::same_as<std::size_t>;
+    Op::run_form(f, fio);
+    f.fields();
+    requires std::size(Op::firmware_inputs)
+    <= firmware_io::max_inputs;
+};
+
+/// The firmware operands of a runtime op_io (its slots' data), scratch given.
+template <firmware_op Op>
+firmware_io firmware_io_of(const op_io& io, void* scratch) {
+    firmware_io f;
+    for (std::size_t i = 0; i < std::size(Op::firmware_inputs); ++i)
+        f.in[i] = io.input_count(Op::firmware_inputs[i]) ? io.input(Op::firmware_inputs[i]).data
+                                                         : nullptr;
+    f.out = io.output(Op::firmware_output).data;
+    f.scratch = scratch;
+    return f;
+}
+
+/// An op's runtime kernel through its firmware form: the form of this
+/// instance, its scratch from the heap, run_form.
+template <firmware_op Op>
+void run_firmware_form(const typename Op::params& p, const op_io& io) {
+    const auto f = Op::form_of(p, io);
+    std::vector<std::int64_t> scratch((Op::scratch_bytes(f) + 7) / 8);
+    Op::run_form(f, firmware_io_of<Op>(io, scratch.data()));
+}
+
+/// What form_of throws for an instance its form does not cover.
+[[noreturn]] inline void no_firmware_form(const std::string& why) {
+    LITEGRAPH_THROW(unsupported_error(why));
+}
+
+namespace ops::detail {
+/// The firmware form of the reshapes (reshape2, flatten2, squeeze2, ...):
+/// the bytes move unless the plan aliased the output to the input.
+struct copy_form {
+    struct form {
+        std::int64_t bytes = 0;
+        constexpr auto fields() const { return std::tie(bytes); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    template <class Params>
+    static form form_of(const Params&, const op_io& io) {
+        const auto& x = io.input("X");
+        if (x.bytes() != io.output("Out").bytes())
+            no_firmware_form("a reshape that changes the byte count");
+        return {static_cast<std::int64_t>(x.bytes())};
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::move_bytes(io.in[0], io.out, static_cast<std::size_t>(f.bytes));
+    }
+};
+}  // namespace ops::detail
+
+}  // namespace litegraph
+// ---- end litegraph/ops/firmware.hpp ----
 
 namespace litegraph::ops {
 
@@ -1644,13 +2158,21 @@ struct activation {
         out.shape = x.shape;
     }
 
-    static void run(const params& f, op_io& io) {
-        const float* x = io.input("X").as<float>();
-        auto& o = io.output("Out");
-        float* out = o.as<float>();
-        const std::int64_t n = o.numel();
-        for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+    /// The firmware form (ops/firmware.hpp): the functor and the count.
+    struct form {
+        F f{};
+        std::int64_t count = 0;
+        constexpr auto fields() const { return std::tie(f, count); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& f, const op_io& io) { return {f, io.output("Out").numel()}; }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::map(f.f, io.input<float>(0), io.output<float>(), f.count);
     }
+
+    static void run(const params& f, op_io& io) { run_firmware_form<activation>(f, io); }
 };
 
 using relu = activation<act::relu>;
@@ -1899,8 +2421,9 @@ inline void copy_all(const tensor_ref& in, const tensor_ref& out) {
 /// litegraph dtype of a Paddle VarType.Type code; fails naming the code.
 inline dtype dtype_from_paddle(const op_io& io, int code, const char* attr = "dtype") {
     if (auto t = litegraph::dtype_from_paddle(code)) return *t;
-    throw unsupported_error("op " + io.type + " ('" + io.label + "'): attribute '" + attr + "' = " +
-                            std::to_string(code) + " is not a supported Paddle data type code");
+    LITEGRAPH_THROW(unsupported_error("op " + io.type + " ('" + io.label + "'): attribute '" +
+                                      attr + "' = " + std::to_string(code) +
+                                      " is not a supported Paddle data type code"));
 }
 
 /// Row-major strides (in elements) of `s`.
@@ -3141,6 +3664,7 @@ struct clip {
 #include <limits>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -3381,13 +3905,14 @@ struct elementwise {
                 found = true;
             }
         if (!found)
-            throw unsupported_error("elementwise: unknown op type '" + std::string(type) + "'");
+            LITEGRAPH_THROW(
+                unsupported_error("elementwise: unknown op type '" + std::string(type) + "'"));
         p.axis = a.get<int>("axis", -1);
         // Paddle Lite's fused variants carry an activation in a string attribute.
         if (!a.get<std::string>("act_type", "").empty() ||
             !a.get<std::string>("fuse_activation", "").empty())
-            throw unsupported_error(std::string(type) +
-                                    ": a fused activation attribute is not supported");
+            LITEGRAPH_THROW(unsupported_error(std::string(type) +
+                                              ": a fused activation attribute is not supported"));
         return p;
     }
 
@@ -3408,6 +3933,45 @@ struct elementwise {
         auto& out = io.output("Out");
         out.type = x.type;
         out.shape = bd.out;
+    }
+
+    /// The firmware form (ops/firmware.hpp) of elementwise_add on float32:
+    /// Out[i] = X[i] + Y[(i / post) % count], Y (a constant or a tensor)
+    /// covering one run of X's dims exactly.  The other kinds and broadcasts
+    /// have none.
+    struct form {
+        std::int64_t total = 0, count = 1, post = 1;
+        constexpr auto fields() const { return std::tie(total, count, post); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X", "Y"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        if (p.op != kind::add) no_firmware_form("has no compile-time form");
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
+        if (bd.x != bd.out || x.type != dtype::f32 || y.type != dtype::f32)
+            no_firmware_form("elementwise_add where X " + to_string(x.shape) +
+                             " broadcasts (or is not float32)");
+        // Y must cover one run of dims [a, b) of the output exactly.
+        std::size_t a = 0, b = bd.y.size();
+        while (a < b && bd.y[a] == 1) ++a;
+        while (b > a && bd.y[b - 1] == 1) --b;
+        form f;
+        for (std::size_t i = a; i < b; ++i) {
+            if (bd.y[i] != bd.out[i])
+                no_firmware_form("elementwise_add with Y " + to_string(y.shape) +
+                                 " broadcasting inside X " + to_string(x.shape));
+            f.count *= bd.y[i];
+        }
+        for (std::size_t i = b; i < bd.out.size(); ++i) f.post *= bd.out[i];
+        f.total = io.output("Out").numel();
+        return f;
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::add_repeated(io.input<float>(0), io.input<float>(1), io.output<float>(), f.total,
+                              f.count, f.post);
     }
 
     template <class F>
@@ -3767,6 +4331,7 @@ struct concat {
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 // ---- begin litegraph/kernels/conv.hpp ----
@@ -4598,6 +5163,9 @@ struct conv2d {
         std::int64_t sh, sw, dh, dw;  // strides, dilations (after SAME)
         std::int64_t pt, pb, pl, pr;  // paddings
         std::int64_t groups;
+        constexpr auto fields() const {
+            return std::tie(n, c, h, w, oc, kh, kw, oh, ow, sh, sw, dh, dw, pt, pb, pl, pr, groups);
+        }
     };
 
     /// `type`: the element type Input and Filter must have (int8 for the int8 conv).
@@ -6608,7 +7176,7 @@ struct fake_dequantize_max_abs {
 
 namespace litegraph::ops {
 
-struct flatten2 {
+struct flatten2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"flatten2", "flatten"};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
@@ -6638,7 +7206,7 @@ struct flatten2 {
     static void run(const params&, op_io& io) { detail::copy_all(io.input("X"), io.output("Out")); }
 };
 
-struct flatten_contiguous_range {
+struct flatten_contiguous_range : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"flatten_contiguous_range"};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
@@ -8097,18 +8665,25 @@ struct where {
 #include <string_view>
 #include <vector>
 
+// ---- begin litegraph/kernels/matmul.hpp ----
+// The plain matrix product of mul / matmul / matmul_v2 (and firmware):
+// (M x K) * (K x N) in i-k-j order on raw float32 arrays, no heap.
 
-namespace litegraph::ops {
+#include <cstdint>
+#include <tuple>
 
-namespace matmul_detail {
-inline std::int64_t prod(const shape_t& s, std::size_t b, std::size_t e) {
-    std::int64_t n = 1;
-    for (std::size_t i = b; i < e; ++i) n *= s[i];
-    return n;
-}
+namespace litegraph::kernels {
 
-/// One (M x K) * (K x N) product, accumulated into `out` (which starts at 0).
-/// `tx`: x is stored as [K, M]; `ty`: y is stored as [N, K].  i-k-j order.
+/// One product's shape: Out[M, N] = alpha * op(X)[M, K] * op(Y)[K, N];
+/// `tx`: X is stored as [K, M]; `ty`: Y is stored as [N, K].
+struct gemm_shape {
+    std::int64_t m = 0, k = 0, n = 0;
+    bool tx = false, ty = false;
+    float alpha = 1.f;
+    constexpr auto fields() const { return std::tie(m, k, n, tx, ty, alpha); }
+};
+
+/// One (M x K) * (K x N) product into `out` (overwritten).
 inline void gemm(const float* x, const float* y, float* out, std::int64_t M, std::int64_t K,
                  std::int64_t N, bool tx, bool ty, float alpha) {
     for (std::int64_t i = 0; i < M * N; ++i) out[i] = 0.f;
@@ -8125,6 +8700,25 @@ inline void gemm(const float* x, const float* y, float* out, std::int64_t M, std
     if (alpha != 1.f)
         for (std::int64_t i = 0; i < M * N; ++i) out[i] *= alpha;
 }
+
+inline void gemm(const gemm_shape& s, const float* x, const float* y, float* out) {
+    gemm(x, y, out, s.m, s.k, s.n, s.tx, s.ty, s.alpha);
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/matmul.hpp ----
+
+namespace litegraph::ops {
+
+namespace matmul_detail {
+inline std::int64_t prod(const shape_t& s, std::size_t b, std::size_t e) {
+    std::int64_t n = 1;
+    for (std::size_t i = b; i < e; ++i) n *= s[i];
+    return n;
+}
+
+/// One (M x K) * (K x N) product (kernels/matmul.hpp).
+using kernels::gemm;
 
 /// Batched gemm: xb and yb are the batch dims of X and Y aligned to ob (same
 /// length, 1 where a side broadcasts).
@@ -8220,11 +8814,21 @@ struct mul {
         out.shape = std::move(s);
     }
 
-    static void run(const params& p, op_io& io) {
-        auto d = check(p, io, nullptr);
-        matmul_detail::gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
-                            io.output("Out").as<float>(), d.M, d.K, d.N, false, false, 1.f);
+    /// The firmware form (ops/firmware.hpp): one product, Y a constant or a
+    /// tensor.
+    using form = kernels::gemm_shape;
+    static constexpr std::string_view firmware_inputs[] = {"X", "Y"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto d = check(p, io, nullptr);
+        return {d.M, d.K, d.N, false, false, 1.f};
     }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::gemm(f, io.input<float>(0), io.input<float>(1), io.output<float>());
+    }
+
+    static void run(const params& p, op_io& io) { run_firmware_form<mul>(p, io); }
 };
 
 /// matmul (v1): Out = alpha * op(X) * op(Y).
@@ -8312,6 +8916,21 @@ struct matmul {
         out.shape = std::move(pl.out);
     }
 
+    /// The firmware form (ops/firmware.hpp): one product, Y a constant or a
+    /// tensor.
+    using form = kernels::gemm_shape;
+    static constexpr std::string_view firmware_inputs[] = {"X", "Y"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto pl = make_plan(p, io);
+        if (pl.x.batch > 1 || pl.y.batch > 1) no_firmware_form("a batched matmul");
+        return {pl.x.h, pl.x.w, pl.y.w, p.transpose_x, p.transpose_y, p.alpha};
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::gemm(f, io.input<float>(0), io.input<float>(1), io.output<float>());
+    }
+
     static void run(const params& p, op_io& io) {
         auto pl = make_plan(p, io);
         const std::int64_t B = std::max<std::int64_t>({pl.x.batch, pl.y.batch, 1});
@@ -8391,6 +9010,21 @@ struct matmul_v2 {
         auto& out = io.output("Out");
         out.type = dtype::f32;
         out.shape = std::move(pl.out);
+    }
+
+    /// The firmware form (ops/firmware.hpp): one product, Y a constant or a
+    /// tensor.
+    using form = kernels::gemm_shape;
+    static constexpr std::string_view firmware_inputs[] = {"X", "Y"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto pl = make_plan(p, io);
+        if (numel(pl.ob) > 1) no_firmware_form("a batched matmul_v2");
+        return {pl.M, pl.K, pl.N, pl.tx, pl.ty, 1.f};
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::gemm(f, io.input<float>(0), io.input<float>(1), io.output<float>());
     }
 
     static void run(const params& p, op_io& io) {
@@ -9645,8 +10279,150 @@ struct pixel_shuffle {
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+// ---- begin litegraph/kernels/pool.hpp ----
+// 2-D pooling on raw NCHW arrays (float32 and int8), heap-free over caller
+// scratch: Paddle's window rules (ops/pool2d.hpp says what surprises), the
+// windows computed once per output row and column.  ops::pool2d and
+// ops::pool2d_int8 run these; so do compile-time networks.
+
+#include <algorithm>
+#include <cfloat>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+
+namespace litegraph::kernels {
+
+/// Where one pooling runs: input [n, c, h, w], window kh x kw, strides,
+/// pads (the loops use the top/left ones), output oh x ow.
+struct pool_geometry {
+    std::int64_t n, c, h, w;
+    std::int64_t kh, kw, sh, sw;
+    std::int64_t pt, pl;  // the kernel uses the top/left pads only
+    std::int64_t pb, pr;
+    std::int64_t oh, ow;  // -1 when an input dim is unknown
+    constexpr auto fields() const {
+        return std::tie(n, c, h, w, kh, kw, sh, sw, pt, pl, pb, pr, oh, ow);
+    }
+};
+
+/// A window along one axis: input [lo, hi) and the divisor's extent along it.
+struct pool_span {
+    std::int64_t lo, hi, extent;
+};
+
+/// Max or average, and how an average divides (a literal type, for firmware).
+struct pool_mode {
+    bool max = true;
+    bool exclusive = true;
+    bool adaptive = false;
+    constexpr auto fields() const { return std::tie(max, exclusive, adaptive); }
+};
+
+constexpr pool_span pool_span_of(const pool_mode& p, std::int64_t o, std::int64_t out,
+                                 std::int64_t in, std::int64_t k, std::int64_t s,
+                                 std::int64_t pad) {
+    if (p.adaptive) {
+        const std::int64_t lo = o * in / out, hi = ((o + 1) * in + out - 1) / out;
+        return {lo, hi, hi - lo};
+    }
+    std::int64_t lo = o * s - pad;
+    std::int64_t hi = std::min(lo + k, in + pad);
+    const std::int64_t padded = hi - lo;
+    lo = std::max<std::int64_t>(lo, 0);
+    hi = std::min(hi, in);
+    return {lo, hi, p.exclusive ? hi - lo : padded};
+}
+
+/// Bytes of scratch the loops need: one span per output row and column.
+constexpr std::size_t pool_scratch_bytes(const pool_geometry& g) {
+    return static_cast<std::size_t>(g.oh + g.ow) * sizeof(pool_span);
+}
+
+namespace pool_detail {
+inline void spans(const pool_mode& p, const pool_geometry& g, pool_span* scratch) {
+    pool_span* rows = scratch;
+    pool_span* cols = scratch + g.oh;
+    for (std::int64_t o = 0; o < g.oh; ++o)
+        rows[o] = pool_span_of(p, o, g.oh, g.h, g.kh, g.sh, g.pt);
+    for (std::int64_t o = 0; o < g.ow; ++o)
+        cols[o] = pool_span_of(p, o, g.ow, g.w, g.kw, g.sw, g.pl);
+}
+
+/// sum / count rounded half away from zero (count > 0).
+constexpr std::int32_t div_round(std::int32_t sum, std::int32_t count) noexcept {
+    return sum >= 0 ? (2 * sum + count) / (2 * count) : -((-2 * sum + count) / (2 * count));
+}
+}  // namespace pool_detail
+
+/// float32 pooling; `scratch` holds pool_scratch_bytes(g) bytes.
+inline void pool2d(const pool_mode& p, const pool_geometry& g, const float* x, float* y,
+                   pool_span* scratch) {
+    pool_detail::spans(p, g, scratch);
+    const pool_span* rows = scratch;
+    const pool_span* cols = scratch + g.oh;
+    const std::int64_t planes = g.n * g.c;
+    for (std::int64_t pc = 0; pc < planes; ++pc) {
+        const float* xp = x + pc * g.h * g.w;
+        float* yp = y + pc * g.oh * g.ow;
+        for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+            const auto r = rows[oh];
+            for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                const auto c = cols[ow];
+                if (p.max) {
+                    float m = -FLT_MAX;
+                    for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
+                        for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
+                            const float v = xp[ih * g.w + iw];
+                            m = m > v ? m : v;  // Paddle's MaxPool: NaN propagates
+                        }
+                    yp[oh * g.ow + ow] = m;
+                } else {
+                    float sum = 0.f;
+                    for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
+                        for (std::int64_t iw = c.lo; iw < c.hi; ++iw) sum += xp[ih * g.w + iw];
+                    yp[oh * g.ow + ow] = sum / static_cast<float>(r.extent * c.extent);
+                }
+            }
+        }
+    }
+}
+
+/// int8 pooling, the output in the input's step: max takes the largest q,
+/// average sums in int32 and divides rounding half away from zero.
+inline void pool2d_int8(const pool_mode& p, const pool_geometry& g, const std::int8_t* x,
+                        std::int8_t* y, pool_span* scratch) noexcept {
+    pool_detail::spans(p, g, scratch);
+    const pool_span* rows = scratch;
+    const pool_span* cols = scratch + g.oh;
+    for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
+        const std::int8_t* xp = x + pc * g.h * g.w;
+        std::int8_t* yp = y + pc * g.oh * g.ow;
+        for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+            const auto r = rows[oh];
+            for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                const auto c = cols[ow];
+                std::int32_t m = p.max ? -128 : 0;
+                for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
+                    for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
+                        const std::int32_t v = xp[ih * g.w + iw];
+                        m = p.max ? (v > m ? v : m) : m + v;
+                    }
+                if (!p.max) {
+                    const auto count = static_cast<std::int32_t>(r.extent * c.extent);
+                    m = count > 0 ? pool_detail::div_round(m, count) : 0;
+                }
+                yp[oh * g.ow + ow] = static_cast<std::int8_t>(m);
+            }
+        }
+    }
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/pool.hpp ----
 
 namespace litegraph::ops {
 
@@ -9683,13 +10459,7 @@ struct pool2d {
         return p;
     }
 
-    struct geometry {
-        std::int64_t n, c, h, w;
-        std::int64_t kh, kw, sh, sw;
-        std::int64_t pt, pl;  // the kernel uses the top/left pads only
-        std::int64_t pb, pr;
-        std::int64_t oh, ow;  // -1 when an input dim is unknown
-    };
+    using geometry = kernels::pool_geometry;
 
     static geometry resolve(const params& p, const op_io& io, dtype type = dtype::f32) {
         const auto& x = detail::f32_input(io, "X", 4, type);
@@ -9734,17 +10504,10 @@ struct pool2d {
         out.shape = {g.n, g.c, g.oh, g.ow};
     }
 
-    /// A window along one axis, as Paddle computes it: input [lo, hi) and
-    /// the divisor's extent along that axis.
-    struct span1 {
-        std::int64_t lo, hi, extent;
-    };
+    /// A window along one axis, as Paddle computes it (kernels/pool.hpp).
+    using span1 = kernels::pool_span;
     /// What the kernel needs of the params (a literal type, for firmware).
-    struct mode {
-        bool max = true;
-        bool exclusive = true;
-        bool adaptive = false;
-    };
+    using mode = kernels::pool_mode;
     static mode mode_of(const params& p) {
         mode m;
         m.max = p.max;
@@ -9755,16 +10518,7 @@ struct pool2d {
 
     static constexpr span1 span_of(const mode& p, std::int64_t o, std::int64_t out, std::int64_t in,
                                    std::int64_t k, std::int64_t s, std::int64_t pad) {
-        if (p.adaptive) {
-            const std::int64_t lo = o * in / out, hi = ((o + 1) * in + out - 1) / out;
-            return {lo, hi, hi - lo};
-        }
-        std::int64_t lo = o * s - pad;
-        std::int64_t hi = std::min(lo + k, in + pad);
-        const std::int64_t padded = hi - lo;
-        lo = std::max<std::int64_t>(lo, 0);
-        hi = std::min(hi, in);
-        return {lo, hi, p.exclusive ? hi - lo : padded};
+        return kernels::pool_span_of(p, o, out, in, k, s, pad);
     }
 
     /// The spans along one axis, one per output index (the int8 kernel's form).
@@ -9776,53 +10530,26 @@ struct pool2d {
         return v;
     }
 
-    /// Spans the kernel needs (no-heap form): one per output row and column.
+    /// The firmware form (ops/firmware.hpp): the mode and the geometry.
+    struct form {
+        mode m{};
+        geometry g{};
+        constexpr auto fields() const { return std::tie(m, g); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) { return {mode_of(p), resolve(p, io)}; }
+    /// Spans the kernel needs: one per output row and column.
     static constexpr std::size_t scratch_bytes(const geometry& g) {
-        return static_cast<std::size_t>(g.oh + g.ow) * sizeof(span1);
+        return kernels::pool_scratch_bytes(g);
+    }
+    static constexpr std::size_t scratch_bytes(const form& f) { return scratch_bytes(f.g); }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::pool2d(f.m, f.g, io.input<float>(0), io.output<float>(),
+                        static_cast<span1*>(io.scratch));
     }
 
-    static void run(const params& p, op_io& io) {
-        const auto g = resolve(p, io);
-        std::vector<span1> spans(static_cast<std::size_t>(g.oh + g.ow));
-        compute(mode_of(p), g, io.input("X").as<float>(), io.output("Out").as<float>(),
-                spans.data());
-    }
-
-    /// The kernel without the heap (firmware): `scratch` holds oh + ow spans.
-    static void compute(const mode& p, const geometry& g, const float* x, float* y,
-                        span1* scratch) {
-        span1* rows = scratch;
-        span1* cols = scratch + g.oh;
-        for (std::int64_t o = 0; o < g.oh; ++o)
-            rows[o] = span_of(p, o, g.oh, g.h, g.kh, g.sh, g.pt);
-        for (std::int64_t o = 0; o < g.ow; ++o)
-            cols[o] = span_of(p, o, g.ow, g.w, g.kw, g.sw, g.pl);
-        const std::int64_t planes = g.n * g.c;
-        for (std::int64_t pc = 0; pc < planes; ++pc) {
-            const float* xp = x + pc * g.h * g.w;
-            float* yp = y + pc * g.oh * g.ow;
-            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-                const auto r = rows[oh];
-                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
-                    const auto c = cols[ow];
-                    if (p.max) {
-                        float m = -FLT_MAX;
-                        for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
-                            for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
-                                const float v = xp[ih * g.w + iw];
-                                m = m > v ? m : v;  // Paddle's MaxPool: NaN propagates
-                            }
-                        yp[oh * g.ow + ow] = m;
-                    } else {
-                        float sum = 0.f;
-                        for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
-                            for (std::int64_t iw = c.lo; iw < c.hi; ++iw) sum += xp[ih * g.w + iw];
-                        yp[oh * g.ow + ow] = sum / static_cast<float>(r.extent * c.extent);
-                    }
-                }
-            }
-        }
-    }
+    static void run(const params& p, op_io& io) { run_firmware_form<pool2d>(p, io); }
 };
 
 }  // namespace litegraph::ops
@@ -10442,7 +11169,7 @@ struct p_norm {
 
 namespace litegraph::ops {
 
-struct reshape2 {
+struct reshape2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"reshape2", "reshape"};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
@@ -11477,7 +12204,38 @@ struct slice {
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <tuple>
 
+// ---- begin litegraph/kernels/softmax.hpp ----
+// softmax on a raw float32 array seen as outer x n x inner, along n:
+// exp(x - max) / sum, numerically stable (ops::softmax and firmware).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace litegraph::kernels {
+
+inline void softmax(const float* x, float* out, std::int64_t outer, std::int64_t n,
+                    std::int64_t inner) {
+    if (outer * n * inner == 0) return;  // empty: no element (and no buffer) to touch
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t k = 0; k < inner; ++k) {
+            const float* xs = x + o * n * inner + k;
+            float* os = out + o * n * inner + k;
+            float m = -INFINITY;
+            for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j * inner]);
+            float sum = 0.f;
+            for (std::int64_t j = 0; j < n; ++j) {
+                os[j * inner] = std::exp(xs[j * inner] - m);
+                sum += os[j * inner];
+            }
+            for (std::int64_t j = 0; j < n; ++j) os[j * inner] /= sum;
+        }
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/softmax.hpp ----
 
 namespace litegraph::ops {
 
@@ -11509,41 +12267,27 @@ struct softmax {
         out.shape = x.shape;
     }
 
-    static void run(const params& p, op_io& io) {
-        const auto& xr = io.input("X");
-        const float* x = xr.as<float>();
-        float* out = io.output("Out").as<float>();
-        const std::size_t ax = axis_of(p, xr.shape.size(), io);
-        std::int64_t outer = 1, n = 1, inner = 1;
-        for (std::size_t i = 0; i < xr.shape.size(); ++i) {
-            if (i < ax)
-                outer *= xr.shape[i];
-            else if (i == ax)
-                n = xr.shape[i];
-            else
-                inner *= xr.shape[i];
-        }
-        compute(x, out, outer, n, inner);
+    /// The firmware form (ops/firmware.hpp): X as outer x count x inner.
+    struct form {
+        std::int64_t outer = 1, count = 1, inner = 1;
+        constexpr auto fields() const { return std::tie(outer, count, inner); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        const std::size_t ax = axis_of(p, x.shape.size(), io);
+        form f;
+        for (std::size_t i = 0; i < x.shape.size(); ++i)
+            (i < ax ? f.outer : (i == ax ? f.count : f.inner)) *= x.shape[i];
+        return f;
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::softmax(io.input<float>(0), io.output<float>(), f.outer, f.count, f.inner);
     }
 
-    /// The kernel on raw arrays: `outer` x `n` x `inner`, along `n`.
-    static void compute(const float* x, float* out, std::int64_t outer, std::int64_t n,
-                        std::int64_t inner) {
-        if (outer * n * inner == 0) return;  // empty: no element (and no buffer) to touch
-        for (std::int64_t o = 0; o < outer; ++o)
-            for (std::int64_t k = 0; k < inner; ++k) {
-                const float* xs = x + o * n * inner + k;
-                float* os = out + o * n * inner + k;
-                float m = -INFINITY;
-                for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j * inner]);
-                float sum = 0.f;
-                for (std::int64_t j = 0; j < n; ++j) {
-                    os[j * inner] = std::exp(xs[j * inner] - m);
-                    sum += os[j * inner];
-                }
-                for (std::int64_t j = 0; j < n; ++j) os[j * inner] /= sum;
-            }
-    }
+    static void run(const params& p, op_io& io) { run_firmware_form<softmax>(p, io); }
 };
 
 /// log_softmax along `axis` (default -1), float32: x - max - log(sum exp(x - max)).
@@ -11733,7 +12477,7 @@ struct split {
 
 namespace litegraph::ops {
 
-struct squeeze2 {
+struct squeeze2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"squeeze2", "squeeze"};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
@@ -12099,7 +12843,7 @@ private:
 
 namespace litegraph::ops {
 
-struct unsqueeze2 {
+struct unsqueeze2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"unsqueeze2", "unsqueeze"};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
@@ -13257,359 +14001,6 @@ inline void compact(graph& g, const std::vector<bool>& dead) {
 // int8 ops use too); fused kernels, the passes' kernel lists and compile-time
 // networks spell them fusion::bias, fusion::act<F>, fusion::gate<F, M>, ...
 
-// ---- begin litegraph/kernels/epilogue.hpp ----
-// Epilogues: what happens to a producer's output element between its
-// computation and its single write.  A chain of stages is a type; the
-// compiler composes it; `emit` is the one loop that runs it.
-//
-//   fused<conv2d, bias, act<relu>>                       out = relu(conv + b)
-//   fused<conv2d, bias, gate<hard_sigmoid, mul_with>>    out = other * hsig(conv + b)
-//   fused<conv2d, bias, gate<hard_sigmoid, mul_plane>>   the SE gate: conv is [N,C,1,1],
-//                                                        other and out are [N,C,H,W]
-//   fused<conv2d, bias, act<relu>, add_with>             residual: out = relu(conv + b) + other
-//
-// Every stage has a scalar form; stages that also have a vector form
-// (`vec`, on kernels::simd::vfloat, the same operations in the same order)
-// let `emit` run the chain in vector registers over a run of values, with the
-// scalar form for the tail only, so a fused epilogue costs a few vector
-// instructions per output vector and the results do not depend on the path.
-//
-// The int8 requantize epilogue is a chain of the same kind, run by the same
-// `emit` loop over int32 accumulators (fusion/fused_int8.hpp):
-//   chain<rescale, bias, act<relu>, quantize_store>      out = sat8(round(relu(acc*m[c] + b) / s))
-//   chain<rescale, bias, act<hard_sigmoid>, gate<...>>   float out, as the fp32 terminals
-//
-// A kernel-layer header (raw pointers, no op, graph or attribute): the int8
-// ops requantize through these chains too.  The fusion layer spells the same
-// types as fusion::bias, fusion::act<F>, ... (fusion/epilogue.hpp), the names
-// fused kernels and compile-time networks use.
-
-#include <cmath>
-#include <cstdint>
-#include <tuple>
-#include <type_traits>
-
-
-namespace litegraph::kernels::epilogue {
-
-/// Where a producer's element sits: image, channel and flat index in the
-/// producer's output (N, C, plane).
-struct at {
-    std::int64_t image = 0;
-    std::int64_t channel = 0;
-    std::int64_t index = 0;  // flat index into the producer's output
-};
-
-/// Whether activation functor F has a vector form `V vec(V) const`.
-template <class F>
-concept vector_act = requires(const F& f, kernels::simd::vfloat v) {
-    f.vec(v);
-};
-
-/// Whether stage S declares a vector form (`vectorizes`; a stage without the
-/// flag runs scalar).
-template <class S>
-concept stage_vectorizes = requires {
-    requires S::vectorizes;
-};
-
-/// Per-channel rescale of an int32 accumulator to real units: v * m[channel],
-/// m = input step * weight step of the channel.  The one stage allowed before
-/// the bias (it turns the accumulator into the value the bias adds to).
-struct rescale {
-    static constexpr bool is_rescale = true;
-    const float* multiplier = nullptr;
-    float operator()(float v, const at& a) const { return v * multiplier[a.channel]; }
-};
-
-/// Per-channel bias: v + b[channel]; with a per-channel `scale` (a folded
-/// batch norm's gamma / sqrt(var + eps), passes/fold_batch_norm.hpp),
-/// v * k[channel] + b[channel]: the conv's filter stays as trained, so the
-/// fused conv rounds as conv -> batch_norm does (batch_norm computes
-/// x * k + (beta - mean * k)), instead of summing products of rounded w * k.
-struct bias {
-    static constexpr bool vectorizes = true;
-    const float* values = nullptr;
-    const float* scale = nullptr;  // null: no scale
-    /// The two forms, the choice made by the chain once per run of values
-    /// (chain::emit), so no element tests `scale`.
-    template <bool Scaled>
-    float fixed(float v, const at& a) const {
-        if constexpr (Scaled)
-            return v * scale[a.channel] + values[a.channel];
-        else
-            return v + values[a.channel];
-    }
-    template <bool Scaled, class V>
-    V fixed_vec(V v, const at& a) const {
-        if constexpr (Scaled)
-            return v * V(scale[a.channel]) + V(values[a.channel]);
-        else
-            return v + V(values[a.channel]);
-    }
-};
-
-/// An activation functor (ops::act::*) as a stage.
-template <class F>
-struct act {
-    static constexpr bool vectorizes = vector_act<F>;
-    F f{};
-    float operator()(float v, const at&) const { return f(v); }
-    template <class V>
-    V vec(V v, const at&) const {
-        return f.vec(v);
-    }
-};
-
-/// Residual add of another tensor of the producer's shape: v + other[index].
-struct add_with {
-    static constexpr bool vectorizes = true;
-    const float* other = nullptr;
-    float operator()(float v, const at& a) const { return v + other[a.index]; }
-    template <class V>
-    V vec(V v, const at& a) const {
-        return v + V::load_unaligned(other + a.index);
-    }
-};
-
-// Terminal writers: how the final value reaches memory.
-
-/// The default: out[index] = v.
-struct store {
-    static constexpr bool is_terminal = true;
-    static constexpr bool broadcasts = false;
-    static constexpr bool vectorizes = true;
-    void write(float* out, const at& a, float v) const { out[a.index] = v; }
-    template <class V>
-    void write_vec(float* out, const at& a, V v) const {
-        v.store_unaligned(out + a.index);
-    }
-};
-
-/// Rounds half away from zero and saturates to int8: the one quantisation
-/// rule of the int8 kernels (Paddle's fake quantisation rounds the same way).
-/// NaN (a NaN weight or scale in a model) quantises to 0: converting it to
-/// an integer would be undefined (found by fuzz_model).
-inline std::int8_t saturate_int8(float v) {
-    const float r = std::round(v);
-    if (!(r == r)) return 0;
-    return static_cast<std::int8_t>(r < -128.f ? -128.f : (r > 127.f ? 127.f : r));
-}
-
-/// The int8 terminal: out[index] = sat8(round(v * inv_scale)), inv_scale the
-/// reciprocal of the output's quantisation step.
-struct quantize_store {
-    static constexpr bool is_terminal = true;
-    static constexpr bool broadcasts = false;
-    float inv_scale = 1.f;
-    void write(std::int8_t* out, const at& a, float v) const {
-        out[a.index] = saturate_int8(v * inv_scale);
-    }
-};
-
-/// out[index] = other[index] * v (the patent's conv -> logistic -> mul).
-struct mul_with {
-    static constexpr bool is_terminal = true;
-    static constexpr bool broadcasts = false;
-    static constexpr bool vectorizes = true;
-    const float* other = nullptr;
-    void write(float* out, const at& a, float v) const { out[a.index] = other[a.index] * v; }
-    template <class V>
-    void write_vec(float* out, const at& a, V v) const {
-        (V::load_unaligned(other + a.index) * v).store_unaligned(out + a.index);
-    }
-};
-
-/// The SE gate: the producer's output is [N, C, 1, 1]; every element scales
-/// one whole plane of `other` ([N, C, H, W]) into the same plane of `out`.
-struct mul_plane {
-    static constexpr bool is_terminal = true;
-    static constexpr bool broadcasts = true;
-    static constexpr bool vectorizes = false;  // one value per plane (the loop below vectorises)
-    const float* other = nullptr;
-    std::int64_t plane = 1;  // H * W of `other`
-    void write(float* out, const at& a, float v) const {
-        const float* o = other + a.index * plane;
-        float* d = out + a.index * plane;
-        for (std::int64_t i = 0; i < plane; ++i) d[i] = o[i] * v;
-    }
-};
-
-/// gate<Act, Mul>: apply Act, then multiply by another tensor (Mul is
-/// mul_with or mul_plane): the gated residual structure.
-template <class F, class Mul>
-struct gate {
-    static constexpr bool is_terminal = true;
-    static constexpr bool broadcasts = Mul::broadcasts;
-    static constexpr bool vectorizes = vector_act<F> && stage_vectorizes<Mul>;
-    F f{};
-    Mul mul{};
-    void write(float* out, const at& a, float v) const { mul.write(out, a, f(v)); }
-    template <class V>
-    void write_vec(float* out, const at& a, V v) const {
-        mul.write_vec(out, a, f.vec(v));
-    }
-};
-
-template <class S>
-concept terminal_stage = requires {
-    S::is_terminal;
-};
-
-template <class S>
-struct is_bias : std::is_same<S, bias> {};
-
-namespace detail {
-template <class... S>
-constexpr bool last_is_terminal_only() {
-    constexpr std::size_t n = sizeof...(S);
-    constexpr bool flags[] = {terminal_stage<S>..., false};
-    for (std::size_t i = 0; i + 1 < n; ++i)
-        if (flags[i]) return false;
-    return true;
-}
-template <class S>
-constexpr bool is_rescale_stage() {
-    if constexpr (requires { S::is_rescale; })
-        return S::is_rescale;
-    else
-        return false;
-}
-// A bias comes first, or right after the rescale that starts an int8 chain;
-// a rescale comes first only.
-template <class... S>
-constexpr bool bias_first_only() {
-    constexpr bool flags[] = {std::is_same_v<S, bias>..., false};
-    constexpr bool rescales[] = {is_rescale_stage<S>()..., false};
-    for (std::size_t i = 1; i < sizeof...(S); ++i) {
-        if (rescales[i]) return false;
-        if (flags[i] && !(i == 1 && rescales[0])) return false;
-    }
-    return true;
-}
-}  // namespace detail
-
-/// A chain of element stages ending, optionally, in one terminal writer.
-template <class... Stages>
-struct chain {
-    static_assert(detail::bias_first_only<Stages...>(),
-                  "litegraph fusion: a bias stage must come first in the epilogue chain, "
-                  "right after the producer (or right after the rescale of an int8 chain).");
-    static_assert(detail::last_is_terminal_only<Stages...>(),
-                  "litegraph fusion: a gate or mul stage writes the result and must be the "
-                  "last stage of the epilogue chain.");
-
-    std::tuple<Stages...> stages;
-
-    static constexpr bool has_terminal = (terminal_stage<Stages> || ... || false);
-    static constexpr bool has_bias = (std::is_same_v<Stages, bias> || ... || false);
-#if defined(LITEGRAPH_SCALAR_SIMD)
-    static constexpr bool vectorized = false;
-#else
-    using vfloat = kernels::simd::vfloat;
-    /// Whether emit runs in vector registers (every stage has a vector form).
-    static constexpr bool vectorized = (stage_vectorizes<Stages> && ... && true);
-#endif
-
-    /// Writes the final value of one producer element (out is float, or
-    /// int8 behind a quantize_store).
-    template <class Out>
-    void write(Out* out, const at& a, float v) const {
-        if (scaled())
-            write_fixed<true>(out, a, v);
-        else
-            write_fixed<false>(out, a, v);
-    }
-
-    /// The one loop of a fused kernel: `count` finished producer values of
-    /// image `image`, channel `channel`, starting at flat index `index`, go
-    /// through the chain and are written once each.
-    /// Values are float (fp32 producers, in vector registers where every
-    /// stage has a vector form) or int32 accumulators (int8 ones, scalar).
-    /// The bias stage's scale (a folded batch norm) is tested once per run:
-    /// the loops are instantiated for both forms.
-    template <class Out, class V>
-    void emit(Out* out, const V* values, std::int64_t count, at a) const {
-        if constexpr (std::is_same_v<Out, float> && std::is_same_v<V, float>) {
-            // The loop runs on a local copy of the stages: `out` cannot alias
-            // it, so their parameters stay in registers across the stores.
-            const chain local = *this;
-            if (local.scaled())
-                local.template emit_run<true>(out, values, count, a);
-            else
-                local.template emit_run<false>(out, values, count, a);
-        } else if (scaled()) {
-            for (std::int64_t i = 0; i < count; ++i, ++a.index)
-                write_fixed<true>(out, a, static_cast<float>(values[i]));
-        } else {
-            for (std::int64_t i = 0; i < count; ++i, ++a.index)
-                write_fixed<false>(out, a, static_cast<float>(values[i]));
-        }
-    }
-
-private:
-    /// Whether the bias stage carries a scale.
-    bool scaled() const {
-        if constexpr (has_bias)
-            return std::get<bias>(stages).scale != nullptr;
-        else
-            return false;
-    }
-    template <bool Scaled, class Out>
-    void write_fixed(Out* out, const at& a, float v) const {
-        std::apply([&](const auto&... s) { ((v = step<Scaled>(s, v, a)), ...); }, stages);
-        if constexpr (has_terminal)
-            std::get<sizeof...(Stages) - 1>(stages).write(out, a, v);
-        else
-            out[a.index] = v;
-    }
-    template <bool Scaled>
-    void emit_run(float* out, const float* values, std::int64_t count, at a) const {
-        std::int64_t i = 0;
-#if !defined(LITEGRAPH_SCALAR_SIMD)
-        if constexpr (vectorized) {
-            constexpr std::int64_t w = kernels::simd::width;
-            const std::int64_t vend = count - count % w;
-            for (; i < vend; i += w)
-                write_vec<Scaled>(out, at{a.image, a.channel, a.index + i},
-                                  vfloat::load_unaligned(values + i));
-        }
-#endif
-        for (; i < count; ++i)
-            write_fixed<Scaled>(out, at{a.image, a.channel, a.index + i}, values[i]);
-    }
-#if !defined(LITEGRAPH_SCALAR_SIMD)
-    template <bool Scaled>
-    void write_vec(float* out, const at& a, vfloat v) const {
-        std::apply([&](const auto&... s) { ((v = step_vec<Scaled>(s, v, a)), ...); }, stages);
-        if constexpr (has_terminal)
-            std::get<sizeof...(Stages) - 1>(stages).write_vec(out, a, v);
-        else
-            v.store_unaligned(out + a.index);
-    }
-    template <bool Scaled, class S>
-    static vfloat step_vec(const S& s, vfloat v, const at& a) {
-        if constexpr (terminal_stage<S>)
-            return v;
-        else if constexpr (std::is_same_v<S, bias>)
-            return s.template fixed_vec<Scaled>(v, a);
-        else
-            return s.vec(v, a);
-    }
-#endif
-    template <bool Scaled, class S>
-    static float step(const S& s, float v, const at& a) {
-        if constexpr (terminal_stage<S>)
-            return v;
-        else if constexpr (std::is_same_v<S, bias>)
-            return s.template fixed<Scaled>(v, a);
-        else
-            return s(v, a);
-    }
-};
-
-}  // namespace litegraph::kernels::epilogue
-// ---- end litegraph/kernels/epilogue.hpp ----
 
 namespace litegraph::fusion {
 
@@ -13642,6 +14033,7 @@ using kernels::epilogue::vector_act;
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -14053,8 +14445,7 @@ struct fused<ops::conv2d, Stages...> {
         const bool in_place = static_cast<const void*>(out) == static_cast<const void*>(x);
         if (in_place) check_in_place(g, io);
         if (p.conv.kernel == ops::conv_kernel::reference) {
-            std::vector<std::byte> scratch(direct_scratch_bytes(g, in_place));
-            run_direct(g, c, x, f, out, scratch.data());
+            run_firmware_form<fused>(p, io);
             return;
         }
         if (in_place) {
@@ -14071,6 +14462,41 @@ struct fused<ops::conv2d, Stages...> {
                                  std::int64_t count) {
                                  c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
                              });
+    }
+
+    /// The firmware form (ops/firmware.hpp): the geometry, the stages'
+    /// parameters, Other's plane and whether the conv runs over its input.
+    struct form {
+        ops::conv2d::geometry g{};
+        std::tuple<Stages...> stages{};
+        std::int64_t other_plane = 1;
+        bool in_place = false;  // Output over Input (depthwise)
+        constexpr auto fields() const { return std::tie(g, stages, other_plane, in_place); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"Input", "Filter", "Bias", "Other",
+                                                           "Scale"};
+    static constexpr std::string_view firmware_output = "Output";
+    static form form_of(const params& p, const op_io& io) {
+        form f{ops::conv2d::resolve(p.conv, io), p.stages, 1, false};
+        if (io.input_count("Other") && io.input("Other").shape.size() == 4)
+            f.other_plane = io.input("Other").shape[2] * io.input("Other").shape[3];
+        const void* x = io.input("Input").data;
+        f.in_place = x && x == io.output("Output").data;
+        return f;
+    }
+    static constexpr std::size_t scratch_bytes(const form& f) {
+        return direct_scratch_bytes(f.g, f.in_place);
+    }
+    /// run_direct, the chain bound to the operands (Bias, Other, Scale).
+    static void run_form(const form& f, const firmware_io& io) {
+        chain_type c{f.stages};
+        stage_operands ops;
+        ops.bias = io.input<float>(2);
+        ops.other = io.input<float>(3);
+        ops.scale = io.input<float>(4);
+        ops.other_plane = f.other_plane;
+        bind(c, ops);
+        run_direct(f.g, c, io.input<float>(0), io.input<float>(1), io.output<float>(), io.scratch);
     }
 
     /// Points the chain's stages at their operands (a compile-time network's
@@ -15019,6 +15445,7 @@ inline int mark_in_place(graph::graph& g) {
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -16134,6 +16561,7 @@ inline void fc_int8_best(std::int64_t m, std::int64_t k, std::int64_t n, const s
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 
 namespace litegraph::ops {
@@ -16197,17 +16625,22 @@ struct quantize_int8 {
         out.type = dtype::i8;
         out.shape = x.shape;
     }
-    static void run(const params& p, op_io& io) {
-        const auto& x = io.input("X");
-        const float* xs = x.as<float>();
-        auto* out = io.output("Out").as<std::int8_t>();
-        compute(p.step, xs, out, x.numel());
+    /// The firmware form (ops/firmware.hpp): the step and the element count.
+    struct form {
+        float step = 1.f;
+        std::int64_t count = 0;
+        constexpr auto fields() const { return std::tie(step, count); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        return {p.step, io.input("X").numel()};
     }
-    /// The loop (no heap; firmware calls it directly).
-    static void compute(float step, const float* xs, std::int8_t* out, std::int64_t n) noexcept {
-        const float inv = 1.f / step;
-        for (std::int64_t i = 0; i < n; ++i) out[i] = kernels::epilogue::saturate_int8(xs[i] * inv);
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::quantize_int8(f.step, io.input<float>(0), io.output<std::int8_t>(), f.count);
     }
+    static void run(const params& p, op_io& io) { run_firmware_form<quantize_int8>(p, io); }
 };
 
 struct dequantize_int8 {
@@ -16224,16 +16657,22 @@ struct dequantize_int8 {
         out.type = dtype::f32;
         out.shape = x.shape;
     }
-    static void run(const params& p, op_io& io) {
-        const auto& x = io.input("X");
-        const auto* xs = x.as<std::int8_t>();
-        float* out = io.output("Out").as<float>();
-        compute(p.step, xs, out, x.numel());
+    /// The firmware form (ops/firmware.hpp): the step and the element count.
+    struct form {
+        float step = 1.f;
+        std::int64_t count = 0;
+        constexpr auto fields() const { return std::tie(step, count); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        return {p.step, io.input("X").numel()};
     }
-    /// The loop (no heap; firmware calls it directly).
-    static void compute(float step, const std::int8_t* xs, float* out, std::int64_t n) noexcept {
-        for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(xs[i]) * step;
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::dequantize_int8(f.step, io.input<std::int8_t>(0), io.output<float>(), f.count);
     }
+    static void run(const params& p, op_io& io) { run_firmware_form<dequantize_int8>(p, io); }
 };
 
 }  // namespace litegraph::ops
@@ -16291,8 +16730,7 @@ struct fused_int8 {
         auto* out = io.output("Output").template as<out_t>();
         using ops::int8_detail::int8_kernel;
         if (p.kernel == int8_kernel::fast) {
-            std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(kg)));
-            run_direct(kg, c, x, f, out, scratch.data());
+            run_firmware_form<fused_int8>(p, io);
         } else if (p.kernel == int8_kernel::reference) {
             std::vector<std::int64_t> scratch(
                 static_cast<std::size_t>(kernels::conv_int8_scratch_words(kg)));
@@ -16302,6 +16740,45 @@ struct fused_int8 {
                 static_cast<std::size_t>(kernels::cortex_m::conv_int8_scratch_words(kg)));
             run_with(kernels::cortex_m::conv2d_int8, kg, c, x, f, out, scratch.data());
         }
+    }
+
+    /// The firmware form (ops/firmware.hpp): the geometry, the output step
+    /// (quantize_store), the stages' parameters and Other's plane.
+    struct form {
+        ops::conv2d::geometry g{};
+        float output_step = 0.f;
+        std::tuple<rescale, bias, Stages...> stages{};
+        std::int64_t other_plane = 1;
+        constexpr auto fields() const { return std::tie(g, output_step, stages, other_plane); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"Input", "Filter", "Multiplier", "Bias",
+                                                           "Other"};
+    static constexpr std::string_view firmware_output = "Output";
+    static form form_of(const params& p, const op_io& io) {
+        form f{ops::conv2d::resolve(p.conv, io, dtype::i8), p.output_step, p.stages, 1};
+        if (io.input_count("Other") && io.input("Other").shape.size() == 4)
+            f.other_plane = io.input("Other").shape[2] * io.input("Other").shape[3];
+        return f;
+    }
+    static constexpr std::size_t scratch_bytes(const form& f) {
+        return static_cast<std::size_t>(scratch_words(kernels::conv_geometry::from(f.g))) *
+               sizeof(std::int64_t);
+    }
+    /// run_direct, the chain bound to the operands (Multiplier, Bias, Other).
+    static void run_form(const form& f, const firmware_io& io) {
+        chain_type c{f.stages};
+        stage_operands ops;
+        ops.multiplier = io.input<float>(2);
+        ops.bias = io.input<float>(3);
+        ops.other = io.input<float>(4);
+        ops.other_plane = f.other_plane;
+        ops.output_step = f.output_step;
+        bind(c, ops);
+        const auto kg = kernels::conv_geometry::from(f.g);
+        auto* scratch = static_cast<std::int64_t*>(io.scratch);
+        using out_t = std::conditional_t<int8_out, std::int8_t, float>;
+        run_direct(kg, c, io.input<std::int8_t>(0), io.input<std::int8_t>(1), io.output<out_t>(),
+                   scratch);
     }
 
     /// Points the chain's stages at their operands (a compile-time network's
@@ -16481,6 +16958,27 @@ struct mul_int8 {
         }
     }
 
+    /// The firmware form (ops/firmware.hpp): the product's dims and the
+    /// output step (> 0: int8 output), on the fast kernel.
+    struct form {
+        std::int64_t m = 0, k = 0, n = 0;
+        float output_step = 0.f;
+        constexpr auto fields() const { return std::tie(m, k, n, output_step); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X", "Y", "Multiplier"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto d = check(p, io, nullptr);
+        return {d.m, d.k, d.n, p.output_step};
+    }
+    static constexpr std::size_t scratch_bytes(const form& f) {
+        return static_cast<std::size_t>(scratch_words(f.k, f.n)) * sizeof(std::int64_t);
+    }
+    static void run_form(const form& f, const firmware_io& io) {
+        compute(f.m, f.k, f.n, io.input<std::int8_t>(0), io.input<std::int8_t>(1),
+                io.input<float>(2), f.output_step, io.out, static_cast<std::int64_t*>(io.scratch));
+    }
+
     static void run(const params& p, op_io& io) {
         const auto d = check(p, io, nullptr);
         std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(d.k, d.n)));
@@ -16506,13 +17004,6 @@ struct mul_int8 {
 
 namespace litegraph::ops {
 
-namespace int8_detail {
-/// sum / count rounded half away from zero (count > 0).
-constexpr std::int32_t div_round(std::int32_t sum, std::int32_t count) noexcept {
-    return sum >= 0 ? (2 * sum + count) / (2 * count) : -((-2 * sum + count) / (2 * count));
-}
-}  // namespace int8_detail
-
 struct pool2d_int8 {
     static constexpr std::string_view paddle_types[] = {"pool2d_int8"};
     using params = pool2d::params;
@@ -16525,45 +17016,20 @@ struct pool2d_int8 {
         out.shape = {g.n, g.c, g.oh, g.ow};
     }
 
-    static void run(const params& p, op_io& io) {
-        const auto g = pool2d::resolve(p, io, dtype::i8);
-        std::vector<pool2d::span1> spans(static_cast<std::size_t>(g.oh + g.ow));
-        compute(pool2d::mode_of(p), g, io.input("X").as<std::int8_t>(),
-                io.output("Out").as<std::int8_t>(), spans.data());
+    /// The firmware form (ops/firmware.hpp): pool2d's, on int8.
+    using form = pool2d::form;
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        return {pool2d::mode_of(p), pool2d::resolve(p, io, dtype::i8)};
+    }
+    static constexpr std::size_t scratch_bytes(const form& f) { return pool2d::scratch_bytes(f.g); }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::pool2d_int8(f.m, f.g, io.input<std::int8_t>(0), io.output<std::int8_t>(),
+                             static_cast<pool2d::span1*>(io.scratch));
     }
 
-    /// The kernel without the heap (firmware): `scratch` holds oh + ow spans
-    /// (pool2d::scratch_bytes).
-    static void compute(const pool2d::mode& p, const pool2d::geometry& g, const std::int8_t* x,
-                        std::int8_t* y, pool2d::span1* scratch) noexcept {
-        pool2d::span1* rows = scratch;
-        pool2d::span1* cols = scratch + g.oh;
-        for (std::int64_t o = 0; o < g.oh; ++o)
-            rows[o] = pool2d::span_of(p, o, g.oh, g.h, g.kh, g.sh, g.pt);
-        for (std::int64_t o = 0; o < g.ow; ++o)
-            cols[o] = pool2d::span_of(p, o, g.ow, g.w, g.kw, g.sw, g.pl);
-        for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
-            const std::int8_t* xp = x + pc * g.h * g.w;
-            std::int8_t* yp = y + pc * g.oh * g.ow;
-            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-                const auto r = rows[oh];
-                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
-                    const auto c = cols[ow];
-                    std::int32_t m = p.max ? -128 : 0;
-                    for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
-                        for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
-                            const std::int32_t v = xp[ih * g.w + iw];
-                            m = p.max ? (v > m ? v : m) : m + v;
-                        }
-                    if (!p.max) {
-                        const auto count = static_cast<std::int32_t>(r.extent * c.extent);
-                        m = count > 0 ? int8_detail::div_round(m, count) : 0;
-                    }
-                    yp[oh * g.ow + ow] = static_cast<std::int8_t>(m);
-                }
-            }
-        }
-    }
+    static void run(const params& p, op_io& io) { run_firmware_form<pool2d_int8>(p, io); }
 };
 
 }  // namespace litegraph::ops
@@ -19865,34 +20331,52 @@ private:
 // ---- begin litegraph/static/network.hpp ----
 // Compile-time networks (firmware): a network whose layers, shapes, weights
 // and memory plan are constants.  `litegraph codegen` writes one as a header;
-// this is the vocabulary it is written in.
+// this is the vocabulary it is written in: the memory, where a tensor lives,
+// one generic layer and the network.
 //
 //   constexpr auto net = static_net::make_network(
-//       static_net::conv<fusion::fused<ops::conv2d, fusion::bias, fusion::act<ops::act::relu>>>{
-//           geometry, filter, bias, stages, in, out, other, other_plane, in_place[, scale]},
-//       static_net::pool{...}, ...);
+//       static_net::layer<fusion::fused<ops::conv2d, fusion::bias, fusion::act<ops::act::relu>>>{
+//           form, {{{0, 0}}, {{-1, 0}, filter}, {{-1, 0}, bias}, {}, {}}, {1, 0}},
+//       static_net::layer<ops::pool2d>{form, {{{1, 0}}}, {2, 0}}, ...);
 //   net.run(static_net::memory<N, S>{&plan, segment_bases, scratch});
 //
-// A conv layer is the same fused type the runtime dispatches to (fused.hpp)
-// and runs through its no-heap form (fused::run_direct: ops::conv2d's row
-// loop, each row through the epilogue chain); pooling, softmax and matmul run
-// the ops' own kernels on raw arrays.  Nothing here allocates, throws or uses
-// RTTI: shapes were checked on the desktop when the header was generated, and
-// the plan is checked by the compiler (planner/static_plan.hpp).
+// A layer is an op (a firmware_op, ops/firmware.hpp) with its form: the
+// literal geometry and parameters of one instance, computed on the desktop by
+// the op's form_of.  It runs through the op's run_form, the call the op's
+// runtime kernel makes too (a fused conv: the same fused type the runtime
+// dispatches to, fused.hpp).  Nothing here allocates, throws or uses RTTI:
+// shapes were checked on the desktop when the header was generated, and the
+// plan is checked by the compiler (planner/static_plan.hpp).
 //
 // Activations live in caller-owned arrays, one per memory segment, at the
 // offsets of the compile-time plan; a layer names a tensor by its planned
-// buffer and the byte offset inside it (a slice of a concat, an alias).
-// An int8 activation takes one byte in its segment: the int8 layers
-// (conv_int8, fc_int8, pool_int8, quantize, dequantize) address tensors through the i8
-// accessor, the others through f32; the plan only sees bytes.
+// buffer and the byte offset inside it (a slice of a concat, an alias).  An
+// int8 activation takes one byte in its segment; the plan only sees bytes.
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <tuple>
 
+// ---- begin litegraph/static/firmware_ops.hpp ----
+// The ops a compile-time network (static/network.hpp) can hold: every op
+// with a firmware form (ops/firmware.hpp), the fused kernel lists included.
+// `litegraph codegen` looks a node's op up here, as the runtime looks it up
+// in its kernel table; an op gains a compile-time form by declaring one and
+// joining this list.
+
+
+namespace litegraph::static_net {
+
+using firmware_ops = typename concat_op_lists<
+    fusion::fused_conv_kernels, fusion::fused_int8_kernels,
+    op_list<ops::mul_int8, ops::quantize_int8, ops::dequantize_int8, ops::pool2d, ops::pool2d_int8,
+            ops::mul, ops::matmul, ops::matmul_v2, ops::elementwise, ops::softmax, ops::reshape2,
+            ops::flatten2, ops::flatten_contiguous_range, ops::squeeze2, ops::unsqueeze2>,
+    ops::activation_ops>::type;
+
+}  // namespace litegraph::static_net
+// ---- end litegraph/static/firmware_ops.hpp ----
 
 namespace litegraph::static_net {
 
@@ -19919,220 +20403,33 @@ struct memory {
     std::int8_t* i8(tensor_at t) const { return reinterpret_cast<std::int8_t*>(bytes(t)); }
 };
 
-/// A fused conv: Fused is fusion::fused<ops::conv2d, Stages...>.
-template <class Fused>
-struct conv {
-    using stages_type = decltype(Fused::chain_type::stages);
-    ops::conv2d::geometry g{};
-    const float* filter = nullptr;  // [OC, C / groups, KH, KW]
-    const float* bias = nullptr;    // [OC] when the chain starts with a bias stage
-    stages_type stages{};           // activation parameters; pointers bound at run time
-    tensor_at input{}, output{};
-    tensor_at other{};  // the residual or gated tensor (terminal != store)
-    std::int64_t other_plane = 1;
-    bool in_place = false;         // output over its own input (depthwise)
-    const float* scale = nullptr;  // [OC] a folded batch norm's scale, or none
+/// One input of a layer: a planned tensor, or a constant (weights), or
+/// neither (an optional slot the node does not have).
+struct operand {
+    tensor_at at{};
+    const void* constant = nullptr;
+};
 
-    constexpr std::size_t scratch_bytes() const { return Fused::direct_scratch_bytes(g, in_place); }
+/// One op instance: Op's form and where its operands are, the inputs in
+/// the order of Op::firmware_inputs.
+template <firmware_op Op>
+struct layer {
+    using op_type = Op;
+    typename Op::form form{};
+    operand inputs[std::size(Op::firmware_inputs)]{};
+    tensor_at output{};
+
+    constexpr std::size_t scratch_bytes() const { return Op::scratch_bytes(form); }
     template <class Mem>
     void run(const Mem& m) const {
-        typename Fused::chain_type c{stages};
-        fusion::stage_operands ops;
-        ops.bias = bias;
-        ops.scale = scale;
-        ops.other = other.buffer >= 0 ? m.f32(other) : nullptr;
-        ops.other_plane = other_plane;
-        Fused::bind(c, ops);
-        Fused::run_direct(g, c, m.f32(input), filter, m.f32(output), m.scratch);
-    }
-};
-
-/// An int8 conv with its requantize epilogue: Fused is
-/// fusion::fused_int8<Stages...>, run through its no-heap form
-/// (fused_int8::run_direct, where the int8 conv kernel is dispatched).
-template <class Fused>
-struct conv_int8 {
-    using stages_type = decltype(Fused::chain_type::stages);
-    ops::conv2d::geometry g{};
-    const std::int8_t* filter = nullptr;  // [OC, C / groups, KH, KW]
-    const float* multiplier = nullptr;    // [OC] in step * filter step
-    const float* bias = nullptr;          // [OC]
-    float output_step = 0.f;              // > 0 behind quantize_store
-    stages_type stages{};                 // activation parameters
-    tensor_at input{}, output{};
-    tensor_at other{};  // the residual or gated tensor (float terminals)
-    std::int64_t other_plane = 1;
-
-    constexpr std::size_t scratch_bytes() const {
-        return static_cast<std::size_t>(Fused::scratch_words(kernels::conv_geometry::from(g))) *
-               sizeof(std::int64_t);
-    }
-    template <class Mem>
-    void run(const Mem& m) const {
-        typename Fused::chain_type c{stages};
-        fusion::stage_operands ops;
-        ops.multiplier = multiplier;
-        ops.bias = bias;
-        ops.other = other.buffer >= 0 ? m.f32(other) : nullptr;
-        ops.other_plane = other_plane;
-        ops.output_step = output_step;
-        Fused::bind(c, ops);
-        const auto kg = kernels::conv_geometry::from(g);
-        auto* scratch = reinterpret_cast<std::int64_t*>(m.scratch);
-        if constexpr (Fused::int8_out)
-            Fused::run_direct(kg, c, m.i8(input), filter, m.i8(output), scratch);
-        else
-            Fused::run_direct(kg, c, m.i8(input), filter, m.f32(output), scratch);
-    }
-};
-
-/// pool2d on int8 (ops::pool2d_int8's kernel), the output in the input's step.
-struct pool_int8 {
-    ops::pool2d::mode mode{};
-    ops::pool2d::geometry g{};
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return ops::pool2d::scratch_bytes(g); }
-    template <class Mem>
-    void run(const Mem& m) const {
-        ops::pool2d_int8::compute(mode, g, m.i8(input), m.i8(output),
-                                  reinterpret_cast<ops::pool2d::span1*>(m.scratch));
-    }
-};
-
-/// float32 -> int8 (ops::quantize_int8).
-struct quantize {
-    float step = 1.f;
-    std::int64_t count = 0;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& m) const {
-        ops::quantize_int8::compute(step, m.f32(input), m.i8(output), count);
-    }
-};
-
-/// int8 -> float32 (ops::dequantize_int8).
-struct dequantize {
-    float step = 1.f;
-    std::int64_t count = 0;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& m) const {
-        ops::dequantize_int8::compute(step, m.i8(input), m.f32(output), count);
-    }
-};
-
-/// pool2d, max or average.
-struct pool {
-    ops::pool2d::mode mode{};
-    ops::pool2d::geometry g{};
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return ops::pool2d::scratch_bytes(g); }
-    template <class Mem>
-    void run(const Mem& m) const {
-        ops::pool2d::compute(mode, g, m.f32(input), m.f32(output),
-                             reinterpret_cast<ops::pool2d::span1*>(m.scratch));
-    }
-};
-
-/// Out[M, N] = alpha * op(X)[M, K] * op(W)[K, N], W a constant (matmul, mul).
-struct matmul {
-    std::int64_t m = 0, k = 0, n = 0;
-    bool transpose_x = false, transpose_w = false;
-    float alpha = 1.f;
-    const float* weights = nullptr;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& mem) const {
-        ops::matmul_detail::gemm(mem.f32(input), weights, mem.f32(output), m, k, n, transpose_x,
-                                 transpose_w, alpha);
-    }
-};
-
-/// The int8 fc (ops::mul_int8::compute): int32 accumulation, then rescale
-/// (and quantize_store when output_step > 0); scratch planned like a conv's.
-struct fc_int8 {
-    std::int64_t m = 0, k = 0, n = 0;
-    const std::int8_t* weights = nullptr;  // [K, N]
-    const float* multiplier = nullptr;     // [N]: X step * column step
-    float output_step = 0.f;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const {
-        return static_cast<std::size_t>(ops::mul_int8::scratch_words(k, n)) * sizeof(std::int64_t);
-    }
-    template <class Mem>
-    void run(const Mem& mem) const {
-        void* out = output_step > 0.f ? static_cast<void*>(mem.i8(output))
-                                      : static_cast<void*>(mem.f32(output));
-        ops::mul_int8::compute(m, k, n, mem.i8(input), weights, multiplier, output_step, out,
-                               reinterpret_cast<std::int64_t*>(mem.scratch));
-    }
-};
-
-/// Out[i] = X[i] + Y[(i / post) % count]: elementwise_add whose Y broadcasts
-/// along one run of dims (Paddle's axis rule), Y a constant or a tensor.
-struct add {
-    std::int64_t total = 0, count = 1, post = 1;
-    const float* constant = nullptr;
-    tensor_at input{}, other{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& m) const {
-        const float* x = m.f32(input);
-        const float* y = constant ? constant : m.f32(other);
-        float* out = m.f32(output);
-        for (std::int64_t i = 0; i < total; ++i) out[i] = x[i] + y[(i / post) % count];
-    }
-};
-
-/// A standalone activation (one not fused into a conv): Out[i] = F(X[i]),
-/// F an ops::act functor, the one the fused epilogues use.
-template <class F>
-struct unary {
-    F f{};
-    std::int64_t count = 0;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& m) const {
-        const float* x = m.f32(input);
-        float* out = m.f32(output);
-        for (std::int64_t i = 0; i < count; ++i) out[i] = f(x[i]);
-    }
-};
-
-/// softmax over the middle of outer x count x inner.
-struct softmax {
-    std::int64_t outer = 1, count = 1, inner = 1;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& m) const {
-        ops::softmax::compute(m.f32(input), m.f32(output), outer, count, inner);
-    }
-};
-
-/// A reshape (reshape2, flatten2, squeeze2, unsqueeze2) the plan did not
-/// alias: the bytes move.
-struct copy {
-    std::size_t bytes = 0;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& m) const {
-        if (m.bytes(input) != m.bytes(output)) std::memmove(m.bytes(output), m.bytes(input), bytes);
+        firmware_io io;
+        for (std::size_t i = 0; i < std::size(inputs); ++i)
+            io.in[i] = inputs[i].constant
+                           ? inputs[i].constant
+                           : (inputs[i].at.buffer >= 0 ? m.bytes(inputs[i].at) : nullptr);
+        io.out = m.bytes(output);
+        io.scratch = m.scratch;
+        Op::run_form(form, io);
     }
 };
 

@@ -51,7 +51,8 @@ LAYERS = [
 
 LAYER_NOTES = {
     "core": "errors, dtypes, shapes, tensors, attributes, .npy",
-    "kernels": "portable compute loops on raw pointers (SGEMM, conv, int8 conv, SIMD, the "
+    "kernels": "portable compute loops on raw pointers (SGEMM, conv, int8 conv, pooling, "
+               "softmax, element-wise, SIMD, the "
                "epilogue stages and chains)",
     "ops": "one op per header: params, parse, infer, reference run; the op table",
     "graph": "the SSA graph IR, builder, edits, DOT",

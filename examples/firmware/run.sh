@@ -72,7 +72,7 @@ echo "== codegen $name (${shapes[*]:-declared shapes}, segments $segments)"
 rm -rf "$work/reference"
 "$cli" run "$model" "${shapes[@]}" --output-dir "$work/reference" > "$work/reference.txt"
 # A network with int8 layers must agree bit for bit; fp32 to a tolerance.
-if [[ -z "$tol" ]] && grep -q 'conv_int8<\|quantize{' "$work/net.hpp"; then
+if [[ -z "$tol" ]] && grep -q 'fused_int8<\|ops::quantize_int8>' "$work/net.hpp"; then
   cmp_args=(--exact) contract=(-ffp-contract=off)
   echo "   int8 layers: outputs compared bit for bit"
 else

@@ -48,28 +48,23 @@ namespace lf = litegraph::fusion;
 namespace la = litegraph::ops::act;
 inline constexpr auto network = [] {
     using namespace litegraph::static_net;
+    using conv_relu = lf::fused<litegraph::ops::conv2d, lf::bias, lf::act<la::relu>>;
+    using depthwise = lf::fused<litegraph::ops::conv2d, lf::bias>;
     return make_network(
-        conv<lf::fused<litegraph::ops::conv2d, lf::bias, lf::act<la::relu>>>{
-            {1, c, h, w, oc, 3, 3, h, w, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-            filter.data(),
-            bias,
-            {lf::bias{}, lf::act<la::relu>{}},
-            {0, 0},
-            {1, 0},
-            {-1, 0},
-            1,
-            false},
-        conv<lf::fused<litegraph::ops::conv2d, lf::bias>>{
-            {1, oc, h, w, oc, 3, 3, h, w, 1, 1, 1, 1, 1, 1, 1, 1, oc},
-            dw.data(),
-            dw_bias,
-            {lf::bias{}},
-            {1, 0},
-            {1, 0},
-            {-1, 0},
-            1,
-            true},
-        pool{{false, true, false}, {1, oc, h, w, h, w, 1, 1, 0, 0, 0, 0, 1, 1}, {1, 0}, {2, 0}});
+        layer<conv_relu>{{{1, c, h, w, oc, 3, 3, h, w, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                          {lf::bias{}, lf::act<la::relu>{}},
+                          1,
+                          false},
+                         {{{0, 0}}, {{-1, 0}, filter.data()}, {{-1, 0}, bias}, {}, {}},
+                         {1, 0}},
+        layer<depthwise>{
+            {{1, oc, h, w, oc, 3, 3, h, w, 1, 1, 1, 1, 1, 1, 1, 1, oc}, {lf::bias{}}, 1, true},
+            {{{1, 0}}, {{-1, 0}, dw.data()}, {{-1, 0}, dw_bias}, {}, {}},
+            {1, 0}},
+        layer<litegraph::ops::pool2d>{
+            {{false, true, false}, {1, oc, h, w, h, w, 1, 1, 0, 0, 0, 0, 1, 1}},
+            {{{1, 0}}},
+            {2, 0}});
 }();
 inline constexpr std::size_t scratch_bytes = network.scratch_bytes();
 alignas(16) inline std::byte scratch[scratch_bytes];

@@ -52,20 +52,19 @@ using conv_type = lf::fused_int8<lf::act<la::relu>, lf::quantize_store>;
 inline constexpr auto network = [] {
     using namespace litegraph::static_net;
     return make_network(
-        quantize{in_step, c * h * w, {0, 0}, {1, 0}},
-        conv_int8<conv_type>{{1, c, h, w, oc, 3, 3, h, w, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-                             filter.data(),
-                             multiplier,
-                             bias,
-                             out_step,
-                             {lf::rescale{}, lf::bias{}, lf::act<la::relu>{}, lf::quantize_store{}},
-                             {1, 0},
-                             {2, 0},
-                             {-1, 0},
-                             1},
-        pool_int8{
-            {true, true, false}, {1, oc, h, w, 2, 2, 2, 2, 0, 0, 0, 0, ph, pw}, {2, 0}, {3, 0}},
-        dequantize{out_deq, oc * ph * pw, {3, 0}, {4, 0}});
+        layer<litegraph::ops::quantize_int8>{{in_step, c * h * w}, {{{0, 0}}}, {1, 0}},
+        layer<conv_type>{
+            {{1, c, h, w, oc, 3, 3, h, w, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+             out_step,
+             {lf::rescale{}, lf::bias{}, lf::act<la::relu>{}, lf::quantize_store{}},
+             1},
+            {{{1, 0}}, {{-1, 0}, filter.data()}, {{-1, 0}, multiplier}, {{-1, 0}, bias}, {}},
+            {2, 0}},
+        layer<litegraph::ops::pool2d_int8>{
+            {{true, true, false}, {1, oc, h, w, 2, 2, 2, 2, 0, 0, 0, 0, ph, pw}},
+            {{{2, 0}}},
+            {3, 0}},
+        layer<litegraph::ops::dequantize_int8>{{out_deq, oc * ph * pw}, {{{3, 0}}}, {4, 0}});
 }();
 alignas(16) inline std::byte scratch[network.scratch_bytes()];
 inline constexpr litegraph::static_net::memory<buffers.size(), segments.size()> memory{

@@ -228,7 +228,7 @@ TEST_CASE("codegen writes a compile-time network header, or names what it cannot
     for (const char* piece :
          {"namespace sq {", "#include \"litegraph/static/network.hpp\"",
           "static_assert(litegraph::planner::network_fits<plan.shortfall>());",
-          "conv<litegraph::fusion::fused<litegraph::ops::conv2d, litegraph::fusion::bias, "
+          "layer<litegraph::fusion::fused<litegraph::ops::conv2d, litegraph::fusion::bias, "
           "litegraph::fusion::act<litegraph::ops::act::relu>>>",
           "alignas(64) inline std::byte fast[fast_bytes] SQ_FAST_ATTR;",
           "alignas(64) inline std::byte slow[slow_bytes] SQ_SLOW_ATTR;",
@@ -269,8 +269,9 @@ TEST_CASE("codegen writes a quantized model's int8 layers and int8 weights") {
     std::ifstream in(header);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     for (const char* piece :
-         {"quantize{", "conv_int8<litegraph::fusion::fused_int8<", "pool_int8{",
-          "litegraph::fusion::quantize_store", "NET_WEIGHTS_ATTR constexpr std::int8_t w0["}) {
+         {"layer<litegraph::ops::quantize_int8>{", "layer<litegraph::fusion::fused_int8<",
+          "layer<litegraph::ops::pool2d_int8>{", "litegraph::fusion::quantize_store",
+          "NET_WEIGHTS_ATTR constexpr std::int8_t w0["}) {
         INFO(piece);
         CHECK(text.find(piece) != std::string::npos);
     }

@@ -3,28 +3,28 @@
 // Loads the model as a session does (passes, program) and prepares its plan on the
 // desktop (shapes, folded constants, execution order, alias groups), then
 // writes one self-contained header in the vocabulary of static/network.hpp:
-// the weights as constexpr arrays, the layers as one constexpr network of the
-// fused kernel types, the buffers to plan and the compile-time plan with its
-// static_assert, and one array per memory segment for the activations.
+// the weights as constexpr arrays, the layers as one constexpr network of
+// layer<Op> (each node's op looked up in static_net::firmware_ops, its form
+// from Op::form_of printed generically from fields()), the buffers to plan and
+// the compile-time plan with its static_assert, and one array per memory
+// segment for the activations.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include "cmd_plan.hpp"
 #include "cmd_run.hpp"
-#include "litegraph/fusion/fused_int8.hpp"
-#include "litegraph/ops/activation.hpp"
-#include "litegraph/ops/elementwise.hpp"
-#include "litegraph/ops/int8/quantize.hpp"
-#include "litegraph/ops/matmul.hpp"
-#include "litegraph/ops/pool2d.hpp"
-#include "litegraph/ops/softmax.hpp"
+#include "litegraph/static/firmware_ops.hpp"
 #include "model_arg.hpp"
 
 namespace litegraph::cli {
@@ -57,33 +57,158 @@ inline bool is_identifier(const std::string& s) {
     return true;
 }
 
-/// An activation functor's field as a C++ literal.
-inline std::string field_literal(bool v, const std::string&) {
-    return v ? "true" : "false";
-}
-inline std::string field_literal(float v, const std::string& where) {
-    return float_literal(v, where);
+/// The C++ name of a type that is no template (an op, a functor), as the
+/// compiler spells it.
+template <class T>
+std::string type_name() {
+    const std::string_view f = __PRETTY_FUNCTION__;  // "... [with T = NAME; ...]" / "[T = NAME]"
+    const auto b = f.find("T = ") + 4;
+    return std::string(f.substr(b, f.find_first_of(";]", b) - b));
 }
 
-/// The C++ type of an activation functor and its initializer: the functor of
-/// ops::activation_functors named `act`, its fields (ops::fields_of) as an
-/// aggregate initializer.
-inline std::pair<std::string, std::string> functor(const std::string& act, const attr_map& a,
-                                                   const std::string& where) {
-    std::pair<std::string, std::string> out;
-    const bool found = ops::any_functor(ops::activation_functors{}, [&]<class F>() {
-        if (F::paddle_type != act) return false;
-        std::string init;
+/// The C++ literal of one field of a form (ops/firmware.hpp): integers,
+/// flags, floats (exact), activation functors, epilogue stages, and nested
+/// forms (anything with fields()) as aggregate initializers in field order.
+struct literal_printer {
+    std::string where;
+
+    std::string operator()(bool v) const { return v ? "true" : "false"; }
+    std::string operator()(float v) const { return float_literal(v, where); }
+    template <class T>
+    requires std::is_integral_v<T> std::string operator()(T v) const { return std::to_string(v); }
+    template <class T>
+    requires requires(const T& t) { t.fields(); }
+    std::string operator()(const T& v) const {
+        std::string out;
         std::apply(
-            [&](auto... v) {
-                ((init += (init.empty() ? "" : ", ") + field_literal(v, where)), ...);
-            },
-            ops::fields_of(F::parse(a)));
-        out = {"litegraph::ops::act::" + std::string(F::paddle_type), "{" + init + "}"};
-        return true;
-    });
-    if (!found)
-        throw unsupported_error(where + ": activation '" + act + "' has no compile-time form");
+            [&](const auto&... f) { ((out += (out.empty() ? "" : ", ") + (*this)(f)), ...); },
+            v.fields());
+        if constexpr (requires { T::paddle_type; })
+            return functor_type<T>() + "{" + out + "}";
+        else
+            return "{" + out + "}";
+    }
+    /// A functor without parameters.
+    template <class T>
+    requires(
+        requires { T::paddle_type; } && !requires(const T& t) { t.fields(); }) std::string
+    operator()(const T&) const {
+        return functor_type<T>() + "{}";
+    }
+    /// An epilogue chain's stages.
+    template <class... S>
+    std::string operator()(const std::tuple<S...>& stages) const {
+        std::string out;
+        std::apply(
+            [&](const auto&... st) { ((out += (out.empty() ? "" : ", ") + stage(st)), ...); },
+            stages);
+        return "{" + out + "}";
+    }
+
+    template <class F>
+    static std::string functor_type() {
+        return "litegraph::ops::act::" + std::string(F::paddle_type);
+    }
+    /// The C++ type of an epilogue stage.
+    template <class S>
+    static std::string stage_type() {
+        const std::string fz = "litegraph::fusion::";
+        if constexpr (detail_is_act<S>::value)
+            return fz + "act<" + functor_type<typename detail_is_act<S>::functor>() + ">";
+        else if constexpr (detail_is_gate<S>::value)
+            return fz + "gate<" + functor_type<typename detail_is_gate<S>::functor>() + ", " + fz +
+                   (std::is_same_v<typename detail_is_gate<S>::mul, fusion::mul_plane>
+                        ? "mul_plane"
+                        : "mul_with") +
+                   ">";
+        else if constexpr (std::is_same_v<S, fusion::bias>)
+            return fz + "bias";
+        else if constexpr (std::is_same_v<S, fusion::rescale>)
+            return fz + "rescale";
+        else if constexpr (std::is_same_v<S, fusion::add_with>)
+            return fz + "add_with";
+        else {
+            static_assert(std::is_same_v<S, fusion::quantize_store>,
+                          "codegen: a stage kind without a C++ spelling");
+            return fz + "quantize_store";
+        }
+    }
+    /// A stage's initializer: its functor's parameters, its operands bound at run time.
+    template <class S>
+    std::string stage(const S& s) const {
+        if constexpr (detail_is_act<S>::value)
+            return stage_type<S>() + "{" + (*this)(s.f) + "}";
+        else if constexpr (detail_is_gate<S>::value)
+            return stage_type<S>() + "{" + (*this)(s.f) + ", {}}";
+        else
+            return stage_type<S>() + "{}";
+    }
+
+    template <class S>
+    struct detail_is_act : std::false_type {};
+    template <class F>
+    struct detail_is_act<fusion::act<F>> : std::true_type {
+        using functor = F;
+    };
+    template <class S>
+    struct detail_is_gate : std::false_type {};
+    template <class F, class M>
+    struct detail_is_gate<fusion::gate<F, M>> : std::true_type {
+        using functor = F;
+        using mul = M;
+    };
+};
+
+/// The C++ type of a firmware op: the fused kernels and the activations by
+/// their template arguments, the others by name.
+template <class Op>
+struct op_spelling {
+    static std::string get() { return type_name<Op>(); }
+};
+template <class F>
+struct op_spelling<ops::activation<F>> {
+    static std::string get() {
+        return "litegraph::ops::activation<" + literal_printer::functor_type<F>() + ">";
+    }
+};
+template <class... S>
+struct op_spelling<fusion::fused<ops::conv2d, S...>> {
+    static std::string get() {
+        std::string t = "litegraph::fusion::fused<litegraph::ops::conv2d";
+        ((t += ", " + literal_printer::stage_type<S>()), ...);
+        return t + ">";
+    }
+};
+template <class... S>
+struct op_spelling<fusion::fused_int8<S...>> {
+    static std::string get() {
+        std::string t;
+        ((t += (t.empty() ? "" : ", ") + literal_printer::stage_type<S>()), ...);
+        return "litegraph::fusion::fused_int8<" + t + ">";
+    }
+};
+
+/// f.template operator()<Op>() for the first firmware op that is this node
+/// (its type, and for the fused kernels its stages: op_matches); false when
+/// none is.
+template <class... Ops, class F>
+bool visit_firmware_op(op_list<Ops...>, const graph::op_node& node, F&& f) {
+    return ((op_declares<Ops>(node.type) && op_matches<Ops>(node.attrs)
+                 ? (f.template operator()<Ops>(), true)
+                 : false) ||
+            ...);
+}
+
+/// The op types a compile-time network can hold, for a message.
+template <class... Ops>
+std::string firmware_types(op_list<Ops...>) {
+    std::vector<std::string> names;
+    ((std::find(names.begin(), names.end(), op_type<Ops>()) == names.end()
+          ? names.push_back(op_type<Ops>())
+          : void()),
+     ...);
+    std::string out;
+    for (auto& n : names) out += (out.empty() ? "" : ", ") + n;
     return out;
 }
 
@@ -142,239 +267,83 @@ struct generator {
         return "weights::" + name;
     }
 
-    static const tensor_ref* in(const op_io& io, const char* slot) {
-        return io.input_count(slot) ? &io.input(slot) : nullptr;
-    }
-
     void layer(const std::string& text) {
         layers << (layer_count++ ? ",\n" : "") << "    " << text;
     }
 
-    void conv(const graph::op_node& node, const op_io& io, const std::string& where) {
-        const auto act = fusion::chain_activation(node.attrs);
-        const auto term = std::string(fusion::chain_terminal(node.attrs));
-        const std::string fz = "litegraph::fusion::";
-        std::vector<std::pair<std::string, std::string>> stages;  // type, initializer
-        if (!in(io, "Bias")) throw unsupported_error(where + ": a fused conv without Bias");
-        stages.push_back({fz + "bias", "{}"});
-        if (term == "store" || term == "add_with") {
-            if (!act.empty()) {
-                auto [t, init] = functor(act, node.attrs, where);
-                stages.push_back({fz + "act<" + t + ">", "{" + t + init + "}"});
+    /// Where each planned buffer starts in `arena` (one byte more than all of
+    /// them, never touched: only its addresses are used).
+    std::vector<std::size_t> buffer_start;
+    std::unique_ptr<std::byte[]> arena;
+
+    /// Points the activations of `io` at distinct addresses laid out as the
+    /// plan places them (the runtime's view: an output over its input shares
+    /// its address), for form_of; restores them when it goes.
+    struct placed {
+        std::vector<std::pair<tensor_ref*, std::byte*>> saved;
+        placed(generator& gen, const op_io& io) {
+            if (!gen.arena) {
+                const auto& bufs = gen.prog.buffers();
+                gen.buffer_start.assign(bufs.size() + 1, 0);
+                for (std::size_t b = 0; b < bufs.size(); ++b)
+                    gen.buffer_start[b + 1] = gen.buffer_start[b] + bufs[b].size;
+                gen.arena.reset(new std::byte[gen.buffer_start.back() + 1]);
             }
-            if (term == "add_with") stages.push_back({fz + "add_with", "{}"});
-        } else if (term == "mul_plane" || term == "mul_with") {
-            auto [t, init] = functor(act, node.attrs, where);
-            const std::string gt = fz + "gate<" + t + ", " + fz + term + ">";
-            stages.push_back({gt, "{" + t + init + ", {}}"});
-        } else {
-            throw unsupported_error(where + ": terminal '" + term + "'");
+            for (const auto* slots : {&io.inputs, &io.outputs})
+                for (const auto& slot : *slots)
+                    for (auto* r : slot.args) {
+                        if (!r) continue;
+                        auto [b, off] =
+                            gen.prog.var_buffers()[static_cast<std::size_t>(gen.var_of(r))];
+                        if (b < 0) continue;
+                        saved.push_back({r, r->data});
+                        r->data =
+                            gen.arena.get() + gen.buffer_start[static_cast<std::size_t>(b)] + off;
+                    }
         }
-        std::string type = "litegraph::fusion::fused<litegraph::ops::conv2d";
-        for (auto& s : stages) type += ", " + s.first;
-        type += ">";
-        auto p = ops::conv2d::parse(node.attrs, "fused_conv2d");
-        auto geo = ops::conv2d::resolve(p, io);
-        std::ostringstream o;
-        o << "conv<" << type << ">{{" << geo.n << ", " << geo.c << ", " << geo.h << ", " << geo.w
-          << ", " << geo.oc << ", " << geo.kh << ", " << geo.kw << ", " << geo.oh << ", " << geo.ow
-          << ", " << geo.sh << ", " << geo.sw << ", " << geo.dh << ", " << geo.dw << ", " << geo.pt
-          << ", " << geo.pb << ", " << geo.pl << ", " << geo.pr << ", " << geo.groups << "}, "
-          << weight(in(io, "Filter"), where) << ", " << weight(in(io, "Bias"), where) << ", {";
-        for (std::size_t i = 0; i < stages.size(); ++i)
-            o << (i ? ", " : "") << stages[i].first << stages[i].second;
-        const auto* x = in(io, "Input");
-        const auto* out = &io.output("Output");
-        const auto* other = in(io, "Other");
-        std::int64_t other_plane = 1;
-        if (other && other->shape.size() == 4) other_plane = other->shape[2] * other->shape[3];
-        const bool in_place = prog.var_buffers()[var_of(x)] == prog.var_buffers()[var_of(out)];
-        o << "}, " << at(x, where) << ", " << at(out, where) << ", "
-          << (other ? at(other, where) : std::string("{-1, 0}")) << ", " << other_plane << ", "
-          << (in_place ? "true" : "false");
-        if (const auto* scale = in(io, "Scale")) o << ", " << weight(scale, where);
-        o << "}";
-        layer(o.str());
-    }
+        ~placed() {
+            for (auto it = saved.rbegin(); it != saved.rend(); ++it) it->first->data = it->second;
+        }
+        placed(const placed&) = delete;
+        placed& operator=(const placed&) = delete;
+    };
 
-    static std::string geometry(const ops::conv2d::geometry& geo) {
+    /// One node as `layer<Op>{form, {inputs}, output}`: the form from
+    /// Op::form_of, each firmware input a planned tensor or a weight array.
+    template <class Op>
+    void emit(const graph::op_node& node, const op_io& io, const std::string& where) {
+        typename Op::form form;
+        try {
+            const auto params = Op::parse(node.attrs, node.type);
+            placed p(*this, io);
+            form = Op::form_of(params, io);
+        } catch (const unsupported_error& e) {
+            throw unsupported_error(where + ": " + e.what());
+        }
+        const tensor_ref* out = &io.output(Op::firmware_output);
         std::ostringstream o;
-        o << "{" << geo.n << ", " << geo.c << ", " << geo.h << ", " << geo.w << ", " << geo.oc
-          << ", " << geo.kh << ", " << geo.kw << ", " << geo.oh << ", " << geo.ow << ", " << geo.sh
-          << ", " << geo.sw << ", " << geo.dh << ", " << geo.dw << ", " << geo.pt << ", " << geo.pb
-          << ", " << geo.pl << ", " << geo.pr << ", " << geo.groups << "}";
-        return o.str();
-    }
-
-    /// fused_conv2d_int8: the same fusion::fused_int8<Stages...> the runtime
-    /// dispatches to (rescale and bias are implied by the type).
-    void conv_int8(const graph::op_node& node, const op_io& io, const std::string& where) {
-        const auto act = fusion::chain_activation(node.attrs);
-        const auto term = std::string(fusion::chain_terminal(node.attrs));
-        const std::string fz = "litegraph::fusion::";
-        std::vector<std::pair<std::string, std::string>> stages{{fz + "rescale", "{}"},
-                                                                {fz + "bias", "{}"}};
-        if (term == "store" || term == "quantize_store" || term == "add_with") {
-            if (!act.empty()) {
-                auto [t, init] = functor(act, node.attrs, where);
-                stages.push_back({fz + "act<" + t + ">", "{" + t + init + "}"});
+        o << "layer<" << op_spelling<Op>::get() << ">{" << literal_printer{where}(form) << ", {";
+        bool first = true;
+        for (std::string_view slot : Op::firmware_inputs) {
+            o << (first ? "" : ", ");
+            first = false;
+            if (!io.input_count(slot)) {
+                o << "{}";
+                continue;
             }
-            if (term != "store") stages.push_back({fz + term, "{}"});
-        } else if (term == "mul_plane" || term == "mul_with") {
-            auto [t, init] = functor(act, node.attrs, where);
-            stages.push_back({fz + "gate<" + t + ", " + fz + term + ">", "{" + t + init + ", {}}"});
-        } else {
-            throw unsupported_error(where + ": terminal '" + term + "'");
+            const tensor_ref* r = &io.input(slot);
+            if (is_constant(r)) {
+                o << "{{-1, 0}, " << weight(r, where) << "}";
+                continue;
+            }
+            if (op_in_place<Op>() == in_place_rule::none &&
+                prog.var_buffers()[var_of(r)] == prog.var_buffers()[var_of(out)])
+                throw unsupported_error(where + ": planned in place of its input " +
+                                        std::string(slot) + ", which it cannot run");
+            o << "{" << at(r, where) << "}";
         }
-        std::string type = "litegraph::fusion::fused_int8<";
-        for (std::size_t i = 2; i < stages.size(); ++i)
-            type += (i > 2 ? ", " : "") + stages[i].first;
-        type += ">";
-        auto p = ops::conv2d::parse(node.attrs, "fused_conv2d_int8");
-        auto geo = ops::conv2d::resolve(p, io, dtype::i8);
-        const auto* x = in(io, "Input");
-        const auto* out = &io.output("Output");
-        const auto* other = in(io, "Other");
-        if (prog.var_buffers()[var_of(x)] == prog.var_buffers()[var_of(out)])
-            throw unsupported_error(where + ": an int8 conv planned in place of its input");
-        std::int64_t other_plane = 1;
-        if (other && other->shape.size() == 4) other_plane = other->shape[2] * other->shape[3];
-        const float step =
-            term == "quantize_store" ? node.attrs.get<float>("output_step", 0.f) : 0.f;
-        std::ostringstream o;
-        o << "conv_int8<" << type << ">{" << geometry(geo) << ", "
-          << weight(in(io, "Filter"), where) << ", " << weight(in(io, "Multiplier"), where) << ", "
-          << weight(in(io, "Bias"), where) << ", " << float_literal(step, where) << ", {";
-        for (std::size_t i = 0; i < stages.size(); ++i)
-            o << (i ? ", " : "") << stages[i].first << stages[i].second;
-        o << "}, " << at(x, where) << ", " << at(out, where) << ", "
-          << (other ? at(other, where) : std::string("{-1, 0}")) << ", " << other_plane << "}";
+        o << "}, " << at(out, where) << "}";
         layer(o.str());
-    }
-
-    /// mul_int8: the int8 fc, its requantize chain implied by output_step.
-    void fc_int8(const graph::op_node& node, const op_io& io, const std::string& where) {
-        auto p = ops::mul_int8::parse(node.attrs, "mul_int8");
-        auto d = ops::mul_int8::check(p, io, nullptr);
-        std::ostringstream o;
-        o << "fc_int8{" << d.m << ", " << d.k << ", " << d.n << ", " << weight(in(io, "Y"), where)
-          << ", " << weight(in(io, "Multiplier"), where) << ", "
-          << float_literal(p.output_step, where) << ", " << at(in(io, "X"), where) << ", "
-          << at(&io.output("Out"), where) << "}";
-        layer(o.str());
-    }
-
-    void quantize(const graph::op_node& node, const op_io& io, const std::string& where,
-                  bool to_int8) {
-        const auto* x = in(io, "X");
-        const auto* out = &io.output("Out");
-        const float step = node.attrs.get<float>("step", 0.f);
-        layer(std::string(to_int8 ? "quantize" : "dequantize") + "{" + float_literal(step, where) +
-              ", " + std::to_string(out->numel()) + ", " + at(x, where) + ", " + at(out, where) +
-              "}");
-    }
-
-    void pool(const graph::op_node& node, const op_io& io, const std::string& where) {
-        const bool i8 = node.type == "pool2d_int8";
-        auto p = ops::pool2d::parse(node.attrs, "pool2d");
-        auto geo = ops::pool2d::resolve(p, io, i8 ? dtype::i8 : dtype::f32);
-        std::ostringstream o;
-        o << (i8 ? "pool_int8{{" : "pool{{") << (p.max ? "true" : "false") << ", "
-          << (p.exclusive ? "true" : "false") << ", " << (p.adaptive ? "true" : "false") << "}, {"
-          << geo.n << ", " << geo.c << ", " << geo.h << ", " << geo.w << ", " << geo.kh << ", "
-          << geo.kw << ", " << geo.sh << ", " << geo.sw << ", " << geo.pt << ", " << geo.pl << ", "
-          << geo.pb << ", " << geo.pr << ", " << geo.oh << ", " << geo.ow << "}, "
-          << at(in(io, "X"), where) << ", " << at(&io.output("Out"), where) << "}";
-        layer(o.str());
-    }
-
-    void matmul(const graph::op_node& node, const op_io& io, const std::string& where) {
-        const auto* x = in(io, "X");
-        const auto* y = in(io, "Y");
-        std::int64_t m = 0, k = 0, n = 0;
-        bool tx = false, ty = false;
-        float alpha = 1.f;
-        if (node.type == "mul") {
-            auto p = ops::mul::parse(node.attrs, "mul");
-            auto d = ops::mul::check(p, io, nullptr);
-            m = d.M, k = d.K, n = d.N;
-        } else if (node.type == "matmul") {
-            auto p = ops::matmul::parse(node.attrs, "matmul");
-            auto pl = ops::matmul::make_plan(p, io);
-            if (pl.x.batch > 1 || pl.y.batch > 1)
-                throw unsupported_error(where + ": a batched matmul");
-            m = pl.x.h, k = pl.x.w, n = pl.y.w, tx = p.transpose_x, ty = p.transpose_y;
-            alpha = p.alpha;
-        } else {
-            auto p = ops::matmul_v2::parse(node.attrs, "matmul_v2");
-            auto pl = ops::matmul_v2::make_plan(p, io);
-            if (numel(pl.ob) > 1) throw unsupported_error(where + ": a batched matmul_v2");
-            m = pl.M, k = pl.K, n = pl.N, tx = pl.tx, ty = pl.ty;
-        }
-        std::ostringstream o;
-        o << "matmul{" << m << ", " << k << ", " << n << ", " << (tx ? "true" : "false") << ", "
-          << (ty ? "true" : "false") << ", " << float_literal(alpha, where) << ", "
-          << weight(y, where) << ", " << at(x, where) << ", " << at(&io.output("Out"), where)
-          << "}";
-        layer(o.str());
-    }
-
-    void add(const graph::op_node& node, const op_io& io, const std::string& where) {
-        const auto* x = in(io, "X");
-        const auto* y = in(io, "Y");
-        const auto* out = &io.output("Out");
-        auto bd = ops::paddle_broadcast(x->shape, y->shape, node.attrs.get<int>("axis", -1), io);
-        if (bd.x != bd.out || x->type != dtype::f32 || y->type != dtype::f32)
-            throw unsupported_error(where + ": elementwise_add where X " + to_string(x->shape) +
-                                    " broadcasts (or is not float32)");
-        // Y must cover one run of dims [a, b) of the output exactly.
-        std::size_t a = 0, b = bd.y.size();
-        while (a < b && bd.y[a] == 1) ++a;
-        while (b > a && bd.y[b - 1] == 1) --b;
-        std::int64_t count = 1, post = 1;
-        for (std::size_t i = a; i < b; ++i) {
-            if (bd.y[i] != bd.out[i])
-                throw unsupported_error(where + ": elementwise_add with Y " + to_string(y->shape) +
-                                        " broadcasting inside X " + to_string(x->shape));
-            count *= bd.y[i];
-        }
-        for (std::size_t i = b; i < bd.out.size(); ++i) post *= bd.out[i];
-        std::ostringstream o;
-        o << "add{" << out->numel() << ", " << count << ", " << post << ", "
-          << (is_constant(y) ? weight(y, where) : std::string("nullptr")) << ", " << at(x, where)
-          << ", " << (is_constant(y) ? std::string("{-1, 0}") : at(y, where)) << ", "
-          << at(out, where) << "}";
-        layer(o.str());
-    }
-
-    void softmax(const graph::op_node& node, const op_io& io, const std::string& where) {
-        const auto* x = in(io, "X");
-        auto p = ops::softmax::parse(node.attrs, "softmax");
-        const auto ax = ops::softmax::axis_of(p, x->shape.size(), io);
-        std::int64_t outer = 1, n = 1, inner = 1;
-        for (std::size_t i = 0; i < x->shape.size(); ++i)
-            (i < ax ? outer : (i == ax ? n : inner)) *= x->shape[i];
-        std::ostringstream o;
-        o << "softmax{" << outer << ", " << n << ", " << inner << ", " << at(x, where) << ", "
-          << at(&io.output("Out"), where) << "}";
-        layer(o.str());
-    }
-
-    void activation(const graph::op_node& node, const op_io& io, const std::string& where) {
-        const auto* x = in(io, "X");
-        const auto* out = &io.output("Out");
-        auto [t, init] = functor(node.type, node.attrs, where);
-        layer("unary<" + t + ">{" + t + init + ", " + std::to_string(out->numel()) + ", " +
-              at(x, where) + ", " + at(out, where) + "}");
-    }
-
-    void copy(const op_io& io, const std::string& where) {
-        const auto* x = in(io, "X");
-        const auto* out = &io.output("Out");
-        if (x->bytes() != out->bytes())
-            throw unsupported_error(where + ": a reshape that changes the byte count");
-        layer("copy{" + std::to_string(x->bytes()) + ", " + at(x, where) + ", " + at(out, where) +
-              "}");
     }
 
     void emit_layers() {
@@ -383,35 +352,10 @@ struct generator {
             if (ins.elided) continue;
             const auto& node = g().ops[ins.op];
             const std::string where = "op " + node.type + " ('" + ins.io.label + "')";
-            const auto& t = node.type;
-            if (t == "fused_conv2d")
-                conv(node, ins.io, where);
-            else if (t == "fused_conv2d_int8")
-                conv_int8(node, ins.io, where);
-            else if (t == "mul_int8")
-                fc_int8(node, ins.io, where);
-            else if (t == "quantize_int8" || t == "dequantize_int8")
-                quantize(node, ins.io, where, t == "quantize_int8");
-            else if (t == "pool2d" || t == "pool2d_int8")
-                pool(node, ins.io, where);
-            else if (t == "matmul" || t == "matmul_v2" || t == "mul")
-                matmul(node, ins.io, where);
-            else if (t == "elementwise_add")
-                add(node, ins.io, where);
-            else if (t == "softmax")
-                softmax(node, ins.io, where);
-            else if (ops::names_functor<ops::activation_functors>(t))
-                activation(node, ins.io, where);
-            else if (t == "reshape2" || t == "flatten2" || t == "squeeze2" || t == "unsqueeze2" ||
-                     t == "flatten_contiguous_range")
-                copy(ins.io, where);
-            else
-                throw unsupported_error(
-                    where +
-                    " has no compile-time form yet (fused_conv2d, "
-                    "fused_conv2d_int8, (de)quantize_int8, pool2d(_int8), matmul, mul, mul_int8, "
-                    "elementwise_add, activations, "
-                    "softmax and reshapes do)");
+            if (!visit_firmware_op(static_net::firmware_ops{}, node,
+                                   [&]<class Op>() { emit<Op>(node, ins.io, where); }))
+                throw unsupported_error(where + " has no compile-time form yet (" +
+                                        firmware_types(static_net::firmware_ops{}) + " do)");
         }
     }
 
@@ -593,7 +537,7 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
         prog.set_input(i, deterministic_feed(v, shapes));
     }
     prog.prepare_plan();
-    codegen_detail::generator gen{prog, ns, seg_names, segs, {}, {}, {}, 0, 0};
+    codegen_detail::generator gen{prog, ns, seg_names, segs, {}, {}, {}, 0, 0, {}, {}};
     const std::string source = a.positional.empty() ? a.value("--model") : a.positional.front();
     auto text =
         gen.header(std::filesystem::path(source).filename().string(), a.flag("--sample-input"));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "litegraph/fusion/stages.hpp"
 #include "litegraph/ops/activation.hpp"
 #include "litegraph/ops/conv2d.hpp"
+#include "litegraph/ops/firmware.hpp"
 
 namespace litegraph::fusion {
 
@@ -105,8 +107,7 @@ struct fused<ops::conv2d, Stages...> {
         const bool in_place = static_cast<const void*>(out) == static_cast<const void*>(x);
         if (in_place) check_in_place(g, io);
         if (p.conv.kernel == ops::conv_kernel::reference) {
-            std::vector<std::byte> scratch(direct_scratch_bytes(g, in_place));
-            run_direct(g, c, x, f, out, scratch.data());
+            run_firmware_form<fused>(p, io);
             return;
         }
         if (in_place) {
@@ -123,6 +124,41 @@ struct fused<ops::conv2d, Stages...> {
                                  std::int64_t count) {
                                  c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
                              });
+    }
+
+    /// The firmware form (ops/firmware.hpp): the geometry, the stages'
+    /// parameters, Other's plane and whether the conv runs over its input.
+    struct form {
+        ops::conv2d::geometry g{};
+        std::tuple<Stages...> stages{};
+        std::int64_t other_plane = 1;
+        bool in_place = false;  // Output over Input (depthwise)
+        constexpr auto fields() const { return std::tie(g, stages, other_plane, in_place); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"Input", "Filter", "Bias", "Other",
+                                                           "Scale"};
+    static constexpr std::string_view firmware_output = "Output";
+    static form form_of(const params& p, const op_io& io) {
+        form f{ops::conv2d::resolve(p.conv, io), p.stages, 1, false};
+        if (io.input_count("Other") && io.input("Other").shape.size() == 4)
+            f.other_plane = io.input("Other").shape[2] * io.input("Other").shape[3];
+        const void* x = io.input("Input").data;
+        f.in_place = x && x == io.output("Output").data;
+        return f;
+    }
+    static constexpr std::size_t scratch_bytes(const form& f) {
+        return direct_scratch_bytes(f.g, f.in_place);
+    }
+    /// run_direct, the chain bound to the operands (Bias, Other, Scale).
+    static void run_form(const form& f, const firmware_io& io) {
+        chain_type c{f.stages};
+        stage_operands ops;
+        ops.bias = io.input<float>(2);
+        ops.other = io.input<float>(3);
+        ops.scale = io.input<float>(4);
+        ops.other_plane = f.other_plane;
+        bind(c, ops);
+        run_direct(f.g, c, io.input<float>(0), io.input<float>(1), io.output<float>(), io.scratch);
     }
 
     /// Points the chain's stages at their operands (a compile-time network's

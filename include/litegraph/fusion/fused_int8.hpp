@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -77,8 +78,7 @@ struct fused_int8 {
         auto* out = io.output("Output").template as<out_t>();
         using ops::int8_detail::int8_kernel;
         if (p.kernel == int8_kernel::fast) {
-            std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(kg)));
-            run_direct(kg, c, x, f, out, scratch.data());
+            run_firmware_form<fused_int8>(p, io);
         } else if (p.kernel == int8_kernel::reference) {
             std::vector<std::int64_t> scratch(
                 static_cast<std::size_t>(kernels::conv_int8_scratch_words(kg)));
@@ -88,6 +88,45 @@ struct fused_int8 {
                 static_cast<std::size_t>(kernels::cortex_m::conv_int8_scratch_words(kg)));
             run_with(kernels::cortex_m::conv2d_int8, kg, c, x, f, out, scratch.data());
         }
+    }
+
+    /// The firmware form (ops/firmware.hpp): the geometry, the output step
+    /// (quantize_store), the stages' parameters and Other's plane.
+    struct form {
+        ops::conv2d::geometry g{};
+        float output_step = 0.f;
+        std::tuple<rescale, bias, Stages...> stages{};
+        std::int64_t other_plane = 1;
+        constexpr auto fields() const { return std::tie(g, output_step, stages, other_plane); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"Input", "Filter", "Multiplier", "Bias",
+                                                           "Other"};
+    static constexpr std::string_view firmware_output = "Output";
+    static form form_of(const params& p, const op_io& io) {
+        form f{ops::conv2d::resolve(p.conv, io, dtype::i8), p.output_step, p.stages, 1};
+        if (io.input_count("Other") && io.input("Other").shape.size() == 4)
+            f.other_plane = io.input("Other").shape[2] * io.input("Other").shape[3];
+        return f;
+    }
+    static constexpr std::size_t scratch_bytes(const form& f) {
+        return static_cast<std::size_t>(scratch_words(kernels::conv_geometry::from(f.g))) *
+               sizeof(std::int64_t);
+    }
+    /// run_direct, the chain bound to the operands (Multiplier, Bias, Other).
+    static void run_form(const form& f, const firmware_io& io) {
+        chain_type c{f.stages};
+        stage_operands ops;
+        ops.multiplier = io.input<float>(2);
+        ops.bias = io.input<float>(3);
+        ops.other = io.input<float>(4);
+        ops.other_plane = f.other_plane;
+        ops.output_step = f.output_step;
+        bind(c, ops);
+        const auto kg = kernels::conv_geometry::from(f.g);
+        auto* scratch = static_cast<std::int64_t*>(io.scratch);
+        using out_t = std::conditional_t<int8_out, std::int8_t, float>;
+        run_direct(kg, c, io.input<std::int8_t>(0), io.input<std::int8_t>(1), io.output<out_t>(),
+                   scratch);
     }
 
     /// Points the chain's stages at their operands (a compile-time network's

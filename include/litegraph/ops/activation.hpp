@@ -38,6 +38,8 @@
 
 #include "litegraph/kernels/simd.hpp"
 
+#include "litegraph/kernels/elementwise.hpp"
+#include "litegraph/ops/firmware.hpp"
 #include "litegraph/ops/op.hpp"
 
 namespace litegraph::ops {
@@ -418,13 +420,21 @@ struct activation {
         out.shape = x.shape;
     }
 
-    static void run(const params& f, op_io& io) {
-        const float* x = io.input("X").as<float>();
-        auto& o = io.output("Out");
-        float* out = o.as<float>();
-        const std::int64_t n = o.numel();
-        for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+    /// The firmware form (ops/firmware.hpp): the functor and the count.
+    struct form {
+        F f{};
+        std::int64_t count = 0;
+        constexpr auto fields() const { return std::tie(f, count); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& f, const op_io& io) { return {f, io.output("Out").numel()}; }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::map(f.f, io.input<float>(0), io.output<float>(), f.count);
     }
+
+    static void run(const params& f, op_io& io) { run_firmware_form<activation>(f, io); }
 };
 
 using relu = activation<act::relu>;

@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "litegraph/kernels/conv.hpp"
@@ -109,6 +110,9 @@ struct conv2d {
         std::int64_t sh, sw, dh, dw;  // strides, dilations (after SAME)
         std::int64_t pt, pb, pl, pr;  // paddings
         std::int64_t groups;
+        constexpr auto fields() const {
+            return std::tie(n, c, h, w, oc, kh, kw, oh, ow, sh, sw, dh, dw, pt, pb, pl, pr, groups);
+        }
     };
 
     /// `type`: the element type Input and Filter must have (int8 for the int8 conv).

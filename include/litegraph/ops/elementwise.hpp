@@ -12,9 +12,12 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
+#include "litegraph/kernels/elementwise.hpp"
+#include "litegraph/ops/firmware.hpp"
 #include "litegraph/ops/op.hpp"
 
 namespace litegraph::ops {
@@ -253,13 +256,14 @@ struct elementwise {
                 found = true;
             }
         if (!found)
-            throw unsupported_error("elementwise: unknown op type '" + std::string(type) + "'");
+            LITEGRAPH_THROW(
+                unsupported_error("elementwise: unknown op type '" + std::string(type) + "'"));
         p.axis = a.get<int>("axis", -1);
         // Paddle Lite's fused variants carry an activation in a string attribute.
         if (!a.get<std::string>("act_type", "").empty() ||
             !a.get<std::string>("fuse_activation", "").empty())
-            throw unsupported_error(std::string(type) +
-                                    ": a fused activation attribute is not supported");
+            LITEGRAPH_THROW(unsupported_error(std::string(type) +
+                                              ": a fused activation attribute is not supported"));
         return p;
     }
 
@@ -280,6 +284,45 @@ struct elementwise {
         auto& out = io.output("Out");
         out.type = x.type;
         out.shape = bd.out;
+    }
+
+    /// The firmware form (ops/firmware.hpp) of elementwise_add on float32:
+    /// Out[i] = X[i] + Y[(i / post) % count], Y (a constant or a tensor)
+    /// covering one run of X's dims exactly.  The other kinds and broadcasts
+    /// have none.
+    struct form {
+        std::int64_t total = 0, count = 1, post = 1;
+        constexpr auto fields() const { return std::tie(total, count, post); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X", "Y"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        if (p.op != kind::add) no_firmware_form("has no compile-time form");
+        const auto& x = io.input("X");
+        const auto& y = io.input("Y");
+        auto bd = paddle_broadcast(x.shape, y.shape, p.axis, io);
+        if (bd.x != bd.out || x.type != dtype::f32 || y.type != dtype::f32)
+            no_firmware_form("elementwise_add where X " + to_string(x.shape) +
+                             " broadcasts (or is not float32)");
+        // Y must cover one run of dims [a, b) of the output exactly.
+        std::size_t a = 0, b = bd.y.size();
+        while (a < b && bd.y[a] == 1) ++a;
+        while (b > a && bd.y[b - 1] == 1) --b;
+        form f;
+        for (std::size_t i = a; i < b; ++i) {
+            if (bd.y[i] != bd.out[i])
+                no_firmware_form("elementwise_add with Y " + to_string(y.shape) +
+                                 " broadcasting inside X " + to_string(x.shape));
+            f.count *= bd.y[i];
+        }
+        for (std::size_t i = b; i < bd.out.size(); ++i) f.post *= bd.out[i];
+        f.total = io.output("Out").numel();
+        return f;
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::add_repeated(io.input<float>(0), io.input<float>(1), io.output<float>(), f.total,
+                              f.count, f.post);
     }
 
     template <class F>

@@ -6,10 +6,11 @@
 #include <string_view>
 
 #include "litegraph/ops/detail/shape_args.hpp"
+#include "litegraph/ops/firmware.hpp"
 
 namespace litegraph::ops {
 
-struct flatten2 {
+struct flatten2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"flatten2", "flatten"};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
@@ -39,7 +40,7 @@ struct flatten2 {
     static void run(const params&, op_io& io) { detail::copy_all(io.input("X"), io.output("Out")); }
 };
 
-struct flatten_contiguous_range {
+struct flatten_contiguous_range : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"flatten_contiguous_range"};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "litegraph/kernels/matmul.hpp"
+#include "litegraph/ops/firmware.hpp"
 #include "litegraph/ops/op.hpp"
 
 namespace litegraph::ops {
@@ -22,24 +24,8 @@ inline std::int64_t prod(const shape_t& s, std::size_t b, std::size_t e) {
     return n;
 }
 
-/// One (M x K) * (K x N) product, accumulated into `out` (which starts at 0).
-/// `tx`: x is stored as [K, M]; `ty`: y is stored as [N, K].  i-k-j order.
-inline void gemm(const float* x, const float* y, float* out, std::int64_t M, std::int64_t K,
-                 std::int64_t N, bool tx, bool ty, float alpha) {
-    for (std::int64_t i = 0; i < M * N; ++i) out[i] = 0.f;
-    for (std::int64_t i = 0; i < M; ++i) {
-        float* o = out + i * N;
-        for (std::int64_t k = 0; k < K; ++k) {
-            const float a = tx ? x[k * M + i] : x[i * K + k];
-            if (ty)
-                for (std::int64_t j = 0; j < N; ++j) o[j] += a * y[j * K + k];
-            else
-                for (std::int64_t j = 0; j < N; ++j) o[j] += a * y[k * N + j];
-        }
-    }
-    if (alpha != 1.f)
-        for (std::int64_t i = 0; i < M * N; ++i) out[i] *= alpha;
-}
+/// One (M x K) * (K x N) product (kernels/matmul.hpp).
+using kernels::gemm;
 
 /// Batched gemm: xb and yb are the batch dims of X and Y aligned to ob (same
 /// length, 1 where a side broadcasts).
@@ -135,11 +121,21 @@ struct mul {
         out.shape = std::move(s);
     }
 
-    static void run(const params& p, op_io& io) {
-        auto d = check(p, io, nullptr);
-        matmul_detail::gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
-                            io.output("Out").as<float>(), d.M, d.K, d.N, false, false, 1.f);
+    /// The firmware form (ops/firmware.hpp): one product, Y a constant or a
+    /// tensor.
+    using form = kernels::gemm_shape;
+    static constexpr std::string_view firmware_inputs[] = {"X", "Y"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto d = check(p, io, nullptr);
+        return {d.M, d.K, d.N, false, false, 1.f};
     }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::gemm(f, io.input<float>(0), io.input<float>(1), io.output<float>());
+    }
+
+    static void run(const params& p, op_io& io) { run_firmware_form<mul>(p, io); }
 };
 
 /// matmul (v1): Out = alpha * op(X) * op(Y).
@@ -227,6 +223,21 @@ struct matmul {
         out.shape = std::move(pl.out);
     }
 
+    /// The firmware form (ops/firmware.hpp): one product, Y a constant or a
+    /// tensor.
+    using form = kernels::gemm_shape;
+    static constexpr std::string_view firmware_inputs[] = {"X", "Y"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto pl = make_plan(p, io);
+        if (pl.x.batch > 1 || pl.y.batch > 1) no_firmware_form("a batched matmul");
+        return {pl.x.h, pl.x.w, pl.y.w, p.transpose_x, p.transpose_y, p.alpha};
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::gemm(f, io.input<float>(0), io.input<float>(1), io.output<float>());
+    }
+
     static void run(const params& p, op_io& io) {
         auto pl = make_plan(p, io);
         const std::int64_t B = std::max<std::int64_t>({pl.x.batch, pl.y.batch, 1});
@@ -306,6 +317,21 @@ struct matmul_v2 {
         auto& out = io.output("Out");
         out.type = dtype::f32;
         out.shape = std::move(pl.out);
+    }
+
+    /// The firmware form (ops/firmware.hpp): one product, Y a constant or a
+    /// tensor.
+    using form = kernels::gemm_shape;
+    static constexpr std::string_view firmware_inputs[] = {"X", "Y"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto pl = make_plan(p, io);
+        if (numel(pl.ob) > 1) no_firmware_form("a batched matmul_v2");
+        return {pl.M, pl.K, pl.N, pl.tx, pl.ty, 1.f};
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::gemm(f, io.input<float>(0), io.input<float>(1), io.output<float>());
     }
 
     static void run(const params& p, op_io& io) {

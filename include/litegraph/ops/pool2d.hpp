@@ -21,9 +21,12 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+#include "litegraph/kernels/pool.hpp"
 #include "litegraph/ops/detail/window.hpp"
+#include "litegraph/ops/firmware.hpp"
 #include "litegraph/ops/op.hpp"
 
 namespace litegraph::ops {
@@ -61,13 +64,7 @@ struct pool2d {
         return p;
     }
 
-    struct geometry {
-        std::int64_t n, c, h, w;
-        std::int64_t kh, kw, sh, sw;
-        std::int64_t pt, pl;  // the kernel uses the top/left pads only
-        std::int64_t pb, pr;
-        std::int64_t oh, ow;  // -1 when an input dim is unknown
-    };
+    using geometry = kernels::pool_geometry;
 
     static geometry resolve(const params& p, const op_io& io, dtype type = dtype::f32) {
         const auto& x = detail::f32_input(io, "X", 4, type);
@@ -112,17 +109,10 @@ struct pool2d {
         out.shape = {g.n, g.c, g.oh, g.ow};
     }
 
-    /// A window along one axis, as Paddle computes it: input [lo, hi) and
-    /// the divisor's extent along that axis.
-    struct span1 {
-        std::int64_t lo, hi, extent;
-    };
+    /// A window along one axis, as Paddle computes it (kernels/pool.hpp).
+    using span1 = kernels::pool_span;
     /// What the kernel needs of the params (a literal type, for firmware).
-    struct mode {
-        bool max = true;
-        bool exclusive = true;
-        bool adaptive = false;
-    };
+    using mode = kernels::pool_mode;
     static mode mode_of(const params& p) {
         mode m;
         m.max = p.max;
@@ -133,16 +123,7 @@ struct pool2d {
 
     static constexpr span1 span_of(const mode& p, std::int64_t o, std::int64_t out, std::int64_t in,
                                    std::int64_t k, std::int64_t s, std::int64_t pad) {
-        if (p.adaptive) {
-            const std::int64_t lo = o * in / out, hi = ((o + 1) * in + out - 1) / out;
-            return {lo, hi, hi - lo};
-        }
-        std::int64_t lo = o * s - pad;
-        std::int64_t hi = std::min(lo + k, in + pad);
-        const std::int64_t padded = hi - lo;
-        lo = std::max<std::int64_t>(lo, 0);
-        hi = std::min(hi, in);
-        return {lo, hi, p.exclusive ? hi - lo : padded};
+        return kernels::pool_span_of(p, o, out, in, k, s, pad);
     }
 
     /// The spans along one axis, one per output index (the int8 kernel's form).
@@ -154,53 +135,26 @@ struct pool2d {
         return v;
     }
 
-    /// Spans the kernel needs (no-heap form): one per output row and column.
+    /// The firmware form (ops/firmware.hpp): the mode and the geometry.
+    struct form {
+        mode m{};
+        geometry g{};
+        constexpr auto fields() const { return std::tie(m, g); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) { return {mode_of(p), resolve(p, io)}; }
+    /// Spans the kernel needs: one per output row and column.
     static constexpr std::size_t scratch_bytes(const geometry& g) {
-        return static_cast<std::size_t>(g.oh + g.ow) * sizeof(span1);
+        return kernels::pool_scratch_bytes(g);
+    }
+    static constexpr std::size_t scratch_bytes(const form& f) { return scratch_bytes(f.g); }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::pool2d(f.m, f.g, io.input<float>(0), io.output<float>(),
+                        static_cast<span1*>(io.scratch));
     }
 
-    static void run(const params& p, op_io& io) {
-        const auto g = resolve(p, io);
-        std::vector<span1> spans(static_cast<std::size_t>(g.oh + g.ow));
-        compute(mode_of(p), g, io.input("X").as<float>(), io.output("Out").as<float>(),
-                spans.data());
-    }
-
-    /// The kernel without the heap (firmware): `scratch` holds oh + ow spans.
-    static void compute(const mode& p, const geometry& g, const float* x, float* y,
-                        span1* scratch) {
-        span1* rows = scratch;
-        span1* cols = scratch + g.oh;
-        for (std::int64_t o = 0; o < g.oh; ++o)
-            rows[o] = span_of(p, o, g.oh, g.h, g.kh, g.sh, g.pt);
-        for (std::int64_t o = 0; o < g.ow; ++o)
-            cols[o] = span_of(p, o, g.ow, g.w, g.kw, g.sw, g.pl);
-        const std::int64_t planes = g.n * g.c;
-        for (std::int64_t pc = 0; pc < planes; ++pc) {
-            const float* xp = x + pc * g.h * g.w;
-            float* yp = y + pc * g.oh * g.ow;
-            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-                const auto r = rows[oh];
-                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
-                    const auto c = cols[ow];
-                    if (p.max) {
-                        float m = -FLT_MAX;
-                        for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
-                            for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
-                                const float v = xp[ih * g.w + iw];
-                                m = m > v ? m : v;  // Paddle's MaxPool: NaN propagates
-                            }
-                        yp[oh * g.ow + ow] = m;
-                    } else {
-                        float sum = 0.f;
-                        for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
-                            for (std::int64_t iw = c.lo; iw < c.hi; ++iw) sum += xp[ih * g.w + iw];
-                        yp[oh * g.ow + ow] = sum / static_cast<float>(r.extent * c.extent);
-                    }
-                }
-            }
-        }
-    }
+    static void run(const params& p, op_io& io) { run_firmware_form<pool2d>(p, io); }
 };
 
 }  // namespace litegraph::ops

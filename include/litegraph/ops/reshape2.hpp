@@ -9,10 +9,11 @@
 #include <string_view>
 
 #include "litegraph/ops/detail/shape_args.hpp"
+#include "litegraph/ops/firmware.hpp"
 
 namespace litegraph::ops {
 
-struct reshape2 {
+struct reshape2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"reshape2", "reshape"};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {

@@ -6,7 +6,10 @@
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <tuple>
 
+#include "litegraph/kernels/softmax.hpp"
+#include "litegraph/ops/firmware.hpp"
 #include "litegraph/ops/op.hpp"
 
 namespace litegraph::ops {
@@ -39,41 +42,27 @@ struct softmax {
         out.shape = x.shape;
     }
 
-    static void run(const params& p, op_io& io) {
-        const auto& xr = io.input("X");
-        const float* x = xr.as<float>();
-        float* out = io.output("Out").as<float>();
-        const std::size_t ax = axis_of(p, xr.shape.size(), io);
-        std::int64_t outer = 1, n = 1, inner = 1;
-        for (std::size_t i = 0; i < xr.shape.size(); ++i) {
-            if (i < ax)
-                outer *= xr.shape[i];
-            else if (i == ax)
-                n = xr.shape[i];
-            else
-                inner *= xr.shape[i];
-        }
-        compute(x, out, outer, n, inner);
+    /// The firmware form (ops/firmware.hpp): X as outer x count x inner.
+    struct form {
+        std::int64_t outer = 1, count = 1, inner = 1;
+        constexpr auto fields() const { return std::tie(outer, count, inner); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto& x = io.input("X");
+        const std::size_t ax = axis_of(p, x.shape.size(), io);
+        form f;
+        for (std::size_t i = 0; i < x.shape.size(); ++i)
+            (i < ax ? f.outer : (i == ax ? f.count : f.inner)) *= x.shape[i];
+        return f;
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::softmax(io.input<float>(0), io.output<float>(), f.outer, f.count, f.inner);
     }
 
-    /// The kernel on raw arrays: `outer` x `n` x `inner`, along `n`.
-    static void compute(const float* x, float* out, std::int64_t outer, std::int64_t n,
-                        std::int64_t inner) {
-        if (outer * n * inner == 0) return;  // empty: no element (and no buffer) to touch
-        for (std::int64_t o = 0; o < outer; ++o)
-            for (std::int64_t k = 0; k < inner; ++k) {
-                const float* xs = x + o * n * inner + k;
-                float* os = out + o * n * inner + k;
-                float m = -INFINITY;
-                for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j * inner]);
-                float sum = 0.f;
-                for (std::int64_t j = 0; j < n; ++j) {
-                    os[j * inner] = std::exp(xs[j * inner] - m);
-                    sum += os[j * inner];
-                }
-                for (std::int64_t j = 0; j < n; ++j) os[j * inner] /= sum;
-            }
-    }
+    static void run(const params& p, op_io& io) { run_firmware_form<softmax>(p, io); }
 };
 
 /// log_softmax along `axis` (default -1), float32: x - max - log(sum exp(x - max)).

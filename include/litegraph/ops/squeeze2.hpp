@@ -8,10 +8,11 @@
 #include <vector>
 
 #include "litegraph/ops/detail/shape_args.hpp"
+#include "litegraph/ops/firmware.hpp"
 
 namespace litegraph::ops {
 
-struct squeeze2 {
+struct squeeze2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"squeeze2", "squeeze"};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {

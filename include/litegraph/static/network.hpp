@@ -1,43 +1,36 @@
 // Compile-time networks (firmware): a network whose layers, shapes, weights
 // and memory plan are constants.  `litegraph codegen` writes one as a header;
-// this is the vocabulary it is written in.
+// this is the vocabulary it is written in: the memory, where a tensor lives,
+// one generic layer and the network.
 //
 //   constexpr auto net = static_net::make_network(
-//       static_net::conv<fusion::fused<ops::conv2d, fusion::bias, fusion::act<ops::act::relu>>>{
-//           geometry, filter, bias, stages, in, out, other, other_plane, in_place[, scale]},
-//       static_net::pool{...}, ...);
+//       static_net::layer<fusion::fused<ops::conv2d, fusion::bias, fusion::act<ops::act::relu>>>{
+//           form, {{{0, 0}}, {{-1, 0}, filter}, {{-1, 0}, bias}, {}, {}}, {1, 0}},
+//       static_net::layer<ops::pool2d>{form, {{{1, 0}}}, {2, 0}}, ...);
 //   net.run(static_net::memory<N, S>{&plan, segment_bases, scratch});
 //
-// A conv layer is the same fused type the runtime dispatches to (fused.hpp)
-// and runs through its no-heap form (fused::run_direct: ops::conv2d's row
-// loop, each row through the epilogue chain); pooling, softmax and matmul run
-// the ops' own kernels on raw arrays.  Nothing here allocates, throws or uses
-// RTTI: shapes were checked on the desktop when the header was generated, and
-// the plan is checked by the compiler (planner/static_plan.hpp).
+// A layer is an op (a firmware_op, ops/firmware.hpp) with its form: the
+// literal geometry and parameters of one instance, computed on the desktop by
+// the op's form_of.  It runs through the op's run_form, the call the op's
+// runtime kernel makes too (a fused conv: the same fused type the runtime
+// dispatches to, fused.hpp).  Nothing here allocates, throws or uses RTTI:
+// shapes were checked on the desktop when the header was generated, and the
+// plan is checked by the compiler (planner/static_plan.hpp).
 //
 // Activations live in caller-owned arrays, one per memory segment, at the
 // offsets of the compile-time plan; a layer names a tensor by its planned
-// buffer and the byte offset inside it (a slice of a concat, an alias).
-// An int8 activation takes one byte in its segment: the int8 layers
-// (conv_int8, fc_int8, pool_int8, quantize, dequantize) address tensors through the i8
-// accessor, the others through f32; the plan only sees bytes.
+// buffer and the byte offset inside it (a slice of a concat, an alias).  An
+// int8 activation takes one byte in its segment; the plan only sees bytes.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <tuple>
 
-#include "litegraph/fusion/fused.hpp"
-#include "litegraph/fusion/fused_int8.hpp"
-#include "litegraph/ops/int8/mul_int8.hpp"
-#include "litegraph/ops/int8/pool2d_int8.hpp"
-#include "litegraph/ops/int8/quantize.hpp"
-#include "litegraph/ops/matmul.hpp"
-#include "litegraph/ops/pool2d.hpp"
-#include "litegraph/ops/softmax.hpp"
+#include "litegraph/ops/firmware.hpp"
 #include "litegraph/planner/static_plan.hpp"
+#include "litegraph/static/firmware_ops.hpp"
 
 namespace litegraph::static_net {
 
@@ -64,220 +57,33 @@ struct memory {
     std::int8_t* i8(tensor_at t) const { return reinterpret_cast<std::int8_t*>(bytes(t)); }
 };
 
-/// A fused conv: Fused is fusion::fused<ops::conv2d, Stages...>.
-template <class Fused>
-struct conv {
-    using stages_type = decltype(Fused::chain_type::stages);
-    ops::conv2d::geometry g{};
-    const float* filter = nullptr;  // [OC, C / groups, KH, KW]
-    const float* bias = nullptr;    // [OC] when the chain starts with a bias stage
-    stages_type stages{};           // activation parameters; pointers bound at run time
-    tensor_at input{}, output{};
-    tensor_at other{};  // the residual or gated tensor (terminal != store)
-    std::int64_t other_plane = 1;
-    bool in_place = false;         // output over its own input (depthwise)
-    const float* scale = nullptr;  // [OC] a folded batch norm's scale, or none
+/// One input of a layer: a planned tensor, or a constant (weights), or
+/// neither (an optional slot the node does not have).
+struct operand {
+    tensor_at at{};
+    const void* constant = nullptr;
+};
 
-    constexpr std::size_t scratch_bytes() const { return Fused::direct_scratch_bytes(g, in_place); }
+/// One op instance: Op's form and where its operands are, the inputs in
+/// the order of Op::firmware_inputs.
+template <firmware_op Op>
+struct layer {
+    using op_type = Op;
+    typename Op::form form{};
+    operand inputs[std::size(Op::firmware_inputs)]{};
+    tensor_at output{};
+
+    constexpr std::size_t scratch_bytes() const { return Op::scratch_bytes(form); }
     template <class Mem>
     void run(const Mem& m) const {
-        typename Fused::chain_type c{stages};
-        fusion::stage_operands ops;
-        ops.bias = bias;
-        ops.scale = scale;
-        ops.other = other.buffer >= 0 ? m.f32(other) : nullptr;
-        ops.other_plane = other_plane;
-        Fused::bind(c, ops);
-        Fused::run_direct(g, c, m.f32(input), filter, m.f32(output), m.scratch);
-    }
-};
-
-/// An int8 conv with its requantize epilogue: Fused is
-/// fusion::fused_int8<Stages...>, run through its no-heap form
-/// (fused_int8::run_direct, where the int8 conv kernel is dispatched).
-template <class Fused>
-struct conv_int8 {
-    using stages_type = decltype(Fused::chain_type::stages);
-    ops::conv2d::geometry g{};
-    const std::int8_t* filter = nullptr;  // [OC, C / groups, KH, KW]
-    const float* multiplier = nullptr;    // [OC] in step * filter step
-    const float* bias = nullptr;          // [OC]
-    float output_step = 0.f;              // > 0 behind quantize_store
-    stages_type stages{};                 // activation parameters
-    tensor_at input{}, output{};
-    tensor_at other{};  // the residual or gated tensor (float terminals)
-    std::int64_t other_plane = 1;
-
-    constexpr std::size_t scratch_bytes() const {
-        return static_cast<std::size_t>(Fused::scratch_words(kernels::conv_geometry::from(g))) *
-               sizeof(std::int64_t);
-    }
-    template <class Mem>
-    void run(const Mem& m) const {
-        typename Fused::chain_type c{stages};
-        fusion::stage_operands ops;
-        ops.multiplier = multiplier;
-        ops.bias = bias;
-        ops.other = other.buffer >= 0 ? m.f32(other) : nullptr;
-        ops.other_plane = other_plane;
-        ops.output_step = output_step;
-        Fused::bind(c, ops);
-        const auto kg = kernels::conv_geometry::from(g);
-        auto* scratch = reinterpret_cast<std::int64_t*>(m.scratch);
-        if constexpr (Fused::int8_out)
-            Fused::run_direct(kg, c, m.i8(input), filter, m.i8(output), scratch);
-        else
-            Fused::run_direct(kg, c, m.i8(input), filter, m.f32(output), scratch);
-    }
-};
-
-/// pool2d on int8 (ops::pool2d_int8's kernel), the output in the input's step.
-struct pool_int8 {
-    ops::pool2d::mode mode{};
-    ops::pool2d::geometry g{};
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return ops::pool2d::scratch_bytes(g); }
-    template <class Mem>
-    void run(const Mem& m) const {
-        ops::pool2d_int8::compute(mode, g, m.i8(input), m.i8(output),
-                                  reinterpret_cast<ops::pool2d::span1*>(m.scratch));
-    }
-};
-
-/// float32 -> int8 (ops::quantize_int8).
-struct quantize {
-    float step = 1.f;
-    std::int64_t count = 0;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& m) const {
-        ops::quantize_int8::compute(step, m.f32(input), m.i8(output), count);
-    }
-};
-
-/// int8 -> float32 (ops::dequantize_int8).
-struct dequantize {
-    float step = 1.f;
-    std::int64_t count = 0;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& m) const {
-        ops::dequantize_int8::compute(step, m.i8(input), m.f32(output), count);
-    }
-};
-
-/// pool2d, max or average.
-struct pool {
-    ops::pool2d::mode mode{};
-    ops::pool2d::geometry g{};
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return ops::pool2d::scratch_bytes(g); }
-    template <class Mem>
-    void run(const Mem& m) const {
-        ops::pool2d::compute(mode, g, m.f32(input), m.f32(output),
-                             reinterpret_cast<ops::pool2d::span1*>(m.scratch));
-    }
-};
-
-/// Out[M, N] = alpha * op(X)[M, K] * op(W)[K, N], W a constant (matmul, mul).
-struct matmul {
-    std::int64_t m = 0, k = 0, n = 0;
-    bool transpose_x = false, transpose_w = false;
-    float alpha = 1.f;
-    const float* weights = nullptr;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& mem) const {
-        ops::matmul_detail::gemm(mem.f32(input), weights, mem.f32(output), m, k, n, transpose_x,
-                                 transpose_w, alpha);
-    }
-};
-
-/// The int8 fc (ops::mul_int8::compute): int32 accumulation, then rescale
-/// (and quantize_store when output_step > 0); scratch planned like a conv's.
-struct fc_int8 {
-    std::int64_t m = 0, k = 0, n = 0;
-    const std::int8_t* weights = nullptr;  // [K, N]
-    const float* multiplier = nullptr;     // [N]: X step * column step
-    float output_step = 0.f;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const {
-        return static_cast<std::size_t>(ops::mul_int8::scratch_words(k, n)) * sizeof(std::int64_t);
-    }
-    template <class Mem>
-    void run(const Mem& mem) const {
-        void* out = output_step > 0.f ? static_cast<void*>(mem.i8(output))
-                                      : static_cast<void*>(mem.f32(output));
-        ops::mul_int8::compute(m, k, n, mem.i8(input), weights, multiplier, output_step, out,
-                               reinterpret_cast<std::int64_t*>(mem.scratch));
-    }
-};
-
-/// Out[i] = X[i] + Y[(i / post) % count]: elementwise_add whose Y broadcasts
-/// along one run of dims (Paddle's axis rule), Y a constant or a tensor.
-struct add {
-    std::int64_t total = 0, count = 1, post = 1;
-    const float* constant = nullptr;
-    tensor_at input{}, other{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& m) const {
-        const float* x = m.f32(input);
-        const float* y = constant ? constant : m.f32(other);
-        float* out = m.f32(output);
-        for (std::int64_t i = 0; i < total; ++i) out[i] = x[i] + y[(i / post) % count];
-    }
-};
-
-/// A standalone activation (one not fused into a conv): Out[i] = F(X[i]),
-/// F an ops::act functor, the one the fused epilogues use.
-template <class F>
-struct unary {
-    F f{};
-    std::int64_t count = 0;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& m) const {
-        const float* x = m.f32(input);
-        float* out = m.f32(output);
-        for (std::int64_t i = 0; i < count; ++i) out[i] = f(x[i]);
-    }
-};
-
-/// softmax over the middle of outer x count x inner.
-struct softmax {
-    std::int64_t outer = 1, count = 1, inner = 1;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& m) const {
-        ops::softmax::compute(m.f32(input), m.f32(output), outer, count, inner);
-    }
-};
-
-/// A reshape (reshape2, flatten2, squeeze2, unsqueeze2) the plan did not
-/// alias: the bytes move.
-struct copy {
-    std::size_t bytes = 0;
-    tensor_at input{}, output{};
-
-    constexpr std::size_t scratch_bytes() const { return 0; }
-    template <class Mem>
-    void run(const Mem& m) const {
-        if (m.bytes(input) != m.bytes(output)) std::memmove(m.bytes(output), m.bytes(input), bytes);
+        firmware_io io;
+        for (std::size_t i = 0; i < std::size(inputs); ++i)
+            io.in[i] = inputs[i].constant
+                           ? inputs[i].constant
+                           : (inputs[i].at.buffer >= 0 ? m.bytes(inputs[i].at) : nullptr);
+        io.out = m.bytes(output);
+        io.scratch = m.scratch;
+        Op::run_form(form, io);
     }
 };
 

@@ -77,8 +77,9 @@ inline void copy_all(const tensor_ref& in, const tensor_ref& out) {
 /// litegraph dtype of a Paddle VarType.Type code; fails naming the code.
 inline dtype dtype_from_paddle(const op_io& io, int code, const char* attr = "dtype") {
     if (auto t = litegraph::dtype_from_paddle(code)) return *t;
-    throw unsupported_error("op " + io.type + " ('" + io.label + "'): attribute '" + attr + "' = " +
-                            std::to_string(code) + " is not a supported Paddle data type code");
+    LITEGRAPH_THROW(unsupported_error("op " + io.type + " ('" + io.label + "'): attribute '" +
+                                      attr + "' = " + std::to_string(code) +
+                                      " is not a supported Paddle data type code"));
 }
 
 /// Row-major strides (in elements) of `s`.

@@ -113,6 +113,27 @@ struct mul_int8 {
         }
     }
 
+    /// The firmware form (ops/firmware.hpp): the product's dims and the
+    /// output step (> 0: int8 output), on the fast kernel.
+    struct form {
+        std::int64_t m = 0, k = 0, n = 0;
+        float output_step = 0.f;
+        constexpr auto fields() const { return std::tie(m, k, n, output_step); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X", "Y", "Multiplier"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto d = check(p, io, nullptr);
+        return {d.m, d.k, d.n, p.output_step};
+    }
+    static constexpr std::size_t scratch_bytes(const form& f) {
+        return static_cast<std::size_t>(scratch_words(f.k, f.n)) * sizeof(std::int64_t);
+    }
+    static void run_form(const form& f, const firmware_io& io) {
+        compute(f.m, f.k, f.n, io.input<std::int8_t>(0), io.input<std::int8_t>(1),
+                io.input<float>(2), f.output_step, io.out, static_cast<std::int64_t*>(io.scratch));
+    }
+
     static void run(const params& p, op_io& io) {
         const auto d = check(p, io, nullptr);
         std::vector<std::int64_t> scratch(static_cast<std::size_t>(scratch_words(d.k, d.n)));

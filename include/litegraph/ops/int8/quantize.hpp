@@ -14,8 +14,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 
+#include "litegraph/kernels/elementwise.hpp"
 #include "litegraph/kernels/epilogue.hpp"
+#include "litegraph/ops/firmware.hpp"
 #include "litegraph/ops/op.hpp"
 
 namespace litegraph::ops {
@@ -79,17 +82,22 @@ struct quantize_int8 {
         out.type = dtype::i8;
         out.shape = x.shape;
     }
-    static void run(const params& p, op_io& io) {
-        const auto& x = io.input("X");
-        const float* xs = x.as<float>();
-        auto* out = io.output("Out").as<std::int8_t>();
-        compute(p.step, xs, out, x.numel());
+    /// The firmware form (ops/firmware.hpp): the step and the element count.
+    struct form {
+        float step = 1.f;
+        std::int64_t count = 0;
+        constexpr auto fields() const { return std::tie(step, count); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        return {p.step, io.input("X").numel()};
     }
-    /// The loop (no heap; firmware calls it directly).
-    static void compute(float step, const float* xs, std::int8_t* out, std::int64_t n) noexcept {
-        const float inv = 1.f / step;
-        for (std::int64_t i = 0; i < n; ++i) out[i] = kernels::epilogue::saturate_int8(xs[i] * inv);
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::quantize_int8(f.step, io.input<float>(0), io.output<std::int8_t>(), f.count);
     }
+    static void run(const params& p, op_io& io) { run_firmware_form<quantize_int8>(p, io); }
 };
 
 struct dequantize_int8 {
@@ -106,16 +114,22 @@ struct dequantize_int8 {
         out.type = dtype::f32;
         out.shape = x.shape;
     }
-    static void run(const params& p, op_io& io) {
-        const auto& x = io.input("X");
-        const auto* xs = x.as<std::int8_t>();
-        float* out = io.output("Out").as<float>();
-        compute(p.step, xs, out, x.numel());
+    /// The firmware form (ops/firmware.hpp): the step and the element count.
+    struct form {
+        float step = 1.f;
+        std::int64_t count = 0;
+        constexpr auto fields() const { return std::tie(step, count); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        return {p.step, io.input("X").numel()};
     }
-    /// The loop (no heap; firmware calls it directly).
-    static void compute(float step, const std::int8_t* xs, float* out, std::int64_t n) noexcept {
-        for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(xs[i]) * step;
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::dequantize_int8(f.step, io.input<std::int8_t>(0), io.output<float>(), f.count);
     }
+    static void run(const params& p, op_io& io) { run_firmware_form<dequantize_int8>(p, io); }
 };
 
 }  // namespace litegraph::ops
