@@ -44,6 +44,8 @@
 #include <xsimd/xsimd.hpp>
 
 #include "litegraph/fusion/fused.hpp"
+#include "litegraph/ops/batch_norm.hpp"
+#include "litegraph/ops/elementwise.hpp"
 #include "litegraph/ops/registry.hpp"
 #include "litegraph/runtime/kernels.hpp"
 
@@ -60,30 +62,32 @@ struct conv_case {
 // Convs of the two models (filter shapes and strides as in the models after
 // batch-norm folding, planes at these input sizes) with the activation that
 // follows each.
+constexpr const char* relu = ops::act::relu::paddle_type.data();
+constexpr const char* hswish = ops::act::hard_swish::paddle_type.data();
 const conv_case cases[] = {
     // PP-OCR mobile v2.0 cls: MobileNetV3 small x0.35 at 3x48x192.
-    {"cls", 3, 48, 192, 8, 3, 2, 2, 1, "hard_swish"},      // stem
-    {"cls", 8, 24, 96, 8, 3, 2, 1, 8, "relu"},             // dw 3x3 s2,1
-    {"cls", 8, 12, 96, 24, 1, 1, 1, 1, "relu"},            // expand
-    {"cls", 24, 12, 96, 24, 3, 2, 1, 24, "relu"},          // dw 3x3 s2,1
-    {"cls", 8, 6, 96, 32, 1, 1, 1, 1, "relu"},             // expand
-    {"cls", 32, 6, 96, 32, 3, 1, 1, 32, "relu"},           // dw 3x3
-    {"cls", 32, 6, 96, 32, 5, 2, 1, 32, "hard_swish"},     // dw 5x5 s2,1
-    {"cls", 16, 3, 96, 88, 1, 1, 1, 1, "hard_swish"},      // expand
-    {"cls", 88, 3, 96, 88, 5, 1, 1, 88, "hard_swish"},     // dw 5x5
-    {"cls", 32, 2, 96, 200, 1, 1, 1, 1, "hard_swish"},     // expand
-    {"cls", 200, 2, 96, 200, 5, 1, 1, 200, "hard_swish"},  // dw 5x5
+    {"cls", 3, 48, 192, 8, 3, 2, 2, 1, hswish},      // stem
+    {"cls", 8, 24, 96, 8, 3, 2, 1, 8, relu},         // dw 3x3 s2,1
+    {"cls", 8, 12, 96, 24, 1, 1, 1, 1, relu},        // expand
+    {"cls", 24, 12, 96, 24, 3, 2, 1, 24, relu},      // dw 3x3 s2,1
+    {"cls", 8, 6, 96, 32, 1, 1, 1, 1, relu},         // expand
+    {"cls", 32, 6, 96, 32, 3, 1, 1, 32, relu},       // dw 3x3
+    {"cls", 32, 6, 96, 32, 5, 2, 1, 32, hswish},     // dw 5x5 s2,1
+    {"cls", 16, 3, 96, 88, 1, 1, 1, 1, hswish},      // expand
+    {"cls", 88, 3, 96, 88, 5, 1, 1, 88, hswish},     // dw 5x5
+    {"cls", 32, 2, 96, 200, 1, 1, 1, 1, hswish},     // expand
+    {"cls", 200, 2, 96, 200, 5, 1, 1, 200, hswish},  // dw 5x5
     // PP-OCRv3 det: MobileNetV3 large x0.5 backbone and DB head at 3x640x640.
-    {"det", 3, 640, 640, 8, 3, 2, 2, 1, "hard_swish"},      // stem
-    {"det", 8, 320, 320, 8, 3, 1, 1, 8, "relu"},            // dw 3x3
-    {"det", 8, 320, 320, 32, 1, 1, 1, 1, "relu"},           // expand
-    {"det", 32, 320, 320, 32, 3, 2, 2, 32, "relu"},         // dw 3x3 s2
-    {"det", 16, 160, 160, 40, 1, 1, 1, 1, "relu"},          // expand
-    {"det", 40, 160, 160, 40, 5, 2, 2, 40, "relu"},         // dw 5x5 s2
-    {"det", 24, 80, 80, 64, 1, 1, 1, 1, "relu"},            // expand
-    {"det", 40, 40, 40, 120, 1, 1, 1, 1, "hard_swish"},     // expand
-    {"det", 120, 40, 40, 120, 3, 1, 1, 120, "hard_swish"},  // dw 3x3
-    {"det", 96, 160, 160, 24, 3, 1, 1, 1, "relu"},          // DB head 3x3
+    {"det", 3, 640, 640, 8, 3, 2, 2, 1, hswish},      // stem
+    {"det", 8, 320, 320, 8, 3, 1, 1, 8, relu},        // dw 3x3
+    {"det", 8, 320, 320, 32, 1, 1, 1, 1, relu},       // expand
+    {"det", 32, 320, 320, 32, 3, 2, 2, 32, relu},     // dw 3x3 s2
+    {"det", 16, 160, 160, 40, 1, 1, 1, 1, relu},      // expand
+    {"det", 40, 160, 160, 40, 5, 2, 2, 40, relu},     // dw 5x5 s2
+    {"det", 24, 80, 80, 64, 1, 1, 1, 1, relu},        // expand
+    {"det", 40, 40, 40, 120, 1, 1, 1, 1, hswish},     // expand
+    {"det", 120, 40, 40, 120, 3, 1, 1, 120, hswish},  // dw 3x3
+    {"det", 96, 160, 160, 24, 3, 1, 1, 1, relu},      // DB head 3x3
 };
 
 /// Tensor memory aligned as the runtime's arena aligns it (tensor_alignment),
@@ -185,7 +189,11 @@ result measure(const conv_case& cc, int runs) {
     ca.set("paddings", std::vector<std::int32_t>{int(p), int(p)});
     ca.set("dilations", std::vector<std::int32_t>{1, 1});
     ca.set("groups", std::int32_t(cc.groups));
-    const char* conv_type = cc.groups == cc.c && cc.groups > 1 ? "depthwise_conv2d" : "conv2d";
+    const std::string conv_type(
+        ops::conv2d::paddle_types[cc.groups == cc.c && cc.groups > 1 ? 1 : 0]);
+    const std::string add_type(ops::elementwise::type_of(ops::elementwise::kind::add));
+    const std::string bn_type = op_type<ops::batch_norm>();
+    const std::string fused_type = op_type<fusion::fused<ops::conv2d, fusion::bias>>();
 
     buffer y_conv, y_add, y_act, y_fused, y_alone, y_bn_conv, y_bn, y_bn_act, y_bn_fused;
     // (a) unfused: three ops, three buffers.
@@ -196,7 +204,7 @@ result measure(const conv_case& cc, int runs) {
     const shape_t ys = conv.refs.back()->shape;
     attr_map add_a;
     add_a.set("axis", std::int32_t{1});
-    bound_op add(make_kernel("elementwise_add", add_a), "elementwise_add");
+    bound_op add(make_kernel(add_type, add_a), add_type);
     add.in("X", ref(y_conv, ys, "conv"));
     add.in("Y", ref(b, {cc.oc}, "bias"));
     add.out("Out", y_add);
@@ -207,7 +215,7 @@ result measure(const conv_case& cc, int runs) {
     attr_map fa = ca;
     fusion::set_stages<fusion::stage_set<fusion::bias>>(fa);
     fusion::append_stage(fa, cc.act);
-    bound_op fused(make_kernel<runtime::kernel_table>("fused_conv2d", fa), "fused_conv2d");
+    bound_op fused(make_kernel<runtime::kernel_table>(fused_type, fa), fused_type);
     fused.in("Input", ref(x, xs, "x"));
     fused.in("Filter", ref(f, fs, "filter"));
     fused.in("Bias", ref(b, {cc.oc}, "bias"));
@@ -224,7 +232,7 @@ result measure(const conv_case& cc, int runs) {
     bn_conv.out("Output", y_bn_conv);
     attr_map bn_a;
     bn_a.set("epsilon", 1e-5f);
-    bound_op bn(make_kernel("batch_norm", bn_a), "batch_norm");
+    bound_op bn(make_kernel(bn_type, bn_a), bn_type);
     bn.in("X", ref(y_bn_conv, ys, "conv"));
     bn.in("Scale", ref(gamma, {cc.oc}, "gamma"));
     bn.in("Bias", ref(beta, {cc.oc}, "beta"));
@@ -235,10 +243,10 @@ result measure(const conv_case& cc, int runs) {
     bn_act.in("X", ref(y_bn, ys, "normalised"));
     bn_act.out("Out", y_bn_act);
     // (e) batch norm fused.
-    bound_op bn_fused(make_kernel<runtime::kernel_table>("fused_conv2d", fa), "fused_conv2d");
+    bound_op bn_fused(make_kernel<runtime::kernel_table>(fused_type, fa), fused_type);
     bn_fused.in("Input", ref(x, xs, "x"));
     bn_fused.in("Filter", ref(f, fs, "filter"));
-    bn_fused.in("Scale", ref(bn_k, {cc.oc}, "scale"));
+    bn_fused.in("Scale", ref(bn_k, {cc.oc}, "bn_scale"));
     bn_fused.in("Bias", ref(bn_b, {cc.oc}, "bias"));
     bn_fused.out("Output", y_bn_fused);
 

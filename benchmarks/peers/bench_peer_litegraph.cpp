@@ -64,7 +64,8 @@ void print_profile(runtime::program& prog, int runs) {
     for (std::size_t i = 0; i < t.size(); ++i) {
         const double m = median(t[i]);
         std::string type = at[i]->io.type;
-        if (type == "fused_conv2d") {
+        if (litegraph::op_declares<
+                litegraph::fusion::fused<litegraph::ops::conv2d, litegraph::fusion::bias>>(type)) {
             // Name the fused kernel by its geometry class.
             const auto& f = at[i]->io.input("Filter").shape;
             const auto& x = at[i]->io.input("Input").shape;
