@@ -20388,7 +20388,8 @@ struct tensor_at {
 };
 
 /// The activation memory of one network: the plan and the base address of
-/// every segment's array, plus the scratch array.
+/// every segment's array, plus the shared scratch array (for layers whose
+/// scratch is not a planned buffer of its own).
 template <std::size_t N, std::size_t S>
 struct memory {
     const planner::fixed_plan<N, S>* plan = nullptr;
@@ -20418,6 +20419,9 @@ struct layer {
     typename Op::form form{};
     operand inputs[std::size(Op::firmware_inputs)]{};
     tensor_at output{};
+    /// Its scratch as a planned buffer (live at this layer's step only), or
+    /// none: then the network's shared scratch array.
+    tensor_at scratch{};
 
     constexpr std::size_t scratch_bytes() const { return Op::scratch_bytes(form); }
     template <class Mem>
@@ -20428,10 +20432,19 @@ struct layer {
                            ? inputs[i].constant
                            : (inputs[i].at.buffer >= 0 ? m.bytes(inputs[i].at) : nullptr);
         io.out = m.bytes(output);
-        io.scratch = m.scratch;
+        io.scratch = scratch.buffer >= 0 ? m.bytes(scratch) : m.scratch;
         Op::run_form(form, io);
     }
 };
+
+/// Bytes to plan for a layer's scratch buffer: its scratch_bytes() on the
+/// target that compiles the header (the Cortex-M DSP kernels widen more than
+/// the reference ones), rounded up to 16, at least 16.
+template <class Layer>
+constexpr std::size_t planned_scratch_bytes(const Layer& l) {
+    const std::size_t s = l.scratch_bytes();
+    return s ? (s + 15) / 16 * 16 : 16;
+}
 
 /// The layers in execution order.
 template <class... Layers>
@@ -20439,11 +20452,14 @@ struct network {
     std::tuple<Layers...> layers;
 
     static constexpr std::size_t size() { return sizeof...(Layers); }
-    /// Scratch bytes of the hungriest layer (at least 16).
+    /// Scratch bytes of the hungriest layer without a planned scratch buffer
+    /// (at least 16): the shared scratch array's size.
     constexpr std::size_t scratch_bytes() const {
         std::size_t s = 16;
         std::apply(
-            [&](const auto&... l) { ((s = s < l.scratch_bytes() ? l.scratch_bytes() : s), ...); },
+            [&](const auto&... l) {
+                ((s = l.scratch.buffer < 0 && s < l.scratch_bytes() ? l.scratch_bytes() : s), ...);
+            },
             layers);
         return (s + 15) / 16 * 16;
     }

@@ -187,7 +187,7 @@ for i in "${!seg_names[@]}"; do
   seg="${seg_names[i]}"
   echo "   $seg: $(arm-none-eabi-nm -S -C -t d "$work/firmware.elf" | awk -v n="net::$seg" '$4 == n { print $2 + 0 }') bytes of ${seg_sizes[i]}"
 done
-echo "   scratch: $(arm-none-eabi-nm -S -C -t d "$work/firmware.elf" | awk '$4 == "net::scratch" { print $2 + 0 }') bytes (.bss)"
+echo "   scratch: each layer's is a planned buffer of the segments; the shared array (layers without one): $(arm-none-eabi-nm -S -C -t d "$work/firmware.elf" | awk '$4 == "net::scratch" { print $2 + 0 }') bytes (.bss)"
 
 echo "== qemu-system-arm -M mps2-an500 -icount shift=0"
 t=$SECONDS

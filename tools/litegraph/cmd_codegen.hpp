@@ -223,6 +223,10 @@ struct generator {
     std::map<const std::byte*, std::string> weight_names;
     std::size_t weight_bytes = 0;
     int layer_count = 0;
+    /// Layers whose scratch is a planned buffer: layer index and step; buffer
+    /// prog.buffers().size() + k for the k-th.
+    std::vector<std::pair<int, int>> scratch_layers;
+    int step = 0;  // of the layer being emitted, in the execution order
 
     const graph::graph& g() const { return prog.graph(); }
     int var_of(const tensor_ref* r) const { return static_cast<int>(r - &prog.var(0)); }
@@ -342,12 +346,22 @@ struct generator {
                                         std::string(slot) + ", which it cannot run");
             o << "{" << at(r, where) << "}";
         }
-        o << "}, " << at(out, where) << "}";
+        o << "}, " << at(out, where);
+        // Scratch (a conv's row buffers, a pool's windows) is one more buffer,
+        // live at this step only, so the plan places it beside the activations;
+        // its size is the layer's scratch_bytes() on the compiling target.
+        if (Op::scratch_bytes(form) > 0) {
+            o << ", {" << prog.buffers().size() + scratch_layers.size() << ", 0}";
+            scratch_layers.push_back({layer_count, step});
+        }
+        o << "}";
         layer(o.str());
     }
 
     void emit_layers() {
+        step = -1;
         for (int i : prog.execution_order()) {
+            ++step;
             const auto& ins = prog.instructions()[static_cast<std::size_t>(i)];
             if (ins.elided) continue;
             const auto& node = g().ops[ins.op];
@@ -404,13 +418,22 @@ struct generator {
           << "inline constexpr std::size_t weight_bytes = " << weight_bytes << ";\n\n"
           << "namespace weights {\n"
           << weights.str() << "}  // namespace weights\n\n";
-        h << "/// The activations to plan (alias groups of the runtime program): bytes,\n"
+        h << "/// The layers in execution order.\n"
+             "inline constexpr auto network = [] {\n"
+             "    using namespace litegraph::static_net;\n"
+             "    return make_network(\n"
+          << layers.str() << ");\n}();\n\n";
+        h << "/// The buffers to plan: the activations (alias groups of the runtime\n"
+             "/// program), then each layer's scratch, live at its step only: bytes,\n"
              "/// first and last step of the execution order.\n"
              "inline constexpr std::size_t buffer_table["
-          << bufs.size() << "][3] = {";
+          << bufs.size() + scratch_layers.size() << "][3] = {";
         for (std::size_t i = 0; i < bufs.size(); ++i)
             h << (i % 4 == 0 ? "\n    " : " ") << "{" << bufs[i].size << ", " << bufs[i].first
               << ", " << bufs[i].last << "},";
+        for (auto [l, st] : scratch_layers)
+            h << "\n    {litegraph::static_net::planned_scratch_bytes(std::get<" << l
+              << ">(network.layers)), " << st << ", " << st << "},";
         h << "};\n"
           << "inline constexpr auto buffers = litegraph::planner::buffers_from(buffer_table);\n"
           << "inline constexpr std::array<litegraph::planner::segment, " << segs.size()
@@ -434,12 +457,7 @@ struct generator {
         h << "inline std::byte* const segment_bases[] = {";
         for (std::size_t s = 0; s < segs.size(); ++s) h << (s ? ", " : "") << seg_names[s];
         h << "};\n\n";
-        h << "/// The layers in execution order.\n"
-             "inline constexpr auto network = [] {\n"
-             "    using namespace litegraph::static_net;\n"
-             "    return make_network(\n"
-          << layers.str() << ");\n}();\n\n"
-          << "/// Scratch of the hungriest layer (row buffers, pooling windows).\n"
+        h << "/// The shared scratch array, for layers without a planned scratch buffer.\n"
              "inline constexpr std::size_t scratch_bytes = network.scratch_bytes();\n"
              "alignas(16) inline std::byte scratch[scratch_bytes] "
           << NS << "_SCRATCH_ATTR;\n\n"
@@ -537,7 +555,7 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
         prog.set_input(i, deterministic_feed(v, shapes));
     }
     prog.prepare_plan();
-    codegen_detail::generator gen{prog, ns, seg_names, segs, {}, {}, {}, 0, 0, {}, {}};
+    codegen_detail::generator gen{prog, ns, seg_names, segs, {}, {}, {}, 0, 0, {}, 0, {}, {}};
     const std::string source = a.positional.empty() ? a.value("--model") : a.positional.front();
     auto text =
         gen.header(std::filesystem::path(source).filename().string(), a.flag("--sample-input"));
