@@ -13271,8 +13271,15 @@ void list_types(op_list<Ops...>, std::vector<std::string_view>& out) {
 template <class List>
 std::unique_ptr<kernel> make_kernel_from(std::string_view type, const attr_map& attrs) {
     auto k = detail::make_kernel(List{}, type, attrs);
-    if (!k) throw unsupported_error("unsupported op '" + std::string(type) + "'");
-    return k;
+    if (k) return k;
+    std::vector<std::string_view> types;
+    detail::list_types(List{}, types);
+    for (std::string_view t : types)
+        if (t == type)  // ops that share a type (the fused kernels) all refused the attributes
+            throw unsupported_error("op '" + std::string(type) +
+                                    "': no kernel of this type matches its attributes (a fused "
+                                    "conv: its `stages`, docs/fusion.md)");
+    throw unsupported_error("unsupported op '" + std::string(type) + "'");
 }
 
 // A build with many translation units (the test suite) may compile the

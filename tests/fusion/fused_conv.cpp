@@ -1,6 +1,7 @@
 // Fused conv kernels against the unfused ops they replace, and the promise of
 // fusion: every output element is computed once and written once.
 #include "litegraph/fusion/fused.hpp"
+#include "litegraph/fusion/fused_int8.hpp"
 
 #include <cmath>
 #include <map>
@@ -260,4 +261,45 @@ TEST_CASE("a fused conv -> hard_sigmoid -> mul writes each output element exactl
     bool once = true;
     for (auto& [i, k] : writes) once = once && k == 1;
     CHECK(once);
+}
+
+TEST_CASE("a fused node's stages: one list-of-strings attribute the stage helpers read and build") {
+    attr_map a;
+    CHECK(stages_of(a).empty());
+    CHECK(chain_activation(a).empty());
+    CHECK(chain_terminal(a) == "store");
+    // A list of strings is an attribute type of its own (not a string).
+    a.set("stages", std::vector<std::string>{"bias"});
+    CHECK(a.get<std::vector<std::string>>("stages", {}) == std::vector<std::string>{"bias"});
+    CHECK_THROWS_AS(a.get<std::string>("stages", ""), unsupported_error);
+    CHECK(stage_set<bias>::matches(a));
+    // The names come from the stage declarations; a gate is its activation, then its multiply.
+    append_stage<act<ops::act::hard_sigmoid>>(a);
+    append_stage<mul_plane>(a);
+    CHECK(stages_of(a) == std::vector<std::string>{"bias", "hard_sigmoid", "mul_plane"});
+    CHECK(chain_activation(a) == "hard_sigmoid");
+    CHECK(chain_terminal(a) == "mul_plane");
+    CHECK(stage_set<bias, gate<ops::act::hard_sigmoid, mul_plane>>::matches(a));
+    CHECK(fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_plane>>::matches(a));
+    CHECK_FALSE(fused<ops::conv2d, bias, gate<ops::act::sigmoid, mul_plane>>::matches(a));
+    CHECK_FALSE(stage_set<bias, act<ops::act::hard_sigmoid>>::matches(a));
+    // The int8 conv's chain starts with its rescale.
+    prepend_stage<rescale>(a);
+    CHECK(fused_int8<gate<ops::act::hard_sigmoid, mul_plane>>::matches(a));
+    CHECK_FALSE(fused<ops::conv2d, bias, gate<ops::act::hard_sigmoid, mul_plane>>::matches(a));
+    set_stages<stage_set<rescale, bias, act<ops::act::relu>, quantize_store>>(a);
+    CHECK(stages_of(a) == std::vector<std::string>{"rescale", "bias", "relu", "quantize_store"});
+    CHECK(chain_terminal(a) == "quantize_store");
+    CHECK(fused_int8<act<ops::act::relu>, quantize_store>::matches(a));
+}
+
+TEST_CASE("a fused_conv2d node without stages matches no fused kernel") {
+    auto fa = conv_attrs(1, 1, 1);
+    CHECK_THROWS_WITH_AS(make_kernel<runtime::kernel_table>("fused_conv2d", fa),
+                         doctest::Contains("no kernel of this type matches its attributes"),
+                         unsupported_error);
+    fa.set("stages", std::vector<std::string>{"relu", "bias"});  // not a chain's order
+    CHECK_THROWS(make_kernel<runtime::kernel_table>("fused_conv2d", fa));
+    fa.set("stages", std::vector<std::string>{"bias", "relu"});
+    CHECK(make_kernel<runtime::kernel_table>("fused_conv2d", fa) != nullptr);
 }
