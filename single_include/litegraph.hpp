@@ -16758,8 +16758,8 @@ struct fused_int8 {
         std::int64_t other_plane = 1;
         constexpr auto fields() const { return std::tie(g, output_step, stages, other_plane); }
     };
-    static constexpr std::string_view firmware_inputs[] = {"Input", "Filter", "Multiplier", "Bias",
-                                                           "Other"};
+    static constexpr std::string_view firmware_inputs[] = {"Input", "Filter", "Multiplier",
+                                                           "Bias",  "Other",  "Scale"};
     static constexpr std::string_view firmware_output = "Output";
     static form form_of(const params& p, const op_io& io) {
         form f{ops::conv2d::resolve(p.conv, io, dtype::i8), p.output_step, p.stages, 1};
@@ -16771,13 +16771,14 @@ struct fused_int8 {
         return static_cast<std::size_t>(scratch_words(kernels::conv_geometry::from(f.g))) *
                sizeof(std::int64_t);
     }
-    /// run_direct, the chain bound to the operands (Multiplier, Bias, Other).
+    /// run_direct, the chain bound to the operands (Multiplier, Bias, Other, Scale).
     static void run_form(const form& f, const firmware_io& io) {
         chain_type c{f.stages};
         stage_operands ops;
         ops.multiplier = io.input<float>(2);
         ops.bias = io.input<float>(3);
         ops.other = io.input<float>(4);
+        ops.scale = io.input<float>(5);
         ops.other_plane = f.other_plane;
         ops.output_step = f.output_step;
         bind(c, ops);

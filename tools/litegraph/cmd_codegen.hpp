@@ -199,17 +199,24 @@ bool visit_firmware_op(op_list<Ops...>, const graph::op_node& node, F&& f) {
             ...);
 }
 
-/// The op types a compile-time network can hold, for a message.
+template <class Op>
+struct is_activation_op : std::false_type {};
+template <class F>
+struct is_activation_op<ops::activation<F>> : std::true_type {};
+
+/// The op types a compile-time network can hold, for a message (the
+/// activations as one).
 template <class... Ops>
 std::string firmware_types(op_list<Ops...>) {
     std::vector<std::string> names;
-    ((std::find(names.begin(), names.end(), op_type<Ops>()) == names.end()
-          ? names.push_back(op_type<Ops>())
-          : void()),
+    ((is_activation_op<Ops>::value ||
+              std::find(names.begin(), names.end(), op_type<Ops>()) != names.end()
+          ? void()
+          : names.push_back(op_type<Ops>())),
      ...);
     std::string out;
-    for (auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
+    for (auto& n : names) out += n + ", ";
+    return out + "the activations";
 }
 
 struct generator {
