@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
         app.add_option("--threshold", threshold,
                        "the least score shown (default: the config's draw_threshold)")
             ->type_name("X")
-            ->check(CLI::Range(0.0, 1.0));
+            ->check(
+                cli::number_check([](double x) { return x >= 0 && x <= 1; }, "a number in [0, 1]"));
         if (!cli::parse(app, {argv + 1, argv + argc})) return 0;
     } catch (const litegraph::usage_error& e) {
         std::cerr << "detect: " << e.what() << "\n";

@@ -51,26 +51,16 @@ inline int cmd_quantize(const std::vector<std::string>& argv) {
         ->type_name("M")
         ->check(CLI::IsMember({"mse", "minmax", "percentile"}));
     ptq::options opt;
-    // A number x with ok(x) (NaN never is), `what` saying which otherwise.
-    auto number = [](bool (*ok)(double), std::string what) {
-        return CLI::Validator(
-            [ok, what](const std::string& s) -> std::string {
-                double x = 0;
-                return CLI::detail::lexical_cast(s, x) && ok(x)
-                           ? std::string()
-                           : "expects " + what + ", got '" + s + "'";
-            },
-            "");
-    };
-    app.add_option("--percentile", opt.percentile, "the percentile of --method percentile")
+    app.add_option("--percentile", opt.percentile,
+                   "the percentile of --method percentile, in (0, 100]\n(default 99.99)")
         ->type_name("P")
-        ->check(number([](double x) { return x > 0 && x <= 100; }, "a number in (0, 100]"));
+        ->check(number_check([](double x) { return x > 0 && x <= 100; }, "a number in (0, 100]"));
     app.add_option("--max-error", opt.max_error,
                    "relative L2 error of the outputs (int8 vs float, on\n"
                    "the calibration samples) above which sensitive ops\n"
                    "stay float (default 0.05; 0: every op int8)")
         ->type_name("E")
-        ->check(number([](double x) { return x >= 0 && x <= 1e30; }, "a number >= 0"));
+        ->check(number_check([](double x) { return x >= 0 && x <= 1e30; }, "a number >= 0"));
     std::vector<std::string> shape_args;
     add_shape(app, shape_args);
     std::uint32_t seed = 1;
@@ -78,7 +68,9 @@ inline int cmd_quantize(const std::vector<std::string>& argv) {
         ->type_name("S")
         ->check(CLI::Range(std::uint32_t{0}, std::uint32_t{1} << 31));
     bool quiet = false;
-    app.add_flag("--quiet", quiet, "no progress (it shows only when stderr is a terminal)");
+    app.add_flag("--quiet", quiet,
+                 "no progress line (it shows only when stderr is a\nterminal: reading --calib "
+                 "samples, calibrating, and\nthe sensitivity of each op over --max-error)");
     if (!parse(app, argv)) return 0;
     if (!*calib && calib_random == 0)
         throw usage_error("give exactly one of --calib DIR and --calib-random N");

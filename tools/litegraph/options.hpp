@@ -91,6 +91,19 @@ CLI::Validator parsed_by(F parse_value) {
         "");
 }
 
+/// A check that the value is a number x with ok(x) (NaN never is); `what`
+/// says which otherwise, e.g. "a number in (0, 100]".
+inline CLI::Validator number_check(bool (*ok)(double), const std::string& what) {
+    return CLI::Validator(
+        [ok, what](const std::string& s) -> std::string {
+            double x = 0;
+            return CLI::detail::lexical_cast(s, x) && ok(x)
+                       ? std::string()
+                       : "expects " + what + ", got '" + s + "'";
+        },
+        "");
+}
+
 /// An option given once per value (`--shape a=1 --shape b=2`): one value each
 /// time, so a positional after it stays positional.
 inline CLI::Option* repeatable(CLI::Option* o) {
