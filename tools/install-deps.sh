@@ -90,8 +90,15 @@ if need g++ g++; then
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb/stb_image.h>
 #include <yaml-cpp/yaml.h>
+#include <CLI/CLI.hpp>
 int main() {
     if (YAML::Load("a: [1, 2]")["a"].size() != 2) return 2;
+    CLI::App app{"probe"};
+    int n = 0;
+    app.add_option("-n", n)->check(CLI::Range(1, 9));
+    std::vector<std::string> args{"3", "-n"};  // CLI11 takes them last first
+    app.parse(args);
+    if (n != 3) return 3;
     xt::xarray<float> a = {1.0f, 2.0f, 3.0f};
     google::protobuf::FileDescriptorProto proto;
     proto.set_name("probe");
@@ -102,12 +109,13 @@ EOF
     flags=(-std=c++20 -DXTENSOR_USE_XSIMD)
     if g++ "${flags[@]}" "$probe_dir/host.cpp" -o "$probe_dir/host" -lprotobuf -lyaml-cpp >"$probe_dir/host.log" 2>&1 &&
         "$probe_dir/host"; then
-        echo "probe host C++: g++ with xtensor, xsimd, protobuf, nlohmann_json, doctest, stb, yaml-cpp: ok"
+        echo "probe host C++: g++ with xtensor, xsimd, protobuf, nlohmann_json, doctest, stb, yaml-cpp, CLI11: ok"
     else
         named=0
         for h in "xtl/xtl_config.hpp xtl-dev" "xsimd/xsimd.hpp libxsimd-dev" "xtensor/xarray.hpp xtensor-dev" \
             "google/protobuf/descriptor.pb.h libprotobuf-dev" "nlohmann/json.hpp nlohmann-json3-dev" \
-            "doctest/doctest.h doctest-dev" "stb/stb_image.h libstb-dev" "yaml-cpp/yaml.h libyaml-cpp-dev"; do
+            "doctest/doctest.h doctest-dev" "stb/stb_image.h libstb-dev" "yaml-cpp/yaml.h libyaml-cpp-dev" \
+            "CLI/CLI.hpp libcli11-dev"; do
             read -r header pkg <<<"$h"
             header_ok "$header" g++ "${flags[@]}" || { fail "host C++ header <$header>" "$pkg"; named=1; }
         done

@@ -30,20 +30,13 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-const char* usage =
-    "usage: bench_models [--runs N] [--filter NAME] [--json] [--models-dir DIR]\n\n"
+const char* description =
     "Times every runnable model of the shared models folder and the generated\n"
     "SqueezeNet 1.0 and 1.1 (128x128) with the fusion passes applied, single thread,\n"
     "on deterministic inputs (float element i = sin(0.37 i) cos(0.011 i)).\n\n"
-    "  --runs N          timed runs per model after the warm-up (default 20; the\n"
-    "                    batch-4 gcu_conv_bn* models run min(N, 5))\n"
-    "  --filter NAME     run only the model NAME (e.g. ppocr_v3_det, squeezenet1_1)\n"
-    "  --json            one JSON object instead of the table\n"
-    "  --models-dir DIR  the models folder (default: " LITEGRAPH_SHARED_DIR
-    "/models)\n\n"
     "Columns: load ms = files -> fusion passes -> program; first ms = the first run\n"
     "(shape inference, planning, run); median/min ms over the timed runs; arena and\n"
-    "LOAD (lower bound) in bytes.\n";
+    "LOAD (lower bound) in bytes.";
 
 /// Models the runtime cannot run (ops it does not have).
 const std::map<std::string, std::string> skipped = {
@@ -182,21 +175,24 @@ void print_table(const std::vector<result>& rs) {
 }
 
 int run_main(const std::vector<std::string>& argv) {
-    cli::arg_spec spec;
-    spec.with_value = {"--runs", "--filter", "--models-dir"};
-    spec.flags = {"--json", "--help", "-h"};
-    spec.max_positional = 0;
-    auto a = cli::parse_args(argv, spec);
-    if (a.flag("--help") || a.flag("-h")) {
-        std::cout << usage;
-        return 0;
-    }
+    CLI::App app{description, "bench_models"};
+    cli::setup_command(app);
     int runs = 20;
-    if (a.has("--runs"))
-        runs = static_cast<int>(cli::parse_count("--runs", a.value("--runs"), 1, 100000));
-    const std::string filter = a.value("--filter");
-    const fs::path models_dir = a.value("--models-dir", LITEGRAPH_SHARED_DIR "/models");
-    const bool json = a.flag("--json");
+    std::string filter, models_dir_arg = LITEGRAPH_SHARED_DIR "/models";
+    bool json = false;
+    app.add_option("--runs", runs,
+                   "timed runs per model after the warm-up (default 20; the\n"
+                   "batch-4 gcu_conv_bn* models run min(N, 5))")
+        ->type_name("N")
+        ->check(CLI::Range(1, 100000));
+    app.add_option("--filter", filter, "run only the model NAME (e.g. ppocr_v3_det, squeezenet1_1)")
+        ->type_name("NAME");
+    cli::add_json(app, json, "");
+    app.add_option("--models-dir", models_dir_arg,
+                   "the models folder (default: " + models_dir_arg + ")")
+        ->type_name("DIR");
+    if (!cli::parse(app, argv)) return 0;
+    const fs::path models_dir = models_dir_arg;
 
     std::vector<result> results;
     std::vector<std::string> notes;

@@ -23,22 +23,12 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-const char* usage =
-    "usage: bench_peer_litegraph --input X.npy --output Y.npy [--model DIR]\n"
-    "                            [--runs N] [--warmup N] [--profile]\n\n"
+const char* description =
     "Runs a Paddle model (fusion passes applied, single thread) on X.npy (its first\n"
     "feed): --warmup untimed runs, then --runs timed runs.  Writes the first fetch\n"
     "to Y.npy and prints one JSON line:\n"
     "  {\"runtime\":\"litegraph\",\"median_ms\":..,\"min_ms\":..,\"times_ms\":[..],\n"
-    "   \"load_ms\":..,\"output\":\"Y.npy\",\"output_shape\":[..]}\n\n"
-    "  --model DIR   default " LITEGRAPH_SHARED_DIR
-    "/models/ppocr_mobile_v2.0_cls\n"
-    "  --runs N      timed runs (default 20)\n"
-    "  --warmup N    untimed runs first (default 3, at least 1: the first\n"
-    "                plans the arena)\n"
-    "  --profile     also time every instruction (a clock read after each) and\n"
-    "                print, to stderr, the median ms per run by op type and the\n"
-    "                slowest instructions\n";
+    "   \"load_ms\":..,\"output\":\"Y.npy\",\"output_shape\":[..]}";
 
 /// Median of the per-run times of every instruction (by execution position).
 void print_profile(runtime::program& prog, int runs) {
@@ -99,27 +89,31 @@ double ms_since(clock_type::time_point t0) {
 }
 
 int run_main(const std::vector<std::string>& argv) {
-    cli::arg_spec spec;
-    spec.with_value = {"--model", "--input", "--output", "--runs", "--warmup"};
-    spec.flags = {"--help", "-h", "--profile"};
-    spec.max_positional = 0;
-    auto a = cli::parse_args(argv, spec);
-    if (a.flag("--help") || a.flag("-h")) {
-        std::cout << usage;
-        return 0;
-    }
-    if (!a.has("--input") || !a.has("--output"))
-        throw usage_error("--input and --output are required (see --help)");
-    const int runs =
-        a.has("--runs")
-            ? static_cast<int>(cli::parse_count("--runs", a.value("--runs"), 1, 1000000))
-            : 20;
-    const int warmup =
-        a.has("--warmup")
-            ? static_cast<int>(cli::parse_count("--warmup", a.value("--warmup"), 1, 1000000))
-            : 3;
-    const std::filesystem::path model_dir =
-        a.value("--model", LITEGRAPH_SHARED_DIR "/models/ppocr_mobile_v2.0_cls");
+    CLI::App app{description, "bench_peer_litegraph"};
+    cli::setup_command(app);
+    std::string input, output;
+    std::string model_arg = LITEGRAPH_SHARED_DIR "/models/ppocr_mobile_v2.0_cls";
+    int runs = 20, warmup = 3;
+    bool profile = false;
+    app.add_option("--input", input, "the model's first feed")->type_name("X.npy")->required();
+    app.add_option("--output", output, "where the first fetch is written")
+        ->type_name("Y.npy")
+        ->required();
+    app.add_option("--model", model_arg, "default " + model_arg)->type_name("DIR");
+    app.add_option("--runs", runs, "timed runs (default 20)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 1000000));
+    app.add_option("--warmup", warmup,
+                   "untimed runs first (default 3, at least 1: the first\n"
+                   "plans the arena)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 1000000));
+    app.add_flag("--profile", profile,
+                 "also time every instruction (a clock read after each) and\n"
+                 "print, to stderr, the median ms per run by op type and the\n"
+                 "slowest instructions");
+    if (!cli::parse(app, argv)) return 0;
+    const std::filesystem::path model_dir = model_arg;
 
     auto t0 = clock_type::now();
     session s(model_dir);  // loaded and fused as `litegraph run` and a C++ user do
@@ -128,7 +122,7 @@ int run_main(const std::vector<std::string>& argv) {
     if (prog.input_count() != 1)
         throw usage_error(model_dir.string() + " has " + std::to_string(prog.input_count()) +
                           " feeds; bench_peer_litegraph feeds one");
-    prog.set_input(0, load_npy(a.value("--input")));
+    prog.set_input(0, load_npy(input));
 
     prog.run();  // shape inference and planning happen here
     for (int k = 1; k < warmup; ++k) prog.run();
@@ -143,10 +137,10 @@ int run_main(const std::vector<std::string>& argv) {
     const auto n = sorted.size();
     const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 
-    if (a.flag("--profile")) print_profile(prog, runs);
+    if (profile) print_profile(prog, runs);
 
     const auto& out = prog.output(0);
-    save_npy(a.value("--output"), out);
+    save_npy(output, out);
     nlohmann::json j{{"runtime", "litegraph"},
                      {"median_ms", median},
                      {"min_ms", sorted.front()},
@@ -155,7 +149,7 @@ int run_main(const std::vector<std::string>& argv) {
                      {"runs", runs},
                      {"simd", kernels::simd::arch_name},
                      {"warmup", warmup},
-                     {"output", a.value("--output")},
+                     {"output", output},
                      {"output_shape", out.shape}};
     std::cout << j.dump() << "\n";
     return 0;

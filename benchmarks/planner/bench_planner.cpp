@@ -96,32 +96,24 @@ int main(int argc, char** argv) {
     int runs = 3;
     bool json = false;
     std::string shared = LITEGRAPH_SHARED_DIR;
-    const char* usage =
-        "usage: bench_planner [RUNS] [--json] [--shared DIR]\n\n"
+    CLI::App app{
         "Plans every model of DIR/models and DIR/models_topology_only (default: the\n"
         "shared folder of the build) and random DAGs of 40 to 10,000 buffers with each\n"
         "planner; prints LOAD, each plan's bytes, ours / LOAD, ours / TFLM and the\n"
-        "median CPU ms of RUNS plannings (default 3).\n";
-    // C strings only: GCC 12 at -O3 warns falsely (-Wrestrict) on std::string
-    // copies of argv here.
-    for (int a = 1; a < argc; ++a) {
-        const char* arg = argv[a];
-        char* end = nullptr;
-        const long n = std::strtol(arg, &end, 10);
-        if (!std::strcmp(arg, "--help") || !std::strcmp(arg, "-h")) {
-            std::fputs(usage, stdout);
-            return 0;
-        } else if (!std::strcmp(arg, "--json")) {
-            json = true;
-        } else if (!std::strcmp(arg, "--shared") && a + 1 < argc) {
-            shared = argv[++a];
-        } else if (*arg && *end == '\0' && n >= 1 && n <= 100000) {
-            runs = static_cast<int>(n);
-        } else {
-            std::fprintf(stderr, "bench_planner: bad argument '%s' (RUNS is 1 to 100000)\n%s", arg,
-                         usage);
-            return 2;
-        }
+        "median CPU ms of RUNS plannings.",
+        "bench_planner"};
+    litegraph::cli::setup_command(app);
+    app.add_option("RUNS", runs, "plannings per case (default 3)")
+        ->type_name("")
+        ->check(CLI::Range(1, 100000));
+    litegraph::cli::add_json(app, json, "");
+    app.add_option("--shared", shared, "the shared folder (default " + shared + ")")
+        ->type_name("DIR");
+    try {
+        if (!litegraph::cli::parse(app, {argv + 1, argv + argc})) return 0;
+    } catch (const litegraph::usage_error& e) {
+        std::fprintf(stderr, "bench_planner: %s\n", e.what());
+        return 2;
     }
     std::vector<bench_case> cases;
     for (auto& dir : litegraph::cli::shared_model_dirs(shared)) {

@@ -19,20 +19,16 @@
 #include <iostream>
 #include <string>
 
-#include "../../tools/litegraph/args.hpp"
 #include "../../tools/litegraph/images.hpp"
+#include "../../tools/litegraph/options.hpp"
 #include "litegraph/paddle.hpp"
 
 namespace {
 
-constexpr const char* usage_text =
-    "usage: detect IMAGE MODEL_DIR [-o OUT.png] [--json] [--threshold X]\n"
+constexpr const char* description =
     "Runs a PaddleDetection export (MODEL_DIR with model.pdmodel, model.pdiparams and\n"
     "infer_cfg.yml) on IMAGE (PNG or JPEG), preprocessed as infer_cfg.yml says, and\n"
-    "prints one line per box: label name, score, x1 y1 x2 y2 in IMAGE's pixels.\n"
-    "  -o OUT.png        draw the labelled boxes on the image\n"
-    "  --json            print {\"detections\": [{\"label\", \"name\", \"score\", \"box\"}]}\n"
-    "  --threshold X     the least score shown (default: the config's draw_threshold)\n";
+    "prints one line per box: label name, score, x1 y1 x2 y2 in IMAGE's pixels.";
 
 }  // namespace
 
@@ -42,24 +38,25 @@ int main(int argc, char** argv) {
     bool json = false;
     double threshold = -1;
     try {
-        // The CLI's argument parser (tools/litegraph/args.hpp).
-        cli::arg_spec spec;
-        spec.with_value = {"-o", "--threshold"};
-        spec.flags = {"--json", "--help", "-h"};
-        spec.max_positional = 2;
-        auto a = cli::parse_args({argv + 1, argv + argc}, spec);
-        if (a.flag("--help") || a.flag("-h")) {
-            std::cout << usage_text;
-            return 0;
-        }
-        if (a.positional.size() != 2) throw litegraph::usage_error("give IMAGE and MODEL_DIR");
-        image_file = a.positional[0], model_dir = a.positional[1];
-        out_png = a.value("-o");
-        json = a.flag("--json");
-        if (a.has("--threshold"))
-            threshold = cli::parse_number("--threshold", a.value("--threshold"), 0, 1);
+        // The CLI's options (CLI11, tools/litegraph/options.hpp).
+        CLI::App app{description, "detect"};
+        cli::setup_command(app);
+        app.add_option("IMAGE", image_file, "a PNG or JPEG")->type_name("")->required();
+        app.add_option("MODEL_DIR", model_dir,
+                       "a PaddleDetection export: model.pdmodel, model.pdiparams,\n"
+                       "infer_cfg.yml")
+            ->type_name("")
+            ->required();
+        app.add_option("-o", out_png, "draw the labelled boxes on the image")->type_name("OUT.png");
+        cli::add_json(app, json, "{\"detections\": [{\"label\", \"name\", \"score\", \"box\"}]}");
+        app.add_option("--threshold", threshold,
+                       "the least score shown (default: the config's draw_threshold)")
+            ->type_name("X")
+            ->check(
+                cli::number_check([](double x) { return x >= 0 && x <= 1; }, "a number in [0, 1]"));
+        if (!cli::parse(app, {argv + 1, argv + argc})) return 0;
     } catch (const litegraph::usage_error& e) {
-        std::cerr << "detect: " << e.what() << "\n" << usage_text;
+        std::cerr << "detect: " << e.what() << "\n";
         return 2;
     }
     try {

@@ -139,10 +139,13 @@ TEST_CASE("examples/detect refuses bad arguments with exit 2 and a message") {
     REQUIRE(fs::exists(exe));
     auto r = run("'" + exe.string() + "' a.png");
     CHECK(r.code == 2);
-    CHECK(r.out.find("give IMAGE and MODEL_DIR") != std::string::npos);
+    CHECK(r.out.find("MODEL_DIR is required") != std::string::npos);
     r = run("'" + exe.string() + "' a.png dir --threshold 2");
     CHECK(r.code == 2);
-    CHECK(r.out.find("--threshold expects a number") != std::string::npos);
+    CHECK(r.out.find("--threshold: expects a number in [0, 1], got '2'") != std::string::npos);
+    r = run("'" + exe.string() + "' --help");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("usage: detect") != std::string::npos);
     auto tmp = scratch("example_detect_bad");
     r = run("'" + exe.string() + "' a.png '" + tmp.string() + "'");
     CHECK(r.code == 2);

@@ -31,12 +31,91 @@ fs::path scratch(const std::string& name) {
 }  // namespace
 
 TEST_CASE("every subcommand has --help") {
-    for (const char* c : {"info", "run", "dot", "generate", "codegen"}) {
+    for (const char* c : {"info", "run", "dot", "plan", "generate", "codegen", "quantize", "ops"}) {
+        INFO(std::string(c));
         auto r = run_cli(std::string(c) + " --help");
         CHECK(r.code == 0);
-        CHECK(r.out.find("usage: litegraph") != std::string::npos);
+        CHECK(r.out.find("usage: litegraph " + std::string(c)) != std::string::npos);
+        CHECK(r.out.find("-h,--help") != std::string::npos);
+        CHECK(run_cli(std::string(c) + " -h").out == r.out);
+    }
+    // Generated from the declarations: a shared option reads the same in every command.
+    for (const char* c : {"run", "plan", "codegen", "quantize"}) {
+        INFO(std::string(c));
+        CHECK(run_cli(std::string(c) + " --help").out.find("--shape NAME=DIMS") !=
+              std::string::npos);
+    }
+    for (const char* c : {"run", "info", "dot"}) {
+        INFO(std::string(c));
+        auto r = run_cli(std::string(c) + " --help");
+        CHECK(r.out.find("--places P1,P2,...") != std::string::npos);
+        CHECK(r.out.find("--min-subgraph-size N") != std::string::npos);
     }
     CHECK(run_cli("--help").code == 0);
+    CHECK(run_cli("--help").out.find("quantize MODEL") != std::string::npos);
+}
+
+TEST_CASE("an unknown option or a bad value is named, exit 2, in every command") {
+    for (const char* c : {"info", "run", "dot", "plan", "generate", "codegen", "quantize", "ops"}) {
+        INFO(std::string(c));
+        auto r = run_cli(std::string(c) + " --bogus");
+        CHECK(r.code == 2);
+        CHECK(r.out.find("--bogus") != std::string::npos);
+    }
+    const auto model = quote(test::shared_dir().string() + "/models/lenet_mnist");
+    // The same option, validated the same way wherever it is taken (before the model loads).
+    for (const char* c : {"run", "plan", "codegen -o x.hpp", "quantize -o x --calib-random 1"}) {
+        INFO(std::string(c));
+        auto r = run_cli(std::string(c) + " " + model + " --shape x=1,a");
+        CHECK(r.code == 2);
+        CHECK(r.out.find("--shape: bad dim 'a' in 'x=1,a'") != std::string::npos);
+    }
+    for (const char* c : {"run", "plan"}) {
+        INFO(std::string(c));
+        auto r = run_cli(std::string(c) + " " + model + " --precision fp16");
+        CHECK(r.code == 2);
+        CHECK(r.out.find("--precision") != std::string::npos);
+        CHECK(r.out.find("fp16") != std::string::npos);
+    }
+    for (const char* c : {"plan", "codegen -o x.hpp"}) {
+        INFO(std::string(c));
+        auto r = run_cli(std::string(c) + " " + model + " --segments sram:12Q");
+        CHECK(r.code == 2);
+        CHECK(r.out.find("--segments") != std::string::npos);
+        CHECK(r.out.find("sram:12Q") != std::string::npos);
+    }
+    auto r = run_cli("run " + model + " --repeat x");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("--repeat") != std::string::npos);
+    r = run_cli("run " + model + " --repeat");  // a value is missing
+    CHECK(r.code == 2);
+    CHECK(r.out.find("--repeat") != std::string::npos);
+    r = run_cli("run " + model + " " + model);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("not expected") != std::string::npos);
+    r = run_cli("plan " + model + " --algorithm fastest");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("--algorithm") != std::string::npos);
+    r = run_cli("info --params p.pdiparams");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("--params requires --model") != std::string::npos);
+    r = run_cli("info " + model + " --model m.pdmodel");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("not both") != std::string::npos);
+    r = run_cli("info");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("missing MODEL") != std::string::npos);
+    r = run_cli("quantize " + model + " -o x --calib d --calib-random 2");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("excludes") != std::string::npos);
+    r = run_cli("quantize " + model + " -o x --calib-random 1 --percentile 0");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("--percentile: expects a number in (0, 100], got '0'") != std::string::npos);
+    r = run_cli("generate squeezenet1_1 -o x --input-size 8");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("--input-size") != std::string::npos);
+    CHECK(run_cli("generate").code == 2);
+    CHECK(run_cli("ops extra").code == 2);
 }
 
 TEST_CASE("bad arguments give a message and a non-zero exit") {
@@ -275,6 +354,26 @@ TEST_CASE("codegen writes a quantized model's int8 layers and int8 weights") {
         INFO(piece);
         CHECK(text.find(piece) != std::string::npos);
     }
+}
+
+TEST_CASE("quantize --calib DIR shows no progress when stderr is not a terminal") {
+    auto dir = scratch("quantize_calib_dir");
+    auto r =
+        run_cli("generate squeezenet1_1 -o " + quote((dir / "fp32").string()) + " --input-size 32");
+    REQUIRE(r.code == 0);
+    fs::create_directories(dir / "calib");
+    for (int i = 0; i < 3; ++i)
+        save_npy(dir / "calib" / ("s" + std::to_string(i) + ".npy"),
+                 test::random_tensor({1, 3, 32, 32}, static_cast<std::uint32_t>(i)).ref());
+    r = run_cli("quantize " + quote((dir / "fp32").string()) + " -o " +
+                quote((dir / "q").string()) + " --calib " + quote((dir / "calib").string()));
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("3 samples") != std::string::npos);
+    // stderr is a pipe: neither the sample reading nor the calibration draws a \r line.
+    CHECK(r.out.find('\r') == std::string::npos);
+    CHECK(r.out.find("reading calibration") == std::string::npos);
+    CHECK(r.out.find("calibrating") == std::string::npos);
 }
 
 TEST_CASE("dot prints a digraph with boxes and ellipses") {

@@ -134,7 +134,7 @@ TEST_CASE("run --image: the errors name the problem") {
     if (det.empty()) return;
     auto r = test::run_cli("run " + q(det) + " --draw x.png");
     CHECK(r.code == 2);
-    CHECK(r.out.find("--draw needs --image") != std::string::npos);
+    CHECK(r.out.find("--draw requires --image") != std::string::npos);
     r = test::run_cli("run " + q(det) + " --image /nonexistent/picture.png");
     CHECK(r.code == 1);
     CHECK(r.out.find("cannot read image /nonexistent/picture.png") != std::string::npos);

@@ -25,7 +25,7 @@
 #include "cmd_plan.hpp"
 #include "cmd_run.hpp"
 #include "litegraph/static/firmware_ops.hpp"
-#include "model_arg.hpp"
+#include "options.hpp"
 
 namespace litegraph::cli {
 
@@ -512,49 +512,40 @@ struct generator {
 }  // namespace codegen_detail
 
 inline int cmd_codegen(const std::vector<std::string>& argv) {
-    arg_spec spec;
-    spec.with_value = {"-o", "--segments", "--namespace", "--shape"};
-    spec.flags = {"--sample-input", "--help", "-h"};
-    add_model_options(spec);
-    auto a = parse_args(argv, spec);
-    if (a.flag("--help") || a.flag("-h")) {
-        std::cout
-            << "usage: litegraph codegen MODEL -o net.hpp [--segments NAME:SIZE,...]\n"
-               "                         [--namespace NAME] [--shape NAME=DIMS]... "
-               "[--sample-input]\n\n"
-               "Writes the model as a compile-time network for firmware: one header with\n"
-               "the weights as constexpr arrays, the fused layers, and the activation\n"
-               "arrays of a memory plan that the compiler computes and checks.  It\n"
-               "includes only litegraph's protobuf-free headers.\n\n"
-            << model_help
-            << "  -o FILE               the header to write\n"
-               "  --segments SPEC       memory segments, fastest first (default\n"
-               "                        dtcm:128K,sram:436K; K = 1024 bytes, M = 1024 K)\n"
-               "  --namespace NAME      C++ namespace of the network (default net)\n"
-               "  --shape NAME=DIMS     input shape (default: declared, -1 as 1)\n"
-               "  --sample-input        also write the deterministic input of `litegraph run`\n";
-        return 0;
-    }
-    if (!a.has("-o")) throw usage_error("codegen needs -o FILE (see --help)");
-    const std::string ns = a.value("--namespace", "net");
+    CLI::App app{
+        "Writes the model as a compile-time network for firmware: one header with\n"
+        "the weights as constexpr arrays, the fused layers, and the activation\n"
+        "arrays of a memory plan that the compiler computes and checks.  It\n"
+        "includes only litegraph's protobuf-free headers.",
+        "litegraph codegen"};
+    setup_command(app);
+    model_option model;
+    add_model(app, model);
+    std::string out_file, segments = "dtcm:128K,sram:436K", ns = "net";
+    std::vector<std::string> shape_args;
+    bool sample_input = false;
+    app.add_option("-o", out_file, "the header to write")->type_name("FILE")->required();
+    add_segments(app, segments, "dtcm:128K,sram:436K");
+    app.add_option("--namespace", ns, "C++ namespace of the network (default net)")
+        ->type_name("NAME");
+    add_shape(app, shape_args);
+    app.add_flag("--sample-input", sample_input,
+                 "also write the deterministic input of `litegraph run`");
+    if (!parse(app, argv)) return 0;
     if (!codegen_detail::is_identifier(ns))
         throw usage_error("--namespace '" + ns + "' is not a C++ identifier");
     std::vector<std::string> seg_names;
-    auto segs = parse_segments(a.value("--segments", "dtcm:128K,sram:436K"), seg_names);
+    auto segs = parse_segments(segments, seg_names);
     for (auto& s : seg_names)
         if (!codegen_detail::is_identifier(s))
             throw usage_error("segment name '" + s + "' is not a C++ identifier");
-    std::map<std::string, shape_t> shapes;
-    for (auto& s : a.all("--shape")) {
-        auto [name, dims] = parse_shape_arg(s);
-        shapes[name] = dims;
-    }
+    const auto shapes = shapes_of(shape_args);
     // Prepared as a session prepares it, planned on the desktop into one
     // unbounded segment: whether the header's plan fits is the compiler's call.
     session_options opt;
     opt.segments = {segs[0]};
     opt.segments[0].capacity = planner::unbounded;
-    session s(load_model(a), opt);
+    session s(load_model(model), opt);
     runtime::program& prog = s.program();
     for (auto& [name, dims] : shapes) prog.input_index(name);
     for (std::size_t i = 0; i < prog.input_count(); ++i) {
@@ -563,16 +554,14 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
     }
     prog.prepare_plan();
     codegen_detail::generator gen{prog, ns, seg_names, segs, {}, {}, {}, 0, 0, {}, 0, {}, {}};
-    const std::string source = a.positional.empty() ? a.value("--model") : a.positional.front();
-    auto text =
-        gen.header(std::filesystem::path(source).filename().string(), a.flag("--sample-input"));
-    std::ofstream out(a.value("-o"), std::ios::binary);
-    if (!out) throw io_error("cannot write " + a.value("-o"));
+    const std::string source = model.source();
+    auto text = gen.header(std::filesystem::path(source).filename().string(), sample_input);
+    std::ofstream out(out_file, std::ios::binary);
+    if (!out) throw io_error("cannot write " + out_file);
     out << text;
-    if (!out) throw io_error("cannot write " + a.value("-o"));
-    std::cout << "wrote " << a.value("-o") << ": " << gen.layer_count << " layers, "
-              << gen.weight_bytes << " weight bytes, " << prog.buffers().size()
-              << " activation buffers to plan over";
+    if (!out) throw io_error("cannot write " + out_file);
+    std::cout << "wrote " << out_file << ": " << gen.layer_count << " layers, " << gen.weight_bytes
+              << " weight bytes, " << prog.buffers().size() << " activation buffers to plan over";
     for (std::size_t s = 0; s < segs.size(); ++s)
         std::cout << (s ? ", " : " ") << seg_names[s] << ":" << segs[s].capacity;
     std::cout << "\n";

@@ -7,64 +7,62 @@
 #include "litegraph/graph/dot.hpp"
 #include "litegraph/passes/dot_dump.hpp"
 #include "litegraph/passes/pipeline.hpp"
-#include "model_arg.hpp"
+#include "options.hpp"
 #include "places_arg.hpp"
 
 namespace litegraph::cli {
 
 inline int cmd_dot(const std::vector<std::string>& argv) {
-    arg_spec spec;
-    spec.with_value = {"-o", "--after", "--all-passes"};
-    spec.flags = {"--show-params", "--help", "-h"};
-    add_model_options(spec);
-    add_places_options(spec);
-    auto a = parse_args(argv, spec);
-    if (a.flag("--help") || a.flag("-h")) {
-        std::cout
-            << "usage: litegraph dot MODEL [-o FILE] [--after PASS | --all-passes DIR]\n"
-               "                     [--show-params] [--places P1,P2,... [--min-subgraph-size "
-               "N]]\n\n"
-               "Prints the graph as Graphviz DOT: ops as boxes, variables as ellipses.\n"
-               "Without --after, the graph as loaded (before any pass).\n\n"
-            << model_help
-            << "  -o FILE               write to FILE instead of standard output\n"
-               "  --after PASS          the graph after the pipeline up to PASS (all: every pass)\n"
-               "  --all-passes DIR      one DOT file per pass into DIR (00_loaded.dot, 01_...)\n"
-               "  --show-params         draw parameter variables too\n"
-            << places_help
-            << "                        (after all passes: each op shows its kernel, each\n"
-               "                        subgraph is a cluster of its ops)\n\npasses, in order:\n";
-        for (auto& p : passes::pass_list())
-            std::cout << "  " << p.name << ": " << p.description << "\n";
+    std::string passes_list;
+    for (auto& p : passes::pass_list())
+        passes_list += "\n  " + std::string(p.name) + ": " + std::string(p.description);
+    CLI::App app{
+        "Prints the graph as Graphviz DOT: ops as boxes, variables as ellipses.\n"
+        "Without --after, the graph as loaded (before any pass).  With --places,\n"
+        "after all passes: each op shows its kernel, each subgraph is a cluster of\n"
+        "its ops.",
+        "litegraph dot"};
+    setup_command(app);
+    app.footer("\npasses, in order:" + passes_list);
+    model_option model;
+    add_model(app, model);
+    std::string out_file, after, all_passes;
+    app.add_option("-o", out_file, "write to FILE instead of standard output")->type_name("FILE");
+    auto* after_opt = app.add_option("--after", after,
+                                     "the graph after the pipeline up to PASS (all: every pass)")
+                          ->type_name("PASS");
+    app.add_option("--all-passes", all_passes,
+                   "one DOT file per pass into DIR (00_loaded.dot, 01_...)")
+        ->type_name("DIR")
+        ->excludes(after_opt);
+    bool show_params = false;
+    app.add_flag("--show-params", show_params, "draw parameter variables too");
+    places_option places_opt;
+    add_places(app, places_opt);
+    if (!parse(app, argv)) return 0;
+    auto places = places_opt.options();
+    if (places && !all_passes.empty()) throw usage_error("give --places or --all-passes, not both");
+    auto m = load_model(model, {.require_params = false});
+    if (!all_passes.empty()) {
+        auto report = passes::run_passes_with_dots(m.graph, all_passes, {}, show_params);
+        std::cout << "wrote one DOT file per pass to " << all_passes << " (" << report.to_string()
+                  << ")\n";
         return 0;
     }
-    if (a.has("--after") && a.has("--all-passes"))
-        throw usage_error("give --after or --all-passes, not both");
-    auto places = places_options(a);
-    if (places && a.has("--all-passes"))
-        throw usage_error("give --places or --all-passes, not both");
-    auto m = load_model(a, {.require_params = false});
-    if (a.has("--all-passes")) {
-        auto report = passes::run_passes_with_dots(m.graph, a.value("--all-passes"), {},
-                                                   a.flag("--show-params"));
-        std::cout << "wrote one DOT file per pass to " << a.value("--all-passes") << " ("
-                  << report.to_string() << ")\n";
-        return 0;
-    }
-    if (places && a.has("--after") && a.value("--after") != "all")
+    if (places && *after_opt && after != "all")
         throw usage_error("--places partitions the graph after all passes (--after all)");
     // Without --after or --places: the graph as loaded.
     session_options opt;
-    opt.fuse = a.has("--after") || places;
-    if (a.value("--after", "all") != "all") opt.pipeline.stop_after = a.value("--after");
+    opt.fuse = *after_opt || places;
+    if (*after_opt && after != "all") opt.pipeline.stop_after = after;
     opt.places = places;
     prepare(m.graph, opt);
-    if (a.has("-o")) {
-        std::ofstream out(a.value("-o"));
-        if (!out) throw io_error("cannot write " + a.value("-o"));
-        graph::write_dot(out, m.graph, a.flag("--show-params"));
+    if (!out_file.empty()) {
+        std::ofstream out(out_file);
+        if (!out) throw io_error("cannot write " + out_file);
+        graph::write_dot(out, m.graph, show_params);
     } else {
-        graph::write_dot(std::cout, m.graph, a.flag("--show-params"));
+        graph::write_dot(std::cout, m.graph, show_params);
     }
     return 0;
 }

@@ -6,51 +6,55 @@
 
 #include "../generate/activations.hpp"
 #include "../generate/squeezenet.hpp"
-#include "model_arg.hpp"
+#include "options.hpp"
 
 namespace litegraph::cli {
 
 inline int cmd_generate(const std::vector<std::string>& argv) {
-    arg_spec spec;
-    spec.with_value = {"-o", "--input-size"};
-    spec.flags = {"--help", "-h"};
-    auto a = parse_args(argv, spec);
-    if (a.flag("--help") || a.flag("-h") || a.positional.empty()) {
-        std::cout << "usage: litegraph generate NAME -o DIR [--input-size N]\n\n"
-                     "Writes a Paddle-format model (DIR/model.pdmodel, DIR/model.pdiparams)\n"
-                     "with deterministic weights, made by litegraph itself (no download).\n\n"
-                     "  NAME                  squeezenet1_0 or squeezenet1_1 (input 1x3xNxN,\n"
-                     "                        N in [32, 1024], default 128), or activations:\n"
-                     "                        every activation, fused into convs and alone\n"
-                     "                        (input 1x3xNxN, N in [3, 256], default 12)\n"
-                     "  -o DIR                output folder (created)\n"
-                     "  --input-size N        input height and width\n";
-        return a.positional.empty() && !a.flag("--help") && !a.flag("-h") ? 2 : 0;
-    }
-    const auto& name = a.positional.front();
-    if (name != "squeezenet1_0" && name != "squeezenet1_1" && name != "activations")
-        throw usage_error("unknown model '" + name +
-                          "' (squeezenet1_0, squeezenet1_1 or activations)");
-    if (!a.has("-o")) throw usage_error("generate needs -o DIR");
+    CLI::App app{
+        "Writes a Paddle-format model (DIR/model.pdmodel, DIR/model.pdiparams)\n"
+        "with deterministic weights, made by litegraph itself (no download).",
+        "litegraph generate"};
+    setup_command(app);
+    std::string name, out_dir;
+    app.add_option("NAME", name,
+                   "squeezenet1_0 or squeezenet1_1 (input 1x3xNxN,\n"
+                   "N in [32, 1024], default 128), or activations:\n"
+                   "every activation, fused into convs and alone\n"
+                   "(input 1x3xNxN, N in [3, 256], default 12)")
+        ->type_name("")
+        ->required()
+        ->check(CLI::IsMember({"squeezenet1_0", "squeezenet1_1", "activations"}));
+    app.add_option("-o", out_dir, "output folder (created)")->type_name("DIR")->required();
+    int input_size_arg = 0;
+    auto* size_opt = app.add_option("--input-size", input_size_arg, "input height and width")
+                         ->type_name("N")
+                         ->check(CLI::Range(3, 1024));
+    if (!parse(app, argv)) return 0;
     int input_size = 0;
     graph::graph g;
+    // The range of --input-size depends on the model.
+    auto sized = [&](int lo, int hi, int fallback) {
+        if (!*size_opt) return fallback;
+        if (input_size_arg < lo || input_size_arg > hi)
+            throw usage_error("--input-size: " + name + " takes N in [" + std::to_string(lo) +
+                              ", " + std::to_string(hi) + "], got " +
+                              std::to_string(input_size_arg));
+        return input_size_arg;
+    };
     if (name == "activations") {
         generate::activations_options opt;
-        if (a.has("--input-size"))
-            opt.input_size =
-                static_cast<int>(parse_count("--input-size", a.value("--input-size"), 3, 256));
+        opt.input_size = sized(3, 256, opt.input_size);
         input_size = opt.input_size;
         g = generate::activations(opt);
     } else {
         generate::squeezenet_options opt;
         opt.version = name.substr(std::string("squeezenet").size());
-        if (a.has("--input-size"))
-            opt.input_size =
-                static_cast<int>(parse_count("--input-size", a.value("--input-size"), 32, 1024));
+        opt.input_size = sized(32, 1024, opt.input_size);
         input_size = opt.input_size;
         g = generate::squeezenet(opt);
     }
-    std::filesystem::path dir = a.value("-o");
+    std::filesystem::path dir = out_dir;
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw io_error("cannot create " + dir.string() + ": " + ec.message());

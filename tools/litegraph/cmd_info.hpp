@@ -5,31 +5,29 @@
 #include <nlohmann/json.hpp>
 
 #include "litegraph/passes/pipeline.hpp"
-#include "model_arg.hpp"
+#include "options.hpp"
 #include "places_arg.hpp"
 
 namespace litegraph::cli {
 
 inline int cmd_info(const std::vector<std::string>& argv) {
-    arg_spec spec;
-    spec.flags = {"--json", "--help", "-h"};
-    add_model_options(spec);
-    add_places_options(spec);
-    auto a = parse_args(argv, spec);
-    if (a.flag("--help") || a.flag("-h")) {
-        std::cout << "usage: litegraph info MODEL [--json] [--places P1,P2,... "
-                     "[--min-subgraph-size N]]\n\n"
-                     "Prints the model's format (combined, separate, topology-only or\n"
-                     "pir-json), version, op counts (unsupported ones marked; PIR ops by\n"
-                     "their PIR names), feeds and fetches with shapes and dtypes, and the\n"
-                     "parameter count and bytes.\n\n"
-                  << model_help << "  --json                one JSON object instead of text\n"
-                  << places_help
-                  << "With --places: how the fused graph is partitioned (subgraphs, ops per\n"
-                     "place, kernel per op) and the subgraphs whose conversion is refused.\n";
-        return 0;
-    }
-    auto m = load_model(a, {.require_params = false});
+    CLI::App app{
+        "Prints the model's format (combined, separate, topology-only or\n"
+        "pir-json), version, op counts (unsupported ones marked; PIR ops by\n"
+        "their PIR names), feeds and fetches with shapes and dtypes, and the\n"
+        "parameter count and bytes.  With --places: how the fused graph is\n"
+        "partitioned (subgraphs, ops per place, kernel per op) and the subgraphs\n"
+        "whose conversion is refused.",
+        "litegraph info"};
+    setup_command(app);
+    model_option model;
+    add_model(app, model);
+    bool json = false;
+    add_json(app, json, "");
+    places_option places_opt;
+    add_places(app, places_opt);
+    if (!parse(app, argv)) return 0;
+    auto m = load_model(model, {.require_params = false});
     const auto& info = m.info;
     const auto& g = m.graph;
     auto io_json = [&](const std::vector<graph::io_binding>& v) {
@@ -76,7 +74,7 @@ inline int cmd_info(const std::vector<std::string>& argv) {
         j["op_types"] = info.op_types;
         j["op_notes"] = info.op_notes;
     }
-    auto places = places_options(a);
+    auto places = places_opt.options();
     if (places) {
         graph::graph fused = g;
         session_options opt;
@@ -96,7 +94,7 @@ inline int cmd_info(const std::vector<std::string>& argv) {
                         {{"sub_block", idx}, {"backend", b->name()}, {"reason", why}});
             }
     }
-    if (a.flag("--json")) {
+    if (json) {
         std::cout << j.dump(2) << "\n";
         return 0;
     }
@@ -121,7 +119,7 @@ inline int cmd_info(const std::vector<std::string>& argv) {
     std::cout << "parameters:  " << info.num_params << " tensors, " << info.param_elements
               << " elements, " << info.param_bytes << " bytes\n";
     if (places) {
-        std::cout << "places:      " << a.value("--places") << ": " << j["partition"].size()
+        std::cout << "places:      " << places_opt.places << ": " << j["partition"].size()
                   << " subgraph(s);";
         for (auto& [p, n] : j["ops_per_place"].items()) std::cout << " " << p << " " << n << " ops";
         std::cout << "\n";

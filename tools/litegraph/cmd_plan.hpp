@@ -10,46 +10,9 @@
 #include "cmd_run.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/planner/render.hpp"
-#include "litegraph/planner/targets.hpp"
-#include "model_arg.hpp"
+#include "options.hpp"
 
 namespace litegraph::cli {
-
-/// Parses "dtcm:128K,sram:436K" (K = 1024 bytes, M = 1024 K; plain numbers are bytes),
-/// or the name of a chip's memory map ("stm32h730", planner/targets.hpp): its
-/// activation regions, fastest first.
-inline std::vector<planner::segment> parse_segments(const std::string& spec,
-                                                    std::vector<std::string>& names) {
-    std::vector<planner::segment> segs;
-    names.clear();
-    if (const auto* map = planner::find_memory_map(spec)) {
-        segs = planner::activation_segments(*map);
-        for (auto& s : segs) names.emplace_back(s.name);
-        return segs;
-    }
-    std::size_t pos = 0;
-    while (pos <= spec.size()) {
-        auto comma = spec.find(',', pos);
-        auto item = spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        auto colon = item.find(':');
-        if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
-            throw usage_error("--segments expects NAME:SIZE[,NAME:SIZE...], got '" + item + "'");
-        auto name = item.substr(0, colon), size = item.substr(colon + 1);
-        std::uint64_t mult = 1;
-        char suffix = size.back();
-        if (suffix == 'K' || suffix == 'k') mult = 1024, size.pop_back();
-        if (suffix == 'M' || suffix == 'm') mult = 1024 * 1024, size.pop_back();
-        auto n = parse_count("--segments " + name, size, 1, 1LL << 40);
-        for (auto& other : names)
-            if (other == name) throw usage_error("--segments names '" + name + "' twice");
-        names.push_back(name);
-        segs.push_back({{}, static_cast<std::size_t>(n) * mult, 64});
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-    }
-    for (std::size_t i = 0; i < segs.size(); ++i) segs[i].name = names[i];
-    return segs;
-}
 
 /// The activations to plan: one buffer per alias group, and every variable's
 /// place in them (for `alias_of`).
@@ -162,7 +125,7 @@ inline planner::plan plan_with(const std::string& algorithm, const plan_problem&
 
 /// litegraph plan --table: the graph unfused and fused, planned into each
 /// segment alone and into all of them (fastest first).
-inline int plan_table(const graph::graph& loaded, const args& a,
+inline int plan_table(const graph::graph& loaded, const preparation_option& prep, bool json,
                       const std::map<std::string, shape_t>& shapes,
                       const std::vector<planner::segment>& segs,
                       const std::vector<std::string>& seg_names, const std::string& algorithm) {
@@ -176,7 +139,7 @@ inline int plan_table(const graph::graph& loaded, const args& a,
     bool all_fused_fit = false;
     for (bool fused : {false, true}) {
         auto g = loaded;
-        auto opt = preparation_options(a);
+        auto opt = prep.session();
         if (!fused) opt.pipeline.skip = fusion_pass_names();
         prepare(g, opt);
         for (auto& cfg : configs) {
@@ -201,7 +164,7 @@ inline int plan_table(const graph::graph& loaded, const args& a,
             rows.push_back(row);
         }
     }
-    if (a.flag("--json")) {
+    if (json) {
         std::cout << nlohmann::json{{"rows", rows}}.dump(2) << "\n";
     } else {
         std::cout << "graph    segments          LOAD (bytes)  fits  bytes used per segment\n";
@@ -224,51 +187,50 @@ inline int plan_table(const graph::graph& loaded, const args& a,
 }
 
 inline int cmd_plan(const std::vector<std::string>& argv) {
-    arg_spec spec;
-    spec.with_value = {"--segments", "--shape", "--algorithm", "--svg", "--precision"};
-    spec.flags = {"--json", "--no-fuse", "--table", "--help", "-h"};
-    add_model_options(spec);
-    auto a = parse_args(argv, spec);
-    if (a.flag("--help") || a.flag("-h")) {
-        std::cout
-            << "usage: litegraph plan MODEL [--segments NAME:SIZE[,NAME:SIZE...]] [--shape "
-               "NAME=DIMS]...\n"
-               "                      [--algorithm NAME] [--no-fuse] [--json] [--svg FILE]\n"
-               "                      [--precision int8|fp32] [--table]\n\n"
-               "Plans every activation of the (fused) graph into memory segments, fastest\n"
-               "first, and reports the plan against its lower bound LOAD (the most bytes\n"
-               "live at one step).  Exit code 0 when it fits, 3 when it does not.\n\n"
-            << model_help
-            << "  --segments SPEC       e.g. dtcm:128K,sram:436K (K = 1024 bytes, M = 1024 K);\n"
-               "                        default: one unbounded segment 'arena'\n"
-               "  --shape NAME=DIMS     input shape (default: declared, -1 as 1)\n"
-               "  --algorithm NAME      default (best of size_first_fit, strong_fit and exact),\n"
-               "                        size_first_fit, strong_fit, exact, tflm_greedy\n"
-               "  --no-fuse             plan the graph as loaded, without fusion passes\n"
-               "  --json                one JSON object: segments, peak_bytes (null when\n"
-               "                        it does not fit), lower_bound_bytes, fits,\n"
-               "                        algorithm, buffers\n"
-               "  --svg FILE            draw the plan (address by time, a panel per segment)\n"
-               "  --precision P         int8 (default): a quantized model's convs and fcs as int8\n"
-               "                        ops (1 byte per element); fp32: the float simulation\n"
-               "  --table               peak bytes per segment for {unfused, fused} x {each\n"
-               "                        segment alone, all segments}, and which fit\n";
-        return 0;
-    }
+    CLI::App app{
+        "Plans every activation of the (fused) graph into memory segments, fastest\n"
+        "first, and reports the plan against its lower bound LOAD (the most bytes\n"
+        "live at one step).  Exit code 0 when it fits, 3 when it does not (then no\n"
+        "peak is printed, only by how many bytes it is short and at which op).",
+        "litegraph plan"};
+    setup_command(app);
+    model_option model;
+    add_model(app, model);
+    std::string segments;
+    add_segments(app, segments, "one unbounded segment 'arena'");
+    std::vector<std::string> shape_args;
+    add_shape(app, shape_args);
+    std::string algorithm = "default";
+    app.add_option("--algorithm", algorithm,
+                   "default (best of size_first_fit, strong_fit and exact),\n"
+                   "size_first_fit, strong_fit, exact, tflm_greedy")
+        ->type_name("NAME")
+        ->check(CLI::IsMember({"default", "size_first_fit", "strong_fit", "exact", "tflm_greedy"}));
+    preparation_option prep;
+    add_no_fuse(app, prep);
+    bool json = false;
+    add_json(app, json,
+             "segments, peak_bytes (null when\n"
+             "it does not fit, with placed_bytes and shortfall_bytes),\n"
+             "lower_bound_bytes, fits, algorithm, buffers");
+    std::string svg;
+    app.add_option("--svg", svg, "draw the plan (address by time, a panel per segment)")
+        ->type_name("FILE");
+    add_precision(app, prep);
+    bool table = false;
+    app.add_flag("--table", table,
+                 "peak bytes per segment for {unfused, fused} x {each\n"
+                 "segment alone, all segments}, and which fit");
+    if (!parse(app, argv)) return 0;
     std::vector<std::string> seg_names{"arena"};
     std::vector<planner::segment> segs{planner::segment{}};
-    if (a.has("--segments")) segs = parse_segments(a.value("--segments"), seg_names);
+    if (!segments.empty()) segs = parse_segments(segments, seg_names);
     for (std::size_t i = 0; i < segs.size(); ++i) segs[i].name = seg_names[i];
-    const std::string algorithm = a.value("--algorithm", "default");
-    std::map<std::string, shape_t> shapes;
-    for (auto& s : a.all("--shape")) {
-        auto [name, dims] = parse_shape_arg(s);
-        shapes[name] = dims;
-    }
+    const auto shapes = shapes_of(shape_args);
 
-    auto m = load_model(a, {.require_params = false});
-    if (a.flag("--table")) return plan_table(m.graph, a, shapes, segs, seg_names, algorithm);
-    const auto report = prepare(m.graph, preparation_options(a)).passes;
+    auto m = load_model(model, {.require_params = false});
+    if (table) return plan_table(m.graph, prep, json, shapes, segs, seg_names, algorithm);
+    const auto report = prepare(m.graph, prep.session()).passes;
     auto problem = problem_for(m.graph, shapes, segs);
     auto plan = plan_with(algorithm, problem, segs);
     const auto load = planner::lower_bound(problem.buffers);
@@ -338,13 +300,13 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
     j["passes"] = nlohmann::json::object();
     for (auto& [name, n] : report.counts) j["passes"][name] = n;
 
-    if (a.has("--svg")) {
-        std::ofstream out(a.value("--svg"));
-        if (!out) throw io_error("cannot write " + a.value("--svg"));
+    if (!svg.empty()) {
+        std::ofstream out(svg);
+        if (!out) throw io_error("cannot write " + svg);
         out << planner::render_svg(problem.buffers, segs, plan, problem.names);
-        if (!out) throw io_error("cannot write " + a.value("--svg"));
+        if (!out) throw io_error("cannot write " + svg);
     }
-    if (a.flag("--json")) {
+    if (json) {
         std::cout << j.dump(2) << "\n";
     } else {
         std::cout << "algorithm:    " << j["algorithm"].get<std::string>() << " (shapes "
@@ -364,7 +326,7 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
                       << (segs[s].capacity == planner::unbounded ? std::string("unbounded")
                                                                  : std::to_string(segs[s].capacity))
                       << "\n";
-        if (a.has("--svg")) std::cout << "drawn to " << a.value("--svg") << "\n";
+        if (!svg.empty()) std::cout << "drawn to " << svg << "\n";
     }
     if (!plan.fits) {
         std::cerr << "litegraph: the activations do not fit the segments: " << plan.shortfall

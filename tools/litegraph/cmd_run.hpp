@@ -15,7 +15,7 @@
 #include "litegraph/core/npy.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
-#include "model_arg.hpp"
+#include "options.hpp"
 #include "places_arg.hpp"
 
 namespace litegraph::cli {
@@ -139,83 +139,93 @@ inline void check_memory(runtime::program& prog, std::uint64_t inputs_bytes, boo
 }
 
 inline int cmd_run(const std::vector<std::string>& argv) {
-    arg_spec spec;
-    spec.with_value = {"--input",  "--shape",          "--lod",   "--output-dir",
-                       "--repeat", "--precision",      "--image", "--preprocess",
-                       "--draw",   "--max-arena-bytes"};
-    spec.flags = {"--json", "--no-fuse", "--help", "-h"};
-    add_model_options(spec);
-    add_places_options(spec);
-    auto a = parse_args(argv, spec);
-    if (a.flag("--help") || a.flag("-h")) {
-        std::cout
-            << "usage: litegraph run MODEL [--input NAME=FILE.npy]... [--shape NAME=D0,D1,...]...\n"
-               "                     [--lod NAME=0,L0,L0+L1,...]...\n"
-               "                     [--output-dir DIR] [--repeat N] [--no-fuse] [--json]\n"
-               "                     [--precision int8|fp32] [--max-arena-bytes N]\n"
-               "                     [--image FILE]... [--preprocess CONFIG] [--draw OUT.png]\n"
-               "                     [--places P1,P2,... [--min-subgraph-size N]]\n\n"
-               "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
-               "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
-               "sin(0.37 i) cos(0.011 i), integer element i is i mod 7; a LoD input without\n"
-               "--lod is one sequence of all its rows.  The activations are planned before\n"
-               "the large inputs are allocated: a plan over the arena cap or over the memory\n"
-               "available (MemAvailable) is an error (exit 1) saying how many bytes it needs.\n"
-               "An input with a zero dim (an empty batch) is refused (exit 2).\n\n"
-            << model_help
-            << "  --input NAME=FILE     feed NAME from a .npy file (repeatable)\n"
-               "  --shape NAME=DIMS     shape of the deterministic input NAME (repeatable)\n"
-               "  --lod NAME=OFFSETS    LoD of input NAME: sequence start offsets 0,L0,L0+L1,...\n"
-               "                        ending at its row count; repeat for NAME to add a\n"
-               "                        deeper level (the first given is the outermost)\n"
-               "  --output-dir DIR      write output_<col>.npy for every fetch, and\n"
-               "                        output_<col>_lod.npy (int64 offsets; deeper levels\n"
-               "                        output_<col>_lod<L>.npy) for an output with a LoD\n"
-               "  --repeat N            time N runs after one warm-up (default 1)\n"
-               "  --no-fuse             run the graph as loaded, without the fusion passes\n"
-               "  --image FILE          feed a PNG or JPEG (repeatable: a batch of images that\n"
-               "                        preprocess to one size), preprocessed as the model's\n"
-               "                        config says (infer_cfg.yml or inference.yml beside it;\n"
-               "                        without one: PaddleOCR's defaults for a text detector,\n"
-               "                        or a resize to the input's declared size with the\n"
-               "                        ImageNet mean/std); im_shape and scale_factor are fed\n"
-               "                        from the resize\n"
-               "  --preprocess CONFIG   the config to read instead (PaddleDetection "
-               "infer_cfg.yml,\n"
-               "                        PaddleOCR / PaddleX / PaddleClas inference.yml)\n"
-               "  --draw OUT.png        with --image: draw the results (a detector's boxes at or\n"
-               "                        above the config's draw_threshold, with their label "
-               "names;\n"
-               "                        a text detector's text boxes; a classifier's top "
-               "classes);\n"
-               "                        a batch writes OUT-0.png, OUT-1.png, ...\n"
-               "  --precision P         int8 (default): fake-quantized convs and fcs run int8\n"
-               "                        kernels; fp32: in float, fake quant ops simulated\n"
-               "  --max-arena-bytes N   refuse a model whose planned activation arena is over N\n"
-               "                        bytes (default 17179869184, 16 GiB)\n"
-               "  --json                one JSON object: outputs (with `lod` when they have\n"
-               "                        one), latency_ms, memory, passes,\n"
-               "                        kernels {int8, fp32, conversions, fp32_ops}; with\n"
-               "                        --image: images [{file, detections [{label, name,\n"
-               "                        score, box}] | text_boxes | classes}]\n"
-               "                        (with --places: partition, fallbacks, ops_per_place,\n"
-               "                        op_kernels)\n"
-            << places_help;
-        return 0;
-    }
+    CLI::App app{
+        "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
+        "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
+        "sin(0.37 i) cos(0.011 i), integer element i is i mod 7; a LoD input without\n"
+        "--lod is one sequence of all its rows.  The activations are planned before\n"
+        "the large inputs are allocated: a plan over the arena cap or over the memory\n"
+        "available (MemAvailable) is an error (exit 1) saying how many bytes it needs.\n"
+        "An input with a zero dim (an empty batch) is refused (exit 2).",
+        "litegraph run"};
+    setup_command(app);
+    model_option model;
+    add_model(app, model);
+    std::vector<std::string> inputs, shape_args, lod_args, image_files;
+    repeatable(app.add_option("--input", inputs, "feed NAME from a .npy file (repeatable)"))
+        ->type_name("NAME=FILE.npy")
+        ->check(parsed_by([](const std::string& s) {
+            auto eq = s.find('=');
+            if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+                throw usage_error("expects NAME=FILE.npy, got '" + s + "'");
+        }));
+    add_shape(app, shape_args);
+    repeatable(app.add_option("--lod", lod_args,
+                              "LoD of input NAME: sequence start offsets 0,L0,L0+L1,...\n"
+                              "ending at its row count; repeat for NAME to add a\n"
+                              "deeper level (the first given is the outermost)"))
+        ->type_name("NAME=OFFSETS")
+        ->check(parsed_by(parse_lod_arg));
+    std::string output_dir;
+    app.add_option("--output-dir", output_dir,
+                   "write output_<col>.npy for every fetch, and\n"
+                   "output_<col>_lod.npy (int64 offsets; deeper levels\n"
+                   "output_<col>_lod<L>.npy) for an output with a LoD")
+        ->type_name("DIR");
     int repeat = 1;
-    if (a.has("--repeat"))
-        repeat = static_cast<int>(parse_count("--repeat", a.value("--repeat"), 1, 1000000));
-    std::optional<std::uint64_t> max_arena;
-    if (a.has("--max-arena-bytes"))
-        max_arena = static_cast<std::uint64_t>(
-            parse_count("--max-arena-bytes", a.value("--max-arena-bytes"), 1, 1LL << 50));
+    app.add_option("--repeat", repeat, "time N runs after one warm-up (default 1)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 1000000));
+    preparation_option prep;
+    add_no_fuse(app, prep);
+    auto* image =
+        repeatable(app.add_option("--image", image_files,
+                                  "feed a PNG or JPEG (repeatable: a batch of images that\n"
+                                  "preprocess to one size), preprocessed as the model's\n"
+                                  "config says (infer_cfg.yml or inference.yml beside it;\n"
+                                  "without one: PaddleOCR's defaults for a text detector,\n"
+                                  "or a resize to the input's declared size with the\n"
+                                  "ImageNet mean/std); im_shape and scale_factor are fed\n"
+                                  "from the resize"))
+            ->type_name("FILE");
+    std::string preprocess, draw;
+    app.add_option("--preprocess", preprocess,
+                   "the config to read instead (PaddleDetection infer_cfg.yml,\n"
+                   "PaddleOCR / PaddleX / PaddleClas inference.yml)")
+        ->type_name("CONFIG")
+        ->needs(image);
+    app.add_option("--draw", draw,
+                   "with --image: draw the results (a detector's boxes at or\n"
+                   "above the config's draw_threshold, with their label names;\n"
+                   "a text detector's text boxes; a classifier's top classes);\n"
+                   "a batch writes OUT-0.png, OUT-1.png, ...")
+        ->type_name("OUT.png")
+        ->needs(image);
+    add_precision(app, prep);
+    std::uint64_t max_arena = 0;
+    auto* max_arena_opt = app.add_option("--max-arena-bytes", max_arena,
+                                         "refuse a model whose planned activation arena is over N\n"
+                                         "bytes (default 17179869184, 16 GiB)")
+                              ->type_name("N")
+                              ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
+    bool json = false;
+    add_json(app, json,
+             "outputs (with `lod` when they have\n"
+             "one), latency_ms, memory, passes,\n"
+             "kernels {int8, fp32, conversions, fp32_ops}; with\n"
+             "--image: images [{file, detections [{label, name,\n"
+             "score, box}] | text_boxes | classes}]\n"
+             "(with --places: partition, fallbacks, ops_per_place,\n"
+             "op_kernels)");
+    places_option places_opt;
+    add_places(app, places_opt);
+    if (!parse(app, argv)) return 0;
     // Loaded, fused, placed and capped by a session (session.hpp), as a C++
     // user would; the program underneath runs the rest.
-    session_options so = preparation_options(a);
-    so.places = places_options(a);
-    if (max_arena) so.limits.max_arena_bytes = *max_arena;
-    session s(load_model(a), so);
+    session_options so = prep.session();
+    so.places = places_opt.options();
+    if (*max_arena_opt) so.limits.max_arena_bytes = max_arena;
+    session s(load_model(model), so);
     runtime::program& prog = s.program();
     const auto& report = s.passes_report();
     const auto& partition = s.partition();
@@ -224,31 +234,23 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     if (places) partition_json(places_j, partition, prog.graph());
 
     std::map<std::string, tensor> given;
-    for (auto& spec_s : a.all("--input")) {
+    for (auto& spec_s : inputs) {
         auto eq = spec_s.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw usage_error("--input expects NAME=FILE.npy, got '" + spec_s + "'");
         auto name = spec_s.substr(0, eq);
         prog.input_index(name);  // names the feeds when it is wrong
         given[name] = load_npy(spec_s.substr(eq + 1));
     }
     // --image: decoded, preprocessed as the config says, fed.
-    std::vector<std::string> image_files = a.all("--image");
     std::vector<vision::image> images;
     std::vector<vision::result> preprocessed;
     vision::model_config config;
     std::string preprocess_source;
     std::optional<std::size_t> image_input;  // the feed --image fills
-    if (image_files.empty() && (a.has("--preprocess") || a.has("--draw")))
-        throw usage_error(std::string(a.has("--draw") ? "--draw" : "--preprocess") +
-                          " needs --image");
     if (!image_files.empty()) {
         image_input = image_feed(prog);
-        std::filesystem::path model_path =
-            a.has("--model") ? a.value("--model") : a.positional.front();
-        auto cfg_file = a.has("--preprocess")
-                            ? std::optional<std::filesystem::path>(a.value("--preprocess"))
-                            : find_config(model_path);
+        std::filesystem::path model_path = model.source();
+        auto cfg_file = !preprocess.empty() ? std::optional<std::filesystem::path>(preprocess)
+                                            : find_config(model_path);
         if (cfg_file) {
             config = read_config_file(*cfg_file);
             preprocess_source = cfg_file->string();
@@ -267,7 +269,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         given.erase(feed);
     }
     std::map<std::string, shape_t> shapes;
-    for (auto& s : a.all("--shape")) {
+    for (auto& s : shape_args) {
         auto [name, dims] = parse_shape_arg(s);
         prog.input_index(name);
         if (given.count(name))
@@ -275,7 +277,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         shapes[name] = dims;
     }
     std::map<std::string, lod_t> lods;
-    for (auto& s : a.all("--lod")) {
+    for (auto& s : lod_args) {
         auto [name, offsets] = parse_lod_arg(s);
         prog.input_index(name);
         lods[name].push_back(std::move(offsets));
@@ -311,7 +313,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         }
         prog.set_input(i, std::move(t));
     }
-    check_memory(prog, inputs_bytes, max_arena.has_value());
+    check_memory(prog, inputs_bytes, max_arena_opt->count() > 0);
     for (auto i : deferred) {
         const auto& v = prog.input_var(i);
         prog.set_input(i, deterministic_input(v.type, input_shape(v, shapes)));
@@ -332,8 +334,8 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     nlohmann::json j;
     j["outputs"] = nlohmann::json::array();
     std::filesystem::path out_dir;
-    if (a.has("--output-dir")) {
-        out_dir = a.value("--output-dir");
+    if (!output_dir.empty()) {
+        out_dir = output_dir;
         std::error_code ec;
         std::filesystem::create_directories(out_dir, ec);
         if (ec) throw io_error("cannot create " + out_dir.string() + ": " + ec.message());
@@ -377,18 +379,19 @@ inline int cmd_run(const std::vector<std::string>& argv) {
                 r["classes"] = top_classes(out, config, i);
             j["images"].push_back(r);
         }
-        if (a.has("--draw")) {
+        if (!draw.empty()) {
             if (kind == result_kind::other)
                 throw usage_error(
                     "--draw: the model's first output " + to_string(out.shape) +
                     " is neither detections [N, 6], a probability map [N, 1, H, W] nor classes "
                     "[N, C]");
-            std::filesystem::path draw = a.value("--draw");
+            const std::filesystem::path draw_path = draw;
             for (std::size_t i = 0; i < images.size(); ++i) {
-                auto file = images.size() == 1 ? draw
-                                               : draw.parent_path() / (draw.stem().string() + "-" +
-                                                                       std::to_string(i) +
-                                                                       draw.extension().string());
+                auto file = images.size() == 1
+                                ? draw_path
+                                : draw_path.parent_path() /
+                                      (draw_path.stem().string() + "-" + std::to_string(i) +
+                                       draw_path.extension().string());
                 write_png(file, draw_results(images[i], j["images"][i]));
                 j["images"][i]["drawn"] = file.string();
             }
@@ -401,7 +404,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
                    {"order_gain_bytes", prog.memory().order_gain_bytes}};
     j["passes"] = nlohmann::json::object();
     for (auto& [name, n] : report.counts) j["passes"][name] = n;
-    j["fused"] = !a.flag("--no-fuse");
+    j["fused"] = !prep.no_fuse;
     j["kernels"] = kernel_summary(prog);
     std::vector<backends::fallback> fallbacks;
     if (places) {
@@ -409,7 +412,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         j.update(places_j);
         j["fallbacks"] = fallback_json(prog.graph(), fallbacks);
     }
-    if (a.flag("--json")) {
+    if (json) {
         std::cout << j.dump(2) << "\n";
         return 0;
     }
@@ -450,11 +453,11 @@ inline int cmd_run(const std::vector<std::string>& argv) {
               << "arena:        " << prog.memory().arena_bytes << " bytes\n"
               << "lower bound:  " << prog.memory().lower_bound_bytes
               << " bytes (most activation bytes live at one step)\n"
-              << "passes:       " << (a.flag("--no-fuse") ? "none (--no-fuse)" : report.to_string())
+              << "passes:       " << (prep.no_fuse ? "none (--no-fuse)" : report.to_string())
               << "\n"
               << "kernels:      " << j["kernels"].dump() << "\n";
     if (places) {
-        std::cout << "places:       " << a.value("--places") << ": " << partition.subgraphs.size()
+        std::cout << "places:       " << places_opt.places << ": " << partition.subgraphs.size()
                   << " subgraph(s);";
         for (auto& [p, n] : partition.ops_per_place) std::cout << " " << p << " " << n << " ops";
         std::cout << "\n";

@@ -1,5 +1,6 @@
 // litegraph: the command-line front end (info, run, dot, plan, generate, codegen,
-// quantize, ops).
+// quantize, ops).  Each command parses its own options with CLI11 (the shared
+// ones are declared in options.hpp); this file names the commands.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -15,30 +16,49 @@
 
 namespace {
 
-const char* usage =
-    "usage: litegraph COMMAND [ARGS] (COMMAND --help for its options)\n\n"
-    "commands:\n"
-    "  info MODEL        format, ops, feeds and fetches, parameters\n"
-    "  run MODEL         run on given or deterministic inputs; outputs, latency, memory\n"
-    "  dot MODEL         the graph as Graphviz DOT (after any pass)\n"
-    "  plan MODEL        the memory plan over segments, against its lower bound\n"
-    "  generate NAME     write a built-in example model (squeezenet1_0, squeezenet1_1,\n"
-    "                    activations)\n"
-    "  codegen MODEL     write the model as a compile-time network header (firmware)\n"
-    "  quantize MODEL    post-training int8 quantisation (quantize_linear form)\n"
-    "  ops               the op types a model may contain (Paddle and PIR names)\n";
+struct command {
+    const char* name;
+    const char* args;
+    const char* summary;
+    int (*run)(const std::vector<std::string>&);
+};
+
+const command commands[] = {
+    {"info", "MODEL", "format, ops, feeds and fetches, parameters", litegraph::cli::cmd_info},
+    {"run", "MODEL", "run on given or deterministic inputs; outputs, latency, memory",
+     litegraph::cli::cmd_run},
+    {"dot", "MODEL", "the graph as Graphviz DOT (after any pass)", litegraph::cli::cmd_dot},
+    {"plan", "MODEL", "the memory plan over segments, against its lower bound",
+     litegraph::cli::cmd_plan},
+    {"generate", "NAME",
+     "write a built-in example model (squeezenet1_0, squeezenet1_1,\nactivations)",
+     litegraph::cli::cmd_generate},
+    {"codegen", "MODEL", "write the model as a compile-time network header (firmware)",
+     litegraph::cli::cmd_codegen},
+    {"quantize", "MODEL", "post-training int8 quantisation (quantize_linear form)",
+     litegraph::cli::cmd_quantize},
+    {"ops", "", "the op types a model may contain (Paddle and PIR names)", litegraph::cli::cmd_ops},
+};
+
+std::string usage() {
+    std::string u =
+        "usage: litegraph COMMAND [ARGS] (COMMAND --help for its options)\n\n"
+        "commands:\n";
+    for (auto& c : commands) {
+        std::string head = std::string("  ") + c.name + (*c.args ? " " : "") + c.args;
+        head.resize(std::max<std::size_t>(head.size() + 1, 20), ' ');
+        std::string summary = c.summary;
+        for (std::size_t p = 0; (p = summary.find('\n', p)) != std::string::npos; p += 21)
+            summary.insert(p + 1, 20, ' ');
+        u += head + summary + "\n";
+    }
+    return u;
+}
 
 int dispatch(const std::string& cmd, const std::vector<std::string>& rest) {
-    using namespace litegraph::cli;
-    if (cmd == "info") return cmd_info(rest);
-    if (cmd == "run") return cmd_run(rest);
-    if (cmd == "dot") return cmd_dot(rest);
-    if (cmd == "plan") return cmd_plan(rest);
-    if (cmd == "generate") return cmd_generate(rest);
-    if (cmd == "codegen") return cmd_codegen(rest);
-    if (cmd == "quantize") return cmd_quantize(rest);
-    if (cmd == "ops") return cmd_ops(rest);
-    throw litegraph::usage_error("unknown command '" + cmd + "'\n" + usage);
+    for (auto& c : commands)
+        if (cmd == c.name) return c.run(rest);
+    throw litegraph::usage_error("unknown command '" + cmd + "'\n" + usage());
 }
 
 }  // namespace
@@ -46,11 +66,11 @@ int dispatch(const std::string& cmd, const std::vector<std::string>& rest) {
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-        std::cerr << usage;
+        std::cerr << usage();
         return 2;
     }
     if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-        std::cout << usage;
+        std::cout << usage();
         return 0;
     }
     try {

@@ -1,40 +1,13 @@
-// --places P1,P2,... and --min-subgraph-size N, shared by run, info and dot;
-// and the JSON of a partition.
+// The JSON of a partition (run, info --places; the options are in options.hpp).
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
-#include "args.hpp"
 #include "litegraph/backends/backends.hpp"
 
 namespace litegraph::cli {
-
-inline const char* places_help =
-    "  --places P1,P2,...    places in order of preference: host, opencl (subgraphs),\n"
-    "                        cortex_m_dsp; each TARGET[/f32|i8[/nchw]]; host is always\n"
-    "                        the last resort\n"
-    "  --min-subgraph-size N subgraphs with fewer ops stay on the host (default 1)\n";
-
-inline void add_places_options(arg_spec& spec) {
-    spec.with_value.insert({"--places", "--min-subgraph-size"});
-}
-
-/// The options, or nothing when --places is not given.
-inline std::optional<backends::options> places_options(const args& a) {
-    if (!a.has("--places")) {
-        if (a.has("--min-subgraph-size")) throw usage_error("--min-subgraph-size needs --places");
-        return std::nullopt;
-    }
-    backends::options o;
-    o.places = backends::parse_places(a.value("--places"));
-    if (a.has("--min-subgraph-size"))
-        o.min_subgraph_size = static_cast<int>(
-            parse_count("--min-subgraph-size", a.value("--min-subgraph-size"), 1, 1000000));
-    for (auto& p : o.places) backends::backend_of(o, p.where);  // an absent backend says so now
-    return o;
-}
 
 /// {"partition": [{backend, ops}], "ops_per_place": {...}, "op_kernels": [...]}
 /// of a partitioned graph.
