@@ -1336,7 +1336,7 @@ inline void dequantize_int8(float step, const std::int8_t* xs, float* out,
 // state` and takes it in both calls,
 //       static void infer(const params&, state&, op_io&);
 //       static void run(const params&, state&, op_io&);
-// and each op node (`kernel_of<Op>`) owns one, default-constructed (conv2d:
+// and each op node (`op_instance_of<Op>`) owns one, default-constructed (conv2d:
 // the packed filter).  Params stay what the attributes say.
 //
 // Optional: `static constexpr bool folds_from_shapes = true;` for ops whose
@@ -1556,9 +1556,9 @@ constexpr bool op_folds_from_shapes() {
 /// One parsed op, ready to infer shapes and run: the runtime's view of an op
 /// node.  infer and run may change the node's state (op_state_t), so a node
 /// runs on one thread at a time, like the program that owns it.
-class kernel {
+class op_instance {
 public:
-    virtual ~kernel() = default;
+    virtual ~op_instance() = default;
     virtual void infer(op_io& io) = 0;
     virtual void run(op_io& io) = 0;
     virtual bool folds_from_shapes() const noexcept = 0;
@@ -1568,9 +1568,9 @@ public:
 };
 
 template <op_definition Op>
-class kernel_of final : public kernel {
+class op_instance_of final : public op_instance {
 public:
-    kernel_of(const attr_map& a, std::string_view type) : params_(Op::parse(a, type)) {}
+    op_instance_of(const attr_map& a, std::string_view type) : params_(Op::parse(a, type)) {}
     void infer(op_io& io) override {
         clear_output_lods(io);
         op_infer<Op>(params_, state_, io);
@@ -1615,7 +1615,7 @@ struct concat_op_lists<op_list<A...>, op_list<B...>, Rest...> {
 /// Whether the op runs either of two loops picked by the attribute
 /// `litegraph_kernel` ("fast", the default, or "reference"): an op declares
 /// `static constexpr bool selectable_loops = true;`.  The host kernel
-/// registry then lists it twice (backends/kernel_pick.hpp).
+/// registry then lists it twice (backends/implementations.hpp).
 template <class Op>
 constexpr bool op_selectable_loops() {
     if constexpr (requires { Op::selectable_loops; })
@@ -5094,7 +5094,7 @@ enum class conv_kernel {
 /// what was prepared; a run uses the prepared weights only for that same
 /// pointer and filter geometry, and prepares them again when either changes.
 /// A filter not known at inference (computed by the graph) is packed on every
-/// call.  Each op node owns one (kernel_of), so two nodes never share one.
+/// call.  Each op node owns one (op_instance_of), so two nodes never share one.
 class conv_state {
 public:
     /// Shape inference: `constant` is the filter's data if known now, else null.
@@ -6850,16 +6850,17 @@ struct quant_dequant {
     }
 };
 
-namespace fake_quant_detail {
-struct params {
+namespace detail {
+struct fake_quant_params {
     int bit_length = 8;
     int round_type = 1;
     int quant_axis = 0;
     float bnt() const { return static_cast<float>((1 << (bit_length - 1)) - 1); }
 };
 
-inline params parse(const attr_map& a, std::string_view type) {
-    params p{a.get<int>("bit_length", 8), a.get<int>("round_type", 1), a.get<int>("quant_axis", 0)};
+inline fake_quant_params parse_fake_quant(const attr_map& a, std::string_view type) {
+    fake_quant_params p{a.get<int>("bit_length", 8), a.get<int>("round_type", 1),
+                        a.get<int>("quant_axis", 0)};
     if (p.bit_length < 2 || p.bit_length > 16)
         throw unsupported_error(std::string(type) + ": bit_length " + std::to_string(p.bit_length) +
                                 " is not in [2, 16]");
@@ -6881,18 +6882,18 @@ inline float abs_max(const float* x, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i) m = std::max(m, std::abs(x[i]));
     return m;
 }
-}  // namespace fake_quant_detail
+}  // namespace detail
 
 struct fake_quantize_dequantize_moving_average_abs_max {
     static constexpr std::string_view paddle_types[] = {
         "fake_quantize_dequantize_moving_average_abs_max"};
-    using params = fake_quant_detail::params;
+    using params = detail::fake_quant_params;
     static params parse(const attr_map& a, std::string_view t) {
-        return fake_quant_detail::parse(a, t);
+        return detail::parse_fake_quant(a, t);
     }
 
     static void infer(const params&, op_io& io) {
-        const auto& x = fake_quant_detail::float_x(io);
+        const auto& x = detail::float_x(io);
         const auto& s = io.input("InScale");
         io.check(s.type == dtype::f32, "InScale must be float32");
         io.check(!is_known(s.shape) || numel(s.shape) == 1,
@@ -6916,13 +6917,13 @@ struct fake_quantize_dequantize_moving_average_abs_max {
 
 struct fake_quantize_dequantize_abs_max {
     static constexpr std::string_view paddle_types[] = {"fake_quantize_dequantize_abs_max"};
-    using params = fake_quant_detail::params;
+    using params = detail::fake_quant_params;
     static params parse(const attr_map& a, std::string_view t) {
-        return fake_quant_detail::parse(a, t);
+        return detail::parse_fake_quant(a, t);
     }
 
     static void infer(const params&, op_io& io) {
-        const auto& x = fake_quant_detail::float_x(io);
+        const auto& x = detail::float_x(io);
         auto& out = io.output("Out");
         out.type = dtype::f32;
         out.shape = x.shape;
@@ -6937,7 +6938,7 @@ struct fake_quantize_dequantize_abs_max {
         const auto& x = io.input("X");
         const float* xs = x.as<float>();
         const std::int64_t n = x.numel();
-        const quant_dequant f{fake_quant_detail::abs_max(xs, n), p.bnt(), p.round_type};
+        const quant_dequant f{detail::abs_max(xs, n), p.bnt(), p.round_type};
         float* out = io.output("Out").as<float>();
         for (std::int64_t i = 0; i < n; ++i) out[i] = f(xs[i]);
         if (io.has_output("OutScale")) io.output("OutScale").as<float>()[0] = f.scale;
@@ -6947,13 +6948,13 @@ struct fake_quantize_dequantize_abs_max {
 struct fake_channel_wise_quantize_dequantize_abs_max {
     static constexpr std::string_view paddle_types[] = {
         "fake_channel_wise_quantize_dequantize_abs_max"};
-    using params = fake_quant_detail::params;
+    using params = detail::fake_quant_params;
     static params parse(const attr_map& a, std::string_view t) {
-        return fake_quant_detail::parse(a, t);
+        return detail::parse_fake_quant(a, t);
     }
 
     static void infer(const params& p, op_io& io) {
-        const auto& x = fake_quant_detail::float_x(io);
+        const auto& x = detail::float_x(io);
         io.check(p.quant_axis == 0 || p.quant_axis == 1,
                  [&] { return "quant_axis must be 0 or 1, got " + std::to_string(p.quant_axis); });
         io.check(x.shape.size() > static_cast<std::size_t>(p.quant_axis), [&] {
@@ -6982,7 +6983,7 @@ struct fake_channel_wise_quantize_dequantize_abs_max {
         for (std::int64_t c = 0; c < C; ++c) {
             float s = 0.f;
             for (std::int64_t o = 0; o < outer; ++o)
-                s = std::max(s, fake_quant_detail::abs_max(xs + (o * C + c) * inner, inner));
+                s = std::max(s, detail::abs_max(xs + (o * C + c) * inner, inner));
             const quant_dequant f{s, p.bnt(), p.round_type};
             for (std::int64_t o = 0; o < outer; ++o) {
                 const std::int64_t base = (o * C + c) * inner;
@@ -6993,13 +6994,13 @@ struct fake_channel_wise_quantize_dequantize_abs_max {
     }
 };
 
-namespace fake_quant_detail {
+namespace detail {
 /// The per-channel (or per-tensor) scale of a linear (de)quantize op, checked:
 /// calls f(scale, first, count, stride...) over the channels.
 struct linear_layout {
     std::int64_t outer = 1, channels = 1, inner = 1;
 };
-inline linear_layout linear_check(const params& p, op_io& io) {
+inline linear_layout linear_check(const fake_quant_params& p, op_io& io) {
     const auto& x = io.input("X");
     const auto& s = io.input("Scale");
     io.check(x.type == dtype::f32,
@@ -7038,31 +7039,31 @@ inline linear_layout linear_check(const params& p, op_io& io) {
     for (std::size_t i = ax + 1; i < x.shape.size(); ++i) l.inner *= x.shape[i];
     return l;
 }
-inline params linear_parse(const attr_map& a, std::string_view t) {
-    params p{a.get<int>("bit_length", 8), a.get<int>("round_type", 0),
-             a.get<int>("quant_axis", -1)};
+inline fake_quant_params parse_fake_quant_linear(const attr_map& a, std::string_view t) {
+    fake_quant_params p{a.get<int>("bit_length", 8), a.get<int>("round_type", 0),
+                        a.get<int>("quant_axis", -1)};
     attr_map b = a;
     b.set("round_type", std::int32_t{p.round_type});
     const auto checked = parse(b, t);
     p.bit_length = checked.bit_length;
     return p;
 }
-}  // namespace fake_quant_detail
+}  // namespace detail
 
 struct quantize_linear {
     static constexpr std::string_view paddle_types[] = {"quantize_linear"};
-    using params = fake_quant_detail::params;
+    using params = detail::fake_quant_params;
     static params parse(const attr_map& a, std::string_view t) {
-        return fake_quant_detail::linear_parse(a, t);
+        return detail::parse_fake_quant_linear(a, t);
     }
     static void infer(const params& p, op_io& io) {
-        fake_quant_detail::linear_check(p, io);
+        detail::linear_check(p, io);
         auto& y = io.output("Y");
         y.type = dtype::f32;
         y.shape = io.input("X").shape;
     }
     static void run(const params& p, op_io& io) {
-        const auto l = fake_quant_detail::linear_check(p, io);
+        const auto l = detail::linear_check(p, io);
         const float* x = io.input("X").as<float>();
         const float* s = io.input("Scale").as<float>();
         float* y = io.output("Y").as<float>();
@@ -7089,18 +7090,18 @@ struct quantize_linear {
 
 struct dequantize_linear {
     static constexpr std::string_view paddle_types[] = {"dequantize_linear"};
-    using params = fake_quant_detail::params;
+    using params = detail::fake_quant_params;
     static params parse(const attr_map& a, std::string_view t) {
-        return fake_quant_detail::linear_parse(a, t);
+        return detail::parse_fake_quant_linear(a, t);
     }
     static void infer(const params& p, op_io& io) {
-        fake_quant_detail::linear_check(p, io);
+        detail::linear_check(p, io);
         auto& y = io.output("Y");
         y.type = dtype::f32;
         y.shape = io.input("X").shape;
     }
     static void run(const params& p, op_io& io) {
-        const auto l = fake_quant_detail::linear_check(p, io);
+        const auto l = detail::linear_check(p, io);
         const float* x = io.input("X").as<float>();
         const float* s = io.input("Scale").as<float>();
         float* y = io.output("Y").as<float>();
@@ -7115,9 +7116,9 @@ struct dequantize_linear {
 
 struct fake_quantize_moving_average_abs_max {
     static constexpr std::string_view paddle_types[] = {"fake_quantize_moving_average_abs_max"};
-    using params = fake_quant_detail::params;
+    using params = detail::fake_quant_params;
     static params parse(const attr_map& a, std::string_view t) {
-        return fake_quant_detail::parse(a, t);
+        return detail::parse_fake_quant(a, t);
     }
     static void infer(const params& p, op_io& io) {
         fake_quantize_dequantize_moving_average_abs_max::infer(p, io);
@@ -7147,7 +7148,7 @@ struct fake_dequantize_max_abs {
         return p;
     }
     static void infer(const params&, op_io& io) {
-        const auto& x = fake_quant_detail::float_x(io);
+        const auto& x = detail::float_x(io);
         const auto& s = io.input("Scale");
         io.check(s.type == dtype::f32 && (!is_known(s.shape) || numel(s.shape) == 1),
                  "Scale must be one float32");
@@ -8710,7 +8711,7 @@ inline void gemm(const gemm_shape& s, const float* x, const float* y, float* out
 
 namespace litegraph::ops {
 
-namespace matmul_detail {
+namespace detail {
 inline std::int64_t prod(const shape_t& s, std::size_t b, std::size_t e) {
     std::int64_t n = 1;
     for (std::size_t i = b; i < e; ++i) n *= s[i];
@@ -8755,7 +8756,7 @@ inline void check_float_inputs(const op_io& io) {
                std::string(name_of(y.type));
     });
 }
-}  // namespace matmul_detail
+}  // namespace detail
 
 /// mul: Out[x[:xc] + y[yc:]] = flatten(X, xc) * flatten(Y, yc).
 struct mul {
@@ -8774,7 +8775,7 @@ struct mul {
         std::int64_t M, K, N;
     };
     static dims check(const params& p, const op_io& io, shape_t* out_shape) {
-        matmul_detail::check_float_inputs(io);
+        detail::check_float_inputs(io);
         const auto& xs = io.input("X").shape;
         const auto& ys = io.input("Y").shape;
         io.check(p.x_num_col_dims >= 1 && static_cast<std::size_t>(p.x_num_col_dims) < xs.size(),
@@ -8795,9 +8796,9 @@ struct mul {
                               ys.end());
         }
         if (!is_known(xs) || !is_known(ys)) return {-1, -1, -1};
-        dims d{matmul_detail::prod(xs, 0, xc), matmul_detail::prod(xs, xc, xs.size()),
-               matmul_detail::prod(ys, yc, ys.size())};
-        const auto ky = matmul_detail::prod(ys, 0, yc);
+        dims d{detail::prod(xs, 0, xc), detail::prod(xs, xc, xs.size()),
+               detail::prod(ys, yc, ys.size())};
+        const auto ky = detail::prod(ys, 0, yc);
         io.check(d.K == ky, [&] {
             return "X " + to_string(xs) + " flattened at " + std::to_string(xc) + " has " +
                    std::to_string(d.K) + " columns but Y " + to_string(ys) + " flattened at " +
@@ -8861,7 +8862,7 @@ struct matmul {
     static desc describe(const shape_t& s, bool trans) {
         desc d;
         const std::size_t n = s.size();
-        if (n > 2) d.batch = matmul_detail::prod(s, 0, n - 2);
+        if (n > 2) d.batch = detail::prod(s, 0, n - 2);
         d.h = s[n - 2];
         d.w = s[n - 1];
         if (trans) std::swap(d.h, d.w);
@@ -8873,7 +8874,7 @@ struct matmul {
         shape_t out;
     };
     static plan make_plan(const params& p, const op_io& io) {
-        matmul_detail::check_float_inputs(io);
+        detail::check_float_inputs(io);
         const auto& xs = io.input("X").shape;
         const auto& ys = io.input("Y").shape;
         io.check(!xs.empty() && !ys.empty(), [&] {
@@ -8935,9 +8936,9 @@ struct matmul {
         auto pl = make_plan(p, io);
         const std::int64_t B = std::max<std::int64_t>({pl.x.batch, pl.y.batch, 1});
         const shape_t xb{pl.x.batch > 0 ? B : 1}, yb{pl.y.batch > 0 ? B : 1}, ob{B};
-        matmul_detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
-                                    io.output("Out").as<float>(), xb, yb, ob, pl.x.h, pl.x.w,
-                                    pl.y.w, p.transpose_x, p.transpose_y, p.alpha);
+        detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+                             io.output("Out").as<float>(), xb, yb, ob, pl.x.h, pl.x.w, pl.y.w,
+                             p.transpose_x, p.transpose_y, p.alpha);
     }
 };
 
@@ -8960,7 +8961,7 @@ struct matmul_v2 {
         shape_t xb, yb, ob, out;
     };
     static plan make_plan(const params& p, const op_io& io) {
-        matmul_detail::check_float_inputs(io);
+        detail::check_float_inputs(io);
         const auto& xs = io.input("X").shape;
         const auto& ys = io.input("Y").shape;
         io.check(!xs.empty() && !ys.empty(), [&] {
@@ -9029,9 +9030,9 @@ struct matmul_v2 {
 
     static void run(const params& p, op_io& io) {
         auto pl = make_plan(p, io);
-        matmul_detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
-                                    io.output("Out").as<float>(), pl.xb, pl.yb, pl.ob, pl.M, pl.K,
-                                    pl.N, pl.tx, pl.ty, 1.f);
+        detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+                             io.output("Out").as<float>(), pl.xb, pl.yb, pl.ob, pl.M, pl.K, pl.N,
+                             pl.tx, pl.ty, 1.f);
     }
 };
 
@@ -13246,12 +13247,13 @@ using builtin_ops = typename concat_op_lists<ops::activation_ops, other_builtin_
 
 namespace detail {
 template <class... Ops>
-std::unique_ptr<kernel> make_kernel(op_list<Ops...>, std::string_view type, const attr_map& a) {
-    std::unique_ptr<kernel> k;
+std::unique_ptr<op_instance> make_instance(op_list<Ops...>, std::string_view type,
+                                           const attr_map& a) {
+    std::unique_ptr<op_instance> k;
     auto try_one = [&]<class Op>() {
         for (std::string_view t : Op::paddle_types)
             if (t == type && op_matches<Op>(a)) {
-                k = std::make_unique<kernel_of<Op>>(a, type);
+                k = std::make_unique<op_instance_of<Op>>(a, type);
                 return true;
             }
         return false;
@@ -13269,8 +13271,8 @@ void list_types(op_list<Ops...>, std::vector<std::string_view>& out) {
 /// naming the type when none handles it.  Instantiating it compiles every op
 /// of the list.
 template <class List>
-std::unique_ptr<kernel> make_kernel_from(std::string_view type, const attr_map& attrs) {
-    auto k = detail::make_kernel(List{}, type, attrs);
+std::unique_ptr<op_instance> make_instance_from(std::string_view type, const attr_map& attrs) {
+    auto k = detail::make_instance(List{}, type, attrs);
     if (k) return k;
     std::vector<std::string_view> types;
     detail::list_types(List{}, types);
@@ -13283,31 +13285,31 @@ std::unique_ptr<kernel> make_kernel_from(std::string_view type, const attr_map& 
 }
 
 // A build with many translation units (the test suite) may compile the
-// kernel tables once: it defines LITEGRAPH_EXTERN_KERNEL_TABLES everywhere and
-// LITEGRAPH_DEFINE_KERNEL_TABLES in the one unit that holds the definitions.
-#if defined(LITEGRAPH_EXTERN_KERNEL_TABLES) && !defined(LITEGRAPH_DEFINE_KERNEL_TABLES)
-std::unique_ptr<kernel> make_builtin_kernel(std::string_view type, const attr_map& attrs);
+// op table once: it defines LITEGRAPH_EXTERN_OP_TABLES everywhere and
+// LITEGRAPH_DEFINE_OP_TABLES in the one unit that holds the definitions.
+#if defined(LITEGRAPH_EXTERN_OP_TABLES) && !defined(LITEGRAPH_DEFINE_OP_TABLES)
+std::unique_ptr<op_instance> make_builtin_instance(std::string_view type, const attr_map& attrs);
 #else
-#if defined(LITEGRAPH_DEFINE_KERNEL_TABLES)
-#define LITEGRAPH_KERNEL_TABLE_LINKAGE
+#if defined(LITEGRAPH_DEFINE_OP_TABLES)
+#define LITEGRAPH_OP_TABLE_LINKAGE
 #else
-#define LITEGRAPH_KERNEL_TABLE_LINKAGE inline
+#define LITEGRAPH_OP_TABLE_LINKAGE inline
 #endif
-/// make_kernel_from<builtin_ops>.
-LITEGRAPH_KERNEL_TABLE_LINKAGE std::unique_ptr<kernel> make_builtin_kernel(std::string_view type,
-                                                                           const attr_map& attrs) {
-    return make_kernel_from<builtin_ops>(type, attrs);
+/// make_instance_from<builtin_ops>.
+LITEGRAPH_OP_TABLE_LINKAGE std::unique_ptr<op_instance> make_builtin_instance(
+    std::string_view type, const attr_map& attrs) {
+    return make_instance_from<builtin_ops>(type, attrs);
 }
 #endif
 
 /// The kernel for a Paddle op type with its attributes; throws unsupported_error
 /// naming the type when no op of `List` handles it.
 template <class List = builtin_ops>
-std::unique_ptr<kernel> make_kernel(std::string_view type, const attr_map& attrs) {
+std::unique_ptr<op_instance> make_instance(std::string_view type, const attr_map& attrs) {
     if constexpr (std::is_same_v<List, builtin_ops>)
-        return make_builtin_kernel(type, attrs);
+        return make_builtin_instance(type, attrs);
     else
-        return make_kernel_from<List>(type, attrs);
+        return make_instance_from<List>(type, attrs);
 }
 
 template <class List = builtin_ops>
@@ -13351,7 +13353,7 @@ struct named_tensors {
 
 /// Runs `k` on `inputs`; `outputs` names the output slots and how many
 /// arguments each has.  Returns the output tensors by slot.
-inline named_tensors invoke(kernel& k, std::string_view type, const named_tensors& inputs,
+inline named_tensors invoke(op_instance& k, std::string_view type, const named_tensors& inputs,
                             const std::vector<std::pair<std::string, std::size_t>>& outputs) {
     std::vector<tensor_ref> in_refs, out_refs;
     std::size_t n_in = 0, n_out = 0;
@@ -13428,7 +13430,7 @@ inline invoke_observer_fn& invoke_observer() {
 template <class List = builtin_ops>
 named_tensors invoke(std::string_view type, const attr_map& attrs, const named_tensors& inputs,
                      const std::vector<std::pair<std::string, std::size_t>>& outputs) {
-    auto k = make_kernel<List>(type, attrs);
+    auto k = make_instance<List>(type, attrs);
     auto result = invoke(*k, type, inputs, outputs);
     if (auto f = invoke_observer()) f(type, attrs, inputs, result);
     return result;
@@ -13763,7 +13765,7 @@ inline std::string dot_escape(const std::string& s) {
 }
 
 /// An op's box text: its type, and the kernel picked for it (backends::
-/// pick_kernels sets litegraph_place and litegraph_pick) on a second line.
+/// pick_implementations sets litegraph_place and litegraph_pick) on a second line.
 inline std::string op_text(const op_node& op) {
     std::string t = dot_escape(op.type);
     auto pick = op.attrs.get<std::string>("litegraph_pick", "");
@@ -14033,7 +14035,7 @@ using kernels::epilogue::vector_act;
 // ---- begin litegraph/fusion/fused.hpp ----
 // fused<Producer, Stages...>: a producer op and an epilogue chain as one op
 // type.  The runtime dispatches a `fused_conv2d` node to one of the closed
-// list `fused_conv_kernels`; a compile-time network names the types directly.
+// list `fused_conv_ops`; a compile-time network names the types directly.
 
 #include <algorithm>
 #include <cstddef>
@@ -14381,18 +14383,18 @@ concept producer = requires {
 /// Chains a depthwise kernel can finish in registers: chain<bias> and
 /// chain<bias, act<F>> with F's vector form (kernels::depthwise_direct).
 template <class Chain>
-struct direct_form {
+struct depthwise_direct_chain {
     static constexpr bool value = false;
 };
 template <>
-struct direct_form<chain<bias>> {
+struct depthwise_direct_chain<chain<bias>> {
     static constexpr bool value = true;
     using act_type = kernels::identity_act;
     static act_type act_of(const chain<bias>&) { return {}; }
 };
 template <class F>
 requires vector_act<F>
-struct direct_form<chain<bias, act<F>>> {
+struct depthwise_direct_chain<chain<bias, act<F>>> {
     static constexpr bool value = true;
     using act_type = F;
     static F act_of(const chain<bias, act<F>>& c) { return std::get<1>(c.stages).f; }
@@ -14494,7 +14496,7 @@ struct fused<ops::conv2d, Stages...> {
     static constexpr std::size_t scratch_bytes(const form& f) {
         return direct_scratch_bytes(f.g, f.in_place);
     }
-    /// run_direct, the chain bound to the operands (Bias, Other, Scale).
+    /// run_heap_free, the chain bound to the operands (Bias, Other, Scale).
     static void run_form(const form& f, const firmware_io& io) {
         chain_type c{f.stages};
         stage_operands ops;
@@ -14503,7 +14505,8 @@ struct fused<ops::conv2d, Stages...> {
         ops.scale = io.input<float>(4);
         ops.other_plane = f.other_plane;
         bind(c, ops);
-        run_direct(f.g, c, io.input<float>(0), io.input<float>(1), io.output<float>(), io.scratch);
+        run_heap_free(f.g, c, io.input<float>(0), io.input<float>(1), io.output<float>(),
+                      io.scratch);
     }
 
     /// Points the chain's stages at their operands (a compile-time network's
@@ -14512,7 +14515,7 @@ struct fused<ops::conv2d, Stages...> {
         stage_set_type::bind(c.stages, ops);
     }
 
-    /// Bytes of scratch run_direct needs: the row loop's, and for a conv in
+    /// Bytes of scratch run_heap_free needs: the row loop's, and for a conv in
     /// place of its input one output plane more.
     static constexpr std::size_t direct_scratch_bytes(const ops::conv2d::geometry& g,
                                                       bool in_place) {
@@ -14525,8 +14528,8 @@ struct fused<ops::conv2d, Stages...> {
     /// row through the chain `c` (bound), written once.  With out == x a
     /// depthwise conv runs in place of its input (see run_in_place).
     /// `scratch`: direct_scratch_bytes(g, out == x) bytes aligned for int64.
-    static void run_direct(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
-                           const float* f, float* out, void* scratch) {
+    static void run_heap_free(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
+                              const float* f, float* out, void* scratch) {
         const std::int64_t plane = g.oh * g.ow;
         if (static_cast<const void*>(out) == static_cast<const void*>(x)) {
             float* buf =
@@ -14570,7 +14573,7 @@ private:
     /// before it emits the same output plane, planes in order (the contract of
     /// kernels::depthwise_conv2d), so the chain writes straight into the
     /// output, with no extra pass.  (The reference row loop reads input rows
-    /// while it emits, so run_direct finishes its plane in scratch.)
+    /// while it emits, so run_heap_free finishes its plane in scratch.)
     static void run_in_place(const ops::conv2d::params& p, ops::conv2d::state& s,
                              const ops::conv2d::geometry& g, const chain_type& c, const float* x,
                              const float* f, float* out) {
@@ -14589,15 +14592,15 @@ private:
     static bool run_depthwise_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
                                      const chain_type& c, const float* x, const float* f,
                                      float* out) {
-        if constexpr (direct_form<chain_type>::value) {
+        if constexpr (depthwise_direct_chain<chain_type>::value) {
             const auto kg = kernels::conv_geometry::from(g);
             if (p.kernel != ops::conv_kernel::fast || !kg.is_depthwise()) return false;
-            using A = typename direct_form<chain_type>::act_type;
+            using A = typename depthwise_direct_chain<chain_type>::act_type;
             kernels::depthwise_direct<A> d;
             d.y = out;
             d.bias = std::get<0>(c.stages).values;
             d.scale = std::get<0>(c.stages).scale;
-            d.act = direct_form<chain_type>::act_of(c);
+            d.act = depthwise_direct_chain<chain_type>::act_of(c);
             kernels::depthwise_conv2d_direct(kg, x, f, d);
             return true;
         } else {
@@ -14626,7 +14629,7 @@ struct conv_gate_list<ops::functor_list<Gates...>> {
 /// The closed list of fused conv kernels the runtime can dispatch to: one per
 /// fusable activation (ops::fusable_activations), two per gate activation
 /// (ops::gate_activations: mul_plane, mul_with) and the residual add.
-using fused_conv_kernels =
+using fused_conv_ops =
     typename concat_op_lists<op_list<fused<ops::conv2d, bias>, fused<ops::conv2d, bias, add_with>>,
                              typename detail::conv_gate_list<ops::gate_activations>::type,
                              typename detail::conv_act_list<ops::fusable_activations>::type>::type;
@@ -14768,9 +14771,9 @@ inline bool is_plain_conv(const graph::op_node& op) {
     return op_declares<ops::conv2d>(op.type);
 }
 
-/// The op the fused conv kernels (fusion::fused_conv_kernels) share: its
+/// The op the fused conv kernels (fusion::fused_conv_ops) share: its
 /// type is `fused_conv2d`.
-using fused_conv_op = first_op<fusion::fused_conv_kernels>::type;
+using fused_conv_op = first_op<fusion::fused_conv_ops>::type;
 
 /// A `fused_conv2d` node.
 inline bool is_fused_conv(const graph::op_node& op) {
@@ -14790,11 +14793,11 @@ bool fused_conv_in_list(op_list<K...>, const std::vector<std::string>& stages) {
 }
 }  // namespace detail
 
-/// Whether the closed list `fusion::fused_conv_kernels` has a kernel for
+/// Whether the closed list `fusion::fused_conv_ops` has a kernel for
 /// this list of stages (a fused_conv2d node's `stages`); a pass must produce
 /// no other.
 inline bool fused_conv_exists(const std::vector<std::string>& stages) {
-    return detail::fused_conv_in_list(fusion::fused_conv_kernels{}, stages);
+    return detail::fused_conv_in_list(fusion::fused_conv_ops{}, stages);
 }
 
 /// The stages of a conv with its bias and nothing else (stage_set<bias>).
@@ -15288,7 +15291,7 @@ inline int fuse_residual_add(graph::graph& g) {
 namespace litegraph::passes {
 
 /// The ops the passes may meet: Paddle's and the fused convs they make.
-using in_place_ops = typename concat_op_lists<builtin_ops, fusion::fused_conv_kernels>::type;
+using in_place_ops = typename concat_op_lists<builtin_ops, fusion::fused_conv_ops>::type;
 
 /// The in-place rule of op type `t` (its op's `in_place` trait).
 inline in_place_rule in_place_rule_of(std::string_view t) {
@@ -16771,7 +16774,7 @@ struct fused_int8 {
         return static_cast<std::size_t>(scratch_words(kernels::conv_geometry::from(f.g))) *
                sizeof(std::int64_t);
     }
-    /// run_direct, the chain bound to the operands (Multiplier, Bias, Other, Scale).
+    /// run_heap_free, the chain bound to the operands (Multiplier, Bias, Other, Scale).
     static void run_form(const form& f, const firmware_io& io) {
         chain_type c{f.stages};
         stage_operands ops;
@@ -16785,8 +16788,8 @@ struct fused_int8 {
         const auto kg = kernels::conv_geometry::from(f.g);
         auto* scratch = static_cast<std::int64_t*>(io.scratch);
         using out_t = std::conditional_t<int8_out, std::int8_t, float>;
-        run_direct(kg, c, io.input<std::int8_t>(0), io.input<std::int8_t>(1), io.output<out_t>(),
-                   scratch);
+        run_heap_free(kg, c, io.input<std::int8_t>(0), io.input<std::int8_t>(1), io.output<out_t>(),
+                      scratch);
     }
 
     /// Points the chain's stages at their operands (a compile-time network's
@@ -16795,7 +16798,7 @@ struct fused_int8 {
         stage_set_type::bind(c.stages, ops);
     }
 
-    /// int64 words of scratch run_direct needs.
+    /// int64 words of scratch run_heap_free needs.
     static constexpr std::int64_t scratch_words(const kernels::conv_geometry& kg) noexcept {
         return kernels::conv2d_int8_best_scratch_words(kg);
     }
@@ -16806,14 +16809,14 @@ struct fused_int8 {
     /// through the bound chain `c`.  The one place the int8 conv is called.  Out is
     /// int8 behind quantize_store, float otherwise; scratch scratch_words(kg).
     template <class Out>
-    static void run_direct(const kernels::conv_geometry& kg, const chain_type& c,
-                           const std::int8_t* x, const std::int8_t* f, Out* out,
-                           std::int64_t* scratch) noexcept {
+    static void run_heap_free(const kernels::conv_geometry& kg, const chain_type& c,
+                              const std::int8_t* x, const std::int8_t* f, Out* out,
+                              std::int64_t* scratch) noexcept {
         // The DSP kernels on Cortex-M4/M7, the reference elsewhere: same accumulators.
         run_with(kernels::conv2d_int8_best, kg, c, x, f, out, scratch);
     }
 
-    /// run_direct with the accumulation `conv` (a kernel of the conv2d_int8
+    /// run_heap_free with the accumulation `conv` (a kernel of the conv2d_int8
     /// form; scratch: what it needs).
     template <class Conv, class Out>
     static void run_with(Conv&& conv, const kernels::conv_geometry& kg, const chain_type& c,
@@ -16847,7 +16850,7 @@ struct int8_gate_list<ops::functor_list<Gates...>> {
 /// The closed list of int8 conv kernels the runtime can dispatch to: one per
 /// fusable activation (ops::fusable_activations), with float or int8 output,
 /// two per gate activation (ops::gate_activations: mul_plane, mul_with).
-using fused_int8_kernels = typename concat_op_lists<
+using fused_int8_ops = typename concat_op_lists<
     op_list<fused_int8<>, fused_int8<quantize_store>, fused_int8<add_with>>,
     typename detail::int8_gate_list<ops::gate_activations>::type,
     typename detail::int8_act_list<ops::fusable_activations>::type>::type;
@@ -17049,8 +17052,8 @@ namespace int8_detail {
 
 /// The per-tensor fake quant-dequant op of an activation (what quantize_int8 reads).
 using fake_activation_quant = ops::fake_quantize_dequantize_moving_average_abs_max;
-/// The op the int8 conv kernels (fusion::fused_int8_kernels) share: `fused_conv2d_int8`.
-using int8_conv_op = first_op<fusion::fused_int8_kernels>::type;
+/// The op the int8 conv kernels (fusion::fused_int8_ops) share: `fused_conv2d_int8`.
+using int8_conv_op = first_op<fusion::fused_int8_ops>::type;
 
 inline bool is_fake_weight_quant(std::string_view t) {
     return op_declares<ops::fake_channel_wise_quantize_dequantize_abs_max>(t) ||
@@ -17274,13 +17277,13 @@ template <class... K>
 bool int8_conv_in_list(op_list<K...>, const std::vector<std::string>& stages) {
     return (K::stage_set_type::is(stages) || ...);
 }
-/// Whether fusion::fused_int8_kernels has a kernel for this list of stages.
+/// Whether fusion::fused_int8_ops has a kernel for this list of stages.
 inline bool int8_conv_exists(const std::vector<std::string>& stages) {
-    return int8_conv_in_list(fusion::fused_int8_kernels{}, stages);
+    return int8_conv_in_list(fusion::fused_int8_ops{}, stages);
 }
 
 /// The ops whose int8 form (op_int8_form) quantize_int8 looks up.
-using quantizable_ops = concat_op_lists<builtin_ops, fusion::fused_conv_kernels>::type;
+using quantizable_ops = concat_op_lists<builtin_ops, fusion::fused_conv_ops>::type;
 
 /// The rewriter of quantize_int8: one instance per run.
 class int8_rewriter {
@@ -19476,7 +19479,7 @@ private:
 
 }  // namespace litegraph::runtime
 // ---- end litegraph/runtime/alias_groups.hpp ----
-// ---- begin litegraph/runtime/kernels.hpp ----
+// ---- begin litegraph/runtime/op_table.hpp ----
 // The kernels a runtime program can dispatch to: Paddle's ops and the closed
 // list of pre-instantiated fused kernels that the fusion passes produce.
 
@@ -19624,22 +19627,22 @@ namespace litegraph::runtime {
 using int8_ops = op_list<ops::quantize_int8, ops::dequantize_int8, ops::mul_int8, ops::pool2d_int8,
                          ops::elementwise_int8, ops::concat_int8>;
 
-using kernel_table = typename concat_op_lists<builtin_ops, fusion::fused_conv_kernels, int8_ops,
-                                              fusion::fused_int8_kernels>::type;
+using op_table = typename concat_op_lists<builtin_ops, fusion::fused_conv_ops, int8_ops,
+                                          fusion::fused_int8_ops>::type;
 
 // See ops/registry.hpp: the table may be compiled once per build.
-#if defined(LITEGRAPH_EXTERN_KERNEL_TABLES) && !defined(LITEGRAPH_DEFINE_KERNEL_TABLES)
-std::unique_ptr<kernel> make_table_kernel(std::string_view type, const attr_map& attrs);
+#if defined(LITEGRAPH_EXTERN_OP_TABLES) && !defined(LITEGRAPH_DEFINE_OP_TABLES)
+std::unique_ptr<op_instance> make_table_instance(std::string_view type, const attr_map& attrs);
 #else
-/// make_kernel_from<kernel_table>: what the runtime builds its instructions with.
-LITEGRAPH_KERNEL_TABLE_LINKAGE std::unique_ptr<kernel> make_table_kernel(std::string_view type,
-                                                                         const attr_map& attrs) {
-    return make_kernel_from<kernel_table>(type, attrs);
+/// make_instance_from<op_table>: what the runtime builds its instructions with.
+LITEGRAPH_OP_TABLE_LINKAGE std::unique_ptr<op_instance> make_table_instance(std::string_view type,
+                                                                            const attr_map& attrs) {
+    return make_instance_from<op_table>(type, attrs);
 }
 #endif
 
 }  // namespace litegraph::runtime
-// ---- end litegraph/runtime/kernels.hpp ----
+// ---- end litegraph/runtime/op_table.hpp ----
 
 namespace litegraph::runtime {
 
@@ -19663,7 +19666,7 @@ struct program_limits {
 
 struct instruction {
     int op = -1;  // index into graph.ops
-    std::unique_ptr<kernel> k;
+    std::unique_ptr<op_instance> k;
     op_io io;
     bool folded = false;   // computed once at prepare time
     bool elided = false;   // nothing to do: a concat whose inputs were written in place
@@ -19671,14 +19674,14 @@ struct instruction {
 };
 
 /// Builds the kernel of op `op` of a graph, or returns nullptr to leave it to
-/// the kernel table (backends::make_program passes one: picked kernels and
+/// the op table (backends::make_program passes one: picked kernels and
 /// subgraph ops).
-using kernel_factory = std::function<std::unique_ptr<kernel>(const graph::graph&, int op)>;
+using instance_factory = std::function<std::unique_ptr<op_instance>(const graph::graph&, int op)>;
 
 class program {
 public:
     explicit program(graph::graph g, std::vector<planner::segment> segments = {planner::segment{}},
-                     const kernel_factory& make = {})
+                     const instance_factory& make = {})
         : g_(std::move(g)), segments_(std::move(segments)) {
         refs_.resize(g_.vars.size());
         std::map<std::string, int> unsupported;
@@ -19689,7 +19692,7 @@ public:
             ins.op = op;
             try {
                 if (make) ins.k = make(g_, op);
-                if (!ins.k && !is_supported<kernel_table>(node.type)) {
+                if (!ins.k && !is_supported<op_table>(node.type)) {
                     // A loader may say why it kept an op it could not translate
                     // (the PIR loader: "unsupported: control flow").
                     auto why = node.attrs.get<std::string>("litegraph_unsupported", "");
@@ -19697,7 +19700,7 @@ public:
                     if (!why.empty()) reasons.emplace(node.type, why);
                     continue;
                 }
-                if (!ins.k) ins.k = make_table_kernel(node.type, node.attrs);
+                if (!ins.k) ins.k = make_table_instance(node.type, node.attrs);
             } catch (const error& e) {
                 throw unsupported_error("op " + g_.op_label(op) + ": " + e.what());
             }
@@ -20199,7 +20202,7 @@ private:
             const auto& node = g_.ops[ins.op];
             auto slot = node.attrs.get<std::string>("in_place", "");
             if (!slot.empty()) {
-                if (op_in_place_of(kernel_table{}, node.type) == in_place_rule::slices)
+                if (op_in_place_of(op_table{}, node.type) == in_place_rule::slices)
                     ins.elided = concat_in_place(node, groups, step);
                 else
                     op_in_place(node, slot, groups, step);
@@ -20370,14 +20373,14 @@ private:
 // The ops a compile-time network (static/network.hpp) can hold: every op
 // with a firmware form (ops/firmware.hpp), the fused kernel lists included.
 // `litegraph codegen` looks a node's op up here, as the runtime looks it up
-// in its kernel table; an op gains a compile-time form by declaring one and
+// in its op table; an op gains a compile-time form by declaring one and
 // joining this list.
 
 
 namespace litegraph::static_net {
 
 using firmware_ops = typename concat_op_lists<
-    fusion::fused_conv_kernels, fusion::fused_int8_kernels,
+    fusion::fused_conv_ops, fusion::fused_int8_ops,
     op_list<ops::mul_int8, ops::quantize_int8, ops::dequantize_int8, ops::pool2d, ops::pool2d_int8,
             ops::mul, ops::matmul, ops::matmul_v2, ops::elementwise, ops::softmax, ops::reshape2,
             ops::flatten2, ops::flatten_contiguous_range, ops::squeeze2, ops::unsqueeze2>,
@@ -21225,22 +21228,22 @@ inline result preprocess(image img, const pipeline& p) {
 #include <string>
 #include <vector>
 
-// ---- begin litegraph/backends/kernel_pick.hpp ----
+// ---- begin litegraph/backends/implementations.hpp ----
 // The kernel way of bringing a device in (Paddle Lite's "low level" way):
 // kernels registered for a place, and a pass that picks one per op.
 //
-// A kernel_registry holds entries {op type, place, name, accepts, make}.
-// `host_kernels()` registers every op of the runtime's kernel table on the
+// A implementation_registry holds entries {op type, place, name, accepts, make}.
+// `host_implementations()` registers every op of the runtime's op table on the
 // host place (the conv ops twice: the xsimd "fast" kernel first, then the
-// plain-loop "reference" one); `default_kernels()` adds the Cortex-M DSP
-// int8 kernels on cortex_m_dsp/i8/nchw (add_cortex_m_dsp_kernels).  A device
+// plain-loop "reference" one); `default_implementations()` adds the Cortex-M DSP
+// int8 kernels on cortex_m_dsp/i8/nchw (add_cortex_m_dsp_implementations).  A device
 // adds its own entries the same way, e.g.:
 //
-//   auto reg = backends::host_kernels();
+//   auto reg = backends::host_implementations();
 //   reg.add({"conv2d", {target::cortex_m_dsp, precision::i8, data_layout::nchw},
 //            "conv2d.dsp_s8", accepts_1x1_or_3x3, make_dsp_conv});
 //
-// pick_kernels walks the ops and, for each, tries the places in the user's
+// pick_implementations walks the ops and, for each, tries the places in the user's
 // order (host last when not listed) and takes the first entry whose place
 // matches the op's data precision and whose `accepts` says yes.  The choice
 // is written on the op as attributes litegraph_place and litegraph_pick,
@@ -21393,54 +21396,54 @@ inline std::vector<place> parse_places(std::string_view list) {
 
 namespace litegraph::backends {
 
-struct kernel_entry {
+struct implementation {
     std::string op_type;  // the Paddle (or fused) op type it runs
     place where;          // target, precision, layout
     std::string name;     // shown in DOT and --json, unique per op type
     /// Whether this kernel runs an op with these attributes (empty: every one).
     std::function<bool(const attr_map&)> accepts;
     /// Builds the kernel for an op with these attributes.
-    std::function<std::unique_ptr<kernel>(const attr_map&)> make;
+    std::function<std::unique_ptr<op_instance>(const attr_map&)> make;
 };
 
-class kernel_registry {
+class implementation_registry {
 public:
     /// Adds an entry; earlier entries of the same place win (list the best first).
-    void add(kernel_entry e) { entries_.push_back(std::move(e)); }
-    const std::vector<kernel_entry>& entries() const noexcept { return entries_; }
+    void add(implementation e) { entries_.push_back(std::move(e)); }
+    const std::vector<implementation>& entries() const noexcept { return entries_; }
     /// The entry for `op_type` named `name`, or nullptr.
-    const kernel_entry* find(std::string_view op_type, std::string_view name) const {
+    const implementation* find(std::string_view op_type, std::string_view name) const {
         for (auto& e : entries_)
             if (e.op_type == op_type && e.name == name) return &e;
         return nullptr;
     }
 
 private:
-    std::vector<kernel_entry> entries_;
+    std::vector<implementation> entries_;
 };
 
-/// Every op of runtime::kernel_table on the host place.
-inline kernel_registry host_kernels() {
-    kernel_registry reg;
+/// Every op of runtime::op_table on the host place.
+inline implementation_registry host_implementations() {
+    implementation_registry reg;
     std::set<std::string, std::less<>> seen;
-    for (auto t : supported_op_types<runtime::kernel_table>()) {
+    for (auto t : supported_op_types<runtime::op_table>()) {
         std::string type(t);
         if (!seen.insert(type).second) continue;
         auto make_with = [type](std::string k) {
             return [type, k](const attr_map& a) {
-                if (k.empty()) return runtime::make_table_kernel(type, a);
+                if (k.empty()) return runtime::make_table_instance(type, a);
                 attr_map copy = a;
                 copy.set("litegraph_kernel", k);
-                return runtime::make_table_kernel(type, copy);
+                return runtime::make_table_instance(type, copy);
             };
         };
-        if (op_trait_of(runtime::kernel_table{}, type, false,
+        if (op_trait_of(runtime::op_table{}, type, false,
                         []<class Op>() { return op_selectable_loops<Op>(); })) {
-            kernel_entry fast{type,
-                              {target::host, precision::f32, data_layout::nchw},
-                              type + ".fast",
-                              nullptr,
-                              make_with("fast")};
+            implementation fast{type,
+                                {target::host, precision::f32, data_layout::nchw},
+                                type + ".fast",
+                                nullptr,
+                                make_with("fast")};
             // An op the user pinned to the reference loops keeps them.
             fast.accepts = [](const attr_map& a) {
                 return a.get<std::string>("litegraph_kernel", "fast") == "fast";
@@ -21477,13 +21480,13 @@ inline kernel_registry host_kernels() {
 /// checks them bit-exact under QEMU).  So off the target the pick reports
 /// which kernels a firmware build of the graph runs, and the outputs do not
 /// change.
-inline void add_cortex_m_dsp_kernels(kernel_registry& reg) {
+inline void add_cortex_m_dsp_implementations(implementation_registry& reg) {
     const place dsp{target::cortex_m_dsp, precision::i8, data_layout::nchw};
     auto make = [](std::string type) {
-        return [type](const attr_map& a) { return runtime::make_table_kernel(type, a); };
+        return [type](const attr_map& a) { return runtime::make_table_instance(type, a); };
     };
     auto groups = [](const attr_map& a) { return a.get<std::int32_t>("groups", 1); };
-    const std::string conv(first_op<fusion::fused_int8_kernels>::type::paddle_types[0]);
+    const std::string conv(first_op<fusion::fused_int8_ops>::type::paddle_types[0]);
     const std::string fc(ops::mul_int8::paddle_types[0]);
     reg.add({conv, dsp, conv + ".dsp", [groups](const attr_map& a) { return groups(a) == 1; },
              make(conv)});
@@ -21492,11 +21495,11 @@ inline void add_cortex_m_dsp_kernels(kernel_registry& reg) {
     reg.add({fc, dsp, fc + ".dsp_fc", nullptr, make(fc)});
 }
 
-/// The registry apply_places uses by default: host_kernels() and the
+/// The registry apply_places uses by default: host_implementations() and the
 /// Cortex-M DSP int8 entries.
-inline kernel_registry default_kernels() {
-    auto reg = host_kernels();
-    add_cortex_m_dsp_kernels(reg);
+inline implementation_registry default_implementations() {
+    auto reg = host_implementations();
+    add_cortex_m_dsp_implementations(reg);
     return reg;
 }
 
@@ -21525,7 +21528,8 @@ inline bool place_matches(const place& k, const place& user, precision data) {
 /// Picks a kernel for every op (subgraph ops keep their backend) and writes it
 /// on the op (litegraph_place, litegraph_pick).  Returns how many ops got a
 /// kernel; an op no place can run keeps no pick (the program then names it).
-inline int pick_kernels(graph::graph& g, std::vector<place> places, const kernel_registry& reg) {
+inline int pick_implementations(graph::graph& g, std::vector<place> places,
+                                const implementation_registry& reg) {
     bool has_host = false;
     for (auto& p : places) has_host = has_host || p.where == target::host;
     if (!has_host) places.push_back(place{});
@@ -21538,7 +21542,7 @@ inline int pick_kernels(graph::graph& g, std::vector<place> places, const kernel
             continue;
         }
         const auto data = op_precision(g, op);
-        const kernel_entry* best = nullptr;
+        const implementation* best = nullptr;
         for (auto& p : places) {
             for (auto& e : reg.entries())
                 if (e.op_type == op.type && place_matches(e.where, p, data) &&
@@ -21557,7 +21561,7 @@ inline int pick_kernels(graph::graph& g, std::vector<place> places, const kernel
 }
 
 }  // namespace litegraph::backends
-// ---- end litegraph/backends/kernel_pick.hpp ----
+// ---- end litegraph/backends/implementations.hpp ----
 // ---- begin litegraph/backends/subgraph.hpp ----
 // The subgraph way of bringing a device in (Paddle Lite's "IR" way): a backend
 // declares which ops it converts; this pass marks them in topological order,
@@ -21847,9 +21851,9 @@ public:
 };
 
 /// The kernel of a `subgraph` op.
-class subgraph_kernel final : public kernel {
+class subgraph_instance final : public op_instance {
 public:
-    subgraph_kernel(graph::graph block, std::shared_ptr<const subgraph_backend> backend)
+    subgraph_instance(graph::graph block, std::shared_ptr<const subgraph_backend> backend)
         : backend_(std::move(backend)), host_(std::move(block)) {}
 
     void infer(op_io& io) override {
@@ -22295,7 +22299,7 @@ inline const std::string& program_source() {
 namespace litegraph::backends::opencl {
 
 /// The op the fused conv kernels share (`fused_conv2d`).
-using fused_conv_op = first_op<fusion::fused_conv_kernels>::type;
+using fused_conv_op = first_op<fusion::fused_conv_ops>::type;
 
 /// The op types the OpenCL backend runs, by kernel family.  A conv: ops::conv2d
 /// (plain and depthwise) or a fused conv.
@@ -22937,8 +22941,8 @@ struct options {
     std::vector<place> places{place{}};
     /// Subgraphs with fewer ops stay on the kernel places.
     int min_subgraph_size = 1;
-    /// Kernels per place (default: default_kernels()).
-    std::shared_ptr<const kernel_registry> kernels;
+    /// Implementations per place (default: default_implementations()).
+    std::shared_ptr<const implementation_registry> implementations;
     /// Subgraph backends by target; empty entries are looked up with
     /// subgraph_backend_for (tests put their own here).
     std::map<target, std::shared_ptr<const subgraph_backend>> subgraph_backends;
@@ -22980,8 +22984,10 @@ inline partition_report apply_places(graph::graph& g, const options& o) {
         auto infos = replace_subgraphs(g, groups, std::string(b->name()));
         for (auto& i : infos) report.subgraphs.push_back(std::move(i));
     }
-    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(default_kernels());
-    pick_kernels(g, o.places, *reg);
+    auto reg = o.implementations
+                   ? o.implementations
+                   : std::make_shared<const implementation_registry>(default_implementations());
+    pick_implementations(g, o.places, *reg);
     for (auto& s : report.subgraphs)
         report.ops_per_place[s.backend] += static_cast<int>(s.ops.size());
     for (auto& op : g.ops)
@@ -22991,9 +22997,11 @@ inline partition_report apply_places(graph::graph& g, const options& o) {
 }
 
 /// The kernel factory of a program over a partitioned graph.
-inline runtime::kernel_factory kernel_factory_for(const options& o) {
-    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(default_kernels());
-    return [reg, o](const graph::graph& g, int op) -> std::unique_ptr<kernel> {
+inline runtime::instance_factory kernel_factory_for(const options& o) {
+    auto reg = o.implementations
+                   ? o.implementations
+                   : std::make_shared<const implementation_registry>(default_implementations());
+    return [reg, o](const graph::graph& g, int op) -> std::unique_ptr<op_instance> {
         const auto& node = g.ops[op];
         if (node.type == "subgraph") {
             auto name = node.attrs.require<std::string>("backend");
@@ -23005,7 +23013,7 @@ inline runtime::kernel_factory kernel_factory_for(const options& o) {
             for (auto& p : o.places)
                 if (auto c = backend_of(o, p.where); c && c->name() == name) b = c;
             if (!b) throw unsupported_error("no subgraph backend named '" + name + "'");
-            return std::make_unique<subgraph_kernel>(g.sub_blocks[index], b);
+            return std::make_unique<subgraph_instance>(g.sub_blocks[index], b);
         }
         auto pick = node.attrs.get<std::string>("litegraph_pick", "");
         if (pick.empty()) return nullptr;
@@ -23034,7 +23042,7 @@ struct fallback {
 inline std::vector<fallback> fallbacks(const runtime::program& prog) {
     std::vector<fallback> v;
     for (auto& ins : prog.instructions())
-        if (auto* s = dynamic_cast<const subgraph_kernel*>(ins.k.get()); s && !s->on_device())
+        if (auto* s = dynamic_cast<const subgraph_instance*>(ins.k.get()); s && !s->on_device())
             v.push_back({ins.op, std::string(s->backend().name()), s->fallback_reason()});
     return v;
 }

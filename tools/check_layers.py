@@ -59,7 +59,7 @@ LAYER_NOTES = {
     "fusion": "epilogue stages and chains, fused<...>, the fused kernel lists",
     "passes": "graph rewrites and the pipeline",
     "planner": "constexpr memory planning (depends on nothing else)",
-    "runtime": "the program: kernel table, shape inference, folding, arena",
+    "runtime": "the program: op table, shape inference, folding, arena",
     "target_kernels": "kernels for one target (Cortex-M DSP int8) and the compile-time "
                       "choice between them and the portable ones (*_best)",
     "backends": "places, kernel pick, subgraphs, OpenCL",

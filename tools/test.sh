@@ -6,7 +6,7 @@
 # under QEMU, driven by the sanitized CLI), the packaging tests (install to a
 # prefix, then build and run tests/package/consumer with CMake find_package,
 # meson dependency() and meson subproject) and the single-header tests.
-# The sanitized build is -O0 except the kernel tables and planner tests
+# The sanitized build is -O0 except the op tables and planner tests
 # (CMakeLists.txt, tests/CMakeLists.txt): it builds in about the time of an
 # -O1 build and the suite still runs in minutes.
 #

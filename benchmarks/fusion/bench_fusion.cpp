@@ -47,7 +47,7 @@
 #include "litegraph/ops/batch_norm.hpp"
 #include "litegraph/ops/elementwise.hpp"
 #include "litegraph/ops/registry.hpp"
-#include "litegraph/runtime/kernels.hpp"
+#include "litegraph/runtime/op_table.hpp"
 
 using namespace litegraph;
 
@@ -116,11 +116,11 @@ tensor_ref ref(buffer& v, shape_t s, const char* name) {
 
 /// One op kernel with its op_io bound once.
 struct bound_op {
-    std::unique_ptr<kernel> k;
+    std::unique_ptr<op_instance> k;
     op_io io;
     std::vector<std::unique_ptr<tensor_ref>> refs;
 
-    bound_op(std::unique_ptr<kernel> kk, std::string type) : k(std::move(kk)) {
+    bound_op(std::unique_ptr<op_instance> kk, std::string type) : k(std::move(kk)) {
         io.type = std::move(type);
         io.label = io.type;
     }
@@ -197,53 +197,53 @@ result measure(const conv_case& cc, int runs) {
 
     buffer y_conv, y_add, y_act, y_fused, y_alone, y_bn_conv, y_bn, y_bn_act, y_bn_fused;
     // (a) unfused: three ops, three buffers.
-    bound_op conv(make_kernel(conv_type, ca), conv_type);
+    bound_op conv(make_instance(conv_type, ca), conv_type);
     conv.in("Input", ref(x, xs, "x"));
     conv.in("Filter", ref(f, fs, "filter"));
     conv.out("Output", y_conv);
     const shape_t ys = conv.refs.back()->shape;
     attr_map add_a;
     add_a.set("axis", std::int32_t{1});
-    bound_op add(make_kernel(add_type, add_a), add_type);
+    bound_op add(make_instance(add_type, add_a), add_type);
     add.in("X", ref(y_conv, ys, "conv"));
     add.in("Y", ref(b, {cc.oc}, "bias"));
     add.out("Out", y_add);
-    bound_op act(make_kernel(cc.act, {}), cc.act);
+    bound_op act(make_instance(cc.act, {}), cc.act);
     act.in("X", ref(y_add, ys, "added"));
     act.out("Out", y_act);
     // (b) fused.
     attr_map fa = ca;
     fusion::set_stages<fusion::stage_set<fusion::bias>>(fa);
     fusion::append_stage(fa, cc.act);
-    bound_op fused(make_kernel<runtime::kernel_table>(fused_type, fa), fused_type);
+    bound_op fused(make_instance<runtime::op_table>(fused_type, fa), fused_type);
     fused.in("Input", ref(x, xs, "x"));
     fused.in("Filter", ref(f, fs, "filter"));
     fused.in("Bias", ref(b, {cc.oc}, "bias"));
     fused.out("Output", y_fused);
     // (c) the conv alone.
-    bound_op alone(make_kernel(conv_type, ca), conv_type);
+    bound_op alone(make_instance(conv_type, ca), conv_type);
     alone.in("Input", ref(x, xs, "x"));
     alone.in("Filter", ref(f, fs, "filter"));
     alone.out("Output", y_alone);
     // (d) batch norm unfused: conv, batch_norm, activation.
-    bound_op bn_conv(make_kernel(conv_type, ca), conv_type);
+    bound_op bn_conv(make_instance(conv_type, ca), conv_type);
     bn_conv.in("Input", ref(x, xs, "x"));
     bn_conv.in("Filter", ref(f, fs, "filter"));
     bn_conv.out("Output", y_bn_conv);
     attr_map bn_a;
     bn_a.set("epsilon", 1e-5f);
-    bound_op bn(make_kernel(bn_type, bn_a), bn_type);
+    bound_op bn(make_instance(bn_type, bn_a), bn_type);
     bn.in("X", ref(y_bn_conv, ys, "conv"));
     bn.in("Scale", ref(gamma, {cc.oc}, "gamma"));
     bn.in("Bias", ref(beta, {cc.oc}, "beta"));
     bn.in("Mean", ref(mean, {cc.oc}, "mean"));
     bn.in("Variance", ref(var, {cc.oc}, "var"));
     bn.out("Y", y_bn);
-    bound_op bn_act(make_kernel(cc.act, {}), cc.act);
+    bound_op bn_act(make_instance(cc.act, {}), cc.act);
     bn_act.in("X", ref(y_bn, ys, "normalised"));
     bn_act.out("Out", y_bn_act);
     // (e) batch norm fused.
-    bound_op bn_fused(make_kernel<runtime::kernel_table>(fused_type, fa), fused_type);
+    bound_op bn_fused(make_instance<runtime::op_table>(fused_type, fa), fused_type);
     bn_fused.in("Input", ref(x, xs, "x"));
     bn_fused.in("Filter", ref(f, fs, "filter"));
     bn_fused.in("Scale", ref(bn_k, {cc.oc}, "bn_scale"));

@@ -221,11 +221,11 @@ graph::graph tiny_graph() {
 }
 
 /// Gives the program our op's kernel; nullptr leaves every other op to the
-/// built-in kernel table.
-std::unique_ptr<kernel> make_custom(const graph::graph& g, int op) {
+/// built-in op table.
+std::unique_ptr<op_instance> make_custom(const graph::graph& g, int op) {
     const auto& node = g.ops[op];
     if (node.type == "logcumsumexp")
-        return std::make_unique<kernel_of<logcumsumexp>>(node.attrs, node.type);
+        return std::make_unique<op_instance_of<logcumsumexp>>(node.attrs, node.type);
     return nullptr;
 }
 

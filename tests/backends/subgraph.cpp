@@ -221,7 +221,8 @@ TEST_CASE("places parse, and the kernel pick follows the user's order") {
 
     // A device kernel for relu on an f32 place: chosen when its place comes
     // first, never when the place is not listed; host otherwise.
-    auto reg = std::make_shared<backends::kernel_registry>(backends::host_kernels());
+    auto reg =
+        std::make_shared<backends::implementation_registry>(backends::host_implementations());
     int device_runs = 0;
     struct twice_relu : kernel {
         int* n;
@@ -253,7 +254,7 @@ TEST_CASE("places parse, and the kernel pick follows the user's order") {
          nullptr,
          [&](const attr_map&) { return std::make_unique<twice_relu>(&device_runs); }});
     backends::options o;
-    o.kernels = reg;
+    o.implementations = reg;
     o.places = backends::parse_places("cortex_m_dsp,host");
     const auto expect = run_net(small_net(), nullptr);
     auto g = small_net();

@@ -9,7 +9,7 @@
 
 #include "litegraph/fusion/fused.hpp"
 #include "litegraph/ops/invoke.hpp"
-#include "litegraph/runtime/kernels.hpp"
+#include "litegraph/runtime/op_table.hpp"
 #include "support.hpp"
 
 using namespace litegraph;
@@ -94,7 +94,7 @@ tensor run_fused(attr_map a, const inputs& in, const std::string& activation,
     t.add("Input", in.x).add("Filter", in.f).add("Bias", in.b);
     if (terminal != "store") t.add("Other", in.other);
     return std::move(
-        invoke<runtime::kernel_table>("fused_conv2d", a, t, {{"Output", 1}}).slots[0].second[0]);
+        invoke<runtime::op_table>("fused_conv2d", a, t, {{"Output", 1}}).slots[0].second[0]);
 }
 
 void compare(const geo& g, const std::string& activation, const std::string& terminal,

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "litegraph/ops/invoke.hpp"
-#include "litegraph/runtime/kernels.hpp"
+#include "litegraph/runtime/op_table.hpp"
 #include "support.hpp"
 
 using namespace litegraph;
@@ -70,7 +70,7 @@ TEST_CASE("fused conv + bias + activation equals conv, elementwise_add, activati
             auto expect = unfused(act_type, {}, named_tensors{}.add("X", added));
             attr_map fa = ca;
             fa.set("stages", test::conv_stages(act_type));
-            auto got = invoke<runtime::kernel_table>(
+            auto got = invoke<runtime::op_table>(
                 "fused_conv2d", fa, named_tensors{}.add("Input", x).add("Filter", f).add("Bias", b),
                 {{"Output", 1}});
             const auto& y = got.get("Output");
@@ -149,7 +149,7 @@ TEST_CASE("a fused conv with a Scale (folded batch norm) equals conv, batch_norm
                                   : unfused(act_type, {}, named_tensors{}.add("X", normalised));
                 attr_map fa = ca;
                 fa.set("stages", test::conv_stages(act_type));
-                auto got = invoke<runtime::kernel_table>(
+                auto got = invoke<runtime::op_table>(
                     "fused_conv2d", fa,
                     named_tensors{}.add("Input", x).add("Filter", f).add("Scale", k).add("Bias", b),
                     {{"Output", 1}});
@@ -164,14 +164,14 @@ TEST_CASE("a fused conv with a Scale (folded batch norm) equals conv, batch_norm
                 unfused("elementwise_mul", {}, named_tensors{}.add("X", other).add("Y", hs));
             attr_map ga = ca;
             ga.set("stages", test::conv_stages("hard_sigmoid", "mul_with"));
-            auto got = invoke<runtime::kernel_table>("fused_conv2d", ga,
-                                                     named_tensors{}
-                                                         .add("Input", x)
-                                                         .add("Filter", f)
-                                                         .add("Scale", k)
-                                                         .add("Bias", b)
-                                                         .add("Other", other),
-                                                     {{"Output", 1}});
+            auto got = invoke<runtime::op_table>("fused_conv2d", ga,
+                                                 named_tensors{}
+                                                     .add("Input", x)
+                                                     .add("Filter", f)
+                                                     .add("Scale", k)
+                                                     .add("Bias", b)
+                                                     .add("Other", other),
+                                                 {{"Output", 1}});
             CHECK(test::max_abs_diff(got.get("Output").span<float>(), expect.span<float>()) <=
                   exact);
         }
@@ -186,7 +186,7 @@ TEST_CASE("a fused conv's Scale must hold one float per output channel") {
     auto fa = conv_attrs(1, 1, 1);
     fa.set("stages", test::conv_stages(""));
     CHECK_THROWS_WITH_AS(
-        invoke<runtime::kernel_table>(
+        invoke<runtime::op_table>(
             "fused_conv2d", fa,
             named_tensors{}.add("Input", x).add("Filter", f).add("Scale", k).add("Bias", b),
             {{"Output", 1}}),
@@ -211,7 +211,7 @@ TEST_CASE("the SE gate: conv -> add(bias) -> hard_sigmoid -> mul(block input) in
     auto expect = unfused("elementwise_mul", mul_a, named_tensors{}.add("X", block_in).add("Y", g));
     attr_map fa = ca;
     fa.set("stages", test::conv_stages("hard_sigmoid", "mul_plane"));
-    auto got = invoke<runtime::kernel_table>(
+    auto got = invoke<runtime::op_table>(
         "fused_conv2d", fa,
         named_tensors{}.add("Input", pooled).add("Filter", f).add("Bias", b).add("Other", block_in),
         {{"Output", 1}});
@@ -295,11 +295,11 @@ TEST_CASE("a fused node's stages: one list-of-strings attribute the stage helper
 
 TEST_CASE("a fused_conv2d node without stages matches no fused kernel") {
     auto fa = conv_attrs(1, 1, 1);
-    CHECK_THROWS_WITH_AS(make_kernel<runtime::kernel_table>("fused_conv2d", fa),
+    CHECK_THROWS_WITH_AS(make_instance<runtime::op_table>("fused_conv2d", fa),
                          doctest::Contains("no kernel of this type matches its attributes"),
                          unsupported_error);
     fa.set("stages", std::vector<std::string>{"relu", "bias"});  // not a chain's order
-    CHECK_THROWS(make_kernel<runtime::kernel_table>("fused_conv2d", fa));
+    CHECK_THROWS(make_instance<runtime::op_table>("fused_conv2d", fa));
     fa.set("stages", std::vector<std::string>{"bias", "relu"});
-    CHECK(make_kernel<runtime::kernel_table>("fused_conv2d", fa) != nullptr);
+    CHECK(make_instance<runtime::op_table>("fused_conv2d", fa) != nullptr);
 }

@@ -23,7 +23,7 @@ void check_plans(const std::string& name, const shape_t& feed_shape, const lod_t
     auto m = paddle::load(dir, o);
     for (auto& [type, n] : m.info.op_counts) {
         CAPTURE(type);
-        if (type != "feed" && type != "fetch") CHECK(is_supported<runtime::kernel_table>(type));
+        if (type != "feed" && type != "fetch") CHECK(is_supported<runtime::op_table>(type));
     }
     for (auto& t : needs) CHECK(m.info.op_counts.count(t) == 1);
     passes::run_passes(m.graph);

@@ -105,7 +105,7 @@ TEST_CASE("batch_norm shape errors name the op") {
     auto r1 = make({4}, 4);
     CHECK_THROWS_AS(invoke("batch_norm", attrs(1e-5f, "NCHW"), r1.slots(), {{"Y", 1}}),
                     shape_error);
-    CHECK_THROWS_AS(make_kernel("batch_norm", attrs(1e-5f, "NCDHW")), unsupported_error);
+    CHECK_THROWS_AS(make_instance("batch_norm", attrs(1e-5f, "NCDHW")), unsupported_error);
 }
 
 }  // namespace ops_batch_norm_test

@@ -221,14 +221,14 @@ TEST_CASE("the fast kernels match the reference row loop (litegraph_kernel)") {
     }
     auto bad = attrs_of({.x = {1, 1, 3, 3}, .w = {1, 1, 1, 1}});
     bad.set("litegraph_kernel", std::string("turbo"));
-    CHECK_THROWS_AS(make_kernel("conv2d", bad), unsupported_error);
+    CHECK_THROWS_AS(make_instance("conv2d", bad), unsupported_error);
 }
 
 TEST_CASE("one op node keeps its packed filter and repacks when the filter changes") {
     conv_case c{.x = {1, 8, 6, 7}, .w = {12, 8, 3, 3}, .paddings = {1, 1}};
     tensor x, w, b;
     auto in = inputs_of(c, x, w, b);
-    const auto k = make_kernel("conv2d", attrs_of(c));
+    const auto k = make_instance("conv2d", attrs_of(c));
     auto expect_for = [&](const tensor& filter) {
         return baseline(x, filter, nullptr, 1, 1, 1, 1, 1, 1, 1, 1, 1);
     };

@@ -26,7 +26,7 @@ TEST_CASE("dropout at inference") {
         }
     attr_map bad;
     bad.set("dropout_implementation", std::string("whatever"));
-    CHECK_THROWS_WITH_AS(make_kernel("dropout", bad), doctest::Contains("whatever"),
+    CHECK_THROWS_WITH_AS(make_instance("dropout", bad), doctest::Contains("whatever"),
                          unsupported_error);
     auto xi = tensor::from<std::int32_t>({2}, std::vector<std::int32_t>{1, 2});
     CHECK_THROWS_WITH_AS(invoke("dropout", {}, named_tensors{}.add("X", xi), {{"Out", 1}}),

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "litegraph/ops/invoke.hpp"
-#include "litegraph/runtime/kernels.hpp"
+#include "litegraph/runtime/op_table.hpp"
 #include "support.hpp"
 
 using namespace litegraph;
@@ -40,7 +40,7 @@ const float* f32(const tensor& t) {
 }
 
 tensor run1(const std::string& type, const attr_map& a, named_tensors in, const char* out) {
-    return std::move(invoke<runtime::kernel_table>(type, a, in, {{out, 1}}).slots[0].second[0]);
+    return std::move(invoke<runtime::op_table>(type, a, in, {{out, 1}}).slots[0].second[0]);
 }
 
 attr_map conv_attrs(int stride, int pad, int groups) {
@@ -206,11 +206,11 @@ TEST_CASE("the int8 conv and fc name an unknown litegraph_kernel") {
     attr_map a = conv_attrs(1, 0, 1);
     a.set("litegraph_kernel", std::string("neon"));
     a.set("stages", test::conv_stages("", "store", true));
-    CHECK_THROWS_WITH_AS(make_kernel<runtime::kernel_table>("fused_conv2d_int8", a),
+    CHECK_THROWS_WITH_AS(make_instance<runtime::op_table>("fused_conv2d_int8", a),
                          doctest::Contains("litegraph_kernel 'neon' (expected \"fast\", "
                                            "\"reference\" or \"cortex_m\")"),
                          unsupported_error);
-    CHECK_THROWS_AS(make_kernel<runtime::kernel_table>("mul_int8", a), unsupported_error);
+    CHECK_THROWS_AS(make_instance<runtime::op_table>("mul_int8", a), unsupported_error);
 }
 
 TEST_CASE("mul_int8 equals integer matrix product + requantize") {

@@ -166,7 +166,7 @@ TEST_CASE("range: Paddle's size and accumulation, for every dtype; bad steps are
 }
 
 TEST_CASE("range whose End is not known when planned is a clear error") {
-    auto k = make_kernel("range", {});
+    auto k = make_instance("range", {});
     tensor s = one<float>(0.f), e = one<float>(5.f), st = one<float>(1.f);
     tensor_ref rs = s.ref("s"), re = e.ref("e"), rst = st.ref("st"), ro;
     re.data = nullptr;  // computed by the program: no value before the run

@@ -264,7 +264,7 @@ TEST_CASE("multiclass_nms names inputs it does not handle") {
                          doctest::Contains("must have one dtype"), shape_error);
     attr_map a = attrs_of(p);
     a.set("nms_eta", 0.f);
-    CHECK_THROWS_WITH_AS(make_kernel("multiclass_nms3", a), doctest::Contains("nms_eta"),
+    CHECK_THROWS_WITH_AS(make_instance("multiclass_nms3", a), doctest::Contains("nms_eta"),
                          unsupported_error);
 }
 

@@ -215,7 +215,7 @@ TEST_CASE("nearest_interp_v2 errors name the op") {
     CHECK_THROWS_AS(run({.out_h = 2, .out_w = 2}, with_x(x3)), unsupported_error);
     attr_map a = attrs_of({});
     a.set("interp_method", std::string("bicubic"));
-    CHECK_THROWS_AS(make_kernel("nearest_interp_v2", a), unsupported_error);
+    CHECK_THROWS_AS(make_instance("nearest_interp_v2", a), unsupported_error);
 }
 
 }  // namespace ops_nearest_interp_v2_test

@@ -94,7 +94,7 @@ TEST_CASE("reshape2 names what is wrong") {
 }
 
 TEST_CASE("reshape2 fails clearly when the shape value is not known in inference") {
-    auto k = make_kernel("reshape2", attr_map{});
+    auto k = make_instance("reshape2", attr_map{});
     tensor x(dtype::f32, {2, 6});
     tensor_ref xr = x.ref("x"), shape_ref{"dyn_shape", dtype::i32, {2}, nullptr}, out;
     op_io io;

@@ -18,11 +18,11 @@ TEST_CASE("shape gives Input's dims as int32") {
         auto v = out.span<std::int32_t>();
         CHECK(std::vector<std::int64_t>(v.begin(), v.end()) == s);
     }
-    CHECK(make_kernel("shape", {})->folds_from_shapes());
+    CHECK(make_instance("shape", {})->folds_from_shapes());
 }
 
 TEST_CASE("shape needs no input data") {
-    auto k = make_kernel("shape", {});
+    auto k = make_instance("shape", {});
     tensor_ref in{"x", dtype::f32, {4, 7}, nullptr}, out;
     op_io io;
     io.type = "shape";
@@ -47,7 +47,7 @@ TEST_CASE("shape with dtype 3 (PIR's 1.shape64) gives int64 dims; other dtypes a
         io.label = "s";
         io.inputs = {{"Input", {&in}}};
         io.outputs = {{"Out", {&out}}};
-        auto k = make_kernel("shape", a);
+        auto k = make_instance("shape", a);
         k->infer(io);  // 3e9 does not fit int32, but fits int64
         CHECK(out.type == dtype::i64);
         tensor t(out.type, out.shape);
@@ -57,7 +57,7 @@ TEST_CASE("shape with dtype 3 (PIR's 1.shape64) gives int64 dims; other dtypes a
         CHECK(std::vector<std::int64_t>(v.begin(), v.end()) == s);
     }
     a.set("dtype", std::int32_t{5});  // float32
-    CHECK_THROWS_WITH_AS(make_kernel("shape", a), doctest::Contains("dtype 5 is neither int32"),
+    CHECK_THROWS_WITH_AS(make_instance("shape", a), doctest::Contains("dtype 5 is neither int32"),
                          unsupported_error);
 }
 

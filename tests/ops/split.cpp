@@ -125,7 +125,7 @@ TEST_CASE("split keeps int64 values and an unknown dim stays unknown in shape in
     CHECK(std::vector<std::int64_t>(v1.begin(), v1.end()) == std::vector<std::int64_t>{4, 8});
 
     // Shape inference alone with an unknown batch dim.
-    auto k = make_kernel("split", a);
+    auto k = make_instance("split", a);
     tensor_ref in{"x", dtype::f32, {-1, 4}, nullptr, {}};
     tensor_ref o0, o1;
     op_io io;

@@ -23,8 +23,8 @@ TEST_CASE("--places host: every op gets a host kernel, conv ops the fast one") {
     auto j = nlohmann::json::parse(r.out);
     CHECK(j["partition"].empty());
     CHECK(j["fallbacks"].empty());
-    REQUIRE(!j["op_kernels"].empty());
-    for (auto& k : j["op_kernels"]) {
+    REQUIRE(!j["op_implementations"].empty());
+    for (auto& k : j["op_implementations"]) {
         CHECK(k["place"].get<std::string>().rfind("host", 0) == 0);
         if (k["op"].get<std::string>().rfind("fused_conv2d", 0) == 0)
             CHECK(k["kernel"] == "fused_conv2d.fast");

@@ -29,7 +29,7 @@
 
 namespace litegraph::cli {
 
-namespace codegen_detail {
+namespace detail {
 
 /// A float as an exact C++ literal (hex float).
 inline std::string float_literal(float v, const std::string& where) {
@@ -509,7 +509,7 @@ struct generator {
     }
 };
 
-}  // namespace codegen_detail
+}  // namespace detail
 
 inline int cmd_codegen(const std::vector<std::string>& argv) {
     CLI::App app{
@@ -532,12 +532,12 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
     app.add_flag("--sample-input", sample_input,
                  "also write the deterministic input of `litegraph run`");
     if (!parse(app, argv)) return 0;
-    if (!codegen_detail::is_identifier(ns))
+    if (!detail::is_identifier(ns))
         throw usage_error("--namespace '" + ns + "' is not a C++ identifier");
     std::vector<std::string> seg_names;
     auto segs = parse_segments(segments, seg_names);
     for (auto& s : seg_names)
-        if (!codegen_detail::is_identifier(s))
+        if (!detail::is_identifier(s))
             throw usage_error("segment name '" + s + "' is not a C++ identifier");
     const auto shapes = shapes_of(shape_args);
     // Prepared as a session prepares it, planned on the desktop into one
@@ -553,7 +553,7 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
         prog.set_input(i, deterministic_feed(v, shapes));
     }
     prog.prepare_plan();
-    codegen_detail::generator gen{prog, ns, seg_names, segs, {}, {}, {}, 0, 0, {}, 0, {}, {}};
+    detail::generator gen{prog, ns, seg_names, segs, {}, {}, {}, 0, 0, {}, 0, {}, {}};
     const std::string source = model.source();
     auto text = gen.header(std::filesystem::path(source).filename().string(), sample_input);
     std::ofstream out(out_file, std::ios::binary);

@@ -88,7 +88,7 @@ inline plan_problem problem_from_declared(const graph::graph& g,
 inline plan_problem problem_for(const graph::graph& g, const std::map<std::string, shape_t>& shapes,
                                 const std::vector<planner::segment>& segs) {
     for (auto& op : g.ops)
-        if (!is_supported<runtime::kernel_table>(op.type)) return problem_from_declared(g, shapes);
+        if (!is_supported<runtime::op_table>(op.type)) return problem_from_declared(g, shapes);
     try {
         runtime::program prog(g, segs);
         for (auto& [name, dims] : shapes) prog.input_index(name);

@@ -216,7 +216,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
              "--image: images [{file, detections [{label, name,\n"
              "score, box}] | text_boxes | classes}]\n"
              "(with --places: partition, fallbacks, ops_per_place,\n"
-             "op_kernels)");
+             "op_implementations)");
     places_option places_opt;
     add_places(app, places_opt);
     if (!parse(app, argv)) return 0;

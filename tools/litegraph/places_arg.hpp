@@ -9,7 +9,7 @@
 
 namespace litegraph::cli {
 
-/// {"partition": [{backend, ops}], "ops_per_place": {...}, "op_kernels": [...]}
+/// {"partition": [{backend, ops}], "ops_per_place": {...}, "op_implementations": [...]}
 /// of a partitioned graph.
 inline void partition_json(nlohmann::json& j, const backends::partition_report& r,
                            const graph::graph& g) {
@@ -21,12 +21,13 @@ inline void partition_json(nlohmann::json& j, const backends::partition_report& 
     j["refused"] = nlohmann::json::array();
     for (auto& x : r.refused)
         j["refused"].push_back({{"op", x.op}, {"backend", x.backend}, {"reason", x.reason}});
-    j["op_kernels"] = nlohmann::json::array();
+    j["op_implementations"] = nlohmann::json::array();
     for (std::size_t i = 0; i < g.ops.size(); ++i) {
         const auto& op = g.ops[i];
-        j["op_kernels"].push_back({{"op", g.op_label(static_cast<int>(i))},
-                                   {"place", op.attrs.get<std::string>("litegraph_place", "")},
-                                   {"kernel", op.attrs.get<std::string>("litegraph_pick", "")}});
+        j["op_implementations"].push_back(
+            {{"op", g.op_label(static_cast<int>(i))},
+             {"place", op.attrs.get<std::string>("litegraph_place", "")},
+             {"kernel", op.attrs.get<std::string>("litegraph_pick", "")}});
     }
 }
 

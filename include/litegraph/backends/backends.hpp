@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "litegraph/backends/kernel_pick.hpp"
+#include "litegraph/backends/implementations.hpp"
 #include "litegraph/backends/place.hpp"
 #include "litegraph/backends/subgraph.hpp"
 #include "litegraph/backends/subgraph_op.hpp"
@@ -50,8 +50,8 @@ struct options {
     std::vector<place> places{place{}};
     /// Subgraphs with fewer ops stay on the kernel places.
     int min_subgraph_size = 1;
-    /// Kernels per place (default: default_kernels()).
-    std::shared_ptr<const kernel_registry> kernels;
+    /// Implementations per place (default: default_implementations()).
+    std::shared_ptr<const implementation_registry> implementations;
     /// Subgraph backends by target; empty entries are looked up with
     /// subgraph_backend_for (tests put their own here).
     std::map<target, std::shared_ptr<const subgraph_backend>> subgraph_backends;
@@ -93,8 +93,10 @@ inline partition_report apply_places(graph::graph& g, const options& o) {
         auto infos = replace_subgraphs(g, groups, std::string(b->name()));
         for (auto& i : infos) report.subgraphs.push_back(std::move(i));
     }
-    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(default_kernels());
-    pick_kernels(g, o.places, *reg);
+    auto reg = o.implementations
+                   ? o.implementations
+                   : std::make_shared<const implementation_registry>(default_implementations());
+    pick_implementations(g, o.places, *reg);
     for (auto& s : report.subgraphs)
         report.ops_per_place[s.backend] += static_cast<int>(s.ops.size());
     for (auto& op : g.ops)
@@ -104,9 +106,11 @@ inline partition_report apply_places(graph::graph& g, const options& o) {
 }
 
 /// The kernel factory of a program over a partitioned graph.
-inline runtime::kernel_factory kernel_factory_for(const options& o) {
-    auto reg = o.kernels ? o.kernels : std::make_shared<const kernel_registry>(default_kernels());
-    return [reg, o](const graph::graph& g, int op) -> std::unique_ptr<kernel> {
+inline runtime::instance_factory kernel_factory_for(const options& o) {
+    auto reg = o.implementations
+                   ? o.implementations
+                   : std::make_shared<const implementation_registry>(default_implementations());
+    return [reg, o](const graph::graph& g, int op) -> std::unique_ptr<op_instance> {
         const auto& node = g.ops[op];
         if (node.type == "subgraph") {
             auto name = node.attrs.require<std::string>("backend");
@@ -118,7 +122,7 @@ inline runtime::kernel_factory kernel_factory_for(const options& o) {
             for (auto& p : o.places)
                 if (auto c = backend_of(o, p.where); c && c->name() == name) b = c;
             if (!b) throw unsupported_error("no subgraph backend named '" + name + "'");
-            return std::make_unique<subgraph_kernel>(g.sub_blocks[index], b);
+            return std::make_unique<subgraph_instance>(g.sub_blocks[index], b);
         }
         auto pick = node.attrs.get<std::string>("litegraph_pick", "");
         if (pick.empty()) return nullptr;
@@ -147,7 +151,7 @@ struct fallback {
 inline std::vector<fallback> fallbacks(const runtime::program& prog) {
     std::vector<fallback> v;
     for (auto& ins : prog.instructions())
-        if (auto* s = dynamic_cast<const subgraph_kernel*>(ins.k.get()); s && !s->on_device())
+        if (auto* s = dynamic_cast<const subgraph_instance*>(ins.k.get()); s && !s->on_device())
             v.push_back({ins.op, std::string(s->backend().name()), s->fallback_reason()});
     return v;
 }

@@ -40,7 +40,7 @@
 namespace litegraph::backends::opencl {
 
 /// The op the fused conv kernels share (`fused_conv2d`).
-using fused_conv_op = first_op<fusion::fused_conv_kernels>::type;
+using fused_conv_op = first_op<fusion::fused_conv_ops>::type;
 
 /// The op types the OpenCL backend runs, by kernel family.  A conv: ops::conv2d
 /// (plain and depthwise) or a fused conv.

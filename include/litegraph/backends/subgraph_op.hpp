@@ -49,9 +49,9 @@ public:
 };
 
 /// The kernel of a `subgraph` op.
-class subgraph_kernel final : public kernel {
+class subgraph_instance final : public op_instance {
 public:
-    subgraph_kernel(graph::graph block, std::shared_ptr<const subgraph_backend> backend)
+    subgraph_instance(graph::graph block, std::shared_ptr<const subgraph_backend> backend)
         : backend_(std::move(backend)), host_(std::move(block)) {}
 
     void infer(op_io& io) override {

@@ -1,6 +1,6 @@
 // fused<Producer, Stages...>: a producer op and an epilogue chain as one op
 // type.  The runtime dispatches a `fused_conv2d` node to one of the closed
-// list `fused_conv_kernels`; a compile-time network names the types directly.
+// list `fused_conv_ops`; a compile-time network names the types directly.
 #pragma once
 
 #include <algorithm>
@@ -36,18 +36,18 @@ concept producer = requires {
 /// Chains a depthwise kernel can finish in registers: chain<bias> and
 /// chain<bias, act<F>> with F's vector form (kernels::depthwise_direct).
 template <class Chain>
-struct direct_form {
+struct depthwise_direct_chain {
     static constexpr bool value = false;
 };
 template <>
-struct direct_form<chain<bias>> {
+struct depthwise_direct_chain<chain<bias>> {
     static constexpr bool value = true;
     using act_type = kernels::identity_act;
     static act_type act_of(const chain<bias>&) { return {}; }
 };
 template <class F>
 requires vector_act<F>
-struct direct_form<chain<bias, act<F>>> {
+struct depthwise_direct_chain<chain<bias, act<F>>> {
     static constexpr bool value = true;
     using act_type = F;
     static F act_of(const chain<bias, act<F>>& c) { return std::get<1>(c.stages).f; }
@@ -149,7 +149,7 @@ struct fused<ops::conv2d, Stages...> {
     static constexpr std::size_t scratch_bytes(const form& f) {
         return direct_scratch_bytes(f.g, f.in_place);
     }
-    /// run_direct, the chain bound to the operands (Bias, Other, Scale).
+    /// run_heap_free, the chain bound to the operands (Bias, Other, Scale).
     static void run_form(const form& f, const firmware_io& io) {
         chain_type c{f.stages};
         stage_operands ops;
@@ -158,7 +158,8 @@ struct fused<ops::conv2d, Stages...> {
         ops.scale = io.input<float>(4);
         ops.other_plane = f.other_plane;
         bind(c, ops);
-        run_direct(f.g, c, io.input<float>(0), io.input<float>(1), io.output<float>(), io.scratch);
+        run_heap_free(f.g, c, io.input<float>(0), io.input<float>(1), io.output<float>(),
+                      io.scratch);
     }
 
     /// Points the chain's stages at their operands (a compile-time network's
@@ -167,7 +168,7 @@ struct fused<ops::conv2d, Stages...> {
         stage_set_type::bind(c.stages, ops);
     }
 
-    /// Bytes of scratch run_direct needs: the row loop's, and for a conv in
+    /// Bytes of scratch run_heap_free needs: the row loop's, and for a conv in
     /// place of its input one output plane more.
     static constexpr std::size_t direct_scratch_bytes(const ops::conv2d::geometry& g,
                                                       bool in_place) {
@@ -180,8 +181,8 @@ struct fused<ops::conv2d, Stages...> {
     /// row through the chain `c` (bound), written once.  With out == x a
     /// depthwise conv runs in place of its input (see run_in_place).
     /// `scratch`: direct_scratch_bytes(g, out == x) bytes aligned for int64.
-    static void run_direct(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
-                           const float* f, float* out, void* scratch) {
+    static void run_heap_free(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
+                              const float* f, float* out, void* scratch) {
         const std::int64_t plane = g.oh * g.ow;
         if (static_cast<const void*>(out) == static_cast<const void*>(x)) {
             float* buf =
@@ -225,7 +226,7 @@ private:
     /// before it emits the same output plane, planes in order (the contract of
     /// kernels::depthwise_conv2d), so the chain writes straight into the
     /// output, with no extra pass.  (The reference row loop reads input rows
-    /// while it emits, so run_direct finishes its plane in scratch.)
+    /// while it emits, so run_heap_free finishes its plane in scratch.)
     static void run_in_place(const ops::conv2d::params& p, ops::conv2d::state& s,
                              const ops::conv2d::geometry& g, const chain_type& c, const float* x,
                              const float* f, float* out) {
@@ -244,15 +245,15 @@ private:
     static bool run_depthwise_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
                                      const chain_type& c, const float* x, const float* f,
                                      float* out) {
-        if constexpr (direct_form<chain_type>::value) {
+        if constexpr (depthwise_direct_chain<chain_type>::value) {
             const auto kg = kernels::conv_geometry::from(g);
             if (p.kernel != ops::conv_kernel::fast || !kg.is_depthwise()) return false;
-            using A = typename direct_form<chain_type>::act_type;
+            using A = typename depthwise_direct_chain<chain_type>::act_type;
             kernels::depthwise_direct<A> d;
             d.y = out;
             d.bias = std::get<0>(c.stages).values;
             d.scale = std::get<0>(c.stages).scale;
-            d.act = direct_form<chain_type>::act_of(c);
+            d.act = depthwise_direct_chain<chain_type>::act_of(c);
             kernels::depthwise_conv2d_direct(kg, x, f, d);
             return true;
         } else {
@@ -281,7 +282,7 @@ struct conv_gate_list<ops::functor_list<Gates...>> {
 /// The closed list of fused conv kernels the runtime can dispatch to: one per
 /// fusable activation (ops::fusable_activations), two per gate activation
 /// (ops::gate_activations: mul_plane, mul_with) and the residual add.
-using fused_conv_kernels =
+using fused_conv_ops =
     typename concat_op_lists<op_list<fused<ops::conv2d, bias>, fused<ops::conv2d, bias, add_with>>,
                              typename detail::conv_gate_list<ops::gate_activations>::type,
                              typename detail::conv_act_list<ops::fusable_activations>::type>::type;

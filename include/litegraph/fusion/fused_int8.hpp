@@ -112,7 +112,7 @@ struct fused_int8 {
         return static_cast<std::size_t>(scratch_words(kernels::conv_geometry::from(f.g))) *
                sizeof(std::int64_t);
     }
-    /// run_direct, the chain bound to the operands (Multiplier, Bias, Other, Scale).
+    /// run_heap_free, the chain bound to the operands (Multiplier, Bias, Other, Scale).
     static void run_form(const form& f, const firmware_io& io) {
         chain_type c{f.stages};
         stage_operands ops;
@@ -126,8 +126,8 @@ struct fused_int8 {
         const auto kg = kernels::conv_geometry::from(f.g);
         auto* scratch = static_cast<std::int64_t*>(io.scratch);
         using out_t = std::conditional_t<int8_out, std::int8_t, float>;
-        run_direct(kg, c, io.input<std::int8_t>(0), io.input<std::int8_t>(1), io.output<out_t>(),
-                   scratch);
+        run_heap_free(kg, c, io.input<std::int8_t>(0), io.input<std::int8_t>(1), io.output<out_t>(),
+                      scratch);
     }
 
     /// Points the chain's stages at their operands (a compile-time network's
@@ -136,7 +136,7 @@ struct fused_int8 {
         stage_set_type::bind(c.stages, ops);
     }
 
-    /// int64 words of scratch run_direct needs.
+    /// int64 words of scratch run_heap_free needs.
     static constexpr std::int64_t scratch_words(const kernels::conv_geometry& kg) noexcept {
         return kernels::conv2d_int8_best_scratch_words(kg);
     }
@@ -147,14 +147,14 @@ struct fused_int8 {
     /// through the bound chain `c`.  The one place the int8 conv is called.  Out is
     /// int8 behind quantize_store, float otherwise; scratch scratch_words(kg).
     template <class Out>
-    static void run_direct(const kernels::conv_geometry& kg, const chain_type& c,
-                           const std::int8_t* x, const std::int8_t* f, Out* out,
-                           std::int64_t* scratch) noexcept {
+    static void run_heap_free(const kernels::conv_geometry& kg, const chain_type& c,
+                              const std::int8_t* x, const std::int8_t* f, Out* out,
+                              std::int64_t* scratch) noexcept {
         // The DSP kernels on Cortex-M4/M7, the reference elsewhere: same accumulators.
         run_with(kernels::conv2d_int8_best, kg, c, x, f, out, scratch);
     }
 
-    /// run_direct with the accumulation `conv` (a kernel of the conv2d_int8
+    /// run_heap_free with the accumulation `conv` (a kernel of the conv2d_int8
     /// form; scratch: what it needs).
     template <class Conv, class Out>
     static void run_with(Conv&& conv, const kernels::conv_geometry& kg, const chain_type& c,
@@ -188,7 +188,7 @@ struct int8_gate_list<ops::functor_list<Gates...>> {
 /// The closed list of int8 conv kernels the runtime can dispatch to: one per
 /// fusable activation (ops::fusable_activations), with float or int8 output,
 /// two per gate activation (ops::gate_activations: mul_plane, mul_with).
-using fused_int8_kernels = typename concat_op_lists<
+using fused_int8_ops = typename concat_op_lists<
     op_list<fused_int8<>, fused_int8<quantize_store>, fused_int8<add_with>>,
     typename detail::int8_gate_list<ops::gate_activations>::type,
     typename detail::int8_act_list<ops::fusable_activations>::type>::type;

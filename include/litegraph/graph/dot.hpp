@@ -22,7 +22,7 @@ inline std::string dot_escape(const std::string& s) {
 }
 
 /// An op's box text: its type, and the kernel picked for it (backends::
-/// pick_kernels sets litegraph_place and litegraph_pick) on a second line.
+/// pick_implementations sets litegraph_place and litegraph_pick) on a second line.
 inline std::string op_text(const op_node& op) {
     std::string t = dot_escape(op.type);
     auto pick = op.attrs.get<std::string>("litegraph_pick", "");

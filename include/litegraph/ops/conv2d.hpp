@@ -41,7 +41,7 @@ enum class conv_kernel {
 /// what was prepared; a run uses the prepared weights only for that same
 /// pointer and filter geometry, and prepares them again when either changes.
 /// A filter not known at inference (computed by the graph) is packed on every
-/// call.  Each op node owns one (kernel_of), so two nodes never share one.
+/// call.  Each op node owns one (op_instance_of), so two nodes never share one.
 class conv_state {
 public:
     /// Shape inference: `constant` is the filter's data if known now, else null.

@@ -54,16 +54,17 @@ struct quant_dequant {
     }
 };
 
-namespace fake_quant_detail {
-struct params {
+namespace detail {
+struct fake_quant_params {
     int bit_length = 8;
     int round_type = 1;
     int quant_axis = 0;
     float bnt() const { return static_cast<float>((1 << (bit_length - 1)) - 1); }
 };
 
-inline params parse(const attr_map& a, std::string_view type) {
-    params p{a.get<int>("bit_length", 8), a.get<int>("round_type", 1), a.get<int>("quant_axis", 0)};
+inline fake_quant_params parse_fake_quant(const attr_map& a, std::string_view type) {
+    fake_quant_params p{a.get<int>("bit_length", 8), a.get<int>("round_type", 1),
+                        a.get<int>("quant_axis", 0)};
     if (p.bit_length < 2 || p.bit_length > 16)
         throw unsupported_error(std::string(type) + ": bit_length " + std::to_string(p.bit_length) +
                                 " is not in [2, 16]");
@@ -85,18 +86,18 @@ inline float abs_max(const float* x, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i) m = std::max(m, std::abs(x[i]));
     return m;
 }
-}  // namespace fake_quant_detail
+}  // namespace detail
 
 struct fake_quantize_dequantize_moving_average_abs_max {
     static constexpr std::string_view paddle_types[] = {
         "fake_quantize_dequantize_moving_average_abs_max"};
-    using params = fake_quant_detail::params;
+    using params = detail::fake_quant_params;
     static params parse(const attr_map& a, std::string_view t) {
-        return fake_quant_detail::parse(a, t);
+        return detail::parse_fake_quant(a, t);
     }
 
     static void infer(const params&, op_io& io) {
-        const auto& x = fake_quant_detail::float_x(io);
+        const auto& x = detail::float_x(io);
         const auto& s = io.input("InScale");
         io.check(s.type == dtype::f32, "InScale must be float32");
         io.check(!is_known(s.shape) || numel(s.shape) == 1,
@@ -120,13 +121,13 @@ struct fake_quantize_dequantize_moving_average_abs_max {
 
 struct fake_quantize_dequantize_abs_max {
     static constexpr std::string_view paddle_types[] = {"fake_quantize_dequantize_abs_max"};
-    using params = fake_quant_detail::params;
+    using params = detail::fake_quant_params;
     static params parse(const attr_map& a, std::string_view t) {
-        return fake_quant_detail::parse(a, t);
+        return detail::parse_fake_quant(a, t);
     }
 
     static void infer(const params&, op_io& io) {
-        const auto& x = fake_quant_detail::float_x(io);
+        const auto& x = detail::float_x(io);
         auto& out = io.output("Out");
         out.type = dtype::f32;
         out.shape = x.shape;
@@ -141,7 +142,7 @@ struct fake_quantize_dequantize_abs_max {
         const auto& x = io.input("X");
         const float* xs = x.as<float>();
         const std::int64_t n = x.numel();
-        const quant_dequant f{fake_quant_detail::abs_max(xs, n), p.bnt(), p.round_type};
+        const quant_dequant f{detail::abs_max(xs, n), p.bnt(), p.round_type};
         float* out = io.output("Out").as<float>();
         for (std::int64_t i = 0; i < n; ++i) out[i] = f(xs[i]);
         if (io.has_output("OutScale")) io.output("OutScale").as<float>()[0] = f.scale;
@@ -151,13 +152,13 @@ struct fake_quantize_dequantize_abs_max {
 struct fake_channel_wise_quantize_dequantize_abs_max {
     static constexpr std::string_view paddle_types[] = {
         "fake_channel_wise_quantize_dequantize_abs_max"};
-    using params = fake_quant_detail::params;
+    using params = detail::fake_quant_params;
     static params parse(const attr_map& a, std::string_view t) {
-        return fake_quant_detail::parse(a, t);
+        return detail::parse_fake_quant(a, t);
     }
 
     static void infer(const params& p, op_io& io) {
-        const auto& x = fake_quant_detail::float_x(io);
+        const auto& x = detail::float_x(io);
         io.check(p.quant_axis == 0 || p.quant_axis == 1,
                  [&] { return "quant_axis must be 0 or 1, got " + std::to_string(p.quant_axis); });
         io.check(x.shape.size() > static_cast<std::size_t>(p.quant_axis), [&] {
@@ -186,7 +187,7 @@ struct fake_channel_wise_quantize_dequantize_abs_max {
         for (std::int64_t c = 0; c < C; ++c) {
             float s = 0.f;
             for (std::int64_t o = 0; o < outer; ++o)
-                s = std::max(s, fake_quant_detail::abs_max(xs + (o * C + c) * inner, inner));
+                s = std::max(s, detail::abs_max(xs + (o * C + c) * inner, inner));
             const quant_dequant f{s, p.bnt(), p.round_type};
             for (std::int64_t o = 0; o < outer; ++o) {
                 const std::int64_t base = (o * C + c) * inner;
@@ -197,13 +198,13 @@ struct fake_channel_wise_quantize_dequantize_abs_max {
     }
 };
 
-namespace fake_quant_detail {
+namespace detail {
 /// The per-channel (or per-tensor) scale of a linear (de)quantize op, checked:
 /// calls f(scale, first, count, stride...) over the channels.
 struct linear_layout {
     std::int64_t outer = 1, channels = 1, inner = 1;
 };
-inline linear_layout linear_check(const params& p, op_io& io) {
+inline linear_layout linear_check(const fake_quant_params& p, op_io& io) {
     const auto& x = io.input("X");
     const auto& s = io.input("Scale");
     io.check(x.type == dtype::f32,
@@ -242,31 +243,31 @@ inline linear_layout linear_check(const params& p, op_io& io) {
     for (std::size_t i = ax + 1; i < x.shape.size(); ++i) l.inner *= x.shape[i];
     return l;
 }
-inline params linear_parse(const attr_map& a, std::string_view t) {
-    params p{a.get<int>("bit_length", 8), a.get<int>("round_type", 0),
-             a.get<int>("quant_axis", -1)};
+inline fake_quant_params parse_fake_quant_linear(const attr_map& a, std::string_view t) {
+    fake_quant_params p{a.get<int>("bit_length", 8), a.get<int>("round_type", 0),
+                        a.get<int>("quant_axis", -1)};
     attr_map b = a;
     b.set("round_type", std::int32_t{p.round_type});
     const auto checked = parse(b, t);
     p.bit_length = checked.bit_length;
     return p;
 }
-}  // namespace fake_quant_detail
+}  // namespace detail
 
 struct quantize_linear {
     static constexpr std::string_view paddle_types[] = {"quantize_linear"};
-    using params = fake_quant_detail::params;
+    using params = detail::fake_quant_params;
     static params parse(const attr_map& a, std::string_view t) {
-        return fake_quant_detail::linear_parse(a, t);
+        return detail::parse_fake_quant_linear(a, t);
     }
     static void infer(const params& p, op_io& io) {
-        fake_quant_detail::linear_check(p, io);
+        detail::linear_check(p, io);
         auto& y = io.output("Y");
         y.type = dtype::f32;
         y.shape = io.input("X").shape;
     }
     static void run(const params& p, op_io& io) {
-        const auto l = fake_quant_detail::linear_check(p, io);
+        const auto l = detail::linear_check(p, io);
         const float* x = io.input("X").as<float>();
         const float* s = io.input("Scale").as<float>();
         float* y = io.output("Y").as<float>();
@@ -293,18 +294,18 @@ struct quantize_linear {
 
 struct dequantize_linear {
     static constexpr std::string_view paddle_types[] = {"dequantize_linear"};
-    using params = fake_quant_detail::params;
+    using params = detail::fake_quant_params;
     static params parse(const attr_map& a, std::string_view t) {
-        return fake_quant_detail::linear_parse(a, t);
+        return detail::parse_fake_quant_linear(a, t);
     }
     static void infer(const params& p, op_io& io) {
-        fake_quant_detail::linear_check(p, io);
+        detail::linear_check(p, io);
         auto& y = io.output("Y");
         y.type = dtype::f32;
         y.shape = io.input("X").shape;
     }
     static void run(const params& p, op_io& io) {
-        const auto l = fake_quant_detail::linear_check(p, io);
+        const auto l = detail::linear_check(p, io);
         const float* x = io.input("X").as<float>();
         const float* s = io.input("Scale").as<float>();
         float* y = io.output("Y").as<float>();
@@ -319,9 +320,9 @@ struct dequantize_linear {
 
 struct fake_quantize_moving_average_abs_max {
     static constexpr std::string_view paddle_types[] = {"fake_quantize_moving_average_abs_max"};
-    using params = fake_quant_detail::params;
+    using params = detail::fake_quant_params;
     static params parse(const attr_map& a, std::string_view t) {
-        return fake_quant_detail::parse(a, t);
+        return detail::parse_fake_quant(a, t);
     }
     static void infer(const params& p, op_io& io) {
         fake_quantize_dequantize_moving_average_abs_max::infer(p, io);
@@ -351,7 +352,7 @@ struct fake_dequantize_max_abs {
         return p;
     }
     static void infer(const params&, op_io& io) {
-        const auto& x = fake_quant_detail::float_x(io);
+        const auto& x = detail::float_x(io);
         const auto& s = io.input("Scale");
         io.check(s.type == dtype::f32 && (!is_known(s.shape) || numel(s.shape) == 1),
                  "Scale must be one float32");

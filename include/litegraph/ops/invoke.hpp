@@ -34,7 +34,7 @@ struct named_tensors {
 
 /// Runs `k` on `inputs`; `outputs` names the output slots and how many
 /// arguments each has.  Returns the output tensors by slot.
-inline named_tensors invoke(kernel& k, std::string_view type, const named_tensors& inputs,
+inline named_tensors invoke(op_instance& k, std::string_view type, const named_tensors& inputs,
                             const std::vector<std::pair<std::string, std::size_t>>& outputs) {
     std::vector<tensor_ref> in_refs, out_refs;
     std::size_t n_in = 0, n_out = 0;
@@ -111,7 +111,7 @@ inline invoke_observer_fn& invoke_observer() {
 template <class List = builtin_ops>
 named_tensors invoke(std::string_view type, const attr_map& attrs, const named_tensors& inputs,
                      const std::vector<std::pair<std::string, std::size_t>>& outputs) {
-    auto k = make_kernel<List>(type, attrs);
+    auto k = make_instance<List>(type, attrs);
     auto result = invoke(*k, type, inputs, outputs);
     if (auto f = invoke_observer()) f(type, attrs, inputs, result);
     return result;

@@ -17,7 +17,7 @@
 
 namespace litegraph::ops {
 
-namespace matmul_detail {
+namespace detail {
 inline std::int64_t prod(const shape_t& s, std::size_t b, std::size_t e) {
     std::int64_t n = 1;
     for (std::size_t i = b; i < e; ++i) n *= s[i];
@@ -62,7 +62,7 @@ inline void check_float_inputs(const op_io& io) {
                std::string(name_of(y.type));
     });
 }
-}  // namespace matmul_detail
+}  // namespace detail
 
 /// mul: Out[x[:xc] + y[yc:]] = flatten(X, xc) * flatten(Y, yc).
 struct mul {
@@ -81,7 +81,7 @@ struct mul {
         std::int64_t M, K, N;
     };
     static dims check(const params& p, const op_io& io, shape_t* out_shape) {
-        matmul_detail::check_float_inputs(io);
+        detail::check_float_inputs(io);
         const auto& xs = io.input("X").shape;
         const auto& ys = io.input("Y").shape;
         io.check(p.x_num_col_dims >= 1 && static_cast<std::size_t>(p.x_num_col_dims) < xs.size(),
@@ -102,9 +102,9 @@ struct mul {
                               ys.end());
         }
         if (!is_known(xs) || !is_known(ys)) return {-1, -1, -1};
-        dims d{matmul_detail::prod(xs, 0, xc), matmul_detail::prod(xs, xc, xs.size()),
-               matmul_detail::prod(ys, yc, ys.size())};
-        const auto ky = matmul_detail::prod(ys, 0, yc);
+        dims d{detail::prod(xs, 0, xc), detail::prod(xs, xc, xs.size()),
+               detail::prod(ys, yc, ys.size())};
+        const auto ky = detail::prod(ys, 0, yc);
         io.check(d.K == ky, [&] {
             return "X " + to_string(xs) + " flattened at " + std::to_string(xc) + " has " +
                    std::to_string(d.K) + " columns but Y " + to_string(ys) + " flattened at " +
@@ -168,7 +168,7 @@ struct matmul {
     static desc describe(const shape_t& s, bool trans) {
         desc d;
         const std::size_t n = s.size();
-        if (n > 2) d.batch = matmul_detail::prod(s, 0, n - 2);
+        if (n > 2) d.batch = detail::prod(s, 0, n - 2);
         d.h = s[n - 2];
         d.w = s[n - 1];
         if (trans) std::swap(d.h, d.w);
@@ -180,7 +180,7 @@ struct matmul {
         shape_t out;
     };
     static plan make_plan(const params& p, const op_io& io) {
-        matmul_detail::check_float_inputs(io);
+        detail::check_float_inputs(io);
         const auto& xs = io.input("X").shape;
         const auto& ys = io.input("Y").shape;
         io.check(!xs.empty() && !ys.empty(), [&] {
@@ -242,9 +242,9 @@ struct matmul {
         auto pl = make_plan(p, io);
         const std::int64_t B = std::max<std::int64_t>({pl.x.batch, pl.y.batch, 1});
         const shape_t xb{pl.x.batch > 0 ? B : 1}, yb{pl.y.batch > 0 ? B : 1}, ob{B};
-        matmul_detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
-                                    io.output("Out").as<float>(), xb, yb, ob, pl.x.h, pl.x.w,
-                                    pl.y.w, p.transpose_x, p.transpose_y, p.alpha);
+        detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+                             io.output("Out").as<float>(), xb, yb, ob, pl.x.h, pl.x.w, pl.y.w,
+                             p.transpose_x, p.transpose_y, p.alpha);
     }
 };
 
@@ -267,7 +267,7 @@ struct matmul_v2 {
         shape_t xb, yb, ob, out;
     };
     static plan make_plan(const params& p, const op_io& io) {
-        matmul_detail::check_float_inputs(io);
+        detail::check_float_inputs(io);
         const auto& xs = io.input("X").shape;
         const auto& ys = io.input("Y").shape;
         io.check(!xs.empty() && !ys.empty(), [&] {
@@ -336,9 +336,9 @@ struct matmul_v2 {
 
     static void run(const params& p, op_io& io) {
         auto pl = make_plan(p, io);
-        matmul_detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
-                                    io.output("Out").as<float>(), pl.xb, pl.yb, pl.ob, pl.M, pl.K,
-                                    pl.N, pl.tx, pl.ty, 1.f);
+        detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+                             io.output("Out").as<float>(), pl.xb, pl.yb, pl.ob, pl.M, pl.K, pl.N,
+                             pl.tx, pl.ty, 1.f);
     }
 };
 

@@ -14,7 +14,7 @@
 // state` and takes it in both calls,
 //       static void infer(const params&, state&, op_io&);
 //       static void run(const params&, state&, op_io&);
-// and each op node (`kernel_of<Op>`) owns one, default-constructed (conv2d:
+// and each op node (`op_instance_of<Op>`) owns one, default-constructed (conv2d:
 // the packed filter).  Params stay what the attributes say.
 //
 // Optional: `static constexpr bool folds_from_shapes = true;` for ops whose
@@ -238,9 +238,9 @@ constexpr bool op_folds_from_shapes() {
 /// One parsed op, ready to infer shapes and run: the runtime's view of an op
 /// node.  infer and run may change the node's state (op_state_t), so a node
 /// runs on one thread at a time, like the program that owns it.
-class kernel {
+class op_instance {
 public:
-    virtual ~kernel() = default;
+    virtual ~op_instance() = default;
     virtual void infer(op_io& io) = 0;
     virtual void run(op_io& io) = 0;
     virtual bool folds_from_shapes() const noexcept = 0;
@@ -250,9 +250,9 @@ public:
 };
 
 template <op_definition Op>
-class kernel_of final : public kernel {
+class op_instance_of final : public op_instance {
 public:
-    kernel_of(const attr_map& a, std::string_view type) : params_(Op::parse(a, type)) {}
+    op_instance_of(const attr_map& a, std::string_view type) : params_(Op::parse(a, type)) {}
     void infer(op_io& io) override {
         clear_output_lods(io);
         op_infer<Op>(params_, state_, io);
@@ -297,7 +297,7 @@ struct concat_op_lists<op_list<A...>, op_list<B...>, Rest...> {
 /// Whether the op runs either of two loops picked by the attribute
 /// `litegraph_kernel` ("fast", the default, or "reference"): an op declares
 /// `static constexpr bool selectable_loops = true;`.  The host kernel
-/// registry then lists it twice (backends/kernel_pick.hpp).
+/// registry then lists it twice (backends/implementations.hpp).
 template <class Op>
 constexpr bool op_selectable_loops() {
     if constexpr (requires { Op::selectable_loops; })

@@ -175,12 +175,13 @@ using builtin_ops = typename concat_op_lists<ops::activation_ops, other_builtin_
 
 namespace detail {
 template <class... Ops>
-std::unique_ptr<kernel> make_kernel(op_list<Ops...>, std::string_view type, const attr_map& a) {
-    std::unique_ptr<kernel> k;
+std::unique_ptr<op_instance> make_instance(op_list<Ops...>, std::string_view type,
+                                           const attr_map& a) {
+    std::unique_ptr<op_instance> k;
     auto try_one = [&]<class Op>() {
         for (std::string_view t : Op::paddle_types)
             if (t == type && op_matches<Op>(a)) {
-                k = std::make_unique<kernel_of<Op>>(a, type);
+                k = std::make_unique<op_instance_of<Op>>(a, type);
                 return true;
             }
         return false;
@@ -198,8 +199,8 @@ void list_types(op_list<Ops...>, std::vector<std::string_view>& out) {
 /// naming the type when none handles it.  Instantiating it compiles every op
 /// of the list.
 template <class List>
-std::unique_ptr<kernel> make_kernel_from(std::string_view type, const attr_map& attrs) {
-    auto k = detail::make_kernel(List{}, type, attrs);
+std::unique_ptr<op_instance> make_instance_from(std::string_view type, const attr_map& attrs) {
+    auto k = detail::make_instance(List{}, type, attrs);
     if (k) return k;
     std::vector<std::string_view> types;
     detail::list_types(List{}, types);
@@ -212,31 +213,31 @@ std::unique_ptr<kernel> make_kernel_from(std::string_view type, const attr_map& 
 }
 
 // A build with many translation units (the test suite) may compile the
-// kernel tables once: it defines LITEGRAPH_EXTERN_KERNEL_TABLES everywhere and
-// LITEGRAPH_DEFINE_KERNEL_TABLES in the one unit that holds the definitions.
-#if defined(LITEGRAPH_EXTERN_KERNEL_TABLES) && !defined(LITEGRAPH_DEFINE_KERNEL_TABLES)
-std::unique_ptr<kernel> make_builtin_kernel(std::string_view type, const attr_map& attrs);
+// op table once: it defines LITEGRAPH_EXTERN_OP_TABLES everywhere and
+// LITEGRAPH_DEFINE_OP_TABLES in the one unit that holds the definitions.
+#if defined(LITEGRAPH_EXTERN_OP_TABLES) && !defined(LITEGRAPH_DEFINE_OP_TABLES)
+std::unique_ptr<op_instance> make_builtin_instance(std::string_view type, const attr_map& attrs);
 #else
-#if defined(LITEGRAPH_DEFINE_KERNEL_TABLES)
-#define LITEGRAPH_KERNEL_TABLE_LINKAGE
+#if defined(LITEGRAPH_DEFINE_OP_TABLES)
+#define LITEGRAPH_OP_TABLE_LINKAGE
 #else
-#define LITEGRAPH_KERNEL_TABLE_LINKAGE inline
+#define LITEGRAPH_OP_TABLE_LINKAGE inline
 #endif
-/// make_kernel_from<builtin_ops>.
-LITEGRAPH_KERNEL_TABLE_LINKAGE std::unique_ptr<kernel> make_builtin_kernel(std::string_view type,
-                                                                           const attr_map& attrs) {
-    return make_kernel_from<builtin_ops>(type, attrs);
+/// make_instance_from<builtin_ops>.
+LITEGRAPH_OP_TABLE_LINKAGE std::unique_ptr<op_instance> make_builtin_instance(
+    std::string_view type, const attr_map& attrs) {
+    return make_instance_from<builtin_ops>(type, attrs);
 }
 #endif
 
 /// The kernel for a Paddle op type with its attributes; throws unsupported_error
 /// naming the type when no op of `List` handles it.
 template <class List = builtin_ops>
-std::unique_ptr<kernel> make_kernel(std::string_view type, const attr_map& attrs) {
+std::unique_ptr<op_instance> make_instance(std::string_view type, const attr_map& attrs) {
     if constexpr (std::is_same_v<List, builtin_ops>)
-        return make_builtin_kernel(type, attrs);
+        return make_builtin_instance(type, attrs);
     else
-        return make_kernel_from<List>(type, attrs);
+        return make_instance_from<List>(type, attrs);
 }
 
 template <class List = builtin_ops>

@@ -32,7 +32,7 @@
 namespace litegraph::passes {
 
 /// The ops the passes may meet: Paddle's and the fused convs they make.
-using in_place_ops = typename concat_op_lists<builtin_ops, fusion::fused_conv_kernels>::type;
+using in_place_ops = typename concat_op_lists<builtin_ops, fusion::fused_conv_ops>::type;
 
 /// The in-place rule of op type `t` (its op's `in_place` trait).
 inline in_place_rule in_place_rule_of(std::string_view t) {

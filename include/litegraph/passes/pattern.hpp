@@ -51,9 +51,9 @@ inline bool is_plain_conv(const graph::op_node& op) {
     return op_declares<ops::conv2d>(op.type);
 }
 
-/// The op the fused conv kernels (fusion::fused_conv_kernels) share: its
+/// The op the fused conv kernels (fusion::fused_conv_ops) share: its
 /// type is `fused_conv2d`.
-using fused_conv_op = first_op<fusion::fused_conv_kernels>::type;
+using fused_conv_op = first_op<fusion::fused_conv_ops>::type;
 
 /// A `fused_conv2d` node.
 inline bool is_fused_conv(const graph::op_node& op) {
@@ -73,11 +73,11 @@ bool fused_conv_in_list(op_list<K...>, const std::vector<std::string>& stages) {
 }
 }  // namespace detail
 
-/// Whether the closed list `fusion::fused_conv_kernels` has a kernel for
+/// Whether the closed list `fusion::fused_conv_ops` has a kernel for
 /// this list of stages (a fused_conv2d node's `stages`); a pass must produce
 /// no other.
 inline bool fused_conv_exists(const std::vector<std::string>& stages) {
-    return detail::fused_conv_in_list(fusion::fused_conv_kernels{}, stages);
+    return detail::fused_conv_in_list(fusion::fused_conv_ops{}, stages);
 }
 
 /// The stages of a conv with its bias and nothing else (stage_set<bias>).

@@ -55,8 +55,8 @@ namespace int8_detail {
 
 /// The per-tensor fake quant-dequant op of an activation (what quantize_int8 reads).
 using fake_activation_quant = ops::fake_quantize_dequantize_moving_average_abs_max;
-/// The op the int8 conv kernels (fusion::fused_int8_kernels) share: `fused_conv2d_int8`.
-using int8_conv_op = first_op<fusion::fused_int8_kernels>::type;
+/// The op the int8 conv kernels (fusion::fused_int8_ops) share: `fused_conv2d_int8`.
+using int8_conv_op = first_op<fusion::fused_int8_ops>::type;
 
 inline bool is_fake_weight_quant(std::string_view t) {
     return op_declares<ops::fake_channel_wise_quantize_dequantize_abs_max>(t) ||
@@ -280,13 +280,13 @@ template <class... K>
 bool int8_conv_in_list(op_list<K...>, const std::vector<std::string>& stages) {
     return (K::stage_set_type::is(stages) || ...);
 }
-/// Whether fusion::fused_int8_kernels has a kernel for this list of stages.
+/// Whether fusion::fused_int8_ops has a kernel for this list of stages.
 inline bool int8_conv_exists(const std::vector<std::string>& stages) {
-    return int8_conv_in_list(fusion::fused_int8_kernels{}, stages);
+    return int8_conv_in_list(fusion::fused_int8_ops{}, stages);
 }
 
 /// The ops whose int8 form (op_int8_form) quantize_int8 looks up.
-using quantizable_ops = concat_op_lists<builtin_ops, fusion::fused_conv_kernels>::type;
+using quantizable_ops = concat_op_lists<builtin_ops, fusion::fused_conv_ops>::type;
 
 /// The rewriter of quantize_int8: one instance per run.
 class int8_rewriter {

@@ -25,7 +25,7 @@
 #include "litegraph/planner/order.hpp"
 #include "litegraph/planner/planner.hpp"
 #include "litegraph/runtime/alias_groups.hpp"
-#include "litegraph/runtime/kernels.hpp"
+#include "litegraph/runtime/op_table.hpp"
 
 namespace litegraph::runtime {
 
@@ -49,7 +49,7 @@ struct program_limits {
 
 struct instruction {
     int op = -1;  // index into graph.ops
-    std::unique_ptr<kernel> k;
+    std::unique_ptr<op_instance> k;
     op_io io;
     bool folded = false;   // computed once at prepare time
     bool elided = false;   // nothing to do: a concat whose inputs were written in place
@@ -57,14 +57,14 @@ struct instruction {
 };
 
 /// Builds the kernel of op `op` of a graph, or returns nullptr to leave it to
-/// the kernel table (backends::make_program passes one: picked kernels and
+/// the op table (backends::make_program passes one: picked kernels and
 /// subgraph ops).
-using kernel_factory = std::function<std::unique_ptr<kernel>(const graph::graph&, int op)>;
+using instance_factory = std::function<std::unique_ptr<op_instance>(const graph::graph&, int op)>;
 
 class program {
 public:
     explicit program(graph::graph g, std::vector<planner::segment> segments = {planner::segment{}},
-                     const kernel_factory& make = {})
+                     const instance_factory& make = {})
         : g_(std::move(g)), segments_(std::move(segments)) {
         refs_.resize(g_.vars.size());
         std::map<std::string, int> unsupported;
@@ -75,7 +75,7 @@ public:
             ins.op = op;
             try {
                 if (make) ins.k = make(g_, op);
-                if (!ins.k && !is_supported<kernel_table>(node.type)) {
+                if (!ins.k && !is_supported<op_table>(node.type)) {
                     // A loader may say why it kept an op it could not translate
                     // (the PIR loader: "unsupported: control flow").
                     auto why = node.attrs.get<std::string>("litegraph_unsupported", "");
@@ -83,7 +83,7 @@ public:
                     if (!why.empty()) reasons.emplace(node.type, why);
                     continue;
                 }
-                if (!ins.k) ins.k = make_table_kernel(node.type, node.attrs);
+                if (!ins.k) ins.k = make_table_instance(node.type, node.attrs);
             } catch (const error& e) {
                 throw unsupported_error("op " + g_.op_label(op) + ": " + e.what());
             }
@@ -585,7 +585,7 @@ private:
             const auto& node = g_.ops[ins.op];
             auto slot = node.attrs.get<std::string>("in_place", "");
             if (!slot.empty()) {
-                if (op_in_place_of(kernel_table{}, node.type) == in_place_rule::slices)
+                if (op_in_place_of(op_table{}, node.type) == in_place_rule::slices)
                     ins.elided = concat_in_place(node, groups, step);
                 else
                     op_in_place(node, slot, groups, step);

@@ -1,7 +1,7 @@
 // The ops a compile-time network (static/network.hpp) can hold: every op
 // with a firmware form (ops/firmware.hpp), the fused kernel lists included.
 // `litegraph codegen` looks a node's op up here, as the runtime looks it up
-// in its kernel table; an op gains a compile-time form by declaring one and
+// in its op table; an op gains a compile-time form by declaring one and
 // joining this list.
 #pragma once
 
@@ -23,7 +23,7 @@
 namespace litegraph::static_net {
 
 using firmware_ops = typename concat_op_lists<
-    fusion::fused_conv_kernels, fusion::fused_int8_kernels,
+    fusion::fused_conv_ops, fusion::fused_int8_ops,
     op_list<ops::mul_int8, ops::quantize_int8, ops::dequantize_int8, ops::pool2d, ops::pool2d_int8,
             ops::mul, ops::matmul, ops::matmul_v2, ops::elementwise, ops::softmax, ops::reshape2,
             ops::flatten2, ops::flatten_contiguous_range, ops::squeeze2, ops::unsqueeze2>,

@@ -383,7 +383,7 @@ int main(int argc, char** argv) {
     // any other, including ops no seed holds.
     {
         std::set<std::string> types;
-        for (auto t : supported_op_types<runtime::kernel_table>()) types.emplace(t);
+        for (auto t : supported_op_types<runtime::op_table>()) types.emplace(t);
         std::string ops, pir;
         for (auto& t : types) ops += "\"" + t + "\"\n";
         for (auto& [name, type] : paddle::pir::op_table()) pir += "\"" + std::string(name) + "\"\n";

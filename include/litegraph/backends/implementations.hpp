@@ -1,18 +1,18 @@
 // The kernel way of bringing a device in (Paddle Lite's "low level" way):
 // kernels registered for a place, and a pass that picks one per op.
 //
-// A kernel_registry holds entries {op type, place, name, accepts, make}.
-// `host_kernels()` registers every op of the runtime's kernel table on the
+// A implementation_registry holds entries {op type, place, name, accepts, make}.
+// `host_implementations()` registers every op of the runtime's op table on the
 // host place (the conv ops twice: the xsimd "fast" kernel first, then the
-// plain-loop "reference" one); `default_kernels()` adds the Cortex-M DSP
-// int8 kernels on cortex_m_dsp/i8/nchw (add_cortex_m_dsp_kernels).  A device
+// plain-loop "reference" one); `default_implementations()` adds the Cortex-M DSP
+// int8 kernels on cortex_m_dsp/i8/nchw (add_cortex_m_dsp_implementations).  A device
 // adds its own entries the same way, e.g.:
 //
-//   auto reg = backends::host_kernels();
+//   auto reg = backends::host_implementations();
 //   reg.add({"conv2d", {target::cortex_m_dsp, precision::i8, data_layout::nchw},
 //            "conv2d.dsp_s8", accepts_1x1_or_3x3, make_dsp_conv});
 //
-// pick_kernels walks the ops and, for each, tries the places in the user's
+// pick_implementations walks the ops and, for each, tries the places in the user's
 // order (host last when not listed) and takes the first entry whose place
 // matches the op's data precision and whose `accepts` says yes.  The choice
 // is written on the op as attributes litegraph_place and litegraph_pick,
@@ -27,58 +27,58 @@
 
 #include "litegraph/backends/place.hpp"
 #include "litegraph/graph/graph.hpp"
-#include "litegraph/runtime/kernels.hpp"
+#include "litegraph/runtime/op_table.hpp"
 
 namespace litegraph::backends {
 
-struct kernel_entry {
+struct implementation {
     std::string op_type;  // the Paddle (or fused) op type it runs
     place where;          // target, precision, layout
     std::string name;     // shown in DOT and --json, unique per op type
     /// Whether this kernel runs an op with these attributes (empty: every one).
     std::function<bool(const attr_map&)> accepts;
     /// Builds the kernel for an op with these attributes.
-    std::function<std::unique_ptr<kernel>(const attr_map&)> make;
+    std::function<std::unique_ptr<op_instance>(const attr_map&)> make;
 };
 
-class kernel_registry {
+class implementation_registry {
 public:
     /// Adds an entry; earlier entries of the same place win (list the best first).
-    void add(kernel_entry e) { entries_.push_back(std::move(e)); }
-    const std::vector<kernel_entry>& entries() const noexcept { return entries_; }
+    void add(implementation e) { entries_.push_back(std::move(e)); }
+    const std::vector<implementation>& entries() const noexcept { return entries_; }
     /// The entry for `op_type` named `name`, or nullptr.
-    const kernel_entry* find(std::string_view op_type, std::string_view name) const {
+    const implementation* find(std::string_view op_type, std::string_view name) const {
         for (auto& e : entries_)
             if (e.op_type == op_type && e.name == name) return &e;
         return nullptr;
     }
 
 private:
-    std::vector<kernel_entry> entries_;
+    std::vector<implementation> entries_;
 };
 
-/// Every op of runtime::kernel_table on the host place.
-inline kernel_registry host_kernels() {
-    kernel_registry reg;
+/// Every op of runtime::op_table on the host place.
+inline implementation_registry host_implementations() {
+    implementation_registry reg;
     std::set<std::string, std::less<>> seen;
-    for (auto t : supported_op_types<runtime::kernel_table>()) {
+    for (auto t : supported_op_types<runtime::op_table>()) {
         std::string type(t);
         if (!seen.insert(type).second) continue;
         auto make_with = [type](std::string k) {
             return [type, k](const attr_map& a) {
-                if (k.empty()) return runtime::make_table_kernel(type, a);
+                if (k.empty()) return runtime::make_table_instance(type, a);
                 attr_map copy = a;
                 copy.set("litegraph_kernel", k);
-                return runtime::make_table_kernel(type, copy);
+                return runtime::make_table_instance(type, copy);
             };
         };
-        if (op_trait_of(runtime::kernel_table{}, type, false,
+        if (op_trait_of(runtime::op_table{}, type, false,
                         []<class Op>() { return op_selectable_loops<Op>(); })) {
-            kernel_entry fast{type,
-                              {target::host, precision::f32, data_layout::nchw},
-                              type + ".fast",
-                              nullptr,
-                              make_with("fast")};
+            implementation fast{type,
+                                {target::host, precision::f32, data_layout::nchw},
+                                type + ".fast",
+                                nullptr,
+                                make_with("fast")};
             // An op the user pinned to the reference loops keeps them.
             fast.accepts = [](const attr_map& a) {
                 return a.get<std::string>("litegraph_kernel", "fast") == "fast";
@@ -115,13 +115,13 @@ inline kernel_registry host_kernels() {
 /// checks them bit-exact under QEMU).  So off the target the pick reports
 /// which kernels a firmware build of the graph runs, and the outputs do not
 /// change.
-inline void add_cortex_m_dsp_kernels(kernel_registry& reg) {
+inline void add_cortex_m_dsp_implementations(implementation_registry& reg) {
     const place dsp{target::cortex_m_dsp, precision::i8, data_layout::nchw};
     auto make = [](std::string type) {
-        return [type](const attr_map& a) { return runtime::make_table_kernel(type, a); };
+        return [type](const attr_map& a) { return runtime::make_table_instance(type, a); };
     };
     auto groups = [](const attr_map& a) { return a.get<std::int32_t>("groups", 1); };
-    const std::string conv(first_op<fusion::fused_int8_kernels>::type::paddle_types[0]);
+    const std::string conv(first_op<fusion::fused_int8_ops>::type::paddle_types[0]);
     const std::string fc(ops::mul_int8::paddle_types[0]);
     reg.add({conv, dsp, conv + ".dsp", [groups](const attr_map& a) { return groups(a) == 1; },
              make(conv)});
@@ -130,11 +130,11 @@ inline void add_cortex_m_dsp_kernels(kernel_registry& reg) {
     reg.add({fc, dsp, fc + ".dsp_fc", nullptr, make(fc)});
 }
 
-/// The registry apply_places uses by default: host_kernels() and the
+/// The registry apply_places uses by default: host_implementations() and the
 /// Cortex-M DSP int8 entries.
-inline kernel_registry default_kernels() {
-    auto reg = host_kernels();
-    add_cortex_m_dsp_kernels(reg);
+inline implementation_registry default_implementations() {
+    auto reg = host_implementations();
+    add_cortex_m_dsp_implementations(reg);
     return reg;
 }
 
@@ -163,7 +163,8 @@ inline bool place_matches(const place& k, const place& user, precision data) {
 /// Picks a kernel for every op (subgraph ops keep their backend) and writes it
 /// on the op (litegraph_place, litegraph_pick).  Returns how many ops got a
 /// kernel; an op no place can run keeps no pick (the program then names it).
-inline int pick_kernels(graph::graph& g, std::vector<place> places, const kernel_registry& reg) {
+inline int pick_implementations(graph::graph& g, std::vector<place> places,
+                                const implementation_registry& reg) {
     bool has_host = false;
     for (auto& p : places) has_host = has_host || p.where == target::host;
     if (!has_host) places.push_back(place{});
@@ -176,7 +177,7 @@ inline int pick_kernels(graph::graph& g, std::vector<place> places, const kernel
             continue;
         }
         const auto data = op_precision(g, op);
-        const kernel_entry* best = nullptr;
+        const implementation* best = nullptr;
         for (auto& p : places) {
             for (auto& e : reg.entries())
                 if (e.op_type == op.type && place_matches(e.where, p, data) &&

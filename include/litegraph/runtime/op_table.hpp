@@ -17,17 +17,17 @@ namespace litegraph::runtime {
 using int8_ops = op_list<ops::quantize_int8, ops::dequantize_int8, ops::mul_int8, ops::pool2d_int8,
                          ops::elementwise_int8, ops::concat_int8>;
 
-using kernel_table = typename concat_op_lists<builtin_ops, fusion::fused_conv_kernels, int8_ops,
-                                              fusion::fused_int8_kernels>::type;
+using op_table = typename concat_op_lists<builtin_ops, fusion::fused_conv_ops, int8_ops,
+                                          fusion::fused_int8_ops>::type;
 
 // See ops/registry.hpp: the table may be compiled once per build.
-#if defined(LITEGRAPH_EXTERN_KERNEL_TABLES) && !defined(LITEGRAPH_DEFINE_KERNEL_TABLES)
-std::unique_ptr<kernel> make_table_kernel(std::string_view type, const attr_map& attrs);
+#if defined(LITEGRAPH_EXTERN_OP_TABLES) && !defined(LITEGRAPH_DEFINE_OP_TABLES)
+std::unique_ptr<op_instance> make_table_instance(std::string_view type, const attr_map& attrs);
 #else
-/// make_kernel_from<kernel_table>: what the runtime builds its instructions with.
-LITEGRAPH_KERNEL_TABLE_LINKAGE std::unique_ptr<kernel> make_table_kernel(std::string_view type,
-                                                                         const attr_map& attrs) {
-    return make_kernel_from<kernel_table>(type, attrs);
+/// make_instance_from<op_table>: what the runtime builds its instructions with.
+LITEGRAPH_OP_TABLE_LINKAGE std::unique_ptr<op_instance> make_table_instance(std::string_view type,
+                                                                            const attr_map& attrs) {
+    return make_instance_from<op_table>(type, attrs);
 }
 #endif
 
