@@ -7044,7 +7044,7 @@ inline fake_quant_params parse_fake_quant_linear(const attr_map& a, std::string_
                         a.get<int>("quant_axis", -1)};
     attr_map b = a;
     b.set("round_type", std::int32_t{p.round_type});
-    const auto checked = parse(b, t);
+    const auto checked = parse_fake_quant(b, t);
     p.bit_length = checked.bit_length;
     return p;
 }
