@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # tools/fresh-check.sh [--root DIR] [--shared DIR] [--keep] [--reuse] [--probe-remove PKG]
+#                      [--deps-only]
 #
 # Proves the README's quick start on a really fresh Debian 12: makes a minimal
 # Debian 12 (bookworm) root with debootstrap (--variant=minbase) from the
@@ -22,6 +23,10 @@
 #   --keep              leave the root in place afterwards (default: delete it)
 #   --reuse             reuse an existing root made by this script (skips
 #                       debootstrap; the repository is copied anew)
+#   --deps-only         run only tools/install-deps.sh inside the root (every
+#                       package of .ci/debian-packages.txt installed and every
+#                       toolchain probed, CLI11's and the firmware's included:
+#                       about 10 minutes, most of it downloads), not the builds
 #   --probe-remove PKG  afterwards, remove the Debian package PKG inside the root
 #                       and show that `tools/install-deps.sh --probe-only` fails
 #                       naming it (e.g. libstdc++-arm-none-eabi-newlib)
@@ -31,7 +36,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fresh=/var/tmp/litegraph-fresh
 shared="$repo/../shared"
-keep=0 reuse=0 probe_remove=""
+keep=0 reuse=0 probe_remove="" deps_only=0
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -40,6 +45,7 @@ while [[ $# -gt 0 ]]; do
         --keep) keep=1; shift ;;
         --reuse) reuse=1; shift ;;
         --probe-remove) probe_remove="$2"; shift 2 ;;
+        --deps-only) deps_only=1; shift ;;
         -h | --help) usage; exit 0 ;;
         *) echo "tools/fresh-check.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -140,6 +146,13 @@ in_root() {
     return $rc
 }
 rc_all=0
+if ((deps_only)); then
+    in_root "$logs/deps.log" tools/install-deps.sh || rc_all=1
+    grep -E '^probe|every probe|tools/install-deps.sh:' "$logs/deps.log" | sed 's/^/   | /' || true
+    echo "== summary ($((SECONDS - start)) s in all)"
+    printf '   %s\n' "${results[@]}"
+    exit $rc_all
+fi
 in_root "$logs/quickstart.log" tools/quickstart.sh || rc_all=1
 tail -12 "$logs/quickstart.log" | sed 's/^/   | /'
 in_root "$logs/test.log" tools/test.sh || rc_all=1
