@@ -58,6 +58,6 @@
 #include "litegraph/vision/preprocess.hpp"
 #include "litegraph/vision/text_boxes.hpp"
 
-// backends: places, kernel pick, subgraphs (the OpenCL backend only with
+// backends: places, implementation pick, subgraphs (the OpenCL backend only with
 // LITEGRAPH_WITH_OPENCL)
 #include "litegraph/backends/backends.hpp"

@@ -1614,7 +1614,7 @@ struct concat_op_lists<op_list<A...>, op_list<B...>, Rest...> {
 
 /// Whether the op runs either of two loops picked by the attribute
 /// `litegraph_kernel` ("fast", the default, or "reference"): an op declares
-/// `static constexpr bool selectable_loops = true;`.  The host kernel
+/// `static constexpr bool selectable_loops = true;`.  The host implementation
 /// registry then lists it twice (backends/implementations.hpp).
 template <class Op>
 constexpr bool op_selectable_loops() {
@@ -1999,6 +1999,8 @@ struct softplus {
 /// x / (1 + |x|)
 struct softsign {
     static constexpr std::string_view paddle_type = "softsign";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "v / (1.f + fabs(v))";
     static softsign parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x / (1.f + std::fabs(x)); }
 };
@@ -13445,7 +13447,7 @@ named_tensors invoke(std::string_view type, const attr_map& attrs, const named_t
 // ---- begin litegraph/graph/dot.hpp ----
 // Graphviz DOT export: ops as boxes, variables as ellipses (as Paddle Lite
 // draws its SSA graph); parameters are drawn grey, feeds and fetches bold.
-// An op shows the kernel picked for it; a subgraph op is a cluster of its ops.
+// An op shows the implementation picked for it; a subgraph op is a cluster of its ops.
 
 #include <ostream>
 #include <string>
@@ -13764,7 +13766,7 @@ inline std::string dot_escape(const std::string& s) {
     return r;
 }
 
-/// An op's box text: its type, and the kernel picked for it (backends::
+/// An op's box text: its type, and the implementation picked for it (backends::
 /// pick_implementations sets litegraph_place and litegraph_pick) on a second line.
 inline std::string op_text(const op_node& op) {
     std::string t = dot_escape(op.type);
@@ -21205,11 +21207,11 @@ inline result preprocess(image img, const pipeline& p) {
 }  // namespace litegraph::vision
 // ---- end litegraph/vision/preprocess.hpp ----
 
-// backends: places, kernel pick, subgraphs (the OpenCL backend only with
+// backends: places, implementation pick, subgraphs (the OpenCL backend only with
 // LITEGRAPH_WITH_OPENCL)
 // ---- begin litegraph/backends/backends.hpp ----
 // Places in one call: the subgraph pass for every subgraph backend among the
-// user's places, then the kernel pick for the rest, then a program whose
+// user's places, then the implementation pick for the rest, then a program whose
 // kernels follow the picks.
 //
 //   backends::options o;

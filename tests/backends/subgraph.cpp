@@ -209,7 +209,7 @@ TEST_CASE("subgraph ops run through their engine, or fall back to the host with 
     CHECK(backends::apply_places(g2, o).subgraphs.empty());
 }
 
-TEST_CASE("places parse, and the kernel pick follows the user's order") {
+TEST_CASE("places parse, and the implementation pick follows the user's order") {
     auto p = backends::parse_places("cortex_m_dsp/i8/nchw,host");
     REQUIRE(p.size() == 2);
     CHECK(p[0].where == backends::target::cortex_m_dsp);
@@ -224,7 +224,7 @@ TEST_CASE("places parse, and the kernel pick follows the user's order") {
     auto reg =
         std::make_shared<backends::implementation_registry>(backends::host_implementations());
     int device_runs = 0;
-    struct twice_relu : kernel {
+    struct twice_relu : op_instance {
         int* n;
         explicit twice_relu(int* c) : n(c) {}
         void infer(op_io& io) override {

@@ -1,5 +1,5 @@
 // Places in one call: the subgraph pass for every subgraph backend among the
-// user's places, then the kernel pick for the rest, then a program whose
+// user's places, then the implementation pick for the rest, then a program whose
 // kernels follow the picks.
 //
 //   backends::options o;

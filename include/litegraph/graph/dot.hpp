@@ -1,6 +1,6 @@
 // Graphviz DOT export: ops as boxes, variables as ellipses (as Paddle Lite
 // draws its SSA graph); parameters are drawn grey, feeds and fetches bold.
-// An op shows the kernel picked for it; a subgraph op is a cluster of its ops.
+// An op shows the implementation picked for it; a subgraph op is a cluster of its ops.
 #pragma once
 
 #include <ostream>
@@ -21,7 +21,7 @@ inline std::string dot_escape(const std::string& s) {
     return r;
 }
 
-/// An op's box text: its type, and the kernel picked for it (backends::
+/// An op's box text: its type, and the implementation picked for it (backends::
 /// pick_implementations sets litegraph_place and litegraph_pick) on a second line.
 inline std::string op_text(const op_node& op) {
     std::string t = dot_escape(op.type);

@@ -261,6 +261,8 @@ struct softplus {
 /// x / (1 + |x|)
 struct softsign {
     static constexpr std::string_view paddle_type = "softsign";
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "v / (1.f + fabs(v))";
     static softsign parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x / (1.f + std::fabs(x)); }
 };

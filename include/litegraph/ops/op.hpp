@@ -296,7 +296,7 @@ struct concat_op_lists<op_list<A...>, op_list<B...>, Rest...> {
 
 /// Whether the op runs either of two loops picked by the attribute
 /// `litegraph_kernel` ("fast", the default, or "reference"): an op declares
-/// `static constexpr bool selectable_loops = true;`.  The host kernel
+/// `static constexpr bool selectable_loops = true;`.  The host implementation
 /// registry then lists it twice (backends/implementations.hpp).
 template <class Op>
 constexpr bool op_selectable_loops() {
