@@ -24,10 +24,17 @@ def run(binary, runs, name_filter):
     if name_filter:
         cmd += ["--filter", name_filter]
     p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
+    try:
+        models = json.loads(p.stdout)["models"]
+    except (ValueError, KeyError):
         sys.stderr.write(p.stderr)
-        raise RuntimeError(f"{' '.join(cmd)} exited with {p.returncode}")
-    return {m["name"]: m for m in json.loads(p.stdout)["models"] if m.get("status") == "ok"}
+        raise RuntimeError(f"{' '.join(cmd)} exited with {p.returncode} without its JSON")
+    # bench_models exits 1 when a model fails; the others are still timed.
+    for m in models:
+        if m.get("status") != "ok":
+            print(f"side_by_side: {binary}: {m['name']} {m.get('status')}: {m.get('message', '')}",
+                  file=sys.stderr)
+    return {m["name"]: m for m in models if m.get("status") == "ok"}
 
 
 def main():
