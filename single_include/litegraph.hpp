@@ -16649,6 +16649,14 @@ inline int8_kernel parse_int8_kernel(const attr_map& a, std::string_view type) {
 inline float output_step(const attr_map& a) {
     return a.get<float>("output_step", 0.f);
 }
+/// The firmware form of quantize_int8 and dequantize_int8: the step and the
+/// element count.
+struct step_form {
+    float step = 1.f;
+    std::int64_t count = 0;
+    constexpr auto fields() const { return std::tie(step, count); }
+};
+
 }  // namespace int8_detail
 
 struct quantize_int8 {
@@ -16666,11 +16674,7 @@ struct quantize_int8 {
         out.shape = x.shape;
     }
     /// The firmware form (ops/firmware.hpp): the step and the element count.
-    struct form {
-        float step = 1.f;
-        std::int64_t count = 0;
-        constexpr auto fields() const { return std::tie(step, count); }
-    };
+    using form = int8_detail::step_form;
     static constexpr std::string_view firmware_inputs[] = {"X"};
     static constexpr std::string_view firmware_output = "Out";
     static form form_of(const params& p, const op_io& io) {
@@ -16698,11 +16702,7 @@ struct dequantize_int8 {
         out.shape = x.shape;
     }
     /// The firmware form (ops/firmware.hpp): the step and the element count.
-    struct form {
-        float step = 1.f;
-        std::int64_t count = 0;
-        constexpr auto fields() const { return std::tie(step, count); }
-    };
+    using form = int8_detail::step_form;
     static constexpr std::string_view firmware_inputs[] = {"X"};
     static constexpr std::string_view firmware_output = "Out";
     static form form_of(const params& p, const op_io& io) {
