@@ -38,12 +38,6 @@ const char* description =
     "(shape inference, planning, run); median/min ms over the timed runs; arena and\n"
     "LOAD (lower bound) in bytes.";
 
-/// Models the runtime cannot run (ops it does not have).
-const std::map<std::string, std::string> skipped = {
-    {"ppyolo_tiny_trash", "unsupported ops (yolo_box, multiclass_nms3)"},
-    {"textcnn_sequence_conv", "unsupported LoD ops (sequence_conv, sequence_pool)"},
-};
-
 /// Input shapes other than the declared ones (with -1 as 1).
 const std::map<std::string, shape_t> input_override = {
     // Declared 960x960 takes long; 640x640 is any multiple of 32 it accepts.
@@ -58,7 +52,7 @@ int runs_for(const std::string& name, int runs) {
 
 struct result {
     std::string name;
-    std::string status = "ok";  // ok, skipped, failed
+    std::string status = "ok";  // ok, failed
     std::string message;
     std::vector<std::string> inputs;  // "name:1x3x32x100"
     int runs = 0;
@@ -101,7 +95,7 @@ result bench(const std::string& name, const std::function<graph::graph()>& make_
         for (auto& d : shape)
             if (d < 0) d = 1;
         r.inputs.push_back(v.name + ":" + dims_string(shape));
-        prog.set_input(i, cli::deterministic_input(v.type, shape));
+        prog.set_input(i, cli::deterministic_feed(v, {{v.name, shape}}));
     }
 
     t0 = clock_type::now();
@@ -211,14 +205,6 @@ int run_main(const std::vector<std::string>& argv) {
         for (const auto& dir : dirs) {
             const auto name = dir.filename().string();
             if (!filter.empty() && name != filter) continue;
-            if (auto it = skipped.find(name); it != skipped.end()) {
-                result r;
-                r.name = name;
-                r.status = "skipped";
-                r.message = it->second;
-                results.push_back(r);
-                continue;
-            }
             announce(name);
             results.push_back(bench_guarded(
                 name, [&] { return paddle::load(dir).graph; }, runs));
