@@ -1033,11 +1033,18 @@ struct store {
 /// Rounds half away from zero and saturates to int8: the one quantisation
 /// rule of the int8 kernels (Paddle's fake quantisation rounds the same way).
 /// NaN (a NaN weight or scale in a model) quantises to 0: converting it to
-/// an integer would be undefined (found by fuzz_model).
+/// an integer would be undefined (found by fuzz_model).  The same results as
+/// std::round then saturating, without the C library call std::round is on
+/// targets without a rounding instruction for it (x86-64's baseline, Cortex-M):
+/// saturating to +-256 first changes no result, then the integer part is an
+/// exact conversion and the fraction an exact subtraction.
 inline std::int8_t saturate_int8(float v) {
-    const float r = std::round(v);
-    if (!(r == r)) return 0;
-    return static_cast<std::int8_t>(r < -128.f ? -128.f : (r > 127.f ? 127.f : r));
+    if (!(v == v)) return 0;
+    const float c = v < -256.f ? -256.f : (v > 256.f ? 256.f : v);
+    const int t = static_cast<int>(c);
+    const float frac = c - static_cast<float>(t);
+    const int r = t + (frac >= 0.5f ? 1 : 0) - (frac <= -0.5f ? 1 : 0);
+    return static_cast<std::int8_t>(r < -128 ? -128 : (r > 127 ? 127 : r));
 }
 
 /// The int8 terminal: out[index] = sat8(round(v * inv_scale)), inv_scale the
