@@ -261,7 +261,7 @@ TEST_CASE("--patches values: auto, NxM, and clear errors") {
 }
 
 TEST_CASE("a stage that cannot be patched is refused with its reason") {
-    // x -> conv -> global average pool -> y: the global pool needs the whole map.
+    // x -> conv -> adaptive average pool to 2x2 -> y: each output reads a quarter of the map.
     graph::graph g;
     graph::builder b(g);
     b.declare("x", {1, 2, 8, 8});
@@ -271,8 +271,8 @@ TEST_CASE("a stage that cannot be patched is refused with its reason") {
     b.add_op("conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}}, {{"Output", {"a"}}}, {});
     attr_map pa;
     pa.set("pooling_type", std::string("avg"));
-    pa.set("global_pooling", true);
-    pa.set("ksize", std::vector<std::int32_t>{1, 1});
+    pa.set("adaptive", true);
+    pa.set("ksize", std::vector<std::int32_t>{2, 2});
     b.add_op("pool2d", {{"X", {"a"}}}, {{"Out", {"y"}}}, pa);
     b.fetch("y", 0);
     b.finish();
@@ -288,6 +288,60 @@ TEST_CASE("a stage that cannot be patched is refused with its reason") {
               p.graph(), p.graph().find_var("a"),
               [&](int v) -> const tensor_ref& { return p.var(v); }, d)
               .empty());
+}
+
+}  // namespace runtime_patches_test
+
+namespace runtime_patches_test {
+
+TEST_CASE("auto: a conv's map before a global pool runs in row bands, bit for bit") {
+    for (bool max : {false, true}) {
+        INFO(max);
+        // x[1,4,24,24] -> conv3x3 (8) -> p pool 2x2 -> conv3x3 (64) relu -> global pool -> y
+        graph::graph g;
+        graph::builder b(g);
+        b.declare("x", {1, 4, 24, 24});
+        for (const char* n : {"a", "p", "c", "cr", "y"}) b.declare(n, {-1});
+        b.declare(test::param_var("w0", {8, 4, 3, 3}, 1));
+        b.declare(test::param_var("w1", {64, 8, 3, 3}, 2));
+        b.feed("x", 0);
+        attr_map c3;
+        c3.set("paddings", std::vector<std::int32_t>{1, 1});
+        b.add_op("conv2d", {{"Input", {"x"}}, {"Filter", {"w0"}}}, {{"Output", {"a"}}}, c3);
+        attr_map pa;
+        pa.set("pooling_type", std::string("max"));
+        pa.set("ksize", std::vector<std::int32_t>{2, 2});
+        pa.set("strides", std::vector<std::int32_t>{2, 2});
+        b.add_op("pool2d", {{"X", {"a"}}}, {{"Out", {"p"}}}, pa);
+        b.add_op("conv2d", {{"Input", {"p"}}, {"Filter", {"w1"}}}, {{"Output", {"c"}}}, c3);
+        b.add_op("relu", {{"X", {"c"}}}, {{"Out", {"cr"}}}, {});
+        attr_map ga;
+        ga.set("pooling_type", std::string(max ? "max" : "avg"));
+        ga.set("global_pooling", true);
+        ga.set("ksize", std::vector<std::int32_t>{1, 1});
+        b.add_op("pool2d", {{"X", {"cr"}}}, {{"Out", {"y"}}}, ga);
+        b.fetch("y", 0);
+        b.finish();
+        passes::run_passes(g);
+        auto x = test::random_tensor({1, 4, 24, 24}, 3);
+        runtime::program plain(g);
+        const auto want = run(plain, x);
+        auto choice = runtime::patch_graph(g, {}, {planner::segment{}});
+        REQUIRE_MESSAGE(choice.found, choice.why);
+        CHECK(choice.tail);
+        CHECK(choice.tail_rows > 1);
+        runtime::program tiled(std::move(g), {planner::segment{}}, runtime::patch_factory());
+        const auto got = run(tiled, x);
+        REQUIRE(got.size() == want.size());
+        CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+        check_plan(tiled);
+        // The 64x12x12 float map (36 KiB) never exists whole.
+        CHECK(tiled.memory().lower_bound_bytes < 64 * 12 * 12 * 4);
+        MESSAGE("LOAD " << plain.memory().lower_bound_bytes << " -> "
+                        << tiled.memory().lower_bound_bytes << "; tail " << choice.tail_first_op
+                        << " .. " << choice.tail_last_op << " in " << choice.tail_rows
+                        << " bands, head " << choice.rows_cols());
+    }
 }
 
 }  // namespace runtime_patches_test

@@ -86,7 +86,11 @@ inline nlohmann::json patches_json(const runtime::patch_choice& c, std::size_t p
              c.untiled_load_bytes ? double(peak) / double(c.untiled_load_bytes) : 1.0},
             {"scratch_bytes", c.scratch_bytes},
             {"mac_overhead", c.mac_overhead},
-            {"stage_mac_overhead", c.stage_mac_overhead}};
+            {"stage_mac_overhead", c.stage_mac_overhead},
+            {"tail", c.tail ? nlohmann::json{{"first", c.tail_first_op},
+                                             {"last", c.tail_last_op},
+                                             {"rows", c.tail_rows}}
+                            : nlohmann::json(nullptr)}};
 }
 
 inline void print_patches(const nlohmann::json& p) {
@@ -97,16 +101,18 @@ inline void print_patches(const nlohmann::json& p) {
               << p["untiled_load_bytes"].get<std::size_t>() << " ("
               << p["peak_over_untiled_load"].get<double>() << "x), MACs x"
               << p["mac_overhead"].get<double>() << "\n";
+    if (!p["tail"].is_null())
+        std::cout << "              and " << p["tail"]["first"].get<std::string>() << " .. "
+                  << p["tail"]["last"].get<std::string>() << " in " << p["tail"]["rows"].get<int>()
+                  << " row bands\n";
 }
 
 /// `--input-dtype int8`: each input's scale and zero point.
 inline nlohmann::json inputs_json(const std::vector<passes::input_quantization>& q) {
     nlohmann::json a = nlohmann::json::array();
     for (auto& i : q)
-        a.push_back({{"name", i.name},
-                     {"dtype", "int8"},
-                     {"step", i.scale},
-                     {"zero_point", i.zero_point}});
+        a.push_back(
+            {{"name", i.name}, {"dtype", "int8"}, {"step", i.scale}, {"zero_point", i.zero_point}});
     return a;
 }
 

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cfloat>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -50,7 +51,9 @@ struct patch_region {
 /// inputs.  A window layer (conv, pool) reads its main input over a window of
 /// its output region; every other input is read over the output region.
 struct stage_layer {
-    enum class kind { conv, pool, point, concat };
+    /// reduce: a float global pool, the stage's last layer, accumulated over
+    /// row bands in the pool kernel's own order (docs/patches.md).
+    enum class kind { conv, pool, point, concat, reduce };
     int op = -1;
     kind k = kind::point;
     std::vector<int> inputs;  // activation input vars, in slot order
@@ -60,6 +63,7 @@ struct stage_layer {
     std::int64_t h = 0, w = 0, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
     std::int64_t pt = 0, pb = 0, pl = 0, pr = 0;
     double macs_per_output = 0;  // multiply-adds per output element (convs)
+    bool max = false;            // reduce: max (else average)
 };
 
 /// A stage: its layers in a topological order, its external activation
@@ -157,8 +161,11 @@ inline void copy_window(const std::byte* from, const patch_region& src, std::byt
 /// Why the ops producing `output` (up to the graph's inputs) cannot form a
 /// patched stage, or empty when they can (then `desc` holds the stage).
 /// `ref(v)` gives each var's inferred dtype and shape.
+/// `starts`: activations the stage reads as inputs although an op produces
+/// them (a stage in the middle of the network); empty: back to the inputs.
 template <class Ref>
-std::string describe_stage(const graph::graph& g, int output, const Ref& ref, stage_desc& desc) {
+std::string describe_stage(const graph::graph& g, int output, const Ref& ref, stage_desc& desc,
+                           const std::set<int>& starts = {}) {
     using patch_detail::is_activation;
     desc = {};
     desc.output = output;
@@ -172,7 +179,7 @@ std::string describe_stage(const graph::graph& g, int output, const Ref& ref, st
         if (!ops.insert(op).second) continue;
         for (auto& s : g.ops[op].inputs)
             for (int v : s.vars)
-                if (is_activation(g, v) && g.vars[v].producer >= 0)
+                if (is_activation(g, v) && g.vars[v].producer >= 0 && !starts.count(v))
                     todo.push_back(g.vars[v].producer);
     }
     for (int op : g.topo_order()) {
@@ -219,7 +226,8 @@ std::string describe_stage(const graph::graph& g, int output, const Ref& ref, st
                     if (!per_channel) return "op " + label + " reads a spatial parameter";
                     continue;
                 }
-                if (g.vars[v].producer >= 0 && !ops.count(g.vars[v].producer))
+                const bool start = g.vars[v].producer < 0 || starts.count(v) > 0;
+                if (!start && !ops.count(g.vars[v].producer))
                     return "op " + label + " reads a tensor from outside the stage";
                 if (r.shape.size() != 4 || !is_known(r.shape))
                     return "op " + label + "'s input '" + g.vars[v].name + "' is not 4-D";
@@ -231,7 +239,7 @@ std::string describe_stage(const graph::graph& g, int output, const Ref& ref, st
                 l.main.push_back(main);
                 desc.shapes[v] = r.shape;
                 desc.types[v] = r.type;
-                if (g.vars[v].producer < 0 &&
+                if (start &&
                     std::find(desc.inputs.begin(), desc.inputs.end(), v) == desc.inputs.end())
                     desc.inputs.push_back(v);
             }
@@ -257,6 +265,17 @@ std::string describe_stage(const graph::graph& g, int output, const Ref& ref, st
                     l.macs_per_output = static_cast<double>(geo.c / geo.groups * geo.kh * geo.kw);
                 } else {
                     auto p = ops::pool2d::parse(node.attrs, node.type);
+                    const bool global =
+                        p.global_pooling || (p.adaptive && o.shape[2] == 1 && o.shape[3] == 1);
+                    if (global && l.out == output && op_declares<ops::pool2d>(node.type) &&
+                        ref(l.inputs[0]).type == dtype::f32 && !p.adaptive) {
+                        l.k = stage_layer::kind::reduce;
+                        l.max = p.max;
+                        desc.shapes[l.out] = o.shape;
+                        desc.types[l.out] = o.type;
+                        desc.layers.push_back(std::move(l));
+                        continue;
+                    }
                     if (p.global_pooling || p.adaptive)
                         return "op " + label + " pools globally or adaptively";
                     if (!p.max && !p.exclusive)
@@ -313,8 +332,15 @@ inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool 
     using patch_detail::bounding;
     stage_tiling t;
     t.rows = rows, t.cols = cols;
-    const auto& os = desc.shapes.at(desc.output);
+    // A reduce stage is cut into row bands of the map its pool reads, so
+    // the pool sums each plane in its own row-major order.
+    const bool reduce = desc.layers.back().k == stage_layer::kind::reduce;
+    const auto& os = desc.shapes.at(reduce ? desc.layers.back().inputs[0] : desc.output);
     const std::int64_t H = os[2], W = os[3];
+    if (reduce && cols != 1) {
+        t.problem = "a stage ending in a global pool is cut into rows only";
+        return t;
+    }
     if (rows < 1 || cols < 1 || rows > H || cols > W) {
         t.problem = "grid " + std::to_string(rows) + "x" + std::to_string(cols) +
                     " does not fit an output of " + std::to_string(H) + "x" + std::to_string(W);
@@ -336,7 +362,7 @@ inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool 
     };
     for (const auto& patch : t.patches) {
         std::map<int, patch_region> need;
-        need[desc.output] = patch;
+        need[desc.output] = reduce ? patch_region{0, 1, 0, 1} : patch;
         std::vector<layer_tile> tiles(n);
         for (std::size_t i = n; i-- > 0;) {
             const auto& l = desc.layers[i];
@@ -348,7 +374,9 @@ inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool 
             }
             for (std::size_t j = 0; j < l.inputs.size(); ++j) {
                 patch_region r = tl.out;
-                if (l.main[j]) {
+                if (l.k == stage_layer::kind::reduce) {
+                    r = patch;
+                } else if (l.main[j]) {
                     auto y = patch_detail::window_span(tl.out.y0, tl.out.y1, l.h, l.kh, l.sh, l.dh,
                                                        l.pt);
                     auto x = patch_detail::window_span(tl.out.x0, tl.out.x1, l.w, l.kw, l.sw, l.dw,
@@ -485,12 +513,14 @@ public:
         const auto& ys = io.outputs.at(0).args.at(0)->shape;
         const patch_region whole{0, ys[2], 0, ys[3]};
         const std::size_t elem = size_of(io.outputs.at(0).args.at(0)->type);
+        const bool reduce = desc_.layers.back().k == stage_layer::kind::reduce;
+        std::vector<std::byte*> at_of;
         for (std::size_t p = 0; p < tiling_.patches.size(); ++p) {
             const auto& regions = tiling_.regions[p];
             for (std::size_t i = 0; i < desc_.layers.size(); ++i) {
                 const auto& l = desc_.layers[i];
                 const auto& tl = tiling_.tiles[p][i];
-                auto& e = *entries_[i][entry_of_[p][i]];
+                at_of.assign(l.inputs.size(), nullptr);
                 for (std::size_t j = 0; j < l.inputs.size(); ++j) {
                     const int v = l.inputs[j];
                     const auto& s = desc_.shapes.at(v);
@@ -510,14 +540,46 @@ public:
                                                   patch_detail::plane_count(s),
                                                   size_of(desc_.types.at(v)));
                     }
-                    e.in_refs[j]->data = at;
+                    at_of[j] = at;
                 }
+                if (l.k == stage_layer::kind::reduce) {
+                    accumulate(l, tl.in[0], reinterpret_cast<const float*>(at_of[0]),
+                               reinterpret_cast<float*>(y), p == 0,
+                               p + 1 == tiling_.patches.size());
+                    continue;
+                }
+                auto& e = *entries_[i][entry_of_[p][i]];
+                for (std::size_t j = 0; j < l.inputs.size(); ++j) e.in_refs[j]->data = at_of[j];
                 e.out_ref->data = scratch + tiling_.var_offset.at(l.out);
                 e.k->run(e.io);
             }
+            if (reduce) continue;
             const auto& patch = tiling_.patches[p];
             patch_detail::copy_window(scratch + tiling_.var_offset.at(desc_.output), patch, y,
                                       whole, patch, patch_detail::plane_count(ys), elem);
+        }
+    }
+
+    /// A global pool over one row band `band` (x holds it, full width): the
+    /// running max or sum of each plane in y, in the order of
+    /// kernels::pool2d's loop; the last band divides by the plane's size.
+    void accumulate(const stage_layer& l, const patch_region& band, const float* x, float* y,
+                    bool first, bool last) const {
+        const auto& s = desc_.shapes.at(l.inputs[0]);
+        const std::int64_t planes = s[0] * s[1], w = s[3];
+        for (std::int64_t pc = 0; pc < planes; ++pc) {
+            float m = first ? (l.max ? -FLT_MAX : 0.f) : y[pc];
+            const float* xp = x + pc * band.h() * w;
+            for (std::int64_t r = 0; r < band.h(); ++r)
+                for (std::int64_t c = 0; c < w; ++c) {
+                    const float v = xp[r * w + c];
+                    if (l.max)
+                        m = m > v ? m : v;
+                    else
+                        m += v;
+                }
+            if (last && !l.max) m = m / static_cast<float>(s[2] * s[3]);
+            y[pc] = m;
         }
     }
 
@@ -557,6 +619,7 @@ private:
             for (std::size_t i = 0; i < desc_.layers.size(); ++i) {
                 const auto& l = desc_.layers[i];
                 const auto& tl = tiling_.tiles[p][i];
+                if (l.k == stage_layer::kind::reduce) continue;
                 std::string key;
                 for (auto v : tl.pads) key += std::to_string(v) + ",";
                 for (auto& r : tl.in)
@@ -666,7 +729,7 @@ inline int apply_patches(graph::graph& g, int split, int rows, int cols,
         if (!inside(op)) continue;
         for (auto& s : g.ops[op].inputs)
             for (int v : s.vars)
-                if (patch_detail::is_activation(g, v) && g.vars[v].producer < 0 &&
+                if (patch_detail::is_activation(g, v) && !inside(g.vars[v].producer) &&
                     std::find(inputs.begin(), inputs.end(), v) == inputs.end())
                     inputs.push_back(v);
     }
@@ -750,6 +813,21 @@ inline instance_factory patch_factory(instance_factory next = {}) {
     };
 }
 
+/// The conv MACs of the unfolded instructions of `p`.
+inline double network_macs(const program& p) {
+    double total = 0;
+    for (int i : p.execution_order()) {
+        const auto& ins = p.instructions()[i];
+        const auto& io = ins.io;
+        if (ins.folded || !io.has_input("Filter") || io.outputs.empty()) continue;
+        const auto& f = io.input("Filter");
+        const auto& o = *io.outputs[0].args.at(0);
+        if (f.shape.size() == 4 && f.shape[0] > 0)
+            total += static_cast<double>(o.numel()) * static_cast<double>(f.numel() / f.shape[0]);
+    }
+    return total;
+}
+
 /// What to patch: `automatic` chooses the split and the grid (the least peak
 /// within `budget`, the network's conv MACs tiled over untiled); else the
 /// grid is `rows` x `cols` and the split the one with the least peak.
@@ -795,11 +873,17 @@ struct patch_choice {
     double mac_overhead = 1;               // the network's conv MACs, tiled / untiled
     double stage_mac_overhead = 1;         // the stage's conv MACs, tiled / untiled
     std::set<int> ops;                     // the stage's ops in the graph chosen on
+    bool tail = false;                     // a global pool's tail also runs in row bands
+    std::string tail_first_op, tail_last_op;
+    int tail_rows = 0;
     std::string rows_cols() const { return std::to_string(rows) + "x" + std::to_string(cols); }
 };
 
 /// Chooses a stage and grid for the prepared, untiled program `p`.
-inline patch_choice choose_patches(const program& p, const patch_request& req) {
+/// `total_macs`: the network's conv MACs untiled (0: those of `p`);
+/// `extra_macs`: what patches already chosen add.
+inline patch_choice choose_patches(const program& p, const patch_request& req,
+                                   double total_macs = 0, double extra_macs = 0) {
     const auto& g = p.graph();
     patch_choice best;
     best.untiled_load_bytes = p.memory().lower_bound_bytes;
@@ -807,17 +891,7 @@ inline patch_choice choose_patches(const program& p, const patch_request& req) {
     const auto& code = p.instructions();
     const auto& bufs = p.buffers();
     const auto& vb = p.var_buffers();
-    // Conv MACs of the whole network.
-    double total_macs = 0;
-    for (int i : order) {
-        const auto& io = code[i].io;
-        if (code[i].folded || !io.has_input("Filter") || io.outputs.empty()) continue;
-        const auto& f = io.input("Filter");
-        const auto& o = *io.outputs[0].args.at(0);
-        if (f.shape.size() == 4 && f.shape[0] > 0)
-            total_macs +=
-                static_cast<double>(o.numel()) * static_cast<double>(f.numel() / f.shape[0]);
-    }
+    if (total_macs <= 0) total_macs = network_macs(p);
     std::vector<int> op_step(g.ops.size(), -1);
     for (std::size_t s = 0; s < order.size(); ++s) op_step[code[order[s]].op] = static_cast<int>(s);
     const int steps = static_cast<int>(order.size());
@@ -876,7 +950,7 @@ inline patch_choice choose_patches(const program& p, const patch_request& req) {
                 if (first_why.empty()) first_why = t.problem;
                 continue;
             }
-            const double macs = total_macs - t.macs_untiled + t.macs_tiled;
+            const double macs = total_macs + extra_macs - t.macs_untiled + t.macs_tiled;
             const double overhead = total_macs > 0 ? macs / total_macs : 1.0;
             if (req.automatic && overhead > req.budget) continue;
             const auto peak = std::max(rest, beside + held + t.scratch_bytes);
@@ -910,25 +984,117 @@ inline patch_choice choose_patches(const program& p, const patch_request& req) {
     return best;
 }
 
+
+/// The tail stage of a global pool: the pool and, back from it, the
+/// point-wise ops and the conv that produce its input (each read by the next
+/// only), cut into row bands so the conv's map never exists whole.
+struct tail_choice {
+    bool found = false;
+    int split = -1;  // the pool's output
+    std::string first_op, last_op;
+    int rows = 1;
+    std::size_t scratch_bytes = 0;
+    double extra_macs = 0;  // tiled - untiled
+    std::set<int> ops;
+};
+
+/// For each float global pool of `p` fed by a conv (through point-wise ops),
+/// the band count with the least scratch whose extra MACs stay within
+/// `budget` x the network's; the tail with the largest map is kept.
+inline tail_choice choose_tail(const program& p, double budget, double total_macs) {
+    const auto& g = p.graph();
+    auto ref = [&](int v) -> const tensor_ref& { return p.var(v); };
+    tail_choice best;
+    std::uint64_t best_bytes = 0;
+    for (int i : p.execution_order()) {
+        const int op = p.instructions()[i].op;
+        const auto& node = g.ops[op];
+        if (!op_declares<ops::pool2d>(node.type) || !node.attrs.get<bool>("global_pooling", false))
+            continue;
+        const int out = graph::output_var(node, "Out");
+        int x = graph::input_var(node, "X");
+        if (out < 0 || x < 0) continue;
+        // Back through single-reader point-wise ops to the conv.
+        std::set<int> starts;
+        std::uint64_t map_bytes = p.var(x).bytes();
+        for (int v = x;;) {
+            const int prod = g.vars[v].producer;
+            if (prod < 0 || graph::consumers(g, v).size() != 1 || graph::is_fetched(g, v)) break;
+            auto k = patch_detail::kind_of(g.ops[prod].type);
+            if (!k || (*k != stage_layer::kind::conv && *k != stage_layer::kind::point)) break;
+            const auto* in = g.ops[prod].input(*k == stage_layer::kind::conv ? "Input" : "X");
+            if (!in || in->vars.size() != 1) break;
+            if (*k == stage_layer::kind::conv) {
+                starts.insert(in->vars[0]);
+                break;
+            }
+            v = in->vars[0];
+        }
+        if (starts.empty()) continue;
+        stage_desc desc;
+        if (!describe_stage(g, out, ref, desc, starts).empty()) continue;
+        const auto h = p.var(x).shape[2];
+        tail_choice c;
+        for (int r = 1; r <= h; ++r) {
+            auto t = tile_stage(desc, r, 1, true);
+            if (!t.problem.empty()) continue;
+            const double extra = t.macs_tiled - t.macs_untiled;
+            if (total_macs > 0 && (total_macs + extra) / total_macs > budget) continue;
+            if (c.found && t.scratch_bytes >= c.scratch_bytes) continue;
+            c.found = true;
+            c.rows = r;
+            c.scratch_bytes = t.scratch_bytes;
+            c.extra_macs = extra;
+        }
+        if (!c.found || map_bytes <= best_bytes) continue;
+        c.split = out;
+        c.first_op = g.op_label(desc.layers.front().op);
+        c.last_op = g.op_label(desc.layers.back().op);
+        c.ops = stage_ops_of(desc);
+        best = c;
+        best_bytes = map_bytes;
+    }
+    return best;
+}
+
 /// Chooses (on an untiled program over a copy of `g`, inputs of
 /// `req.shapes`) and applies a patched stage to `g`; `g` is unchanged when
 /// none is found (the choice then says why).
 inline patch_choice patch_graph(graph::graph& g, const patch_request& req,
                                 const std::vector<planner::segment>& segments,
                                 const instance_factory& make = {}) {
-    program untiled(g, segments, make);
-    for (std::size_t i = 0; i < untiled.input_count(); ++i) {
-        const auto& v = untiled.input_var(i);
-        shape_t s = v.shape;
-        if (auto it = req.shapes.find(v.name); it != req.shapes.end()) s = it->second;
-        for (auto& d : s)
-            if (d < 0) d = 1;
-        untiled.set_input_shape(i, s);
-    }
-    untiled.planned_arena_bytes();
-    auto choice = choose_patches(untiled, req);
+    auto planned = [&](const graph::graph& of) {
+        auto p = std::make_unique<program>(of, segments, patch_factory(make));
+        for (std::size_t i = 0; i < p->input_count(); ++i) {
+            const auto& v = p->input_var(i);
+            shape_t s = v.shape;
+            if (auto it = req.shapes.find(v.name); it != req.shapes.end()) s = it->second;
+            for (auto& d : s)
+                if (d < 0) d = 1;
+            p->set_input_shape(i, s);
+        }
+        p->planned_arena_bytes();
+        return p;
+    };
+    auto untiled = planned(g);
+    const double macs = network_macs(*untiled);
+    const auto untiled_load = untiled->memory().lower_bound_bytes;
+    // auto: first the tail (a global pool's conv map in row bands), so that
+    // the head's choice sees the peak that remains.
+    tail_choice tail;
+    if (req.automatic) tail = choose_tail(*untiled, req.budget, macs);
+    graph::graph with_tail = g;
+    if (tail.found) apply_patches(with_tail, tail.split, tail.rows, 1, tail.ops);
+    auto base = tail.found ? planned(with_tail) : std::move(untiled);
+    auto choice = choose_patches(*base, req, macs, tail.extra_macs);
+    choice.untiled_load_bytes = untiled_load;
     if (!choice.found) return choice;
-    // The choice's op indices are `g`'s: the program's graph is a copy of it.
+    choice.tail = tail.found;
+    choice.tail_first_op = tail.first_op;
+    choice.tail_last_op = tail.last_op;
+    choice.tail_rows = tail.rows;
+    g = std::move(with_tail);
+    // The choice's op indices are those of the graph chosen on, a copy of `g`.
     apply_patches(g, choice.split, choice.rows, choice.cols, choice.ops);
     return choice;
 }
