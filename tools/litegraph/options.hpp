@@ -176,7 +176,14 @@ inline void add_patches(CLI::App& app, preparation_option& p) {
                                    "run the first stage patch by patch (docs/patches.md): auto\n"
                                    "chooses the split and grid with the least peak within\n"
                                    "--patch-budget; NxM a grid of N rows x M columns");
-    patches->type_name("auto|NxM");
+    patches->type_name("auto|NxM")->check([](const std::string& v) {
+        try {
+            runtime::parse_patch_request(v);
+            return std::string();
+        } catch (const usage_error& e) {
+            return std::string(e.what());
+        }
+    });
     app.add_option("--patch-budget", p.patch_budget,
                    "with --patches auto: at most this many times the\n"
                    "network's conv MACs (default 1.3)")
