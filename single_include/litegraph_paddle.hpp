@@ -28041,7 +28041,6 @@ inline patch_choice choose_patches(const program& p, const patch_request& req,
     return best;
 }
 
-
 /// The tail stage of a global pool: the pool and, back from it, the
 /// point-wise ops and the conv that produce its input (each read by the next
 /// only), cut into row bands so the conv's map never exists whole.

@@ -82,7 +82,7 @@ TEST_CASE("SqueezeNet int8 at 128, input int8, patches auto: bit-exact, peak bel
         CHECK_MESSAGE(check.ok, check.what);
         const auto peak = tiled.plan().total();
         CHECK(choice->mac_overhead <= 1.3);
-        CHECK(peak < untiled_load);
+        CHECK(2 * peak <= untiled_load);  // the goal of issue 23
         MESSAGE("squeezenet" << v << " int8: untiled LOAD " << untiled_load << " (float input), "
                              << choice->untiled_load_bytes << " (int8 input); patched "
                              << choice->rows_cols() << " over " << choice->first_op << " .. "
@@ -118,15 +118,15 @@ TEST_CASE("PP-OCR classifier and detector fp32: patched within 1e-6 of unpatched
                 const auto got = output_of(tiled, x);
                 REQUIRE(got.shape() == want.shape());
                 CHECK(test::max_abs_diff(got.span<float>(), want.span<float>()) <= 1e-6);
-                MESSAGE(m.name << " " << grid << ": " << choice->rows_cols() << " over "
-                               << choice->first_op << " .. " << choice->last_op << ", LOAD "
-                               << plain.memory().lower_bound_bytes << " -> "
-                               << tiled.memory().lower_bound_bytes << ", MACs x"
-                               << choice->mac_overhead);
+                MESSAGE(std::string(m.name)
+                        << " " << grid << ": " << choice->rows_cols() << " over "
+                        << choice->first_op << " .. " << choice->last_op << ", LOAD "
+                        << plain.memory().lower_bound_bytes << " -> "
+                        << tiled.memory().lower_bound_bytes << ", MACs x" << choice->mac_overhead);
             } catch (const usage_error& e) {
                 // auto may find no stage that lowers the peak; a given grid must run.
                 CHECK(grid == "auto");
-                MESSAGE(m.name << " auto: " << e.what());
+                MESSAGE(std::string(m.name) << " auto: " << std::string(e.what()));
             }
         }
     }
