@@ -97,9 +97,11 @@ TEST_CASE("PP-OCR classifier and detector fp32: patched within 1e-6 of unpatched
         const char* name;
         const char* input;
         shape_t shape;
+        const char* split;  // a stage of several convs (auto keeps the first)
     };
-    for (const auto& m : {model{"ppocr_mobile_v2.0_cls", "reference/input_n1.npy", {}},
-                          model{"ppocr_v3_det", "", {1, 3, 160, 160}}}) {
+    for (const auto& m :
+         {model{"ppocr_mobile_v2.0_cls", "reference/input_n1.npy", {}, "relu_1.tmp_0"},
+          model{"ppocr_v3_det", "", {1, 3, 160, 160}, "elementwise_add_1"}}) {
         INFO(m.name);
         auto dir = test::shared_model(m.name);
         if (dir.empty()) continue;
@@ -107,10 +109,11 @@ TEST_CASE("PP-OCR classifier and detector fp32: patched within 1e-6 of unpatched
         auto loaded = paddle::load(dir);
         runtime::program plain = build(loaded.graph, {});
         const auto want = output_of(plain, x);
-        for (std::string grid : {"auto", "3x2"}) {
+        for (std::string grid : {"auto", "3x2", "2x4 split"}) {
             INFO(grid);
             session_options o;
-            o.patches = runtime::parse_patch_request(grid);
+            o.patches = runtime::parse_patch_request(grid.substr(0, grid.find(' ')));
+            if (grid.find("split") != std::string::npos) o.patches->split = m.split;
             o.patches->shapes[plain.input_var(0).name] = x.shape();
             std::optional<runtime::patch_choice> choice;
             try {
@@ -118,6 +121,7 @@ TEST_CASE("PP-OCR classifier and detector fp32: patched within 1e-6 of unpatched
                 const auto got = output_of(tiled, x);
                 REQUIRE(got.shape() == want.shape());
                 CHECK(test::max_abs_diff(got.span<float>(), want.span<float>()) <= 1e-6);
+                if (!o.patches->split.empty()) CHECK(choice->split_name == m.split);
                 MESSAGE(std::string(m.name)
                         << " " << grid << ": " << choice->rows_cols() << " over "
                         << choice->first_op << " .. " << choice->last_op << ", LOAD "

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 
+#include "../../tools/quantize/ptq.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/planner/validate.hpp"
 #include "support.hpp"
@@ -203,6 +204,41 @@ TEST_CASE("random stages: tiled on every grid equals untiled, bit for bit") {
         }
     }
     CHECK(patched >= 100);
+}
+
+TEST_CASE("random int8 stages (post-training quantized): tiled equals untiled, bit for bit") {
+    int patched = 0, int8_layers = 0;
+    for (std::uint32_t seed = 1; seed <= 40; ++seed) {
+        auto s = make_stage(seed);
+        std::vector<tensor> samples{test::random_tensor(s.input, seed + 2000),
+                                    test::random_tensor(s.input, seed + 3000)};
+        ptq::quantize(s.g, samples);
+        passes::run_passes(s.g);  // quantize_int8 makes the int8 ops
+        for (auto& op : s.g.ops) int8_layers += op.type.find("_int8") != std::string::npos ? 1 : 0;
+        auto x = test::random_tensor(s.input, seed + 1000);
+        runtime::program plain(s.g);
+        const auto want = run(plain, x);
+        for (auto grid : {std::pair{2, 2}, std::pair{4, 3}}) {
+            CAPTURE(seed);
+            CAPTURE(grid.first);
+            auto g = s.g;
+            runtime::patch_request req;
+            req.automatic = false;
+            req.rows = grid.first, req.cols = grid.second;
+            req.shapes["x"] = s.input;
+            auto choice = runtime::patch_graph(g, req, {planner::segment{}});
+            if (!choice.found) continue;
+            runtime::program tiled(std::move(g), {planner::segment{}}, runtime::patch_factory());
+            const auto got = run(tiled, x);
+            REQUIRE(got.size() == want.size());
+            CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+            check_plan(tiled);
+            ++patched;
+        }
+    }
+    CHECK(patched >= 50);
+    CHECK(int8_layers >= 80);
+    MESSAGE(patched << " patched int8 programs, " << int8_layers << " int8 ops");
 }
 
 TEST_CASE("auto: the chosen stage lowers LOAD and stays within the MAC budget") {

@@ -154,6 +154,7 @@ struct preparation_option {
     std::string patches;  // --patches: "", "auto" or "NxM"
     double patch_budget = 1.3;
     std::string input_dtype = "float32";
+    std::string patch_split;
     /// int8 (default) runs every pass; fp32 skips quantize_int8, so a
     /// fake-quantized model runs in float with its quant-dequant ops simulated.
     /// `shapes`: the inputs' shapes (--shape) the patches are chosen for.
@@ -165,6 +166,7 @@ struct preparation_option {
         if (!patches.empty()) {
             o.patches = runtime::parse_patch_request(patches, patch_budget);
             o.patches->shapes = shapes;
+            o.patches->split = patch_split;
         }
         return o;
     }
@@ -189,6 +191,11 @@ inline void add_patches(CLI::App& app, preparation_option& p) {
                    "network's conv MACs (default 1.3)")
         ->type_name("X")
         ->check(CLI::Range(1.0, 100.0))
+        ->needs(patches);
+    app.add_option("--patch-split", p.patch_split,
+                   "with --patches: the stage ends at this tensor (default:\n"
+                   "the one with the least peak)")
+        ->type_name("TENSOR")
         ->needs(patches);
     app.add_option("--input-dtype", p.input_dtype,
                    "int8: a quantized model takes its input already\n"
