@@ -169,6 +169,43 @@ void check_plan(const runtime::program& p) {
     CHECK_MESSAGE(v.ok, v.what);
 }
 
+attr_map padded(int pad) {
+    attr_map a;
+    a.set("paddings", std::vector<std::int32_t>{pad, pad});
+    return a;
+}
+
+attr_map max_pool_2x2() {
+    attr_map a;
+    a.set("pooling_type", std::string("max"));
+    a.set("ksize", std::vector<std::int32_t>{2, 2});
+    a.set("strides", std::vector<std::int32_t>{2, 2});
+    return a;
+}
+
+/// `g` (fused) run untiled and patched as `req` says on `x`: the same bytes and
+/// a valid plan; the choice and both LOADs.
+struct patched_run {
+    runtime::patch_choice choice;
+    std::size_t untiled_load = 0, tiled_load = 0;
+};
+patched_run compare_patched(graph::graph g, const runtime::patch_request& req, const tensor& x) {
+    passes::run_passes(g);
+    runtime::program plain(g);
+    const auto want = run(plain, x);
+    patched_run r;
+    r.untiled_load = plain.memory().lower_bound_bytes;
+    r.choice = runtime::patch_graph(g, req, {planner::segment{}});
+    REQUIRE_MESSAGE(r.choice.found, r.choice.why);
+    runtime::program tiled(std::move(g), {planner::segment{}}, runtime::patch_factory());
+    const auto got = run(tiled, x);
+    REQUIRE(got.size() == want.size());
+    CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+    check_plan(tiled);
+    r.tiled_load = tiled.memory().lower_bound_bytes;
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("random stages: tiled on every grid equals untiled, bit for bit") {
@@ -251,39 +288,22 @@ TEST_CASE("auto: the chosen stage lowers LOAD and stays within the MAC budget") 
     b.declare(test::param_var("w1", {8, 16, 3, 3}, 2));
     b.declare(test::param_var("w2", {4, 8, 1, 1}, 3));
     b.feed("x", 0);
-    attr_map c3;
-    c3.set("paddings", std::vector<std::int32_t>{1, 1});
-    b.add_op("conv2d", {{"Input", {"x"}}, {"Filter", {"w0"}}}, {{"Output", {"a"}}}, c3);
+    b.add_op("conv2d", {{"Input", {"x"}}, {"Filter", {"w0"}}}, {{"Output", {"a"}}}, padded(1));
     b.add_op("relu", {{"X", {"a"}}}, {{"Out", {"ar"}}}, {});
-    attr_map pa;
-    pa.set("pooling_type", std::string("max"));
-    pa.set("ksize", std::vector<std::int32_t>{2, 2});
-    pa.set("strides", std::vector<std::int32_t>{2, 2});
-    b.add_op("pool2d", {{"X", {"ar"}}}, {{"Out", {"p"}}}, pa);
-    b.add_op("conv2d", {{"Input", {"p"}}, {"Filter", {"w1"}}}, {{"Output", {"c"}}}, c3);
+    b.add_op("pool2d", {{"X", {"ar"}}}, {{"Out", {"p"}}}, max_pool_2x2());
+    b.add_op("conv2d", {{"Input", {"p"}}, {"Filter", {"w1"}}}, {{"Output", {"c"}}}, padded(1));
     b.add_op("conv2d", {{"Input", {"c"}}, {"Filter", {"w2"}}}, {{"Output", {"d"}}}, {});
     b.fetch("d", 0);
     b.finish();
-    passes::run_passes(g);
-    auto x = test::random_tensor({1, 3, 64, 64}, 7);
-    runtime::program plain(g);
-    const auto want = run(plain, x);
-    const auto untiled = plain.memory().lower_bound_bytes;
-
     runtime::patch_request req;  // auto, budget 1.3
-    auto choice = runtime::patch_graph(g, req, {planner::segment{}});
-    REQUIRE_MESSAGE(choice.found, choice.why);
-    CHECK(choice.mac_overhead <= 1.3);
-    CHECK(choice.untiled_load_bytes == untiled);
-    runtime::program tiled(std::move(g), {planner::segment{}}, runtime::patch_factory());
-    const auto got = run(tiled, x);
-    CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
-    check_plan(tiled);
+    auto r = compare_patched(std::move(g), req, test::random_tensor({1, 3, 64, 64}, 7));
+    CHECK(r.choice.mac_overhead <= 1.3);
+    CHECK(r.choice.untiled_load_bytes == r.untiled_load);
     // The conv's 64x64x16 map (256 KiB) is never whole: LOAD at least halves.
-    CHECK(tiled.memory().lower_bound_bytes * 2 <= untiled);
-    MESSAGE("LOAD " << untiled << " -> " << tiled.memory().lower_bound_bytes << " (grid "
-                    << choice.rows << "x" << choice.cols << ", stage " << choice.first_op << " .. "
-                    << choice.last_op << ", MACs x" << choice.mac_overhead << ")");
+    CHECK(r.tiled_load * 2 <= r.untiled_load);
+    MESSAGE("LOAD " << r.untiled_load << " -> " << r.tiled_load << " (grid " << r.choice.rows_cols()
+                    << ", stage " << r.choice.first_op << " .. " << r.choice.last_op << ", MACs x"
+                    << r.choice.mac_overhead << ")");
 }
 
 TEST_CASE("--patches values: auto, NxM, and clear errors") {
@@ -341,15 +361,9 @@ TEST_CASE("auto: a conv's map before a global pool runs in row bands, bit for bi
         b.declare(test::param_var("w0", {8, 4, 3, 3}, 1));
         b.declare(test::param_var("w1", {64, 8, 3, 3}, 2));
         b.feed("x", 0);
-        attr_map c3;
-        c3.set("paddings", std::vector<std::int32_t>{1, 1});
-        b.add_op("conv2d", {{"Input", {"x"}}, {"Filter", {"w0"}}}, {{"Output", {"a"}}}, c3);
-        attr_map pa;
-        pa.set("pooling_type", std::string("max"));
-        pa.set("ksize", std::vector<std::int32_t>{2, 2});
-        pa.set("strides", std::vector<std::int32_t>{2, 2});
-        b.add_op("pool2d", {{"X", {"a"}}}, {{"Out", {"p"}}}, pa);
-        b.add_op("conv2d", {{"Input", {"p"}}, {"Filter", {"w1"}}}, {{"Output", {"c"}}}, c3);
+        b.add_op("conv2d", {{"Input", {"x"}}, {"Filter", {"w0"}}}, {{"Output", {"a"}}}, padded(1));
+        b.add_op("pool2d", {{"X", {"a"}}}, {{"Out", {"p"}}}, max_pool_2x2());
+        b.add_op("conv2d", {{"Input", {"p"}}, {"Filter", {"w1"}}}, {{"Output", {"c"}}}, padded(1));
         b.add_op("relu", {{"X", {"c"}}}, {{"Out", {"cr"}}}, {});
         attr_map ga;
         ga.set("pooling_type", std::string(max ? "max" : "avg"));
@@ -358,25 +372,14 @@ TEST_CASE("auto: a conv's map before a global pool runs in row bands, bit for bi
         b.add_op("pool2d", {{"X", {"cr"}}}, {{"Out", {"y"}}}, ga);
         b.fetch("y", 0);
         b.finish();
-        passes::run_passes(g);
-        auto x = test::random_tensor({1, 4, 24, 24}, 3);
-        runtime::program plain(g);
-        const auto want = run(plain, x);
-        auto choice = runtime::patch_graph(g, {}, {planner::segment{}});
-        REQUIRE_MESSAGE(choice.found, choice.why);
-        CHECK(choice.tail);
-        CHECK(choice.tail_rows > 1);
-        runtime::program tiled(std::move(g), {planner::segment{}}, runtime::patch_factory());
-        const auto got = run(tiled, x);
-        REQUIRE(got.size() == want.size());
-        CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
-        check_plan(tiled);
+        auto r = compare_patched(std::move(g), {}, test::random_tensor({1, 4, 24, 24}, 3));
+        CHECK(r.choice.tail);
+        CHECK(r.choice.tail_rows > 1);
         // The 64x12x12 float map (36 KiB) never exists whole.
-        CHECK(tiled.memory().lower_bound_bytes < 64 * 12 * 12 * 4);
-        MESSAGE("LOAD " << plain.memory().lower_bound_bytes << " -> "
-                        << tiled.memory().lower_bound_bytes << "; tail " << choice.tail_first_op
-                        << " .. " << choice.tail_last_op << " in " << choice.tail_rows
-                        << " bands, head " << choice.rows_cols());
+        CHECK(r.tiled_load < 64 * 12 * 12 * 4);
+        MESSAGE("LOAD " << r.untiled_load << " -> " << r.tiled_load << "; tail "
+                        << r.choice.tail_first_op << " .. " << r.choice.tail_last_op << " in "
+                        << r.choice.tail_rows << " bands, head " << r.choice.rows_cols());
     }
 }
 
