@@ -27895,6 +27895,8 @@ struct patch_request {
     int max_grid = 8;  // automatic: grids up to max_grid x max_grid
     /// Input shapes to choose for (name -> shape); others as declared, -1 as 1.
     std::map<std::string, shape_t> shapes{};
+    /// The split tensor by name (`--patch-split`); empty: chosen.
+    std::string split{};
 };
 
 /// Parses "auto" or "NxM" (`--patches`); throws usage_error otherwise.
@@ -27958,11 +27960,16 @@ inline patch_choice choose_patches(const program& p, const patch_request& req,
     for (int s = 0; s < steps; ++s)
         for (auto& sl : g.ops[code[order[s]].op].outputs)
             for (int v : sl.vars) candidates.push_back(v);
+    if (!req.split.empty()) {
+        candidates.clear();
+        if (int v = g.find_var(req.split); v >= 0) candidates.push_back(v);
+        first_why = "no tensor named '" + req.split + "'";
+    }
     for (int split : candidates) {
         stage_desc desc;
         auto why = describe_stage(g, split, ref, desc);
         if (!why.empty()) {
-            if (first_why.empty()) first_why = why;
+            if (first_why.empty() || !req.split.empty()) first_why = why;
             continue;
         }
         // Buffers only the stage uses disappear; the stage's step holds its
