@@ -25,7 +25,9 @@
 #include "litegraph/core/error.hpp"
 #include "litegraph/core/tensor.hpp"
 #include "litegraph/loader/paddle/loader.hpp"
+#include "litegraph/passes/input_int8.hpp"
 #include "litegraph/passes/pipeline.hpp"
+#include "litegraph/runtime/patches.hpp"
 #include "litegraph/runtime/program.hpp"
 
 namespace litegraph {
@@ -53,6 +55,15 @@ struct session_options {
     runtime::program_limits limits{};
     /// What the loader requires and allows (parameters, topology size).
     paddle::load_options load{};
+
+    // ---- patches and the input's dtype (docs/patches.md) ----
+    /// Run the first stage patch by patch (runtime/patches.hpp): the split and
+    /// the grid chosen for the inputs of `patches->shapes` to minimise the
+    /// peak within `patches->budget`, or the grid given.  Empty: untiled.
+    std::optional<runtime::patch_request> patches{};
+    /// A quantized model takes its inputs already quantized (int8, scale and
+    /// zero point in preparation::inputs): no float input buffer.
+    bool input_int8 = false;
 };
 
 /// The pass pipeline's options for a precision (fp32 skips quantize_int8),
@@ -67,6 +78,8 @@ inline passes::pipeline_options pipeline_options_for(precision_mode p,
 struct preparation {
     passes::pass_report passes;
     backends::partition_report partition;
+    /// With input_int8: how each input is quantized.
+    std::vector<passes::input_quantization> inputs;
 };
 
 /// What a session does to a loaded graph before it builds its program: the
@@ -78,8 +91,32 @@ inline preparation prepare(graph::graph& g, const session_options& options) {
     preparation r;
     if (options.fuse)
         r.passes = passes::run_passes(g, pipeline_options_for(options.precision, options.pipeline));
+    if (options.input_int8) r.inputs = passes::take_int8_inputs(g);
     if (options.places) r.partition = backends::apply_places(g, *options.places);
     return r;
+}
+
+/// The kernel factory of a program over `g` prepared with `options` (picked
+/// kernels and subgraph ops with places, patched stages with patches).
+inline runtime::instance_factory instance_factory_for(const session_options& options) {
+    runtime::instance_factory f;
+    if (options.places) f = backends::kernel_factory_for(*options.places);
+    if (options.patches) f = runtime::patch_factory(f);
+    return f;
+}
+
+/// With `options.patches`: chooses and applies the patched stage to the
+/// prepared graph `g`; throws usage_error saying why when no stage can run on
+/// patches.  Empty without patches.
+inline std::optional<runtime::patch_choice> apply_patches(graph::graph& g,
+                                                          const session_options& options) {
+    if (!options.patches) return std::nullopt;
+    auto base = options;
+    base.patches.reset();
+    auto c =
+        runtime::patch_graph(g, *options.patches, options.segments, instance_factory_for(base));
+    if (!c.found) throw usage_error("--patches: " + c.why);
+    return c;
 }
 
 class session {
@@ -93,10 +130,10 @@ public:
         auto prepared = prepare(m.graph, options);
         report_ = std::move(prepared.passes);
         partition_ = std::move(prepared.partition);
-        program_ = std::make_unique<runtime::program>(
-            options.places
-                ? backends::make_program(std::move(m.graph), *options.places, options.segments)
-                : runtime::program(std::move(m.graph), options.segments));
+        inputs_ = std::move(prepared.inputs);
+        patches_ = apply_patches(m.graph, options);
+        program_ = std::make_unique<runtime::program>(std::move(m.graph), options.segments,
+                                                      instance_factory_for(options));
         program_->set_limits(options.limits);
     }
 
@@ -142,6 +179,12 @@ public:
     const passes::pass_report& passes_report() const noexcept { return report_; }
     /// The subgraphs and places of `options.places` (empty without it).
     const backends::partition_report& partition() const noexcept { return partition_; }
+    /// The patched stage chosen (empty without `options.patches`).
+    const std::optional<runtime::patch_choice>& patches() const noexcept { return patches_; }
+    /// How each input is quantized (with `options.input_int8`).
+    const std::vector<passes::input_quantization>& input_quantization() const noexcept {
+        return inputs_;
+    }
 
 private:
     static tensor copy_of(const tensor_ref& r) {
@@ -154,6 +197,8 @@ private:
     paddle::model_info info_;
     passes::pass_report report_;
     backends::partition_report partition_;
+    std::optional<runtime::patch_choice> patches_;
+    std::vector<passes::input_quantization> inputs_;
     std::unique_ptr<runtime::program> program_;
 };
 

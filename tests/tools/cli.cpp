@@ -2,6 +2,7 @@
 // on every shared model, on bad arguments and on broken models.
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -291,6 +292,51 @@ TEST_CASE("plan reports a plan against LOAD, and no peak when the segments are t
     CHECK(j["plan_over_load"].is_null());
     CHECK(j["shortfall_bytes"].get<std::size_t>() > 0);
     CHECK(j["placed_bytes"].get<std::size_t>() < load);
+}
+
+TEST_CASE(
+    "plan and run --patches auto --input-dtype int8: SqueezeNet int8 at 128 in half the LOAD") {
+    // docs/patches.md: the untiled LOADs are 315,520 B (1.1) and 443,648 B (1.0).
+    for (const char* name : {"squeezenet1_1", "squeezenet1_0"}) {
+        INFO(name);
+        auto dir = scratch(std::string("patches_") + name);
+        auto fp32 = quote((dir / "fp32").string()), q = quote((dir / "q").string());
+        REQUIRE(
+            run_cli(std::string("generate ") + name + " -o " + fp32 + " --input-size 128").code ==
+            0);
+        REQUIRE(run_cli("quantize " + fp32 + " -o " + q + " --calib-random 4").code == 0);
+        auto r = run_cli("plan " + q + " --json");
+        REQUIRE(r.code == 0);
+        const auto untiled = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+        r = run_cli("plan " + q + " --input-dtype int8 --patches auto --json");
+        INFO(r.out);
+        REQUIRE(r.code == 0);
+        const auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+        const auto& p = j["patches"];
+        CHECK(p["untiled_load_bytes"] == untiled["lower_bound_bytes"]);
+        CHECK(p["peak_bytes"] == j["peak_bytes"]);
+        CHECK(2 * p["peak_bytes"].get<std::size_t>() <= p["untiled_load_bytes"].get<std::size_t>());
+        CHECK(p["mac_overhead"].get<double>() <= 1.3);
+        CHECK(!p["stage"]["first"].get<std::string>().empty());
+        CHECK(j["inputs"][0]["dtype"] == "int8");
+        CHECK(j["inputs"][0]["zero_point"] == 0);
+        CHECK(j["inputs"][0]["step"].get<double>() > 0);
+        // run --patches auto writes the same bytes as run.
+        r = run_cli("run " + q + " --output-dir " + quote((dir / "plain").string()));
+        REQUIRE(r.code == 0);
+        r = run_cli("run " + q + " --patches auto --output-dir " +
+                    quote((dir / "patched").string()));
+        INFO(r.out);
+        REQUIRE(r.code == 0);
+        CHECK(r.out.find("patches:") != std::string::npos);
+        auto a = load_npy(dir / "plain" / "output_0.npy"),
+             b = load_npy(dir / "patched" / "output_0.npy");
+        REQUIRE(a.bytes() == b.bytes());
+        CHECK(std::memcmp(a.data(), b.data(), a.bytes()) == 0);
+    }
+    auto r = run_cli("plan x --patches 4");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("expected auto or NxM") != std::string::npos);
 }
 
 TEST_CASE("codegen writes a compile-time network header, or names what it cannot") {

@@ -86,11 +86,13 @@ inline plan_problem problem_from_declared(const graph::graph& g,
 /// the runtime's shape inference when every op is supported and shapes infer
 /// without values the model lacks, else the declared shapes.
 inline plan_problem problem_for(const graph::graph& g, const std::map<std::string, shape_t>& shapes,
-                                const std::vector<planner::segment>& segs) {
+                                const std::vector<planner::segment>& segs,
+                                const runtime::instance_factory& make = {}) {
     for (auto& op : g.ops)
-        if (!is_supported<runtime::op_table>(op.type)) return problem_from_declared(g, shapes);
+        if (!is_supported<runtime::op_table>(op.type) && op.type != runtime::patched_stage_type)
+            return problem_from_declared(g, shapes);
     try {
-        runtime::program prog(g, segs);
+        runtime::program prog(g, segs, make);
         for (auto& [name, dims] : shapes) prog.input_index(name);
         for (std::size_t i = 0; i < prog.input_count(); ++i) {
             const auto& v = prog.input_var(i);
@@ -217,6 +219,7 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
     app.add_option("--svg", svg, "draw the plan (address by time, a panel per segment)")
         ->type_name("FILE");
     add_precision(app, prep);
+    add_patches(app, prep);
     bool table = false;
     app.add_flag("--table", table,
                  "peak bytes per segment for {unfused, fused} x {each\n"
@@ -230,8 +233,12 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
 
     auto m = load_model(model, {.require_params = false});
     if (table) return plan_table(m.graph, prep, json, shapes, segs, seg_names, algorithm);
-    const auto report = prepare(m.graph, prep.session()).passes;
-    auto problem = problem_for(m.graph, shapes, segs);
+    auto so = prep.session(shapes);
+    so.segments = segs;
+    const auto prepared = prepare(m.graph, so);
+    const auto& report = prepared.passes;
+    const auto patches = apply_patches(m.graph, so);
+    auto problem = problem_for(m.graph, shapes, segs, instance_factory_for(so));
     auto plan = plan_with(algorithm, problem, segs);
     const auto load = planner::lower_bound(problem.buffers);
     auto check = planner::validate(problem.buffers, segs, plan);
@@ -299,6 +306,8 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
     }
     j["passes"] = nlohmann::json::object();
     for (auto& [name, n] : report.counts) j["passes"][name] = n;
+    if (patches) j["patches"] = patches_json(*patches, plan.fits ? plan.total() : load);
+    if (so.input_int8) j["inputs"] = inputs_json(prepared.inputs);
 
     if (!svg.empty()) {
         std::ofstream out(svg);
@@ -326,6 +335,8 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
                       << (segs[s].capacity == planner::unbounded ? std::string("unbounded")
                                                                  : std::to_string(segs[s].capacity))
                       << "\n";
+        if (patches) print_patches(j["patches"]);
+        if (so.input_int8) print_inputs(j["inputs"]);
         if (!svg.empty()) std::cout << "drawn to " << svg << "\n";
     }
     if (!plan.fits) {

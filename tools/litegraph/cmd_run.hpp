@@ -73,6 +73,56 @@ inline nlohmann::json tensor_summary(const tensor_ref& t, std::size_t max_values
     return values;
 }
 
+/// `plan --json` / `run --json` "patches": the stage, the grid and the bytes
+/// (peak: the patched plan's, or its LOAD when it does not fit).
+inline nlohmann::json patches_json(const runtime::patch_choice& c, std::size_t peak) {
+    return {{"stage", {{"first", c.first_op}, {"last", c.last_op}, {"split_tensor", c.split_name}}},
+            {"grid", std::to_string(c.rows) + "x" + std::to_string(c.cols)},
+            {"rows", c.rows},
+            {"cols", c.cols},
+            {"peak_bytes", peak},
+            {"untiled_load_bytes", c.untiled_load_bytes},
+            {"peak_over_untiled_load",
+             c.untiled_load_bytes ? double(peak) / double(c.untiled_load_bytes) : 1.0},
+            {"scratch_bytes", c.scratch_bytes},
+            {"mac_overhead", c.mac_overhead},
+            {"stage_mac_overhead", c.stage_mac_overhead},
+            {"tail", c.tail ? nlohmann::json{{"first", c.tail_first_op},
+                                             {"last", c.tail_last_op},
+                                             {"rows", c.tail_rows}}
+                            : nlohmann::json(nullptr)}};
+}
+
+inline void print_patches(const nlohmann::json& p) {
+    std::cout << "patches:      " << p["grid"].get<std::string>() << " over "
+              << p["stage"]["first"].get<std::string>() << " .. "
+              << p["stage"]["last"].get<std::string>() << ": peak "
+              << p["peak_bytes"].get<std::size_t>() << " bytes, untiled LOAD "
+              << p["untiled_load_bytes"].get<std::size_t>() << " ("
+              << p["peak_over_untiled_load"].get<double>() << "x), MACs x"
+              << p["mac_overhead"].get<double>() << "\n";
+    if (!p["tail"].is_null())
+        std::cout << "              and " << p["tail"]["first"].get<std::string>() << " .. "
+                  << p["tail"]["last"].get<std::string>() << " in " << p["tail"]["rows"].get<int>()
+                  << " row bands\n";
+}
+
+/// `--input-dtype int8`: each input's scale and zero point.
+inline nlohmann::json inputs_json(const std::vector<passes::input_quantization>& q) {
+    nlohmann::json a = nlohmann::json::array();
+    for (auto& i : q)
+        a.push_back(
+            {{"name", i.name}, {"dtype", "int8"}, {"step", i.scale}, {"zero_point", i.zero_point}});
+    return a;
+}
+
+inline void print_inputs(const nlohmann::json& a) {
+    for (auto& i : a)
+        std::cout << "input:        " << i["name"].get<std::string>()
+                  << " int8, real = " << i["step"].get<float>() << " * (q - "
+                  << i["zero_point"].get<int>() << ")\n";
+}
+
 inline bool is_integer_type(dtype t) {
     return t == dtype::i32 || t == dtype::i64 || t == dtype::i16 || t == dtype::i8 ||
            t == dtype::u8 || t == dtype::boolean;
@@ -202,6 +252,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         ->type_name("OUT.png")
         ->needs(image);
     add_precision(app, prep);
+    add_patches(app, prep);
     std::uint64_t max_arena = 0;
     auto* max_arena_opt = app.add_option("--max-arena-bytes", max_arena,
                                          "refuse a model whose planned activation arena is over N\n"
@@ -222,7 +273,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     if (!parse(app, argv)) return 0;
     // Loaded, fused, placed and capped by a session (session.hpp), as a C++
     // user would; the program underneath runs the rest.
-    session_options so = prep.session();
+    session_options so = prep.session(shapes_of(shape_args));
     so.places = places_opt.options();
     if (*max_arena_opt) so.limits.max_arena_bytes = max_arena;
     session s(load_model(model), so);
@@ -406,6 +457,8 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     for (auto& [name, n] : report.counts) j["passes"][name] = n;
     j["fused"] = !prep.no_fuse;
     j["kernels"] = kernel_summary(prog);
+    if (s.patches()) j["patches"] = patches_json(*s.patches(), prog.memory().lower_bound_bytes);
+    if (so.input_int8) j["inputs"] = inputs_json(s.input_quantization());
     std::vector<backends::fallback> fallbacks;
     if (places) {
         fallbacks = backends::fallbacks(prog);
@@ -456,6 +509,8 @@ inline int cmd_run(const std::vector<std::string>& argv) {
               << "passes:       " << (prep.no_fuse ? "none (--no-fuse)" : report.to_string())
               << "\n"
               << "kernels:      " << j["kernels"].dump() << "\n";
+    if (j.contains("patches")) print_patches(j["patches"]);
+    if (j.contains("inputs")) print_inputs(j["inputs"]);
     if (places) {
         std::cout << "places:       " << places_opt.places << ": " << partition.subgraphs.size()
                   << " subgraph(s);";

@@ -151,15 +151,59 @@ inline paddle::model load_model(const model_option& m, paddle::load_options opt 
 struct preparation_option {
     bool no_fuse = false;
     std::string precision = "int8";
+    std::string patches;  // --patches: "", "auto" or "NxM"
+    double patch_budget = 1.3;
+    std::string input_dtype = "float32";
+    std::string patch_split;
     /// int8 (default) runs every pass; fp32 skips quantize_int8, so a
     /// fake-quantized model runs in float with its quant-dequant ops simulated.
-    session_options session() const {
+    /// `shapes`: the inputs' shapes (--shape) the patches are chosen for.
+    session_options session(const std::map<std::string, shape_t>& shapes = {}) const {
         session_options o;
         o.fuse = !no_fuse;
         o.precision = precision == "fp32" ? precision_mode::fp32 : precision_mode::int8;
+        o.input_int8 = input_dtype == "int8";
+        if (!patches.empty()) {
+            o.patches = runtime::parse_patch_request(patches, patch_budget);
+            o.patches->shapes = shapes;
+            o.patches->split = patch_split;
+        }
         return o;
     }
 };
+
+/// --patches auto|NxM, --patch-budget X and --input-dtype float32|int8 (run, plan).
+inline void add_patches(CLI::App& app, preparation_option& p) {
+    auto* patches = app.add_option("--patches", p.patches,
+                                   "run the first stage patch by patch (docs/patches.md): auto\n"
+                                   "chooses the split and grid with the least peak within\n"
+                                   "--patch-budget; NxM a grid of N rows x M columns");
+    patches->type_name("auto|NxM")->check([](const std::string& v) {
+        try {
+            runtime::parse_patch_request(v);
+            return std::string();
+        } catch (const usage_error& e) {
+            return std::string(e.what());
+        }
+    });
+    app.add_option("--patch-budget", p.patch_budget,
+                   "with --patches auto: at most this many times the\n"
+                   "network's conv MACs (default 1.3)")
+        ->type_name("X")
+        ->check(CLI::Range(1.0, 100.0))
+        ->needs(patches);
+    app.add_option("--patch-split", p.patch_split,
+                   "with --patches: the stage ends at this tensor (default:\n"
+                   "the one with the least peak)")
+        ->type_name("TENSOR")
+        ->needs(patches);
+    app.add_option("--input-dtype", p.input_dtype,
+                   "int8: a quantized model takes its input already\n"
+                   "quantized (no float input buffer; scale and zero point\n"
+                   "reported); float32 (default): as the model declares")
+        ->type_name("float32|int8")
+        ->check(CLI::IsMember({"float32", "int8"}));
+}
 
 inline void add_no_fuse(CLI::App& app, preparation_option& p) {
     app.add_flag("--no-fuse", p.no_fuse, "the graph as loaded, without the fusion passes");
