@@ -74,6 +74,11 @@ if (( layers )); then
   done < <(grep '^layer ' "$work/layers.log")
   printf '#   %-14s %8s %9s %6s  %s\n' key litegraph CMSIS-NN ratio "vs reference kernel"
   printf '%s\n' "${rows[@]}"
+  echo "# fp32 (fused conv + bias + relu), instructions per MAC: firmware kernels, row loop"
+  while read -r _ key fast slow macs ok; do
+    awk -v f="$fast" -v s="$slow" -v p="$per" -v m="$macs" -v k="$key" -v ok="$ok" \
+      'BEGIN { printf "fp32 %s %.3f   (row loop %.3f, %.2fx fewer; %s)\n", k, f * p / m, s * p / m, s / f, ok }'
+  done < <(grep '^fp32 ' "$work/layers.log")
   (( r == 0 )) || echo "figures.sh --layers: $r layer(s) differ from the reference kernel"
   exit "$r"
 fi

@@ -6,12 +6,17 @@
 // kernels::conv2d_int8, the generic chain; mul_int8 on int8_kernel::reference),
 // then timed with SysTick.  One line per shape:
 //   "layer <key> <ticks> <MACs> ok|FAIL"
+// then the same conv shapes in fp32 (fused<conv2d, bias, act<relu>>): the
+// firmware kernels over the filter packed as codegen packs it, against the
+// row loop (the runtime's reference kernel), within 1e-5:
+//   "fp32 <key> <fast ticks> <row-loop ticks> <MACs> ok|FAIL"
 // and the calibration line (ticks of a loop of known length).  Built and run
 // under qemu-system-arm -M mps2-an500 -icount shift=0 by
 // benchmarks/firmware/figures.sh --layers; exit code = the layers that differ.
 #include <cstdint>
 #include <cstring>
 
+#include "litegraph/fusion/fused.hpp"
 #include "litegraph/fusion/fused_int8.hpp"
 #include "litegraph/ops/int8/mul_int8.hpp"
 #include "platform_arm.hpp"
@@ -27,6 +32,7 @@ alignas(8) std::int8_t x_buf[max_elems];
 alignas(8) std::int8_t f_buf[max_elems];
 alignas(8) std::int8_t out_fast[max_elems], out_ref[max_elems];
 float mult[256], bias_v[256];
+float xf[max_elems], ff[max_elems], fpk[max_elems + 64], of_fast[max_elems], of_ref[max_elems];
 alignas(8) std::int64_t scratch[max_scratch];
 
 void put_dec(std::uint64_t v) {
@@ -160,6 +166,63 @@ int run_fc(const char* key, std::int64_t k, std::int64_t n, std::uint32_t seed) 
     return ok ? 0 : 1;
 }
 
+using f32_op = lf::fused<litegraph::ops::conv2d, lf::bias, lf::act<litegraph::ops::act::relu>>;
+
+float unit(std::uint32_t& s) {
+    s = s * 1664525u + 1013904223u;
+    return static_cast<float>(s >> 8) / 8388608.f - 1.f;
+}
+
+int run_f32(const conv_shape& sh, std::uint32_t seed) {
+    const auto g = sh.geometry();
+    const std::int64_t kk = (g.c / g.groups) * g.kh * g.kw;
+    const std::int64_t count = g.oc * g.oh * g.ow;
+    for (std::int64_t i = 0; i < g.c * g.h * g.w; ++i) xf[i] = unit(seed);
+    for (std::int64_t i = 0; i < g.oc * kk; ++i) ff[i] = unit(seed);
+    for (std::int64_t i = 0; i < g.oc; ++i) bias_v[i] = unit(seed);
+    f32_op::form slow{g, {}, 1, false, false};
+    const f32_op::form fast = f32_op::packed_form(slow);
+    const float* filter = ff;
+    if (f32_op::packed_floats(fast, 1)) {
+        f32_op::pack_input(fast, 1, ff, fpk);
+        filter = fpk;
+    }
+    if (f32_op::scratch_bytes(slow) > sizeof scratch ||
+        f32_op::scratch_bytes(fast) > sizeof scratch) {
+        platform::put("FAIL (scratch too small) fp32 ");
+        platform::put(sh.key);
+        platform::put("\n");
+        return 1;
+    }
+    litegraph::firmware_io io;
+    io.in = {xf, ff, bias_v, nullptr, nullptr, nullptr};
+    io.out = of_ref;
+    io.scratch = scratch;
+    platform::counter_start();
+    f32_op::run_form(slow, io);
+    const std::uint64_t tr = platform::counter_stop();
+    io.in[1] = filter;
+    io.out = of_fast;
+    platform::counter_start();
+    f32_op::run_form(fast, io);
+    const std::uint64_t tf = platform::counter_stop();
+    bool ok = true;
+    for (std::int64_t i = 0; i < count; ++i) {
+        const float d = of_fast[i] - of_ref[i], m = of_ref[i] < 0 ? -of_ref[i] : of_ref[i];
+        if ((d < 0 ? -d : d) > 1e-5f * (m > 1.f ? m : 1.f)) ok = false;
+    }
+    platform::put("fp32 ");
+    platform::put(sh.key);
+    platform::put(" ");
+    put_dec(tf);
+    platform::put(" ");
+    put_dec(tr);
+    platform::put(" ");
+    put_dec(static_cast<std::uint64_t>(g.oc * g.oh * g.ow * kk));
+    platform::put(ok ? " ok\n" : " FAIL\n");
+    return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main() {
@@ -167,6 +230,7 @@ int main() {
     std::uint32_t seed = 11;
     for (const auto& s : conv_shapes) failed += run_conv(s, seed += 3);
     failed += run_fc("fc_256_64", 256, 64, seed += 3);
+    for (const auto& s : conv_shapes) failed += run_f32(s, seed += 3);
     const std::uint64_t cal = platform::calibration_ticks();
     platform::put("calibration ");
     put_dec(cal);

@@ -51,8 +51,7 @@ inline void requantize_run(std::int8_t* __restrict out, const std::int32_t* __re
 /// A run whose element j is channel j (the fc): out[j] = round_sat8(acc[j] *
 /// m[j] * inv), the chain rescale -> quantize_store.
 inline void requantize_channels(std::int8_t* __restrict out, const std::int32_t* __restrict acc,
-                                std::int64_t count, const float* __restrict m,
-                                float inv) noexcept {
+                                std::int64_t count, const float* __restrict m, float inv) noexcept {
     for (std::int64_t j = 0; j < count; ++j)
         out[j] = static_cast<std::int8_t>(round_sat8(static_cast<float>(acc[j]) * m[j] * inv));
 }
