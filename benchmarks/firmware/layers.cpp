@@ -31,6 +31,7 @@ constexpr std::int64_t max_elems = 16384, max_scratch = 4096;
 alignas(8) std::int8_t x_buf[max_elems];
 alignas(8) std::int8_t f_buf[max_elems];
 alignas(8) std::int8_t out_fast[max_elems], out_ref[max_elems];
+std::uint32_t y_packed[max_elems / 2 + 64];
 float mult[256], bias_v[256];
 float xf[max_elems], ff[max_elems], fpk[max_elems + 64], of_fast[max_elems], of_ref[max_elems];
 alignas(8) std::int64_t scratch[max_scratch];
@@ -149,9 +150,18 @@ int run_fc(const char* key, std::int64_t k, std::int64_t n, std::uint32_t seed) 
     fill(x_buf, k, seed);
     fill(f_buf, k * n, seed + 1);
     fill_requant(n, k, seed + 2);
-    const mul_int8::form form{1, k, n, 1.f};
+    // Y packed as `litegraph codegen` packs it for the firmware form.
+    const mul_int8::form form = mul_int8::packed_form({1, k, n, 1.f});
+    if (mul_int8::packed_words(form, 1) > sizeof y_packed / 4 ||
+        mul_int8::scratch_bytes(form) > sizeof scratch) {
+        platform::put("FAIL (buffers too small) ");
+        platform::put(key);
+        platform::put("\n");
+        return 1;
+    }
+    mul_int8::pack_words(form, 1, f_buf, y_packed);
     litegraph::firmware_io io;
-    io.in = {x_buf, f_buf, mult, nullptr, nullptr, nullptr};
+    io.in = {x_buf, y_packed, mult, nullptr, nullptr, nullptr};
     io.out = out_fast;
     io.scratch = scratch;
     std::memset(out_ref, 0x5A, sizeof out_ref);

@@ -107,6 +107,9 @@ TEST_CASE("fused conv firmware kernels: the packed GEMM and the direct depthwise
         {2,  4,  9, 13,  4, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1,  4},
         {1,  6, 12, 10,  6, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1,  6},
         {1,  3,  8,  8,  3, 3, 3, 2, 2, 0, 1, 0, 1, 1, 1,  3},  // asymmetric padding
+        {1,  4, 12,  9,  4, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1,  4},  // stride (2, 1), as PP-OCR's
+        {1,  4, 11, 10,  4, 5, 5, 2, 1, 2, 2, 2, 2, 1, 1,  4},
+        {1,  2,  9, 12,  2, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1,  2},  // stride (1, 2)
         {1,  3,  6,  7,  3, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1,  3},  // 7x7: the generic row
     };
     // clang-format on

@@ -287,20 +287,44 @@ struct generator {
         write_array(name, packed.data(), floats, std::string(r->name));
         return "weights::" + name;
     }
+    /// An int8 constant as the layer's form reads it packed into 32-bit words
+    /// (Op::pack_words: e.g. int16 pairs).
+    template <class Op>
+    std::string packed_words(const tensor_ref* r, const typename Op::form& form, std::size_t slot,
+                             std::size_t words, const std::string& where) {
+        if (!is_constant(r) || r->type != dtype::i8)
+            throw unsupported_error(where + ": '" + std::string(r->name) +
+                                    "' must be an int8 constant to be packed");
+        std::vector<std::uint32_t> packed(words);
+        if constexpr (requires { Op::pack_words(form, slot, r->as<std::int8_t>(), packed.data()); })
+            Op::pack_words(form, slot, r->as<std::int8_t>(), packed.data());
+        std::string name = next_weight_name();
+        weights << "// " << r->name << " " << to_string(r->shape) << " packed for the layer ("
+                << words << " words)\n";
+        write_array(name, packed.data(), words, std::string(r->name));
+        return "weights::" + name;
+    }
     int weight_count = 0;
     std::string next_weight_name() { return "w" + std::to_string(weight_count++); }
     template <class T>
     void write_array(const std::string& name, const T* v, std::size_t n, const std::string& what) {
         constexpr bool i8 = std::is_same_v<T, std::int8_t>;
+        constexpr bool u32 = std::is_same_v<T, std::uint32_t>;
         weight_bytes += n * sizeof(T);
         weights << "alignas(16) " << upper(ns) << "_WEIGHTS_ATTR constexpr "
-                << (i8 ? "std::int8_t " : "float ") << name << "[" << n << "] = {";
+                << (i8 ? "std::int8_t " : (u32 ? "std::uint32_t " : "float ")) << name << "[" << n
+                << "] = {";
         for (std::size_t i = 0; i < n; ++i) {
             if (i % (i8 ? 24 : 8) == 0) weights << "\n";
-            if constexpr (i8)
+            if constexpr (i8) {
                 weights << static_cast<int>(v[i]) << ",";
-            else
+            } else if constexpr (u32) {
+                char buf[16];
+                std::snprintf(buf, sizeof buf, "0x%08xu,", static_cast<unsigned>(v[i]));
+                weights << buf;
+            } else {
                 weights << float_literal(v[i], what) << ",";
+            }
         }
         weights << "};\n";
     }
@@ -374,11 +398,17 @@ struct generator {
                 continue;
             }
             const tensor_ref* r = &io.input(slot);
-            std::size_t packed = 0;
+            std::size_t packed = 0, words = 0;
             if constexpr (requires { Op::packed_floats(form, i); })
                 packed = Op::packed_floats(form, i);
+            if constexpr (requires { Op::packed_words(form, i); })
+                words = Op::packed_words(form, i);
             if (packed) {
                 o << "{{-1, 0}, " << packed_weight<Op>(r, form, i, packed, where) << "}";
+                continue;
+            }
+            if (words) {
+                o << "{{-1, 0}, " << packed_words<Op>(r, form, i, words, where) << "}";
                 continue;
             }
             if (is_constant(r)) {

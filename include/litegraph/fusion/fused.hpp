@@ -197,7 +197,7 @@ struct fused<ops::conv2d, Stages...> {
         const chain_type local = c;
         auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
                         std::int64_t count) {
-            local.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+            finish(local, out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
         };
         if (kernels::cortex_m::conv_f32_is_gemm(g))
             kernels::cortex_m::conv_f32_gemm(g, x, fp, scratch, sink);
@@ -247,7 +247,78 @@ struct fused<ops::conv2d, Stages...> {
             scratch);
     }
 
+    /// One run of finished values through the chain: bias [+ activation |
+    /// + add_with] as one loop (the activation in firmware_act's form), any
+    /// other chain through chain::emit.
+    static void finish(const chain_type& c, float* out, const float* v, std::int64_t count, at a) {
+        if constexpr (firmware_chain) {
+            const bias& b = std::get<0>(c.stages);
+            const float bv = b.values[a.channel];
+            float* const o = out + a.index;
+            if (b.scale)
+                finish_run<true>(c, o, v, count, b.scale[a.channel], bv, a);
+            else
+                finish_run<false>(c, o, v, count, 1.f, bv, a);
+        } else {
+            c.emit(out, v, count, a);
+        }
+    }
+
 private:
+    template <class S>
+    struct is_act : std::false_type {};
+    template <class F>
+    struct is_act<act<F>> : std::true_type {};
+    static constexpr bool firmware_chain = [] {
+        if constexpr (sizeof...(Stages) == 1)
+            return (std::is_same_v<Stages, bias> && ...);
+        else if constexpr (sizeof...(Stages) == 2)
+            return std::is_same_v<std::tuple_element_t<0, std::tuple<Stages...>>, bias> &&
+                   (std::is_same_v<std::tuple_element_t<1, std::tuple<Stages...>>, add_with> ||
+                    is_act<std::tuple_element_t<1, std::tuple<Stages...>>>::value);
+        else
+            return false;
+    }();
+
+    /// An activation as the firmware epilogue computes it: relu, relu6 and
+    /// hard_swish through fmax_num / fmin_num (VMAXNM / VMINNM), the same
+    /// value but for the sign of a zero; the others as the functor does.
+    template <class F>
+    static float firmware_act(const F& f, float x, float inv_scale) noexcept {
+        namespace cm = kernels::cortex_m;
+        if constexpr (std::is_same_v<F, ops::act::relu>)
+            return cm::fmax_num(x, 0.f);
+        else if constexpr (std::is_same_v<F, ops::act::relu6>)
+            return cm::fmin_num(cm::fmax_num(x, 0.f), f.threshold);
+        else if constexpr (std::is_same_v<F, ops::act::hard_swish>)
+            return x * cm::fmin_num(cm::fmax_num(x + f.offset, 0.f), f.threshold) * inv_scale;
+        else
+            return (void)inv_scale, f(x);
+    }
+    template <bool Scaled>
+    static void finish_run(const chain_type& c, float* __restrict o, const float* __restrict v,
+                           std::int64_t count, float k, float b, const at& a) {
+        using last = std::tuple_element_t<sizeof...(Stages) - 1, std::tuple<Stages...>>;
+        auto base = [&](float x) {
+            if constexpr (Scaled)
+                return x * k + b;
+            else
+                return x + b;
+        };
+        if constexpr (sizeof...(Stages) == 1) {
+            for (std::int64_t i = 0; i < count; ++i) o[i] = base(v[i]);
+        } else if constexpr (std::is_same_v<last, add_with>) {
+            const float* __restrict other = std::get<1>(c.stages).other + a.index;
+            for (std::int64_t i = 0; i < count; ++i) o[i] = base(v[i]) + other[i];
+        } else {
+            const auto f = std::get<1>(c.stages).f;
+            float inv = 1.f;
+            if constexpr (std::is_same_v<decltype(f), const ops::act::hard_swish>)
+                inv = 1.f / f.scale;
+            for (std::int64_t i = 0; i < count; ++i) o[i] = firmware_act(f, base(v[i]), inv);
+        }
+    }
+
     static constexpr std::size_t plane_offset(const ops::conv2d::geometry& g) {
         return (ops::conv2d::row_scratch_bytes(g) + 15) / 16 * 16;
     }

@@ -11,7 +11,7 @@
 //    accumulators in s0-s15: per k one VLDM of four weights, one of four
 //    inputs and 16 VMLA (a multiply then an add, each rounded: no fused
 //    multiply-add);
-//  - depthwise convs (one input channel per group, any square K, stride,
+//  - depthwise convs (one input channel per group, any square K, strides,
 //    padding): each channel copied into a zero-padded plane in scratch, then
 //    per output pixel K x K VMLA over it, the weights in registers.  The
 //    channel is read whole before its output plane is written, planes in
@@ -29,11 +29,31 @@
 
 namespace litegraph::kernels::cortex_m {
 
+/// max(a, b) and min(a, b) of numbers (VMAXNM / VMINNM on FPv5: a NaN
+/// operand gives the other one; +0 is above -0).
+inline float fmax_num(float a, float b) noexcept {
+#if defined(__ARM_FP) && (__ARM_FP & 8) && defined(__thumb2__)
+    float r;
+    __asm__("vmaxnm.f32 %0, %1, %2" : "=t"(r) : "t"(a), "t"(b));
+    return r;
+#else
+    return a < b ? b : a;
+#endif
+}
+inline float fmin_num(float a, float b) noexcept {
+#if defined(__ARM_FP) && (__ARM_FP & 8) && defined(__thumb2__)
+    float r;
+    __asm__("vminnm.f32 %0, %1, %2" : "=t"(r) : "t"(a), "t"(b));
+    return r;
+#else
+    return b < a ? b : a;
+#endif
+}
+
 /// The geometry these kernels read: any type with conv_geometry's fields.
 template <class G>
 constexpr bool conv_f32_is_depthwise(const G& g) {
-    return g.groups > 1 && g.groups == g.c && g.oc == g.c && g.kh == g.kw && g.dh == 1 &&
-           g.dw == 1 && g.sh == g.sw;
+    return g.groups > 1 && g.groups == g.c && g.oc == g.c && g.kh == g.kw && g.dh == 1 && g.dw == 1;
 }
 template <class G>
 constexpr bool conv_f32_is_gemm(const G& g) {
@@ -179,6 +199,39 @@ inline float mla(float acc, float a, float b) noexcept {
 /// image and past np.
 template <class G>
 void im2col_panel(const G& g, const float* xn, std::int64_t p0, std::int64_t np, float* d) {
+    if (np == 4 && p0 % g.ow + 3 < g.ow) {  // four pixels of one output row
+        const auto h = static_cast<std::ptrdiff_t>(g.h), w = static_cast<std::ptrdiff_t>(g.w);
+        const auto kh = static_cast<std::ptrdiff_t>(g.kh), kw = static_cast<std::ptrdiff_t>(g.kw);
+        const auto dh = static_cast<std::ptrdiff_t>(g.dh), dw = static_cast<std::ptrdiff_t>(g.dw);
+        const auto sw = static_cast<std::ptrdiff_t>(g.sw), cs = static_cast<std::ptrdiff_t>(g.c);
+        const auto ih0 = static_cast<std::ptrdiff_t>((p0 / g.ow) * g.sh - g.pt);
+        const auto iw0 = static_cast<std::ptrdiff_t>((p0 % g.ow) * g.sw - g.pl);
+        for (std::ptrdiff_t c = 0; c < cs; ++c) {
+            const float* xc = xn + c * h * w;
+            for (std::ptrdiff_t i = 0; i < kh; ++i) {
+                const std::ptrdiff_t ih = ih0 + i * dh;
+                if (ih < 0 || ih >= h) {
+                    for (std::ptrdiff_t j = 0; j < 4 * kw; ++j) d[j] = 0.f;
+                    d += 4 * kw;
+                    continue;
+                }
+                const float* xr = xc + ih * w;
+                for (std::ptrdiff_t j = 0; j < kw; ++j, d += 4) {
+                    const std::ptrdiff_t iw = iw0 + j * dw;
+                    if (iw >= 0 && iw + 3 * sw < w) {
+                        const float* x = xr + iw;
+                        d[0] = x[0], d[1] = x[sw], d[2] = x[2 * sw], d[3] = x[3 * sw];
+                    } else {
+                        for (std::ptrdiff_t q = 0; q < 4; ++q) {
+                            const std::ptrdiff_t iq = iw + q * sw;
+                            d[q] = iq >= 0 && iq < w ? xr[iq] : 0.f;
+                        }
+                    }
+                }
+            }
+        }
+        return;
+    }
     std::ptrdiff_t ih0[4], iw0[4];
     bool live[4];
     for (std::int64_t q = 0; q < 4; ++q) {
@@ -237,30 +290,43 @@ void conv_f32_gemm(const G& g, const float* x, const float* fp, void* scratch, S
 }
 
 namespace detail {
-/// One output row of a K x K depthwise filter (weights wk, in registers)
-/// with stride S over the padded plane rows xr (ds floats apart).
+/// One output row of a K x K depthwise filter with column stride S, two
+/// outputs at a time: each input value of their window (K + S columns per
+/// row) loaded once and used by both, the weights in registers.
 template <int K, int S>
-void dwf_row(const float* xr, std::ptrdiff_t ds, const float (&wk)[K * K], float* o,
-             std::ptrdiff_t ow) {
+void dw_row_pairs(const float* xr, std::ptrdiff_t ds, const float (&wk)[K * K], float* o,
+                  std::ptrdiff_t ow) {
     float w[K * K];
     for (int t = 0; t < K * K; ++t) w[t] = wk[t];
-    for (std::ptrdiff_t q = 0; q < ow; ++q, xr += S) {
+    std::ptrdiff_t q = 0;
+    for (; q + 2 <= ow; q += 2, xr += 2 * S) {
+        float a0 = 0.f, a1 = 0.f;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 5
+#endif
+        for (int i = 0; i < K; ++i) {
+            const float* x = xr + i * ds;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 7
+#endif
+            for (int c = 0; c < K + S; ++c) {
+                const float v = x[c];
+                if (c < K) a0 = (i == 0 && c == 0) ? v * w[0] : mla(a0, v, w[i * K + c]);
+                if (c >= S) a1 = (i == 0 && c == S) ? v * w[0] : mla(a1, v, w[i * K + c - S]);
+            }
+        }
+        o[q] = a0;
+        o[q + 1] = a1;
+    }
+    if (q < ow) {
         float a = xr[0] * w[0];
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 5
-#endif
         for (int j = 1; j < K; ++j) a = mla(a, xr[j], w[j]);
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 5
-#endif
         for (int i = 1; i < K; ++i)
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 5
-#endif
             for (int j = 0; j < K; ++j) a = mla(a, xr[i * ds + j], w[i * K + j]);
         o[q] = a;
     }
 }
+
 /// A column of three taps (rows 0, 1, 2 of the window).
 struct col3 {
     float r0, r1, r2;
@@ -351,25 +417,34 @@ void conv_f32_depthwise(const G& g, const float* x, const float* f, void* scratc
     for (std::int64_t n = 0; n < g.n; ++n)
         for (std::int64_t c = 0; c < g.c; ++c) {
             const float* xc = x + (n * g.c + c) * in_plane;
-            for (std::int64_t r = r0; r < r1; ++r)
-                std::memcpy(xs + r * cols + c0, xc + (r - g.pt) * g.w + (c0 - g.pl),
-                            static_cast<std::size_t>(c1 - c0) * sizeof(float));
+            // A word loop, four at a time (a library memcpy of a runtime size
+            // may go byte by byte: newlib's small one does).
+            const auto span = static_cast<std::uint32_t>(c1 - c0);
+            for (std::int64_t r = r0; r < r1; ++r) {
+                const float* __restrict src = xc + (r - g.pt) * g.w + (c0 - g.pl);
+                float* __restrict dst = xs + r * cols + c0;
+                for (std::uint32_t q = span / 4; q != 0; --q, src += 4, dst += 4) {
+                    const float v0 = src[0], v1 = src[1], v2 = src[2], v3 = src[3];
+                    dst[0] = v0, dst[1] = v1, dst[2] = v2, dst[3] = v3;
+                }
+                for (std::uint32_t q = span % 4; q != 0; --q) *dst++ = *src++;
+            }
             const float* fc = f + c * kk;
             for (std::int64_t oh = 0; oh < g.oh; ++oh) {
                 const float* xr = xs + oh * g.sh * cols;
-                if (g.kh == 3 && g.sh == 1)
+                if (g.kh == 3 && g.sw == 1)
                     detail::dw3_row<1>(xr, ds, *reinterpret_cast<const float(*)[9]>(fc), row, ows);
-                else if (g.kh == 3 && g.sh == 2)
+                else if (g.kh == 3 && g.sw == 2)
                     detail::dw3_row<2>(xr, ds, *reinterpret_cast<const float(*)[9]>(fc), row, ows);
-                else if (g.kh == 5 && g.sh == 1)
-                    detail::dwf_row<5, 1>(xr, ds, *reinterpret_cast<const float(*)[25]>(fc), row,
-                                          ows);
-                else if (g.kh == 5 && g.sh == 2)
-                    detail::dwf_row<5, 2>(xr, ds, *reinterpret_cast<const float(*)[25]>(fc), row,
-                                          ows);
+                else if (g.kh == 5 && g.sw == 1)
+                    detail::dw_row_pairs<5, 1>(xr, ds, *reinterpret_cast<const float(*)[25]>(fc),
+                                               row, ows);
+                else if (g.kh == 5 && g.sw == 2)
+                    detail::dw_row_pairs<5, 2>(xr, ds, *reinterpret_cast<const float(*)[25]>(fc),
+                                               row, ows);
                 else
                     detail::dwf_row_any(xr, ds, fc, static_cast<std::ptrdiff_t>(g.kh),
-                                        static_cast<std::ptrdiff_t>(g.sh), row, ows);
+                                        static_cast<std::ptrdiff_t>(g.sw), row, ows);
                 sink(n, c, oh * g.ow, static_cast<const float*>(row), g.ow);
             }
             // Padding cells stay zero: only interior cells are rewritten per channel.
