@@ -44,7 +44,7 @@ if (( layers )); then
   fw="$root/examples/firmware"
   flags=(-std=c++20 -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16 -ffp-contract=off
     -fno-exceptions -fno-rtti -fno-threadsafe-statics -O2 -Wall -Wextra -Werror
-    -ffunction-sections -fdata-sections -I"$root/include" -I"$fw")
+    -ffunction-sections -fdata-sections -I"$root/include" -I"$fw" -I"$root/tests/firmware")
   arm-none-eabi-g++ "${flags[@]}" -c "$here/layers.cpp" -o "$work/layers.o"
   arm-none-eabi-g++ "${flags[@]}" -c "$fw/startup.cpp" -o "$work/layers_startup.o"
   arm-none-eabi-g++ -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16 "$work/layers.o" \

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "dsp_cases.hpp"  // put_dec
 #include "litegraph/fusion/fused.hpp"
 #include "litegraph/fusion/fused_int8.hpp"
 #include "litegraph/ops/int8/mul_int8.hpp"
@@ -36,15 +37,11 @@ float mult[256], bias_v[256];
 float xf[max_elems], ff[max_elems], fpk[max_elems + 64], of_fast[max_elems], of_ref[max_elems];
 alignas(8) std::int64_t scratch[max_scratch];
 
+struct arm {
+    static void put(const char* s) { platform::put(s); }
+};
 void put_dec(std::uint64_t v) {
-    char s[21];
-    int i = 20;
-    s[i] = 0;
-    do {
-        s[--i] = static_cast<char>('0' + v % 10);
-        v /= 10;
-    } while (v);
-    platform::put(s + i);
+    dsp_test::put_dec<arm>(v);
 }
 
 void fill(std::int8_t* p, std::int64_t n, std::uint32_t seed) {

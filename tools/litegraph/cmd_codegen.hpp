@@ -270,38 +270,31 @@ struct generator {
             write_array(name, r->as<float>(), n, std::string(r->name));
         return "weights::" + name;
     }
-    /// A float32 constant as the layer's form reads it packed (Op::pack_input,
-    /// done here, once, so the firmware does not): an array of its own.
-    template <class Op>
-    std::string packed_weight(const tensor_ref* r, const typename Op::form& form, std::size_t slot,
-                              std::size_t floats, const std::string& where) {
-        if (!is_constant(r) || r->type != dtype::f32)
-            throw unsupported_error(where + ": '" + std::string(r->name) +
-                                    "' must be a float32 constant to be packed");
-        std::vector<float> packed(floats);
-        if constexpr (requires { Op::pack_input(form, slot, r->as<float>(), packed.data()); })
-            Op::pack_input(form, slot, r->as<float>(), packed.data());
+    /// A constant as the layer's form reads it packed (done here, once, so the
+    /// firmware does not): `count` elements of T (float: Op::pack_input from
+    /// a float32 tensor; 32-bit words: Op::pack_words from an int8 one), an
+    /// array of its own.
+    template <class Op, class T>
+    std::string packed_constant(const tensor_ref* r, const typename Op::form& form,
+                                std::size_t slot, std::size_t count, const std::string& where) {
+        constexpr bool words = std::is_same_v<T, std::uint32_t>;
+        using source = std::conditional_t<words, std::int8_t, float>;
+        if (!is_constant(r) || r->type != (words ? dtype::i8 : dtype::f32))
+            throw unsupported_error(where + ": '" + std::string(r->name) + "' must be " +
+                                    (words ? "an int8" : "a float32") + " constant to be packed");
+        std::vector<T> packed(count);
+        const source* src = r->as<source>();
+        if constexpr (words) {
+            if constexpr (requires { Op::pack_words(form, slot, src, packed.data()); })
+                Op::pack_words(form, slot, src, packed.data());
+        } else {
+            if constexpr (requires { Op::pack_input(form, slot, src, packed.data()); })
+                Op::pack_input(form, slot, src, packed.data());
+        }
         std::string name = next_weight_name();
         weights << "// " << r->name << " " << to_string(r->shape) << " packed for the layer ("
-                << floats << " floats)\n";
-        write_array(name, packed.data(), floats, std::string(r->name));
-        return "weights::" + name;
-    }
-    /// An int8 constant as the layer's form reads it packed into 32-bit words
-    /// (Op::pack_words: e.g. int16 pairs).
-    template <class Op>
-    std::string packed_words(const tensor_ref* r, const typename Op::form& form, std::size_t slot,
-                             std::size_t words, const std::string& where) {
-        if (!is_constant(r) || r->type != dtype::i8)
-            throw unsupported_error(where + ": '" + std::string(r->name) +
-                                    "' must be an int8 constant to be packed");
-        std::vector<std::uint32_t> packed(words);
-        if constexpr (requires { Op::pack_words(form, slot, r->as<std::int8_t>(), packed.data()); })
-            Op::pack_words(form, slot, r->as<std::int8_t>(), packed.data());
-        std::string name = next_weight_name();
-        weights << "// " << r->name << " " << to_string(r->shape) << " packed for the layer ("
-                << words << " words)\n";
-        write_array(name, packed.data(), words, std::string(r->name));
+                << count << (words ? " words" : " floats") << ")\n";
+        write_array(name, packed.data(), count, std::string(r->name));
         return "weights::" + name;
     }
     int weight_count = 0;
@@ -404,11 +397,12 @@ struct generator {
             if constexpr (requires { Op::packed_words(form, i); })
                 words = Op::packed_words(form, i);
             if (packed) {
-                o << "{{-1, 0}, " << packed_weight<Op>(r, form, i, packed, where) << "}";
+                o << "{{-1, 0}, " << packed_constant<Op, float>(r, form, i, packed, where) << "}";
                 continue;
             }
             if (words) {
-                o << "{{-1, 0}, " << packed_words<Op>(r, form, i, words, where) << "}";
+                o << "{{-1, 0}, " << packed_constant<Op, std::uint32_t>(r, form, i, words, where)
+                  << "}";
                 continue;
             }
             if (is_constant(r)) {
