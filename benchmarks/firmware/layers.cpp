@@ -3,7 +3,9 @@
 // chain rescale -> bias -> quantize_store, int8 stored), on the shapes of
 // ARM's CMSIS-NN figures.  Each layer is first checked bit for bit against
 // the same op on the reference kernel (fused_int8::run_with over
-// kernels::conv2d_int8, the generic chain; mul_int8 on int8_kernel::reference),
+// kernels::conv2d_int8; mul_int8 on int8_kernel::reference through the
+// generic chain; tests/kernels/cortex_m.cpp checks the requantize loop
+// against the chain),
 // then timed with SysTick.  One line per shape:
 //   "layer <key> <ticks> <MACs> ok|FAIL"
 // then the same conv shapes in fp32 (fused<conv2d, bias, act<relu>>): the
