@@ -1,5 +1,13 @@
 #!/usr/bin/env bash
-# benchmarks/firmware/figures.sh [--cli PATH] [--shared DIR]
+# benchmarks/firmware/figures.sh [--cli PATH] [--shared DIR] [--layers]
+#
+# --layers: only the whole-layer int8 figures (benchmarks/firmware/layers.cpp on
+# the Cortex-M7 under QEMU): one line `layer KEY X.XXX` per shape, instructions
+# per MAC of the layer as a network runs it (accumulation, rescale, bias,
+# round, clamp, int8 store), checked bit for bit against the reference kernel;
+# then CMSIS-NN's figure on the same shape and the ratio; then `fp32 KEY X.XXX`:
+# instructions per fp32 MAC of the same conv shapes on the firmware kernels
+# (the packed form codegen writes) beside the row loop, within 1e-5 of it.
 #
 # The firmware figures of the two reference models, through
 # examples/firmware/run.sh (which also checks the outputs against the
@@ -19,17 +27,63 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-cli="$root/build/bin/litegraph" shared="$root/../shared"
+cli="$root/build/bin/litegraph" shared="$root/../shared" layers=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --cli) cli="$2"; shift 2 ;;
     --shared) shared="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --layers) layers=1; shift ;;
+    -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "figures.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
 work="$root/build/firmware-figures"
 mkdir -p "$work"
+
+if (( layers )); then
+  . "$root/examples/firmware/toolchain.sh"
+  firmware_toolchain_or_skip figures.sh
+  fw="$root/examples/firmware"
+  flags=(-std=c++20 -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16 -ffp-contract=off
+    -fno-exceptions -fno-rtti -fno-threadsafe-statics -O2 -Wall -Wextra -Werror
+    -ffunction-sections -fdata-sections -I"$root/include" -I"$fw" -I"$root/tests/firmware")
+  arm-none-eabi-g++ "${flags[@]}" -c "$here/layers.cpp" -o "$work/layers.o"
+  arm-none-eabi-g++ "${flags[@]}" -c "$fw/startup.cpp" -o "$work/layers_startup.o"
+  arm-none-eabi-g++ -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16 "$work/layers.o" \
+    "$work/layers_startup.o" -nostartfiles --specs=nano.specs -Wl,--gc-sections -L"$fw" \
+    -T"$fw/mps2_an500.ld" -o "$work/layers.elf"
+  r=0
+  timeout 600 qemu-system-arm -M mps2-an500 -nographic -monitor none -serial none \
+    -semihosting-config enable=on,target=native -icount shift=0 \
+    -kernel "$work/layers.elf" > "$work/layers.log" 2>&1 || r=$?
+  grep '^FAIL' "$work/layers.log" || true
+  # CMSIS-NN v7.0.0-43, DSP path, -O2, whole layer, the same QEMU board and count.
+  declare -A cmsis=([c1x1_32_32_16]=2.665 [c1x1_64_64_8]=2.076 [c1x1_16_64_16]=3.928
+    [c3x3_16_16_16]=2.351 [dw3_32_16_s1]=8.069 [dw3_32_16_s2]=8.090 [dw3_16_32_s2]=8.416
+    [dw5_32_16_s1]=9.722 [dw5_32_16_s2]=9.727 [fc_256_64]=2.079)
+  read -r ct ci < <(awk '$1 == "calibration" { print $2, $5 }' "$work/layers.log")
+  if [[ -z "${ct:-}" ]]; then
+    echo "figures.sh --layers: the firmware did not finish (exit $r):"; cat "$work/layers.log"; exit 1
+  fi
+  per=$(( (ci + ct / 2) / ct ))
+  rows=()
+  while read -r _ key ticks macs ok; do
+    v=$(awk -v t="$ticks" -v p="$per" -v m="$macs" 'BEGIN { printf "%.3f", t * p / m }')
+    echo "layer $key $v"
+    c=${cmsis[$key]:-}
+    rows+=("$(printf '#   %-14s %8s %9s %6s  %s' "$key" "$v" "${c:-?}" \
+      "$(awk -v a="$v" -v b="${c:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')" "$ok")")
+  done < <(grep '^layer ' "$work/layers.log")
+  printf '#   %-14s %8s %9s %6s  %s\n' key litegraph CMSIS-NN ratio "vs reference kernel"
+  printf '%s\n' "${rows[@]}"
+  echo "# fp32 (fused conv + bias + relu), instructions per MAC: firmware kernels, row loop"
+  while read -r _ key fast slow macs ok; do
+    awk -v f="$fast" -v s="$slow" -v p="$per" -v m="$macs" -v k="$key" -v ok="$ok" \
+      'BEGIN { printf "fp32 %s %.3f   (row loop %.3f, %.2fx fewer; %s)\n", k, f * p / m, s * p / m, s / f, ok }'
+  done < <(grep '^fp32 ' "$work/layers.log")
+  (( r == 0 )) || echo "figures.sh --layers: $r layer(s) differ from the reference kernel"
+  exit "$r"
+fi
 "$cli" generate squeezenet1_1 --input-size 64 -o "$work/squeezenet1_1_64" > /dev/null
 for v in 1_0 1_1; do
   "$cli" generate squeezenet$v --input-size 128 -o "$work/squeezenet${v}_128" > /dev/null

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "litegraph/kernels/conv_int8.hpp"
+#include "litegraph/kernels/cortex_m/fc_packed.hpp"
 #include "litegraph/kernels/cortex_m/kernels.hpp"
 
 namespace dsp_test {
@@ -21,6 +22,7 @@ alignas(4) inline std::int8_t x_buf[max_elems + 4];
 inline std::int8_t f_buf[max_elems];
 inline std::int32_t ref_out[max_elems], dsp_out[max_elems];
 inline std::int64_t scratch[max_scratch];
+inline std::uint32_t packed_buf[max_elems / 2 + 512];  // fc weights widened to int16 pairs
 
 /// Fill modes: 0 pseudo-random, 1 all -128 (the largest products), 2 +127/-128.
 inline void fill(std::int8_t* p, std::int64_t n, std::uint32_t seed, int mode) {
@@ -209,7 +211,19 @@ bool run_fc(const fc_case& c, std::uint32_t seed) {
     store_sink rs{ref_out, 1, c.n}, ds{dsp_out, 1, c.n};
     k::fc_int8(c.m, c.k, c.n, x_buf, f_buf, scratch, k::int32_sink_ref(rs));
     k::cortex_m::fc_int8(c.m, c.k, c.n, x_buf, f_buf, scratch, k::int32_sink_ref(ds));
-    return compare<P>(c.name, c.m * c.n);
+    if (!compare<P>(c.name, c.m * c.n)) return false;
+    // The same over the weights packed as codegen packs them (fc_int8_packed).
+    if (k::cortex_m::fc_packed_words(c.k, c.n) > max_elems / 2 + 512 ||
+        k::cortex_m::fc_packed_scratch_words(c.k, c.n) > max_scratch) {
+        P::put("FAIL (too large, packed) ");
+        P::put(c.name);
+        P::put("\n");
+        return false;
+    }
+    k::cortex_m::pack_fc_weights(c.k, c.n, f_buf, packed_buf);
+    for (std::int64_t i = 0; i < c.m * c.n; ++i) dsp_out[i] = 0x5A5A5A5A + i % 2;
+    k::cortex_m::fc_int8_packed(c.m, c.k, c.n, x_buf, packed_buf, scratch, k::int32_sink_ref(ds));
+    return compare<P>(c.name, c.m * c.n, " (packed weights)");
 }
 
 /// Every case (correctness); the number that failed.

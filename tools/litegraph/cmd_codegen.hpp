@@ -259,23 +259,67 @@ struct generator {
                                     std::string(name_of(r->type)) +
                                     ", only float32 and int8 are supported");
         if (auto it = weight_names.find(r->data); it != weight_names.end()) return it->second;
-        std::string name = "w" + std::to_string(weight_names.size());
+        std::string name = next_weight_name();
         weight_names[r->data] = name;
         const auto n = static_cast<std::size_t>(r->numel());
         const bool i8 = r->type == dtype::i8;
-        weight_bytes += n * (i8 ? 1 : 4);
-        weights << "// " << r->name << " " << to_string(r->shape) << (i8 ? " int8" : "") << "\n"
-                << "alignas(16) " << upper(ns) << "_WEIGHTS_ATTR constexpr "
-                << (i8 ? "std::int8_t " : "float ") << name << "[" << n << "] = {";
+        weights << "// " << r->name << " " << to_string(r->shape) << (i8 ? " int8" : "") << "\n";
+        if (i8)
+            write_array(name, r->as<std::int8_t>(), n, std::string(r->name));
+        else
+            write_array(name, r->as<float>(), n, std::string(r->name));
+        return "weights::" + name;
+    }
+    /// A constant as the layer's form reads it packed (done here, once, so the
+    /// firmware does not): `count` elements of T (float: Op::pack_input from
+    /// a float32 tensor; 32-bit words: Op::pack_words from an int8 one), an
+    /// array of its own.
+    template <class Op, class T>
+    std::string packed_constant(const tensor_ref* r, const typename Op::form& form,
+                                std::size_t slot, std::size_t count, const std::string& where) {
+        constexpr bool words = std::is_same_v<T, std::uint32_t>;
+        using source = std::conditional_t<words, std::int8_t, float>;
+        if (!is_constant(r) || r->type != (words ? dtype::i8 : dtype::f32))
+            throw unsupported_error(where + ": '" + std::string(r->name) + "' must be " +
+                                    (words ? "an int8" : "a float32") + " constant to be packed");
+        std::vector<T> packed(count);
+        const source* src = r->as<source>();
+        if constexpr (words) {
+            if constexpr (requires { Op::pack_words(form, slot, src, packed.data()); })
+                Op::pack_words(form, slot, src, packed.data());
+        } else {
+            if constexpr (requires { Op::pack_input(form, slot, src, packed.data()); })
+                Op::pack_input(form, slot, src, packed.data());
+        }
+        std::string name = next_weight_name();
+        weights << "// " << r->name << " " << to_string(r->shape) << " packed for the layer ("
+                << count << (words ? " words" : " floats") << ")\n";
+        write_array(name, packed.data(), count, std::string(r->name));
+        return "weights::" + name;
+    }
+    int weight_count = 0;
+    std::string next_weight_name() { return "w" + std::to_string(weight_count++); }
+    template <class T>
+    void write_array(const std::string& name, const T* v, std::size_t n, const std::string& what) {
+        constexpr bool i8 = std::is_same_v<T, std::int8_t>;
+        constexpr bool u32 = std::is_same_v<T, std::uint32_t>;
+        weight_bytes += n * sizeof(T);
+        weights << "alignas(16) " << upper(ns) << "_WEIGHTS_ATTR constexpr "
+                << (i8 ? "std::int8_t " : (u32 ? "std::uint32_t " : "float ")) << name << "[" << n
+                << "] = {";
         for (std::size_t i = 0; i < n; ++i) {
             if (i % (i8 ? 24 : 8) == 0) weights << "\n";
-            if (i8)
-                weights << static_cast<int>(r->as<std::int8_t>()[i]) << ",";
-            else
-                weights << float_literal(r->as<float>()[i], std::string(r->name)) << ",";
+            if constexpr (i8) {
+                weights << static_cast<int>(v[i]) << ",";
+            } else if constexpr (u32) {
+                char buf[16];
+                std::snprintf(buf, sizeof buf, "0x%08xu,", static_cast<unsigned>(v[i]));
+                weights << buf;
+            } else {
+                weights << float_literal(v[i], what) << ",";
+            }
         }
         weights << "};\n";
-        return "weights::" + name;
     }
 
     void layer(const std::string& text) {
@@ -328,6 +372,8 @@ struct generator {
             const auto params = Op::parse(node.attrs, node.type);
             placed p(*this, io);
             form = Op::form_of(params, io);
+            // An op with firmware kernels of its own over packed constants.
+            if constexpr (requires { Op::packed_form(form); }) form = Op::packed_form(form);
         } catch (const unsupported_error& e) {
             throw unsupported_error(where + ": " + e.what());
         }
@@ -335,7 +381,9 @@ struct generator {
         std::ostringstream o;
         o << "layer<" << op_spelling<Op>::get() << ">{" << literal_printer{where}(form) << ", {";
         bool first = true;
+        std::size_t index = 0;
         for (std::string_view slot : Op::firmware_inputs) {
+            const std::size_t i = index++;
             o << (first ? "" : ", ");
             first = false;
             if (!io.input_count(slot)) {
@@ -343,6 +391,20 @@ struct generator {
                 continue;
             }
             const tensor_ref* r = &io.input(slot);
+            std::size_t packed = 0, words = 0;
+            if constexpr (requires { Op::packed_floats(form, i); })
+                packed = Op::packed_floats(form, i);
+            if constexpr (requires { Op::packed_words(form, i); })
+                words = Op::packed_words(form, i);
+            if (packed) {
+                o << "{{-1, 0}, " << packed_constant<Op, float>(r, form, i, packed, where) << "}";
+                continue;
+            }
+            if (words) {
+                o << "{{-1, 0}, " << packed_constant<Op, std::uint32_t>(r, form, i, words, where)
+                  << "}";
+                continue;
+            }
             if (is_constant(r)) {
                 o << "{{-1, 0}, " << weight(r, where) << "}";
                 continue;
@@ -553,7 +615,7 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
         prog.set_input(i, deterministic_feed(v, shapes));
     }
     prog.prepare_plan();
-    detail::generator gen{prog, ns, seg_names, segs, {}, {}, {}, 0, 0, {}, 0, {}, {}};
+    detail::generator gen{prog, ns, seg_names, segs, {}, {}, {}, 0, 0, {}, 0, 0, {}, {}};
     const std::string source = model.source();
     auto text = gen.header(std::filesystem::path(source).filename().string(), sample_input);
     std::ofstream out(out_file, std::ios::binary);

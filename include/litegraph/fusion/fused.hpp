@@ -14,6 +14,7 @@
 
 #include "litegraph/fusion/epilogue.hpp"
 #include "litegraph/fusion/stages.hpp"
+#include "litegraph/kernels/cortex_m/conv_f32.hpp"
 #include "litegraph/ops/activation.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/firmware.hpp"
@@ -133,7 +134,10 @@ struct fused<ops::conv2d, Stages...> {
         std::tuple<Stages...> stages{};
         std::int64_t other_plane = 1;
         bool in_place = false;  // Output over Input (depthwise)
-        constexpr auto fields() const { return std::tie(g, stages, other_plane, in_place); }
+        /// The firmware kernels (kernels/cortex_m/conv_f32.hpp) over a filter
+        /// packed ahead of time (packed_form, pack_input); false: the row loop.
+        bool packed = false;
+        constexpr auto fields() const { return std::tie(g, stages, other_plane, in_place, packed); }
     };
     static constexpr std::string_view firmware_inputs[] = {"Input", "Filter", "Bias", "Other",
                                                            "Scale"};
@@ -147,7 +151,24 @@ struct fused<ops::conv2d, Stages...> {
         return f;
     }
     static constexpr std::size_t scratch_bytes(const form& f) {
-        return direct_scratch_bytes(f.g, f.in_place);
+        return f.packed ? kernels::cortex_m::conv_f32_scratch_bytes(f.g)
+                        : direct_scratch_bytes(f.g, f.in_place);
+    }
+    /// The form a compile-time network runs (`litegraph codegen`): the
+    /// firmware kernels where they take the conv, the filter packed for them.
+    static form packed_form(form f) {
+        f.packed = kernels::cortex_m::conv_f32_fast(f.g);
+        return f;
+    }
+    /// Floats of firmware input `slot` as form `f` reads it when it is packed
+    /// (pack_input), 0 when it reads the tensor as it is.
+    static std::size_t packed_floats(const form& f, std::size_t slot) {
+        return f.packed && slot == 1 && kernels::cortex_m::conv_f32_is_gemm(f.g)
+                   ? static_cast<std::size_t>(kernels::cortex_m::packed_filter_floats(f.g))
+                   : 0;
+    }
+    static void pack_input(const form& f, std::size_t slot, const float* src, float* dst) {
+        if (packed_floats(f, slot)) kernels::cortex_m::pack_conv_filter(f.g, src, dst);
     }
     /// run_heap_free, the chain bound to the operands (Bias, Other, Scale).
     static void run_form(const form& f, const firmware_io& io) {
@@ -158,8 +179,30 @@ struct fused<ops::conv2d, Stages...> {
         ops.scale = io.input<float>(4);
         ops.other_plane = f.other_plane;
         bind(c, ops);
-        run_heap_free(f.g, c, io.input<float>(0), io.input<float>(1), io.output<float>(),
-                      io.scratch);
+        if (f.packed)
+            run_packed(f.g, c, io.input<float>(0), io.input<float>(1), io.output<float>(),
+                       io.scratch);
+        else
+            run_heap_free(f.g, c, io.input<float>(0), io.input<float>(1), io.output<float>(),
+                          io.scratch);
+    }
+
+    /// The firmware kernels (form.packed): the blocked GEMM over the packed
+    /// filter fp, or the direct depthwise conv (fp as the model has it, out
+    /// may be x); every finished run through the chain, written once.
+    /// `scratch`: kernels::cortex_m::conv_f32_scratch_bytes(g) bytes.
+    static void run_packed(const ops::conv2d::geometry& g, const chain_type& c, const float* x,
+                           const float* fp, float* out, void* scratch) {
+        const std::int64_t plane = g.oh * g.ow;
+        const chain_type local = c;
+        auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                        std::int64_t count) {
+            finish(local, out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+        };
+        if (kernels::cortex_m::conv_f32_is_gemm(g))
+            kernels::cortex_m::conv_f32_gemm(g, x, fp, scratch, sink);
+        else
+            kernels::cortex_m::conv_f32_depthwise(g, x, fp, scratch, sink);
     }
 
     /// Points the chain's stages at their operands (a compile-time network's
@@ -204,7 +247,78 @@ struct fused<ops::conv2d, Stages...> {
             scratch);
     }
 
+    /// One run of finished values through the chain: bias [+ activation |
+    /// + add_with] as one loop (the activation in firmware_act's form), any
+    /// other chain through chain::emit.
+    static void finish(const chain_type& c, float* out, const float* v, std::int64_t count, at a) {
+        if constexpr (firmware_chain) {
+            const bias& b = std::get<0>(c.stages);
+            const float bv = b.values[a.channel];
+            float* const o = out + a.index;
+            if (b.scale)
+                finish_run<true>(c, o, v, count, b.scale[a.channel], bv, a);
+            else
+                finish_run<false>(c, o, v, count, 1.f, bv, a);
+        } else {
+            c.emit(out, v, count, a);
+        }
+    }
+
 private:
+    template <class S>
+    struct is_act : std::false_type {};
+    template <class F>
+    struct is_act<act<F>> : std::true_type {};
+    static constexpr bool firmware_chain = [] {
+        if constexpr (sizeof...(Stages) == 1)
+            return (std::is_same_v<Stages, bias> && ...);
+        else if constexpr (sizeof...(Stages) == 2)
+            return std::is_same_v<std::tuple_element_t<0, std::tuple<Stages...>>, bias> &&
+                   (std::is_same_v<std::tuple_element_t<1, std::tuple<Stages...>>, add_with> ||
+                    is_act<std::tuple_element_t<1, std::tuple<Stages...>>>::value);
+        else
+            return false;
+    }();
+
+    /// An activation as the firmware epilogue computes it: relu, relu6 and
+    /// hard_swish through fmax_num / fmin_num (VMAXNM / VMINNM), the same
+    /// value but for the sign of a zero; the others as the functor does.
+    template <class F>
+    static float firmware_act(const F& f, float x, float inv_scale) noexcept {
+        namespace cm = kernels::cortex_m;
+        if constexpr (std::is_same_v<F, ops::act::relu>)
+            return cm::fmax_num(x, 0.f);
+        else if constexpr (std::is_same_v<F, ops::act::relu6>)
+            return cm::fmin_num(cm::fmax_num(x, 0.f), f.threshold);
+        else if constexpr (std::is_same_v<F, ops::act::hard_swish>)
+            return x * cm::fmin_num(cm::fmax_num(x + f.offset, 0.f), f.threshold) * inv_scale;
+        else
+            return (void)inv_scale, f(x);
+    }
+    template <bool Scaled>
+    static void finish_run(const chain_type& c, float* __restrict o, const float* __restrict v,
+                           std::int64_t count, float k, float b, const at& a) {
+        using last = std::tuple_element_t<sizeof...(Stages) - 1, std::tuple<Stages...>>;
+        auto base = [&](float x) {
+            if constexpr (Scaled)
+                return x * k + b;
+            else
+                return x + b;
+        };
+        if constexpr (sizeof...(Stages) == 1) {
+            for (std::int64_t i = 0; i < count; ++i) o[i] = base(v[i]);
+        } else if constexpr (std::is_same_v<last, add_with>) {
+            const float* __restrict other = std::get<1>(c.stages).other + a.index;
+            for (std::int64_t i = 0; i < count; ++i) o[i] = base(v[i]) + other[i];
+        } else {
+            const auto f = std::get<1>(c.stages).f;
+            float inv = 1.f;
+            if constexpr (std::is_same_v<decltype(f), const ops::act::hard_swish>)
+                inv = 1.f / f.scale;
+            for (std::int64_t i = 0; i < count; ++i) o[i] = firmware_act(f, base(v[i]), inv);
+        }
+    }
+
     static constexpr std::size_t plane_offset(const ops::conv2d::geometry& g) {
         return (ops::conv2d::row_scratch_bytes(g) + 15) / 16 * 16;
     }

@@ -24,6 +24,7 @@
 #include "litegraph/fusion/fused.hpp"
 #include "litegraph/kernels/conv_int8.hpp"
 #include "litegraph/kernels/cortex_m/kernels.hpp"
+#include "litegraph/kernels/cortex_m/requantize.hpp"
 #include "litegraph/ops/int8/quantize.hpp"
 
 namespace litegraph::fusion {
@@ -161,11 +162,52 @@ struct fused_int8 {
                          const std::int8_t* x, const std::int8_t* f, Out* out,
                          std::int64_t* scratch) noexcept {
         const std::int64_t plane = kg.oh * kg.ow;
-        auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
-                        std::int64_t count) {
-            c.emit(out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
+        if constexpr (int8_out) {
+            // The chain's own arithmetic as one tight loop per run (the
+            // requantize chain is most of an int8 layer's work otherwise).
+            const chain_type local = c;
+            auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
+                            const std::int32_t* v, std::int64_t count) {
+                requantize(local, out + (n * kg.oc + oc) * plane + off, v, count, oc);
+            };
+            conv(kg, x, f, scratch, kernels::int32_sink_ref(sink));
+        } else {
+            auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
+                            const std::int32_t* v, std::int64_t count) {
+                c.emit(out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
+            };
+            conv(kg, x, f, scratch, kernels::int32_sink_ref(sink));
+        }
+    }
+
+    /// One run of channel oc through the int8 chain rescale -> bias ->
+    /// [act] -> quantize_store (kernels::cortex_m::requantize_run: the
+    /// chain's operations in its order, bit for bit chain::emit's).
+    static void requantize(const chain_type& c, std::int8_t* out, const std::int32_t* v,
+                           std::int64_t count, std::int64_t oc) noexcept {
+        const auto& st = c.stages;
+        const float m = std::get<0>(st).multiplier[oc];
+        const bias& b = std::get<1>(st);
+        const float inv = std::get<sizeof...(Stages) + 1>(st).inv_scale;
+        const auto post = [&st](float x) {
+            std::apply([&x](const auto&... s) { ((x = middle(s, x)), ...); }, st);
+            return x;
         };
-        conv(kg, x, f, scratch, kernels::int32_sink_ref(sink));
+        if (b.scale)
+            kernels::cortex_m::requantize_run<true>(out, v, count, m, b.scale[oc], b.values[oc],
+                                                    inv, post);
+        else
+            kernels::cortex_m::requantize_run<false>(out, v, count, m, 0.f, b.values[oc], inv,
+                                                     post);
+    }
+    /// The stages between the bias and quantize_store (an activation).
+    template <class S>
+    static float middle(const S& s, float x) noexcept {
+        if constexpr (std::is_same_v<S, rescale> || std::is_same_v<S, bias> ||
+                      std::is_same_v<S, quantize_store>)
+            return x;
+        else
+            return s(x, at{});
     }
 };
 

@@ -264,7 +264,10 @@ inline void conv2d_patches(const conv_geometry& g, const std::int8_t* x, const s
                                 continue;
                             }
                             const std::int8_t* xr = xn + (c * h + ih) * w;
-                            if (cols_in) {
+                            if (cols_in && kw == 3 && dw == 1) {  // the common 3x3 row
+                                const std::int8_t* xp = xr + iw0;
+                                d[0] = xp[0], d[1] = xp[1], d[2] = xp[2];
+                            } else if (cols_in) {
                                 for (std::ptrdiff_t j = 0; j < kw; ++j) d[j] = xr[iw0 + j * dw];
                             } else {
                                 for (std::ptrdiff_t j = 0; j < kw; ++j) {

@@ -11,7 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "litegraph/kernels/cortex_m/fc_packed.hpp"
 #include "litegraph/kernels/cortex_m/kernels.hpp"
+#include "litegraph/kernels/cortex_m/requantize.hpp"
 #include "litegraph/kernels/epilogue.hpp"
 #include "litegraph/ops/int8/quantize.hpp"
 
@@ -118,7 +120,10 @@ struct mul_int8 {
     struct form {
         std::int64_t m = 0, k = 0, n = 0;
         float output_step = 0.f;
-        constexpr auto fields() const { return std::tie(m, k, n, output_step); }
+        /// Y widened to int16 pairs ahead of time (packed_form, pack_words:
+        /// kernels::cortex_m::fc_int8_packed); false: Y as the model has it.
+        bool packed = false;
+        constexpr auto fields() const { return std::tie(m, k, n, output_step, packed); }
     };
     static constexpr std::string_view firmware_inputs[] = {"X", "Y", "Multiplier"};
     static constexpr std::string_view firmware_output = "Out";
@@ -127,11 +132,58 @@ struct mul_int8 {
         return {d.m, d.k, d.n, p.output_step};
     }
     static constexpr std::size_t scratch_bytes(const form& f) {
-        return static_cast<std::size_t>(scratch_words(f.k, f.n)) * sizeof(std::int64_t);
+        return static_cast<std::size_t>(f.packed
+                                            ? kernels::cortex_m::fc_packed_scratch_words(f.k, f.n)
+                                            : scratch_words(f.k, f.n)) *
+               sizeof(std::int64_t);
+    }
+    /// The form a compile-time network runs (`litegraph codegen`): Y packed.
+    static form packed_form(form f) {
+        f.packed = true;
+        return f;
+    }
+    /// 32-bit words of firmware input `slot` as form `f` reads it packed
+    /// (pack_words), 0 when it reads the tensor as it is.
+    static std::size_t packed_words(const form& f, std::size_t slot) {
+        return f.packed && slot == 1
+                   ? static_cast<std::size_t>(kernels::cortex_m::fc_packed_words(f.k, f.n))
+                   : 0;
+    }
+    static void pack_words(const form& f, std::size_t slot, const std::int8_t* src,
+                           std::uint32_t* dst) {
+        if (packed_words(f, slot)) kernels::cortex_m::pack_fc_weights(f.k, f.n, src, dst);
     }
     static void run_form(const form& f, const firmware_io& io) {
-        compute(f.m, f.k, f.n, io.input<std::int8_t>(0), io.input<std::int8_t>(1),
-                io.input<float>(2), f.output_step, io.out, static_cast<std::int64_t*>(io.scratch));
+        auto* scratch = static_cast<std::int64_t*>(io.scratch);
+        if (!f.packed) {
+            compute(f.m, f.k, f.n, io.input<std::int8_t>(0), io.input<std::int8_t>(1),
+                    io.input<float>(2), f.output_step, io.out, scratch);
+            return;
+        }
+        const float* multiplier = io.input<float>(2);
+        const auto* w = static_cast<const std::uint32_t*>(io.in[1]);
+        if (f.output_step > 0.f) {
+            // The chain rescale -> quantize_store as one loop per row (bit for
+            // bit the chain's: kernels/cortex_m/requantize.hpp).
+            auto* out = io.output<std::int8_t>();
+            const float inv = 1.f / f.output_step;
+            auto sink = [&](std::int64_t, std::int64_t, std::int64_t off, const std::int32_t* v,
+                            std::int64_t count) {
+                kernels::cortex_m::requantize_channels(out + off, v, count, multiplier, inv);
+            };
+            kernels::cortex_m::fc_int8_packed(f.m, f.k, f.n, io.input<std::int8_t>(0), w, scratch,
+                                              kernels::int32_sink_ref(sink));
+        } else {
+            auto* out = io.output<float>();
+            kernels::epilogue::chain<kernels::epilogue::rescale> c{{{multiplier}}};
+            auto sink = [&](std::int64_t i, std::int64_t, std::int64_t off, const std::int32_t* v,
+                            std::int64_t count) {
+                for (std::int64_t j = 0; j < count; ++j)
+                    c.write(out, kernels::epilogue::at{i, j, off + j}, static_cast<float>(v[j]));
+            };
+            kernels::cortex_m::fc_int8_packed(f.m, f.k, f.n, io.input<std::int8_t>(0), w, scratch,
+                                              kernels::int32_sink_ref(sink));
+        }
     }
 
     static void run(const params& p, op_io& io) {
