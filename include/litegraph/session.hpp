@@ -53,6 +53,10 @@ struct session_options {
     runtime::program_limits limits{};
     /// What the loader requires and allows (parameters, topology size).
     paddle::load_options load{};
+    /// Threads an op may split its work over (runtime::program::set_threads):
+    /// 0, every core (thread_pool::default_threads()); 1, the calling thread
+    /// only.  The outputs are the same for every count.
+    unsigned threads = 0;
 };
 
 /// The pass pipeline's options for a precision (fp32 skips quantize_int8),
@@ -98,6 +102,7 @@ public:
                 ? backends::make_program(std::move(m.graph), *options.places, options.segments)
                 : runtime::program(std::move(m.graph), options.segments));
         program_->set_limits(options.limits);
+        program_->set_threads(options.threads);
     }
 
     /// The model's inputs, in feed order.
