@@ -111,7 +111,11 @@ struct fused<ops::conv2d, Stages...> {
             return;
         }
         if (in_place) {
-            run_in_place(p.conv, s, g, c, x, f, out, io.pool);
+            // Split over channels only when each output plane lies exactly
+            // on its input plane: a smaller plane (stride 2) written in order
+            // lands on input planes already read, which another thread's
+            // channels may not have read yet.
+            run_in_place(p.conv, s, g, c, x, f, out, g.oh * g.ow == g.h * g.w ? io.pool : nullptr);
             return;
         }
         if (run_depthwise_direct(p.conv, g, c, x, f, out, io.pool)) return;
