@@ -1373,6 +1373,193 @@ inline void dequantize_int8(float step, const std::int8_t* xs, float* out,
 #include <type_traits>
 #include <vector>
 
+// ---- begin litegraph/core/parallel.hpp ----
+// The intra-op thread pool: a few std::jthreads that run the tasks of one
+// parallel region, the calling thread taking tasks too.  A runtime program
+// owns one (runtime::program::set_threads) and hands it to its ops through
+// op_io::pool; ops split their work into tasks (output channels, column
+// ranges, images) whose results do not depend on how many threads run them.
+//
+//   thread_pool pool(4);                       // 4 threads: the caller + 3
+//   parallel_tasks(&pool, tasks, [&](std::int64_t t) { ... });  // t in [0, tasks)
+//   parallel_tasks(nullptr, tasks, f);         // the same tasks in order, here
+//
+// One region runs at a time per pool (a second caller waits); a region opened
+// from inside a task runs its tasks inline, so nesting never deadlocks.  The
+// first exception a task throws is rethrown by the caller once every task has
+// finished.
+//
+// Firmware and builds without threads (Cortex-M, LITEGRAPH_NO_THREADS,
+// LITEGRAPH_NO_XSIMD) get a stub of size 1 that runs every task inline: no
+// thread, no heap, no synchronisation is reachable there.
+
+#include <cstdint>
+
+#if defined(LITEGRAPH_NO_THREADS) || defined(LITEGRAPH_NO_XSIMD) || \
+    (defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
+#define LITEGRAPH_SINGLE_THREAD 1
+#else
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+#endif
+
+namespace litegraph {
+
+#if defined(LITEGRAPH_SINGLE_THREAD)
+
+class thread_pool {
+public:
+    explicit thread_pool(unsigned = 1) {}
+    static unsigned default_threads() { return 1; }
+    unsigned size() const { return 1; }
+    template <class F>
+    void run(std::int64_t tasks, F&& f) {
+        for (std::int64_t t = 0; t < tasks; ++t) f(t);
+    }
+};
+
+#else
+
+class thread_pool {
+public:
+    /// `threads` in all, the caller included (0: default_threads()).
+    explicit thread_pool(unsigned threads) {
+        if (threads == 0) threads = default_threads();
+        workers_.reserve(threads - 1);
+        for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+    }
+    thread_pool(const thread_pool&) = delete;
+    thread_pool& operator=(const thread_pool&) = delete;
+    ~thread_pool() {
+        {
+            std::lock_guard<std::mutex> l(m_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        workers_.clear();  // joins
+    }
+
+    /// Every core the system reports (at least 1).
+    static unsigned default_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+    unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
+
+    /// Runs f(t) for every t in [0, tasks) and returns when all have run.
+    template <class F>
+    void run(std::int64_t tasks, F&& f) {
+        if (tasks <= 0) return;
+        if (tasks == 1 || workers_.empty() || depth() > 0) {
+            for (std::int64_t t = 0; t < tasks; ++t) f(t);
+            return;
+        }
+        std::lock_guard<std::mutex> one_region(region_);
+        job j;
+        j.tasks = tasks;
+        j.ctx = static_cast<void*>(&f);
+        j.call = [](void* c, std::int64_t t) { (*static_cast<std::remove_reference_t<F>*>(c))(t); };
+        {
+            std::lock_guard<std::mutex> l(m_);
+            job_ = &j;
+            ++generation_;
+        }
+        wake_.notify_all();
+        execute(j);
+        {
+            std::unique_lock<std::mutex> l(m_);
+            done_.wait(l, [&] { return j.done.load() == tasks && active_ == 0; });
+            job_ = nullptr;
+        }
+        if (j.error) std::rethrow_exception(j.error);
+    }
+
+private:
+    struct job {
+        std::int64_t tasks = 0;
+        std::atomic<std::int64_t> next{0}, done{0};
+        void* ctx = nullptr;
+        void (*call)(void*, std::int64_t) = nullptr;
+        std::mutex error_m;
+        std::exception_ptr error;
+    };
+
+    /// Regions open on this thread (tasks run inline inside one).
+    static int& depth() {
+        thread_local int d = 0;
+        return d;
+    }
+
+    static void execute(job& j) {
+        ++depth();
+        for (;;) {
+            const std::int64_t t = j.next.fetch_add(1);
+            if (t >= j.tasks) break;
+            try {
+                j.call(j.ctx, t);
+            } catch (...) {
+                std::lock_guard<std::mutex> l(j.error_m);
+                if (!j.error) j.error = std::current_exception();
+            }
+            j.done.fetch_add(1);
+        }
+        --depth();
+    }
+
+    void work() {
+        std::uint64_t seen = 0;
+        for (;;) {
+            job* j = nullptr;
+            {
+                std::unique_lock<std::mutex> l(m_);
+                wake_.wait(l, [&] { return stop_ || (job_ && generation_ != seen); });
+                if (stop_) return;
+                seen = generation_;
+                j = job_;
+                ++active_;
+            }
+            execute(*j);
+            {
+                std::lock_guard<std::mutex> l(m_);
+                --active_;
+            }
+            done_.notify_all();
+        }
+    }
+
+    std::mutex region_;  // one parallel region at a time
+    std::mutex m_;       // guards job_, generation_, active_, stop_
+    std::condition_variable wake_, done_;
+    job* job_ = nullptr;
+    std::uint64_t generation_ = 0;
+    int active_ = 0;
+    bool stop_ = false;
+    std::vector<std::jthread> workers_;  // last: joined before the rest is destroyed
+};
+
+#endif
+
+/// Runs f(t) for t in [0, tasks) on `pool`, or in order on this thread when
+/// there is none.
+template <class F>
+void parallel_tasks(thread_pool* pool, std::int64_t tasks, F&& f) {
+    if (pool && pool->size() > 1 && tasks > 1) {
+        pool->run(tasks, f);
+        return;
+    }
+    for (std::int64_t t = 0; t < tasks; ++t) f(t);
+}
+
+/// The threads a pool offers (1 without one).
+inline unsigned pool_threads(const thread_pool* pool) {
+    return pool ? pool->size() : 1;
+}
+
+}  // namespace litegraph
+// ---- end litegraph/core/parallel.hpp ----
 
 namespace litegraph {
 
@@ -1391,6 +1578,10 @@ public:
     std::string label;  // e.g. the first output's name, to name the op in errors
     std::vector<op_slot> inputs;
     std::vector<op_slot> outputs;
+    /// The threads a run may split this op's work over (core/parallel.hpp),
+    /// null for one; set by the program.  Tasks must give the same result
+    /// whatever the number of threads.
+    thread_pool* pool = nullptr;
 
     bool has_input(std::string_view slot) const { return count(inputs, slot) > 0; }
     bool has_output(std::string_view slot) const { return count(outputs, slot) > 0; }
@@ -2181,7 +2372,19 @@ struct activation {
         kernels::map(f.f, io.input<float>(0), io.output<float>(), f.count);
     }
 
-    static void run(const params& f, op_io& io) { run_firmware_form<activation>(f, io); }
+    /// The firmware form's loop, over ranges of the elements split over the
+    /// pool (per element, so the same output for every split).
+    static void run(const params& f, op_io& io) {
+        const auto fm = form_of(f, io);
+        const float* x = io.input("X").as<float>();
+        float* out = io.output("Out").as<float>();
+        constexpr std::int64_t chunk = std::int64_t{1} << 15;
+        const std::int64_t tasks = (fm.count + chunk - 1) / chunk;
+        parallel_tasks(io.pool, tasks, [&](std::int64_t t) {
+            const std::int64_t i0 = t * chunk;
+            kernels::map(fm.f, x + i0, out + i0, std::min(chunk, fm.count - i0));
+        });
+    }
 };
 
 using relu = activation<act::relu>;
@@ -3888,6 +4091,33 @@ void broadcast_apply(const T* x, const T* y, O* out, const broadcast_dims& bd, F
     }
 }
 
+/// broadcast_apply split over the pool: ranges of the first dim of `out`
+/// longer than 1, each a broadcast of its own (the ops are per element, so the
+/// output is the same for every split).
+template <class T, class O, class F>
+void parallel_broadcast_apply(thread_pool* pool, const T* x, const T* y, O* out,
+                              const broadcast_dims& bd, F f) {
+    const auto T_ = static_cast<std::int64_t>(pool_threads(pool));
+    const std::int64_t total = numel(bd.out);
+    std::size_t d = 0;
+    while (d < bd.out.size() && bd.out[d] == 1) ++d;
+    if (T_ == 1 || total < (std::int64_t{1} << 15) || d == bd.out.size()) {
+        broadcast_apply<T>(x, y, out, bd, f);
+        return;
+    }
+    const auto sx = broadcast_strides(bd.x, bd.out), sy = broadcast_strides(bd.y, bd.out);
+    const std::int64_t len = bd.out[d], below = total / len;
+    const std::int64_t per = (len + T_ - 1) / T_, tasks = (len + per - 1) / per;
+    parallel_tasks(pool, tasks, [&](std::int64_t t) {
+        const std::int64_t a = t * per, b = std::min(len, a + per);
+        broadcast_dims part = bd;
+        part.out[d] = b - a;
+        if (part.x[d] != 1) part.x[d] = b - a;
+        if (part.y[d] != 1) part.y[d] = b - a;
+        broadcast_apply<T>(x + a * sx[d], y + a * sy[d], out + a * below, part, f);
+    });
+}
+
 struct elementwise {
     static constexpr std::string_view paddle_types[] = {
         "elementwise_add", "elementwise_sub",      "elementwise_mul",
@@ -4002,7 +4232,7 @@ struct elementwise {
                                             ? "integer modulo by zero (Y has a 0)"
                                             : "integer division by zero (Y has a 0)");
                 }
-                broadcast_apply<T>(x.as<T>(), y.as<T>(), out.as<T>(), bd, f);
+                parallel_broadcast_apply<T>(io.pool, x.as<T>(), y.as<T>(), out.as<T>(), bd, f);
             } else {
                 io.fail("unsupported dtype " + std::string(name_of(x.type)));
             }
@@ -5193,6 +5423,7 @@ public:
     void mark(const void* constant) {
         constant_ = constant;
         weights_.reset();
+        parts_.clear();
     }
 
     /// The weights prepared for filter `f` under `g`, or null when `f` is not
@@ -5208,10 +5439,72 @@ public:
         return weights_.get();
     }
 
+    /// The weights of output channels [c0, c0 + sub.oc) prepared for `sub`
+    /// (a conv of those channels alone, split over threads), or null like
+    /// get().  Called before the tasks start, never from two threads at once.
+    const kernels::conv_weights* get_part(const kernels::conv_geometry& sub, const float* f,
+                                          std::int64_t c0) {
+        if (!f || f != constant_) return nullptr;
+        const std::int64_t key[] = {c0, sub.oc, sub.c, sub.kh, sub.kw, sub.groups};
+        for (auto& part : parts_)
+            if (std::equal(key, key + 6, part.key)) return part.weights.get();
+        const float* w = f + c0 * (sub.c / sub.groups) * sub.kh * sub.kw;
+        part_weights part{{}, std::make_unique<const kernels::conv_weights>(sub, w)};
+        std::copy(key, key + 6, part.key);
+        parts_.push_back(std::move(part));
+        return parts_.back().weights.get();
+    }
+
 private:
+    struct part_weights {
+        std::int64_t key[6];
+        std::unique_ptr<const kernels::conv_weights> weights;
+    };
     const void* constant_ = nullptr;
     std::int64_t key_[5] = {};
     std::unique_ptr<const kernels::conv_weights> weights_;
+    std::vector<part_weights> parts_;
+};
+
+/// How a fast conv splits over threads: tasks of one image and a range of
+/// output channels (images alone when there are enough of them; channels
+/// alone for a grouped, not depthwise, conv is not split within an image).
+/// A task's channels are a conv of their own (the filter's rows, for
+/// depthwise the input planes too): the GEMM computes each output row and a
+/// depthwise conv each plane on its own, so every output element gets the
+/// same arithmetic for every split and the outputs do not depend on the
+/// number of threads.
+struct conv_split {
+    std::int64_t images = 0, ranges = 1, per = 0;  // tasks = images * ranges
+    std::int64_t tasks() const { return images * ranges; }
+
+    static conv_split of(const kernels::conv_geometry& g, unsigned threads) {
+        conv_split s{1, 1, g.oc};  // one task: not split
+        const auto T = static_cast<std::int64_t>(threads);
+        if (T <= 1 || g.flops() < 2e5) return s;
+        s.images = g.n;
+        const bool dw = g.is_depthwise();
+        if (g.n >= T || (g.groups != 1 && !dw)) return s;
+        const std::int64_t want = (T + g.n - 1) / g.n;
+        const std::int64_t align = dw ? 1 : kernels::gemm_tile::mr;
+        s.per = ((g.oc + want - 1) / want + align - 1) / align * align;
+        s.ranges = (g.oc + s.per - 1) / s.per;
+        return s;
+    }
+    /// Task t's image, first channel and geometry (n = 1, its channels).
+    std::int64_t image(std::int64_t t) const { return t / ranges; }
+    std::int64_t first(std::int64_t t) const { return t % ranges * per; }
+    kernels::conv_geometry part(const kernels::conv_geometry& g, std::int64_t t) const {
+        auto sub = g;
+        sub.n = 1;
+        sub.oc = std::min(per, g.oc - first(t));
+        if (g.is_depthwise()) sub.c = sub.groups = sub.oc;
+        return sub;
+    }
+    /// Task t's input: its image, and for depthwise its channels' planes.
+    const float* input(const kernels::conv_geometry& g, const float* x, std::int64_t t) const {
+        return x + (image(t) * g.c + (g.is_depthwise() ? first(t) : 0)) * g.h * g.w;
+    }
 };
 
 struct conv2d {
@@ -5342,9 +5635,10 @@ struct conv2d {
     ///   epi(n, oc, offset_in_plane, values, count)
     /// exactly once per output element (runs stay inside one plane; `values`
     /// is valid during the call only).
+    /// With a pool the work is split (conv_split), with the same outputs.
     template <class Epilogue>
     static void produce(const params& p, state& s, const geometry& g, const float* x,
-                        const float* f, Epilogue&& epi) {
+                        const float* f, Epilogue&& epi, thread_pool* pool = nullptr) {
         if (p.kernel == conv_kernel::reference) {
             for_each_row(g, x, f, nullptr,
                          [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
@@ -5356,6 +5650,27 @@ struct conv2d {
         // The fast kernels see every epilogue through one reference type, so
         // they are compiled once rather than once per fused kernel type.
         epilogue_ref ref(epi);
+        if (const auto split = conv_split::of(kg, pool_threads(pool)); split.tasks() > 1) {
+            const bool dw = kg.is_depthwise();
+            std::vector<const kernels::conv_weights*> w(static_cast<std::size_t>(split.ranges));
+            if (!dw)  // prepared here, read by the tasks
+                for (std::int64_t r = 0; r < split.ranges; ++r)
+                    w[r] = s.get_part(split.part(kg, r), f, split.first(r));
+            const std::int64_t per_oc = kg.c / kg.groups * kg.kh * kg.kw;
+            parallel_tasks(pool, split.tasks(), [&](std::int64_t t) {
+                const std::int64_t n = split.image(t), c0 = split.first(t);
+                auto shifted = [&](std::int64_t, std::int64_t oc, std::int64_t off, const float* v,
+                                   std::int64_t count) { ref(n, c0 + oc, off, v, count); };
+                const epilogue_ref part_ref(shifted);
+                const auto sub = split.part(kg, t);
+                const float* xs = split.input(kg, x, t);
+                if (const auto* pw = w[t % split.ranges])
+                    kernels::conv2d(sub, xs, *pw, part_ref);
+                else
+                    kernels::conv2d(sub, xs, f + c0 * per_oc, part_ref);
+            });
+            return;
+        }
         // Depthwise reads the filter as it is: nothing to prepare.
         if (!kg.is_depthwise())
             if (const auto* w = s.get(kg, f)) {
@@ -5363,6 +5678,29 @@ struct conv2d {
                 return;
             }
         kernels::conv2d(kg, x, f, ref);
+    }
+
+    /// kernels::depthwise_conv2d_direct split over the pool (conv_split: each
+    /// task its image and planes, so the same outputs for every split).
+    template <class Act>
+    static void depthwise_direct(thread_pool* pool, const kernels::conv_geometry& kg,
+                                 const float* x, const float* f,
+                                 const kernels::depthwise_direct<Act>& d) {
+        const auto split = conv_split::of(kg, pool_threads(pool));
+        if (split.tasks() <= 1) {
+            kernels::depthwise_conv2d_direct(kg, x, f, d);
+            return;
+        }
+        const std::int64_t plane = kg.oh * kg.ow;
+        parallel_tasks(pool, split.tasks(), [&](std::int64_t t) {
+            const std::int64_t c0 = split.first(t);
+            auto part = d;
+            part.y = d.y + (split.image(t) * kg.oc + c0) * plane;
+            if (d.bias) part.bias = d.bias + c0;
+            if (d.scale) part.scale = d.scale + c0;
+            kernels::depthwise_conv2d_direct(split.part(kg, t), split.input(kg, x, t),
+                                             f + c0 * kg.kh * kg.kw, part);
+        });
     }
 
     /// A non-owning reference to any epilogue `epi(n, oc, offset, values, count)`:
@@ -5403,21 +5741,23 @@ struct conv2d {
             kernels::depthwise_direct<kernels::identity_act> d;
             d.y = y;
             d.bias = bias;
-            kernels::depthwise_conv2d_direct(kg, x, f, d);
+            depthwise_direct(io.pool, kg, x, f, d);
             return;
         }
         const std::int64_t plane = g.oh * g.ow;
-        produce(p, s, g, x, f,
-                [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
-                    std::int64_t count) {
-                    float* d = y + (n * g.oc + oc) * plane + off;
-                    if (!bias) {
-                        std::memcpy(d, v, static_cast<std::size_t>(count) * sizeof(float));
-                        return;
-                    }
-                    const float b = bias[oc];
-                    for (std::int64_t i = 0; i < count; ++i) d[i] = v[i] + b;
-                });
+        produce(
+            p, s, g, x, f,
+            [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                std::int64_t count) {
+                float* d = y + (n * g.oc + oc) * plane + off;
+                if (!bias) {
+                    std::memcpy(d, v, static_cast<std::size_t>(count) * sizeof(float));
+                    return;
+                }
+                const float b = bias[oc];
+                for (std::int64_t i = 0; i < count; ++i) d[i] = v[i] + b;
+            },
+            io.pool);
     }
 };
 
@@ -5583,8 +5923,10 @@ struct conv2d_transpose {
             y_off[j] = off;
         }
 
-        for (std::int64_t n = 0; n < g.n; ++n) {
-            for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+        // One output plane at a time, planes split over the pool (each plane
+        // computed alone: the same output for every split).
+        auto plane = [&](std::int64_t n, std::int64_t oc) {
+            {
                 const std::int64_t grp = oc / cout_g, ocg = oc % cout_g;
                 const float* xg = x + (n * g.c + grp * cin_g) * in_plane;
                 float* yo = y + (n * g.oc + oc) * out_plane;
@@ -5612,7 +5954,14 @@ struct conv2d_transpose {
                     }
                 }
             }
-        }
+        };
+        const std::int64_t planes = g.n * g.oc;
+        const auto threads = static_cast<std::int64_t>(pool_threads(io.pool));
+        const std::int64_t per = (planes + threads - 1) / threads;
+        parallel_tasks(io.pool, (planes + per - 1) / per, [&](std::int64_t t) {
+            for (std::int64_t i = t * per; i < std::min(planes, (t + 1) * per); ++i)
+                plane(i / g.oc, i % g.oc);
+        });
     }
 };
 
@@ -8701,6 +9050,29 @@ struct where {
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
+
+// ---- begin litegraph/kernels/fc.hpp ----
+// The desktop form of the matrix product of mul / matmul / matmul_v2:
+// Out[M, N] = alpha * op(X)[M, K] * op(Y)[K, N] (the shape of
+// kernels/matmul.hpp's gemm_shape) on the packed SGEMM of gemm.hpp, or, for
+// one row (M = 1, a matrix-vector product bound by memory), a GEMV that
+// streams Y once.  It uses heap scratch (the transposed operand, the SGEMM's
+// workspace), so firmware keeps the plain loop of kernels/matmul.hpp.
+//
+//   kernels::fc_gemm(shape, x, y, out);            // every column
+//   kernels::fc_gemm(shape, x, y, out, n0, n1);    // columns [n0, n1) only
+//
+// A column range lets callers split one product over threads: ranges that
+// start and end on multiples of fc_column_grain (or at N) give every element
+// the same arithmetic as one call over all columns, so the outputs are
+// bit-identical however the columns are split.  Transposes are handled by
+// packing the transposed operand (only the range's columns of Y) into scratch
+// before the product, never by a strided inner loop.
+
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 // ---- begin litegraph/kernels/matmul.hpp ----
@@ -8746,6 +9118,185 @@ inline void gemm(const gemm_shape& s, const float* x, const float* y, float* out
 }  // namespace litegraph::kernels
 // ---- end litegraph/kernels/matmul.hpp ----
 
+namespace litegraph::kernels {
+
+/// Column ranges that start and end on multiples of this (or at N) give
+/// results identical to one call: a multiple of the SGEMM's panel width and
+/// of the GEMV's column block.
+inline constexpr std::int64_t fc_column_grain = 4 * gemm_tile::nr * 8;
+
+namespace fc_detail {
+
+/// Stores alpha * value.
+struct scaled_store {
+    float* c;
+    std::int64_t ldc;
+    float alpha;
+    void operator()(std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) const {
+        float* o = c + row * ldc + col0;
+        for (std::int64_t j = 0; j < count; ++j) o[j] = alpha * v[j];
+    }
+};
+
+/// Scratch for the transposed operands, one per thread.
+struct scratch {
+    std::vector<float> x, y;
+    static scratch& local() {
+        thread_local scratch s;
+        return s;
+    }
+    static float* grow(std::vector<float>& v, std::int64_t n) {
+        if (static_cast<std::int64_t>(v.size()) < n) v.resize(static_cast<std::size_t>(n));
+        return v.data();
+    }
+};
+
+/// GEMV column block: out stays in L1 while Y's rows stream through it.
+inline constexpr std::int64_t gemv_block = 1024;
+
+/// out[j] = sum_k x[k] * y[k * ldy + j] for j in [0, n): Y row-major [K, .],
+/// read once, four rows at a time.
+inline void gemv_rows(const float* x, const float* y, std::int64_t ldy, float* out, std::int64_t K,
+                      std::int64_t n) {
+    using simd::vfloat;
+    using simd::width;
+    for (std::int64_t j0 = 0; j0 < n; j0 += gemv_block) {
+        const std::int64_t cols = std::min(gemv_block, n - j0), vec = cols / width * width;
+        float* o = out + j0;
+        std::fill(o, o + cols, 0.f);
+        std::int64_t k = 0;
+        for (; k + 4 <= K; k += 4) {
+            const float* r0 = y + k * ldy + j0;
+            const float* r1 = r0 + ldy;
+            const float* r2 = r1 + ldy;
+            const float* r3 = r2 + ldy;
+            const vfloat a0(x[k]), a1(x[k + 1]), a2(x[k + 2]), a3(x[k + 3]);
+            for (std::int64_t j = 0; j < vec; j += width) {
+                vfloat acc = simd::load(o + j);
+                acc = simd::fmadd(a0, simd::load(r0 + j), acc);
+                acc = simd::fmadd(a1, simd::load(r1 + j), acc);
+                acc = simd::fmadd(a2, simd::load(r2 + j), acc);
+                acc = simd::fmadd(a3, simd::load(r3 + j), acc);
+                simd::store(o + j, acc);
+            }
+            for (std::int64_t j = vec; j < cols; ++j) {
+                float acc = o[j];
+                acc += x[k] * r0[j];
+                acc += x[k + 1] * r1[j];
+                acc += x[k + 2] * r2[j];
+                acc += x[k + 3] * r3[j];
+                o[j] = acc;
+            }
+        }
+        for (; k < K; ++k) {
+            const float* r = y + k * ldy + j0;
+            const vfloat a(x[k]);
+            for (std::int64_t j = 0; j < vec; j += width)
+                simd::store(o + j, simd::fmadd(a, simd::load(r + j), simd::load(o + j)));
+            for (std::int64_t j = vec; j < cols; ++j) o[j] += x[k] * r[j];
+        }
+    }
+}
+
+/// R dot products out[r] = x . y_r (each y_r K contiguous floats), with the
+/// same arithmetic per row for every R.
+template <int R>
+inline void dots(const float* x, const float* const* y, float* out, std::int64_t K) {
+    using simd::vfloat;
+    using simd::width;
+    vfloat acc[R];
+    for (int r = 0; r < R; ++r) acc[r] = vfloat(0.f);
+    const std::int64_t vec = K / width * width;
+    for (std::int64_t k = 0; k < vec; k += width) {
+        const vfloat xv = simd::load(x + k);
+        for (int r = 0; r < R; ++r) acc[r] = simd::fmadd(xv, simd::load(y[r] + k), acc[r]);
+    }
+    for (int r = 0; r < R; ++r) {
+        float lanes[width];
+        simd::store(lanes, acc[r]);
+        float s = 0.f;
+        for (std::int64_t l = 0; l < width; ++l) s += lanes[l];
+        for (std::int64_t k = vec; k < K; ++k) s += x[k] * y[r][k];
+        out[r] = s;
+    }
+}
+
+/// out[j] = x . y[j * K, +K) for j in [0, n): Y stored [N, K] (transposed).
+inline void gemv_dots(const float* x, const float* y, float* out, std::int64_t K, std::int64_t n) {
+    std::int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        const float* rows[4] = {y + j * K, y + (j + 1) * K, y + (j + 2) * K, y + (j + 3) * K};
+        dots<4>(x, rows, out + j, K);
+    }
+    for (; j < n; ++j) {
+        const float* rows[1] = {y + j * K};
+        dots<1>(x, rows, out + j, K);
+    }
+}
+
+}  // namespace fc_detail
+
+/// fc_gemm on the SGEMM for any M (no GEMV for one row): callers that split
+/// a product's rows call it so that every part does the same arithmetic.
+inline void fc_sgemm(const gemm_shape& s, const float* x, const float* y, float* out,
+                     std::int64_t n0, std::int64_t n1) {
+    const std::int64_t M = s.m, K = s.k, N = s.n;
+    n1 = std::min(n1, N);
+    if (M <= 0 || n0 >= n1) return;
+    const std::int64_t cols = n1 - n0;
+    auto& sc = fc_detail::scratch::local();
+    const float* a = x;
+    if (s.tx) {  // X stored [K, M]: pack X^T
+        float* t = fc_detail::scratch::grow(sc.x, M * K);
+        for (std::int64_t k = 0; k < K; ++k)
+            for (std::int64_t i = 0; i < M; ++i) t[i * K + k] = x[k * M + i];
+        a = t;
+    }
+    const float* b = y + n0;
+    std::int64_t ldb = N;
+    if (s.ty) {  // Y stored [N, K]: pack the range's columns of Y^T
+        float* t = fc_detail::scratch::grow(sc.y, K * cols);
+        for (std::int64_t j = 0; j < cols; ++j) {
+            const float* src = y + (n0 + j) * K;
+            for (std::int64_t k = 0; k < K; ++k) t[k * cols + j] = src[k];
+        }
+        b = t;
+        ldb = cols;
+    }
+    if (s.alpha == 1.f)
+        sgemm(M, cols, K, a, K, b, ldb, store_epilogue{out + n0, N});
+    else
+        sgemm(M, cols, K, a, K, b, ldb, fc_detail::scaled_store{out + n0, N, s.alpha});
+}
+
+/// Columns [n0, n1) of Out[M, N] = alpha * op(X) * op(Y) into `out` (the whole
+/// [M, N] output, row-major); see the top of this file.
+inline void fc_gemm(const gemm_shape& s, const float* x, const float* y, float* out,
+                    std::int64_t n0, std::int64_t n1) {
+    const std::int64_t M = s.m, K = s.k, N = s.n;
+    n1 = std::min(n1, N);
+    if (M <= 0 || n0 >= n1) return;
+    const std::int64_t cols = n1 - n0;
+    if (M == 1) {  // X is one row whether or not it is transposed
+        float* o = out + n0;
+        if (s.ty)
+            fc_detail::gemv_dots(x, y + n0 * K, o, K, cols);
+        else
+            fc_detail::gemv_rows(x, y + n0, N, o, K, cols);
+        if (s.alpha != 1.f)
+            for (std::int64_t j = 0; j < cols; ++j) o[j] *= s.alpha;
+        return;
+    }
+    fc_sgemm(s, x, y, out, n0, n1);
+}
+
+inline void fc_gemm(const gemm_shape& s, const float* x, const float* y, float* out) {
+    fc_gemm(s, x, y, out, 0, s.n);
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/fc.hpp ----
+
 namespace litegraph::ops {
 
 namespace detail {
@@ -8758,13 +9309,53 @@ inline std::int64_t prod(const shape_t& s, std::size_t b, std::size_t e) {
 /// One (M x K) * (K x N) product (kernels/matmul.hpp).
 using kernels::gemm;
 
-/// Batched gemm: xb and yb are the batch dims of X and Y aligned to ob (same
-/// length, 1 where a side broadcasts).
-inline void batched_gemm(const float* x, const float* y, float* out, const shape_t& xb,
-                         const shape_t& yb, const shape_t& ob, std::int64_t M, std::int64_t K,
-                         std::int64_t N, bool tx, bool ty, float alpha) {
+/// One product on the desktop kernel (kernels/fc.hpp: the packed SGEMM, a
+/// GEMV for one row), split over the pool's threads: column ranges on
+/// multiples of kernels::fc_column_grain (one row, or enough columns), else
+/// row ranges on the SGEMM.  Either split gives every element the arithmetic
+/// of one call, so the output does not depend on the number of threads.
+inline void fast_gemm(thread_pool* pool, const kernels::gemm_shape& s, const float* x,
+                      const float* y, float* out) {
+    const auto T = static_cast<std::int64_t>(pool_threads(pool));
+    if (T == 1 || s.m * s.n * std::max<std::int64_t>(s.k, 1) < (std::int64_t{1} << 16)) {
+        kernels::fc_gemm(s, x, y, out);
+        return;
+    }
+    constexpr std::int64_t grain = kernels::fc_column_grain;
+    const std::int64_t chunks = (s.n + grain - 1) / grain;
+    if (chunks >= T || s.m == 1 || s.tx) {
+        const std::int64_t tasks = std::min(T, chunks);
+        const std::int64_t per = (chunks + tasks - 1) / tasks * grain;
+        parallel_tasks(pool, tasks, [&](std::int64_t t) {
+            kernels::fc_gemm(s, x, y, out, t * per, std::min(s.n, (t + 1) * per));
+        });
+        return;
+    }
+    constexpr std::int64_t mr = kernels::gemm_tile::mr;
+    const std::int64_t per = ((s.m + T - 1) / T + mr - 1) / mr * mr;
+    const std::int64_t tasks = (s.m + per - 1) / per;
+    parallel_tasks(pool, tasks, [&](std::int64_t t) {
+        const std::int64_t m0 = t * per, m1 = std::min(s.m, m0 + per);
+        const kernels::gemm_shape part{m1 - m0, s.k, s.n, false, s.ty, s.alpha};
+        kernels::fc_sgemm(part, x + m0 * s.k, y, out + m0 * s.n, 0, s.n);
+    });
+}
+
+/// Batched products: xb and yb are the batch dims of X and Y aligned to ob
+/// (same length, 1 where a side broadcasts).  A Y shared by every batch of an
+/// untransposed X is one product of all the batches' rows; else the batches
+/// are split over the threads when there are enough of them, the columns of
+/// each product otherwise.
+inline void batched_gemm(thread_pool* pool, const float* x, const float* y, float* out,
+                         const shape_t& xb, const shape_t& yb, const shape_t& ob, std::int64_t M,
+                         std::int64_t K, std::int64_t N, bool tx, bool ty, float alpha) {
     const std::size_t n = ob.size();
     const std::int64_t batches = numel(ob);
+    if (batches <= 0) return;
+    if (!tx && numel(yb) == 1 && numel(xb) == batches) {
+        fast_gemm(pool, {batches * M, K, N, false, ty, alpha}, x, y, out);
+        return;
+    }
     std::vector<std::int64_t> sx(n, 0), sy(n, 0);
     std::int64_t ax = 1, ay = 1;
     for (std::size_t d = n; d-- > 0;) {
@@ -8773,7 +9364,7 @@ inline void batched_gemm(const float* x, const float* y, float* out, const shape
         ax *= xb[d];
         ay *= yb[d];
     }
-    for (std::int64_t b = 0; b < batches; ++b) {
+    auto offsets = [&](std::int64_t b) {
         std::int64_t rem = b, bx = 0, by = 0;
         for (std::size_t d = n; d-- > 0;) {
             const std::int64_t i = rem % ob[d];
@@ -8781,7 +9372,23 @@ inline void batched_gemm(const float* x, const float* y, float* out, const shape
             bx += i * sx[d];
             by += i * sy[d];
         }
-        gemm(x + bx * M * K, y + by * K * N, out + b * M * N, M, K, N, tx, ty, alpha);
+        return std::pair{bx, by};
+    };
+    const kernels::gemm_shape s{M, K, N, tx, ty, alpha};
+    const auto T = static_cast<std::int64_t>(pool_threads(pool));
+    if (T > 1 && batches >= T) {
+        const std::int64_t per = (batches + T - 1) / T;
+        parallel_tasks(pool, (batches + per - 1) / per, [&](std::int64_t t) {
+            for (std::int64_t b = t * per; b < std::min(batches, (t + 1) * per); ++b) {
+                const auto [bx, by] = offsets(b);
+                kernels::fc_gemm(s, x + bx * M * K, y + by * K * N, out + b * M * N);
+            }
+        });
+        return;
+    }
+    for (std::int64_t b = 0; b < batches; ++b) {
+        const auto [bx, by] = offsets(b);
+        fast_gemm(pool, s, x + bx * M * K, y + by * K * N, out + b * M * N);
     }
 }
 
@@ -8866,7 +9473,12 @@ struct mul {
         kernels::gemm(f, io.input<float>(0), io.input<float>(1), io.output<float>());
     }
 
-    static void run(const params& p, op_io& io) { run_firmware_form<mul>(p, io); }
+    /// The desktop kernel (detail::fast_gemm); firmware runs run_form.
+    static void run(const params& p, op_io& io) {
+        const auto d = check(p, io, nullptr);
+        detail::fast_gemm(io.pool, {d.M, d.K, d.N, false, false, 1.f}, io.input("X").as<float>(),
+                          io.input("Y").as<float>(), io.output("Out").as<float>());
+    }
 };
 
 /// matmul (v1): Out = alpha * op(X) * op(Y).
@@ -8973,7 +9585,7 @@ struct matmul {
         auto pl = make_plan(p, io);
         const std::int64_t B = std::max<std::int64_t>({pl.x.batch, pl.y.batch, 1});
         const shape_t xb{pl.x.batch > 0 ? B : 1}, yb{pl.y.batch > 0 ? B : 1}, ob{B};
-        detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+        detail::batched_gemm(io.pool, io.input("X").as<float>(), io.input("Y").as<float>(),
                              io.output("Out").as<float>(), xb, yb, ob, pl.x.h, pl.x.w, pl.y.w,
                              p.transpose_x, p.transpose_y, p.alpha);
     }
@@ -9067,7 +9679,7 @@ struct matmul_v2 {
 
     static void run(const params& p, op_io& io) {
         auto pl = make_plan(p, io);
-        detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+        detail::batched_gemm(io.pool, io.input("X").as<float>(), io.input("Y").as<float>(),
                              io.output("Out").as<float>(), pl.xb, pl.yb, pl.ob, pl.M, pl.K, pl.N,
                              pl.tx, pl.ty, 1.f);
     }
@@ -13389,9 +14001,11 @@ struct named_tensors {
 };
 
 /// Runs `k` on `inputs`; `outputs` names the output slots and how many
-/// arguments each has.  Returns the output tensors by slot.
+/// arguments each has; `pool`, the threads the op may split its work over.
+/// Returns the output tensors by slot.
 inline named_tensors invoke(op_instance& k, std::string_view type, const named_tensors& inputs,
-                            const std::vector<std::pair<std::string, std::size_t>>& outputs) {
+                            const std::vector<std::pair<std::string, std::size_t>>& outputs,
+                            thread_pool* pool = nullptr) {
     std::vector<tensor_ref> in_refs, out_refs;
     std::size_t n_in = 0, n_out = 0;
     for (auto& s : inputs.slots) n_in += s.second.size();
@@ -13401,6 +14015,7 @@ inline named_tensors invoke(op_instance& k, std::string_view type, const named_t
     op_io io;
     io.type = std::string(type);
     io.label = outputs.empty() ? io.type : outputs.front().first;
+    io.pool = pool;
     for (auto& [slot, ts] : inputs.slots) {
         op_slot s{slot, {}};
         for (auto& t : ts) {
@@ -13466,9 +14081,10 @@ inline invoke_observer_fn& invoke_observer() {
 /// Convenience: build the kernel for `type` from `attrs` and run it.
 template <class List = builtin_ops>
 named_tensors invoke(std::string_view type, const attr_map& attrs, const named_tensors& inputs,
-                     const std::vector<std::pair<std::string, std::size_t>>& outputs) {
+                     const std::vector<std::pair<std::string, std::size_t>>& outputs,
+                     thread_pool* pool = nullptr) {
     auto k = make_instance<List>(type, attrs);
-    auto result = invoke(*k, type, inputs, outputs);
+    auto result = invoke(*k, type, inputs, outputs, pool);
     if (auto f = invoke_observer()) f(type, attrs, inputs, result);
     return result;
 }
@@ -14950,19 +15566,25 @@ struct fused<ops::conv2d, Stages...> {
             return;
         }
         if (in_place) {
-            run_in_place(p.conv, s, g, c, x, f, out);
+            // Split over channels only when each output plane lies exactly
+            // on its input plane: a smaller plane (stride 2) written in order
+            // lands on input planes already read, which another thread's
+            // channels may not have read yet.
+            run_in_place(p.conv, s, g, c, x, f, out, g.oh * g.ow == g.h * g.w ? io.pool : nullptr);
             return;
         }
-        if (run_depthwise_direct(p.conv, g, c, x, f, out)) return;
+        if (run_depthwise_direct(p.conv, g, c, x, f, out, io.pool)) return;
         // The bias is a stage of the chain, so the producer adds none itself.
         // at.index is the flat index into the conv's own output [N, OC, OH, OW]
         // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
         const std::int64_t plane = g.oh * g.ow;
-        ops::conv2d::produce(p.conv, s, g, x, f,
-                             [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
-                                 std::int64_t count) {
-                                 c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
-                             });
+        ops::conv2d::produce(
+            p.conv, s, g, x, f,
+            [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                std::int64_t count) {
+                c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+            },
+            io.pool);
     }
 
     /// The firmware form (ops/firmware.hpp): the geometry, the stages'
@@ -15181,14 +15803,16 @@ private:
     /// while it emits, so run_heap_free finishes its plane in scratch.)
     static void run_in_place(const ops::conv2d::params& p, ops::conv2d::state& s,
                              const ops::conv2d::geometry& g, const chain_type& c, const float* x,
-                             const float* f, float* out) {
-        if (run_depthwise_direct(p, g, c, x, f, out)) return;
+                             const float* f, float* out, thread_pool* pool = nullptr) {
+        if (run_depthwise_direct(p, g, c, x, f, out, pool)) return;
         const std::int64_t plane = g.oh * g.ow;
-        ops::conv2d::produce(p, s, g, x, f,
-                             [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
-                                 std::int64_t count) {
-                                 c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
-                             });
+        ops::conv2d::produce(
+            p, s, g, x, f,
+            [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                std::int64_t count) {
+                c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+            },
+            pool);
     }
 
     /// A fast depthwise conv whose chain is a bias and at most one activation
@@ -15196,7 +15820,7 @@ private:
     /// (kernels::depthwise_conv2d_direct); returns false for anything else.
     static bool run_depthwise_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
                                      const chain_type& c, const float* x, const float* f,
-                                     float* out) {
+                                     float* out, thread_pool* pool = nullptr) {
         if constexpr (depthwise_direct_chain<chain_type>::value) {
             const auto kg = kernels::conv_geometry::from(g);
             if (p.kernel != ops::conv_kernel::fast || !kg.is_depthwise()) return false;
@@ -15206,10 +15830,10 @@ private:
             d.bias = std::get<0>(c.stages).values;
             d.scale = std::get<0>(c.stages).scale;
             d.act = depthwise_direct_chain<chain_type>::act_of(c);
-            kernels::depthwise_conv2d_direct(kg, x, f, d);
+            ops::conv2d::depthwise_direct(pool, kg, x, f, d);
             return true;
         } else {
-            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out;
+            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out, (void)pool;
             return false;
         }
     }
@@ -20576,6 +21200,16 @@ public:
     /// Indices into instructions() of the ones that run, in execution order
     /// (valid after prepare_plan() or run()).
     const std::vector<int>& execution_order() const noexcept { return order_; }
+    /// The threads each op may split its work over (0: every core,
+    /// thread_pool::default_threads(); default 1).  Outputs are the same for
+    /// every count.  The pool belongs to this program: two programs run on
+    /// two threads at once, one program on one thread at a time.
+    void set_threads(unsigned n) {
+        if (n == 0) n = thread_pool::default_threads();
+        pool_ = n > 1 ? std::make_unique<thread_pool>(n) : nullptr;
+        for (auto& ins : code_) ins.io.pool = pool_.get();
+    }
+    unsigned threads() const noexcept { return pool_threads(pool_.get()); }
     /// Whether prepare may pick another topological order with a lower LOAD
     /// than the program order (default true).
     void set_reorder(bool on) {
@@ -21166,6 +21800,7 @@ private:
     tensor arena_;
     memory_stats stats_;
     program_limits limits_;
+    std::unique_ptr<thread_pool> pool_;  // null: one thread
     std::uint64_t folded_bytes_ = 0;
     std::uint64_t arena_needed_ = 0;  // bytes of the last plan's arena
     bool estimate_ = false;           // planned_arena_bytes: plan, allocate nothing

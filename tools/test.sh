@@ -14,6 +14,9 @@
 #   tools/test.sh --no-sanitize    # plain Release build (tests at -O1) in build-plain/
 #   tools/test.sh --benchmarks     # also build the benchmark executables (use with
 #                                  # --no-sanitize for figures that mean anything)
+#   tools/test.sh --tsan           # ThreadSanitizer build in build-tsan/ of the tests
+#                                  # that use threads (the pool, the split ops, a model
+#                                  # run by 4 threads at once); slow, not run by CI
 #   tools/test.sh --build-dir DIR  # another build directory
 #   tools/test.sh -- -R ops/       # extra arguments after -- go to ctest
 #
@@ -25,6 +28,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 sanitize=ON
+tsan=OFF
 benchmarks=OFF
 build_dir=""
 ctest_args=()
@@ -32,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --no-sanitize) sanitize=OFF ;;
         --sanitize) sanitize=ON ;;  # the default; kept for older scripts
+        --tsan) tsan=ON; sanitize=OFF ;;
         --benchmarks) benchmarks=ON ;;
         --build-dir)
             [[ $# -ge 2 ]] || { echo "tools/test.sh: --build-dir needs a directory" >&2; exit 2; }
@@ -43,7 +48,9 @@ while [[ $# -gt 0 ]]; do
     shift
 done
 if [[ -z "$build_dir" ]]; then
-    if [[ $sanitize == ON ]]; then build_dir="$root/build-test"; else build_dir="$root/build-plain"; fi
+    if [[ $tsan == ON ]]; then
+        build_dir="$root/build-tsan"
+    elif [[ $sanitize == ON ]]; then build_dir="$root/build-test"; else build_dir="$root/build-plain"; fi
 fi
 jobs="${LITEGRAPH_JOBS:-2}"
 
@@ -52,6 +59,27 @@ start=$SECONDS
 
 step "dependencies (tools/install-deps.sh)"
 "$root/tools/install-deps.sh"
+
+if [[ $tsan == ON ]]; then
+    # Only the tests that run threads: the pool and the fc kernel, the split
+    # ops (matmul, conv, element-wise through the models) and a model run by
+    # 4 threads at once.
+    tsan_targets=(test_kernels_fc test_ops test_models)
+    step "configure $build_dir (ThreadSanitizer)"
+    cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DLITEGRAPH_SANITIZE=OFF -DLITEGRAPH_TSAN=ON -DLITEGRAPH_BUILD_BENCHMARKS=OFF
+    step "build ${tsan_targets[*]} (-j$jobs)"
+    cmake --build "$build_dir" -j "$jobs" --target "${tsan_targets[@]}"
+    step "ctest (ThreadSanitizer)"
+    export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
+    cd "$build_dir"
+    if [[ ${#ctest_args[@]} -eq 0 ]]; then
+        ctest_args=(-R '^(kernels/fc|ops/matmul|ops/conv2d|ops/elementwise|ops/activation|models/threads)$')
+    fi
+    ctest --output-on-failure -j "$jobs" "${ctest_args[@]}"
+    echo "tools/test.sh: done in $((SECONDS - start)) s"
+    exit 0
+fi
 
 step "configure $build_dir (sanitize=$sanitize)"
 # Benchmarks build only with --benchmarks (six large -O3 programs).

@@ -3,6 +3,11 @@
 //
 //   bench_kernels [--json] [--runs N] [--filter TEXT]
 //
+// Then fully connected layers (kernels::fc_gemm, what mul / matmul /
+// matmul_v2 run) against the plain loop they ran before: GFLOP/s over the
+// square M256 N256 K256 SGEMM's, and at batch 1 (a matrix-vector product,
+// bound by memory) the weights' read rate over a memcpy of as many bytes.
+//
 // Per shape: the plain loop (the direct convolution the conv2d op runs; an
 // i-k-j triple loop for GEMM) and the fast kernel are timed alternately; each
 // sample repeats the call enough to last ~0.5 ms; the median of N samples
@@ -25,7 +30,9 @@
 #include <nlohmann/json.hpp>
 
 #include "litegraph/kernels/conv.hpp"
+#include "litegraph/kernels/fc.hpp"
 #include "litegraph/kernels/gemm.hpp"
+#include "litegraph/kernels/matmul.hpp"
 
 using namespace litegraph;
 using kernels::conv_geometry;
@@ -239,6 +246,58 @@ int main(int argc, char** argv) {
         results.push_back(r);
     }
 
+    // Fully connected layers (mul / matmul / matmul_v2): the plain loop they
+    // ran before (kernels::gemm, still the firmware form) against
+    // kernels::fc_gemm; at batch 1 (a matrix-vector product, bound by memory)
+    // the weights' read rate against a copy's read rate of as many bytes.
+    struct fc_figures {
+        std::string shape;
+        double gflops = 0, gbps = 0, copy_gbps = 0;
+    };
+    std::vector<fc_figures> fcs;
+    for (auto [m, k, n] :
+         {std::array<std::int64_t, 3>{64, 1024, 1000}, {1, 1024, 1000}, {1, 4096, 4096}}) {
+        char shape[96];
+        std::snprintf(shape, sizeof shape, "M%lld K%lld N%lld", (long long)m, (long long)k,
+                      (long long)n);
+        if (!wanted(std::string("fc ") + shape)) continue;
+        const kernels::gemm_shape s{m, k, n, false, false, 1.f};
+        const auto x = random_vec(m * k, 5), y = random_vec(k * n, 6);
+        std::vector<float> c0(static_cast<std::size_t>(m * n)), c1 = c0;
+        auto r = measure(
+            "fc", shape, 2.0 * m * n * k, [&] { kernels::gemm(s, x.data(), y.data(), c0.data()); },
+            [&] { kernels::fc_gemm(s, x.data(), y.data(), c1.data()); }, runs);
+        for (std::size_t i = 0; i < c0.size(); ++i)
+            r.max_abs_diff = std::max<double>(r.max_abs_diff, std::abs(c0[i] - c1[i]));
+        results.push_back(r);
+        fc_figures f{shape, r.gflops, 0, 0};
+        if (m != 1) {  // bound by arithmetic, not by the weights' bytes
+            fcs.push_back(f);
+            continue;
+        }
+        const double bytes = double(k * n) * sizeof(float);
+        f.gbps = bytes / (r.fast_ms * 1e-3) * 1e-9;
+        std::vector<float> dst(y.size());
+        auto copy = measure(
+            "copy", shape, 0, [&] { std::memcpy(dst.data(), y.data(), y.size() * sizeof(float)); },
+            [&] { std::memcpy(dst.data(), y.data(), y.size() * sizeof(float)); }, runs);
+        f.copy_gbps = bytes / (copy.fast_ms * 1e-3) * 1e-9;
+        fcs.push_back(f);
+    }
+    // The square SGEMM the fc figures are compared with, measured here
+    // whatever --filter selected.
+    double sgemm256 = 0;
+    if (!fcs.empty()) {
+        const auto a = random_vec(256 * 256, 3), b = random_vec(256 * 256, 4);
+        std::vector<float> c(256 * 256);
+        auto fast = [&] {
+            kernels::sgemm(256, 256, 256, a.data(), 256, b.data(), 256,
+                           kernels::store_epilogue{c.data(), 256});
+        };
+        sgemm256 =
+            measure("sgemm", "M256 N256 K256", 2.0 * 256 * 256 * 256, fast, fast, runs).gflops;
+    }
+
     if (json) {
         nlohmann::json j;
         j["simd"] = kernels::simd::arch_name;
@@ -251,6 +310,16 @@ int main(int argc, char** argv) {
                                     {"speedup", r.loop_ms / r.fast_ms},
                                     {"gflops", r.gflops},
                                     {"max_abs_diff", r.max_abs_diff}});
+        for (const auto& f : fcs) {
+            nlohmann::json e{{"shape", f.shape}, {"gflops", f.gflops}};
+            if (f.copy_gbps > 0) {
+                e["weights_gbps"] = f.gbps;
+                e["copy_gbps"] = f.copy_gbps;
+                e["weights_over_copy"] = f.gbps / f.copy_gbps;
+            }
+            if (sgemm256 > 0) e["over_sgemm256"] = f.gflops / sgemm256;
+            j["fc"].push_back(e);
+        }
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
@@ -260,5 +329,19 @@ int main(int argc, char** argv) {
     for (const auto& r : results)
         std::printf("%-8s %-28s %10.4f %10.4f %8.2f %9.2f %9.1e\n", r.kind.c_str(), r.shape.c_str(),
                     r.loop_ms, r.fast_ms, r.loop_ms / r.fast_ms, r.gflops, r.max_abs_diff);
+    if (!fcs.empty()) {
+        std::printf(
+            "\nfc (fc_gemm): GFLOP/s against sgemm M256 N256 K256 (%.2f GFLOP/s);\n"
+            "weights read GB/s against a memcpy of the weights (read GB/s)\n",
+            sgemm256);
+        std::printf("%-22s %9s %10s %10s %10s %10s\n", "shape", "GFLOP/s", "/sgemm256",
+                    "weights GB/s", "copy GB/s", "/copy");
+        for (const auto& f : fcs)
+            if (f.copy_gbps > 0)
+                std::printf("%-22s %9.2f %10.2f %12.2f %10.2f %10.2f\n", f.shape.c_str(), f.gflops,
+                            f.gflops / sgemm256, f.gbps, f.copy_gbps, f.gbps / f.copy_gbps);
+            else
+                std::printf("%-22s %9.2f %10.2f\n", f.shape.c_str(), f.gflops, f.gflops / sgemm256);
+    }
     return 0;
 }

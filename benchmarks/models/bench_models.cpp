@@ -2,11 +2,12 @@
 // folder plus the generated SqueezeNet 1.0 and 1.1, as the CLI runs them
 // (fusion passes, then runtime::program; deterministic inputs).
 //
-//   bench_models [--runs N] [--filter NAME] [--json] [--models-dir DIR]
+//   bench_models [--runs N] [--threads N] [--filter NAME] [--json] [--models-dir DIR]
 //
 // Per model: load time (files -> passes -> program ready), the first run
 // (shape inference, planning and the run), then the median and minimum of N
-// timed runs after a warm-up, single thread; arena bytes and their lower bound
+// timed runs after a warm-up, on --threads threads (default: every core; 1 for
+// single-thread comparisons); arena bytes and their lower bound
 // (most activation bytes live at one step).
 #include <algorithm>
 #include <chrono>
@@ -32,7 +33,7 @@ namespace {
 
 const char* description =
     "Times every runnable model of the shared models folder and the generated\n"
-    "SqueezeNet 1.0 and 1.1 (128x128) with the fusion passes applied, single thread,\n"
+    "SqueezeNet 1.0 and 1.1 (128x128) with the fusion passes applied, on --threads threads,\n"
     "on deterministic inputs (float element i = sin(0.37 i) cos(0.011 i)).\n\n"
     "Columns: load ms = files -> fusion passes -> program; first ms = the first run\n"
     "(shape inference, planning, run); median/min ms over the timed runs; arena and\n"
@@ -75,6 +76,9 @@ std::string dims_string(const shape_t& s) {
 }
 
 /// Loads (make_graph), fuses, feeds deterministic inputs, warms up and times.
+/// --threads (0: every core).
+unsigned bench_threads = 0;
+
 result bench(const std::string& name, const std::function<graph::graph()>& make_graph, int runs) {
     result r;
     r.name = name;
@@ -83,6 +87,7 @@ result bench(const std::string& name, const std::function<graph::graph()>& make_
     graph::graph g = make_graph();
     auto report = passes::run_passes(g);
     runtime::program prog(std::move(g));
+    prog.set_threads(bench_threads);
     r.load_ms = ms_since(t0);
     for (auto& [pass, n] : report.counts) r.passes[pass] = n;
 
@@ -179,6 +184,7 @@ int run_main(const std::vector<std::string>& argv) {
                    "batch-4 gcu_conv_bn* models run min(N, 5))")
         ->type_name("N")
         ->check(CLI::Range(1, 100000));
+    cli::add_threads(app, bench_threads);
     app.add_option("--filter", filter, "run only the model NAME (e.g. ppocr_v3_det, squeezenet1_1)")
         ->type_name("NAME");
     cli::add_json(app, json, "");
@@ -232,7 +238,7 @@ int run_main(const std::vector<std::string>& argv) {
     if (json) {
         nlohmann::json j;
         j["runs"] = runs;
-        j["threads"] = 1;
+        j["threads"] = bench_threads ? bench_threads : thread_pool::default_threads();
         j["fused"] = true;
         j["models"] = nlohmann::json::array();
         for (const auto& r : results) j["models"].push_back(to_json(r));

@@ -1,10 +1,11 @@
 // The litegraph side of the peer comparison: one Paddle model, one .npy input,
-// fused and single-threaded as `litegraph run` runs it; warm-up, N timed runs;
+// fused as `litegraph run` runs it, on --threads threads (default 1, as the
+// single-thread ONNX Runtime runner); warm-up, N timed runs;
 // writes the first output as .npy and prints one JSON line of timings.  Its
 // ONNX Runtime counterpart is ort_runner.js (same options, same JSON).
 //
 //   bench_peer_litegraph --input X.npy --output Y.npy [--model DIR] [--runs N] [--warmup N]
-//                        [--profile]
+//                        [--threads N] [--profile]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -108,6 +109,12 @@ int run_main(const std::vector<std::string>& argv) {
                    "plans the arena)")
         ->type_name("N")
         ->check(CLI::Range(1, 1000000));
+    unsigned threads = 1;
+    app.add_option("--threads", threads,
+                   "threads each op may split its work over (default 1, as\n"
+                   "the single-thread ONNX Runtime runner; 0: every core)")
+        ->type_name("N")
+        ->check(CLI::Range(0u, 1024u));
     app.add_flag("--profile", profile,
                  "also time every instruction (a clock read after each) and\n"
                  "print, to stderr, the median ms per run by op type and the\n"
@@ -116,7 +123,9 @@ int run_main(const std::vector<std::string>& argv) {
     const std::filesystem::path model_dir = model_arg;
 
     auto t0 = clock_type::now();
-    session s(model_dir);  // loaded and fused as `litegraph run` and a C++ user do
+    session_options so;
+    so.threads = threads;
+    session s(model_dir, so);  // loaded and fused as `litegraph run` and a C++ user do
     runtime::program& prog = s.program();
     const double load_ms = ms_since(t0);
     if (prog.input_count() != 1)

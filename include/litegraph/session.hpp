@@ -64,6 +64,12 @@ struct session_options {
     /// A quantized model takes its inputs already quantized (int8, scale and
     /// zero point in preparation::inputs): no float input buffer.
     bool input_int8 = false;
+
+    // ---- threads ----
+    /// Threads an op may split its work over (runtime::program::set_threads):
+    /// 0, every core (thread_pool::default_threads()); 1, the calling thread
+    /// only.  The outputs are the same for every count.
+    unsigned threads = 0;
 };
 
 /// The pass pipeline's options for a precision (fp32 skips quantize_int8),
@@ -135,6 +141,7 @@ public:
         program_ = std::make_unique<runtime::program>(std::move(m.graph), options.segments,
                                                       instance_factory_for(options));
         program_->set_limits(options.limits);
+        program_->set_threads(options.threads);
     }
 
     /// The model's inputs, in feed order.

@@ -1,5 +1,8 @@
 #include "litegraph/ops/matmul.hpp"
 
+#include <cmath>
+#include <cstring>
+
 #include "litegraph/ops/invoke.hpp"
 #include "support.hpp"
 
@@ -154,6 +157,59 @@ TEST_CASE("mul flattens at x_num_col_dims and y_num_col_dims") {
         REQUIRE(out.shape() == c.out);
         auto expect = baseline(x, {c.M, c.K}, y, {c.K, c.N}, false, false);
         CHECK(test::max_abs_diff(out.span<float>(), expect) < 1e-5);
+    }
+}
+
+TEST_CASE("mul, matmul and matmul_v2 on the SGEMM / GEMV: odd shapes, 1 and 3 threads alike") {
+    // The desktop kernel (kernels/fc.hpp) against the double baseline, on
+    // shapes off the vector width and tiles, K = 1, one row (the GEMV), batch
+    // broadcasting, transposes and alpha; 3 threads split columns, rows or
+    // batches and must give the bits of one.
+    struct fcase {
+        const char* type;
+        shape_t x, y;
+        bool tx, ty;
+        float alpha;
+    };
+    const fcase cases[] = {
+        {"mul", {64, 1024}, {1024, 1000}, false, false, 1.f},
+        {"mul", {1, 1024}, {1024, 1300}, false, false, 1.f},
+        {"mul", {37, 1}, {1, 2051}, false, false, 1.f},
+        {"mul", {131, 70}, {70, 45}, false, false, 1.f},
+        {"matmul", {300, 7}, {13, 300}, true, true, -0.5f},
+        {"matmul", {1, 333}, {1500, 333}, false, true, 2.f},
+        {"matmul", {3, 29, 17}, {17, 1100}, false, false, 0.25f},
+        {"matmul_v2", {3, 1, 5, 70}, {4, 70, 600}, false, false, 1.f},
+        {"matmul_v2", {2, 70, 5}, {2, 600, 70}, true, true, 1.f},
+        {"matmul_v2", {6, 1, 333}, {6, 333, 1029}, false, false, 1.f},
+        {"matmul_v2", {5, 40, 33}, {1025, 33}, false, true, 1.f},
+    };
+    thread_pool pool(3);
+    std::uint32_t seed = 81;
+    for (auto& c : cases) {
+        CAPTURE(c.type);
+        CAPTURE(to_string(c.x));
+        CAPTURE(to_string(c.y));
+        auto x = test::random_tensor(c.x, seed++);
+        auto y = test::random_tensor(c.y, seed++);
+        attr_map a;
+        const std::string type = c.type;
+        if (type == "matmul") {
+            a.set("transpose_X", c.tx);
+            a.set("transpose_Y", c.ty);
+            a.set("alpha", c.alpha);
+        } else if (type == "matmul_v2") {
+            a.set("trans_x", c.tx);
+            a.set("trans_y", c.ty);
+        }
+        const auto in = named_tensors{}.add("X", x).add("Y", y);
+        auto one = invoke(type, a, in, {{"Out", 1}}).get("Out");
+        auto three = invoke(type, a, in, {{"Out", 1}}, &pool).get("Out");
+        auto expect = baseline(x, c.x, y, c.y, c.tx, c.ty, c.alpha);
+        const std::int64_t K = c.tx ? c.x[c.x.size() - 2] : c.x.back();
+        CHECK(test::max_abs_diff(one.span<float>(), expect) < 1e-5 * std::sqrt(double(K)));
+        REQUIRE(three.shape() == one.shape());
+        CHECK(std::memcmp(three.data(), one.data(), static_cast<std::size_t>(one.bytes())) == 0);
     }
 }
 

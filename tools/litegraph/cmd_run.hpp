@@ -228,6 +228,8 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         ->check(CLI::Range(1, 1000000));
     preparation_option prep;
     add_no_fuse(app, prep);
+    unsigned threads = 0;
+    add_threads(app, threads);
     auto* image =
         repeatable(app.add_option("--image", image_files,
                                   "feed a PNG or JPEG (repeatable: a batch of images that\n"
@@ -275,6 +277,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     // user would; the program underneath runs the rest.
     session_options so = prep.session(shapes_of(shape_args));
     so.places = places_opt.options();
+    so.threads = threads;
     if (*max_arena_opt) so.limits.max_arena_bytes = max_arena;
     session s(load_model(model), so);
     runtime::program& prog = s.program();
@@ -450,6 +453,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     }
     j["latency_ms"] = median;
     j["repeat"] = repeat;
+    j["threads"] = prog.threads();
     j["memory"] = {{"arena_bytes", prog.memory().arena_bytes},
                    {"lower_bound_bytes", prog.memory().lower_bound_bytes},
                    {"order_gain_bytes", prog.memory().order_gain_bytes}};
@@ -502,7 +506,8 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             if (im.contains("drawn"))
                 std::cout << "  drawn to " << im["drawn"].get<std::string>() << "\n";
         }
-    std::cout << "latency:      " << median << " ms (median of " << repeat << ")\n"
+    std::cout << "latency:      " << median << " ms (median of " << repeat << ", " << prog.threads()
+              << " thread" << (prog.threads() > 1 ? "s" : "") << ")\n"
               << "arena:        " << prog.memory().arena_bytes << " bytes\n"
               << "lower bound:  " << prog.memory().lower_bound_bytes
               << " bytes (most activation bytes live at one step)\n"

@@ -205,6 +205,16 @@ inline void add_patches(CLI::App& app, preparation_option& p) {
         ->check(CLI::IsMember({"float32", "int8"}));
 }
 
+/// --threads N: the threads an op may split its work over (0 or absent: every
+/// core).  Outputs are the same for every N.
+inline void add_threads(CLI::App& app, unsigned& threads) {
+    app.add_option("--threads", threads,
+                   "threads each op may split its work over (default 0:\n"
+                   "every core; the outputs are the same for every N)")
+        ->type_name("N")
+        ->check(CLI::Range(0u, 1024u));
+}
+
 inline void add_no_fuse(CLI::App& app, preparation_option& p) {
     app.add_flag("--no-fuse", p.no_fuse, "the graph as loaded, without the fusion passes");
 }

@@ -112,19 +112,25 @@ struct fused<ops::conv2d, Stages...> {
             return;
         }
         if (in_place) {
-            run_in_place(p.conv, s, g, c, x, f, out);
+            // Split over channels only when each output plane lies exactly
+            // on its input plane: a smaller plane (stride 2) written in order
+            // lands on input planes already read, which another thread's
+            // channels may not have read yet.
+            run_in_place(p.conv, s, g, c, x, f, out, g.oh * g.ow == g.h * g.w ? io.pool : nullptr);
             return;
         }
-        if (run_depthwise_direct(p.conv, g, c, x, f, out)) return;
+        if (run_depthwise_direct(p.conv, g, c, x, f, out, io.pool)) return;
         // The bias is a stage of the chain, so the producer adds none itself.
         // at.index is the flat index into the conv's own output [N, OC, OH, OW]
         // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
         const std::int64_t plane = g.oh * g.ow;
-        ops::conv2d::produce(p.conv, s, g, x, f,
-                             [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
-                                 std::int64_t count) {
-                                 c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
-                             });
+        ops::conv2d::produce(
+            p.conv, s, g, x, f,
+            [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                std::int64_t count) {
+                c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+            },
+            io.pool);
     }
 
     /// The firmware form (ops/firmware.hpp): the geometry, the stages'
@@ -343,14 +349,16 @@ private:
     /// while it emits, so run_heap_free finishes its plane in scratch.)
     static void run_in_place(const ops::conv2d::params& p, ops::conv2d::state& s,
                              const ops::conv2d::geometry& g, const chain_type& c, const float* x,
-                             const float* f, float* out) {
-        if (run_depthwise_direct(p, g, c, x, f, out)) return;
+                             const float* f, float* out, thread_pool* pool = nullptr) {
+        if (run_depthwise_direct(p, g, c, x, f, out, pool)) return;
         const std::int64_t plane = g.oh * g.ow;
-        ops::conv2d::produce(p, s, g, x, f,
-                             [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
-                                 std::int64_t count) {
-                                 c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
-                             });
+        ops::conv2d::produce(
+            p, s, g, x, f,
+            [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                std::int64_t count) {
+                c.emit(out, v, count, at{n, oc, (n * g.oc + oc) * plane + off});
+            },
+            pool);
     }
 
     /// A fast depthwise conv whose chain is a bias and at most one activation
@@ -358,7 +366,7 @@ private:
     /// (kernels::depthwise_conv2d_direct); returns false for anything else.
     static bool run_depthwise_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
                                      const chain_type& c, const float* x, const float* f,
-                                     float* out) {
+                                     float* out, thread_pool* pool = nullptr) {
         if constexpr (depthwise_direct_chain<chain_type>::value) {
             const auto kg = kernels::conv_geometry::from(g);
             if (p.kernel != ops::conv_kernel::fast || !kg.is_depthwise()) return false;
@@ -368,10 +376,10 @@ private:
             d.bias = std::get<0>(c.stages).values;
             d.scale = std::get<0>(c.stages).scale;
             d.act = depthwise_direct_chain<chain_type>::act_of(c);
-            kernels::depthwise_conv2d_direct(kg, x, f, d);
+            ops::conv2d::depthwise_direct(pool, kg, x, f, d);
             return true;
         } else {
-            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out;
+            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out, (void)pool;
             return false;
         }
     }

@@ -436,7 +436,19 @@ struct activation {
         kernels::map(f.f, io.input<float>(0), io.output<float>(), f.count);
     }
 
-    static void run(const params& f, op_io& io) { run_firmware_form<activation>(f, io); }
+    /// The firmware form's loop, over ranges of the elements split over the
+    /// pool (per element, so the same output for every split).
+    static void run(const params& f, op_io& io) {
+        const auto fm = form_of(f, io);
+        const float* x = io.input("X").as<float>();
+        float* out = io.output("Out").as<float>();
+        constexpr std::int64_t chunk = std::int64_t{1} << 15;
+        const std::int64_t tasks = (fm.count + chunk - 1) / chunk;
+        parallel_tasks(io.pool, tasks, [&](std::int64_t t) {
+            const std::int64_t i0 = t * chunk;
+            kernels::map(fm.f, x + i0, out + i0, std::min(chunk, fm.count - i0));
+        });
+    }
 };
 
 using relu = activation<act::relu>;

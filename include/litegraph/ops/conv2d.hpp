@@ -49,6 +49,7 @@ public:
     void mark(const void* constant) {
         constant_ = constant;
         weights_.reset();
+        parts_.clear();
     }
 
     /// The weights prepared for filter `f` under `g`, or null when `f` is not
@@ -64,10 +65,72 @@ public:
         return weights_.get();
     }
 
+    /// The weights of output channels [c0, c0 + sub.oc) prepared for `sub`
+    /// (a conv of those channels alone, split over threads), or null like
+    /// get().  Called before the tasks start, never from two threads at once.
+    const kernels::conv_weights* get_part(const kernels::conv_geometry& sub, const float* f,
+                                          std::int64_t c0) {
+        if (!f || f != constant_) return nullptr;
+        const std::int64_t key[] = {c0, sub.oc, sub.c, sub.kh, sub.kw, sub.groups};
+        for (auto& part : parts_)
+            if (std::equal(key, key + 6, part.key)) return part.weights.get();
+        const float* w = f + c0 * (sub.c / sub.groups) * sub.kh * sub.kw;
+        part_weights part{{}, std::make_unique<const kernels::conv_weights>(sub, w)};
+        std::copy(key, key + 6, part.key);
+        parts_.push_back(std::move(part));
+        return parts_.back().weights.get();
+    }
+
 private:
+    struct part_weights {
+        std::int64_t key[6];
+        std::unique_ptr<const kernels::conv_weights> weights;
+    };
     const void* constant_ = nullptr;
     std::int64_t key_[5] = {};
     std::unique_ptr<const kernels::conv_weights> weights_;
+    std::vector<part_weights> parts_;
+};
+
+/// How a fast conv splits over threads: tasks of one image and a range of
+/// output channels (images alone when there are enough of them; channels
+/// alone for a grouped, not depthwise, conv is not split within an image).
+/// A task's channels are a conv of their own (the filter's rows, for
+/// depthwise the input planes too): the GEMM computes each output row and a
+/// depthwise conv each plane on its own, so every output element gets the
+/// same arithmetic for every split and the outputs do not depend on the
+/// number of threads.
+struct conv_split {
+    std::int64_t images = 0, ranges = 1, per = 0;  // tasks = images * ranges
+    std::int64_t tasks() const { return images * ranges; }
+
+    static conv_split of(const kernels::conv_geometry& g, unsigned threads) {
+        conv_split s{1, 1, g.oc};  // one task: not split
+        const auto T = static_cast<std::int64_t>(threads);
+        if (T <= 1 || g.flops() < 2e5) return s;
+        s.images = g.n;
+        const bool dw = g.is_depthwise();
+        if (g.n >= T || (g.groups != 1 && !dw)) return s;
+        const std::int64_t want = (T + g.n - 1) / g.n;
+        const std::int64_t align = dw ? 1 : kernels::gemm_tile::mr;
+        s.per = ((g.oc + want - 1) / want + align - 1) / align * align;
+        s.ranges = (g.oc + s.per - 1) / s.per;
+        return s;
+    }
+    /// Task t's image, first channel and geometry (n = 1, its channels).
+    std::int64_t image(std::int64_t t) const { return t / ranges; }
+    std::int64_t first(std::int64_t t) const { return t % ranges * per; }
+    kernels::conv_geometry part(const kernels::conv_geometry& g, std::int64_t t) const {
+        auto sub = g;
+        sub.n = 1;
+        sub.oc = std::min(per, g.oc - first(t));
+        if (g.is_depthwise()) sub.c = sub.groups = sub.oc;
+        return sub;
+    }
+    /// Task t's input: its image, and for depthwise its channels' planes.
+    const float* input(const kernels::conv_geometry& g, const float* x, std::int64_t t) const {
+        return x + (image(t) * g.c + (g.is_depthwise() ? first(t) : 0)) * g.h * g.w;
+    }
 };
 
 struct conv2d {
@@ -198,9 +261,10 @@ struct conv2d {
     ///   epi(n, oc, offset_in_plane, values, count)
     /// exactly once per output element (runs stay inside one plane; `values`
     /// is valid during the call only).
+    /// With a pool the work is split (conv_split), with the same outputs.
     template <class Epilogue>
     static void produce(const params& p, state& s, const geometry& g, const float* x,
-                        const float* f, Epilogue&& epi) {
+                        const float* f, Epilogue&& epi, thread_pool* pool = nullptr) {
         if (p.kernel == conv_kernel::reference) {
             for_each_row(g, x, f, nullptr,
                          [&](std::int64_t n, std::int64_t oc, std::int64_t oh, const float* row) {
@@ -212,6 +276,27 @@ struct conv2d {
         // The fast kernels see every epilogue through one reference type, so
         // they are compiled once rather than once per fused kernel type.
         epilogue_ref ref(epi);
+        if (const auto split = conv_split::of(kg, pool_threads(pool)); split.tasks() > 1) {
+            const bool dw = kg.is_depthwise();
+            std::vector<const kernels::conv_weights*> w(static_cast<std::size_t>(split.ranges));
+            if (!dw)  // prepared here, read by the tasks
+                for (std::int64_t r = 0; r < split.ranges; ++r)
+                    w[r] = s.get_part(split.part(kg, r), f, split.first(r));
+            const std::int64_t per_oc = kg.c / kg.groups * kg.kh * kg.kw;
+            parallel_tasks(pool, split.tasks(), [&](std::int64_t t) {
+                const std::int64_t n = split.image(t), c0 = split.first(t);
+                auto shifted = [&](std::int64_t, std::int64_t oc, std::int64_t off, const float* v,
+                                   std::int64_t count) { ref(n, c0 + oc, off, v, count); };
+                const epilogue_ref part_ref(shifted);
+                const auto sub = split.part(kg, t);
+                const float* xs = split.input(kg, x, t);
+                if (const auto* pw = w[t % split.ranges])
+                    kernels::conv2d(sub, xs, *pw, part_ref);
+                else
+                    kernels::conv2d(sub, xs, f + c0 * per_oc, part_ref);
+            });
+            return;
+        }
         // Depthwise reads the filter as it is: nothing to prepare.
         if (!kg.is_depthwise())
             if (const auto* w = s.get(kg, f)) {
@@ -219,6 +304,29 @@ struct conv2d {
                 return;
             }
         kernels::conv2d(kg, x, f, ref);
+    }
+
+    /// kernels::depthwise_conv2d_direct split over the pool (conv_split: each
+    /// task its image and planes, so the same outputs for every split).
+    template <class Act>
+    static void depthwise_direct(thread_pool* pool, const kernels::conv_geometry& kg,
+                                 const float* x, const float* f,
+                                 const kernels::depthwise_direct<Act>& d) {
+        const auto split = conv_split::of(kg, pool_threads(pool));
+        if (split.tasks() <= 1) {
+            kernels::depthwise_conv2d_direct(kg, x, f, d);
+            return;
+        }
+        const std::int64_t plane = kg.oh * kg.ow;
+        parallel_tasks(pool, split.tasks(), [&](std::int64_t t) {
+            const std::int64_t c0 = split.first(t);
+            auto part = d;
+            part.y = d.y + (split.image(t) * kg.oc + c0) * plane;
+            if (d.bias) part.bias = d.bias + c0;
+            if (d.scale) part.scale = d.scale + c0;
+            kernels::depthwise_conv2d_direct(split.part(kg, t), split.input(kg, x, t),
+                                             f + c0 * kg.kh * kg.kw, part);
+        });
     }
 
     /// A non-owning reference to any epilogue `epi(n, oc, offset, values, count)`:
@@ -259,21 +367,23 @@ struct conv2d {
             kernels::depthwise_direct<kernels::identity_act> d;
             d.y = y;
             d.bias = bias;
-            kernels::depthwise_conv2d_direct(kg, x, f, d);
+            depthwise_direct(io.pool, kg, x, f, d);
             return;
         }
         const std::int64_t plane = g.oh * g.ow;
-        produce(p, s, g, x, f,
-                [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
-                    std::int64_t count) {
-                    float* d = y + (n * g.oc + oc) * plane + off;
-                    if (!bias) {
-                        std::memcpy(d, v, static_cast<std::size_t>(count) * sizeof(float));
-                        return;
-                    }
-                    const float b = bias[oc];
-                    for (std::int64_t i = 0; i < count; ++i) d[i] = v[i] + b;
-                });
+        produce(
+            p, s, g, x, f,
+            [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                std::int64_t count) {
+                float* d = y + (n * g.oc + oc) * plane + off;
+                if (!bias) {
+                    std::memcpy(d, v, static_cast<std::size_t>(count) * sizeof(float));
+                    return;
+                }
+                const float b = bias[oc];
+                for (std::int64_t i = 0; i < count; ++i) d[i] = v[i] + b;
+            },
+            io.pool);
     }
 };
 

@@ -160,8 +160,10 @@ struct conv2d_transpose {
             y_off[j] = off;
         }
 
-        for (std::int64_t n = 0; n < g.n; ++n) {
-            for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+        // One output plane at a time, planes split over the pool (each plane
+        // computed alone: the same output for every split).
+        auto plane = [&](std::int64_t n, std::int64_t oc) {
+            {
                 const std::int64_t grp = oc / cout_g, ocg = oc % cout_g;
                 const float* xg = x + (n * g.c + grp * cin_g) * in_plane;
                 float* yo = y + (n * g.oc + oc) * out_plane;
@@ -189,7 +191,14 @@ struct conv2d_transpose {
                     }
                 }
             }
-        }
+        };
+        const std::int64_t planes = g.n * g.oc;
+        const auto threads = static_cast<std::int64_t>(pool_threads(io.pool));
+        const std::int64_t per = (planes + threads - 1) / threads;
+        parallel_tasks(io.pool, (planes + per - 1) / per, [&](std::int64_t t) {
+            for (std::int64_t i = t * per; i < std::min(planes, (t + 1) * per); ++i)
+                plane(i / g.oc, i % g.oc);
+        });
     }
 };
 

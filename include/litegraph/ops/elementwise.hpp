@@ -230,6 +230,33 @@ void broadcast_apply(const T* x, const T* y, O* out, const broadcast_dims& bd, F
     }
 }
 
+/// broadcast_apply split over the pool: ranges of the first dim of `out`
+/// longer than 1, each a broadcast of its own (the ops are per element, so the
+/// output is the same for every split).
+template <class T, class O, class F>
+void parallel_broadcast_apply(thread_pool* pool, const T* x, const T* y, O* out,
+                              const broadcast_dims& bd, F f) {
+    const auto T_ = static_cast<std::int64_t>(pool_threads(pool));
+    const std::int64_t total = numel(bd.out);
+    std::size_t d = 0;
+    while (d < bd.out.size() && bd.out[d] == 1) ++d;
+    if (T_ == 1 || total < (std::int64_t{1} << 15) || d == bd.out.size()) {
+        broadcast_apply<T>(x, y, out, bd, f);
+        return;
+    }
+    const auto sx = broadcast_strides(bd.x, bd.out), sy = broadcast_strides(bd.y, bd.out);
+    const std::int64_t len = bd.out[d], below = total / len;
+    const std::int64_t per = (len + T_ - 1) / T_, tasks = (len + per - 1) / per;
+    parallel_tasks(pool, tasks, [&](std::int64_t t) {
+        const std::int64_t a = t * per, b = std::min(len, a + per);
+        broadcast_dims part = bd;
+        part.out[d] = b - a;
+        if (part.x[d] != 1) part.x[d] = b - a;
+        if (part.y[d] != 1) part.y[d] = b - a;
+        broadcast_apply<T>(x + a * sx[d], y + a * sy[d], out + a * below, part, f);
+    });
+}
+
 struct elementwise {
     static constexpr std::string_view paddle_types[] = {
         "elementwise_add", "elementwise_sub",      "elementwise_mul",
@@ -344,7 +371,7 @@ struct elementwise {
                                             ? "integer modulo by zero (Y has a 0)"
                                             : "integer division by zero (Y has a 0)");
                 }
-                broadcast_apply<T>(x.as<T>(), y.as<T>(), out.as<T>(), bd, f);
+                parallel_broadcast_apply<T>(io.pool, x.as<T>(), y.as<T>(), out.as<T>(), bd, f);
             } else {
                 io.fail("unsupported dtype " + std::string(name_of(x.type)));
             }

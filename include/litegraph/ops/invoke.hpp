@@ -33,9 +33,11 @@ struct named_tensors {
 };
 
 /// Runs `k` on `inputs`; `outputs` names the output slots and how many
-/// arguments each has.  Returns the output tensors by slot.
+/// arguments each has; `pool`, the threads the op may split its work over.
+/// Returns the output tensors by slot.
 inline named_tensors invoke(op_instance& k, std::string_view type, const named_tensors& inputs,
-                            const std::vector<std::pair<std::string, std::size_t>>& outputs) {
+                            const std::vector<std::pair<std::string, std::size_t>>& outputs,
+                            thread_pool* pool = nullptr) {
     std::vector<tensor_ref> in_refs, out_refs;
     std::size_t n_in = 0, n_out = 0;
     for (auto& s : inputs.slots) n_in += s.second.size();
@@ -45,6 +47,7 @@ inline named_tensors invoke(op_instance& k, std::string_view type, const named_t
     op_io io;
     io.type = std::string(type);
     io.label = outputs.empty() ? io.type : outputs.front().first;
+    io.pool = pool;
     for (auto& [slot, ts] : inputs.slots) {
         op_slot s{slot, {}};
         for (auto& t : ts) {
@@ -110,9 +113,10 @@ inline invoke_observer_fn& invoke_observer() {
 /// Convenience: build the kernel for `type` from `attrs` and run it.
 template <class List = builtin_ops>
 named_tensors invoke(std::string_view type, const attr_map& attrs, const named_tensors& inputs,
-                     const std::vector<std::pair<std::string, std::size_t>>& outputs) {
+                     const std::vector<std::pair<std::string, std::size_t>>& outputs,
+                     thread_pool* pool = nullptr) {
     auto k = make_instance<List>(type, attrs);
-    auto result = invoke(*k, type, inputs, outputs);
+    auto result = invoke(*k, type, inputs, outputs, pool);
     if (auto f = invoke_observer()) f(type, attrs, inputs, result);
     return result;
 }

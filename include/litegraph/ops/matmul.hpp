@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "litegraph/kernels/fc.hpp"
 #include "litegraph/kernels/matmul.hpp"
 #include "litegraph/ops/firmware.hpp"
 #include "litegraph/ops/op.hpp"
@@ -27,13 +29,53 @@ inline std::int64_t prod(const shape_t& s, std::size_t b, std::size_t e) {
 /// One (M x K) * (K x N) product (kernels/matmul.hpp).
 using kernels::gemm;
 
-/// Batched gemm: xb and yb are the batch dims of X and Y aligned to ob (same
-/// length, 1 where a side broadcasts).
-inline void batched_gemm(const float* x, const float* y, float* out, const shape_t& xb,
-                         const shape_t& yb, const shape_t& ob, std::int64_t M, std::int64_t K,
-                         std::int64_t N, bool tx, bool ty, float alpha) {
+/// One product on the desktop kernel (kernels/fc.hpp: the packed SGEMM, a
+/// GEMV for one row), split over the pool's threads: column ranges on
+/// multiples of kernels::fc_column_grain (one row, or enough columns), else
+/// row ranges on the SGEMM.  Either split gives every element the arithmetic
+/// of one call, so the output does not depend on the number of threads.
+inline void fast_gemm(thread_pool* pool, const kernels::gemm_shape& s, const float* x,
+                      const float* y, float* out) {
+    const auto T = static_cast<std::int64_t>(pool_threads(pool));
+    if (T == 1 || s.m * s.n * std::max<std::int64_t>(s.k, 1) < (std::int64_t{1} << 16)) {
+        kernels::fc_gemm(s, x, y, out);
+        return;
+    }
+    constexpr std::int64_t grain = kernels::fc_column_grain;
+    const std::int64_t chunks = (s.n + grain - 1) / grain;
+    if (chunks >= T || s.m == 1 || s.tx) {
+        const std::int64_t tasks = std::min(T, chunks);
+        const std::int64_t per = (chunks + tasks - 1) / tasks * grain;
+        parallel_tasks(pool, tasks, [&](std::int64_t t) {
+            kernels::fc_gemm(s, x, y, out, t * per, std::min(s.n, (t + 1) * per));
+        });
+        return;
+    }
+    constexpr std::int64_t mr = kernels::gemm_tile::mr;
+    const std::int64_t per = ((s.m + T - 1) / T + mr - 1) / mr * mr;
+    const std::int64_t tasks = (s.m + per - 1) / per;
+    parallel_tasks(pool, tasks, [&](std::int64_t t) {
+        const std::int64_t m0 = t * per, m1 = std::min(s.m, m0 + per);
+        const kernels::gemm_shape part{m1 - m0, s.k, s.n, false, s.ty, s.alpha};
+        kernels::fc_sgemm(part, x + m0 * s.k, y, out + m0 * s.n, 0, s.n);
+    });
+}
+
+/// Batched products: xb and yb are the batch dims of X and Y aligned to ob
+/// (same length, 1 where a side broadcasts).  A Y shared by every batch of an
+/// untransposed X is one product of all the batches' rows; else the batches
+/// are split over the threads when there are enough of them, the columns of
+/// each product otherwise.
+inline void batched_gemm(thread_pool* pool, const float* x, const float* y, float* out,
+                         const shape_t& xb, const shape_t& yb, const shape_t& ob, std::int64_t M,
+                         std::int64_t K, std::int64_t N, bool tx, bool ty, float alpha) {
     const std::size_t n = ob.size();
     const std::int64_t batches = numel(ob);
+    if (batches <= 0) return;
+    if (!tx && numel(yb) == 1 && numel(xb) == batches) {
+        fast_gemm(pool, {batches * M, K, N, false, ty, alpha}, x, y, out);
+        return;
+    }
     std::vector<std::int64_t> sx(n, 0), sy(n, 0);
     std::int64_t ax = 1, ay = 1;
     for (std::size_t d = n; d-- > 0;) {
@@ -42,7 +84,7 @@ inline void batched_gemm(const float* x, const float* y, float* out, const shape
         ax *= xb[d];
         ay *= yb[d];
     }
-    for (std::int64_t b = 0; b < batches; ++b) {
+    auto offsets = [&](std::int64_t b) {
         std::int64_t rem = b, bx = 0, by = 0;
         for (std::size_t d = n; d-- > 0;) {
             const std::int64_t i = rem % ob[d];
@@ -50,7 +92,23 @@ inline void batched_gemm(const float* x, const float* y, float* out, const shape
             bx += i * sx[d];
             by += i * sy[d];
         }
-        gemm(x + bx * M * K, y + by * K * N, out + b * M * N, M, K, N, tx, ty, alpha);
+        return std::pair{bx, by};
+    };
+    const kernels::gemm_shape s{M, K, N, tx, ty, alpha};
+    const auto T = static_cast<std::int64_t>(pool_threads(pool));
+    if (T > 1 && batches >= T) {
+        const std::int64_t per = (batches + T - 1) / T;
+        parallel_tasks(pool, (batches + per - 1) / per, [&](std::int64_t t) {
+            for (std::int64_t b = t * per; b < std::min(batches, (t + 1) * per); ++b) {
+                const auto [bx, by] = offsets(b);
+                kernels::fc_gemm(s, x + bx * M * K, y + by * K * N, out + b * M * N);
+            }
+        });
+        return;
+    }
+    for (std::int64_t b = 0; b < batches; ++b) {
+        const auto [bx, by] = offsets(b);
+        fast_gemm(pool, s, x + bx * M * K, y + by * K * N, out + b * M * N);
     }
 }
 
@@ -135,7 +193,12 @@ struct mul {
         kernels::gemm(f, io.input<float>(0), io.input<float>(1), io.output<float>());
     }
 
-    static void run(const params& p, op_io& io) { run_firmware_form<mul>(p, io); }
+    /// The desktop kernel (detail::fast_gemm); firmware runs run_form.
+    static void run(const params& p, op_io& io) {
+        const auto d = check(p, io, nullptr);
+        detail::fast_gemm(io.pool, {d.M, d.K, d.N, false, false, 1.f}, io.input("X").as<float>(),
+                          io.input("Y").as<float>(), io.output("Out").as<float>());
+    }
 };
 
 /// matmul (v1): Out = alpha * op(X) * op(Y).
@@ -242,7 +305,7 @@ struct matmul {
         auto pl = make_plan(p, io);
         const std::int64_t B = std::max<std::int64_t>({pl.x.batch, pl.y.batch, 1});
         const shape_t xb{pl.x.batch > 0 ? B : 1}, yb{pl.y.batch > 0 ? B : 1}, ob{B};
-        detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+        detail::batched_gemm(io.pool, io.input("X").as<float>(), io.input("Y").as<float>(),
                              io.output("Out").as<float>(), xb, yb, ob, pl.x.h, pl.x.w, pl.y.w,
                              p.transpose_x, p.transpose_y, p.alpha);
     }
@@ -336,7 +399,7 @@ struct matmul_v2 {
 
     static void run(const params& p, op_io& io) {
         auto pl = make_plan(p, io);
-        detail::batched_gemm(io.input("X").as<float>(), io.input("Y").as<float>(),
+        detail::batched_gemm(io.pool, io.input("X").as<float>(), io.input("Y").as<float>(),
                              io.output("Out").as<float>(), pl.xb, pl.yb, pl.ob, pl.M, pl.K, pl.N,
                              pl.tx, pl.ty, 1.f);
     }

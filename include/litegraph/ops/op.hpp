@@ -47,6 +47,7 @@
 
 #include "litegraph/core/attributes.hpp"
 #include "litegraph/core/error.hpp"
+#include "litegraph/core/parallel.hpp"
 #include "litegraph/core/tensor.hpp"
 
 namespace litegraph {
@@ -66,6 +67,10 @@ public:
     std::string label;  // e.g. the first output's name, to name the op in errors
     std::vector<op_slot> inputs;
     std::vector<op_slot> outputs;
+    /// The threads a run may split this op's work over (core/parallel.hpp),
+    /// null for one; set by the program.  Tasks must give the same result
+    /// whatever the number of threads.
+    thread_pool* pool = nullptr;
 
     bool has_input(std::string_view slot) const { return count(inputs, slot) > 0; }
     bool has_output(std::string_view slot) const { return count(outputs, slot) > 0; }

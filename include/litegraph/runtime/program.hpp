@@ -122,6 +122,16 @@ public:
     /// Indices into instructions() of the ones that run, in execution order
     /// (valid after prepare_plan() or run()).
     const std::vector<int>& execution_order() const noexcept { return order_; }
+    /// The threads each op may split its work over (0: every core,
+    /// thread_pool::default_threads(); default 1).  Outputs are the same for
+    /// every count.  The pool belongs to this program: two programs run on
+    /// two threads at once, one program on one thread at a time.
+    void set_threads(unsigned n) {
+        if (n == 0) n = thread_pool::default_threads();
+        pool_ = n > 1 ? std::make_unique<thread_pool>(n) : nullptr;
+        for (auto& ins : code_) ins.io.pool = pool_.get();
+    }
+    unsigned threads() const noexcept { return pool_threads(pool_.get()); }
     /// Whether prepare may pick another topological order with a lower LOAD
     /// than the program order (default true).
     void set_reorder(bool on) {
@@ -712,6 +722,7 @@ private:
     tensor arena_;
     memory_stats stats_;
     program_limits limits_;
+    std::unique_ptr<thread_pool> pool_;  // null: one thread
     std::uint64_t folded_bytes_ = 0;
     std::uint64_t arena_needed_ = 0;  // bytes of the last plan's arena
     bool estimate_ = false;           // planned_arena_bytes: plan, allocate nothing

@@ -1,0 +1,186 @@
+// The intra-op thread pool: a few std::jthreads that run the tasks of one
+// parallel region, the calling thread taking tasks too.  A runtime program
+// owns one (runtime::program::set_threads) and hands it to its ops through
+// op_io::pool; ops split their work into tasks (output channels, column
+// ranges, images) whose results do not depend on how many threads run them.
+//
+//   thread_pool pool(4);                       // 4 threads: the caller + 3
+//   parallel_tasks(&pool, tasks, [&](std::int64_t t) { ... });  // t in [0, tasks)
+//   parallel_tasks(nullptr, tasks, f);         // the same tasks in order, here
+//
+// One region runs at a time per pool (a second caller waits); a region opened
+// from inside a task runs its tasks inline, so nesting never deadlocks.  The
+// first exception a task throws is rethrown by the caller once every task has
+// finished.
+//
+// Firmware and builds without threads (Cortex-M, LITEGRAPH_NO_THREADS,
+// LITEGRAPH_NO_XSIMD) get a stub of size 1 that runs every task inline: no
+// thread, no heap, no synchronisation is reachable there.
+#pragma once
+
+#include <cstdint>
+
+#if defined(LITEGRAPH_NO_THREADS) || defined(LITEGRAPH_NO_XSIMD) || \
+    (defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
+#define LITEGRAPH_SINGLE_THREAD 1
+#else
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+#endif
+
+namespace litegraph {
+
+#if defined(LITEGRAPH_SINGLE_THREAD)
+
+class thread_pool {
+public:
+    explicit thread_pool(unsigned = 1) {}
+    static unsigned default_threads() { return 1; }
+    unsigned size() const { return 1; }
+    template <class F>
+    void run(std::int64_t tasks, F&& f) {
+        for (std::int64_t t = 0; t < tasks; ++t) f(t);
+    }
+};
+
+#else
+
+class thread_pool {
+public:
+    /// `threads` in all, the caller included (0: default_threads()).
+    explicit thread_pool(unsigned threads) {
+        if (threads == 0) threads = default_threads();
+        workers_.reserve(threads - 1);
+        for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+    }
+    thread_pool(const thread_pool&) = delete;
+    thread_pool& operator=(const thread_pool&) = delete;
+    ~thread_pool() {
+        {
+            std::lock_guard<std::mutex> l(m_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        workers_.clear();  // joins
+    }
+
+    /// Every core the system reports (at least 1).
+    static unsigned default_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+    unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
+
+    /// Runs f(t) for every t in [0, tasks) and returns when all have run.
+    template <class F>
+    void run(std::int64_t tasks, F&& f) {
+        if (tasks <= 0) return;
+        if (tasks == 1 || workers_.empty() || depth() > 0) {
+            for (std::int64_t t = 0; t < tasks; ++t) f(t);
+            return;
+        }
+        std::lock_guard<std::mutex> one_region(region_);
+        job j;
+        j.tasks = tasks;
+        j.ctx = static_cast<void*>(&f);
+        j.call = [](void* c, std::int64_t t) { (*static_cast<std::remove_reference_t<F>*>(c))(t); };
+        {
+            std::lock_guard<std::mutex> l(m_);
+            job_ = &j;
+            ++generation_;
+        }
+        wake_.notify_all();
+        execute(j);
+        {
+            std::unique_lock<std::mutex> l(m_);
+            done_.wait(l, [&] { return j.done.load() == tasks && active_ == 0; });
+            job_ = nullptr;
+        }
+        if (j.error) std::rethrow_exception(j.error);
+    }
+
+private:
+    struct job {
+        std::int64_t tasks = 0;
+        std::atomic<std::int64_t> next{0}, done{0};
+        void* ctx = nullptr;
+        void (*call)(void*, std::int64_t) = nullptr;
+        std::mutex error_m;
+        std::exception_ptr error;
+    };
+
+    /// Regions open on this thread (tasks run inline inside one).
+    static int& depth() {
+        thread_local int d = 0;
+        return d;
+    }
+
+    static void execute(job& j) {
+        ++depth();
+        for (;;) {
+            const std::int64_t t = j.next.fetch_add(1);
+            if (t >= j.tasks) break;
+            try {
+                j.call(j.ctx, t);
+            } catch (...) {
+                std::lock_guard<std::mutex> l(j.error_m);
+                if (!j.error) j.error = std::current_exception();
+            }
+            j.done.fetch_add(1);
+        }
+        --depth();
+    }
+
+    void work() {
+        std::uint64_t seen = 0;
+        for (;;) {
+            job* j = nullptr;
+            {
+                std::unique_lock<std::mutex> l(m_);
+                wake_.wait(l, [&] { return stop_ || (job_ && generation_ != seen); });
+                if (stop_) return;
+                seen = generation_;
+                j = job_;
+                ++active_;
+            }
+            execute(*j);
+            {
+                std::lock_guard<std::mutex> l(m_);
+                --active_;
+            }
+            done_.notify_all();
+        }
+    }
+
+    std::mutex region_;  // one parallel region at a time
+    std::mutex m_;       // guards job_, generation_, active_, stop_
+    std::condition_variable wake_, done_;
+    job* job_ = nullptr;
+    std::uint64_t generation_ = 0;
+    int active_ = 0;
+    bool stop_ = false;
+    std::vector<std::jthread> workers_;  // last: joined before the rest is destroyed
+};
+
+#endif
+
+/// Runs f(t) for t in [0, tasks) on `pool`, or in order on this thread when
+/// there is none.
+template <class F>
+void parallel_tasks(thread_pool* pool, std::int64_t tasks, F&& f) {
+    if (pool && pool->size() > 1 && tasks > 1) {
+        pool->run(tasks, f);
+        return;
+    }
+    for (std::int64_t t = 0; t < tasks; ++t) f(t);
+}
+
+/// The threads a pool offers (1 without one).
+inline unsigned pool_threads(const thread_pool* pool) {
+    return pool ? pool->size() : 1;
+}
+
+}  // namespace litegraph
