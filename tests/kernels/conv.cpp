@@ -3,6 +3,7 @@
 // groups, asymmetric paddings and batches; and the epilogue contract: every
 // output element exactly once, runs inside one plane.
 #include "litegraph/kernels/conv.hpp"
+#include "simd_path.hpp"
 
 #include "litegraph/ops/activation.hpp"
 

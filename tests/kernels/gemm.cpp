@@ -3,6 +3,7 @@
 // matrices, K spanning several K blocks; and the epilogue contract (every
 // element exactly once, runs inside the matrix).
 #include "litegraph/kernels/gemm.hpp"
+#include "simd_path.hpp"
 
 #include <doctest/doctest.h>
 

@@ -46,8 +46,8 @@ struct unit {
     static constexpr kernels::detail::depthwise_impl depthwise =
         kernels::detail::depthwise_impl_of<A>();
     using direct = direct_entries<A, ops::activation_functors>;
-    static constexpr kernels::simd::arch_table table = {
-        &gemm, &depthwise, direct::value.data(), static_cast<std::int64_t>(direct::count)};
+    static constexpr kernels::simd::arch_table table = {&gemm, &depthwise, direct::value.data(),
+                                                        static_cast<std::int64_t>(direct::count)};
 };
 
 }  // namespace litegraph::simd_unit
