@@ -2,7 +2,10 @@
 # avx512.cpp) that this compiler and these flags need, each given its
 # instruction set's flags (source property COMPILE_OPTIONS, in the calling
 # directory).  None off x86-64, and none whose instruction set the flags
-# (CMAKE_CXX_FLAGS, e.g. -march=native) already give.
+# (CMAKE_CXX_FLAGS, e.g. -march=native) already give.  -ffp-contract=off:
+# the compiler must not fuse a * b + c into an FMA where the baseline rounds
+# twice (a fused conv's folded batch norm equals the unfused ops bit for bit);
+# the kernels' own FMAs are explicit (xsimd::fma).
 include(CheckCXXSourceCompiles)
 function(litegraph_simd_units out dir)
   set(units)
@@ -27,12 +30,12 @@ int main() { return 0; }" LITEGRAPH_SIMD_BASE_AVX512)
 int main() { return 0; }" LITEGRAPH_SIMD_BASE_AVX2)
   if(NOT LITEGRAPH_SIMD_BASE_AVX2 AND NOT LITEGRAPH_SIMD_BASE_AVX512)
     list(APPEND units ${dir}/avx2.cpp)
-    set_source_files_properties(${dir}/avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
+    set_source_files_properties(${dir}/avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-ffp-contract=off")
   endif()
   if(NOT LITEGRAPH_SIMD_BASE_AVX512)
     list(APPEND units ${dir}/avx512.cpp)
     set_source_files_properties(${dir}/avx512.cpp PROPERTIES COMPILE_OPTIONS
-                                "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx2;-mfma")
+                                "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx2;-mfma;-ffp-contract=off")
   endif()
   set(${out} ${units} PARENT_SCOPE)
 endfunction()

@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include "random_vec.hpp"
+
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -22,13 +24,7 @@ using kernels::conv_geometry;
 
 namespace {
 
-std::vector<float> random_vec(std::int64_t n, std::uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    std::vector<float> v(static_cast<std::size_t>(n));
-    for (auto& x : v) x = d(rng);
-    return v;
-}
+using kernel_test::random_vec;
 
 conv_geometry make(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t oc,
                    std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw,

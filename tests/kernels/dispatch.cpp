@@ -7,6 +7,8 @@
 // which ctest runs once per path (kernels/gemm@avx2 ...).
 #include <doctest/doctest.h>
 
+#include "random_vec.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "litegraph/kernels/conv.hpp"
+#include "litegraph/kernels/epilogue.hpp"
 #include "litegraph/kernels/gemm.hpp"
 #include "litegraph/kernels/simd.hpp"
 #include "litegraph/ops/activation.hpp"
@@ -24,13 +27,7 @@ namespace simd = kernels::simd;
 
 namespace {
 
-std::vector<float> random_vec(std::int64_t n, std::uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    std::vector<float> v(static_cast<std::size_t>(n));
-    for (auto& x : v) x = d(rng);
-    return v;
-}
+using kernel_test::random_vec;
 
 kernels::conv_geometry make(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w,
                             std::int64_t oc, std::int64_t kh, std::int64_t kw, std::int64_t s,
@@ -151,4 +148,60 @@ TEST_CASE("weights packed under one path keep its tile under another") {
     simd::clear_active();
     CHECK(pa.isa() == simd::isa::baseline);
     CHECK(c0 == c1);
+}
+
+TEST_CASE("the epilogue chains' vector loops are the same on every path") {
+    // chain::emit runs the active unit's vectors, then the baseline's
+    // vectors and the scalar tail: element-wise operations without FMA, so
+    // every path gives the same bits, also for runs off the vector width.
+    namespace ep = kernels::epilogue;
+    const auto values = random_vec(203, 11), other = random_vec(203, 12);
+    const auto bias = random_vec(4, 13), scale = random_vec(4, 14);
+    auto run = [&] {
+        std::vector<float> out;
+        for (std::int64_t count : {1, 3, 4, 8, 15, 16, 17, 33, 203})
+            for (bool scaled : {false, true}) {
+                std::vector<float> y(static_cast<std::size_t>(count), NAN);
+                const ep::bias b{bias.data(), scaled ? scale.data() : nullptr};
+                ep::chain<ep::bias, ep::act<ops::act::hard_swish>>{{b, {}}}.emit(
+                    y.data(), values.data(), count, ep::at{0, 2, 0});
+                out.insert(out.end(), y.begin(), y.end());
+                ep::chain<ep::bias, ep::add_with>{{b, {other.data()}}}.emit(y.data(), values.data(),
+                                                                            count, ep::at{0, 1, 0});
+                out.insert(out.end(), y.begin(), y.end());
+                ep::chain<ep::bias, ep::gate<ops::act::hard_sigmoid, ep::mul_with>>{
+                    {b, {{}, {other.data()}}}}
+                    .emit(y.data(), values.data(), count, ep::at{0, 3, 0});
+                out.insert(out.end(), y.begin(), y.end());
+            }
+        return out;
+    };
+    std::vector<float> first;
+    for (int i = 0; i < simd::isa_count; ++i) {
+        const auto p = static_cast<simd::isa>(i);
+        if (!simd::set_active(p)) continue;
+        INFO("path " << simd::isa_name(p));
+        const auto out = run();
+        // The scalar form of the same chains, element by element.
+        std::vector<float> ref;
+        const ops::act::hard_swish hs{};
+        const ops::act::hard_sigmoid hg{};
+        for (std::int64_t count : {1, 3, 4, 8, 15, 16, 17, 33, 203})
+            for (bool scaled : {false, true})
+                for (int c : {2, 1, 3})
+                    for (std::int64_t e = 0; e < count; ++e) {
+                        const float v =
+                            scaled ? values[e] * scale[c] + bias[c] : values[e] + bias[c];
+                        ref.push_back(c == 2 ? hs(v) : c == 1 ? v + other[e] : other[e] * hg(v));
+                    }
+        REQUIRE(out.size() == ref.size());
+        int wrong = 0;
+        for (std::size_t e = 0; e < out.size(); ++e) wrong += out[e] != ref[e];
+        CHECK(wrong == 0);
+        if (first.empty())
+            first = out;
+        else
+            CHECK(out == first);
+    }
+    simd::clear_active();
 }

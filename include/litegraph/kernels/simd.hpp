@@ -120,6 +120,9 @@ struct gemm_impl;               // gemm.hpp
 struct depthwise_impl;          // conv.hpp
 struct depthwise_direct_entry;  // conv.hpp
 }  // namespace litegraph::kernels::detail
+namespace litegraph::kernels::epilogue {
+struct chain_entry;  // epilogue.hpp
+}  // namespace litegraph::kernels::epilogue
 
 namespace litegraph::kernels::simd {
 /// One arch unit's kernels (tools/simd_arch.hpp): constant data, pointers to
@@ -130,6 +133,8 @@ struct arch_table {
     const detail::depthwise_impl* depthwise;
     const detail::depthwise_direct_entry* direct;  // one per activation it knows
     std::int64_t direct_count;
+    const epilogue::chain_entry* chains;  // the fused convs' epilogue chains
+    std::int64_t chain_count;
 };
 }  // namespace litegraph::kernels::simd
 
