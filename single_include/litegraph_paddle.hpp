@@ -858,6 +858,7 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 // Cortex-M (and LITEGRAPH_NO_XSIMD): no vector unit xsimd knows, and a C
 // library without posix_memalign, so xsimd is not included at all.
@@ -922,11 +923,18 @@ template <class A>
 inline void store(float* p, xsimd::batch<float, A> x) {
     x.store_unaligned(p);
 }
-/// a * b + c (a fused multiply-add where the target has one).
+/// a * b + c (a fused multiply-add where the target has one).  xsimd 8's
+/// AVX-512 has no fma of its own (its generic one multiplies, then adds), so
+/// AVX-512 calls the instruction: every FMA path rounds once.
 template <class A>
 inline xsimd::batch<float, A> fmadd(xsimd::batch<float, A> a, xsimd::batch<float, A> b,
                                     xsimd::batch<float, A> c) {
-    return xsimd::fma(a, b, c);
+#if XSIMD_WITH_AVX512F
+    if constexpr (std::is_base_of_v<xsimd::avx512f, A>)
+        return xsimd::batch<float, A>(_mm512_fmadd_ps(a, b, c));
+    else
+#endif
+        return xsimd::fma(a, b, c);
 }
 #endif
 
