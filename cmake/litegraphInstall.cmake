@@ -13,6 +13,16 @@ install(TARGETS litegraph litegraph_paddle EXPORT litegraphTargets)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+# The arch units of the run-time SIMD dispatch (kernels/simd.hpp), compiled
+# by the consumer: litegraphConfig.cmake adds them to litegraph::litegraph
+# (LITEGRAPH_SIMD_DISPATCH, default ON); meson and pkg-config users compile
+# them themselves (README).
+install(FILES "${PROJECT_SOURCE_DIR}/tools/simd/arch_unit.hpp"
+              "${PROJECT_SOURCE_DIR}/tools/simd/avx2.cpp"
+              "${PROJECT_SOURCE_DIR}/tools/simd/avx512.cpp"
+        DESTINATION "${CMAKE_INSTALL_DATADIR}/litegraph/simd")
+install(FILES "${PROJECT_SOURCE_DIR}/cmake/litegraphSimd.cmake"
+        DESTINATION "${LITEGRAPH_INSTALL_CMAKEDIR}")
 install(EXPORT litegraphTargets
         NAMESPACE litegraph::
         DESTINATION "${LITEGRAPH_INSTALL_CMAKEDIR}")

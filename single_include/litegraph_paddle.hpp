@@ -831,13 +831,34 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 #include <vector>
 
 // ---- begin litegraph/kernels/simd.hpp ----
-// The one SIMD vocabulary the fast kernels use: a float vector of the widest
-// kind xsimd supports for the compile flags (SSE2 by default on x86-64, AVX2 or
-// AVX-512 with -march=native, NEON on ARM), or a one-lane scalar stand-in when
-// xsimd supports nothing (microcontrollers), so the kernels always build.
+// The one SIMD vocabulary the fast kernels use, and the run-time choice of
+// instruction set.
+//
+// Vocabulary: a float vector of an xsimd architecture `A`
+// (xsimd::batch<float, A>), or a one-lane scalar stand-in when xsimd supports
+// nothing (microcontrollers), so the kernels always build.  `simd::vfloat` and
+// `simd::width` are those of the compile-time architecture (`default_arch`:
+// SSE2 by default on x86-64, AVX2 or AVX-512 with -march=native, NEON on ARM).
+//
+// Dispatch: the hot kernels are templates on the architecture (gemm.hpp,
+// conv.hpp).  The header alone instantiates them for `default_arch` only, so a
+// program of one translation unit runs exactly what its flags allow.  A program
+// that also compiles tools/simd_avx2.cpp and tools/simd_avx512.cpp (each with
+// its instruction set's flags; CMake: the litegraph_op_tables object library,
+// or litegraph_add_simd_dispatch() of the installed package) registers the same
+// kernels for those architectures, and every kernel call runs the widest one
+// this CPU has (`simd::active()`).  LITEGRAPH_SIMD=sse2|avx2|avx512 in the
+// environment forces one (an error names a value that is unknown, not built
+// into the program or missing on this CPU).  The kernels of different
+// architectures are different template instantiations (the architecture is a
+// template argument), so they never share a symbol.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
 
 // Cortex-M (and LITEGRAPH_NO_XSIMD): no vector unit xsimd knows, and a C
 // library without posix_memalign, so xsimd is not included at all.
@@ -850,9 +871,19 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 #endif
 #endif
 
+#if !defined(LITEGRAPH_SCALAR_SIMD) && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#define LITEGRAPH_SIMD_X86 1
+#endif
+
 namespace litegraph::kernels::simd {
 
 #if defined(LITEGRAPH_SCALAR_SIMD)
+/// The architecture of the scalar stand-in.
+struct scalar_arch {
+    static constexpr const char* name() { return "scalar"; }
+};
 struct vfloat {
     static constexpr std::size_t size = 1;
     float v = 0.f;
@@ -861,33 +892,253 @@ struct vfloat {
     friend vfloat operator+(vfloat a, vfloat b) { return a.v + b.v; }
     friend vfloat operator*(vfloat a, vfloat b) { return a.v * b.v; }
 };
-inline vfloat load(const float* p) {
+using default_arch = scalar_arch;
+template <class A>
+struct arch_traits {
+    using vfloat = simd::vfloat;
+};
+inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
+    return a.v * b.v + c.v;
+}
+template <class V = vfloat>
+inline V load(const float* p) {
     return *p;
 }
 inline void store(float* p, vfloat x) {
     *p = x.v;
 }
-inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
-    return a.v * b.v + c.v;
-}
-inline constexpr const char* arch_name = "scalar";
 #else
+using default_arch = xsimd::default_arch;
+template <class A>
+struct arch_traits {
+    using vfloat = xsimd::batch<float, A>;
+};
 using vfloat = xsimd::batch<float>;
-inline vfloat load(const float* p) {
-    return vfloat::load_unaligned(p);
+/// Loads a vector of V's kind (the compile-time one by default).
+template <class V = vfloat>
+inline V load(const float* p) {
+    return V::load_unaligned(p);
 }
-inline void store(float* p, vfloat x) {
+template <class A>
+inline void store(float* p, xsimd::batch<float, A> x) {
     x.store_unaligned(p);
 }
-/// a * b + c (a fused multiply-add where the target has one).
-inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
-    return xsimd::fma(a, b, c);
+/// a * b + c (a fused multiply-add where the target has one).  xsimd 8's
+/// AVX-512 has no fma of its own (its generic one multiplies, then adds), so
+/// AVX-512 calls the instruction: every FMA path rounds once.
+template <class A>
+inline xsimd::batch<float, A> fmadd(xsimd::batch<float, A> a, xsimd::batch<float, A> b,
+                                    xsimd::batch<float, A> c) {
+#if XSIMD_WITH_AVX512F
+    if constexpr (std::is_base_of_v<xsimd::avx512f, A>)
+        return xsimd::batch<float, A>(_mm512_fmadd_ps(a, b, c));
+    else
+#endif
+        return xsimd::fma(a, b, c);
 }
-inline constexpr const char* arch_name = xsimd::default_arch::name();
 #endif
 
-/// Floats per vector.
+inline constexpr const char* arch_name = default_arch::name();
+
+/// Floats per vector (of the compile-time architecture).
 inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
+/// Floats per vector of architecture A.
+template <class A>
+inline constexpr std::int64_t width_of = static_cast<std::int64_t>(arch_traits<A>::vfloat::size);
+
+// --- Run-time dispatch ------------------------------------------------------
+
+/// The kernel slots: the compile-time architecture, and the two that
+/// tools/simd_avx2.cpp and tools/simd_avx512.cpp provide.
+enum class isa : int { baseline = 0, avx2 = 1, avx512 = 2 };
+inline constexpr int isa_count = 3;
+
+}  // namespace litegraph::kernels::simd
+
+namespace litegraph::kernels::detail {
+struct gemm_impl;               // gemm.hpp
+struct depthwise_impl;          // conv.hpp
+struct depthwise_direct_entry;  // conv.hpp
+}  // namespace litegraph::kernels::detail
+namespace litegraph::kernels::epilogue {
+struct chain_entry;  // epilogue.hpp
+}  // namespace litegraph::kernels::epilogue
+
+namespace litegraph::kernels::simd {
+/// One arch unit's kernels (tools/simd_arch.hpp): constant data, pointers to
+/// the unit's instantiations.  No code of an arch unit runs before the CPU
+/// is known to have its instructions.
+struct arch_table {
+    const detail::gemm_impl* gemm;
+    const detail::depthwise_impl* depthwise;
+    const detail::depthwise_direct_entry* direct;  // one per activation it knows
+    std::int64_t direct_count;
+    const epilogue::chain_entry* chains;  // the fused convs' epilogue chains
+    std::int64_t chain_count;
+};
+}  // namespace litegraph::kernels::simd
+
+#if defined(LITEGRAPH_SIMD_X86) && defined(__ELF__)
+#define LITEGRAPH_SIMD_DISPATCH 1
+// Weak: null unless an arch unit is linked into the program.
+extern "C" {
+extern const litegraph::kernels::simd::arch_table litegraph_simd_avx2 __attribute__((weak));
+extern const litegraph::kernels::simd::arch_table litegraph_simd_avx512 __attribute__((weak));
+}
+#endif
+
+namespace litegraph::kernels::simd {
+
+/// The arch unit of a slot, or null (the baseline has none: its kernels are
+/// the header's, instantiated in the caller).
+inline const arch_table* table_of(isa i) {
+#if defined(LITEGRAPH_SIMD_DISPATCH)
+    if (i == isa::avx2) return &litegraph_simd_avx2;
+    if (i == isa::avx512) return &litegraph_simd_avx512;
+#else
+    (void)i;
+#endif
+    return nullptr;
+}
+
+/// The name a slot reports (`run --json`'s `simd`) and LITEGRAPH_SIMD takes.
+/// The baseline is named after the compile-time architecture: sse2 (for any
+/// SSE level), avx2, avx512, neon, neon64 or scalar.
+inline std::string isa_name(isa i) {
+    if (i == isa::avx2) return "avx2";
+    if (i == isa::avx512) return "avx512";
+    const std::string n = default_arch::name();
+    if (n.rfind("avx512", 0) == 0) return "avx512";
+    if (n.find("avx2") != std::string::npos) return "avx2";
+    if (n.rfind("sse", 0) == 0 || n.find("+sse") != std::string::npos) return "sse2";
+    return n;
+}
+
+namespace detail {
+/// A slot forced by set_active() (-1: none).
+inline std::atomic<int> forced_isa{-1};
+
+/// Whether this CPU (and the OS, which must save the wide registers) runs
+/// the slot's instructions.
+inline bool cpu_has(isa i) {
+    if (i == isa::baseline) return true;
+#if defined(LITEGRAPH_SIMD_X86)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+    const bool fma = (c >> 12) & 1u, osxsave = (c >> 27) & 1u, avx = (c >> 28) & 1u;
+    if (!(fma && osxsave && avx)) return false;
+    unsigned xlo = 0, xhi = 0;
+    __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+    if ((xlo & 0x6u) != 0x6u) return false;  // XMM and YMM state
+    if (__get_cpuid_max(0, nullptr) < 7) return false;
+    __cpuid_count(7, 0, a, b, c, d);
+    const bool avx2 = (b >> 5) & 1u;
+    if (i == isa::avx2) return avx2;
+    const bool f = (b >> 16) & 1u, dq = (b >> 17) & 1u, cd = (b >> 28) & 1u, bw = (b >> 30) & 1u;
+    return avx2 && f && dq && cd && bw && (xlo & 0xe0u) == 0xe0u;  // opmask, ZMM state
+#else
+    return false;
+#endif
+}
+
+inline bool built(isa i) {
+    return i == isa::baseline || table_of(i) != nullptr;
+}
+inline bool usable(isa i) {
+    return built(i) && cpu_has(i);
+}
+
+/// The paths usable here, widest last, as "sse2, avx2, avx512".
+inline std::string usable_list() {
+    std::string s;
+    for (int i = 0; i < isa_count; ++i)
+        if (usable(static_cast<isa>(i)))
+            s += (s.empty() ? "" : ", ") + isa_name(static_cast<isa>(i));
+    return s;
+}
+
+/// The slot LITEGRAPH_SIMD names, or the widest usable one; `error` says
+/// what is wrong with the variable (and the widest usable slot is returned).
+inline isa choose(std::string& error) {
+    isa widest = isa::baseline;
+    for (int i = isa_count - 1; i > 0; --i)
+        if (usable(static_cast<isa>(i))) {
+            widest = static_cast<isa>(i);
+            break;
+        }
+    const char* env = std::getenv("LITEGRAPH_SIMD");
+    if (!env || !*env) return widest;
+    const std::string want = env;
+    bool named = false;
+    for (int i = isa_count - 1; i >= 0; --i) {
+        const isa s = static_cast<isa>(i);
+        if (isa_name(s) != want || !built(s)) continue;
+        if (cpu_has(s)) return s;
+        named = true;
+    }
+    if (named)
+        error = "LITEGRAPH_SIMD=" + want + ": this CPU does not have " + want +
+                " (paths here: " + usable_list() + ")";
+    else if (want != "sse2" && want != "avx2" && want != "avx512")
+        error = "LITEGRAPH_SIMD=" + want + ": unknown instruction set (sse2, avx2 or avx512)";
+    else
+        error = "LITEGRAPH_SIMD=" + want +
+                ": not built into this program (paths here: " + usable_list() + ")";
+    return widest;
+}
+
+struct choice {
+    isa slot = isa::baseline;
+    std::string error;
+};
+inline const choice& chosen() {
+    static const choice c = [] {
+        choice r;
+        r.slot = choose(r.error);
+        return r;
+    }();
+    return c;
+}
+}  // namespace detail
+
+/// The slot the kernels run: chosen once (LITEGRAPH_SIMD, else the widest
+/// this CPU has), unless a test forced one with set_active().  A bad
+/// LITEGRAPH_SIMD value is reported by check_env() (the kernels then run
+/// the widest path).
+inline isa active() {
+    const int f = detail::forced_isa.load(std::memory_order_relaxed);
+    if (f >= 0) return static_cast<isa>(f);
+    return detail::chosen().slot;
+}
+
+/// The name of the active path (`run --json`'s `simd`).
+inline std::string active_name() {
+    return isa_name(active());
+}
+
+/// What is wrong with LITEGRAPH_SIMD (empty when it is unset or usable):
+/// the CLI reports it and exits non-zero before running anything.
+inline const std::string& check_env() {
+    return detail::chosen().error;
+}
+
+/// Whether this program has the slot's kernels and this CPU runs them.
+inline bool usable(isa i) {
+    return detail::usable(i);
+}
+
+/// Forces a slot (tests compare paths in one process); returns false, and
+/// changes nothing, when the slot is not usable here.  Weights prepared
+/// (packed) under one slot keep running its kernels.
+inline bool set_active(isa i) {
+    if (!detail::usable(i)) return false;
+    detail::forced_isa.store(static_cast<int>(i));
+    return true;
+}
+/// Undoes set_active().
+inline void clear_active() {
+    detail::forced_isa.store(-1);
+}
 
 }  // namespace litegraph::kernels::simd
 // ---- end litegraph/kernels/simd.hpp ----
@@ -928,6 +1179,7 @@ inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
 // types as fusion::bias, fusion::act<F>, ... (fusion/epilogue.hpp), the names
 // fused kernels and compile-time networks use.
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <tuple>
@@ -1140,6 +1392,20 @@ constexpr bool bias_first_only() {
 }
 }  // namespace detail
 
+/// A key per chain type (the address of its tag): an arch unit's vector
+/// loop of a chain is found by it (chain_entry, kernels/simd.hpp's arch_table).
+template <class Chain>
+inline constexpr char chain_tag = 0;
+
+/// The vector loop of a float chain for one architecture: runs elements
+/// [0, count - count % width) of `emit` and returns how many it ran.
+using chain_vec_fn = std::int64_t (*)(const void* chain, float* out, const float* values,
+                                      std::int64_t count, at a);
+struct chain_entry {
+    const void* key;  // &chain_tag<Chain>
+    chain_vec_fn run;
+};
+
 /// A chain of element stages ending, optionally, in one terminal writer.
 template <class... Stages>
 struct chain {
@@ -1185,10 +1451,17 @@ struct chain {
             // The loop runs on a local copy of the stages: `out` cannot alias
             // it, so their parameters stay in registers across the stores.
             const chain local = *this;
+            std::int64_t done = 0;
+#if defined(LITEGRAPH_SIMD_DISPATCH)
+            // The vectors of the active instruction set's unit, when it has
+            // this chain (tools/simd/arch_unit.hpp); the rest below.
+            if constexpr (vectorized)
+                if (const chain_vec_fn f = dispatched()) done = f(&local, out, values, count, a);
+#endif
             if (local.scaled())
-                local.template emit_run<true>(out, values, count, a);
+                local.template emit_run<true>(out, values, count, a, done);
             else
-                local.template emit_run<false>(out, values, count, a);
+                local.template emit_run<false>(out, values, count, a, done);
         } else if (scaled()) {
             for (std::int64_t i = 0; i < count; ++i, ++a.index)
                 write_fixed<true>(out, a, static_cast<float>(values[i]));
@@ -1198,7 +1471,49 @@ struct chain {
         }
     }
 
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+    /// emit's vector loop in vectors of architecture A (what an arch unit
+    /// instantiates; chain_vec_fn): elements [0, count - count % width).
+    template <class A>
+    std::int64_t emit_vec(float* out, const float* values, std::int64_t count, at a) const {
+        using V = typename kernels::simd::arch_traits<A>::vfloat;
+        constexpr std::int64_t w = kernels::simd::width_of<A>;
+        const std::int64_t vend = count - count % w;
+        bool with_scale = false;
+        if constexpr (has_bias) with_scale = std::get<bias>(stages).scale != nullptr;
+        if (with_scale)
+            for (std::int64_t i = 0; i < vend; i += w)
+                write_vec<true>(out, at{a.image, a.channel, a.index + i},
+                                V::load_unaligned(values + i));
+        else
+            for (std::int64_t i = 0; i < vend; i += w)
+                write_vec<false>(out, at{a.image, a.channel, a.index + i},
+                                 V::load_unaligned(values + i));
+        return vend;
+    }
+    template <class A>
+    static std::int64_t emit_vec_erased(const void* c, float* out, const float* values,
+                                        std::int64_t count, at a) {
+        return static_cast<const chain*>(c)->template emit_vec<A>(out, values, count, a);
+    }
+#endif
+
 private:
+#if defined(LITEGRAPH_SIMD_DISPATCH)
+    /// The active slot's vector loop of this chain, or null (the baseline,
+    /// or a unit that does not list the chain).  Looked up once per slot.
+    static chain_vec_fn dispatched() {
+        static const auto fns = [] {
+            std::array<chain_vec_fn, kernels::simd::isa_count> r{};
+            for (int i = 1; i < kernels::simd::isa_count; ++i)
+                if (const auto* t = kernels::simd::table_of(static_cast<kernels::simd::isa>(i)))
+                    for (std::int64_t e = 0; e < t->chain_count; ++e)
+                        if (t->chains[e].key == &chain_tag<chain>) r[i] = t->chains[e].run;
+            return r;
+        }();
+        return fns[static_cast<int>(kernels::simd::active())];
+    }
+#endif
     /// Whether the bias stage carries a scale.
     bool scaled() const {
         if constexpr (has_bias)
@@ -1215,12 +1530,11 @@ private:
             out[a.index] = v;
     }
     template <bool Scaled>
-    void emit_run(float* out, const float* values, std::int64_t count, at a) const {
-        std::int64_t i = 0;
+    void emit_run(float* out, const float* values, std::int64_t count, at a, std::int64_t i) const {
 #if !defined(LITEGRAPH_SCALAR_SIMD)
         if constexpr (vectorized) {
             constexpr std::int64_t w = kernels::simd::width;
-            const std::int64_t vend = count - count % w;
+            const std::int64_t vend = i + (count - i) - (count - i) % w;
             for (; i < vend; i += w)
                 write_vec<Scaled>(out, at{a.image, a.channel, a.index + i},
                                   vfloat::load_unaligned(values + i));
@@ -1230,16 +1544,16 @@ private:
             write_fixed<Scaled>(out, at{a.image, a.channel, a.index + i}, values[i]);
     }
 #if !defined(LITEGRAPH_SCALAR_SIMD)
-    template <bool Scaled>
-    void write_vec(float* out, const at& a, vfloat v) const {
+    template <bool Scaled, class V>
+    void write_vec(float* out, const at& a, V v) const {
         std::apply([&](const auto&... s) { ((v = step_vec<Scaled>(s, v, a)), ...); }, stages);
         if constexpr (has_terminal)
             std::get<sizeof...(Stages) - 1>(stages).write_vec(out, a, v);
         else
             v.store_unaligned(out + a.index);
     }
-    template <bool Scaled, class S>
-    static vfloat step_vec(const S& s, vfloat v, const at& a) {
+    template <bool Scaled, class S, class V>
+    static V step_vec(const S& s, V v, const at& a) {
         if constexpr (terminal_stage<S>)
             return v;
         else if constexpr (std::is_same_v<S, bias>)
@@ -4635,6 +4949,7 @@ struct concat {
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 
@@ -4650,16 +4965,95 @@ struct store_epilogue {
 };
 
 namespace gemm_tile {
+/// Micro-tile rows and vectors per row of architecture A: 8 x 2 vectors with
+/// AVX-512 (16 of 32 registers hold the tile), 6 x 2 vectors with
+/// AVX/SSE/NEON (12 of 16).
+template <class A>
+struct of {
+    static constexpr std::int64_t width = simd::width_of<A>;
+    static constexpr std::int64_t mr = width >= 16 ? 8 : (width == 1 ? 4 : 6);
+    static constexpr std::int64_t nb = width == 1 ? 4 : 2;
+    static constexpr std::int64_t nr = nb * width;
+};
 using simd::width;
-/// Micro-tile rows and vectors per row: 8 x 32 with AVX-512 (16 of 32
-/// registers hold the tile), 6 x 2 vectors with AVX/SSE/NEON (12 of 16).
-inline constexpr std::int64_t mr = width >= 16 ? 8 : (width == 1 ? 4 : 6);
-inline constexpr std::int64_t nb = width == 1 ? 4 : 2;
-inline constexpr std::int64_t nr = nb * width;
+/// The compile-time architecture's tile (the run-time one: packed_a::tile_rows).
+inline constexpr std::int64_t mr = of<simd::default_arch>::mr;
+inline constexpr std::int64_t nb = of<simd::default_arch>::nb;
+inline constexpr std::int64_t nr = of<simd::default_arch>::nr;
 inline constexpr std::int64_t kc = 256;        // K block: an A panel (mr x kc) stays in L1
 inline constexpr std::int64_t nc = 512;        // N block when K fits one K block
 inline constexpr std::int64_t nc_multi = 128;  // N block when partial sums wait in M x nc
 }  // namespace gemm_tile
+
+namespace detail {
+
+template <std::int64_t... I, class F>
+inline void unroll(std::integer_sequence<std::int64_t, I...>, F&& f) {
+    (f(std::integral_constant<std::int64_t, I>{}), ...);
+}
+
+/// c[MR x NR] (=|+=) a[kc x MR panel] * b[kc rows of NR, stride ldb].
+template <class A>
+inline void micro_kernel(std::int64_t kc, const float* a, const float* b, std::int64_t ldb,
+                         float* c, std::int64_t ldc, bool accumulate) {
+    using T = gemm_tile::of<A>;
+    constexpr std::int64_t mr = T::mr, nb = T::nb, width = T::width;
+    using vfloat = typename simd::arch_traits<A>::vfloat;
+    vfloat acc[mr][nb];
+    for (std::int64_t r = 0; r < mr; ++r)
+        for (std::int64_t j = 0; j < nb; ++j) acc[r][j] = vfloat(0.f);
+    for (std::int64_t p = 0; p < kc; ++p) {
+        vfloat bv[nb];
+        unroll(std::make_integer_sequence<std::int64_t, nb>{},
+               [&](auto j) { bv[j] = simd::load<vfloat>(b + j * width); });
+        unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
+            const vfloat av(a[r]);
+            unroll(std::make_integer_sequence<std::int64_t, nb>{},
+                   [&](auto j) { acc[r][j] = simd::fmadd(av, bv[j], acc[r][j]); });
+        });
+        a += mr;
+        b += ldb;
+    }
+    unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
+        unroll(std::make_integer_sequence<std::int64_t, nb>{}, [&](auto j) {
+            float* cp = c + r * ldc + j * width;
+            simd::store(cp, accumulate ? vfloat(acc[r][j] + simd::load<vfloat>(cp)) : acc[r][j]);
+        });
+    });
+}
+
+/// One MR-row panel of A against a K block of B's columns [0, cols): the
+/// micro-kernel over every NR-column panel, B read in place (stride ldb)
+/// unless `pack_all` or the ragged last panel, which come from `bbuf`.
+template <class A>
+void gemm_row_panel(std::int64_t kb, const float* ap, const float* b, std::int64_t ldb,
+                    const float* bbuf, bool pack_all, float* ct, std::int64_t ldc,
+                    std::int64_t cols, bool accumulate) {
+    constexpr std::int64_t nr = gemm_tile::of<A>::nr;
+    for (std::int64_t jr = 0; jr < cols; jr += nr) {
+        const bool packed = pack_all || cols - jr < nr;
+        const float* bp = packed ? bbuf + jr * kb : b + jr;
+        micro_kernel<A>(kb, ap, bp, packed ? nr : ldb, ct + jr, ldc, accumulate);
+    }
+}
+
+/// An architecture's SGEMM: its tile and its row-panel kernel.
+struct gemm_impl {
+    std::int64_t mr = 0, nr = 0;
+    void (*row_panel)(std::int64_t, const float*, const float*, std::int64_t, const float*, bool,
+                      float*, std::int64_t, std::int64_t, bool) = nullptr;
+};
+template <class A>
+constexpr gemm_impl gemm_impl_of() {
+    return {gemm_tile::of<A>::mr, gemm_tile::of<A>::nr, &gemm_row_panel<A>};
+}
+/// The SGEMM of a slot: its arch unit's, or the compile-time architecture's.
+inline gemm_impl gemm_for(simd::isa i) {
+    if (const simd::arch_table* t = simd::table_of(i)) return *t->gemm;
+    return gemm_impl_of<simd::default_arch>();
+}
+
+}  // namespace detail
 
 /// A packed into MR-row panels, K block by K block (zero rows pad M to MR).
 class packed_a {
@@ -4669,8 +5063,12 @@ public:
         pack(m, k, a, lda);
     }
 
+    /// Packs for the active instruction set's tile (simd::active()).
     void pack(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda) {
-        using namespace gemm_tile;
+        using gemm_tile::kc;
+        isa_ = simd::active();
+        const std::int64_t mr = detail::gemm_for(isa_).mr;
+        mr_ = mr;
         m_ = m, k_ = k;
         mpad_ = (m + mr - 1) / mr * mr;
         data_.assign(static_cast<std::size_t>(mpad_ * k), 0.f);
@@ -4688,6 +5086,9 @@ public:
     }
     std::int64_t rows() const { return m_; }
     std::int64_t cols() const { return k_; }
+    /// The instruction set packed for, and its tile's rows.
+    simd::isa isa() const { return isa_; }
+    std::int64_t tile_rows() const { return mr_; }
     /// The panel of rows [ir, ir + MR) for the K block starting at pc.
     const float* panel(std::int64_t pc, std::int64_t ir) const {
         return data_.data() + pc * mpad_ + ir * std::min(gemm_tile::kc, k_ - pc);
@@ -4698,7 +5099,8 @@ private:
         return data_.data() + pc * mpad_ + ir * std::min(gemm_tile::kc, k_ - pc);
     }
     std::vector<float> data_;
-    std::int64_t m_ = 0, k_ = 0, mpad_ = 0;
+    std::int64_t m_ = 0, k_ = 0, mpad_ = 0, mr_ = 0;
+    simd::isa isa_ = simd::isa::baseline;
 };
 
 /// Reusable scratch memory for the kernels (one per thread; an epilogue must
@@ -4718,50 +5120,16 @@ struct workspace {
     }
 };
 
-namespace detail {
-
-template <std::int64_t... I, class F>
-inline void unroll(std::integer_sequence<std::int64_t, I...>, F&& f) {
-    (f(std::integral_constant<std::int64_t, I>{}), ...);
-}
-
-/// c[MR x NR] (=|+=) a[kc x MR panel] * b[kc rows of NR, stride ldb].
-inline void micro_kernel(std::int64_t kc, const float* a, const float* b, std::int64_t ldb,
-                         float* c, std::int64_t ldc, bool accumulate) {
-    using namespace gemm_tile;
-    using simd::vfloat;
-    vfloat acc[mr][nb];
-    for (std::int64_t r = 0; r < mr; ++r)
-        for (std::int64_t j = 0; j < nb; ++j) acc[r][j] = vfloat(0.f);
-    for (std::int64_t p = 0; p < kc; ++p) {
-        vfloat bv[nb];
-        unroll(std::make_integer_sequence<std::int64_t, nb>{},
-               [&](auto j) { bv[j] = simd::load(b + j * width); });
-        unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
-            const vfloat av(a[r]);
-            unroll(std::make_integer_sequence<std::int64_t, nb>{},
-                   [&](auto j) { acc[r][j] = simd::fmadd(av, bv[j], acc[r][j]); });
-        });
-        a += mr;
-        b += ldb;
-    }
-    unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
-        unroll(std::make_integer_sequence<std::int64_t, nb>{}, [&](auto j) {
-            float* cp = c + r * ldc + j * width;
-            simd::store(cp, accumulate ? acc[r][j] + simd::load(cp) : acc[r][j]);
-        });
-    });
-}
-
-}  // namespace detail
-
 /// C = packed A * B through `epi` (see the top of this file).
 template <class Epilogue>
 void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, Epilogue&& epi,
            workspace* ws = nullptr) {
-    using namespace gemm_tile;
+    using gemm_tile::kc, gemm_tile::nc, gemm_tile::nc_multi;
     const std::int64_t m = a.rows(), k = a.cols();
     if (m <= 0 || n <= 0) return;
+    // The kernels of the instruction set A was packed for (its tile).
+    const detail::gemm_impl impl = detail::gemm_for(a.isa());
+    const std::int64_t mr = impl.mr, nr = impl.nr;
     if (!ws) ws = &workspace::local();
     if (k <= 0) {  // C = 0
         float* z = workspace::grow(ws->c, n);
@@ -4800,11 +5168,8 @@ void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, 
             for (std::int64_t ir = 0; ir < m; ir += mr) {
                 const float* ap = a.panel(pc, ir);
                 float* ct = cbuf + (one_pass ? 0 : ir * ncmax);
-                for (std::int64_t jr = 0; jr < nb_cols; jr += nr) {
-                    const bool packed = pack_all || nb_cols - jr < nr;
-                    const float* bp = packed ? bbuf + jr * kb : b + pc * ldb + jc + jr;
-                    detail::micro_kernel(kb, ap, bp, packed ? nr : ldb, ct + jr, ncmax, pc > 0);
-                }
+                impl.row_panel(kb, ap, b + pc * ldb + jc, ldb, bbuf, pack_all, ct, ncmax, nb_cols,
+                               pc > 0);
                 if (last_k) {
                     const std::int64_t rows = std::min(mr, m - ir);
                     for (std::int64_t r = 0; r < rows; ++r)
@@ -4920,11 +5285,13 @@ struct depthwise_direct {
 namespace detail {
 
 /// Output of depthwise blocks into a band buffer (rows of stride owv).
+template <class A>
 struct band_out {
+    using vfloat = typename simd::arch_traits<A>::vfloat;
     float* o;
     std::int64_t owv;
     float init() const { return 0.f; }
-    void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
+    void put(std::int64_t row, std::int64_t x, vfloat v) const {
         simd::store(o + row * owv + x, v);
     }
 };
@@ -4933,22 +5300,24 @@ struct band_out {
 /// stride ow): the accumulators start at the bias (or, with a scale, at 0,
 /// and v * scale + bias follows), the activation is applied in registers;
 /// the vector that crosses the row end goes through a small buffer.
-template <class Act, bool Scaled>
+template <class A, class Act, bool Scaled>
 struct plane_out {
+    using vfloat = typename simd::arch_traits<A>::vfloat;
+    static constexpr std::int64_t width = simd::width_of<A>;
     float* y;
     std::int64_t ow;
     float bias;
     Act act;
     float scale = 1.f;
     float init() const { return Scaled ? 0.f : bias; }
-    void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
-        if constexpr (Scaled) v = v * simd::vfloat(scale) + simd::vfloat(bias);
+    void put(std::int64_t row, std::int64_t x, vfloat v) const {
+        if constexpr (Scaled) v = v * vfloat(scale) + vfloat(bias);
         v = act.vec(v);
         float* d = y + row * ow + x;
-        if (x + simd::width <= ow) {
+        if (x + width <= ow) {
             simd::store(d, v);
         } else if (x < ow) {
-            float tail[simd::width];
+            float tail[width];
             simd::store(tail, v);
             for (std::int64_t i = 0; i < ow - x; ++i) d[i] = tail[i];
         }
@@ -4957,12 +5326,12 @@ struct plane_out {
 
 /// R output rows x V vectors of one depthwise plane: R * V independent FMA
 /// chains over the taps.  `base` is the phase-split input of the first row.
-template <int R, int V, int NT, class Out>
+template <class A, int R, int V, int NT, class Out>
 inline void depthwise_block(const float* base, std::int64_t row_step, const std::int64_t* tap,
                             std::int64_t ntaps, const float* wt, const Out& out, std::int64_t row,
                             std::int64_t x) {
-    using simd::vfloat;
-    using simd::width;
+    using vfloat = typename simd::arch_traits<A>::vfloat;
+    constexpr std::int64_t width = simd::width_of<A>;
     vfloat acc[R][V];
     const vfloat init(out.init());
     for (int r = 0; r < R; ++r)
@@ -4973,58 +5342,59 @@ inline void depthwise_block(const float* base, std::int64_t row_step, const std:
         const float* p = base + tap[t];
         for (int r = 0; r < R; ++r)
             for (int v = 0; v < V; ++v)
-                acc[r][v] = simd::fmadd(wv, simd::load(p + r * row_step + v * width), acc[r][v]);
+                acc[r][v] =
+                    simd::fmadd(wv, simd::load<vfloat>(p + r * row_step + v * width), acc[r][v]);
     }
     for (int r = 0; r < R; ++r)
         for (int v = 0; v < V; ++v) out.put(row + r, x + v * width, acc[r][v]);
 }
 
 /// R output rows of a depthwise plane, all vectors of the (padded) row.
-template <int R, int V, int NT, class Out>
+template <class A, int R, int V, int NT, class Out>
 inline void depthwise_rows(const float* base, std::int64_t row_step, const std::int64_t* tap,
                            std::int64_t ntaps, const float* wt, const Out& out, std::int64_t row,
                            std::int64_t owv) {
-    using simd::width;
+    constexpr std::int64_t width = simd::width_of<A>;
     std::int64_t x = 0;
     for (; x + V * width <= owv; x += V * width)
-        depthwise_block<R, V, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
+        depthwise_block<A, R, V, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
     for (; x < owv; x += width)
-        depthwise_block<R, 1, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
+        depthwise_block<A, R, 1, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
+}
+
+/// The input offsets of the taps of a depthwise window in the phase buffer
+/// (see depthwise_plane): kh * kw of them.
+inline void depthwise_taps(const conv_geometry& g, std::int64_t pw, std::int64_t* tap) {
+    const std::int64_t row_stride = pw * g.sw;
+    for (std::int64_t i = 0; i < g.kh; ++i)
+        for (std::int64_t j = 0; j < g.kw; ++j)
+            tap[i * g.kw + j] =
+                i * g.dh * row_stride + ((j * g.dw) % g.sw) * pw + (j * g.dw) / g.sw;
 }
 
 /// Depthwise plane rows [oh0, oh1) of one channel of one image.  `ph` holds
 /// the padded input split by column phase: row r, phase q, index i = padded
 /// column q + sw * i, so that output column ow under kernel column j reads
-/// phase (j*dw) % sw at index ow + (j*dw) / sw, contiguously.  Output row oh
-/// goes to `out` as row oh - oh0.
-template <int KH, int KW, class Out>
-void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, const float* wt,
-                     const Out& out, std::int64_t oh0, std::int64_t oh1) {
-    using simd::width;
+/// phase (j*dw) % sw at index ow + (j*dw) / sw, contiguously (`tap`:
+/// depthwise_taps).  Output row oh goes to `out` as row oh - oh0.
+template <class A, int KH, int KW, class Out>
+void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw,
+                     const std::int64_t* tap, const float* wt, const Out& out, std::int64_t oh0,
+                     std::int64_t oh1) {
+    constexpr std::int64_t width = simd::width_of<A>;
     constexpr int NT = KH * KW;
-    const std::int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;
-    const std::int64_t row_stride = pw * g.sw, row_step = row_stride * g.sh;
-    std::int64_t tap_static[NT ? NT : 1];
-    std::vector<std::int64_t> tap_dyn;
-    std::int64_t* tap = tap_static;
-    if constexpr (NT == 0) {
-        tap_dyn.resize(static_cast<std::size_t>(kh * kw));
-        tap = tap_dyn.data();
-    }
-    for (std::int64_t i = 0; i < kh; ++i)
-        for (std::int64_t j = 0; j < kw; ++j)
-            tap[i * kw + j] = i * g.dh * row_stride + ((j * g.dw) % g.sw) * pw + (j * g.dw) / g.sw;
-    const std::int64_t ntaps = kh * kw;
+    const std::int64_t row_step = pw * g.sw * g.sh;
+    const std::int64_t ntaps = g.kh * g.kw;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
     // Four independent chains: 1 row x 4 vectors, 2 x 2 or 4 x 1.
     auto run = [&]<int R, int V>() {
         std::int64_t oh = oh0;
         for (; oh + R <= oh1; oh += R)
-            depthwise_rows<R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
-                                     owv);
+            depthwise_rows<A, R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
+                                        owv);
         for (; oh < oh1; ++oh)
-            depthwise_rows<1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
-                                     owv);
+            depthwise_rows<A, 1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
+                                        owv);
     };
     if (owv >= 4 * width)
         run.template operator()<1, 4>();
@@ -5034,18 +5404,110 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, c
         run.template operator()<4, 1>();
 }
 
+/// depthwise_plane for the unrolled window, if any.
+template <class A, class Out>
+void depthwise_plane_any(const conv_geometry& g, const float* ph, std::int64_t pw,
+                         const std::int64_t* tap, const float* wt, const Out& out, std::int64_t oh0,
+                         std::int64_t oh1) {
+    if (g.kh == 3 && g.kw == 3)
+        depthwise_plane<A, 3, 3>(g, ph, pw, tap, wt, out, oh0, oh1);
+    else if (g.kh == 5 && g.kw == 5)
+        depthwise_plane<A, 5, 5>(g, ph, pw, tap, wt, out, oh0, oh1);
+    else
+        depthwise_plane<A, 0, 0>(g, ph, pw, tap, wt, out, oh0, oh1);
+}
+
+/// Rows [oh0, oh1) of a plane into a band buffer of row stride owv.
+template <class A>
+void depthwise_band(const conv_geometry& g, const float* ph, std::int64_t pw,
+                    const std::int64_t* tap, const float* wt, float* out, std::int64_t owv,
+                    std::int64_t oh0, std::int64_t oh1) {
+    depthwise_plane_any<A>(g, ph, pw, tap, wt, band_out<A>{out, owv}, oh0, oh1);
+}
+
+/// A whole plane into y (dense rows of g.ow), bias, scale and act in registers.
+template <class A, class Act>
+void depthwise_direct_plane(const conv_geometry& g, const float* ph, std::int64_t pw,
+                            const std::int64_t* tap, const float* wt, float* y, float bias,
+                            const float* scale, const Act& act) {
+    if (scale)
+        depthwise_plane_any<A>(g, ph, pw, tap, wt,
+                               plane_out<A, Act, true>{y, g.ow, bias, act, *scale}, 0, g.oh);
+    else
+        depthwise_plane_any<A>(g, ph, pw, tap, wt, plane_out<A, Act, false>{y, g.ow, bias, act}, 0,
+                               g.oh);
+}
+
+/// An architecture's depthwise kernels: its vector width and the band kernel.
+struct depthwise_impl {
+    std::int64_t width = 0;
+    void (*band)(const conv_geometry&, const float*, std::int64_t, const std::int64_t*,
+                 const float*, float*, std::int64_t, std::int64_t, std::int64_t) = nullptr;
+};
+template <class A>
+constexpr depthwise_impl depthwise_impl_of() {
+    return {simd::width_of<A>, &depthwise_band<A>};
+}
+inline depthwise_impl depthwise_for(simd::isa i) {
+    if (const simd::arch_table* t = simd::table_of(i)) return *t->depthwise;
+    return depthwise_impl_of<simd::default_arch>();
+}
+
+/// The direct kernel of activation Act, its activation passed as `const void*`
+/// (an arch unit lists one per activation: depthwise_direct_entry).
+template <class Act>
+struct depthwise_direct_impl {
+    std::int64_t width = 0;
+    void (*plane)(const conv_geometry&, const float*, std::int64_t, const std::int64_t*,
+                  const float*, float*, float, const float*, const void*) = nullptr;
+};
+template <class A, class Act>
+void depthwise_direct_erased(const conv_geometry& g, const float* ph, std::int64_t pw,
+                             const std::int64_t* tap, const float* wt, float* y, float bias,
+                             const float* scale, const void* act) {
+    depthwise_direct_plane<A>(g, ph, pw, tap, wt, y, bias, scale, *static_cast<const Act*>(act));
+}
+/// A key per activation type: the address of its tag.
+template <class Act>
+inline constexpr char act_tag = 0;
+struct depthwise_direct_entry {
+    const void* key;  // &act_tag<Act>
+    std::int64_t width;
+    void (*plane)(const conv_geometry&, const float*, std::int64_t, const std::int64_t*,
+                  const float*, float*, float, const float*, const void*);
+};
+template <class A, class Act>
+constexpr depthwise_direct_entry depthwise_direct_entry_of() {
+    return {&act_tag<Act>, simd::width_of<A>, &depthwise_direct_erased<A, Act>};
+}
+/// The direct kernel of Act in a slot: its arch unit's when the unit knows
+/// Act (tools/simd_arch.hpp lists ops::activation_functors), otherwise the
+/// compile-time architecture's.
+template <class Act>
+depthwise_direct_impl<Act> depthwise_direct_for(simd::isa i) {
+    if (const simd::arch_table* t = simd::table_of(i))
+        for (std::int64_t e = 0; e < t->direct_count; ++e)
+            if (t->direct[e].key == &act_tag<Act>) return {t->direct[e].width, t->direct[e].plane};
+    return {simd::width_of<simd::default_arch>, &depthwise_direct_erased<simd::default_arch, Act>};
+}
+
 /// The plane loop of the depthwise conv: for each image and channel in
-/// order, copies the whole input plane into the zero-padded phase buffer,
-/// then calls plane(n, ch, ph, pw).
+/// order, copies the whole input plane into the zero-padded phase buffer
+/// (sized for vectors of `width` floats), then calls plane(n, ch, ph, pw, tap).
 template <class Plane>
-void depthwise_planes(const conv_geometry& g, const float* x, workspace* ws, Plane&& plane) {
-    using simd::width;
+void depthwise_planes(const conv_geometry& g, const float* x, workspace* ws, std::int64_t width,
+                      Plane&& plane) {
     const std::int64_t hp = g.h + g.pt + g.pb;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
     // Phase width: every index an output vector may read, rounded to vectors.
     const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
     const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+    const std::int64_t ntaps = g.kh * g.kw;
     float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
+    std::int64_t tap_small[25];
+    std::vector<std::int64_t> tap_big(ntaps > 25 ? static_cast<std::size_t>(ntaps) : 0);
+    std::int64_t* tap = ntaps > 25 ? tap_big.data() : tap_small;
+    depthwise_taps(g, pw, tap);
     // Zero the phase buffer once; then each plane rewrites the image cells.
     std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
     const std::int64_t in_plane = g.h * g.w;
@@ -5071,19 +5533,8 @@ void depthwise_planes(const conv_geometry& g, const float* x, workspace* ws, Pla
                     }
                 }
             }
-            plane(n, ch, static_cast<const float*>(ph), pw);
+            plane(n, ch, static_cast<const float*>(ph), pw, static_cast<const std::int64_t*>(tap));
         }
-}
-
-/// Calls f(depthwise_plane<KH, KW, Out>) for the unrolled window, if any.
-template <class Out, class F>
-void with_depthwise_kernel(const conv_geometry& g, F&& f) {
-    if (g.kh == 3 && g.kw == 3)
-        f(depthwise_plane<3, 3, Out>);
-    else if (g.kh == 5 && g.kw == 5)
-        f(depthwise_plane<5, 5, Out>);
-    else
-        f(depthwise_plane<0, 0, Out>);
 }
 
 }  // namespace detail
@@ -5104,27 +5555,28 @@ void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Ep
     if (!g.is_depthwise())
         LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
     if (!ws) ws = &workspace::local();
-    using simd::width;
+    const detail::depthwise_impl impl = detail::depthwise_for(simd::active());
+    const std::int64_t width = impl.width;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
     // Output rows per band: about 4K floats (16 KB), a multiple of 4 rows
     // (the row blocking of depthwise_plane).
     const std::int64_t band = std::min(g.oh, std::max<std::int64_t>(4, (4096 / owv) / 4 * 4));
     float* out = workspace::grow(ws->c, band * owv);
-    detail::with_depthwise_kernel<detail::band_out>(g, [&](auto kernel) {
-        detail::depthwise_planes(
-            g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
-                const float* wt = w + ch * g.kh * g.kw;
-                for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
-                    const std::int64_t oh1 = std::min(g.oh, oh0 + band);
-                    kernel(g, ph, pw, wt, detail::band_out{out, owv}, oh0, oh1);
-                    if (owv != g.ow)  // close the row padding: one run per band
-                        for (std::int64_t r = 1; r < oh1 - oh0; ++r)
-                            std::memmove(out + r * g.ow, out + r * owv,
-                                         static_cast<std::size_t>(g.ow) * sizeof(float));
-                    epi(n, ch, oh0 * g.ow, static_cast<const float*>(out), (oh1 - oh0) * g.ow);
-                }
-            });
-    });
+    detail::depthwise_planes(
+        g, x, ws, width,
+        [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw,
+            const std::int64_t* tap) {
+            const float* wt = w + ch * g.kh * g.kw;
+            for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
+                const std::int64_t oh1 = std::min(g.oh, oh0 + band);
+                impl.band(g, ph, pw, tap, wt, out, owv, oh0, oh1);
+                if (owv != g.ow)  // close the row padding: one run per band
+                    for (std::int64_t r = 1; r < oh1 - oh0; ++r)
+                        std::memmove(out + r * g.ow, out + r * owv,
+                                     static_cast<std::size_t>(g.ow) * sizeof(float));
+                epi(n, ch, oh0 * g.ow, static_cast<const float*>(out), (oh1 - oh0) * g.ow);
+            }
+        });
 }
 
 /// Depthwise conv written straight into d.y (dense NCHW), bias and activation
@@ -5138,21 +5590,15 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
         LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
     if (!ws) ws = &workspace::local();
     const std::int64_t plane = g.oh * g.ow;
-    auto run = [&]<bool Scaled>() {
-        using out_t = detail::plane_out<Act, Scaled>;
-        detail::with_depthwise_kernel<out_t>(g, [&](auto kernel) {
-            detail::depthwise_planes(
-                g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
-                    const out_t out{d.y + (n * g.c + ch) * plane, g.ow, d.bias ? d.bias[ch] : 0.f,
-                                    d.act, d.scale ? d.scale[ch] : 1.f};
-                    kernel(g, ph, pw, w + ch * g.kh * g.kw, out, 0, g.oh);
-                });
-        });
-    };
-    if (d.scale)
-        run.template operator()<true>();
-    else
-        run.template operator()<false>();
+    const detail::depthwise_direct_impl<Act> impl =
+        detail::depthwise_direct_for<Act>(simd::active());
+    detail::depthwise_planes(g, x, ws, impl.width,
+                             [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw,
+                                 const std::int64_t* tap) {
+                                 impl.plane(g, ph, pw, tap, w + ch * g.kh * g.kw,
+                                            d.y + (n * g.c + ch) * plane, d.bias ? d.bias[ch] : 0.f,
+                                            d.scale ? d.scale + ch : nullptr, &d.act);
+                             });
 }
 
 /// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,

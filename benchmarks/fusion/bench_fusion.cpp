@@ -327,7 +327,7 @@ int main(int argc, char** argv) {
     if (json) {
         nlohmann::json j;
         j["runs"] = runs;
-        j["simd"] = kernels::simd::arch_name;
+        j["simd"] = kernels::simd::active_name();
         for (const auto& r : results)
             j["results"].push_back({{"model", r.model},
                                     {"shape", r.shape},
@@ -352,7 +352,7 @@ int main(int argc, char** argv) {
     std::printf(
         "bench_fusion: medians of %d rounds (ms per call; ratios: medians of per-round "
         "ratios), simd %s\n",
-        runs, kernels::simd::arch_name);
+        runs, kernels::simd::active_name().c_str());
     std::printf("%-5s %-28s %-11s %9s %9s %9s %10s %12s %9s | %9s %9s %8s %8s %9s\n", "model",
                 "conv", "act", "unfused", "fused", "conv", "fused/conv", "fused/unfus", "max diff",
                 "bn unfus", "bn fused", "bn/conv", "bn/unfus", "bn diff");

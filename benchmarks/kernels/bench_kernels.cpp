@@ -300,7 +300,7 @@ int main(int argc, char** argv) {
 
     if (json) {
         nlohmann::json j;
-        j["simd"] = kernels::simd::arch_name;
+        j["simd"] = kernels::simd::active_name();
         j["runs"] = runs;
         for (const auto& r : results)
             j["results"].push_back({{"kind", r.kind},
@@ -323,7 +323,7 @@ int main(int argc, char** argv) {
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
-    std::printf("simd: %s, median of %d samples\n", kernels::simd::arch_name, runs);
+    std::printf("simd: %s, median of %d samples\n", kernels::simd::active_name().c_str(), runs);
     std::printf("%-8s %-28s %10s %10s %8s %9s %9s\n", "kernel", "shape", "loop ms", "fast ms",
                 "speedup", "GFLOP/s", "max|diff|");
     for (const auto& r : results)

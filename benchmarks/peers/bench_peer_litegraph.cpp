@@ -156,7 +156,7 @@ int run_main(const std::vector<std::string>& argv) {
                      {"times_ms", times},
                      {"load_ms", load_ms},
                      {"runs", runs},
-                     {"simd", kernels::simd::arch_name},
+                     {"simd", kernels::simd::active_name()},
                      {"warmup", warmup},
                      {"output", output},
                      {"output_shape", out.shape}};

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // The ONNX Runtime side of the peer comparison (counterpart of
 // bench_peer_litegraph): one ONNX model, one float32 .npy input, a
-// single-threaded session (intra/inter-op threads 1, sequential execution,
-// graph optimisations at their default "all" level); warm-up, N timed runs;
+// session of --threads intra-op threads (default 1; inter-op threads 1,
+// sequential execution, graph optimisations at their default "all" level);
+// warm-up, N timed runs;
 // writes the first output as .npy and prints one JSON line of timings.
 //
 //   node ort_runner.js --model M.onnx --input X.npy --output Y.npy
-//                      [--runs N] [--warmup N] [--ort-dir DIR]
+//                      [--runs N] [--warmup N] [--threads N] [--ort-dir DIR]
 //
 // onnxruntime-node is looked up in DIR/node_modules (--ort-dir, else
 // $LITEGRAPH_PEERS_CACHE, else ~/.cache/litegraph-peers), then on Node's
@@ -18,9 +19,9 @@ const os = require('os');
 const path = require('path');
 
 const USAGE = `usage: node ort_runner.js --model M.onnx --input X.npy --output Y.npy
-                          [--runs N] [--warmup N] [--ort-dir DIR]
+                          [--runs N] [--warmup N] [--threads N] [--ort-dir DIR]
 
-Runs M.onnx with ONNX Runtime (CPU, intraOpNumThreads 1, interOpNumThreads 1,
+Runs M.onnx with ONNX Runtime (CPU, intraOpNumThreads --threads, interOpNumThreads 1,
 sequential execution, graphOptimizationLevel "all") on X.npy (float32, fed to
 the model's first input): --warmup untimed runs, then --runs timed runs.  Writes
 the first output to Y.npy and prints one JSON line:
@@ -29,6 +30,7 @@ the first output to Y.npy and prints one JSON line:
 
   --runs N      timed runs (default 20)
   --warmup N    untimed runs first (default 3, at least 1)
+  --threads N   intra-op threads (default 1)
   --ort-dir DIR folder whose node_modules holds onnxruntime-node
                 (default $LITEGRAPH_PEERS_CACHE or ~/.cache/litegraph-peers)
 `;
@@ -36,7 +38,7 @@ the first output to Y.npy and prints one JSON line:
 class UsageError extends Error {}
 
 function parseArgs(argv) {
-  const withValue = new Set(['--model', '--input', '--output', '--runs', '--warmup', '--ort-dir']);
+  const withValue = new Set(['--model', '--input', '--output', '--runs', '--warmup', '--threads', '--ort-dir']);
   const a = {};
   for (let i = 0; i < argv.length; ++i) {
     const s = argv[i];
@@ -131,6 +133,7 @@ async function main() {
     throw new UsageError('--model, --input and --output are required (see --help)');
   const runs = count('runs', a.runs, 20, 1);
   const warmup = count('warmup', a.warmup, 3, 1);
+  const threads = count('threads', a.threads, 1, 1);
   const ortDir = a['ort-dir'] || process.env.LITEGRAPH_PEERS_CACHE ||
                  path.join(os.homedir(), '.cache', 'litegraph-peers');
   const ort = loadOrt(ortDir);
@@ -138,7 +141,7 @@ async function main() {
   let t0 = process.hrtime.bigint();
   const session = await ort.InferenceSession.create(a.model, {
     executionProviders: ['cpu'],
-    intraOpNumThreads: 1,
+    intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',

@@ -5,7 +5,8 @@ For each input shape: writes a deterministic input (float element i is
 sin(0.37 i) cos(0.011 i), as the reference inputs), then runs litegraph
 (bench_peer_litegraph on the Paddle model) and ONNX Runtime (ort_runner.js on
 the ONNX twin) alternately for several rounds, each a warm-up plus N timed
-runs, single thread.  The median over all timed runs of all rounds is
+runs, single thread (--threads N: ONNX Runtime with N intra-op threads, and
+litegraph with --threads N when its benchmark has that option).  The median over all timed runs of all rounds is
 reported per runtime, with the ratio litegraph / ONNX Runtime.  Every round's
 two outputs must agree to --tolerance, else the script fails.
 
@@ -125,6 +126,12 @@ def ensure_ort(cache, log):
     return node, p.stdout.strip()
 
 
+def litegraph_has_threads(exe):
+    """Whether bench_peer_litegraph takes --threads (its --help lists it)."""
+    p = subprocess.run([str(exe), "--help"], capture_output=True, text=True)
+    return p.returncode == 0 and "--threads" in p.stdout
+
+
 def ensure_litegraph(build_dir, native, log):
     """Builds bench_peer_litegraph.  `native` (True/False) configures build_dir
     with LITEGRAPH_NATIVE on or off; None leaves a configured folder as it is."""
@@ -132,7 +139,7 @@ def ensure_litegraph(build_dir, native, log):
     if native is not None or not (build_dir / "CMakeCache.txt").exists():
         if not shutil.which("cmake"):
             raise Failure("cmake not found: build bench_peer_litegraph or give --build-dir", 1)
-        flags = "-march=native" if native else "portable"
+        flags = "-march=native" if native else "default flags, run-time SIMD dispatch"
         log(f"configuring {build_dir} (Release, {flags}) ...")
         gen = [] if (build_dir / "CMakeCache.txt").exists() else (["-G", "Ninja"] if shutil.which("ninja") else [])
         p = subprocess.run(["cmake", "-S", str(REPO), "-B", str(build_dir), *gen,
@@ -163,18 +170,23 @@ def compare(shape, a_path, b_path, tol):
 
 def main():
     ap = argparse.ArgumentParser(
-        description="litegraph vs ONNX Runtime on ppocr_mobile_v2.0_cls, single thread, run alternately.",
+        description="litegraph vs ONNX Runtime on ppocr_mobile_v2.0_cls, run alternately "
+                    "(single thread unless --threads).",
         epilog="Exit status: 0 done, 1 a run failed or outputs disagree, 2 usage, "
                "3 node/npm missing or install failed, 4 model files missing.")
     ap.add_argument("--build-dir", type=Path,
                     help="a configured build folder, used as configured; bench_peer_litegraph is "
                          "built in it if needed (default: <repo>/build-bench, configured Release "
-                         "with -DLITEGRAPH_NATIVE=ON, or <repo>/build-bench-portable with --portable)")
-    ap.add_argument("--portable", action="store_true",
-                    help="build litegraph for the compiler's default target (e.g. SSE2 on x86-64) "
-                         "instead of this CPU (-march=native, the default: ONNX Runtime picks this "
-                         "CPU's vector instructions at run time; litegraph is header-only, so its "
-                         "instructions are the ones its user compiles for)")
+                         "as the quick start does, or <repo>/build-bench-native with --native)")
+    ap.add_argument("--native", action="store_true",
+                    help="build litegraph with -march=native (-DLITEGRAPH_NATIVE=ON) instead of "
+                         "the default build, whose kernels pick this CPU's vector instructions "
+                         "at run time (kernels/simd.hpp; LITEGRAPH_SIMD=sse2|avx2|avx512 in the "
+                         "environment forces one), as ONNX Runtime does")
+    ap.add_argument("--portable", action="store_true", help=argparse.SUPPRESS)  # the default now
+    ap.add_argument("--threads", type=int,
+                    help="ONNX Runtime's intra-op threads, and litegraph's --threads when "
+                         "bench_peer_litegraph has that option (default 1)")
     ap.add_argument("--cache", type=Path,
                     default=Path(os.environ.get("LITEGRAPH_PEERS_CACHE",
                                                 Path.home() / ".cache" / "litegraph-peers")),
@@ -193,8 +205,8 @@ def main():
                     help="the ONNX twin")
     ap.add_argument("--json", action="store_true", help="one JSON object instead of the table")
     a = ap.parse_args()
-    for name in ("rounds", "runs", "warmup"):
-        if getattr(a, name) < 1:
+    for name in ("rounds", "runs", "warmup", "threads"):
+        if getattr(a, name) is not None and getattr(a, name) < 1:
             ap.error(f"--{name} must be at least 1")
     shapes = a.shapes or [parse_shape(s) for s in DEFAULT_SHAPES]
 
@@ -210,8 +222,15 @@ def main():
         if a.build_dir:
             exe = ensure_litegraph(a.build_dir.resolve(), None, log)
         else:
-            default = REPO / ("build-bench-portable" if a.portable else "build-bench")
-            exe = ensure_litegraph(default.resolve(), not a.portable, log)
+            default = REPO / ("build-bench-native" if a.native else "build-bench")
+            exe = ensure_litegraph(default.resolve(), a.native, log)
+        ort_threads = a.threads or 1
+        lg_threads = []
+        if litegraph_has_threads(exe):
+            lg_threads = ["--threads", str(ort_threads)]
+        elif ort_threads > 1:
+            log(f"bench_peer_litegraph has no --threads: litegraph runs one thread, "
+                f"ONNX Runtime {ort_threads}")
         simd = "?"
         rows = []
         with tempfile.TemporaryDirectory(prefix="litegraph-peers-") as tmp:
@@ -229,10 +248,11 @@ def main():
                     out = {"litegraph": tmp / "lg.npy", "onnxruntime": tmp / "ort.npy"}
                     cmds = {
                         "litegraph": [str(exe), "--model", str(a.model), "--output",
-                                      str(out["litegraph"]), *common],
+                                      str(out["litegraph"]), *common, *lg_threads],
                         "onnxruntime": [node, str(HERE / "ort_runner.js"), "--model", str(a.onnx),
                                         "--ort-dir", str(a.cache.resolve()), "--output",
-                                        str(out["onnxruntime"]), *common],
+                                        str(out["onnxruntime"]), "--threads", str(ort_threads),
+                                        *common],
                     }
                     # Alternate who goes first, so neither always runs on a cooler machine.
                     order = ["litegraph", "onnxruntime"] if r % 2 == 0 else ["onnxruntime", "litegraph"]
@@ -265,7 +285,8 @@ def main():
         print(json.dumps({
             "model": "ppocr_mobile_v2.0_cls",
             "onnxruntime_version": ort_version,
-            "threads": 1,
+            "threads": ort_threads,
+            "litegraph_threads": ort_threads if lg_threads else 1,
             "litegraph_simd": simd,
             "rounds": a.rounds,
             "runs_per_round": a.runs,
@@ -274,7 +295,10 @@ def main():
             "results": rows,
         }, indent=2))
     else:
-        print(f"ppocr_mobile_v2.0_cls, single thread, median of {a.rounds} rounds x {a.runs} runs "
+        threads = ("single thread" if ort_threads == 1 else
+                   f"ONNX Runtime {ort_threads} intra-op threads, litegraph "
+                   + (f"{ort_threads} threads" if lg_threads else "1 thread (no --threads)"))
+        print(f"ppocr_mobile_v2.0_cls, {threads}, median of {a.rounds} rounds x {a.runs} runs "
               f"(alternating); ONNX Runtime {ort_version}; litegraph SIMD {simd}")
         print(f"{'shape':<12} {'litegraph ms':>13} {'ORT ms':>10} {'litegraph/ORT':>14} {'max |diff|':>11}")
         for r in rows:

@@ -3,10 +3,13 @@
 // groups, asymmetric paddings and batches; and the epilogue contract: every
 // output element exactly once, runs inside one plane.
 #include "litegraph/kernels/conv.hpp"
+#include "simd_path.hpp"
 
 #include "litegraph/ops/activation.hpp"
 
 #include <doctest/doctest.h>
+
+#include "random_vec.hpp"
 
 #include <array>
 #include <cmath>
@@ -21,13 +24,7 @@ using kernels::conv_geometry;
 
 namespace {
 
-std::vector<float> random_vec(std::int64_t n, std::uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    std::vector<float> v(static_cast<std::size_t>(n));
-    for (auto& x : v) x = d(rng);
-    return v;
-}
+using kernel_test::random_vec;
 
 conv_geometry make(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t oc,
                    std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw,

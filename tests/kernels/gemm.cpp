@@ -3,8 +3,11 @@
 // matrices, K spanning several K blocks; and the epilogue contract (every
 // element exactly once, runs inside the matrix).
 #include "litegraph/kernels/gemm.hpp"
+#include "simd_path.hpp"
 
 #include <doctest/doctest.h>
+
+#include "random_vec.hpp"
 
 #include <array>
 #include <cmath>
@@ -16,13 +19,7 @@ using namespace litegraph;
 
 namespace {
 
-std::vector<float> random_vec(std::int64_t n, std::uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    std::vector<float> v(static_cast<std::size_t>(n));
-    for (auto& x : v) x = d(rng);
-    return v;
-}
+using kernel_test::random_vec;
 
 std::vector<double> ref_gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                              std::int64_t lda, const float* b, std::int64_t ldb) {

@@ -13,6 +13,7 @@
 
 #include "images.hpp"
 #include "litegraph/core/npy.hpp"
+#include "litegraph/kernels/simd.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
 #include "options.hpp"
@@ -264,7 +265,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     bool json = false;
     add_json(app, json,
              "outputs (with `lod` when they have\n"
-             "one), latency_ms, memory, passes,\n"
+             "one), latency_ms, simd, memory, passes,\n"
              "kernels {int8, fp32, conversions, fp32_ops}; with\n"
              "--image: images [{file, detections [{label, name,\n"
              "score, box}] | text_boxes | classes}]\n"
@@ -454,6 +455,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     j["latency_ms"] = median;
     j["repeat"] = repeat;
     j["threads"] = prog.threads();
+    j["simd"] = kernels::simd::active_name();
     j["memory"] = {{"arena_bytes", prog.memory().arena_bytes},
                    {"lower_bound_bytes", prog.memory().lower_bound_bytes},
                    {"order_gain_bytes", prog.memory().order_gain_bytes}};

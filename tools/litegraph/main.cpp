@@ -13,6 +13,7 @@
 #include "cmd_plan.hpp"
 #include "cmd_quantize.hpp"
 #include "cmd_run.hpp"
+#include "litegraph/kernels/simd.hpp"
 
 namespace {
 
@@ -72,6 +73,12 @@ int main(int argc, char** argv) {
     if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
         std::cout << usage();
         return 0;
+    }
+    // A LITEGRAPH_SIMD the program cannot honour (kernels/simd.hpp) stops
+    // every command before it runs a kernel.
+    if (const std::string& bad = litegraph::kernels::simd::check_env(); !bad.empty()) {
+        std::cerr << "litegraph: " << bad << "\n";
+        return 2;
     }
     try {
         return dispatch(args[0], {args.begin() + 1, args.end()});

@@ -128,11 +128,13 @@ struct depthwise_direct {
 namespace detail {
 
 /// Output of depthwise blocks into a band buffer (rows of stride owv).
+template <class A>
 struct band_out {
+    using vfloat = typename simd::arch_traits<A>::vfloat;
     float* o;
     std::int64_t owv;
     float init() const { return 0.f; }
-    void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
+    void put(std::int64_t row, std::int64_t x, vfloat v) const {
         simd::store(o + row * owv + x, v);
     }
 };
@@ -141,22 +143,24 @@ struct band_out {
 /// stride ow): the accumulators start at the bias (or, with a scale, at 0,
 /// and v * scale + bias follows), the activation is applied in registers;
 /// the vector that crosses the row end goes through a small buffer.
-template <class Act, bool Scaled>
+template <class A, class Act, bool Scaled>
 struct plane_out {
+    using vfloat = typename simd::arch_traits<A>::vfloat;
+    static constexpr std::int64_t width = simd::width_of<A>;
     float* y;
     std::int64_t ow;
     float bias;
     Act act;
     float scale = 1.f;
     float init() const { return Scaled ? 0.f : bias; }
-    void put(std::int64_t row, std::int64_t x, simd::vfloat v) const {
-        if constexpr (Scaled) v = v * simd::vfloat(scale) + simd::vfloat(bias);
+    void put(std::int64_t row, std::int64_t x, vfloat v) const {
+        if constexpr (Scaled) v = v * vfloat(scale) + vfloat(bias);
         v = act.vec(v);
         float* d = y + row * ow + x;
-        if (x + simd::width <= ow) {
+        if (x + width <= ow) {
             simd::store(d, v);
         } else if (x < ow) {
-            float tail[simd::width];
+            float tail[width];
             simd::store(tail, v);
             for (std::int64_t i = 0; i < ow - x; ++i) d[i] = tail[i];
         }
@@ -165,12 +169,12 @@ struct plane_out {
 
 /// R output rows x V vectors of one depthwise plane: R * V independent FMA
 /// chains over the taps.  `base` is the phase-split input of the first row.
-template <int R, int V, int NT, class Out>
+template <class A, int R, int V, int NT, class Out>
 inline void depthwise_block(const float* base, std::int64_t row_step, const std::int64_t* tap,
                             std::int64_t ntaps, const float* wt, const Out& out, std::int64_t row,
                             std::int64_t x) {
-    using simd::vfloat;
-    using simd::width;
+    using vfloat = typename simd::arch_traits<A>::vfloat;
+    constexpr std::int64_t width = simd::width_of<A>;
     vfloat acc[R][V];
     const vfloat init(out.init());
     for (int r = 0; r < R; ++r)
@@ -181,58 +185,59 @@ inline void depthwise_block(const float* base, std::int64_t row_step, const std:
         const float* p = base + tap[t];
         for (int r = 0; r < R; ++r)
             for (int v = 0; v < V; ++v)
-                acc[r][v] = simd::fmadd(wv, simd::load(p + r * row_step + v * width), acc[r][v]);
+                acc[r][v] =
+                    simd::fmadd(wv, simd::load<vfloat>(p + r * row_step + v * width), acc[r][v]);
     }
     for (int r = 0; r < R; ++r)
         for (int v = 0; v < V; ++v) out.put(row + r, x + v * width, acc[r][v]);
 }
 
 /// R output rows of a depthwise plane, all vectors of the (padded) row.
-template <int R, int V, int NT, class Out>
+template <class A, int R, int V, int NT, class Out>
 inline void depthwise_rows(const float* base, std::int64_t row_step, const std::int64_t* tap,
                            std::int64_t ntaps, const float* wt, const Out& out, std::int64_t row,
                            std::int64_t owv) {
-    using simd::width;
+    constexpr std::int64_t width = simd::width_of<A>;
     std::int64_t x = 0;
     for (; x + V * width <= owv; x += V * width)
-        depthwise_block<R, V, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
+        depthwise_block<A, R, V, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
     for (; x < owv; x += width)
-        depthwise_block<R, 1, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
+        depthwise_block<A, R, 1, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
+}
+
+/// The input offsets of the taps of a depthwise window in the phase buffer
+/// (see depthwise_plane): kh * kw of them.
+inline void depthwise_taps(const conv_geometry& g, std::int64_t pw, std::int64_t* tap) {
+    const std::int64_t row_stride = pw * g.sw;
+    for (std::int64_t i = 0; i < g.kh; ++i)
+        for (std::int64_t j = 0; j < g.kw; ++j)
+            tap[i * g.kw + j] =
+                i * g.dh * row_stride + ((j * g.dw) % g.sw) * pw + (j * g.dw) / g.sw;
 }
 
 /// Depthwise plane rows [oh0, oh1) of one channel of one image.  `ph` holds
 /// the padded input split by column phase: row r, phase q, index i = padded
 /// column q + sw * i, so that output column ow under kernel column j reads
-/// phase (j*dw) % sw at index ow + (j*dw) / sw, contiguously.  Output row oh
-/// goes to `out` as row oh - oh0.
-template <int KH, int KW, class Out>
-void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, const float* wt,
-                     const Out& out, std::int64_t oh0, std::int64_t oh1) {
-    using simd::width;
+/// phase (j*dw) % sw at index ow + (j*dw) / sw, contiguously (`tap`:
+/// depthwise_taps).  Output row oh goes to `out` as row oh - oh0.
+template <class A, int KH, int KW, class Out>
+void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw,
+                     const std::int64_t* tap, const float* wt, const Out& out, std::int64_t oh0,
+                     std::int64_t oh1) {
+    constexpr std::int64_t width = simd::width_of<A>;
     constexpr int NT = KH * KW;
-    const std::int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;
-    const std::int64_t row_stride = pw * g.sw, row_step = row_stride * g.sh;
-    std::int64_t tap_static[NT ? NT : 1];
-    std::vector<std::int64_t> tap_dyn;
-    std::int64_t* tap = tap_static;
-    if constexpr (NT == 0) {
-        tap_dyn.resize(static_cast<std::size_t>(kh * kw));
-        tap = tap_dyn.data();
-    }
-    for (std::int64_t i = 0; i < kh; ++i)
-        for (std::int64_t j = 0; j < kw; ++j)
-            tap[i * kw + j] = i * g.dh * row_stride + ((j * g.dw) % g.sw) * pw + (j * g.dw) / g.sw;
-    const std::int64_t ntaps = kh * kw;
+    const std::int64_t row_step = pw * g.sw * g.sh;
+    const std::int64_t ntaps = g.kh * g.kw;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
     // Four independent chains: 1 row x 4 vectors, 2 x 2 or 4 x 1.
     auto run = [&]<int R, int V>() {
         std::int64_t oh = oh0;
         for (; oh + R <= oh1; oh += R)
-            depthwise_rows<R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
-                                     owv);
+            depthwise_rows<A, R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
+                                        owv);
         for (; oh < oh1; ++oh)
-            depthwise_rows<1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
-                                     owv);
+            depthwise_rows<A, 1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
+                                        owv);
     };
     if (owv >= 4 * width)
         run.template operator()<1, 4>();
@@ -242,18 +247,110 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw, c
         run.template operator()<4, 1>();
 }
 
+/// depthwise_plane for the unrolled window, if any.
+template <class A, class Out>
+void depthwise_plane_any(const conv_geometry& g, const float* ph, std::int64_t pw,
+                         const std::int64_t* tap, const float* wt, const Out& out, std::int64_t oh0,
+                         std::int64_t oh1) {
+    if (g.kh == 3 && g.kw == 3)
+        depthwise_plane<A, 3, 3>(g, ph, pw, tap, wt, out, oh0, oh1);
+    else if (g.kh == 5 && g.kw == 5)
+        depthwise_plane<A, 5, 5>(g, ph, pw, tap, wt, out, oh0, oh1);
+    else
+        depthwise_plane<A, 0, 0>(g, ph, pw, tap, wt, out, oh0, oh1);
+}
+
+/// Rows [oh0, oh1) of a plane into a band buffer of row stride owv.
+template <class A>
+void depthwise_band(const conv_geometry& g, const float* ph, std::int64_t pw,
+                    const std::int64_t* tap, const float* wt, float* out, std::int64_t owv,
+                    std::int64_t oh0, std::int64_t oh1) {
+    depthwise_plane_any<A>(g, ph, pw, tap, wt, band_out<A>{out, owv}, oh0, oh1);
+}
+
+/// A whole plane into y (dense rows of g.ow), bias, scale and act in registers.
+template <class A, class Act>
+void depthwise_direct_plane(const conv_geometry& g, const float* ph, std::int64_t pw,
+                            const std::int64_t* tap, const float* wt, float* y, float bias,
+                            const float* scale, const Act& act) {
+    if (scale)
+        depthwise_plane_any<A>(g, ph, pw, tap, wt,
+                               plane_out<A, Act, true>{y, g.ow, bias, act, *scale}, 0, g.oh);
+    else
+        depthwise_plane_any<A>(g, ph, pw, tap, wt, plane_out<A, Act, false>{y, g.ow, bias, act}, 0,
+                               g.oh);
+}
+
+/// An architecture's depthwise kernels: its vector width and the band kernel.
+struct depthwise_impl {
+    std::int64_t width = 0;
+    void (*band)(const conv_geometry&, const float*, std::int64_t, const std::int64_t*,
+                 const float*, float*, std::int64_t, std::int64_t, std::int64_t) = nullptr;
+};
+template <class A>
+constexpr depthwise_impl depthwise_impl_of() {
+    return {simd::width_of<A>, &depthwise_band<A>};
+}
+inline depthwise_impl depthwise_for(simd::isa i) {
+    if (const simd::arch_table* t = simd::table_of(i)) return *t->depthwise;
+    return depthwise_impl_of<simd::default_arch>();
+}
+
+/// The direct kernel of activation Act, its activation passed as `const void*`
+/// (an arch unit lists one per activation: depthwise_direct_entry).
+template <class Act>
+struct depthwise_direct_impl {
+    std::int64_t width = 0;
+    void (*plane)(const conv_geometry&, const float*, std::int64_t, const std::int64_t*,
+                  const float*, float*, float, const float*, const void*) = nullptr;
+};
+template <class A, class Act>
+void depthwise_direct_erased(const conv_geometry& g, const float* ph, std::int64_t pw,
+                             const std::int64_t* tap, const float* wt, float* y, float bias,
+                             const float* scale, const void* act) {
+    depthwise_direct_plane<A>(g, ph, pw, tap, wt, y, bias, scale, *static_cast<const Act*>(act));
+}
+/// A key per activation type: the address of its tag.
+template <class Act>
+inline constexpr char act_tag = 0;
+struct depthwise_direct_entry {
+    const void* key;  // &act_tag<Act>
+    std::int64_t width;
+    void (*plane)(const conv_geometry&, const float*, std::int64_t, const std::int64_t*,
+                  const float*, float*, float, const float*, const void*);
+};
+template <class A, class Act>
+constexpr depthwise_direct_entry depthwise_direct_entry_of() {
+    return {&act_tag<Act>, simd::width_of<A>, &depthwise_direct_erased<A, Act>};
+}
+/// The direct kernel of Act in a slot: its arch unit's when the unit knows
+/// Act (tools/simd_arch.hpp lists ops::activation_functors), otherwise the
+/// compile-time architecture's.
+template <class Act>
+depthwise_direct_impl<Act> depthwise_direct_for(simd::isa i) {
+    if (const simd::arch_table* t = simd::table_of(i))
+        for (std::int64_t e = 0; e < t->direct_count; ++e)
+            if (t->direct[e].key == &act_tag<Act>) return {t->direct[e].width, t->direct[e].plane};
+    return {simd::width_of<simd::default_arch>, &depthwise_direct_erased<simd::default_arch, Act>};
+}
+
 /// The plane loop of the depthwise conv: for each image and channel in
-/// order, copies the whole input plane into the zero-padded phase buffer,
-/// then calls plane(n, ch, ph, pw).
+/// order, copies the whole input plane into the zero-padded phase buffer
+/// (sized for vectors of `width` floats), then calls plane(n, ch, ph, pw, tap).
 template <class Plane>
-void depthwise_planes(const conv_geometry& g, const float* x, workspace* ws, Plane&& plane) {
-    using simd::width;
+void depthwise_planes(const conv_geometry& g, const float* x, workspace* ws, std::int64_t width,
+                      Plane&& plane) {
     const std::int64_t hp = g.h + g.pt + g.pb;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
     // Phase width: every index an output vector may read, rounded to vectors.
     const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
     const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+    const std::int64_t ntaps = g.kh * g.kw;
     float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
+    std::int64_t tap_small[25];
+    std::vector<std::int64_t> tap_big(ntaps > 25 ? static_cast<std::size_t>(ntaps) : 0);
+    std::int64_t* tap = ntaps > 25 ? tap_big.data() : tap_small;
+    depthwise_taps(g, pw, tap);
     // Zero the phase buffer once; then each plane rewrites the image cells.
     std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
     const std::int64_t in_plane = g.h * g.w;
@@ -279,19 +376,8 @@ void depthwise_planes(const conv_geometry& g, const float* x, workspace* ws, Pla
                     }
                 }
             }
-            plane(n, ch, static_cast<const float*>(ph), pw);
+            plane(n, ch, static_cast<const float*>(ph), pw, static_cast<const std::int64_t*>(tap));
         }
-}
-
-/// Calls f(depthwise_plane<KH, KW, Out>) for the unrolled window, if any.
-template <class Out, class F>
-void with_depthwise_kernel(const conv_geometry& g, F&& f) {
-    if (g.kh == 3 && g.kw == 3)
-        f(depthwise_plane<3, 3, Out>);
-    else if (g.kh == 5 && g.kw == 5)
-        f(depthwise_plane<5, 5, Out>);
-    else
-        f(depthwise_plane<0, 0, Out>);
 }
 
 }  // namespace detail
@@ -312,27 +398,28 @@ void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Ep
     if (!g.is_depthwise())
         LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
     if (!ws) ws = &workspace::local();
-    using simd::width;
+    const detail::depthwise_impl impl = detail::depthwise_for(simd::active());
+    const std::int64_t width = impl.width;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
     // Output rows per band: about 4K floats (16 KB), a multiple of 4 rows
     // (the row blocking of depthwise_plane).
     const std::int64_t band = std::min(g.oh, std::max<std::int64_t>(4, (4096 / owv) / 4 * 4));
     float* out = workspace::grow(ws->c, band * owv);
-    detail::with_depthwise_kernel<detail::band_out>(g, [&](auto kernel) {
-        detail::depthwise_planes(
-            g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
-                const float* wt = w + ch * g.kh * g.kw;
-                for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
-                    const std::int64_t oh1 = std::min(g.oh, oh0 + band);
-                    kernel(g, ph, pw, wt, detail::band_out{out, owv}, oh0, oh1);
-                    if (owv != g.ow)  // close the row padding: one run per band
-                        for (std::int64_t r = 1; r < oh1 - oh0; ++r)
-                            std::memmove(out + r * g.ow, out + r * owv,
-                                         static_cast<std::size_t>(g.ow) * sizeof(float));
-                    epi(n, ch, oh0 * g.ow, static_cast<const float*>(out), (oh1 - oh0) * g.ow);
-                }
-            });
-    });
+    detail::depthwise_planes(
+        g, x, ws, width,
+        [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw,
+            const std::int64_t* tap) {
+            const float* wt = w + ch * g.kh * g.kw;
+            for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
+                const std::int64_t oh1 = std::min(g.oh, oh0 + band);
+                impl.band(g, ph, pw, tap, wt, out, owv, oh0, oh1);
+                if (owv != g.ow)  // close the row padding: one run per band
+                    for (std::int64_t r = 1; r < oh1 - oh0; ++r)
+                        std::memmove(out + r * g.ow, out + r * owv,
+                                     static_cast<std::size_t>(g.ow) * sizeof(float));
+                epi(n, ch, oh0 * g.ow, static_cast<const float*>(out), (oh1 - oh0) * g.ow);
+            }
+        });
 }
 
 /// Depthwise conv written straight into d.y (dense NCHW), bias and activation
@@ -346,21 +433,15 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
         LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
     if (!ws) ws = &workspace::local();
     const std::int64_t plane = g.oh * g.ow;
-    auto run = [&]<bool Scaled>() {
-        using out_t = detail::plane_out<Act, Scaled>;
-        detail::with_depthwise_kernel<out_t>(g, [&](auto kernel) {
-            detail::depthwise_planes(
-                g, x, ws, [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw) {
-                    const out_t out{d.y + (n * g.c + ch) * plane, g.ow, d.bias ? d.bias[ch] : 0.f,
-                                    d.act, d.scale ? d.scale[ch] : 1.f};
-                    kernel(g, ph, pw, w + ch * g.kh * g.kw, out, 0, g.oh);
-                });
-        });
-    };
-    if (d.scale)
-        run.template operator()<true>();
-    else
-        run.template operator()<false>();
+    const detail::depthwise_direct_impl<Act> impl =
+        detail::depthwise_direct_for<Act>(simd::active());
+    detail::depthwise_planes(g, x, ws, impl.width,
+                             [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw,
+                                 const std::int64_t* tap) {
+                                 impl.plane(g, ph, pw, tap, w + ch * g.kh * g.kw,
+                                            d.y + (n * g.c + ch) * plane, d.bias ? d.bias[ch] : 0.f,
+                                            d.scale ? d.scale + ch : nullptr, &d.act);
+                             });
 }
 
 /// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,

@@ -25,6 +25,7 @@
 // fused kernels and compile-time networks use.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <tuple>
@@ -238,6 +239,20 @@ constexpr bool bias_first_only() {
 }
 }  // namespace detail
 
+/// A key per chain type (the address of its tag): an arch unit's vector
+/// loop of a chain is found by it (chain_entry, kernels/simd.hpp's arch_table).
+template <class Chain>
+inline constexpr char chain_tag = 0;
+
+/// The vector loop of a float chain for one architecture: runs elements
+/// [0, count - count % width) of `emit` and returns how many it ran.
+using chain_vec_fn = std::int64_t (*)(const void* chain, float* out, const float* values,
+                                      std::int64_t count, at a);
+struct chain_entry {
+    const void* key;  // &chain_tag<Chain>
+    chain_vec_fn run;
+};
+
 /// A chain of element stages ending, optionally, in one terminal writer.
 template <class... Stages>
 struct chain {
@@ -283,10 +298,17 @@ struct chain {
             // The loop runs on a local copy of the stages: `out` cannot alias
             // it, so their parameters stay in registers across the stores.
             const chain local = *this;
+            std::int64_t done = 0;
+#if defined(LITEGRAPH_SIMD_DISPATCH)
+            // The vectors of the active instruction set's unit, when it has
+            // this chain (tools/simd/arch_unit.hpp); the rest below.
+            if constexpr (vectorized)
+                if (const chain_vec_fn f = dispatched()) done = f(&local, out, values, count, a);
+#endif
             if (local.scaled())
-                local.template emit_run<true>(out, values, count, a);
+                local.template emit_run<true>(out, values, count, a, done);
             else
-                local.template emit_run<false>(out, values, count, a);
+                local.template emit_run<false>(out, values, count, a, done);
         } else if (scaled()) {
             for (std::int64_t i = 0; i < count; ++i, ++a.index)
                 write_fixed<true>(out, a, static_cast<float>(values[i]));
@@ -296,7 +318,49 @@ struct chain {
         }
     }
 
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+    /// emit's vector loop in vectors of architecture A (what an arch unit
+    /// instantiates; chain_vec_fn): elements [0, count - count % width).
+    template <class A>
+    std::int64_t emit_vec(float* out, const float* values, std::int64_t count, at a) const {
+        using V = typename kernels::simd::arch_traits<A>::vfloat;
+        constexpr std::int64_t w = kernels::simd::width_of<A>;
+        const std::int64_t vend = count - count % w;
+        bool with_scale = false;
+        if constexpr (has_bias) with_scale = std::get<bias>(stages).scale != nullptr;
+        if (with_scale)
+            for (std::int64_t i = 0; i < vend; i += w)
+                write_vec<true>(out, at{a.image, a.channel, a.index + i},
+                                V::load_unaligned(values + i));
+        else
+            for (std::int64_t i = 0; i < vend; i += w)
+                write_vec<false>(out, at{a.image, a.channel, a.index + i},
+                                 V::load_unaligned(values + i));
+        return vend;
+    }
+    template <class A>
+    static std::int64_t emit_vec_erased(const void* c, float* out, const float* values,
+                                        std::int64_t count, at a) {
+        return static_cast<const chain*>(c)->template emit_vec<A>(out, values, count, a);
+    }
+#endif
+
 private:
+#if defined(LITEGRAPH_SIMD_DISPATCH)
+    /// The active slot's vector loop of this chain, or null (the baseline,
+    /// or a unit that does not list the chain).  Looked up once per slot.
+    static chain_vec_fn dispatched() {
+        static const auto fns = [] {
+            std::array<chain_vec_fn, kernels::simd::isa_count> r{};
+            for (int i = 1; i < kernels::simd::isa_count; ++i)
+                if (const auto* t = kernels::simd::table_of(static_cast<kernels::simd::isa>(i)))
+                    for (std::int64_t e = 0; e < t->chain_count; ++e)
+                        if (t->chains[e].key == &chain_tag<chain>) r[i] = t->chains[e].run;
+            return r;
+        }();
+        return fns[static_cast<int>(kernels::simd::active())];
+    }
+#endif
     /// Whether the bias stage carries a scale.
     bool scaled() const {
         if constexpr (has_bias)
@@ -313,12 +377,11 @@ private:
             out[a.index] = v;
     }
     template <bool Scaled>
-    void emit_run(float* out, const float* values, std::int64_t count, at a) const {
-        std::int64_t i = 0;
+    void emit_run(float* out, const float* values, std::int64_t count, at a, std::int64_t i) const {
 #if !defined(LITEGRAPH_SCALAR_SIMD)
         if constexpr (vectorized) {
             constexpr std::int64_t w = kernels::simd::width;
-            const std::int64_t vend = count - count % w;
+            const std::int64_t vend = i + (count - i) - (count - i) % w;
             for (; i < vend; i += w)
                 write_vec<Scaled>(out, at{a.image, a.channel, a.index + i},
                                   vfloat::load_unaligned(values + i));
@@ -328,16 +391,16 @@ private:
             write_fixed<Scaled>(out, at{a.image, a.channel, a.index + i}, values[i]);
     }
 #if !defined(LITEGRAPH_SCALAR_SIMD)
-    template <bool Scaled>
-    void write_vec(float* out, const at& a, vfloat v) const {
+    template <bool Scaled, class V>
+    void write_vec(float* out, const at& a, V v) const {
         std::apply([&](const auto&... s) { ((v = step_vec<Scaled>(s, v, a)), ...); }, stages);
         if constexpr (has_terminal)
             std::get<sizeof...(Stages) - 1>(stages).write_vec(out, a, v);
         else
             v.store_unaligned(out + a.index);
     }
-    template <bool Scaled, class S>
-    static vfloat step_vec(const S& s, vfloat v, const at& a) {
+    template <bool Scaled, class S, class V>
+    static V step_vec(const S& s, V v, const at& a) {
         if constexpr (terminal_stage<S>)
             return v;
         else if constexpr (std::is_same_v<S, bias>)

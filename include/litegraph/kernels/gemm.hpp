@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "litegraph/kernels/simd.hpp"
@@ -42,16 +43,95 @@ struct store_epilogue {
 };
 
 namespace gemm_tile {
+/// Micro-tile rows and vectors per row of architecture A: 8 x 2 vectors with
+/// AVX-512 (16 of 32 registers hold the tile), 6 x 2 vectors with
+/// AVX/SSE/NEON (12 of 16).
+template <class A>
+struct of {
+    static constexpr std::int64_t width = simd::width_of<A>;
+    static constexpr std::int64_t mr = width >= 16 ? 8 : (width == 1 ? 4 : 6);
+    static constexpr std::int64_t nb = width == 1 ? 4 : 2;
+    static constexpr std::int64_t nr = nb * width;
+};
 using simd::width;
-/// Micro-tile rows and vectors per row: 8 x 32 with AVX-512 (16 of 32
-/// registers hold the tile), 6 x 2 vectors with AVX/SSE/NEON (12 of 16).
-inline constexpr std::int64_t mr = width >= 16 ? 8 : (width == 1 ? 4 : 6);
-inline constexpr std::int64_t nb = width == 1 ? 4 : 2;
-inline constexpr std::int64_t nr = nb * width;
+/// The compile-time architecture's tile (the run-time one: packed_a::tile_rows).
+inline constexpr std::int64_t mr = of<simd::default_arch>::mr;
+inline constexpr std::int64_t nb = of<simd::default_arch>::nb;
+inline constexpr std::int64_t nr = of<simd::default_arch>::nr;
 inline constexpr std::int64_t kc = 256;        // K block: an A panel (mr x kc) stays in L1
 inline constexpr std::int64_t nc = 512;        // N block when K fits one K block
 inline constexpr std::int64_t nc_multi = 128;  // N block when partial sums wait in M x nc
 }  // namespace gemm_tile
+
+namespace detail {
+
+template <std::int64_t... I, class F>
+inline void unroll(std::integer_sequence<std::int64_t, I...>, F&& f) {
+    (f(std::integral_constant<std::int64_t, I>{}), ...);
+}
+
+/// c[MR x NR] (=|+=) a[kc x MR panel] * b[kc rows of NR, stride ldb].
+template <class A>
+inline void micro_kernel(std::int64_t kc, const float* a, const float* b, std::int64_t ldb,
+                         float* c, std::int64_t ldc, bool accumulate) {
+    using T = gemm_tile::of<A>;
+    constexpr std::int64_t mr = T::mr, nb = T::nb, width = T::width;
+    using vfloat = typename simd::arch_traits<A>::vfloat;
+    vfloat acc[mr][nb];
+    for (std::int64_t r = 0; r < mr; ++r)
+        for (std::int64_t j = 0; j < nb; ++j) acc[r][j] = vfloat(0.f);
+    for (std::int64_t p = 0; p < kc; ++p) {
+        vfloat bv[nb];
+        unroll(std::make_integer_sequence<std::int64_t, nb>{},
+               [&](auto j) { bv[j] = simd::load<vfloat>(b + j * width); });
+        unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
+            const vfloat av(a[r]);
+            unroll(std::make_integer_sequence<std::int64_t, nb>{},
+                   [&](auto j) { acc[r][j] = simd::fmadd(av, bv[j], acc[r][j]); });
+        });
+        a += mr;
+        b += ldb;
+    }
+    unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
+        unroll(std::make_integer_sequence<std::int64_t, nb>{}, [&](auto j) {
+            float* cp = c + r * ldc + j * width;
+            simd::store(cp, accumulate ? vfloat(acc[r][j] + simd::load<vfloat>(cp)) : acc[r][j]);
+        });
+    });
+}
+
+/// One MR-row panel of A against a K block of B's columns [0, cols): the
+/// micro-kernel over every NR-column panel, B read in place (stride ldb)
+/// unless `pack_all` or the ragged last panel, which come from `bbuf`.
+template <class A>
+void gemm_row_panel(std::int64_t kb, const float* ap, const float* b, std::int64_t ldb,
+                    const float* bbuf, bool pack_all, float* ct, std::int64_t ldc,
+                    std::int64_t cols, bool accumulate) {
+    constexpr std::int64_t nr = gemm_tile::of<A>::nr;
+    for (std::int64_t jr = 0; jr < cols; jr += nr) {
+        const bool packed = pack_all || cols - jr < nr;
+        const float* bp = packed ? bbuf + jr * kb : b + jr;
+        micro_kernel<A>(kb, ap, bp, packed ? nr : ldb, ct + jr, ldc, accumulate);
+    }
+}
+
+/// An architecture's SGEMM: its tile and its row-panel kernel.
+struct gemm_impl {
+    std::int64_t mr = 0, nr = 0;
+    void (*row_panel)(std::int64_t, const float*, const float*, std::int64_t, const float*, bool,
+                      float*, std::int64_t, std::int64_t, bool) = nullptr;
+};
+template <class A>
+constexpr gemm_impl gemm_impl_of() {
+    return {gemm_tile::of<A>::mr, gemm_tile::of<A>::nr, &gemm_row_panel<A>};
+}
+/// The SGEMM of a slot: its arch unit's, or the compile-time architecture's.
+inline gemm_impl gemm_for(simd::isa i) {
+    if (const simd::arch_table* t = simd::table_of(i)) return *t->gemm;
+    return gemm_impl_of<simd::default_arch>();
+}
+
+}  // namespace detail
 
 /// A packed into MR-row panels, K block by K block (zero rows pad M to MR).
 class packed_a {
@@ -61,8 +141,12 @@ public:
         pack(m, k, a, lda);
     }
 
+    /// Packs for the active instruction set's tile (simd::active()).
     void pack(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda) {
-        using namespace gemm_tile;
+        using gemm_tile::kc;
+        isa_ = simd::active();
+        const std::int64_t mr = detail::gemm_for(isa_).mr;
+        mr_ = mr;
         m_ = m, k_ = k;
         mpad_ = (m + mr - 1) / mr * mr;
         data_.assign(static_cast<std::size_t>(mpad_ * k), 0.f);
@@ -80,6 +164,9 @@ public:
     }
     std::int64_t rows() const { return m_; }
     std::int64_t cols() const { return k_; }
+    /// The instruction set packed for, and its tile's rows.
+    simd::isa isa() const { return isa_; }
+    std::int64_t tile_rows() const { return mr_; }
     /// The panel of rows [ir, ir + MR) for the K block starting at pc.
     const float* panel(std::int64_t pc, std::int64_t ir) const {
         return data_.data() + pc * mpad_ + ir * std::min(gemm_tile::kc, k_ - pc);
@@ -90,7 +177,8 @@ private:
         return data_.data() + pc * mpad_ + ir * std::min(gemm_tile::kc, k_ - pc);
     }
     std::vector<float> data_;
-    std::int64_t m_ = 0, k_ = 0, mpad_ = 0;
+    std::int64_t m_ = 0, k_ = 0, mpad_ = 0, mr_ = 0;
+    simd::isa isa_ = simd::isa::baseline;
 };
 
 /// Reusable scratch memory for the kernels (one per thread; an epilogue must
@@ -110,50 +198,16 @@ struct workspace {
     }
 };
 
-namespace detail {
-
-template <std::int64_t... I, class F>
-inline void unroll(std::integer_sequence<std::int64_t, I...>, F&& f) {
-    (f(std::integral_constant<std::int64_t, I>{}), ...);
-}
-
-/// c[MR x NR] (=|+=) a[kc x MR panel] * b[kc rows of NR, stride ldb].
-inline void micro_kernel(std::int64_t kc, const float* a, const float* b, std::int64_t ldb,
-                         float* c, std::int64_t ldc, bool accumulate) {
-    using namespace gemm_tile;
-    using simd::vfloat;
-    vfloat acc[mr][nb];
-    for (std::int64_t r = 0; r < mr; ++r)
-        for (std::int64_t j = 0; j < nb; ++j) acc[r][j] = vfloat(0.f);
-    for (std::int64_t p = 0; p < kc; ++p) {
-        vfloat bv[nb];
-        unroll(std::make_integer_sequence<std::int64_t, nb>{},
-               [&](auto j) { bv[j] = simd::load(b + j * width); });
-        unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
-            const vfloat av(a[r]);
-            unroll(std::make_integer_sequence<std::int64_t, nb>{},
-                   [&](auto j) { acc[r][j] = simd::fmadd(av, bv[j], acc[r][j]); });
-        });
-        a += mr;
-        b += ldb;
-    }
-    unroll(std::make_integer_sequence<std::int64_t, mr>{}, [&](auto r) {
-        unroll(std::make_integer_sequence<std::int64_t, nb>{}, [&](auto j) {
-            float* cp = c + r * ldc + j * width;
-            simd::store(cp, accumulate ? acc[r][j] + simd::load(cp) : acc[r][j]);
-        });
-    });
-}
-
-}  // namespace detail
-
 /// C = packed A * B through `epi` (see the top of this file).
 template <class Epilogue>
 void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, Epilogue&& epi,
            workspace* ws = nullptr) {
-    using namespace gemm_tile;
+    using gemm_tile::kc, gemm_tile::nc, gemm_tile::nc_multi;
     const std::int64_t m = a.rows(), k = a.cols();
     if (m <= 0 || n <= 0) return;
+    // The kernels of the instruction set A was packed for (its tile).
+    const detail::gemm_impl impl = detail::gemm_for(a.isa());
+    const std::int64_t mr = impl.mr, nr = impl.nr;
     if (!ws) ws = &workspace::local();
     if (k <= 0) {  // C = 0
         float* z = workspace::grow(ws->c, n);
@@ -192,11 +246,8 @@ void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, 
             for (std::int64_t ir = 0; ir < m; ir += mr) {
                 const float* ap = a.panel(pc, ir);
                 float* ct = cbuf + (one_pass ? 0 : ir * ncmax);
-                for (std::int64_t jr = 0; jr < nb_cols; jr += nr) {
-                    const bool packed = pack_all || nb_cols - jr < nr;
-                    const float* bp = packed ? bbuf + jr * kb : b + pc * ldb + jc + jr;
-                    detail::micro_kernel(kb, ap, bp, packed ? nr : ldb, ct + jr, ncmax, pc > 0);
-                }
+                impl.row_panel(kb, ap, b + pc * ldb + jc, ldb, bbuf, pack_all, ct, ncmax, nb_cols,
+                               pc > 0);
                 if (last_k) {
                     const std::int64_t rows = std::min(mr, m - ir);
                     for (std::int64_t r = 0; r < rows; ++r)

@@ -1,11 +1,32 @@
-// The one SIMD vocabulary the fast kernels use: a float vector of the widest
-// kind xsimd supports for the compile flags (SSE2 by default on x86-64, AVX2 or
-// AVX-512 with -march=native, NEON on ARM), or a one-lane scalar stand-in when
-// xsimd supports nothing (microcontrollers), so the kernels always build.
+// The one SIMD vocabulary the fast kernels use, and the run-time choice of
+// instruction set.
+//
+// Vocabulary: a float vector of an xsimd architecture `A`
+// (xsimd::batch<float, A>), or a one-lane scalar stand-in when xsimd supports
+// nothing (microcontrollers), so the kernels always build.  `simd::vfloat` and
+// `simd::width` are those of the compile-time architecture (`default_arch`:
+// SSE2 by default on x86-64, AVX2 or AVX-512 with -march=native, NEON on ARM).
+//
+// Dispatch: the hot kernels are templates on the architecture (gemm.hpp,
+// conv.hpp).  The header alone instantiates them for `default_arch` only, so a
+// program of one translation unit runs exactly what its flags allow.  A program
+// that also compiles tools/simd_avx2.cpp and tools/simd_avx512.cpp (each with
+// its instruction set's flags; CMake: the litegraph_op_tables object library,
+// or litegraph_add_simd_dispatch() of the installed package) registers the same
+// kernels for those architectures, and every kernel call runs the widest one
+// this CPU has (`simd::active()`).  LITEGRAPH_SIMD=sse2|avx2|avx512 in the
+// environment forces one (an error names a value that is unknown, not built
+// into the program or missing on this CPU).  The kernels of different
+// architectures are different template instantiations (the architecture is a
+// template argument), so they never share a symbol.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
 
 // Cortex-M (and LITEGRAPH_NO_XSIMD): no vector unit xsimd knows, and a C
 // library without posix_memalign, so xsimd is not included at all.
@@ -18,9 +39,19 @@
 #endif
 #endif
 
+#if !defined(LITEGRAPH_SCALAR_SIMD) && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#define LITEGRAPH_SIMD_X86 1
+#endif
+
 namespace litegraph::kernels::simd {
 
 #if defined(LITEGRAPH_SCALAR_SIMD)
+/// The architecture of the scalar stand-in.
+struct scalar_arch {
+    static constexpr const char* name() { return "scalar"; }
+};
 struct vfloat {
     static constexpr std::size_t size = 1;
     float v = 0.f;
@@ -29,32 +60,252 @@ struct vfloat {
     friend vfloat operator+(vfloat a, vfloat b) { return a.v + b.v; }
     friend vfloat operator*(vfloat a, vfloat b) { return a.v * b.v; }
 };
-inline vfloat load(const float* p) {
+using default_arch = scalar_arch;
+template <class A>
+struct arch_traits {
+    using vfloat = simd::vfloat;
+};
+inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
+    return a.v * b.v + c.v;
+}
+template <class V = vfloat>
+inline V load(const float* p) {
     return *p;
 }
 inline void store(float* p, vfloat x) {
     *p = x.v;
 }
-inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
-    return a.v * b.v + c.v;
-}
-inline constexpr const char* arch_name = "scalar";
 #else
+using default_arch = xsimd::default_arch;
+template <class A>
+struct arch_traits {
+    using vfloat = xsimd::batch<float, A>;
+};
 using vfloat = xsimd::batch<float>;
-inline vfloat load(const float* p) {
-    return vfloat::load_unaligned(p);
+/// Loads a vector of V's kind (the compile-time one by default).
+template <class V = vfloat>
+inline V load(const float* p) {
+    return V::load_unaligned(p);
 }
-inline void store(float* p, vfloat x) {
+template <class A>
+inline void store(float* p, xsimd::batch<float, A> x) {
     x.store_unaligned(p);
 }
-/// a * b + c (a fused multiply-add where the target has one).
-inline vfloat fmadd(vfloat a, vfloat b, vfloat c) {
-    return xsimd::fma(a, b, c);
+/// a * b + c (a fused multiply-add where the target has one).  xsimd 8's
+/// AVX-512 has no fma of its own (its generic one multiplies, then adds), so
+/// AVX-512 calls the instruction: every FMA path rounds once.
+template <class A>
+inline xsimd::batch<float, A> fmadd(xsimd::batch<float, A> a, xsimd::batch<float, A> b,
+                                    xsimd::batch<float, A> c) {
+#if XSIMD_WITH_AVX512F
+    if constexpr (std::is_base_of_v<xsimd::avx512f, A>)
+        return xsimd::batch<float, A>(_mm512_fmadd_ps(a, b, c));
+    else
+#endif
+        return xsimd::fma(a, b, c);
 }
-inline constexpr const char* arch_name = xsimd::default_arch::name();
 #endif
 
-/// Floats per vector.
+inline constexpr const char* arch_name = default_arch::name();
+
+/// Floats per vector (of the compile-time architecture).
 inline constexpr std::int64_t width = static_cast<std::int64_t>(vfloat::size);
+/// Floats per vector of architecture A.
+template <class A>
+inline constexpr std::int64_t width_of = static_cast<std::int64_t>(arch_traits<A>::vfloat::size);
+
+// --- Run-time dispatch ------------------------------------------------------
+
+/// The kernel slots: the compile-time architecture, and the two that
+/// tools/simd_avx2.cpp and tools/simd_avx512.cpp provide.
+enum class isa : int { baseline = 0, avx2 = 1, avx512 = 2 };
+inline constexpr int isa_count = 3;
+
+}  // namespace litegraph::kernels::simd
+
+namespace litegraph::kernels::detail {
+struct gemm_impl;               // gemm.hpp
+struct depthwise_impl;          // conv.hpp
+struct depthwise_direct_entry;  // conv.hpp
+}  // namespace litegraph::kernels::detail
+namespace litegraph::kernels::epilogue {
+struct chain_entry;  // epilogue.hpp
+}  // namespace litegraph::kernels::epilogue
+
+namespace litegraph::kernels::simd {
+/// One arch unit's kernels (tools/simd_arch.hpp): constant data, pointers to
+/// the unit's instantiations.  No code of an arch unit runs before the CPU
+/// is known to have its instructions.
+struct arch_table {
+    const detail::gemm_impl* gemm;
+    const detail::depthwise_impl* depthwise;
+    const detail::depthwise_direct_entry* direct;  // one per activation it knows
+    std::int64_t direct_count;
+    const epilogue::chain_entry* chains;  // the fused convs' epilogue chains
+    std::int64_t chain_count;
+};
+}  // namespace litegraph::kernels::simd
+
+#if defined(LITEGRAPH_SIMD_X86) && defined(__ELF__)
+#define LITEGRAPH_SIMD_DISPATCH 1
+// Weak: null unless an arch unit is linked into the program.
+extern "C" {
+extern const litegraph::kernels::simd::arch_table litegraph_simd_avx2 __attribute__((weak));
+extern const litegraph::kernels::simd::arch_table litegraph_simd_avx512 __attribute__((weak));
+}
+#endif
+
+namespace litegraph::kernels::simd {
+
+/// The arch unit of a slot, or null (the baseline has none: its kernels are
+/// the header's, instantiated in the caller).
+inline const arch_table* table_of(isa i) {
+#if defined(LITEGRAPH_SIMD_DISPATCH)
+    if (i == isa::avx2) return &litegraph_simd_avx2;
+    if (i == isa::avx512) return &litegraph_simd_avx512;
+#else
+    (void)i;
+#endif
+    return nullptr;
+}
+
+/// The name a slot reports (`run --json`'s `simd`) and LITEGRAPH_SIMD takes.
+/// The baseline is named after the compile-time architecture: sse2 (for any
+/// SSE level), avx2, avx512, neon, neon64 or scalar.
+inline std::string isa_name(isa i) {
+    if (i == isa::avx2) return "avx2";
+    if (i == isa::avx512) return "avx512";
+    const std::string n = default_arch::name();
+    if (n.rfind("avx512", 0) == 0) return "avx512";
+    if (n.find("avx2") != std::string::npos) return "avx2";
+    if (n.rfind("sse", 0) == 0 || n.find("+sse") != std::string::npos) return "sse2";
+    return n;
+}
+
+namespace detail {
+/// A slot forced by set_active() (-1: none).
+inline std::atomic<int> forced_isa{-1};
+
+/// Whether this CPU (and the OS, which must save the wide registers) runs
+/// the slot's instructions.
+inline bool cpu_has(isa i) {
+    if (i == isa::baseline) return true;
+#if defined(LITEGRAPH_SIMD_X86)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+    const bool fma = (c >> 12) & 1u, osxsave = (c >> 27) & 1u, avx = (c >> 28) & 1u;
+    if (!(fma && osxsave && avx)) return false;
+    unsigned xlo = 0, xhi = 0;
+    __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+    if ((xlo & 0x6u) != 0x6u) return false;  // XMM and YMM state
+    if (__get_cpuid_max(0, nullptr) < 7) return false;
+    __cpuid_count(7, 0, a, b, c, d);
+    const bool avx2 = (b >> 5) & 1u;
+    if (i == isa::avx2) return avx2;
+    const bool f = (b >> 16) & 1u, dq = (b >> 17) & 1u, cd = (b >> 28) & 1u, bw = (b >> 30) & 1u;
+    return avx2 && f && dq && cd && bw && (xlo & 0xe0u) == 0xe0u;  // opmask, ZMM state
+#else
+    return false;
+#endif
+}
+
+inline bool built(isa i) {
+    return i == isa::baseline || table_of(i) != nullptr;
+}
+inline bool usable(isa i) {
+    return built(i) && cpu_has(i);
+}
+
+/// The paths usable here, widest last, as "sse2, avx2, avx512".
+inline std::string usable_list() {
+    std::string s;
+    for (int i = 0; i < isa_count; ++i)
+        if (usable(static_cast<isa>(i)))
+            s += (s.empty() ? "" : ", ") + isa_name(static_cast<isa>(i));
+    return s;
+}
+
+/// The slot LITEGRAPH_SIMD names, or the widest usable one; `error` says
+/// what is wrong with the variable (and the widest usable slot is returned).
+inline isa choose(std::string& error) {
+    isa widest = isa::baseline;
+    for (int i = isa_count - 1; i > 0; --i)
+        if (usable(static_cast<isa>(i))) {
+            widest = static_cast<isa>(i);
+            break;
+        }
+    const char* env = std::getenv("LITEGRAPH_SIMD");
+    if (!env || !*env) return widest;
+    const std::string want = env;
+    bool named = false;
+    for (int i = isa_count - 1; i >= 0; --i) {
+        const isa s = static_cast<isa>(i);
+        if (isa_name(s) != want || !built(s)) continue;
+        if (cpu_has(s)) return s;
+        named = true;
+    }
+    if (named)
+        error = "LITEGRAPH_SIMD=" + want + ": this CPU does not have " + want +
+                " (paths here: " + usable_list() + ")";
+    else if (want != "sse2" && want != "avx2" && want != "avx512")
+        error = "LITEGRAPH_SIMD=" + want + ": unknown instruction set (sse2, avx2 or avx512)";
+    else
+        error = "LITEGRAPH_SIMD=" + want +
+                ": not built into this program (paths here: " + usable_list() + ")";
+    return widest;
+}
+
+struct choice {
+    isa slot = isa::baseline;
+    std::string error;
+};
+inline const choice& chosen() {
+    static const choice c = [] {
+        choice r;
+        r.slot = choose(r.error);
+        return r;
+    }();
+    return c;
+}
+}  // namespace detail
+
+/// The slot the kernels run: chosen once (LITEGRAPH_SIMD, else the widest
+/// this CPU has), unless a test forced one with set_active().  A bad
+/// LITEGRAPH_SIMD value is reported by check_env() (the kernels then run
+/// the widest path).
+inline isa active() {
+    const int f = detail::forced_isa.load(std::memory_order_relaxed);
+    if (f >= 0) return static_cast<isa>(f);
+    return detail::chosen().slot;
+}
+
+/// The name of the active path (`run --json`'s `simd`).
+inline std::string active_name() {
+    return isa_name(active());
+}
+
+/// What is wrong with LITEGRAPH_SIMD (empty when it is unset or usable):
+/// the CLI reports it and exits non-zero before running anything.
+inline const std::string& check_env() {
+    return detail::chosen().error;
+}
+
+/// Whether this program has the slot's kernels and this CPU runs them.
+inline bool usable(isa i) {
+    return detail::usable(i);
+}
+
+/// Forces a slot (tests compare paths in one process); returns false, and
+/// changes nothing, when the slot is not usable here.  Weights prepared
+/// (packed) under one slot keep running its kernels.
+inline bool set_active(isa i) {
+    if (!detail::usable(i)) return false;
+    detail::forced_isa.store(static_cast<int>(i));
+    return true;
+}
+/// Undoes set_active().
+inline void clear_active() {
+    detail::forced_isa.store(-1);
+}
 
 }  // namespace litegraph::kernels::simd

@@ -1,0 +1,84 @@
+// One instruction set's kernels in a translation unit of their own, compiled
+// with that instruction set's flags (avx2.cpp, avx512.cpp; see
+// kernels/simd.hpp).  The unit defines one constant table,
+// litegraph_simd_<slot>, of pointers to the kernels instantiated for its
+// xsimd architecture A: the SGEMM row panel, the depthwise band kernel, the
+// depthwise direct kernel of every vectorised activation, and the vector loop
+// of every vectorised epilogue chain of the fused convs (fusion::fused_conv_ops).  It runs no
+// code at start-up (the table is constant data) and instantiates only
+// templates on A, so nothing compiled with its flags is reachable from the
+// baseline path except through the table, after the CPU check.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include "litegraph/fusion/fused.hpp"
+#include "litegraph/kernels/conv.hpp"
+#include "litegraph/kernels/epilogue.hpp"
+#include "litegraph/kernels/gemm.hpp"
+#include "litegraph/ops/activation.hpp"
+
+namespace litegraph::simd_unit {
+
+template <class A, class List>
+struct direct_entries;
+template <class A, class... F>
+struct direct_entries<A, ops::functor_list<F...>> {
+    template <class G>
+    static constexpr bool vec = kernels::epilogue::vector_act<G>;
+    static constexpr std::size_t count = 1 + (std::size_t{vec<F>} + ... + 0);
+    static constexpr std::array<kernels::detail::depthwise_direct_entry, count> make() {
+        std::array<kernels::detail::depthwise_direct_entry, count> out{};
+        std::size_t i = 0;
+        out[i++] = kernels::detail::depthwise_direct_entry_of<A, kernels::identity_act>();
+        (
+            [&] {
+                if constexpr (vec<F>) out[i++] = kernels::detail::depthwise_direct_entry_of<A, F>();
+            }(),
+            ...);
+        return out;
+    }
+    static constexpr std::array<kernels::detail::depthwise_direct_entry, count> value = make();
+};
+
+/// The vector loop of every vectorised epilogue chain of the fused convs.
+template <class A, class List>
+struct chain_entries;
+template <class A, class... F>
+struct chain_entries<A, op_list<F...>> {
+    template <class G>
+    static constexpr bool vec = G::chain_type::vectorized;
+    static constexpr std::size_t count = (std::size_t{vec<F>} + ... + 0);
+    static constexpr std::array<kernels::epilogue::chain_entry, count> make() {
+        std::array<kernels::epilogue::chain_entry, count> out{};
+        std::size_t i = 0;
+        (
+            [&] {
+                if constexpr (vec<F>) {
+                    using C = typename F::chain_type;
+                    out[i++] = {&kernels::epilogue::chain_tag<C>, &C::template emit_vec_erased<A>};
+                }
+            }(),
+            ...);
+        return out;
+    }
+    static constexpr std::array<kernels::epilogue::chain_entry, count> value = make();
+};
+
+template <class A>
+struct unit {
+    static constexpr kernels::detail::gemm_impl gemm = kernels::detail::gemm_impl_of<A>();
+    static constexpr kernels::detail::depthwise_impl depthwise =
+        kernels::detail::depthwise_impl_of<A>();
+    using direct = direct_entries<A, ops::activation_functors>;
+    using chains = chain_entries<A, fusion::fused_conv_ops>;
+    static constexpr kernels::simd::arch_table table = {&gemm,
+                                                        &depthwise,
+                                                        direct::value.data(),
+                                                        static_cast<std::int64_t>(direct::count),
+                                                        chains::value.data(),
+                                                        static_cast<std::int64_t>(chains::count)};
+};
+
+}  // namespace litegraph::simd_unit
