@@ -35,16 +35,7 @@ std::string blaze_block(test::net_builder& nb, const std::string& x, std::int64_
     }
     std::string shortcut = x;
     if (stride == 2) {
-        auto pooled = nb.declare_map("pool");
-        attr_map a;
-        a.set("pooling_type", std::string("max"));
-        a.set("ksize", std::vector<std::int32_t>{2, 2});
-        a.set("strides", std::vector<std::int32_t>{2, 2});
-        a.set("paddings", std::vector<std::int32_t>{0, 0});
-        a.set("ceil_mode", true);
-        a.set("exclusive", true);
-        a.set("data_format", std::string("NCHW"));
-        nb.b.add_op("pool2d", {{"X", {x}}}, {{"Out", {pooled}}}, a);
+        auto pooled = nb.max_pool(x, 2, 2, 0, true);
         shortcut = nb.conv_bn(pooled, in_c, out_c, 1, 1, 0, 1, true);
     }
     auto sum = nb.declare_map("add");

@@ -15,6 +15,7 @@
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
+#include "passes/support_passes.hpp"
 #include "support.hpp"
 
 using namespace litegraph;
@@ -33,10 +34,7 @@ tensor run_model(graph::graph g, const tensor& input) {
     runtime::program p(std::move(g));
     p.set_input(0, input);
     p.run();
-    const auto& o = p.output(0);
-    tensor t(o.type, o.shape);
-    std::memcpy(t.data(), o.data, t.bytes());
-    return t;
+    return test::copy_output(p, 0);
 }
 
 int argmax_row(const tensor& t, std::int64_t row) {

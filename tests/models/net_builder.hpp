@@ -1,6 +1,6 @@
 // A small builder of conv nets for the model-shaped tests (tests/models/
 // *_shaped.cpp): named variables, conv + batch_norm (+ relu) as PaddleDetection's
-// and PaddleClas's ConvBNLayer, reshape2, transpose2, concat; random weights.
+// and PaddleClas's ConvBNLayer, max pool2d, reshape2, transpose2, concat; random weights.
 #pragma once
 
 #include <cmath>
@@ -65,6 +65,20 @@ struct net_builder {
         return y;
     }
 
+    /// pool2d max, kernel and stride k, padding pad (ceil mode as given).
+    std::string max_pool(const std::string& x, int k, int stride, int pad, bool ceil_mode) {
+        auto y = declare_map("pool");
+        attr_map a;
+        a.set("pooling_type", std::string("max"));
+        a.set("ksize", std::vector<std::int32_t>{k, k});
+        a.set("strides", std::vector<std::int32_t>{stride, stride});
+        a.set("paddings", std::vector<std::int32_t>{pad, pad});
+        a.set("ceil_mode", ceil_mode);
+        a.set("data_format", std::string("NCHW"));
+        b.add_op("pool2d", {{"X", {x}}}, {{"Out", {y}}}, a);
+        return y;
+    }
+
     std::string reshape(const std::string& x, std::vector<std::int32_t> shape, int rank) {
         auto y = fresh("reshaped");
         b.declare(y, shape_t(static_cast<std::size_t>(rank), -1));
@@ -96,17 +110,5 @@ struct net_builder {
         return y;
     }
 };
-
-/// Copies of every output of `p` after a run.
-inline std::vector<tensor> copy_outputs(runtime::program& p) {
-    std::vector<tensor> out;
-    for (std::size_t i = 0; i < p.output_count(); ++i) {
-        const auto& r = p.output(i);
-        tensor t(r.type, r.shape);
-        if (t.bytes()) std::memcpy(t.data(), r.data, t.bytes());
-        out.push_back(std::move(t));
-    }
-    return out;
-}
 
 }  // namespace litegraph::test

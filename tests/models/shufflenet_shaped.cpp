@@ -135,13 +135,7 @@ built shufflenet_shaped(bool fluid_op) {
     gb.declare("x", {-1, 3, -1, -1});
     gb.feed("x", 0);
     auto y = nb.conv_bn("x", 3, 24, 3, 2, 1, 1, true);
-    auto pooled = nb.declare_map("pool");
-    attr_map pa;
-    pa.set("pooling_type", std::string("max"));
-    pa.set("ksize", std::vector<std::int32_t>{3, 3});
-    pa.set("strides", std::vector<std::int32_t>{2, 2});
-    pa.set("paddings", std::vector<std::int32_t>{1, 1});
-    gb.add_op("pool2d", {{"X", {y}}}, {{"Out", {pooled}}}, pa);
+    auto pooled = nb.max_pool(y, 3, 2, 1, false);
     y = pooled;
     std::int64_t c = 24;
     bool first = true;

@@ -37,19 +37,27 @@ inline attr_map conv_attrs(int stride = 1, int pad = 1, int groups = 1) {
 
 using feeds_t = std::vector<std::pair<std::string, tensor>>;
 
+/// A copy of output `i` of `p` after a run.
+inline tensor copy_output(const runtime::program& p, std::size_t i) {
+    const auto& r = p.output(i);
+    tensor t(r.type, r.shape);
+    if (t.bytes()) std::memcpy(t.data(), r.data, t.bytes());
+    return t;
+}
+
+/// Copies of every output of `p` after a run.
+inline std::vector<tensor> copy_outputs(const runtime::program& p) {
+    std::vector<tensor> out;
+    for (std::size_t i = 0; i < p.output_count(); ++i) out.push_back(copy_output(p, i));
+    return out;
+}
+
 /// Every output of `g` run on `inputs`, copied out.
 inline std::vector<tensor> run_graph(const graph::graph& g, const feeds_t& inputs) {
     runtime::program p(g);
     for (auto& [name, t] : inputs) p.set_input(name, t);
     p.run();
-    std::vector<tensor> out;
-    for (std::size_t i = 0; i < p.output_count(); ++i) {
-        const auto& r = p.output(i);
-        tensor t(r.type, r.shape);
-        if (t.bytes()) std::memcpy(t.data(), r.data, t.bytes());
-        out.push_back(std::move(t));
-    }
-    return out;
+    return copy_outputs(p);
 }
 
 /// Checks that `after` computes what `before` does, to 1e-5 relative.
