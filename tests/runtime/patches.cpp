@@ -206,6 +206,30 @@ patched_run compare_patched(graph::graph g, const runtime::patch_request& req, c
     return r;
 }
 
+/// Patches a copy of `g` on a `rows` x `cols` grid and, when a stage is found,
+/// checks the tiled program's output equals `want` bit for bit and its plan
+/// validates.  False when no stage was found (`why` says why).
+bool tiled_equals(const graph::graph& g, const shape_t& input, const tensor& x,
+                  const std::vector<float>& want, std::pair<int, int> grid,
+                  std::string* why = nullptr) {
+    auto copy = g;
+    runtime::patch_request req;
+    req.automatic = false;
+    req.rows = grid.first, req.cols = grid.second;
+    req.shapes["x"] = input;
+    auto choice = runtime::patch_graph(copy, req, {planner::segment{}});
+    if (!choice.found) {
+        if (why) *why = choice.why;
+        return false;
+    }
+    runtime::program tiled(std::move(copy), {planner::segment{}}, runtime::patch_factory());
+    const auto got = run(tiled, x);
+    REQUIRE(got.size() == want.size());
+    CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+    check_plan(tiled);
+    return true;
+}
+
 }  // namespace
 
 TEST_CASE("random stages: tiled on every grid equals untiled, bit for bit") {
@@ -222,21 +246,11 @@ TEST_CASE("random stages: tiled on every grid equals untiled, bit for bit") {
             CAPTURE(seed);
             CAPTURE(grid.first);
             CAPTURE(grid.second);
-            auto g = s.g;
-            runtime::patch_request req;
-            req.automatic = false;
-            req.rows = grid.first, req.cols = grid.second;
-            req.shapes["x"] = s.input;
-            auto choice = runtime::patch_graph(g, req, {planner::segment{}});
-            if (!choice.found) {
-                MESSAGE("seed " << seed << ": " << choice.why);
+            std::string why;
+            if (!tiled_equals(s.g, s.input, x, want, grid, &why)) {
+                MESSAGE("seed " << seed << ": " << why);
                 continue;
             }
-            runtime::program tiled(std::move(g), {planner::segment{}}, runtime::patch_factory());
-            const auto got = run(tiled, x);
-            REQUIRE(got.size() == want.size());
-            CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
-            check_plan(tiled);
             ++patched;
         }
     }
@@ -258,18 +272,7 @@ TEST_CASE("random int8 stages (post-training quantized): tiled equals untiled, b
         for (auto grid : {std::pair{2, 2}, std::pair{4, 3}}) {
             CAPTURE(seed);
             CAPTURE(grid.first);
-            auto g = s.g;
-            runtime::patch_request req;
-            req.automatic = false;
-            req.rows = grid.first, req.cols = grid.second;
-            req.shapes["x"] = s.input;
-            auto choice = runtime::patch_graph(g, req, {planner::segment{}});
-            if (!choice.found) continue;
-            runtime::program tiled(std::move(g), {planner::segment{}}, runtime::patch_factory());
-            const auto got = run(tiled, x);
-            REQUIRE(got.size() == want.size());
-            CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
-            check_plan(tiled);
+            if (!tiled_equals(s.g, s.input, x, want, grid)) continue;
             ++patched;
         }
     }
