@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../../tests/kernels/random_vec.hpp"
 #include "litegraph/kernels/conv.hpp"
 #include "litegraph/kernels/fc.hpp"
 #include "litegraph/kernels/gemm.hpp"
@@ -39,13 +40,7 @@ using kernels::conv_geometry;
 
 namespace {
 
-std::vector<float> random_vec(std::int64_t n, std::uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    std::vector<float> v(static_cast<std::size_t>(n));
-    for (auto& x : v) x = d(rng);
-    return v;
-}
+using kernel_test::random_vec;
 
 // The conv2d op's direct convolution: each (input channel, kernel tap) adds a
 // scaled input row segment into the output row.

@@ -15,18 +15,13 @@
 #include <vector>
 
 #include "litegraph/core/parallel.hpp"
+#include "random_vec.hpp"
 
 using namespace litegraph;
 
 namespace {
 
-std::vector<float> random_vec(std::int64_t n, std::uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    std::vector<float> v(static_cast<std::size_t>(n));
-    for (auto& x : v) x = d(rng);
-    return v;
-}
+using kernel_test::random_vec;
 
 // alpha * op(X) * op(Y) in double, the layouts of kernels::gemm_shape.
 std::vector<double> plain(const kernels::gemm_shape& s, const std::vector<float>& x,
