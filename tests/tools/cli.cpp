@@ -308,11 +308,53 @@ TEST_CASE(
         auto r = run_cli("plan " + q + " --json");
         REQUIRE(r.code == 0);
         const auto untiled = nlohmann::json::parse(r.out.substr(r.out.find('{')));
-        r = run_cli("plan " + q + " --input-dtype int8 --patches auto --json");
+        const auto svg = dir / "plan.svg";
+        r = run_cli("plan " + q + " --input-dtype int8 --patches auto --json --svg " +
+                    quote(svg.string()));
         INFO(r.out);
         REQUIRE(r.code == 0);
         const auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
         const auto& p = j["patches"];
+        // The per-patch buffers: inside the buffer holding the stage's scratch,
+        // never two at once in the same bytes, each drawn twice by --svg (in
+        // its holder and in the stage's own panel, labelled).
+        REQUIRE(p["scratch_buffers"].size() >= 1);
+        std::ifstream in(svg);
+        const std::string drawn((std::istreambuf_iterator<char>(in)), {});
+        std::size_t parts = 0;
+        for (const auto& s : p["scratch_buffers"]) {
+            std::size_t holder = 0;
+            for (const auto& b : j["buffers"])
+                if (b["name"] == s["buffer"]) holder = b["size"].get<std::size_t>();
+            REQUIRE(holder > 0);
+            const auto& ps = s["parts"];
+            for (std::size_t a = 0; a < ps.size(); ++a) {
+                const auto lo = ps[a]["offset"].get<std::size_t>(),
+                           hi = lo + ps[a]["size"].get<std::size_t>();
+                CHECK(hi <= holder);
+                std::string label;  // as XML writes it: "a -> b" is "a -&gt; b"
+                for (char c : ps[a]["name"].get<std::string>())
+                    label += c == '>' ? std::string("&gt;") : std::string(1, c);
+                CHECK(drawn.find(">" + label + "<") != std::string::npos);
+                for (std::size_t b = a + 1; b < ps.size(); ++b) {
+                    const bool together = ps[a]["first_layer"] <= ps[b]["last_layer"] &&
+                                          ps[b]["first_layer"] <= ps[a]["last_layer"];
+                    const auto blo = ps[b]["offset"].get<std::size_t>(),
+                               bhi = blo + ps[b]["size"].get<std::size_t>();
+                    CHECK_FALSE((together && lo < bhi && blo < hi));
+                }
+            }
+            parts += ps.size();
+        }
+        std::size_t rects = 0, panels = 0;
+        for (auto at = drawn.find("class=\"part\""); at != std::string::npos;
+             at = drawn.find("class=\"part\"", at + 1))
+            ++rects;
+        for (auto at = drawn.find("class=\"inset\""); at != std::string::npos;
+             at = drawn.find("class=\"inset\"", at + 1))
+            ++panels;
+        CHECK(rects == 2 * parts);
+        CHECK(panels == p["scratch_buffers"].size());
         CHECK(p["untiled_load_bytes"] == untiled["lower_bound_bytes"]);
         CHECK(p["peak_bytes"] == j["peak_bytes"]);
         CHECK(2 * p["peak_bytes"].get<std::size_t>() <= p["untiled_load_bytes"].get<std::size_t>());

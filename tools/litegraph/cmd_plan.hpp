@@ -24,11 +24,41 @@ struct plan_problem {
         int buffer;
         std::int64_t offset;
     };
-    std::vector<member> members;        // variables that share a buffer they do not own
-    std::vector<std::string> step_ops;  // op label of each step
-    std::string shapes;                 // "inferred" or "declared"
-    std::size_t order_gain = 0;         // LOAD saved by the runtime's execution order
+    std::vector<member> members;         // variables that share a buffer they do not own
+    std::vector<std::string> step_ops;   // op label of each step
+    std::string shapes;                  // "inferred" or "declared"
+    std::size_t order_gain = 0;          // LOAD saved by the runtime's execution order
+    std::vector<planner::inset> insets;  // a patched stage's per-patch buffers in its Scratch
 };
+
+/// The per-patch buffers of each patched stage of `prog`, inside the buffer
+/// that holds the stage's Scratch.
+inline std::vector<planner::inset> patch_insets(const runtime::program& prog) {
+    std::vector<planner::inset> out;
+    const auto& g = prog.graph();
+    for (const auto& ins : prog.instructions()) {
+        const auto* k = dynamic_cast<const runtime::patched_stage_instance*>(ins.k.get());
+        if (!k || ins.io.outputs.size() < 2 || ins.io.outputs[1].args.empty()) continue;
+        const std::string scratch(ins.io.outputs[1].args[0]->name);
+        const int v = g.find_var(scratch);
+        if (v < 0) continue;
+        const auto [buffer, at] = prog.var_buffers().at(static_cast<std::size_t>(v));
+        if (buffer < 0) continue;
+        planner::inset in;
+        in.holder = static_cast<std::size_t>(buffer);
+        const auto& t = k->tiling();
+        in.title = scratch + ": the per-patch buffers of " + ins.io.label + " (" +
+                   std::to_string(t.rows) + "x" + std::to_string(t.cols) + " patches, " +
+                   std::to_string(t.scratch_bytes) + " bytes; x = layer of the stage)";
+        for (auto& part : k->scratch_parts()) {
+            in.parts.push_back(part.buffer);
+            in.offsets.push_back(static_cast<std::size_t>(at) + part.offset);
+            in.names.push_back(part.name);
+        }
+        out.push_back(std::move(in));
+    }
+    return out;
+}
 
 /// Shapes from the runtime's own shape inference (every op supported).
 inline plan_problem problem_from_program(runtime::program& prog) {
@@ -44,6 +74,7 @@ inline plan_problem problem_from_program(runtime::program& prog) {
         if (vb[v].first >= 0 && prog.buffer_vars()[vb[v].first] != static_cast<int>(v))
             p.members.push_back({g.vars[v].name, vb[v].first, vb[v].second});
     for (int i : prog.execution_order()) p.step_ops.push_back(prog.instructions()[i].io.label);
+    p.insets = patch_insets(prog);
     return p;
 }
 
@@ -216,7 +247,9 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
              "it does not fit, with placed_bytes and shortfall_bytes),\n"
              "lower_bound_bytes, fits, algorithm, buffers");
     std::string svg;
-    app.add_option("--svg", svg, "draw the plan (address by time, a panel per segment)")
+    app.add_option("--svg", svg,
+                   "draw the plan (address by time, a panel per segment;\nwith --patches, each "
+                   "patched stage's per-patch buffers)")
         ->type_name("FILE");
     add_precision(app, prep);
     add_patches(app, prep);
@@ -306,13 +339,28 @@ inline int cmd_plan(const std::vector<std::string>& argv) {
     }
     j["passes"] = nlohmann::json::object();
     for (auto& [name, n] : report.counts) j["passes"][name] = n;
-    if (patches) j["patches"] = patches_json(*patches, plan.fits ? plan.total() : load);
+    if (patches) {
+        j["patches"] = patches_json(*patches, plan.fits ? plan.total() : load);
+        // Each patched stage's per-patch buffers, as plan --svg draws them:
+        // offsets in the arena buffer that holds the stage's Scratch.
+        auto& sb = j["patches"]["scratch_buffers"] = nlohmann::json::array();
+        for (const auto& in : problem.insets) {
+            nlohmann::json parts = nlohmann::json::array();
+            for (std::size_t k = 0; k < in.parts.size(); ++k)
+                parts.push_back({{"name", in.names[k]},
+                                 {"size", in.parts[k].size},
+                                 {"offset", in.offsets[k]},
+                                 {"first_layer", in.parts[k].first},
+                                 {"last_layer", in.parts[k].last}});
+            sb.push_back({{"buffer", problem.names.at(in.holder)}, {"parts", std::move(parts)}});
+        }
+    }
     if (so.input_int8) j["inputs"] = inputs_json(prepared.inputs);
 
     if (!svg.empty()) {
         std::ofstream out(svg);
         if (!out) throw io_error("cannot write " + svg);
-        out << planner::render_svg(problem.buffers, segs, plan, problem.names);
+        out << planner::render_svg(problem.buffers, segs, plan, problem.names, problem.insets);
         if (!out) throw io_error("cannot write " + svg);
     }
     if (json) {

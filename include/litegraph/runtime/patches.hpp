@@ -320,6 +320,12 @@ struct stage_tiling {
     std::vector<std::map<int, patch_region>> regions;    // [patch]: var -> computed region
     std::map<int, std::size_t> var_offset;               // internal var -> scratch offset
     std::vector<std::vector<std::int64_t>> crop_offset;  // [layer][input], -1: none
+    /// The per-patch buffers as planned in the scratch (lifetimes in layers
+    /// of the stage), for pictures and reports: buffer_var[b] is the var, or
+    /// -(1 + layer * 1024 + input) for a crop; buffer_offset[b] its offset.
+    std::vector<planner::buffer> buffers;
+    std::vector<int> buffer_var;
+    std::vector<std::size_t> buffer_offset;
     std::size_t scratch_bytes = 0;
     double macs_tiled = 0, macs_untiled = 0;  // of the stage's convs
     std::string problem;
@@ -441,6 +447,7 @@ inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool 
     for (std::size_t i = 0; i < n; ++i) t.crop_offset[i].assign(desc.layers[i].inputs.size(), -1);
     for (std::size_t b = 0; b < buffers.size(); ++b) {
         const auto off = plan.placements[b].offset;
+        t.buffer_offset.push_back(off);
         if (buffer_var[b] >= 0) {
             t.var_offset[buffer_var[b]] = off;
         } else {
@@ -450,6 +457,8 @@ inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool 
         }
     }
     t.scratch_bytes = std::max<std::size_t>(plan.total(), 64);
+    t.buffers = std::move(buffers);
+    t.buffer_var = std::move(buffer_var);
     return t;
 }
 
@@ -585,6 +594,31 @@ public:
 
     bool folds_from_shapes() const noexcept override { return false; }
     std::string_view name() const noexcept override { return patched_stage_type; }
+
+    /// One per-patch buffer of the scratch: an internal var by its name, a
+    /// crop as "NAME (crop for LAYER)"; lifetimes in layers of the stage.
+    struct scratch_part {
+        std::string name;
+        planner::buffer buffer;
+        std::size_t offset = 0;
+    };
+    std::vector<scratch_part> scratch_parts() const {
+        std::vector<scratch_part> parts;
+        const auto& t = tiling_;
+        for (std::size_t b = 0; b < t.buffers.size(); ++b) {
+            std::string name;
+            if (t.buffer_var[b] >= 0) {
+                name = block_.vars[t.buffer_var[b]].name;
+            } else {
+                const int k = -1 - t.buffer_var[b];
+                const auto& l = desc_.layers.at(static_cast<std::size_t>(k / 1024));
+                name = block_.vars[l.inputs.at(static_cast<std::size_t>(k % 1024))].name +
+                       " (crop for " + block_.op_label(l.op) + ")";
+            }
+            parts.push_back({std::move(name), t.buffers[b], t.buffer_offset[b]});
+        }
+        return parts;
+    }
 
     const stage_desc& stage() const noexcept { return desc_; }
     const stage_tiling& tiling() const noexcept { return tiling_; }
