@@ -47,9 +47,9 @@ inline std::vector<planner::inset> patch_insets(const runtime::program& prog) {
         planner::inset in;
         in.holder = static_cast<std::size_t>(buffer);
         const auto& t = k->tiling();
-        in.title = scratch + ": the per-patch buffers of " + ins.io.label + " (" +
-                   std::to_string(t.rows) + "x" + std::to_string(t.cols) + " patches, " +
-                   std::to_string(t.scratch_bytes) + " bytes; x = layer of the stage)";
+        in.title = scratch + ": per-patch buffers (" + std::to_string(t.rows) + "x" +
+                   std::to_string(t.cols) + " patches, " + std::to_string(t.scratch_bytes) +
+                   " bytes; x = layer of the stage)";
         for (auto& part : k->scratch_parts()) {
             in.parts.push_back(part.buffer);
             in.offsets.push_back(static_cast<std::size_t>(at) + part.offset);
