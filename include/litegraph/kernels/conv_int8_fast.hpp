@@ -44,8 +44,9 @@
 
 namespace litegraph::kernels {
 
-/// Output channels x pixels of the int8 GEMM tile.
-inline constexpr std::int64_t int8_mr = 4, int8_nr = 16;
+/// Output channels x pixels of the int8 GEMM tile, and the tiles of pixels
+/// a run of the GEMM form packs at once (what one sink call gets).
+inline constexpr std::int64_t int8_mr = 4, int8_nr = 16, int8_gemm_blocks = 4;
 
 /// The most taps of a depthwise window the fast kernel takes (11 x 11).
 inline constexpr std::int64_t int8_dw_max_taps = 121;
@@ -129,7 +130,7 @@ struct int8_impl {
 inline std::int64_t conv_int8_fast_scratch_words(const conv_geometry& g) noexcept {
     if (g.groups == 1) {
         const std::int64_t kp = (g.c * g.kh * g.kw + 1) / 2 * 2;
-        return (kp / 2) * int8_nr / 2 + int8_mr * int8_nr / 2 + 8;
+        return int8_gemm_blocks * ((kp / 2) * int8_nr / 2 + int8_mr * int8_nr / 2) + 8;
     }
     const std::int64_t hp = g.h + g.pt + g.pb, xs = g.w + g.pl + g.pr + 16 + g.dw;
     // int16 plane, int32 pair plane, int32 output plane (+ a vector of slack each).
@@ -143,84 +144,105 @@ template <class A>
 void conv_int8_gemm_avx2(const conv_geometry& g, const std::int8_t* x, const conv_int8_weights& w,
                          std::int64_t* scratch, int32_sink_ref sink) noexcept {
     const std::int64_t k = w.k, kq = w.kp / 2, plane = g.oh * g.ow, in_plane = g.h * g.w;
-    auto* panel = reinterpret_cast<std::int32_t*>(scratch);  // [kq][16] pairs
-    auto* acc = panel + kq * int8_nr;                        // [4][16]
-    auto* p16 = reinterpret_cast<std::int16_t*>(panel);
+    auto* panel = reinterpret_cast<std::int32_t*>(scratch);  // 4 x [kq][16] pairs
+    auto* acc = panel + int8_gemm_blocks * kq * int8_nr;     // [4][64]
+    constexpr std::int64_t run = int8_gemm_blocks * int8_nr;
     const bool pointwise = g.is_pointwise();
     std::int64_t oh_of[int8_nr], ow_of[int8_nr];
     for (std::int64_t n = 0; n < g.n; ++n) {
         const std::int8_t* xn = x + n * g.c * in_plane;
-        for (std::int64_t p0 = 0; p0 < plane; p0 += int8_nr) {
-            const std::int64_t nb = std::min(int8_nr, plane - p0);
-            if (pointwise && nb == int8_nr) {
-                // Rows 2q and 2q + 1 of the 16 pixels, interleaved as pairs.
-                for (std::int64_t q = 0; q < kq; ++q) {
-                    const __m256i a = _mm256_cvtepi8_epi16(_mm_loadu_si128(
-                        reinterpret_cast<const __m128i*>(xn + 2 * q * in_plane + p0)));
-                    const __m256i b =
-                        2 * q + 1 < k
-                            ? _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
-                                  xn + (2 * q + 1) * in_plane + p0)))
-                            : _mm256_setzero_si256();
-                    const __m256i lo = _mm256_unpacklo_epi16(a, b);  // px 0-3 | 8-11
-                    const __m256i hi = _mm256_unpackhi_epi16(a, b);  // px 4-7 | 12-15
-                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(panel + q * int8_nr),
-                                        _mm256_permute2x128_si256(lo, hi, 0x20));
-                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(panel + q * int8_nr + 8),
-                                        _mm256_permute2x128_si256(lo, hi, 0x31));
-                }
-            } else {
-                for (std::int64_t b = 0; b < int8_nr; ++b) {
-                    oh_of[b] = b < nb ? (p0 + b) / g.ow : -1;
-                    ow_of[b] = b < nb ? (p0 + b) % g.ow : 0;
-                }
-                std::int64_t kk = 0;
-                for (std::int64_t c = 0; c < g.c; ++c)
-                    for (std::int64_t i = 0; i < g.kh; ++i)
-                        for (std::int64_t j = 0; j < g.kw; ++j, ++kk) {
-                            std::int16_t* d = p16 + (kk / 2) * 2 * int8_nr + (kk & 1);
-                            const std::int8_t* xc = xn + c * in_plane;
-                            for (std::int64_t b = 0; b < int8_nr; ++b) {
-                                const std::int64_t ih = oh_of[b] * g.sh - g.pt + i * g.dh;
-                                const std::int64_t iw = ow_of[b] * g.sw - g.pl + j * g.dw;
-                                d[2 * b] =
-                                    oh_of[b] >= 0 && ih >= 0 && ih < g.h && iw >= 0 && iw < g.w
-                                        ? xc[ih * g.w + iw]
-                                        : std::int16_t{0};
+        for (std::int64_t r0 = 0; r0 < plane; r0 += run) {
+            // Up to 4 blocks of 16 pixels packed, then each 4-channel tile over
+            // all of them: its weights stay in L1, a run of 64 per sink call.
+            const std::int64_t nrun = std::min(run, plane - r0);
+            const std::int64_t blocks = (nrun + int8_nr - 1) / int8_nr;
+            for (std::int64_t bl = 0; bl < blocks; ++bl) {
+                const std::int64_t p0 = r0 + bl * int8_nr, nb = std::min(int8_nr, plane - p0);
+                std::int32_t* pb = panel + bl * kq * int8_nr;
+                auto* p16b = reinterpret_cast<std::int16_t*>(pb);
+                if (pointwise && nb == int8_nr) {
+                    // Rows 2q and 2q + 1 of the 16 pixels, interleaved as pairs.
+                    for (std::int64_t q = 0; q < kq; ++q) {
+                        const __m256i a = _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                            reinterpret_cast<const __m128i*>(xn + 2 * q * in_plane + p0)));
+                        const __m256i b =
+                            2 * q + 1 < k ? _mm256_cvtepi8_epi16(
+                                                _mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                                                    xn + (2 * q + 1) * in_plane + p0)))
+                                          : _mm256_setzero_si256();
+                        const __m256i lo = _mm256_unpacklo_epi16(a, b);  // px 0-3 | 8-11
+                        const __m256i hi = _mm256_unpackhi_epi16(a, b);  // px 4-7 | 12-15
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(pb + q * int8_nr),
+                                            _mm256_permute2x128_si256(lo, hi, 0x20));
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(pb + q * int8_nr + 8),
+                                            _mm256_permute2x128_si256(lo, hi, 0x31));
+                    }
+                } else if (pointwise) {  // the last, partial block
+                    for (std::int64_t kk = 0; kk < w.kp; ++kk) {
+                        std::int16_t* d = p16b + (kk / 2) * 2 * int8_nr + (kk & 1);
+                        const std::int8_t* xc = kk < k ? xn + kk * in_plane + p0 : nullptr;
+                        for (std::int64_t b = 0; b < int8_nr; ++b)
+                            d[2 * b] = xc && b < nb ? xc[b] : std::int16_t{0};
+                    }
+                } else {
+                    for (std::int64_t b = 0; b < int8_nr; ++b) {
+                        oh_of[b] = b < nb ? (p0 + b) / g.ow : -1;
+                        ow_of[b] = b < nb ? (p0 + b) % g.ow : 0;
+                    }
+                    std::int64_t kk = 0;
+                    for (std::int64_t c = 0; c < g.c; ++c)
+                        for (std::int64_t i = 0; i < g.kh; ++i)
+                            for (std::int64_t j = 0; j < g.kw; ++j, ++kk) {
+                                std::int16_t* d = p16b + (kk / 2) * 2 * int8_nr + (kk & 1);
+                                const std::int8_t* xc = xn + c * in_plane;
+                                for (std::int64_t b = 0; b < int8_nr; ++b) {
+                                    const std::int64_t ih = oh_of[b] * g.sh - g.pt + i * g.dh;
+                                    const std::int64_t iw = ow_of[b] * g.sw - g.pl + j * g.dw;
+                                    d[2 * b] =
+                                        oh_of[b] >= 0 && ih >= 0 && ih < g.h && iw >= 0 && iw < g.w
+                                            ? xc[ih * g.w + iw]
+                                            : std::int16_t{0};
+                                }
                             }
-                        }
-                if (k & 1)
-                    for (std::int64_t b = 0; b < int8_nr; ++b)
-                        p16[(kq - 1) * 2 * int8_nr + 2 * b + 1] = 0;
+                    if (k & 1)
+                        for (std::int64_t b = 0; b < int8_nr; ++b)
+                            p16b[(kq - 1) * 2 * int8_nr + 2 * b + 1] = 0;
+                }
             }
             for (std::int64_t o0 = 0; o0 < g.oc; o0 += int8_mr) {
-                const std::int32_t* wp = w.words.data() + (o0 / int8_mr) * kq * int8_mr;
-                __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00;
-                __m256i c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-                const std::int32_t* pp = panel;
-                for (std::int64_t q = 0; q < kq; ++q, pp += int8_nr, wp += int8_mr) {
-                    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pp));
-                    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pp + 8));
-                    __m256i a = _mm256_set1_epi32(wp[0]);
-                    c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(a, b0));
-                    c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(a, b1));
-                    a = _mm256_set1_epi32(wp[1]);
-                    c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(a, b0));
-                    c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(a, b1));
-                    a = _mm256_set1_epi32(wp[2]);
-                    c20 = _mm256_add_epi32(c20, _mm256_madd_epi16(a, b0));
-                    c21 = _mm256_add_epi32(c21, _mm256_madd_epi16(a, b1));
-                    a = _mm256_set1_epi32(wp[3]);
-                    c30 = _mm256_add_epi32(c30, _mm256_madd_epi16(a, b0));
-                    c31 = _mm256_add_epi32(c31, _mm256_madd_epi16(a, b1));
+                for (std::int64_t bl = 0; bl < blocks; ++bl) {
+                    const std::int32_t* wp = w.words.data() + (o0 / int8_mr) * kq * int8_mr;
+                    __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00;
+                    __m256i c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+                    const std::int32_t* pp = panel + bl * kq * int8_nr;
+                    for (std::int64_t q = 0; q < kq; ++q, pp += int8_nr, wp += int8_mr) {
+                        const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pp));
+                        const __m256i b1 =
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pp + 8));
+                        __m256i a = _mm256_set1_epi32(wp[0]);
+                        c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(a, b0));
+                        c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(a, b1));
+                        a = _mm256_set1_epi32(wp[1]);
+                        c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(a, b0));
+                        c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(a, b1));
+                        a = _mm256_set1_epi32(wp[2]);
+                        c20 = _mm256_add_epi32(c20, _mm256_madd_epi16(a, b0));
+                        c21 = _mm256_add_epi32(c21, _mm256_madd_epi16(a, b1));
+                        a = _mm256_set1_epi32(wp[3]);
+                        c30 = _mm256_add_epi32(c30, _mm256_madd_epi16(a, b0));
+                        c31 = _mm256_add_epi32(c31, _mm256_madd_epi16(a, b1));
+                    }
+                    auto* av = reinterpret_cast<__m256i*>(acc + bl * int8_nr);
+                    constexpr std::int64_t row = run / 8;  // vectors per channel row of acc
+                    _mm256_storeu_si256(av, c00), _mm256_storeu_si256(av + 1, c01);
+                    _mm256_storeu_si256(av + row, c10), _mm256_storeu_si256(av + row + 1, c11);
+                    _mm256_storeu_si256(av + 2 * row, c20);
+                    _mm256_storeu_si256(av + 2 * row + 1, c21);
+                    _mm256_storeu_si256(av + 3 * row, c30);
+                    _mm256_storeu_si256(av + 3 * row + 1, c31);
                 }
-                auto* av = reinterpret_cast<__m256i*>(acc);
-                _mm256_storeu_si256(av + 0, c00), _mm256_storeu_si256(av + 1, c01);
-                _mm256_storeu_si256(av + 2, c10), _mm256_storeu_si256(av + 3, c11);
-                _mm256_storeu_si256(av + 4, c20), _mm256_storeu_si256(av + 5, c21);
-                _mm256_storeu_si256(av + 6, c30), _mm256_storeu_si256(av + 7, c31);
                 const std::int64_t mr = std::min(int8_mr, g.oc - o0);
-                for (std::int64_t r = 0; r < mr; ++r) sink(n, o0 + r, p0, acc + r * int8_nr, nb);
+                for (std::int64_t r = 0; r < mr; ++r) sink(n, o0 + r, r0, acc + r * run, nrun);
             }
         }
     }
