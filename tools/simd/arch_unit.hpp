@@ -14,7 +14,9 @@
 #include <cstddef>
 
 #include "litegraph/fusion/fused.hpp"
+#include "litegraph/fusion/fused_int8.hpp"
 #include "litegraph/kernels/conv.hpp"
+#include "litegraph/kernels/conv_int8_fast.hpp"
 #include "litegraph/kernels/epilogue.hpp"
 #include "litegraph/kernels/gemm.hpp"
 #include "litegraph/ops/activation.hpp"
@@ -66,6 +68,32 @@ struct chain_entries<A, op_list<F...>> {
     static constexpr std::array<kernels::epilogue::chain_entry, count> value = make();
 };
 
+/// The vector requantize of every int8-output chain of the int8 convs
+/// whose activation has a vector form.
+template <class A, class List>
+struct requant_entries;
+template <class A, class... F>
+struct requant_entries<A, op_list<F...>> {
+    template <class G>
+    static constexpr bool vec = G::requant_vectorizes;
+    static constexpr std::size_t count = (std::size_t{vec<F>} + ... + 0);
+    static constexpr std::array<kernels::int8_requant_entry, count> make() {
+        std::array<kernels::int8_requant_entry, count> out{};
+        std::size_t i = 0;
+        (
+            [&] {
+                if constexpr (vec<F>) {
+                    using C = typename F::chain_type;
+                    out[i++] = {&kernels::epilogue::chain_tag<C>,
+                                &kernels::detail::requant_vec<A, C>};
+                }
+            }(),
+            ...);
+        return out;
+    }
+    static constexpr std::array<kernels::int8_requant_entry, count> value = make();
+};
+
 template <class A>
 struct unit {
     static constexpr kernels::detail::gemm_impl gemm = kernels::detail::gemm_impl_of<A>();
@@ -73,12 +101,16 @@ struct unit {
         kernels::detail::depthwise_impl_of<A>();
     using direct = direct_entries<A, ops::activation_functors>;
     using chains = chain_entries<A, fusion::fused_conv_ops>;
+    using requants = requant_entries<A, fusion::fused_int8_ops>;
+    static constexpr kernels::detail::int8_impl int8 = kernels::detail::int8_impl_of<A>(
+        requants::value.data(), static_cast<std::int64_t>(requants::count));
     static constexpr kernels::simd::arch_table table = {&gemm,
                                                         &depthwise,
                                                         direct::value.data(),
                                                         static_cast<std::int64_t>(direct::count),
                                                         chains::value.data(),
-                                                        static_cast<std::int64_t>(chains::count)};
+                                                        static_cast<std::int64_t>(chains::count),
+                                                        &int8};
 };
 
 }  // namespace litegraph::simd_unit

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -23,6 +24,7 @@
 
 #include "litegraph/fusion/fused.hpp"
 #include "litegraph/kernels/conv_int8.hpp"
+#include "litegraph/kernels/conv_int8_fast.hpp"
 #include "litegraph/kernels/cortex_m/kernels.hpp"
 #include "litegraph/kernels/cortex_m/requantize.hpp"
 #include "litegraph/ops/int8/quantize.hpp"
@@ -34,6 +36,20 @@ struct fused_int8 {
     using chain_type = chain<rescale, bias, Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
+    /// Whether an arch unit has this chain's requantize in vectors
+    /// (kernels::detail::requant_vec: int8 output, a vectorised activation).
+    static constexpr bool requant_vectorizes =
+        int8_out && ((std::is_same_v<Stages, quantize_store> ||
+                      kernels::epilogue::stage_vectorizes<Stages>)&&...);
+
+    /// What one node keeps between runs: its filter packed for the desktop
+    /// fast kernels (kernels/conv_int8_fast.hpp), for the constant filter
+    /// shape inference saw, under the slot active when it was packed.
+    struct state {
+        const void* constant = nullptr;
+        std::unique_ptr<const kernels::conv_int8_weights> weights;
+        kernels::simd::isa isa = kernels::simd::isa::baseline;
+    };
 
     /// The node's stages: rescale and bias always, then the activation and terminal.
     using stage_set_type = stage_set<rescale, bias, Stages...>;
@@ -58,7 +74,9 @@ struct fused_int8 {
         return p;
     }
 
-    static void infer(const params& p, op_io& io) {
+    static void infer(const params& p, state& s, op_io& io) {
+        s.constant = io.input("Filter").data;
+        s.weights.reset();
         const auto g = ops::conv2d::resolve(p.conv, io, dtype::i8);
         auto& out = io.output("Output");
         out.type = int8_out ? dtype::i8 : dtype::f32;
@@ -66,7 +84,7 @@ struct fused_int8 {
         stage_set_type::check(io, out.shape);
     }
 
-    static void run(const params& p, op_io& io) {
+    static void run(const params& p, state& s, op_io& io) {
         const auto g = ops::conv2d::resolve(p.conv, io, dtype::i8);
         const auto kg = kernels::conv_geometry::from(g);
         chain_type c{p.stages};
@@ -79,7 +97,7 @@ struct fused_int8 {
         auto* out = io.output("Output").template as<out_t>();
         using ops::int8_detail::int8_kernel;
         if (p.kernel == int8_kernel::fast) {
-            run_firmware_form<fused_int8>(p, io);
+            if (!run_fast(kg, c, x, f, out, s)) run_firmware_form<fused_int8>(p, io);
         } else if (p.kernel == int8_kernel::reference) {
             std::vector<std::int64_t> scratch(
                 static_cast<std::size_t>(kernels::conv_int8_scratch_words(kg)));
@@ -88,6 +106,60 @@ struct fused_int8 {
             std::vector<std::int64_t> scratch(
                 static_cast<std::size_t>(kernels::cortex_m::conv_int8_scratch_words(kg)));
             run_with(kernels::cortex_m::conv2d_int8, kg, c, x, f, out, scratch.data());
+        }
+    }
+
+    /// The desktop fast kernels (kernels/conv_int8_fast.hpp) over the filter
+    /// packed once in `s` (a filter not known at inference is packed per
+    /// call); false, and nothing done, when this slot has none for `kg`
+    /// (the baseline, Cortex-M, a grouped conv that is not depthwise).
+    template <class Out>
+    static bool run_fast(const kernels::conv_geometry& kg, const chain_type& c,
+                         const std::int8_t* x, const std::int8_t* f, Out* out, state& s) {
+        if constexpr (kernels::best_is_cortex_m_dsp) {
+            return false;
+        } else {
+            if (!kernels::conv_int8_fast_covers(kg)) return false;
+            const bool packed = s.weights && f == s.constant && s.weights->fits(kg);
+            const kernels::simd::isa slot = packed ? s.isa : kernels::simd::active();
+            const kernels::detail::int8_impl impl = kernels::detail::int8_for(slot);
+            auto conv = kg.groups == 1 ? impl.gemm : impl.depthwise;
+            if (!conv) return false;
+            std::unique_ptr<const kernels::conv_int8_weights> own;
+            const kernels::conv_int8_weights* w = s.weights.get();
+            if (!packed) {
+                own = std::make_unique<const kernels::conv_int8_weights>(kg, f);
+                w = own.get();
+                if (f && f == s.constant) {
+                    s.weights = std::move(own);
+                    s.isa = slot;
+                }
+            }
+            std::vector<std::int64_t> scratch(
+                static_cast<std::size_t>(kernels::detail::conv_int8_fast_scratch_words(kg)));
+            const std::int64_t plane = kg.oh * kg.ow;
+            kernels::int8_requant_fn vec = nullptr;
+            if constexpr (requant_vectorizes)
+                vec = kernels::detail::int8_requant_for<chain_type>(impl);
+            if constexpr (int8_out) {
+                const chain_type local = c;
+                auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
+                                const std::int32_t* v, std::int64_t count) {
+                    std::int8_t* o = out + (n * kg.oc + oc) * plane + off;
+                    if (vec)
+                        vec(&local, o, v, count, oc);
+                    else
+                        requantize(local, o, v, count, oc);
+                };
+                conv(kg, x, *w, scratch.data(), kernels::int32_sink_ref(sink));
+            } else {
+                auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
+                                const std::int32_t* v, std::int64_t count) {
+                    c.emit(out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
+                };
+                conv(kg, x, *w, scratch.data(), kernels::int32_sink_ref(sink));
+            }
+            return true;
         }
     }
 

@@ -127,6 +127,7 @@ namespace litegraph::kernels::detail {
 struct gemm_impl;               // gemm.hpp
 struct depthwise_impl;          // conv.hpp
 struct depthwise_direct_entry;  // conv.hpp
+struct int8_impl;               // conv_int8_fast.hpp
 }  // namespace litegraph::kernels::detail
 namespace litegraph::kernels::epilogue {
 struct chain_entry;  // epilogue.hpp
@@ -143,6 +144,7 @@ struct arch_table {
     std::int64_t direct_count;
     const epilogue::chain_entry* chains;  // the fused convs' epilogue chains
     std::int64_t chain_count;
+    const detail::int8_impl* int8;  // the int8 conv kernels (null: the reference)
 };
 }  // namespace litegraph::kernels::simd
 

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "litegraph/kernels/conv_int8_fast.hpp"
 #include "litegraph/kernels/elementwise.hpp"
 #include "litegraph/kernels/epilogue.hpp"
 #include "litegraph/ops/firmware.hpp"
@@ -101,7 +102,16 @@ struct quantize_int8 {
     static void run_form(const form& f, const firmware_io& io) {
         kernels::quantize_int8(f.step, io.input<float>(0), io.output<std::int8_t>(), f.count);
     }
-    static void run(const params& p, op_io& io) { run_firmware_form<quantize_int8>(p, io); }
+    static void run(const params& p, op_io& io) {
+#if defined(LITEGRAPH_SIMD_X86)
+        // The same bytes as the firmware form, in vectors.
+        kernels::detail::quantize_int8_vec(p.step, io.input("X").as<float>(),
+                                           io.output("Out").as<std::int8_t>(),
+                                           io.input("X").numel());
+#else
+        run_firmware_form<quantize_int8>(p, io);
+#endif
+    }
 };
 
 struct dequantize_int8 {

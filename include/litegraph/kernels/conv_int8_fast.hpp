@@ -1,0 +1,480 @@
+// The desktop int8 conv kernels: AVX2 loops over weights packed once per op
+// node, bit-exact with the reference kernels::conv2d_int8 (int32
+// accumulation of int8 products is exact in any order).
+//
+//  - Ungrouped convs (the GEMM form): output channels x pixels, a 4 x 16
+//    register tile.  Operands are widened to int16 and multiplied in pairs
+//    of taps by vpmaddwd (s16 x s16 -> s32 pair sums, no saturation: the
+//    u8 x s8 vpmaddubsw would saturate its int16 pair sums, 255 * 127 * 2 >
+//    32767).  The filter is packed once (conv_int8_weights): int16 pairs of
+//    taps, 4 channels interleaved; each block of 16 pixels' patches is
+//    packed per run as int16 pairs of taps.
+//  - Depthwise convs (groups == C == OC, horizontal stride 1 or 2): each
+//    input plane is widened once into a zero-padded int16 plane (stride 1:
+//    a plane of int16 pairs (x[c], x[c + dw])), so every tap is in range;
+//    vpmaddwd of a pair of horizontal taps per 8 output pixels.
+//  - The requantize epilogue (rescale -> bias -> activation -> round and
+//    saturate to int8) in vectors of the unit's architecture, the chain's
+//    arithmetic in its order (bit for bit cortex_m::requantize_run):
+//    int8_requant_entry, one per int8-output chain that vectorises.
+//
+// Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
+// architecture; tools/simd/arch_unit.hpp puts int8_impl_of<A>() in the
+// avx2 and avx512 tables (both run the AVX2 loops: this machine family has
+// no VNNI to test a vpdpbusd variant on).  The baseline (SSE2) has no fast
+// int8 kernel: int8_for() is then empty and the caller runs the reference.
+// The Cortex-M build never sees any of it (no LITEGRAPH_SIMD_X86).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "litegraph/kernels/conv_int8.hpp"
+#include "litegraph/kernels/epilogue.hpp"
+#include "litegraph/kernels/simd.hpp"
+
+#if defined(LITEGRAPH_SIMD_X86) && defined(__AVX2__)
+#include <immintrin.h>
+#define LITEGRAPH_INT8_AVX2 1
+#endif
+
+namespace litegraph::kernels {
+
+/// Output channels x pixels of the int8 GEMM tile, and the tiles of pixels
+/// a run of the GEMM form packs at once (what one sink call gets).
+inline constexpr std::int64_t int8_mr = 4, int8_nr = 16, int8_gemm_blocks = 4;
+
+/// The most taps of a depthwise window the fast kernel takes (11 x 11).
+inline constexpr std::int64_t int8_dw_max_taps = 121;
+
+/// Whether the fast int8 kernels compute conv `g` (else the reference does):
+/// ungrouped convs, and depthwise ones with horizontal stride 1 or 2 and at
+/// most int8_dw_max_taps taps.
+inline bool conv_int8_fast_covers(const conv_geometry& g) noexcept {
+    if (g.groups == 1) return true;
+    return g.is_depthwise() && (g.sw == 1 || g.sw == 2) && g.kh * g.kw <= int8_dw_max_taps;
+}
+
+/// A filter [OC, C/groups, KH, KW] int8 prepared once for the fast kernels.
+///  - groups 1: kp = K rounded up to even (K = C * KH * KW); words[((ob *
+///    kp/2) + q) * 4 + r] = the int16 pair (f[oc][2q], f[oc][2q + 1]) of
+///    channel oc = 4 * ob + r (zero past OC or K).
+///  - depthwise: taps[(c * KH + i) * kwp + j] = f[c][0][i][j] as int16,
+///    kwp = KW rounded up to even (zero past KW), so two adjacent taps are
+///    one int32 pair.
+struct conv_int8_weights {
+    std::int64_t oc = 0, c = 0, kh = 0, kw = 0, groups = 0;
+    std::int64_t k = 0, kp = 0, kwp = 0;
+    std::vector<std::int32_t> words;  // groups 1
+    std::vector<std::int16_t> taps;   // depthwise
+
+    conv_int8_weights() = default;
+    conv_int8_weights(const conv_geometry& g, const std::int8_t* f)
+        : oc(g.oc), c(g.c), kh(g.kh), kw(g.kw), groups(g.groups) {
+        if (g.groups == 1) {
+            k = g.c * g.kh * g.kw;
+            kp = (k + 1) / 2 * 2;
+            const std::int64_t blocks = (g.oc + int8_mr - 1) / int8_mr;
+            words.assign(static_cast<std::size_t>(blocks * (kp / 2) * int8_mr), 0);
+            for (std::int64_t o = 0; o < g.oc; ++o)
+                for (std::int64_t q = 0; q < kp / 2; ++q) {
+                    const auto lo = static_cast<std::uint16_t>(f[o * k + 2 * q]);
+                    const auto hi =
+                        2 * q + 1 < k ? static_cast<std::uint16_t>(f[o * k + 2 * q + 1]) : 0u;
+                    words[static_cast<std::size_t>(((o / int8_mr) * (kp / 2) + q) * int8_mr +
+                                                   o % int8_mr)] =
+                        static_cast<std::int32_t>(static_cast<std::uint32_t>(lo) |
+                                                  (static_cast<std::uint32_t>(hi) << 16));
+                }
+        } else {
+            kwp = (g.kw + 1) / 2 * 2;
+            taps.assign(static_cast<std::size_t>(g.c * g.kh * kwp), 0);
+            for (std::int64_t ch = 0; ch < g.c; ++ch)
+                for (std::int64_t i = 0; i < g.kh; ++i)
+                    for (std::int64_t j = 0; j < g.kw; ++j)
+                        taps[static_cast<std::size_t>((ch * g.kh + i) * kwp + j)] =
+                            f[(ch * g.kh + i) * g.kw + j];
+        }
+    }
+    /// Whether these weights were prepared for (the filter geometry of) g.
+    bool fits(const conv_geometry& g) const noexcept {
+        return g.oc == oc && g.c == c && g.kh == kh && g.kw == kw && g.groups == groups;
+    }
+};
+
+/// The vector requantize loop of one int8-output chain: out[i] =
+/// sat8(round(act(acc[i] * m[oc] (* k[oc]) + b[oc]) * inv)) for i < count.
+using int8_requant_fn = void (*)(const void* chain, std::int8_t* out, const std::int32_t* acc,
+                                 std::int64_t count, std::int64_t oc);
+struct int8_requant_entry {
+    const void* key;  // &epilogue::chain_tag<Chain>
+    int8_requant_fn run;
+};
+
+namespace detail {
+/// One arch unit's int8 kernels (null members: not there).
+struct int8_impl {
+    void (*gemm)(const conv_geometry&, const std::int8_t*, const conv_int8_weights&, std::int64_t*,
+                 int32_sink_ref) = nullptr;
+    void (*depthwise)(const conv_geometry&, const std::int8_t*, const conv_int8_weights&,
+                      std::int64_t*, int32_sink_ref) = nullptr;
+    const int8_requant_entry* requants = nullptr;
+    std::int64_t requant_count = 0;
+};
+
+/// int64 words of scratch the fast kernels need for g.
+inline std::int64_t conv_int8_fast_scratch_words(const conv_geometry& g) noexcept {
+    if (g.groups == 1) {
+        const std::int64_t kp = (g.c * g.kh * g.kw + 1) / 2 * 2;
+        return int8_gemm_blocks * ((kp / 2) * int8_nr / 2 + int8_mr * int8_nr / 2) + 8;
+    }
+    const std::int64_t hp = g.h + g.pt + g.pb, xs = g.w + g.pl + g.pr + 16 + g.dw;
+    // int16 plane, int32 pair plane, int32 output plane (+ a vector of slack each).
+    return (hp * xs + 16 + 3) / 4 + (hp * xs + 16) / 2 + (g.oh * g.ow + 16) / 2 + 8;
+}
+
+#if defined(LITEGRAPH_INT8_AVX2)
+/// The GEMM form (groups 1): blocks of 16 pixels, their patches as int16
+/// pairs of taps, times the packed filter 4 channels at a time.
+template <class A>
+void conv_int8_gemm_avx2(const conv_geometry& g, const std::int8_t* x, const conv_int8_weights& w,
+                         std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    const std::int64_t k = w.k, kq = w.kp / 2, plane = g.oh * g.ow, in_plane = g.h * g.w;
+    auto* panel = reinterpret_cast<std::int32_t*>(scratch);  // 4 x [kq][16] pairs
+    auto* acc = panel + int8_gemm_blocks * kq * int8_nr;     // [4][64]
+    constexpr std::int64_t run = int8_gemm_blocks * int8_nr;
+    const bool pointwise = g.is_pointwise();
+    std::int64_t oh_of[int8_nr], ow_of[int8_nr];
+    for (std::int64_t n = 0; n < g.n; ++n) {
+        const std::int8_t* xn = x + n * g.c * in_plane;
+        for (std::int64_t r0 = 0; r0 < plane; r0 += run) {
+            // Up to 4 blocks of 16 pixels packed, then each 4-channel tile over
+            // all of them: its weights stay in L1, a run of 64 per sink call.
+            const std::int64_t nrun = std::min(run, plane - r0);
+            const std::int64_t blocks = (nrun + int8_nr - 1) / int8_nr;
+            for (std::int64_t bl = 0; bl < blocks; ++bl) {
+                const std::int64_t p0 = r0 + bl * int8_nr, nb = std::min(int8_nr, plane - p0);
+                std::int32_t* pb = panel + bl * kq * int8_nr;
+                auto* p16b = reinterpret_cast<std::int16_t*>(pb);
+                if (pointwise && nb == int8_nr) {
+                    // Rows 2q and 2q + 1 of the 16 pixels, interleaved as pairs.
+                    for (std::int64_t q = 0; q < kq; ++q) {
+                        const __m256i a = _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                            reinterpret_cast<const __m128i*>(xn + 2 * q * in_plane + p0)));
+                        const __m256i b =
+                            2 * q + 1 < k ? _mm256_cvtepi8_epi16(
+                                                _mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                                                    xn + (2 * q + 1) * in_plane + p0)))
+                                          : _mm256_setzero_si256();
+                        const __m256i lo = _mm256_unpacklo_epi16(a, b);  // px 0-3 | 8-11
+                        const __m256i hi = _mm256_unpackhi_epi16(a, b);  // px 4-7 | 12-15
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(pb + q * int8_nr),
+                                            _mm256_permute2x128_si256(lo, hi, 0x20));
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(pb + q * int8_nr + 8),
+                                            _mm256_permute2x128_si256(lo, hi, 0x31));
+                    }
+                } else if (pointwise) {  // the last, partial block
+                    for (std::int64_t kk = 0; kk < w.kp; ++kk) {
+                        std::int16_t* d = p16b + (kk / 2) * 2 * int8_nr + (kk & 1);
+                        const std::int8_t* xc = kk < k ? xn + kk * in_plane + p0 : nullptr;
+                        for (std::int64_t b = 0; b < int8_nr; ++b)
+                            d[2 * b] = xc && b < nb ? xc[b] : std::int16_t{0};
+                    }
+                } else {
+                    for (std::int64_t b = 0; b < int8_nr; ++b) {
+                        oh_of[b] = b < nb ? (p0 + b) / g.ow : -1;
+                        ow_of[b] = b < nb ? (p0 + b) % g.ow : 0;
+                    }
+                    std::int64_t kk = 0;
+                    for (std::int64_t c = 0; c < g.c; ++c)
+                        for (std::int64_t i = 0; i < g.kh; ++i)
+                            for (std::int64_t j = 0; j < g.kw; ++j, ++kk) {
+                                std::int16_t* d = p16b + (kk / 2) * 2 * int8_nr + (kk & 1);
+                                const std::int8_t* xc = xn + c * in_plane;
+                                for (std::int64_t b = 0; b < int8_nr; ++b) {
+                                    const std::int64_t ih = oh_of[b] * g.sh - g.pt + i * g.dh;
+                                    const std::int64_t iw = ow_of[b] * g.sw - g.pl + j * g.dw;
+                                    d[2 * b] =
+                                        oh_of[b] >= 0 && ih >= 0 && ih < g.h && iw >= 0 && iw < g.w
+                                            ? xc[ih * g.w + iw]
+                                            : std::int16_t{0};
+                                }
+                            }
+                    if (k & 1)
+                        for (std::int64_t b = 0; b < int8_nr; ++b)
+                            p16b[(kq - 1) * 2 * int8_nr + 2 * b + 1] = 0;
+                }
+            }
+            for (std::int64_t o0 = 0; o0 < g.oc; o0 += int8_mr) {
+                for (std::int64_t bl = 0; bl < blocks; ++bl) {
+                    const std::int32_t* wp = w.words.data() + (o0 / int8_mr) * kq * int8_mr;
+                    __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00;
+                    __m256i c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+                    const std::int32_t* pp = panel + bl * kq * int8_nr;
+                    for (std::int64_t q = 0; q < kq; ++q, pp += int8_nr, wp += int8_mr) {
+                        const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pp));
+                        const __m256i b1 =
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pp + 8));
+                        __m256i a = _mm256_set1_epi32(wp[0]);
+                        c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(a, b0));
+                        c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(a, b1));
+                        a = _mm256_set1_epi32(wp[1]);
+                        c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(a, b0));
+                        c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(a, b1));
+                        a = _mm256_set1_epi32(wp[2]);
+                        c20 = _mm256_add_epi32(c20, _mm256_madd_epi16(a, b0));
+                        c21 = _mm256_add_epi32(c21, _mm256_madd_epi16(a, b1));
+                        a = _mm256_set1_epi32(wp[3]);
+                        c30 = _mm256_add_epi32(c30, _mm256_madd_epi16(a, b0));
+                        c31 = _mm256_add_epi32(c31, _mm256_madd_epi16(a, b1));
+                    }
+                    auto* av = reinterpret_cast<__m256i*>(acc + bl * int8_nr);
+                    constexpr std::int64_t row = run / 8;  // vectors per channel row of acc
+                    _mm256_storeu_si256(av, c00), _mm256_storeu_si256(av + 1, c01);
+                    _mm256_storeu_si256(av + row, c10), _mm256_storeu_si256(av + row + 1, c11);
+                    _mm256_storeu_si256(av + 2 * row, c20);
+                    _mm256_storeu_si256(av + 2 * row + 1, c21);
+                    _mm256_storeu_si256(av + 3 * row, c30);
+                    _mm256_storeu_si256(av + 3 * row + 1, c31);
+                }
+                const std::int64_t mr = std::min(int8_mr, g.oc - o0);
+                for (std::int64_t r = 0; r < mr; ++r) sink(n, o0 + r, r0, acc + r * run, nrun);
+            }
+        }
+    }
+}
+
+/// The depthwise form: per plane, a zero-padded int16 copy (stride 1: of
+/// int16 pairs (x[c], x[c + dw])), then 8 output pixels per vector, a pair
+/// of horizontal taps per vpmaddwd.
+template <class A>
+void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
+                              const conv_int8_weights& w, std::int64_t* scratch,
+                              int32_sink_ref sink) noexcept {
+    const std::int64_t hp = g.h + g.pt + g.pb, xs = g.w + g.pl + g.pr + 16 + g.dw;
+    const std::int64_t plane = g.oh * g.ow, in_plane = g.h * g.w, kwp = w.kwp;
+    auto* xp = reinterpret_cast<std::int16_t*>(scratch);
+    auto* pp = reinterpret_cast<std::int32_t*>(scratch + (hp * xs + 16 + 3) / 4);
+    auto* acc = pp + ((hp * xs + 16) / 2) * 2;
+    const bool pairs = g.sw == 1 || g.dw == 1;  // stride 2 pairs adjacent taps only
+    const std::int64_t step = pairs ? 2 : 1;    // taps per vpmaddwd
+    __m256i wv[int8_dw_max_taps];
+    std::int64_t toff[int8_dw_max_taps];
+    std::fill(xp, xp + hp * xs + 16, std::int16_t{0});
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t ch = 0; ch < g.c; ++ch) {
+            const std::int8_t* xc = x + (n * g.c + ch) * in_plane;
+            for (std::int64_t r = 0; r < g.h; ++r) {
+                std::int16_t* d = xp + (r + g.pt) * xs + g.pl;
+                const std::int8_t* s = xc + r * g.w;
+                std::int64_t c = 0;
+                for (; c + 16 <= g.w; c += 16)
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + c),
+                                        _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                                            reinterpret_cast<const __m128i*>(s + c))));
+                for (; c < g.w; ++c) d[c] = s[c];
+            }
+            const std::int32_t* src = pp;
+            const std::int64_t rs = xs;  // int32 per row of the pair plane
+            if (g.sw == 1) {
+                // Pairs (x[c], x[c + dw]) of every padded row, 8 at a time; the
+                // last vector may read past a row into the next or the slack.
+                const std::int64_t cols = (xs - g.dw) / 8 * 8;
+                for (std::int64_t r = 0; r < hp; ++r) {
+                    const std::int16_t* s = xp + r * xs;
+                    std::int32_t* d = pp + r * xs;
+                    for (std::int64_t c = 0; c < cols; c += 8) {
+                        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + c));
+                        const __m128i b =
+                            _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + c + g.dw));
+                        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + c),
+                                         _mm_unpacklo_epi16(a, b));
+                        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + c + 4),
+                                         _mm_unpackhi_epi16(a, b));
+                    }
+                }
+            }
+            // The taps as terms: a byte offset into the plane read and a
+            // weight pair, so the pixel loop is one loop of loads and vpmaddwd.
+            const std::int16_t* wt = w.taps.data() + ch * g.kh * kwp;
+            std::int64_t terms = 0;
+            for (std::int64_t i = 0; i < g.kh; ++i)
+                for (std::int64_t j = 0; j < g.kw; j += step, ++terms) {
+                    std::int32_t wpair;
+                    if (pairs)
+                        std::memcpy(&wpair, wt + i * kwp + j, 4);
+                    else
+                        wpair = static_cast<std::uint16_t>(wt[i * kwp + j]);
+                    wv[terms] = _mm256_set1_epi32(wpair);
+                    toff[terms] = (i * g.dh * xs + j * g.dw) * (g.sw == 1 ? 4 : 2);
+                }
+            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                std::int32_t* ar = acc + oh * g.ow;
+                // 4 bytes per output pixel in either plane read.
+                const char* rowp = g.sw == 1 ? reinterpret_cast<const char*>(src + oh * g.sh * rs)
+                                             : reinterpret_cast<const char*>(xp + oh * g.sh * xs);
+                std::int64_t ow0 = 0;
+                for (; ow0 + 16 <= g.ow; ow0 += 16) {
+                    __m256i s0 = _mm256_setzero_si256(), s1 = s0;
+                    const char* p = rowp + ow0 * 4;
+                    for (std::int64_t t = 0; t < terms; ++t) {
+                        const __m256i* q = reinterpret_cast<const __m256i*>(p + toff[t]);
+                        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_loadu_si256(q), wv[t]));
+                        s1 = _mm256_add_epi32(s1,
+                                              _mm256_madd_epi16(_mm256_loadu_si256(q + 1), wv[t]));
+                    }
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0), s0);
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0 + 8), s1);
+                }
+                for (; ow0 < g.ow; ow0 += 8) {
+                    __m256i s0 = _mm256_setzero_si256();
+                    const char* p = rowp + ow0 * 4;
+                    for (std::int64_t t = 0; t < terms; ++t)
+                        s0 = _mm256_add_epi32(
+                            s0,
+                            _mm256_madd_epi16(
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + toff[t])),
+                                wv[t]));
+                    if (ow0 + 8 <= g.ow) {
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0), s0);
+                    } else {
+                        alignas(32) std::int32_t t[8];
+                        _mm256_store_si256(reinterpret_cast<__m256i*>(t), s0);
+                        for (std::int64_t b = 0; ow0 + b < g.ow; ++b) ar[ow0 + b] = t[b];
+                    }
+                }
+            }
+            sink(n, ch, 0, acc, plane);
+        }
+}
+#endif
+
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+/// epilogue::saturate_int8 on a vector (the same value for every float).
+template <class A>
+inline xsimd::batch<std::int32_t, A> saturate_int8_vec(xsimd::batch<float, A> v) noexcept {
+    using F = xsimd::batch<float, A>;
+    const auto is_num = v == v;
+    const F c = xsimd::min(xsimd::max(v, F(-256.f)), F(256.f));
+    const F t = xsimd::batch_cast<float>(xsimd::batch_cast<std::int32_t>(c));  // truncated
+    const F frac = c - t;  // exact, as the integers below
+    F r = t + xsimd::select(frac >= F(0.5f), F(1.f), F(0.f)) -
+          xsimd::select(frac <= F(-0.5f), F(1.f), F(0.f));
+    r = xsimd::min(xsimd::max(r, F(-128.f)), F(127.f));
+    return xsimd::batch_cast<std::int32_t>(xsimd::select(is_num, r, F(0.f)));
+}
+
+/// The vector requantize of the int8 chain C = chain<rescale, bias, [act],
+/// quantize_store> (int8_requant_fn): the arithmetic of requantize_run in
+/// its order, tails through a zero-padded vector.
+template <class A, class C>
+void requant_vec(const void* cp, std::int8_t* out, const std::int32_t* acc, std::int64_t count,
+                 std::int64_t oc) {
+    using F = xsimd::batch<float, A>;
+    using I = xsimd::batch<std::int32_t, A>;
+    constexpr std::int64_t w = static_cast<std::int64_t>(F::size);
+    const C& c = *static_cast<const C*>(cp);
+    const auto& st = c.stages;
+    constexpr std::size_t last = std::tuple_size_v<std::decay_t<decltype(st)>> - 1;
+    const F m(std::get<0>(st).multiplier[oc]);
+    const auto& b = std::get<1>(st);
+    const F bv(b.values[oc]);
+    const bool scaled = b.scale != nullptr;
+    const F k(scaled ? b.scale[oc] : 1.f);
+    const F inv(std::get<last>(st).inv_scale);
+    auto one = [&](const std::int32_t* a, std::int8_t* o, std::int64_t cnt) {
+        F v = xsimd::batch_cast<float>(I::load_unaligned(a)) * m;
+        v = scaled ? v * k + bv : v + bv;
+        std::apply(
+            [&v](const auto&... s) {
+                (
+                    [&v](const auto& stage) {
+                        using S = std::decay_t<decltype(stage)>;
+                        if constexpr (!std::is_same_v<S, epilogue::rescale> &&
+                                      !std::is_same_v<S, epilogue::bias> &&
+                                      !std::is_same_v<S, epilogue::quantize_store>)
+                            v = stage.vec(v, epilogue::at{});
+                    }(s),
+                    ...);
+            },
+            st);
+        const auto q = saturate_int8_vec<A>(v * inv);
+#if defined(LITEGRAPH_INT8_AVX2)
+        if constexpr (w == 8) {
+            if (cnt == 8) {  // in [-128, 127] already: the saturating packs are exact
+                const __m256i r = q;
+                const __m128i p16 =
+                    _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+                _mm_storel_epi64(reinterpret_cast<__m128i*>(o), _mm_packs_epi16(p16, p16));
+                return;
+            }
+        }
+#endif
+        alignas(64) std::int32_t r[w];
+        q.store_aligned(r);
+        for (std::int64_t j = 0; j < cnt; ++j) o[j] = static_cast<std::int8_t>(r[j]);
+    };
+    std::int64_t i = 0;
+    for (; i + w <= count; i += w) one(acc + i, out + i, w);
+    if (i < count) {
+        alignas(64) std::int32_t t[w] = {};
+        std::copy(acc + i, acc + count, t);
+        one(t, out + i, count - i);
+    }
+}
+#endif
+
+#if defined(LITEGRAPH_SIMD_X86)
+/// kernels::quantize_int8 (out[i] = saturate_int8(x[i] * (1 / step))) in
+/// vectors of the compile-time architecture: the same bytes.
+inline void quantize_int8_vec(float step, const float* xs, std::int8_t* out,
+                              std::int64_t n) noexcept {
+    using A = simd::default_arch;
+    using F = xsimd::batch<float, A>;
+    constexpr std::int64_t w = static_cast<std::int64_t>(F::size);
+    const float inv = 1.f / step;
+    std::int64_t i = 0;
+    alignas(64) std::int32_t r[w];
+    for (; i + w <= n; i += w) {
+        saturate_int8_vec<A>(F::load_unaligned(xs + i) * F(inv)).store_aligned(r);
+        for (std::int64_t j = 0; j < w; ++j) out[i + j] = static_cast<std::int8_t>(r[j]);
+    }
+    for (; i < n; ++i) out[i] = epilogue::saturate_int8(xs[i] * inv);
+}
+#endif
+
+/// The kernels of architecture A (an arch unit's table entry).
+template <class A>
+constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
+                                 std::int64_t count = 0) {
+#if defined(LITEGRAPH_INT8_AVX2)
+    return {&conv_int8_gemm_avx2<A>, &conv_int8_depthwise_avx2<A>, requants, count};
+#else
+    (void)requants, (void)count;
+    return {};
+#endif
+}
+
+/// The int8 kernels of a slot: its arch unit's, or the compile-time
+/// architecture's (empty below AVX2).
+inline int8_impl int8_for(simd::isa i) {
+    if (const simd::arch_table* t = simd::table_of(i))
+        if (t->int8) return *t->int8;
+    if (i != simd::isa::baseline) return {};
+    return int8_impl_of<simd::default_arch>();
+}
+
+/// The vector requantize of chain type C for a slot, or null.
+template <class C>
+int8_requant_fn int8_requant_for(const int8_impl& impl) {
+    for (std::int64_t e = 0; e < impl.requant_count; ++e)
+        if (impl.requants[e].key == &epilogue::chain_tag<C>) return impl.requants[e].run;
+    return nullptr;
+}
+}  // namespace detail
+
+}  // namespace litegraph::kernels

@@ -1,0 +1,225 @@
+// The desktop fast int8 kernels (kernels/conv_int8_fast.hpp) against the
+// reference kernels::conv2d_int8, int32 for int32, on every SIMD path this
+// program and CPU have: random geometries (strides, paddings, dilations,
+// depthwise, odd sizes, batches, full-range int8 including -128), and the
+// vector requantize against cortex_m::requantize_run, byte for byte.
+#include "litegraph/kernels/conv_int8_fast.hpp"
+#include "simd_path.hpp"
+
+#include "litegraph/kernels/cortex_m/requantize.hpp"
+#include "litegraph/kernels/elementwise.hpp"
+#include "litegraph/ops/activation.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace litegraph;
+using kernels::conv_geometry;
+namespace simd = kernels::simd;
+
+namespace {
+
+conv_geometry make(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t oc,
+                   std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw,
+                   std::int64_t dh, std::int64_t dw, std::int64_t pt, std::int64_t pb,
+                   std::int64_t pl, std::int64_t pr, std::int64_t groups) {
+    conv_geometry g{n, c, h, w, oc, kh, kw, 0, 0, sh, sw, dh, dw, pt, pb, pl, pr, groups};
+    g.oh = conv_geometry::out_size(h, kh, dh, pt, pb, sh);
+    g.ow = conv_geometry::out_size(w, kw, dw, pl, pr, sw);
+    return g;
+}
+
+std::string describe(const conv_geometry& g) {
+    std::ostringstream s;
+    s << "n" << g.n << " c" << g.c << " " << g.h << "x" << g.w << " oc" << g.oc << " k" << g.kh
+      << "x" << g.kw << " s" << g.sh << "," << g.sw << " d" << g.dh << "," << g.dw << " p" << g.pt
+      << "," << g.pb << "," << g.pl << "," << g.pr << " g" << g.groups;
+    return s.str();
+}
+
+std::vector<std::int8_t> random_i8(std::int64_t n, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> d(-128, 127);
+    std::vector<std::int8_t> v(static_cast<std::size_t>(n));
+    for (auto& x : v) x = static_cast<std::int8_t>(d(rng));
+    return v;
+}
+
+/// The int32 outputs of a conv2d_int8-form kernel, NCHW, -1 where none was written.
+template <class Run>
+std::vector<std::int32_t> accumulate(const conv_geometry& g, Run&& run) {
+    const std::int64_t plane = g.oh * g.ow;
+    std::vector<std::int32_t> out(static_cast<std::size_t>(g.n * g.oc * plane), -1);
+    auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off, const std::int32_t* v,
+                    std::int64_t count) {
+        for (std::int64_t i = 0; i < count; ++i) out[(n * g.oc + oc) * plane + off + i] = v[i];
+    };
+    run(kernels::int32_sink_ref(sink));
+    return out;
+}
+
+/// The paths with fast int8 kernels to test: the one LITEGRAPH_SIMD names
+/// (ctest's kernels/conv_int8@avx2 ...), else every one usable here.
+std::vector<simd::isa> fast_paths() {
+    std::vector<simd::isa> paths;
+    const char* env = std::getenv("LITEGRAPH_SIMD");
+    for (int i = 0; i < simd::isa_count; ++i) {
+        const auto p = static_cast<simd::isa>(i);
+        if (env && *env && p != simd::active()) continue;
+        if (simd::usable(p) && kernels::detail::int8_for(p).gemm) paths.push_back(p);
+    }
+    return paths;
+}
+
+void check_conv(const conv_geometry& g, std::uint32_t seed) {
+    INFO(describe(g));
+    REQUIRE(kernels::conv_int8_fast_covers(g));
+    const auto x = random_i8(g.n * g.c * g.h * g.w, seed);
+    auto f = random_i8(g.oc * (g.c / g.groups) * g.kh * g.kw, seed + 1);
+    f[0] = -128;
+    std::vector<std::int64_t> ref_scratch(
+        static_cast<std::size_t>(kernels::conv_int8_scratch_words(g)));
+    const auto want = accumulate(g, [&](kernels::int32_sink_ref s) {
+        kernels::conv2d_int8(g, x.data(), f.data(), ref_scratch.data(), s);
+    });
+    const kernels::conv_int8_weights w(g, f.data());
+    CHECK(w.fits(g));
+    for (const auto p : fast_paths()) {
+        INFO("path " << simd::isa_name(p));
+        const auto impl = kernels::detail::int8_for(p);
+        auto conv = g.groups == 1 ? impl.gemm : impl.depthwise;
+        REQUIRE(static_cast<bool>(conv));
+        std::vector<std::int64_t> scratch(
+            static_cast<std::size_t>(kernels::detail::conv_int8_fast_scratch_words(g)));
+        const auto got = accumulate(
+            g, [&](kernels::int32_sink_ref s) { conv(g, x.data(), w, scratch.data(), s); });
+        CHECK(got == want);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("the AVX2 paths have the fast int8 kernels and requantize loops") {
+    for (const auto p : {simd::isa::avx2, simd::isa::avx512}) {
+        if (!simd::usable(p)) continue;
+        const auto impl = kernels::detail::int8_for(p);
+        CHECK(static_cast<bool>(impl.gemm));
+        CHECK(static_cast<bool>(impl.depthwise));
+        CHECK(impl.requant_count > 0);
+    }
+}
+
+TEST_CASE("int8 1x1 and 3x3 convs (the GEMM form) match the reference bit for bit") {
+    check_conv(make(1, 16, 8, 8, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1), 1);
+    check_conv(make(2, 7, 5, 9, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1), 2);  // odd C, OC, plane
+    check_conv(make(1, 3, 12, 20, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1), 3);
+    check_conv(make(1, 64, 13, 13, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), 4);
+    check_conv(make(1, 5, 9, 11, 6, 2, 3, 1, 2, 2, 1, 0, 1, 2, 0, 1), 5);
+    check_conv(make(1, 512, 4, 4, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1), 6);  // long K, 1x1 s1
+    check_conv(make(1, 8, 6, 6, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1), 7);   // 1x1 stride 2
+}
+
+TEST_CASE("int8 depthwise convs match the reference bit for bit") {
+    check_conv(make(1, 8, 16, 24, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8), 10);
+    check_conv(make(2, 5, 11, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5), 11);
+    check_conv(make(1, 4, 9, 30, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 4), 12);
+    check_conv(make(1, 3, 12, 12, 3, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 3), 13);
+    check_conv(make(1, 3, 10, 17, 3, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3), 14);  // dilation
+    check_conv(make(1, 3, 10, 17, 3, 3, 3, 2, 2, 2, 3, 1, 0, 3, 1, 3), 15);  // s2, dilation
+    check_conv(make(1, 6, 3, 3, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6), 16);    // tiny plane
+    check_conv(make(1, 2, 7, 40, 2, 1, 4, 3, 1, 1, 1, 0, 0, 1, 2, 2), 17);   // even kw
+    check_conv(make(1, 2, 8, 9, 2, 3, 2, 1, 2, 1, 1, 0, 0, 0, 0, 2), 18);
+}
+
+TEST_CASE("random int8 geometries match the reference bit for bit") {
+    std::mt19937 rng(99);
+    auto r = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    for (int t = 0; t < 60; ++t) {
+        const bool dw = t % 2 == 1;
+        const std::int64_t c = r(1, 20), kh = r(1, 5), kw = r(1, 5), sh = r(1, 3);
+        const std::int64_t sw = dw ? r(1, 2) : r(1, 3), dh = r(1, 2), dwl = r(1, 2);
+        const std::int64_t pt = r(0, 2), pb = r(0, 2), pl = r(0, 2), pr = r(0, 2);
+        const std::int64_t h = dh * (kh - 1) + 1 + r(0, 12), w = dwl * (kw - 1) + 1 + r(0, 40);
+        const std::int64_t oc = dw ? c : r(1, 19);
+        check_conv(make(r(1, 2), c, h, w, oc, kh, kw, sh, sw, dh, dwl, pt, pb, pl, pr, dw ? c : 1),
+                   static_cast<std::uint32_t>(100 + t));
+    }
+}
+
+namespace {
+template <class Act>
+void check_requant(const Act& a, bool scaled) {
+    using namespace kernels::epilogue;
+    using C = chain<rescale, bias, act<Act>, quantize_store>;
+    std::mt19937 rng(7);
+    std::vector<std::int32_t> acc(77);
+    for (std::size_t i = 0; i < acc.size(); ++i)
+        acc[i] = i % 3 == 0 ? static_cast<std::int32_t>(i) - 38  // halves: ties
+                            : std::uniform_int_distribution<std::int32_t>(-40000, 40000)(rng);
+    acc[1] = 2147483647, acc[2] = -2147483647 - 1;
+    const float m[2] = {0.5f, 0.013f}, b[2] = {0.25f, -1.5f}, k[2] = {1.5f, 0.75f};
+    C c;
+    std::get<0>(c.stages).multiplier = m;
+    std::get<1>(c.stages).values = b;
+    std::get<1>(c.stages).scale = scaled ? k : nullptr;
+    std::get<2>(c.stages).f = a;
+    std::get<3>(c.stages).inv_scale = 1.f;
+    for (std::int64_t oc = 0; oc < 2; ++oc)
+        for (const std::int64_t count : {std::int64_t{77}, std::int64_t{5}, std::int64_t{16}}) {
+            std::vector<std::int8_t> want(static_cast<std::size_t>(count));
+            const float kk = scaled ? k[oc] : 0.f;
+            auto post = [&](float v) { return a(v); };
+            if (scaled)
+                kernels::cortex_m::requantize_run<true>(want.data(), acc.data(), count, m[oc], kk,
+                                                        b[oc], 1.f, post);
+            else
+                kernels::cortex_m::requantize_run<false>(want.data(), acc.data(), count, m[oc], kk,
+                                                         b[oc], 1.f, post);
+            for (const auto p : fast_paths()) {
+                INFO("path " << simd::isa_name(p) << " oc " << oc << " count " << count);
+                const auto fn = kernels::detail::int8_requant_for<C>(kernels::detail::int8_for(p));
+                REQUIRE(static_cast<bool>(fn));
+                std::vector<std::int8_t> got(static_cast<std::size_t>(count), 99);
+                fn(&c, got.data(), acc.data(), count, oc);
+                CHECK(got == want);
+            }
+        }
+}
+}  // namespace
+
+TEST_CASE("the vector requantize matches requantize_run byte for byte") {
+    check_requant(ops::act::relu{}, false);
+    check_requant(ops::act::relu{}, true);
+    check_requant(ops::act::relu6{}, false);
+    check_requant(ops::act::hard_swish{}, true);
+}
+
+#if defined(LITEGRAPH_SIMD_X86)
+TEST_CASE("the vector quantize_int8 matches kernels::quantize_int8 byte for byte") {
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> d(-300.f, 300.f);
+    std::vector<float> x(203);
+    for (auto& v : x) v = d(rng);
+    for (int i = 0; i < 40; ++i)
+        x[static_cast<std::size_t>(i)] = static_cast<float>(i - 20) * 0.25f;
+    x[41] = std::numeric_limits<float>::quiet_NaN();
+    x[42] = std::numeric_limits<float>::infinity();
+    x[43] = -std::numeric_limits<float>::infinity();
+    x[44] = 1e30f, x[45] = -1e30f, x[46] = 127.5f, x[47] = -128.5f, x[48] = -0.5f;
+    for (const float step : {1.f, 0.5f, 0.037f}) {
+        for (const std::int64_t n : {std::int64_t{203}, std::int64_t{3}}) {
+            std::vector<std::int8_t> want(static_cast<std::size_t>(n)), got(want.size(), 99);
+            kernels::quantize_int8(step, x.data(), want.data(), n);
+            kernels::detail::quantize_int8_vec(step, x.data(), got.data(), n);
+            CHECK(got == want);
+        }
+    }
+}
+#endif
