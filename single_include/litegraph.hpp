@@ -1755,7 +1755,7 @@ public:
     ~thread_pool() {
         {
             std::lock_guard<std::mutex> l(m_);
-            stop_ = true;
+            stop_.store(true);
         }
         wake_.notify_all();
         workers_.clear();  // joins
@@ -1781,13 +1781,17 @@ public:
         {
             std::lock_guard<std::mutex> l(m_);
             job_ = &j;
-            ++generation_;
+            generation_.fetch_add(1);
         }
-        wake_.notify_all();
+        wake_.notify_all();  // no system call when every worker is still spinning
         execute(j);
+        // The workers usually finish within microseconds of the caller: spin
+        // on the counters before sleeping on the condition variable.
+        auto finished = [&] { return j.done.load() == tasks && active_.load() == 0; };
+        for (int i = 0; i < spin_rounds && !finished(); ++i) relax();
         {
             std::unique_lock<std::mutex> l(m_);
-            done_.wait(l, [&] { return j.done.load() == tasks && active_ == 0; });
+            done_.wait(l, finished);
             job_ = nullptr;
         }
         if (j.error) std::rethrow_exception(j.error);
@@ -1825,34 +1829,51 @@ private:
         --depth();
     }
 
+    /// A pause in a spin loop (lets the other hyper-thread run).
+    static void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        __asm__ __volatile__("yield");
+#endif
+    }
+
     void work() {
         std::uint64_t seen = 0;
         for (;;) {
+            // Ops open regions back to back: spin a little for the next one
+            // before sleeping (a futex wake-up costs tens of microseconds).
+            for (int i = 0; i < spin_rounds && generation_.load() == seen && !stop_.load(); ++i)
+                relax();
             job* j = nullptr;
             {
                 std::unique_lock<std::mutex> l(m_);
-                wake_.wait(l, [&] { return stop_ || (job_ && generation_ != seen); });
-                if (stop_) return;
-                seen = generation_;
+                wake_.wait(l, [&] { return stop_.load() || (job_ && generation_.load() != seen); });
+                if (stop_.load()) return;
+                seen = generation_.load();
                 j = job_;
-                ++active_;
+                active_.fetch_add(1);
             }
             execute(*j);
             {
                 std::lock_guard<std::mutex> l(m_);
-                --active_;
+                active_.fetch_sub(1);
             }
             done_.notify_all();
         }
     }
 
+    /// Pauses per spin: 5 to 150 microseconds, as the CPU's pause latency goes
+    /// (about 130 on the AMD EPYC this was tuned on).
+    static constexpr int spin_rounds = 1 << 11;
+
     std::mutex region_;  // one parallel region at a time
-    std::mutex m_;       // guards job_, generation_, active_, stop_
+    std::mutex m_;       // guards job_ and the changes of generation_, active_, stop_
     std::condition_variable wake_, done_;
     job* job_ = nullptr;
-    std::uint64_t generation_ = 0;
-    int active_ = 0;
-    bool stop_ = false;
+    std::atomic<std::uint64_t> generation_{0};  // read without the lock while spinning
+    std::atomic<int> active_{0};
+    std::atomic<bool> stop_{false};
     std::vector<std::jthread> workers_;  // last: joined before the rest is destroyed
 };
 
@@ -4776,6 +4797,7 @@ struct logical_not {
 
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 
 namespace litegraph::ops {
@@ -4850,15 +4872,23 @@ struct concat {
         for (std::int64_t d = 0; d < axis; ++d) outer *= out.shape[d];
         const auto esize = static_cast<std::int64_t>(size_of(out.type));
         const auto out_row = out.numel() / (outer ? outer : 1) * esize;
-        std::int64_t col = 0;  // byte offset of this input inside one output row
-        for (std::size_t i = 0; i < io.input_count("X"); ++i) {
+        const auto inputs = static_cast<std::int64_t>(io.input_count("X"));
+        // Byte offset of each input inside one output row.
+        std::vector<std::int64_t> col(static_cast<std::size_t>(inputs) + 1, 0);
+        for (std::int64_t i = 0; i < inputs; ++i)
+            col[i + 1] = col[i] + (outer ? io.input("X", i).numel() / outer * esize : 0);
+        auto copy = [&](std::int64_t i) {
             const auto& xi = io.input("X", i);
-            const auto row = outer ? xi.numel() / outer * esize : 0;
+            const auto row = col[i + 1] - col[i];
             for (std::int64_t o = 0; o < outer && row; ++o)
-                std::memcpy(out.data + o * out_row + col, xi.data + o * row,
+                std::memcpy(out.data + o * out_row + col[i], xi.data + o * row,
                             static_cast<std::size_t>(row));
-            col += row;
-        }
+        };
+        // Large copies: one task per input over the pool (plain copies).
+        if (pool_threads(io.pool) > 1 && outer * col[inputs] >= (std::int64_t{1} << 20))
+            parallel_tasks(io.pool, inputs, copy);
+        else
+            for (std::int64_t i = 0; i < inputs; ++i) copy(i);
     }
 };
 
@@ -4985,6 +5015,12 @@ inline constexpr std::int64_t nr = of<simd::default_arch>::nr;
 inline constexpr std::int64_t kc = 256;        // K block: an A panel (mr x kc) stays in L1
 inline constexpr std::int64_t nc = 512;        // N block when K fits one K block
 inline constexpr std::int64_t nc_multi = 128;  // N block when partial sums wait in M x nc
+/// The SGEMM's N block for a depth of k: the columns of one block are
+/// computed together, and a call over columns [j0, j0 + n) with j0 a
+/// multiple of it hands the epilogue the same runs as one call over all.
+constexpr std::int64_t column_block(std::int64_t k) {
+    return k <= kc ? nc : nc_multi;
+}
 }  // namespace gemm_tile
 
 namespace detail {
@@ -5036,6 +5072,50 @@ void gemm_row_panel(std::int64_t kb, const float* ap, const float* b, std::int64
         const bool packed = pack_all || cols - jr < nr;
         const float* bp = packed ? bbuf + jr * kb : b + jr;
         micro_kernel<A>(kb, ap, bp, packed ? nr : ldb, ct + jr, ldc, accumulate);
+    }
+}
+
+/// Copies one NR-float row of a B panel (a fixed-size copy: a few vector
+/// moves instead of a memcpy call per row).
+template <std::int64_t NR>
+inline void pack_b_rows(std::int64_t kb, const float* src, std::int64_t ldb, std::int64_t full,
+                        float* bbuf) {
+    // Row by row of B (sequential reads), every full panel of the row.
+    for (std::int64_t p = 0; p < kb; ++p) {
+        const float* s = src + p * ldb;
+        float* d = bbuf + p * NR;
+        for (std::int64_t jr = 0; jr < full; jr += NR, d += NR * kb)
+            std::memcpy(d, s + jr, NR * sizeof(float));
+    }
+}
+
+/// Packs a K block of B's columns [0, cols) into NR-column panels
+/// (panel jr at bbuf + jr * kb, kb rows of NR floats): every panel when
+/// `pack_all`, else only the ragged last one (zero-padded to NR).
+inline void pack_b(std::int64_t kb, const float* b, std::int64_t ldb, std::int64_t cols,
+                   std::int64_t nr, bool pack_all, float* bbuf) {
+    const std::int64_t full = pack_all ? cols / nr * nr : 0;
+    if (full > 0) {
+        if (nr == 8)
+            pack_b_rows<8>(kb, b, ldb, full, bbuf);
+        else if (nr == 16)
+            pack_b_rows<16>(kb, b, ldb, full, bbuf);
+        else if (nr == 32)
+            pack_b_rows<32>(kb, b, ldb, full, bbuf);
+        else
+            for (std::int64_t p = 0; p < kb; ++p)
+                for (std::int64_t jr = 0; jr < full; jr += nr)
+                    std::memcpy(bbuf + jr * kb + p * nr, b + p * ldb + jr,
+                                static_cast<std::size_t>(nr) * sizeof(float));
+    }
+    for (std::int64_t jr = cols / nr * nr; jr < cols; jr += nr) {  // the ragged panel
+        const std::int64_t n = cols - jr;
+        float* dst = bbuf + jr * kb;
+        for (std::int64_t p = 0; p < kb; ++p) {
+            std::memcpy(dst + p * nr, b + p * ldb + jr,
+                        static_cast<std::size_t>(n) * sizeof(float));
+            std::fill(dst + p * nr + n, dst + (p + 1) * nr, 0.f);
+        }
     }
 }
 
@@ -5142,7 +5222,7 @@ void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, 
     }
     const bool one_pass = k <= kc;
     const std::int64_t mpad = (m + mr - 1) / mr * mr;
-    const std::int64_t ncb = one_pass ? nc : nc_multi;
+    const std::int64_t ncb = gemm_tile::column_block(k);
     const std::int64_t ncmax = std::min(ncb, (n + nr - 1) / nr * nr);
     float* cbuf = workspace::grow(ws->c, (one_pass ? mr : mpad) * ncmax);
     // B packed into NR-column panels (always for the ragged last panel).
@@ -5155,18 +5235,7 @@ void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, 
         for (std::int64_t pc = 0; pc < k; pc += kc) {
             const std::int64_t kb = std::min(kc, k - pc);
             const bool last_k = pc + kb >= k;
-            // Pack the panels that will be read from bbuf.
-            for (std::int64_t jr = 0; jr < nb_cols; jr += nr) {
-                const std::int64_t cols = std::min(nr, nb_cols - jr);
-                if (cols == nr && !pack_all) continue;
-                float* dst = bbuf + jr * kb;
-                const float* src = b + pc * ldb + jc + jr;
-                for (std::int64_t p = 0; p < kb; ++p) {
-                    std::memcpy(dst + p * nr, src + p * ldb,
-                                static_cast<std::size_t>(cols) * sizeof(float));
-                    std::fill(dst + p * nr + cols, dst + (p + 1) * nr, 0.f);
-                }
-            }
+            detail::pack_b(kb, b + pc * ldb + jc, ldb, nb_cols, nr, pack_all, bbuf);
             for (std::int64_t ir = 0; ir < m; ir += mr) {
                 const float* ap = a.panel(pc, ir);
                 float* ct = cbuf + (one_pass ? 0 : ir * ncmax);
@@ -5605,30 +5674,68 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
 
 /// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,
 /// everything else through im2col over bands of output rows.
+///
+/// The work is a sequence of units, each one SGEMM call of its own: per
+/// image and group, the SGEMM's column blocks of the plane (pointwise; a
+/// block is gemm_tile::column_block(K) columns, the SGEMM's own N block, so
+/// the runs the epilogue sees are those of one call over the whole plane) or
+/// the bands of output rows (im2col, each with its own column matrix).  Any
+/// split of the units computes every output element with the same
+/// arithmetic, so callers may run ranges of units on different threads
+/// (ops::conv2d does, with the workspace of each thread).
 namespace detail {
-/// The GEMM paths with the weights of each group packed (`wp[group]`).
+/// Output rows per im2col band: the column matrix near 64K floats.
+inline std::int64_t im2col_band(const conv_geometry& g) {
+    const std::int64_t kdim = g.c / g.groups * g.kh * g.kw;
+    return std::clamp<std::int64_t>((1 << 16) / (kdim * g.ow), 1, g.oh);
+}
+/// Units per image and group.
+inline std::int64_t gemm_blocks(const conv_geometry& g) {
+    if (g.is_pointwise()) {
+        const std::int64_t nb = gemm_tile::column_block(g.c / g.groups);
+        return (g.oh * g.ow + nb - 1) / nb;
+    }
+    const std::int64_t band = im2col_band(g);
+    return (g.oh + band - 1) / band;
+}
+}  // namespace detail
+
+/// The units of the GEMM paths (see above): images x groups x blocks.
+inline std::int64_t conv2d_gemm_units(const conv_geometry& g) {
+    return g.n * g.groups * detail::gemm_blocks(g);
+}
+
+namespace detail {
+/// Units [u0, u1) of the GEMM paths with the weights of each group packed
+/// (`wp[group]`).
 template <class Epilogue>
 void conv2d_gemm_packed(const conv_geometry& g, const float* x, const packed_a* wp, Epilogue&& epi,
-                        workspace* ws) {
+                        workspace* ws, std::int64_t u0, std::int64_t u1) {
     const std::int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
     const std::int64_t kdim = cg * g.kh * g.kw, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
+    const std::int64_t blocks = gemm_blocks(g);
 
     if (g.is_pointwise()) {
-        for (std::int64_t n = 0; n < g.n; ++n)
-            for (std::int64_t grp = 0; grp < g.groups; ++grp) {
-                const float* b = x + (n * g.c + grp * cg) * in_plane;
-                sgemm(
-                    wp[grp], out_plane, b, in_plane,
-                    [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
-                        epi(n, grp * ocg + row, col0, v, count);
-                    },
-                    ws);
-            }
+        const std::int64_t nb = gemm_tile::column_block(cg);
+        for (std::int64_t u = u0; u < u1; ++u) {
+            const std::int64_t n = u / (g.groups * blocks), grp = u / blocks % g.groups;
+            const std::int64_t j0 = u % blocks * nb, cols = std::min(nb, out_plane - j0);
+            const float* b = x + (n * g.c + grp * cg) * in_plane + j0;
+            sgemm(
+                wp[grp], cols, b, in_plane,
+                [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                    epi(n, grp * ocg + row, j0 + col0, v, count);
+                },
+                ws);
+        }
         return;
     }
 
     // Per kernel column: output columns [lo, hi) read inside the image.
-    std::vector<std::int64_t> ow_lo(g.kw), ow_hi(g.kw);
+    std::int64_t lo_small[16], hi_small[16];
+    std::vector<std::int64_t> lo_big(g.kw > 16 ? 2 * g.kw : 0);
+    std::int64_t* ow_lo = g.kw > 16 ? lo_big.data() : lo_small;
+    std::int64_t* ow_hi = g.kw > 16 ? lo_big.data() + g.kw : hi_small;
     for (std::int64_t j = 0; j < g.kw; ++j) {
         const std::int64_t off = j * g.dw - g.pl;  // iw = ow * sw + off
         const std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
@@ -5636,47 +5743,52 @@ void conv2d_gemm_packed(const conv_geometry& g, const float* x, const packed_a* 
         ow_lo[j] = std::min(lo, g.ow);
         ow_hi[j] = std::max(ow_lo[j], std::min(hi, g.ow));
     }
-    // Bands of output rows keep the column matrix near 64K floats.
-    const std::int64_t band = std::clamp<std::int64_t>((1 << 16) / (kdim * g.ow), 1, g.oh);
+    const std::int64_t band = im2col_band(g);
     float* col = workspace::grow(ws->d, kdim * band * g.ow);
-    for (std::int64_t n = 0; n < g.n; ++n)
-        for (std::int64_t grp = 0; grp < g.groups; ++grp) {
-            const float* xg = x + (n * g.c + grp * cg) * in_plane;
-            for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
-                const std::int64_t nrows = std::min(band, g.oh - oh0), ncols = nrows * g.ow;
-                float* dst = col;
-                for (std::int64_t ic = 0; ic < cg; ++ic)
-                    for (std::int64_t i = 0; i < g.kh; ++i)
-                        for (std::int64_t j = 0; j < g.kw; ++j, dst += ncols) {
-                            const std::int64_t off = j * g.dw - g.pl;
-                            for (std::int64_t r = 0; r < nrows; ++r) {
-                                float* d = dst + r * g.ow;
-                                const std::int64_t ih = (oh0 + r) * g.sh - g.pt + i * g.dh;
-                                if (ih < 0 || ih >= g.h) {
-                                    std::fill(d, d + g.ow, 0.f);
-                                    continue;
-                                }
-                                const float* src = xg + ic * in_plane + ih * g.w + off;
-                                std::fill(d, d + ow_lo[j], 0.f);
-                                if (g.sw == 1)
-                                    std::memcpy(d + ow_lo[j], src + ow_lo[j],
-                                                static_cast<std::size_t>(ow_hi[j] - ow_lo[j]) *
-                                                    sizeof(float));
-                                else
-                                    for (std::int64_t o = ow_lo[j]; o < ow_hi[j]; ++o)
-                                        d[o] = src[o * g.sw];
-                                std::fill(d + ow_hi[j], d + g.ow, 0.f);
-                            }
+    for (std::int64_t u = u0; u < u1; ++u) {
+        const std::int64_t n = u / (g.groups * blocks), grp = u / blocks % g.groups;
+        const std::int64_t oh0 = u % blocks * band;
+        const float* xg = x + (n * g.c + grp * cg) * in_plane;
+        const std::int64_t nrows = std::min(band, g.oh - oh0), ncols = nrows * g.ow;
+        float* dst = col;
+        for (std::int64_t ic = 0; ic < cg; ++ic)
+            for (std::int64_t i = 0; i < g.kh; ++i)
+                for (std::int64_t j = 0; j < g.kw; ++j, dst += ncols) {
+                    const std::int64_t off = j * g.dw - g.pl;
+                    for (std::int64_t r = 0; r < nrows; ++r) {
+                        float* d = dst + r * g.ow;
+                        const std::int64_t ih = (oh0 + r) * g.sh - g.pt + i * g.dh;
+                        if (ih < 0 || ih >= g.h) {
+                            std::fill(d, d + g.ow, 0.f);
+                            continue;
                         }
-                const std::int64_t base = oh0 * g.ow;
-                sgemm(
-                    wp[grp], ncols, static_cast<const float*>(col), ncols,
-                    [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
-                        epi(n, grp * ocg + row, base + col0, v, count);
-                    },
-                    ws);
-            }
-        }
+                        const float* src = xg + ic * in_plane + ih * g.w + off;
+                        std::fill(d, d + ow_lo[j], 0.f);
+                        if (g.sw == 1)
+                            std::memcpy(
+                                d + ow_lo[j], src + ow_lo[j],
+                                static_cast<std::size_t>(ow_hi[j] - ow_lo[j]) * sizeof(float));
+                        else if (g.sw == 2)  // a constant stride the compiler vectorises
+                            for (std::int64_t o = ow_lo[j]; o < ow_hi[j]; ++o) d[o] = src[2 * o];
+                        else
+                            for (std::int64_t o = ow_lo[j]; o < ow_hi[j]; ++o) d[o] = src[o * g.sw];
+                        std::fill(d + ow_hi[j], d + g.ow, 0.f);
+                    }
+                }
+        const std::int64_t base = oh0 * g.ow;
+        sgemm(
+            wp[grp], ncols, static_cast<const float*>(col), ncols,
+            [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                epi(n, grp * ocg + row, base + col0, v, count);
+            },
+            ws);
+    }
+}
+
+template <class Epilogue>
+void conv2d_gemm_packed(const conv_geometry& g, const float* x, const packed_a* wp, Epilogue&& epi,
+                        workspace* ws) {
+    conv2d_gemm_packed(g, x, wp, static_cast<Epilogue&&>(epi), ws, 0, conv2d_gemm_units(g));
 }
 
 }  // namespace detail
@@ -5749,6 +5861,19 @@ private:
     std::vector<float> raw_;
     std::vector<packed_a> packed_;
 };
+
+/// Units [u0, u1) of conv2d_gemm_units(g) with prepared (packed, not
+/// depthwise) weights: what a caller runs on each thread of a split.
+template <class Epilogue>
+void conv2d_gemm_units(const conv_geometry& g, const float* x, const conv_weights& w,
+                       Epilogue&& epi, std::int64_t u0, std::int64_t u1, workspace* ws = nullptr) {
+    g.validate();
+    w.check(g);
+    if (w.depthwise())
+        LITEGRAPH_THROW(shape_error("kernels::conv2d_gemm_units: depthwise weights"));
+    if (!ws) ws = &workspace::local();
+    detail::conv2d_gemm_packed(g, x, w.packed(), static_cast<Epilogue&&>(epi), ws, u0, u1);
+}
 
 /// conv2d NCHW with prepared weights (no packing per call).
 template <class Epilogue>
@@ -6098,6 +6223,19 @@ struct conv2d {
         // The fast kernels see every epilogue through one reference type, so
         // they are compiled once rather than once per fused kernel type.
         epilogue_ref ref(epi);
+        const auto threads = static_cast<std::int64_t>(pool_threads(pool));
+        if (threads > 1 && !kg.is_depthwise() && kg.flops() >= 2e5) {
+            // Enough column blocks or im2col bands (kernels::conv2d_gemm_units)
+            // for every thread: split those; one packed filter, no im2col twice.
+            const std::int64_t units = kernels::conv2d_gemm_units(kg);
+            if (units >= 2 * threads || units % threads == 0)
+                if (const auto* w = s.get(kg, f)) {
+                    parallel_tasks(pool, units, [&](std::int64_t u) {
+                        kernels::conv2d_gemm_units(kg, x, *w, ref, u, u + 1);
+                    });
+                    return;
+                }
+        }
         if (const auto split = conv_split::of(kg, pool_threads(pool)); split.tasks() > 1) {
             const bool dw = kg.is_depthwise();
             std::vector<const kernels::conv_weights*> w(static_cast<std::size_t>(split.ranges));
@@ -6347,6 +6485,75 @@ struct conv2d_transpose {
         out.shape = {g.n, g.oc, g.oh, g.ow};
     }
 
+    /// Whether no two taps of the window reach the same output pixel (the
+    /// window no wider than the stride, e.g. the 2x2 stride-2 upsampling of
+    /// detection heads): then run_gemm computes each output once.
+    static bool windows_disjoint(const geometry& g) {
+        return (g.kh - 1) * g.dh < g.sh && (g.kw - 1) * g.dw < g.sw;
+    }
+
+    /// Disjoint windows on the SGEMM: per image and group,
+    /// cols[(oc, i, j), (ih, iw)] = sum over the input channels of
+    /// Filter * Input, and the epilogue adds each value to the bias at its
+    /// one output pixel.  Units of the SGEMM's column blocks of the input
+    /// plane (gemm_tile::column_block) split over the pool: every value is one
+    /// SGEMM element whatever the split, so the output is too.
+    static void run_gemm(const geometry& g, const float* x, const float* f, const float* bias,
+                         float* y, thread_pool* pool, const std::vector<std::int64_t>& iw_lo,
+                         const std::vector<std::int64_t>& iw_hi,
+                         const std::vector<std::int64_t>& y_off) {
+        const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
+        const std::int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow, ksize = g.kh * g.kw;
+        const std::int64_t m = cout_g * ksize;
+        // A[(oc, i, j), ic] = Filter[ic, oc, i, j], packed per group.
+        std::vector<kernels::packed_a> a(static_cast<std::size_t>(g.groups));
+        {
+            std::vector<float> t(static_cast<std::size_t>(m * cin_g));
+            for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+                for (std::int64_t ic = 0; ic < cin_g; ++ic)
+                    for (std::int64_t r = 0; r < m; ++r)
+                        t[r * cin_g + ic] = f[(grp * cin_g + ic) * m + r];
+                a[grp].pack(m, cin_g, t.data(), cin_g);
+            }
+        }
+        const std::int64_t planes = g.n * g.oc;
+        parallel_tasks(
+            pool, std::min<std::int64_t>(planes, pool_threads(pool)), [&](std::int64_t t) {
+                const std::int64_t per = (planes + pool_threads(pool) - 1) / pool_threads(pool);
+                for (std::int64_t i = t * per; i < std::min(planes, (t + 1) * per); ++i)
+                    std::fill(y + i * out_plane, y + (i + 1) * out_plane,
+                              bias ? bias[i % g.oc] : 0.f);
+            });
+        const std::int64_t nb = kernels::gemm_tile::column_block(cin_g);
+        const std::int64_t blocks = (in_plane + nb - 1) / nb;
+        parallel_tasks(pool, g.n * g.groups * blocks, [&](std::int64_t u) {
+            const std::int64_t n = u / (g.groups * blocks), grp = u / blocks % g.groups;
+            const std::int64_t j0 = u % blocks * nb, cols = std::min(nb, in_plane - j0);
+            const float* b = x + (n * g.c + grp * cin_g) * in_plane + j0;
+            kernels::sgemm(
+                a[grp], cols, b, in_plane,
+                [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                    const std::int64_t oc = grp * cout_g + row / ksize;
+                    const std::int64_t i = row % ksize / g.kw, j = row % g.kw;
+                    float* yo = y + (n * g.oc + oc) * out_plane;
+                    // Input pixels [q, q + count), row by row.
+                    for (std::int64_t q = j0 + col0, e = q + count; q < e;) {
+                        const std::int64_t ih = q / g.w, iw0 = q % g.w;
+                        const std::int64_t iw1 = std::min(g.w, iw0 + (e - q));
+                        const std::int64_t oh = ih * g.sh - g.pt + i * g.dh;
+                        if (oh >= 0 && oh < g.oh) {
+                            float* yr = yo + oh * g.ow + y_off[j];
+                            const float* vr = v + (q - j0 - col0) - iw0;
+                            const std::int64_t lo = std::max(iw0, iw_lo[j]);
+                            const std::int64_t hi = std::min(iw1, iw_hi[j]);
+                            for (std::int64_t iw = lo; iw < hi; ++iw) yr[iw * g.sw] += vr[iw];
+                        }
+                        q += iw1 - iw0;
+                    }
+                });
+        });
+    }
+
     // Scatter form: for each output channel and input row, every input channel
     // and kernel position adds a scaled input row into one output row.  The
     // innermost loop is contiguous in the input (and in the output at stride 1).
@@ -6369,6 +6576,11 @@ struct conv2d_transpose {
             iw_lo[j] = std::min(lo, g.w);
             iw_hi[j] = std::max(iw_lo[j], std::min(hi, g.w));
             y_off[j] = off;
+        }
+
+        if (windows_disjoint(g)) {
+            run_gemm(g, x, f, bias, y, io.pool, iw_lo, iw_hi, y_off);
+            return;
         }
 
         // One output plane at a time, planes split over the pool (each plane
@@ -10933,7 +11145,7 @@ struct interp_v2 {
             std::vector<std::int64_t> iy(g.out_h), ix(g.out_w);
             for (std::int64_t k = 0; k < g.out_h; ++k) iy[k] = index(rh, k, g.in_h);
             for (std::int64_t l = 0; l < g.out_w; ++l) ix[l] = index(rw, l, g.in_w);
-            for (std::int64_t pc = 0; pc < planes; ++pc) {
+            split_planes(io.pool, planes, out_plane, [&](std::int64_t pc) {
                 const float* xp = x + pc * in_plane;
                 float* yp = y + pc * out_plane;
                 for (std::int64_t k = 0; k < g.out_h; ++k) {
@@ -10941,7 +11153,7 @@ struct interp_v2 {
                     float* yr = yp + k * g.out_w;
                     for (std::int64_t l = 0; l < g.out_w; ++l) yr[l] = xr[ix[l]];
                 }
-            }
+            });
             return;
         }
         // Bilinear, Paddle's source indices and weights (align_mode 0 without
@@ -10969,7 +11181,7 @@ struct interp_v2 {
         };
         const auto ty = taps(rh, g.out_h, g.in_h);
         const auto tx = taps(rw, g.out_w, g.in_w);
-        for (std::int64_t pc = 0; pc < planes; ++pc) {
+        split_planes(io.pool, planes, out_plane, [&](std::int64_t pc) {
             const float* xp = x + pc * in_plane;
             float* yp = y + pc * out_plane;
             for (std::int64_t k = 0; k < g.out_h; ++k) {
@@ -10983,7 +11195,21 @@ struct interp_v2 {
                             r0[b.hi] * a.w_lo * b.w_hi + r1[b.hi] * a.w_hi * b.w_hi;
                 }
             }
-        }
+        });
+    }
+
+    /// plane(pc) for every plane, ranges of planes split over the pool when
+    /// the output is large enough (each plane alone: the same output).
+    template <class F>
+    static void split_planes(thread_pool* pool, std::int64_t planes, std::int64_t out_plane,
+                             F&& plane) {
+        const auto T = static_cast<std::int64_t>(pool_threads(pool));
+        const std::int64_t tasks =
+            T > 1 && planes * out_plane >= (std::int64_t{1} << 15) ? std::min(T, planes) : 1;
+        const std::int64_t per = (planes + tasks - 1) / tasks;
+        parallel_tasks(pool, tasks, [&](std::int64_t t) {
+            for (std::int64_t pc = t * per; pc < std::min(planes, (t + 1) * per); ++pc) plane(pc);
+        });
     }
 };
 
@@ -11456,18 +11682,92 @@ constexpr std::int32_t div_round(std::int32_t sum, std::int32_t count) noexcept 
 }
 }  // namespace pool_detail
 
-/// float32 pooling; `scratch` holds pool_scratch_bytes(g) bytes.
-inline void pool2d(const pool_mode& p, const pool_geometry& g, const float* x, float* y,
-                   pool_span* scratch) {
-    pool_detail::spans(p, g, scratch);
-    const pool_span* rows = scratch;
-    const pool_span* cols = scratch + g.oh;
-    const std::int64_t planes = g.n * g.c;
-    for (std::int64_t pc = 0; pc < planes; ++pc) {
+namespace pool_detail {
+/// The sum of n contiguous floats in eight interleaved partial sums, added
+/// in a fixed order at the end: the same arithmetic on every target (the
+/// compiler turns the eight lanes into vectors of its instruction set).
+inline float sum_contiguous(const float* x, std::int64_t n) {
+    float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; ++j) acc[j] += x[i + j];
+    float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    for (; i < n; ++i) s += x[i];
+    return s;
+}
+}  // namespace pool_detail
+
+namespace pool_detail {
+/// y[o] = max(y[o], x[o * S]) (Paddle's MaxPool comparison) or y[o] += x[o * S]
+/// for o in [lo, hi); S a constant the compiler vectorises for, else `sw`.
+template <bool Max, std::int64_t S>
+inline void window_column(float* y, const float* x, std::int64_t lo, std::int64_t hi,
+                          std::int64_t sw) {
+    const std::int64_t step = S > 0 ? S : sw;
+    for (std::int64_t o = lo; o < hi; ++o) {
+        const float v = x[o * step];
+        if constexpr (Max)
+            y[o] = y[o] > v ? y[o] : v;
+        else
+            y[o] += v;
+    }
+}
+
+/// One output row of a fixed-window pooling: for each input row of the
+/// window and each window column in order, the whole row of outputs at once,
+/// so every output element sees its window's values in the order of the
+/// element-wise loop (input row, then column): the same result.
+template <bool Max>
+inline void window_row(const pool_geometry& g, const float* xp, float* yrow, const pool_span& r) {
+    std::fill(yrow, yrow + g.ow, Max ? -FLT_MAX : 0.f);
+    for (std::int64_t ih = r.lo; ih < r.hi; ++ih) {
+        const float* xrow = xp + ih * g.w;
+        for (std::int64_t j = 0; j < g.kw; ++j) {
+            const std::int64_t off = j - g.pl;  // iw = ow * sw + off, in [0, w)
+            const std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+            const std::int64_t hi = std::min(g.ow, off > g.w - 1 ? 0 : (g.w - 1 - off) / g.sw + 1);
+            if (lo >= hi) continue;
+            if (g.sw == 1)
+                window_column<Max, 1>(yrow, xrow + off, lo, hi, 1);
+            else if (g.sw == 2)
+                window_column<Max, 2>(yrow, xrow + off, lo, hi, 2);
+            else
+                window_column<Max, 0>(yrow, xrow + off, lo, hi, g.sw);
+        }
+    }
+}
+}  // namespace pool_detail
+
+/// float32 pooling of planes [p0, p1) (of n * c), with the spans that
+/// pool_detail::spans wrote to `spans` (rows, then columns).  Each plane is
+/// pooled on its own, so any split of the planes gives the same output.
+inline void pool2d_planes(const pool_mode& p, const pool_geometry& g, const float* x, float* y,
+                          const pool_span* spans, std::int64_t p0, std::int64_t p1) {
+    const pool_span* rows = spans;
+    const pool_span* cols = spans + g.oh;
+    // Windows of whole rows (global pools): one contiguous run per output.
+    const bool whole_rows = !p.max && g.ow == 1 && cols[0].lo == 0 && cols[0].hi == g.w;
+    for (std::int64_t pc = p0; pc < p1; ++pc) {
         const float* xp = x + pc * g.h * g.w;
         float* yp = y + pc * g.oh * g.ow;
         for (std::int64_t oh = 0; oh < g.oh; ++oh) {
             const auto r = rows[oh];
+            float* yrow = yp + oh * g.ow;
+            if (whole_rows) {
+                const float sum = pool_detail::sum_contiguous(xp + r.lo * g.w, (r.hi - r.lo) * g.w);
+                yrow[0] = sum / static_cast<float>(r.extent * cols[0].extent);
+                continue;
+            }
+            if (!p.adaptive) {  // the columns' windows follow kw, sw and the left pad
+                if (p.max) {
+                    pool_detail::window_row<true>(g, xp, yrow, r);
+                } else {
+                    pool_detail::window_row<false>(g, xp, yrow, r);
+                    for (std::int64_t ow = 0; ow < g.ow; ++ow)
+                        yrow[ow] = yrow[ow] / static_cast<float>(r.extent * cols[ow].extent);
+                }
+                continue;
+            }
             for (std::int64_t ow = 0; ow < g.ow; ++ow) {
                 const auto c = cols[ow];
                 if (p.max) {
@@ -11477,16 +11777,23 @@ inline void pool2d(const pool_mode& p, const pool_geometry& g, const float* x, f
                             const float v = xp[ih * g.w + iw];
                             m = m > v ? m : v;  // Paddle's MaxPool: NaN propagates
                         }
-                    yp[oh * g.ow + ow] = m;
+                    yrow[ow] = m;
                 } else {
                     float sum = 0.f;
                     for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
                         for (std::int64_t iw = c.lo; iw < c.hi; ++iw) sum += xp[ih * g.w + iw];
-                    yp[oh * g.ow + ow] = sum / static_cast<float>(r.extent * c.extent);
+                    yrow[ow] = sum / static_cast<float>(r.extent * c.extent);
                 }
             }
         }
     }
+}
+
+/// float32 pooling; `scratch` holds pool_scratch_bytes(g) bytes.
+inline void pool2d(const pool_mode& p, const pool_geometry& g, const float* x, float* y,
+                   pool_span* scratch) {
+    pool_detail::spans(p, g, scratch);
+    pool2d_planes(p, g, x, y, scratch, 0, g.n * g.c);
 }
 
 /// int8 pooling, the output in the input's step: max takes the largest q,
@@ -11647,7 +11954,26 @@ struct pool2d {
                         static_cast<span1*>(io.scratch));
     }
 
-    static void run(const params& p, op_io& io) { run_firmware_form<pool2d>(p, io); }
+    /// The firmware form's loop, over ranges of the planes split over the
+    /// pool (each plane pooled alone, so the same output for every split).
+    static void run(const params& p, op_io& io) {
+        const auto f = form_of(p, io);
+        const auto& g = f.g;
+        std::vector<span1> spans(static_cast<std::size_t>(g.oh + g.ow));
+        kernels::pool_detail::spans(f.m, g, spans.data());
+        const float* x = io.input("X").as<float>();
+        float* y = io.output("Out").as<float>();
+        const std::int64_t planes = g.n * g.c, plane = g.h * g.w;
+        const auto T = static_cast<std::int64_t>(pool_threads(io.pool));
+        // Split only when each thread gets enough input to outweigh the wake-up.
+        const std::int64_t tasks =
+            T > 1 && planes * plane >= (std::int64_t{1} << 14) ? std::min(T, planes) : 1;
+        const std::int64_t per = (planes + tasks - 1) / tasks;
+        parallel_tasks(io.pool, tasks, [&](std::int64_t t) {
+            kernels::pool2d_planes(f.m, g, x, y, spans.data(), t * per,
+                                   std::min(planes, (t + 1) * per));
+        });
+    }
 };
 
 }  // namespace litegraph::ops

@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <sstream>
 #include <string>
@@ -338,4 +339,61 @@ TEST_CASE("prepared conv_weights give the same result and refuse another filter"
     other.groups = 8;  // same OC and window, depthwise instead
     CHECK_THROWS_AS(kernels::conv2d(other, x.data(), cw, kernels::conv_store_epilogue(y.data(), g)),
                     shape_error);
+}
+
+TEST_CASE("conv2d_gemm_units: any split of the units gives the whole call's output and runs") {
+    // Pointwise planes of several SGEMM column blocks (K in one block and in
+    // several), im2col bands, groups and images; units run out of order, one
+    // at a time and in uneven ranges, as threads would.
+    for (const auto& g : {make(2, 16, 40, 60, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+                          make(1, 300, 23, 29, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+                          make(1, 8, 30, 31, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2),
+                          make(2, 3, 96, 200, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
+                          make(1, 64, 40, 40, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2)}) {
+        CAPTURE(describe(g));
+        const std::int64_t cg = g.c / g.groups;
+        const auto x = random_vec(g.n * g.c * g.h * g.w, 11);
+        const auto w = random_vec(g.oc * cg * g.kh * g.kw, 12);
+        const kernels::conv_weights cw(g, w.data());
+        const std::size_t size = static_cast<std::size_t>(g.n * g.oc * g.oh * g.ow);
+        // Output and the run each element arrived in (its start and length).
+        struct record {
+            std::vector<float> y;
+            std::vector<std::int64_t> run;
+        };
+        auto recorder = [&](record& r) {
+            r.y.assign(size, NAN);
+            r.run.assign(2 * size, -1);
+            return [&r, &g](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                            std::int64_t count) {
+                const std::int64_t base = (n * g.oc + oc) * g.oh * g.ow + off;
+                for (std::int64_t i = 0; i < count; ++i) {
+                    r.y[static_cast<std::size_t>(base + i)] = v[i];
+                    r.run[static_cast<std::size_t>(2 * (base + i))] = off;
+                    r.run[static_cast<std::size_t>(2 * (base + i) + 1)] = count;
+                }
+            };
+        };
+        record whole, split;
+        kernels::conv2d(g, x.data(), cw, recorder(whole));
+        const std::int64_t units = kernels::conv2d_gemm_units(g);
+        CHECK(units > 2);
+        auto epi = recorder(split);
+        // Ranges of 1, 2, 3, ... units, the last range first.
+        std::vector<std::int64_t> starts{0};
+        for (std::int64_t len = 1; starts.back() < units; ++len)
+            starts.push_back(std::min(units, starts.back() + len));
+        for (std::size_t r = starts.size() - 1; r > 0; --r)
+            kernels::conv2d_gemm_units(g, x.data(), cw, epi, starts[r - 1], starts[r]);
+        int wrong = 0;
+        for (std::size_t i = 0; i < size; ++i)
+            wrong += std::memcmp(&whole.y[i], &split.y[i], sizeof(float)) != 0;
+        CHECK(wrong == 0);
+        CHECK(whole.run == split.run);
+        const auto ref = ref_conv(g, x.data(), w.data());
+        int far = 0;
+        for (std::size_t i = 0; i < size; ++i)
+            far += !(std::abs(whole.y[i] - ref[i]) <= 1e-4 * (1 + std::abs(ref[i])));
+        CHECK(far == 0);
+    }
 }

@@ -1,6 +1,7 @@
 // conv2d_transpose against a plain-loop baseline over shapes and attributes.
 #include "litegraph/ops/conv2d_transpose.hpp"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,43 @@ TEST_CASE("conv2d_transpose matches the baseline over shapes and attributes") {
         {.x = {1, 3, 3, 3}, .w = {3, 1, 4, 4}, .strides = {2, 2}, .paddings = {1, 1}, .groups = 3},
     };
     for (auto& c : cases) check_explicit(c);
+}
+
+TEST_CASE("conv2d_transpose with disjoint windows (the SGEMM form) matches the baseline") {
+    // Windows no wider than the stride: the SGEMM form (run_gemm), planes of
+    // several SGEMM column blocks, groups, pads, output padding and sizes.
+    std::vector<tconv_case> cases = {
+        {.x = {1, 24, 40, 40}, .w = {24, 6, 2, 2}, .strides = {2, 2}, .bias = true},
+        {.x = {2, 6, 7, 9}, .w = {6, 2, 2, 3}, .strides = {2, 3}, .groups = 3, .bias = true},
+        {.x = {1, 5, 6, 6}, .w = {5, 3, 3, 3}, .strides = {3, 3}, .paddings = {1, 1}},
+        {.x = {1, 4, 5, 5}, .w = {4, 3, 1, 1}, .output_padding = {0, 0}, .bias = true},
+        {.x = {1, 3, 4, 5}, .w = {3, 2, 2, 2}, .strides = {3, 2}, .output_padding = {2, 1}},
+        {.x = {1, 300, 3, 50}, .w = {300, 2, 2, 2}, .strides = {2, 2}},  // K over one block
+    };
+    for (auto& c : cases) check_explicit(c);
+}
+
+TEST_CASE("conv2d_transpose gives the same bits on 1, 2 and 3 threads") {
+    for (const tconv_case& c :
+         {tconv_case{.x = {1, 24, 40, 40}, .w = {24, 6, 2, 2}, .strides = {2, 2}, .bias = true},
+          tconv_case{.x = {1, 8, 30, 30}, .w = {8, 1, 2, 2}, .strides = {2, 2}},
+          tconv_case{
+              .x = {2, 4, 9, 9}, .w = {4, 3, 3, 3}, .strides = {2, 2}, .paddings = {1, 1}}}) {
+        CAPTURE(to_string(c.x));
+        tensor x, w, b;
+        auto in = inputs_of(c, x, w, b);
+        std::vector<tensor> outs;
+        for (unsigned t : {1u, 2u, 3u}) {
+            thread_pool pool(t);
+            op_instance_of<ops::conv2d_transpose> k(attrs_of(c), "conv2d_transpose");
+            outs.push_back(invoke(k, "conv2d_transpose", in, {{"Output", 1}}, &pool).get("Output"));
+        }
+        for (std::size_t i = 1; i < outs.size(); ++i) {
+            const auto a = outs[0].span<float>(), o = outs[i].span<float>();
+            REQUIRE(a.size() == o.size());
+            CHECK(std::memcmp(a.data(), o.data(), a.size() * sizeof(float)) == 0);
+        }
+    }
 }
 
 TEST_CASE("conv2d_transpose SAME computes pads from the input and resets dilation") {

@@ -64,7 +64,7 @@ public:
     ~thread_pool() {
         {
             std::lock_guard<std::mutex> l(m_);
-            stop_ = true;
+            stop_.store(true);
         }
         wake_.notify_all();
         workers_.clear();  // joins
@@ -90,13 +90,17 @@ public:
         {
             std::lock_guard<std::mutex> l(m_);
             job_ = &j;
-            ++generation_;
+            generation_.fetch_add(1);
         }
-        wake_.notify_all();
+        wake_.notify_all();  // no system call when every worker is still spinning
         execute(j);
+        // The workers usually finish within microseconds of the caller: spin
+        // on the counters before sleeping on the condition variable.
+        auto finished = [&] { return j.done.load() == tasks && active_.load() == 0; };
+        for (int i = 0; i < spin_rounds && !finished(); ++i) relax();
         {
             std::unique_lock<std::mutex> l(m_);
-            done_.wait(l, [&] { return j.done.load() == tasks && active_ == 0; });
+            done_.wait(l, finished);
             job_ = nullptr;
         }
         if (j.error) std::rethrow_exception(j.error);
@@ -134,34 +138,51 @@ private:
         --depth();
     }
 
+    /// A pause in a spin loop (lets the other hyper-thread run).
+    static void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        __asm__ __volatile__("yield");
+#endif
+    }
+
     void work() {
         std::uint64_t seen = 0;
         for (;;) {
+            // Ops open regions back to back: spin a little for the next one
+            // before sleeping (a futex wake-up costs tens of microseconds).
+            for (int i = 0; i < spin_rounds && generation_.load() == seen && !stop_.load(); ++i)
+                relax();
             job* j = nullptr;
             {
                 std::unique_lock<std::mutex> l(m_);
-                wake_.wait(l, [&] { return stop_ || (job_ && generation_ != seen); });
-                if (stop_) return;
-                seen = generation_;
+                wake_.wait(l, [&] { return stop_.load() || (job_ && generation_.load() != seen); });
+                if (stop_.load()) return;
+                seen = generation_.load();
                 j = job_;
-                ++active_;
+                active_.fetch_add(1);
             }
             execute(*j);
             {
                 std::lock_guard<std::mutex> l(m_);
-                --active_;
+                active_.fetch_sub(1);
             }
             done_.notify_all();
         }
     }
 
+    /// Pauses per spin: 5 to 150 microseconds, as the CPU's pause latency goes
+    /// (about 130 on the AMD EPYC this was tuned on).
+    static constexpr int spin_rounds = 1 << 11;
+
     std::mutex region_;  // one parallel region at a time
-    std::mutex m_;       // guards job_, generation_, active_, stop_
+    std::mutex m_;       // guards job_ and the changes of generation_, active_, stop_
     std::condition_variable wake_, done_;
     job* job_ = nullptr;
-    std::uint64_t generation_ = 0;
-    int active_ = 0;
-    bool stop_ = false;
+    std::atomic<std::uint64_t> generation_{0};  // read without the lock while spinning
+    std::atomic<int> active_{0};
+    std::atomic<bool> stop_{false};
     std::vector<std::jthread> workers_;  // last: joined before the rest is destroyed
 };
 

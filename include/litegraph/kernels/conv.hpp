@@ -446,30 +446,68 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
 
 /// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,
 /// everything else through im2col over bands of output rows.
+///
+/// The work is a sequence of units, each one SGEMM call of its own: per
+/// image and group, the SGEMM's column blocks of the plane (pointwise; a
+/// block is gemm_tile::column_block(K) columns, the SGEMM's own N block, so
+/// the runs the epilogue sees are those of one call over the whole plane) or
+/// the bands of output rows (im2col, each with its own column matrix).  Any
+/// split of the units computes every output element with the same
+/// arithmetic, so callers may run ranges of units on different threads
+/// (ops::conv2d does, with the workspace of each thread).
 namespace detail {
-/// The GEMM paths with the weights of each group packed (`wp[group]`).
+/// Output rows per im2col band: the column matrix near 64K floats.
+inline std::int64_t im2col_band(const conv_geometry& g) {
+    const std::int64_t kdim = g.c / g.groups * g.kh * g.kw;
+    return std::clamp<std::int64_t>((1 << 16) / (kdim * g.ow), 1, g.oh);
+}
+/// Units per image and group.
+inline std::int64_t gemm_blocks(const conv_geometry& g) {
+    if (g.is_pointwise()) {
+        const std::int64_t nb = gemm_tile::column_block(g.c / g.groups);
+        return (g.oh * g.ow + nb - 1) / nb;
+    }
+    const std::int64_t band = im2col_band(g);
+    return (g.oh + band - 1) / band;
+}
+}  // namespace detail
+
+/// The units of the GEMM paths (see above): images x groups x blocks.
+inline std::int64_t conv2d_gemm_units(const conv_geometry& g) {
+    return g.n * g.groups * detail::gemm_blocks(g);
+}
+
+namespace detail {
+/// Units [u0, u1) of the GEMM paths with the weights of each group packed
+/// (`wp[group]`).
 template <class Epilogue>
 void conv2d_gemm_packed(const conv_geometry& g, const float* x, const packed_a* wp, Epilogue&& epi,
-                        workspace* ws) {
+                        workspace* ws, std::int64_t u0, std::int64_t u1) {
     const std::int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
     const std::int64_t kdim = cg * g.kh * g.kw, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
+    const std::int64_t blocks = gemm_blocks(g);
 
     if (g.is_pointwise()) {
-        for (std::int64_t n = 0; n < g.n; ++n)
-            for (std::int64_t grp = 0; grp < g.groups; ++grp) {
-                const float* b = x + (n * g.c + grp * cg) * in_plane;
-                sgemm(
-                    wp[grp], out_plane, b, in_plane,
-                    [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
-                        epi(n, grp * ocg + row, col0, v, count);
-                    },
-                    ws);
-            }
+        const std::int64_t nb = gemm_tile::column_block(cg);
+        for (std::int64_t u = u0; u < u1; ++u) {
+            const std::int64_t n = u / (g.groups * blocks), grp = u / blocks % g.groups;
+            const std::int64_t j0 = u % blocks * nb, cols = std::min(nb, out_plane - j0);
+            const float* b = x + (n * g.c + grp * cg) * in_plane + j0;
+            sgemm(
+                wp[grp], cols, b, in_plane,
+                [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                    epi(n, grp * ocg + row, j0 + col0, v, count);
+                },
+                ws);
+        }
         return;
     }
 
     // Per kernel column: output columns [lo, hi) read inside the image.
-    std::vector<std::int64_t> ow_lo(g.kw), ow_hi(g.kw);
+    std::int64_t lo_small[16], hi_small[16];
+    std::vector<std::int64_t> lo_big(g.kw > 16 ? 2 * g.kw : 0);
+    std::int64_t* ow_lo = g.kw > 16 ? lo_big.data() : lo_small;
+    std::int64_t* ow_hi = g.kw > 16 ? lo_big.data() + g.kw : hi_small;
     for (std::int64_t j = 0; j < g.kw; ++j) {
         const std::int64_t off = j * g.dw - g.pl;  // iw = ow * sw + off
         const std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
@@ -477,47 +515,52 @@ void conv2d_gemm_packed(const conv_geometry& g, const float* x, const packed_a* 
         ow_lo[j] = std::min(lo, g.ow);
         ow_hi[j] = std::max(ow_lo[j], std::min(hi, g.ow));
     }
-    // Bands of output rows keep the column matrix near 64K floats.
-    const std::int64_t band = std::clamp<std::int64_t>((1 << 16) / (kdim * g.ow), 1, g.oh);
+    const std::int64_t band = im2col_band(g);
     float* col = workspace::grow(ws->d, kdim * band * g.ow);
-    for (std::int64_t n = 0; n < g.n; ++n)
-        for (std::int64_t grp = 0; grp < g.groups; ++grp) {
-            const float* xg = x + (n * g.c + grp * cg) * in_plane;
-            for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
-                const std::int64_t nrows = std::min(band, g.oh - oh0), ncols = nrows * g.ow;
-                float* dst = col;
-                for (std::int64_t ic = 0; ic < cg; ++ic)
-                    for (std::int64_t i = 0; i < g.kh; ++i)
-                        for (std::int64_t j = 0; j < g.kw; ++j, dst += ncols) {
-                            const std::int64_t off = j * g.dw - g.pl;
-                            for (std::int64_t r = 0; r < nrows; ++r) {
-                                float* d = dst + r * g.ow;
-                                const std::int64_t ih = (oh0 + r) * g.sh - g.pt + i * g.dh;
-                                if (ih < 0 || ih >= g.h) {
-                                    std::fill(d, d + g.ow, 0.f);
-                                    continue;
-                                }
-                                const float* src = xg + ic * in_plane + ih * g.w + off;
-                                std::fill(d, d + ow_lo[j], 0.f);
-                                if (g.sw == 1)
-                                    std::memcpy(d + ow_lo[j], src + ow_lo[j],
-                                                static_cast<std::size_t>(ow_hi[j] - ow_lo[j]) *
-                                                    sizeof(float));
-                                else
-                                    for (std::int64_t o = ow_lo[j]; o < ow_hi[j]; ++o)
-                                        d[o] = src[o * g.sw];
-                                std::fill(d + ow_hi[j], d + g.ow, 0.f);
-                            }
+    for (std::int64_t u = u0; u < u1; ++u) {
+        const std::int64_t n = u / (g.groups * blocks), grp = u / blocks % g.groups;
+        const std::int64_t oh0 = u % blocks * band;
+        const float* xg = x + (n * g.c + grp * cg) * in_plane;
+        const std::int64_t nrows = std::min(band, g.oh - oh0), ncols = nrows * g.ow;
+        float* dst = col;
+        for (std::int64_t ic = 0; ic < cg; ++ic)
+            for (std::int64_t i = 0; i < g.kh; ++i)
+                for (std::int64_t j = 0; j < g.kw; ++j, dst += ncols) {
+                    const std::int64_t off = j * g.dw - g.pl;
+                    for (std::int64_t r = 0; r < nrows; ++r) {
+                        float* d = dst + r * g.ow;
+                        const std::int64_t ih = (oh0 + r) * g.sh - g.pt + i * g.dh;
+                        if (ih < 0 || ih >= g.h) {
+                            std::fill(d, d + g.ow, 0.f);
+                            continue;
                         }
-                const std::int64_t base = oh0 * g.ow;
-                sgemm(
-                    wp[grp], ncols, static_cast<const float*>(col), ncols,
-                    [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
-                        epi(n, grp * ocg + row, base + col0, v, count);
-                    },
-                    ws);
-            }
-        }
+                        const float* src = xg + ic * in_plane + ih * g.w + off;
+                        std::fill(d, d + ow_lo[j], 0.f);
+                        if (g.sw == 1)
+                            std::memcpy(
+                                d + ow_lo[j], src + ow_lo[j],
+                                static_cast<std::size_t>(ow_hi[j] - ow_lo[j]) * sizeof(float));
+                        else if (g.sw == 2)  // a constant stride the compiler vectorises
+                            for (std::int64_t o = ow_lo[j]; o < ow_hi[j]; ++o) d[o] = src[2 * o];
+                        else
+                            for (std::int64_t o = ow_lo[j]; o < ow_hi[j]; ++o) d[o] = src[o * g.sw];
+                        std::fill(d + ow_hi[j], d + g.ow, 0.f);
+                    }
+                }
+        const std::int64_t base = oh0 * g.ow;
+        sgemm(
+            wp[grp], ncols, static_cast<const float*>(col), ncols,
+            [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                epi(n, grp * ocg + row, base + col0, v, count);
+            },
+            ws);
+    }
+}
+
+template <class Epilogue>
+void conv2d_gemm_packed(const conv_geometry& g, const float* x, const packed_a* wp, Epilogue&& epi,
+                        workspace* ws) {
+    conv2d_gemm_packed(g, x, wp, static_cast<Epilogue&&>(epi), ws, 0, conv2d_gemm_units(g));
 }
 
 }  // namespace detail
@@ -590,6 +633,19 @@ private:
     std::vector<float> raw_;
     std::vector<packed_a> packed_;
 };
+
+/// Units [u0, u1) of conv2d_gemm_units(g) with prepared (packed, not
+/// depthwise) weights: what a caller runs on each thread of a split.
+template <class Epilogue>
+void conv2d_gemm_units(const conv_geometry& g, const float* x, const conv_weights& w,
+                       Epilogue&& epi, std::int64_t u0, std::int64_t u1, workspace* ws = nullptr) {
+    g.validate();
+    w.check(g);
+    if (w.depthwise())
+        LITEGRAPH_THROW(shape_error("kernels::conv2d_gemm_units: depthwise weights"));
+    if (!ws) ws = &workspace::local();
+    detail::conv2d_gemm_packed(g, x, w.packed(), static_cast<Epilogue&&>(epi), ws, u0, u1);
+}
 
 /// conv2d NCHW with prepared weights (no packing per call).
 template <class Epilogue>

@@ -61,6 +61,12 @@ inline constexpr std::int64_t nr = of<simd::default_arch>::nr;
 inline constexpr std::int64_t kc = 256;        // K block: an A panel (mr x kc) stays in L1
 inline constexpr std::int64_t nc = 512;        // N block when K fits one K block
 inline constexpr std::int64_t nc_multi = 128;  // N block when partial sums wait in M x nc
+/// The SGEMM's N block for a depth of k: the columns of one block are
+/// computed together, and a call over columns [j0, j0 + n) with j0 a
+/// multiple of it hands the epilogue the same runs as one call over all.
+constexpr std::int64_t column_block(std::int64_t k) {
+    return k <= kc ? nc : nc_multi;
+}
 }  // namespace gemm_tile
 
 namespace detail {
@@ -112,6 +118,50 @@ void gemm_row_panel(std::int64_t kb, const float* ap, const float* b, std::int64
         const bool packed = pack_all || cols - jr < nr;
         const float* bp = packed ? bbuf + jr * kb : b + jr;
         micro_kernel<A>(kb, ap, bp, packed ? nr : ldb, ct + jr, ldc, accumulate);
+    }
+}
+
+/// Copies one NR-float row of a B panel (a fixed-size copy: a few vector
+/// moves instead of a memcpy call per row).
+template <std::int64_t NR>
+inline void pack_b_rows(std::int64_t kb, const float* src, std::int64_t ldb, std::int64_t full,
+                        float* bbuf) {
+    // Row by row of B (sequential reads), every full panel of the row.
+    for (std::int64_t p = 0; p < kb; ++p) {
+        const float* s = src + p * ldb;
+        float* d = bbuf + p * NR;
+        for (std::int64_t jr = 0; jr < full; jr += NR, d += NR * kb)
+            std::memcpy(d, s + jr, NR * sizeof(float));
+    }
+}
+
+/// Packs a K block of B's columns [0, cols) into NR-column panels
+/// (panel jr at bbuf + jr * kb, kb rows of NR floats): every panel when
+/// `pack_all`, else only the ragged last one (zero-padded to NR).
+inline void pack_b(std::int64_t kb, const float* b, std::int64_t ldb, std::int64_t cols,
+                   std::int64_t nr, bool pack_all, float* bbuf) {
+    const std::int64_t full = pack_all ? cols / nr * nr : 0;
+    if (full > 0) {
+        if (nr == 8)
+            pack_b_rows<8>(kb, b, ldb, full, bbuf);
+        else if (nr == 16)
+            pack_b_rows<16>(kb, b, ldb, full, bbuf);
+        else if (nr == 32)
+            pack_b_rows<32>(kb, b, ldb, full, bbuf);
+        else
+            for (std::int64_t p = 0; p < kb; ++p)
+                for (std::int64_t jr = 0; jr < full; jr += nr)
+                    std::memcpy(bbuf + jr * kb + p * nr, b + p * ldb + jr,
+                                static_cast<std::size_t>(nr) * sizeof(float));
+    }
+    for (std::int64_t jr = cols / nr * nr; jr < cols; jr += nr) {  // the ragged panel
+        const std::int64_t n = cols - jr;
+        float* dst = bbuf + jr * kb;
+        for (std::int64_t p = 0; p < kb; ++p) {
+            std::memcpy(dst + p * nr, b + p * ldb + jr,
+                        static_cast<std::size_t>(n) * sizeof(float));
+            std::fill(dst + p * nr + n, dst + (p + 1) * nr, 0.f);
+        }
     }
 }
 
@@ -218,7 +268,7 @@ void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, 
     }
     const bool one_pass = k <= kc;
     const std::int64_t mpad = (m + mr - 1) / mr * mr;
-    const std::int64_t ncb = one_pass ? nc : nc_multi;
+    const std::int64_t ncb = gemm_tile::column_block(k);
     const std::int64_t ncmax = std::min(ncb, (n + nr - 1) / nr * nr);
     float* cbuf = workspace::grow(ws->c, (one_pass ? mr : mpad) * ncmax);
     // B packed into NR-column panels (always for the ragged last panel).
@@ -231,18 +281,7 @@ void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, 
         for (std::int64_t pc = 0; pc < k; pc += kc) {
             const std::int64_t kb = std::min(kc, k - pc);
             const bool last_k = pc + kb >= k;
-            // Pack the panels that will be read from bbuf.
-            for (std::int64_t jr = 0; jr < nb_cols; jr += nr) {
-                const std::int64_t cols = std::min(nr, nb_cols - jr);
-                if (cols == nr && !pack_all) continue;
-                float* dst = bbuf + jr * kb;
-                const float* src = b + pc * ldb + jc + jr;
-                for (std::int64_t p = 0; p < kb; ++p) {
-                    std::memcpy(dst + p * nr, src + p * ldb,
-                                static_cast<std::size_t>(cols) * sizeof(float));
-                    std::fill(dst + p * nr + cols, dst + (p + 1) * nr, 0.f);
-                }
-            }
+            detail::pack_b(kb, b + pc * ldb + jc, ldb, nb_cols, nr, pack_all, bbuf);
             for (std::int64_t ir = 0; ir < m; ir += mr) {
                 const float* ap = a.panel(pc, ir);
                 float* ct = cbuf + (one_pass ? 0 : ir * ncmax);

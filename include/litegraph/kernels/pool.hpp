@@ -74,18 +74,92 @@ constexpr std::int32_t div_round(std::int32_t sum, std::int32_t count) noexcept 
 }
 }  // namespace pool_detail
 
-/// float32 pooling; `scratch` holds pool_scratch_bytes(g) bytes.
-inline void pool2d(const pool_mode& p, const pool_geometry& g, const float* x, float* y,
-                   pool_span* scratch) {
-    pool_detail::spans(p, g, scratch);
-    const pool_span* rows = scratch;
-    const pool_span* cols = scratch + g.oh;
-    const std::int64_t planes = g.n * g.c;
-    for (std::int64_t pc = 0; pc < planes; ++pc) {
+namespace pool_detail {
+/// The sum of n contiguous floats in eight interleaved partial sums, added
+/// in a fixed order at the end: the same arithmetic on every target (the
+/// compiler turns the eight lanes into vectors of its instruction set).
+inline float sum_contiguous(const float* x, std::int64_t n) {
+    float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; ++j) acc[j] += x[i + j];
+    float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    for (; i < n; ++i) s += x[i];
+    return s;
+}
+}  // namespace pool_detail
+
+namespace pool_detail {
+/// y[o] = max(y[o], x[o * S]) (Paddle's MaxPool comparison) or y[o] += x[o * S]
+/// for o in [lo, hi); S a constant the compiler vectorises for, else `sw`.
+template <bool Max, std::int64_t S>
+inline void window_column(float* y, const float* x, std::int64_t lo, std::int64_t hi,
+                          std::int64_t sw) {
+    const std::int64_t step = S > 0 ? S : sw;
+    for (std::int64_t o = lo; o < hi; ++o) {
+        const float v = x[o * step];
+        if constexpr (Max)
+            y[o] = y[o] > v ? y[o] : v;
+        else
+            y[o] += v;
+    }
+}
+
+/// One output row of a fixed-window pooling: for each input row of the
+/// window and each window column in order, the whole row of outputs at once,
+/// so every output element sees its window's values in the order of the
+/// element-wise loop (input row, then column): the same result.
+template <bool Max>
+inline void window_row(const pool_geometry& g, const float* xp, float* yrow, const pool_span& r) {
+    std::fill(yrow, yrow + g.ow, Max ? -FLT_MAX : 0.f);
+    for (std::int64_t ih = r.lo; ih < r.hi; ++ih) {
+        const float* xrow = xp + ih * g.w;
+        for (std::int64_t j = 0; j < g.kw; ++j) {
+            const std::int64_t off = j - g.pl;  // iw = ow * sw + off, in [0, w)
+            const std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+            const std::int64_t hi = std::min(g.ow, off > g.w - 1 ? 0 : (g.w - 1 - off) / g.sw + 1);
+            if (lo >= hi) continue;
+            if (g.sw == 1)
+                window_column<Max, 1>(yrow, xrow + off, lo, hi, 1);
+            else if (g.sw == 2)
+                window_column<Max, 2>(yrow, xrow + off, lo, hi, 2);
+            else
+                window_column<Max, 0>(yrow, xrow + off, lo, hi, g.sw);
+        }
+    }
+}
+}  // namespace pool_detail
+
+/// float32 pooling of planes [p0, p1) (of n * c), with the spans that
+/// pool_detail::spans wrote to `spans` (rows, then columns).  Each plane is
+/// pooled on its own, so any split of the planes gives the same output.
+inline void pool2d_planes(const pool_mode& p, const pool_geometry& g, const float* x, float* y,
+                          const pool_span* spans, std::int64_t p0, std::int64_t p1) {
+    const pool_span* rows = spans;
+    const pool_span* cols = spans + g.oh;
+    // Windows of whole rows (global pools): one contiguous run per output.
+    const bool whole_rows = !p.max && g.ow == 1 && cols[0].lo == 0 && cols[0].hi == g.w;
+    for (std::int64_t pc = p0; pc < p1; ++pc) {
         const float* xp = x + pc * g.h * g.w;
         float* yp = y + pc * g.oh * g.ow;
         for (std::int64_t oh = 0; oh < g.oh; ++oh) {
             const auto r = rows[oh];
+            float* yrow = yp + oh * g.ow;
+            if (whole_rows) {
+                const float sum = pool_detail::sum_contiguous(xp + r.lo * g.w, (r.hi - r.lo) * g.w);
+                yrow[0] = sum / static_cast<float>(r.extent * cols[0].extent);
+                continue;
+            }
+            if (!p.adaptive) {  // the columns' windows follow kw, sw and the left pad
+                if (p.max) {
+                    pool_detail::window_row<true>(g, xp, yrow, r);
+                } else {
+                    pool_detail::window_row<false>(g, xp, yrow, r);
+                    for (std::int64_t ow = 0; ow < g.ow; ++ow)
+                        yrow[ow] = yrow[ow] / static_cast<float>(r.extent * cols[ow].extent);
+                }
+                continue;
+            }
             for (std::int64_t ow = 0; ow < g.ow; ++ow) {
                 const auto c = cols[ow];
                 if (p.max) {
@@ -95,16 +169,23 @@ inline void pool2d(const pool_mode& p, const pool_geometry& g, const float* x, f
                             const float v = xp[ih * g.w + iw];
                             m = m > v ? m : v;  // Paddle's MaxPool: NaN propagates
                         }
-                    yp[oh * g.ow + ow] = m;
+                    yrow[ow] = m;
                 } else {
                     float sum = 0.f;
                     for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
                         for (std::int64_t iw = c.lo; iw < c.hi; ++iw) sum += xp[ih * g.w + iw];
-                    yp[oh * g.ow + ow] = sum / static_cast<float>(r.extent * c.extent);
+                    yrow[ow] = sum / static_cast<float>(r.extent * c.extent);
                 }
             }
         }
     }
+}
+
+/// float32 pooling; `scratch` holds pool_scratch_bytes(g) bytes.
+inline void pool2d(const pool_mode& p, const pool_geometry& g, const float* x, float* y,
+                   pool_span* scratch) {
+    pool_detail::spans(p, g, scratch);
+    pool2d_planes(p, g, x, y, scratch, 0, g.n * g.c);
 }
 
 /// int8 pooling, the output in the input's step: max takes the largest q,

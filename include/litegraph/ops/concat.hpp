@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 #include "litegraph/ops/detail/shape_args.hpp"
 
@@ -80,15 +81,23 @@ struct concat {
         for (std::int64_t d = 0; d < axis; ++d) outer *= out.shape[d];
         const auto esize = static_cast<std::int64_t>(size_of(out.type));
         const auto out_row = out.numel() / (outer ? outer : 1) * esize;
-        std::int64_t col = 0;  // byte offset of this input inside one output row
-        for (std::size_t i = 0; i < io.input_count("X"); ++i) {
+        const auto inputs = static_cast<std::int64_t>(io.input_count("X"));
+        // Byte offset of each input inside one output row.
+        std::vector<std::int64_t> col(static_cast<std::size_t>(inputs) + 1, 0);
+        for (std::int64_t i = 0; i < inputs; ++i)
+            col[i + 1] = col[i] + (outer ? io.input("X", i).numel() / outer * esize : 0);
+        auto copy = [&](std::int64_t i) {
             const auto& xi = io.input("X", i);
-            const auto row = outer ? xi.numel() / outer * esize : 0;
+            const auto row = col[i + 1] - col[i];
             for (std::int64_t o = 0; o < outer && row; ++o)
-                std::memcpy(out.data + o * out_row + col, xi.data + o * row,
+                std::memcpy(out.data + o * out_row + col[i], xi.data + o * row,
                             static_cast<std::size_t>(row));
-            col += row;
-        }
+        };
+        // Large copies: one task per input over the pool (plain copies).
+        if (pool_threads(io.pool) > 1 && outer * col[inputs] >= (std::int64_t{1} << 20))
+            parallel_tasks(io.pool, inputs, copy);
+        else
+            for (std::int64_t i = 0; i < inputs; ++i) copy(i);
     }
 };
 

@@ -276,6 +276,19 @@ struct conv2d {
         // The fast kernels see every epilogue through one reference type, so
         // they are compiled once rather than once per fused kernel type.
         epilogue_ref ref(epi);
+        const auto threads = static_cast<std::int64_t>(pool_threads(pool));
+        if (threads > 1 && !kg.is_depthwise() && kg.flops() >= 2e5) {
+            // Enough column blocks or im2col bands (kernels::conv2d_gemm_units)
+            // for every thread: split those; one packed filter, no im2col twice.
+            const std::int64_t units = kernels::conv2d_gemm_units(kg);
+            if (units >= 2 * threads || units % threads == 0)
+                if (const auto* w = s.get(kg, f)) {
+                    parallel_tasks(pool, units, [&](std::int64_t u) {
+                        kernels::conv2d_gemm_units(kg, x, *w, ref, u, u + 1);
+                    });
+                    return;
+                }
+        }
         if (const auto split = conv_split::of(kg, pool_threads(pool)); split.tasks() > 1) {
             const bool dw = kg.is_depthwise();
             std::vector<const kernels::conv_weights*> w(static_cast<std::size_t>(split.ranges));

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "litegraph/kernels/gemm.hpp"
 #include "litegraph/ops/detail/window.hpp"
 #include "litegraph/ops/op.hpp"
 
@@ -136,6 +137,75 @@ struct conv2d_transpose {
         out.shape = {g.n, g.oc, g.oh, g.ow};
     }
 
+    /// Whether no two taps of the window reach the same output pixel (the
+    /// window no wider than the stride, e.g. the 2x2 stride-2 upsampling of
+    /// detection heads): then run_gemm computes each output once.
+    static bool windows_disjoint(const geometry& g) {
+        return (g.kh - 1) * g.dh < g.sh && (g.kw - 1) * g.dw < g.sw;
+    }
+
+    /// Disjoint windows on the SGEMM: per image and group,
+    /// cols[(oc, i, j), (ih, iw)] = sum over the input channels of
+    /// Filter * Input, and the epilogue adds each value to the bias at its
+    /// one output pixel.  Units of the SGEMM's column blocks of the input
+    /// plane (gemm_tile::column_block) split over the pool: every value is one
+    /// SGEMM element whatever the split, so the output is too.
+    static void run_gemm(const geometry& g, const float* x, const float* f, const float* bias,
+                         float* y, thread_pool* pool, const std::vector<std::int64_t>& iw_lo,
+                         const std::vector<std::int64_t>& iw_hi,
+                         const std::vector<std::int64_t>& y_off) {
+        const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
+        const std::int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow, ksize = g.kh * g.kw;
+        const std::int64_t m = cout_g * ksize;
+        // A[(oc, i, j), ic] = Filter[ic, oc, i, j], packed per group.
+        std::vector<kernels::packed_a> a(static_cast<std::size_t>(g.groups));
+        {
+            std::vector<float> t(static_cast<std::size_t>(m * cin_g));
+            for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+                for (std::int64_t ic = 0; ic < cin_g; ++ic)
+                    for (std::int64_t r = 0; r < m; ++r)
+                        t[r * cin_g + ic] = f[(grp * cin_g + ic) * m + r];
+                a[grp].pack(m, cin_g, t.data(), cin_g);
+            }
+        }
+        const std::int64_t planes = g.n * g.oc;
+        parallel_tasks(
+            pool, std::min<std::int64_t>(planes, pool_threads(pool)), [&](std::int64_t t) {
+                const std::int64_t per = (planes + pool_threads(pool) - 1) / pool_threads(pool);
+                for (std::int64_t i = t * per; i < std::min(planes, (t + 1) * per); ++i)
+                    std::fill(y + i * out_plane, y + (i + 1) * out_plane,
+                              bias ? bias[i % g.oc] : 0.f);
+            });
+        const std::int64_t nb = kernels::gemm_tile::column_block(cin_g);
+        const std::int64_t blocks = (in_plane + nb - 1) / nb;
+        parallel_tasks(pool, g.n * g.groups * blocks, [&](std::int64_t u) {
+            const std::int64_t n = u / (g.groups * blocks), grp = u / blocks % g.groups;
+            const std::int64_t j0 = u % blocks * nb, cols = std::min(nb, in_plane - j0);
+            const float* b = x + (n * g.c + grp * cin_g) * in_plane + j0;
+            kernels::sgemm(
+                a[grp], cols, b, in_plane,
+                [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                    const std::int64_t oc = grp * cout_g + row / ksize;
+                    const std::int64_t i = row % ksize / g.kw, j = row % g.kw;
+                    float* yo = y + (n * g.oc + oc) * out_plane;
+                    // Input pixels [q, q + count), row by row.
+                    for (std::int64_t q = j0 + col0, e = q + count; q < e;) {
+                        const std::int64_t ih = q / g.w, iw0 = q % g.w;
+                        const std::int64_t iw1 = std::min(g.w, iw0 + (e - q));
+                        const std::int64_t oh = ih * g.sh - g.pt + i * g.dh;
+                        if (oh >= 0 && oh < g.oh) {
+                            float* yr = yo + oh * g.ow + y_off[j];
+                            const float* vr = v + (q - j0 - col0) - iw0;
+                            const std::int64_t lo = std::max(iw0, iw_lo[j]);
+                            const std::int64_t hi = std::min(iw1, iw_hi[j]);
+                            for (std::int64_t iw = lo; iw < hi; ++iw) yr[iw * g.sw] += vr[iw];
+                        }
+                        q += iw1 - iw0;
+                    }
+                });
+        });
+    }
+
     // Scatter form: for each output channel and input row, every input channel
     // and kernel position adds a scaled input row into one output row.  The
     // innermost loop is contiguous in the input (and in the output at stride 1).
@@ -158,6 +228,11 @@ struct conv2d_transpose {
             iw_lo[j] = std::min(lo, g.w);
             iw_hi[j] = std::max(iw_lo[j], std::min(hi, g.w));
             y_off[j] = off;
+        }
+
+        if (windows_disjoint(g)) {
+            run_gemm(g, x, f, bias, y, io.pool, iw_lo, iw_hi, y_off);
+            return;
         }
 
         // One output plane at a time, planes split over the pool (each plane

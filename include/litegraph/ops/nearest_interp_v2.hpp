@@ -196,7 +196,7 @@ struct interp_v2 {
             std::vector<std::int64_t> iy(g.out_h), ix(g.out_w);
             for (std::int64_t k = 0; k < g.out_h; ++k) iy[k] = index(rh, k, g.in_h);
             for (std::int64_t l = 0; l < g.out_w; ++l) ix[l] = index(rw, l, g.in_w);
-            for (std::int64_t pc = 0; pc < planes; ++pc) {
+            split_planes(io.pool, planes, out_plane, [&](std::int64_t pc) {
                 const float* xp = x + pc * in_plane;
                 float* yp = y + pc * out_plane;
                 for (std::int64_t k = 0; k < g.out_h; ++k) {
@@ -204,7 +204,7 @@ struct interp_v2 {
                     float* yr = yp + k * g.out_w;
                     for (std::int64_t l = 0; l < g.out_w; ++l) yr[l] = xr[ix[l]];
                 }
-            }
+            });
             return;
         }
         // Bilinear, Paddle's source indices and weights (align_mode 0 without
@@ -232,7 +232,7 @@ struct interp_v2 {
         };
         const auto ty = taps(rh, g.out_h, g.in_h);
         const auto tx = taps(rw, g.out_w, g.in_w);
-        for (std::int64_t pc = 0; pc < planes; ++pc) {
+        split_planes(io.pool, planes, out_plane, [&](std::int64_t pc) {
             const float* xp = x + pc * in_plane;
             float* yp = y + pc * out_plane;
             for (std::int64_t k = 0; k < g.out_h; ++k) {
@@ -246,7 +246,21 @@ struct interp_v2 {
                             r0[b.hi] * a.w_lo * b.w_hi + r1[b.hi] * a.w_hi * b.w_hi;
                 }
             }
-        }
+        });
+    }
+
+    /// plane(pc) for every plane, ranges of planes split over the pool when
+    /// the output is large enough (each plane alone: the same output).
+    template <class F>
+    static void split_planes(thread_pool* pool, std::int64_t planes, std::int64_t out_plane,
+                             F&& plane) {
+        const auto T = static_cast<std::int64_t>(pool_threads(pool));
+        const std::int64_t tasks =
+            T > 1 && planes * out_plane >= (std::int64_t{1} << 15) ? std::min(T, planes) : 1;
+        const std::int64_t per = (planes + tasks - 1) / tasks;
+        parallel_tasks(pool, tasks, [&](std::int64_t t) {
+            for (std::int64_t pc = t * per; pc < std::min(planes, (t + 1) * per); ++pc) plane(pc);
+        });
     }
 };
 

@@ -154,7 +154,26 @@ struct pool2d {
                         static_cast<span1*>(io.scratch));
     }
 
-    static void run(const params& p, op_io& io) { run_firmware_form<pool2d>(p, io); }
+    /// The firmware form's loop, over ranges of the planes split over the
+    /// pool (each plane pooled alone, so the same output for every split).
+    static void run(const params& p, op_io& io) {
+        const auto f = form_of(p, io);
+        const auto& g = f.g;
+        std::vector<span1> spans(static_cast<std::size_t>(g.oh + g.ow));
+        kernels::pool_detail::spans(f.m, g, spans.data());
+        const float* x = io.input("X").as<float>();
+        float* y = io.output("Out").as<float>();
+        const std::int64_t planes = g.n * g.c, plane = g.h * g.w;
+        const auto T = static_cast<std::int64_t>(pool_threads(io.pool));
+        // Split only when each thread gets enough input to outweigh the wake-up.
+        const std::int64_t tasks =
+            T > 1 && planes * plane >= (std::int64_t{1} << 14) ? std::min(T, planes) : 1;
+        const std::int64_t per = (planes + tasks - 1) / tasks;
+        parallel_tasks(io.pool, tasks, [&](std::int64_t t) {
+            kernels::pool2d_planes(f.m, g, x, y, spans.data(), t * per,
+                                   std::min(planes, (t + 1) * per));
+        });
+    }
 };
 
 }  // namespace litegraph::ops
