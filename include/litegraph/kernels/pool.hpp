@@ -75,16 +75,12 @@ constexpr std::int32_t div_round(std::int32_t sum, std::int32_t count) noexcept 
 }  // namespace pool_detail
 
 namespace pool_detail {
-/// The sum of n contiguous floats in eight interleaved partial sums, added
-/// in a fixed order at the end: the same arithmetic on every target (the
-/// compiler turns the eight lanes into vectors of its instruction set).
+/// The sum of n contiguous floats in order, one running sum: the order of
+/// the element loop, which runtime/patches.hpp's banded global pool
+/// (patched_stage_instance::accumulate) repeats to stay bit-exact.
 inline float sum_contiguous(const float* x, std::int64_t n) {
-    float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-    std::int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int j = 0; j < 8; ++j) acc[j] += x[i + j];
-    float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-    for (; i < n; ++i) s += x[i];
+    float s = 0.f;
+    for (std::int64_t i = 0; i < n; ++i) s += x[i];
     return s;
 }
 }  // namespace pool_detail
@@ -139,6 +135,21 @@ inline void pool2d_planes(const pool_mode& p, const pool_geometry& g, const floa
     const pool_span* cols = spans + g.oh;
     // Windows of whole rows (global pools): one contiguous run per output.
     const bool whole_rows = !p.max && g.ow == 1 && cols[0].lo == 0 && cols[0].hi == g.w;
+    if (whole_rows && g.oh == 1) {  // global averages: eight planes' running sums at once
+        const std::int64_t n = (rows[0].hi - rows[0].lo) * g.w, plane = g.h * g.w;
+        const float div = static_cast<float>(rows[0].extent * cols[0].extent);
+        std::int64_t pc = p0;
+        for (; pc + 8 <= p1; pc += 8) {
+            const float* xp = x + pc * plane + rows[0].lo * g.w;
+            float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+            for (std::int64_t i = 0; i < n; ++i)
+                for (int k = 0; k < 8; ++k) acc[k] += xp[k * plane + i];
+            for (int k = 0; k < 8; ++k) y[pc + k] = acc[k] / div;
+        }
+        for (; pc < p1; ++pc)
+            y[pc] = pool_detail::sum_contiguous(x + pc * plane + rows[0].lo * g.w, n) / div;
+        return;
+    }
     for (std::int64_t pc = p0; pc < p1; ++pc) {
         const float* xp = x + pc * g.h * g.w;
         float* yp = y + pc * g.oh * g.ow;
