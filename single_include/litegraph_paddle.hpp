@@ -23254,6 +23254,7 @@ private:
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <tuple>
 
 // ---- begin litegraph/static/firmware_ops.hpp ----
@@ -23275,6 +23276,141 @@ using firmware_ops = typename concat_op_lists<
 
 }  // namespace litegraph::static_net
 // ---- end litegraph/static/firmware_ops.hpp ----
+// ---- begin litegraph/static/patch_layers.hpp ----
+// The layers a patched stage adds to a compile-time network (docs/patches.md,
+// docs/firmware.md): `litegraph codegen --patches` writes the stage patch by
+// patch, each patch's layers as ordinary layer<Op> over the stage's planned
+// scratch buffer (their regions and paddings computed at codegen time, in
+// their forms), joined by these two: a window copied between maps (a crop of
+// an input, a channel slice of a concat, the patch into the split tensor)
+// and a global pool's row band.  Both run the loops the runtime's patched
+// stage runs (kernels/patches.hpp), so firmware computes what it computes.
+// They are no Paddle ops: form_of refuses every op_io (codegen builds their
+// forms from the stage's tiling).
+
+#include <cstddef>
+#include <string_view>
+
+// ---- begin litegraph/kernels/patches.hpp ----
+// The two loops of a patched stage (docs/patches.md) besides its layers' own
+// kernels, heap-free on raw NCHW arrays: a window copied between two maps of
+// different extents (a crop, a patch into the split tensor, a channel slice
+// of a concat) and a global pool accumulated over row bands.  The runtime's
+// patched stage (runtime/patches.hpp) and a compile-time network's patch
+// layers (static/patch_layers.hpp) both run these.
+
+#include <cfloat>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <tuple>
+
+namespace litegraph::kernels {
+
+/// A window of h x w elements of `planes` planes: in the source map
+/// (src_h x src_w per plane) at (src_y, src_x), in the destination map
+/// (dst_h x dst_w) at (dst_y, dst_x); `elem` bytes per element.
+struct window_copy {
+    std::int64_t planes = 0, elem = 1;
+    std::int64_t src_h = 0, src_w = 0, src_y = 0, src_x = 0;
+    std::int64_t dst_h = 0, dst_w = 0, dst_y = 0, dst_x = 0;
+    std::int64_t h = 0, w = 0;
+    constexpr auto fields() const {
+        return std::tie(planes, elem, src_h, src_w, src_y, src_x, dst_h, dst_w, dst_y, dst_x, h, w);
+    }
+};
+
+/// Copies the window of `c` from `from` to `to` (the maps do not overlap).
+inline void copy_window(const window_copy& c, const void* from, void* to) noexcept {
+    const auto* src = static_cast<const std::byte*>(from);
+    auto* dst = static_cast<std::byte*>(to);
+    const auto e = static_cast<std::size_t>(c.elem);
+    const bool rows_whole = c.w == c.src_w && c.w == c.dst_w;
+    if (rows_whole && c.h == c.src_h && c.h == c.dst_h) {  // whole planes: one copy
+        std::memcpy(dst, src, static_cast<std::size_t>(c.planes * c.h * c.w) * e);
+        return;
+    }
+    for (std::int64_t p = 0; p < c.planes; ++p) {
+        const auto* s =
+            src + static_cast<std::size_t>((p * c.src_h + c.src_y) * c.src_w + c.src_x) * e;
+        auto* d = dst + static_cast<std::size_t>((p * c.dst_h + c.dst_y) * c.dst_w + c.dst_x) * e;
+        if (rows_whole) {
+            std::memcpy(d, s, static_cast<std::size_t>(c.h * c.w) * e);
+            continue;
+        }
+        for (std::int64_t y = 0; y < c.h; ++y)
+            std::memcpy(d + static_cast<std::size_t>(y * c.dst_w) * e,
+                        s + static_cast<std::size_t>(y * c.src_w) * e,
+                        static_cast<std::size_t>(c.w) * e);
+    }
+}
+
+/// One row band of a float global pool: x holds `rows` full rows (width w)
+/// of each of `planes` planes; y the running max or sum per plane, in the
+/// row-major order of kernels::pool2d's loop.  The first band starts it, the
+/// last divides an average by the plane's size `area`, so the result is
+/// bit for bit the untiled pool's.
+struct band_pool_geometry {
+    std::int64_t planes = 0, rows = 0, w = 0, area = 1;
+    bool max = false, first = false, last = false;
+    constexpr auto fields() const { return std::tie(planes, rows, w, area, max, first, last); }
+};
+
+inline void band_pool(const band_pool_geometry& g, const float* x, float* y) noexcept {
+    const std::int64_t n = g.rows * g.w;
+    for (std::int64_t pc = 0; pc < g.planes; ++pc) {
+        float m = g.first ? (g.max ? -FLT_MAX : 0.f) : y[pc];
+        const float* xp = x + pc * n;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const float v = xp[i];
+            if (g.max)
+                m = m > v ? m : v;
+            else
+                m += v;
+        }
+        if (g.last && !g.max) m = m / static_cast<float>(g.area);
+        y[pc] = m;
+    }
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/patches.hpp ----
+
+namespace litegraph::static_net {
+
+/// kernels::copy_window from input X to the output.
+struct copy_window {
+    struct params {};
+    using form = kernels::window_copy;
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params&, const op_io&) {
+        no_firmware_form("a window copy is written by codegen, not read from a graph");
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::copy_window(f, io.in[0], io.out);
+    }
+};
+
+/// kernels::band_pool: a row band of float input X into the running pool
+/// held in the output.
+struct band_pool {
+    struct params {};
+    using form = kernels::band_pool_geometry;
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params&, const op_io&) {
+        no_firmware_form("a pool's row band is written by codegen, not read from a graph");
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        kernels::band_pool(f, io.input<float>(0), io.output<float>());
+    }
+};
+
+}  // namespace litegraph::static_net
+// ---- end litegraph/static/patch_layers.hpp ----
 
 namespace litegraph::static_net {
 
@@ -23342,6 +23478,35 @@ template <class Layer>
 constexpr std::size_t planned_scratch_bytes(const Layer& l) {
     const std::size_t s = l.scratch_bytes();
     return s ? (s + 15) / 16 * 16 : 16;
+}
+
+/// Layers run in order as one layer of a network: a patched stage is one
+/// group whose layers are its patches, each a group of that patch's layers
+/// (docs/patches.md).  Its layers' scratch is theirs (the planned buffer
+/// they name), none of its own.
+template <class... Layers>
+struct layer_group {
+    std::tuple<Layers...> layers;
+    tensor_at scratch{};
+
+    constexpr std::size_t scratch_bytes() const { return 0; }
+    template <class Mem>
+    void run(const Mem& m) const {
+        std::apply([&](const auto&... l) { (l.run(m), ...); }, layers);
+    }
+};
+
+template <class... Layers>
+constexpr layer_group<Layers...> make_group(const Layers&... l) {
+    return layer_group<Layers...>{std::tuple<Layers...>{l...}, {}};
+}
+
+/// The largest of some byte counts: the one scratch buffer the layers of a
+/// patched stage share (they all run at its step).
+constexpr std::size_t largest(std::initializer_list<std::size_t> sizes) {
+    std::size_t m = 0;
+    for (auto s : sizes) m = s > m ? s : m;
+    return m;
 }
 
 /// The layers in execution order.
@@ -30051,26 +30216,32 @@ inline std::int64_t plane_count(const shape_t& s) {
 }
 
 /// Copies `win` (inside both regions) from a [planes, src.h, src.w] map whose
-/// origin is `src` into one whose origin is `dst`.
+/// origin is `src` into one whose origin is `dst` (kernels::copy_window).
+inline kernels::window_copy window_copy_of(const patch_region& src, const patch_region& dst,
+                                           const patch_region& win, std::int64_t planes,
+                                           std::size_t elem) {
+    return {planes,          static_cast<std::int64_t>(elem),
+            src.h(),         src.w(),
+            win.y0 - src.y0, win.x0 - src.x0,
+            dst.h(),         dst.w(),
+            win.y0 - dst.y0, win.x0 - dst.x0,
+            win.h(),         win.w()};
+}
 inline void copy_window(const std::byte* from, const patch_region& src, std::byte* to,
                         const patch_region& dst, const patch_region& win, std::int64_t planes,
                         std::size_t elem) {
-    const auto row = static_cast<std::size_t>(win.w()) * elem;
-    for (std::int64_t p = 0; p < planes; ++p)
-        for (std::int64_t y = win.y0; y < win.y1; ++y) {
-            const auto* s =
-                from +
-                (static_cast<std::size_t>((p * src.h() + y - src.y0) * src.w() + win.x0 - src.x0)) *
-                    elem;
-            auto* d =
-                to +
-                (static_cast<std::size_t>((p * dst.h() + y - dst.y0) * dst.w() + win.x0 - dst.x0)) *
-                    elem;
-            std::memcpy(d, s, row);
-        }
+    kernels::copy_window(window_copy_of(src, dst, win, planes, elem), from, to);
 }
 
 }  // namespace patch_detail
+
+/// A row band of a reduce layer (its input rows `band`, full width) as
+/// kernels::band_pool runs it.
+inline kernels::band_pool_geometry band_pool_of(const stage_desc& d, const stage_layer& l,
+                                                const patch_region& band, bool first, bool last) {
+    const auto& s = d.shapes.at(l.inputs[0]);
+    return {s[0] * s[1], band.h(), s[3], s[2] * s[3], l.max, first, last};
+}
 
 /// Why the ops producing `output` (up to the graph's inputs) cannot form a
 /// patched stage, or empty when they can (then `desc` holds the stage).
@@ -30224,6 +30395,22 @@ struct layer_tile {
     std::vector<patch_region> in;
     std::vector<bool> crop;
 };
+
+/// The attributes of a layer's op on one patch: a window layer's explicit
+/// padding (SAME's dilation reset, ceil_mode off), the others' unchanged.
+inline attr_map patch_attrs(const graph::op_node& node, const stage_layer& l,
+                            const layer_tile& tl) {
+    auto attrs = node.attrs;
+    if (l.k == stage_layer::kind::conv || l.k == stage_layer::kind::pool) {
+        attrs.set("paddings", std::vector<std::int64_t>(tl.pads, tl.pads + 4));
+        attrs.set("padding_algorithm", std::string("EXPLICIT"));
+        if (l.k == stage_layer::kind::conv)
+            attrs.set("dilations", std::vector<std::int64_t>{l.dh, l.dw});
+        else
+            attrs.set("ceil_mode", false);
+    }
+    return attrs;
+}
 
 /// A stage cut into rows x cols patches of its output: what each layer
 /// computes on each patch and where its buffers are.
@@ -30488,22 +30675,7 @@ public:
     /// kernels::pool2d's loop; the last band divides by the plane's size.
     void accumulate(const stage_layer& l, const patch_region& band, const float* x, float* y,
                     bool first, bool last) const {
-        const auto& s = desc_.shapes.at(l.inputs[0]);
-        const std::int64_t planes = s[0] * s[1], w = s[3];
-        for (std::int64_t pc = 0; pc < planes; ++pc) {
-            float m = first ? (l.max ? -FLT_MAX : 0.f) : y[pc];
-            const float* xp = x + pc * band.h() * w;
-            for (std::int64_t r = 0; r < band.h(); ++r)
-                for (std::int64_t c = 0; c < w; ++c) {
-                    const float v = xp[r * w + c];
-                    if (l.max)
-                        m = m > v ? m : v;
-                    else
-                        m += v;
-                }
-            if (last && !l.max) m = m / static_cast<float>(s[2] * s[3]);
-            y[pc] = m;
-        }
+        kernels::band_pool(band_pool_of(desc_, l, band, first, last), x, y);
     }
 
     bool folds_from_shapes() const noexcept override { return false; }
@@ -30537,6 +30709,18 @@ public:
     const stage_desc& stage() const noexcept { return desc_; }
     const stage_tiling& tiling() const noexcept { return tiling_; }
     const graph::graph& block() const noexcept { return block_; }
+    /// The op_io layer `layer` runs on patch `patch` (shapes of the patch; its
+    /// activations' data set only while run() runs), and the refs of its
+    /// activation inputs and of its output in it.  Not for a reduce layer.
+    struct patch_io {
+        const op_io* io;
+        const std::vector<tensor_ref*>* inputs;
+        tensor_ref* output;
+    };
+    patch_io layer_io(std::size_t patch, std::size_t layer) const {
+        const auto& e = *entries_.at(layer).at(entry_of_.at(patch).at(layer));
+        return {&e.io, &e.in_refs, e.out_ref};
+    }
 
 private:
     struct full_layer {
@@ -30586,15 +30770,7 @@ private:
     std::unique_ptr<entry> make_entry(const stage_layer& l, const layer_tile& tl,
                                       const std::string& key, const op_io& outer) {
         const auto& node = block_.ops[l.op];
-        auto attrs = node.attrs;
-        if (l.k == stage_layer::kind::conv || l.k == stage_layer::kind::pool) {
-            attrs.set("paddings", std::vector<std::int64_t>(tl.pads, tl.pads + 4));
-            attrs.set("padding_algorithm", std::string("EXPLICIT"));
-            if (l.k == stage_layer::kind::conv)
-                attrs.set("dilations", std::vector<std::int64_t>{l.dh, l.dw});
-            else
-                attrs.set("ceil_mode", false);
-        }
+        const auto attrs = patch_attrs(node, l, tl);
         auto e = std::make_unique<entry>();
         e->key = key;
         e->k = make_table_instance(node.type, attrs);

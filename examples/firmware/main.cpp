@@ -40,7 +40,8 @@ void put_dec(std::uint64_t v) {
 
 int main() {
     for (std::size_t i = 0; i < std::size(net::inputs); ++i)
-        std::memcpy(net::input(i), net::sample_inputs[i], net::inputs[i].elements * sizeof(float));
+        std::memcpy(net::input_bytes(i), net::sample_inputs[i],
+                    net::inputs[i].elements * net::inputs[i].element_bytes);
     platform::counter_start();
     net::run();
     const std::uint64_t ticks = platform::counter_stop();

@@ -24,6 +24,16 @@
 #                        -DLITEGRAPH_CORTEX_M_REFERENCE_KERNELS: the int8 layers
 #                        on the reference kernels instead of the Cortex-M DSP
 #                        ones (to measure both on the same tree)
+#   --patches auto|NxM|none, --patch-budget X, --patch-split TENSOR
+#                        the first stage (and a global pool's tail) in patches,
+#                        as litegraph codegen takes them (docs/patches.md);
+#                        without --patches codegen patches a network whose
+#                        untiled plan does not fit the segments, and none
+#                        keeps it untiled.  A patched firmware is compared
+#                        with `litegraph run` and with `run --patches` too
+#   --input-dtype float32|int8
+#                        int8: a quantized model's input already quantized
+#                        (no float input buffer), for codegen and run alike
 #
 # Prints the firmware's sizes per section (arm-none-eabi-size -A), the
 # activation bytes per segment, whether the same objects link for the
@@ -35,10 +45,10 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,43p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 skip_missing=0 reference_kernels=0 model="" work="" cli="$root/build/bin/litegraph" segments="stm32h730" tol=""
-shapes=()
+shapes=() patch_args=() dtype_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
@@ -50,6 +60,8 @@ while [[ $# -gt 0 ]]; do
     --tol) tol="$2"; shift 2 ;;
     --skip-missing) skip_missing=1; shift ;;
     --reference-kernels) reference_kernels=1; shift ;;
+    --patches|--patch-budget|--patch-split) patch_args+=("$1" "$2"); shift 2 ;;
+    --input-dtype) dtype_args+=("$1" "$2"); shift 2 ;;
     -*) echo "run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     *) [[ -z "$model" ]] || { echo "run.sh: one MODEL_DIR only" >&2; exit 2; }; model="$1"; shift ;;
   esac
@@ -68,9 +80,19 @@ start=$SECONDS
 
 echo "== codegen $name (${shapes[*]:-declared shapes}, segments $segments)"
 "$cli" codegen "$model" "${shapes[@]}" --segments "$segments" --namespace net --sample-input \
-  -o "$work/net.hpp"
-rm -rf "$work/reference"
-"$cli" run "$model" "${shapes[@]}" --output-dir "$work/reference" > "$work/reference.txt"
+  "${patch_args[@]}" "${dtype_args[@]}" -o "$work/net.hpp" | tee "$work/codegen.txt"
+rm -rf "$work/reference" "$work/reference_patches"
+"$cli" run "$model" "${shapes[@]}" "${dtype_args[@]}" --output-dir "$work/reference" > "$work/reference.txt"
+# A patched network (codegen printed "patches: ...") is compared with the
+# runtime's patched run as well: the same choice (auto: the same split and grid).
+run_patches=()
+if grep -q '^patches: ' "$work/codegen.txt"; then
+  run_patches=("${patch_args[@]}")
+  [[ " ${patch_args[*]} " == *" --patches "* ]] || run_patches=(--patches auto "${patch_args[@]}")
+  "$cli" run "$model" "${shapes[@]}" "${dtype_args[@]}" "${run_patches[@]}" \
+    --output-dir "$work/reference_patches" > "$work/reference_patches.txt"
+  echo "   patched: also compared with litegraph run ${run_patches[*]}"
+fi
 # A network with int8 layers must agree bit for bit; fp32 to a tolerance.
 if [[ -z "$tol" ]] && grep -q 'fused_int8<\|ops::quantize_int8>' "$work/net.hpp"; then
   cmp_args=(--exact) contract=(-ffp-contract=off)
@@ -86,6 +108,9 @@ c++ -std=c++20 -O2 "${contract[@]}" -Wall -Wextra -Werror -I"$root/include" -I"$
 echo "   compiled in $((SECONDS - t)) s"
 "$work/host" > "$work/host.log"
 python3 "$here/compare.py" "$work/host.log" "$work/reference" "${cmp_args[@]}"
+if (( ${#run_patches[@]} )); then
+  python3 "$here/compare.py" "$work/host.log" "$work/reference_patches" "${cmp_args[@]}"
+fi
 
 . "$here/toolchain.sh"
 firmware_toolchain_or_skip run.sh
@@ -208,4 +233,7 @@ echo "   instructions per inference: $(( ticks * per_tick )) (+- $per_tick: $tic
      "x $per_tick instructions per tick; calibration $cal_ticks ticks for $cal_insns instructions)"
 echo "   stack: $(awk '$1 == "stack" { print $2 }' "$work/firmware.log") bytes used of $(arm-none-eabi-size -A "$work/firmware.elf" | awk '$1 == ".stack" { print $2 }')"
 python3 "$here/compare.py" "$work/firmware.log" "$work/reference" "${cmp_args[@]}"
+if (( ${#run_patches[@]} )); then
+  python3 "$here/compare.py" "$work/firmware.log" "$work/reference_patches" "${cmp_args[@]}"
+fi
 echo "== $name: firmware and desktop agree with the runtime ($((SECONDS - start)) s)"

@@ -444,6 +444,63 @@ TEST_CASE("codegen writes a quantized model's int8 layers and int8 weights") {
     }
 }
 
+TEST_CASE("codegen --patches writes the patched stage patch by patch, or says why not") {
+    auto dir = scratch("codegen_patches");
+    auto r =
+        run_cli("generate squeezenet1_1 -o " + quote((dir / "fp32").string()) + " --input-size 64");
+    REQUIRE(r.code == 0);
+    r = run_cli("quantize " + quote((dir / "fp32").string()) + " -o " +
+                quote((dir / "q").string()) + " --calib-random 1");
+    REQUIRE(r.code == 0);
+    const auto q = quote((dir / "q").string());
+    auto header_text = [](const fs::path& p) {
+        std::ifstream in(p);
+        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    };
+    auto count = [](const std::string& text, const std::string& piece) {
+        std::size_t n = 0;
+        for (auto at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1))
+            ++n;
+        return n;
+    };
+    const auto untiled = dir / "untiled.hpp", patched = dir / "patched.hpp";
+    r = run_cli("codegen " + q + " -o " + quote(untiled.string()));
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("patches:") == std::string::npos);
+    r = run_cli("codegen " + q + " -o " + quote(patched.string()) +
+                " --patches 2x2 --input-dtype int8");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("patches: 2x2 over") != std::string::npos);
+    const auto a = header_text(untiled), b = header_text(patched);
+    const std::string conv = "layer<litegraph::fusion::fused_int8<";
+    CHECK(count(a, "layer<litegraph::static_net::copy_window>{") == 0);
+    CHECK(count(b, "layer<litegraph::static_net::copy_window>{") >= 4);  // a patch into T each
+    CHECK(count(b, conv) > count(a, conv));  // the stage's convs once per patch
+    CHECK(b.find("litegraph::static_net::largest({") != std::string::npos);
+    // --input-dtype int8: the input is the int8 tensor, not quantized by a layer.
+    CHECK(b.find(", 1},\n};\ninline constexpr io_tensor outputs[]") !=
+          std::string::npos);  // element_bytes 1
+    CHECK(count(b, "layer<litegraph::ops::quantize_int8>") == 0);
+
+    // Segments the untiled plan does not fit: patched automatically, unless none.
+    r = run_cli("codegen " + q + " -o " + quote(patched.string()) + " --segments sram:60K");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("the untiled plan does not fit sram:60K") != std::string::npos);
+    CHECK(r.out.find("patches: ") != std::string::npos);
+    r = run_cli("codegen " + q + " -o " + quote(patched.string()) +
+                " --segments sram:60K --patches none");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("patches:") == std::string::npos);
+    CHECK(header_text(patched).find("copy_window") == std::string::npos);
+    r = run_cli("codegen " + q + " -o " + quote(patched.string()) + " --patches 4");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("expected auto or NxM") != std::string::npos);
+}
+
 TEST_CASE("quantize --calib DIR shows no progress when stderr is not a terminal") {
     auto dir = scratch("quantize_calib_dir");
     auto r =

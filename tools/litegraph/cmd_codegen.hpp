@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -25,6 +26,7 @@
 #include "cmd_plan.hpp"
 #include "cmd_run.hpp"
 #include "litegraph/static/firmware_ops.hpp"
+#include "litegraph/static/patch_layers.hpp"
 #include "options.hpp"
 
 namespace litegraph::cli {
@@ -230,15 +232,37 @@ struct generator {
     std::map<const std::byte*, std::string> weight_names;
     std::size_t weight_bytes = 0;
     int layer_count = 0;
-    /// Layers whose scratch is a planned buffer: layer index and step; buffer
-    /// prog.buffers().size() + k for the k-th.
-    std::vector<std::pair<int, int>> scratch_layers;
+    /// Planned scratch buffers: the layers sharing one (a layer's own, or
+    /// every layer of a patched stage: the largest of theirs) and its step;
+    /// buffer prog.buffers().size() + k for the k-th.
+    std::vector<std::pair<std::vector<std::string>, int>> scratch_layers;
     int step = 0;  // of the layer being emitted, in the execution order
+
+    /// While a patched stage's layers are emitted: where each activation of
+    /// the patch's op_io is ("{buffer, offset}") and the distinct byte offset
+    /// form_of sees it at; the stage's shared kernel scratch buffer.
+    struct sub_places {
+        std::map<const tensor_ref*, std::pair<std::string, std::size_t>> at;
+        std::size_t bytes = 0;
+        int scratch = -1;  // index into scratch_layers
+    };
+    /// While a patch's layers are written: they go here, and the layer
+    /// holding them is `patch_path` (an expression of the header).
+    std::vector<std::string>* patch_sink = nullptr;
+    std::string patch_path;
+    int patch_layer_count = 0;
+    const sub_places* sub = nullptr;
+    /// Packed constants already written: (source, slot) -> contents and name.
+    std::map<std::pair<const void*, std::size_t>,
+             std::vector<std::pair<std::vector<std::uint32_t>, std::string>>>
+        packed_names;
 
     const graph::graph& g() const { return prog.graph(); }
     int var_of(const tensor_ref* r) const { return static_cast<int>(r - &prog.var(0)); }
 
     std::string at(const tensor_ref* r, const std::string& where) const {
+        if (sub)
+            if (auto it = sub->at.find(r); it != sub->at.end()) return it->second.first;
         const int v = var_of(r);
         auto [b, off] = prog.var_buffers()[static_cast<std::size_t>(v)];
         if (b < 0)
@@ -247,6 +271,7 @@ struct generator {
         return "{" + std::to_string(b) + ", " + std::to_string(off) + "}";
     }
     bool is_constant(const tensor_ref* r) const {
+        if (sub) return r->data && !sub->at.count(r);
         return r->data && prog.var_buffers()[static_cast<std::size_t>(var_of(r))].first < 0;
     }
     /// The name of a constant's weight array (written once per tensor).
@@ -260,7 +285,7 @@ struct generator {
                                     ", only float32 and int8 are supported");
         if (auto it = weight_names.find(r->data); it != weight_names.end()) return it->second;
         std::string name = next_weight_name();
-        weight_names[r->data] = name;
+        weight_names[r->data] = "weights::" + name;  // a patched stage's layers share it
         const auto n = static_cast<std::size_t>(r->numel());
         const bool i8 = r->type == dtype::i8;
         weights << "// " << r->name << " " << to_string(r->shape) << (i8 ? " int8" : "") << "\n";
@@ -291,7 +316,15 @@ struct generator {
             if constexpr (requires { Op::pack_input(form, slot, src, packed.data()); })
                 Op::pack_input(form, slot, src, packed.data());
         }
+        // The layers of a patched stage pack one constant once per patch: the
+        // same contents are written once.
+        std::vector<std::uint32_t> key(count);
+        std::memcpy(key.data(), packed.data(), count * sizeof(T));
+        auto& seen = packed_names[{r->data, slot}];
+        for (auto& [contents, n] : seen)
+            if (contents == key) return n;
         std::string name = next_weight_name();
+        seen.push_back({std::move(key), "weights::" + name});
         weights << "// " << r->name << " " << to_string(r->shape) << " packed for the layer ("
                 << count << (words ? " words" : " floats") << ")\n";
         write_array(name, packed.data(), count, std::string(r->name));
@@ -323,6 +356,11 @@ struct generator {
     }
 
     void layer(const std::string& text) {
+        if (patch_sink) {
+            patch_sink->push_back(text);
+            ++patch_layer_count;
+            return;
+        }
         layers << (layer_count++ ? ",\n" : "") << "    " << text;
     }
 
@@ -330,6 +368,8 @@ struct generator {
     /// them, never touched: only its addresses are used).
     std::vector<std::size_t> buffer_start;
     std::unique_ptr<std::byte[]> arena;
+    std::unique_ptr<std::byte[]> sub_arena;  // a patched stage's, for form_of
+    std::size_t sub_arena_bytes = 0;
 
     /// Points the activations of `io` at distinct addresses laid out as the
     /// plan places them (the runtime's view: an output over its input shares
@@ -343,6 +383,18 @@ struct generator {
                 for (std::size_t b = 0; b < bufs.size(); ++b)
                     gen.buffer_start[b + 1] = gen.buffer_start[b] + bufs[b].size;
                 gen.arena.reset(new std::byte[gen.buffer_start.back() + 1]);
+            }
+            if (gen.sub) {  // a patch's layer: its activations at their offsets
+                if (gen.sub_arena_bytes < gen.sub->bytes) {
+                    gen.sub_arena.reset(new std::byte[gen.sub->bytes]);
+                    gen.sub_arena_bytes = gen.sub->bytes;
+                }
+                for (auto& [cr, where] : gen.sub->at) {
+                    auto* r = const_cast<tensor_ref*>(cr);
+                    saved.push_back({r, r->data});
+                    r->data = gen.sub_arena.get() + where.second;
+                }
+                return;
             }
             for (const auto* slots : {&io.inputs, &io.outputs})
                 for (const auto& slot : *slots)
@@ -410,7 +462,8 @@ struct generator {
                 continue;
             }
             if (op_in_place<Op>() == in_place_rule::none &&
-                prog.var_buffers()[var_of(r)] == prog.var_buffers()[var_of(out)])
+                (sub ? at(r, where) == at(out, where)
+                     : prog.var_buffers()[var_of(r)] == prog.var_buffers()[var_of(out)]))
                 throw unsupported_error(where + ": planned in place of its input " +
                                         std::string(slot) + ", which it cannot run");
             o << "{" << at(r, where) << "}";
@@ -420,11 +473,180 @@ struct generator {
         // live at this step only, so the plan places it beside the activations;
         // its size is the layer's scratch_bytes() on the compiling target.
         if (Op::scratch_bytes(form) > 0) {
-            o << ", {" << prog.buffers().size() + scratch_layers.size() << ", 0}";
-            scratch_layers.push_back({layer_count, step});
+            if (sub) {  // the patched stage's one kernel scratch buffer
+                o << ", {" << prog.buffers().size() + static_cast<std::size_t>(sub->scratch)
+                  << ", 0}";
+                scratch_layers[static_cast<std::size_t>(sub->scratch)].first.push_back(
+                    "std::get<" + std::to_string(patch_sink->size()) + ">(" + patch_path +
+                    ".layers)");
+            } else {
+                o << ", {" << prog.buffers().size() + scratch_layers.size() << ", 0}";
+                scratch_layers.push_back(
+                    {{"std::get<" + std::to_string(layer_count) + ">(network.layers)"}, step});
+            }
         }
         o << "}";
         layer(o.str());
+    }
+
+    /// A layer of a copy between two places: "layer<copy_window>{form, {{from}}, to}".
+    void emit_copy(const kernels::window_copy& c, const std::string& from, const std::string& to) {
+        layer("layer<litegraph::static_net::copy_window>{" + literal_printer{"copy"}(c) + ", {{" +
+              from + "}}, " + to + "}");
+    }
+
+    /// A patched stage (runtime/patches.hpp) patch by patch: each patch's
+    /// layers as ordinary layers over the stage's Scratch buffer at the
+    /// offsets its tiling planned, their forms those of the patch (its
+    /// regions and paddings), with the copies between them (crops, concat
+    /// slices, the patch into the split tensor) and a global pool's bands.
+    /// Every layer's kernel scratch is one planned buffer of the stage's step.
+    void emit_patched(const runtime::instruction& ins, const std::string& where) {
+        using runtime::patch_region;
+        const auto* inst = dynamic_cast<const runtime::patched_stage_instance*>(ins.k.get());
+        if (!inst) throw error(where + ": internal error: not a patched stage's kernel");
+        const auto& d = inst->stage();
+        const auto& t = inst->tiling();
+        const auto& block = inst->block();
+        const tensor_ref* y = &ins.io.output("Out");
+        const tensor_ref* scr = &ins.io.output("Scratch");
+        const auto [sb, soff] = prog.var_buffers()[static_cast<std::size_t>(var_of(scr))];
+        if (sb < 0) throw unsupported_error(where + ": its scratch is not a planned buffer");
+        auto in_scratch = [&, sb = sb, soff = soff](std::size_t off) {
+            std::ostringstream o;  // (not string +: GCC 12's -Wrestrict false positive)
+            o << "{" << sb << ", " << soff + off << "}";
+            return o.str();
+        };
+        // The stage's inputs, block var -> the program's tensor; the offsets
+        // form_of sees them at lie after the scratch.
+        std::map<int, std::pair<const tensor_ref*, std::size_t>> external;
+        std::size_t fake = planner::align_up(t.scratch_bytes, 64);
+        const auto& xs = ins.io.inputs.at(0).args;
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            external[block.feeds.at(i).var] = {xs[i], fake};
+            fake += planner::align_up(xs[i]->bytes(), 64);
+        }
+        const int kscratch = static_cast<int>(scratch_layers.size());
+        scratch_layers.push_back({{}, step});
+        const bool reduce = d.layers.back().k == runtime::stage_layer::kind::reduce;
+        const auto& ys = y->shape;
+        const patch_region whole{0, ys[2], 0, ys[3]};
+        const std::size_t n = t.patches.size();
+        // The stage is one layer of the network, a group of its patches, each
+        // a group of that patch's layers.
+        std::string stage = "make_group(";
+        std::vector<std::string> patch_layers;
+        patch_sink = &patch_layers;
+        struct unsink {
+            generator& gen;
+            ~unsink() { gen.patch_sink = nullptr; }
+        } unsink_at_exit{*this};
+        for (std::size_t p = 0; p < n; ++p) {
+            const auto& regions = t.regions[p];
+            patch_layers.clear();
+            patch_path = "std::get<" + std::to_string(p) + ">(std::get<" +
+                         std::to_string(layer_count) + ">(network.layers).layers)";
+            for (std::size_t i = 0; i < d.layers.size(); ++i) {
+                const auto& l = d.layers[i];
+                const auto& tl = t.tiles[p][i];
+                const auto& node = block.ops[static_cast<std::size_t>(l.op)];
+                const std::string lwhere =
+                    where + ", layer " + block.op_label(l.op) + ", patch " + std::to_string(p);
+                // Where each input is, cropped first when the layer reads less
+                // than its producer computed.
+                std::vector<std::pair<std::string, std::size_t>> addr;
+                for (std::size_t j = 0; j < l.inputs.size(); ++j) {
+                    const int v = l.inputs[j];
+                    const auto& s = d.shapes.at(v);
+                    const auto elem = size_of(d.types.at(v));
+                    std::pair<std::string, std::size_t> src;
+                    patch_region have;
+                    if (auto it = external.find(v); it != external.end()) {
+                        src = {at(it->second.first, lwhere), it->second.second};
+                        have = {0, s[2], 0, s[3]};
+                    } else {
+                        src = {in_scratch(t.var_offset.at(v)), t.var_offset.at(v)};
+                        have = regions.at(v);
+                    }
+                    if (tl.crop[j]) {
+                        const auto off = static_cast<std::size_t>(t.crop_offset[i][j]);
+                        emit_copy(runtime::patch_detail::window_copy_of(
+                                      have, tl.in[j], tl.in[j],
+                                      runtime::patch_detail::plane_count(s), elem),
+                                  src.first, in_scratch(off));
+                        src = {in_scratch(off), off};
+                    }
+                    addr.push_back(src);
+                }
+                const auto out_off = l.k == runtime::stage_layer::kind::reduce
+                                         ? std::size_t{0}
+                                         : t.var_offset.at(l.out);
+                if (l.k == runtime::stage_layer::kind::reduce) {
+                    layer("layer<litegraph::static_net::band_pool>{" +
+                          literal_printer{lwhere}(
+                              runtime::band_pool_of(d, l, tl.in[0], p == 0, p + 1 == n)) +
+                          ", {{" + addr[0].first + "}}, " + at(y, lwhere) + "}");
+                    continue;
+                }
+                if (l.k == runtime::stage_layer::kind::concat) {
+                    // A channel concat: each input's planes after the ones before.
+                    if (!op_declares<ops::concat>(node.type))
+                        throw unsupported_error(lwhere + ": " + node.type +
+                                                " (inputs of different steps) has no firmware "
+                                                "form inside a patched stage");
+                    const auto& os = d.shapes.at(l.out);
+                    if (os[0] != 1)
+                        throw unsupported_error(lwhere + ": a concat of batch " +
+                                                std::to_string(os[0]) + " in a patch");
+                    const auto elem = static_cast<std::int64_t>(size_of(d.types.at(l.out)));
+                    const auto hw = tl.out.h() * tl.out.w();
+                    std::int64_t c0 = 0;
+                    for (std::size_t j = 0; j < l.inputs.size(); ++j) {
+                        const auto c = d.shapes.at(l.inputs[j])[1];
+                        kernels::window_copy wc{c, elem, tl.out.h(), tl.out.w(),
+                                                0, 0,    tl.out.h(), tl.out.w(),
+                                                0, 0,    tl.out.h(), tl.out.w()};
+                        emit_copy(wc, addr[j].first,
+                                  in_scratch(out_off + static_cast<std::size_t>(c0 * hw * elem)));
+                        c0 += c;
+                    }
+                    continue;
+                }
+                const auto pio = inst->layer_io(p, i);
+                sub_places sp;
+                sp.bytes = fake + 64;
+                sp.scratch = kscratch;
+                for (std::size_t j = 0; j < addr.size(); ++j) sp.at[(*pio.inputs)[j]] = addr[j];
+                sp.at[pio.output] = {in_scratch(out_off), out_off};
+                graph::op_node patched = node;
+                patched.attrs = runtime::patch_attrs(node, l, tl);
+                sub = &sp;
+                try {
+                    if (!visit_firmware_op(static_net::firmware_ops{}, patched,
+                                           [&]<class Op>() { emit<Op>(patched, *pio.io, lwhere); }))
+                        throw unsupported_error(lwhere + " has no compile-time form yet (" +
+                                                firmware_types(static_net::firmware_ops{}) +
+                                                " do)");
+                } catch (...) {
+                    sub = nullptr;
+                    throw;
+                }
+                sub = nullptr;
+            }
+            if (!reduce) {
+                const auto& patch = t.patches[p];
+                emit_copy(runtime::patch_detail::window_copy_of(
+                              patch, whole, patch, runtime::patch_detail::plane_count(ys),
+                              size_of(y->type)),
+                          in_scratch(t.var_offset.at(d.output)), at(y, where));
+            }
+            stage += std::string(p ? "," : "") + "\n        make_group(";
+            for (std::size_t k = 0; k < patch_layers.size(); ++k)
+                stage += (k ? ",\n            " : "\n            ") + patch_layers[k];
+            stage += ")";
+        }
+        patch_sink = nullptr;
+        layer(stage + ")");
     }
 
     void emit_layers() {
@@ -435,6 +657,10 @@ struct generator {
             if (ins.elided) continue;
             const auto& node = g().ops[ins.op];
             const std::string where = "op " + node.type + " ('" + ins.io.label + "')";
+            if (node.type == runtime::patched_stage_type) {
+                emit_patched(ins, where);
+                continue;
+            }
             if (!visit_firmware_op(static_net::firmware_ops{}, node,
                                    [&]<class Op>() { emit<Op>(node, ins.io, where); }))
                 throw unsupported_error(where + " has no compile-time form yet (" +
@@ -449,11 +675,13 @@ struct generator {
             const auto& v = inputs ? prog.input_var(i) : prog.output_var(i);
             const int vi = inputs ? g().feeds[i].var : g().fetches[i].var;
             const auto& r = prog.var(vi);
-            if (r.type != dtype::f32)
+            if (r.type != dtype::f32 && !(inputs && r.type == dtype::i8))
                 throw unsupported_error(std::string(inputs ? "input" : "output") + " '" + v.name +
-                                        "' is " + std::string(name_of(r.type)) +
-                                        ", only float32 is supported");
-            o << "    {\"" << v.name << "\", " << at(&r, v.name) << ", " << r.numel() << "},\n";
+                                        "' is " + std::string(name_of(r.type)) + ", only float32" +
+                                        (inputs ? " and int8 (--input-dtype int8) are" : " is") +
+                                        " supported");
+            o << "    {\"" << v.name << "\", " << at(&r, v.name) << ", " << r.numel() << ", "
+              << size_of(r.type) << "},\n";
         }
         return o.str();
     }
@@ -500,9 +728,16 @@ struct generator {
         for (std::size_t i = 0; i < bufs.size(); ++i)
             h << (i % 4 == 0 ? "\n    " : " ") << "{" << bufs[i].size << ", " << bufs[i].first
               << ", " << bufs[i].last << "},";
-        for (auto [l, st] : scratch_layers)
-            h << "\n    {litegraph::static_net::planned_scratch_bytes(std::get<" << l
-              << ">(network.layers)), " << st << ", " << st << "},";
+        for (auto& [ls, st] : scratch_layers) {
+            h << "\n    {";
+            if (ls.empty()) h << "16";
+            if (ls.size() > 1) h << "litegraph::static_net::largest({";
+            for (std::size_t k = 0; k < ls.size(); ++k)
+                h << (k ? ",\n        " : "") << "litegraph::static_net::planned_scratch_bytes("
+                  << ls[k] << ")";
+            if (ls.size() > 1) h << "})";
+            h << ", " << st << ", " << st << "},";
+        }
         h << "};\n"
           << "inline constexpr auto buffers = litegraph::planner::buffers_from(buffer_table);\n"
           << "inline constexpr std::array<litegraph::planner::segment, " << segs.size()
@@ -533,15 +768,21 @@ struct generator {
           << "inline constexpr litegraph::static_net::memory<buffers.size(), segments.size()> "
              "memory{&plan, segment_bases, scratch};\n\n"
           << "struct io_tensor {\n    const char* name;\n"
-             "    litegraph::static_net::tensor_at at;\n    std::size_t elements;\n};\n"
+             "    litegraph::static_net::tensor_at at;\n    std::size_t elements;\n"
+             "    std::size_t element_bytes;  // 4: float32, 1: int8 (--input-dtype int8)\n};\n"
           << "inline constexpr io_tensor inputs[] = {\n"
           << io_list(true) << "};\n"
           << "inline constexpr io_tensor outputs[] = {\n"
           << io_list(false) << "};\n\n"
-          << "/// Where input i goes before run() (float32, "
-          << "row-major).\n"
+          << "/// Where input i goes before run() (row-major; float32, or int8 when\n"
+             "/// inputs[i].element_bytes is 1: real = scale * q, see `litegraph plan\n"
+             "/// --input-dtype int8`).\n"
              "inline float* input(std::size_t i = 0) {\n"
              "    return memory.f32(inputs[i].at);\n}\n"
+             "inline std::int8_t* input_i8(std::size_t i = 0) {\n"
+             "    return memory.i8(inputs[i].at);\n}\n"
+             "inline void* input_bytes(std::size_t i = 0) {\n"
+             "    return memory.bytes(inputs[i].at);\n}\n"
              "/// Output i after run(); valid until the next run.\n"
              "inline const float* output(std::size_t i = 0) {\n"
              "    return memory.f32(outputs[i].at);\n}\n"
@@ -553,15 +794,22 @@ struct generator {
             for (std::size_t i = 0; i < prog.input_count(); ++i) {
                 const auto& r = prog.var(g().feeds[i].var);
                 auto t = deterministic_input(r.type, r.shape);
-                h << "alignas(16) " << NS << "_WEIGHTS_ATTR constexpr float sample_input_" << i
-                  << "[" << t.numel() << "] = {";
-                const float* p = reinterpret_cast<const float*>(t.data());
-                for (std::int64_t k = 0; k < t.numel(); ++k)
-                    h << (k % 8 == 0 ? "\n    " : " ") << float_literal(p[k], "sample input")
-                      << ",";
+                const bool i8 = r.type == dtype::i8;
+                h << "alignas(16) " << NS << "_WEIGHTS_ATTR constexpr "
+                  << (i8 ? "std::int8_t" : "float") << " sample_input_" << i << "[" << t.numel()
+                  << "] = {";
+                for (std::int64_t k = 0; k < t.numel(); ++k) {
+                    h << (k % (i8 ? 24 : 8) == 0 ? "\n    " : " ");
+                    if (i8)
+                        h << static_cast<int>(reinterpret_cast<const std::int8_t*>(t.data())[k]);
+                    else
+                        h << float_literal(reinterpret_cast<const float*>(t.data())[k],
+                                           "sample input");
+                    h << ",";
+                }
                 h << "};\n";
             }
-            h << "inline constexpr const float* sample_inputs[] = {";
+            h << "inline constexpr const void* sample_inputs[] = {";
             for (std::size_t i = 0; i < prog.input_count(); ++i)
                 h << (i ? ", " : "") << "sample_input_" << i;
             h << "};\n";
@@ -593,6 +841,11 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
     add_shape(app, shape_args);
     app.add_flag("--sample-input", sample_input,
                  "also write the deterministic input of `litegraph run`");
+    preparation_option prep;
+    add_patches(app, prep,
+                "; none: untiled.  Without --patches, a network whose\n"
+                "untiled plan does not fit --segments gets --patches auto\n"
+                "(codegen prints a line that says so)");
     if (!parse(app, argv)) return 0;
     if (!detail::is_identifier(ns))
         throw usage_error("--namespace '" + ns + "' is not a C++ identifier");
@@ -604,26 +857,64 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
     const auto shapes = shapes_of(shape_args);
     // Prepared as a session prepares it, planned on the desktop into one
     // unbounded segment: whether the header's plan fits is the compiler's call.
-    session_options opt;
+    // A patched first stage (--patches) runs as layers of its patches.
+    session_options opt = prep.session(shapes);
     opt.segments = {segs[0]};
     opt.segments[0].capacity = planner::unbounded;
-    session s(load_model(model), opt);
-    runtime::program& prog = s.program();
-    for (auto& [name, dims] : shapes) prog.input_index(name);
-    for (std::size_t i = 0; i < prog.input_count(); ++i) {
-        const auto& v = prog.input_var(i);
-        prog.set_input(i, deterministic_feed(v, shapes));
+    auto prepared = [&] {
+        auto s = std::make_unique<session>(load_model(model), opt);
+        runtime::program& prog = s->program();
+        for (auto& [name, dims] : shapes) prog.input_index(name);
+        for (std::size_t i = 0; i < prog.input_count(); ++i) {
+            const auto& v = prog.input_var(i);
+            prog.set_input(i, deterministic_feed(v, shapes));
+        }
+        prog.prepare_plan();
+        return s;
+    };
+    auto s = prepared();
+    if (prep.patches.empty()) {
+        // Untiled unless that does not fit the segments (the runtime's
+        // buffers, kernel scratch aside): then the first stage in patches.
+        auto fit = planner::plan_memory(s->program().buffers(), segs);
+        if (!fit.fits) {
+            std::cout << "codegen: the untiled plan does not fit " << segments << " ("
+                      << fit.shortfall
+                      << " bytes short): the first stage runs in patches (--patches auto; "
+                         "--patches none keeps it untiled)\n";
+            opt.patches = runtime::parse_patch_request("auto", prep.patch_budget);
+            opt.patches->shapes = shapes;
+            try {
+                s = prepared();
+            } catch (const usage_error& e) {  // no stage: untiled, the compiler says by how much
+                std::cout << "codegen: kept untiled: " << e.what() << "\n";
+            }
+        }
     }
-    prog.prepare_plan();
-    detail::generator gen{prog, ns, seg_names, segs, {}, {}, {}, 0, 0, {}, 0, 0, {}, {}};
+    runtime::program& prog = s->program();
+    if (const auto& c = s->patches()) {
+        std::cout << "patches: " << c->rows_cols() << " over " << c->first_op << " .. "
+                  << c->last_op << " (split " << c->split_name << ", patched peak "
+                  << c->predicted_peak_bytes << " B, untiled LOAD " << c->untiled_load_bytes
+                  << " B, MACs x" << c->mac_overhead << ")";
+        if (c->tail)
+            std::cout << "; tail " << c->tail_first_op << " .. " << c->tail_last_op << " in "
+                      << c->tail_rows << " bands";
+        std::cout << "\n";
+    }
+    detail::generator gen{prog,    ns, seg_names, segs,    {}, {}, {}, 0,  0,  {}, 0,
+                          nullptr, {}, 0,         nullptr, {}, 0,  {}, {}, {}, 0};
     const std::string source = model.source();
     auto text = gen.header(std::filesystem::path(source).filename().string(), sample_input);
     std::ofstream out(out_file, std::ios::binary);
     if (!out) throw io_error("cannot write " + out_file);
     out << text;
     if (!out) throw io_error("cannot write " + out_file);
-    std::cout << "wrote " << out_file << ": " << gen.layer_count << " layers, " << gen.weight_bytes
-              << " weight bytes, " << prog.buffers().size() << " activation buffers to plan over";
+    std::cout << "wrote " << out_file << ": " << gen.layer_count << " layers";
+    if (gen.patch_layer_count)
+        std::cout << " (" << gen.patch_layer_count << " more inside the patched stages)";
+    std::cout << ", " << gen.weight_bytes << " weight bytes, " << prog.buffers().size()
+              << " activation buffers to plan over";
     for (std::size_t s = 0; s < segs.size(); ++s)
         std::cout << (s ? ", " : " ") << seg_names[s] << ":" << segs[s].capacity;
     std::cout << "\n";

@@ -163,7 +163,7 @@ struct preparation_option {
         o.fuse = !no_fuse;
         o.precision = precision == "fp32" ? precision_mode::fp32 : precision_mode::int8;
         o.input_int8 = input_dtype == "int8";
-        if (!patches.empty()) {
+        if (!patches.empty() && patches != "none") {
             o.patches = runtime::parse_patch_request(patches, patch_budget);
             o.patches->shapes = shapes;
             o.patches->split = patch_split;
@@ -173,12 +173,14 @@ struct preparation_option {
 };
 
 /// --patches auto|NxM, --patch-budget X and --input-dtype float32|int8 (run, plan).
-inline void add_patches(CLI::App& app, preparation_option& p) {
+inline void add_patches(CLI::App& app, preparation_option& p, const std::string& more = "") {
     auto* patches = app.add_option("--patches", p.patches,
                                    "run the first stage patch by patch (docs/patches.md): auto\n"
                                    "chooses the split and grid with the least peak within\n"
-                                   "--patch-budget; NxM a grid of N rows x M columns");
-    patches->type_name("auto|NxM")->check([](const std::string& v) {
+                                   "--patch-budget; NxM a grid of N rows x M columns" +
+                                       (more.empty() ? std::string("; none: untiled") : more));
+    patches->type_name("auto|NxM|none")->check([](const std::string& v) {
+        if (v == "none") return std::string();
         try {
             runtime::parse_patch_request(v);
             return std::string();

@@ -29,6 +29,7 @@
 
 #include "litegraph/graph/edit.hpp"
 #include "litegraph/graph/graph.hpp"
+#include "litegraph/kernels/patches.hpp"
 #include "litegraph/planner/planner.hpp"
 #include "litegraph/runtime/op_table.hpp"
 #include "litegraph/runtime/program.hpp"
@@ -137,26 +138,32 @@ inline std::int64_t plane_count(const shape_t& s) {
 }
 
 /// Copies `win` (inside both regions) from a [planes, src.h, src.w] map whose
-/// origin is `src` into one whose origin is `dst`.
+/// origin is `src` into one whose origin is `dst` (kernels::copy_window).
+inline kernels::window_copy window_copy_of(const patch_region& src, const patch_region& dst,
+                                           const patch_region& win, std::int64_t planes,
+                                           std::size_t elem) {
+    return {planes,          static_cast<std::int64_t>(elem),
+            src.h(),         src.w(),
+            win.y0 - src.y0, win.x0 - src.x0,
+            dst.h(),         dst.w(),
+            win.y0 - dst.y0, win.x0 - dst.x0,
+            win.h(),         win.w()};
+}
 inline void copy_window(const std::byte* from, const patch_region& src, std::byte* to,
                         const patch_region& dst, const patch_region& win, std::int64_t planes,
                         std::size_t elem) {
-    const auto row = static_cast<std::size_t>(win.w()) * elem;
-    for (std::int64_t p = 0; p < planes; ++p)
-        for (std::int64_t y = win.y0; y < win.y1; ++y) {
-            const auto* s =
-                from +
-                (static_cast<std::size_t>((p * src.h() + y - src.y0) * src.w() + win.x0 - src.x0)) *
-                    elem;
-            auto* d =
-                to +
-                (static_cast<std::size_t>((p * dst.h() + y - dst.y0) * dst.w() + win.x0 - dst.x0)) *
-                    elem;
-            std::memcpy(d, s, row);
-        }
+    kernels::copy_window(window_copy_of(src, dst, win, planes, elem), from, to);
 }
 
 }  // namespace patch_detail
+
+/// A row band of a reduce layer (its input rows `band`, full width) as
+/// kernels::band_pool runs it.
+inline kernels::band_pool_geometry band_pool_of(const stage_desc& d, const stage_layer& l,
+                                                const patch_region& band, bool first, bool last) {
+    const auto& s = d.shapes.at(l.inputs[0]);
+    return {s[0] * s[1], band.h(), s[3], s[2] * s[3], l.max, first, last};
+}
 
 /// Why the ops producing `output` (up to the graph's inputs) cannot form a
 /// patched stage, or empty when they can (then `desc` holds the stage).
@@ -310,6 +317,22 @@ struct layer_tile {
     std::vector<patch_region> in;
     std::vector<bool> crop;
 };
+
+/// The attributes of a layer's op on one patch: a window layer's explicit
+/// padding (SAME's dilation reset, ceil_mode off), the others' unchanged.
+inline attr_map patch_attrs(const graph::op_node& node, const stage_layer& l,
+                            const layer_tile& tl) {
+    auto attrs = node.attrs;
+    if (l.k == stage_layer::kind::conv || l.k == stage_layer::kind::pool) {
+        attrs.set("paddings", std::vector<std::int64_t>(tl.pads, tl.pads + 4));
+        attrs.set("padding_algorithm", std::string("EXPLICIT"));
+        if (l.k == stage_layer::kind::conv)
+            attrs.set("dilations", std::vector<std::int64_t>{l.dh, l.dw});
+        else
+            attrs.set("ceil_mode", false);
+    }
+    return attrs;
+}
 
 /// A stage cut into rows x cols patches of its output: what each layer
 /// computes on each patch and where its buffers are.
@@ -574,22 +597,7 @@ public:
     /// kernels::pool2d's loop; the last band divides by the plane's size.
     void accumulate(const stage_layer& l, const patch_region& band, const float* x, float* y,
                     bool first, bool last) const {
-        const auto& s = desc_.shapes.at(l.inputs[0]);
-        const std::int64_t planes = s[0] * s[1], w = s[3];
-        for (std::int64_t pc = 0; pc < planes; ++pc) {
-            float m = first ? (l.max ? -FLT_MAX : 0.f) : y[pc];
-            const float* xp = x + pc * band.h() * w;
-            for (std::int64_t r = 0; r < band.h(); ++r)
-                for (std::int64_t c = 0; c < w; ++c) {
-                    const float v = xp[r * w + c];
-                    if (l.max)
-                        m = m > v ? m : v;
-                    else
-                        m += v;
-                }
-            if (last && !l.max) m = m / static_cast<float>(s[2] * s[3]);
-            y[pc] = m;
-        }
+        kernels::band_pool(band_pool_of(desc_, l, band, first, last), x, y);
     }
 
     bool folds_from_shapes() const noexcept override { return false; }
@@ -623,6 +631,18 @@ public:
     const stage_desc& stage() const noexcept { return desc_; }
     const stage_tiling& tiling() const noexcept { return tiling_; }
     const graph::graph& block() const noexcept { return block_; }
+    /// The op_io layer `layer` runs on patch `patch` (shapes of the patch; its
+    /// activations' data set only while run() runs), and the refs of its
+    /// activation inputs and of its output in it.  Not for a reduce layer.
+    struct patch_io {
+        const op_io* io;
+        const std::vector<tensor_ref*>* inputs;
+        tensor_ref* output;
+    };
+    patch_io layer_io(std::size_t patch, std::size_t layer) const {
+        const auto& e = *entries_.at(layer).at(entry_of_.at(patch).at(layer));
+        return {&e.io, &e.in_refs, e.out_ref};
+    }
 
 private:
     struct full_layer {
@@ -672,15 +692,7 @@ private:
     std::unique_ptr<entry> make_entry(const stage_layer& l, const layer_tile& tl,
                                       const std::string& key, const op_io& outer) {
         const auto& node = block_.ops[l.op];
-        auto attrs = node.attrs;
-        if (l.k == stage_layer::kind::conv || l.k == stage_layer::kind::pool) {
-            attrs.set("paddings", std::vector<std::int64_t>(tl.pads, tl.pads + 4));
-            attrs.set("padding_algorithm", std::string("EXPLICIT"));
-            if (l.k == stage_layer::kind::conv)
-                attrs.set("dilations", std::vector<std::int64_t>{l.dh, l.dw});
-            else
-                attrs.set("ceil_mode", false);
-        }
+        const auto attrs = patch_attrs(node, l, tl);
         auto e = std::make_unique<entry>();
         e->key = key;
         e->k = make_table_instance(node.type, attrs);

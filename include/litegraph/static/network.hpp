@@ -26,11 +26,13 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <tuple>
 
 #include "litegraph/ops/firmware.hpp"
 #include "litegraph/planner/static_plan.hpp"
 #include "litegraph/static/firmware_ops.hpp"
+#include "litegraph/static/patch_layers.hpp"
 
 namespace litegraph::static_net {
 
@@ -98,6 +100,35 @@ template <class Layer>
 constexpr std::size_t planned_scratch_bytes(const Layer& l) {
     const std::size_t s = l.scratch_bytes();
     return s ? (s + 15) / 16 * 16 : 16;
+}
+
+/// Layers run in order as one layer of a network: a patched stage is one
+/// group whose layers are its patches, each a group of that patch's layers
+/// (docs/patches.md).  Its layers' scratch is theirs (the planned buffer
+/// they name), none of its own.
+template <class... Layers>
+struct layer_group {
+    std::tuple<Layers...> layers;
+    tensor_at scratch{};
+
+    constexpr std::size_t scratch_bytes() const { return 0; }
+    template <class Mem>
+    void run(const Mem& m) const {
+        std::apply([&](const auto&... l) { (l.run(m), ...); }, layers);
+    }
+};
+
+template <class... Layers>
+constexpr layer_group<Layers...> make_group(const Layers&... l) {
+    return layer_group<Layers...>{std::tuple<Layers...>{l...}, {}};
+}
+
+/// The largest of some byte counts: the one scratch buffer the layers of a
+/// patched stage share (they all run at its step).
+constexpr std::size_t largest(std::initializer_list<std::size_t> sizes) {
+    std::size_t m = 0;
+    for (auto s : sizes) m = s > m ? s : m;
+    return m;
 }
 
 /// The layers in execution order.
