@@ -3,6 +3,7 @@
 // groups, asymmetric paddings and batches; and the epilogue contract: every
 // output element exactly once, runs inside one plane.
 #include "litegraph/kernels/conv.hpp"
+#include "geometry.hpp"
 #include "simd_path.hpp"
 
 #include "litegraph/ops/activation.hpp"
@@ -27,24 +28,9 @@ namespace {
 
 using kernel_test::random_vec;
 
-conv_geometry make(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t oc,
-                   std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw,
-                   std::int64_t dh, std::int64_t dw, std::int64_t pt, std::int64_t pb,
-                   std::int64_t pl, std::int64_t pr, std::int64_t groups) {
-    conv_geometry g{n, c, h, w, oc, kh, kw, 0, 0, sh, sw, dh, dw, pt, pb, pl, pr, groups};
-    g.oh = conv_geometry::out_size(h, kh, dh, pt, pb, sh);
-    g.ow = conv_geometry::out_size(w, kw, dw, pl, pr, sw);
-    return g;
-}
+using kernel_test::describe;
 
-std::string describe(const conv_geometry& g) {
-    std::ostringstream s;
-    s << "n" << g.n << " c" << g.c << " " << g.h << "x" << g.w << " oc" << g.oc << " k" << g.kh
-      << "x" << g.kw << " s" << g.sh << "," << g.sw << " d" << g.dh << "," << g.dw << " p" << g.pt
-      << "," << g.pb << "," << g.pl << "," << g.pr << " g" << g.groups << " -> " << g.oh << "x"
-      << g.ow;
-    return s.str();
-}
+using kernel_test::make_geometry;
 
 std::vector<double> ref_conv(const conv_geometry& g, const float* x, const float* w) {
     const std::int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
@@ -141,7 +127,8 @@ TEST_CASE("1x1 convs (GEMM in place) match the plain loop") {
                                      {12, 18, 3},
                                      {300, 7, 1}})
             for (auto [h, w] : {std::array<std::int64_t, 2>{24, 96}, {3, 24}, {7, 5}, {1, 1}})
-                check_conv(make(n, c, h, w, oc, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, groups), any_path);
+                check_conv(make_geometry(n, c, h, w, oc, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, groups),
+                           any_path);
 }
 
 TEST_CASE("depthwise 3x3 and 5x5, strides 1 and 2, any padding, match the plain loop") {
@@ -160,36 +147,36 @@ TEST_CASE("depthwise 3x3 and 5x5, strides 1 and 2, any padding, match the plain 
                           {0, 0, 0, 0},
                           {1, 0, 2, 0},
                           {0, 2, 0, 1}}) {
-                        auto g = make(n, 5, h, w, 5, k, k, s, s, 1, 1, pt, pb, pl, pr, 5);
+                        auto g = make_geometry(n, 5, h, w, 5, k, k, s, s, 1, 1, pt, pb, pl, pr, 5);
                         if (g.oh < 1 || g.ow < 1) continue;
                         check_conv(g, any_path);
                     }
 }
 
 TEST_CASE("depthwise with other windows, mixed strides and dilations matches the plain loop") {
-    check_conv(make(2, 4, 11, 17, 4, 3, 3, 1, 2, 2, 1, 2, 1, 1, 3, 4), any_path);
-    check_conv(make(1, 3, 10, 31, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3), any_path);
-    check_conv(make(1, 3, 10, 31, 3, 1, 1, 2, 3, 1, 1, 1, 0, 0, 2, 3), any_path);
-    check_conv(make(1, 6, 9, 40, 6, 2, 7, 3, 3, 1, 2, 0, 1, 3, 3, 6), any_path);
-    check_conv(make(1, 2, 16, 70, 2, 5, 3, 2, 1, 1, 3, 2, 2, 4, 4, 2), any_path);
-    check_conv(make(1, 2, 8, 8, 2, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1, 2), any_path);
+    check_conv(make_geometry(2, 4, 11, 17, 4, 3, 3, 1, 2, 2, 1, 2, 1, 1, 3, 4), any_path);
+    check_conv(make_geometry(1, 3, 10, 31, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3), any_path);
+    check_conv(make_geometry(1, 3, 10, 31, 3, 1, 1, 2, 3, 1, 1, 1, 0, 0, 2, 3), any_path);
+    check_conv(make_geometry(1, 6, 9, 40, 6, 2, 7, 3, 3, 1, 2, 0, 1, 3, 3, 6), any_path);
+    check_conv(make_geometry(1, 2, 16, 70, 2, 5, 3, 2, 1, 1, 3, 2, 2, 4, 4, 2), any_path);
+    check_conv(make_geometry(1, 2, 8, 8, 2, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1, 2), any_path);
 }
 
 TEST_CASE("depthwise planes taller than one band of output rows match the plain loop") {
     // Bands hold about 4K floats of output rows; these planes need several,
     // with a last band of fewer rows, widths on and off the vector width.
-    check_conv(make(1, 2, 90, 130, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2), any_path);
-    check_conv(make(2, 3, 161, 321, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3), any_path);
-    check_conv(make(1, 2, 75, 160, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 2), any_path);
-    check_conv(make(1, 2, 300, 17, 2, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1, 2), any_path);
+    check_conv(make_geometry(1, 2, 90, 130, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2), any_path);
+    check_conv(make_geometry(2, 3, 161, 321, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3), any_path);
+    check_conv(make_geometry(1, 2, 75, 160, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 2), any_path);
+    check_conv(make_geometry(1, 2, 300, 17, 2, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1, 2), any_path);
 }
 
 TEST_CASE("depthwise reads each input plane whole before it emits that output plane") {
     // The contract the in-place depthwise conv relies on: when the epilogue
     // writes output plane (n, c) over the input, the result is unchanged.
-    for (const auto& g : {make(2, 3, 90, 130, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),
-                          make(1, 4, 61, 200, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4),
-                          make(1, 3, 40, 41, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 3)}) {
+    for (const auto& g : {make_geometry(2, 3, 90, 130, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),
+                          make_geometry(1, 4, 61, 200, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4),
+                          make_geometry(1, 3, 40, 41, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 3)}) {
         INFO(describe(g));
         auto x = random_vec(g.n * g.c * g.h * g.w, 9);
         const auto w = random_vec(g.c * g.kh * g.kw, 10);
@@ -209,12 +196,12 @@ TEST_CASE("depthwise_conv2d_direct: bias and activation in registers match the p
     // batch 2, the unrolled and the generic windows; in place of the input too.
     const ops::act::relu6 relu6{};
     const ops::act::hard_swish hswish{};
-    for (const auto& g : {make(2, 3, 13, 37, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),
-                          make(1, 4, 24, 96, 4, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 4),
-                          make(1, 2, 61, 200, 2, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 2),
-                          make(2, 5, 9, 67, 5, 5, 5, 1, 1, 1, 1, 0, 2, 1, 0, 5),
-                          make(1, 3, 11, 17, 3, 3, 2, 1, 2, 2, 1, 2, 1, 1, 3, 3),
-                          make(1, 2, 7, 5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2)})
+    for (const auto& g : {make_geometry(2, 3, 13, 37, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),
+                          make_geometry(1, 4, 24, 96, 4, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 4),
+                          make_geometry(1, 2, 61, 200, 2, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 2),
+                          make_geometry(2, 5, 9, 67, 5, 5, 5, 1, 1, 1, 1, 0, 2, 1, 0, 5),
+                          make_geometry(1, 3, 11, 17, 3, 3, 2, 1, 2, 2, 1, 2, 1, 1, 3, 3),
+                          make_geometry(1, 2, 7, 5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2)})
         for (int mode = 0; mode < 4; ++mode)
             for (bool in_place : {false, true}) {
                 INFO(describe(g) << " mode " << mode << (in_place ? " in place" : ""));
@@ -260,22 +247,26 @@ TEST_CASE("depthwise_conv2d_direct: bias and activation in registers match the p
 TEST_CASE("general convs (im2col) match the plain loop") {
     // stem-like 3x3 stride 2, strided 1x1, padded 1x1, dilations, groups,
     // depthwise with a multiplier, asymmetric windows and paddings.
-    check_conv(make(1, 3, 48, 192, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1), any_path);
-    check_conv(make(2, 3, 48, 192, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1), any_path);
-    check_conv(make(2, 8, 13, 21, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1), any_path);
-    check_conv(make(1, 8, 13, 21, 12, 1, 1, 1, 1, 1, 1, 1, 0, 2, 1, 1), any_path);
-    check_conv(make(1, 5, 19, 23, 7, 3, 3, 1, 1, 2, 3, 2, 2, 3, 3, 1), any_path);
-    check_conv(make(2, 12, 10, 15, 18, 3, 3, 1, 2, 1, 1, 1, 0, 0, 1, 3), any_path);
-    check_conv(make(1, 4, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4), any_path);  // multiplier 2
-    check_conv(make(1, 6, 14, 11, 9, 2, 4, 3, 1, 1, 1, 0, 1, 2, 0, 1), any_path);
-    check_conv(make(1, 64, 20, 20, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), any_path);  // K > kc
-    check_conv(make(1, 2, 5, 5, 3, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1), any_path);      // 1x1 output
-    check_conv(make(1, 2, 3, 4, 3, 3, 3, 1, 1, 1, 1, 4, 4, 4, 4, 1), any_path);      // mostly pad
+    check_conv(make_geometry(1, 3, 48, 192, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1), any_path);
+    check_conv(make_geometry(2, 3, 48, 192, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1), any_path);
+    check_conv(make_geometry(2, 8, 13, 21, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1), any_path);
+    check_conv(make_geometry(1, 8, 13, 21, 12, 1, 1, 1, 1, 1, 1, 1, 0, 2, 1, 1), any_path);
+    check_conv(make_geometry(1, 5, 19, 23, 7, 3, 3, 1, 1, 2, 3, 2, 2, 3, 3, 1), any_path);
+    check_conv(make_geometry(2, 12, 10, 15, 18, 3, 3, 1, 2, 1, 1, 1, 0, 0, 1, 3), any_path);
+    check_conv(make_geometry(1, 4, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4),
+               any_path);  // multiplier 2
+    check_conv(make_geometry(1, 6, 14, 11, 9, 2, 4, 3, 1, 1, 1, 0, 1, 2, 0, 1), any_path);
+    check_conv(make_geometry(1, 64, 20, 20, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+               any_path);  // K > kc
+    check_conv(make_geometry(1, 2, 5, 5, 3, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+               any_path);  // 1x1 output
+    check_conv(make_geometry(1, 2, 3, 4, 3, 3, 3, 1, 1, 1, 1, 4, 4, 4, 4, 1),
+               any_path);  // mostly pad
 }
 
 TEST_CASE("the GEMM path also handles depthwise geometries") {
-    check_conv(make(2, 5, 12, 48, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5), gemm_path);
-    check_conv(make(1, 5, 7, 9, 5, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 5), gemm_path);
+    check_conv(make_geometry(2, 5, 12, 48, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5), gemm_path);
+    check_conv(make_geometry(1, 5, 7, 9, 5, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 5), gemm_path);
 }
 
 TEST_CASE("random geometries match the plain loop") {
@@ -290,9 +281,9 @@ TEST_CASE("random geometries match the plain loop") {
         const std::int64_t c = dw ? pick(1, 6) : groups * pick(1, 6);
         const std::int64_t oc = dw ? c : groups * pick(1, 7);
         const std::int64_t kh = pick(1, 5), kw = pick(1, 5);
-        auto g = make(pick(1, 2), c, pick(1, 20), pick(1, 40), oc, kh, kw, pick(1, 3), pick(1, 3),
-                      pick(1, 2), pick(1, 2), pick(0, 2), pick(0, 2), pick(0, 3), pick(0, 3),
-                      dw ? c : groups);
+        auto g = make_geometry(pick(1, 2), c, pick(1, 20), pick(1, 40), oc, kh, kw, pick(1, 3),
+                               pick(1, 3), pick(1, 2), pick(1, 2), pick(0, 2), pick(0, 2),
+                               pick(0, 3), pick(0, 3), dw ? c : groups);
         if (g.oh < 1 || g.ow < 1) continue;
         if (done % 2)
             check_conv(g, any_path);
@@ -303,7 +294,7 @@ TEST_CASE("random geometries match the plain loop") {
 }
 
 TEST_CASE("conv_store_epilogue writes dense NCHW, and bad geometry throws") {
-    auto g = make(2, 4, 6, 10, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    auto g = make_geometry(2, 4, 6, 10, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
     const auto x = random_vec(g.n * g.c * g.h * g.w, 1), w = random_vec(g.oc * g.c * 9, 2);
     std::vector<float> y(static_cast<std::size_t>(g.n * g.oc * g.oh * g.ow), NAN);
     kernels::conv2d(g, x.data(), w.data(), kernels::conv_store_epilogue(y.data(), g));
@@ -327,11 +318,11 @@ TEST_CASE("conv_store_epilogue writes dense NCHW, and bad geometry throws") {
 }
 
 TEST_CASE("prepared conv_weights give the same result and refuse another filter") {
-    for (const auto& g : {make(2, 16, 12, 48, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
-                          make(1, 12, 10, 15, 18, 3, 3, 1, 2, 1, 1, 1, 0, 0, 1, 3),
-                          make(2, 24, 12, 48, 24, 5, 5, 2, 1, 1, 1, 2, 2, 2, 2, 24)})
+    for (const auto& g : {make_geometry(2, 16, 12, 48, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+                          make_geometry(1, 12, 10, 15, 18, 3, 3, 1, 2, 1, 1, 1, 0, 0, 1, 3),
+                          make_geometry(2, 24, 12, 48, 24, 5, 5, 2, 1, 1, 1, 2, 2, 2, 2, 24)})
         check_conv(g, prepared_path);
-    const auto g = make(1, 8, 6, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    const auto g = make_geometry(1, 8, 6, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
     const auto w = random_vec(8 * 8 * 9, 1), x = random_vec(8 * 36, 2);
     const kernels::conv_weights cw(g, w.data());
     std::vector<float> y(8 * 36);
@@ -345,11 +336,11 @@ TEST_CASE("conv2d_gemm_units: any split of the units gives the whole call's outp
     // Pointwise planes of several SGEMM column blocks (K in one block and in
     // several), im2col bands, groups and images; units run out of order, one
     // at a time and in uneven ranges, as threads would.
-    for (const auto& g : {make(2, 16, 40, 60, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
-                          make(1, 300, 23, 29, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
-                          make(1, 8, 30, 31, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2),
-                          make(2, 3, 96, 200, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
-                          make(1, 64, 40, 40, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2)}) {
+    for (const auto& g : {make_geometry(2, 16, 40, 60, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+                          make_geometry(1, 300, 23, 29, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+                          make_geometry(1, 8, 30, 31, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2),
+                          make_geometry(2, 3, 96, 200, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
+                          make_geometry(1, 64, 40, 40, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2)}) {
         CAPTURE(describe(g));
         const std::int64_t cg = g.c / g.groups;
         const auto x = random_vec(g.n * g.c * g.h * g.w, 11);

@@ -3,6 +3,7 @@
 // program and CPU have: random geometries (strides, paddings, dilations,
 // depthwise, odd sizes, batches, full-range int8 including -128), and the
 // vector requantize against cortex_m::requantize_run, byte for byte.
+#include "geometry.hpp"
 #include "litegraph/kernels/conv_int8_fast.hpp"
 #include "simd_path.hpp"
 
@@ -26,23 +27,9 @@ namespace simd = kernels::simd;
 
 namespace {
 
-conv_geometry make(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t oc,
-                   std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw,
-                   std::int64_t dh, std::int64_t dw, std::int64_t pt, std::int64_t pb,
-                   std::int64_t pl, std::int64_t pr, std::int64_t groups) {
-    conv_geometry g{n, c, h, w, oc, kh, kw, 0, 0, sh, sw, dh, dw, pt, pb, pl, pr, groups};
-    g.oh = conv_geometry::out_size(h, kh, dh, pt, pb, sh);
-    g.ow = conv_geometry::out_size(w, kw, dw, pl, pr, sw);
-    return g;
-}
+using kernel_test::describe;
 
-std::string describe(const conv_geometry& g) {
-    std::ostringstream s;
-    s << "n" << g.n << " c" << g.c << " " << g.h << "x" << g.w << " oc" << g.oc << " k" << g.kh
-      << "x" << g.kw << " s" << g.sh << "," << g.sw << " d" << g.dh << "," << g.dw << " p" << g.pt
-      << "," << g.pb << "," << g.pl << "," << g.pr << " g" << g.groups;
-    return s.str();
-}
+using kernel_test::make_geometry;
 
 std::vector<std::int8_t> random_i8(std::int64_t n, std::uint32_t seed) {
     std::mt19937 rng(seed);
@@ -117,25 +104,28 @@ TEST_CASE("the AVX2 paths have the fast int8 kernels and requantize loops") {
 }
 
 TEST_CASE("int8 1x1 and 3x3 convs (the GEMM form) match the reference bit for bit") {
-    check_conv(make(1, 16, 8, 8, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1), 1);
-    check_conv(make(2, 7, 5, 9, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1), 2);  // odd C, OC, plane
-    check_conv(make(1, 3, 12, 20, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1), 3);
-    check_conv(make(1, 64, 13, 13, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), 4);
-    check_conv(make(1, 5, 9, 11, 6, 2, 3, 1, 2, 2, 1, 0, 1, 2, 0, 1), 5);
-    check_conv(make(1, 512, 4, 4, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1), 6);  // long K, 1x1 s1
-    check_conv(make(1, 8, 6, 6, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1), 7);   // 1x1 stride 2
+    check_conv(make_geometry(1, 16, 8, 8, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1), 1);
+    check_conv(make_geometry(2, 7, 5, 9, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+               2);  // odd C, OC, plane
+    check_conv(make_geometry(1, 3, 12, 20, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1), 3);
+    check_conv(make_geometry(1, 64, 13, 13, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), 4);
+    check_conv(make_geometry(1, 5, 9, 11, 6, 2, 3, 1, 2, 2, 1, 0, 1, 2, 0, 1), 5);
+    check_conv(make_geometry(1, 512, 4, 4, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+               6);  // long K, 1x1 s1
+    check_conv(make_geometry(1, 8, 6, 6, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1), 7);  // 1x1 stride 2
 }
 
 TEST_CASE("int8 depthwise convs match the reference bit for bit") {
-    check_conv(make(1, 8, 16, 24, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8), 10);
-    check_conv(make(2, 5, 11, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5), 11);
-    check_conv(make(1, 4, 9, 30, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 4), 12);
-    check_conv(make(1, 3, 12, 12, 3, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 3), 13);
-    check_conv(make(1, 3, 10, 17, 3, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3), 14);  // dilation
-    check_conv(make(1, 3, 10, 17, 3, 3, 3, 2, 2, 2, 3, 1, 0, 3, 1, 3), 15);  // s2, dilation
-    check_conv(make(1, 6, 3, 3, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6), 16);    // tiny plane
-    check_conv(make(1, 2, 7, 40, 2, 1, 4, 3, 1, 1, 1, 0, 0, 1, 2, 2), 17);   // even kw
-    check_conv(make(1, 2, 8, 9, 2, 3, 2, 1, 2, 1, 1, 0, 0, 0, 0, 2), 18);
+    check_conv(make_geometry(1, 8, 16, 24, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8), 10);
+    check_conv(make_geometry(2, 5, 11, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5), 11);
+    check_conv(make_geometry(1, 4, 9, 30, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 4), 12);
+    check_conv(make_geometry(1, 3, 12, 12, 3, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 3), 13);
+    check_conv(make_geometry(1, 3, 10, 17, 3, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3), 14);  // dilation
+    check_conv(make_geometry(1, 3, 10, 17, 3, 3, 3, 2, 2, 2, 3, 1, 0, 3, 1, 3),
+               15);                                                                  // s2, dilation
+    check_conv(make_geometry(1, 6, 3, 3, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6), 16);   // tiny plane
+    check_conv(make_geometry(1, 2, 7, 40, 2, 1, 4, 3, 1, 1, 1, 0, 0, 1, 2, 2), 17);  // even kw
+    check_conv(make_geometry(1, 2, 8, 9, 2, 3, 2, 1, 2, 1, 1, 0, 0, 0, 0, 2), 18);
 }
 
 TEST_CASE("random int8 geometries match the reference bit for bit") {
@@ -148,7 +138,8 @@ TEST_CASE("random int8 geometries match the reference bit for bit") {
         const std::int64_t pt = r(0, 2), pb = r(0, 2), pl = r(0, 2), pr = r(0, 2);
         const std::int64_t h = dh * (kh - 1) + 1 + r(0, 12), w = dwl * (kw - 1) + 1 + r(0, 40);
         const std::int64_t oc = dw ? c : r(1, 19);
-        check_conv(make(r(1, 2), c, h, w, oc, kh, kw, sh, sw, dh, dwl, pt, pb, pl, pr, dw ? c : 1),
+        check_conv(make_geometry(r(1, 2), c, h, w, oc, kh, kw, sh, sw, dh, dwl, pt, pb, pl, pr,
+                                 dw ? c : 1),
                    static_cast<std::uint32_t>(100 + t));
     }
 }
