@@ -17642,7 +17642,11 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 //    u8 x s8 vpmaddubsw would saturate its int16 pair sums, 255 * 127 * 2 >
 //    32767).  The filter is packed once (conv_int8_weights): int16 pairs of
 //    taps, 4 channels interleaved; each block of 16 pixels' patches is
-//    packed per run as int16 pairs of taps.
+//    packed per run as int16 pairs of taps.  Pointwise convs read the
+//    input rows directly; other convs first copy each image into a
+//    zero-padded int8 buffer, so a tap of 16 pixels is one vector load
+//    (horizontal stride 1 or 2; a blend per output row a block spans, a
+//    gather for larger strides) with no bound checks.
 //  - Depthwise convs (groups == C == OC, horizontal stride 1 or 2): each
 //    input plane is widened once into a zero-padded int16 plane (stride 1:
 //    a plane of int16 pairs (x[c], x[c + dw])), so every tap is in range;
@@ -17759,8 +17763,14 @@ struct int8_impl {
 /// int64 words of scratch the fast kernels need for g.
 inline std::int64_t conv_int8_fast_scratch_words(const conv_geometry& g) noexcept {
     if (g.groups == 1) {
-        const std::int64_t kp = (g.c * g.kh * g.kw + 1) / 2 * 2;
-        return int8_gemm_blocks * ((kp / 2) * int8_nr / 2 + int8_mr * int8_nr / 2) + 8;
+        // The panel and accumulators; not pointwise: the tap offsets and the
+        // zero-padded image with int8_gemm_detail::pad_slack bytes either side.
+        const std::int64_t k = g.c * g.kh * g.kw, kp = (k + 1) / 2 * 2;
+        const std::int64_t words =
+            int8_gemm_blocks * ((kp / 2) * int8_nr / 2 + int8_mr * int8_nr / 2) + 8;
+        if (g.is_pointwise()) return words;
+        const std::int64_t padded = g.c * (g.h + g.pt + g.pb) * (g.w + g.pl + g.pr) + 2 * 64;
+        return words + k + (padded + 7) / 8;
     }
     const std::int64_t hp = g.h + g.pt + g.pb, xs = g.w + g.pl + g.pr + 16 + g.dw;
     // int16 plane, int32 pair plane, int32 output plane (+ a vector of slack each).
@@ -17768,75 +17778,131 @@ inline std::int64_t conv_int8_fast_scratch_words(const conv_geometry& g) noexcep
 }
 
 #if defined(LITEGRAPH_INT8_AVX2)
+namespace int8_gemm_detail {
+/// 16 zeros, 16 all-ones, 16 zeros: loadu at 16 - b gives the int16 lanes >= b.
+alignas(32) inline constexpr std::int16_t lane_mask_table[48] = {
+    0,  0,  0,  0,  0,  0,  0,  0,  0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  0,  0,  0};
+/// The int16 lanes [b, e) set (0 <= b <= e <= 16).
+inline __m256i lanes(std::int64_t b, std::int64_t e) noexcept {
+    const auto* t = lane_mask_table;
+    return _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(t + 16 - b)),
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t + 32 - e)));
+}
+/// Taps 2q (a) and 2q + 1 (b) of 16 pixels as the panel's 16 int16 pairs.
+inline void store_pairs(std::int32_t* d, __m256i a, __m256i b) noexcept {
+    const __m256i lo = _mm256_unpacklo_epi16(a, b);  // px 0-3 | 8-11
+    const __m256i hi = _mm256_unpackhi_epi16(a, b);  // px 4-7 | 12-15
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+}
+/// 16 int8 at p, p + s, ... p + 15 s (s 1 or 2) as int16.
+inline __m256i load16(const std::int8_t* p, std::int64_t s) noexcept {
+    if (s == 1) return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    // Stride 2: the low byte of each of 16 words, sign-extended.
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return _mm256_srai_epi16(_mm256_slli_epi16(v, 8), 8);
+}
+/// Bytes of slack before and after the zero-padded input copy.
+inline constexpr std::int64_t pad_slack = 64;
+}  // namespace int8_gemm_detail
+
 /// The GEMM form (groups 1): blocks of 16 pixels, their patches as int16
-/// pairs of taps, times the packed filter 4 channels at a time.
+/// pairs of taps, times the packed filter 4 channels at a time.  A kxk (or
+/// strided, padded) conv first copies each image into a zero-padded int8
+/// buffer, so a tap of 16 pixels is a vector load (a blend per output row
+/// the block spans; horizontal stride 1 or 2, else a gather) with no bound
+/// checks.
 template <class A>
 void conv_int8_gemm_avx2(const conv_geometry& g, const std::int8_t* x, const conv_int8_weights& w,
                          std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    namespace d8 = int8_gemm_detail;
     const std::int64_t k = w.k, kq = w.kp / 2, plane = g.oh * g.ow, in_plane = g.h * g.w;
-    auto* panel = reinterpret_cast<std::int32_t*>(scratch);  // 4 x [kq][16] pairs
-    auto* acc = panel + int8_gemm_blocks * kq * int8_nr;     // [4][64]
+    auto* panel = reinterpret_cast<std::int32_t*>(scratch);  // blocks x [kq][16] pairs
+    auto* acc = panel + int8_gemm_blocks * kq * int8_nr;     // [4][run]
     constexpr std::int64_t run = int8_gemm_blocks * int8_nr;
     const bool pointwise = g.is_pointwise();
-    std::int64_t oh_of[int8_nr], ow_of[int8_nr];
+    // Not pointwise: the tap offsets into the padded image, and that image.
+    auto* toff = scratch + int8_gemm_blocks * kq * int8_nr / 2 + int8_mr * run / 2;
+    const std::int64_t hp = g.h + g.pt + g.pb, wpd = g.w + g.pl + g.pr, pplane = hp * wpd;
+    auto* padded = reinterpret_cast<std::int8_t*>(toff + k);
+    std::int8_t* xp = padded + d8::pad_slack;
+    if (!pointwise) {
+        std::memset(padded, 0, static_cast<std::size_t>(g.c * pplane + 2 * d8::pad_slack));
+        std::int64_t kk = 0;
+        for (std::int64_t c = 0; c < g.c; ++c)
+            for (std::int64_t i = 0; i < g.kh; ++i)
+                for (std::int64_t j = 0; j < g.kw; ++j)
+                    toff[kk++] = c * pplane + i * g.dh * wpd + j * g.dw;
+    }
+    std::int64_t soff[int8_nr];
+    __m256i smask[int8_nr];
+    alignas(32) std::int16_t gathered[int8_nr];
     for (std::int64_t n = 0; n < g.n; ++n) {
         const std::int8_t* xn = x + n * g.c * in_plane;
+        if (!pointwise)
+            for (std::int64_t c = 0; c < g.c; ++c)
+                for (std::int64_t r = 0; r < g.h; ++r)
+                    std::memcpy(xp + c * pplane + (r + g.pt) * wpd + g.pl, xn + (c * g.h + r) * g.w,
+                                static_cast<std::size_t>(g.w));
         for (std::int64_t r0 = 0; r0 < plane; r0 += run) {
-            // Up to 4 blocks of 16 pixels packed, then each 4-channel tile over
-            // all of them: its weights stay in L1, a run of 64 per sink call.
+            // Up to int8_gemm_blocks blocks of 16 pixels packed, then each
+            // 4-channel tile over all of them: its weights stay in L1, one
+            // sink call per channel per run.
             const std::int64_t nrun = std::min(run, plane - r0);
             const std::int64_t blocks = (nrun + int8_nr - 1) / int8_nr;
             for (std::int64_t bl = 0; bl < blocks; ++bl) {
                 const std::int64_t p0 = r0 + bl * int8_nr, nb = std::min(int8_nr, plane - p0);
                 std::int32_t* pb = panel + bl * kq * int8_nr;
-                auto* p16b = reinterpret_cast<std::int16_t*>(pb);
                 if (pointwise && nb == int8_nr) {
                     // Rows 2q and 2q + 1 of the 16 pixels, interleaved as pairs.
                     for (std::int64_t q = 0; q < kq; ++q) {
-                        const __m256i a = _mm256_cvtepi8_epi16(_mm_loadu_si128(
-                            reinterpret_cast<const __m128i*>(xn + 2 * q * in_plane + p0)));
-                        const __m256i b =
-                            2 * q + 1 < k ? _mm256_cvtepi8_epi16(
-                                                _mm_loadu_si128(reinterpret_cast<const __m128i*>(
-                                                    xn + (2 * q + 1) * in_plane + p0)))
-                                          : _mm256_setzero_si256();
-                        const __m256i lo = _mm256_unpacklo_epi16(a, b);  // px 0-3 | 8-11
-                        const __m256i hi = _mm256_unpackhi_epi16(a, b);  // px 4-7 | 12-15
-                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(pb + q * int8_nr),
-                                            _mm256_permute2x128_si256(lo, hi, 0x20));
-                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(pb + q * int8_nr + 8),
-                                            _mm256_permute2x128_si256(lo, hi, 0x31));
+                        const __m256i a = d8::load16(xn + 2 * q * in_plane + p0, 1);
+                        const __m256i b = 2 * q + 1 < k
+                                              ? d8::load16(xn + (2 * q + 1) * in_plane + p0, 1)
+                                              : _mm256_setzero_si256();
+                        d8::store_pairs(pb + q * int8_nr, a, b);
                     }
                 } else if (pointwise) {  // the last, partial block
+                    auto* p16b = reinterpret_cast<std::int16_t*>(pb);
                     for (std::int64_t kk = 0; kk < w.kp; ++kk) {
-                        std::int16_t* d = p16b + (kk / 2) * 2 * int8_nr + (kk & 1);
+                        std::int16_t* dst = p16b + (kk / 2) * 2 * int8_nr + (kk & 1);
                         const std::int8_t* xc = kk < k ? xn + kk * in_plane + p0 : nullptr;
                         for (std::int64_t b = 0; b < int8_nr; ++b)
-                            d[2 * b] = xc && b < nb ? xc[b] : std::int16_t{0};
+                            dst[2 * b] = xc && b < nb ? xc[b] : std::int16_t{0};
                     }
                 } else {
-                    for (std::int64_t b = 0; b < int8_nr; ++b) {
-                        oh_of[b] = b < nb ? (p0 + b) / g.ow : -1;
-                        ow_of[b] = b < nb ? (p0 + b) % g.ow : 0;
+                    // The block's segments, one per output row it spans: lane
+                    // b of segment s reads xp + soff[s] + b * sw + toff[tap].
+                    std::int64_t nseg = 0;
+                    for (std::int64_t b = 0; b < nb;) {
+                        const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
+                        const std::int64_t len = std::min(nb - b, g.ow - ow);
+                        soff[nseg] = oh * g.sh * wpd + ow * g.sw - b * g.sw;
+                        smask[nseg] = d8::lanes(b, b + len);
+                        ++nseg;
+                        b += len;
                     }
-                    std::int64_t kk = 0;
-                    for (std::int64_t c = 0; c < g.c; ++c)
-                        for (std::int64_t i = 0; i < g.kh; ++i)
-                            for (std::int64_t j = 0; j < g.kw; ++j, ++kk) {
-                                std::int16_t* d = p16b + (kk / 2) * 2 * int8_nr + (kk & 1);
-                                const std::int8_t* xc = xn + c * in_plane;
-                                for (std::int64_t b = 0; b < int8_nr; ++b) {
-                                    const std::int64_t ih = oh_of[b] * g.sh - g.pt + i * g.dh;
-                                    const std::int64_t iw = ow_of[b] * g.sw - g.pl + j * g.dw;
-                                    d[2 * b] =
-                                        oh_of[b] >= 0 && ih >= 0 && ih < g.h && iw >= 0 && iw < g.w
-                                            ? xc[ih * g.w + iw]
-                                            : std::int16_t{0};
-                                }
+                    const bool whole = nseg == 1 && nb == int8_nr;
+                    const bool vec = g.sw <= 2;
+                    auto tap = [&](std::int64_t kk) -> __m256i {
+                        if (kk >= k) return _mm256_setzero_si256();
+                        const std::int8_t* base = xp + toff[kk];
+                        if (!vec) {
+                            for (std::int64_t b = 0; b < int8_nr; ++b) {
+                                const std::int64_t p = std::min(p0 + b, plane - 1);
+                                gathered[b] = base[(p / g.ow) * g.sh * wpd + (p % g.ow) * g.sw];
                             }
-                    if (k & 1)
-                        for (std::int64_t b = 0; b < int8_nr; ++b)
-                            p16b[(kq - 1) * 2 * int8_nr + 2 * b + 1] = 0;
+                            return _mm256_load_si256(reinterpret_cast<const __m256i*>(gathered));
+                        }
+                        if (whole) return d8::load16(base + soff[0], g.sw);
+                        __m256i v = _mm256_setzero_si256();
+                        for (std::int64_t s = 0; s < nseg; ++s)
+                            v = _mm256_blendv_epi8(v, d8::load16(base + soff[s], g.sw), smask[s]);
+                        return v;
+                    };
+                    for (std::int64_t q = 0; q < kq; ++q)
+                        d8::store_pairs(pb + q * int8_nr, tap(2 * q), tap(2 * q + 1));
                 }
             }
             for (std::int64_t o0 = 0; o0 < g.oc; o0 += int8_mr) {

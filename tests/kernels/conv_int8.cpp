@@ -115,6 +115,21 @@ TEST_CASE("int8 1x1 and 3x3 convs (the GEMM form) match the reference bit for bi
     check_conv(make_geometry(1, 8, 6, 6, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1), 7);  // 1x1 stride 2
 }
 
+TEST_CASE("int8 kxk convs through the padded image (stems, strides, row-spanning blocks)") {
+    // The classifier stem: 3 channels, stride 2, pad 1; blocks within one output row.
+    check_conv(make_geometry(1, 3, 48, 192, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1), 20);
+    check_conv(make_geometry(2, 3, 23, 37, 16, 3, 3, 2, 2, 1, 1, 1, 0, 0, 1, 1), 21);   // odd sizes
+    check_conv(make_geometry(1, 3, 31, 29, 64, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1), 22);   // no pad
+    check_conv(make_geometry(1, 16, 15, 15, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), 23);  // ow 15
+    check_conv(make_geometry(1, 4, 9, 5, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), 24);      // ow 5 < 16
+    check_conv(make_geometry(1, 2, 7, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1), 25);      // ow 1
+    check_conv(make_geometry(1, 5, 17, 40, 7, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1), 26);    // stride 3
+    check_conv(make_geometry(1, 3, 20, 45, 5, 3, 3, 1, 2, 2, 2, 2, 1, 2, 0, 1), 27);   // s2 dilated
+    check_conv(make_geometry(1, 7, 8, 8, 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), 28);    // 1x1 padded
+    check_conv(make_geometry(1, 3, 5, 5, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1), 29);     // k25, odd K
+    check_conv(make_geometry(1, 64, 6, 7, 130, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), 30);  // long K, OC
+}
+
 TEST_CASE("int8 depthwise convs match the reference bit for bit") {
     check_conv(make_geometry(1, 8, 16, 24, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8), 10);
     check_conv(make_geometry(2, 5, 11, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5), 11);
