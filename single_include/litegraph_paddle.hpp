@@ -17678,9 +17678,18 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 
 namespace litegraph::kernels {
 
-/// Output channels x pixels of the int8 GEMM tile, and the tiles of pixels
-/// a run of the GEMM form packs at once (what one sink call gets).
-inline constexpr std::int64_t int8_mr = 4, int8_nr = 16, int8_gemm_blocks = 4;
+/// Output channels x pixels of the int8 GEMM tile, and the most tiles of
+/// pixels a run of the GEMM form packs at once (what one sink call gets).
+inline constexpr std::int64_t int8_mr = 4, int8_nr = 16, int8_gemm_blocks = 16;
+/// Bytes of packed patches one run of the GEMM form aims at (in L1).
+inline constexpr std::int64_t int8_gemm_panel_bytes = 32 * 1024;
+/// Blocks of 16 pixels per run for kq pairs of taps: as many as fit
+/// int8_gemm_panel_bytes, 4 to int8_gemm_blocks (a short K gets long runs:
+/// fewer, longer sink calls per tile of channels).
+constexpr std::int64_t int8_gemm_run_blocks(std::int64_t kq) noexcept {
+    const std::int64_t b = int8_gemm_panel_bytes / (kq * int8_nr * 4);
+    return b < 4 ? 4 : b > int8_gemm_blocks ? int8_gemm_blocks : b;
+}
 
 /// The most taps of a depthwise window the fast kernel takes (11 x 11).
 inline constexpr std::int64_t int8_dw_max_taps = 121;
@@ -17767,7 +17776,7 @@ inline std::int64_t conv_int8_fast_scratch_words(const conv_geometry& g) noexcep
         // zero-padded image with int8_gemm_detail::pad_slack bytes either side.
         const std::int64_t k = g.c * g.kh * g.kw, kp = (k + 1) / 2 * 2;
         const std::int64_t words =
-            int8_gemm_blocks * ((kp / 2) * int8_nr / 2 + int8_mr * int8_nr / 2) + 8;
+            int8_gemm_run_blocks(kp / 2) * ((kp / 2) * int8_nr / 2 + int8_mr * int8_nr / 2) + 8;
         if (g.is_pointwise()) return words;
         const std::int64_t padded = g.c * (g.h + g.pt + g.pb) * (g.w + g.pl + g.pr) + 2 * 64;
         return words + k + (padded + 7) / 8;
@@ -17819,11 +17828,11 @@ void conv_int8_gemm_avx2(const conv_geometry& g, const std::int8_t* x, const con
     namespace d8 = int8_gemm_detail;
     const std::int64_t k = w.k, kq = w.kp / 2, plane = g.oh * g.ow, in_plane = g.h * g.w;
     auto* panel = reinterpret_cast<std::int32_t*>(scratch);  // blocks x [kq][16] pairs
-    auto* acc = panel + int8_gemm_blocks * kq * int8_nr;     // [4][run]
-    constexpr std::int64_t run = int8_gemm_blocks * int8_nr;
+    const std::int64_t run_blocks = int8_gemm_run_blocks(kq), run = run_blocks * int8_nr;
+    auto* acc = panel + run_blocks * kq * int8_nr;  // [4][run]
     const bool pointwise = g.is_pointwise();
     // Not pointwise: the tap offsets into the padded image, and that image.
-    auto* toff = scratch + int8_gemm_blocks * kq * int8_nr / 2 + int8_mr * run / 2;
+    auto* toff = scratch + run_blocks * kq * int8_nr / 2 + int8_mr * run / 2;
     const std::int64_t hp = g.h + g.pt + g.pb, wpd = g.w + g.pl + g.pr, pplane = hp * wpd;
     auto* padded = reinterpret_cast<std::int8_t*>(toff + k);
     std::int8_t* xp = padded + d8::pad_slack;
@@ -17929,7 +17938,7 @@ void conv_int8_gemm_avx2(const conv_geometry& g, const std::int8_t* x, const con
                         c31 = _mm256_add_epi32(c31, _mm256_madd_epi16(a, b1));
                     }
                     auto* av = reinterpret_cast<__m256i*>(acc + bl * int8_nr);
-                    constexpr std::int64_t row = run / 8;  // vectors per channel row of acc
+                    const std::int64_t row = run / 8;  // vectors per channel row of acc
                     _mm256_storeu_si256(av, c00), _mm256_storeu_si256(av + 1, c01);
                     _mm256_storeu_si256(av + row, c10), _mm256_storeu_si256(av + row + 1, c11);
                     _mm256_storeu_si256(av + 2 * row, c20);

@@ -128,6 +128,10 @@ TEST_CASE("int8 kxk convs through the padded image (stems, strides, row-spanning
     check_conv(make_geometry(1, 7, 8, 8, 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), 28);    // 1x1 padded
     check_conv(make_geometry(1, 3, 5, 5, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1), 29);     // k25, odd K
     check_conv(make_geometry(1, 64, 6, 7, 130, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), 30);  // long K, OC
+    // Short K: runs of up to int8_gemm_blocks blocks, a partial last run.
+    check_conv(make_geometry(1, 16, 15, 20, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1), 31);
+    check_conv(make_geometry(2, 3, 40, 41, 6, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1), 32);
+    check_conv(make_geometry(1, 2, 33, 30, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), 33);
 }
 
 TEST_CASE("int8 depthwise convs match the reference bit for bit") {
