@@ -125,3 +125,56 @@ TEST_CASE("global and adaptive averages equal the element loop; plane splits cha
     const auto x = random_vec(g.n * g.c * g.h * g.w, 9);
     CHECK(differing_bits(run(p, a, x), plain(p, a, x)) == 0);
 }
+
+namespace {
+/// The int8 element loop (kernels::pool2d_int8 before its separable max form).
+std::vector<std::int8_t> plain_int8(const kernels::pool_mode& p, const kernels::pool_geometry& g,
+                                    const std::vector<std::int8_t>& x) {
+    std::vector<std::int8_t> y(static_cast<std::size_t>(g.n * g.c * g.oh * g.ow));
+    for (std::int64_t pc = 0; pc < g.n * g.c; ++pc)
+        for (std::int64_t oh = 0; oh < g.oh; ++oh)
+            for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                const auto r = kernels::pool_span_of(p, oh, g.oh, g.h, g.kh, g.sh, g.pt);
+                const auto c = kernels::pool_span_of(p, ow, g.ow, g.w, g.kw, g.sw, g.pl);
+                std::int32_t m = p.max ? -128 : 0;
+                for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
+                    for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
+                        const std::int32_t v =
+                            x[static_cast<std::size_t>((pc * g.h + ih) * g.w + iw)];
+                        m = p.max ? std::max(m, v) : m + v;
+                    }
+                if (!p.max) {
+                    const auto count = static_cast<std::int32_t>(r.extent * c.extent);
+                    m = count > 0 ? kernels::pool_detail::div_round(m, count) : 0;
+                }
+                y[static_cast<std::size_t>((pc * g.oh + oh) * g.ow + ow)] =
+                    static_cast<std::int8_t>(m);
+            }
+    return y;
+}
+}  // namespace
+
+TEST_CASE("int8 max and average pooling equal the element loop (the separable max rows)") {
+    std::mt19937 rng(11);
+    auto r = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    for (int t = 0; t < 60; ++t) {
+        const std::int64_t kh = r(1, 4), kw = r(1, 4), sh = r(1, 3), sw = r(1, 3);
+        const std::int64_t pt = r(0, kh - 1), pl = r(0, kw - 1);
+        // Widths across the 256-byte row buffer (wider ones take the element loop).
+        const std::int64_t w = t % 5 == 4 ? r(250, 300) : r(kw, 60), h = r(kh, 20);
+        const auto g = make(r(1, 2), r(1, 4), h, w, kh, kw, sh, sw, pt, pl, t % 3 == 0);
+        for (const bool max : {true, false}) {
+            kernels::pool_mode p;
+            p.max = max;
+            p.exclusive = t % 2 == 0;
+            p.adaptive = t % 7 == 6;
+            INFO("t " << t << " max " << max << " w " << w);
+            std::vector<std::int8_t> x(static_cast<std::size_t>(g.n * g.c * g.h * g.w));
+            for (auto& v : x) v = static_cast<std::int8_t>(r(-128, 127));
+            std::vector<std::int8_t> y(static_cast<std::size_t>(g.n * g.c * g.oh * g.ow), 0);
+            std::vector<kernels::pool_span> scratch(static_cast<std::size_t>(g.oh + g.ow));
+            kernels::pool2d_int8(p, g, x.data(), y.data(), scratch.data());
+            CHECK(y == plain_int8(p, g, x));
+        }
+    }
+}

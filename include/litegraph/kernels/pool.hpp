@@ -200,12 +200,42 @@ inline void pool2d(const pool_mode& p, const pool_geometry& g, const float* x, f
 }
 
 /// int8 pooling, the output in the input's step: max takes the largest q,
-/// average sums in int32 and divides rounding half away from zero.
+/// average sums in int32 and divides rounding half away from zero.  Max on
+/// rows of at most 256 bytes is separable (column maxima of the window's
+/// rows on a stack row, then the windows along it): the element loop's bytes.
 inline void pool2d_int8(const pool_mode& p, const pool_geometry& g, const std::int8_t* x,
                         std::int8_t* y, pool_span* scratch) noexcept {
     pool_detail::spans(p, g, scratch);
     const pool_span* rows = scratch;
     const pool_span* cols = scratch + g.oh;
+    constexpr std::int64_t row_max = 256;  // bytes of stack (firmware too)
+    if (p.max && g.w <= row_max) {
+        // Max, separable: the column maxima of an output row's input rows
+        // (a loop the compiler vectorises), then each window's maximum of
+        // those; the same bytes as the loop below.
+        std::int8_t colmax[row_max];
+        for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
+            const std::int8_t* xp = x + pc * g.h * g.w;
+            std::int8_t* yp = y + pc * g.oh * g.ow;
+            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                const auto r = rows[oh];
+                for (std::int64_t iw = 0; iw < g.w; ++iw) colmax[iw] = -128;
+                for (std::int64_t ih = r.lo; ih < r.hi; ++ih) {
+                    const std::int8_t* xr = xp + ih * g.w;
+                    for (std::int64_t iw = 0; iw < g.w; ++iw)
+                        colmax[iw] = xr[iw] > colmax[iw] ? xr[iw] : colmax[iw];
+                }
+                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                    const auto c = cols[ow];
+                    std::int8_t m = -128;
+                    for (std::int64_t iw = c.lo; iw < c.hi; ++iw)
+                        m = colmax[iw] > m ? colmax[iw] : m;
+                    yp[oh * g.ow + ow] = m;
+                }
+            }
+        }
+        return;
+    }
     for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
         const std::int8_t* xp = x + pc * g.h * g.w;
         std::int8_t* yp = y + pc * g.oh * g.ow;
