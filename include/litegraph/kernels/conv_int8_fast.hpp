@@ -12,11 +12,16 @@
 //  - Depthwise convs (groups == C == OC, horizontal stride 1 or 2): each
 //    input plane is widened once into a zero-padded int16 plane (stride 1:
 //    a plane of int16 pairs (x[c], x[c + dw])), so every tap is in range;
-//    vpmaddwd of a pair of horizontal taps per 8 output pixels.
-//  - The requantize epilogue (rescale -> bias -> activation -> round and
-//    saturate to int8) in vectors of the unit's architecture, the chain's
-//    arithmetic in its order (bit for bit cortex_m::requantize_run):
-//    int8_requant_entry, one per int8-output chain that vectorises.
+//    vpmaddwd of a pair of horizontal taps per 8 output pixels, 32 pixels
+//    (four accumulators) per pass over the taps where the row has them.
+//  - The requantize epilogue (rescale -> bias -> activation or residual add
+//    -> round and saturate to int8) in vectors of the unit's architecture,
+//    the chain's arithmetic in its order (bit for bit chain::emit and
+//    cortex_m::requantize_run): int8_requant_entry, one per int8-output
+//    chain that vectorises; int8_float_entry, one per float-output chain
+//    (store, add_with, mul_with); the SE gate's int8 plane
+//    (plane_quantize_vec) and quantize_int8's loop (quantize_int8_vec_of),
+//    32 results per store on AVX2.
 //
 // Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
 // architecture; tools/simd/arch_unit.hpp puts int8_impl_of<A>() in the
@@ -339,6 +344,25 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                 const char* rowp = g.sw == 1 ? reinterpret_cast<const char*>(src + oh * g.sh * rs)
                                              : reinterpret_cast<const char*>(xp + oh * g.sh * xs);
                 std::int64_t ow0 = 0;
+                // 32 pixels per pass over the taps: four vpmaddwd per weight
+                // pair and tap offset loaded (the loads, not the multiplies,
+                // bound the 16-pixel loop).
+                for (; ow0 + 32 <= g.ow; ow0 += 32) {
+                    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+                    const char* p = rowp + ow0 * 4;
+                    for (std::int64_t t = 0; t < terms; ++t) {
+                        const __m256i* q = reinterpret_cast<const __m256i*>(p + toff[t]);
+                        const __m256i wt = wv[t];
+                        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_loadu_si256(q), wt));
+                        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_loadu_si256(q + 1), wt));
+                        s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_loadu_si256(q + 2), wt));
+                        s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_loadu_si256(q + 3), wt));
+                    }
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0), s0);
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0 + 8), s1);
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0 + 16), s2);
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0 + 24), s3);
+                }
                 for (; ow0 + 16 <= g.ow; ow0 += 16) {
                     __m256i s0 = _mm256_setzero_si256(), s1 = s0;
                     const char* p = rowp + ow0 * 4;
@@ -375,18 +399,25 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
 #endif
 
 #if !defined(LITEGRAPH_SCALAR_SIMD)
-/// epilogue::saturate_int8 on a vector (the same value for every float).
+/// epilogue::saturate_int8 on a vector (the same value for every float):
+/// NaN to 0, clamped to +-256 (which changes no result), truncated, plus the
+/// rounding of the exact fraction f = c - trunc(c): trunc(2 f) is +-1 when
+/// |f| >= 0.5, else 0 (2 f is exact too), then clamped to [-128, 127].
+/// round_int8_vec is that before the last clamp (in [-257, 257]: the
+/// saturating packs of store_rounded_int8 clamp it).
+template <class A>
+inline xsimd::batch<std::int32_t, A> round_int8_vec(xsimd::batch<float, A> v) noexcept {
+    using F = xsimd::batch<float, A>;
+    using I = xsimd::batch<std::int32_t, A>;
+    const F c = xsimd::select(v == v, xsimd::min(xsimd::max(v, F(-256.f)), F(256.f)), F(0.f));
+    const I t = xsimd::batch_cast<std::int32_t>(c);  // truncated
+    const F frac = c - xsimd::batch_cast<float>(t);
+    return t + xsimd::batch_cast<std::int32_t>(frac + frac);
+}
 template <class A>
 inline xsimd::batch<std::int32_t, A> saturate_int8_vec(xsimd::batch<float, A> v) noexcept {
-    using F = xsimd::batch<float, A>;
-    const auto is_num = v == v;
-    const F c = xsimd::min(xsimd::max(v, F(-256.f)), F(256.f));
-    const F t = xsimd::batch_cast<float>(xsimd::batch_cast<std::int32_t>(c));  // truncated
-    const F frac = c - t;  // exact, as the integers below
-    F r = t + xsimd::select(frac >= F(0.5f), F(1.f), F(0.f)) -
-          xsimd::select(frac <= F(-0.5f), F(1.f), F(0.f));
-    r = xsimd::min(xsimd::max(r, F(-128.f)), F(127.f));
-    return xsimd::batch_cast<std::int32_t>(xsimd::select(is_num, r, F(0.f)));
+    using I = xsimd::batch<std::int32_t, A>;
+    return xsimd::min(xsimd::max(round_int8_vec<A>(v), I(-128)), I(127));
 }
 
 /// Eight int32 in [-128, 127] (or more: saturated) stored as int8.
@@ -405,6 +436,31 @@ inline void store_int8_vec(std::int8_t* o, xsimd::batch<std::int32_t, A> q) noex
     alignas(64) std::int32_t r[w];
     q.store_aligned(r);
     for (std::size_t j = 0; j < w; ++j) o[j] = static_cast<std::int8_t>(r[j]);
+}
+
+/// out[j] = saturate_int8(f(i)[j - i]) for the vectors of floats f(i),
+/// i = 0, w, 2w, ... while a whole vector fits in n; returns the elements
+/// written (the caller writes the tail).  AVX2: four vectors per store.
+template <class A, class Fn>
+inline std::int64_t store_rounded_int8(std::int8_t* out, std::int64_t n, Fn&& f) noexcept {
+    constexpr std::int64_t w = static_cast<std::int64_t>(xsimd::batch<float, A>::size);
+    std::int64_t i = 0;
+#if defined(LITEGRAPH_INT8_AVX2)
+    if constexpr (w == 8) {
+        const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        for (; i + 32 <= n; i += 32) {
+            const __m256i q0 = round_int8_vec<A>(f(i)), q1 = round_int8_vec<A>(f(i + 8));
+            const __m256i q2 = round_int8_vec<A>(f(i + 16)), q3 = round_int8_vec<A>(f(i + 24));
+            // Saturating packs (in 128-bit lanes), then the dwords in order.
+            const __m256i b =
+                _mm256_packs_epi16(_mm256_packs_epi32(q0, q1), _mm256_packs_epi32(q2, q3));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                                _mm256_permutevar8x32_epi32(b, order));
+        }
+    }
+#endif
+    for (; i + w <= n; i += w) store_int8_vec<A>(out + i, saturate_int8_vec<A>(f(i)));
+    return i;
 }
 
 /// The stages of chain stages `st` between the bias and the terminal (an
@@ -435,7 +491,6 @@ void requant_vec(const void* cp, std::int8_t* out, const std::int32_t* acc, std:
                  std::int64_t oc, std::int64_t index) {
     using F = xsimd::batch<float, A>;
     using I = xsimd::batch<std::int32_t, A>;
-    constexpr std::int64_t w = static_cast<std::int64_t>(F::size);
     const C& c = *static_cast<const C*>(cp);
     const auto& st = c.stages;
     constexpr std::size_t last = std::tuple_size_v<std::decay_t<decltype(st)>> - 1;
@@ -445,13 +500,11 @@ void requant_vec(const void* cp, std::int8_t* out, const std::int32_t* acc, std:
     const bool scaled = b.scale != nullptr;
     const F k(scaled ? b.scale[oc] : 1.f);
     const F inv(std::get<last>(st).inv_scale);
-    std::int64_t i = 0;
-    for (; i + w <= count; i += w) {
-        F v = xsimd::batch_cast<float>(I::load_unaligned(acc + i)) * m;
+    const std::int64_t i = store_rounded_int8<A>(out, count, [&](std::int64_t j) {
+        F v = xsimd::batch_cast<float>(I::load_unaligned(acc + j)) * m;
         v = scaled ? v * k + bv : v + bv;
-        v = int8_middle_vec(st, v, epilogue::at{0, oc, index + i});
-        store_int8_vec<A>(out + i, saturate_int8_vec<A>(v * inv));  // in [-128, 127]
-    }
+        return int8_middle_vec(st, v, epilogue::at{0, oc, index + j}) * inv;
+    });
     // The tail in the chain's scalar loop (the same bytes; a vector would
     // read Other past its end); its `out` is the output's start.
     if (i < count) c.emit(out - index, acc + i, count - i, epilogue::at{0, oc, index + i});
@@ -493,11 +546,9 @@ std::int64_t int8_float_vec(const void* cp, float* out, const std::int32_t* acc,
 template <class A>
 void quantize_int8_vec_of(float step, const float* xs, std::int8_t* out, std::int64_t n) noexcept {
     using F = xsimd::batch<float, A>;
-    constexpr std::int64_t w = static_cast<std::int64_t>(F::size);
     const F inv(1.f / step);
-    std::int64_t i = 0;
-    for (; i + w <= n; i += w)
-        store_int8_vec<A>(out + i, saturate_int8_vec<A>(F::load_unaligned(xs + i) * inv));
+    std::int64_t i = store_rounded_int8<A>(
+        out, n, [&](std::int64_t j) { return F::load_unaligned(xs + j) * inv; });
     const float s = 1.f / step;
     for (; i < n; ++i) out[i] = epilogue::saturate_int8(xs[i] * s);
 }
@@ -508,11 +559,9 @@ template <class A>
 void plane_quantize_vec(const float* other, float v, float inv, std::int8_t* out,
                         std::int64_t n) noexcept {
     using F = xsimd::batch<float, A>;
-    constexpr std::int64_t w = static_cast<std::int64_t>(F::size);
     const F vv(v), iv(inv);
-    std::int64_t i = 0;
-    for (; i + w <= n; i += w)
-        store_int8_vec<A>(out + i, saturate_int8_vec<A>((F::load_unaligned(other + i) * vv) * iv));
+    std::int64_t i = store_rounded_int8<A>(
+        out, n, [&](std::int64_t j) { return (F::load_unaligned(other + j) * vv) * iv; });
     for (; i < n; ++i) {
         const float p = other[i] * v;
         out[i] = epilogue::saturate_int8(p * inv);
