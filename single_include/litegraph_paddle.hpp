@@ -1175,6 +1175,8 @@ inline void clear_active() {
 // `emit` loop over int32 accumulators (fusion/fused_int8.hpp):
 //   chain<rescale, bias, act<relu>, quantize_store>      out = sat8(round(relu(acc*m[c] + b) / s))
 //   chain<rescale, bias, act<hard_sigmoid>, gate<...>>   float out, as the fp32 terminals
+//   chain<rescale, bias, gate<...>, quantize_store>      the gate's product written as int8:
+//                                                        sat8(round(other * g / s))
 //
 // A kernel-layer header (raw pointers, no op, graph or attribute): the int8
 // ops requantize through these chains too.  The fusion layer spells the same
@@ -1313,6 +1315,8 @@ struct quantize_store {
 };
 
 /// out[index] = other[index] * v (the patent's conv -> logistic -> mul).
+/// write_quantized (a gate followed by quantize_store): the same product,
+/// then sat8(round(product * inv_scale)), as a float gate then quantize_int8.
 struct mul_with {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = false;
@@ -1323,20 +1327,42 @@ struct mul_with {
     void write_vec(float* out, const at& a, V v) const {
         (V::load_unaligned(other + a.index) * v).store_unaligned(out + a.index);
     }
+    void write_quantized(std::int8_t* out, const at& a, float v, float inv_scale) const {
+        const float p = other[a.index] * v;
+        out[a.index] = saturate_int8(p * inv_scale);
+    }
 };
+
+/// out[i] = sat8(round((other[i] * v) * inv_scale)) for i < n: a plane of
+/// the SE gate written as int8 (mul_plane::write_quantized).
+using plane_quantize_fn = void (*)(const float* other, float v, float inv_scale, std::int8_t* out,
+                                   std::int64_t n);
 
 /// The SE gate: the producer's output is [N, C, 1, 1]; every element scales
 /// one whole plane of `other` ([N, C, H, W]) into the same plane of `out`.
+/// write_quantized writes the plane as int8 (a gate followed by
+/// quantize_store), through `quantize_run` (an arch unit's vector loop, the
+/// same bytes) when the caller set one.
 struct mul_plane {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = true;
     static constexpr bool vectorizes = false;  // one value per plane (the loop below vectorises)
     const float* other = nullptr;
     std::int64_t plane = 1;  // H * W of `other`
+    plane_quantize_fn quantize_run = nullptr;
     void write(float* out, const at& a, float v) const {
         const float* o = other + a.index * plane;
         float* d = out + a.index * plane;
         for (std::int64_t i = 0; i < plane; ++i) d[i] = o[i] * v;
+    }
+    void write_quantized(std::int8_t* out, const at& a, float v, float inv_scale) const {
+        const float* o = other + a.index * plane;
+        std::int8_t* d = out + a.index * plane;
+        if (quantize_run) return quantize_run(o, v, inv_scale, d, plane);
+        for (std::int64_t i = 0; i < plane; ++i) {
+            const float p = o[i] * v;
+            d[i] = saturate_int8(p * inv_scale);
+        }
     }
 };
 
@@ -1354,7 +1380,17 @@ struct gate {
     void write_vec(float* out, const at& a, V v) const {
         mul.write_vec(out, a, f.vec(v));
     }
+    /// The gate followed by quantize_store (chain<..., gate<F, Mul>,
+    /// quantize_store>): the product written as int8.
+    void write_quantized(std::int8_t* out, const at& a, float v, float inv_scale) const {
+        mul.write_quantized(out, a, f(v), inv_scale);
+    }
 };
+
+template <class S>
+struct is_gate : std::false_type {};
+template <class F, class Mul>
+struct is_gate<gate<F, Mul>> : std::true_type {};
 
 template <class S>
 concept terminal_stage = requires {
@@ -1365,13 +1401,24 @@ template <class S>
 struct is_bias : std::is_same<S, bias> {};
 
 namespace detail {
+// A terminal comes last, but for a gate right before a closing
+// quantize_store (the gate's product written as int8).
 template <class... S>
 constexpr bool last_is_terminal_only() {
     constexpr std::size_t n = sizeof...(S);
     constexpr bool flags[] = {terminal_stage<S>..., false};
+    constexpr bool gates[] = {is_gate<S>::value..., false};
+    constexpr bool quantizes[] = {std::is_same_v<S, quantize_store>..., false};
     for (std::size_t i = 0; i + 1 < n; ++i)
-        if (flags[i]) return false;
+        if (flags[i] && !(i + 2 == n && gates[i] && quantizes[i + 1])) return false;
     return true;
+}
+template <class... S>
+constexpr bool ends_in_quantized_gate() {
+    constexpr std::size_t n = sizeof...(S);
+    constexpr bool gates[] = {is_gate<S>::value..., false};
+    constexpr bool quantizes[] = {std::is_same_v<S, quantize_store>..., false};
+    return n >= 2 && gates[n - 2] && quantizes[n - 1];
 }
 template <class S>
 constexpr bool is_rescale_stage() {
@@ -1416,11 +1463,15 @@ struct chain {
                   "right after the producer (or right after the rescale of an int8 chain).");
     static_assert(detail::last_is_terminal_only<Stages...>(),
                   "litegraph fusion: a gate or mul stage writes the result and must be the "
-                  "last stage of the epilogue chain.");
+                  "last stage of the epilogue chain (a gate may be followed by "
+                  "quantize_store only).");
 
     std::tuple<Stages...> stages;
 
     static constexpr bool has_terminal = (terminal_stage<Stages> || ... || false);
+    /// Whether the chain ends in gate<F, Mul>, quantize_store: the gate's
+    /// product is written as int8 (Mul::write_quantized).
+    static constexpr bool quantized_gate = detail::ends_in_quantized_gate<Stages...>();
     static constexpr bool has_bias = (std::is_same_v<Stages, bias> || ... || false);
 #if defined(LITEGRAPH_SCALAR_SIMD)
     static constexpr bool vectorized = false;
@@ -1526,7 +1577,10 @@ private:
     template <bool Scaled, class Out>
     void write_fixed(Out* out, const at& a, float v) const {
         std::apply([&](const auto&... s) { ((v = step<Scaled>(s, v, a)), ...); }, stages);
-        if constexpr (has_terminal)
+        if constexpr (quantized_gate)
+            std::get<sizeof...(Stages) - 2>(stages).write_quantized(
+                out, a, v, std::get<sizeof...(Stages) - 1>(stages).inv_scale);
+        else if constexpr (has_terminal)
             std::get<sizeof...(Stages) - 1>(stages).write(out, a, v);
         else
             out[a.index] = v;
@@ -17470,7 +17524,9 @@ inline int mark_in_place(graph::graph& g) {
 //   their `int8` trait (ops/op.hpp: conv2d, the fused conv, mul, matmul,
 //   matmul_v2).  A quantize_int8 whose input only an int8 op produces (through
 //   max pools and concats) is merged into that producer, which then writes
-//   int8 (its last stage quantize_store).  Everything else stays float32: the fallback, reported by
+//   int8 (its last stage quantize_store; a conv ending in a residual add or
+//   a gate then quantizes their float result in the same loop, the same
+//   bytes).  Everything else stays float32: the fallback, reported by
 //   `litegraph run --json` as `kernels`.
 // `--precision fp32` skips quantize_int8: the float simulation of the fake ops.
 
@@ -17488,6 +17544,13 @@ inline int mark_in_place(graph::graph& g) {
 //   int32 acc -> rescale (in step * filter step[c]) -> bias -> activation
 //             -> quantize_store (sat8(round(v / out step)))   int8 output
 //             -> store / add_with / gate<...>                 float32 output
+//             -> add_with / gate<...> -> quantize_store       int8 output (their float
+//                                                             result quantized, the bytes
+//                                                             of quantize_int8 after them)
+//
+// On x86 the fast kernels (kernels/conv_int8_fast.hpp) run the epilogue in
+// vectors of the active arch unit where it has the chain (requant_vec,
+// int8_float_vec, the SE gate's plane_quantize), chain::emit elsewhere.
 //
 // Node type `fused_conv2d_int8`; slots Input int8 [N,C,H,W], Filter int8
 // [OC,C/g,KH,KW], Multiplier float32 [OC] (in step * filter step), Bias
@@ -17680,11 +17743,16 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 //  - Depthwise convs (groups == C == OC, horizontal stride 1 or 2): each
 //    input plane is widened once into a zero-padded int16 plane (stride 1:
 //    a plane of int16 pairs (x[c], x[c + dw])), so every tap is in range;
-//    vpmaddwd of a pair of horizontal taps per 8 output pixels.
-//  - The requantize epilogue (rescale -> bias -> activation -> round and
-//    saturate to int8) in vectors of the unit's architecture, the chain's
-//    arithmetic in its order (bit for bit cortex_m::requantize_run):
-//    int8_requant_entry, one per int8-output chain that vectorises.
+//    vpmaddwd of a pair of horizontal taps per 8 output pixels, 32 pixels
+//    (four accumulators) per pass over the taps where the row has them.
+//  - The requantize epilogue (rescale -> bias -> activation or residual add
+//    -> round and saturate to int8) in vectors of the unit's architecture,
+//    the chain's arithmetic in its order (bit for bit chain::emit and
+//    cortex_m::requantize_run): int8_requant_entry, one per int8-output
+//    chain that vectorises; int8_float_entry, one per float-output chain
+//    (store, add_with, mul_with); the SE gate's int8 plane
+//    (plane_quantize_vec) and quantize_int8's loop (quantize_int8_vec_of),
+//    32 results per store on AVX2.
 //
 // Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
 // architecture; tools/simd/arch_unit.hpp puts int8_impl_of<A>() in the
@@ -17780,13 +17848,30 @@ struct conv_int8_weights {
 };
 
 /// The vector requantize loop of one int8-output chain: out[i] =
-/// sat8(round(act(acc[i] * m[oc] (* k[oc]) + b[oc]) * inv)) for i < count.
+/// sat8(round(act(acc[i] * m[oc] (* k[oc]) + b[oc]) (+ other[index + i]) *
+/// inv)) for i < count; `index` is the flat output index of acc[0] (what
+/// add_with reads Other at).
 using int8_requant_fn = void (*)(const void* chain, std::int8_t* out, const std::int32_t* acc,
-                                 std::int64_t count, std::int64_t oc);
+                                 std::int64_t count, std::int64_t oc, std::int64_t index);
 struct int8_requant_entry {
     const void* key;  // &epilogue::chain_tag<Chain>
     int8_requant_fn run;
 };
+
+/// The vector loop of one float-output int8 chain (chain<rescale, bias,
+/// ...> ending in store, add_with or gate<F, mul_with>): runs elements
+/// [0, count - count % width) of chain::emit over int32 accumulators and
+/// returns how many it ran.
+using int8_float_fn = std::int64_t (*)(const void* chain, float* out, const std::int32_t* acc,
+                                       std::int64_t count, epilogue::at a);
+struct int8_float_entry {
+    const void* key;  // &epilogue::chain_tag<Chain>
+    int8_float_fn run;
+};
+
+/// quantize_int8's loop (kernels::quantize_int8: out[i] = sat8(round(x[i] *
+/// (1 / step)))).
+using quantize_int8_fn = void (*)(float step, const float* x, std::int8_t* out, std::int64_t n);
 
 namespace detail {
 /// One arch unit's int8 kernels (null members: not there).
@@ -17797,6 +17882,10 @@ struct int8_impl {
                       std::int64_t*, int32_sink_ref) = nullptr;
     const int8_requant_entry* requants = nullptr;
     std::int64_t requant_count = 0;
+    const int8_float_entry* floats = nullptr;
+    std::int64_t float_count = 0;
+    quantize_int8_fn quantize = nullptr;
+    epilogue::plane_quantize_fn plane_quantize = nullptr;  // mul_plane::quantize_run
 };
 
 /// int64 words of scratch the fast kernels need for g.
@@ -18053,6 +18142,25 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                 const char* rowp = g.sw == 1 ? reinterpret_cast<const char*>(src + oh * g.sh * rs)
                                              : reinterpret_cast<const char*>(xp + oh * g.sh * xs);
                 std::int64_t ow0 = 0;
+                // 32 pixels per pass over the taps: four vpmaddwd per weight
+                // pair and tap offset loaded (the loads, not the multiplies,
+                // bound the 16-pixel loop).
+                for (; ow0 + 32 <= g.ow; ow0 += 32) {
+                    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+                    const char* p = rowp + ow0 * 4;
+                    for (std::int64_t t = 0; t < terms; ++t) {
+                        const __m256i* q = reinterpret_cast<const __m256i*>(p + toff[t]);
+                        const __m256i wt = wv[t];
+                        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_loadu_si256(q), wt));
+                        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_loadu_si256(q + 1), wt));
+                        s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_loadu_si256(q + 2), wt));
+                        s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_loadu_si256(q + 3), wt));
+                    }
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0), s0);
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0 + 8), s1);
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0 + 16), s2);
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0 + 24), s3);
+                }
                 for (; ow0 + 16 <= g.ow; ow0 += 16) {
                     __m256i s0 = _mm256_setzero_si256(), s1 = s0;
                     const char* p = rowp + ow0 * 4;
@@ -18089,29 +18197,98 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
 #endif
 
 #if !defined(LITEGRAPH_SCALAR_SIMD)
-/// epilogue::saturate_int8 on a vector (the same value for every float).
+/// epilogue::saturate_int8 on a vector (the same value for every float):
+/// NaN to 0, clamped to +-256 (which changes no result), truncated, plus the
+/// rounding of the exact fraction f = c - trunc(c): trunc(2 f) is +-1 when
+/// |f| >= 0.5, else 0 (2 f is exact too), then clamped to [-128, 127].
+/// round_int8_vec is that before the last clamp (in [-257, 257]: the
+/// saturating packs of store_rounded_int8 clamp it).
 template <class A>
-inline xsimd::batch<std::int32_t, A> saturate_int8_vec(xsimd::batch<float, A> v) noexcept {
-    using F = xsimd::batch<float, A>;
-    const auto is_num = v == v;
-    const F c = xsimd::min(xsimd::max(v, F(-256.f)), F(256.f));
-    const F t = xsimd::batch_cast<float>(xsimd::batch_cast<std::int32_t>(c));  // truncated
-    const F frac = c - t;  // exact, as the integers below
-    F r = t + xsimd::select(frac >= F(0.5f), F(1.f), F(0.f)) -
-          xsimd::select(frac <= F(-0.5f), F(1.f), F(0.f));
-    r = xsimd::min(xsimd::max(r, F(-128.f)), F(127.f));
-    return xsimd::batch_cast<std::int32_t>(xsimd::select(is_num, r, F(0.f)));
-}
-
-/// The vector requantize of the int8 chain C = chain<rescale, bias, [act],
-/// quantize_store> (int8_requant_fn): the arithmetic of requantize_run in
-/// its order, tails through a zero-padded vector.
-template <class A, class C>
-void requant_vec(const void* cp, std::int8_t* out, const std::int32_t* acc, std::int64_t count,
-                 std::int64_t oc) {
+inline xsimd::batch<std::int32_t, A> round_int8_vec(xsimd::batch<float, A> v) noexcept {
     using F = xsimd::batch<float, A>;
     using I = xsimd::batch<std::int32_t, A>;
-    constexpr std::int64_t w = static_cast<std::int64_t>(F::size);
+    const F c = xsimd::select(v == v, xsimd::min(xsimd::max(v, F(-256.f)), F(256.f)), F(0.f));
+    const I t = xsimd::batch_cast<std::int32_t>(c);  // truncated
+    const F frac = c - xsimd::batch_cast<float>(t);
+    return t + xsimd::batch_cast<std::int32_t>(frac + frac);
+}
+template <class A>
+inline xsimd::batch<std::int32_t, A> saturate_int8_vec(xsimd::batch<float, A> v) noexcept {
+    using I = xsimd::batch<std::int32_t, A>;
+    return xsimd::min(xsimd::max(round_int8_vec<A>(v), I(-128)), I(127));
+}
+
+/// Eight int32 in [-128, 127] (or more: saturated) stored as int8.
+template <class A>
+inline void store_int8_vec(std::int8_t* o, xsimd::batch<std::int32_t, A> q) noexcept {
+#if defined(LITEGRAPH_INT8_AVX2)
+    if constexpr (xsimd::batch<std::int32_t, A>::size == 8) {
+        const __m256i r = q;
+        const __m128i p16 =
+            _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(o), _mm_packs_epi16(p16, p16));
+        return;
+    }
+#endif
+    constexpr std::size_t w = xsimd::batch<std::int32_t, A>::size;
+    alignas(64) std::int32_t r[w];
+    q.store_aligned(r);
+    for (std::size_t j = 0; j < w; ++j) o[j] = static_cast<std::int8_t>(r[j]);
+}
+
+/// out[j] = saturate_int8(f(i)[j - i]) for the vectors of floats f(i),
+/// i = 0, w, 2w, ... while a whole vector fits in n; returns the elements
+/// written (the caller writes the tail).  AVX2: four vectors per store.
+template <class A, class Fn>
+inline std::int64_t store_rounded_int8(std::int8_t* out, std::int64_t n, Fn&& f) noexcept {
+    constexpr std::int64_t w = static_cast<std::int64_t>(xsimd::batch<float, A>::size);
+    std::int64_t i = 0;
+#if defined(LITEGRAPH_INT8_AVX2)
+    if constexpr (w == 8) {
+        const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        for (; i + 32 <= n; i += 32) {
+            const __m256i q0 = round_int8_vec<A>(f(i)), q1 = round_int8_vec<A>(f(i + 8));
+            const __m256i q2 = round_int8_vec<A>(f(i + 16)), q3 = round_int8_vec<A>(f(i + 24));
+            // Saturating packs (in 128-bit lanes), then the dwords in order.
+            const __m256i b =
+                _mm256_packs_epi16(_mm256_packs_epi32(q0, q1), _mm256_packs_epi32(q2, q3));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                                _mm256_permutevar8x32_epi32(b, order));
+        }
+    }
+#endif
+    for (; i + w <= n; i += w) store_int8_vec<A>(out + i, saturate_int8_vec<A>(f(i)));
+    return i;
+}
+
+/// The stages of chain stages `st` between the bias and the terminal (an
+/// activation, add_with) on a vector at `a`.
+template <class V, class Tuple>
+inline V int8_middle_vec(const Tuple& st, V v, const epilogue::at& a) {
+    std::apply(
+        [&v, &a](const auto&... s) {
+            (
+                [&v, &a](const auto& stage) {
+                    using S = std::decay_t<decltype(stage)>;
+                    if constexpr (!std::is_same_v<S, epilogue::rescale> &&
+                                  !std::is_same_v<S, epilogue::bias> &&
+                                  !epilogue::terminal_stage<S>)
+                        v = stage.vec(v, a);
+                }(s),
+                ...);
+        },
+        st);
+    return v;
+}
+
+/// The vector requantize of the int8 chain C = chain<rescale, bias, [act |
+/// add_with], quantize_store> (int8_requant_fn): the arithmetic of
+/// chain::emit (requantize_run) in its order, the tail through chain::emit.
+template <class A, class C>
+void requant_vec(const void* cp, std::int8_t* out, const std::int32_t* acc, std::int64_t count,
+                 std::int64_t oc, std::int64_t index) {
+    using F = xsimd::batch<float, A>;
+    using I = xsimd::batch<std::int32_t, A>;
     const C& c = *static_cast<const C*>(cp);
     const auto& st = c.stages;
     constexpr std::size_t last = std::tuple_size_v<std::decay_t<decltype(st)>> - 1;
@@ -18121,75 +18298,101 @@ void requant_vec(const void* cp, std::int8_t* out, const std::int32_t* acc, std:
     const bool scaled = b.scale != nullptr;
     const F k(scaled ? b.scale[oc] : 1.f);
     const F inv(std::get<last>(st).inv_scale);
-    auto one = [&](const std::int32_t* a, std::int8_t* o, std::int64_t cnt) {
-        F v = xsimd::batch_cast<float>(I::load_unaligned(a)) * m;
+    const std::int64_t i = store_rounded_int8<A>(out, count, [&](std::int64_t j) {
+        F v = xsimd::batch_cast<float>(I::load_unaligned(acc + j)) * m;
         v = scaled ? v * k + bv : v + bv;
-        std::apply(
-            [&v](const auto&... s) {
-                (
-                    [&v](const auto& stage) {
-                        using S = std::decay_t<decltype(stage)>;
-                        if constexpr (!std::is_same_v<S, epilogue::rescale> &&
-                                      !std::is_same_v<S, epilogue::bias> &&
-                                      !std::is_same_v<S, epilogue::quantize_store>)
-                            v = stage.vec(v, epilogue::at{});
-                    }(s),
-                    ...);
-            },
-            st);
-        const auto q = saturate_int8_vec<A>(v * inv);
-#if defined(LITEGRAPH_INT8_AVX2)
-        if constexpr (w == 8) {
-            if (cnt == 8) {  // in [-128, 127] already: the saturating packs are exact
-                const __m256i r = q;
-                const __m128i p16 =
-                    _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
-                _mm_storel_epi64(reinterpret_cast<__m128i*>(o), _mm_packs_epi16(p16, p16));
-                return;
-            }
-        }
-#endif
-        alignas(64) std::int32_t r[w];
-        q.store_aligned(r);
-        for (std::int64_t j = 0; j < cnt; ++j) o[j] = static_cast<std::int8_t>(r[j]);
-    };
-    std::int64_t i = 0;
-    for (; i + w <= count; i += w) one(acc + i, out + i, w);
-    if (i < count) {
-        alignas(64) std::int32_t t[w] = {};
-        std::copy(acc + i, acc + count, t);
-        one(t, out + i, count - i);
+        return int8_middle_vec(st, v, epilogue::at{0, oc, index + j}) * inv;
+    });
+    // The tail in the chain's scalar loop (the same bytes; a vector would
+    // read Other past its end); its `out` is the output's start.
+    if (i < count) c.emit(out - index, acc + i, count - i, epilogue::at{0, oc, index + i});
+}
+
+/// The vector loop of a float-output int8 chain C (int8_float_fn): the
+/// arithmetic of chain::emit over int32 accumulators in its order, elements
+/// [0, count - count % width).
+template <class A, class C>
+std::int64_t int8_float_vec(const void* cp, float* out, const std::int32_t* acc, std::int64_t count,
+                            epilogue::at a) {
+    using F = xsimd::batch<float, A>;
+    using I = xsimd::batch<std::int32_t, A>;
+    constexpr std::int64_t w = static_cast<std::int64_t>(F::size);
+    const C& c = *static_cast<const C*>(cp);
+    const auto& st = c.stages;
+    constexpr std::size_t last = std::tuple_size_v<std::decay_t<decltype(st)>> - 1;
+    const F m(std::get<0>(st).multiplier[a.channel]);
+    const auto& b = std::get<1>(st);
+    const F bv(b.values[a.channel]);
+    const bool scaled = b.scale != nullptr;
+    const F k(scaled ? b.scale[a.channel] : 1.f);
+    const std::int64_t vend = count - count % w;
+    for (std::int64_t i = 0; i < vend; i += w) {
+        const epilogue::at ai{a.image, a.channel, a.index + i};
+        F v = xsimd::batch_cast<float>(I::load_unaligned(acc + i)) * m;
+        v = scaled ? v * k + bv : v + bv;
+        v = int8_middle_vec(st, v, ai);
+        using T = std::tuple_element_t<last, std::decay_t<decltype(st)>>;
+        if constexpr (epilogue::terminal_stage<T>)
+            std::get<last>(st).write_vec(out, ai, v);
+        else
+            v.store_unaligned(out + ai.index);
+    }
+    return vend;
+}
+
+/// kernels::quantize_int8 in vectors of A (quantize_int8_fn): the same bytes.
+template <class A>
+void quantize_int8_vec_of(float step, const float* xs, std::int8_t* out, std::int64_t n) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F inv(1.f / step);
+    std::int64_t i = store_rounded_int8<A>(
+        out, n, [&](std::int64_t j) { return F::load_unaligned(xs + j) * inv; });
+    const float s = 1.f / step;
+    for (; i < n; ++i) out[i] = epilogue::saturate_int8(xs[i] * s);
+}
+
+/// mul_plane::write_quantized's loop in vectors of A (plane_quantize_fn):
+/// out[i] = sat8(round((other[i] * v) * inv)), the same bytes.
+template <class A>
+void plane_quantize_vec(const float* other, float v, float inv, std::int8_t* out,
+                        std::int64_t n) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F vv(v), iv(inv);
+    std::int64_t i = store_rounded_int8<A>(
+        out, n, [&](std::int64_t j) { return (F::load_unaligned(other + j) * vv) * iv; });
+    for (; i < n; ++i) {
+        const float p = other[i] * v;
+        out[i] = epilogue::saturate_int8(p * inv);
     }
 }
 #endif
 
 #if defined(LITEGRAPH_SIMD_X86)
 /// kernels::quantize_int8 (out[i] = saturate_int8(x[i] * (1 / step))) in
-/// vectors of the compile-time architecture: the same bytes.
+/// vectors of the compile-time architecture: the same bytes (quantize_int8
+/// runs the active arch unit's, int8_impl::quantize, when there is one).
 inline void quantize_int8_vec(float step, const float* xs, std::int8_t* out,
                               std::int64_t n) noexcept {
-    using A = simd::default_arch;
-    using F = xsimd::batch<float, A>;
-    constexpr std::int64_t w = static_cast<std::int64_t>(F::size);
-    const float inv = 1.f / step;
-    std::int64_t i = 0;
-    alignas(64) std::int32_t r[w];
-    for (; i + w <= n; i += w) {
-        saturate_int8_vec<A>(F::load_unaligned(xs + i) * F(inv)).store_aligned(r);
-        for (std::int64_t j = 0; j < w; ++j) out[i + j] = static_cast<std::int8_t>(r[j]);
-    }
-    for (; i < n; ++i) out[i] = epilogue::saturate_int8(xs[i] * inv);
+    quantize_int8_vec_of<simd::default_arch>(step, xs, out, n);
 }
 #endif
 
 /// The kernels of architecture A (an arch unit's table entry).
 template <class A>
 constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
-                                 std::int64_t count = 0) {
+                                 std::int64_t count = 0, const int8_float_entry* floats = nullptr,
+                                 std::int64_t float_count = 0) {
 #if defined(LITEGRAPH_INT8_AVX2)
-    return {&conv_int8_gemm_avx2<A>, &conv_int8_depthwise_avx2<A>, requants, count};
+    return {&conv_int8_gemm_avx2<A>,
+            &conv_int8_depthwise_avx2<A>,
+            requants,
+            count,
+            floats,
+            float_count,
+            &quantize_int8_vec_of<A>,
+            &plane_quantize_vec<A>};
 #else
-    (void)requants, (void)count;
+    (void)requants, (void)count, (void)floats, (void)float_count;
     return {};
 #endif
 }
@@ -18208,6 +18411,14 @@ template <class C>
 int8_requant_fn int8_requant_for(const int8_impl& impl) {
     for (std::int64_t e = 0; e < impl.requant_count; ++e)
         if (impl.requants[e].key == &epilogue::chain_tag<C>) return impl.requants[e].run;
+    return nullptr;
+}
+
+/// The vector loop of float-output int8 chain type C for a slot, or null.
+template <class C>
+int8_float_fn int8_float_for(const int8_impl& impl) {
+    for (std::int64_t e = 0; e < impl.float_count; ++e)
+        if (impl.floats[e].key == &epilogue::chain_tag<C>) return impl.floats[e].run;
     return nullptr;
 }
 }  // namespace detail
@@ -19316,10 +19527,16 @@ struct quantize_int8 {
     }
     static void run(const params& p, op_io& io) {
 #if defined(LITEGRAPH_SIMD_X86)
-        // The same bytes as the firmware form, in vectors.
-        kernels::detail::quantize_int8_vec(p.step, io.input("X").as<float>(),
-                                           io.output("Out").as<std::int8_t>(),
-                                           io.input("X").numel());
+        // The same bytes as the firmware form, in vectors: the active arch
+        // unit's (AVX2 in a default build on an AVX2 CPU), else the
+        // compile-time architecture's.
+        const auto* x = io.input("X").as<float>();
+        auto* out = io.output("Out").as<std::int8_t>();
+        const std::int64_t n = io.input("X").numel();
+        if (const auto q = kernels::detail::int8_for(kernels::simd::active()).quantize)
+            q(p.step, x, out, n);
+        else
+            kernels::detail::quantize_int8_vec(p.step, x, out, n);
 #else
         run_firmware_form<quantize_int8>(p, io);
 #endif
@@ -19359,16 +19576,33 @@ struct dequantize_int8 {
 
 namespace litegraph::fusion {
 
+template <class S>
+struct is_act_stage : std::false_type {};
+template <class F>
+struct is_act_stage<act<F>> : std::true_type {};
+
 template <class... Stages>
 struct fused_int8 {
     using chain_type = chain<rescale, bias, Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
+    /// Whether the chain ends in a gate whose product is written as int8.
+    static constexpr bool quantized_gate = chain_type::quantized_gate;
     /// Whether an arch unit has this chain's requantize in vectors
-    /// (kernels::detail::requant_vec: int8 output, a vectorised activation).
-    static constexpr bool requant_vectorizes =
-        int8_out && ((std::is_same_v<Stages, quantize_store> ||
-                      kernels::epilogue::stage_vectorizes<Stages>)&&...);
+    /// (kernels::detail::requant_vec: int8 output, a vectorised activation
+    /// or add_with).
+    static constexpr bool requant_vectorizes = int8_out && !quantized_gate &&
+                                               ((std::is_same_v<Stages, quantize_store> ||
+                                                 kernels::epilogue::stage_vectorizes<Stages>)&&...);
+    /// Whether an arch unit has this float-output chain in vectors
+    /// (kernels::detail::int8_float_vec: every stage has a vector form).
+    static constexpr bool float_vectorizes =
+        !int8_out && (kernels::epilogue::stage_vectorizes<Stages> && ... && true);
+    /// Whether the int8 output's stages between bias and quantize_store
+    /// read nothing but the value (activations): requantize() runs them.
+    static constexpr bool index_free_requant =
+        int8_out &&
+        ((std::is_same_v<Stages, quantize_store> || is_act_stage<Stages>::value) && ...);
 
     /// What one node keeps between runs: its filter packed for the desktop
     /// fast kernels (kernels/conv_int8_fast.hpp), for the constant filter
@@ -19470,20 +19704,31 @@ struct fused_int8 {
             if constexpr (requant_vectorizes)
                 vec = kernels::detail::int8_requant_for<chain_type>(impl);
             if constexpr (int8_out) {
-                const chain_type local = c;
+                chain_type local = c;
+                if constexpr (quantized_gate) {
+                    auto& g = std::get<sizeof...(Stages)>(local.stages);
+                    if constexpr (std::is_same_v<std::decay_t<decltype(g.mul)>, mul_plane>)
+                        g.mul.quantize_run = impl.plane_quantize;
+                }
                 auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
                                 const std::int32_t* v, std::int64_t count) {
-                    std::int8_t* o = out + (n * kg.oc + oc) * plane + off;
+                    const std::int64_t index = (n * kg.oc + oc) * plane + off;
                     if (vec)
-                        vec(&local, o, v, count, oc);
+                        vec(&local, out + index, v, count, oc, index);
                     else
-                        requantize(local, o, v, count, oc);
+                        requantize(local, out, v, count, at{n, oc, index});
                 };
                 conv(kg, x, *w, scratch.data(), kernels::int32_sink_ref(sink));
             } else {
+                kernels::int8_float_fn fvec = nullptr;
+                if constexpr (float_vectorizes)
+                    fvec = kernels::detail::int8_float_for<chain_type>(impl);
+                const chain_type local = c;
                 auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
                                 const std::int32_t* v, std::int64_t count) {
-                    c.emit(out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
+                    const at a{n, oc, (n * kg.oc + oc) * plane + off};
+                    const std::int64_t done = fvec ? fvec(&local, out, v, count, a) : 0;
+                    local.emit(out, v + done, count - done, at{n, oc, a.index + done});
                 };
                 conv(kg, x, *w, scratch.data(), kernels::int32_sink_ref(sink));
             }
@@ -19568,7 +19813,7 @@ struct fused_int8 {
             const chain_type local = c;
             auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
                             const std::int32_t* v, std::int64_t count) {
-                requantize(local, out + (n * kg.oc + oc) * plane + off, v, count, oc);
+                requantize(local, out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
             };
             conv(kg, x, f, scratch, kernels::int32_sink_ref(sink));
         } else {
@@ -19580,11 +19825,22 @@ struct fused_int8 {
         }
     }
 
-    /// One run of channel oc through the int8 chain rescale -> bias ->
-    /// [act] -> quantize_store (kernels::cortex_m::requantize_run: the
-    /// chain's operations in its order, bit for bit chain::emit's).
+    /// One run of channel a.channel at flat index a.index of `out` through
+    /// the int8 chain rescale -> bias -> [act] -> quantize_store
+    /// (kernels::cortex_m::requantize_run: the chain's operations in its
+    /// order, bit for bit chain::emit's); chain::emit for the chains whose
+    /// stages read more than the value (add_with, a gate).
     static void requantize(const chain_type& c, std::int8_t* out, const std::int32_t* v,
-                           std::int64_t count, std::int64_t oc) noexcept {
+                           std::int64_t count, const at& a) noexcept {
+        if constexpr (!index_free_requant) {
+            c.emit(out, v, count, a);
+            return;
+        } else {
+            requantize_index_free(c, out + a.index, v, count, a.channel);
+        }
+    }
+    static void requantize_index_free(const chain_type& c, std::int8_t* out, const std::int32_t* v,
+                                      std::int64_t count, std::int64_t oc) noexcept {
         const auto& st = c.stages;
         const float m = std::get<0>(st).multiplier[oc];
         const bias& b = std::get<1>(st);
@@ -19623,17 +19879,20 @@ struct int8_gate_list;
 template <class... Gates>
 struct int8_gate_list<ops::functor_list<Gates...>> {
     using type =
-        op_list<fused_int8<gate<Gates, mul_plane>>..., fused_int8<gate<Gates, mul_with>>...>;
+        op_list<fused_int8<gate<Gates, mul_plane>>..., fused_int8<gate<Gates, mul_with>>...,
+                fused_int8<gate<Gates, mul_plane>, quantize_store>...,
+                fused_int8<gate<Gates, mul_with>, quantize_store>...>;
 };
 }  // namespace detail
 
 /// The closed list of int8 conv kernels the runtime can dispatch to: one per
 /// fusable activation (ops::fusable_activations), with float or int8 output,
 /// two per gate activation (ops::gate_activations: mul_plane, mul_with).
-using fused_int8_ops = typename concat_op_lists<
-    op_list<fused_int8<>, fused_int8<quantize_store>, fused_int8<add_with>>,
-    typename detail::int8_gate_list<ops::gate_activations>::type,
-    typename detail::int8_act_list<ops::fusable_activations>::type>::type;
+using fused_int8_ops =
+    typename concat_op_lists<op_list<fused_int8<>, fused_int8<quantize_store>, fused_int8<add_with>,
+                                     fused_int8<add_with, quantize_store>>,
+                             typename detail::int8_gate_list<ops::gate_activations>::type,
+                             typename detail::int8_act_list<ops::fusable_activations>::type>::type;
 
 }  // namespace litegraph::fusion
 // ---- end litegraph/fusion/fused_int8.hpp ----
@@ -20339,14 +20598,24 @@ private:
     }
 
     /// Whether the producer of float `v` can write it as int8 instead: an
-    /// int8 op writing float32 with a plain store, or a max pool / concat of
-    /// such values, each read only by the op that consumes it.
+    /// int8 op writing float32 with a plain store (or an int8 conv ending in
+    /// add_with or a gate, with a kernel for that chain then quantize_store),
+    /// or a max pool / concat of such values, each read only by the op that
+    /// consumes it.
     bool can_emit(int v, int depth) const {
         const int p = g_.vars[v].producer;
         if (p < 0 || depth > 8 || dead_[p] || graph::is_fetched(g_, v)) return false;
         const auto& op = g_.ops[p];
-        if (op_declares<int8_conv_op>(op.type))
-            return fusion::chain_terminal(op.attrs) == fusion::stage_name<fusion::store>();
+        if (op_declares<int8_conv_op>(op.type)) {
+            // A plain store, or a residual add or gate whose result the kernel
+            // then quantizes in the same loop (when there is such a kernel).
+            const auto terminal = fusion::chain_terminal(op.attrs);
+            if (terminal == fusion::stage_name<fusion::store>()) return true;
+            if (terminal == fusion::stage_name<fusion::quantize_store>()) return false;
+            auto stages = fusion::stages_of(op.attrs);
+            stages.emplace_back(fusion::stage_name<fusion::quantize_store>());
+            return int8_conv_exists(stages);
+        }
         if (op_declares<ops::mul_int8>(op.type))
             return op.attrs.get<float>("output_step", 0.f) == 0.f;
         if (op_declares<ops::pool2d>(op.type) &&

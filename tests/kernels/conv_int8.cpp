@@ -1,8 +1,10 @@
 // The desktop fast int8 kernels (kernels/conv_int8_fast.hpp) against the
 // reference kernels::conv2d_int8, int32 for int32, on every SIMD path this
 // program and CPU have: random geometries (strides, paddings, dilations,
-// depthwise, odd sizes, batches, full-range int8 including -128), and the
-// vector requantize against cortex_m::requantize_run, byte for byte.
+// depthwise, odd sizes, batches, full-range int8 including -128), the
+// vector requantize against cortex_m::requantize_run and chain::emit, the
+// float-output vector epilogues against chain::emit, the int8 gate and
+// residual chains against their float chain then quantize_int8, byte for byte.
 #include "geometry.hpp"
 #include "litegraph/kernels/conv_int8_fast.hpp"
 #include "simd_path.hpp"
@@ -15,6 +17,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -197,12 +200,198 @@ void check_requant(const Act& a, bool scaled) {
                 const auto fn = kernels::detail::int8_requant_for<C>(kernels::detail::int8_for(p));
                 REQUIRE(static_cast<bool>(fn));
                 std::vector<std::int8_t> got(static_cast<std::size_t>(count), 99);
-                fn(&c, got.data(), acc.data(), count, oc);
+                fn(&c, got.data(), acc.data(), count, oc, 0);
+                CHECK(got == want);
+            }
+        }
+}
+
+std::vector<std::int32_t> test_accumulators(std::size_t n) {
+    std::mt19937 rng(11);
+    std::vector<std::int32_t> acc(n);
+    for (std::size_t i = 0; i < n; ++i)
+        acc[i] = i % 3 == 0 ? static_cast<std::int32_t>(i) - 38
+                            : std::uniform_int_distribution<std::int32_t>(-40000, 40000)(rng);
+    if (n > 2) acc[1] = 2147483647, acc[2] = -2147483647 - 1;
+    return acc;
+}
+
+std::vector<float> test_floats(std::size_t n, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> d(-3.f, 3.f);
+    std::vector<float> v(n);
+    for (auto& x : v) x = d(rng);
+    return v;
+}
+
+/// Binds chain C's rescale and bias (and Other, for add_with / gates) to
+/// two channels of test values.
+template <class C>
+void bind_test_chain(C& c, const float* m, const float* b, const float* k, const float* other) {
+    using namespace kernels::epilogue;
+    std::get<0>(c.stages).multiplier = m;
+    std::get<1>(c.stages).values = b;
+    std::get<1>(c.stages).scale = k;
+    std::apply(
+        [&](auto&... s) {
+            (
+                [&](auto& stage) {
+                    using S = std::decay_t<decltype(stage)>;
+                    if constexpr (std::is_same_v<S, add_with>)
+                        stage.other = other;
+                    else if constexpr (is_gate<S>::value)
+                        stage.mul.other = other;
+                    else if constexpr (std::is_same_v<S, quantize_store>)
+                        stage.inv_scale = 1.f / 0.037f;
+                }(s),
+                ...);
+        },
+        c.stages);
+}
+
+/// The float-output vector loop (int8_float_vec) of chain C, then chain::emit
+/// for the tail, against chain::emit alone: the same bits.
+template <class C>
+void check_float_out(bool scaled) {
+    const auto acc = test_accumulators(160);
+    const auto other = test_floats(400, 5);
+    const float m[2] = {0.5f, 0.013f}, b[2] = {0.25f, -1.5f}, k[2] = {1.5f, 0.75f};
+    C c;
+    bind_test_chain(c, m, b, scaled ? k : nullptr, other.data());
+    for (std::int64_t oc = 0; oc < 2; ++oc)
+        for (const std::int64_t count : {std::int64_t{77}, std::int64_t{5}, std::int64_t{16}}) {
+            const kernels::epilogue::at a{0, oc, 3 + oc * 160};
+            std::vector<float> want(400, -7.f);
+            c.emit(want.data(), acc.data(), count, a);
+            for (const auto p : fast_paths()) {
+                INFO("path " << simd::isa_name(p) << " oc " << oc << " count " << count);
+                const auto fn = kernels::detail::int8_float_for<C>(kernels::detail::int8_for(p));
+                REQUIRE(static_cast<bool>(fn));
+                std::vector<float> got(400, -7.f);
+                const std::int64_t done = fn(&c, got.data(), acc.data(), count, a);
+                CHECK((done >= 0 && done <= count && done % 8 == 0));
+                c.emit(got.data(), acc.data() + done, count - done,
+                       kernels::epilogue::at{0, oc, a.index + done});
+                CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+            }
+        }
+}
+
+/// The int8-output chain C through its vector requantize against
+/// chain::emit: the same bytes.
+template <class C>
+void check_int8_out(bool scaled) {
+    const auto acc = test_accumulators(160);
+    const auto other = test_floats(400, 6);
+    const float m[2] = {0.5f, 0.013f}, b[2] = {0.25f, -1.5f}, k[2] = {1.5f, 0.75f};
+    C c;
+    bind_test_chain(c, m, b, scaled ? k : nullptr, other.data());
+    for (std::int64_t oc = 0; oc < 2; ++oc)
+        for (const std::int64_t count : {std::int64_t{77}, std::int64_t{5}, std::int64_t{16}}) {
+            const std::int64_t index = 3 + oc * 160;
+            std::vector<std::int8_t> want(400, 99);
+            c.emit(want.data(), acc.data(), count, kernels::epilogue::at{0, oc, index});
+            for (const auto p : fast_paths()) {
+                INFO("path " << simd::isa_name(p) << " oc " << oc << " count " << count);
+                const auto fn = kernels::detail::int8_requant_for<C>(kernels::detail::int8_for(p));
+                REQUIRE(static_cast<bool>(fn));
+                std::vector<std::int8_t> got(400, 99);
+                fn(&c, got.data() + index, acc.data(), count, oc, index);
                 CHECK(got == want);
             }
         }
 }
 }  // namespace
+
+TEST_CASE("the float-output int8 chains' vector loops match chain::emit bit for bit") {
+    using namespace kernels::epilogue;
+    for (const bool scaled : {false, true}) {
+        CAPTURE(scaled);
+        check_float_out<chain<rescale, bias>>(scaled);
+        check_float_out<chain<rescale, bias, act<ops::act::hard_swish>>>(scaled);
+        check_float_out<chain<rescale, bias, act<ops::act::relu>>>(scaled);
+        check_float_out<chain<rescale, bias, add_with>>(scaled);
+        check_float_out<chain<rescale, bias, gate<ops::act::hard_sigmoid, mul_with>>>(scaled);
+    }
+}
+
+TEST_CASE("the residual add then quantize_store requantizes as the float add then quantize_int8") {
+    using namespace kernels::epilogue;
+    using C = chain<rescale, bias, add_with, quantize_store>;
+    for (const bool scaled : {false, true}) {
+        CAPTURE(scaled);
+        check_int8_out<C>(scaled);
+        // chain::emit's bytes are the float chain's, then quantize_int8's.
+        const auto acc = test_accumulators(100);
+        const auto other = test_floats(100, 8);
+        const float m[1] = {0.013f}, b[1] = {-0.25f}, k[1] = {1.5f};
+        C q;
+        bind_test_chain(q, m, b, scaled ? k : nullptr, other.data());
+        chain<rescale, bias, add_with> f;
+        bind_test_chain(f, m, b, scaled ? k : nullptr, other.data());
+        std::vector<float> real(100);
+        f.emit(real.data(), acc.data(), 100, at{});
+        std::vector<std::int8_t> want(100), got(100, 99);
+        kernels::quantize_int8(0.037f, real.data(), want.data(), 100);
+        q.emit(got.data(), acc.data(), 100, at{});
+        CHECK(got == want);
+    }
+}
+
+TEST_CASE("an SE gate then quantize_store writes the float gate's quantize_int8 bytes") {
+    using namespace kernels::epilogue;
+    using G = gate<ops::act::hard_sigmoid, mul_plane>;
+    const std::int64_t plane = 37;
+    const auto acc = test_accumulators(2);
+    auto other = test_floats(2 * plane, 9);
+    other[3] = 0.f, other[4] = -0.f;
+    const float m[2] = {0.002f, 0.013f}, b[2] = {0.25f, -1.5f};
+    chain<rescale, bias, G, quantize_store> q;
+    bind_test_chain(q, m, b, nullptr, other.data());
+    std::get<2>(q.stages).mul.plane = plane;
+    chain<rescale, bias, G> f;
+    bind_test_chain(f, m, b, nullptr, other.data());
+    std::get<2>(f.stages).mul.plane = plane;
+    std::vector<float> real(2 * plane);
+    f.emit(real.data(), acc.data(), 2, at{});
+    std::vector<std::int8_t> want(real.size());
+    kernels::quantize_int8(0.037f, real.data(), want.data(), 2 * plane);
+    std::vector<std::int8_t> got(real.size(), 99);
+    q.emit(got.data(), acc.data(), 2, at{});
+    CHECK(got == want);
+    for (const auto p : fast_paths()) {
+        INFO("path " << simd::isa_name(p));
+        const auto fn = kernels::detail::int8_for(p).plane_quantize;
+        REQUIRE(static_cast<bool>(fn));
+        std::get<2>(q.stages).mul.quantize_run = fn;
+        std::vector<std::int8_t> v(real.size(), 99);
+        q.emit(v.data(), acc.data(), 2, at{});
+        CHECK(v == want);
+    }
+}
+
+TEST_CASE("every AVX2 path quantizes float32 to int8 as kernels::quantize_int8") {
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<float> d(-300.f, 300.f);
+    std::vector<float> x(203);
+    for (auto& v : x) v = d(rng);
+    x[41] = std::numeric_limits<float>::quiet_NaN();
+    x[42] = std::numeric_limits<float>::infinity();
+    x[46] = 127.5f, x[47] = -128.5f, x[48] = -0.5f, x[49] = 0.5f;
+    for (const auto p : fast_paths()) {
+        INFO("path " << simd::isa_name(p));
+        const auto fn = kernels::detail::int8_for(p).quantize;
+        REQUIRE(static_cast<bool>(fn));
+        for (const float step : {1.f, 0.5f, 0.037f}) {
+            for (const std::int64_t n : {std::int64_t{203}, std::int64_t{3}}) {
+                std::vector<std::int8_t> want(static_cast<std::size_t>(n)), got(want.size(), 99);
+                kernels::quantize_int8(step, x.data(), want.data(), n);
+                fn(step, x.data(), got.data(), n);
+                CHECK(got == want);
+            }
+        }
+    }
+}
 
 TEST_CASE("the vector requantize matches requantize_run byte for byte") {
     check_requant(ops::act::relu{}, false);

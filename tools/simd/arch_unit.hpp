@@ -3,8 +3,10 @@
 // kernels/simd.hpp).  The unit defines one constant table,
 // litegraph_simd_<slot>, of pointers to the kernels instantiated for its
 // xsimd architecture A: the SGEMM row panel, the depthwise band kernel, the
-// depthwise direct kernel of every vectorised activation, and the vector loop
-// of every vectorised epilogue chain of the fused convs (fusion::fused_conv_ops).  It runs no
+// depthwise direct kernel of every vectorised activation, the vector loop
+// of every vectorised epilogue chain of the fused convs (fusion::fused_conv_ops),
+// and the int8 kernels with the int8 convs' vector epilogues (requantize,
+// float output) and quantize_int8's loop.  It runs no
 // code at start-up (the table is constant data) and instantiates only
 // templates on A, so nothing compiled with its flags is reachable from the
 // baseline path except through the table, after the CPU check.
@@ -94,6 +96,32 @@ struct requant_entries<A, op_list<F...>> {
     static constexpr std::array<kernels::int8_requant_entry, count> value = make();
 };
 
+/// The vector loop of every float-output chain of the int8 convs whose
+/// stages all have a vector form.
+template <class A, class List>
+struct int8_float_entries;
+template <class A, class... F>
+struct int8_float_entries<A, op_list<F...>> {
+    template <class G>
+    static constexpr bool vec = G::float_vectorizes;
+    static constexpr std::size_t count = (std::size_t{vec<F>} + ... + 0);
+    static constexpr std::array<kernels::int8_float_entry, count> make() {
+        std::array<kernels::int8_float_entry, count> out{};
+        std::size_t i = 0;
+        (
+            [&] {
+                if constexpr (vec<F>) {
+                    using C = typename F::chain_type;
+                    out[i++] = {&kernels::epilogue::chain_tag<C>,
+                                &kernels::detail::int8_float_vec<A, C>};
+                }
+            }(),
+            ...);
+        return out;
+    }
+    static constexpr std::array<kernels::int8_float_entry, count> value = make();
+};
+
 template <class A>
 struct unit {
     static constexpr kernels::detail::gemm_impl gemm = kernels::detail::gemm_impl_of<A>();
@@ -102,8 +130,10 @@ struct unit {
     using direct = direct_entries<A, ops::activation_functors>;
     using chains = chain_entries<A, fusion::fused_conv_ops>;
     using requants = requant_entries<A, fusion::fused_int8_ops>;
+    using int8_floats = int8_float_entries<A, fusion::fused_int8_ops>;
     static constexpr kernels::detail::int8_impl int8 = kernels::detail::int8_impl_of<A>(
-        requants::value.data(), static_cast<std::int64_t>(requants::count));
+        requants::value.data(), static_cast<std::int64_t>(requants::count),
+        int8_floats::value.data(), static_cast<std::int64_t>(int8_floats::count));
     static constexpr kernels::simd::arch_table table = {&gemm,
                                                         &depthwise,
                                                         direct::value.data(),

@@ -5,6 +5,13 @@
 //   int32 acc -> rescale (in step * filter step[c]) -> bias -> activation
 //             -> quantize_store (sat8(round(v / out step)))   int8 output
 //             -> store / add_with / gate<...>                 float32 output
+//             -> add_with / gate<...> -> quantize_store       int8 output (their float
+//                                                             result quantized, the bytes
+//                                                             of quantize_int8 after them)
+//
+// On x86 the fast kernels (kernels/conv_int8_fast.hpp) run the epilogue in
+// vectors of the active arch unit where it has the chain (requant_vec,
+// int8_float_vec, the SE gate's plane_quantize), chain::emit elsewhere.
 //
 // Node type `fused_conv2d_int8`; slots Input int8 [N,C,H,W], Filter int8
 // [OC,C/g,KH,KW], Multiplier float32 [OC] (in step * filter step), Bias
@@ -31,16 +38,33 @@
 
 namespace litegraph::fusion {
 
+template <class S>
+struct is_act_stage : std::false_type {};
+template <class F>
+struct is_act_stage<act<F>> : std::true_type {};
+
 template <class... Stages>
 struct fused_int8 {
     using chain_type = chain<rescale, bias, Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
+    /// Whether the chain ends in a gate whose product is written as int8.
+    static constexpr bool quantized_gate = chain_type::quantized_gate;
     /// Whether an arch unit has this chain's requantize in vectors
-    /// (kernels::detail::requant_vec: int8 output, a vectorised activation).
-    static constexpr bool requant_vectorizes =
-        int8_out && ((std::is_same_v<Stages, quantize_store> ||
-                      kernels::epilogue::stage_vectorizes<Stages>)&&...);
+    /// (kernels::detail::requant_vec: int8 output, a vectorised activation
+    /// or add_with).
+    static constexpr bool requant_vectorizes = int8_out && !quantized_gate &&
+                                               ((std::is_same_v<Stages, quantize_store> ||
+                                                 kernels::epilogue::stage_vectorizes<Stages>)&&...);
+    /// Whether an arch unit has this float-output chain in vectors
+    /// (kernels::detail::int8_float_vec: every stage has a vector form).
+    static constexpr bool float_vectorizes =
+        !int8_out && (kernels::epilogue::stage_vectorizes<Stages> && ... && true);
+    /// Whether the int8 output's stages between bias and quantize_store
+    /// read nothing but the value (activations): requantize() runs them.
+    static constexpr bool index_free_requant =
+        int8_out &&
+        ((std::is_same_v<Stages, quantize_store> || is_act_stage<Stages>::value) && ...);
 
     /// What one node keeps between runs: its filter packed for the desktop
     /// fast kernels (kernels/conv_int8_fast.hpp), for the constant filter
@@ -142,20 +166,31 @@ struct fused_int8 {
             if constexpr (requant_vectorizes)
                 vec = kernels::detail::int8_requant_for<chain_type>(impl);
             if constexpr (int8_out) {
-                const chain_type local = c;
+                chain_type local = c;
+                if constexpr (quantized_gate) {
+                    auto& g = std::get<sizeof...(Stages)>(local.stages);
+                    if constexpr (std::is_same_v<std::decay_t<decltype(g.mul)>, mul_plane>)
+                        g.mul.quantize_run = impl.plane_quantize;
+                }
                 auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
                                 const std::int32_t* v, std::int64_t count) {
-                    std::int8_t* o = out + (n * kg.oc + oc) * plane + off;
+                    const std::int64_t index = (n * kg.oc + oc) * plane + off;
                     if (vec)
-                        vec(&local, o, v, count, oc);
+                        vec(&local, out + index, v, count, oc, index);
                     else
-                        requantize(local, o, v, count, oc);
+                        requantize(local, out, v, count, at{n, oc, index});
                 };
                 conv(kg, x, *w, scratch.data(), kernels::int32_sink_ref(sink));
             } else {
+                kernels::int8_float_fn fvec = nullptr;
+                if constexpr (float_vectorizes)
+                    fvec = kernels::detail::int8_float_for<chain_type>(impl);
+                const chain_type local = c;
                 auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
                                 const std::int32_t* v, std::int64_t count) {
-                    c.emit(out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
+                    const at a{n, oc, (n * kg.oc + oc) * plane + off};
+                    const std::int64_t done = fvec ? fvec(&local, out, v, count, a) : 0;
+                    local.emit(out, v + done, count - done, at{n, oc, a.index + done});
                 };
                 conv(kg, x, *w, scratch.data(), kernels::int32_sink_ref(sink));
             }
@@ -240,7 +275,7 @@ struct fused_int8 {
             const chain_type local = c;
             auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
                             const std::int32_t* v, std::int64_t count) {
-                requantize(local, out + (n * kg.oc + oc) * plane + off, v, count, oc);
+                requantize(local, out, v, count, at{n, oc, (n * kg.oc + oc) * plane + off});
             };
             conv(kg, x, f, scratch, kernels::int32_sink_ref(sink));
         } else {
@@ -252,11 +287,22 @@ struct fused_int8 {
         }
     }
 
-    /// One run of channel oc through the int8 chain rescale -> bias ->
-    /// [act] -> quantize_store (kernels::cortex_m::requantize_run: the
-    /// chain's operations in its order, bit for bit chain::emit's).
+    /// One run of channel a.channel at flat index a.index of `out` through
+    /// the int8 chain rescale -> bias -> [act] -> quantize_store
+    /// (kernels::cortex_m::requantize_run: the chain's operations in its
+    /// order, bit for bit chain::emit's); chain::emit for the chains whose
+    /// stages read more than the value (add_with, a gate).
     static void requantize(const chain_type& c, std::int8_t* out, const std::int32_t* v,
-                           std::int64_t count, std::int64_t oc) noexcept {
+                           std::int64_t count, const at& a) noexcept {
+        if constexpr (!index_free_requant) {
+            c.emit(out, v, count, a);
+            return;
+        } else {
+            requantize_index_free(c, out + a.index, v, count, a.channel);
+        }
+    }
+    static void requantize_index_free(const chain_type& c, std::int8_t* out, const std::int32_t* v,
+                                      std::int64_t count, std::int64_t oc) noexcept {
         const auto& st = c.stages;
         const float m = std::get<0>(st).multiplier[oc];
         const bias& b = std::get<1>(st);
@@ -295,16 +341,19 @@ struct int8_gate_list;
 template <class... Gates>
 struct int8_gate_list<ops::functor_list<Gates...>> {
     using type =
-        op_list<fused_int8<gate<Gates, mul_plane>>..., fused_int8<gate<Gates, mul_with>>...>;
+        op_list<fused_int8<gate<Gates, mul_plane>>..., fused_int8<gate<Gates, mul_with>>...,
+                fused_int8<gate<Gates, mul_plane>, quantize_store>...,
+                fused_int8<gate<Gates, mul_with>, quantize_store>...>;
 };
 }  // namespace detail
 
 /// The closed list of int8 conv kernels the runtime can dispatch to: one per
 /// fusable activation (ops::fusable_activations), with float or int8 output,
 /// two per gate activation (ops::gate_activations: mul_plane, mul_with).
-using fused_int8_ops = typename concat_op_lists<
-    op_list<fused_int8<>, fused_int8<quantize_store>, fused_int8<add_with>>,
-    typename detail::int8_gate_list<ops::gate_activations>::type,
-    typename detail::int8_act_list<ops::fusable_activations>::type>::type;
+using fused_int8_ops =
+    typename concat_op_lists<op_list<fused_int8<>, fused_int8<quantize_store>, fused_int8<add_with>,
+                                     fused_int8<add_with, quantize_store>>,
+                             typename detail::int8_gate_list<ops::gate_activations>::type,
+                             typename detail::int8_act_list<ops::fusable_activations>::type>::type;
 
 }  // namespace litegraph::fusion

@@ -16,11 +16,16 @@
 //  - Depthwise convs (groups == C == OC, horizontal stride 1 or 2): each
 //    input plane is widened once into a zero-padded int16 plane (stride 1:
 //    a plane of int16 pairs (x[c], x[c + dw])), so every tap is in range;
-//    vpmaddwd of a pair of horizontal taps per 8 output pixels.
-//  - The requantize epilogue (rescale -> bias -> activation -> round and
-//    saturate to int8) in vectors of the unit's architecture, the chain's
-//    arithmetic in its order (bit for bit cortex_m::requantize_run):
-//    int8_requant_entry, one per int8-output chain that vectorises.
+//    vpmaddwd of a pair of horizontal taps per 8 output pixels, 32 pixels
+//    (four accumulators) per pass over the taps where the row has them.
+//  - The requantize epilogue (rescale -> bias -> activation or residual add
+//    -> round and saturate to int8) in vectors of the unit's architecture,
+//    the chain's arithmetic in its order (bit for bit chain::emit and
+//    cortex_m::requantize_run): int8_requant_entry, one per int8-output
+//    chain that vectorises; int8_float_entry, one per float-output chain
+//    (store, add_with, mul_with); the SE gate's int8 plane
+//    (plane_quantize_vec) and quantize_int8's loop (quantize_int8_vec_of),
+//    32 results per store on AVX2.
 //
 // Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
 // architecture; tools/simd/arch_unit.hpp puts int8_impl_of<A>() in the
@@ -120,13 +125,30 @@ struct conv_int8_weights {
 };
 
 /// The vector requantize loop of one int8-output chain: out[i] =
-/// sat8(round(act(acc[i] * m[oc] (* k[oc]) + b[oc]) * inv)) for i < count.
+/// sat8(round(act(acc[i] * m[oc] (* k[oc]) + b[oc]) (+ other[index + i]) *
+/// inv)) for i < count; `index` is the flat output index of acc[0] (what
+/// add_with reads Other at).
 using int8_requant_fn = void (*)(const void* chain, std::int8_t* out, const std::int32_t* acc,
-                                 std::int64_t count, std::int64_t oc);
+                                 std::int64_t count, std::int64_t oc, std::int64_t index);
 struct int8_requant_entry {
     const void* key;  // &epilogue::chain_tag<Chain>
     int8_requant_fn run;
 };
+
+/// The vector loop of one float-output int8 chain (chain<rescale, bias,
+/// ...> ending in store, add_with or gate<F, mul_with>): runs elements
+/// [0, count - count % width) of chain::emit over int32 accumulators and
+/// returns how many it ran.
+using int8_float_fn = std::int64_t (*)(const void* chain, float* out, const std::int32_t* acc,
+                                       std::int64_t count, epilogue::at a);
+struct int8_float_entry {
+    const void* key;  // &epilogue::chain_tag<Chain>
+    int8_float_fn run;
+};
+
+/// quantize_int8's loop (kernels::quantize_int8: out[i] = sat8(round(x[i] *
+/// (1 / step)))).
+using quantize_int8_fn = void (*)(float step, const float* x, std::int8_t* out, std::int64_t n);
 
 namespace detail {
 /// One arch unit's int8 kernels (null members: not there).
@@ -137,6 +159,10 @@ struct int8_impl {
                       std::int64_t*, int32_sink_ref) = nullptr;
     const int8_requant_entry* requants = nullptr;
     std::int64_t requant_count = 0;
+    const int8_float_entry* floats = nullptr;
+    std::int64_t float_count = 0;
+    quantize_int8_fn quantize = nullptr;
+    epilogue::plane_quantize_fn plane_quantize = nullptr;  // mul_plane::quantize_run
 };
 
 /// int64 words of scratch the fast kernels need for g.
@@ -393,6 +419,25 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                 const char* rowp = g.sw == 1 ? reinterpret_cast<const char*>(src + oh * g.sh * rs)
                                              : reinterpret_cast<const char*>(xp + oh * g.sh * xs);
                 std::int64_t ow0 = 0;
+                // 32 pixels per pass over the taps: four vpmaddwd per weight
+                // pair and tap offset loaded (the loads, not the multiplies,
+                // bound the 16-pixel loop).
+                for (; ow0 + 32 <= g.ow; ow0 += 32) {
+                    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+                    const char* p = rowp + ow0 * 4;
+                    for (std::int64_t t = 0; t < terms; ++t) {
+                        const __m256i* q = reinterpret_cast<const __m256i*>(p + toff[t]);
+                        const __m256i wt = wv[t];
+                        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_loadu_si256(q), wt));
+                        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_loadu_si256(q + 1), wt));
+                        s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_loadu_si256(q + 2), wt));
+                        s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_loadu_si256(q + 3), wt));
+                    }
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0), s0);
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0 + 8), s1);
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0 + 16), s2);
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0 + 24), s3);
+                }
                 for (; ow0 + 16 <= g.ow; ow0 += 16) {
                     __m256i s0 = _mm256_setzero_si256(), s1 = s0;
                     const char* p = rowp + ow0 * 4;
@@ -429,29 +474,98 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
 #endif
 
 #if !defined(LITEGRAPH_SCALAR_SIMD)
-/// epilogue::saturate_int8 on a vector (the same value for every float).
+/// epilogue::saturate_int8 on a vector (the same value for every float):
+/// NaN to 0, clamped to +-256 (which changes no result), truncated, plus the
+/// rounding of the exact fraction f = c - trunc(c): trunc(2 f) is +-1 when
+/// |f| >= 0.5, else 0 (2 f is exact too), then clamped to [-128, 127].
+/// round_int8_vec is that before the last clamp (in [-257, 257]: the
+/// saturating packs of store_rounded_int8 clamp it).
 template <class A>
-inline xsimd::batch<std::int32_t, A> saturate_int8_vec(xsimd::batch<float, A> v) noexcept {
-    using F = xsimd::batch<float, A>;
-    const auto is_num = v == v;
-    const F c = xsimd::min(xsimd::max(v, F(-256.f)), F(256.f));
-    const F t = xsimd::batch_cast<float>(xsimd::batch_cast<std::int32_t>(c));  // truncated
-    const F frac = c - t;  // exact, as the integers below
-    F r = t + xsimd::select(frac >= F(0.5f), F(1.f), F(0.f)) -
-          xsimd::select(frac <= F(-0.5f), F(1.f), F(0.f));
-    r = xsimd::min(xsimd::max(r, F(-128.f)), F(127.f));
-    return xsimd::batch_cast<std::int32_t>(xsimd::select(is_num, r, F(0.f)));
-}
-
-/// The vector requantize of the int8 chain C = chain<rescale, bias, [act],
-/// quantize_store> (int8_requant_fn): the arithmetic of requantize_run in
-/// its order, tails through a zero-padded vector.
-template <class A, class C>
-void requant_vec(const void* cp, std::int8_t* out, const std::int32_t* acc, std::int64_t count,
-                 std::int64_t oc) {
+inline xsimd::batch<std::int32_t, A> round_int8_vec(xsimd::batch<float, A> v) noexcept {
     using F = xsimd::batch<float, A>;
     using I = xsimd::batch<std::int32_t, A>;
-    constexpr std::int64_t w = static_cast<std::int64_t>(F::size);
+    const F c = xsimd::select(v == v, xsimd::min(xsimd::max(v, F(-256.f)), F(256.f)), F(0.f));
+    const I t = xsimd::batch_cast<std::int32_t>(c);  // truncated
+    const F frac = c - xsimd::batch_cast<float>(t);
+    return t + xsimd::batch_cast<std::int32_t>(frac + frac);
+}
+template <class A>
+inline xsimd::batch<std::int32_t, A> saturate_int8_vec(xsimd::batch<float, A> v) noexcept {
+    using I = xsimd::batch<std::int32_t, A>;
+    return xsimd::min(xsimd::max(round_int8_vec<A>(v), I(-128)), I(127));
+}
+
+/// Eight int32 in [-128, 127] (or more: saturated) stored as int8.
+template <class A>
+inline void store_int8_vec(std::int8_t* o, xsimd::batch<std::int32_t, A> q) noexcept {
+#if defined(LITEGRAPH_INT8_AVX2)
+    if constexpr (xsimd::batch<std::int32_t, A>::size == 8) {
+        const __m256i r = q;
+        const __m128i p16 =
+            _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(o), _mm_packs_epi16(p16, p16));
+        return;
+    }
+#endif
+    constexpr std::size_t w = xsimd::batch<std::int32_t, A>::size;
+    alignas(64) std::int32_t r[w];
+    q.store_aligned(r);
+    for (std::size_t j = 0; j < w; ++j) o[j] = static_cast<std::int8_t>(r[j]);
+}
+
+/// out[j] = saturate_int8(f(i)[j - i]) for the vectors of floats f(i),
+/// i = 0, w, 2w, ... while a whole vector fits in n; returns the elements
+/// written (the caller writes the tail).  AVX2: four vectors per store.
+template <class A, class Fn>
+inline std::int64_t store_rounded_int8(std::int8_t* out, std::int64_t n, Fn&& f) noexcept {
+    constexpr std::int64_t w = static_cast<std::int64_t>(xsimd::batch<float, A>::size);
+    std::int64_t i = 0;
+#if defined(LITEGRAPH_INT8_AVX2)
+    if constexpr (w == 8) {
+        const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        for (; i + 32 <= n; i += 32) {
+            const __m256i q0 = round_int8_vec<A>(f(i)), q1 = round_int8_vec<A>(f(i + 8));
+            const __m256i q2 = round_int8_vec<A>(f(i + 16)), q3 = round_int8_vec<A>(f(i + 24));
+            // Saturating packs (in 128-bit lanes), then the dwords in order.
+            const __m256i b =
+                _mm256_packs_epi16(_mm256_packs_epi32(q0, q1), _mm256_packs_epi32(q2, q3));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                                _mm256_permutevar8x32_epi32(b, order));
+        }
+    }
+#endif
+    for (; i + w <= n; i += w) store_int8_vec<A>(out + i, saturate_int8_vec<A>(f(i)));
+    return i;
+}
+
+/// The stages of chain stages `st` between the bias and the terminal (an
+/// activation, add_with) on a vector at `a`.
+template <class V, class Tuple>
+inline V int8_middle_vec(const Tuple& st, V v, const epilogue::at& a) {
+    std::apply(
+        [&v, &a](const auto&... s) {
+            (
+                [&v, &a](const auto& stage) {
+                    using S = std::decay_t<decltype(stage)>;
+                    if constexpr (!std::is_same_v<S, epilogue::rescale> &&
+                                  !std::is_same_v<S, epilogue::bias> &&
+                                  !epilogue::terminal_stage<S>)
+                        v = stage.vec(v, a);
+                }(s),
+                ...);
+        },
+        st);
+    return v;
+}
+
+/// The vector requantize of the int8 chain C = chain<rescale, bias, [act |
+/// add_with], quantize_store> (int8_requant_fn): the arithmetic of
+/// chain::emit (requantize_run) in its order, the tail through chain::emit.
+template <class A, class C>
+void requant_vec(const void* cp, std::int8_t* out, const std::int32_t* acc, std::int64_t count,
+                 std::int64_t oc, std::int64_t index) {
+    using F = xsimd::batch<float, A>;
+    using I = xsimd::batch<std::int32_t, A>;
     const C& c = *static_cast<const C*>(cp);
     const auto& st = c.stages;
     constexpr std::size_t last = std::tuple_size_v<std::decay_t<decltype(st)>> - 1;
@@ -461,75 +575,101 @@ void requant_vec(const void* cp, std::int8_t* out, const std::int32_t* acc, std:
     const bool scaled = b.scale != nullptr;
     const F k(scaled ? b.scale[oc] : 1.f);
     const F inv(std::get<last>(st).inv_scale);
-    auto one = [&](const std::int32_t* a, std::int8_t* o, std::int64_t cnt) {
-        F v = xsimd::batch_cast<float>(I::load_unaligned(a)) * m;
+    const std::int64_t i = store_rounded_int8<A>(out, count, [&](std::int64_t j) {
+        F v = xsimd::batch_cast<float>(I::load_unaligned(acc + j)) * m;
         v = scaled ? v * k + bv : v + bv;
-        std::apply(
-            [&v](const auto&... s) {
-                (
-                    [&v](const auto& stage) {
-                        using S = std::decay_t<decltype(stage)>;
-                        if constexpr (!std::is_same_v<S, epilogue::rescale> &&
-                                      !std::is_same_v<S, epilogue::bias> &&
-                                      !std::is_same_v<S, epilogue::quantize_store>)
-                            v = stage.vec(v, epilogue::at{});
-                    }(s),
-                    ...);
-            },
-            st);
-        const auto q = saturate_int8_vec<A>(v * inv);
-#if defined(LITEGRAPH_INT8_AVX2)
-        if constexpr (w == 8) {
-            if (cnt == 8) {  // in [-128, 127] already: the saturating packs are exact
-                const __m256i r = q;
-                const __m128i p16 =
-                    _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
-                _mm_storel_epi64(reinterpret_cast<__m128i*>(o), _mm_packs_epi16(p16, p16));
-                return;
-            }
-        }
-#endif
-        alignas(64) std::int32_t r[w];
-        q.store_aligned(r);
-        for (std::int64_t j = 0; j < cnt; ++j) o[j] = static_cast<std::int8_t>(r[j]);
-    };
-    std::int64_t i = 0;
-    for (; i + w <= count; i += w) one(acc + i, out + i, w);
-    if (i < count) {
-        alignas(64) std::int32_t t[w] = {};
-        std::copy(acc + i, acc + count, t);
-        one(t, out + i, count - i);
+        return int8_middle_vec(st, v, epilogue::at{0, oc, index + j}) * inv;
+    });
+    // The tail in the chain's scalar loop (the same bytes; a vector would
+    // read Other past its end); its `out` is the output's start.
+    if (i < count) c.emit(out - index, acc + i, count - i, epilogue::at{0, oc, index + i});
+}
+
+/// The vector loop of a float-output int8 chain C (int8_float_fn): the
+/// arithmetic of chain::emit over int32 accumulators in its order, elements
+/// [0, count - count % width).
+template <class A, class C>
+std::int64_t int8_float_vec(const void* cp, float* out, const std::int32_t* acc, std::int64_t count,
+                            epilogue::at a) {
+    using F = xsimd::batch<float, A>;
+    using I = xsimd::batch<std::int32_t, A>;
+    constexpr std::int64_t w = static_cast<std::int64_t>(F::size);
+    const C& c = *static_cast<const C*>(cp);
+    const auto& st = c.stages;
+    constexpr std::size_t last = std::tuple_size_v<std::decay_t<decltype(st)>> - 1;
+    const F m(std::get<0>(st).multiplier[a.channel]);
+    const auto& b = std::get<1>(st);
+    const F bv(b.values[a.channel]);
+    const bool scaled = b.scale != nullptr;
+    const F k(scaled ? b.scale[a.channel] : 1.f);
+    const std::int64_t vend = count - count % w;
+    for (std::int64_t i = 0; i < vend; i += w) {
+        const epilogue::at ai{a.image, a.channel, a.index + i};
+        F v = xsimd::batch_cast<float>(I::load_unaligned(acc + i)) * m;
+        v = scaled ? v * k + bv : v + bv;
+        v = int8_middle_vec(st, v, ai);
+        using T = std::tuple_element_t<last, std::decay_t<decltype(st)>>;
+        if constexpr (epilogue::terminal_stage<T>)
+            std::get<last>(st).write_vec(out, ai, v);
+        else
+            v.store_unaligned(out + ai.index);
+    }
+    return vend;
+}
+
+/// kernels::quantize_int8 in vectors of A (quantize_int8_fn): the same bytes.
+template <class A>
+void quantize_int8_vec_of(float step, const float* xs, std::int8_t* out, std::int64_t n) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F inv(1.f / step);
+    std::int64_t i = store_rounded_int8<A>(
+        out, n, [&](std::int64_t j) { return F::load_unaligned(xs + j) * inv; });
+    const float s = 1.f / step;
+    for (; i < n; ++i) out[i] = epilogue::saturate_int8(xs[i] * s);
+}
+
+/// mul_plane::write_quantized's loop in vectors of A (plane_quantize_fn):
+/// out[i] = sat8(round((other[i] * v) * inv)), the same bytes.
+template <class A>
+void plane_quantize_vec(const float* other, float v, float inv, std::int8_t* out,
+                        std::int64_t n) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F vv(v), iv(inv);
+    std::int64_t i = store_rounded_int8<A>(
+        out, n, [&](std::int64_t j) { return (F::load_unaligned(other + j) * vv) * iv; });
+    for (; i < n; ++i) {
+        const float p = other[i] * v;
+        out[i] = epilogue::saturate_int8(p * inv);
     }
 }
 #endif
 
 #if defined(LITEGRAPH_SIMD_X86)
 /// kernels::quantize_int8 (out[i] = saturate_int8(x[i] * (1 / step))) in
-/// vectors of the compile-time architecture: the same bytes.
+/// vectors of the compile-time architecture: the same bytes (quantize_int8
+/// runs the active arch unit's, int8_impl::quantize, when there is one).
 inline void quantize_int8_vec(float step, const float* xs, std::int8_t* out,
                               std::int64_t n) noexcept {
-    using A = simd::default_arch;
-    using F = xsimd::batch<float, A>;
-    constexpr std::int64_t w = static_cast<std::int64_t>(F::size);
-    const float inv = 1.f / step;
-    std::int64_t i = 0;
-    alignas(64) std::int32_t r[w];
-    for (; i + w <= n; i += w) {
-        saturate_int8_vec<A>(F::load_unaligned(xs + i) * F(inv)).store_aligned(r);
-        for (std::int64_t j = 0; j < w; ++j) out[i + j] = static_cast<std::int8_t>(r[j]);
-    }
-    for (; i < n; ++i) out[i] = epilogue::saturate_int8(xs[i] * inv);
+    quantize_int8_vec_of<simd::default_arch>(step, xs, out, n);
 }
 #endif
 
 /// The kernels of architecture A (an arch unit's table entry).
 template <class A>
 constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
-                                 std::int64_t count = 0) {
+                                 std::int64_t count = 0, const int8_float_entry* floats = nullptr,
+                                 std::int64_t float_count = 0) {
 #if defined(LITEGRAPH_INT8_AVX2)
-    return {&conv_int8_gemm_avx2<A>, &conv_int8_depthwise_avx2<A>, requants, count};
+    return {&conv_int8_gemm_avx2<A>,
+            &conv_int8_depthwise_avx2<A>,
+            requants,
+            count,
+            floats,
+            float_count,
+            &quantize_int8_vec_of<A>,
+            &plane_quantize_vec<A>};
 #else
-    (void)requants, (void)count;
+    (void)requants, (void)count, (void)floats, (void)float_count;
     return {};
 #endif
 }
@@ -548,6 +688,14 @@ template <class C>
 int8_requant_fn int8_requant_for(const int8_impl& impl) {
     for (std::int64_t e = 0; e < impl.requant_count; ++e)
         if (impl.requants[e].key == &epilogue::chain_tag<C>) return impl.requants[e].run;
+    return nullptr;
+}
+
+/// The vector loop of float-output int8 chain type C for a slot, or null.
+template <class C>
+int8_float_fn int8_float_for(const int8_impl& impl) {
+    for (std::int64_t e = 0; e < impl.float_count; ++e)
+        if (impl.floats[e].key == &epilogue::chain_tag<C>) return impl.floats[e].run;
     return nullptr;
 }
 }  // namespace detail

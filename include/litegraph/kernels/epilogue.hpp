@@ -18,6 +18,8 @@
 // `emit` loop over int32 accumulators (fusion/fused_int8.hpp):
 //   chain<rescale, bias, act<relu>, quantize_store>      out = sat8(round(relu(acc*m[c] + b) / s))
 //   chain<rescale, bias, act<hard_sigmoid>, gate<...>>   float out, as the fp32 terminals
+//   chain<rescale, bias, gate<...>, quantize_store>      the gate's product written as int8:
+//                                                        sat8(round(other * g / s))
 //
 // A kernel-layer header (raw pointers, no op, graph or attribute): the int8
 // ops requantize through these chains too.  The fusion layer spells the same
@@ -158,6 +160,8 @@ struct quantize_store {
 };
 
 /// out[index] = other[index] * v (the patent's conv -> logistic -> mul).
+/// write_quantized (a gate followed by quantize_store): the same product,
+/// then sat8(round(product * inv_scale)), as a float gate then quantize_int8.
 struct mul_with {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = false;
@@ -168,20 +172,42 @@ struct mul_with {
     void write_vec(float* out, const at& a, V v) const {
         (V::load_unaligned(other + a.index) * v).store_unaligned(out + a.index);
     }
+    void write_quantized(std::int8_t* out, const at& a, float v, float inv_scale) const {
+        const float p = other[a.index] * v;
+        out[a.index] = saturate_int8(p * inv_scale);
+    }
 };
+
+/// out[i] = sat8(round((other[i] * v) * inv_scale)) for i < n: a plane of
+/// the SE gate written as int8 (mul_plane::write_quantized).
+using plane_quantize_fn = void (*)(const float* other, float v, float inv_scale, std::int8_t* out,
+                                   std::int64_t n);
 
 /// The SE gate: the producer's output is [N, C, 1, 1]; every element scales
 /// one whole plane of `other` ([N, C, H, W]) into the same plane of `out`.
+/// write_quantized writes the plane as int8 (a gate followed by
+/// quantize_store), through `quantize_run` (an arch unit's vector loop, the
+/// same bytes) when the caller set one.
 struct mul_plane {
     static constexpr bool is_terminal = true;
     static constexpr bool broadcasts = true;
     static constexpr bool vectorizes = false;  // one value per plane (the loop below vectorises)
     const float* other = nullptr;
     std::int64_t plane = 1;  // H * W of `other`
+    plane_quantize_fn quantize_run = nullptr;
     void write(float* out, const at& a, float v) const {
         const float* o = other + a.index * plane;
         float* d = out + a.index * plane;
         for (std::int64_t i = 0; i < plane; ++i) d[i] = o[i] * v;
+    }
+    void write_quantized(std::int8_t* out, const at& a, float v, float inv_scale) const {
+        const float* o = other + a.index * plane;
+        std::int8_t* d = out + a.index * plane;
+        if (quantize_run) return quantize_run(o, v, inv_scale, d, plane);
+        for (std::int64_t i = 0; i < plane; ++i) {
+            const float p = o[i] * v;
+            d[i] = saturate_int8(p * inv_scale);
+        }
     }
 };
 
@@ -199,7 +225,17 @@ struct gate {
     void write_vec(float* out, const at& a, V v) const {
         mul.write_vec(out, a, f.vec(v));
     }
+    /// The gate followed by quantize_store (chain<..., gate<F, Mul>,
+    /// quantize_store>): the product written as int8.
+    void write_quantized(std::int8_t* out, const at& a, float v, float inv_scale) const {
+        mul.write_quantized(out, a, f(v), inv_scale);
+    }
 };
+
+template <class S>
+struct is_gate : std::false_type {};
+template <class F, class Mul>
+struct is_gate<gate<F, Mul>> : std::true_type {};
 
 template <class S>
 concept terminal_stage = requires {
@@ -210,13 +246,24 @@ template <class S>
 struct is_bias : std::is_same<S, bias> {};
 
 namespace detail {
+// A terminal comes last, but for a gate right before a closing
+// quantize_store (the gate's product written as int8).
 template <class... S>
 constexpr bool last_is_terminal_only() {
     constexpr std::size_t n = sizeof...(S);
     constexpr bool flags[] = {terminal_stage<S>..., false};
+    constexpr bool gates[] = {is_gate<S>::value..., false};
+    constexpr bool quantizes[] = {std::is_same_v<S, quantize_store>..., false};
     for (std::size_t i = 0; i + 1 < n; ++i)
-        if (flags[i]) return false;
+        if (flags[i] && !(i + 2 == n && gates[i] && quantizes[i + 1])) return false;
     return true;
+}
+template <class... S>
+constexpr bool ends_in_quantized_gate() {
+    constexpr std::size_t n = sizeof...(S);
+    constexpr bool gates[] = {is_gate<S>::value..., false};
+    constexpr bool quantizes[] = {std::is_same_v<S, quantize_store>..., false};
+    return n >= 2 && gates[n - 2] && quantizes[n - 1];
 }
 template <class S>
 constexpr bool is_rescale_stage() {
@@ -261,11 +308,15 @@ struct chain {
                   "right after the producer (or right after the rescale of an int8 chain).");
     static_assert(detail::last_is_terminal_only<Stages...>(),
                   "litegraph fusion: a gate or mul stage writes the result and must be the "
-                  "last stage of the epilogue chain.");
+                  "last stage of the epilogue chain (a gate may be followed by "
+                  "quantize_store only).");
 
     std::tuple<Stages...> stages;
 
     static constexpr bool has_terminal = (terminal_stage<Stages> || ... || false);
+    /// Whether the chain ends in gate<F, Mul>, quantize_store: the gate's
+    /// product is written as int8 (Mul::write_quantized).
+    static constexpr bool quantized_gate = detail::ends_in_quantized_gate<Stages...>();
     static constexpr bool has_bias = (std::is_same_v<Stages, bias> || ... || false);
 #if defined(LITEGRAPH_SCALAR_SIMD)
     static constexpr bool vectorized = false;
@@ -371,7 +422,10 @@ private:
     template <bool Scaled, class Out>
     void write_fixed(Out* out, const at& a, float v) const {
         std::apply([&](const auto&... s) { ((v = step<Scaled>(s, v, a)), ...); }, stages);
-        if constexpr (has_terminal)
+        if constexpr (quantized_gate)
+            std::get<sizeof...(Stages) - 2>(stages).write_quantized(
+                out, a, v, std::get<sizeof...(Stages) - 1>(stages).inv_scale);
+        else if constexpr (has_terminal)
             std::get<sizeof...(Stages) - 1>(stages).write(out, a, v);
         else
             out[a.index] = v;

@@ -27,7 +27,9 @@
 //   their `int8` trait (ops/op.hpp: conv2d, the fused conv, mul, matmul,
 //   matmul_v2).  A quantize_int8 whose input only an int8 op produces (through
 //   max pools and concats) is merged into that producer, which then writes
-//   int8 (its last stage quantize_store).  Everything else stays float32: the fallback, reported by
+//   int8 (its last stage quantize_store; a conv ending in a residual add or
+//   a gate then quantizes their float result in the same loop, the same
+//   bytes).  Everything else stays float32: the fallback, reported by
 //   `litegraph run --json` as `kernels`.
 // `--precision fp32` skips quantize_int8: the float simulation of the fake ops.
 #pragma once
@@ -433,14 +435,24 @@ private:
     }
 
     /// Whether the producer of float `v` can write it as int8 instead: an
-    /// int8 op writing float32 with a plain store, or a max pool / concat of
-    /// such values, each read only by the op that consumes it.
+    /// int8 op writing float32 with a plain store (or an int8 conv ending in
+    /// add_with or a gate, with a kernel for that chain then quantize_store),
+    /// or a max pool / concat of such values, each read only by the op that
+    /// consumes it.
     bool can_emit(int v, int depth) const {
         const int p = g_.vars[v].producer;
         if (p < 0 || depth > 8 || dead_[p] || graph::is_fetched(g_, v)) return false;
         const auto& op = g_.ops[p];
-        if (op_declares<int8_conv_op>(op.type))
-            return fusion::chain_terminal(op.attrs) == fusion::stage_name<fusion::store>();
+        if (op_declares<int8_conv_op>(op.type)) {
+            // A plain store, or a residual add or gate whose result the kernel
+            // then quantizes in the same loop (when there is such a kernel).
+            const auto terminal = fusion::chain_terminal(op.attrs);
+            if (terminal == fusion::stage_name<fusion::store>()) return true;
+            if (terminal == fusion::stage_name<fusion::quantize_store>()) return false;
+            auto stages = fusion::stages_of(op.attrs);
+            stages.emplace_back(fusion::stage_name<fusion::quantize_store>());
+            return int8_conv_exists(stages);
+        }
         if (op_declares<ops::mul_int8>(op.type))
             return op.attrs.get<float>("output_step", 0.f) == 0.f;
         if (op_declares<ops::pool2d>(op.type) &&
