@@ -158,6 +158,29 @@ TEST_CASE("the SE gate split over 2 and 3 threads gives the one-thread bits") {
         }
 }
 
+TEST_CASE("fused convs split over 2 and 3 threads give the one-thread bits") {
+    // GEMM units even and uneven (a 40x40 plane: column blocks 512, 512, 512,
+    // 64, which go to output channel ranges), im2col bands, batch 2, depthwise.
+    for (const auto& g :
+         {geo{1, 56, 40, 40, 84, 1, 1, 1, {0, 0}, 1}, geo{1, 16, 64, 64, 24, 1, 1, 1, {0, 0}, 1},
+          geo{2, 16, 20, 20, 30, 1, 1, 1, {0, 0}, 1}, geo{1, 24, 37, 29, 18, 3, 3, 1, {1, 1}, 1},
+          geo{1, 32, 40, 40, 32, 3, 3, 2, {1, 1}, 32}}) {
+        INFO(describe(g));
+        auto in = make_inputs(g, out_shape(g), 5);
+        const auto ref = run_fused(attrs_of(g), in, "relu", "store", true);
+        std::vector<tensor> outs;
+        for (unsigned t : {1u, 2u, 3u}) {
+            thread_pool pool(t);
+            outs.push_back(run_fused(attrs_of(g), in, "relu", "store", false, &pool));
+            REQUIRE(outs.back().shape() == ref.shape());
+            CHECK(test::max_rel_diff(outs.back().span<float>(), ref.span<float>()) < 1e-4);
+        }
+        for (std::size_t i = 1; i < outs.size(); ++i)
+            CHECK(std::memcmp(outs[0].data(), outs[i].data(),
+                              static_cast<std::size_t>(outs[0].bytes())) == 0);
+    }
+}
+
 TEST_CASE("a depthwise fused conv runs in place of its input, fast and reference") {
     using F = fused<ops::conv2d, bias, act<ops::act::relu6>>;
     for (const auto& g :

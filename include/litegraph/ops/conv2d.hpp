@@ -280,8 +280,13 @@ struct conv2d {
         if (threads > 1 && !kg.is_depthwise() && kg.flops() >= 2e5) {
             // Enough column blocks or im2col bands (kernels::conv2d_gemm_units)
             // for every thread: split those; one packed filter, no im2col twice.
+            // Few units with a remainder block each (a 40x40 plane: blocks of
+            // 512, 512, 512, 64 columns) would leave one thread 1024 columns
+            // of 1600: output channel ranges (conv_split) are even there.
             const std::int64_t units = kernels::conv2d_gemm_units(kg);
-            if (units >= 2 * threads || units % threads == 0)
+            const bool even = kernels::conv2d_gemm_units_even(kg);
+            if (units >= 4 * threads || (even && (units >= 2 * threads || units % threads == 0)) ||
+                conv_split::of(kg, pool_threads(pool)).tasks() <= 1)
                 if (const auto* w = s.get(kg, f)) {
                     parallel_tasks(pool, units, [&](std::int64_t u) {
                         kernels::conv2d_gemm_units(kg, x, *w, ref, u, u + 1);
