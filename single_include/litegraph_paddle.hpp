@@ -1757,7 +1757,9 @@ inline void dequantize_int8(float step, const std::int8_t* xs, float* out,
 // One region runs at a time per pool (a second caller waits); a region opened
 // from inside a task runs its tasks inline, so nesting never deadlocks.  The
 // first exception a task throws is rethrown by the caller once every task has
-// finished.
+// finished.  Tasks start in increasing order (each thread takes the next one
+// when it is free), so a task may wait for an earlier task of its region
+// (task_flags): that one has started on a thread that does not wait for it.
 //
 // Firmware and builds without threads (Cortex-M, LITEGRAPH_NO_THREADS,
 // LITEGRAPH_NO_XSIMD) get a stub of size 1 that runs every task inline: no
@@ -1792,6 +1794,14 @@ public:
     void run(std::int64_t tasks, F&& f) {
         for (std::int64_t t = 0; t < tasks; ++t) f(t);
     }
+};
+
+/// Without threads the tasks run in order: every earlier task is done.
+class task_flags {
+public:
+    explicit task_flags(std::int64_t) {}
+    void set(std::int64_t) {}
+    void wait(std::int64_t) const {}
 };
 
 #else
@@ -1931,7 +1941,45 @@ private:
     std::vector<std::jthread> workers_;  // last: joined before the rest is destroyed
 };
 
+/// One flag per task of a region, for a task that must wait until an earlier
+/// task has finished (an in-place op whose output overwrites input an earlier
+/// task reads).  Tasks start in increasing order, so waiting only for lower
+/// task numbers never deadlocks; set the flag even when the task throws
+/// (flag_guard), or its waiters spin for ever.
+class task_flags {
+public:
+    explicit task_flags(std::int64_t tasks) : done_(static_cast<std::size_t>(tasks)) {}
+    void set(std::int64_t t) {
+        done_[static_cast<std::size_t>(t)].store(true, std::memory_order_release);
+    }
+    /// Returns once task t called set (spins, then yields its core).
+    void wait(std::int64_t t) const {
+        const auto& d = done_[static_cast<std::size_t>(t)];
+        for (int i = 0; !d.load(std::memory_order_acquire); ++i) {
+            if (i < 256) {
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#elif defined(__aarch64__)
+                __asm__ __volatile__("yield");
 #endif
+            } else {
+                std::this_thread::yield();
+            }
+        }
+    }
+
+private:
+    std::vector<std::atomic<bool> > done_;
+};
+
+#endif
+
+/// Sets task t's flag when it goes out of scope (the task returned or threw).
+struct flag_guard {
+    task_flags& flags;
+    std::int64_t task;
+    ~flag_guard() { flags.set(task); }
+};
 
 /// Runs f(t) for t in [0, tasks) on `pool`, or in order on this thread when
 /// there is none.
@@ -3590,6 +3638,7 @@ struct assign_value {
 // data_layout; is_test / use_global_stats / momentum do not matter for
 // inference: the stored statistics are always used.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -3665,21 +3714,26 @@ struct batch_norm {
         }
         const std::int64_t total = xr.numel();
         if (c == 0 || total == 0) return;
-        if (p.channels_last) {
-            for (std::int64_t i = 0; i < total; i += c)
-                for (std::int64_t k = 0; k < c; ++k) y[i + k] = x[i + k] * a[k] + b[k];
-            return;
-        }
+        // Rows of C values (channels last) or planes (n, k), in ranges of
+        // about 32K elements split over the pool: per element the same
+        // arithmetic for every split.
         std::int64_t inner = 1;  // elements per (n, c): the spatial size
-        for (std::size_t d = 2; d < xr.shape.size(); ++d) inner *= xr.shape[d];
-        const std::int64_t outer = total / (c * inner);
-        for (std::int64_t n = 0; n < outer; ++n)
-            for (std::int64_t k = 0; k < c; ++k) {
-                const float* xp = x + (n * c + k) * inner;
-                float* yp = y + (n * c + k) * inner;
-                const float ak = a[k], bk = b[k];
+        if (!p.channels_last)
+            for (std::size_t d = 2; d < xr.shape.size(); ++d) inner *= xr.shape[d];
+        const std::int64_t run = p.channels_last ? c : inner, runs = total / run;
+        const std::int64_t per = std::max<std::int64_t>(1, (std::int64_t{1} << 15) / run);
+        parallel_tasks(io.pool, (runs + per - 1) / per, [&](std::int64_t t) {
+            for (std::int64_t r = t * per; r < std::min(runs, (t + 1) * per); ++r) {
+                const float* xp = x + r * run;
+                float* yp = y + r * run;
+                if (p.channels_last) {
+                    for (std::int64_t k = 0; k < c; ++k) yp[k] = xp[k] * a[k] + b[k];
+                    continue;
+                }
+                const float ak = a[r % c], bk = b[r % c];
                 for (std::int64_t i = 0; i < inner; ++i) yp[i] = xp[i] * ak + bk;
             }
+        });
     }
 };
 
@@ -5759,6 +5813,15 @@ inline std::int64_t conv2d_gemm_units(const conv_geometry& g) {
     return g.n * g.groups * detail::gemm_blocks(g);
 }
 
+/// Whether every unit has the same work: one block per plane, or a plane of
+/// whole blocks (else the last block of each plane is a remainder, and a
+/// few units split over threads leave one thread most of the work).
+inline bool conv2d_gemm_units_even(const conv_geometry& g) {
+    if (detail::gemm_blocks(g) == 1) return true;
+    if (g.is_pointwise()) return g.oh * g.ow % gemm_tile::column_block(g.c / g.groups) == 0;
+    return g.oh % detail::im2col_band(g) == 0;
+}
+
 namespace detail {
 /// Units [u0, u1) of the GEMM paths with the weights of each group packed
 /// (`wp[group]`).
@@ -6281,8 +6344,13 @@ struct conv2d {
         if (threads > 1 && !kg.is_depthwise() && kg.flops() >= 2e5) {
             // Enough column blocks or im2col bands (kernels::conv2d_gemm_units)
             // for every thread: split those; one packed filter, no im2col twice.
+            // Few units with a remainder block each (a 40x40 plane: blocks of
+            // 512, 512, 512, 64 columns) would leave one thread 1024 columns
+            // of 1600: output channel ranges (conv_split) are even there.
             const std::int64_t units = kernels::conv2d_gemm_units(kg);
-            if (units >= 2 * threads || units % threads == 0)
+            const bool even = kernels::conv2d_gemm_units_even(kg);
+            if (units >= 4 * threads || (even && (units >= 2 * threads || units % threads == 0)) ||
+                conv_split::of(kg, pool_threads(pool)).tasks() <= 1)
                 if (const auto* w = s.get(kg, f)) {
                     parallel_tasks(pool, units, [&](std::int64_t u) {
                         kernels::conv2d_gemm_units(kg, x, *w, ref, u, u + 1);
@@ -6322,10 +6390,41 @@ struct conv2d {
 
     /// kernels::depthwise_conv2d_direct split over the pool (conv_split: each
     /// task its image and planes, so the same outputs for every split).
+    /// `in_place`: d.y is x and the output planes are smaller than the input
+    /// planes (stride 2), so output plane q lands on input planes before q
+    /// that other threads may still have to read: one task per plane, each
+    /// waiting, before it starts, for the tasks of the input planes its
+    /// output covers (earlier tasks: no deadlock, see task_flags).  The
+    /// kernel reads a plane whole before it writes that plane's output.
     template <class Act>
     static void depthwise_direct(thread_pool* pool, const kernels::conv_geometry& kg,
                                  const float* x, const float* f,
-                                 const kernels::depthwise_direct<Act>& d) {
+                                 const kernels::depthwise_direct<Act>& d, bool in_place = false) {
+        const std::int64_t in_plane = kg.h * kg.w, out_plane = kg.oh * kg.ow;
+        if (in_place && out_plane != in_plane) {
+            const std::int64_t planes = kg.n * kg.c;
+            if (pool_threads(pool) <= 1 || kg.flops() < 2e5 || planes < 2) {
+                kernels::depthwise_conv2d_direct(kg, x, f, d);
+                return;
+            }
+            auto one = kg;
+            one.n = 1, one.c = one.oc = one.groups = 1;
+            task_flags read(planes);
+            parallel_tasks(pool, planes, [&](std::int64_t q) {
+                flag_guard done{read, q};
+                // The input planes output plane q covers, q's own excluded.
+                const std::int64_t last = std::min(q - 1, ((q + 1) * out_plane - 1) / in_plane);
+                for (std::int64_t j = q * out_plane / in_plane; j <= last; ++j) read.wait(j);
+                const std::int64_t ch = q % kg.c;
+                auto part = d;
+                part.y = d.y + q * out_plane;
+                if (d.bias) part.bias = d.bias + ch;
+                if (d.scale) part.scale = d.scale + ch;
+                kernels::depthwise_conv2d_direct(one, x + q * in_plane, f + ch * kg.kh * kg.kw,
+                                                 part);
+            });
+            return;
+        }
         const auto split = conv_split::of(kg, pool_threads(pool));
         if (split.tasks() <= 1) {
             kernels::depthwise_conv2d_direct(kg, x, f, d);
@@ -16377,6 +16476,15 @@ struct depthwise_direct_chain<chain<bias, act<F>>> {
     static F act_of(const chain<bias, act<F>>& c) { return std::get<1>(c.stages).f; }
 };
 
+/// Whether stage S writes planes from one value each (mul_plane, its gates).
+template <class S>
+constexpr bool stage_broadcasts = [] {
+    if constexpr (requires { S::broadcasts; })
+        return S::broadcasts;
+    else
+        return false;
+}();
+
 template <class Producer, class... Stages>
 struct fused {
     static_assert(producer<Producer>,
@@ -16435,13 +16543,11 @@ struct fused<ops::conv2d, Stages...> {
             return;
         }
         if (in_place) {
-            // Split over channels only when each output plane lies exactly
-            // on its input plane: a smaller plane (stride 2) written in order
-            // lands on input planes already read, which another thread's
-            // channels may not have read yet.
-            run_in_place(p.conv, s, g, c, x, f, out, g.oh * g.ow == g.h * g.w ? io.pool : nullptr);
+            run_in_place(p.conv, s, g, c, x, f, out, io.pool);
             return;
         }
+        if constexpr ((stage_broadcasts<Stages> || ... || false))
+            if (run_plane_gate(p.conv, s, g, c, x, f, out, io)) return;
         if (run_depthwise_direct(p.conv, g, c, x, f, out, io.pool)) return;
         // The bias is a stage of the chain, so the producer adds none itself.
         // at.index is the flat index into the conv's own output [N, OC, OH, OW]
@@ -16673,7 +16779,13 @@ private:
     static void run_in_place(const ops::conv2d::params& p, ops::conv2d::state& s,
                              const ops::conv2d::geometry& g, const chain_type& c, const float* x,
                              const float* f, float* out, thread_pool* pool = nullptr) {
-        if (run_depthwise_direct(p, g, c, x, f, out, pool)) return;
+        // A smaller output plane (stride 2) written in order lands on input
+        // planes already read, which another thread's channels may not have
+        // read yet: the direct kernel orders its plane tasks for that
+        // (ops::conv2d::depthwise_direct), the other kernels split only when
+        // each output plane lies exactly on its input plane.
+        if (run_depthwise_direct(p, g, c, x, f, out, pool, true)) return;
+        if (g.oh * g.ow != g.h * g.w) pool = nullptr;
         const std::int64_t plane = g.oh * g.ow;
         ops::conv2d::produce(
             p, s, g, x, f,
@@ -16684,12 +16796,42 @@ private:
             pool);
     }
 
+    /// The SE gate (a conv to [N, C, 1, 1] whose values scale the planes of
+    /// Other [N, C, H, W], mul_plane) on a pool: the conv is small, the plane
+    /// products are the work.  The conv runs first (split as any conv) into
+    /// a buffer (one value per plane, as it hands them to the chain), then ranges of its
+    /// values go through the chain on the pool, one value per emit as before:
+    /// per plane the same arithmetic for every split.  False (nothing done)
+    /// on one thread or for little work.
+    static bool run_plane_gate(const ops::conv2d::params& p, ops::conv2d::state& s,
+                               const ops::conv2d::geometry& g, const chain_type& c, const float* x,
+                               const float* f, float* out, const op_io& io) {
+        if (pool_threads(io.pool) <= 1 || g.oh * g.ow != 1 || !io.input_count("Other"))
+            return false;
+        const std::int64_t values = g.n * g.oc;
+        const std::int64_t plane = io.input("Other").numel() / std::max<std::int64_t>(1, values);
+        if (values < 2 || values * plane < (std::int64_t{1} << 16)) return false;
+        std::vector<float> v(static_cast<std::size_t>(values));
+        ops::conv2d::produce(
+            p, s, g, x, f,
+            [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* r,
+                std::int64_t count) { std::copy(r, r + count, v.data() + n * g.oc + oc + off); },
+            io.pool);
+        const std::int64_t per = std::max<std::int64_t>(1, (std::int64_t{1} << 15) / plane);
+        parallel_tasks(io.pool, (values + per - 1) / per, [&](std::int64_t t) {
+            for (std::int64_t i = t * per; i < std::min(values, (t + 1) * per); ++i)
+                c.emit(out, v.data() + i, 1, at{i / g.oc, i % g.oc, i});
+        });
+        return true;
+    }
+
     /// A fast depthwise conv whose chain is a bias and at most one activation
     /// with a vector form runs it in registers inside the kernel
     /// (kernels::depthwise_conv2d_direct); returns false for anything else.
     static bool run_depthwise_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
                                      const chain_type& c, const float* x, const float* f,
-                                     float* out, thread_pool* pool = nullptr) {
+                                     float* out, thread_pool* pool = nullptr,
+                                     bool in_place = false) {
         if constexpr (depthwise_direct_chain<chain_type>::value) {
             const auto kg = kernels::conv_geometry::from(g);
             if (p.kernel != ops::conv_kernel::fast || !kg.is_depthwise()) return false;
@@ -16699,10 +16841,10 @@ private:
             d.bias = std::get<0>(c.stages).values;
             d.scale = std::get<0>(c.stages).scale;
             d.act = depthwise_direct_chain<chain_type>::act_of(c);
-            ops::conv2d::depthwise_direct(pool, kg, x, f, d);
+            ops::conv2d::depthwise_direct(pool, kg, x, f, d, in_place);
             return true;
         } else {
-            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out, (void)pool;
+            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out, (void)pool, (void)in_place;
             return false;
         }
     }

@@ -62,9 +62,10 @@ step "dependencies (tools/install-deps.sh)"
 
 if [[ $tsan == ON ]]; then
     # Only the tests that run threads: the pool and the fc kernel, the split
-    # ops (matmul, conv, element-wise through the models) and a model run by
-    # 4 threads at once.
-    tsan_targets=(test_kernels_fc test_ops test_models)
+    # ops (matmul, conv, batch_norm, element-wise through the models, the SE
+    # gate, the in-place stride-2 depthwise conv's ordered planes) and a model
+    # run by 4 threads at once.
+    tsan_targets=(test_kernels_fc test_ops test_models test_runtime test_fusion_fast_conv)
     step "configure $build_dir (ThreadSanitizer)"
     cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DLITEGRAPH_SANITIZE=OFF -DLITEGRAPH_TSAN=ON -DLITEGRAPH_BUILD_BENCHMARKS=OFF
@@ -74,7 +75,7 @@ if [[ $tsan == ON ]]; then
     export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
     cd "$build_dir"
     if [[ ${#ctest_args[@]} -eq 0 ]]; then
-        ctest_args=(-R '^(kernels/fc|ops/matmul|ops/conv2d|ops/elementwise|ops/activation|models/threads)$')
+        ctest_args=(-R '^(kernels/fc|ops/matmul|ops/conv2d|ops/batch_norm|ops/elementwise|ops/activation|runtime/in_place|fusion/fast_conv|models/threads)$')
     fi
     ctest --output-on-failure -j "$jobs" "${ctest_args[@]}"
     echo "tools/test.sh: done in $((SECONDS - start)) s"

@@ -1,7 +1,8 @@
 // The fast conv kernels behind fused_conv2d against the reference row loop
 // (litegraph_kernel = "reference") for every terminal, over 1x1, 3x3 s1/s2,
 // depthwise 3x3/5x5 s1/s2, groups, asymmetric padding and batch 2; the
-// depthwise conv in place of its input; every element written exactly once.
+// depthwise conv in place of its input; every element written exactly once;
+// the SE gate on 1, 2 and 3 threads.
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -87,14 +88,14 @@ inputs make_inputs(const geo& g, const shape_t& other_shape, std::uint32_t seed)
 }
 
 tensor run_fused(attr_map a, const inputs& in, const std::string& activation,
-                 const std::string& terminal, bool reference) {
+                 const std::string& terminal, bool reference, thread_pool* pool = nullptr) {
     a.set("stages", test::conv_stages(activation, terminal));
     if (reference) a.set("litegraph_kernel", std::string("reference"));
     named_tensors t;
     t.add("Input", in.x).add("Filter", in.f).add("Bias", in.b);
     if (terminal != "store") t.add("Other", in.other);
     return std::move(
-        invoke<runtime::op_table>("fused_conv2d", a, t, {{"Output", 1}}).slots[0].second[0]);
+        invoke<runtime::op_table>("fused_conv2d", a, t, {{"Output", 1}}, pool).slots[0].second[0]);
 }
 
 void compare(const geo& g, const std::string& activation, const std::string& terminal,
@@ -132,6 +133,52 @@ TEST_CASE("the SE gate (mul_plane) matches the reference") {
           geo{2, 4, 3, 3, 6, 3, 3, 1, {0, 0}, 1}})
         for (std::string act : {"hard_sigmoid", "sigmoid"})
             compare(g, act, "mul_plane", {g.n, g.oc, 5, 7});
+}
+
+TEST_CASE("the SE gate split over 2 and 3 threads gives the one-thread bits") {
+    // Enough plane products for the pool (run_plane_gate): the conv first,
+    // then ranges of its values through the chain on the threads.
+    for (const auto& g :
+         {geo{1, 24, 1, 1, 96, 1, 1, 1, {0, 0}, 1}, geo{3, 40, 1, 1, 20, 1, 1, 1, {0, 0}, 1},
+          geo{2, 4, 3, 3, 30, 3, 3, 1, {0, 0}, 1}})
+        for (std::string act : {"hard_sigmoid", "sigmoid"}) {
+            INFO(describe(g) << " activation " << act);
+            auto in = make_inputs(g, {g.n, g.oc, 40, 41}, 7);
+            const auto ref = run_fused(attrs_of(g), in, act, "mul_plane", true);
+            std::vector<tensor> outs;
+            for (unsigned t : {1u, 2u, 3u}) {
+                thread_pool pool(t);
+                outs.push_back(run_fused(attrs_of(g), in, act, "mul_plane", false, &pool));
+                REQUIRE(outs.back().shape() == ref.shape());
+                CHECK(test::max_rel_diff(outs.back().span<float>(), ref.span<float>()) < 1e-4);
+            }
+            for (std::size_t i = 1; i < outs.size(); ++i)
+                CHECK(std::memcmp(outs[0].data(), outs[i].data(),
+                                  static_cast<std::size_t>(outs[0].bytes())) == 0);
+        }
+}
+
+TEST_CASE("fused convs split over 2 and 3 threads give the one-thread bits") {
+    // GEMM units even and uneven (a 40x40 plane: column blocks 512, 512, 512,
+    // 64, which go to output channel ranges), im2col bands, batch 2, depthwise.
+    for (const auto& g :
+         {geo{1, 56, 40, 40, 84, 1, 1, 1, {0, 0}, 1}, geo{1, 16, 64, 64, 24, 1, 1, 1, {0, 0}, 1},
+          geo{2, 16, 20, 20, 30, 1, 1, 1, {0, 0}, 1}, geo{1, 24, 37, 29, 18, 3, 3, 1, {1, 1}, 1},
+          geo{1, 32, 40, 40, 32, 3, 3, 2, {1, 1}, 32}}) {
+        INFO(describe(g));
+        auto in = make_inputs(g, out_shape(g), 5);
+        const auto ref = run_fused(attrs_of(g), in, "relu", "store", true);
+        std::vector<tensor> outs;
+        for (unsigned t : {1u, 2u, 3u}) {
+            thread_pool pool(t);
+            outs.push_back(run_fused(attrs_of(g), in, "relu", "store", false, &pool));
+            REQUIRE(outs.back().shape() == ref.shape());
+            CHECK(test::max_rel_diff(outs.back().span<float>(), ref.span<float>()) < 1e-4);
+        }
+        for (std::size_t i = 1; i < outs.size(); ++i)
+            CHECK(std::memcmp(outs[0].data(), outs[i].data(),
+                              static_cast<std::size_t>(outs[0].bytes())) == 0);
+    }
 }
 
 TEST_CASE("a depthwise fused conv runs in place of its input, fast and reference") {

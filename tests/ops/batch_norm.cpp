@@ -2,6 +2,7 @@
 #include "litegraph/ops/batch_norm.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,28 @@ TEST_CASE("batch_norm with channels last (NHWC) and AnyLayout") {
     out = invoke("batch_norm", attrs(1e-5f, "AnyLayout"), u.slots(), {{"Y", 1}});
     expect = baseline(u, 1e-5f, [](std::size_t i) { return (i / 20) % 3; });
     CHECK(test::max_rel_diff(out.get("Y").span<float>(), expect) < 1e-5);
+}
+
+TEST_CASE("batch_norm split over 2 and 3 threads gives the one-thread bits") {
+    // Ranges of planes (NCHW) or of rows of C (NHWC), several per thread.
+    for (const char* layout : {"NCHW", "NHWC"}) {
+        CAPTURE(layout);
+        const bool nhwc = std::string(layout) == "NHWC";
+        const shape_t s = nhwc ? shape_t{2, 64, 64, 24} : shape_t{2, 24, 64, 64};
+        auto t = make(s, 24);
+        auto expect =
+            baseline(t, 1e-5f, [&](std::size_t i) { return nhwc ? i % 24 : (i / (64 * 64)) % 24; });
+        std::vector<tensor> outs;
+        for (unsigned n : {1u, 2u, 3u}) {
+            thread_pool pool(n);
+            outs.push_back(
+                invoke("batch_norm", attrs(1e-5f, layout), t.slots(), {{"Y", 1}}, &pool).get("Y"));
+            CHECK(test::max_rel_diff(outs.back().span<float>(), expect) < 1e-5);
+        }
+        for (std::size_t i = 1; i < outs.size(); ++i)
+            CHECK(std::memcmp(outs[0].data(), outs[i].data(),
+                              static_cast<std::size_t>(outs[0].bytes())) == 0);
+    }
 }
 
 TEST_CASE("batch_norm leaves the training outputs unset") {

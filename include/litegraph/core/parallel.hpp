@@ -11,7 +11,9 @@
 // One region runs at a time per pool (a second caller waits); a region opened
 // from inside a task runs its tasks inline, so nesting never deadlocks.  The
 // first exception a task throws is rethrown by the caller once every task has
-// finished.
+// finished.  Tasks start in increasing order (each thread takes the next one
+// when it is free), so a task may wait for an earlier task of its region
+// (task_flags): that one has started on a thread that does not wait for it.
 //
 // Firmware and builds without threads (Cortex-M, LITEGRAPH_NO_THREADS,
 // LITEGRAPH_NO_XSIMD) get a stub of size 1 that runs every task inline: no
@@ -47,6 +49,14 @@ public:
     void run(std::int64_t tasks, F&& f) {
         for (std::int64_t t = 0; t < tasks; ++t) f(t);
     }
+};
+
+/// Without threads the tasks run in order: every earlier task is done.
+class task_flags {
+public:
+    explicit task_flags(std::int64_t) {}
+    void set(std::int64_t) {}
+    void wait(std::int64_t) const {}
 };
 
 #else
@@ -186,7 +196,45 @@ private:
     std::vector<std::jthread> workers_;  // last: joined before the rest is destroyed
 };
 
+/// One flag per task of a region, for a task that must wait until an earlier
+/// task has finished (an in-place op whose output overwrites input an earlier
+/// task reads).  Tasks start in increasing order, so waiting only for lower
+/// task numbers never deadlocks; set the flag even when the task throws
+/// (flag_guard), or its waiters spin for ever.
+class task_flags {
+public:
+    explicit task_flags(std::int64_t tasks) : done_(static_cast<std::size_t>(tasks)) {}
+    void set(std::int64_t t) {
+        done_[static_cast<std::size_t>(t)].store(true, std::memory_order_release);
+    }
+    /// Returns once task t called set (spins, then yields its core).
+    void wait(std::int64_t t) const {
+        const auto& d = done_[static_cast<std::size_t>(t)];
+        for (int i = 0; !d.load(std::memory_order_acquire); ++i) {
+            if (i < 256) {
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#elif defined(__aarch64__)
+                __asm__ __volatile__("yield");
 #endif
+            } else {
+                std::this_thread::yield();
+            }
+        }
+    }
+
+private:
+    std::vector<std::atomic<bool> > done_;
+};
+
+#endif
+
+/// Sets task t's flag when it goes out of scope (the task returned or threw).
+struct flag_guard {
+    task_flags& flags;
+    std::int64_t task;
+    ~flag_guard() { flags.set(task); }
+};
 
 /// Runs f(t) for t in [0, tasks) on `pool`, or in order on this thread when
 /// there is none.

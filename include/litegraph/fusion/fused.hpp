@@ -54,6 +54,15 @@ struct depthwise_direct_chain<chain<bias, act<F>>> {
     static F act_of(const chain<bias, act<F>>& c) { return std::get<1>(c.stages).f; }
 };
 
+/// Whether stage S writes planes from one value each (mul_plane, its gates).
+template <class S>
+constexpr bool stage_broadcasts = [] {
+    if constexpr (requires { S::broadcasts; })
+        return S::broadcasts;
+    else
+        return false;
+}();
+
 template <class Producer, class... Stages>
 struct fused {
     static_assert(producer<Producer>,
@@ -112,13 +121,11 @@ struct fused<ops::conv2d, Stages...> {
             return;
         }
         if (in_place) {
-            // Split over channels only when each output plane lies exactly
-            // on its input plane: a smaller plane (stride 2) written in order
-            // lands on input planes already read, which another thread's
-            // channels may not have read yet.
-            run_in_place(p.conv, s, g, c, x, f, out, g.oh * g.ow == g.h * g.w ? io.pool : nullptr);
+            run_in_place(p.conv, s, g, c, x, f, out, io.pool);
             return;
         }
+        if constexpr ((stage_broadcasts<Stages> || ... || false))
+            if (run_plane_gate(p.conv, s, g, c, x, f, out, io)) return;
         if (run_depthwise_direct(p.conv, g, c, x, f, out, io.pool)) return;
         // The bias is a stage of the chain, so the producer adds none itself.
         // at.index is the flat index into the conv's own output [N, OC, OH, OW]
@@ -350,7 +357,13 @@ private:
     static void run_in_place(const ops::conv2d::params& p, ops::conv2d::state& s,
                              const ops::conv2d::geometry& g, const chain_type& c, const float* x,
                              const float* f, float* out, thread_pool* pool = nullptr) {
-        if (run_depthwise_direct(p, g, c, x, f, out, pool)) return;
+        // A smaller output plane (stride 2) written in order lands on input
+        // planes already read, which another thread's channels may not have
+        // read yet: the direct kernel orders its plane tasks for that
+        // (ops::conv2d::depthwise_direct), the other kernels split only when
+        // each output plane lies exactly on its input plane.
+        if (run_depthwise_direct(p, g, c, x, f, out, pool, true)) return;
+        if (g.oh * g.ow != g.h * g.w) pool = nullptr;
         const std::int64_t plane = g.oh * g.ow;
         ops::conv2d::produce(
             p, s, g, x, f,
@@ -361,12 +374,42 @@ private:
             pool);
     }
 
+    /// The SE gate (a conv to [N, C, 1, 1] whose values scale the planes of
+    /// Other [N, C, H, W], mul_plane) on a pool: the conv is small, the plane
+    /// products are the work.  The conv runs first (split as any conv) into
+    /// a buffer (one value per plane, as it hands them to the chain), then ranges of its
+    /// values go through the chain on the pool, one value per emit as before:
+    /// per plane the same arithmetic for every split.  False (nothing done)
+    /// on one thread or for little work.
+    static bool run_plane_gate(const ops::conv2d::params& p, ops::conv2d::state& s,
+                               const ops::conv2d::geometry& g, const chain_type& c, const float* x,
+                               const float* f, float* out, const op_io& io) {
+        if (pool_threads(io.pool) <= 1 || g.oh * g.ow != 1 || !io.input_count("Other"))
+            return false;
+        const std::int64_t values = g.n * g.oc;
+        const std::int64_t plane = io.input("Other").numel() / std::max<std::int64_t>(1, values);
+        if (values < 2 || values * plane < (std::int64_t{1} << 16)) return false;
+        std::vector<float> v(static_cast<std::size_t>(values));
+        ops::conv2d::produce(
+            p, s, g, x, f,
+            [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* r,
+                std::int64_t count) { std::copy(r, r + count, v.data() + n * g.oc + oc + off); },
+            io.pool);
+        const std::int64_t per = std::max<std::int64_t>(1, (std::int64_t{1} << 15) / plane);
+        parallel_tasks(io.pool, (values + per - 1) / per, [&](std::int64_t t) {
+            for (std::int64_t i = t * per; i < std::min(values, (t + 1) * per); ++i)
+                c.emit(out, v.data() + i, 1, at{i / g.oc, i % g.oc, i});
+        });
+        return true;
+    }
+
     /// A fast depthwise conv whose chain is a bias and at most one activation
     /// with a vector form runs it in registers inside the kernel
     /// (kernels::depthwise_conv2d_direct); returns false for anything else.
     static bool run_depthwise_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
                                      const chain_type& c, const float* x, const float* f,
-                                     float* out, thread_pool* pool = nullptr) {
+                                     float* out, thread_pool* pool = nullptr,
+                                     bool in_place = false) {
         if constexpr (depthwise_direct_chain<chain_type>::value) {
             const auto kg = kernels::conv_geometry::from(g);
             if (p.kernel != ops::conv_kernel::fast || !kg.is_depthwise()) return false;
@@ -376,10 +419,10 @@ private:
             d.bias = std::get<0>(c.stages).values;
             d.scale = std::get<0>(c.stages).scale;
             d.act = depthwise_direct_chain<chain_type>::act_of(c);
-            ops::conv2d::depthwise_direct(pool, kg, x, f, d);
+            ops::conv2d::depthwise_direct(pool, kg, x, f, d, in_place);
             return true;
         } else {
-            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out, (void)pool;
+            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out, (void)pool, (void)in_place;
             return false;
         }
     }

@@ -477,6 +477,15 @@ inline std::int64_t conv2d_gemm_units(const conv_geometry& g) {
     return g.n * g.groups * detail::gemm_blocks(g);
 }
 
+/// Whether every unit has the same work: one block per plane, or a plane of
+/// whole blocks (else the last block of each plane is a remainder, and a
+/// few units split over threads leave one thread most of the work).
+inline bool conv2d_gemm_units_even(const conv_geometry& g) {
+    if (detail::gemm_blocks(g) == 1) return true;
+    if (g.is_pointwise()) return g.oh * g.ow % gemm_tile::column_block(g.c / g.groups) == 0;
+    return g.oh % detail::im2col_band(g) == 0;
+}
+
 namespace detail {
 /// Units [u0, u1) of the GEMM paths with the weights of each group packed
 /// (`wp[group]`).

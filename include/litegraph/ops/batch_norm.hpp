@@ -9,6 +9,7 @@
 // inference: the stored statistics are always used.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -85,21 +86,26 @@ struct batch_norm {
         }
         const std::int64_t total = xr.numel();
         if (c == 0 || total == 0) return;
-        if (p.channels_last) {
-            for (std::int64_t i = 0; i < total; i += c)
-                for (std::int64_t k = 0; k < c; ++k) y[i + k] = x[i + k] * a[k] + b[k];
-            return;
-        }
+        // Rows of C values (channels last) or planes (n, k), in ranges of
+        // about 32K elements split over the pool: per element the same
+        // arithmetic for every split.
         std::int64_t inner = 1;  // elements per (n, c): the spatial size
-        for (std::size_t d = 2; d < xr.shape.size(); ++d) inner *= xr.shape[d];
-        const std::int64_t outer = total / (c * inner);
-        for (std::int64_t n = 0; n < outer; ++n)
-            for (std::int64_t k = 0; k < c; ++k) {
-                const float* xp = x + (n * c + k) * inner;
-                float* yp = y + (n * c + k) * inner;
-                const float ak = a[k], bk = b[k];
+        if (!p.channels_last)
+            for (std::size_t d = 2; d < xr.shape.size(); ++d) inner *= xr.shape[d];
+        const std::int64_t run = p.channels_last ? c : inner, runs = total / run;
+        const std::int64_t per = std::max<std::int64_t>(1, (std::int64_t{1} << 15) / run);
+        parallel_tasks(io.pool, (runs + per - 1) / per, [&](std::int64_t t) {
+            for (std::int64_t r = t * per; r < std::min(runs, (t + 1) * per); ++r) {
+                const float* xp = x + r * run;
+                float* yp = y + r * run;
+                if (p.channels_last) {
+                    for (std::int64_t k = 0; k < c; ++k) yp[k] = xp[k] * a[k] + b[k];
+                    continue;
+                }
+                const float ak = a[r % c], bk = b[r % c];
                 for (std::int64_t i = 0; i < inner; ++i) yp[i] = xp[i] * ak + bk;
             }
+        });
     }
 };
 

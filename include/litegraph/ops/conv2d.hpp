@@ -280,8 +280,13 @@ struct conv2d {
         if (threads > 1 && !kg.is_depthwise() && kg.flops() >= 2e5) {
             // Enough column blocks or im2col bands (kernels::conv2d_gemm_units)
             // for every thread: split those; one packed filter, no im2col twice.
+            // Few units with a remainder block each (a 40x40 plane: blocks of
+            // 512, 512, 512, 64 columns) would leave one thread 1024 columns
+            // of 1600: output channel ranges (conv_split) are even there.
             const std::int64_t units = kernels::conv2d_gemm_units(kg);
-            if (units >= 2 * threads || units % threads == 0)
+            const bool even = kernels::conv2d_gemm_units_even(kg);
+            if (units >= 4 * threads || (even && (units >= 2 * threads || units % threads == 0)) ||
+                conv_split::of(kg, pool_threads(pool)).tasks() <= 1)
                 if (const auto* w = s.get(kg, f)) {
                     parallel_tasks(pool, units, [&](std::int64_t u) {
                         kernels::conv2d_gemm_units(kg, x, *w, ref, u, u + 1);
@@ -321,10 +326,41 @@ struct conv2d {
 
     /// kernels::depthwise_conv2d_direct split over the pool (conv_split: each
     /// task its image and planes, so the same outputs for every split).
+    /// `in_place`: d.y is x and the output planes are smaller than the input
+    /// planes (stride 2), so output plane q lands on input planes before q
+    /// that other threads may still have to read: one task per plane, each
+    /// waiting, before it starts, for the tasks of the input planes its
+    /// output covers (earlier tasks: no deadlock, see task_flags).  The
+    /// kernel reads a plane whole before it writes that plane's output.
     template <class Act>
     static void depthwise_direct(thread_pool* pool, const kernels::conv_geometry& kg,
                                  const float* x, const float* f,
-                                 const kernels::depthwise_direct<Act>& d) {
+                                 const kernels::depthwise_direct<Act>& d, bool in_place = false) {
+        const std::int64_t in_plane = kg.h * kg.w, out_plane = kg.oh * kg.ow;
+        if (in_place && out_plane != in_plane) {
+            const std::int64_t planes = kg.n * kg.c;
+            if (pool_threads(pool) <= 1 || kg.flops() < 2e5 || planes < 2) {
+                kernels::depthwise_conv2d_direct(kg, x, f, d);
+                return;
+            }
+            auto one = kg;
+            one.n = 1, one.c = one.oc = one.groups = 1;
+            task_flags read(planes);
+            parallel_tasks(pool, planes, [&](std::int64_t q) {
+                flag_guard done{read, q};
+                // The input planes output plane q covers, q's own excluded.
+                const std::int64_t last = std::min(q - 1, ((q + 1) * out_plane - 1) / in_plane);
+                for (std::int64_t j = q * out_plane / in_plane; j <= last; ++j) read.wait(j);
+                const std::int64_t ch = q % kg.c;
+                auto part = d;
+                part.y = d.y + q * out_plane;
+                if (d.bias) part.bias = d.bias + ch;
+                if (d.scale) part.scale = d.scale + ch;
+                kernels::depthwise_conv2d_direct(one, x + q * in_plane, f + ch * kg.kh * kg.kw,
+                                                 part);
+            });
+            return;
+        }
         const auto split = conv_split::of(kg, pool_threads(pool));
         if (split.tasks() <= 1) {
             kernels::depthwise_conv2d_direct(kg, x, f, d);
