@@ -11885,6 +11885,62 @@ inline void window_row(const pool_geometry& g, const float* xp, float* yrow, con
         }
     }
 }
+
+/// int8 max pooling of fixed windows with horizontal stride 1 or 2 (the
+/// columns' windows follow kw, sw and the left pad), in unsigned bytes
+/// biased by 0x80 (max of q ^ 0x80 is max of q, and unsigned byte max is in
+/// every x86 vector set): per output row the column maxima of its input
+/// rows on a zero (= -128) padded row, for stride 2 split into its even and
+/// odd columns, then each window column's contiguous run; loops the
+/// compiler vectorises.  A window over padding only gives -128, as the
+/// element loop.  Needs pl + w and (ow - 1) * sw + kw at most 256.
+inline void max_rows_int8(const pool_geometry& g, const std::int8_t* x, std::int8_t* y,
+                          const pool_span* rows) noexcept {
+    constexpr std::int64_t span = 256;
+    std::uint8_t cm[span + 2];  // padded column maxima (one slack byte per parity)
+    std::uint8_t de[span + 2];  // stride 2: even columns, then odd; stride 1: the output row
+    const std::int64_t wp = std::max(g.pl + g.w, (g.ow - 1) * g.sw + g.kw);
+    const std::int64_t half = (wp + 1) / 2;
+    for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
+        const std::int8_t* xp = x + pc * g.h * g.w;
+        std::int8_t* yp = y + pc * g.oh * g.ow;
+        for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+            const auto r = rows[oh];
+            std::fill(cm, cm + 2 * half, std::uint8_t{0});
+            std::uint8_t* c = cm + g.pl;
+            for (std::int64_t ih = r.lo; ih < r.hi; ++ih) {
+                const std::int8_t* xr = xp + ih * g.w;
+                for (std::int64_t iw = 0; iw < g.w; ++iw) {
+                    const auto u =
+                        static_cast<std::uint8_t>(static_cast<std::uint8_t>(xr[iw]) ^ 0x80u);
+                    c[iw] = u > c[iw] ? u : c[iw];
+                }
+            }
+            std::uint8_t* o = g.sw == 1 ? de : cm;  // stride 2: cm is free once split
+            if (g.sw == 1) {
+                std::copy(cm, cm + g.ow, o);
+                for (std::int64_t j = 1; j < g.kw; ++j) {
+                    const std::uint8_t* s = cm + j;
+                    for (std::int64_t ow = 0; ow < g.ow; ++ow)
+                        o[ow] = s[ow] > o[ow] ? s[ow] : o[ow];
+                }
+            } else {
+                std::uint8_t* ev = de;
+                std::uint8_t* od = de + half;
+                for (std::int64_t i = 0; i < half; ++i) ev[i] = cm[2 * i], od[i] = cm[2 * i + 1];
+                std::copy(ev, ev + g.ow, o);
+                for (std::int64_t j = 1; j < g.kw; ++j) {
+                    const std::uint8_t* s = (j & 1 ? od : ev) + j / 2;
+                    for (std::int64_t ow = 0; ow < g.ow; ++ow)
+                        o[ow] = s[ow] > o[ow] ? s[ow] : o[ow];
+                }
+            }
+            std::int8_t* yr = yp + oh * g.ow;
+            for (std::int64_t ow = 0; ow < g.ow; ++ow)
+                yr[ow] = static_cast<std::int8_t>(static_cast<std::uint8_t>(o[ow] ^ 0x80u));
+        }
+    }
+}
 }  // namespace pool_detail
 
 /// float32 pooling of planes [p0, p1) (of n * c), with the spans that
@@ -11970,6 +12026,11 @@ inline void pool2d_int8(const pool_mode& p, const pool_geometry& g, const std::i
     const pool_span* rows = scratch;
     const pool_span* cols = scratch + g.oh;
     constexpr std::int64_t row_max = 256;  // bytes of stack (firmware too)
+    if (p.max && !p.adaptive && (g.sw == 1 || g.sw == 2) &&
+        std::max(g.pl + g.w, (g.ow - 1) * g.sw + g.kw) <= row_max) {
+        pool_detail::max_rows_int8(g, x, y, rows);
+        return;
+    }
     if (p.max && g.w <= row_max) {
         // Max, separable: the column maxima of an output row's input rows
         // (a loop the compiler vectorises), then each window's maximum of
