@@ -5,7 +5,7 @@
 // ONNX Runtime counterpart is ort_runner.js (same options, same JSON).
 //
 //   bench_peer_litegraph --input X.npy --output Y.npy [--model DIR] [--runs N] [--warmup N]
-//                        [--threads N] [--profile]
+//                        [--threads N] [--profile [--profile-top N]]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -32,7 +32,7 @@ const char* description =
     "   \"load_ms\":..,\"output\":\"Y.npy\",\"output_shape\":[..]}";
 
 /// Median of the per-run times of every instruction (by execution position).
-void print_profile(runtime::program& prog, int runs) {
+void print_profile(runtime::program& prog, int runs, std::size_t top) {
     std::vector<std::vector<double>> t;  // [position][run]
     std::vector<const runtime::instruction*> at;
     for (int k = 0; k < runs; ++k) {
@@ -76,7 +76,7 @@ void print_profile(runtime::program& prog, int runs) {
         std::fprintf(stderr, "  %-32s %8.4f ms %5.1f%%\n", k.c_str(), ms, 100 * ms / total);
     std::sort(each.rbegin(), each.rend());
     std::fprintf(stderr, "slowest instructions:\n");
-    for (std::size_t j = 0; j < std::min<std::size_t>(15, each.size()); ++j) {
+    for (std::size_t j = 0; j < std::min(top == 0 ? each.size() : top, each.size()); ++j) {
         const auto& io = at[each[j].second]->io;
         std::string shapes;
         for (auto& s : io.inputs)
@@ -96,6 +96,7 @@ int run_main(const std::vector<std::string>& argv) {
     std::string model_arg = LITEGRAPH_SHARED_DIR "/models/ppocr_mobile_v2.0_cls";
     int runs = 20, warmup = 3;
     bool profile = false;
+    std::size_t profile_top = 15;
     app.add_option("--input", input, "the model's first feed")->type_name("X.npy")->required();
     app.add_option("--output", output, "where the first fetch is written")
         ->type_name("Y.npy")
@@ -119,6 +120,10 @@ int run_main(const std::vector<std::string>& argv) {
                  "also time every instruction (a clock read after each) and\n"
                  "print, to stderr, the median ms per run by op type and the\n"
                  "slowest instructions");
+    app.add_option("--profile-top", profile_top,
+                   "with --profile: how many of the slowest instructions\n"
+                   "to list (default 15, 0: all)")
+        ->type_name("N");
     if (!cli::parse(app, argv)) return 0;
     const std::filesystem::path model_dir = model_arg;
 
@@ -146,7 +151,7 @@ int run_main(const std::vector<std::string>& argv) {
     const auto n = sorted.size();
     const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 
-    if (profile) print_profile(prog, runs);
+    if (profile || profile_top != 15) print_profile(prog, runs, profile_top);
 
     const auto& out = prog.output(0);
     save_npy(output, out);
