@@ -24513,6 +24513,30 @@ inline void draw_polygon(image& img, const quad& q, std::array<std::uint8_t, 3> 
 
 }  // namespace litegraph::vision
 // ---- end litegraph/vision/draw.hpp ----
+// ---- begin litegraph/vision/ocr.hpp ----
+// The steps of PaddleOCR's text system between and after its models, on
+// pixels and tensors only (no model, no files): the detector's boxes in
+// reading order (sorted_boxes), each box cut out by a perspective warp of its
+// quadrilateral (get_rotate_crop_image), the recognizer's batched input
+// (resize_norm_img: height H, width ceil(H w / h) up to the batch's widest
+// ratio, zero-padded, [-1, 1], B, G, R) and the CTC greedy decode
+// (CTCLabelDecode: argmax per step, repeats merged, blank dropped, the mean
+// probability of the kept steps as the line's score) over a dictionary
+// (BaseRecLabelDecode: one character a line, `use_space_char` appends " ").
+// Facts from PaddleOCR's tools/infer/predict_system.py, predict_rec.py,
+// predict_cls.py and ppocr/postprocess/rec_postprocess.py.  The models and
+// the whole pipeline: litegraph/ocr.hpp.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 // ---- begin litegraph/vision/preprocess.hpp ----
 // Preprocessing as data: the list of steps a Paddle export's config names
 // (PaddleDetection's infer_cfg.yml `Preprocess`, PaddleOCR / PaddleX / PaddleClas
@@ -24833,6 +24857,267 @@ inline result preprocess(image img, const pipeline& p) {
 
 }  // namespace litegraph::vision
 // ---- end litegraph/vision/preprocess.hpp ----
+
+namespace litegraph::vision::ocr {
+
+/// The order PaddleOCR reads boxes in (sorted_boxes): by the top-left
+/// corner's y, then x; then, pass by pass, a box whose top-left y is within
+/// 10 pixels of the one before it and left of it moves before it.  Returns
+/// the boxes' indices in that order.
+inline std::vector<std::size_t> reading_order(const std::vector<quad>& boxes) {
+    std::vector<std::size_t> idx(boxes.size());
+    std::iota(idx.begin(), idx.end(), std::size_t{0});
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+        const point &pa = boxes[a][0], &pb = boxes[b][0];
+        return pa[1] != pb[1] ? pa[1] < pb[1] : pa[0] < pb[0];
+    });
+    for (std::size_t i = 0; i + 1 < idx.size(); ++i)
+        for (std::size_t j = i + 1; j-- > 0;) {
+            const point &next = boxes[idx[j + 1]][0], &cur = boxes[idx[j]][0];
+            if (std::abs(next[1] - cur[1]) < 10 && next[0] < cur[0])
+                std::swap(idx[j], idx[j + 1]);
+            else
+                break;
+        }
+    return idx;
+}
+
+/// A 3 x 3 projective map (row-major, m[8] = 1): (x, y) -> ((m0 x + m1 y +
+/// m2) / w, (m3 x + m4 y + m5) / w), w = m6 x + m7 y + 1.
+using homography = std::array<double, 9>;
+
+inline point apply(const homography& m, double x, double y) {
+    double w = m[6] * x + m[7] * y + m[8];
+    return {(m[0] * x + m[1] * y + m[2]) / w, (m[3] * x + m[4] * y + m[5]) / w};
+}
+
+/// The projective map taking from[i] to to[i] (OpenCV's
+/// getPerspectiveTransform: the 8 x 8 system, solved by Gaussian elimination
+/// with partial pivoting).  Throws usage_error when the points are
+/// degenerate (three on a line).
+inline homography perspective_transform(const quad& from, const quad& to) {
+    double a[8][9] = {};
+    for (int i = 0; i < 4; ++i) {
+        double x = from[i][0], y = from[i][1], u = to[i][0], v = to[i][1];
+        double r0[9] = {x, y, 1, 0, 0, 0, -x * u, -y * u, u};
+        double r1[9] = {0, 0, 0, x, y, 1, -x * v, -y * v, v};
+        std::copy(r0, r0 + 9, a[2 * i]);
+        std::copy(r1, r1 + 9, a[2 * i + 1]);
+    }
+    for (int c = 0; c < 8; ++c) {
+        int p = c;
+        for (int r = c + 1; r < 8; ++r)
+            if (std::abs(a[r][c]) > std::abs(a[p][c])) p = r;
+        if (std::abs(a[p][c]) < 1e-12)
+            throw usage_error("perspective_transform: the quadrilateral is degenerate");
+        std::swap(a[p], a[c]);
+        for (int r = 0; r < 8; ++r) {
+            if (r == c) continue;
+            double f = a[r][c] / a[c][c];
+            for (int k = c; k < 9; ++k) a[r][k] -= f * a[c][k];
+        }
+    }
+    homography m{};
+    for (int i = 0; i < 8; ++i) m[i] = a[i][8] / a[i][i];
+    m[8] = 1;
+    return m;
+}
+
+/// Bicubic sample (OpenCV's kernel, A = -0.75) of channel c at (x, y), pixel
+/// centres at integers, edges replicated (BORDER_REPLICATE).
+inline float sample_cubic(const image& img, double x, double y, int c) {
+    auto cubic = [](double t) {
+        constexpr double a = -0.75;
+        t = std::abs(t);
+        if (t <= 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+        if (t < 2) return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+        return 0.0;
+    };
+    // Far outside, every tap is the edge pixel: clamp first so the index
+    // arithmetic stays in range.
+    x = std::clamp(x, -2.0, img.width + 1.0);
+    y = std::clamp(y, -2.0, img.height + 1.0);
+    int x0 = int(std::floor(x)), y0 = int(std::floor(y));
+    double fx = x - x0, fy = y - y0, v = 0;
+    for (int j = -1; j <= 2; ++j) {
+        int yy = std::clamp(y0 + j, 0, img.height - 1);
+        double row = 0;
+        for (int i = -1; i <= 2; ++i)
+            row += img.at(std::clamp(x0 + i, 0, img.width - 1), yy, c) * cubic(fx - i);
+        v += row * cubic(fy - j);
+    }
+    return float(v);
+}
+
+/// The line's pixels (get_rotate_crop_image): width the longer of the top and
+/// bottom edges, height the longer of the left and right edges (both
+/// truncated, at least 1), the quadrilateral warped onto that rectangle
+/// (corner i onto (0, 0), (w, 0), (w, h), (0, h)) with bicubic sampling and
+/// replicated edges; a crop at least 1.5 times as tall as wide is turned 90
+/// degrees counter-clockwise (np.rot90) to read left to right.
+inline image crop_quad(const image& img, const quad& q) {
+    if (img.planar || img.width <= 0 || img.height <= 0)
+        throw usage_error("crop_quad: needs an interleaved, non-empty image");
+    auto dist = [](const point& a, const point& b) { return std::hypot(a[0] - b[0], a[1] - b[1]); };
+    int w = std::max(1, int(std::max(dist(q[0], q[1]), dist(q[2], q[3]))));
+    int h = std::max(1, int(std::max(dist(q[0], q[3]), dist(q[1], q[2]))));
+    quad rect{point{0, 0}, point{double(w), 0}, point{double(w), double(h)}, point{0, double(h)}};
+    image out(w, h, img.channels);
+    out.order = img.order;
+    out.integral = img.integral;
+    homography to_src{};
+    bool affine = false;
+    try {
+        to_src = perspective_transform(rect, q);
+    } catch (const usage_error&) {
+        affine = true;  // a degenerate quad (a line or a point): spread its corners
+    }
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            point s =
+                affine ? point{q[0][0] + (q[1][0] - q[0][0]) * x / w + (q[3][0] - q[0][0]) * y / h,
+                               q[0][1] + (q[1][1] - q[0][1]) * x / w + (q[3][1] - q[0][1]) * y / h}
+                       : apply(to_src, x, y);
+            for (int c = 0; c < img.channels; ++c) {
+                float v = sample_cubic(img, s[0], s[1], c);
+                out.at(x, y, c) = img.integral ? std::clamp(std::round(v), 0.0f, 255.0f) : v;
+            }
+        }
+    if (h >= 1.5 * w) {
+        image r(h, w, img.channels);
+        r.order = out.order;
+        r.integral = out.integral;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                for (int c = 0; c < img.channels; ++c) r.at(y, w - 1 - x, c) = out.at(x, y, c);
+        return r;
+    }
+    return out;
+}
+
+/// The recognizer's (or the classifier's) input for a batch of crops
+/// (resize_norm_img): each crop in B, G, R, resized (bilinear) to height `h`
+/// and width min(W, ceil(h * width / height)), [-1, 1], zero-padded on the
+/// right to W = max(min_width, int(h * the widest crop's width / height))
+/// (with `fixed_width`, W = min_width: the classifier's 192).  [N, 3, h, W].
+inline tensor batch_input(const std::vector<const image*>& crops, int h, int min_width,
+                          bool fixed_width = false) {
+    if (crops.empty()) throw usage_error("batch_input: no crops");
+    if (h <= 0 || min_width <= 0)
+        throw usage_error("batch_input: height and width must be positive");
+    double ratio = double(min_width) / h;
+    if (!fixed_width)
+        for (const image* c : crops) ratio = std::max(ratio, double(c->width) / c->height);
+    int w = fixed_width ? min_width : int(h * ratio);
+    pipeline p;
+    p.order = channel_order::bgr;
+    p.steps.emplace_back(rec_resize_step{3, h, w});
+    tensor out(dtype::f32, {std::int64_t(crops.size()), 3, h, w});
+    float* dst = out.span<float>().data();
+    for (const image* c : crops) {
+        image rgb = *c;
+        if (rgb.channels == 1) {  // grey: three equal planes
+            image g(rgb.width, rgb.height, 3);
+            g.order = rgb.order;
+            for (int y = 0; y < rgb.height; ++y)
+                for (int x = 0; x < rgb.width; ++x)
+                    for (int k = 0; k < 3; ++k) g.at(x, y, k) = rgb.at(x, y, 0);
+            rgb = std::move(g);
+        }
+        const auto in = preprocess(std::move(rgb), p);
+        const auto v = in.input.span<float>();
+        dst = std::copy(v.begin(), v.end(), dst);
+    }
+    return out;
+}
+
+/// The characters of a CTC recognizer: class 0 is the blank, class i >= 1 is
+/// chars[i - 1].
+struct dictionary {
+    std::vector<std::string> chars;
+
+    /// One character a line (PaddleOCR strips each line's \n and \r, nothing
+    /// else: a line holding a space is the space); `use_space_char` appends " ".
+    static dictionary from_text(std::string_view text, bool use_space_char) {
+        dictionary d;
+        std::size_t pos = 0;
+        while (pos < text.size()) {
+            std::size_t end = text.find('\n', pos);
+            std::string_view l =
+                text.substr(pos, end == std::string_view::npos ? text.size() - pos : end - pos);
+            pos = end == std::string_view::npos ? text.size() : end + 1;
+            while (!l.empty() && (l.back() == '\r' || l.back() == '\n')) l.remove_suffix(1);
+            while (!l.empty() && (l.front() == '\r' || l.front() == '\n')) l.remove_prefix(1);
+            d.chars.emplace_back(l);
+        }
+        if (use_space_char) d.chars.emplace_back(" ");
+        return d;
+    }
+
+    /// The classes it decodes: the blank and one a character.
+    std::size_t classes() const { return chars.size() + 1; }
+};
+
+/// Whether to append a space: PaddleOCR's `use_space_char` when the model's
+/// config says it; otherwise what makes the dictionary fit the model's
+/// `classes` (lines + 1: no; lines + 2: yes).  A dictionary that fits neither
+/// is a usage_error naming both numbers.
+inline bool space_char_for(std::size_t dict_lines, std::int64_t classes, int use_space_char = -1,
+                           const std::string& what = "the dictionary") {
+    auto fits = [&](bool space) {
+        return classes <= 0 || std::int64_t(dict_lines + 1 + (space ? 1 : 0)) == classes;
+    };
+    if (use_space_char >= 0) {
+        if (!fits(use_space_char != 0))
+            throw usage_error(what + " has " + std::to_string(dict_lines) + " characters" +
+                              (use_space_char ? " (+ a space)" : "") +
+                              " but the recognizer outputs " + std::to_string(classes) +
+                              " classes (the blank + one a character)");
+        return use_space_char != 0;
+    }
+    if (fits(false)) return false;
+    if (fits(true)) return true;
+    throw usage_error(what + " has " + std::to_string(dict_lines) +
+                      " characters but the recognizer outputs " + std::to_string(classes) +
+                      " classes: it needs " + std::to_string(classes - 1) +
+                      " (or one fewer, with use_space_char)");
+}
+
+/// A decoded line: its text and score (the mean probability of the kept
+/// steps, 0 when none is kept), and the kept classes.
+struct decoded {
+    std::string text;
+    double score = 0;
+    std::vector<int> classes;
+};
+
+/// CTC greedy decode of one sequence of `steps` x `classes` probabilities
+/// (row-major): the first maximum of each step, repeats merged, the blank (0)
+/// dropped.  `dict` may be null (then `text` stays empty).
+inline decoded ctc_greedy(const float* probs, std::int64_t steps, std::int64_t classes,
+                          const dictionary* dict = nullptr) {
+    if (dict && std::int64_t(dict->classes()) != classes)
+        throw usage_error("ctc_greedy: the dictionary decodes " + std::to_string(dict->classes()) +
+                          " classes, the output has " + std::to_string(classes));
+    decoded d;
+    double sum = 0;
+    int prev = -1;
+    for (std::int64_t t = 0; t < steps; ++t) {
+        const float* row = probs + t * classes;
+        int best = int(std::max_element(row, row + classes) - row);
+        if (best != 0 && best != prev) {
+            d.classes.push_back(best);
+            sum += row[best];
+            if (dict) d.text += dict->chars[std::size_t(best - 1)];
+        }
+        prev = best;
+    }
+    d.score = d.classes.empty() ? 0 : sum / double(d.classes.size());
+    return d;
+}
+
+}  // namespace litegraph::vision::ocr
+// ---- end litegraph/vision/ocr.hpp ----
 
 // backends: places, implementation pick, subgraphs (the OpenCL backend only with
 // LITEGRAPH_WITH_OPENCL)
@@ -26682,7 +26967,8 @@ inline std::vector<fallback> fallbacks(const runtime::program& prog) {
 // ---- begin litegraph/paddle.hpp ----
 // The Paddle model loader and writer (links protobuf; litegraph.hpp never includes it),
 // the reader of the preprocessing in a model's exported config (nlohmann_json), and
-// the session (loads, runs the passes, applies places and limits, runs by name).
+// the session (loads, runs the passes, applies places and limits, runs by name), and
+// the OCR pipeline on sessions (ocr.hpp: picture in, text out).
 
 // ---- begin litegraph/loader/paddle/framework_proto.hpp ----
 // The Paddle program schema (framework.proto, proto2, package paddle.framework.proto)
@@ -30568,6 +30854,54 @@ inline void save(const graph::graph& g, const std::filesystem::path& dir,
 
 }  // namespace litegraph::paddle
 // ---- end litegraph/loader/paddle/writer.hpp ----
+// ---- begin litegraph/ocr.hpp ----
+// OCR, picture in, text out: PaddleOCR's text system (tools/infer/
+// predict_system.py) on litegraph sessions, each model loaded, fused and
+// planned once.
+//
+//   litegraph::ocr::pipeline p("ppocr_v3_det", "french_mobile_v2.0_rec",
+//                              "ppocr_mobile_v2.0_cls");
+//   for (const auto& l : p.read(picture)) std::cout << l.text << "\n";
+//
+// 1. detection: DetResizeForTest (longer side at most 960, multiples of 32),
+//    ImageNet normalisation, B, G, R; the probability map through DB
+//    post-processing (vision/text_boxes.hpp; unclip ratio 2.0, PaddleOCR's
+//    default 1.5 cuts glyph edges: docs/ocr.md); boxes of 3 pixels or less a
+//    side dropped; the rest in reading order (vision::ocr::reading_order).
+// 2. each box cut out by a perspective warp (vision::ocr::crop_quad).
+// 3. the direction classifier (optional): crops at 3 x 48 x 192, 6 a batch;
+//    a crop it calls 180 with probability > cls_thresh (0.9) is turned; one
+//    it is unsure of (neither angle above cls_thresh) the recognizer reads
+//    both ways, keeping the better score (rec_checks_unsure; PaddleOCR
+//    leaves such a line as it is).
+// 4. the recognizer (optional: without it `read` finds and orients lines):
+//    crops sorted by aspect ratio, up to 6 a batch, each batch at height H
+//    (the config's RecResizeImg image_shape, else the model's declared input
+//    height, else 48) and width max(W, H * the widest ratio) (W: the config's,
+//    else 320), a batch's lines within 10% of each other's width
+//    (rec_max_pad: the padding changes what the LSTM reads); CTC greedy
+//    decode over the dictionary; lines scoring below drop_score (0.5)
+//    dropped.  The lines keep the reading order.
+// The dictionary: options.dict, else the config's PostProcess.character_dict,
+// else the one *dict*.txt or ppocr_keys*.txt file in the recognizer's folder;
+// use_space_char as the config says, else as the model's class count needs
+// (vision::ocr::space_char_for).  These headers read no YAML: a recognizer
+// folder with inference.yml needs it in options.rec_config (parsed into JSON;
+// the CLI uses yaml-cpp) or options.dict and options.rec_height.
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 // ---- begin litegraph/session.hpp ----
 // The one entry point for C++ users: a session loads a Paddle model (a
 // folder or a topology file, ProgramDesc or PIR), runs the pass pipeline,
@@ -31990,6 +32324,420 @@ private:
 
 }  // namespace litegraph
 // ---- end litegraph/session.hpp ----
+
+namespace litegraph::ocr {
+
+using vision::image;
+using vision::point;
+using vision::quad;
+
+struct options {
+    /// The models' folders (or topology files); an empty rec_model or
+    /// cls_model leaves that stage out.
+    std::filesystem::path det_model, rec_model, cls_model;
+    // ---- detection ----
+    int limit_side = 960;  // the detector's input: longer side at most this
+    /// DB post-processing; unclip 2.0 (PaddleOCR's default is 1.5, whose
+    /// boxes from the v3 detector hug the glyphs so closely that recognizers
+    /// miss edge letters and spaces: docs/ocr.md has the measurements).
+    vision::db_options db = [] {
+        vision::db_options d;
+        d.unclip_ratio = 2.0;
+        return d;
+    }();
+    // ---- direction ----
+    double cls_thresh = 0.9;  // turn a line when the classifier says 180 above this
+    /// A line the classifier is unsure of (neither angle above cls_thresh) is
+    /// read both ways by the recognizer, the better score kept (PaddleOCR:
+    /// false, the classifier alone decides).
+    bool rec_checks_unsure = true;
+    int cls_batch = 6;
+    // ---- recognition ----
+    int rec_batch = 6;
+    /// A batch's lines are padded to its widest: a line joins a batch only
+    /// while that width is at most (1 + rec_max_pad) times its own.  The
+    /// zeros past a line's end change what the recognizer's backward LSTM
+    /// reads (spaces go missing), so the default keeps padding small;
+    /// PaddleOCR's own batching is rec_max_pad = infinity.
+    double rec_max_pad = 0.1;
+    double drop_score = 0.5;            // lines whose recognition score is below are dropped
+    std::filesystem::path dict;         // empty: the config's, else the folder's one dict file
+    int use_space_char = -1;            // -1: the config's, else what the class count needs
+    int rec_height = 0, rec_width = 0;  // 0: the config's, else the model's, else 48 x 320
+    /// Every line at rec_width, wider ones squeezed into it (PaddleOCR 2.0's
+    /// form for non-Chinese recognizers) instead of the batch's widest ratio.
+    bool rec_fixed_width = false;
+    /// The recognizer's inference.yml as JSON (null: none read).
+    nlohmann::json rec_config;
+    /// How every model runs (threads, precision, ...).
+    session_options session{};
+};
+
+/// A line of text, in the input picture's pixels.
+struct line {
+    quad box;                // clockwise from the top-left
+    double box_score = 0;    // the detector's mean probability inside the box
+    int angle = 0;           // 0, or 180 when the classifier turned the crop
+    double angle_score = 0;  // the classifier's probability of `angle` (0 without it)
+    std::string text;        // UTF-8 (empty without a recognizer)
+    double score = 0;        // the recognition score (mean probability of the kept steps)
+    image crop;              // rectified and upright: what the recognizer read
+};
+
+/// Milliseconds of the last `read`, per stage.
+struct timings {
+    double det = 0, cls = 0, rec = 0, total = 0;
+};
+
+namespace detail {
+
+inline std::string read_text_file(const std::filesystem::path& f) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) throw io_error("cannot read " + f.string());
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+inline std::filesystem::path folder_of(const std::filesystem::path& model) {
+    return std::filesystem::is_directory(model) ? model : model.parent_path();
+}
+
+/// The one *dict*.txt or ppocr_keys*.txt file in `dir` (empty when none;
+/// usage_error when several).
+inline std::filesystem::path find_dict(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> found;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        auto name = e.path().filename().string();
+        if (e.path().extension() != ".txt") continue;
+        if (name.find("dict") != std::string::npos || name.rfind("ppocr_keys", 0) == 0)
+            found.push_back(e.path());
+    }
+    if (found.size() > 1) {
+        std::sort(found.begin(), found.end());
+        throw usage_error("the recognizer's folder " + dir.string() + " has " +
+                          std::to_string(found.size()) + " dictionaries (" +
+                          found[0].filename().string() + ", " + found[1].filename().string() +
+                          ", ...): name one with --dict");
+    }
+    return found.empty() ? std::filesystem::path{} : found[0];
+}
+
+}  // namespace detail
+
+/// The detector, the classifier and the recognizer, loaded once, run on any
+/// number of pictures (not from several threads at once).
+class pipeline {
+public:
+    explicit pipeline(options o) : o_(std::move(o)) {
+        if (o_.det_model.empty()) throw usage_error("ocr: no detector given");
+        check_options();
+        det_.emplace(o_.det_model, o_.session);
+        if (!o_.cls_model.empty()) cls_.emplace(o_.cls_model, o_.session);
+        if (!o_.rec_model.empty()) {
+            rec_.emplace(o_.rec_model, o_.session);
+            setup_recognizer();
+        }
+    }
+    pipeline(std::filesystem::path det, std::filesystem::path rec, std::filesystem::path cls = {})
+        : pipeline(make_options(std::move(det), std::move(rec), std::move(cls))) {}
+
+    const options& settings() const noexcept { return o_; }
+    bool has_recognizer() const noexcept { return rec_.has_value(); }
+    bool has_classifier() const noexcept { return cls_.has_value(); }
+    /// The recognizer's input height and minimum width, and its dictionary.
+    int rec_height() const noexcept { return rec_h_; }
+    int rec_width() const noexcept { return rec_w_; }
+    const vision::ocr::dictionary& dictionary() const noexcept { return dict_; }
+    /// The stages' times of the last `read` / `find_lines`.
+    const timings& last_timings() const noexcept { return times_; }
+
+    /// The detector's preprocessing: DetResizeForTest (longer side at most
+    /// limit_side, sides rounded to multiples of 32), the ImageNet
+    /// normalisation, planar, in B, G, R.
+    vision::pipeline det_pipeline() const {
+        vision::pipeline p;
+        p.order = vision::channel_order::bgr;
+        vision::det_resize_step r;
+        r.limit_side_len = o_.limit_side, r.limit_type = "max";
+        p.steps.emplace_back(r);
+        p.steps.emplace_back(vision::normalize_step{});
+        p.steps.emplace_back(vision::permute_step{});
+        return p;
+    }
+
+    /// The detector's probability map for `img`, and its width and height.
+    std::vector<float> probability_map(const image& img, int& mw, int& mh) {
+        auto in = vision::preprocess(img, det_pipeline());
+        auto h = in.input.shape()[2], w = in.input.shape()[3];
+        auto outs = det_->run({{det_->input_names().at(0), std::move(in.input)}});
+        const auto& out = outs.at(det_->output_names().at(0));
+        if (out.shape().size() != 4 || out.shape()[2] != h || out.shape()[3] != w)
+            throw error("ocr: the detector's output is not a 1x1x" + std::to_string(h) + "x" +
+                        std::to_string(w) + " map (is " + o_.det_model.string() +
+                        " a text detector?)");
+        auto s = out.span<float>();
+        mw = int(w), mh = int(h);
+        return {s.begin(), s.begin() + std::ptrdiff_t(w * h)};
+    }
+
+    /// The lines of `img` in reading order, cut out and (with a classifier)
+    /// upright; no text yet.
+    std::vector<line> find_lines(const image& img) {
+        times_ = {};
+        unsure_.clear();
+        auto t0 = clock::now();
+        auto lines = detect(img);
+        times_.det = ms_since(t0);
+        auto t1 = clock::now();
+        if (cls_) classify(lines);
+        times_.cls = ms_since(t1);
+        times_.total = ms_since(t0);
+        return lines;
+    }
+
+    /// Every line of text in `img` that the recognizer reads with a score of
+    /// at least drop_score, in reading order (without a recognizer: every
+    /// line found, with no text).
+    std::vector<line> read(const image& img) {
+        auto t0 = clock::now();
+        auto lines = find_lines(img);
+        if (!rec_) return lines;
+        auto t1 = clock::now();
+        recognize(lines);
+        if (o_.rec_checks_unsure && !unsure_.empty()) {
+            std::vector<image> turned;
+            for (std::size_t i : unsure_) turned.push_back(vision::rotate180(lines[i].crop));
+            std::vector<const image*> ptrs;
+            for (const auto& t : turned) ptrs.push_back(&t);
+            auto texts = recognize(ptrs);
+            for (std::size_t k = 0; k < unsure_.size(); ++k) {
+                line& l = lines[unsure_[k]];
+                if (texts[k].score <= l.score) continue;
+                l.text = std::move(texts[k].text), l.score = texts[k].score;
+                l.crop = std::move(turned[k]);
+                l.angle = 180 - l.angle, l.angle_score = 1 - l.angle_score;
+            }
+        }
+        times_.rec = ms_since(t1);
+        std::erase_if(lines, [&](const line& l) { return l.score < o_.drop_score; });
+        times_.total = ms_since(t0);
+        return lines;
+    }
+
+    /// The recognizer on crops (any order; each upright, read left to
+    /// right): text and score per crop, in the crops' order.
+    std::vector<vision::ocr::decoded> recognize(const std::vector<const image*>& crops) {
+        if (!rec_) throw usage_error("ocr: no recognizer given");
+        std::vector<vision::ocr::decoded> out(crops.size());
+        std::vector<std::size_t> idx(crops.size());
+        std::iota(idx.begin(), idx.end(), std::size_t{0});
+        auto ratio = [&](std::size_t i) { return double(crops[i]->width) / crops[i]->height; };
+        std::stable_sort(idx.begin(), idx.end(),
+                         [&](std::size_t a, std::size_t b) { return ratio(a) < ratio(b); });
+        const auto in_name = rec_->input_names().at(0), out_name = rec_->output_names().at(0);
+        // The width a line is read at alone: PaddleOCR's, at least rec_w_.
+        auto width = [&](std::size_t i) {
+            return o_.rec_fixed_width ? double(rec_w_)
+                                      : std::max(double(rec_w_), std::ceil(rec_h_ * ratio(i)));
+        };
+        for (std::size_t b = 0, e = 0; b < idx.size(); b = e) {
+            std::vector<const image*> batch;
+            for (e = b; e < idx.size() && e - b < std::size_t(o_.rec_batch) &&
+                        width(idx[e]) <= (1 + o_.rec_max_pad) * width(idx[b]);
+                 ++e)
+                batch.push_back(crops[idx[e]]);
+            auto outs = rec_->run(
+                {{in_name, vision::ocr::batch_input(batch, rec_h_, rec_w_, o_.rec_fixed_width)}});
+            const auto& probs = outs.at(out_name);
+            const auto& s = probs.shape();
+            if (s.size() != 3 || s[0] != std::int64_t(batch.size()))
+                throw error("ocr: the recognizer's output is " + to_string(s) +
+                            ", not [batch, steps, classes]");
+            if (s[2] != std::int64_t(dict_.classes()))
+                throw usage_error("ocr: the dictionary decodes " + std::to_string(dict_.classes()) +
+                                  " classes (the blank + " + std::to_string(dict_.chars.size()) +
+                                  " characters) but the recognizer outputs " +
+                                  std::to_string(s[2]));
+            auto p = probs.span<float>();
+            for (std::size_t k = 0; k < batch.size(); ++k)
+                out[idx[b + k]] =
+                    vision::ocr::ctc_greedy(p.data() + k * s[1] * s[2], s[1], s[2], &dict_);
+        }
+        return out;
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    static double ms_since(clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+    }
+
+    static options make_options(std::filesystem::path det, std::filesystem::path rec,
+                                std::filesystem::path cls) {
+        options o;
+        o.det_model = std::move(det), o.rec_model = std::move(rec), o.cls_model = std::move(cls);
+        return o;
+    }
+
+    void check_options() const {
+        auto positive = [](int v, const char* what) {
+            if (v < 1 || v > 4096)
+                throw usage_error(std::string("ocr: ") + what + " must be from 1 to 4096, got " +
+                                  std::to_string(v));
+        };
+        positive(o_.limit_side, "limit_side");
+        positive(o_.cls_batch, "cls_batch");
+        positive(o_.rec_batch, "rec_batch");
+        if (o_.rec_height) positive(o_.rec_height, "rec_height");
+        if (o_.rec_width) positive(o_.rec_width, "rec_width");
+        for (auto [v, what] :
+             {std::pair{o_.drop_score, "drop_score"}, std::pair{o_.cls_thresh, "cls_thresh"}})
+            if (!(v >= 0 && v <= 1))
+                throw usage_error(std::string("ocr: ") + what + " must be in [0, 1]");
+        for (const auto& m : {o_.det_model, o_.rec_model, o_.cls_model})
+            if (!m.empty() && !std::filesystem::exists(m))
+                throw io_error("ocr: no model at " + m.string());
+    }
+
+    /// The recognizer's input size, dictionary and space character.
+    void setup_recognizer() {
+        const auto dir = detail::folder_of(o_.rec_model);
+        const nlohmann::json& cfg = o_.rec_config;
+        if (cfg.is_null() && std::filesystem::exists(dir / "inference.yml") && o_.dict.empty())
+            throw usage_error("ocr: " + (dir / "inference.yml").string() +
+                              " is not read by these headers (no YAML parser): pass it as "
+                              "options.rec_config (parsed into JSON), or give options.dict");
+        int cfg_h = 0, cfg_w = 0;
+        nlohmann::json cfg_chars;
+        int cfg_space = -1;
+        if (cfg.is_object()) {
+            if (auto pre = cfg.find("PreProcess"); pre != cfg.end() && pre->is_object())
+                if (auto ops = pre->find("transform_ops"); ops != pre->end() && ops->is_array())
+                    for (const auto& op : *ops)
+                        if (op.is_object() && op.contains("RecResizeImg")) {
+                            const auto& shape =
+                                op["RecResizeImg"].value("image_shape", nlohmann::json());
+                            if (shape.is_array() && shape.size() == 3 && shape[1].is_number() &&
+                                shape[2].is_number())
+                                cfg_h = shape[1].get<int>(), cfg_w = shape[2].get<int>();
+                        }
+            if (auto post = cfg.find("PostProcess"); post != cfg.end() && post->is_object()) {
+                if (post->contains("character_dict")) cfg_chars = (*post)["character_dict"];
+                if (auto s = post->find("use_space_char"); s != post->end() && s->is_boolean())
+                    cfg_space = s->get<bool>() ? 1 : 0;
+            }
+        }
+        const auto& in = rec_->program().input_var(0).shape;
+        const auto& out = rec_->program().output_var(0).shape;
+        rec_h_ = o_.rec_height                                  ? o_.rec_height
+                 : cfg_h > 0                                    ? cfg_h
+                 : in.size() == 4 && in[2] > 0 && in[2] <= 4096 ? int(in[2])
+                                                                : 48;
+        rec_w_ = o_.rec_width ? o_.rec_width : cfg_w > 0 ? cfg_w : 320;
+        const std::int64_t classes = out.size() == 3 ? out[2] : -1;
+        int space = o_.use_space_char >= 0 ? o_.use_space_char : cfg_space;
+        std::string text, what;
+        if (!o_.dict.empty()) {
+            text = detail::read_text_file(o_.dict);
+            what = "the dictionary " + o_.dict.string();
+        } else if (cfg_chars.is_array()) {
+            for (const auto& c : cfg_chars)
+                text += (c.is_string() ? c.get<std::string>() : c.dump()) + "\n";
+            what = "the config's character_dict";
+        } else if (cfg_chars.is_string()) {
+            text = cfg_chars.get<std::string>();
+            what = "the config's character_dict";
+        } else {
+            auto f = detail::find_dict(dir);
+            if (f.empty())
+                throw usage_error("ocr: no dictionary for the recognizer " + o_.rec_model.string() +
+                                  " (no *dict*.txt or ppocr_keys*.txt beside it): give one "
+                                  "with --dict");
+            text = detail::read_text_file(f);
+            what = "the dictionary " + f.string();
+        }
+        auto lines = vision::ocr::dictionary::from_text(text, false).chars.size();
+        bool use_space = vision::ocr::space_char_for(lines, classes, space, what);
+        dict_ = vision::ocr::dictionary::from_text(text, use_space);
+    }
+
+    std::vector<line> detect(const image& img) {
+        if (img.width <= 0 || img.height <= 0 || img.data.empty())
+            throw usage_error("ocr: the picture is empty");
+        int mw = 0, mh = 0;
+        auto map = probability_map(img, mw, mh);
+        auto boxes = vision::db_boxes(map.data(), mw, mh, o_.db);
+        std::vector<line> found;
+        for (auto& b : boxes) {
+            line l;
+            for (int i = 0; i < 4; ++i) {
+                l.box[i][0] =
+                    std::clamp(std::round(b.box[i][0] / mw * img.width), 0.0, double(img.width));
+                l.box[i][1] =
+                    std::clamp(std::round(b.box[i][1] / mh * img.height), 0.0, double(img.height));
+            }
+            auto dist = [](const point& a, const point& c) {
+                return std::hypot(a[0] - c[0], a[1] - c[1]);
+            };
+            if (dist(l.box[0], l.box[1]) <= 3 || dist(l.box[0], l.box[3]) <= 3) continue;
+            l.box_score = b.score;
+            found.push_back(std::move(l));
+        }
+        std::vector<quad> quads;
+        for (const auto& l : found) quads.push_back(l.box);
+        std::vector<line> lines;
+        for (std::size_t i : vision::ocr::reading_order(quads)) {
+            found[i].crop = vision::ocr::crop_quad(img, found[i].box);
+            lines.push_back(std::move(found[i]));
+        }
+        return lines;
+    }
+
+    /// The classifier's verdict, 6 crops a batch at 3 x 48 x 192.
+    void classify(std::vector<line>& lines) {
+        unsure_.clear();
+        const auto in_name = cls_->input_names().at(0), out_name = cls_->output_names().at(0);
+        for (std::size_t b = 0; b < lines.size(); b += std::size_t(o_.cls_batch)) {
+            std::vector<const image*> batch;
+            std::size_t end = std::min(lines.size(), b + std::size_t(o_.cls_batch));
+            for (std::size_t k = b; k < end; ++k) batch.push_back(&lines[k].crop);
+            auto outs = cls_->run({{in_name, vision::ocr::batch_input(batch, 48, 192, true)}});
+            auto p = outs.at(out_name).span<float>();
+            if (p.size() != 2 * batch.size())
+                throw error("ocr: the classifier does not output two classes per line");
+            for (std::size_t k = b; k < end; ++k) {
+                float up = p[2 * (k - b)], down = p[2 * (k - b) + 1];
+                line& l = lines[k];
+                l.angle = down > up && down > o_.cls_thresh ? 180 : 0;
+                l.angle_score = l.angle == 180 ? down : up;
+                if (std::max(up, down) <= o_.cls_thresh) unsure_.push_back(k);
+                if (l.angle == 180) l.crop = vision::rotate180(l.crop);
+            }
+        }
+    }
+
+    void recognize(std::vector<line>& lines) {
+        std::vector<const image*> crops;
+        for (const auto& l : lines) crops.push_back(&l.crop);
+        auto texts = recognize(crops);
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            lines[i].text = std::move(texts[i].text);
+            lines[i].score = texts[i].score;
+        }
+    }
+
+    options o_;
+    std::optional<session> det_, cls_, rec_;
+    int rec_h_ = 0, rec_w_ = 0;
+    vision::ocr::dictionary dict_;
+    timings times_;
+    std::vector<std::size_t> unsure_;  // the last find_lines' lines the classifier was unsure of
+};
+
+}  // namespace litegraph::ocr
+// ---- end litegraph/ocr.hpp ----
 // ---- begin litegraph/vision/config.hpp ----
 // Reads a model's preprocessing from its exported config, parsed into JSON
 // (the CLI reads the YAML files with yaml-cpp and hands the tree over; this

@@ -47,6 +47,7 @@ LAYERS = [
     (10, "umbrella", "litegraph.hpp"),
     (10, "umbrella", "litegraph/paddle.hpp"),
     (10, "umbrella", "litegraph/session.hpp"),
+    (10, "umbrella", "litegraph/ocr.hpp"),
 ]
 
 LAYER_NOTES = {
@@ -66,8 +67,9 @@ LAYER_NOTES = {
     "static": "compile-time networks for firmware",
     "loader": "the Paddle format (protobuf)",
     "vision": "images and the models' preprocessing (beside the runtime; core only)",
-    "umbrella": "litegraph.hpp, paddle.hpp, and session.hpp (the one entry point over "
-                "loader, passes, places and runtime): include anything",
+    "umbrella": "litegraph.hpp, paddle.hpp, session.hpp (the one entry point over "
+                "loader, passes, places and runtime) and ocr.hpp (PaddleOCR's text system on "
+                "sessions): include anything",
 }
 
 # Tolerated backwards includes: (including header, included header, why it is

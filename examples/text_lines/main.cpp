@@ -1,8 +1,9 @@
 // text_lines: finds the lines of text in an image with the PP-OCRv3 detector,
-// tells for each whether it is upside down with ppocr_mobile_v2.0_cls, and
-// draws them.  See text_lines.hpp for the method.
+// tells for each whether it is upside down with ppocr_mobile_v2.0_cls, reads
+// them with a recognizer when --rec names one, and draws them: the library's
+// OCR pipeline (litegraph/ocr.hpp, the method) from a small program.
 //
-// usage: text_lines IMAGE [-o OUT.png] [--json] [--det DIR] [--cls DIR]
+// usage: text_lines IMAGE [-o OUT.png] [--json] [--det DIR] [--cls DIR] [--rec DIR]
 //                   [--limit-side N] [--thresh X] [--box-thresh X] [--unclip X]
 #include <cstdio>
 #include <iostream>
@@ -11,7 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "text_lines.hpp"
+#include "litegraph/ocr.hpp"
+#include "litegraph/vision/draw.hpp"
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
@@ -37,23 +39,26 @@
 namespace {
 
 constexpr const char* usage_text =
-    "usage: text_lines IMAGE [-o OUT.png] [--json] [--det DIR] [--cls DIR]\n"
+    "usage: text_lines IMAGE [-o OUT.png] [--json] [--det DIR] [--cls DIR] [--rec DIR]\n"
     "                  [--limit-side N] [--thresh X] [--box-thresh X] [--unclip X]\n"
     "Finds the lines of text in IMAGE (PNG or JPEG) with the PP-OCRv3 detector and DB\n"
     "post-processing, classifies each line's orientation (0 or 180 degrees) with\n"
-    "ppocr_mobile_v2.0_cls and prints them top to bottom.\n"
+    "ppocr_mobile_v2.0_cls and prints them in reading order; with --rec, what they say.\n"
     "  -o OUT.png        draw the lines' boxes on the image (green: upright, red: turned)\n"
     "  --json            print {\"lines\": [{\"box\", \"score\", \"angle\", \"angle_score\"}]}\n"
+    "                    (with --rec also \"text\" and \"text_score\")\n"
     "                    (boxes: four corners in the image's pixels, clockwise from\n"
     "                    the top-left)\n"
     "  --det DIR         the detector (default " LITEGRAPH_SHARED_MODELS
     "/ppocr_v3_det)\n"
     "  --cls DIR         the orientation classifier (default " LITEGRAPH_SHARED_MODELS
     "/ppocr_mobile_v2.0_cls)\n"
+    "  --rec DIR         a text recognizer (CTC): read the lines (`litegraph ocr` does the same\n"
+    "                    with every option)\n"
     "  --limit-side N    the detector's input: longer side at most N pixels (default 960)\n"
     "  --thresh X        probability threshold of the map (default 0.3)\n"
     "  --box-thresh X    a line's mean probability must reach X (default 0.6)\n"
-    "  --unclip X        how much a line's box grows (default 1.5)\n";
+    "  --unclip X        how much a line's box grows (default 2.0)\n";
 
 double number(const std::string& opt, const std::string& v, double lo, double hi) {
     std::size_t used = 0;
@@ -74,7 +79,7 @@ double number(const std::string& opt, const std::string& v, double lo, double hi
 int main(int argc, char** argv) {
     std::string input, out_png;
     bool json = false;
-    text_lines::options o;
+    litegraph::ocr::options o;
     o.det_model = LITEGRAPH_SHARED_MODELS "/ppocr_v3_det";
     o.cls_model = LITEGRAPH_SHARED_MODELS "/ppocr_mobile_v2.0_cls";
     try {
@@ -95,6 +100,8 @@ int main(int argc, char** argv) {
                 o.det_model = value();
             } else if (a == "--cls") {
                 o.cls_model = value();
+            } else if (a == "--rec") {
+                o.rec_model = value();
             } else if (a == "--limit-side") {
                 o.limit_side = static_cast<int>(number(a, value(), 32, 8192));
             } else if (a == "--thresh") {
@@ -127,17 +134,19 @@ int main(int argc, char** argv) {
             return 1;
         }
         auto img = litegraph::vision::image::from_pixels(pixels.get(), w, h, 4);
-        text_lines::finder finder(o);
-        auto lines = finder.find_lines(img);
+        litegraph::ocr::pipeline finder(o);
+        auto lines = finder.read(img);
 
         nlohmann::json doc = {{"lines", nlohmann::json::array()}};
         for (auto& l : lines) {
             nlohmann::json box = nlohmann::json::array();
             for (auto& p : l.box) box.push_back({p[0], p[1]});
-            doc["lines"].push_back({{"box", box},
-                                    {"score", l.score},
-                                    {"angle", l.angle},
-                                    {"angle_score", l.angle_score}});
+            nlohmann::json j = {{"box", box},
+                                {"score", l.box_score},
+                                {"angle", l.angle},
+                                {"angle_score", l.angle_score}};
+            if (finder.has_recognizer()) j["text"] = l.text, j["text_score"] = l.score;
+            doc["lines"].push_back(j);
         }
         if (json) {
             std::cout << doc.dump(2) << "\n";
@@ -145,10 +154,10 @@ int main(int argc, char** argv) {
             std::cout << lines.size() << " line(s)\n";
             for (auto& l : lines)
                 std::printf(
-                    "(%g,%g) (%g,%g) (%g,%g) (%g,%g)  score %.3f  angle %d (p %.3f)  %dx%d\n",
+                    "(%g,%g) (%g,%g) (%g,%g) (%g,%g)  score %.3f  angle %d (p %.3f)  %dx%d  %s\n",
                     l.box[0][0], l.box[0][1], l.box[1][0], l.box[1][1], l.box[2][0], l.box[2][1],
-                    l.box[3][0], l.box[3][1], l.score, l.angle, l.angle_score, l.crop.width,
-                    l.crop.height);
+                    l.box[3][0], l.box[3][1], l.box_score, l.angle, l.angle_score, l.crop.width,
+                    l.crop.height, l.text.c_str());
         }
         if (!out_png.empty()) {
             auto drawn = img;

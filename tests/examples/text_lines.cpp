@@ -1,18 +1,18 @@
-// examples/text_lines: the whole method on pictures whose lines of text are measured from the
-// pixels themselves (ink bands), upright, turned by 180 degrees, and composed at other sizes on a
-// canvas whose sides are no multiple of 32.
+// litegraph::ocr::pipeline's line finding (examples/text_lines): the whole method on pictures whose
+// lines of text are measured from the pixels themselves (ink bands), upright, turned by 180
+// degrees, and composed at other sizes on a canvas whose sides are no multiple of 32.
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
 
-#include "../../examples/text_lines/text_lines.hpp"
+#include "litegraph/ocr.hpp"
 #include "support.hpp"
 
 #include "stb_image_impl.hpp"
 
 using litegraph::vision::image;
-using text_lines::point;
+using litegraph::vision::point;
 
 namespace {
 
@@ -62,7 +62,7 @@ bbox extent(const litegraph::vision::quad& q) {
 /// line's height, at least 2 pixels, may fall outside: DB boxes hug the glyphs
 /// and a scaled picture's anti-aliased edges count as ink here), and no more
 /// than `margin` of the line's height around it.
-void check_covers(const text_lines::line& l, const bbox& band, double margin = 0.8) {
+void check_covers(const litegraph::ocr::line& l, const bbox& band, double margin = 0.8) {
     auto e = extent(l.box);
     int h = band.y1 - band.y0 + 1;
     int slack = std::max(2, int(0.08 * h));
@@ -91,8 +91,8 @@ void paste(image& dst, const image& src, bbox r, double s, bool turn, int x, int
         }
 }
 
-text_lines::options model_options() {
-    text_lines::options o;
+litegraph::ocr::options model_options() {
+    litegraph::ocr::options o;
     o.det_model = litegraph::test::shared_model("ppocr_v3_det");
     o.cls_model = litegraph::test::shared_model("ppocr_mobile_v2.0_cls");
     return o;
@@ -106,14 +106,14 @@ TEST_CASE("text_lines: the three lines of text320.png, upright") {
     auto img = litegraph::test::load_picture(o.det_model / "reference" / "text320.png");
     auto bands = ink_bands(img);
     REQUIRE(bands.size() == 3);
-    text_lines::finder f(o);
+    litegraph::ocr::pipeline f(o);
     auto lines = f.find_lines(img);
     REQUIRE(lines.size() == 3);
     for (std::size_t i = 0; i < 3; ++i) {
         check_covers(lines[i], bands[i]);
         CHECK(lines[i].angle == 0);
         CHECK(lines[i].angle_score > 0.9);
-        CHECK(lines[i].score > 0.6);
+        CHECK(lines[i].box_score > 0.6);
     }
 }
 
@@ -124,7 +124,7 @@ TEST_CASE("text_lines: text320.png turned by 180 degrees reads as three upside-d
         litegraph::test::load_picture(o.det_model / "reference" / "text320.png"));
     auto bands = ink_bands(img);
     REQUIRE(bands.size() == 3);
-    text_lines::finder f(o);
+    litegraph::ocr::pipeline f(o);
     auto lines = f.find_lines(img);
     REQUIRE(lines.size() == 3);
     for (std::size_t i = 0; i < 3; ++i) {
@@ -148,7 +148,7 @@ TEST_CASE("text_lines: lines of other sizes, one upside down, on a 700x430 canva
     paste(canvas, src, pad(src_bands[2]), 0.8, false, 420, 360);  // "DTCM + SRAM", smaller
     auto bands = ink_bands(canvas);
     REQUIRE(bands.size() == 3);
-    text_lines::finder f(o);
+    litegraph::ocr::pipeline f(o);
     auto lines = f.find_lines(canvas);
     REQUIRE(lines.size() == 3);
     for (std::size_t i = 0; i < 3; ++i) check_covers(lines[i], bands[i]);

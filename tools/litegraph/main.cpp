@@ -1,5 +1,5 @@
 // litegraph: the command-line front end (info, run, dot, plan, generate, codegen,
-// quantize, ops).  Each command parses its own options with CLI11 (the shared
+// quantize, ocr, ops).  Each command parses its own options with CLI11 (the shared
 // ones are declared in options.hpp); this file names the commands.
 #include <iostream>
 #include <string>
@@ -9,6 +9,7 @@
 #include "cmd_dot.hpp"
 #include "cmd_generate.hpp"
 #include "cmd_info.hpp"
+#include "cmd_ocr.hpp"
 #include "cmd_ops.hpp"
 #include "cmd_plan.hpp"
 #include "cmd_quantize.hpp"
@@ -38,6 +39,8 @@ const command commands[] = {
      litegraph::cli::cmd_codegen},
     {"quantize", "MODEL", "post-training int8 quantisation (quantize_linear form)",
      litegraph::cli::cmd_quantize},
+    {"ocr", "IMAGE...", "read the text in pictures (detector, direction classifier,\nrecognizer)",
+     litegraph::cli::cmd_ocr},
     {"ops", "", "the op types a model may contain (Paddle and PIR names)", litegraph::cli::cmd_ops},
 };
 
