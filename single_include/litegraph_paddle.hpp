@@ -960,6 +960,7 @@ struct gemm_impl;               // gemm.hpp
 struct depthwise_impl;          // conv.hpp
 struct depthwise_direct_entry;  // conv.hpp
 struct int8_impl;               // conv_int8_fast.hpp
+struct rnn_impl;                // rnn.hpp
 }  // namespace litegraph::kernels::detail
 namespace litegraph::kernels::epilogue {
 struct chain_entry;  // epilogue.hpp
@@ -977,6 +978,7 @@ struct arch_table {
     const epilogue::chain_entry* chains;  // the fused convs' epilogue chains
     std::int64_t chain_count;
     const detail::int8_impl* int8;  // the int8 conv kernels (null: the reference)
+    const detail::rnn_impl* rnn;    // the rnn op's recurrence
 };
 }  // namespace litegraph::kernels::simd
 
@@ -12953,6 +12955,15 @@ struct reshape2 : detail::copy_form {
 // treats them as absent, and a model reading one fails naming it.  T = 0 gives
 // an empty Out and State = PreState.  `mode` has no default (Paddle's op
 // requires it); input_size and seed are not read.  float32 and float64.
+//
+// Kernels: float32 runs kernels/rnn.hpp (per layer and direction, the input
+// projection of every step as one packed SGEMM, then the steps with the gates'
+// non-linearities and the state update fused; the weights regrouped once per
+// op node in rnn_state).  float64, builds without xsimd and the (non-Paddle)
+// attribute litegraph_kernel = "reference" run compute_reference, the plain
+// loop per sequence, step and gate row.  The two directions of a layer are one
+// task each on the program's thread pool: each is computed alone, so the
+// outputs do not depend on the number of threads.
 
 #include <algorithm>
 #include <cmath>
@@ -12961,8 +12972,403 @@ struct reshape2 : detail::copy_form {
 #include <string_view>
 #include <vector>
 
+// ---- begin litegraph/kernels/rnn.hpp ----
+// The desktop form of the rnn op's recurrence (ops/rnn.hpp: LSTM, GRU,
+// RNN_TANH, RNN_RELU): one direction of one layer, float32.
+//
+//   kernels::rnn_weights w;  w.prepare(cell, h, in, wih, whh, bih, bhh);  // once
+//   kernels::rnn_project(w, rows, x, proj);  // proj = x W_ih^T + biases, one SGEMM
+//   kernels::rnn_recurrence(seq);            // the steps, gates fused
+//
+// The G * H gate rows of one direction are regrouped into hidden blocks of V
+// units (V the vector width of the instruction set prepared for): column
+// ((u / V) * G + j) * V + u % V holds gate j of unit u, and the units are
+// padded to Hp, a multiple of V, with zero weights.  So one hidden block's G
+// gates are G vectors side by side, and a step computes them, applies the
+// gates' non-linearities and updates h (and c) without another pass.
+//
+// The input projection of every step, x[T * N, In] W_ih^T + b_ih (+ b_hh for
+// LSTM and RNN, and for GRU's r and z gates: the candidate's b_hh is inside
+// r * (W_hn h + b_hn)), is one packed SGEMM (gemm.hpp) into proj [T * N, G * Hp].
+// Per step, every active sequence b (t < len[b]) of a tile of rows starts from
+// its proj row and adds h_prev[b] W_hh^T with a register tile of HB hidden
+// blocks x MB sequences (each W_hh^T row loaded once for the MB sequences),
+// then the tile's gates go through sigmoid / tanh (Paddle's unclipped
+// sigmoid_v2 and tanh_v2, 1 / (1 + exp(-x)) and 2 / (1 + exp(-2x)) - 1, on
+// xsimd's exp, within a few ulp of std::exp) and the state update.  The new h
+// goes to a second buffer (every block reads all of h_prev), c is updated in
+// place.  Inactive sequences keep their state and write zeros to Out.
+//
+// The recurrence is a template on the xsimd architecture; tools/simd's arch
+// units register it (simd::arch_table::rnn) beside the SGEMM, so it runs the
+// widest vectors this CPU has (rnn_for).  Without xsimd (LITEGRAPH_SCALAR_SIMD)
+// there is no fast form: rnn_fast_available is false and ops::rnn runs its
+// reference loop.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+
+namespace litegraph::kernels {
+
+enum class rnn_cell { lstm, gru, rnn_tanh, rnn_relu };
+
+constexpr std::int64_t rnn_gates(rnn_cell c) {
+    return c == rnn_cell::lstm ? 4 : (c == rnn_cell::gru ? 3 : 1);
+}
+
+#if defined(LITEGRAPH_SCALAR_SIMD)
+inline constexpr bool rnn_fast_available = false;
+#else
+inline constexpr bool rnn_fast_available = true;
+#endif
+
+/// One step sequence's operands (one direction of one layer).
+struct rnn_sequence {
+    rnn_cell cell = rnn_cell::lstm;
+    std::int64_t steps = 0, n = 0, h = 0, hp = 0;  // hp: H padded to the block width
+    bool reverse = false;
+    const float* proj = nullptr;        // [steps * n, G * hp], biases included
+    const float* whh_t = nullptr;       // [h, G * hp]: row k multiplies h_prev[k]
+    const float* bhh_n = nullptr;       // [hp]: GRU's b_hh of the candidate gate
+    const std::int64_t* len = nullptr;  // [n], each in [0, steps]
+    float* hs = nullptr;                // [n, hp]: h0 in, final h out
+    float* hs2 = nullptr;               // [n, hp]: scratch
+    float* cs = nullptr;                // [n, hp]: c0 in, final c out (LSTM)
+    float* out = nullptr;               // Out + direction * H
+    std::int64_t out_stride = 0;        // D * H: floats from one (t, b) row to the next
+};
+
+namespace detail {
+/// An architecture's recurrence and the block width its weights need.
+struct rnn_impl {
+    std::int64_t width = 1;
+    void (*run)(const rnn_sequence&) = nullptr;
+};
+}  // namespace detail
+
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+namespace rnn_detail {
+
+template <class V>
+inline V sigmoid(V x) {
+    return V(1.f) / (V(1.f) + xsimd::exp(-x));
+}
+template <class V>
+inline V tanh_v2(V x) {
+    return V(2.f) / (V(1.f) + xsimd::exp(V(-2.f) * x)) - V(1.f);
+}
+
+/// What one step's tiles share.
+struct step_ctx {
+    std::int64_t h, hp, ld;  // ld = G * hp
+    const float* whh_t;
+    const float* bhh_n;
+    const float* proj;  // the step's first row (sequence 0)
+    const float* hprev;
+    float* hnext;
+    float* cs;
+    float* out;  // the step's Out row of sequence 0
+    std::int64_t out_stride;
+};
+
+/// HB hidden blocks (from block hb0) of MB sequences `rows`: gates, state.
+template <class A, rnn_cell C, int HB, int MB>
+inline void tile(const step_ctx& s, std::int64_t hb0, const std::int64_t* rows) {
+    using V = xsimd::batch<float, A>;
+    constexpr std::int64_t G = rnn_gates(C), W = V::size;
+    constexpr int NA = HB * static_cast<int>(G);
+    V acc[MB][NA];
+    const float* hp[MB];
+    for (int m = 0; m < MB; ++m) {
+        hp[m] = s.hprev + rows[m] * s.hp;
+        const float* p = s.proj + rows[m] * s.ld + hb0 * G * W;
+        for (int i = 0; i < NA; ++i) {
+            if (C == rnn_cell::gru && i % G == 2)  // r * (W_hn h + b_hn): no x part yet
+                acc[m][i] = V::load_unaligned(s.bhh_n + (hb0 + i / G) * W);
+            else
+                acc[m][i] = V::load_unaligned(p + i * W);
+        }
+    }
+    const float* wk = s.whh_t + hb0 * G * W;
+    for (std::int64_t k = 0; k < s.h; ++k, wk += s.ld) {
+        V hv[MB];
+        for (int m = 0; m < MB; ++m) hv[m] = V(hp[m][k]);
+        detail::unroll(std::make_integer_sequence<std::int64_t, NA>{}, [&](auto i) {
+            const V w = V::load_unaligned(wk + i * W);
+            for (int m = 0; m < MB; ++m) acc[m][i] = simd::fmadd(hv[m], w, acc[m][i]);
+        });
+    }
+    for (int m = 0; m < MB; ++m) {
+        const std::int64_t b = rows[m];
+        for (int j = 0; j < HB; ++j) {
+            const std::int64_t u0 = (hb0 + j) * W;  // first unit of the block
+            const V* a = acc[m] + j * G;
+            V hv;
+            if constexpr (C == rnn_cell::lstm) {
+                const V i = sigmoid(a[0]), f = sigmoid(a[1]), g = tanh_v2(a[2]), o = sigmoid(a[3]);
+                float* cp = s.cs + b * s.hp + u0;
+                const V c = g * i + V::load_unaligned(cp) * f;
+                c.store_unaligned(cp);
+                hv = o * tanh_v2(c);
+            } else if constexpr (C == rnn_cell::gru) {
+                const V r = sigmoid(a[0]), z = sigmoid(a[1]);
+                const V xn = V::load_unaligned(s.proj + b * s.ld + ((hb0 + j) * G + 2) * W);
+                const V n = tanh_v2(xn + r * a[2]);
+                hv = z * V::load_unaligned(hp[m] + u0) + n - z * n;
+            } else if constexpr (C == rnn_cell::rnn_tanh) {
+                hv = xsimd::tanh(a[0]);
+            } else {
+                hv = xsimd::max(a[0], V(0.f));
+            }
+            hv.store_unaligned(s.hnext + b * s.hp + u0);
+            float* o = s.out + b * s.out_stride + u0;
+            if (u0 + W <= s.h) {
+                hv.store_unaligned(o);
+            } else {
+                alignas(64) float lanes[W];
+                hv.store_aligned(lanes);
+                std::memcpy(o, lanes, static_cast<std::size_t>(s.h - u0) * sizeof(float));
+            }
+        }
+    }
+}
+
+/// Register tiles per cell: one sequence, HB1 hidden blocks (at most 12
+/// accumulators); several sequences (LSTM, GRU), one block of MBX of them.
+template <rnn_cell C>
+inline constexpr int hb_one = C == rnn_cell::lstm ? 3 : (C == rnn_cell::gru ? 4 : 8);
+template <rnn_cell C>
+inline constexpr int mb_many = C == rnn_cell::lstm || C == rnn_cell::gru ? 3 : 1;
+
+/// Hidden blocks [hb, nb) of one sequence, in tiles of R blocks or fewer.
+template <class A, rnn_cell C, int R>
+inline void blocks_one(const step_ctx& s, std::int64_t hb, std::int64_t nb,
+                       const std::int64_t* row) {
+    if constexpr (R > 0) {
+        for (; hb + R <= nb; hb += R) tile<A, C, R, 1>(s, hb, row);
+        blocks_one<A, C, R - 1>(s, hb, nb, row);
+    }
+}
+
+template <class A, rnn_cell C>
+void recurrence(const rnn_sequence& q) {
+    using V = xsimd::batch<float, A>;
+    constexpr std::int64_t W = V::size;
+    const std::int64_t ld = rnn_gates(C) * q.hp, nb = q.hp / W;
+    float* hprev = q.hs;
+    float* hnext = q.hs2;
+    std::vector<std::int64_t> active(static_cast<std::size_t>(q.n));
+    for (std::int64_t st = 0; st < q.steps; ++st) {
+        const std::int64_t t = q.reverse ? q.steps - 1 - st : st;
+        std::int64_t na = 0;
+        for (std::int64_t b = 0; b < q.n; ++b) {
+            if (t < q.len[b]) {
+                active[static_cast<std::size_t>(na++)] = b;
+            } else {  // state kept, zeros out
+                std::copy(hprev + b * q.hp, hprev + (b + 1) * q.hp, hnext + b * q.hp);
+                float* o = q.out + (t * q.n + b) * q.out_stride;
+                std::fill(o, o + q.h, 0.f);
+            }
+        }
+        const step_ctx s{q.h,         q.hp,
+                         ld,          q.whh_t,
+                         q.bhh_n,     q.proj + t * q.n * ld,
+                         hprev,       hnext,
+                         q.cs,        q.out + t * q.n * q.out_stride,
+                         q.out_stride};
+        const std::int64_t* rows = active.data();
+        std::int64_t r = 0;
+        constexpr int MB = mb_many<C>;
+        if constexpr (MB > 1) {
+            for (; r + MB <= na; r += MB)
+                for (std::int64_t hb = 0; hb < nb; ++hb) tile<A, C, 1, MB>(s, hb, rows + r);
+            if constexpr (MB > 2)
+                if (r + 2 <= na) {
+                    for (std::int64_t hb = 0; hb < nb; ++hb) tile<A, C, 1, 2>(s, hb, rows + r);
+                    r += 2;
+                }
+        }
+        for (; r < na; ++r) blocks_one<A, C, hb_one<C>>(s, 0, nb, rows + r);
+        std::swap(hprev, hnext);
+    }
+    if (hprev != q.hs) std::copy(hprev, hprev + q.n * q.hp, q.hs);
+}
+
+template <class A>
+void run_recurrence(const rnn_sequence& q) {
+    switch (q.cell) {
+        case rnn_cell::lstm:
+            recurrence<A, rnn_cell::lstm>(q);
+            break;
+        case rnn_cell::gru:
+            recurrence<A, rnn_cell::gru>(q);
+            break;
+        case rnn_cell::rnn_tanh:
+            recurrence<A, rnn_cell::rnn_tanh>(q);
+            break;
+        default:
+            recurrence<A, rnn_cell::rnn_relu>(q);
+            break;
+    }
+}
+
+}  // namespace rnn_detail
+
+namespace detail {
+template <class A>
+constexpr rnn_impl rnn_impl_of() {
+    return {simd::width_of<A>, &rnn_detail::run_recurrence<A>};
+}
+}  // namespace detail
+#endif
+
+namespace detail {
+/// The recurrence of a slot: its arch unit's, or the compile-time one's
+/// (none without xsimd: width 1, no kernel).
+inline rnn_impl rnn_for(simd::isa i) {
+#if defined(LITEGRAPH_SCALAR_SIMD)
+    (void)i;
+    return {};
+#else
+    if (const simd::arch_table* t = simd::table_of(i)) return *t->rnn;
+    return rnn_impl_of<simd::default_arch>();
+#endif
+}
+}  // namespace detail
+
+/// One direction of one layer's weights in the blocked layout (top of file),
+/// prepared for one instruction set (its vector width).
+struct rnn_weights {
+    rnn_cell cell = rnn_cell::lstm;
+    std::int64_t h = 0, hp = 0, in = 0;
+    simd::isa isa = simd::isa::baseline;
+    std::vector<float> wih_t;  // [in, G * hp]
+    std::vector<float> bias;   // [G * hp]: b_ih + b_hh (GRU's candidate: b_ih)
+    std::vector<float> whh_t;  // [h, G * hp]
+    std::vector<float> bhh_n;  // [hp]: GRU's candidate b_hh
+
+    std::int64_t cols() const { return rnn_gates(cell) * hp; }
+
+    /// wih [G*H, in], whh [G*H, H], bih and bhh [G*H] in Paddle's order.
+    void prepare(rnn_cell c, std::int64_t hidden, std::int64_t inputs, const float* wih,
+                 const float* whh, const float* bih, const float* bhh) {
+        cell = c;
+        h = hidden;
+        in = inputs;
+        isa = simd::active();
+        const std::int64_t v = detail::rnn_for(isa).width, g = rnn_gates(c);
+        hp = (h + v - 1) / v * v;
+        const std::int64_t ld = g * hp;
+        wih_t.assign(static_cast<std::size_t>(in * ld), 0.f);
+        whh_t.assign(static_cast<std::size_t>(h * ld), 0.f);
+        bias.assign(static_cast<std::size_t>(ld), 0.f);
+        bhh_n.assign(static_cast<std::size_t>(c == rnn_cell::gru ? hp : 0), 0.f);
+        for (std::int64_t j = 0; j < g; ++j)
+            for (std::int64_t u = 0; u < h; ++u) {
+                const std::int64_t row = j * h + u;                      // Paddle's gate row
+                const std::int64_t col = ((u / v) * g + j) * v + u % v;  // blocked column
+                for (std::int64_t q = 0; q < in; ++q) wih_t[q * ld + col] = wih[row * in + q];
+                for (std::int64_t q = 0; q < h; ++q) whh_t[q * ld + col] = whh[row * h + q];
+                if (c == rnn_cell::gru && j == 2) {
+                    bias[col] = bih[row];
+                    bhh_n[u] = bhh[row];
+                } else {
+                    bias[col] = bih[row] + bhh[row];
+                }
+            }
+    }
+};
+
+namespace rnn_detail {
+/// Stores an SGEMM run plus the bias of its columns.
+struct bias_store {
+    float* c;
+    std::int64_t ldc;
+    const float* bias;
+    void operator()(std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) const {
+        float* o = c + row * ldc + col0;
+        const float* b = bias + col0;
+        for (std::int64_t j = 0; j < count; ++j) o[j] = v[j] + b[j];
+    }
+};
+}  // namespace rnn_detail
+
+/// proj[rows, G * hp] = x[rows, in] (row stride ldx) W_ih^T + biases.
+inline void rnn_project(const rnn_weights& w, std::int64_t rows, const float* x, std::int64_t ldx,
+                        float* proj) {
+    const std::int64_t ld = w.cols();
+    sgemm(rows, ld, w.in, x, ldx, w.wih_t.data(), ld,
+          rnn_detail::bias_store{proj, ld, w.bias.data()});
+}
+
+/// The steps of one direction (see rnn_sequence), on the kernels of the
+/// instruction set `w` was prepared for.
+/// (Only when rnn_fast_available.)
+inline void rnn_recurrence(const rnn_weights& w, const rnn_sequence& q) {
+    detail::rnn_for(w.isa).run(q);
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/rnn.hpp ----
 
 namespace litegraph::ops {
+
+/// What one rnn op node keeps between runs (op.hpp: an op's state): the
+/// weights of every layer and direction regrouped for kernels/rnn.hpp, and
+/// the scratch of a run (the projected inputs of every step, the padded
+/// states, the outputs of the inner layers; heap memory, the desktop path).
+/// Shape inference tells it which weights are constants (their data is known
+/// then) and drops what was prepared; a run reuses the prepared weights only
+/// for those same pointers and the instruction set they were prepared for.
+class rnn_state {
+public:
+    /// Shape inference: the WeightList data pointers (null where not known).
+    void mark(std::vector<const void*> weights) {
+        constant_ = std::move(weights);
+        prepared_ = false;
+        weights_.clear();
+    }
+
+    /// The prepared weights of (layer, direction) l * D + d for the WeightList
+    /// `w` (4 * L * D pointers, Paddle's order), regrouped unless they are the
+    /// constants seen by shape inference and already prepared for the active
+    /// instruction set.
+    const std::vector<kernels::rnn_weights>& get(kernels::rnn_cell cell, std::int64_t layers,
+                                                 std::int64_t d, std::int64_t h, std::int64_t in0,
+                                                 const std::vector<const float*>& w) {
+        const bool constant = w.size() == constant_.size() &&
+                              std::equal(w.begin(), w.end(), constant_.begin(),
+                                         [](const float* a, const void* b) { return a && a == b; });
+        if (constant && prepared_ && !weights_.empty() &&
+            weights_.front().isa == kernels::simd::active())
+            return weights_;
+        prepared_ = false;
+        const std::size_t count = static_cast<std::size_t>(layers * d);
+        weights_.resize(count);
+        const std::size_t bias_start = 2 * count;
+        for (std::size_t k = 0; k < count; ++k)
+            weights_[k].prepare(cell, h, k < static_cast<std::size_t>(d) ? in0 : d * h, w[2 * k],
+                                w[2 * k + 1], w[bias_start + 2 * k], w[bias_start + 2 * k + 1]);
+        prepared_ = constant;
+        return weights_;
+    }
+
+    /// One direction's scratch.
+    struct direction {
+        std::vector<float> proj, hs, hs2, cs;
+    };
+    std::vector<direction> dirs;
+    std::vector<float> layer_a, layer_b;
+
+private:
+    std::vector<const void*> constant_;
+    std::vector<kernels::rnn_weights> weights_;
+    bool prepared_ = false;
+};
 
 struct rnn {
     static constexpr std::string_view paddle_types[] = {"rnn"};
@@ -12972,7 +13378,9 @@ struct rnn {
         std::int64_t num_layers = 1;
         bool bidirec = false;
         std::int64_t hidden_size = 100;
+        bool reference = false;  // litegraph_kernel = "reference": compute_reference
     };
+    using state = rnn_state;  // the regrouped weights and scratch of this op node
 
     static params parse(const attr_map& a, std::string_view) {
         params p;
@@ -12993,13 +13401,19 @@ struct rnn {
         p.num_layers = a.get<std::int64_t>("num_layers", 1);
         p.bidirec = a.get<bool>("is_bidirec", false);
         p.hidden_size = a.get<std::int64_t>("hidden_size", 100);
+        const auto k = a.get<std::string>("litegraph_kernel", "fast");
+        if (k == "reference")
+            p.reference = true;
+        else if (k != "fast")
+            throw unsupported_error("rnn: attribute litegraph_kernel '" + k +
+                                    "' (expected \"fast\" or \"reference\")");
         return p;
     }
 
     static std::int64_t gates(cell c) { return c == cell::lstm ? 4 : (c == cell::gru ? 3 : 1); }
     static std::size_t states(cell c) { return c == cell::lstm ? 2 : 1; }
 
-    static void infer(const params& p, op_io& io) {
+    static void infer(const params& p, state& st, op_io& io) {
         io.check(p.num_layers >= 1,
                  [&] { return "num_layers " + std::to_string(p.num_layers) + " must be >= 1"; });
         io.check(p.hidden_size >= 1,
@@ -13078,32 +13492,26 @@ struct rnn {
             o.type = x.type;
             o.shape = state_shape;
         }
+        std::vector<const void*> weights(want);
+        for (std::size_t k = 0; k < want; ++k) weights[k] = io.input("WeightList", k).data;
+        st.mark(std::move(weights));
     }
 
-    static void run(const params& p, op_io& io) {
+    static void run(const params& p, state& st, op_io& io) {
+        const auto len = lengths(io);
         if (io.input("Input").type == dtype::f64)
-            compute<double>(p, io);
+            compute_reference<double>(p, io, len);
+        else if (p.reference || !kernels::rnn_fast_available)
+            compute_reference<float>(p, io, len);
         else
-            compute<float>(p, io);
+            compute_fast(p, st, io, len);
     }
 
 private:
-    template <class T>
-    static T sigmoid(T v) {
-        return T(1) / (T(1) + std::exp(-v));
-    }
-    template <class T>
-    static T tanh_v2(T v) {
-        return T(2) / (T(1) + std::exp(T(-2) * v)) - T(1);
-    }
-
-    template <class T>
-    static void compute(const params& p, op_io& io) {
+    /// SequenceLength as int64 (every sequence has T steps without it).
+    static std::vector<std::int64_t> lengths(const op_io& io) {
         const auto& x = io.input("Input");
-        const std::int64_t steps = x.shape[0], n = x.shape[1], in0 = x.shape[2];
-        const std::int64_t d = p.bidirec ? 2 : 1, h = p.hidden_size, g = gates(p.mode);
-        const std::int64_t dh = d * h;
-        const bool lstm = p.mode == cell::lstm;
+        const std::int64_t steps = x.shape[0], n = x.shape[1];
         std::vector<std::int64_t> len(static_cast<std::size_t>(n), steps);
         if (io.has_input("SequenceLength")) {
             const auto& sl = io.input("SequenceLength");
@@ -13117,6 +13525,131 @@ private:
                 len[static_cast<std::size_t>(b)] = v;
             }
         }
+        return len;
+    }
+
+    static kernels::rnn_cell kernel_cell(cell c) {
+        switch (c) {
+            case cell::lstm:
+                return kernels::rnn_cell::lstm;
+            case cell::gru:
+                return kernels::rnn_cell::gru;
+            case cell::rnn_tanh:
+                return kernels::rnn_cell::rnn_tanh;
+            default:
+                return kernels::rnn_cell::rnn_relu;
+        }
+    }
+
+    /// float32 on kernels/rnn.hpp (see the top of this file).
+    static void compute_fast(const params& p, state& st, op_io& io,
+                             const std::vector<std::int64_t>& len) {
+        const auto& x = io.input("Input");
+        const std::int64_t steps = x.shape[0], n = x.shape[1], in0 = x.shape[2];
+        const std::int64_t d = p.bidirec ? 2 : 1, h = p.hidden_size, layers = p.num_layers;
+        const std::int64_t dh = d * h;
+        const bool lstm = p.mode == cell::lstm;
+        const auto kc = kernel_cell(p.mode);
+        const float* h0 = io.input("PreState", 0).as<float>();
+        const float* c0 = lstm ? io.input("PreState", 1).as<float>() : nullptr;
+        const bool want_state = io.output_count("State") > 0;
+        float* h_out = want_state ? io.output("State", 0).as<float>() : nullptr;
+        float* c_out = want_state && lstm ? io.output("State", 1).as<float>() : nullptr;
+        if (steps == 0) {  // State = PreState
+            const auto state_n = static_cast<std::size_t>(layers * d * n * h);
+            if (h_out) std::copy(h0, h0 + state_n, h_out);
+            if (c_out) std::copy(c0, c0 + state_n, c_out);
+            return;
+        }
+        const std::size_t wn = io.input_count("WeightList");
+        std::vector<const float*> wl(wn);
+        for (std::size_t k = 0; k < wn; ++k) wl[k] = io.input("WeightList", k).as<float>();
+        const auto& weights = st.get(kc, layers, d, h, in0, wl);
+        const std::int64_t hp = weights.front().hp, ld = weights.front().cols();
+
+        const auto grow = [](std::vector<float>& v, std::int64_t size) {
+            if (static_cast<std::int64_t>(v.size()) < size)
+                v.resize(static_cast<std::size_t>(size));
+            return v.data();
+        };
+        st.dirs.resize(static_cast<std::size_t>(d));
+        for (auto& s : st.dirs) {
+            grow(s.proj, steps * n * ld);
+            grow(s.hs, n * hp);
+            grow(s.hs2, n * hp);
+            if (lstm) grow(s.cs, n * hp);
+        }
+        const std::int64_t layer_n = steps * n * dh;
+        float* buf_a = layers > 1 ? grow(st.layer_a, layer_n) : nullptr;
+        float* buf_b = layers > 2 ? grow(st.layer_b, layer_n) : nullptr;
+        float* final_out = io.output("Out").as<float>();
+        const float* layer_in = x.as<float>();
+        std::int64_t in = in0;
+        for (std::int64_t l = 0; l < layers; ++l) {
+            float* out = l == layers - 1 ? final_out : (l % 2 == 0 ? buf_a : buf_b);
+            parallel_tasks(io.pool, d, [&](std::int64_t dir) {
+                const auto& w = weights[static_cast<std::size_t>(l * d + dir)];
+                auto& s = st.dirs[static_cast<std::size_t>(dir)];
+                kernels::rnn_project(w, steps * n, layer_in, in, s.proj.data());
+                // The padded states (zeros beyond H).
+                const std::int64_t row0 = (l * d + dir) * n * h;
+                std::fill(s.hs.begin(), s.hs.begin() + n * hp, 0.f);
+                if (lstm) std::fill(s.cs.begin(), s.cs.begin() + n * hp, 0.f);
+                for (std::int64_t b = 0; b < n; ++b) {
+                    std::copy(h0 + row0 + b * h, h0 + row0 + (b + 1) * h, s.hs.data() + b * hp);
+                    if (lstm)
+                        std::copy(c0 + row0 + b * h, c0 + row0 + (b + 1) * h, s.cs.data() + b * hp);
+                }
+                kernels::rnn_sequence q;
+                q.cell = kc;
+                q.steps = steps;
+                q.n = n;
+                q.h = h;
+                q.hp = hp;
+                q.reverse = dir == 1;
+                q.proj = s.proj.data();
+                q.whh_t = w.whh_t.data();
+                q.bhh_n = w.bhh_n.data();
+                q.len = len.data();
+                q.hs = s.hs.data();
+                q.hs2 = s.hs2.data();
+                q.cs = lstm ? s.cs.data() : nullptr;
+                q.out = out + dir * h;
+                q.out_stride = dh;
+                kernels::rnn_recurrence(w, q);
+                for (std::int64_t b = 0; b < n; ++b) {
+                    if (h_out)
+                        std::copy(s.hs.data() + b * hp, s.hs.data() + b * hp + h,
+                                  h_out + row0 + b * h);
+                    if (c_out)
+                        std::copy(s.cs.data() + b * hp, s.cs.data() + b * hp + h,
+                                  c_out + row0 + b * h);
+                }
+            });
+            layer_in = out;
+            in = dh;
+        }
+    }
+
+    template <class T>
+    static T sigmoid(T v) {
+        return T(1) / (T(1) + std::exp(-v));
+    }
+    template <class T>
+    static T tanh_v2(T v) {
+        return T(2) / (T(1) + std::exp(T(-2) * v)) - T(1);
+    }
+
+    /// The plain loop: per layer, direction, step, sequence and gate row
+    /// (float64, and the reference the fast form is tested against).
+    template <class T>
+    static void compute_reference(const params& p, op_io& io,
+                                  const std::vector<std::int64_t>& len) {
+        const auto& x = io.input("Input");
+        const std::int64_t steps = x.shape[0], n = x.shape[1], in0 = x.shape[2];
+        const std::int64_t d = p.bidirec ? 2 : 1, h = p.hidden_size, g = gates(p.mode);
+        const std::int64_t dh = d * h;
+        const bool lstm = p.mode == cell::lstm;
         const T* h0 = io.input("PreState", 0).as<T>();
         const T* c0 = lstm ? io.input("PreState", 1).as<T>() : nullptr;
         const std::size_t state_n = static_cast<std::size_t>(p.num_layers * d * n * h);

@@ -113,6 +113,12 @@ TEST_CASE("small real models match their references to 1e-4") {
                 1e-4});
 }
 
+TEST_CASE("french_mobile_v2.0_rec (2-layer bidirectional LSTM rnn op) matches its reference") {
+    // Softmax probabilities [3, 80, 137] of three text lines: batch 3 runs
+    // the rnn kernel's multi-sequence tile, 80 steps each way.
+    check_case({"french_mobile_v2.0_rec", {{"x", "input_x.npy"}}, "output_0.npy", 5e-5});
+}
+
 TEST_CASE("ppocr_v3_det matches its reference probability map to 1e-3") {
     check_case({"ppocr_v3_det", {{"x", "input_x.npy"}}, "output_0.npy", 1e-3});
 }

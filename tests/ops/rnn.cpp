@@ -3,9 +3,18 @@
 // the weights kept per layer and direction and packed into WeightList in
 // Paddle's order (all weight_ih / weight_hh pairs, then all bias pairs).
 // Every mode, 1 and 2 layers, one and two directions, with and without
-// SequenceLength (lengths 0, 1, partial and full); bad inputs are named.
+// SequenceLength (lengths 0, 1, partial and full); bad inputs are named.  The
+// float32 fast form (kernels/rnn.hpp) is also checked on random shapes against
+// that loop and against the op's own plain loop (litegraph_kernel =
+// "reference"), on every instruction set this program and CPU have, and for
+// bit-identical outputs on one and two threads.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <random>
 
+#include "litegraph/core/parallel.hpp"
+#include "litegraph/kernels/simd.hpp"
 #include "litegraph/ops/invoke.hpp"
 #include "support.hpp"
 
@@ -153,12 +162,16 @@ built build(const rnn_case& c, std::uint32_t& seed) {
     r.x = test::random_tensor({c.t, c.n, c.in}, seed++);
     r.h0 = test::random_tensor({c.layers * D, c.n, H}, seed++);
     r.c0 = test::random_tensor({c.layers * D, c.n, H}, seed++);
+    // Weights in +-0.6, or +-1.5 / sqrt(H) when smaller (Paddle initialises
+    // them in +-1 / sqrt(H)): larger ones make a wide RNN_TANH / RNN_RELU
+    // chaotic or explode, where float32 rounding alone grows past 1e-5.
+    const float bound = std::min(0.6f, 1.5f / std::sqrt(static_cast<float>(H)));
     for (std::int64_t l = 0; l < c.layers; ++l) {
         r.weights.emplace_back();
         for (std::int64_t d = 0; d < D; ++d)
             r.weights.back().push_back(
-                {test::random_tensor({G * H, l == 0 ? c.in : D * H}, seed++, -0.6f, 0.6f),
-                 test::random_tensor({G * H, H}, seed++, -0.6f, 0.6f),
+                {test::random_tensor({G * H, l == 0 ? c.in : D * H}, seed++, -bound, bound),
+                 test::random_tensor({G * H, H}, seed++, -bound, bound),
                  test::random_tensor({G * H}, seed++), test::random_tensor({G * H}, seed++)});
     }
     r.in.add("Input", r.x).add("PreState", r.h0);
@@ -173,10 +186,29 @@ built build(const rnn_case& c, std::uint32_t& seed) {
     return r;
 }
 
-named_tensors run_rnn(const rnn_case& c, const named_tensors& in) {
+named_tensors run_rnn(const rnn_case& c, const named_tensors& in, thread_pool* pool = nullptr,
+                      bool reference = false) {
+    auto a = attrs(c);
+    if (reference) a.set("litegraph_kernel", std::string("reference"));
     return invoke(
-        "rnn", attrs(c), in,
-        {{"Out", 1}, {"State", c.mode == "LSTM" ? 2u : 1u}, {"Reserve", 1}, {"DropoutState", 1}});
+        "rnn", a, in,
+        {{"Out", 1}, {"State", c.mode == "LSTM" ? 2u : 1u}, {"Reserve", 1}, {"DropoutState", 1}},
+        pool);
+}
+
+bool same_bytes(const tensor& a, const tensor& b) {
+    return a.shape() == b.shape() && a.type() == b.type() &&
+           (a.bytes() == 0 ||
+            std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.bytes())) == 0);
+}
+
+std::string describe(const rnn_case& c) {
+    std::string s = c.mode + " layers " + std::to_string(c.layers) +
+                    (c.bidirec ? " bidirectional" : " forward") + " T " + std::to_string(c.t) +
+                    " N " + std::to_string(c.n) + " I " + std::to_string(c.in) + " H " +
+                    std::to_string(c.h) + " lengths";
+    for (auto v : c.lengths) s += " " + std::to_string(v);
+    return s;
 }
 }  // namespace
 
@@ -212,6 +244,74 @@ TEST_CASE("rnn matches the baseline: every mode, layers, directions, sequence le
                         CHECK(r.get("State").span<float>()[4] == b.h0.span<float>()[4]);
                     }
                 }
+}
+
+TEST_CASE("rnn's fast form matches the plain loops on random shapes, paths and threads") {
+    std::mt19937 rng(2026);
+    thread_pool two(2);
+    const char* modes[] = {"LSTM", "GRU", "RNN_TANH", "RNN_RELU"};
+    const std::int64_t hidden[] = {5, 13, 48, 1, 8, 17};
+    std::vector<kernels::simd::isa> paths;
+    for (auto i :
+         {kernels::simd::isa::baseline, kernels::simd::isa::avx2, kernels::simd::isa::avx512})
+        if (kernels::simd::usable(i)) paths.push_back(i);
+    std::uint32_t seed = 3000;
+    for (int i = 0; i < 64; ++i) {
+        rnn_case c;
+        c.mode = modes[i % 4];
+        c.layers = 1 + static_cast<std::int64_t>(rng() % 3);
+        c.bidirec = rng() % 2 == 1;
+        c.t = static_cast<std::int64_t>(rng() % 18);
+        c.n = 1 + static_cast<std::int64_t>(rng() % 5);
+        c.in = 1 + static_cast<std::int64_t>(rng() % 40);
+        c.h = hidden[i % 3 == 0 ? rng() % 6 : i % 3];
+        if (rng() % 2 == 1)
+            for (std::int64_t b = 0; b < c.n; ++b)
+                c.lengths.push_back(static_cast<std::int32_t>(rng() % (c.t + 1)));
+        CAPTURE(describe(c));
+        auto b = build(c, seed);
+        const bool lstm = c.mode == "LSTM";
+        const auto e = baseline(c, b.x, b.weights, b.h0, lstm ? &b.c0 : nullptr);
+        const auto ref = run_rnn(c, b.in, nullptr, true);
+        CHECK(test::max_rel_diff(ref.get("Out").span<float>(), e.out) < 1e-5);
+        for (auto path : paths) {
+            CAPTURE(kernels::simd::isa_name(path));
+            REQUIRE(kernels::simd::set_active(path));
+            const auto r = run_rnn(c, b.in);
+            const auto r2 = run_rnn(c, b.in, &two);
+            kernels::simd::clear_active();
+            REQUIRE(r.get("Out").shape() == shape_t{c.t, c.n, (c.bidirec ? 2 : 1) * c.h});
+            CHECK(test::max_rel_diff(r.get("Out").span<float>(), e.out) < 1e-5);
+            CHECK(test::max_rel_diff(r.get("State", 0).span<float>(), e.h) < 1e-5);
+            CHECK(test::max_rel_diff(r.get("Out").span<float>(), ref.get("Out").span<float>()) <
+                  1e-5);
+            CHECK(test::max_rel_diff(r.get("State", 0).span<float>(),
+                                     ref.get("State", 0).span<float>()) < 1e-5);
+            if (lstm) {
+                CHECK(test::max_rel_diff(r.get("State", 1).span<float>(), e.c) < 1e-5);
+                CHECK(test::max_rel_diff(r.get("State", 1).span<float>(),
+                                         ref.get("State", 1).span<float>()) < 1e-5);
+            }
+            for (std::size_t k = 0; k < (lstm ? 2u : 1u); ++k)
+                CHECK(same_bytes(r.get("State", k), r2.get("State", k)));
+            CHECK(same_bytes(r.get("Out"), r2.get("Out")));
+        }
+    }
+}
+
+TEST_CASE("rnn reuses its prepared weights across runs and prepares new ones for new weights") {
+    std::uint32_t seed = 4000;
+    rnn_case c{"LSTM", 2, true, 9, 3, 7, 13, {9, 4, 0}};
+    auto b1 = build(c, seed);
+    auto b2 = build(c, seed);
+    auto inst = make_instance("rnn", attrs(c));
+    const std::vector<std::pair<std::string, std::size_t>> outs = {{"Out", 1}, {"State", 2}};
+    for (const auto* b : {&b1, &b1, &b2, &b1}) {
+        auto r = invoke(*inst, "rnn", b->in, outs);
+        auto e = baseline(c, b->x, b->weights, b->h0, &b->c0);
+        CHECK(test::max_rel_diff(r.get("Out").span<float>(), e.out) < 1e-5);
+        CHECK(test::max_rel_diff(r.get("State", 1).span<float>(), e.c) < 1e-5);
+    }
 }
 
 TEST_CASE("rnn edge shapes: one step, one sequence, three layers, hidden 1, no steps") {

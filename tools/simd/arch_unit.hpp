@@ -5,8 +5,8 @@
 // xsimd architecture A: the SGEMM row panel, the depthwise band kernel, the
 // depthwise direct kernel of every vectorised activation, the vector loop
 // of every vectorised epilogue chain of the fused convs (fusion::fused_conv_ops),
-// and the int8 kernels with the int8 convs' vector epilogues (requantize,
-// float output) and quantize_int8's loop.  It runs no
+// the int8 kernels with the int8 convs' vector epilogues (requantize,
+// float output) and quantize_int8's loop, and the rnn op's recurrence.  It runs no
 // code at start-up (the table is constant data) and instantiates only
 // templates on A, so nothing compiled with its flags is reachable from the
 // baseline path except through the table, after the CPU check.
@@ -21,6 +21,7 @@
 #include "litegraph/kernels/conv_int8_fast.hpp"
 #include "litegraph/kernels/epilogue.hpp"
 #include "litegraph/kernels/gemm.hpp"
+#include "litegraph/kernels/rnn.hpp"
 #include "litegraph/ops/activation.hpp"
 
 namespace litegraph::simd_unit {
@@ -134,13 +135,15 @@ struct unit {
     static constexpr kernels::detail::int8_impl int8 = kernels::detail::int8_impl_of<A>(
         requants::value.data(), static_cast<std::int64_t>(requants::count),
         int8_floats::value.data(), static_cast<std::int64_t>(int8_floats::count));
+    static constexpr kernels::detail::rnn_impl rnn = kernels::detail::rnn_impl_of<A>();
     static constexpr kernels::simd::arch_table table = {&gemm,
                                                         &depthwise,
                                                         direct::value.data(),
                                                         static_cast<std::int64_t>(direct::count),
                                                         chains::value.data(),
                                                         static_cast<std::int64_t>(chains::count),
-                                                        &int8};
+                                                        &int8,
+                                                        &rnn};
 };
 
 }  // namespace litegraph::simd_unit

@@ -128,6 +128,7 @@ struct gemm_impl;               // gemm.hpp
 struct depthwise_impl;          // conv.hpp
 struct depthwise_direct_entry;  // conv.hpp
 struct int8_impl;               // conv_int8_fast.hpp
+struct rnn_impl;                // rnn.hpp
 }  // namespace litegraph::kernels::detail
 namespace litegraph::kernels::epilogue {
 struct chain_entry;  // epilogue.hpp
@@ -145,6 +146,7 @@ struct arch_table {
     const epilogue::chain_entry* chains;  // the fused convs' epilogue chains
     std::int64_t chain_count;
     const detail::int8_impl* int8;  // the int8 conv kernels (null: the reference)
+    const detail::rnn_impl* rnn;    // the rnn op's recurrence
 };
 }  // namespace litegraph::kernels::simd
 

@@ -27,6 +27,15 @@
 // treats them as absent, and a model reading one fails naming it.  T = 0 gives
 // an empty Out and State = PreState.  `mode` has no default (Paddle's op
 // requires it); input_size and seed are not read.  float32 and float64.
+//
+// Kernels: float32 runs kernels/rnn.hpp (per layer and direction, the input
+// projection of every step as one packed SGEMM, then the steps with the gates'
+// non-linearities and the state update fused; the weights regrouped once per
+// op node in rnn_state).  float64, builds without xsimd and the (non-Paddle)
+// attribute litegraph_kernel = "reference" run compute_reference, the plain
+// loop per sequence, step and gate row.  The two directions of a layer are one
+// task each on the program's thread pool: each is computed alone, so the
+// outputs do not depend on the number of threads.
 #pragma once
 
 #include <algorithm>
@@ -36,9 +45,63 @@
 #include <string_view>
 #include <vector>
 
+#include "litegraph/kernels/rnn.hpp"
 #include "litegraph/ops/op.hpp"
 
 namespace litegraph::ops {
+
+/// What one rnn op node keeps between runs (op.hpp: an op's state): the
+/// weights of every layer and direction regrouped for kernels/rnn.hpp, and
+/// the scratch of a run (the projected inputs of every step, the padded
+/// states, the outputs of the inner layers; heap memory, the desktop path).
+/// Shape inference tells it which weights are constants (their data is known
+/// then) and drops what was prepared; a run reuses the prepared weights only
+/// for those same pointers and the instruction set they were prepared for.
+class rnn_state {
+public:
+    /// Shape inference: the WeightList data pointers (null where not known).
+    void mark(std::vector<const void*> weights) {
+        constant_ = std::move(weights);
+        prepared_ = false;
+        weights_.clear();
+    }
+
+    /// The prepared weights of (layer, direction) l * D + d for the WeightList
+    /// `w` (4 * L * D pointers, Paddle's order), regrouped unless they are the
+    /// constants seen by shape inference and already prepared for the active
+    /// instruction set.
+    const std::vector<kernels::rnn_weights>& get(kernels::rnn_cell cell, std::int64_t layers,
+                                                 std::int64_t d, std::int64_t h, std::int64_t in0,
+                                                 const std::vector<const float*>& w) {
+        const bool constant = w.size() == constant_.size() &&
+                              std::equal(w.begin(), w.end(), constant_.begin(),
+                                         [](const float* a, const void* b) { return a && a == b; });
+        if (constant && prepared_ && !weights_.empty() &&
+            weights_.front().isa == kernels::simd::active())
+            return weights_;
+        prepared_ = false;
+        const std::size_t count = static_cast<std::size_t>(layers * d);
+        weights_.resize(count);
+        const std::size_t bias_start = 2 * count;
+        for (std::size_t k = 0; k < count; ++k)
+            weights_[k].prepare(cell, h, k < static_cast<std::size_t>(d) ? in0 : d * h, w[2 * k],
+                                w[2 * k + 1], w[bias_start + 2 * k], w[bias_start + 2 * k + 1]);
+        prepared_ = constant;
+        return weights_;
+    }
+
+    /// One direction's scratch.
+    struct direction {
+        std::vector<float> proj, hs, hs2, cs;
+    };
+    std::vector<direction> dirs;
+    std::vector<float> layer_a, layer_b;
+
+private:
+    std::vector<const void*> constant_;
+    std::vector<kernels::rnn_weights> weights_;
+    bool prepared_ = false;
+};
 
 struct rnn {
     static constexpr std::string_view paddle_types[] = {"rnn"};
@@ -48,7 +111,9 @@ struct rnn {
         std::int64_t num_layers = 1;
         bool bidirec = false;
         std::int64_t hidden_size = 100;
+        bool reference = false;  // litegraph_kernel = "reference": compute_reference
     };
+    using state = rnn_state;  // the regrouped weights and scratch of this op node
 
     static params parse(const attr_map& a, std::string_view) {
         params p;
@@ -69,13 +134,19 @@ struct rnn {
         p.num_layers = a.get<std::int64_t>("num_layers", 1);
         p.bidirec = a.get<bool>("is_bidirec", false);
         p.hidden_size = a.get<std::int64_t>("hidden_size", 100);
+        const auto k = a.get<std::string>("litegraph_kernel", "fast");
+        if (k == "reference")
+            p.reference = true;
+        else if (k != "fast")
+            throw unsupported_error("rnn: attribute litegraph_kernel '" + k +
+                                    "' (expected \"fast\" or \"reference\")");
         return p;
     }
 
     static std::int64_t gates(cell c) { return c == cell::lstm ? 4 : (c == cell::gru ? 3 : 1); }
     static std::size_t states(cell c) { return c == cell::lstm ? 2 : 1; }
 
-    static void infer(const params& p, op_io& io) {
+    static void infer(const params& p, state& st, op_io& io) {
         io.check(p.num_layers >= 1,
                  [&] { return "num_layers " + std::to_string(p.num_layers) + " must be >= 1"; });
         io.check(p.hidden_size >= 1,
@@ -154,32 +225,26 @@ struct rnn {
             o.type = x.type;
             o.shape = state_shape;
         }
+        std::vector<const void*> weights(want);
+        for (std::size_t k = 0; k < want; ++k) weights[k] = io.input("WeightList", k).data;
+        st.mark(std::move(weights));
     }
 
-    static void run(const params& p, op_io& io) {
+    static void run(const params& p, state& st, op_io& io) {
+        const auto len = lengths(io);
         if (io.input("Input").type == dtype::f64)
-            compute<double>(p, io);
+            compute_reference<double>(p, io, len);
+        else if (p.reference || !kernels::rnn_fast_available)
+            compute_reference<float>(p, io, len);
         else
-            compute<float>(p, io);
+            compute_fast(p, st, io, len);
     }
 
 private:
-    template <class T>
-    static T sigmoid(T v) {
-        return T(1) / (T(1) + std::exp(-v));
-    }
-    template <class T>
-    static T tanh_v2(T v) {
-        return T(2) / (T(1) + std::exp(T(-2) * v)) - T(1);
-    }
-
-    template <class T>
-    static void compute(const params& p, op_io& io) {
+    /// SequenceLength as int64 (every sequence has T steps without it).
+    static std::vector<std::int64_t> lengths(const op_io& io) {
         const auto& x = io.input("Input");
-        const std::int64_t steps = x.shape[0], n = x.shape[1], in0 = x.shape[2];
-        const std::int64_t d = p.bidirec ? 2 : 1, h = p.hidden_size, g = gates(p.mode);
-        const std::int64_t dh = d * h;
-        const bool lstm = p.mode == cell::lstm;
+        const std::int64_t steps = x.shape[0], n = x.shape[1];
         std::vector<std::int64_t> len(static_cast<std::size_t>(n), steps);
         if (io.has_input("SequenceLength")) {
             const auto& sl = io.input("SequenceLength");
@@ -193,6 +258,131 @@ private:
                 len[static_cast<std::size_t>(b)] = v;
             }
         }
+        return len;
+    }
+
+    static kernels::rnn_cell kernel_cell(cell c) {
+        switch (c) {
+            case cell::lstm:
+                return kernels::rnn_cell::lstm;
+            case cell::gru:
+                return kernels::rnn_cell::gru;
+            case cell::rnn_tanh:
+                return kernels::rnn_cell::rnn_tanh;
+            default:
+                return kernels::rnn_cell::rnn_relu;
+        }
+    }
+
+    /// float32 on kernels/rnn.hpp (see the top of this file).
+    static void compute_fast(const params& p, state& st, op_io& io,
+                             const std::vector<std::int64_t>& len) {
+        const auto& x = io.input("Input");
+        const std::int64_t steps = x.shape[0], n = x.shape[1], in0 = x.shape[2];
+        const std::int64_t d = p.bidirec ? 2 : 1, h = p.hidden_size, layers = p.num_layers;
+        const std::int64_t dh = d * h;
+        const bool lstm = p.mode == cell::lstm;
+        const auto kc = kernel_cell(p.mode);
+        const float* h0 = io.input("PreState", 0).as<float>();
+        const float* c0 = lstm ? io.input("PreState", 1).as<float>() : nullptr;
+        const bool want_state = io.output_count("State") > 0;
+        float* h_out = want_state ? io.output("State", 0).as<float>() : nullptr;
+        float* c_out = want_state && lstm ? io.output("State", 1).as<float>() : nullptr;
+        if (steps == 0) {  // State = PreState
+            const auto state_n = static_cast<std::size_t>(layers * d * n * h);
+            if (h_out) std::copy(h0, h0 + state_n, h_out);
+            if (c_out) std::copy(c0, c0 + state_n, c_out);
+            return;
+        }
+        const std::size_t wn = io.input_count("WeightList");
+        std::vector<const float*> wl(wn);
+        for (std::size_t k = 0; k < wn; ++k) wl[k] = io.input("WeightList", k).as<float>();
+        const auto& weights = st.get(kc, layers, d, h, in0, wl);
+        const std::int64_t hp = weights.front().hp, ld = weights.front().cols();
+
+        const auto grow = [](std::vector<float>& v, std::int64_t size) {
+            if (static_cast<std::int64_t>(v.size()) < size)
+                v.resize(static_cast<std::size_t>(size));
+            return v.data();
+        };
+        st.dirs.resize(static_cast<std::size_t>(d));
+        for (auto& s : st.dirs) {
+            grow(s.proj, steps * n * ld);
+            grow(s.hs, n * hp);
+            grow(s.hs2, n * hp);
+            if (lstm) grow(s.cs, n * hp);
+        }
+        const std::int64_t layer_n = steps * n * dh;
+        float* buf_a = layers > 1 ? grow(st.layer_a, layer_n) : nullptr;
+        float* buf_b = layers > 2 ? grow(st.layer_b, layer_n) : nullptr;
+        float* final_out = io.output("Out").as<float>();
+        const float* layer_in = x.as<float>();
+        std::int64_t in = in0;
+        for (std::int64_t l = 0; l < layers; ++l) {
+            float* out = l == layers - 1 ? final_out : (l % 2 == 0 ? buf_a : buf_b);
+            parallel_tasks(io.pool, d, [&](std::int64_t dir) {
+                const auto& w = weights[static_cast<std::size_t>(l * d + dir)];
+                auto& s = st.dirs[static_cast<std::size_t>(dir)];
+                kernels::rnn_project(w, steps * n, layer_in, in, s.proj.data());
+                // The padded states (zeros beyond H).
+                const std::int64_t row0 = (l * d + dir) * n * h;
+                std::fill(s.hs.begin(), s.hs.begin() + n * hp, 0.f);
+                if (lstm) std::fill(s.cs.begin(), s.cs.begin() + n * hp, 0.f);
+                for (std::int64_t b = 0; b < n; ++b) {
+                    std::copy(h0 + row0 + b * h, h0 + row0 + (b + 1) * h, s.hs.data() + b * hp);
+                    if (lstm)
+                        std::copy(c0 + row0 + b * h, c0 + row0 + (b + 1) * h, s.cs.data() + b * hp);
+                }
+                kernels::rnn_sequence q;
+                q.cell = kc;
+                q.steps = steps;
+                q.n = n;
+                q.h = h;
+                q.hp = hp;
+                q.reverse = dir == 1;
+                q.proj = s.proj.data();
+                q.whh_t = w.whh_t.data();
+                q.bhh_n = w.bhh_n.data();
+                q.len = len.data();
+                q.hs = s.hs.data();
+                q.hs2 = s.hs2.data();
+                q.cs = lstm ? s.cs.data() : nullptr;
+                q.out = out + dir * h;
+                q.out_stride = dh;
+                kernels::rnn_recurrence(w, q);
+                for (std::int64_t b = 0; b < n; ++b) {
+                    if (h_out)
+                        std::copy(s.hs.data() + b * hp, s.hs.data() + b * hp + h,
+                                  h_out + row0 + b * h);
+                    if (c_out)
+                        std::copy(s.cs.data() + b * hp, s.cs.data() + b * hp + h,
+                                  c_out + row0 + b * h);
+                }
+            });
+            layer_in = out;
+            in = dh;
+        }
+    }
+
+    template <class T>
+    static T sigmoid(T v) {
+        return T(1) / (T(1) + std::exp(-v));
+    }
+    template <class T>
+    static T tanh_v2(T v) {
+        return T(2) / (T(1) + std::exp(T(-2) * v)) - T(1);
+    }
+
+    /// The plain loop: per layer, direction, step, sequence and gate row
+    /// (float64, and the reference the fast form is tested against).
+    template <class T>
+    static void compute_reference(const params& p, op_io& io,
+                                  const std::vector<std::int64_t>& len) {
+        const auto& x = io.input("Input");
+        const std::int64_t steps = x.shape[0], n = x.shape[1], in0 = x.shape[2];
+        const std::int64_t d = p.bidirec ? 2 : 1, h = p.hidden_size, g = gates(p.mode);
+        const std::int64_t dh = d * h;
+        const bool lstm = p.mode == cell::lstm;
         const T* h0 = io.input("PreState", 0).as<T>();
         const T* c0 = lstm ? io.input("PreState", 1).as<T>() : nullptr;
         const std::size_t state_n = static_cast<std::size_t>(p.num_layers * d * n * h);

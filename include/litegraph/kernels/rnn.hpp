@@ -1,0 +1,343 @@
+// The desktop form of the rnn op's recurrence (ops/rnn.hpp: LSTM, GRU,
+// RNN_TANH, RNN_RELU): one direction of one layer, float32.
+//
+//   kernels::rnn_weights w;  w.prepare(cell, h, in, wih, whh, bih, bhh);  // once
+//   kernels::rnn_project(w, rows, x, proj);  // proj = x W_ih^T + biases, one SGEMM
+//   kernels::rnn_recurrence(seq);            // the steps, gates fused
+//
+// The G * H gate rows of one direction are regrouped into hidden blocks of V
+// units (V the vector width of the instruction set prepared for): column
+// ((u / V) * G + j) * V + u % V holds gate j of unit u, and the units are
+// padded to Hp, a multiple of V, with zero weights.  So one hidden block's G
+// gates are G vectors side by side, and a step computes them, applies the
+// gates' non-linearities and updates h (and c) without another pass.
+//
+// The input projection of every step, x[T * N, In] W_ih^T + b_ih (+ b_hh for
+// LSTM and RNN, and for GRU's r and z gates: the candidate's b_hh is inside
+// r * (W_hn h + b_hn)), is one packed SGEMM (gemm.hpp) into proj [T * N, G * Hp].
+// Per step, every active sequence b (t < len[b]) of a tile of rows starts from
+// its proj row and adds h_prev[b] W_hh^T with a register tile of HB hidden
+// blocks x MB sequences (each W_hh^T row loaded once for the MB sequences),
+// then the tile's gates go through sigmoid / tanh (Paddle's unclipped
+// sigmoid_v2 and tanh_v2, 1 / (1 + exp(-x)) and 2 / (1 + exp(-2x)) - 1, on
+// xsimd's exp, within a few ulp of std::exp) and the state update.  The new h
+// goes to a second buffer (every block reads all of h_prev), c is updated in
+// place.  Inactive sequences keep their state and write zeros to Out.
+//
+// The recurrence is a template on the xsimd architecture; tools/simd's arch
+// units register it (simd::arch_table::rnn) beside the SGEMM, so it runs the
+// widest vectors this CPU has (rnn_for).  Without xsimd (LITEGRAPH_SCALAR_SIMD)
+// there is no fast form: rnn_fast_available is false and ops::rnn runs its
+// reference loop.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "litegraph/kernels/gemm.hpp"
+#include "litegraph/kernels/simd.hpp"
+
+namespace litegraph::kernels {
+
+enum class rnn_cell { lstm, gru, rnn_tanh, rnn_relu };
+
+constexpr std::int64_t rnn_gates(rnn_cell c) {
+    return c == rnn_cell::lstm ? 4 : (c == rnn_cell::gru ? 3 : 1);
+}
+
+#if defined(LITEGRAPH_SCALAR_SIMD)
+inline constexpr bool rnn_fast_available = false;
+#else
+inline constexpr bool rnn_fast_available = true;
+#endif
+
+/// One step sequence's operands (one direction of one layer).
+struct rnn_sequence {
+    rnn_cell cell = rnn_cell::lstm;
+    std::int64_t steps = 0, n = 0, h = 0, hp = 0;  // hp: H padded to the block width
+    bool reverse = false;
+    const float* proj = nullptr;        // [steps * n, G * hp], biases included
+    const float* whh_t = nullptr;       // [h, G * hp]: row k multiplies h_prev[k]
+    const float* bhh_n = nullptr;       // [hp]: GRU's b_hh of the candidate gate
+    const std::int64_t* len = nullptr;  // [n], each in [0, steps]
+    float* hs = nullptr;                // [n, hp]: h0 in, final h out
+    float* hs2 = nullptr;               // [n, hp]: scratch
+    float* cs = nullptr;                // [n, hp]: c0 in, final c out (LSTM)
+    float* out = nullptr;               // Out + direction * H
+    std::int64_t out_stride = 0;        // D * H: floats from one (t, b) row to the next
+};
+
+namespace detail {
+/// An architecture's recurrence and the block width its weights need.
+struct rnn_impl {
+    std::int64_t width = 1;
+    void (*run)(const rnn_sequence&) = nullptr;
+};
+}  // namespace detail
+
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+namespace rnn_detail {
+
+template <class V>
+inline V sigmoid(V x) {
+    return V(1.f) / (V(1.f) + xsimd::exp(-x));
+}
+template <class V>
+inline V tanh_v2(V x) {
+    return V(2.f) / (V(1.f) + xsimd::exp(V(-2.f) * x)) - V(1.f);
+}
+
+/// What one step's tiles share.
+struct step_ctx {
+    std::int64_t h, hp, ld;  // ld = G * hp
+    const float* whh_t;
+    const float* bhh_n;
+    const float* proj;  // the step's first row (sequence 0)
+    const float* hprev;
+    float* hnext;
+    float* cs;
+    float* out;  // the step's Out row of sequence 0
+    std::int64_t out_stride;
+};
+
+/// HB hidden blocks (from block hb0) of MB sequences `rows`: gates, state.
+template <class A, rnn_cell C, int HB, int MB>
+inline void tile(const step_ctx& s, std::int64_t hb0, const std::int64_t* rows) {
+    using V = xsimd::batch<float, A>;
+    constexpr std::int64_t G = rnn_gates(C), W = V::size;
+    constexpr int NA = HB * static_cast<int>(G);
+    V acc[MB][NA];
+    const float* hp[MB];
+    for (int m = 0; m < MB; ++m) {
+        hp[m] = s.hprev + rows[m] * s.hp;
+        const float* p = s.proj + rows[m] * s.ld + hb0 * G * W;
+        for (int i = 0; i < NA; ++i) {
+            if (C == rnn_cell::gru && i % G == 2)  // r * (W_hn h + b_hn): no x part yet
+                acc[m][i] = V::load_unaligned(s.bhh_n + (hb0 + i / G) * W);
+            else
+                acc[m][i] = V::load_unaligned(p + i * W);
+        }
+    }
+    const float* wk = s.whh_t + hb0 * G * W;
+    for (std::int64_t k = 0; k < s.h; ++k, wk += s.ld) {
+        V hv[MB];
+        for (int m = 0; m < MB; ++m) hv[m] = V(hp[m][k]);
+        detail::unroll(std::make_integer_sequence<std::int64_t, NA>{}, [&](auto i) {
+            const V w = V::load_unaligned(wk + i * W);
+            for (int m = 0; m < MB; ++m) acc[m][i] = simd::fmadd(hv[m], w, acc[m][i]);
+        });
+    }
+    for (int m = 0; m < MB; ++m) {
+        const std::int64_t b = rows[m];
+        for (int j = 0; j < HB; ++j) {
+            const std::int64_t u0 = (hb0 + j) * W;  // first unit of the block
+            const V* a = acc[m] + j * G;
+            V hv;
+            if constexpr (C == rnn_cell::lstm) {
+                const V i = sigmoid(a[0]), f = sigmoid(a[1]), g = tanh_v2(a[2]), o = sigmoid(a[3]);
+                float* cp = s.cs + b * s.hp + u0;
+                const V c = g * i + V::load_unaligned(cp) * f;
+                c.store_unaligned(cp);
+                hv = o * tanh_v2(c);
+            } else if constexpr (C == rnn_cell::gru) {
+                const V r = sigmoid(a[0]), z = sigmoid(a[1]);
+                const V xn = V::load_unaligned(s.proj + b * s.ld + ((hb0 + j) * G + 2) * W);
+                const V n = tanh_v2(xn + r * a[2]);
+                hv = z * V::load_unaligned(hp[m] + u0) + n - z * n;
+            } else if constexpr (C == rnn_cell::rnn_tanh) {
+                hv = xsimd::tanh(a[0]);
+            } else {
+                hv = xsimd::max(a[0], V(0.f));
+            }
+            hv.store_unaligned(s.hnext + b * s.hp + u0);
+            float* o = s.out + b * s.out_stride + u0;
+            if (u0 + W <= s.h) {
+                hv.store_unaligned(o);
+            } else {
+                alignas(64) float lanes[W];
+                hv.store_aligned(lanes);
+                std::memcpy(o, lanes, static_cast<std::size_t>(s.h - u0) * sizeof(float));
+            }
+        }
+    }
+}
+
+/// Register tiles per cell: one sequence, HB1 hidden blocks (at most 12
+/// accumulators); several sequences (LSTM, GRU), one block of MBX of them.
+template <rnn_cell C>
+inline constexpr int hb_one = C == rnn_cell::lstm ? 3 : (C == rnn_cell::gru ? 4 : 8);
+template <rnn_cell C>
+inline constexpr int mb_many = C == rnn_cell::lstm || C == rnn_cell::gru ? 3 : 1;
+
+/// Hidden blocks [hb, nb) of one sequence, in tiles of R blocks or fewer.
+template <class A, rnn_cell C, int R>
+inline void blocks_one(const step_ctx& s, std::int64_t hb, std::int64_t nb,
+                       const std::int64_t* row) {
+    if constexpr (R > 0) {
+        for (; hb + R <= nb; hb += R) tile<A, C, R, 1>(s, hb, row);
+        blocks_one<A, C, R - 1>(s, hb, nb, row);
+    }
+}
+
+template <class A, rnn_cell C>
+void recurrence(const rnn_sequence& q) {
+    using V = xsimd::batch<float, A>;
+    constexpr std::int64_t W = V::size;
+    const std::int64_t ld = rnn_gates(C) * q.hp, nb = q.hp / W;
+    float* hprev = q.hs;
+    float* hnext = q.hs2;
+    std::vector<std::int64_t> active(static_cast<std::size_t>(q.n));
+    for (std::int64_t st = 0; st < q.steps; ++st) {
+        const std::int64_t t = q.reverse ? q.steps - 1 - st : st;
+        std::int64_t na = 0;
+        for (std::int64_t b = 0; b < q.n; ++b) {
+            if (t < q.len[b]) {
+                active[static_cast<std::size_t>(na++)] = b;
+            } else {  // state kept, zeros out
+                std::copy(hprev + b * q.hp, hprev + (b + 1) * q.hp, hnext + b * q.hp);
+                float* o = q.out + (t * q.n + b) * q.out_stride;
+                std::fill(o, o + q.h, 0.f);
+            }
+        }
+        const step_ctx s{q.h,         q.hp,
+                         ld,          q.whh_t,
+                         q.bhh_n,     q.proj + t * q.n * ld,
+                         hprev,       hnext,
+                         q.cs,        q.out + t * q.n * q.out_stride,
+                         q.out_stride};
+        const std::int64_t* rows = active.data();
+        std::int64_t r = 0;
+        constexpr int MB = mb_many<C>;
+        if constexpr (MB > 1) {
+            for (; r + MB <= na; r += MB)
+                for (std::int64_t hb = 0; hb < nb; ++hb) tile<A, C, 1, MB>(s, hb, rows + r);
+            if constexpr (MB > 2)
+                if (r + 2 <= na) {
+                    for (std::int64_t hb = 0; hb < nb; ++hb) tile<A, C, 1, 2>(s, hb, rows + r);
+                    r += 2;
+                }
+        }
+        for (; r < na; ++r) blocks_one<A, C, hb_one<C>>(s, 0, nb, rows + r);
+        std::swap(hprev, hnext);
+    }
+    if (hprev != q.hs) std::copy(hprev, hprev + q.n * q.hp, q.hs);
+}
+
+template <class A>
+void run_recurrence(const rnn_sequence& q) {
+    switch (q.cell) {
+        case rnn_cell::lstm:
+            recurrence<A, rnn_cell::lstm>(q);
+            break;
+        case rnn_cell::gru:
+            recurrence<A, rnn_cell::gru>(q);
+            break;
+        case rnn_cell::rnn_tanh:
+            recurrence<A, rnn_cell::rnn_tanh>(q);
+            break;
+        default:
+            recurrence<A, rnn_cell::rnn_relu>(q);
+            break;
+    }
+}
+
+}  // namespace rnn_detail
+
+namespace detail {
+template <class A>
+constexpr rnn_impl rnn_impl_of() {
+    return {simd::width_of<A>, &rnn_detail::run_recurrence<A>};
+}
+}  // namespace detail
+#endif
+
+namespace detail {
+/// The recurrence of a slot: its arch unit's, or the compile-time one's
+/// (none without xsimd: width 1, no kernel).
+inline rnn_impl rnn_for(simd::isa i) {
+#if defined(LITEGRAPH_SCALAR_SIMD)
+    (void)i;
+    return {};
+#else
+    if (const simd::arch_table* t = simd::table_of(i)) return *t->rnn;
+    return rnn_impl_of<simd::default_arch>();
+#endif
+}
+}  // namespace detail
+
+/// One direction of one layer's weights in the blocked layout (top of file),
+/// prepared for one instruction set (its vector width).
+struct rnn_weights {
+    rnn_cell cell = rnn_cell::lstm;
+    std::int64_t h = 0, hp = 0, in = 0;
+    simd::isa isa = simd::isa::baseline;
+    std::vector<float> wih_t;  // [in, G * hp]
+    std::vector<float> bias;   // [G * hp]: b_ih + b_hh (GRU's candidate: b_ih)
+    std::vector<float> whh_t;  // [h, G * hp]
+    std::vector<float> bhh_n;  // [hp]: GRU's candidate b_hh
+
+    std::int64_t cols() const { return rnn_gates(cell) * hp; }
+
+    /// wih [G*H, in], whh [G*H, H], bih and bhh [G*H] in Paddle's order.
+    void prepare(rnn_cell c, std::int64_t hidden, std::int64_t inputs, const float* wih,
+                 const float* whh, const float* bih, const float* bhh) {
+        cell = c;
+        h = hidden;
+        in = inputs;
+        isa = simd::active();
+        const std::int64_t v = detail::rnn_for(isa).width, g = rnn_gates(c);
+        hp = (h + v - 1) / v * v;
+        const std::int64_t ld = g * hp;
+        wih_t.assign(static_cast<std::size_t>(in * ld), 0.f);
+        whh_t.assign(static_cast<std::size_t>(h * ld), 0.f);
+        bias.assign(static_cast<std::size_t>(ld), 0.f);
+        bhh_n.assign(static_cast<std::size_t>(c == rnn_cell::gru ? hp : 0), 0.f);
+        for (std::int64_t j = 0; j < g; ++j)
+            for (std::int64_t u = 0; u < h; ++u) {
+                const std::int64_t row = j * h + u;                      // Paddle's gate row
+                const std::int64_t col = ((u / v) * g + j) * v + u % v;  // blocked column
+                for (std::int64_t q = 0; q < in; ++q) wih_t[q * ld + col] = wih[row * in + q];
+                for (std::int64_t q = 0; q < h; ++q) whh_t[q * ld + col] = whh[row * h + q];
+                if (c == rnn_cell::gru && j == 2) {
+                    bias[col] = bih[row];
+                    bhh_n[u] = bhh[row];
+                } else {
+                    bias[col] = bih[row] + bhh[row];
+                }
+            }
+    }
+};
+
+namespace rnn_detail {
+/// Stores an SGEMM run plus the bias of its columns.
+struct bias_store {
+    float* c;
+    std::int64_t ldc;
+    const float* bias;
+    void operator()(std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) const {
+        float* o = c + row * ldc + col0;
+        const float* b = bias + col0;
+        for (std::int64_t j = 0; j < count; ++j) o[j] = v[j] + b[j];
+    }
+};
+}  // namespace rnn_detail
+
+/// proj[rows, G * hp] = x[rows, in] (row stride ldx) W_ih^T + biases.
+inline void rnn_project(const rnn_weights& w, std::int64_t rows, const float* x, std::int64_t ldx,
+                        float* proj) {
+    const std::int64_t ld = w.cols();
+    sgemm(rows, ld, w.in, x, ldx, w.wih_t.data(), ld,
+          rnn_detail::bias_store{proj, ld, w.bias.data()});
+}
+
+/// The steps of one direction (see rnn_sequence), on the kernels of the
+/// instruction set `w` was prepared for.
+/// (Only when rnn_fast_available.)
+inline void rnn_recurrence(const rnn_weights& w, const rnn_sequence& q) {
+    detail::rnn_for(w.isa).run(q);
+}
+
+}  // namespace litegraph::kernels
