@@ -98,6 +98,13 @@ std::vector<std::vector<int>> ctc_decode(const tensor& t) {
     return rows;
 }
 
+/// K of quantize's "kept float K of M ops" line.
+int kept_float(const std::string& out) {
+    const auto at = out.find("kept float ");
+    REQUIRE(at != std::string::npos);
+    return std::stoi(out.substr(at + 11));
+}
+
 }  // namespace
 
 TEST_CASE("quantize --calib on images: the scales of the .npy tensors they preprocess to") {
@@ -210,6 +217,13 @@ TEST_CASE("quantize --calib: a folder without samples is a clear error") {
     INFO(r.out);
     CHECK(r.code == 1);
     CHECK(r.out.find("broken.png") != std::string::npos);
+    // --judge argmax on a model whose output is not [N, T, C] is a usage error.
+    write_picture(dir / "empty" / "broken.png", 20, 20, 1);
+    r = test::run_cli("quantize " + q(dir / "fp32") + " -o " + q(dir / "q") + " --calib " +
+                      q(dir / "empty") + " --judge argmax");
+    INFO(r.out);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("needs a float first output of shape [N, T, C]") != std::string::npos);
     // A bad --judge is a usage error.
     r = test::run_cli("quantize " + q(dir / "fp32") + " -o " + q(dir / "q") +
                       " --calib-random 1 --judge median");
@@ -260,6 +274,7 @@ TEST_CASE("quantize judges a CTC recognizer by its decoded argmax sequences") {
                            q(dir / "calib"));
     INFO(r.out);
     REQUIRE(r.code == 0);
+    const int float_argmax = kept_float(r.out);
     CHECK(r.out.find("judged by: argmax") != std::string::npos);
     CHECK(r.out.find("rows decoding differently from float: 0 of 3") != std::string::npos);
     // The dictionary and the README came along.
@@ -290,4 +305,5 @@ TEST_CASE("quantize judges a CTC recognizer by its decoded argmax sequences") {
     INFO(r.out);
     REQUIRE(r.code == 0);
     CHECK(r.out.find("judged by: l2") != std::string::npos);
+    CHECK(float_argmax <= kept_float(r.out));
 }
