@@ -104,7 +104,8 @@ inline int cmd_quantize(const std::vector<std::string>& argv) {
     app.add_option("--max-error", opt.max_error,
                    "relative L2 error of the outputs (int8 vs float, on\n"
                    "the calibration samples) above which sensitive ops\n"
-                   "stay float (default 0.05; 0: every op int8)")
+                   "stay float (default 0.05; 0: every op int8, whatever\n"
+                   "--judge says)")
         ->type_name("E")
         ->check(number_check([](double x) { return x >= 0 && x <= 1e30; }, "a number >= 0"));
     std::string judge = "auto";
