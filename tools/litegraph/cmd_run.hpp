@@ -304,15 +304,14 @@ inline int cmd_run(const std::vector<std::string>& argv) {
     if (!image_files.empty()) {
         image_input = image_feed(prog);
         std::filesystem::path model_path = model.source();
-        auto cfg_file = !preprocess.empty() ? std::optional<std::filesystem::path>(preprocess)
-                                            : find_config(model_path);
-        if (cfg_file) {
-            config = read_config_file(*cfg_file);
-            preprocess_source = cfg_file->string();
-        } else {
-            std::tie(config, preprocess_source) = default_config(prog, *image_input);
-            preprocess_source = "no config beside the model: " + preprocess_source;
-        }
+        const auto shapes_given = shapes_of(shape_args);
+        const auto& image_var = prog.input_var(*image_input);
+        auto it = shapes_given.find(image_var.name);
+        std::tie(config, preprocess_source) = image_preprocessing(
+            model_path,
+            !preprocess.empty() ? std::optional<std::filesystem::path>(preprocess) : std::nullopt,
+            image_var.shape, prog.output_var(0).shape,
+            it != shapes_given.end() ? &it->second : nullptr);
         for (auto& f : image_files) {
             images.push_back(decode_image(f));
             preprocessed.push_back(vision::preprocess(images.back(), config.preprocess));

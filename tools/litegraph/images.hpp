@@ -89,17 +89,34 @@ inline std::optional<std::filesystem::path> find_config(const std::filesystem::p
     return std::nullopt;
 }
 
+/// A PaddleOCR text recognizer, told from its shapes alone (the shared
+/// PP-OCR 2.0 recognizers come without an inference.yml): an image input
+/// [N, 3, 32 or 48, W] and a first output of rank 3, [N, T, C] (the CTC
+/// probabilities of T steps over C classes).
+inline bool is_text_recognizer(const shape_t& in, const shape_t& out) {
+    return in.size() == 4 && in[1] == 3 && (in[2] == 32 || in[2] == 48) && out.size() == 3 &&
+           out[2] != 0 && out[2] != 1;
+}
+
+/// The width a recognizer's lines are padded to: --shape's for the image
+/// input when given (its height too), else PaddleOCR's rec_image_shape
+/// width, 320.
+inline constexpr int text_recognizer_width = 320;
+
 /// The preprocessing litegraph uses for a model without a config, and what it
 /// is: a text detector (first output [N, 1, H, W]) gets PaddleOCR's defaults
 /// for its detectors (DetResizeForTest to at most 960 pixels a side, multiples
-/// of 32, ImageNet normalisation, B, G, R); a model whose image input declares
-/// its height and width gets a resize to them and the ImageNet normalisation
-/// (R, G, B). Anything else needs a config.
-inline std::pair<vision::model_config, std::string> default_config(const runtime::program& prog,
-                                                                   std::size_t feed) {
+/// of 32, ImageNet normalisation, B, G, R); a text recognizer
+/// (is_text_recognizer) PaddleOCR's recognizer preprocessing (RecResizeImg:
+/// B, G, R, height H, width min(W, ceil(H w / h)) bilinear, x / 255 - 0.5 over
+/// 0.5, zeros on the right up to W; H the input's, W 320 or `given`'s); a
+/// model whose image input declares its height and width gets a resize to
+/// them and the ImageNet normalisation (R, G, B). Anything else needs a
+/// config.  `given`: the --shape of the image input, if any.
+inline std::pair<vision::model_config, std::string> default_config(const shape_t& in,
+                                                                   const shape_t& out,
+                                                                   const shape_t* given = nullptr) {
     vision::model_config m;
-    const auto& in = prog.input_var(feed).shape;
-    const auto& out = prog.output_var(0).shape;
     if (out.size() == 4 && out[1] == 1) {
         m.preprocess.order = vision::channel_order::bgr;
         vision::det_resize_step r;
@@ -108,6 +125,16 @@ inline std::pair<vision::model_config, std::string> default_config(const runtime
         m.preprocess.steps.emplace_back(vision::normalize_step{});
         m.preprocess.steps.emplace_back(vision::permute_step{});
         return {m, "text detector defaults (DetResizeForTest max 960, ImageNet mean/std, BGR)"};
+    }
+    if (is_text_recognizer(in, out)) {
+        m.preprocess.order = vision::channel_order::bgr;
+        vision::rec_resize_step r;
+        r.c = 3, r.h = static_cast<int>(in[2]), r.w = text_recognizer_width;
+        if (given && given->size() == 4 && (*given)[2] > 0 && (*given)[3] > 0)
+            r.h = static_cast<int>((*given)[2]), r.w = static_cast<int>((*given)[3]);
+        m.preprocess.steps.emplace_back(r);
+        return {m, "text recognizer defaults (RecResizeImg to " + std::to_string(r.h) + "x" +
+                       std::to_string(r.w) + ", (x/255 - 0.5)/0.5, BGR)"};
     }
     if (in.size() == 4 && in[2] > 0 && in[3] > 0 && in[2] <= 8192 && in[3] <= 8192) {
         vision::resize_image_step r;
@@ -122,6 +149,28 @@ inline std::pair<vision::model_config, std::string> default_config(const runtime
         "--image: no infer_cfg.yml or inference.yml beside the model, and its input declares no "
         "height and "
         "width to resize to; give --preprocess CONFIG");
+}
+
+/// The preprocessing of a model's images, for `run --image` and `quantize
+/// --calib` alike, and where it comes from: `config_file` when given, else
+/// the config beside the model (find_config), else default_config.  `in`,
+/// `out`: the declared shapes of the image input and the first output;
+/// `given`: the image input's --shape, if any, which also sets a config's
+/// RecResizeImg height and width.
+inline std::pair<vision::model_config, std::string> image_preprocessing(
+    const std::filesystem::path& model, const std::optional<std::filesystem::path>& config_file,
+    const shape_t& in, const shape_t& out, const shape_t* given) {
+    auto file = config_file ? config_file : find_config(model);
+    if (!file) {
+        auto [config, source] = default_config(in, out, given);
+        return {config, "no config beside the model: " + source};
+    }
+    auto config = read_config_file(*file);
+    if (given && given->size() == 4 && (*given)[2] > 0 && (*given)[3] > 0)
+        for (auto& st : config.preprocess.steps)
+            if (auto* r = std::get_if<vision::rec_resize_step>(&st))
+                r->h = static_cast<int>((*given)[2]), r->w = static_cast<int>((*given)[3]);
+    return {config, file->string()};
 }
 
 /// A PNG or JPEG file as an RGB image.

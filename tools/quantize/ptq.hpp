@@ -33,6 +33,19 @@ namespace litegraph::ptq {
 
 enum class method { minmax, percentile, mse };
 
+/// How the mixed-precision search judges an int8 configuration against the
+/// float model on the samples (options::judge, criterion).
+///   l2:     the relative L2 error of all float outputs is at most max_error.
+///   argmax: for a sequence classifier (a CTC recognizer) whose first output
+///           is [N, T, C] probabilities: the per-step argmax sequence of each
+///           of the N rows of every sample, repeats merged and class 0 (the
+///           CTC blank) dropped, equals the float model's, for all but at most
+///           max_mismatch (a fraction) of the rows.
+///   automatic: argmax when the first output looks like one (rank 3, C >= 2,
+///           and on every sample each of its N x T rows is in [0, 1] and sums
+///           to 1 within 1e-3: a softmax over the classes), else l2.
+enum class criterion { automatic, l2, argmax };
+
 struct options {
     method how = method::mse;
     double percentile = 99.99;  // for method::percentile
@@ -42,6 +55,14 @@ struct options {
     /// float, one at a time, until the error is within it.  0 or less: every
     /// quantizable op becomes int8.
     double max_error = 0.05;
+    /// What "within max_error" means: see `criterion`.  With argmax the ops stay
+    /// float, in the same order of sensitivity, until the sequences agree;
+    /// then each op kept float is tried in int8 again (least sensitive first)
+    /// and stays int8 when the sequences still agree.
+    criterion judge = criterion::automatic;
+    /// argmax: the fraction of the sample rows whose decoded sequence may
+    /// differ from the float model's (default 0: all agree).
+    double max_mismatch = 0;
     /// Called after each calibration run: (pass, sample, samples, passes).
     std::function<void(int, int, int, int)> progress;
     /// Called after each op's sensitivity is measured (op, ops): only when
@@ -57,8 +78,12 @@ struct report {
     int candidates = 0;                   // quantizable ops (ops + kept_float.size())
     /// Ops kept float by the error check: "type(input activation)" each.
     std::vector<std::string> kept_float;
-    double error_all_int8 = 0;  // relative output error with every candidate int8
-    double error = 0;           // relative output error of the written model
+    double error_all_int8 = 0;        // relative output error with every candidate int8
+    double error = 0;                 // relative output error of the written model
+    criterion judge = criterion::l2;  // the criterion used (never automatic)
+    /// argmax: rows of the first output over all samples, and how many of
+    /// them decode differently from the float model (all int8 / as written).
+    int rows = 0, mismatches_all_int8 = 0, mismatches = 0;
 };
 
 namespace detail {
@@ -156,6 +181,39 @@ inline float mse_range(const std::vector<double>& h, float max) {
     return static_cast<float>(best_c);
 }
 
+/// The CTC decode of one row of T steps of C class probabilities: the
+/// argmax of each step (the first of equal maxima), repeats merged, class 0
+/// (the blank) dropped.
+inline std::vector<int> ctc_greedy(const float* p, std::int64_t steps, std::int64_t classes) {
+    std::vector<int> out;
+    int last = -1;
+    for (std::int64_t t = 0; t < steps; ++t) {
+        const float* row = p + t * classes;
+        const auto best = static_cast<int>(std::max_element(row, row + classes) - row);
+        if (best != last && best != 0) out.push_back(best);
+        last = best;
+    }
+    return out;
+}
+
+/// True when `v` (shape [N, T, C]) holds probabilities over C: each of its
+/// N x T rows in [0, 1] summing to 1 within 1e-3.
+inline bool softmax_rows(const std::vector<float>& v, const shape_t& shape) {
+    if (shape.size() != 3 || shape[2] < 2) return false;
+    const auto classes = static_cast<std::size_t>(shape[2]);
+    if (v.empty() || v.size() % classes != 0) return false;
+    for (std::size_t r = 0; r < v.size(); r += classes) {
+        double sum = 0;
+        for (std::size_t c = 0; c < classes; ++c) {
+            const float x = v[r + c];
+            if (!(x >= -1e-6f && x <= 1.f + 1e-6f)) return false;
+            sum += x;
+        }
+        if (std::abs(sum - 1.0) > 1e-3) return false;
+    }
+    return true;
+}
+
 }  // namespace detail
 
 /// Calibrates `g` on `samples` (one tensor per sample for feed 0; other
@@ -198,6 +256,7 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
     // The float model's outputs on the samples, read during calibration (the
     // model's own fetches come first), for the error check below.
     std::vector<outputs> reference;
+    std::vector<shape_t> first_shape;  // of output 0, per sample
 
     // Calibration: the activations become outputs so that they stay readable.
     graph::graph cg = g;
@@ -216,8 +275,10 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
         for (int s = 0; s < n; ++s) {
             prog.set_input(0, samples[static_cast<std::size_t>(s)]);
             prog.run();
-            if (pass == 0 && opt.max_error > 0)
+            if (pass == 0 && opt.max_error > 0) {
                 reference.push_back(read_outputs(prog, g.fetches.size()));
+                first_shape.push_back(g.fetches.empty() ? shape_t{} : prog.output(0).shape);
+            }
             for (std::size_t k = 0; k < acts.size(); ++k) {
                 const auto& t = var_values(k);
                 if (t.type != dtype::f32) continue;
@@ -300,10 +361,24 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
         }
         return out;
     };
-    auto error_of = [&](const std::vector<bool>& on) {
+    // The relative L2 error, and (argmax) the rows whose decode differs.
+    struct verdict {
+        double error = 0;
+        int mismatches = 0;
+    };
+    // The decoded rows of the float model's first output, for argmax.
+    std::vector<std::vector<int>> decoded;
+    auto decode_rows = [&](const outputs& o, const shape_t& shape,
+                           std::vector<std::vector<int>>& rows) {
+        const auto t = shape[1], c = shape[2];
+        for (std::int64_t n = 0; n < shape[0]; ++n)
+            rows.push_back(detail::ctc_greedy(o[0].data() + n * t * c, t, c));
+    };
+    auto judge_of = [&](const std::vector<bool>& on) {
         graph::graph q = g;  // g itself is rewritten last
         rewrite(q, on);
         const auto got = outputs_of(q);
+        verdict v;
         double num = 0, den = 0;
         for (std::size_t s = 0; s < got.size(); ++s)
             for (std::size_t f = 0; f < got[s].size(); ++f) {
@@ -315,29 +390,89 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
                     den += static_cast<double>(y[i]) * y[i];
                 }
             }
-        return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+        v.error = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+        if (r.judge == criterion::argmax) {
+            std::vector<std::vector<int>> rows;
+            for (std::size_t s = 0; s < got.size(); ++s) {
+                if (got[s].empty() || got[s][0].size() != reference[s][0].size())
+                    throw shape_error(
+                        "quantize: the int8 model's first output differs in size "
+                        "from the float model's");
+                decode_rows(got[s], first_shape[s], rows);
+            }
+            for (std::size_t i = 0; i < rows.size(); ++i) v.mismatches += rows[i] != decoded[i];
+        }
+        return v;
     };
     std::vector<bool> on(sites.size(), true);
     r.candidates = static_cast<int>(sites.size());
     if (opt.max_error > 0) {
-        r.error = r.error_all_int8 = error_of(on);
-        if (r.error > opt.max_error) {
-            // Sensitivity: the error with each site alone in int8.
+        r.judge = opt.judge;
+        if (r.judge == criterion::automatic) {
+            bool probs = !reference.empty();
+            for (std::size_t s = 0; s < reference.size() && probs; ++s)
+                probs =
+                    !reference[s].empty() && detail::softmax_rows(reference[s][0], first_shape[s]);
+            r.judge = probs ? criterion::argmax : criterion::l2;
+        }
+        if (r.judge == criterion::argmax) {
+            for (std::size_t s = 0; s < reference.size(); ++s) {
+                const auto& sh = first_shape[s];
+                if (reference[s].empty() || sh.size() != 3 || sh[2] < 1 ||
+                    static_cast<std::int64_t>(reference[s][0].size()) != sh[0] * sh[1] * sh[2])
+                    throw usage_error(
+                        "quantize: judging by the argmax sequence needs a float first output of "
+                        "shape [N, T, C]; this model's is " +
+                        to_string(sh));
+                decode_rows(reference[s], sh, decoded);
+            }
+            r.rows = static_cast<int>(decoded.size());
+        }
+        const auto allowed =
+            static_cast<int>(std::floor(opt.max_mismatch * static_cast<double>(r.rows) + 1e-9));
+        auto accepted = [&](const verdict& v) {
+            return r.judge == criterion::argmax ? v.mismatches <= allowed
+                                                : v.error <= opt.max_error;
+        };
+        auto v = judge_of(on);
+        r.error = r.error_all_int8 = v.error;
+        r.mismatches = r.mismatches_all_int8 = v.mismatches;
+        if (!accepted(v)) {
+            // Sensitivity: the L2 error with each site alone in int8.
             std::vector<std::pair<double, std::size_t>> alone;
             for (std::size_t i = 0; i < sites.size(); ++i) {
                 std::vector<bool> one(sites.size(), false);
                 one[i] = true;
-                alone.push_back({error_of(one), i});
+                alone.push_back({judge_of(one).error, i});
                 if (opt.checking) opt.checking(static_cast<int>(i) + 1, r.candidates);
             }
             std::sort(alone.begin(), alone.end(), std::greater<>());
+            std::vector<std::size_t> kept;
             for (const auto& [e, i] : alone) {
-                if (r.error <= opt.max_error) break;
+                if (accepted(v)) break;
                 on[i] = false;
-                r.error = error_of(on);
-                const auto& op = g.ops[static_cast<std::size_t>(sites[i].op)];
-                r.kept_float.push_back(op.type + "(" + g.vars[sites[i].x].name + ")");
+                v = judge_of(on);
+                kept.push_back(i);
             }
+            // argmax: a sequence criterion is not monotonic in the ops kept
+            // float, so each one goes back to int8 (least sensitive first)
+            // when the sequences still agree without it.
+            if (r.judge == criterion::argmax && accepted(v))
+                for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+                    on[*it] = true;
+                    auto w = judge_of(on);
+                    if (accepted(w))
+                        v = w;
+                    else
+                        on[*it] = false;
+                }
+            r.error = v.error;
+            r.mismatches = v.mismatches;
+            for (const auto& [e, i] : alone)
+                if (!on[i]) {
+                    const auto& op = g.ops[static_cast<std::size_t>(sites[i].op)];
+                    r.kept_float.push_back(op.type + "(" + g.vars[sites[i].x].name + ")");
+                }
         }
     }
     rewrite(g, on);
