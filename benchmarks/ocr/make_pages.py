@@ -6,7 +6,7 @@
                                 printed upside down) and truth.txt (one line of
                                 text a line, the pages in order, each page's lines
                                 in reading order, a blank line between pages)
-  make_pages.py lines OUT_DIR   fourteen single-line crops of other text (for
+  make_pages.py lines OUT_DIR   fifteen single-line crops of other text (for
                                 `litegraph quantize --calib OUT_DIR`)
 
 Fonts: Debian's fonts-dejavu-core and fonts-liberation2; pictures: python3-pil,
@@ -53,6 +53,7 @@ LINES = [
     ("Gate 12 closes at 7:45", f"{LIBERATION}/LiberationSans-Italic.ttf", 30),
     ("Total weight 3.8 kg", f"{DEJAVU}/DejaVuSans-Oblique.ttf", 30),
     ("Call 555 0199 for help", f"{LIBERATION}/LiberationSerif-Italic.ttf", 32),
+    ("Tax + shipping 12.40 EUR", f"{DEJAVU}/DejaVuSans.ttf", 28),
 ]
 
 
