@@ -124,7 +124,7 @@ TEST_CASE("ocr pipeline: a picture without text gives no lines; bad input is a c
     }
     o.dict.clear();
     o.drop_score = 2;
-    CHECK_THROWS_AS(ocr::pipeline(o), usage_error);
+    CHECK_THROWS_AS(ocr::pipeline{o}, usage_error);
     std::filesystem::remove_all(dir);
 }
 
