@@ -1,5 +1,6 @@
-// stb_image's implementation (PNG and JPEG decoding) for a test executable
-// that reads pictures, and `load_picture`: include it in one source of that
+// stb_image's and stb_image_write's implementations (PNG and JPEG decoding,
+// PNG writing) for a test executable that reads or writes pictures, and
+// `load_picture`: include it in one source of that
 // executable.  stb's warnings are third-party code's, not ours.
 #pragma once
 
@@ -19,6 +20,8 @@
 #define STBI_ONLY_PNG
 #define STBI_ONLY_JPEG
 #include <stb/stb_image.h>
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb/stb_image_write.h>
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif

@@ -15,15 +15,6 @@
 #include "support.hpp"
 
 #include "stb_image_impl.hpp"
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#endif
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#include <stb/stb_image_write.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
 
 using namespace litegraph;
 namespace fs = std::filesystem;
