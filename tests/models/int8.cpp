@@ -14,6 +14,7 @@
 #include "litegraph/core/npy.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
+#include "litegraph/planner/targets.hpp"
 #include "litegraph/runtime/program.hpp"
 #include "passes/support_passes.hpp"
 #include "support.hpp"
@@ -88,12 +89,12 @@ TEST_CASE("PTQ of ppocr_mobile_v2.0_cls (random calibration) reloads, runs int8,
     for (std::uint32_t s = 0; s < 4; ++s)
         samples.push_back(test::random_tensor({1, 3, 32, 100}, s));
     auto r = ptq::quantize(m.graph, samples);
-    CHECK(r.ops == 54);
+    CHECK(r.ops - r.pools == 54);  // convs and the fc; the pools of its SE blocks besides
     auto out = std::filesystem::temp_directory_path() / "litegraph_test_ptq_cls";
     std::filesystem::remove_all(out);
     paddle::save(m.graph, out, "model");
     auto back = paddle::load(out);
-    CHECK(count_type(back.graph, "quantize_linear") == 108);
+    CHECK(count_type(back.graph, "quantize_linear") == 108 + r.pools);
     auto g8 = back.graph;
     passes::run_passes(g8);
     CHECK(count_type(g8, "fused_conv2d_int8") == 53);
@@ -133,22 +134,22 @@ TEST_CASE("PTQ keeps the ops that lose the PIR text-line classifier in float (mi
     ptq::options every;
     every.max_error = 0;
     auto ra = ptq::quantize(all, {x}, every);
-    CHECK(ra.ops == 32);
+    CHECK(ra.ops - ra.pools == 32);
     CHECK(ra.kept_float.empty());
     // The default: the error is measured, the sensitive ops stay float.
     auto g = m.graph;
     auto r = ptq::quantize(g, {x});
     INFO(r.error_all_int8);
-    CHECK(r.candidates == 32);
+    CHECK(r.candidates == 32 + ra.pools);
     CHECK(r.error_all_int8 > 0.05);
     CHECK(r.error <= 0.05);
-    CHECK(r.ops + static_cast<int>(r.kept_float.size()) == 32);
+    CHECK(r.ops + static_cast<int>(r.kept_float.size()) == r.candidates);
     CHECK(r.ops >= 24);
     auto g8 = g;
     passes::run_passes(g8);
     CHECK(count_type(g8, "fused_conv2d_int8") + count_type(g8, "matmul_v2_int8") +
               count_type(g8, "mul_int8") ==
-          r.ops);
+          r.ops - r.pools);
     auto y8 = run_model(g8, x);
     for (std::int64_t row = 0; row < y8.shape()[0]; ++row)
         CHECK(argmax_row(y8, row) == argmax_row(want, row));
@@ -184,6 +185,76 @@ TEST_CASE("SqueezeNet 1.0 and 1.1 at 128x128x3 in int8 fit 128 KB DTCM + 436 KB 
         CHECK(fused.used[0] > 64 * 1024);  // the fast segment is used first
         CHECK(!plan_of(false).fits);
     }
+}
+
+TEST_CASE(
+    "PTQ of the text recognizer keeps its squeeze-and-excite blocks int8: it fits the STM32H730") {
+    // Every SE block (global average pool -> two 1x1 convs -> hard_sigmoid
+    // -> times the block's input) runs int8 end to end: the pool reads int8
+    // and writes the next conv's step, the gate reads the block's input as
+    // int8 (mul_plane_int8).  Then no 288 x 2 x 80 float input stays live
+    // and the recognizer at 1x3x32x320 plans into the chip's six regions.
+    auto dir = test::shared_model("french_mobile_v2.0_rec");
+    if (dir.empty()) return;
+    const auto x = load_npy(dir / "reference" / "input_x.npy");  // [3, 3, 32, 320]
+    REQUIRE(x.shape() == shape_t{3, 3, 32, 320});
+    auto m = paddle::load(dir);
+    // The SE blocks of the float graph: average pools whose input a mul reads.
+    int se = 0;
+    for (const auto& op : m.graph.ops) {
+        if (op.type != "pool2d" || op.attrs.get<std::string>("pooling_type", "") != "avg") continue;
+        for (int c : m.graph.vars[graph::input_var(op, "X")].consumers)
+            se += m.graph.ops[c].type == "elementwise_mul";
+    }
+    REQUIRE(se >= 5);
+    const std::int64_t per = x.numel() / 3;
+    std::vector<tensor> samples;
+    for (std::int64_t i = 0; i < 3; ++i) {
+        auto v = x.span<float>().subspan(static_cast<std::size_t>(i * per),
+                                         static_cast<std::size_t>(per));
+        samples.push_back(
+            tensor::from<float>({1, 3, 32, 320}, std::vector<float>(v.begin(), v.end())));
+    }
+    auto g = m.graph;
+    ptq::options every;
+    every.max_error = 0;
+    auto r = ptq::quantize(g, samples, every);
+    CHECK(r.pools == se + 1);  // and the max pool before the LSTM (read by squeeze2)
+    auto g8 = g;
+    passes::run_passes(g8);
+    CHECK(count_type(g8, "pool2d") == 0);
+    CHECK(count_type(g8, "pool2d_int8") == se + 1);
+    CHECK(count_type(g8, "fake_quantize_dequantize_moving_average_abs_max") == 0);
+    int int8_gates = 0;
+    for (const auto& op : g8.ops)
+        if (op.type == "fused_conv2d_int8") {
+            auto st = fusion::stages_of(op.attrs);
+            int8_gates += std::find(st.begin(), st.end(), "mul_plane_int8") != st.end();
+        }
+    CHECK(int8_gates == se);
+    // The int8 model reads the reference lines as the float model does.
+    auto decode = [](const tensor& y) {
+        std::vector<std::vector<int>> rows;
+        const auto t = y.shape()[1], c = y.shape()[2];
+        for (std::int64_t n = 0; n < y.shape()[0]; ++n)
+            rows.push_back(ptq::detail::ctc_greedy(y.span<float>().data() + n * t * c, t, c));
+        return rows;
+    };
+    auto want = decode(run_model(m.graph, x));
+    auto got = decode(run_model(g8, x));
+    REQUIRE(want.size() == 3);
+    for (const auto& row : want) CHECK(row.size() > 3);
+    CHECK(got == want);
+    // One line at 32 x 320 in the STM32H730's activation regions.
+    auto one = g8;
+    runtime::program p(std::move(one),
+                       planner::targets::activation_segments(planner::targets::stm32h730));
+    p.set_input(0, tensor(dtype::f32, {1, 3, 32, 320}));
+    p.prepare_plan();
+    MESSAGE("recognizer int8 at 1x3x32x320: LOAD " << p.memory().lower_bound_bytes << ", fits "
+                                                   << p.plan().fits);
+    CHECK(p.plan().fits);
+    CHECK(p.memory().lower_bound_bytes < 256 * 1024);
 }
 
 }  // namespace models_int8_test

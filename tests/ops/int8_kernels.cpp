@@ -274,6 +274,116 @@ TEST_CASE("pool2d_int8: max and exclusive average with padding, in integers") {
     }
 }
 
+TEST_CASE("pool2d_int8 requantized: global average and max pools into another step") {
+    // The SE block's global pool of an int8 block and a max pool into the
+    // next conv's step: one rounding of (sum or max) * input_step /
+    // output_step (/ count), in plain loops here.
+    auto x = random_i8({2, 3, 4, 5}, 11);
+    const float in_step = 0.05f, out_step = 0.0125f;
+    for (std::string kind : {"avg", "max"}) {
+        INFO(kind);
+        attr_map a;
+        a.set("pooling_type", kind);
+        a.set("global_pooling", true);
+        a.set("ksize", std::vector<std::int32_t>{1, 1});
+        a.set("input_step", in_step);
+        a.set("output_step", out_step);
+        auto y = run1("pool2d_int8", a, named_tensors{}.add("X", x), "Out");
+        REQUIRE(y.shape() == shape_t{2, 3, 1, 1});
+        int saturated = 0;
+        for (std::int64_t p = 0; p < 6; ++p) {
+            std::int32_t mx = -128, sum = 0;
+            for (std::int64_t i = 0; i < 20; ++i) {
+                const std::int32_t v = i8(x)[p * 20 + i];
+                mx = std::max(mx, v);
+                sum += v;
+            }
+            const float k = kind == "max" ? in_step / out_step : in_step / out_step / 20.f;
+            const auto want = sat8(static_cast<float>(kind == "max" ? mx : sum) * k);
+            saturated += want == 127 || want == -128;
+            CHECK(i8(y)[p] == want);
+        }
+        if (kind == "avg") CHECK(saturated < 6);  // the averages are not all clipped
+    }
+    // One step without the other is refused.
+    attr_map a;
+    a.set("pooling_type", std::string("avg"));
+    a.set("global_pooling", true);
+    a.set("ksize", std::vector<std::int32_t>{1, 1});
+    a.set("input_step", in_step);
+    CHECK_THROWS_WITH_AS(run1("pool2d_int8", a, named_tensors{}.add("X", x), "Out"),
+                         doctest::Contains("output_step"), error);
+}
+
+TEST_CASE("fused_conv2d_int8: the SE gate over an int8 Other (mul_plane_int8)") {
+    // conv [N, C, 1, 1] -> rescale, bias, hard_sigmoid -> times the int8
+    // plane Other (dequantized: q * other_step) -> quantize_store, and the
+    // float output; plain loops here.
+    const std::int64_t n = 2, c = 4, ic = 6, h = 3, w = 5;
+    auto x = random_i8({n, ic, 1, 1}, 12);
+    auto f = random_i8({c, ic, 1, 1}, 13);
+    auto m = test::random_tensor({c}, 14, 1e-3f, 5e-3f);
+    auto b = test::random_tensor({c}, 15, -1.f, 1.f);
+    auto other = random_i8({n, c, h, w}, 16);
+    const float other_step = 0.03f, out_step = 0.02f;
+    std::vector<float> want(static_cast<std::size_t>(n * c * h * w));
+    for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t o = 0; o < c; ++o) {
+            std::int32_t acc = 0;
+            for (std::int64_t k = 0; k < ic; ++k)
+                acc += std::int32_t{i8(x)[i * ic + k]} * i8(f)[o * ic + k];
+            const float v = static_cast<float>(acc) * f32(m)[o] + f32(b)[o];
+            const float gate = std::min(std::max(v * 0.2f + 0.5f, 0.f), 1.f);
+            for (std::int64_t j = 0; j < h * w; ++j) {
+                const auto at = static_cast<std::size_t>((i * c + o) * h * w + j);
+                want[at] = static_cast<float>(i8(other)[at]) * other_step * gate;
+            }
+        }
+    auto in = named_tensors{}
+                  .add("Input", x)
+                  .add("Filter", f)
+                  .add("Multiplier", m)
+                  .add("Bias", b)
+                  .add("Other", other);
+    for (const char* kernel : {"fast", "reference", "cortex_m"}) {
+        CAPTURE(kernel);
+        attr_map a = conv_attrs(1, 0, 1);
+        a.set("litegraph_kernel", std::string(kernel));
+        a.set("other_step", other_step);
+        a.set("stages", std::vector<std::string>{"rescale", "bias", "hard_sigmoid",
+                                                 "mul_plane_int8", "quantize_store"});
+        a.set("output_step", out_step);
+        auto y = run1("fused_conv2d_int8", a, in, "Output");
+        REQUIRE(y.type() == dtype::i8);
+        REQUIRE(y.shape() == shape_t{n, c, h, w});
+        int mismatches = 0, nonzero = 0;
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            const auto q = sat8(want[i] * (1.f / out_step));
+            mismatches += i8(y)[i] != q;
+            nonzero += q != 0;
+        }
+        CHECK(mismatches == 0);
+        CHECK(nonzero > static_cast<int>(want.size()) / 4);
+        a.set("stages",
+              std::vector<std::string>{"rescale", "bias", "hard_sigmoid", "mul_plane_int8"});
+        auto yf = run1("fused_conv2d_int8", a, in, "Output");
+        REQUIRE(yf.type() == dtype::f32);
+        CHECK(test::max_rel_diff(yf.span<float>(), want) < 1e-6);
+    }
+    // A float Other is refused by name.
+    attr_map a = conv_attrs(1, 0, 1);
+    a.set("other_step", other_step);
+    a.set("stages", std::vector<std::string>{"rescale", "bias", "hard_sigmoid", "mul_plane_int8"});
+    auto bad = named_tensors{}
+                   .add("Input", x)
+                   .add("Filter", f)
+                   .add("Multiplier", m)
+                   .add("Bias", b)
+                   .add("Other", test::random_tensor({n, c, h, w}, 17));
+    CHECK_THROWS_WITH_AS(run1("fused_conv2d_int8", a, bad, "Output"),
+                         doctest::Contains("Other must be int8"), shape_error);
+}
+
 TEST_CASE("elementwise int8 add and mul requantize in one loop") {
     auto x = random_i8({2, 3, 4}, 9), y = random_i8({2, 3, 4}, 10);
     for (std::string type : {"elementwise_add_int8", "elementwise_mul_int8"}) {

@@ -119,10 +119,7 @@ struct literal_printer {
             return fz + "act<" + functor_type<typename detail_is_act<S>::functor>() + ">";
         else if constexpr (detail_is_gate<S>::value)
             return fz + "gate<" + functor_type<typename detail_is_gate<S>::functor>() + ", " + fz +
-                   (std::is_same_v<typename detail_is_gate<S>::mul, fusion::mul_plane>
-                        ? "mul_plane"
-                        : "mul_with") +
-                   ">";
+                   std::string(fusion::stage_name<typename detail_is_gate<S>::mul>()) + ">";
         else if constexpr (std::is_same_v<S, fusion::bias>)
             return fz + "bias";
         else if constexpr (std::is_same_v<S, fusion::rescale>)

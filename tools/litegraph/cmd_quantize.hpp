@@ -56,7 +56,9 @@ inline std::vector<std::string> copy_side_files(const std::filesystem::path& sou
 inline int cmd_quantize(const std::vector<std::string>& argv) {
     CLI::App app{
         "Post-training quantisation: calibrates the activation range of every conv and\n"
-        "fc input on sample inputs, quantises their weights per channel, and writes\n"
+        "fc input (and of the pools the int8 runtime keeps int8: a squeeze-and-excite\n"
+        "block's, a max pool read by a float op) on sample inputs, quantises the\n"
+        "weights per channel, and writes\n"
         "OUT_DIR/model.pdmodel + model.pdiparams with quantize_linear /\n"
         "dequantize_linear ops (litegraph run OUT_DIR then runs them in int8).\n"
         "Mixed precision: when the int8 outputs on the samples are off the float\n"
@@ -252,9 +254,10 @@ inline int cmd_quantize(const std::vector<std::string>& argv) {
     std::filesystem::path out = out_dir;
     paddle::save(m.graph, out, "model");
     const auto copied = copy_side_files(model.source(), out);
-    std::cout << "quantised " << r.ops << " ops (" << r.activations << " activation ranges, method "
-              << how << ", " << samples.size() << " samples) into "
-              << (out / "model.pdmodel").string() << "\n";
+    std::cout << "quantised " << r.ops << " ops";
+    if (r.pools) std::cout << " (" << r.pools << " of them pools: their input only)";
+    std::cout << " (" << r.activations << " activation ranges, method " << how << ", "
+              << samples.size() << " samples) into " << (out / "model.pdmodel").string() << "\n";
     if (opt.max_error > 0) {
         const bool argmax = r.judge == ptq::criterion::argmax;
         std::cout << "judged by: "

@@ -5,7 +5,13 @@
 //
 // Quantised: the activation input and the weight of every conv2d,
 // depthwise_conv2d, mul, matmul and matmul_v2 whose weight is a float32
-// parameter (4-D filter, per output channel; 2-D matrix, per column).
+// parameter (4-D filter, per output channel; 2-D matrix, per column); and
+// the input of the pools the int8 runtime can then keep in int8 (activation
+// only, read as int8 by all its readers: quantize_int8's pass): an average
+// pool whose input an elementwise_mul also reads (the squeeze-and-excite
+// block: pool, gate convs, the gate times the input), and a max pool whose
+// output a float op reads (a max pool whose readers are all quantized convs
+// is int8 already).
 // Activation scale (abs-max range s, step s / 127): `minmax` takes the
 // largest |x| seen; `percentile` the given percentile of |x| over all samples;
 // `mse` the range whose int8 rounding and clipping error over all samples is
@@ -27,6 +33,8 @@
 #include <vector>
 
 #include "litegraph/graph/edit.hpp"
+#include "litegraph/ops/elementwise.hpp"
+#include "litegraph/ops/pool2d.hpp"
 #include "litegraph/runtime/program.hpp"
 
 namespace litegraph::ptq {
@@ -73,6 +81,7 @@ struct options {
 /// What was quantised.
 struct report {
     int ops = 0;                          // quantised ops
+    int pools = 0;                        // of which pools (their input only)
     int activations = 0;                  // calibrated activation variables
     std::map<std::string, float> scales;  // activation name -> abs-max range
     int candidates = 0;                   // quantizable ops (ops + kept_float.size())
@@ -103,6 +112,28 @@ inline bool quantizable(const graph::graph& g, const graph::op_node& op, int& x,
     if (g.vars[x].value) return false;  // both constant: folded anyway
     axis = conv ? 0 : 1;
     return true;
+}
+
+/// Whether pool2d `op` gets an activation-only site on its input (see the
+/// top of this file): an average pool whose input an elementwise_mul also
+/// reads, a max pool one of whose output's readers is not quantizable.
+inline bool pool_site(const graph::graph& g, const graph::op_node& op, int& x) {
+    if (!op_declares<ops::pool2d>(op.type)) return false;
+    x = graph::input_var(op, "X");
+    const int out = graph::output_var(op, "Out");
+    if (x < 0 || out < 0 || g.vars[x].value) return false;
+    if (op.attrs.get<std::string>("pooling_type", "max") != "max") {
+        for (int c : g.vars[x].consumers)
+            if (g.ops[c].type == ops::elementwise::type_of(ops::elementwise::kind::mul))
+                return true;
+        return false;
+    }
+    if (graph::is_fetched(g, out)) return true;
+    for (int c : g.vars[out].consumers) {
+        int cx, cw, axis;
+        if (!quantizable(g, g.ops[c], cx, cw, axis) || cx != out) return true;
+    }
+    return false;
 }
 
 /// Adds quantize_linear -> dequantize_linear on `v`; returns the dequantized var.
@@ -227,13 +258,14 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
                                 std::to_string(g.feeds.size()));
     // The quantisable ops and their activation inputs.
     struct site {
-        int op, x, w, axis;
+        int op, x, w, axis;  // w -1: a pool's input, activation only
     };
     std::vector<site> sites;
     std::vector<int> acts;
     for (int i = 0; i < static_cast<int>(g.ops.size()); ++i) {
-        int x, w, axis;
-        if (!detail::quantizable(g, g.ops[i], x, w, axis)) continue;
+        int x, w = -1, axis = -1;
+        if (!detail::quantizable(g, g.ops[i], x, w, axis) && !detail::pool_site(g, g.ops[i], x))
+            continue;
         sites.push_back({i, x, w, axis});
         if (std::find(acts.begin(), acts.end(), x) == acts.end()) acts.push_back(x);
     }
@@ -336,15 +368,23 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
                 act_dq[st.x] = detail::add_qdq(
                     q, st.x, tensor::from<float>({1}, std::vector<float>{range[k]}), -1);
             }
-            if (!w_dq.count(st.w))
+            if (st.w >= 0 && !w_dq.count(st.w))
                 w_dq[st.w] = detail::add_qdq(
                     q, st.w, detail::channel_absmax(*q.vars[st.w].value, st.axis), st.axis);
-            auto& op = q.ops[static_cast<std::size_t>(st.op)];
-            for (auto& sl : op.inputs)
-                for (auto& v : sl.vars) {
-                    if (v == st.x) v = act_dq[st.x];
-                    if (v == st.w) v = w_dq[st.w];
-                }
+            auto redirect = [&](graph::op_node& op) {
+                for (auto& sl : op.inputs)
+                    for (auto& v : sl.vars) {
+                        if (v == st.x) v = act_dq[st.x];
+                        if (st.w >= 0 && v == st.w) v = w_dq[st.w];
+                    }
+            };
+            redirect(q.ops[static_cast<std::size_t>(st.op)]);
+            // A pool's input is int8 for the block's multiply too (the SE
+            // gate times the input): it reads the same quantized values.
+            if (st.w < 0)
+                for (auto& op : q.ops)
+                    if (op.type == ops::elementwise::type_of(ops::elementwise::kind::mul))
+                        redirect(op);
         }
         q.relink();
     };
@@ -477,6 +517,7 @@ inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
     }
     rewrite(g, on);
     r.ops = static_cast<int>(std::count(on.begin(), on.end(), true));
+    for (std::size_t i = 0; i < sites.size(); ++i) r.pools += on[i] && sites[i].w < 0;
     std::set<int> used;
     for (std::size_t i = 0; i < sites.size(); ++i)
         if (on[i]) used.insert(sites[i].x);

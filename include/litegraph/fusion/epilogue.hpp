@@ -16,6 +16,7 @@ using kernels::epilogue::chain;
 using kernels::epilogue::gate;
 using kernels::epilogue::is_bias;
 using kernels::epilogue::mul_plane;
+using kernels::epilogue::mul_plane_int8;
 using kernels::epilogue::mul_with;
 using kernels::epilogue::quantize_store;
 using kernels::epilogue::rescale;

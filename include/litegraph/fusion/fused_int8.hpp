@@ -8,6 +8,8 @@
 //             -> add_with / gate<...> -> quantize_store       int8 output (their float
 //                                                             result quantized, the bytes
 //                                                             of quantize_int8 after them)
+//             -> gate<F, mul_plane_int8> -> quantize_store   the SE gate of an int8
+//                                                             block: Other int8 too
 //
 // On x86 the fast kernels (kernels/conv_int8_fast.hpp) run the epilogue in
 // vectors of the active arch unit where it has the chain (requant_vec,
@@ -15,10 +17,11 @@
 //
 // Node type `fused_conv2d_int8`; slots Input int8 [N,C,H,W], Filter int8
 // [OC,C/g,KH,KW], Multiplier float32 [OC] (in step * filter step), Bias
-// float32 [OC], Other float32 (add_with / gates) -> Output.  Attributes: the
-// conv's, `stages` as fused_conv2d (["rescale", "bias", ...], e.g.
-// ["rescale", "bias", "relu", "quantize_store"]), and `output_step` (> 0 when
-// the last stage is quantize_store).
+// float32 [OC], Other float32 (add_with / gates; int8 for mul_plane_int8)
+// -> Output.  Attributes: the conv's, `stages` as fused_conv2d (["rescale",
+// "bias", ...], e.g. ["rescale", "bias", "relu", "quantize_store"]),
+// `output_step` (> 0 when the last stage is quantize_store) and `other_step`
+// (> 0, Other's step, with mul_plane_int8).
 #pragma once
 
 #include <cstdint>
@@ -43,11 +46,19 @@ struct is_act_stage : std::false_type {};
 template <class F>
 struct is_act_stage<act<F>> : std::true_type {};
 
+/// Whether stage S reads an int8 Other (with its step: the node's `other_step`).
+template <class S>
+struct reads_int8_other : std::false_type {};
+template <class F>
+struct reads_int8_other<gate<F, mul_plane_int8>> : std::true_type {};
+
 template <class... Stages>
 struct fused_int8 {
     using chain_type = chain<rescale, bias, Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
+    /// Whether Other is int8 (the SE gate of an int8 block, mul_plane_int8).
+    static constexpr bool int8_other = (reads_int8_other<Stages>::value || ... || false);
     /// Whether the chain ends in a gate whose product is written as int8.
     static constexpr bool quantized_gate = chain_type::quantized_gate;
     /// Whether an arch unit has this chain's requantize in vectors
@@ -85,6 +96,7 @@ struct fused_int8 {
         float output_step = 0.f;
         std::tuple<rescale, bias, Stages...> stages;
         ops::int8_detail::int8_kernel kernel = ops::int8_detail::int8_kernel::fast;
+        float other_step = 0.f;  // int8_other: Other's step
     };
 
     static params parse(const attr_map& a, std::string_view t) {
@@ -94,6 +106,7 @@ struct fused_int8 {
         params p{
             ops::conv2d::parse(geometry, t), 0.f, {}, ops::int8_detail::parse_int8_kernel(a, t)};
         if constexpr (int8_out) p.output_step = ops::int8_detail::parse_step(a, "output_step", t);
+        if constexpr (int8_other) p.other_step = ops::int8_detail::parse_step(a, "other_step", t);
         stage_set_type::parse(p.stages, a);
         return p;
     }
@@ -114,6 +127,7 @@ struct fused_int8 {
         chain_type c{p.stages};
         auto operands = stage_set_type::read(io);
         operands.output_step = p.output_step;
+        operands.other_step = p.other_step;
         stage_set_type::bind(c.stages, operands);
         using out_t = std::conditional_t<int8_out, std::int8_t, float>;
         const auto* x = io.input("Input").template as<std::int8_t>();
@@ -199,19 +213,24 @@ struct fused_int8 {
     }
 
     /// The firmware form (ops/firmware.hpp): the geometry, the output step
-    /// (quantize_store), the stages' parameters and Other's plane.
+    /// (quantize_store), the stages' parameters, Other's plane and step (an
+    /// int8 Other).
     struct form {
         ops::conv2d::geometry g{};
         float output_step = 0.f;
         std::tuple<rescale, bias, Stages...> stages{};
         std::int64_t other_plane = 1;
-        constexpr auto fields() const { return std::tie(g, output_step, stages, other_plane); }
+        float other_step = 0.f;
+        constexpr auto fields() const {
+            return std::tie(g, output_step, stages, other_plane, other_step);
+        }
     };
     static constexpr std::string_view firmware_inputs[] = {"Input", "Filter", "Multiplier",
                                                            "Bias",  "Other",  "Scale"};
     static constexpr std::string_view firmware_output = "Output";
     static form form_of(const params& p, const op_io& io) {
-        form f{ops::conv2d::resolve(p.conv, io, dtype::i8), p.output_step, p.stages, 1};
+        form f{ops::conv2d::resolve(p.conv, io, dtype::i8), p.output_step, p.stages, 1,
+               p.other_step};
         if (io.input_count("Other") && io.input("Other").shape.size() == 4)
             f.other_plane = io.input("Other").shape[2] * io.input("Other").shape[3];
         return f;
@@ -227,9 +246,11 @@ struct fused_int8 {
         ops.multiplier = io.input<float>(2);
         ops.bias = io.input<float>(3);
         ops.other = io.input<float>(4);
+        ops.other_int8 = io.input<std::int8_t>(4);
         ops.scale = io.input<float>(5);
         ops.other_plane = f.other_plane;
         ops.output_step = f.output_step;
+        ops.other_step = f.other_step;
         bind(c, ops);
         const auto kg = kernels::conv_geometry::from(f.g);
         auto* scratch = static_cast<std::int64_t*>(io.scratch);
@@ -343,13 +364,16 @@ struct int8_gate_list<ops::functor_list<Gates...>> {
     using type =
         op_list<fused_int8<gate<Gates, mul_plane>>..., fused_int8<gate<Gates, mul_with>>...,
                 fused_int8<gate<Gates, mul_plane>, quantize_store>...,
-                fused_int8<gate<Gates, mul_with>, quantize_store>...>;
+                fused_int8<gate<Gates, mul_with>, quantize_store>...,
+                fused_int8<gate<Gates, mul_plane_int8>>...,
+                fused_int8<gate<Gates, mul_plane_int8>, quantize_store>...>;
 };
 }  // namespace detail
 
 /// The closed list of int8 conv kernels the runtime can dispatch to: one per
 /// fusable activation (ops::fusable_activations), with float or int8 output,
-/// two per gate activation (ops::gate_activations: mul_plane, mul_with).
+/// per gate activation (ops::gate_activations): mul_plane and mul_with with
+/// and mul_plane_int8 (an int8 Other), each with float or int8 output.
 using fused_int8_ops =
     typename concat_op_lists<op_list<fused_int8<>, fused_int8<quantize_store>, fused_int8<add_with>,
                                      fused_int8<add_with, quantize_store>>,

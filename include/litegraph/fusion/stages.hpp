@@ -30,12 +30,14 @@ namespace litegraph::fusion {
 
 /// The operands a chain's stages read, resolved for one run.
 struct stage_operands {
-    const float* multiplier = nullptr;  // rescale: [OC], in step * filter step
-    const float* bias = nullptr;        // bias: [OC]
-    const float* scale = nullptr;       // bias: [OC] a folded batch norm's scale, or none
-    const float* other = nullptr;       // add_with, gates: the other tensor
-    std::int64_t other_plane = 1;       // mul_plane: H * W of `other`
-    float output_step = 0.f;            // quantize_store: the output's step (> 0)
+    const float* multiplier = nullptr;        // rescale: [OC], in step * filter step
+    const float* bias = nullptr;              // bias: [OC]
+    const float* scale = nullptr;             // bias: [OC] a folded batch norm's scale, or none
+    const float* other = nullptr;             // add_with, gates: the other tensor
+    std::int64_t other_plane = 1;             // mul_plane: H * W of `other`
+    float output_step = 0.f;                  // quantize_store: the output's step (> 0)
+    const std::int8_t* other_int8 = nullptr;  // mul_plane_int8: `other` as int8
+    float other_step = 0.f;                   // mul_plane_int8: its step (> 0)
 };
 
 namespace detail {
@@ -54,9 +56,9 @@ inline void check_per_channel(const op_io& io, const char* slot, std::int64_t ch
 /// The gates' and the residual add's Other: float32 of the output's shape, or
 /// for a plane gate (the SE gate) [N, C, H, W] over an [N, C, 1, 1] output,
 /// which then takes Other's shape.
-inline void check_other(const op_io& io, shape_t& out, bool per_plane) {
+inline void check_other(const op_io& io, shape_t& out, bool per_plane, dtype t = dtype::f32) {
     const auto& o = io.input("Other");
-    io.check(o.type == dtype::f32, "Other must be float32");
+    io.check(o.type == t, [&] { return "Other must be " + std::string(name_of(t)); });
     if (per_plane) {
         io.check(o.shape.size() == 4 && out.size() == 4 && o.shape[0] == out[0] &&
                      o.shape[1] == out[1] && out[2] == 1 && out[3] == 1,
@@ -160,6 +162,12 @@ struct gate_mul<mul_plane> {
     static constexpr std::string_view name = "mul_plane";
 };
 
+/// Other (int8, step `other_step`) * v[plane]: the SE gate of an int8 block.
+template <>
+struct gate_mul<mul_plane_int8> {
+    static constexpr std::string_view name = "mul_plane_int8";
+};
+
 /// A gate: the activation F, then Other times it (element-wise, or per plane).
 template <class F, class Mul>
 struct stage_def<gate<F, Mul>> {
@@ -171,6 +179,27 @@ struct stage_def<gate<F, Mul>> {
     static void bind(gate<F, Mul>& s, const stage_operands& ops) {
         s.mul.other = ops.other;
         if constexpr (per_plane) s.mul.plane = ops.other_plane;
+    }
+};
+
+/// The SE gate over an int8 Other [N, C, H, W] of step `other_step` (the
+/// node's attribute, parsed with the node as output_step is).
+template <class F>
+struct stage_def<gate<F, mul_plane_int8>> {
+    static constexpr std::string_view names[] = {F::paddle_type, gate_mul<mul_plane_int8>::name};
+    static void parse(gate<F, mul_plane_int8>& s, const attr_map& a) { s.f = F::parse(a); }
+    static void check(const op_io& io, shape_t& out) {
+        detail::check_other(io, out, true, dtype::i8);
+    }
+    static void read(const op_io& io, stage_operands& ops) {
+        const auto& o = io.input("Other");
+        ops.other_int8 = o.template as<std::int8_t>();
+        ops.other_plane = o.shape[2] * o.shape[3];
+    }
+    static void bind(gate<F, mul_plane_int8>& s, const stage_operands& ops) {
+        s.mul.other = ops.other_int8;
+        s.mul.other_step = ops.other_step;
+        s.mul.plane = ops.other_plane;
     }
 };
 
@@ -300,11 +329,12 @@ inline std::string chain_activation(const attr_map& a) {
 }
 
 /// The stage that writes a node's output when it is not a plain store:
-/// add_with, a gate's mul_with / mul_plane, quantize_store; "store" for a
+/// add_with, a gate's mul_with / mul_plane / mul_plane_int8, quantize_store; "store" for a
 /// chain whose last stage is none of them.
 inline std::string_view chain_terminal(const attr_map& a) {
     constexpr std::string_view writers[] = {stage_name<add_with>(), stage_name<mul_with>(),
-                                            stage_name<mul_plane>(), stage_name<quantize_store>()};
+                                            stage_name<mul_plane>(), stage_name<mul_plane_int8>(),
+                                            stage_name<quantize_store>()};
     const auto s = stages_of(a);
     if (!s.empty())
         for (std::string_view w : writers)

@@ -211,6 +211,32 @@ struct mul_plane {
     }
 };
 
+/// The SE gate over an int8 plane: `other` is int8 of step `other_step`
+/// (the block's input kept int8, docs/int8.md); each element scales one
+/// plane of the dequantized `other` (q * other_step, the value the fake
+/// quant-dequant op of the float model gives) into the same plane of `out`.
+struct mul_plane_int8 {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = true;
+    static constexpr bool vectorizes = false;
+    const std::int8_t* other = nullptr;
+    float other_step = 1.f;
+    std::int64_t plane = 1;  // H * W of `other`
+    void write(float* out, const at& a, float v) const {
+        const std::int8_t* o = other + a.index * plane;
+        float* d = out + a.index * plane;
+        for (std::int64_t i = 0; i < plane; ++i) d[i] = static_cast<float>(o[i]) * other_step * v;
+    }
+    void write_quantized(std::int8_t* out, const at& a, float v, float inv_scale) const {
+        const std::int8_t* o = other + a.index * plane;
+        std::int8_t* d = out + a.index * plane;
+        for (std::int64_t i = 0; i < plane; ++i) {
+            const float p = static_cast<float>(o[i]) * other_step * v;
+            d[i] = saturate_int8(p * inv_scale);
+        }
+    }
+};
+
 /// gate<Act, Mul>: apply Act, then multiply by another tensor (Mul is
 /// mul_with or mul_plane): the gated residual structure.
 template <class F, class Mul>

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <tuple>
 
+#include "litegraph/kernels/epilogue.hpp"
+
 namespace litegraph::kernels {
 
 /// Where one pooling runs: input [n, c, h, w], window kh x kw, strides,
@@ -255,16 +257,41 @@ inline void pool2d(const pool_mode& p, const pool_geometry& g, const float* x, f
     pool2d_planes(p, g, x, y, scratch, 0, g.n * g.c);
 }
 
-/// int8 pooling, the output in the input's step: max takes the largest q,
+/// int8 pooling, the output in the input's step (or, with ratio > 0, in a
+/// step `ratio` times smaller: requantized in one rounding): max takes the largest q,
 /// average sums in int32 and divides rounding half away from zero.  Max on
 /// rows of at most 256 bytes is separable (column maxima of the window's
 /// rows on a stack row, then the windows along it): the element loop's bytes.
 inline void pool2d_int8(const pool_mode& p, const pool_geometry& g, const std::int8_t* x,
-                        std::int8_t* y, pool_span* scratch) noexcept {
+                        std::int8_t* y, pool_span* scratch, float ratio = 0.f) noexcept {
     pool_detail::spans(p, g, scratch);
     const pool_span* rows = scratch;
     const pool_span* cols = scratch + g.oh;
     constexpr std::int64_t row_max = 256;  // bytes of stack (firmware too)
+    if (ratio > 0.f) {
+        // Requantized: the window's maximum or sum in the input's steps, then
+        // sat8(round(m * ratio [/ count])), ratio = input step / output step.
+        for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
+            const std::int8_t* xp = x + pc * g.h * g.w;
+            std::int8_t* yp = y + pc * g.oh * g.ow;
+            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                const auto r = rows[oh];
+                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                    const auto c = cols[ow];
+                    std::int32_t m = p.max ? -128 : 0;
+                    for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
+                        for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
+                            const std::int32_t v = xp[ih * g.w + iw];
+                            m = p.max ? (v > m ? v : m) : m + v;
+                        }
+                    const auto count = static_cast<float>(r.extent * c.extent);
+                    const float k = p.max ? ratio : (count > 0.f ? ratio / count : 0.f);
+                    yp[oh * g.ow + ow] = epilogue::saturate_int8(static_cast<float>(m) * k);
+                }
+            }
+        }
+        return;
+    }
     if (p.max && !p.adaptive && (g.sw == 1 || g.sw == 2) &&
         std::max(g.pl + g.w, (g.ow - 1) * g.sw + g.kw) <= row_max) {
         pool_detail::max_rows_int8(g, x, y, rows);

@@ -301,6 +301,12 @@ public:
         for (int op = 0; op < n; ++op) count += convert(op) ? 1 : 0;
         if (count == 0) return 0;
         g_.relink();
+        // Pools and SE gates whose inputs are fake-quantized read them as int8.
+        for (int op = 0; op < static_cast<int>(g_.ops.size()); ++op) {
+            convert_pool(op);
+            convert_plane_gate(op);
+        }
+        g_.relink();
         dead_.assign(g_.ops.size(), false);
         // Fake ops whose every reader became int8 have nothing left to do.
         for (int op = 0; op < static_cast<int>(g_.ops.size()); ++op)
@@ -317,6 +323,10 @@ public:
             if (!op_declares<ops::quantize_int8>(q.type) || dead_[op]) continue;
             const int x = graph::input_var(q, "X"), out = graph::output_var(q, "Out");
             if (x < 0 || out < 0 || graph::sole_consumer(g_, x) != op) continue;
+            if (requantize_pool(x, q.attrs.get<float>("step", 1.f), out)) {
+                dead_[op] = true;
+                continue;
+            }
             if (!can_emit(x, 0)) continue;
             emit(x, q.attrs.get<float>("step", 1.f), out);
             dead_[op] = true;
@@ -371,8 +381,9 @@ private:
             if (op_declares<ops::matmul_v2>(node.type) &&
                 (node.attrs.get<bool>("trans_x", false) || node.attrs.get<bool>("trans_y", false)))
                 return false;
-            // X must be 2-D for matmul (mul flattens at x_num_col_dims).
-            if (!mul && g_.vars[x].shape.size() != 2) return false;
+            // matmul's X [..., K] by a 2-D weight is mul's with x_num_col_dims
+            // = rank - 1 (mul flattens X there).
+            if (!mul && g_.vars[x].shape.size() < 2) return false;
         }
         const std::int64_t channels = conv ? wshape[0] : wshape[1];
         const float in_step = s_in / 127.f;
@@ -404,8 +415,9 @@ private:
             graph::set_input(n, "Input", xq);
             graph::set_input(n, "Filter", wq);
         } else {
-            const int xcols =
-                op_declares<ops::mul>(n.type) ? n.attrs.get<int>("x_num_col_dims", 1) : 1;
+            const int xcols = op_declares<ops::mul>(n.type)
+                                  ? n.attrs.get<int>("x_num_col_dims", 1)
+                                  : static_cast<int>(g_.vars[x].shape.size()) - 1;
             n.type = op_type<ops::mul_int8>();
             n.attrs = attr_map{};
             n.attrs.set("x_num_col_dims", std::int32_t{xcols});
@@ -415,6 +427,91 @@ private:
         graph::set_input(n, "Multiplier", mult);
         for (auto& s : n.outputs)
             for (int v : s.vars) g_.vars[v].type = dtype::f32;
+        return true;
+    }
+
+    /// The per-tensor 8-bit fake op that produces `v` and its int8 step, or
+    /// {-1, 0}.  A scale without data (a topology without weights) gives
+    /// step 1: planning only.
+    std::pair<int, float> fake_input(int v) const {
+        const int f = v >= 0 ? g_.vars[v].producer : -1;
+        if (f < 0 || !op_declares<fake_activation_quant>(g_.ops[f].type) ||
+            g_.ops[f].attrs.get<int>("bit_length", 8) != 8)
+            return {-1, 0.f};
+        const int in_scale = graph::input_var(g_.ops[f], "InScale");
+        const float s = int8_detail::scalar_param(g_, in_scale);
+        if (s > 0.f) return {f, s / 127.f};
+        if (in_scale >= 0 && !g_.vars[in_scale].value) return {f, 1.f};
+        return {-1, 0.f};
+    }
+
+    /// A float pool2d of a fake-quantized input becomes pool2d_int8 on the
+    /// quantized input (the output in the input's step), then a
+    /// dequantize_int8 to the float output; the merge below turns a
+    /// quantize_int8 after that pair into the pool's output step.
+    void convert_pool(int op) {
+        if (!op_declares<ops::pool2d>(g_.ops[op].type)) return;
+        const int x = graph::input_var(g_.ops[op], "X"), out = graph::output_var(g_.ops[op], "Out");
+        const auto [f, step] = fake_input(x);
+        if (f < 0 || out < 0) return;
+        const int xq = quantized_input(f, step);
+        const int pq =
+            declare_activation(g_, g_.vars[out].name + ".int8", g_.vars[out].shape, dtype::i8);
+        auto& pool = g_.ops[op];
+        pool.type = op_type<ops::pool2d_int8>();
+        graph::set_input(pool, "X", xq);
+        for (auto& sl : pool.outputs)
+            for (auto& v : sl.vars)
+                if (v == out) v = pq;
+        graph::op_node dq;
+        dq.type = op_type<ops::dequantize_int8>();
+        dq.inputs = {{"X", {pq}}};
+        dq.outputs = {{"Out", {out}}};
+        dq.attrs.set("step", step);
+        g_.ops.push_back(std::move(dq));
+    }
+
+    /// An int8 SE gate conv (its last stage mul_plane) whose Other is
+    /// fake-quantized reads Other as int8 (mul_plane_int8, `other_step`).
+    void convert_plane_gate(int op) {
+        auto& n = g_.ops[op];
+        if (!op_declares<int8_conv_op>(n.type) ||
+            fusion::chain_terminal(n.attrs) != fusion::stage_name<fusion::mul_plane>())
+            return;
+        auto stages = fusion::stages_of(n.attrs);
+        stages.back() = std::string(fusion::stage_name<fusion::mul_plane_int8>());
+        if (!int8_conv_exists(stages)) return;
+        const auto [f, step] = fake_input(graph::input_var(n, "Other"));
+        if (f < 0) return;
+        const int oq = quantized_input(f, step);
+        auto& node = g_.ops[op];
+        fusion::set_stages(node.attrs, std::move(stages));
+        node.attrs.set("other_step", step);
+        graph::set_input(node, "Other", oq);
+    }
+
+    /// When float `v` is a dequantize_int8 of a pool2d_int8's output (each
+    /// read only by the next), the pool writes `target` in `step` instead;
+    /// whether it did.
+    bool requantize_pool(int v, float step, int target) {
+        const int d = g_.vars[v].producer;
+        if (d < 0 || dead_[d] || graph::is_fetched(g_, v) ||
+            !op_declares<ops::dequantize_int8>(g_.ops[d].type))
+            return false;
+        const int pq = graph::input_var(g_.ops[d], "X");
+        const int p = pq >= 0 ? g_.vars[pq].producer : -1;
+        if (p < 0 || !op_declares<ops::pool2d_int8>(g_.ops[p].type) ||
+            graph::sole_consumer(g_, pq) != d || graph::is_fetched(g_, pq) ||
+            g_.ops[p].attrs.has("output_step"))
+            return false;
+        auto& pool = g_.ops[p];
+        pool.attrs.set("input_step", g_.ops[d].attrs.get<float>("step", 1.f));
+        pool.attrs.set("output_step", step);
+        for (auto& sl : pool.outputs)
+            for (auto& x : sl.vars)
+                if (x == pq) x = target;
+        g_.vars[target].shape = g_.vars[pq].shape;
+        dead_[d] = true;
         return true;
     }
 
