@@ -1,5 +1,6 @@
 // Runs a generated compile-time network (net.hpp, namespace net, written by
-// `litegraph codegen --sample-input`) once on its sample input and prints
+// `litegraph codegen --sample-input`) once on its sample input (the
+// deterministic one, or the .npy given by codegen --input) and prints
 // every output value as the hex bits of the float (exact, no printf), plus
 // the instruction count of the inference.  The same file builds for the
 // Cortex-M7 under QEMU (platform_arm.hpp: semihosting, SysTick) and on the

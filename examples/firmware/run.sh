@@ -34,6 +34,19 @@
 #   --input-dtype float32|int8
 #                        int8: a quantized model's input already quantized
 #                        (no float input buffer), for codegen and run alike
+#   --input NAME=FILE.npy
+#                        run the firmware, the desktop build and `litegraph
+#                        run` on this input instead of the deterministic one
+#                        (repeatable, one per model input); its dtype and shape
+#                        must be the network's input (float32, or int8 with
+#                        --input-dtype int8; the shape --shape NAME gives, else
+#                        the file's), or codegen says so and run.sh exits 2
+#   --dict FILE          the first output is a CTC text recognizer's [1, T, C]
+#                        probabilities: decode it (greedy, as PaddleOCR: blank
+#                        0, class i line i-1 of FILE, a space appended when C
+#                        is lines + 2) and print one line "text: <line>" after
+#                        the desktop run and after the firmware run; a FILE that
+#                        fits neither C = lines + 1 nor lines + 2 is an error
 #
 # Prints the firmware's sizes per section (arm-none-eabi-size -A), the
 # activation bytes per segment, whether the same objects link for the
@@ -45,15 +58,22 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-usage() { sed -n '2,43p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -euo/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 skip_missing=0 reference_kernels=0 model="" work="" cli="$root/build/bin/litegraph" segments="stm32h730" tol=""
-shapes=() patch_args=() dtype_args=()
+dict="" shape_specs=() input_specs=() patch_args=() dtype_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --shape|--segments|--work|--cli|--tol|--patches|--patch-budget|--patch-split|--input-dtype|--input|--dict)
+      (( $# >= 2 )) || { echo "run.sh: $1 needs a value" >&2; exit 2; } ;;
+  esac
+  case "$1" in
     -h|--help) usage; exit 0 ;;
-    --shape) shapes+=(--shape "$2"); shift 2 ;;
-    --shape=*) shapes+=(--shape "${1#--shape=}"); shift ;;
+    --shape) shape_specs+=("$2"); shift 2 ;;
+    --shape=*) shape_specs+=("${1#--shape=}"); shift ;;
+    --input) input_specs+=("$2"); shift 2 ;;
+    --input=*) input_specs+=("${1#--input=}"); shift ;;
+    --dict) dict="$2"; shift 2 ;;
     --segments) segments="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
     --cli) cli="$2"; shift 2 ;;
@@ -73,23 +93,49 @@ if [[ ! -e "$model" ]]; then
   exit 2
 fi
 [[ -x "$cli" ]] || { echo "run.sh: the litegraph CLI is not built at '$cli' (give --cli)" >&2; exit 2; }
+# --input NAME=FILE.npy: codegen writes it as the sample input (and checks its
+# dtype and shape), `litegraph run` is fed the same file.  run refuses --shape
+# for an input it is given, so that input's --shape goes to codegen alone.
+shapes=() run_shapes=() inputs=() input_names=" "
+for spec in "${input_specs[@]}"; do
+  if [[ "$spec" != ?*=?* ]]; then
+    echo "run.sh: --input expects NAME=FILE.npy, got '$spec'" >&2; exit 2
+  fi
+  [[ -f "${spec#*=}" ]] || { echo "run.sh: --input ${spec%%=*}: no file '${spec#*=}'" >&2; exit 2; }
+  [[ "$input_names" != *" ${spec%%=*} "* ]] || { echo "run.sh: --input ${spec%%=*} given twice" >&2; exit 2; }
+  inputs+=(--input "$spec") input_names+="${spec%%=*} "
+done
+for spec in "${shape_specs[@]}"; do
+  shapes+=(--shape "$spec")
+  [[ "$input_names" == *" ${spec%%=*} "* ]] || run_shapes+=(--shape "$spec")
+done
+if [[ -n "$dict" && ! -f "$dict" ]]; then
+  echo "run.sh: --dict: no file '$dict'" >&2; exit 2
+fi
 name="$(basename "$(cd "$model" 2>/dev/null && pwd || echo "$model")")"
 work="${work:-$root/build/firmware/$name}"
 mkdir -p "$work"
 start=$SECONDS
 
-echo "== codegen $name (${shapes[*]:-declared shapes}, segments $segments)"
+echo "== codegen $name (${shapes[*]:-declared shapes}, segments $segments${inputs[*]:+, ${inputs[*]}})"
 "$cli" codegen "$model" "${shapes[@]}" --segments "$segments" --namespace net --sample-input \
-  "${patch_args[@]}" "${dtype_args[@]}" -o "$work/net.hpp" | tee "$work/codegen.txt"
+  "${inputs[@]}" "${patch_args[@]}" "${dtype_args[@]}" -o "$work/net.hpp" | tee "$work/codegen.txt"
 rm -rf "$work/reference" "$work/reference_patches"
-"$cli" run "$model" "${shapes[@]}" "${dtype_args[@]}" --output-dir "$work/reference" > "$work/reference.txt"
+"$cli" run "$model" "${run_shapes[@]}" "${inputs[@]}" "${dtype_args[@]}" --output-dir "$work/reference" \
+  > "$work/reference.txt"
+# --dict: checked against the runtime's first output ([1, T, C]) before any build.
+dict_args=()
+if [[ -n "$dict" ]]; then
+  python3 "$here/compare.py" --text "$work/reference" --dict "$dict" > "$work/reference_text.txt"
+  dict_args=(--dict "$dict")
+fi
 # A patched network (codegen printed "patches: ...") is compared with the
 # runtime's patched run as well: the same choice (auto: the same split and grid).
 run_patches=()
 if grep -q '^patches: ' "$work/codegen.txt"; then
   run_patches=("${patch_args[@]}")
   [[ " ${patch_args[*]} " == *" --patches "* ]] || run_patches=(--patches auto "${patch_args[@]}")
-  "$cli" run "$model" "${shapes[@]}" "${dtype_args[@]}" "${run_patches[@]}" \
+  "$cli" run "$model" "${run_shapes[@]}" "${inputs[@]}" "${dtype_args[@]}" "${run_patches[@]}" \
     --output-dir "$work/reference_patches" > "$work/reference_patches.txt"
   echo "   patched: also compared with litegraph run ${run_patches[*]}"
 fi
@@ -107,7 +153,7 @@ c++ -std=c++20 -O2 "${contract[@]}" -Wall -Wextra -Werror -I"$root/include" -I"$
   "$here/main.cpp" -o "$work/host"
 echo "   compiled in $((SECONDS - t)) s"
 "$work/host" > "$work/host.log"
-python3 "$here/compare.py" "$work/host.log" "$work/reference" "${cmp_args[@]}"
+python3 "$here/compare.py" "$work/host.log" "$work/reference" "${cmp_args[@]}" "${dict_args[@]}"
 if (( ${#run_patches[@]} )); then
   python3 "$here/compare.py" "$work/host.log" "$work/reference_patches" "${cmp_args[@]}"
 fi
@@ -232,7 +278,7 @@ per_tick=$(( (cal_insns + cal_ticks / 2) / cal_ticks ))
 echo "   instructions per inference: $(( ticks * per_tick )) (+- $per_tick: $ticks SysTick ticks" \
      "x $per_tick instructions per tick; calibration $cal_ticks ticks for $cal_insns instructions)"
 echo "   stack: $(awk '$1 == "stack" { print $2 }' "$work/firmware.log") bytes used of $(arm-none-eabi-size -A "$work/firmware.elf" | awk '$1 == ".stack" { print $2 }')"
-python3 "$here/compare.py" "$work/firmware.log" "$work/reference" "${cmp_args[@]}"
+python3 "$here/compare.py" "$work/firmware.log" "$work/reference" "${cmp_args[@]}" "${dict_args[@]}"
 if (( ${#run_patches[@]} )); then
   python3 "$here/compare.py" "$work/firmware.log" "$work/reference_patches" "${cmp_args[@]}"
 fi

@@ -1,6 +1,7 @@
 // The CLI as a user meets it: exit codes and messages of build/bin/litegraph
 // on every shared model, on bad arguments and on broken models.
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -415,6 +416,73 @@ TEST_CASE("codegen writes a compile-time network header, or names what it cannot
         CHECK(r.out.find("op elementwise_div") != std::string::npos);
         CHECK(r.out.find("no compile-time form") != std::string::npos);
     }
+}
+
+TEST_CASE("codegen --input writes a .npy as the sample input, of the input's dtype and shape") {
+    auto dir = scratch("codegen_input");
+    auto r = run_cli("generate squeezenet1_1 -o " + quote(dir.string()) + " --input-size 32");
+    REQUIRE(r.code == 0);
+    const std::string model = quote(dir.string());
+    auto read = [](const fs::path& p) {
+        std::ifstream in(p);
+        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    };
+    // The deterministic input written as a .npy: the same header, the input
+    // marked as given.
+    tensor x(dtype::f32, {1, 3, 32, 32});
+    for (std::int64_t i = 0; i < x.numel(); ++i)
+        x.span<float>()[std::size_t(i)] =
+            static_cast<float>(std::sin(0.37 * double(i)) * std::cos(0.011 * double(i)));
+    save_npy(dir / "x.npy", x.ref());
+    r = run_cli("codegen " + model + " -o " + quote((dir / "det.hpp").string()) +
+                " --sample-input");
+    REQUIRE(r.code == 0);
+    r = run_cli("codegen " + model + " -o " + quote((dir / "given.hpp").string()) +
+                " --input image=" + quote((dir / "x.npy").string()));  // implies --sample-input
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    std::string given = read(dir / "given.hpp");
+    const std::string mark = "// image: from codegen --input\n";
+    REQUIRE(given.find(mark) != std::string::npos);
+    given.erase(given.find(mark), mark.size());
+    CHECK(given == read(dir / "det.hpp"));
+    // Other values, and the shape from --shape (which the file must have).
+    tensor y(dtype::f32, {1, 3, 40, 48});
+    for (std::int64_t i = 0; i < y.numel(); ++i) y.span<float>()[std::size_t(i)] = 0.75f;
+    save_npy(dir / "y.npy", y.ref());
+    r = run_cli("codegen " + model + " -o " + quote((dir / "y.hpp").string()) +
+                " --shape image=1,3,40,48 --input image=" + quote((dir / "y.npy").string()));
+    REQUIRE(r.code == 0);
+    CHECK(read(dir / "y.hpp").find("sample_input_0[5760] = {\n    0x1.8p-1f, 0x1.8p-1f,") !=
+          std::string::npos);
+    // Without --shape the file's shape is the input's.
+    r = run_cli("codegen " + model + " -o " + quote((dir / "y2.hpp").string()) +
+                " --input image=" + quote((dir / "y.npy").string()));
+    CHECK(r.code == 0);
+    CHECK(read(dir / "y2.hpp") == read(dir / "y.hpp"));
+
+    tensor ids(dtype::i64, {1, 3, 32, 32});
+    save_npy(dir / "ids.npy", ids.ref());
+    for (auto [args, says] : std::initializer_list<std::pair<std::string, std::string>>{
+             {" --shape image=1,3,32,32 --input image=" + quote((dir / "y.npy").string()),
+              "--input image: the file is float32 [1,3,40,48], the network's input is float32 "
+              "[1,3,32,32]"},
+             {" --input image=" + quote((dir / "ids.npy").string()),
+              "--input image: the file is int64 [1,3,32,32], the network's input is float32 "
+              "[1,3,32,32]"},
+             {" --input nope=" + quote((dir / "x.npy").string()), "no input named 'nope'"},
+             {" --input image=" + quote((dir / "none.npy").string()), "no file"},
+             {" --input image=" + quote((dir / "given.hpp").string()), "--input image: "},
+             {" --input image", "expects NAME=FILE.npy"},
+             {" --input image=" + quote((dir / "x.npy").string()) +
+                  " --input image=" + quote((dir / "x.npy").string()),
+              "--input image given twice"}}) {
+        INFO(args);
+        r = run_cli("codegen " + model + " -o " + quote((dir / "bad.hpp").string()) + args);
+        CHECK(r.code == 2);
+        CHECK(r.out.find(says) != std::string::npos);
+    }
+    CHECK(run_cli("codegen --help").out.find("--input NAME=FILE.npy") != std::string::npos);
 }
 
 TEST_CASE("codegen writes a quantized model's int8 layers and int8 weights") {

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string_view>
@@ -683,7 +684,10 @@ struct generator {
         return o.str();
     }
 
-    std::string header(const std::string& source, bool sample) {
+    /// `sample`: also the sample inputs, the deterministic ones except those in
+    /// `given` (codegen --input: checked to be the inputs' dtype and shape).
+    std::string header(const std::string& source, bool sample,
+                       const std::map<std::string, tensor>& given = {}) {
         emit_layers();
         const auto& bufs = prog.buffers();
         const std::string NS = upper(ns);
@@ -787,10 +791,15 @@ struct generator {
              "inline void run() {\n    network.run(memory);\n}\n";
         if (sample) {
             h << "\n/// The deterministic input `litegraph run` feeds (sin(0.37 i) cos(0.011 "
-                 "i)),\n/// read-only data placed as the weights are.\n";
+                 "i)),\n/// or the .npy codegen --input gave, read-only data placed as the "
+                 "weights are.\n";
             for (std::size_t i = 0; i < prog.input_count(); ++i) {
                 const auto& r = prog.var(g().feeds[i].var);
-                auto t = deterministic_input(r.type, r.shape);
+                const auto it = given.find(prog.input_var(i).name);
+                const tensor made =
+                    it == given.end() ? deterministic_input(r.type, r.shape) : tensor{};
+                const tensor& t = it == given.end() ? made : it->second;
+                if (it != given.end()) h << "// " << it->first << ": from codegen --input\n";
                 const bool i8 = r.type == dtype::i8;
                 h << "alignas(16) " << NS << "_WEIGHTS_ATTR constexpr "
                   << (i8 ? "std::int8_t" : "float") << " sample_input_" << i << "[" << t.numel()
@@ -838,6 +847,18 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
     add_shape(app, shape_args);
     app.add_flag("--sample-input", sample_input,
                  "also write the deterministic input of `litegraph run`");
+    std::vector<std::string> input_args;
+    repeatable(app.add_option("--input", input_args,
+                              "the sample input of NAME from a .npy file instead\n"
+                              "(implies --sample-input; repeatable): its dtype and\n"
+                              "shape must be the input's (as --shape and\n"
+                              "--input-dtype say; without --shape NAME, its shape)"))
+        ->type_name("NAME=FILE.npy")
+        ->check(parsed_by([](const std::string& s) {
+            auto eq = s.find('=');
+            if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+                throw usage_error("expects NAME=FILE.npy, got '" + s + "'");
+        }));
     preparation_option prep;
     add_patches(app, prep,
                 "; none: untiled.  Without --patches, a network whose\n"
@@ -851,7 +872,25 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
     for (auto& s : seg_names)
         if (!detail::is_identifier(s))
             throw usage_error("segment name '" + s + "' is not a C++ identifier");
-    const auto shapes = shapes_of(shape_args);
+    auto shapes = shapes_of(shape_args);
+    // --input: a .npy a sample input (an input without --shape gets the file's).
+    std::map<std::string, tensor> given;
+    for (auto& a : input_args) {
+        const auto eq = a.find('=');
+        const std::string name = a.substr(0, eq), file = a.substr(eq + 1);
+        if (given.count(name)) throw usage_error("--input " + name + " given twice");
+        if (!std::filesystem::is_regular_file(file))
+            throw usage_error("--input " + name + ": no file '" + file + "'");
+        tensor t;
+        try {
+            t = load_npy(file);
+        } catch (const io_error& e) {
+            throw usage_error("--input " + name + ": " + e.what());
+        }
+        shapes.try_emplace(name, t.shape());
+        given.emplace(name, std::move(t));
+        sample_input = true;
+    }
     // Prepared as a session prepares it, planned on the desktop into one
     // unbounded segment: whether the header's plan fits is the compiler's call.
     // A patched first stage (--patches) runs as layers of its patches.
@@ -899,10 +938,19 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
                       << c->tail_rows << " bands";
         std::cout << "\n";
     }
+    // --input: checked to be the dtype and shape of its input, as planned.
+    for (auto& [name, t] : given) {
+        const auto& r = prog.var(prog.graph().feeds[prog.input_index(name)].var);
+        if (t.type() != r.type || t.shape() != r.shape)
+            throw usage_error("--input " + name + ": the file is " +
+                              std::string(name_of(t.type())) + " " + to_string(t.shape()) +
+                              ", the network's input is " + std::string(name_of(r.type)) + " " +
+                              to_string(r.shape) + " (as --shape and --input-dtype say)");
+    }
     detail::generator gen{prog,    ns, seg_names, segs,    {}, {}, {}, 0,  0,  {}, 0,
                           nullptr, {}, 0,         nullptr, {}, 0,  {}, {}, {}, 0};
     const std::string source = model.source();
-    auto text = gen.header(std::filesystem::path(source).filename().string(), sample_input);
+    auto text = gen.header(std::filesystem::path(source).filename().string(), sample_input, given);
     std::ofstream out(out_file, std::ios::binary);
     if (!out) throw io_error("cannot write " + out_file);
     out << text;
