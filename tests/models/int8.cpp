@@ -247,8 +247,7 @@ TEST_CASE(
     CHECK(got == want);
     // One line at 32 x 320 in the STM32H730's activation regions.
     auto one = g8;
-    runtime::program p(std::move(one),
-                       planner::targets::activation_segments(planner::targets::stm32h730));
+    runtime::program p(std::move(one), planner::activation_segments(planner::targets::stm32h730));
     p.set_input(0, tensor(dtype::f32, {1, 3, 32, 320}));
     p.prepare_plan();
     MESSAGE("recognizer int8 at 1x3x32x320: LOAD " << p.memory().lower_bound_bytes << ", fits "
