@@ -107,7 +107,7 @@ template <firmware_op Op>
 firmware_io firmware_io_of(const op_io& io, void* scratch,
                            std::vector<std::vector<const void*>>& lists) {
     firmware_io f;
-    lists.assign(std::size(Op::firmware_inputs), {});
+    if constexpr (firmware_has_lists<Op>()) lists.assign(std::size(Op::firmware_inputs), {});
     for (std::size_t i = 0; i < std::size(Op::firmware_inputs); ++i) {
         const auto slot = Op::firmware_inputs[i];
         const std::size_t count = io.input_count(slot);
@@ -123,7 +123,7 @@ firmware_io firmware_io_of(const op_io& io, void* scratch,
     return f;
 }
 
-/// The same for an op without list inputs.
+/// The same for an op without list inputs (no allocation).
 template <firmware_op Op>
 firmware_io firmware_io_of(const op_io& io, void* scratch) {
     static_assert(!firmware_has_lists<Op>(), "an op with list inputs: pass the lists' storage");
