@@ -1150,11 +1150,13 @@ inline void clear_active() {
 // ---- begin litegraph/kernels/elementwise.hpp ----
 // Element-wise loops on raw arrays, no heap (ops and firmware): a unary
 // functor over an array, the add whose Y repeats along one run of dims,
-// a byte move, and float32 <-> int8 at one step.
+// a byte move, a transpose (strided copy), a fill with one element's bytes,
+// and float32 <-> int8 at one step.
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 // ---- begin litegraph/kernels/epilogue.hpp ----
 // Epilogues: what happens to a producer's output element between its
@@ -1363,6 +1365,32 @@ struct mul_plane {
         if (quantize_run) return quantize_run(o, v, inv_scale, d, plane);
         for (std::int64_t i = 0; i < plane; ++i) {
             const float p = o[i] * v;
+            d[i] = saturate_int8(p * inv_scale);
+        }
+    }
+};
+
+/// The SE gate over an int8 plane: `other` is int8 of step `other_step`
+/// (the block's input kept int8, docs/int8.md); each element scales one
+/// plane of the dequantized `other` (q * other_step, the value the fake
+/// quant-dequant op of the float model gives) into the same plane of `out`.
+struct mul_plane_int8 {
+    static constexpr bool is_terminal = true;
+    static constexpr bool broadcasts = true;
+    static constexpr bool vectorizes = false;
+    const std::int8_t* other = nullptr;
+    float other_step = 1.f;
+    std::int64_t plane = 1;  // H * W of `other`
+    void write(float* out, const at& a, float v) const {
+        const std::int8_t* o = other + a.index * plane;
+        float* d = out + a.index * plane;
+        for (std::int64_t i = 0; i < plane; ++i) d[i] = static_cast<float>(o[i]) * other_step * v;
+    }
+    void write_quantized(std::int8_t* out, const at& a, float v, float inv_scale) const {
+        const std::int8_t* o = other + a.index * plane;
+        std::int8_t* d = out + a.index * plane;
+        for (std::int64_t i = 0; i < plane; ++i) {
+            const float p = static_cast<float>(o[i]) * other_step * v;
             d[i] = saturate_int8(p * inv_scale);
         }
     }
@@ -1653,6 +1681,63 @@ inline void move_bytes(const void* x, void* out, std::size_t bytes) {
     if (bytes && x != out) std::memmove(out, x, bytes);
 }
 
+/// A transpose as a strided copy of elements of `elem` bytes (1, 2, 4 or 8):
+/// Out (dims shape[0 .. rank)) in order, X's offset moving step[d] elements
+/// when Out's index d advances; idx is `rank` integers of caller memory.
+/// Out must not overlap X.
+inline void permute(const void* x, void* out, std::size_t rank, const std::int64_t* shape,
+                    const std::int64_t* step, std::int64_t elem, std::int64_t* idx) {
+    std::int64_t n = 1;
+    for (std::size_t d = 0; d < rank; ++d) n *= shape[d];
+    if (n == 0) return;
+    const auto e = static_cast<std::size_t>(elem);
+    const auto* src = static_cast<const unsigned char*>(x);
+    auto* dst = static_cast<unsigned char*>(out);
+    if (rank == 0) {
+        std::memcpy(dst, src, e);
+        return;
+    }
+    for (std::size_t d = 0; d < rank; ++d) idx[d] = 0;
+    const auto last = rank - 1;
+    const std::int64_t inner = shape[last], inner_step = step[last];
+    // One copy per element, its size a constant for the compiler.
+    auto rows = [&](auto size) {
+        constexpr std::size_t E = decltype(size)::value;
+        std::int64_t off = 0;
+        for (std::int64_t done = 0; done < n; done += inner) {
+            for (std::int64_t i = 0; i < inner; ++i, dst += E)
+                std::memcpy(dst, src + static_cast<std::size_t>(off + i * inner_step) * E, E);
+            for (std::size_t d = last; d-- > 0;) {
+                off += step[d];
+                if (++idx[d] < shape[d]) break;
+                off -= step[d] * shape[d];
+                idx[d] = 0;
+            }
+        }
+    };
+    switch (e) {
+        case 1:
+            return rows(std::integral_constant<std::size_t, 1>{});
+        case 2:
+            return rows(std::integral_constant<std::size_t, 2>{});
+        case 4:
+            return rows(std::integral_constant<std::size_t, 4>{});
+        default:
+            return rows(std::integral_constant<std::size_t, 8>{});
+    }
+}
+
+/// `count` elements of `elem` bytes (at most 8), each the bytes at `value`.
+inline void fill_elements(void* out, std::int64_t count, std::int64_t elem, const void* value) {
+    auto* o = static_cast<unsigned char*>(out);
+    const auto e = static_cast<std::size_t>(elem);
+    if (e == 4) {  // the common case: a float32 or int32 fill
+        for (std::int64_t i = 0; i < count; ++i, o += 4) std::memcpy(o, value, 4);
+        return;
+    }
+    for (std::int64_t i = 0; i < count; ++i, o += e) std::memcpy(o, value, e);
+}
+
 /// out[i] = sat8(round(x[i] / step)).
 inline void quantize_int8(float step, const float* xs, std::int8_t* out, std::int64_t n) noexcept {
     const float inv = 1.f / step;
@@ -1679,6 +1764,14 @@ inline void dequantize_int8(float step, const std::int8_t* xs, float* out,
 //   static void run_form(const form&, const firmware_io&);
 //   static constexpr std::string_view firmware_inputs[] = {"X", ...};
 //   static constexpr std::string_view firmware_output = "Out";
+//   static constexpr std::string_view firmware_lists[] = {"WeightList"};  // optional
+//
+// A firmware input is one tensor, or, when its slot is also named in
+// firmware_lists, a list slot (rnn's PreState and WeightList): run_form then
+// gets, for it, a pointer to an array of the slot's tensors' pointers
+// (`const void* const*`, read with firmware_io::list_input).  The op computes
+// firmware_output only: its other outputs (rnn's State) are not written, so
+// `litegraph codegen` accepts a node only when nothing reads them.
 //
 // `form` holds the instance's geometry and parameters only (no pointers);
 // fields() lists its members in declaration order, which is how `litegraph
@@ -2335,10 +2428,14 @@ in_place_rule op_in_place_of(op_list<Ops...> list, std::string_view type) {
 namespace litegraph {
 
 /// The operands of one firmware call: the op's firmware inputs in the order
-/// of Op::firmware_inputs (nullptr for an optional one that is absent), the
+/// of Op::firmware_inputs (nullptr for an optional one that is absent; for a
+/// list slot, Op::firmware_lists, an array of its tensors' pointers), the
 /// output and the scratch (scratch_bytes(form) bytes, aligned for int64).
 struct firmware_io {
     static constexpr std::size_t max_inputs = 6;
+    /// The most tensors the list inputs of one compile-time layer hold
+    /// together: their pointers live on the stack while it runs.
+    static constexpr std::size_t max_list_operands = 64;
     std::array<const void*, max_inputs> in{};
     void* out = nullptr;
     void* scratch = nullptr;
@@ -2347,11 +2444,34 @@ struct firmware_io {
     const T* input(std::size_t i) const {
         return static_cast<const T*>(in[i]);
     }
+    /// Tensor k of list input i.
+    template <class T>
+    const T* list_input(std::size_t i, std::size_t k) const {
+        return static_cast<const T*>(static_cast<const void* const*>(in[i])[k]);
+    }
     template <class T>
     T* output() const {
         return static_cast<T*>(out);
     }
 };
+
+/// Whether Op's firmware input i is a list slot (named in Op::firmware_lists).
+template <class Op>
+constexpr bool firmware_list_input(std::size_t i) {
+    if constexpr (requires { Op::firmware_lists[0]; }) {
+        for (std::string_view s : Op::firmware_lists)
+            if (s == Op::firmware_inputs[i]) return true;
+    }
+    return false;
+}
+
+/// Whether Op has list inputs at all.
+template <class Op>
+constexpr bool firmware_has_lists() {
+    for (std::size_t i = 0; i < std::size(Op::firmware_inputs); ++i)
+        if (firmware_list_input<Op>(i)) return true;
+    return false;
+}
 
 template <class Op>
 concept firmware_op = requires(const typename Op::params& p, const op_io& io,
@@ -2366,16 +2486,34 @@ concept firmware_op = requires(const typename Op::params& p, const op_io& io,
     <= firmware_io::max_inputs;
 };
 
-/// The firmware operands of a runtime op_io (its slots' data), scratch given.
+/// The firmware operands of a runtime op_io (its slots' data), scratch given;
+/// the pointer arrays of list inputs go to `lists` (kept alive by the caller).
 template <firmware_op Op>
-firmware_io firmware_io_of(const op_io& io, void* scratch) {
+firmware_io firmware_io_of(const op_io& io, void* scratch,
+                           std::vector<std::vector<const void*>>& lists) {
     firmware_io f;
-    for (std::size_t i = 0; i < std::size(Op::firmware_inputs); ++i)
-        f.in[i] = io.input_count(Op::firmware_inputs[i]) ? io.input(Op::firmware_inputs[i]).data
-                                                         : nullptr;
+    if constexpr (firmware_has_lists<Op>()) lists.assign(std::size(Op::firmware_inputs), {});
+    for (std::size_t i = 0; i < std::size(Op::firmware_inputs); ++i) {
+        const auto slot = Op::firmware_inputs[i];
+        const std::size_t count = io.input_count(slot);
+        if (firmware_list_input<Op>(i)) {
+            for (std::size_t k = 0; k < count; ++k) lists[i].push_back(io.input(slot, k).data);
+            f.in[i] = lists[i].data();
+        } else {
+            f.in[i] = count ? io.input(slot).data : nullptr;
+        }
+    }
     f.out = io.output(Op::firmware_output).data;
     f.scratch = scratch;
     return f;
+}
+
+/// The same for an op without list inputs (no allocation).
+template <firmware_op Op>
+firmware_io firmware_io_of(const op_io& io, void* scratch) {
+    static_assert(!firmware_has_lists<Op>(), "an op with list inputs: pass the lists' storage");
+    std::vector<std::vector<const void*>> none;
+    return firmware_io_of<Op>(io, scratch, none);
 }
 
 /// An op's runtime kernel through its firmware form: the form of this
@@ -2384,7 +2522,8 @@ template <firmware_op Op>
 void run_firmware_form(const typename Op::params& p, const op_io& io) {
     const auto f = Op::form_of(p, io);
     std::vector<std::int64_t> scratch((Op::scratch_bytes(f) + 7) / 8);
-    Op::run_form(f, firmware_io_of<Op>(io, scratch.data()));
+    std::vector<std::vector<const void*>> lists;
+    Op::run_form(f, firmware_io_of<Op>(io, scratch.data(), lists));
 }
 
 /// What form_of throws for an instance its form does not cover.
@@ -9592,7 +9731,9 @@ private:
 //     dtype `dtype` (a Paddle VarType code; -1, the default: X's dtype).
 //   fill_constant_batch_size_like: Out of shape `shape` with dim
 //     `output_dim_idx` set to Input's dim `input_dim_idx` (both default 0),
-//     filled with `value` (or `str_value`), of dtype `dtype` (default float32).
+//     filled with `value` (or `str_value`), of dtype `dtype` (default float32);
+//     it reads only Input's shape, so its firmware form fills Out at run time
+//     with the element's bytes computed when the network is generated.
 //   range: Out = start, start + step, ... up to end (excluded), with Paddle's
 //     size (ceil(|end - start| / |step|)) and its accumulation (each value is
 //     the previous plus step).  Start, End and Step are one-element inputs of
@@ -9603,8 +9744,10 @@ private:
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -9704,8 +9847,42 @@ struct fill_constant_batch_size_like {
         out.shape = std::move(s);
         (void)fill_constant::value(as_fill(p), io);  // a bad str_value is an error now
     }
+    /// The firmware form (ops/firmware.hpp): `count` elements of `elem`
+    /// bytes, each the bytes of the value in Out's dtype (`bits`, as two
+    /// 32-bit words in memory order).  Input is not read.
+    struct form {
+        std::int64_t count = 0, elem = 4;
+        std::uint32_t bits_lo = 0, bits_hi = 0;
+        constexpr auto fields() const { return std::tie(count, elem, bits_lo, bits_hi); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"Input"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto& out = io.output("Out");
+        // One element of Out's dtype holding the value, as the op converts it.
+        alignas(8) unsigned char one[8] = {};
+        tensor_ref e;
+        e.type = out.type;
+        e.shape = {1};
+        e.data = reinterpret_cast<std::byte*>(one);
+        detail::fill_value(io, e, fill_constant::value(as_fill(p), io));
+        form f;
+        f.count = out.numel();
+        f.elem = static_cast<std::int64_t>(size_of(out.type));
+        std::memcpy(&f.bits_lo, one, 4);
+        std::memcpy(&f.bits_hi, one + 4, 4);
+        return f;
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        unsigned char one[8];
+        std::memcpy(one, &f.bits_lo, 4);
+        std::memcpy(one + 4, &f.bits_hi, 4);
+        kernels::fill_elements(io.out, f.count, f.elem, one);
+    }
+
     static void run(const params& p, op_io& io) {
-        detail::fill_value(io, io.output("Out"), fill_constant::value(as_fill(p), io));
+        run_firmware_form<fill_constant_batch_size_like>(p, io);
     }
 };
 
@@ -11773,6 +11950,7 @@ struct pixel_shuffle {
 #include <cstdint>
 #include <tuple>
 
+
 namespace litegraph::kernels {
 
 /// Where one pooling runs: input [n, c, h, w], window kh x kw, strides,
@@ -12018,16 +12196,41 @@ inline void pool2d(const pool_mode& p, const pool_geometry& g, const float* x, f
     pool2d_planes(p, g, x, y, scratch, 0, g.n * g.c);
 }
 
-/// int8 pooling, the output in the input's step: max takes the largest q,
+/// int8 pooling, the output in the input's step (or, with ratio > 0, in a
+/// step `ratio` times smaller: requantized in one rounding): max takes the largest q,
 /// average sums in int32 and divides rounding half away from zero.  Max on
 /// rows of at most 256 bytes is separable (column maxima of the window's
 /// rows on a stack row, then the windows along it): the element loop's bytes.
 inline void pool2d_int8(const pool_mode& p, const pool_geometry& g, const std::int8_t* x,
-                        std::int8_t* y, pool_span* scratch) noexcept {
+                        std::int8_t* y, pool_span* scratch, float ratio = 0.f) noexcept {
     pool_detail::spans(p, g, scratch);
     const pool_span* rows = scratch;
     const pool_span* cols = scratch + g.oh;
     constexpr std::int64_t row_max = 256;  // bytes of stack (firmware too)
+    if (ratio > 0.f) {
+        // Requantized: the window's maximum or sum in the input's steps, then
+        // sat8(round(m * ratio [/ count])), ratio = input step / output step.
+        for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
+            const std::int8_t* xp = x + pc * g.h * g.w;
+            std::int8_t* yp = y + pc * g.oh * g.ow;
+            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                const auto r = rows[oh];
+                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                    const auto c = cols[ow];
+                    std::int32_t m = p.max ? -128 : 0;
+                    for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
+                        for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
+                            const std::int32_t v = xp[ih * g.w + iw];
+                            m = p.max ? (v > m ? v : m) : m + v;
+                        }
+                    const auto count = static_cast<float>(r.extent * c.extent);
+                    const float k = p.max ? ratio : (count > 0.f ? ratio / count : 0.f);
+                    yp[oh * g.ow + ow] = epilogue::saturate_int8(static_cast<float>(m) * k);
+                }
+            }
+        }
+        return;
+    }
     if (p.max && !p.adaptive && (g.sw == 1 || g.sw == 2) &&
         std::max(g.pl + g.w, (g.ow - 1) * g.sw + g.kw) <= row_max) {
         pool_detail::max_rows_int8(g, x, y, rows);
@@ -12961,7 +13164,9 @@ struct reshape2 : detail::copy_form {
 // non-linearities and the state update fused; the weights regrouped once per
 // op node in rnn_state).  float64, builds without xsimd and the (non-Paddle)
 // attribute litegraph_kernel = "reference" run compute_reference, the plain
-// loop per sequence, step and gate row.  The two directions of a layer are one
+// loop per sequence, step and gate row (kernels::rnn_reference, heap-free:
+// its temporaries are scratch the caller gives).  The firmware form (float32,
+// no SequenceLength, Out only) is that same loop.  The two directions of a layer are one
 // task each on the program's thread pool: each is computed alone, so the
 // outputs do not depend on the number of threads.
 
@@ -12970,6 +13175,7 @@ struct reshape2 : detail::copy_form {
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 // ---- begin litegraph/kernels/rnn.hpp ----
@@ -13004,8 +13210,15 @@ struct reshape2 : detail::copy_form {
 // widest vectors this CPU has (rnn_for).  Without xsimd (LITEGRAPH_SCALAR_SIMD)
 // there is no fast form: rnn_fast_available is false and ops::rnn runs its
 // reference loop.
+//
+// The reference loop, rnn_reference (every layer and direction, per step,
+// sequence and gate row, in T = float or double), is heap-free: its
+// temporaries are rnn_reference_scratch(dims) elements of caller memory.  It is
+// the op's float64 and `litegraph_kernel = "reference"` kernel and its
+// firmware form (a compile-time network's rnn layer).
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -13018,6 +13231,142 @@ enum class rnn_cell { lstm, gru, rnn_tanh, rnn_relu };
 
 constexpr std::int64_t rnn_gates(rnn_cell c) {
     return c == rnn_cell::lstm ? 4 : (c == rnn_cell::gru ? 3 : 1);
+}
+
+/// The geometry of one rnn op: cell, layers L, directions D (1 or 2), steps
+/// T, sequences N, input features I of layer 0, hidden size H.
+struct rnn_dims {
+    rnn_cell cell = rnn_cell::lstm;
+    std::int64_t layers = 1, dirs = 1, steps = 0, n = 1, in = 1, h = 1;
+};
+
+/// Elements of scratch rnn_reference needs: the states (h, and c for LSTM)
+/// of every layer and direction, the outputs of the inner layers (two
+/// alternating buffers), one sequence's gate rows (input and hidden parts).
+constexpr std::int64_t rnn_reference_scratch(const rnn_dims& d) {
+    const std::int64_t state_n = d.layers * d.dirs * d.n * d.h;
+    const std::int64_t layer_n = d.steps * d.n * d.dirs * d.h;
+    const std::int64_t g = rnn_gates(d.cell);
+    return state_n * (d.cell == rnn_cell::lstm ? 2 : 1) + (d.layers > 1 ? layer_n : 0) +
+           (d.layers > 2 ? layer_n : 0) + 2 * g * d.h;
+}
+
+namespace rnn_detail {
+template <class T>
+inline T sigmoid_ref(T v) {
+    return T(1) / (T(1) + std::exp(-v));
+}
+template <class T>
+inline T tanh_ref(T v) {
+    return T(2) / (T(1) + std::exp(T(-2) * v)) - T(1);
+}
+
+/// One cell step of one sequence: xi = W_ih x + b_ih, hh = W_hh h + b_hh;
+/// updates h (and c) in place and writes h to o.
+template <class T>
+inline void reference_step(rnn_cell mode, std::int64_t h, const T* xi, const T* hh, T* hp, T* cp,
+                           T* o) {
+    for (std::int64_t k = 0; k < h; ++k) {
+        T v;
+        switch (mode) {
+            case rnn_cell::lstm: {
+                const T i = sigmoid_ref(xi[k] + hh[k]);
+                const T f = sigmoid_ref(xi[h + k] + hh[h + k]);
+                const T c = tanh_ref(xi[2 * h + k] + hh[2 * h + k]);
+                const T og = sigmoid_ref(xi[3 * h + k] + hh[3 * h + k]);
+                cp[k] = c * i + cp[k] * f;
+                v = og * tanh_ref(cp[k]);
+                break;
+            }
+            case rnn_cell::gru: {
+                const T r = sigmoid_ref(xi[k] + hh[k]);
+                const T z = sigmoid_ref(xi[h + k] + hh[h + k]);
+                const T c = tanh_ref(xi[2 * h + k] + r * hh[2 * h + k]);
+                v = z * hp[k] + c - z * c;
+                break;
+            }
+            case rnn_cell::rnn_tanh:
+                v = std::tanh(xi[k] + hh[k]);
+                break;
+            default: {
+                const T a = xi[k] + hh[k];
+                v = a > T(0) ? a : T(0);
+                break;
+            }
+        }
+        o[k] = v;
+    }
+    // h is read by every k above (GRU), so update it after the loop.
+    std::copy(o, o + h, hp);
+}
+}  // namespace rnn_detail
+
+/// The rnn op's plain loop (ops/rnn.hpp has the arithmetic): x [T, N, I];
+/// h0 (and c0 for LSTM) [L * D, N, H]; weights the op's WeightList (4 * L * D
+/// pointers to T, Paddle's order); len [N] or null (every sequence T steps);
+/// out [T, N, D * H]; h_out / c_out [L * D, N, H] or null; scratch
+/// rnn_reference_scratch(d) elements.  No heap.
+template <class T>
+void rnn_reference(const rnn_dims& d, const T* x, const T* h0, const T* c0,
+                   const void* const* weights, const std::int64_t* len, T* out, T* h_out, T* c_out,
+                   T* scratch) {
+    const std::int64_t steps = d.steps, n = d.n, h = d.h, g = rnn_gates(d.cell);
+    const std::int64_t dh = d.dirs * h;
+    const bool lstm = d.cell == rnn_cell::lstm;
+    const std::int64_t state_n = d.layers * d.dirs * n * h;
+    const std::int64_t layer_n = steps * n * dh;
+    T* hs = scratch;
+    T* cs = lstm ? hs + state_n : nullptr;
+    T* buf_a = hs + state_n * (lstm ? 2 : 1);
+    T* buf_b = buf_a + (d.layers > 1 ? layer_n : 0);
+    T* gate = buf_b + (d.layers > 2 ? layer_n : 0);
+    T* hh = gate + g * h;
+    std::copy(h0, h0 + state_n, hs);
+    if (lstm) std::copy(c0, c0 + state_n, cs);
+    const std::int64_t bias_start = 2 * d.layers * d.dirs;
+    const auto w = [&](std::int64_t k) { return static_cast<const T*>(weights[k]); };
+    const T* layer_in = x;
+    std::int64_t in = d.in;
+    for (std::int64_t l = 0; l < d.layers; ++l) {
+        T* lo = l == d.layers - 1 ? out : (l % 2 == 0 ? buf_a : buf_b);
+        for (std::int64_t dir = 0; dir < d.dirs; ++dir) {
+            const std::int64_t k = 2 * (l * d.dirs + dir);
+            const T* wih = w(k);
+            const T* whh = w(k + 1);
+            const T* bih = w(bias_start + k);
+            const T* bhh = w(bias_start + k + 1);
+            T* hst = hs + (l * d.dirs + dir) * n * h;
+            T* cst = lstm ? cs + (l * d.dirs + dir) * n * h : nullptr;
+            for (std::int64_t s = 0; s < steps; ++s) {
+                const std::int64_t t = dir == 0 ? s : steps - 1 - s;
+                for (std::int64_t b = 0; b < n; ++b) {
+                    T* o = lo + (t * n + b) * dh + dir * h;
+                    if (len && t >= len[b]) {
+                        std::fill(o, o + h, T(0));
+                        continue;
+                    }
+                    const T* xv = layer_in + (t * n + b) * in;
+                    T* hp = hst + b * h;
+                    for (std::int64_t j = 0; j < g * h; ++j) {
+                        T a = bih[j];
+                        const T* wr = wih + j * in;
+                        for (std::int64_t q = 0; q < in; ++q) a += wr[q] * xv[q];
+                        gate[j] = a;
+                        T c = bhh[j];
+                        const T* ur = whh + j * h;
+                        for (std::int64_t q = 0; q < h; ++q) c += ur[q] * hp[q];
+                        hh[j] = c;
+                    }
+                    rnn_detail::reference_step(d.cell, h, gate, hh, hp,
+                                               lstm ? cst + b * h : nullptr, o);
+                }
+            }
+        }
+        layer_in = lo;
+        in = dh;
+    }
+    if (h_out) std::copy(hs, hs + state_n, h_out);
+    if (c_out && lstm) std::copy(cs, cs + state_n, c_out);
 }
 
 #if defined(LITEGRAPH_SCALAR_SIMD)
@@ -13385,7 +13734,8 @@ struct rnn {
     static params parse(const attr_map& a, std::string_view) {
         params p;
         if (!a.has("mode"))
-            throw unsupported_error("rnn: attribute 'mode' is missing (it has no default)");
+            LITEGRAPH_THROW(
+                unsupported_error("rnn: attribute 'mode' is missing (it has no default)"));
         const auto m = a.get<std::string>("mode", "");
         if (m == "LSTM")
             p.mode = cell::lstm;
@@ -13396,8 +13746,8 @@ struct rnn {
         else if (m == "RNN_RELU")
             p.mode = cell::rnn_relu;
         else
-            throw unsupported_error("rnn: mode '" + m +
-                                    "' is not supported (LSTM, GRU, RNN_TANH, RNN_RELU)");
+            LITEGRAPH_THROW(unsupported_error(
+                "rnn: mode '" + m + "' is not supported (LSTM, GRU, RNN_TANH, RNN_RELU)"));
         p.num_layers = a.get<std::int64_t>("num_layers", 1);
         p.bidirec = a.get<bool>("is_bidirec", false);
         p.hidden_size = a.get<std::int64_t>("hidden_size", 100);
@@ -13405,8 +13755,8 @@ struct rnn {
         if (k == "reference")
             p.reference = true;
         else if (k != "fast")
-            throw unsupported_error("rnn: attribute litegraph_kernel '" + k +
-                                    "' (expected \"fast\" or \"reference\")");
+            LITEGRAPH_THROW(unsupported_error("rnn: attribute litegraph_kernel '" + k +
+                                              "' (expected \"fast\" or \"reference\")"));
         return p;
     }
 
@@ -13495,6 +13845,48 @@ struct rnn {
         std::vector<const void*> weights(want);
         for (std::size_t k = 0; k < want; ++k) weights[k] = io.input("WeightList", k).data;
         st.mark(std::move(weights));
+    }
+
+    /// The geometry kernels::rnn_reference takes.
+    static kernels::rnn_dims dims_of(const params& p, const tensor_ref& x) {
+        return {kernel_cell(p.mode), p.num_layers, p.bidirec ? 2 : 1, x.shape[0],
+                x.shape[1],          x.shape[2],   p.hidden_size};
+    }
+
+    /// The firmware form (ops/firmware.hpp): kernels::rnn_reference, float32,
+    /// every sequence T steps (no SequenceLength), Out only (State is not
+    /// written).  PreState and WeightList are list inputs.
+    struct form {
+        int mode = 0;  // kernels::rnn_cell
+        std::int64_t layers = 1, dirs = 1, steps = 0, n = 1, in = 1, h = 1;
+        constexpr auto fields() const { return std::tie(mode, layers, dirs, steps, n, in, h); }
+        constexpr kernels::rnn_dims dims() const {
+            return {static_cast<kernels::rnn_cell>(mode), layers, dirs, steps, n, in, h};
+        }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"Input", "PreState", "WeightList"};
+    static constexpr std::string_view firmware_lists[] = {"PreState", "WeightList"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto& x = io.input("Input");
+        if (x.type != dtype::f32)
+            no_firmware_form("rnn of " + std::string(name_of(x.type)) + " (float32 only)");
+        if (io.has_input("SequenceLength"))
+            no_firmware_form(
+                "rnn with a SequenceLength input (the firmware form runs every sequence for all "
+                "T steps)");
+        const auto d = dims_of(p, x);
+        return {static_cast<int>(d.cell), d.layers, d.dirs, d.steps, d.n, d.in, d.h};
+    }
+    static constexpr std::size_t scratch_bytes(const form& f) {
+        return static_cast<std::size_t>(kernels::rnn_reference_scratch(f.dims())) * sizeof(float);
+    }
+    static void run_form(const form& f, const firmware_io& io) {
+        const bool lstm = f.mode == static_cast<int>(kernels::rnn_cell::lstm);
+        kernels::rnn_reference<float>(
+            f.dims(), io.input<float>(0), io.list_input<float>(1, 0),
+            lstm ? io.list_input<float>(1, 1) : nullptr, static_cast<const void* const*>(io.in[2]),
+            nullptr, io.output<float>(), nullptr, nullptr, static_cast<float*>(io.scratch));
     }
 
     static void run(const params& p, state& st, op_io& io) {
@@ -13631,118 +14023,24 @@ private:
         }
     }
 
-    template <class T>
-    static T sigmoid(T v) {
-        return T(1) / (T(1) + std::exp(-v));
-    }
-    template <class T>
-    static T tanh_v2(T v) {
-        return T(2) / (T(1) + std::exp(T(-2) * v)) - T(1);
-    }
-
-    /// The plain loop: per layer, direction, step, sequence and gate row
-    /// (float64, and the reference the fast form is tested against).
+    /// The plain loop (float64, and the reference the fast form is tested
+    /// against): kernels::rnn_reference, the firmware form's loop, over heap
+    /// scratch, with SequenceLength and State.
     template <class T>
     static void compute_reference(const params& p, op_io& io,
                                   const std::vector<std::int64_t>& len) {
-        const auto& x = io.input("Input");
-        const std::int64_t steps = x.shape[0], n = x.shape[1], in0 = x.shape[2];
-        const std::int64_t d = p.bidirec ? 2 : 1, h = p.hidden_size, g = gates(p.mode);
-        const std::int64_t dh = d * h;
+        const auto d = dims_of(p, io.input("Input"));
         const bool lstm = p.mode == cell::lstm;
-        const T* h0 = io.input("PreState", 0).as<T>();
-        const T* c0 = lstm ? io.input("PreState", 1).as<T>() : nullptr;
-        const std::size_t state_n = static_cast<std::size_t>(p.num_layers * d * n * h);
-        std::vector<T> hs(h0, h0 + state_n), cs;
-        if (lstm) cs.assign(c0, c0 + state_n);
-
-        const auto layer_n = static_cast<std::size_t>(steps * n * dh);
-        std::vector<T> buf_a(p.num_layers > 1 ? layer_n : 0), buf_b(p.num_layers > 2 ? layer_n : 0);
-        std::vector<T> gate(static_cast<std::size_t>(g * h)), hh(static_cast<std::size_t>(g * h));
-        T* final_out = io.output("Out").as<T>();
-        const std::size_t bias_start = static_cast<std::size_t>(2 * p.num_layers * d);
-        const T* layer_in = x.as<T>();
-        std::int64_t in = in0;
-        for (std::int64_t l = 0; l < p.num_layers; ++l) {
-            T* out = l == p.num_layers - 1 ? final_out : (l % 2 == 0 ? buf_a.data() : buf_b.data());
-            for (std::int64_t dir = 0; dir < d; ++dir) {
-                const auto k = static_cast<std::size_t>(2 * (l * d + dir));
-                const T* wih = io.input("WeightList", k).as<T>();
-                const T* whh = io.input("WeightList", k + 1).as<T>();
-                const T* bih = io.input("WeightList", bias_start + k).as<T>();
-                const T* bhh = io.input("WeightList", bias_start + k + 1).as<T>();
-                T* hst = hs.data() + (l * d + dir) * n * h;
-                T* cst = lstm ? cs.data() + (l * d + dir) * n * h : nullptr;
-                for (std::int64_t s = 0; s < steps; ++s) {
-                    const std::int64_t t = dir == 0 ? s : steps - 1 - s;
-                    for (std::int64_t b = 0; b < n; ++b) {
-                        T* o = out + (t * n + b) * dh + dir * h;
-                        if (t >= len[static_cast<std::size_t>(b)]) {
-                            std::fill(o, o + h, T(0));
-                            continue;
-                        }
-                        const T* xv = layer_in + (t * n + b) * in;
-                        T* hp = hst + b * h;
-                        for (std::int64_t j = 0; j < g * h; ++j) {
-                            T a = bih[j];
-                            const T* wr = wih + j * in;
-                            for (std::int64_t q = 0; q < in; ++q) a += wr[q] * xv[q];
-                            gate[j] = a;
-                            T c = bhh[j];
-                            const T* ur = whh + j * h;
-                            for (std::int64_t q = 0; q < h; ++q) c += ur[q] * hp[q];
-                            hh[j] = c;
-                        }
-                        step(p.mode, h, gate.data(), hh.data(), hp, lstm ? cst + b * h : nullptr,
-                             o);
-                    }
-                }
-            }
-            layer_in = out;
-            in = dh;
-        }
-        if (io.output_count("State") > 0) {
-            std::copy(hs.begin(), hs.end(), io.output("State", 0).as<T>());
-            if (lstm) std::copy(cs.begin(), cs.end(), io.output("State", 1).as<T>());
-        }
-    }
-
-    // One cell step of one sequence: xi = W_ih x + b_ih, hh = W_hh h + b_hh;
-    // updates h (and c) in place and writes h to o.
-    template <class T>
-    static void step(cell mode, std::int64_t h, const T* xi, const T* hh, T* hp, T* cp, T* o) {
-        for (std::int64_t k = 0; k < h; ++k) {
-            T v;
-            switch (mode) {
-                case cell::lstm: {
-                    const T i = sigmoid(xi[k] + hh[k]);
-                    const T f = sigmoid(xi[h + k] + hh[h + k]);
-                    const T c = tanh_v2(xi[2 * h + k] + hh[2 * h + k]);
-                    const T og = sigmoid(xi[3 * h + k] + hh[3 * h + k]);
-                    cp[k] = c * i + cp[k] * f;
-                    v = og * tanh_v2(cp[k]);
-                    break;
-                }
-                case cell::gru: {
-                    const T r = sigmoid(xi[k] + hh[k]);
-                    const T z = sigmoid(xi[h + k] + hh[h + k]);
-                    const T c = tanh_v2(xi[2 * h + k] + r * hh[2 * h + k]);
-                    v = z * hp[k] + c - z * c;
-                    break;
-                }
-                case cell::rnn_tanh:
-                    v = std::tanh(xi[k] + hh[k]);
-                    break;
-                default: {
-                    const T a = xi[k] + hh[k];
-                    v = a > T(0) ? a : T(0);
-                    break;
-                }
-            }
-            o[k] = v;
-        }
-        // h is read by every k above (GRU), so update it after the loop.
-        std::copy(o, o + h, hp);
+        std::vector<T> scratch(static_cast<std::size_t>(kernels::rnn_reference_scratch(d)));
+        const std::size_t wn = io.input_count("WeightList");
+        std::vector<const void*> weights(wn);
+        for (std::size_t k = 0; k < wn; ++k) weights[k] = io.input("WeightList", k).as<T>();
+        const bool want_state = io.output_count("State") > 0;
+        kernels::rnn_reference<T>(
+            d, io.input("Input").as<T>(), io.input("PreState", 0).as<T>(),
+            lstm ? io.input("PreState", 1).as<T>() : nullptr, weights.data(), len.data(),
+            io.output("Out").as<T>(), want_state ? io.output("State", 0).as<T>() : nullptr,
+            want_state && lstm ? io.output("State", 1).as<T>() : nullptr, scratch.data());
     }
 };
 
@@ -13752,6 +14050,7 @@ private:
 // scale: Out = scale * X + bias (bias_after_scale) or scale * (X + bias).
 
 #include <string_view>
+#include <tuple>
 
 
 namespace litegraph::ops {
@@ -13781,12 +14080,26 @@ struct scale {
         out.shape = x.shape;
     }
 
-    static void run(const params& p, op_io& io) {
-        auto x = io.input("X").span<float>();
-        auto out = io.output("Out").span<float>();
-        const float b = p.bias_after_scale ? p.bias : p.bias * p.scale;
-        for (std::size_t i = 0; i < x.size(); ++i) out[i] = p.scale * x[i] + b;
+    /// The firmware form (ops/firmware.hpp): Out = scale * X + bias, the bias
+    /// already scaled when it comes before the scale.
+    struct form {
+        std::int64_t count = 0;
+        float scale = 1.f, bias = 0.f;
+        constexpr auto fields() const { return std::tie(count, scale, bias); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        return {io.input("X").numel(), p.scale, p.bias_after_scale ? p.bias : p.bias * p.scale};
     }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        const float s = f.scale, b = f.bias;
+        kernels::map([s, b](float v) { return s * v + b; }, io.input<float>(0), io.output<float>(),
+                     f.count);
+    }
+
+    static void run(const params& p, op_io& io) { run_firmware_form<scale>(p, io); }
 };
 
 }  // namespace litegraph::ops
@@ -14943,10 +15256,13 @@ struct tile {
 // ---- end litegraph/ops/tile.hpp ----
 // ---- begin litegraph/ops/transpose2.hpp ----
 // transpose2 / transpose: Out dim i is X dim axis[i]; `axis` is a permutation
-// of X's dims (negative entries count from the end).  Any dtype.
+// of X's dims (negative entries count from the end).  Any dtype.  The loop is
+// kernels::permute (a strided copy); up to 6 dims it runs through the firmware
+// form, the call a compile-time network's layer makes.
 
-#include <cstring>
+#include <array>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 
@@ -14990,54 +15306,50 @@ struct transpose2 {
         detail::set_xshape(io, x);
     }
 
-    static void run(const params& p, op_io& io) {
+    /// The firmware form (ops/firmware.hpp): Out's dims and, per dim, how far
+    /// X's offset moves (elements), up to max_rank dims.
+    static constexpr std::size_t max_rank = 6;
+    struct form {
+        std::int64_t rank = 0, elem = 4;
+        std::array<std::int64_t, max_rank> shape{}, step{};
+        constexpr auto fields() const { return std::tie(rank, elem, shape, step); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
         const auto& x = io.input("X");
-        const auto& out = io.output("Out");
-        auto perm = permutation(p, io, static_cast<std::int64_t>(x.shape.size()));
-        switch (size_of(x.type)) {
-            case 1:
-                return permute<1>(x, out, perm);
-            case 2:
-                return permute<2>(x, out, perm);
-            case 4:
-                return permute<4>(x, out, perm);
-            default:
-                return permute<8>(x, out, perm);
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        if (x.shape.size() > max_rank)
+            no_firmware_form("a transpose of " + std::to_string(rank) + " dims (at most " +
+                             std::to_string(max_rank) + ")");
+        const auto perm = permutation(p, io, rank);
+        const auto xs = detail::strides_of(x.shape);
+        form f;
+        f.rank = rank;
+        f.elem = static_cast<std::int64_t>(size_of(x.type));
+        for (std::size_t d = 0; d < perm.size(); ++d) {
+            f.shape[d] = x.shape[static_cast<std::size_t>(perm[d])];
+            f.step[d] = xs[static_cast<std::size_t>(perm[d])];
         }
+        return f;
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        std::int64_t idx[max_rank];
+        kernels::permute(io.in[0], io.out, static_cast<std::size_t>(f.rank), f.shape.data(),
+                         f.step.data(), f.elem, idx);
     }
 
-private:
-    // Walks Out in order with an odometer; `step[d]` is how far X's offset
-    // moves when Out's index d advances.
-    template <std::size_t E>
-    static void permute(const tensor_ref& x, const tensor_ref& out,
-                        const std::vector<std::int64_t>& perm) {
-        const auto n = out.numel();
-        if (n == 0) return;
-        const auto rank = perm.size();
-        if (rank == 0) {
-            std::memcpy(out.data, x.data, E);
-            return;
-        }
-        auto xs = detail::strides_of(x.shape);
-        std::vector<std::int64_t> step(rank), idx(rank, 0);
-        for (std::size_t d = 0; d < rank; ++d) step[d] = xs[perm[d]];
-        const std::byte* src = x.data;
-        std::byte* dst = out.data;
-        std::int64_t off = 0;
-        const auto last = rank - 1;
-        const auto inner = out.shape[last];
-        const auto inner_step = step[last];
-        for (std::int64_t done = 0; done < n; done += inner) {
-            for (std::int64_t i = 0; i < inner; ++i, dst += E)
-                std::memcpy(dst, src + (off + i * inner_step) * E, E);
-            for (std::size_t d = last; d-- > 0;) {
-                off += step[d];
-                if (++idx[d] < out.shape[d]) break;
-                off -= step[d] * out.shape[d];
-                idx[d] = 0;
-            }
-        }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        if (x.shape.size() <= max_rank) return run_firmware_form<transpose2>(p, io);
+        const auto& out = io.output("Out");
+        const auto perm = permutation(p, io, static_cast<std::int64_t>(x.shape.size()));
+        const auto xs = detail::strides_of(x.shape);
+        std::vector<std::int64_t> step(perm.size()), idx(perm.size());
+        for (std::size_t d = 0; d < perm.size(); ++d) step[d] = xs[perm[d]];
+        kernels::permute(x.data, out.data, perm.size(), out.shape.data(), step.data(),
+                         static_cast<std::int64_t>(size_of(x.type)), idx.data());
     }
 };
 
@@ -16236,6 +16548,7 @@ using kernels::epilogue::chain;
 using kernels::epilogue::gate;
 using kernels::epilogue::is_bias;
 using kernels::epilogue::mul_plane;
+using kernels::epilogue::mul_plane_int8;
 using kernels::epilogue::mul_with;
 using kernels::epilogue::quantize_store;
 using kernels::epilogue::rescale;
@@ -16290,12 +16603,14 @@ namespace litegraph::fusion {
 
 /// The operands a chain's stages read, resolved for one run.
 struct stage_operands {
-    const float* multiplier = nullptr;  // rescale: [OC], in step * filter step
-    const float* bias = nullptr;        // bias: [OC]
-    const float* scale = nullptr;       // bias: [OC] a folded batch norm's scale, or none
-    const float* other = nullptr;       // add_with, gates: the other tensor
-    std::int64_t other_plane = 1;       // mul_plane: H * W of `other`
-    float output_step = 0.f;            // quantize_store: the output's step (> 0)
+    const float* multiplier = nullptr;        // rescale: [OC], in step * filter step
+    const float* bias = nullptr;              // bias: [OC]
+    const float* scale = nullptr;             // bias: [OC] a folded batch norm's scale, or none
+    const float* other = nullptr;             // add_with, gates: the other tensor
+    std::int64_t other_plane = 1;             // mul_plane: H * W of `other`
+    float output_step = 0.f;                  // quantize_store: the output's step (> 0)
+    const std::int8_t* other_int8 = nullptr;  // mul_plane_int8: `other` as int8
+    float other_step = 0.f;                   // mul_plane_int8: its step (> 0)
 };
 
 namespace detail {
@@ -16314,9 +16629,9 @@ inline void check_per_channel(const op_io& io, const char* slot, std::int64_t ch
 /// The gates' and the residual add's Other: float32 of the output's shape, or
 /// for a plane gate (the SE gate) [N, C, H, W] over an [N, C, 1, 1] output,
 /// which then takes Other's shape.
-inline void check_other(const op_io& io, shape_t& out, bool per_plane) {
+inline void check_other(const op_io& io, shape_t& out, bool per_plane, dtype t = dtype::f32) {
     const auto& o = io.input("Other");
-    io.check(o.type == dtype::f32, "Other must be float32");
+    io.check(o.type == t, [&] { return "Other must be " + std::string(name_of(t)); });
     if (per_plane) {
         io.check(o.shape.size() == 4 && out.size() == 4 && o.shape[0] == out[0] &&
                      o.shape[1] == out[1] && out[2] == 1 && out[3] == 1,
@@ -16420,6 +16735,12 @@ struct gate_mul<mul_plane> {
     static constexpr std::string_view name = "mul_plane";
 };
 
+/// Other (int8, step `other_step`) * v[plane]: the SE gate of an int8 block.
+template <>
+struct gate_mul<mul_plane_int8> {
+    static constexpr std::string_view name = "mul_plane_int8";
+};
+
 /// A gate: the activation F, then Other times it (element-wise, or per plane).
 template <class F, class Mul>
 struct stage_def<gate<F, Mul>> {
@@ -16431,6 +16752,27 @@ struct stage_def<gate<F, Mul>> {
     static void bind(gate<F, Mul>& s, const stage_operands& ops) {
         s.mul.other = ops.other;
         if constexpr (per_plane) s.mul.plane = ops.other_plane;
+    }
+};
+
+/// The SE gate over an int8 Other [N, C, H, W] of step `other_step` (the
+/// node's attribute, parsed with the node as output_step is).
+template <class F>
+struct stage_def<gate<F, mul_plane_int8>> {
+    static constexpr std::string_view names[] = {F::paddle_type, gate_mul<mul_plane_int8>::name};
+    static void parse(gate<F, mul_plane_int8>& s, const attr_map& a) { s.f = F::parse(a); }
+    static void check(const op_io& io, shape_t& out) {
+        detail::check_other(io, out, true, dtype::i8);
+    }
+    static void read(const op_io& io, stage_operands& ops) {
+        const auto& o = io.input("Other");
+        ops.other_int8 = o.template as<std::int8_t>();
+        ops.other_plane = o.shape[2] * o.shape[3];
+    }
+    static void bind(gate<F, mul_plane_int8>& s, const stage_operands& ops) {
+        s.mul.other = ops.other_int8;
+        s.mul.other_step = ops.other_step;
+        s.mul.plane = ops.other_plane;
     }
 };
 
@@ -16560,11 +16902,12 @@ inline std::string chain_activation(const attr_map& a) {
 }
 
 /// The stage that writes a node's output when it is not a plain store:
-/// add_with, a gate's mul_with / mul_plane, quantize_store; "store" for a
+/// add_with, a gate's mul_with / mul_plane / mul_plane_int8, quantize_store; "store" for a
 /// chain whose last stage is none of them.
 inline std::string_view chain_terminal(const attr_map& a) {
     constexpr std::string_view writers[] = {stage_name<add_with>(), stage_name<mul_with>(),
-                                            stage_name<mul_plane>(), stage_name<quantize_store>()};
+                                            stage_name<mul_plane>(), stage_name<mul_plane_int8>(),
+                                            stage_name<quantize_store>()};
     const auto s = stages_of(a);
     if (!s.empty())
         for (std::string_view w : writers)
@@ -18283,6 +18626,8 @@ inline int mark_in_place(graph::graph& g) {
 //             -> add_with / gate<...> -> quantize_store       int8 output (their float
 //                                                             result quantized, the bytes
 //                                                             of quantize_int8 after them)
+//             -> gate<F, mul_plane_int8> -> quantize_store   the SE gate of an int8
+//                                                             block: Other int8 too
 //
 // On x86 the fast kernels (kernels/conv_int8_fast.hpp) run the epilogue in
 // vectors of the active arch unit where it has the chain (requant_vec,
@@ -18290,10 +18635,11 @@ inline int mark_in_place(graph::graph& g) {
 //
 // Node type `fused_conv2d_int8`; slots Input int8 [N,C,H,W], Filter int8
 // [OC,C/g,KH,KW], Multiplier float32 [OC] (in step * filter step), Bias
-// float32 [OC], Other float32 (add_with / gates) -> Output.  Attributes: the
-// conv's, `stages` as fused_conv2d (["rescale", "bias", ...], e.g.
-// ["rescale", "bias", "relu", "quantize_store"]), and `output_step` (> 0 when
-// the last stage is quantize_store).
+// float32 [OC], Other float32 (add_with / gates; int8 for mul_plane_int8)
+// -> Output.  Attributes: the conv's, `stages` as fused_conv2d (["rescale",
+// "bias", ...], e.g. ["rescale", "bias", "relu", "quantize_store"]),
+// `output_step` (> 0 when the last stage is quantize_store) and `other_step`
+// (> 0, Other's step, with mul_plane_int8).
 
 #include <cstdint>
 #include <memory>
@@ -20317,11 +20663,19 @@ struct is_act_stage : std::false_type {};
 template <class F>
 struct is_act_stage<act<F>> : std::true_type {};
 
+/// Whether stage S reads an int8 Other (with its step: the node's `other_step`).
+template <class S>
+struct reads_int8_other : std::false_type {};
+template <class F>
+struct reads_int8_other<gate<F, mul_plane_int8>> : std::true_type {};
+
 template <class... Stages>
 struct fused_int8 {
     using chain_type = chain<rescale, bias, Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
+    /// Whether Other is int8 (the SE gate of an int8 block, mul_plane_int8).
+    static constexpr bool int8_other = (reads_int8_other<Stages>::value || ... || false);
     /// Whether the chain ends in a gate whose product is written as int8.
     static constexpr bool quantized_gate = chain_type::quantized_gate;
     /// Whether an arch unit has this chain's requantize in vectors
@@ -20359,6 +20713,7 @@ struct fused_int8 {
         float output_step = 0.f;
         std::tuple<rescale, bias, Stages...> stages;
         ops::int8_detail::int8_kernel kernel = ops::int8_detail::int8_kernel::fast;
+        float other_step = 0.f;  // int8_other: Other's step
     };
 
     static params parse(const attr_map& a, std::string_view t) {
@@ -20368,6 +20723,7 @@ struct fused_int8 {
         params p{
             ops::conv2d::parse(geometry, t), 0.f, {}, ops::int8_detail::parse_int8_kernel(a, t)};
         if constexpr (int8_out) p.output_step = ops::int8_detail::parse_step(a, "output_step", t);
+        if constexpr (int8_other) p.other_step = ops::int8_detail::parse_step(a, "other_step", t);
         stage_set_type::parse(p.stages, a);
         return p;
     }
@@ -20388,6 +20744,7 @@ struct fused_int8 {
         chain_type c{p.stages};
         auto operands = stage_set_type::read(io);
         operands.output_step = p.output_step;
+        operands.other_step = p.other_step;
         stage_set_type::bind(c.stages, operands);
         using out_t = std::conditional_t<int8_out, std::int8_t, float>;
         const auto* x = io.input("Input").template as<std::int8_t>();
@@ -20473,19 +20830,24 @@ struct fused_int8 {
     }
 
     /// The firmware form (ops/firmware.hpp): the geometry, the output step
-    /// (quantize_store), the stages' parameters and Other's plane.
+    /// (quantize_store), the stages' parameters, Other's plane and step (an
+    /// int8 Other).
     struct form {
         ops::conv2d::geometry g{};
         float output_step = 0.f;
         std::tuple<rescale, bias, Stages...> stages{};
         std::int64_t other_plane = 1;
-        constexpr auto fields() const { return std::tie(g, output_step, stages, other_plane); }
+        float other_step = 0.f;
+        constexpr auto fields() const {
+            return std::tie(g, output_step, stages, other_plane, other_step);
+        }
     };
     static constexpr std::string_view firmware_inputs[] = {"Input", "Filter", "Multiplier",
                                                            "Bias",  "Other",  "Scale"};
     static constexpr std::string_view firmware_output = "Output";
     static form form_of(const params& p, const op_io& io) {
-        form f{ops::conv2d::resolve(p.conv, io, dtype::i8), p.output_step, p.stages, 1};
+        form f{ops::conv2d::resolve(p.conv, io, dtype::i8), p.output_step, p.stages, 1,
+               p.other_step};
         if (io.input_count("Other") && io.input("Other").shape.size() == 4)
             f.other_plane = io.input("Other").shape[2] * io.input("Other").shape[3];
         return f;
@@ -20501,9 +20863,11 @@ struct fused_int8 {
         ops.multiplier = io.input<float>(2);
         ops.bias = io.input<float>(3);
         ops.other = io.input<float>(4);
+        ops.other_int8 = io.input<std::int8_t>(4);
         ops.scale = io.input<float>(5);
         ops.other_plane = f.other_plane;
         ops.output_step = f.output_step;
+        ops.other_step = f.other_step;
         bind(c, ops);
         const auto kg = kernels::conv_geometry::from(f.g);
         auto* scratch = static_cast<std::int64_t*>(io.scratch);
@@ -20617,13 +20981,16 @@ struct int8_gate_list<ops::functor_list<Gates...>> {
     using type =
         op_list<fused_int8<gate<Gates, mul_plane>>..., fused_int8<gate<Gates, mul_with>>...,
                 fused_int8<gate<Gates, mul_plane>, quantize_store>...,
-                fused_int8<gate<Gates, mul_with>, quantize_store>...>;
+                fused_int8<gate<Gates, mul_with>, quantize_store>...,
+                fused_int8<gate<Gates, mul_plane_int8>>...,
+                fused_int8<gate<Gates, mul_plane_int8>, quantize_store>...>;
 };
 }  // namespace detail
 
 /// The closed list of int8 conv kernels the runtime can dispatch to: one per
 /// fusable activation (ops::fusable_activations), with float or int8 output,
-/// two per gate activation (ops::gate_activations: mul_plane, mul_with).
+/// per gate activation (ops::gate_activations): mul_plane and mul_with with
+/// and mul_plane_int8 (an int8 Other), each with float or int8 output.
 using fused_int8_ops =
     typename concat_op_lists<op_list<fused_int8<>, fused_int8<quantize_store>, fused_int8<add_with>,
                                      fused_int8<add_with, quantize_store>>,
@@ -20910,10 +21277,15 @@ struct mul_int8 {
 // pool2d_int8: pool2d on int8 (Paddle's window rules, ops/pool2d.hpp), the
 // output in the input's step.  Max takes the largest q (quantisation is
 // monotonic, so it equals quantising the float max); average sums in int32
-// and divides rounding half away from zero.  Slots X int8 -> Out int8.
+// and divides rounding half away from zero.  With attributes `input_step`
+// and `output_step` (both > 0) the output is in output_step instead: the
+// maximum or the sum times input_step / output_step (/ count), rounded once
+// (the SE block's global pool of an int8 block feeding a conv quantized at
+// another step).  Slots X int8 -> Out int8.
 
 #include <cstdint>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 
@@ -20921,27 +21293,41 @@ namespace litegraph::ops {
 
 struct pool2d_int8 {
     static constexpr std::string_view paddle_types[] = {"pool2d_int8"};
-    using params = pool2d::params;
-    static params parse(const attr_map& a, std::string_view t) { return pool2d::parse(a, t); }
+    struct params {
+        pool2d::params pool;
+        float ratio = 0.f;  // input step / output step, 0: the input's step
+    };
+    static params parse(const attr_map& a, std::string_view t) {
+        params p{pool2d::parse(a, t), 0.f};
+        if (a.has("input_step") || a.has("output_step"))
+            p.ratio = int8_detail::parse_step(a, "input_step", t) /
+                      int8_detail::parse_step(a, "output_step", t);
+        return p;
+    }
 
     static void infer(const params& p, op_io& io) {
-        const auto g = pool2d::resolve(p, io, dtype::i8);
+        const auto g = pool2d::resolve(p.pool, io, dtype::i8);
         auto& out = io.output("Out");
         out.type = dtype::i8;
         out.shape = {g.n, g.c, g.oh, g.ow};
     }
 
-    /// The firmware form (ops/firmware.hpp): pool2d's, on int8.
-    using form = pool2d::form;
+    /// The firmware form (ops/firmware.hpp): pool2d's, on int8, and the ratio.
+    struct form {
+        pool2d::mode m{};
+        pool2d::geometry g{};
+        float ratio = 0.f;
+        constexpr auto fields() const { return std::tie(m, g, ratio); }
+    };
     static constexpr std::string_view firmware_inputs[] = {"X"};
     static constexpr std::string_view firmware_output = "Out";
     static form form_of(const params& p, const op_io& io) {
-        return {pool2d::mode_of(p), pool2d::resolve(p, io, dtype::i8)};
+        return {pool2d::mode_of(p.pool), pool2d::resolve(p.pool, io, dtype::i8), p.ratio};
     }
     static constexpr std::size_t scratch_bytes(const form& f) { return pool2d::scratch_bytes(f.g); }
     static void run_form(const form& f, const firmware_io& io) {
         kernels::pool2d_int8(f.m, f.g, io.input<std::int8_t>(0), io.output<std::int8_t>(),
-                             static_cast<pool2d::span1*>(io.scratch));
+                             static_cast<pool2d::span1*>(io.scratch), f.ratio);
     }
 
     static void run(const params& p, op_io& io) { run_firmware_form<pool2d_int8>(p, io); }
@@ -21200,6 +21586,12 @@ public:
         for (int op = 0; op < n; ++op) count += convert(op) ? 1 : 0;
         if (count == 0) return 0;
         g_.relink();
+        // Pools and SE gates whose inputs are fake-quantized read them as int8.
+        for (int op = 0; op < static_cast<int>(g_.ops.size()); ++op) {
+            convert_pool(op);
+            convert_plane_gate(op);
+        }
+        g_.relink();
         dead_.assign(g_.ops.size(), false);
         // Fake ops whose every reader became int8 have nothing left to do.
         for (int op = 0; op < static_cast<int>(g_.ops.size()); ++op)
@@ -21216,6 +21608,10 @@ public:
             if (!op_declares<ops::quantize_int8>(q.type) || dead_[op]) continue;
             const int x = graph::input_var(q, "X"), out = graph::output_var(q, "Out");
             if (x < 0 || out < 0 || graph::sole_consumer(g_, x) != op) continue;
+            if (requantize_pool(x, q.attrs.get<float>("step", 1.f), out)) {
+                dead_[op] = true;
+                continue;
+            }
             if (!can_emit(x, 0)) continue;
             emit(x, q.attrs.get<float>("step", 1.f), out);
             dead_[op] = true;
@@ -21270,8 +21666,9 @@ private:
             if (op_declares<ops::matmul_v2>(node.type) &&
                 (node.attrs.get<bool>("trans_x", false) || node.attrs.get<bool>("trans_y", false)))
                 return false;
-            // X must be 2-D for matmul (mul flattens at x_num_col_dims).
-            if (!mul && g_.vars[x].shape.size() != 2) return false;
+            // matmul's X [..., K] by a 2-D weight is mul's with x_num_col_dims
+            // = rank - 1 (mul flattens X there).
+            if (!mul && g_.vars[x].shape.size() < 2) return false;
         }
         const std::int64_t channels = conv ? wshape[0] : wshape[1];
         const float in_step = s_in / 127.f;
@@ -21303,8 +21700,9 @@ private:
             graph::set_input(n, "Input", xq);
             graph::set_input(n, "Filter", wq);
         } else {
-            const int xcols =
-                op_declares<ops::mul>(n.type) ? n.attrs.get<int>("x_num_col_dims", 1) : 1;
+            const int xcols = op_declares<ops::mul>(n.type)
+                                  ? n.attrs.get<int>("x_num_col_dims", 1)
+                                  : static_cast<int>(g_.vars[x].shape.size()) - 1;
             n.type = op_type<ops::mul_int8>();
             n.attrs = attr_map{};
             n.attrs.set("x_num_col_dims", std::int32_t{xcols});
@@ -21314,6 +21712,91 @@ private:
         graph::set_input(n, "Multiplier", mult);
         for (auto& s : n.outputs)
             for (int v : s.vars) g_.vars[v].type = dtype::f32;
+        return true;
+    }
+
+    /// The per-tensor 8-bit fake op that produces `v` and its int8 step, or
+    /// {-1, 0}.  A scale without data (a topology without weights) gives
+    /// step 1: planning only.
+    std::pair<int, float> fake_input(int v) const {
+        const int f = v >= 0 ? g_.vars[v].producer : -1;
+        if (f < 0 || !op_declares<fake_activation_quant>(g_.ops[f].type) ||
+            g_.ops[f].attrs.get<int>("bit_length", 8) != 8)
+            return {-1, 0.f};
+        const int in_scale = graph::input_var(g_.ops[f], "InScale");
+        const float s = int8_detail::scalar_param(g_, in_scale);
+        if (s > 0.f) return {f, s / 127.f};
+        if (in_scale >= 0 && !g_.vars[in_scale].value) return {f, 1.f};
+        return {-1, 0.f};
+    }
+
+    /// A float pool2d of a fake-quantized input becomes pool2d_int8 on the
+    /// quantized input (the output in the input's step), then a
+    /// dequantize_int8 to the float output; the merge below turns a
+    /// quantize_int8 after that pair into the pool's output step.
+    void convert_pool(int op) {
+        if (!op_declares<ops::pool2d>(g_.ops[op].type)) return;
+        const int x = graph::input_var(g_.ops[op], "X"), out = graph::output_var(g_.ops[op], "Out");
+        const auto [f, step] = fake_input(x);
+        if (f < 0 || out < 0) return;
+        const int xq = quantized_input(f, step);
+        const int pq =
+            declare_activation(g_, g_.vars[out].name + ".int8", g_.vars[out].shape, dtype::i8);
+        auto& pool = g_.ops[op];
+        pool.type = op_type<ops::pool2d_int8>();
+        graph::set_input(pool, "X", xq);
+        for (auto& sl : pool.outputs)
+            for (auto& v : sl.vars)
+                if (v == out) v = pq;
+        graph::op_node dq;
+        dq.type = op_type<ops::dequantize_int8>();
+        dq.inputs = {{"X", {pq}}};
+        dq.outputs = {{"Out", {out}}};
+        dq.attrs.set("step", step);
+        g_.ops.push_back(std::move(dq));
+    }
+
+    /// An int8 SE gate conv (its last stage mul_plane) whose Other is
+    /// fake-quantized reads Other as int8 (mul_plane_int8, `other_step`).
+    void convert_plane_gate(int op) {
+        auto& n = g_.ops[op];
+        if (!op_declares<int8_conv_op>(n.type) ||
+            fusion::chain_terminal(n.attrs) != fusion::stage_name<fusion::mul_plane>())
+            return;
+        auto stages = fusion::stages_of(n.attrs);
+        stages.back() = std::string(fusion::stage_name<fusion::mul_plane_int8>());
+        if (!int8_conv_exists(stages)) return;
+        const auto [f, step] = fake_input(graph::input_var(n, "Other"));
+        if (f < 0) return;
+        const int oq = quantized_input(f, step);
+        auto& node = g_.ops[op];
+        fusion::set_stages(node.attrs, std::move(stages));
+        node.attrs.set("other_step", step);
+        graph::set_input(node, "Other", oq);
+    }
+
+    /// When float `v` is a dequantize_int8 of a pool2d_int8's output (each
+    /// read only by the next), the pool writes `target` in `step` instead;
+    /// whether it did.
+    bool requantize_pool(int v, float step, int target) {
+        const int d = g_.vars[v].producer;
+        if (d < 0 || dead_[d] || graph::is_fetched(g_, v) ||
+            !op_declares<ops::dequantize_int8>(g_.ops[d].type))
+            return false;
+        const int pq = graph::input_var(g_.ops[d], "X");
+        const int p = pq >= 0 ? g_.vars[pq].producer : -1;
+        if (p < 0 || !op_declares<ops::pool2d_int8>(g_.ops[p].type) ||
+            graph::sole_consumer(g_, pq) != d || graph::is_fetched(g_, pq) ||
+            g_.ops[p].attrs.has("output_step"))
+            return false;
+        auto& pool = g_.ops[p];
+        pool.attrs.set("input_step", g_.ops[d].attrs.get<float>("step", 1.f));
+        pool.attrs.set("output_step", step);
+        for (auto& sl : pool.outputs)
+            for (auto& x : sl.vars)
+                if (x == pq) x = target;
+        g_.vars[target].shape = g_.vars[pq].shape;
+        dead_[d] = true;
         return true;
     }
 
@@ -24381,7 +24864,8 @@ using firmware_ops = typename concat_op_lists<
     fusion::fused_conv_ops, fusion::fused_int8_ops,
     op_list<ops::mul_int8, ops::quantize_int8, ops::dequantize_int8, ops::pool2d, ops::pool2d_int8,
             ops::mul, ops::matmul, ops::matmul_v2, ops::elementwise, ops::softmax, ops::reshape2,
-            ops::flatten2, ops::flatten_contiguous_range, ops::squeeze2, ops::unsqueeze2>,
+            ops::flatten2, ops::flatten_contiguous_range, ops::squeeze2, ops::unsqueeze2,
+            ops::transpose2, ops::scale, ops::fill_constant_batch_size_like, ops::rnn>,
     ops::activation_ops>::type;
 
 }  // namespace litegraph::static_net
@@ -24549,10 +25033,19 @@ struct memory {
 };
 
 /// One input of a layer: a planned tensor, or a constant (weights), or
-/// neither (an optional slot the node does not have).
+/// neither (an optional slot the node does not have); for a list input
+/// (Op::firmware_lists), `count` operands at `list` (a constexpr array
+/// `litegraph codegen` writes beside the weights), each a tensor or a constant.
 struct operand {
     tensor_at at{};
     const void* constant = nullptr;
+    const operand* list = nullptr;
+    std::size_t count = 0;
+
+    template <class Mem>
+    const void* resolve(const Mem& m) const {
+        return constant ? constant : (at.buffer >= 0 ? m.bytes(at) : nullptr);
+    }
 };
 
 /// One op instance: Op's form and where its operands are, the inputs in
@@ -24571,10 +25064,31 @@ struct layer {
     template <class Mem>
     void run(const Mem& m) const {
         firmware_io io;
-        for (std::size_t i = 0; i < std::size(inputs); ++i)
-            io.in[i] = inputs[i].constant
-                           ? inputs[i].constant
-                           : (inputs[i].at.buffer >= 0 ? m.bytes(inputs[i].at) : nullptr);
+        if constexpr (firmware_has_lists<Op>()) {
+            // The list inputs' pointers, resolved into one array on the stack.
+            const void* items[firmware_io::max_list_operands];
+            std::size_t used = 0;
+            for (std::size_t i = 0; i < std::size(inputs); ++i) {
+                if (!firmware_list_input<Op>(i)) {
+                    io.in[i] = inputs[i].resolve(m);
+                    continue;
+                }
+                if (used + inputs[i].count > firmware_io::max_list_operands)
+                    LITEGRAPH_THROW(error("static_net::layer: too many list operands"));
+                io.in[i] = items + used;
+                for (std::size_t k = 0; k < inputs[i].count; ++k)
+                    items[used++] = inputs[i].list[k].resolve(m);
+            }
+            bind_and_run(m, io);
+        } else {
+            for (std::size_t i = 0; i < std::size(inputs); ++i) io.in[i] = inputs[i].resolve(m);
+            bind_and_run(m, io);
+        }
+    }
+
+private:
+    template <class Mem>
+    void bind_and_run(const Mem& m, firmware_io& io) const {
         io.out = m.bytes(output);
         io.scratch = scratch.buffer >= 0 ? m.bytes(scratch) : m.scratch;
         Op::run_form(form, io);

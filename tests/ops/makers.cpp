@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "firmware_form.hpp"
 #include "litegraph/ops/invoke.hpp"
 #include "support.hpp"
 
@@ -116,6 +117,37 @@ TEST_CASE("fill_constant_batch_size_like takes one dim of Input") {
     CHECK_THROWS_WITH_AS(
         invoke("fill_constant_batch_size_like", a, named_tensors{}.add("Input", in), {{"Out", 1}}),
         doctest::Contains("has a negative dim"), shape_error);
+}
+
+TEST_CASE("fill_constant_batch_size_like's firmware form equals the runtime op, every dtype") {
+    auto in = test::random_tensor({3, 5}, 2);
+    // Paddle's codes: bool, int16, int32, int64, float16, float32, float64, uint8, int8.
+    for (int code : {0, 1, 2, 3, 4, 5, 6, 20, 21})
+        for (double v : {2.5, -4.0, 0.0, 1.0}) {
+            if ((code == 20 || code == 0) && v < 0) continue;
+            CAPTURE(code);
+            CAPTURE(v);
+            attr_map a;
+            a.set("shape", std::vector<std::int32_t>{-1, 7, 2});
+            a.set("value", static_cast<float>(v));
+            a.set("dtype", code);
+            a.set("input_dim_idx", 1);
+            const auto inputs = named_tensors{}.add("Input", in);
+            const auto r = invoke("fill_constant_batch_size_like", a, inputs, {{"Out", 1}});
+            const auto f = test::run_firmware_form<ops::fill_constant_batch_size_like>(
+                "fill_constant_batch_size_like", a, inputs, {{"Out", 1}});
+            CHECK(f.shape() == shape_t{5, 7, 2});
+            CHECK(test::same_tensor_bytes(f, r.get("Out")));
+            if (code == 5)
+                CHECK(values_of<float>(f) == std::vector<float>(70, static_cast<float>(v)));
+            if (code == 6) CHECK(values_of<double>(f) == std::vector<double>(70, v));
+            if (code == 3)
+                CHECK(values_of<std::int64_t>(f) ==
+                      std::vector<std::int64_t>(70, static_cast<std::int64_t>(v)));
+            if (code == 21)
+                CHECK(values_of<std::int8_t>(f) ==
+                      std::vector<std::int8_t>(70, static_cast<std::int8_t>(v)));
+        }
 }
 
 TEST_CASE("range: Paddle's size and accumulation, for every dtype; bad steps are named") {

@@ -7,15 +7,20 @@
 // float32 fast form (kernels/rnn.hpp) is also checked on random shapes against
 // that loop and against the op's own plain loop (litegraph_kernel =
 // "reference"), on every instruction set this program and CPU have, and for
-// bit-identical outputs on one and two threads.
+// bit-identical outputs on one and two threads.  The firmware form (the op's
+// plain loop, kernels::rnn_reference, over caller scratch; PreState and
+// WeightList as pointer arrays) equals the op's reference kernel bit for bit
+// and the fast form within 1e-5, and refuses SequenceLength and float64.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 
+#include "firmware_form.hpp"
 #include "litegraph/core/parallel.hpp"
 #include "litegraph/kernels/simd.hpp"
 #include "litegraph/ops/invoke.hpp"
+#include "litegraph/ops/rnn.hpp"
 #include "support.hpp"
 
 using namespace litegraph;
@@ -454,6 +459,53 @@ TEST_CASE("rnn names bad inputs") {
     for (auto& [slot, ts] : b.in.slots)
         for (auto& t : ts) x2.add(slot, slot == "Input" ? test::random_tensor({3, 6}, 1) : t);
     CHECK_THROWS_WITH_AS(run_rnn(c, x2), doctest::Contains("Input must be [T, N, I]"), shape_error);
+}
+
+TEST_CASE("rnn's firmware form equals the reference kernel, and the fast one within 1e-5") {
+    std::uint32_t seed = 5000;
+    const std::vector<std::pair<std::string, std::size_t>> outs = {
+        {"Out", 1}, {"State", 2}, {"Reserve", 1}, {"DropoutState", 1}};
+    // The recognizer's: 2 layers, bidirectional, hidden 48, 40 steps of 1
+    // sequence of 96 features (MobileNetV3 small's last channels are 288; a
+    // smaller I keeps the test short); then other modes and shapes.
+    const rnn_case cases[] = {
+        {"LSTM", 2, true, 40, 1, 96, 48, {}},  {"LSTM", 1, false, 5, 3, 4, 7, {}},
+        {"LSTM", 3, true, 6, 2, 3, 5, {}},     {"GRU", 2, true, 5, 2, 3, 4, {}},
+        {"RNN_TANH", 1, true, 4, 2, 3, 3, {}}, {"RNN_RELU", 2, false, 4, 1, 2, 3, {}},
+        {"LSTM", 2, true, 0, 2, 3, 4, {}}};
+    for (const auto& c : cases) {
+        CAPTURE(describe(c));
+        auto b = build(c, seed);
+        const std::size_t states = c.mode == "LSTM" ? 2 : 1;
+        auto o = outs;
+        o[1].second = states;
+        auto fw = test::run_firmware_form<ops::rnn>("rnn", attrs(c), b.in, o);
+        auto ref = run_rnn(c, b.in, nullptr, true);
+        auto fast = run_rnn(c, b.in);
+        CHECK(same_bytes(fw, ref.get("Out")));
+        CHECK(test::max_rel_diff(fw.span<float>(), fast.get("Out").span<float>()) < 1e-5);
+        auto e = baseline(c, b.x, b.weights, b.h0, c.mode == "LSTM" ? &b.c0 : nullptr);
+        CHECK(test::max_rel_diff(fw.span<float>(), e.out) < 1e-5);
+    }
+}
+
+TEST_CASE("rnn's firmware form refuses SequenceLength and float64, naming them") {
+    std::uint32_t seed = 5100;
+    rnn_case c{"LSTM", 1, true, 3, 2, 3, 2, {3, 1}};
+    auto b = build(c, seed);
+    const std::vector<std::pair<std::string, std::size_t>> outs = {{"Out", 1}, {"State", 2}};
+    CHECK_THROWS_WITH_AS(test::run_firmware_form<ops::rnn>("rnn", attrs(c), b.in, outs),
+                         doctest::Contains("SequenceLength"), unsupported_error);
+    auto to64 = [](const tensor& t) {
+        std::vector<double> v(t.span<float>().begin(), t.span<float>().end());
+        return tensor::from<double>(t.shape(), std::span<const double>(v));
+    };
+    named_tensors in64;
+    for (auto& [slot, ts] : b.in.slots)
+        if (slot != "SequenceLength")
+            for (auto& t : ts) in64.add(slot, to64(t));
+    CHECK_THROWS_WITH_AS(test::run_firmware_form<ops::rnn>("rnn", attrs(c), in64, outs),
+                         doctest::Contains("float32 only"), unsupported_error);
 }
 
 }  // namespace ops_rnn_test

@@ -1,6 +1,8 @@
-// scale against a plain-loop baseline: bias after or before the scale.
+// scale against a plain-loop baseline: bias after or before the scale; its
+// firmware form against the runtime op.
 #include "litegraph/ops/scale.hpp"
 
+#include "firmware_form.hpp"
 #include "litegraph/ops/invoke.hpp"
 #include "support.hpp"
 
@@ -25,6 +27,28 @@ TEST_CASE("scale matches out = s*x + b, or s*(x + b), over shapes and attributes
                     for (float v : x.span<float>())
                         expect.push_back(after ? s * v + b : s * (v + b));
                     CHECK(test::max_rel_diff(y.span<float>(), expect) < 1e-6);
+                }
+}
+
+TEST_CASE("scale's firmware form equals the runtime op and the baseline") {
+    for (auto shape : {shape_t{1}, shape_t{3, 17}, shape_t{2, 4, 3, 5}})
+        for (float s : {1.f, -0.5f, 3.f})
+            for (float b : {0.f, 0.25f})
+                for (bool after : {true, false}) {
+                    auto x = test::random_tensor(shape, 12);
+                    attr_map a;
+                    a.set("scale", s);
+                    a.set("bias", b);
+                    a.set("bias_after_scale", after);
+                    const auto in = named_tensors{}.add("X", x);
+                    const auto r = invoke("scale", a, in, {{"Out", 1}});
+                    const auto f =
+                        test::run_firmware_form<ops::scale>("scale", a, in, {{"Out", 1}});
+                    CHECK(test::same_tensor_bytes(f, r.get("Out")));
+                    std::vector<float> expect;
+                    for (float v : x.span<float>())
+                        expect.push_back(after ? s * v + b : s * (v + b));
+                    CHECK(test::max_rel_diff(f.span<float>(), expect) < 1e-6);
                 }
 }
 

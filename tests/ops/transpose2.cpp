@@ -1,9 +1,13 @@
 // transpose2 / transpose against a plain-loop baseline over ranks 1..5 and
-// several permutations; float32 and int64 data.
+// several permutations; float32 and int64 data.  The firmware form (up to 6
+// dims) against the runtime op and the baseline, and the runtime's 7-D path.
 #include <algorithm>
 #include <numeric>
+#include <random>
 
+#include "firmware_form.hpp"
 #include "litegraph/ops/invoke.hpp"
+#include "litegraph/ops/transpose2.hpp"
 #include "support.hpp"
 
 using namespace litegraph;
@@ -66,6 +70,54 @@ TEST_CASE("transpose handles int64 data and negative axes") {
     auto want = baseline<std::int64_t>(x.span<std::int64_t>(), {2, 3, 4}, {2, 0, 1});
     auto got = r.get("Out").span<std::int64_t>();
     CHECK(std::equal(got.begin(), got.end(), want.begin(), want.end()));
+}
+
+TEST_CASE("transpose2's firmware form equals the runtime op, ranks 0..6, 1 to 8 byte elements") {
+    std::mt19937 rng(61);
+    const shape_t shapes[] = {{},           {5},          {3, 4},          {2, 3, 4},
+                              {4, 1, 3},    {2, 3, 1, 5}, {2, 1, 3, 2, 2}, {2, 3, 2, 1, 2, 3},
+                              {1, 40, 1, 2}};
+    const dtype types[] = {dtype::f32, dtype::i64, dtype::i8, dtype::f16};
+    for (const auto& in : shapes)
+        for (int round = 0; round < 6; ++round) {
+            std::vector<int> perm(in.size());
+            std::iota(perm.begin(), perm.end(), 0);
+            std::shuffle(perm.begin(), perm.end(), rng);
+            const dtype t = types[round % 4];
+            CAPTURE(to_string(in));
+            CAPTURE(name_of(t));
+            // Random bytes, or random floats to compare with the baseline.
+            tensor x = t == dtype::f32 ? test::random_tensor(in, rng()) : tensor(t, in);
+            auto* bytes = reinterpret_cast<unsigned char*>(x.data());
+            for (std::uint64_t i = 0; t != dtype::f32 && i < x.bytes(); ++i)
+                bytes[i] = static_cast<unsigned char>(rng());
+            attr_map a;
+            a.set("axis", perm);
+            const auto in_x = named_tensors{}.add("X", x);
+            const auto r = invoke("transpose2", a, in_x, {{"Out", 1}, {"XShape", 1}});
+            const auto f = test::run_firmware_form<ops::transpose2>("transpose2", a, in_x,
+                                                                    {{"Out", 1}, {"XShape", 1}});
+            CHECK(test::same_tensor_bytes(f, r.get("Out")));
+            if (t == dtype::f32) {
+                auto want = baseline<float>(x.span<float>(), in, perm);
+                CHECK(test::max_abs_diff(f.span<float>(), want) == 0);
+            }
+        }
+}
+
+TEST_CASE("transpose2 beyond 6 dims: the runtime op, no firmware form") {
+    const shape_t in{2, 1, 2, 3, 1, 2, 2};
+    const std::vector<int> perm{6, 0, 5, 1, 4, 2, 3};
+    auto x = test::random_tensor(in, 5);
+    attr_map a;
+    a.set("axis", perm);
+    const auto in_x = named_tensors{}.add("X", x);
+    const auto r = invoke("transpose2", a, in_x, {{"Out", 1}});
+    CHECK(test::max_abs_diff(r.get("Out").span<float>(),
+                             baseline<float>(x.span<float>(), in, perm)) == 0);
+    CHECK_THROWS_WITH_AS(
+        test::run_firmware_form<ops::transpose2>("transpose2", a, in_x, {{"Out", 1}}),
+        doctest::Contains("at most 6"), unsupported_error);
 }
 
 TEST_CASE("transpose2 rejects what is not a permutation") {

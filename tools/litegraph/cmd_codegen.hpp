@@ -18,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <tuple>
@@ -97,6 +98,13 @@ struct literal_printer {
         requires { T::paddle_type; } && !requires(const T& t) { t.fields(); }) std::string
     operator()(const T&) const {
         return functor_type<T>() + "{}";
+    }
+    /// A fixed array (a transpose's dims) as a braced list.
+    template <class T, std::size_t N>
+    std::string operator()(const std::array<T, N>& v) const {
+        std::string out;
+        for (const auto& e : v) out += (out.empty() ? "" : ", ") + (*this)(e);
+        return "{" + out + "}";
     }
     /// An epilogue chain's stages.
     template <class... S>
@@ -226,7 +234,9 @@ struct generator {
     std::vector<planner::segment> segs;
 
     std::ostringstream weights;  // the weight arrays
-    std::ostringstream layers;   // the layer initializers
+    std::ostringstream lists;    // the list operands' arrays (static_net::operand)
+    int list_count = 0;
+    std::ostringstream layers;  // the layer initializers
     std::map<const std::byte*, std::string> weight_names;
     std::size_t weight_bytes = 0;
     int layer_count = 0;
@@ -428,16 +438,27 @@ struct generator {
             throw unsupported_error(where + ": " + e.what());
         }
         const tensor_ref* out = &io.output(Op::firmware_output);
+        check_unread_outputs<Op>(io, where);
         std::ostringstream o;
         o << "layer<" << op_spelling<Op>::get() << ">{" << literal_printer{where}(form) << ", {";
         bool first = true;
-        std::size_t index = 0;
+        std::size_t index = 0, list_operands = 0;
         for (std::string_view slot : Op::firmware_inputs) {
             const std::size_t i = index++;
             o << (first ? "" : ", ");
             first = false;
             if (!io.input_count(slot)) {
                 o << "{}";
+                continue;
+            }
+            if (firmware_list_input<Op>(i)) {
+                list_operands += io.input_count(slot);
+                if (list_operands > firmware_io::max_list_operands)
+                    throw unsupported_error(where + ": its list inputs hold " +
+                                            std::to_string(list_operands) + " tensors, more than " +
+                                            std::to_string(firmware_io::max_list_operands) +
+                                            " (firmware_io::max_list_operands)");
+                o << list_operand<Op>(io, slot, out, where);
                 continue;
             }
             const tensor_ref* r = &io.input(slot);
@@ -486,6 +507,64 @@ struct generator {
         o << "}";
         layer(o.str());
     }
+
+    /// One operand of a list: a weight array or a planned tensor.
+    template <class Op>
+    std::string list_item(const tensor_ref* r, const tensor_ref* out, const std::string& slot,
+                          const std::string& where) {
+        if (is_constant(r)) return "{{-1, 0}, " + weight(r, where) + "}";
+        if (op_in_place<Op>() == in_place_rule::none &&
+            (sub ? at(r, where) == at(out, where)
+                 : prog.var_buffers()[var_of(r)] == prog.var_buffers()[var_of(out)]))
+            throw unsupported_error(where + ": planned in place of its input " + slot +
+                                    ", which it cannot run");
+        return "{" + at(r, where) + "}";
+    }
+
+    /// A list input (Op::firmware_lists) as a constexpr array of operands
+    /// written beside the weights; the layer's operand points at it.
+    template <class Op>
+    std::string list_operand(const op_io& io, std::string_view slot, const tensor_ref* out,
+                             const std::string& where) {
+        const std::size_t count = io.input_count(slot);
+        const std::string name = "l" + std::to_string(list_count++);
+        lists << "// " << where << ": " << slot << "\n"
+              << "inline constexpr litegraph::static_net::operand " << name << "[] = {";
+        for (std::size_t k = 0; k < count; ++k)
+            lists << (k ? ",\n    " : "\n    ")
+                  << list_item<Op>(&io.input(slot, k), out,
+                                   std::string(slot) + " #" + std::to_string(k), where);
+        lists << "};\n";
+        return "{{}, nullptr, lists::" + name + ", " + std::to_string(count) + "}";
+    }
+
+    /// A firmware form computes Op::firmware_output only: every other output
+    /// must be one nothing reads (no consumer, not fetched).
+    template <class Op>
+    void check_unread_outputs(const op_io& io, const std::string& where) {
+        if (sub) return;  // a patch's layer: its tensors are the stage's own
+        for (const auto& slot : io.outputs) {
+            if (slot.name == Op::firmware_output) continue;
+            for (const tensor_ref* r : slot.args) {
+                if (!r) continue;
+                const int v = var_of(r);
+                if (v < 0 || static_cast<std::size_t>(v) >= g().vars.size()) continue;
+                const auto& var = g().vars[static_cast<std::size_t>(v)];
+                bool fetched = false;
+                for (const auto& f : g().fetches) fetched = fetched || f.var == v;
+                if (!var.consumers.empty() || fetched)
+                    throw unsupported_error(where + ": its output " + slot.name + " ('" + var.name +
+                                            "') is " +
+                                            (fetched ? "fetched" : "read by another op") +
+                                            ", but its compile-time form computes only " +
+                                            std::string(Op::firmware_output));
+                unread_outputs.insert(v);
+            }
+        }
+    }
+    /// The outputs of firmware layers that nothing reads and no layer writes:
+    /// their buffers get no bytes.
+    std::set<int> unread_outputs;
 
     /// A layer of a copy between two places: "layer<copy_window>{form, {{from}}, to}".
     void emit_copy(const kernels::window_copy& c, const std::string& from, const std::string& to) {
@@ -716,6 +795,11 @@ struct generator {
           << "inline constexpr std::size_t weight_bytes = " << weight_bytes << ";\n\n"
           << "namespace weights {\n"
           << weights.str() << "}  // namespace weights\n\n";
+        if (list_count)
+            h << "/// The list inputs of layers (static_net::operand: a planned tensor or\n"
+                 "/// a weight array each).\n"
+                 "namespace lists {\n"
+              << lists.str() << "}  // namespace lists\n\n";
         h << "/// The layers in execution order.\n"
              "inline constexpr auto network = [] {\n"
              "    using namespace litegraph::static_net;\n"
@@ -726,9 +810,17 @@ struct generator {
              "/// first and last step of the execution order.\n"
              "inline constexpr std::size_t buffer_table["
           << bufs.size() + scratch_layers.size() << "][3] = {";
+        // A buffer that holds only outputs nothing reads (rnn's State: the
+        // layer does not write them) takes no bytes.
+        std::vector<bool> used(bufs.size(), false);
+        for (std::size_t v = 0; v < prog.var_buffers().size(); ++v) {
+            const int b = prog.var_buffers()[v].first;
+            if (b >= 0 && !unread_outputs.count(static_cast<int>(v)))
+                used[static_cast<std::size_t>(b)] = true;
+        }
         for (std::size_t i = 0; i < bufs.size(); ++i)
-            h << (i % 4 == 0 ? "\n    " : " ") << "{" << bufs[i].size << ", " << bufs[i].first
-              << ", " << bufs[i].last << "},";
+            h << (i % 4 == 0 ? "\n    " : " ") << "{" << (used[i] ? bufs[i].size : 0) << ", "
+              << bufs[i].first << ", " << bufs[i].last << "},";
         for (auto& [ls, st] : scratch_layers) {
             h << "\n    {";
             if (ls.empty()) h << "16";
@@ -947,8 +1039,8 @@ inline int cmd_codegen(const std::vector<std::string>& argv) {
                               ", the network's input is " + std::string(name_of(r.type)) + " " +
                               to_string(r.shape) + " (as --shape and --input-dtype say)");
     }
-    detail::generator gen{prog,    ns, seg_names, segs,    {}, {}, {}, 0,  0,  {}, 0,
-                          nullptr, {}, 0,         nullptr, {}, 0,  {}, {}, {}, 0};
+    detail::generator gen{prog, ns,      seg_names, segs, {},      {}, 0, {}, {}, 0,  0, {},
+                          0,    nullptr, {},        0,    nullptr, {}, 0, {}, {}, {}, 0, {}};
     const std::string source = model.source();
     auto text = gen.header(std::filesystem::path(source).filename().string(), sample_input, given);
     std::ofstream out(out_file, std::ios::binary);

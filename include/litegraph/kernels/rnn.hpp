@@ -29,9 +29,16 @@
 // widest vectors this CPU has (rnn_for).  Without xsimd (LITEGRAPH_SCALAR_SIMD)
 // there is no fast form: rnn_fast_available is false and ops::rnn runs its
 // reference loop.
+//
+// The reference loop, rnn_reference (every layer and direction, per step,
+// sequence and gate row, in T = float or double), is heap-free: its
+// temporaries are rnn_reference_scratch(dims) elements of caller memory.  It is
+// the op's float64 and `litegraph_kernel = "reference"` kernel and its
+// firmware form (a compile-time network's rnn layer).
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -46,6 +53,142 @@ enum class rnn_cell { lstm, gru, rnn_tanh, rnn_relu };
 
 constexpr std::int64_t rnn_gates(rnn_cell c) {
     return c == rnn_cell::lstm ? 4 : (c == rnn_cell::gru ? 3 : 1);
+}
+
+/// The geometry of one rnn op: cell, layers L, directions D (1 or 2), steps
+/// T, sequences N, input features I of layer 0, hidden size H.
+struct rnn_dims {
+    rnn_cell cell = rnn_cell::lstm;
+    std::int64_t layers = 1, dirs = 1, steps = 0, n = 1, in = 1, h = 1;
+};
+
+/// Elements of scratch rnn_reference needs: the states (h, and c for LSTM)
+/// of every layer and direction, the outputs of the inner layers (two
+/// alternating buffers), one sequence's gate rows (input and hidden parts).
+constexpr std::int64_t rnn_reference_scratch(const rnn_dims& d) {
+    const std::int64_t state_n = d.layers * d.dirs * d.n * d.h;
+    const std::int64_t layer_n = d.steps * d.n * d.dirs * d.h;
+    const std::int64_t g = rnn_gates(d.cell);
+    return state_n * (d.cell == rnn_cell::lstm ? 2 : 1) + (d.layers > 1 ? layer_n : 0) +
+           (d.layers > 2 ? layer_n : 0) + 2 * g * d.h;
+}
+
+namespace rnn_detail {
+template <class T>
+inline T sigmoid_ref(T v) {
+    return T(1) / (T(1) + std::exp(-v));
+}
+template <class T>
+inline T tanh_ref(T v) {
+    return T(2) / (T(1) + std::exp(T(-2) * v)) - T(1);
+}
+
+/// One cell step of one sequence: xi = W_ih x + b_ih, hh = W_hh h + b_hh;
+/// updates h (and c) in place and writes h to o.
+template <class T>
+inline void reference_step(rnn_cell mode, std::int64_t h, const T* xi, const T* hh, T* hp, T* cp,
+                           T* o) {
+    for (std::int64_t k = 0; k < h; ++k) {
+        T v;
+        switch (mode) {
+            case rnn_cell::lstm: {
+                const T i = sigmoid_ref(xi[k] + hh[k]);
+                const T f = sigmoid_ref(xi[h + k] + hh[h + k]);
+                const T c = tanh_ref(xi[2 * h + k] + hh[2 * h + k]);
+                const T og = sigmoid_ref(xi[3 * h + k] + hh[3 * h + k]);
+                cp[k] = c * i + cp[k] * f;
+                v = og * tanh_ref(cp[k]);
+                break;
+            }
+            case rnn_cell::gru: {
+                const T r = sigmoid_ref(xi[k] + hh[k]);
+                const T z = sigmoid_ref(xi[h + k] + hh[h + k]);
+                const T c = tanh_ref(xi[2 * h + k] + r * hh[2 * h + k]);
+                v = z * hp[k] + c - z * c;
+                break;
+            }
+            case rnn_cell::rnn_tanh:
+                v = std::tanh(xi[k] + hh[k]);
+                break;
+            default: {
+                const T a = xi[k] + hh[k];
+                v = a > T(0) ? a : T(0);
+                break;
+            }
+        }
+        o[k] = v;
+    }
+    // h is read by every k above (GRU), so update it after the loop.
+    std::copy(o, o + h, hp);
+}
+}  // namespace rnn_detail
+
+/// The rnn op's plain loop (ops/rnn.hpp has the arithmetic): x [T, N, I];
+/// h0 (and c0 for LSTM) [L * D, N, H]; weights the op's WeightList (4 * L * D
+/// pointers to T, Paddle's order); len [N] or null (every sequence T steps);
+/// out [T, N, D * H]; h_out / c_out [L * D, N, H] or null; scratch
+/// rnn_reference_scratch(d) elements.  No heap.
+template <class T>
+void rnn_reference(const rnn_dims& d, const T* x, const T* h0, const T* c0,
+                   const void* const* weights, const std::int64_t* len, T* out, T* h_out, T* c_out,
+                   T* scratch) {
+    const std::int64_t steps = d.steps, n = d.n, h = d.h, g = rnn_gates(d.cell);
+    const std::int64_t dh = d.dirs * h;
+    const bool lstm = d.cell == rnn_cell::lstm;
+    const std::int64_t state_n = d.layers * d.dirs * n * h;
+    const std::int64_t layer_n = steps * n * dh;
+    T* hs = scratch;
+    T* cs = lstm ? hs + state_n : nullptr;
+    T* buf_a = hs + state_n * (lstm ? 2 : 1);
+    T* buf_b = buf_a + (d.layers > 1 ? layer_n : 0);
+    T* gate = buf_b + (d.layers > 2 ? layer_n : 0);
+    T* hh = gate + g * h;
+    std::copy(h0, h0 + state_n, hs);
+    if (lstm) std::copy(c0, c0 + state_n, cs);
+    const std::int64_t bias_start = 2 * d.layers * d.dirs;
+    const auto w = [&](std::int64_t k) { return static_cast<const T*>(weights[k]); };
+    const T* layer_in = x;
+    std::int64_t in = d.in;
+    for (std::int64_t l = 0; l < d.layers; ++l) {
+        T* lo = l == d.layers - 1 ? out : (l % 2 == 0 ? buf_a : buf_b);
+        for (std::int64_t dir = 0; dir < d.dirs; ++dir) {
+            const std::int64_t k = 2 * (l * d.dirs + dir);
+            const T* wih = w(k);
+            const T* whh = w(k + 1);
+            const T* bih = w(bias_start + k);
+            const T* bhh = w(bias_start + k + 1);
+            T* hst = hs + (l * d.dirs + dir) * n * h;
+            T* cst = lstm ? cs + (l * d.dirs + dir) * n * h : nullptr;
+            for (std::int64_t s = 0; s < steps; ++s) {
+                const std::int64_t t = dir == 0 ? s : steps - 1 - s;
+                for (std::int64_t b = 0; b < n; ++b) {
+                    T* o = lo + (t * n + b) * dh + dir * h;
+                    if (len && t >= len[b]) {
+                        std::fill(o, o + h, T(0));
+                        continue;
+                    }
+                    const T* xv = layer_in + (t * n + b) * in;
+                    T* hp = hst + b * h;
+                    for (std::int64_t j = 0; j < g * h; ++j) {
+                        T a = bih[j];
+                        const T* wr = wih + j * in;
+                        for (std::int64_t q = 0; q < in; ++q) a += wr[q] * xv[q];
+                        gate[j] = a;
+                        T c = bhh[j];
+                        const T* ur = whh + j * h;
+                        for (std::int64_t q = 0; q < h; ++q) c += ur[q] * hp[q];
+                        hh[j] = c;
+                    }
+                    rnn_detail::reference_step(d.cell, h, gate, hh, hp,
+                                               lstm ? cst + b * h : nullptr, o);
+                }
+            }
+        }
+        layer_in = lo;
+        in = dh;
+    }
+    if (h_out) std::copy(hs, hs + state_n, h_out);
+    if (c_out && lstm) std::copy(cs, cs + state_n, c_out);
 }
 
 #if defined(LITEGRAPH_SCALAR_SIMD)

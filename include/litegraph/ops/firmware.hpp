@@ -9,6 +9,14 @@
 //   static void run_form(const form&, const firmware_io&);
 //   static constexpr std::string_view firmware_inputs[] = {"X", ...};
 //   static constexpr std::string_view firmware_output = "Out";
+//   static constexpr std::string_view firmware_lists[] = {"WeightList"};  // optional
+//
+// A firmware input is one tensor, or, when its slot is also named in
+// firmware_lists, a list slot (rnn's PreState and WeightList): run_form then
+// gets, for it, a pointer to an array of the slot's tensors' pointers
+// (`const void* const*`, read with firmware_io::list_input).  The op computes
+// firmware_output only: its other outputs (rnn's State) are not written, so
+// `litegraph codegen` accepts a node only when nothing reads them.
 //
 // `form` holds the instance's geometry and parameters only (no pointers);
 // fields() lists its members in declaration order, which is how `litegraph
@@ -35,10 +43,14 @@
 namespace litegraph {
 
 /// The operands of one firmware call: the op's firmware inputs in the order
-/// of Op::firmware_inputs (nullptr for an optional one that is absent), the
+/// of Op::firmware_inputs (nullptr for an optional one that is absent; for a
+/// list slot, Op::firmware_lists, an array of its tensors' pointers), the
 /// output and the scratch (scratch_bytes(form) bytes, aligned for int64).
 struct firmware_io {
     static constexpr std::size_t max_inputs = 6;
+    /// The most tensors the list inputs of one compile-time layer hold
+    /// together: their pointers live on the stack while it runs.
+    static constexpr std::size_t max_list_operands = 64;
     std::array<const void*, max_inputs> in{};
     void* out = nullptr;
     void* scratch = nullptr;
@@ -47,11 +59,34 @@ struct firmware_io {
     const T* input(std::size_t i) const {
         return static_cast<const T*>(in[i]);
     }
+    /// Tensor k of list input i.
+    template <class T>
+    const T* list_input(std::size_t i, std::size_t k) const {
+        return static_cast<const T*>(static_cast<const void* const*>(in[i])[k]);
+    }
     template <class T>
     T* output() const {
         return static_cast<T*>(out);
     }
 };
+
+/// Whether Op's firmware input i is a list slot (named in Op::firmware_lists).
+template <class Op>
+constexpr bool firmware_list_input(std::size_t i) {
+    if constexpr (requires { Op::firmware_lists[0]; }) {
+        for (std::string_view s : Op::firmware_lists)
+            if (s == Op::firmware_inputs[i]) return true;
+    }
+    return false;
+}
+
+/// Whether Op has list inputs at all.
+template <class Op>
+constexpr bool firmware_has_lists() {
+    for (std::size_t i = 0; i < std::size(Op::firmware_inputs); ++i)
+        if (firmware_list_input<Op>(i)) return true;
+    return false;
+}
 
 template <class Op>
 concept firmware_op = requires(const typename Op::params& p, const op_io& io,
@@ -66,16 +101,34 @@ concept firmware_op = requires(const typename Op::params& p, const op_io& io,
     <= firmware_io::max_inputs;
 };
 
-/// The firmware operands of a runtime op_io (its slots' data), scratch given.
+/// The firmware operands of a runtime op_io (its slots' data), scratch given;
+/// the pointer arrays of list inputs go to `lists` (kept alive by the caller).
 template <firmware_op Op>
-firmware_io firmware_io_of(const op_io& io, void* scratch) {
+firmware_io firmware_io_of(const op_io& io, void* scratch,
+                           std::vector<std::vector<const void*>>& lists) {
     firmware_io f;
-    for (std::size_t i = 0; i < std::size(Op::firmware_inputs); ++i)
-        f.in[i] = io.input_count(Op::firmware_inputs[i]) ? io.input(Op::firmware_inputs[i]).data
-                                                         : nullptr;
+    if constexpr (firmware_has_lists<Op>()) lists.assign(std::size(Op::firmware_inputs), {});
+    for (std::size_t i = 0; i < std::size(Op::firmware_inputs); ++i) {
+        const auto slot = Op::firmware_inputs[i];
+        const std::size_t count = io.input_count(slot);
+        if (firmware_list_input<Op>(i)) {
+            for (std::size_t k = 0; k < count; ++k) lists[i].push_back(io.input(slot, k).data);
+            f.in[i] = lists[i].data();
+        } else {
+            f.in[i] = count ? io.input(slot).data : nullptr;
+        }
+    }
     f.out = io.output(Op::firmware_output).data;
     f.scratch = scratch;
     return f;
+}
+
+/// The same for an op without list inputs (no allocation).
+template <firmware_op Op>
+firmware_io firmware_io_of(const op_io& io, void* scratch) {
+    static_assert(!firmware_has_lists<Op>(), "an op with list inputs: pass the lists' storage");
+    std::vector<std::vector<const void*>> none;
+    return firmware_io_of<Op>(io, scratch, none);
 }
 
 /// An op's runtime kernel through its firmware form: the form of this
@@ -84,7 +137,8 @@ template <firmware_op Op>
 void run_firmware_form(const typename Op::params& p, const op_io& io) {
     const auto f = Op::form_of(p, io);
     std::vector<std::int64_t> scratch((Op::scratch_bytes(f) + 7) / 8);
-    Op::run_form(f, firmware_io_of<Op>(io, scratch.data()));
+    std::vector<std::vector<const void*>> lists;
+    Op::run_form(f, firmware_io_of<Op>(io, scratch.data(), lists));
 }
 
 /// What form_of throws for an instance its form does not cover.

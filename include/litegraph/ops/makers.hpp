@@ -4,7 +4,9 @@
 //     dtype `dtype` (a Paddle VarType code; -1, the default: X's dtype).
 //   fill_constant_batch_size_like: Out of shape `shape` with dim
 //     `output_dim_idx` set to Input's dim `input_dim_idx` (both default 0),
-//     filled with `value` (or `str_value`), of dtype `dtype` (default float32).
+//     filled with `value` (or `str_value`), of dtype `dtype` (default float32);
+//     it reads only Input's shape, so its firmware form fills Out at run time
+//     with the element's bytes computed when the network is generated.
 //   range: Out = start, start + step, ... up to end (excluded), with Paddle's
 //     size (ceil(|end - start| / |step|)) and its accumulation (each value is
 //     the previous plus step).  Start, End and Step are one-element inputs of
@@ -16,14 +18,18 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
+#include "litegraph/kernels/elementwise.hpp"
 #include "litegraph/ops/detail/shape_args.hpp"
 #include "litegraph/ops/elementwise.hpp"
 #include "litegraph/ops/fill_constant.hpp"
+#include "litegraph/ops/firmware.hpp"
 #include "litegraph/ops/op.hpp"
 
 namespace litegraph::ops {
@@ -121,8 +127,42 @@ struct fill_constant_batch_size_like {
         out.shape = std::move(s);
         (void)fill_constant::value(as_fill(p), io);  // a bad str_value is an error now
     }
+    /// The firmware form (ops/firmware.hpp): `count` elements of `elem`
+    /// bytes, each the bytes of the value in Out's dtype (`bits`, as two
+    /// 32-bit words in memory order).  Input is not read.
+    struct form {
+        std::int64_t count = 0, elem = 4;
+        std::uint32_t bits_lo = 0, bits_hi = 0;
+        constexpr auto fields() const { return std::tie(count, elem, bits_lo, bits_hi); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"Input"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto& out = io.output("Out");
+        // One element of Out's dtype holding the value, as the op converts it.
+        alignas(8) unsigned char one[8] = {};
+        tensor_ref e;
+        e.type = out.type;
+        e.shape = {1};
+        e.data = reinterpret_cast<std::byte*>(one);
+        detail::fill_value(io, e, fill_constant::value(as_fill(p), io));
+        form f;
+        f.count = out.numel();
+        f.elem = static_cast<std::int64_t>(size_of(out.type));
+        std::memcpy(&f.bits_lo, one, 4);
+        std::memcpy(&f.bits_hi, one + 4, 4);
+        return f;
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        unsigned char one[8];
+        std::memcpy(one, &f.bits_lo, 4);
+        std::memcpy(one + 4, &f.bits_hi, 4);
+        kernels::fill_elements(io.out, f.count, f.elem, one);
+    }
+
     static void run(const params& p, op_io& io) {
-        detail::fill_value(io, io.output("Out"), fill_constant::value(as_fill(p), io));
+        run_firmware_form<fill_constant_batch_size_like>(p, io);
     }
 };
 

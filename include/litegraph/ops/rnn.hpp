@@ -33,7 +33,9 @@
 // non-linearities and the state update fused; the weights regrouped once per
 // op node in rnn_state).  float64, builds without xsimd and the (non-Paddle)
 // attribute litegraph_kernel = "reference" run compute_reference, the plain
-// loop per sequence, step and gate row.  The two directions of a layer are one
+// loop per sequence, step and gate row (kernels::rnn_reference, heap-free:
+// its temporaries are scratch the caller gives).  The firmware form (float32,
+// no SequenceLength, Out only) is that same loop.  The two directions of a layer are one
 // task each on the program's thread pool: each is computed alone, so the
 // outputs do not depend on the number of threads.
 #pragma once
@@ -43,9 +45,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "litegraph/kernels/rnn.hpp"
+#include "litegraph/ops/firmware.hpp"
 #include "litegraph/ops/op.hpp"
 
 namespace litegraph::ops {
@@ -118,7 +122,8 @@ struct rnn {
     static params parse(const attr_map& a, std::string_view) {
         params p;
         if (!a.has("mode"))
-            throw unsupported_error("rnn: attribute 'mode' is missing (it has no default)");
+            LITEGRAPH_THROW(
+                unsupported_error("rnn: attribute 'mode' is missing (it has no default)"));
         const auto m = a.get<std::string>("mode", "");
         if (m == "LSTM")
             p.mode = cell::lstm;
@@ -129,8 +134,8 @@ struct rnn {
         else if (m == "RNN_RELU")
             p.mode = cell::rnn_relu;
         else
-            throw unsupported_error("rnn: mode '" + m +
-                                    "' is not supported (LSTM, GRU, RNN_TANH, RNN_RELU)");
+            LITEGRAPH_THROW(unsupported_error(
+                "rnn: mode '" + m + "' is not supported (LSTM, GRU, RNN_TANH, RNN_RELU)"));
         p.num_layers = a.get<std::int64_t>("num_layers", 1);
         p.bidirec = a.get<bool>("is_bidirec", false);
         p.hidden_size = a.get<std::int64_t>("hidden_size", 100);
@@ -138,8 +143,8 @@ struct rnn {
         if (k == "reference")
             p.reference = true;
         else if (k != "fast")
-            throw unsupported_error("rnn: attribute litegraph_kernel '" + k +
-                                    "' (expected \"fast\" or \"reference\")");
+            LITEGRAPH_THROW(unsupported_error("rnn: attribute litegraph_kernel '" + k +
+                                              "' (expected \"fast\" or \"reference\")"));
         return p;
     }
 
@@ -228,6 +233,48 @@ struct rnn {
         std::vector<const void*> weights(want);
         for (std::size_t k = 0; k < want; ++k) weights[k] = io.input("WeightList", k).data;
         st.mark(std::move(weights));
+    }
+
+    /// The geometry kernels::rnn_reference takes.
+    static kernels::rnn_dims dims_of(const params& p, const tensor_ref& x) {
+        return {kernel_cell(p.mode), p.num_layers, p.bidirec ? 2 : 1, x.shape[0],
+                x.shape[1],          x.shape[2],   p.hidden_size};
+    }
+
+    /// The firmware form (ops/firmware.hpp): kernels::rnn_reference, float32,
+    /// every sequence T steps (no SequenceLength), Out only (State is not
+    /// written).  PreState and WeightList are list inputs.
+    struct form {
+        int mode = 0;  // kernels::rnn_cell
+        std::int64_t layers = 1, dirs = 1, steps = 0, n = 1, in = 1, h = 1;
+        constexpr auto fields() const { return std::tie(mode, layers, dirs, steps, n, in, h); }
+        constexpr kernels::rnn_dims dims() const {
+            return {static_cast<kernels::rnn_cell>(mode), layers, dirs, steps, n, in, h};
+        }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"Input", "PreState", "WeightList"};
+    static constexpr std::string_view firmware_lists[] = {"PreState", "WeightList"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        const auto& x = io.input("Input");
+        if (x.type != dtype::f32)
+            no_firmware_form("rnn of " + std::string(name_of(x.type)) + " (float32 only)");
+        if (io.has_input("SequenceLength"))
+            no_firmware_form(
+                "rnn with a SequenceLength input (the firmware form runs every sequence for all "
+                "T steps)");
+        const auto d = dims_of(p, x);
+        return {static_cast<int>(d.cell), d.layers, d.dirs, d.steps, d.n, d.in, d.h};
+    }
+    static constexpr std::size_t scratch_bytes(const form& f) {
+        return static_cast<std::size_t>(kernels::rnn_reference_scratch(f.dims())) * sizeof(float);
+    }
+    static void run_form(const form& f, const firmware_io& io) {
+        const bool lstm = f.mode == static_cast<int>(kernels::rnn_cell::lstm);
+        kernels::rnn_reference<float>(
+            f.dims(), io.input<float>(0), io.list_input<float>(1, 0),
+            lstm ? io.list_input<float>(1, 1) : nullptr, static_cast<const void* const*>(io.in[2]),
+            nullptr, io.output<float>(), nullptr, nullptr, static_cast<float*>(io.scratch));
     }
 
     static void run(const params& p, state& st, op_io& io) {
@@ -364,118 +411,24 @@ private:
         }
     }
 
-    template <class T>
-    static T sigmoid(T v) {
-        return T(1) / (T(1) + std::exp(-v));
-    }
-    template <class T>
-    static T tanh_v2(T v) {
-        return T(2) / (T(1) + std::exp(T(-2) * v)) - T(1);
-    }
-
-    /// The plain loop: per layer, direction, step, sequence and gate row
-    /// (float64, and the reference the fast form is tested against).
+    /// The plain loop (float64, and the reference the fast form is tested
+    /// against): kernels::rnn_reference, the firmware form's loop, over heap
+    /// scratch, with SequenceLength and State.
     template <class T>
     static void compute_reference(const params& p, op_io& io,
                                   const std::vector<std::int64_t>& len) {
-        const auto& x = io.input("Input");
-        const std::int64_t steps = x.shape[0], n = x.shape[1], in0 = x.shape[2];
-        const std::int64_t d = p.bidirec ? 2 : 1, h = p.hidden_size, g = gates(p.mode);
-        const std::int64_t dh = d * h;
+        const auto d = dims_of(p, io.input("Input"));
         const bool lstm = p.mode == cell::lstm;
-        const T* h0 = io.input("PreState", 0).as<T>();
-        const T* c0 = lstm ? io.input("PreState", 1).as<T>() : nullptr;
-        const std::size_t state_n = static_cast<std::size_t>(p.num_layers * d * n * h);
-        std::vector<T> hs(h0, h0 + state_n), cs;
-        if (lstm) cs.assign(c0, c0 + state_n);
-
-        const auto layer_n = static_cast<std::size_t>(steps * n * dh);
-        std::vector<T> buf_a(p.num_layers > 1 ? layer_n : 0), buf_b(p.num_layers > 2 ? layer_n : 0);
-        std::vector<T> gate(static_cast<std::size_t>(g * h)), hh(static_cast<std::size_t>(g * h));
-        T* final_out = io.output("Out").as<T>();
-        const std::size_t bias_start = static_cast<std::size_t>(2 * p.num_layers * d);
-        const T* layer_in = x.as<T>();
-        std::int64_t in = in0;
-        for (std::int64_t l = 0; l < p.num_layers; ++l) {
-            T* out = l == p.num_layers - 1 ? final_out : (l % 2 == 0 ? buf_a.data() : buf_b.data());
-            for (std::int64_t dir = 0; dir < d; ++dir) {
-                const auto k = static_cast<std::size_t>(2 * (l * d + dir));
-                const T* wih = io.input("WeightList", k).as<T>();
-                const T* whh = io.input("WeightList", k + 1).as<T>();
-                const T* bih = io.input("WeightList", bias_start + k).as<T>();
-                const T* bhh = io.input("WeightList", bias_start + k + 1).as<T>();
-                T* hst = hs.data() + (l * d + dir) * n * h;
-                T* cst = lstm ? cs.data() + (l * d + dir) * n * h : nullptr;
-                for (std::int64_t s = 0; s < steps; ++s) {
-                    const std::int64_t t = dir == 0 ? s : steps - 1 - s;
-                    for (std::int64_t b = 0; b < n; ++b) {
-                        T* o = out + (t * n + b) * dh + dir * h;
-                        if (t >= len[static_cast<std::size_t>(b)]) {
-                            std::fill(o, o + h, T(0));
-                            continue;
-                        }
-                        const T* xv = layer_in + (t * n + b) * in;
-                        T* hp = hst + b * h;
-                        for (std::int64_t j = 0; j < g * h; ++j) {
-                            T a = bih[j];
-                            const T* wr = wih + j * in;
-                            for (std::int64_t q = 0; q < in; ++q) a += wr[q] * xv[q];
-                            gate[j] = a;
-                            T c = bhh[j];
-                            const T* ur = whh + j * h;
-                            for (std::int64_t q = 0; q < h; ++q) c += ur[q] * hp[q];
-                            hh[j] = c;
-                        }
-                        step(p.mode, h, gate.data(), hh.data(), hp, lstm ? cst + b * h : nullptr,
-                             o);
-                    }
-                }
-            }
-            layer_in = out;
-            in = dh;
-        }
-        if (io.output_count("State") > 0) {
-            std::copy(hs.begin(), hs.end(), io.output("State", 0).as<T>());
-            if (lstm) std::copy(cs.begin(), cs.end(), io.output("State", 1).as<T>());
-        }
-    }
-
-    // One cell step of one sequence: xi = W_ih x + b_ih, hh = W_hh h + b_hh;
-    // updates h (and c) in place and writes h to o.
-    template <class T>
-    static void step(cell mode, std::int64_t h, const T* xi, const T* hh, T* hp, T* cp, T* o) {
-        for (std::int64_t k = 0; k < h; ++k) {
-            T v;
-            switch (mode) {
-                case cell::lstm: {
-                    const T i = sigmoid(xi[k] + hh[k]);
-                    const T f = sigmoid(xi[h + k] + hh[h + k]);
-                    const T c = tanh_v2(xi[2 * h + k] + hh[2 * h + k]);
-                    const T og = sigmoid(xi[3 * h + k] + hh[3 * h + k]);
-                    cp[k] = c * i + cp[k] * f;
-                    v = og * tanh_v2(cp[k]);
-                    break;
-                }
-                case cell::gru: {
-                    const T r = sigmoid(xi[k] + hh[k]);
-                    const T z = sigmoid(xi[h + k] + hh[h + k]);
-                    const T c = tanh_v2(xi[2 * h + k] + r * hh[2 * h + k]);
-                    v = z * hp[k] + c - z * c;
-                    break;
-                }
-                case cell::rnn_tanh:
-                    v = std::tanh(xi[k] + hh[k]);
-                    break;
-                default: {
-                    const T a = xi[k] + hh[k];
-                    v = a > T(0) ? a : T(0);
-                    break;
-                }
-            }
-            o[k] = v;
-        }
-        // h is read by every k above (GRU), so update it after the loop.
-        std::copy(o, o + h, hp);
+        std::vector<T> scratch(static_cast<std::size_t>(kernels::rnn_reference_scratch(d)));
+        const std::size_t wn = io.input_count("WeightList");
+        std::vector<const void*> weights(wn);
+        for (std::size_t k = 0; k < wn; ++k) weights[k] = io.input("WeightList", k).as<T>();
+        const bool want_state = io.output_count("State") > 0;
+        kernels::rnn_reference<T>(
+            d, io.input("Input").as<T>(), io.input("PreState", 0).as<T>(),
+            lstm ? io.input("PreState", 1).as<T>() : nullptr, weights.data(), len.data(),
+            io.output("Out").as<T>(), want_state ? io.output("State", 0).as<T>() : nullptr,
+            want_state && lstm ? io.output("State", 1).as<T>() : nullptr, scratch.data());
     }
 };
 

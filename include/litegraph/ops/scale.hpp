@@ -2,7 +2,10 @@
 #pragma once
 
 #include <string_view>
+#include <tuple>
 
+#include "litegraph/kernels/elementwise.hpp"
+#include "litegraph/ops/firmware.hpp"
 #include "litegraph/ops/op.hpp"
 
 namespace litegraph::ops {
@@ -32,12 +35,26 @@ struct scale {
         out.shape = x.shape;
     }
 
-    static void run(const params& p, op_io& io) {
-        auto x = io.input("X").span<float>();
-        auto out = io.output("Out").span<float>();
-        const float b = p.bias_after_scale ? p.bias : p.bias * p.scale;
-        for (std::size_t i = 0; i < x.size(); ++i) out[i] = p.scale * x[i] + b;
+    /// The firmware form (ops/firmware.hpp): Out = scale * X + bias, the bias
+    /// already scaled when it comes before the scale.
+    struct form {
+        std::int64_t count = 0;
+        float scale = 1.f, bias = 0.f;
+        constexpr auto fields() const { return std::tie(count, scale, bias); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
+        return {io.input("X").numel(), p.scale, p.bias_after_scale ? p.bias : p.bias * p.scale};
     }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        const float s = f.scale, b = f.bias;
+        kernels::map([s, b](float v) { return s * v + b; }, io.input<float>(0), io.output<float>(),
+                     f.count);
+    }
+
+    static void run(const params& p, op_io& io) { run_firmware_form<scale>(p, io); }
 };
 
 }  // namespace litegraph::ops

@@ -1,12 +1,17 @@
 // transpose2 / transpose: Out dim i is X dim axis[i]; `axis` is a permutation
-// of X's dims (negative entries count from the end).  Any dtype.
+// of X's dims (negative entries count from the end).  Any dtype.  The loop is
+// kernels::permute (a strided copy); up to 6 dims it runs through the firmware
+// form, the call a compile-time network's layer makes.
 #pragma once
 
-#include <cstring>
+#include <array>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+#include "litegraph/kernels/elementwise.hpp"
 #include "litegraph/ops/detail/shape_args.hpp"
+#include "litegraph/ops/firmware.hpp"
 
 namespace litegraph::ops {
 
@@ -48,54 +53,50 @@ struct transpose2 {
         detail::set_xshape(io, x);
     }
 
-    static void run(const params& p, op_io& io) {
+    /// The firmware form (ops/firmware.hpp): Out's dims and, per dim, how far
+    /// X's offset moves (elements), up to max_rank dims.
+    static constexpr std::size_t max_rank = 6;
+    struct form {
+        std::int64_t rank = 0, elem = 4;
+        std::array<std::int64_t, max_rank> shape{}, step{};
+        constexpr auto fields() const { return std::tie(rank, elem, shape, step); }
+    };
+    static constexpr std::string_view firmware_inputs[] = {"X"};
+    static constexpr std::string_view firmware_output = "Out";
+    static form form_of(const params& p, const op_io& io) {
         const auto& x = io.input("X");
-        const auto& out = io.output("Out");
-        auto perm = permutation(p, io, static_cast<std::int64_t>(x.shape.size()));
-        switch (size_of(x.type)) {
-            case 1:
-                return permute<1>(x, out, perm);
-            case 2:
-                return permute<2>(x, out, perm);
-            case 4:
-                return permute<4>(x, out, perm);
-            default:
-                return permute<8>(x, out, perm);
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        if (x.shape.size() > max_rank)
+            no_firmware_form("a transpose of " + std::to_string(rank) + " dims (at most " +
+                             std::to_string(max_rank) + ")");
+        const auto perm = permutation(p, io, rank);
+        const auto xs = detail::strides_of(x.shape);
+        form f;
+        f.rank = rank;
+        f.elem = static_cast<std::int64_t>(size_of(x.type));
+        for (std::size_t d = 0; d < perm.size(); ++d) {
+            f.shape[d] = x.shape[static_cast<std::size_t>(perm[d])];
+            f.step[d] = xs[static_cast<std::size_t>(perm[d])];
         }
+        return f;
+    }
+    static constexpr std::size_t scratch_bytes(const form&) { return 0; }
+    static void run_form(const form& f, const firmware_io& io) {
+        std::int64_t idx[max_rank];
+        kernels::permute(io.in[0], io.out, static_cast<std::size_t>(f.rank), f.shape.data(),
+                         f.step.data(), f.elem, idx);
     }
 
-private:
-    // Walks Out in order with an odometer; `step[d]` is how far X's offset
-    // moves when Out's index d advances.
-    template <std::size_t E>
-    static void permute(const tensor_ref& x, const tensor_ref& out,
-                        const std::vector<std::int64_t>& perm) {
-        const auto n = out.numel();
-        if (n == 0) return;
-        const auto rank = perm.size();
-        if (rank == 0) {
-            std::memcpy(out.data, x.data, E);
-            return;
-        }
-        auto xs = detail::strides_of(x.shape);
-        std::vector<std::int64_t> step(rank), idx(rank, 0);
-        for (std::size_t d = 0; d < rank; ++d) step[d] = xs[perm[d]];
-        const std::byte* src = x.data;
-        std::byte* dst = out.data;
-        std::int64_t off = 0;
-        const auto last = rank - 1;
-        const auto inner = out.shape[last];
-        const auto inner_step = step[last];
-        for (std::int64_t done = 0; done < n; done += inner) {
-            for (std::int64_t i = 0; i < inner; ++i, dst += E)
-                std::memcpy(dst, src + (off + i * inner_step) * E, E);
-            for (std::size_t d = last; d-- > 0;) {
-                off += step[d];
-                if (++idx[d] < out.shape[d]) break;
-                off -= step[d] * out.shape[d];
-                idx[d] = 0;
-            }
-        }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        if (x.shape.size() <= max_rank) return run_firmware_form<transpose2>(p, io);
+        const auto& out = io.output("Out");
+        const auto perm = permutation(p, io, static_cast<std::int64_t>(x.shape.size()));
+        const auto xs = detail::strides_of(x.shape);
+        std::vector<std::int64_t> step(perm.size()), idx(perm.size());
+        for (std::size_t d = 0; d < perm.size(); ++d) step[d] = xs[perm[d]];
+        kernels::permute(x.data, out.data, perm.size(), out.shape.data(), step.data(),
+                         static_cast<std::int64_t>(size_of(x.type)), idx.data());
     }
 };
 

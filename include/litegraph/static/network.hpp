@@ -61,10 +61,19 @@ struct memory {
 };
 
 /// One input of a layer: a planned tensor, or a constant (weights), or
-/// neither (an optional slot the node does not have).
+/// neither (an optional slot the node does not have); for a list input
+/// (Op::firmware_lists), `count` operands at `list` (a constexpr array
+/// `litegraph codegen` writes beside the weights), each a tensor or a constant.
 struct operand {
     tensor_at at{};
     const void* constant = nullptr;
+    const operand* list = nullptr;
+    std::size_t count = 0;
+
+    template <class Mem>
+    const void* resolve(const Mem& m) const {
+        return constant ? constant : (at.buffer >= 0 ? m.bytes(at) : nullptr);
+    }
 };
 
 /// One op instance: Op's form and where its operands are, the inputs in
@@ -83,10 +92,31 @@ struct layer {
     template <class Mem>
     void run(const Mem& m) const {
         firmware_io io;
-        for (std::size_t i = 0; i < std::size(inputs); ++i)
-            io.in[i] = inputs[i].constant
-                           ? inputs[i].constant
-                           : (inputs[i].at.buffer >= 0 ? m.bytes(inputs[i].at) : nullptr);
+        if constexpr (firmware_has_lists<Op>()) {
+            // The list inputs' pointers, resolved into one array on the stack.
+            const void* items[firmware_io::max_list_operands];
+            std::size_t used = 0;
+            for (std::size_t i = 0; i < std::size(inputs); ++i) {
+                if (!firmware_list_input<Op>(i)) {
+                    io.in[i] = inputs[i].resolve(m);
+                    continue;
+                }
+                if (used + inputs[i].count > firmware_io::max_list_operands)
+                    LITEGRAPH_THROW(error("static_net::layer: too many list operands"));
+                io.in[i] = items + used;
+                for (std::size_t k = 0; k < inputs[i].count; ++k)
+                    items[used++] = inputs[i].list[k].resolve(m);
+            }
+            bind_and_run(m, io);
+        } else {
+            for (std::size_t i = 0; i < std::size(inputs); ++i) io.in[i] = inputs[i].resolve(m);
+            bind_and_run(m, io);
+        }
+    }
+
+private:
+    template <class Mem>
+    void bind_and_run(const Mem& m, firmware_io& io) const {
         io.out = m.bytes(output);
         io.scratch = scratch.buffer >= 0 ? m.bytes(scratch) : m.scratch;
         Op::run_form(form, io);
