@@ -283,7 +283,7 @@ def main():
 
     if a.json:
         print(json.dumps({
-            "model": "ppocr_mobile_v2.0_cls",
+            "model": a.model.name,
             "onnxruntime_version": ort_version,
             "threads": ort_threads,
             "litegraph_threads": ort_threads if lg_threads else 1,
@@ -298,7 +298,7 @@ def main():
         threads = ("single thread" if ort_threads == 1 else
                    f"ONNX Runtime {ort_threads} intra-op threads, litegraph "
                    + (f"{ort_threads} threads" if lg_threads else "1 thread (no --threads)"))
-        print(f"ppocr_mobile_v2.0_cls, {threads}, median of {a.rounds} rounds x {a.runs} runs "
+        print(f"{a.model.name}, {threads}, median of {a.rounds} rounds x {a.runs} runs "
               f"(alternating); ONNX Runtime {ort_version}; litegraph SIMD {simd}")
         print(f"{'shape':<12} {'litegraph ms':>13} {'ORT ms':>10} {'litegraph/ORT':>14} {'max |diff|':>11}")
         for r in rows:
