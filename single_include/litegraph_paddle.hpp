@@ -5706,15 +5706,37 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw,
     const std::int64_t row_step = pw * g.sw * g.sh;
     const std::int64_t ntaps = g.kh * g.kw;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
+    // Rows [oh, oh + r) whose window reaches into the top or bottom padding
+    // run only the kernel rows that read an input row for one of them (the
+    // taps are in kernel-row order): the others add zeros times weights.  A
+    // short plane under a tall window (the text recognizer's 2-row maps under
+    // 5x5) skips most of its taps so.
+    auto rows = [&]<int R, int V>(std::int64_t oh, auto rows_of) {
+        const std::int64_t top = oh * g.sh - g.pt, bottom = (oh + R - 1) * g.sh - g.pt;
+        if (top >= 0 && bottom + (g.kh - 1) * g.dh < g.h) {
+            rows_of.template operator()<NT>(tap, wt, ntaps);
+            return;
+        }
+        std::int64_t i0 = 0, i1 = g.kh;
+        while (i0 < g.kh && bottom + i0 * g.dh < 0) ++i0;
+        while (i1 > i0 && top + (i1 - 1) * g.dh >= g.h) --i1;
+        rows_of.template operator()<0>(tap + i0 * g.kw, wt + i0 * g.kw, (i1 - i0) * g.kw);
+    };
     // Four independent chains: 1 row x 4 vectors, 2 x 2 or 4 x 1.
     auto run = [&]<int R, int V>() {
         std::int64_t oh = oh0;
         for (; oh + R <= oh1; oh += R)
-            depthwise_rows<A, R, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
-                                        owv);
+            rows.template operator()<R, V>(
+                oh, [&]<int N>(const std::int64_t* t, const float* w, std::int64_t nt) {
+                    depthwise_rows<A, R, V, N>(ph + oh * row_step, row_step, t, nt, w, out,
+                                               oh - oh0, owv);
+                });
         for (; oh < oh1; ++oh)
-            depthwise_rows<A, 1, V, NT>(ph + oh * row_step, row_step, tap, ntaps, wt, out, oh - oh0,
-                                        owv);
+            rows.template operator()<1, V>(
+                oh, [&]<int N>(const std::int64_t* t, const float* w, std::int64_t nt) {
+                    depthwise_rows<A, 1, V, N>(ph + oh * row_step, row_step, t, nt, w, out,
+                                               oh - oh0, owv);
+                });
     };
     if (owv >= 4 * width)
         run.template operator()<1, 4>();
