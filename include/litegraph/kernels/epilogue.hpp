@@ -139,13 +139,26 @@ struct store {
 /// targets without a rounding instruction for it (x86-64's baseline, Cortex-M):
 /// saturating to +-256 first changes no result, then the integer part is an
 /// exact conversion and the fraction an exact subtraction.
+/// On an FPv5 Cortex-M (M7, M33, M55) it is VCVTA (round to nearest, ties
+/// away, saturating to int32, NaN to 0) and SSAT #8: the same value for
+/// every float in two instructions.
 inline std::int8_t saturate_int8(float v) {
+#if defined(__ARM_FP) && (__ARM_FP & 8) && defined(__thumb2__) && defined(__ARM_ARCH_PROFILE) && \
+    __ARM_ARCH_PROFILE == 'M'
+    float r;
+    __asm__("vcvta.s32.f32 %0, %1" : "=t"(r) : "t"(v));
+    std::int32_t i;
+    __builtin_memcpy(&i, &r, sizeof i);
+    __asm__("ssat %0, #8, %1" : "=r"(i) : "r"(i));
+    return static_cast<std::int8_t>(i);
+#else
     if (!(v == v)) return 0;
     const float c = v < -256.f ? -256.f : (v > 256.f ? 256.f : v);
     const int t = static_cast<int>(c);
     const float frac = c - static_cast<float>(t);
     const int r = t + (frac >= 0.5f ? 1 : 0) - (frac <= -0.5f ? 1 : 0);
     return static_cast<std::int8_t>(r < -128 ? -128 : (r > 127 ? 127 : r));
+#endif
 }
 
 /// The int8 terminal: out[index] = sat8(round(v * inv_scale)), inv_scale the

@@ -9,26 +9,16 @@
 // thirty for the generic chain.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 
 #include "litegraph/kernels/epilogue.hpp"
 
 namespace litegraph::kernels::cortex_m {
 
-/// epilogue::saturate_int8(v): round half away from zero, saturate to
-/// [-128, 127], NaN to 0.  VCVTA gives round(v) saturated to int32 (NaN: 0),
-/// SSAT the int8 range: the same value for every float.
+/// epilogue::saturate_int8(v) as an int32: round half away from zero,
+/// saturate to [-128, 127], NaN to 0 (VCVTA and SSAT on an FPv5 core).
 inline std::int32_t round_sat8(float v) noexcept {
-#if defined(__ARM_FP) && (__ARM_FP & 8) && defined(__thumb2__)
-    float r;
-    __asm__("vcvta.s32.f32 %0, %1" : "=t"(r) : "t"(v));
-    std::int32_t i = std::bit_cast<std::int32_t>(r);
-    __asm__("ssat %0, #8, %1" : "=r"(i) : "r"(i));
-    return i;
-#else
     return epilogue::saturate_int8(v);
-#endif
 }
 
 /// One channel's run: out[i] = round_sat8(post(scaled ? acc * m * k + b :
