@@ -32,21 +32,6 @@ using namespace litegraph;
 
 namespace {
 
-std::size_t edit_distance(const std::vector<int>& a, const std::vector<int>& b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
-
 struct score {
     std::size_t truth_lines = 0, exact = 0, extra = 0, chars = 0, errors = 0;
 };
@@ -61,7 +46,7 @@ score compare(const std::vector<std::string>& truth, const std::vector<ocr::line
     for (const auto& r : read) rc.push_back(cli::utf8_code_points(r.text));
     for (std::size_t t = 0; t < tc.size(); ++t)
         for (std::size_t r = 0; r < rc.size(); ++r)
-            pairs.push_back({edit_distance(tc[t], rc[r]), t, r});
+            pairs.push_back({vision::ocr::edit_distance(tc[t], rc[r]), t, r});
     std::stable_sort(pairs.begin(), pairs.end(),
                      [](const pair& a, const pair& b) { return a.d < b.d; });
     std::vector<bool> t_used(tc.size()), r_used(rc.size());

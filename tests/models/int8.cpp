@@ -17,6 +17,7 @@
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/planner/targets.hpp"
 #include "litegraph/runtime/program.hpp"
+#include "litegraph/vision/ocr.hpp"
 #include "passes/support_passes.hpp"
 #include "support.hpp"
 
@@ -243,20 +244,6 @@ TEST_CASE(
             rows.push_back(ptq::detail::ctc_greedy(y.span<float>().data() + n * t * c, t, c));
         return rows;
     };
-    auto edits = [](const std::vector<int>& a, const std::vector<int>& b) {
-        std::vector<std::size_t> row(b.size() + 1);
-        for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-        for (std::size_t i = 1; i <= a.size(); ++i) {
-            std::size_t diag = row[0];
-            row[0] = i;
-            for (std::size_t j = 1; j <= b.size(); ++j) {
-                const std::size_t up = row[j];
-                row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-                diag = up;
-            }
-        }
-        return row[b.size()];
-    };
     auto want = decode(run_model(m.graph, x));
     auto got = decode(run_model(g8, x));
     REQUIRE(want.size() == 3);
@@ -264,7 +251,7 @@ TEST_CASE(
     int exact = 0;
     for (std::size_t i = 0; i < 3; ++i) {
         CHECK(want[i].size() > 3);
-        CHECK(edits(got[i], want[i]) <= 1);
+        CHECK(vision::ocr::edit_distance(got[i], want[i]) <= 1);
         exact += got[i] == want[i];
     }
     CHECK(exact >= 2);

@@ -25,21 +25,6 @@ std::vector<std::string> reference_texts(const std::filesystem::path& rec) {
     return t;
 }
 
-std::size_t edits(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
-
 struct models {
     std::filesystem::path det, rec, cls;
     bool ok() const { return !det.empty() && !rec.empty() && !cls.empty(); }
@@ -104,7 +89,8 @@ TEST_CASE("ocr pipeline: text320.png, picture in, text out; turned by 180 degree
         CHECK(turned[i].angle == 180);
         // Reading order on the turned page: the last line comes first.
         const auto& want = texts[texts.size() - 1 - i];
-        CHECK(edits(turned[i].text, want) <= (want.find('+') != std::string::npos ? 1u : 0u));
+        CHECK(vision::ocr::edit_distance(turned[i].text, want) <=
+              (want.find('+') != std::string::npos ? 1u : 0u));
     }
     // Without the classifier nothing is turned, and upside-down text does not
     // read (dropped by its score, or garbled).

@@ -26,32 +26,9 @@ litegraph::tensor run_firmware_form(
     std::string_view type, const litegraph::attr_map& attrs, const litegraph::named_tensors& inputs,
     const std::vector<std::pair<std::string, std::size_t>>& outputs) {
     using namespace litegraph;
-    std::vector<tensor_ref> in_refs, out_refs;
-    std::size_t n_in = 0, n_out = 0;
-    for (auto& s : inputs.slots) n_in += s.second.size();
-    for (auto& s : outputs) n_out += s.second;
-    in_refs.reserve(n_in);
-    out_refs.resize(n_out);
-    op_io io;
-    io.type = std::string(type);
+    io_over bound(type, inputs, outputs);
+    op_io& io = bound.io;
     io.label = "firmware form";
-    for (auto& [slot, ts] : inputs.slots) {
-        op_slot s{slot, {}};
-        for (auto& t : ts) {
-            in_refs.push_back(t.ref(slot));
-            s.args.push_back(&in_refs.back());
-        }
-        io.inputs.push_back(std::move(s));
-    }
-    std::size_t j = 0;
-    for (auto& [slot, n] : outputs) {
-        op_slot s{slot, {}};
-        for (std::size_t i = 0; i < n; ++i) {
-            out_refs[j].name = slot;
-            s.args.push_back(&out_refs[j++]);
-        }
-        io.outputs.push_back(std::move(s));
-    }
     make_instance(type, attrs)->infer(io);
     tensor out(io.output(Op::firmware_output).type, io.output(Op::firmware_output).shape);
     if (out.bytes()) std::memset(out.data(), 0xff, static_cast<std::size_t>(out.bytes()));

@@ -246,3 +246,14 @@ TEST_CASE("ocr space_char_for: the class count decides, a mismatch names both nu
     }
     CHECK_THROWS_AS(vo::space_char_for(136, 137, 1), usage_error);
 }
+
+TEST_CASE("edit_distance: insertions, deletions and substitutions of one element") {
+    using litegraph::vision::ocr::edit_distance;
+    CHECK(edit_distance(std::string("kitten"), std::string("sitting")) == 3);
+    CHECK(edit_distance(std::string(""), std::string("abc")) == 3);
+    CHECK(edit_distance(std::string("abc"), std::string("")) == 3);
+    CHECK(edit_distance(std::string("DTCM + SRAM"), std::string("DTCM + SRAM")) == 0);
+    CHECK(edit_distance(std::string("DTCM + SRAM"), std::string("DTCMT SRAM")) == 2);
+    CHECK(edit_distance(std::vector<int>{1, 2, 3, 4}, std::vector<int>{2, 3, 4, 5}) == 2);
+    CHECK(edit_distance(std::vector<int>{7}, std::vector<int>{8}) == 1);
+}

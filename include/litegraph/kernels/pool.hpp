@@ -268,36 +268,12 @@ inline void pool2d_int8(const pool_mode& p, const pool_geometry& g, const std::i
     const pool_span* rows = scratch;
     const pool_span* cols = scratch + g.oh;
     constexpr std::int64_t row_max = 256;  // bytes of stack (firmware too)
-    if (ratio > 0.f) {
-        // Requantized: the window's maximum or sum in the input's steps, then
-        // sat8(round(m * ratio [/ count])), ratio = input step / output step.
-        for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
-            const std::int8_t* xp = x + pc * g.h * g.w;
-            std::int8_t* yp = y + pc * g.oh * g.ow;
-            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-                const auto r = rows[oh];
-                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
-                    const auto c = cols[ow];
-                    std::int32_t m = p.max ? -128 : 0;
-                    for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
-                        for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
-                            const std::int32_t v = xp[ih * g.w + iw];
-                            m = p.max ? (v > m ? v : m) : m + v;
-                        }
-                    const auto count = static_cast<float>(r.extent * c.extent);
-                    const float k = p.max ? ratio : (count > 0.f ? ratio / count : 0.f);
-                    yp[oh * g.ow + ow] = epilogue::saturate_int8(static_cast<float>(m) * k);
-                }
-            }
-        }
-        return;
-    }
-    if (p.max && !p.adaptive && (g.sw == 1 || g.sw == 2) &&
+    if (p.max && !(ratio > 0.f) && !p.adaptive && (g.sw == 1 || g.sw == 2) &&
         std::max(g.pl + g.w, (g.ow - 1) * g.sw + g.kw) <= row_max) {
         pool_detail::max_rows_int8(g, x, y, rows);
         return;
     }
-    if (p.max && g.w <= row_max) {
+    if (p.max && !(ratio > 0.f) && g.w <= row_max) {
         // Max, separable: the column maxima of an output row's input rows
         // (a loop the compiler vectorises), then each window's maximum of
         // those; the same bytes as the loop below.
@@ -337,10 +313,16 @@ inline void pool2d_int8(const pool_mode& p, const pool_geometry& g, const std::i
                         const std::int32_t v = xp[ih * g.w + iw];
                         m = p.max ? (v > m ? v : m) : m + v;
                     }
-                if (!p.max) {
-                    const auto count = static_cast<std::int32_t>(r.extent * c.extent);
-                    m = count > 0 ? pool_detail::div_round(m, count) : 0;
+                const auto count = static_cast<std::int32_t>(r.extent * c.extent);
+                if (ratio > 0.f) {
+                    // Requantized: sat8(round(m * ratio [/ count])), ratio =
+                    // input step / output step.
+                    const float k =
+                        p.max ? ratio : (count > 0 ? ratio / static_cast<float>(count) : 0.f);
+                    yp[oh * g.ow + ow] = epilogue::saturate_int8(static_cast<float>(m) * k);
+                    continue;
                 }
+                if (!p.max) m = count > 0 ? pool_detail::div_round(m, count) : 0;
                 yp[oh * g.ow + ow] = static_cast<std::int8_t>(m);
             }
         }

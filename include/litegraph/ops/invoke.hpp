@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,43 +33,57 @@ struct named_tensors {
     }
 };
 
+/// An op_io over named tensors: the inputs' refs, and the output slots with
+/// `outputs`' count of refs each, no data and no shape yet (the refs live
+/// here, so it is neither copied nor moved).
+struct io_over {
+    std::vector<tensor_ref> in_refs, out_refs;
+    op_io io;
+
+    io_over(std::string_view type, const named_tensors& inputs,
+            const std::vector<std::pair<std::string, std::size_t>>& outputs) {
+        std::size_t n_in = 0, n_out = 0;
+        for (auto& s : inputs.slots) n_in += s.second.size();
+        for (auto& s : outputs) n_out += s.second;
+        in_refs.reserve(n_in);
+        out_refs.resize(n_out);
+        io.type = std::string(type);
+        io.label = outputs.empty() ? io.type : outputs.front().first;
+        for (auto& [slot, ts] : inputs.slots) {
+            op_slot s{slot, {}};
+            for (auto& t : ts) {
+                in_refs.push_back(t.ref(slot));
+                s.args.push_back(&in_refs.back());
+            }
+            io.inputs.push_back(std::move(s));
+        }
+        std::size_t j = 0;
+        for (auto& [slot, n] : outputs) {
+            op_slot s{slot, {}};
+            for (std::size_t i = 0; i < n; ++i) {
+                out_refs[j].name = slot;
+                s.args.push_back(&out_refs[j++]);
+            }
+            io.outputs.push_back(std::move(s));
+        }
+    }
+    io_over(const io_over&) = delete;
+    io_over& operator=(const io_over&) = delete;
+};
+
 /// Runs `k` on `inputs`; `outputs` names the output slots and how many
 /// arguments each has; `pool`, the threads the op may split its work over.
 /// Returns the output tensors by slot.
 inline named_tensors invoke(op_instance& k, std::string_view type, const named_tensors& inputs,
                             const std::vector<std::pair<std::string, std::size_t>>& outputs,
                             thread_pool* pool = nullptr) {
-    std::vector<tensor_ref> in_refs, out_refs;
-    std::size_t n_in = 0, n_out = 0;
-    for (auto& s : inputs.slots) n_in += s.second.size();
-    for (auto& s : outputs) n_out += s.second;
-    in_refs.reserve(n_in);
-    out_refs.resize(n_out);
-    op_io io;
-    io.type = std::string(type);
-    io.label = outputs.empty() ? io.type : outputs.front().first;
+    io_over bound(type, inputs, outputs);
+    op_io& io = bound.io;
+    auto& out_refs = bound.out_refs;
     io.pool = pool;
-    for (auto& [slot, ts] : inputs.slots) {
-        op_slot s{slot, {}};
-        for (auto& t : ts) {
-            in_refs.push_back(t.ref(slot));
-            s.args.push_back(&in_refs.back());
-        }
-        io.inputs.push_back(std::move(s));
-    }
-    std::size_t j = 0;
-    for (auto& [slot, n] : outputs) {
-        op_slot s{slot, {}};
-        for (std::size_t i = 0; i < n; ++i) {
-            out_refs[j].name = slot;
-            out_refs[j].shape.clear();
-            s.args.push_back(&out_refs[j++]);
-        }
-        io.outputs.push_back(std::move(s));
-    }
     k.infer(io);
     named_tensors result;
-    j = 0;
+    std::size_t j = 0;
     for (auto& [slot, n] : outputs) {
         for (std::size_t i = 0; i < n; ++i, ++j) {
             tensor t(out_refs[j].type, out_refs[j].shape);

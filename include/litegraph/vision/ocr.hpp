@@ -6,7 +6,8 @@
 // ratio, zero-padded, [-1, 1], B, G, R) and the CTC greedy decode
 // (CTCLabelDecode: argmax per step, repeats merged, blank dropped, the mean
 // probability of the kept steps as the line's score) over a dictionary
-// (BaseRecLabelDecode: one character a line, `use_space_char` appends " ").
+// (BaseRecLabelDecode: one character a line, `use_space_char` appends " "),
+// and the edit distance that measures a read line against the truth.
 // Facts from PaddleOCR's tools/infer/predict_system.py, predict_rec.py,
 // predict_cls.py and ppocr/postprocess/rec_postprocess.py.  The models and
 // the whole pipeline: litegraph/ocr.hpp.
@@ -284,6 +285,26 @@ inline decoded ctc_greedy(const float* probs, std::int64_t steps, std::int64_t c
     }
     d.score = d.classes.empty() ? 0 : sum / double(d.classes.size());
     return d;
+}
+
+/// The edit (Levenshtein) distance between two sequences (strings, class
+/// lists): insertions, deletions and substitutions of one element each; over
+/// a reference line's length, its character error rate.
+template <class A, class B>
+std::size_t edit_distance(const A& a, const B& b) {
+    std::vector<std::size_t> row(std::size(b) + 1);
+    std::iota(row.begin(), row.end(), std::size_t{0});
+    for (std::size_t i = 1; i <= std::size(a); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= std::size(b); ++j) {
+            const std::size_t up = row[j];
+            row[j] =
+                std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1] ? 1u : 0u)});
+            diag = up;
+        }
+    }
+    return row[std::size(b)];
 }
 
 }  // namespace litegraph::vision::ocr
