@@ -777,6 +777,7 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -1298,13 +1299,26 @@ struct store {
 /// targets without a rounding instruction for it (x86-64's baseline, Cortex-M):
 /// saturating to +-256 first changes no result, then the integer part is an
 /// exact conversion and the fraction an exact subtraction.
+/// On an FPv5 Cortex-M (M7, M33, M55) it is VCVTA (round to nearest, ties
+/// away, saturating to int32, NaN to 0) and SSAT #8: the same value for
+/// every float in two instructions.
 inline std::int8_t saturate_int8(float v) {
+#if defined(__ARM_FP) && (__ARM_FP & 8) && defined(__thumb2__) && defined(__ARM_ARCH_PROFILE) && \
+    __ARM_ARCH_PROFILE == 'M'
+    float r;
+    __asm__("vcvta.s32.f32 %0, %1" : "=t"(r) : "t"(v));
+    std::int32_t i;
+    __builtin_memcpy(&i, &r, sizeof i);
+    __asm__("ssat %0, #8, %1" : "=r"(i) : "r"(i));
+    return static_cast<std::int8_t>(i);
+#else
     if (!(v == v)) return 0;
     const float c = v < -256.f ? -256.f : (v > 256.f ? 256.f : v);
     const int t = static_cast<int>(c);
     const float frac = c - static_cast<float>(t);
     const int r = t + (frac >= 0.5f ? 1 : 0) - (frac <= -0.5f ? 1 : 0);
     return static_cast<std::int8_t>(r < -128 ? -128 : (r > 127 ? 127 : r));
+#endif
 }
 
 /// The int8 terminal: out[index] = sat8(round(v * inv_scale)), inv_scale the
@@ -12229,36 +12243,12 @@ inline void pool2d_int8(const pool_mode& p, const pool_geometry& g, const std::i
     const pool_span* rows = scratch;
     const pool_span* cols = scratch + g.oh;
     constexpr std::int64_t row_max = 256;  // bytes of stack (firmware too)
-    if (ratio > 0.f) {
-        // Requantized: the window's maximum or sum in the input's steps, then
-        // sat8(round(m * ratio [/ count])), ratio = input step / output step.
-        for (std::int64_t pc = 0; pc < g.n * g.c; ++pc) {
-            const std::int8_t* xp = x + pc * g.h * g.w;
-            std::int8_t* yp = y + pc * g.oh * g.ow;
-            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-                const auto r = rows[oh];
-                for (std::int64_t ow = 0; ow < g.ow; ++ow) {
-                    const auto c = cols[ow];
-                    std::int32_t m = p.max ? -128 : 0;
-                    for (std::int64_t ih = r.lo; ih < r.hi; ++ih)
-                        for (std::int64_t iw = c.lo; iw < c.hi; ++iw) {
-                            const std::int32_t v = xp[ih * g.w + iw];
-                            m = p.max ? (v > m ? v : m) : m + v;
-                        }
-                    const auto count = static_cast<float>(r.extent * c.extent);
-                    const float k = p.max ? ratio : (count > 0.f ? ratio / count : 0.f);
-                    yp[oh * g.ow + ow] = epilogue::saturate_int8(static_cast<float>(m) * k);
-                }
-            }
-        }
-        return;
-    }
-    if (p.max && !p.adaptive && (g.sw == 1 || g.sw == 2) &&
+    if (p.max && !(ratio > 0.f) && !p.adaptive && (g.sw == 1 || g.sw == 2) &&
         std::max(g.pl + g.w, (g.ow - 1) * g.sw + g.kw) <= row_max) {
         pool_detail::max_rows_int8(g, x, y, rows);
         return;
     }
-    if (p.max && g.w <= row_max) {
+    if (p.max && !(ratio > 0.f) && g.w <= row_max) {
         // Max, separable: the column maxima of an output row's input rows
         // (a loop the compiler vectorises), then each window's maximum of
         // those; the same bytes as the loop below.
@@ -12298,10 +12288,16 @@ inline void pool2d_int8(const pool_mode& p, const pool_geometry& g, const std::i
                         const std::int32_t v = xp[ih * g.w + iw];
                         m = p.max ? (v > m ? v : m) : m + v;
                     }
-                if (!p.max) {
-                    const auto count = static_cast<std::int32_t>(r.extent * c.extent);
-                    m = count > 0 ? pool_detail::div_round(m, count) : 0;
+                const auto count = static_cast<std::int32_t>(r.extent * c.extent);
+                if (ratio > 0.f) {
+                    // Requantized: sat8(round(m * ratio [/ count])), ratio =
+                    // input step / output step.
+                    const float k =
+                        p.max ? ratio : (count > 0 ? ratio / static_cast<float>(count) : 0.f);
+                    yp[oh * g.ow + ow] = epilogue::saturate_int8(static_cast<float>(m) * k);
+                    continue;
                 }
+                if (!p.max) m = count > 0 ? pool_detail::div_round(m, count) : 0;
                 yp[oh * g.ow + ow] = static_cast<std::int8_t>(m);
             }
         }
@@ -13283,6 +13279,40 @@ inline T tanh_ref(T v) {
     return T(2) / (T(1) + std::exp(T(-2) * v)) - T(1);
 }
 
+/// out[j] = b[j] + sum over q of w[j * k + q] * v[q], for j < rows: each
+/// sum in order of q from b[j] (the plain loop's order, so the same
+/// values), four rows at a time sharing each load of v (on a Cortex-M7
+/// about half the instructions of one row at a time).
+template <class T>
+inline void affine_rows(const T* w, std::int64_t k, const T* v, const T* b, T* out,
+                        std::int64_t rows) {
+    std::int64_t j = 0;
+    for (; j + 4 <= rows; j += 4) {
+        const T* w0 = w + j * k;
+        const T* w1 = w0 + k;
+        const T* w2 = w1 + k;
+        const T* w3 = w2 + k;
+        T a0 = b[j], a1 = b[j + 1], a2 = b[j + 2], a3 = b[j + 3];
+        for (std::int64_t q = 0; q < k; ++q) {
+            const T x = v[q];
+            a0 += w0[q] * x;
+            a1 += w1[q] * x;
+            a2 += w2[q] * x;
+            a3 += w3[q] * x;
+        }
+        out[j] = a0;
+        out[j + 1] = a1;
+        out[j + 2] = a2;
+        out[j + 3] = a3;
+    }
+    for (; j < rows; ++j) {
+        T a = b[j];
+        const T* wr = w + j * k;
+        for (std::int64_t q = 0; q < k; ++q) a += wr[q] * v[q];
+        out[j] = a;
+    }
+}
+
 /// One cell step of one sequence: xi = W_ih x + b_ih, hh = W_hh h + b_hh;
 /// updates h (and c) in place and writes h to o.
 template <class T>
@@ -13369,16 +13399,8 @@ void rnn_reference(const rnn_dims& d, const T* x, const T* h0, const T* c0,
                     }
                     const T* xv = layer_in + (t * n + b) * in;
                     T* hp = hst + b * h;
-                    for (std::int64_t j = 0; j < g * h; ++j) {
-                        T a = bih[j];
-                        const T* wr = wih + j * in;
-                        for (std::int64_t q = 0; q < in; ++q) a += wr[q] * xv[q];
-                        gate[j] = a;
-                        T c = bhh[j];
-                        const T* ur = whh + j * h;
-                        for (std::int64_t q = 0; q < h; ++q) c += ur[q] * hp[q];
-                        hh[j] = c;
-                    }
+                    rnn_detail::affine_rows(wih, in, xv, bih, gate, g * h);
+                    rnn_detail::affine_rows(whh, h, hp, bhh, hh, g * h);
                     rnn_detail::reference_step(d.cell, h, gate, hh, hp,
                                                lstm ? cst + b * h : nullptr, o);
                 }
@@ -15896,43 +15918,57 @@ struct named_tensors {
     }
 };
 
+/// An op_io over named tensors: the inputs' refs, and the output slots with
+/// `outputs`' count of refs each, no data and no shape yet (the refs live
+/// here, so it is neither copied nor moved).
+struct io_over {
+    std::vector<tensor_ref> in_refs, out_refs;
+    op_io io;
+
+    io_over(std::string_view type, const named_tensors& inputs,
+            const std::vector<std::pair<std::string, std::size_t>>& outputs) {
+        std::size_t n_in = 0, n_out = 0;
+        for (auto& s : inputs.slots) n_in += s.second.size();
+        for (auto& s : outputs) n_out += s.second;
+        in_refs.reserve(n_in);
+        out_refs.resize(n_out);
+        io.type = std::string(type);
+        io.label = outputs.empty() ? io.type : outputs.front().first;
+        for (auto& [slot, ts] : inputs.slots) {
+            op_slot s{slot, {}};
+            for (auto& t : ts) {
+                in_refs.push_back(t.ref(slot));
+                s.args.push_back(&in_refs.back());
+            }
+            io.inputs.push_back(std::move(s));
+        }
+        std::size_t j = 0;
+        for (auto& [slot, n] : outputs) {
+            op_slot s{slot, {}};
+            for (std::size_t i = 0; i < n; ++i) {
+                out_refs[j].name = slot;
+                s.args.push_back(&out_refs[j++]);
+            }
+            io.outputs.push_back(std::move(s));
+        }
+    }
+    io_over(const io_over&) = delete;
+    io_over& operator=(const io_over&) = delete;
+};
+
 /// Runs `k` on `inputs`; `outputs` names the output slots and how many
 /// arguments each has; `pool`, the threads the op may split its work over.
 /// Returns the output tensors by slot.
 inline named_tensors invoke(op_instance& k, std::string_view type, const named_tensors& inputs,
                             const std::vector<std::pair<std::string, std::size_t>>& outputs,
                             thread_pool* pool = nullptr) {
-    std::vector<tensor_ref> in_refs, out_refs;
-    std::size_t n_in = 0, n_out = 0;
-    for (auto& s : inputs.slots) n_in += s.second.size();
-    for (auto& s : outputs) n_out += s.second;
-    in_refs.reserve(n_in);
-    out_refs.resize(n_out);
-    op_io io;
-    io.type = std::string(type);
-    io.label = outputs.empty() ? io.type : outputs.front().first;
+    io_over bound(type, inputs, outputs);
+    op_io& io = bound.io;
+    auto& out_refs = bound.out_refs;
     io.pool = pool;
-    for (auto& [slot, ts] : inputs.slots) {
-        op_slot s{slot, {}};
-        for (auto& t : ts) {
-            in_refs.push_back(t.ref(slot));
-            s.args.push_back(&in_refs.back());
-        }
-        io.inputs.push_back(std::move(s));
-    }
-    std::size_t j = 0;
-    for (auto& [slot, n] : outputs) {
-        op_slot s{slot, {}};
-        for (std::size_t i = 0; i < n; ++i) {
-            out_refs[j].name = slot;
-            out_refs[j].shape.clear();
-            s.args.push_back(&out_refs[j++]);
-        }
-        io.outputs.push_back(std::move(s));
-    }
     k.infer(io);
     named_tensors result;
-    j = 0;
+    std::size_t j = 0;
     for (auto& [slot, n] : outputs) {
         for (std::size_t i = 0; i < n; ++i, ++j) {
             tensor t(out_refs[j].type, out_refs[j].shape);
@@ -20482,25 +20518,15 @@ inline void fc_int8_best(std::int64_t m, std::int64_t k, std::int64_t n, const s
 // int32, NaN to 0) and SSAT #8: ten instructions per output, against about
 // thirty for the generic chain.
 
-#include <bit>
 #include <cstdint>
 
 
 namespace litegraph::kernels::cortex_m {
 
-/// epilogue::saturate_int8(v): round half away from zero, saturate to
-/// [-128, 127], NaN to 0.  VCVTA gives round(v) saturated to int32 (NaN: 0),
-/// SSAT the int8 range: the same value for every float.
+/// epilogue::saturate_int8(v) as an int32: round half away from zero,
+/// saturate to [-128, 127], NaN to 0 (VCVTA and SSAT on an FPv5 core).
 inline std::int32_t round_sat8(float v) noexcept {
-#if defined(__ARM_FP) && (__ARM_FP & 8) && defined(__thumb2__)
-    float r;
-    __asm__("vcvta.s32.f32 %0, %1" : "=t"(r) : "t"(v));
-    std::int32_t i = std::bit_cast<std::int32_t>(r);
-    __asm__("ssat %0, #8, %1" : "=r"(i) : "r"(i));
-    return i;
-#else
     return epilogue::saturate_int8(v);
-#endif
 }
 
 /// One channel's run: out[i] = round_sat8(post(scaled ? acc * m * k + b :
@@ -25591,7 +25617,8 @@ inline void draw_polygon(image& img, const quad& q, std::array<std::uint8_t, 3> 
 // ratio, zero-padded, [-1, 1], B, G, R) and the CTC greedy decode
 // (CTCLabelDecode: argmax per step, repeats merged, blank dropped, the mean
 // probability of the kept steps as the line's score) over a dictionary
-// (BaseRecLabelDecode: one character a line, `use_space_char` appends " ").
+// (BaseRecLabelDecode: one character a line, `use_space_char` appends " "),
+// and the edit distance that measures a read line against the truth.
 // Facts from PaddleOCR's tools/infer/predict_system.py, predict_rec.py,
 // predict_cls.py and ppocr/postprocess/rec_postprocess.py.  The models and
 // the whole pipeline: litegraph/ocr.hpp.
@@ -26183,6 +26210,26 @@ inline decoded ctc_greedy(const float* probs, std::int64_t steps, std::int64_t c
     }
     d.score = d.classes.empty() ? 0 : sum / double(d.classes.size());
     return d;
+}
+
+/// The edit (Levenshtein) distance between two sequences (strings, class
+/// lists): insertions, deletions and substitutions of one element each; over
+/// a reference line's length, its character error rate.
+template <class A, class B>
+std::size_t edit_distance(const A& a, const B& b) {
+    std::vector<std::size_t> row(std::size(b) + 1);
+    std::iota(row.begin(), row.end(), std::size_t{0});
+    for (std::size_t i = 1; i <= std::size(a); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= std::size(b); ++j) {
+            const std::size_t up = row[j];
+            row[j] =
+                std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1] ? 1u : 0u)});
+            diag = up;
+        }
+    }
+    return row[std::size(b)];
 }
 
 }  // namespace litegraph::vision::ocr
