@@ -9,6 +9,7 @@
 
 #include "litegraph/paddle.hpp"
 #include "litegraph/runtime/program.hpp"
+#include "scratch.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
@@ -20,10 +21,7 @@ using test::run_cli;
 namespace {
 
 fs::path scratch(const std::string& name) {
-    auto p = fs::path(LITEGRAPH_BINARY_DIR) / "test-scratch" / "broken" / name;
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
+    return test::scratch(fs::path("broken") / name);
 }
 
 fs::path copy_model(const fs::path& from, const std::string& name) {

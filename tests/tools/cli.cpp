@@ -11,6 +11,7 @@
 #include <string>
 
 #include "litegraph/core/npy.hpp"
+#include "scratch.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
@@ -19,15 +20,10 @@ using test::run_cli;
 
 namespace {
 
+using test::scratch;
+
 std::string quote(const std::string& s) {
     return "'" + s + "'";
-}
-
-fs::path scratch(const std::string& name) {
-    auto p = fs::path(LITEGRAPH_BINARY_DIR) / "test-scratch" / name;
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
 }
 
 }  // namespace

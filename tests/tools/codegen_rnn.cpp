@@ -9,6 +9,7 @@
 #include <string>
 
 #include "litegraph/paddle.hpp"
+#include "scratch.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
@@ -20,10 +21,7 @@ using test::run_cli;
 namespace {
 
 fs::path scratch(const std::string& name) {
-    auto p = fs::path(LITEGRAPH_BINARY_DIR) / "test-scratch" / "codegen_rnn" / name;
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
+    return test::scratch(fs::path("codegen_rnn") / name);
 }
 
 void param(graph::builder& b, const std::string& name, const shape_t& shape, std::uint32_t seed) {

@@ -11,6 +11,7 @@
 
 #include "litegraph/core/npy.hpp"
 #include "litegraph/vision/preprocess.hpp"
+#include "scratch.hpp"
 #include "support.hpp"
 
 #include "stb_image_impl.hpp"
@@ -20,9 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string q(const fs::path& p) {
-    return "'" + p.string() + "'";
-}
+using test::quoted;
 
 /// Row ranges [first, last] of the lines of dark ink on a light picture.
 std::vector<std::pair<int, int>> ink_rows(const vision::image& img) {
@@ -51,8 +50,8 @@ TEST_CASE("run --image --draw on the text detector: one box per line of ink, and
     auto png = det / "reference" / "text320.png";
     auto out = fs::path(LITEGRAPH_BINARY_DIR) / "tests" / "images_det.png";
     fs::remove(out);
-    auto r =
-        test::run_cli("run " + q(det) + " --image " + q(png) + " --draw " + q(out) + " --json");
+    auto r = test::run_cli("run " + quoted(det) + " --image " + quoted(png) + " --draw " +
+                           quoted(out) + " --json");
     INFO(r.out.substr(0, 3000));
     REQUIRE(r.code == 0);
     auto j = nlohmann::json::parse(r.out);
@@ -83,7 +82,7 @@ TEST_CASE(
     auto digits = test::shared_model("mlp_mnist_handwriting");
     if (yolo.empty() || digits.empty()) return;
     auto photo = digits / "infer_3.png";
-    auto r = test::run_cli("run " + q(yolo) + " --image " + q(photo) + " --json");
+    auto r = test::run_cli("run " + quoted(yolo) + " --image " + quoted(photo) + " --json");
     INFO(r.out.substr(0, 3000));
     REQUIRE(r.code == 0);
     auto with_image = nlohmann::json::parse(r.out);
@@ -105,10 +104,10 @@ TEST_CASE(
         dir / "scale_factor.npy",
         tensor::from<float>({1, 2}, std::vector<float>{pre.scale_factor[0], pre.scale_factor[1]})
             .ref());
-    auto r2 = test::run_cli("run " + q(yolo) + " --input image=" + q(dir / "image.npy") +
-                            " --input im_shape=" + q(dir / "im_shape.npy") +
-                            " --input scale_factor=" + q(dir / "scale_factor.npy") +
-                            " --output-dir " + q(dir) + " --json");
+    auto r2 = test::run_cli("run " + quoted(yolo) + " --input image=" + quoted(dir / "image.npy") +
+                            " --input im_shape=" + quoted(dir / "im_shape.npy") +
+                            " --input scale_factor=" + quoted(dir / "scale_factor.npy") +
+                            " --output-dir " + quoted(dir) + " --json");
     REQUIRE(r2.code == 0);
     auto rows = load_npy(dir / "output_0.npy");
     auto v = rows.span<float>();
@@ -132,21 +131,21 @@ TEST_CASE(
 TEST_CASE("run --image: the errors name the problem") {
     auto det = test::shared_model("ppocr_v3_det");
     if (det.empty()) return;
-    auto r = test::run_cli("run " + q(det) + " --draw x.png");
+    auto r = test::run_cli("run " + quoted(det) + " --draw x.png");
     CHECK(r.code == 2);
     CHECK(r.out.find("--draw requires --image") != std::string::npos);
-    r = test::run_cli("run " + q(det) + " --image /nonexistent/picture.png");
+    r = test::run_cli("run " + quoted(det) + " --image /nonexistent/picture.png");
     CHECK(r.code == 1);
     CHECK(r.out.find("cannot read image /nonexistent/picture.png") != std::string::npos);
     auto cfg = fs::path(LITEGRAPH_BINARY_DIR) / "tests" / "images_bad_cfg.yml";
     std::ofstream(cfg) << "Preprocess:\n- type: Mosaic\n  size: 4\n";
-    r = test::run_cli("run " + q(det) + " --image " + q(det / "reference" / "text320.png") +
-                      " --preprocess " + q(cfg));
+    r = test::run_cli("run " + quoted(det) + " --image " +
+                      quoted(det / "reference" / "text320.png") + " --preprocess " + quoted(cfg));
     CHECK(r.code == 2);
     CHECK(r.out.find("unknown preprocess op 'Mosaic'") != std::string::npos);
     std::ofstream(cfg) << "Preprocess: [unclosed\n";
-    r = test::run_cli("run " + q(det) + " --image " + q(det / "reference" / "text320.png") +
-                      " --preprocess " + q(cfg));
+    r = test::run_cli("run " + quoted(det) + " --image " +
+                      quoted(det / "reference" / "text320.png") + " --preprocess " + quoted(cfg));
     CHECK(r.code == 1);
     CHECK(r.out.find("cannot read") != std::string::npos);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "scratch.hpp"
 #include "support.hpp"
 
 #include "stb_image_impl.hpp"
@@ -18,21 +19,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string q(const fs::path& p) {
-    return "'" + p.string() + "'";
-}
-
-fs::path scratch(const std::string& name) {
-    auto p = fs::path(LITEGRAPH_BINARY_DIR) / "test-scratch" / name;
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-}
+using test::quoted;
+using test::scratch;
 
 struct models {
     fs::path det, rec, cls;
     bool ok() const { return !det.empty() && !rec.empty() && !cls.empty(); }
-    std::string args() const { return "--det " + q(det) + " --rec " + q(rec) + " --cls " + q(cls); }
+    std::string args() const {
+        return "--det " + quoted(det) + " --rec " + quoted(rec) + " --cls " + quoted(cls);
+    }
 };
 
 models shared() {
@@ -60,14 +55,14 @@ TEST_CASE("ocr --help, and the options it needs") {
     auto m = shared();
     if (!m.ok()) return;
     auto img = m.det / "reference" / "text320.png";
-    auto no_rec = test::run_cli("ocr " + q(img) + " --det " + q(m.det));
+    auto no_rec = test::run_cli("ocr " + quoted(img) + " --det " + quoted(m.det));
     CHECK(no_rec.code == 2);
     CHECK(no_rec.out.find("--rec") != std::string::npos);
     auto missing =
-        test::run_cli("ocr " + q(img) + " --det " + q(m.det) + " --rec /nonexistent/rec");
+        test::run_cli("ocr " + quoted(img) + " --det " + quoted(m.det) + " --rec /nonexistent/rec");
     CHECK(missing.code == 2);
     CHECK(missing.out.find("/nonexistent/rec") != std::string::npos);
-    CHECK(test::run_cli("ocr " + q(img) + " " + m.args() + " --drop-score 3").code == 2);
+    CHECK(test::run_cli("ocr " + quoted(img) + " " + m.args() + " --drop-score 3").code == 2);
 }
 
 TEST_CASE("ocr: text320.png as JSON and drawn, several pictures, a blank one") {
@@ -76,8 +71,8 @@ TEST_CASE("ocr: text320.png as JSON and drawn, several pictures, a blank one") {
     auto dir = scratch("ocr");
     auto img = m.det / "reference" / "text320.png";
     auto texts = reference_texts(m.rec);
-    auto r = test::run_cli("ocr " + q(img) + " " + m.args() + " --json --draw " +
-                           q(dir / "out.png") + " --threads 1");
+    auto r = test::run_cli("ocr " + quoted(img) + " " + m.args() + " --json --draw " +
+                           quoted(dir / "out.png") + " --threads 1");
     REQUIRE_MESSAGE(r.code == 0, r.out);
     auto j = nlohmann::json::parse(r.out);
     REQUIRE(j["images"].size() == 1);
@@ -107,8 +102,8 @@ TEST_CASE("ocr: text320.png as JSON and drawn, several pictures, a blank one") {
     std::vector<unsigned char> blank(160 * 100 * 3, 240);
     REQUIRE(stbi_write_png((dir / "blank.png").string().c_str(), 160, 100, 3, blank.data(),
                            160 * 3) != 0);
-    auto b = test::run_cli("ocr " + q(dir / "blank.png") + " " + q(img) + " " + m.args() +
-                           " --json --draw " + q(dir / "drawn"));
+    auto b = test::run_cli("ocr " + quoted(dir / "blank.png") + " " + quoted(img) + " " + m.args() +
+                           " --json --draw " + quoted(dir / "drawn"));
     REQUIRE_MESSAGE(b.code == 0, b.out);
     auto jb = nlohmann::json::parse(b.out);
     REQUIRE(jb["images"].size() == 2);
@@ -118,7 +113,7 @@ TEST_CASE("ocr: text320.png as JSON and drawn, several pictures, a blank one") {
     CHECK(fs::exists(dir / "drawn" / "text320.png"));
 
     // The plain form prints each line's text.
-    auto plain = test::run_cli("ocr " + q(img) + " " + m.args());
+    auto plain = test::run_cli("ocr " + quoted(img) + " " + m.args());
     REQUIRE(plain.code == 0);
     CHECK(plain.out.find(texts[0]) != std::string::npos);
     CHECK(plain.out.find("3 lines") != std::string::npos);
@@ -133,15 +128,15 @@ TEST_CASE("ocr: a dictionary that does not fit, a picture that is not one") {
         std::ofstream(dir / "small_dict.txt") << "a\nb\n";
         std::ofstream(dir / "broken.png") << "not a picture";
     }
-    auto d =
-        test::run_cli("ocr " + q(img) + " " + m.args() + " --dict " + q(dir / "small_dict.txt"));
+    auto d = test::run_cli("ocr " + quoted(img) + " " + m.args() + " --dict " +
+                           quoted(dir / "small_dict.txt"));
     CHECK(d.code == 2);
     CHECK(d.out.find("137") != std::string::npos);
     CHECK(d.out.find("small_dict.txt") != std::string::npos);
-    auto p = test::run_cli("ocr " + q(dir / "broken.png") + " " + m.args());
+    auto p = test::run_cli("ocr " + quoted(dir / "broken.png") + " " + m.args());
     CHECK(p.code == 1);
     CHECK(p.out.find("broken.png") != std::string::npos);
-    auto gone = test::run_cli("ocr " + q(dir / "absent.png") + " " + m.args());
+    auto gone = test::run_cli("ocr " + quoted(dir / "absent.png") + " " + m.args());
     CHECK(gone.code == 1);
     CHECK(gone.out.find("absent.png") != std::string::npos);
 }

@@ -16,6 +16,7 @@
 #include "litegraph/paddle.hpp"
 #include "litegraph/vision/config.hpp"
 #include "litegraph/vision/preprocess.hpp"
+#include "scratch.hpp"
 #include "support.hpp"
 
 #include "stb_image_impl.hpp"
@@ -25,16 +26,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string q(const fs::path& p) {
-    return "'" + p.string() + "'";
-}
-
-fs::path scratch(const std::string& name) {
-    auto p = fs::path(LITEGRAPH_BINARY_DIR) / "test-scratch" / name;
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-}
+using test::quoted;
+using test::scratch;
 
 void write_text(const fs::path& p, const std::string& text) {
     std::ofstream(p) << text;
@@ -98,7 +91,7 @@ int kept_float(const std::string& out) {
 TEST_CASE("quantize --calib on images: the scales of the .npy tensors they preprocess to") {
     auto dir = scratch("quantize_images");
     auto fp32 = dir / "fp32";
-    auto r = test::run_cli("generate squeezenet1_1 -o " + q(fp32) + " --input-size 32");
+    auto r = test::run_cli("generate squeezenet1_1 -o " + quoted(fp32) + " --input-size 32");
     REQUIRE(r.code == 0);
     // A PaddleClas-style config beside the model, and other side files.
     const std::string yml =
@@ -140,15 +133,15 @@ TEST_CASE("quantize --calib on images: the scales of the .npy tensors they prepr
         REQUIRE(pre.input.shape() == shape_t{1, 3, 32, 32});
         save_npy(dir / "npy" / (stem + ".npy"), pre.input.ref());
     }
-    r = test::run_cli("quantize " + q(fp32) + " -o " + q(dir / "q_images") + " --calib " +
-                      q(dir / "images") + " --max-error 0");
+    r = test::run_cli("quantize " + quoted(fp32) + " -o " + quoted(dir / "q_images") + " --calib " +
+                      quoted(dir / "images") + " --max-error 0");
     INFO(r.out);
     REQUIRE(r.code == 0);
     CHECK(r.out.find("4 samples") != std::string::npos);
     // Preprocessed as the config beside the model says.
     CHECK(r.out.find("preprocessed as " + (fp32 / "inference.yml").string()) != std::string::npos);
-    r = test::run_cli("quantize " + q(fp32) + " -o " + q(dir / "q_npy") + " --calib " +
-                      q(dir / "npy") + " --max-error 0");
+    r = test::run_cli("quantize " + quoted(fp32) + " -o " + quoted(dir / "q_npy") + " --calib " +
+                      quoted(dir / "npy") + " --max-error 0");
     INFO(r.out);
     REQUIRE(r.code == 0);
     const auto from_images = quant_scales(dir / "q_images");
@@ -157,7 +150,7 @@ TEST_CASE("quantize --calib on images: the scales of the .npy tensors they prepr
     CHECK(from_images == from_npy);
     // Calibrated on other inputs (random ones), the activation scales differ:
     // the comparison above can fail.
-    r = test::run_cli("quantize " + q(fp32) + " -o " + q(dir / "q_random") +
+    r = test::run_cli("quantize " + quoted(fp32) + " -o " + quoted(dir / "q_random") +
                       " --calib-random 4 --max-error 0");
     REQUIRE(r.code == 0);
     CHECK(quant_scales(dir / "q_random") != from_npy);
@@ -178,8 +171,8 @@ TEST_CASE("quantize --calib on images: the scales of the .npy tensors they prepr
     CHECK(written == std::set<std::string>{"README.md", "inference.yml", "model.pdiparams",
                                            "model.pdmodel", "my_dict.txt"});
     // `run` on the quantized folder finds the copied config.
-    r = test::run_cli("run " + q(dir / "q_images") + " --image " + q(dir / "images" / "s0.png") +
-                      " --json");
+    r = test::run_cli("run " + quoted(dir / "q_images") + " --image " +
+                      quoted(dir / "images" / "s0.png") + " --json");
     INFO(r.out.substr(0, 2000));
     REQUIRE(r.code == 0);
     CHECK(nlohmann::json::parse(r.out)["preprocess"].get<std::string>().find("inference.yml") !=
@@ -188,32 +181,33 @@ TEST_CASE("quantize --calib on images: the scales of the .npy tensors they prepr
 
 TEST_CASE("quantize --calib: a folder without samples is a clear error") {
     auto dir = scratch("quantize_no_samples");
-    auto r = test::run_cli("generate squeezenet1_1 -o " + q(dir / "fp32") + " --input-size 32");
+    auto r =
+        test::run_cli("generate squeezenet1_1 -o " + quoted(dir / "fp32") + " --input-size 32");
     REQUIRE(r.code == 0);
     fs::create_directories(dir / "empty");
     write_text(dir / "empty" / "notes.txt", "nothing to calibrate on\n");
-    r = test::run_cli("quantize " + q(dir / "fp32") + " -o " + q(dir / "q") + " --calib " +
-                      q(dir / "empty"));
+    r = test::run_cli("quantize " + quoted(dir / "fp32") + " -o " + quoted(dir / "q") +
+                      " --calib " + quoted(dir / "empty"));
     INFO(r.out);
     CHECK(r.code == 2);
     CHECK(r.out.find("no .npy file and no image") != std::string::npos);
     CHECK(!fs::exists(dir / "q" / "model.pdmodel"));
     // An image that does not decode names the file.
     write_text(dir / "empty" / "broken.png", "not a png");
-    r = test::run_cli("quantize " + q(dir / "fp32") + " -o " + q(dir / "q") + " --calib " +
-                      q(dir / "empty"));
+    r = test::run_cli("quantize " + quoted(dir / "fp32") + " -o " + quoted(dir / "q") +
+                      " --calib " + quoted(dir / "empty"));
     INFO(r.out);
     CHECK(r.code == 1);
     CHECK(r.out.find("broken.png") != std::string::npos);
     // --judge argmax on a model whose output is not [N, T, C] is a usage error.
     write_picture(dir / "empty" / "broken.png", 20, 20, 1);
-    r = test::run_cli("quantize " + q(dir / "fp32") + " -o " + q(dir / "q") + " --calib " +
-                      q(dir / "empty") + " --judge argmax");
+    r = test::run_cli("quantize " + quoted(dir / "fp32") + " -o " + quoted(dir / "q") +
+                      " --calib " + quoted(dir / "empty") + " --judge argmax");
     INFO(r.out);
     CHECK(r.code == 2);
     CHECK(r.out.find("needs a float first output of shape [N, T, C]") != std::string::npos);
     // A bad --judge is a usage error.
-    r = test::run_cli("quantize " + q(dir / "fp32") + " -o " + q(dir / "q") +
+    r = test::run_cli("quantize " + quoted(dir / "fp32") + " -o " + quoted(dir / "q") +
                       " --calib-random 1 --judge median");
     CHECK(r.code == 2);
 }
@@ -226,14 +220,15 @@ TEST_CASE("run --image on the text recognizer: PaddleOCR's recognizer preprocess
     }
     auto dir = scratch("rec_image");
     write_picture(dir / "line.png", 200, 40, 3);
-    auto r = test::run_cli("run " + q(rec) + " --image " + q(dir / "line.png") + " --json");
+    auto r =
+        test::run_cli("run " + quoted(rec) + " --image " + quoted(dir / "line.png") + " --json");
     INFO(r.out.substr(0, 2000));
     REQUIRE(r.code == 0);
     auto j = nlohmann::json::parse(r.out);
     CHECK(j["preprocess"].get<std::string>().find("text recognizer") != std::string::npos);
     CHECK(j["outputs"][0]["shape"] == nlohmann::json({1, 80, 137}));
     // --shape sets the width the line is padded to.
-    r = test::run_cli("run " + q(rec) + " --image " + q(dir / "line.png") +
+    r = test::run_cli("run " + quoted(rec) + " --image " + quoted(dir / "line.png") +
                       " --shape x=1,3,32,160 --json");
     REQUIRE(r.code == 0);
     CHECK(nlohmann::json::parse(r.out)["outputs"][0]["shape"] == nlohmann::json({1, 40, 137}));
@@ -258,8 +253,8 @@ TEST_CASE("quantize judges a CTC recognizer by its decoded argmax sequences") {
             dir / "calib" / ("line" + std::to_string(i) + ".npy"),
             tensor::from<float>({1, 3, 32, 320}, std::vector<float>(v.begin(), v.end())).ref());
     }
-    auto r = test::run_cli("quantize " + q(rec) + " -o " + q(dir / "int8") + " --calib " +
-                           q(dir / "calib"));
+    auto r = test::run_cli("quantize " + quoted(rec) + " -o " + quoted(dir / "int8") + " --calib " +
+                           quoted(dir / "calib"));
     INFO(r.out);
     REQUIRE(r.code == 0);
     const int float_argmax = kept_float(r.out);
@@ -273,10 +268,10 @@ TEST_CASE("quantize judges a CTC recognizer by its decoded argmax sequences") {
 
     // The int8 model (int8 kernels, not the simulation the search ran) reads
     // the three lines as the float model does.
-    auto input = " --input x=" + q(rec / "reference" / "input_x.npy");
-    r = test::run_cli("run " + q(rec) + input + " --output-dir " + q(dir / "float"));
+    auto input = " --input x=" + quoted(rec / "reference" / "input_x.npy");
+    r = test::run_cli("run " + quoted(rec) + input + " --output-dir " + quoted(dir / "float"));
     REQUIRE(r.code == 0);
-    r = test::run_cli("run " + q(dir / "int8") + input + " --output-dir " + q(dir / "q") +
+    r = test::run_cli("run " + quoted(dir / "int8") + input + " --output-dir " + quoted(dir / "q") +
                       " --json");
     REQUIRE(r.code == 0);
     auto j = nlohmann::json::parse(r.out);
@@ -288,8 +283,8 @@ TEST_CASE("quantize judges a CTC recognizer by its decoded argmax sequences") {
     CHECK(got == want);
 
     // --judge l2 on the same samples keeps at least as many ops float.
-    r = test::run_cli("quantize " + q(rec) + " -o " + q(dir / "int8_l2") + " --calib " +
-                      q(dir / "calib") + " --judge l2");
+    r = test::run_cli("quantize " + quoted(rec) + " -o " + quoted(dir / "int8_l2") + " --calib " +
+                      quoted(dir / "calib") + " --judge l2");
     INFO(r.out);
     REQUIRE(r.code == 0);
     CHECK(r.out.find("judged by: l2") != std::string::npos);
