@@ -153,7 +153,9 @@ struct plane_out {
     Act act;
     float scale = 1.f;
     float init() const { return Scaled ? 0.f : bias; }
-    void put(std::int64_t row, std::int64_t x, vfloat v) const {
+    // Inlined into the block (a call per vector would reload the constants
+    // from memory after every store).
+    [[gnu::always_inline]] void put(std::int64_t row, std::int64_t x, vfloat v) const {
         if constexpr (Scaled) v = v * vfloat(scale) + vfloat(bias);
         v = act.vec(v);
         float* d = y + row * ow + x;
@@ -188,8 +190,11 @@ inline void depthwise_block(const float* base, std::int64_t row_step, const std:
                 acc[r][v] =
                     simd::fmadd(wv, simd::load<vfloat>(p + r * row_step + v * width), acc[r][v]);
     }
+    // A local copy of the writer: the stores cannot alias it, so its bias,
+    // scale and activation constants stay in registers.
+    const Out o = out;
     for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v) out.put(row + r, x + v * width, acc[r][v]);
+        for (int v = 0; v < V; ++v) o.put(row + r, x + v * width, acc[r][v]);
 }
 
 /// R output rows of a depthwise plane, all vectors of the (padded) row.
@@ -201,6 +206,18 @@ inline void depthwise_rows(const float* base, std::int64_t row_step, const std::
     std::int64_t x = 0;
     for (; x + V * width <= owv; x += V * width)
         depthwise_block<A, R, V, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
+    // The rest in halving blocks (a row of 20 vectors under V = 8: 8, 8, 4),
+    // so few vectors run as a lone FMA chain.
+    if constexpr (V >= 4)
+        if (x + V / 2 * width <= owv) {
+            depthwise_block<A, R, V / 2, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
+            x += V / 2 * width;
+        }
+    if constexpr (V >= 8)
+        if (x + V / 4 * width <= owv) {
+            depthwise_block<A, R, V / 4, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
+            x += V / 4 * width;
+        }
     for (; x < owv; x += width)
         depthwise_block<A, R, 1, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
 }
@@ -245,7 +262,10 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw,
         while (i1 > i0 && top + (i1 - 1) * g.dh >= g.h) --i1;
         rows_of.template operator()<0>(tap + i0 * g.kw, wt + i0 * g.kw, (i1 - i0) * g.kw);
     };
-    // Four independent chains: 1 row x 4 vectors, 2 x 2 or 4 x 1.
+    // Independent FMA chains (a tap's FMA waits for the previous tap's, so
+    // a block needs about latency x throughput chains, 8 on an FMA unit of
+    // latency 4 issuing 2 per cycle): 1 row x 8 vectors on wide rows, else
+    // four, 1 x 4, 2 x 2 or 4 x 1.
     auto run = [&]<int R, int V>() {
         std::int64_t oh = oh0;
         for (; oh + R <= oh1; oh += R)
@@ -261,7 +281,9 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw,
                                                oh - oh0, owv);
                 });
     };
-    if (owv >= 4 * width)
+    if (owv >= 8 * width)
+        run.template operator()<1, 8>();
+    else if (owv >= 4 * width)
         run.template operator()<1, 4>();
     else if (owv >= 2 * width)
         run.template operator()<2, 2>();

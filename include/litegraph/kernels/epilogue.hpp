@@ -416,16 +416,18 @@ struct chain {
         using V = typename kernels::simd::arch_traits<A>::vfloat;
         constexpr std::int64_t w = kernels::simd::width_of<A>;
         const std::int64_t vend = count - count % w;
-        bool with_scale = false;
-        if constexpr (has_bias) with_scale = std::get<bias>(stages).scale != nullptr;
-        if (with_scale)
+        // A local copy, as in emit: `out` cannot alias it, so the stages'
+        // parameters (an activation's constants, the pointers) stay in
+        // registers across the stores instead of being read again per vector.
+        const chain local = *this;
+        if (local.scaled())
             for (std::int64_t i = 0; i < vend; i += w)
-                write_vec<true>(out, at{a.image, a.channel, a.index + i},
-                                V::load_unaligned(values + i));
+                local.template write_vec<true>(out, at{a.image, a.channel, a.index + i},
+                                               V::load_unaligned(values + i));
         else
             for (std::int64_t i = 0; i < vend; i += w)
-                write_vec<false>(out, at{a.image, a.channel, a.index + i},
-                                 V::load_unaligned(values + i));
+                local.template write_vec<false>(out, at{a.image, a.channel, a.index + i},
+                                                V::load_unaligned(values + i));
         return vend;
     }
     template <class A>

@@ -135,9 +135,14 @@ struct hard_swish {
 #if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
     template <class V>
     V vec(V x) const {
+        // max(0, y) is (0 > y ? 0 : y) and min(t, m) is (t < m ? t : m), the
+        // scalar form's comparisons, NaN included (x86: maxps / minps return
+        // their second operand on NaN; NEON: NaN in, NaN out, and y is the
+        // only operand that may be NaN): one instruction each, where a
+        // select is a compare and a blend.
         const V y = x + V(offset);
-        const V m = xsimd::select(y < V(0.f), V(0.f), y);
-        return x * xsimd::select(V(threshold) < m, V(threshold), m) * V(1.f / scale);
+        const V m = xsimd::max(V(0.f), y);
+        return x * xsimd::min(V(threshold), m) * V(1.f / scale);
     }
 #endif
 };
