@@ -201,7 +201,11 @@ TEST_CASE("depthwise_conv2d_direct: bias and activation in registers match the p
                           make_geometry(1, 2, 61, 200, 2, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 2),
                           make_geometry(2, 5, 9, 67, 5, 5, 5, 1, 1, 1, 1, 0, 2, 1, 0, 5),
                           make_geometry(1, 3, 11, 17, 3, 3, 2, 1, 2, 2, 1, 2, 1, 1, 3, 3),
-                          make_geometry(1, 2, 7, 5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2)})
+                          make_geometry(1, 2, 7, 5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
+                          // Rows of 8 + 4 + 2 AVX2 vectors (blocks of 8 and the halving rest),
+                          // and the recognizer's 2-row planes under 5x5.
+                          make_geometry(1, 2, 6, 110, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 2),
+                          make_geometry(2, 3, 2, 160, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 3)})
         for (int mode = 0; mode < 4; ++mode)
             for (bool in_place : {false, true}) {
                 INFO(describe(g) << " mode " << mode << (in_place ? " in place" : ""));

@@ -1,11 +1,14 @@
 #include "litegraph/ops/activation.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <functional>
+#include <limits>
 #include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "litegraph/kernels/simd.hpp"
 #include "litegraph/ops/invoke.hpp"
 #include "support.hpp"
 
@@ -143,6 +146,40 @@ TEST_CASE("activation functors compose outside the op loop") {
     static_assert(std::is_same_v<decltype(p), ops::act::hard_sigmoid>);
     CHECK(p(0.f) == 0.5f);
     CHECK(p(2.f) == 1.f);
+}
+
+TEST_CASE("the vector forms of the fused activations give the scalar forms' bits") {
+    // Fused epilogues run vec() in registers and operator() on row tails: the
+    // two must agree everywhere, the edges of each piece, infinities and NaN
+    // included (hard_swish's vector form is max / min, its scalar one
+    // std::max / std::min).
+    using V = kernels::simd::vfloat;
+    constexpr std::size_t w = V::size;
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> xs = {-inf, -1e30f, -6.f, -3.5f, -3.f, -2.999f, -1.f, -0.f, 0.f,
+                             1e-30f, 0.5f, 2.999f, 3.f, 3.001f, 6.f, 7.f, 1e30f, inf, nan};
+    for (float v = -8.f; v <= 8.f; v += 0.37f) xs.push_back(v);
+    while (xs.size() % w) xs.push_back(1.f);
+    auto same = [&](const auto& f, const char* name) {
+        int wrong = 0;
+        for (std::size_t i = 0; i < xs.size(); i += w) {
+            float out[w];
+            f.vec(V::load_unaligned(xs.data() + i)).store_unaligned(out);
+            for (std::size_t k = 0; k < w; ++k) {
+                const float want = f(xs[i + k]);
+                wrong += !(std::memcmp(&out[k], &want, sizeof(float)) == 0 ||
+                           (std::isnan(out[k]) && std::isnan(want)));
+            }
+        }
+        INFO(name);
+        CHECK(wrong == 0);
+    };
+    same(ops::act::hard_swish{}, "hard_swish");
+    same(ops::act::hard_swish{5.f, 4.f, 2.f}, "hard_swish 5 4 2");
+    same(ops::act::hard_sigmoid{}, "hard_sigmoid");
+    same(ops::act::relu{}, "relu");
+    same(ops::act::relu6{}, "relu6");
 }
 
 TEST_CASE("an activation of a non-float tensor is named") {
