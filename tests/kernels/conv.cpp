@@ -125,7 +125,8 @@ TEST_CASE("1x1 convs (GEMM in place) match the plain loop") {
                                      {48, 24, 1},
                                      {3, 5, 1},
                                      {12, 18, 3},
-                                     {300, 7, 1}})
+                                     {300, 7, 1},
+                                     {72, 288, 1}})  // an SE block's expand conv
             for (auto [h, w] : {std::array<std::int64_t, 2>{24, 96}, {3, 24}, {7, 5}, {1, 1}})
                 check_conv(make_geometry(n, c, h, w, oc, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, groups),
                            any_path);
@@ -344,7 +345,9 @@ TEST_CASE("conv2d_gemm_units: any split of the units gives the whole call's outp
                           make_geometry(1, 300, 23, 29, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
                           make_geometry(1, 8, 30, 31, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2),
                           make_geometry(2, 3, 96, 200, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
-                          make_geometry(1, 64, 40, 40, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2)}) {
+                          make_geometry(1, 64, 40, 40, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
+                          // Planes of one value: a range of images is one SGEMM.
+                          make_geometry(7, 72, 1, 1, 288, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1)}) {
         CAPTURE(describe(g));
         const std::int64_t cg = g.c / g.groups;
         const auto x = random_vec(g.n * g.c * g.h * g.w, 11);

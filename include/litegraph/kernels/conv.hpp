@@ -498,7 +498,10 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
 /// the bands of output rows (im2col, each with its own column matrix).  Any
 /// split of the units computes every output element with the same
 /// arithmetic, so callers may run ranges of units on different threads
-/// (ops::conv2d does, with the workspace of each thread).
+/// (ops::conv2d does, with the workspace of each thread).  Pointwise planes
+/// of one value (an SE block's convs) are the exception: a range of units
+/// (images) is one SGEMM whose columns are the images, and the epilogue
+/// sees runs of one value, channel by channel.
 namespace detail {
 /// Output rows per im2col band: the column matrix near 64K floats.
 inline std::int64_t im2col_band(const conv_geometry& g) {
@@ -541,6 +544,22 @@ void conv2d_gemm_packed(const conv_geometry& g, const float* x, const packed_a* 
     const std::int64_t blocks = gemm_blocks(g);
 
     if (g.is_pointwise()) {
+        if (out_plane == 1 && g.groups == 1 && u1 - u0 > 1) {
+            // Planes of one value (an SE block's convs): a GEMM per image
+            // would have one column; the images are the columns of one GEMM
+            // instead (the same dot products, in the same order).
+            const std::int64_t cols = u1 - u0;
+            float* bt = workspace::grow(ws->d, cg * cols);
+            for (std::int64_t j = 0; j < cols; ++j)
+                for (std::int64_t k = 0; k < cg; ++k) bt[k * cols + j] = x[(u0 + j) * g.c + k];
+            sgemm(
+                wp[0], cols, static_cast<const float*>(bt), cols,
+                [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                    for (std::int64_t i = 0; i < count; ++i) epi(u0 + col0 + i, row, 0, v + i, 1);
+                },
+                ws);
+            return;
+        }
         const std::int64_t nb = gemm_tile::column_block(cg);
         for (std::int64_t u = u0; u < u1; ++u) {
             const std::int64_t n = u / (g.groups * blocks), grp = u / blocks % g.groups;
