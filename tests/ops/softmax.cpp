@@ -1,6 +1,9 @@
 #include "litegraph/ops/softmax.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "litegraph/ops/invoke.hpp"
 #include "support.hpp"
@@ -50,6 +53,44 @@ TEST_CASE("softmax matches the baseline over shapes and axes") {
             auto out = run(x, axis).get("Out");
             REQUIRE(out.shape() == s);
             CHECK(test::max_abs_diff(out.span<float>(), baseline(x, axis)) < 1e-6);
+        }
+}
+
+TEST_CASE("kernels::softmax gives the element loop's bits (vector max and division)") {
+    // The loop before its vector form: max, exp and sum in order, divide.
+    auto plain = [](const std::vector<float>& x, std::int64_t n) {
+        std::vector<float> y(x.size());
+        for (std::size_t o = 0; o < x.size() / static_cast<std::size_t>(n); ++o) {
+            const float* xs = x.data() + o * n;
+            float* ys = y.data() + o * n;
+            float m = -INFINITY;
+            for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j]);
+            float sum = 0.f;
+            for (std::int64_t j = 0; j < n; ++j) sum += ys[j] = std::exp(xs[j] - m);
+            for (std::int64_t j = 0; j < n; ++j) ys[j] /= sum;
+        }
+        return y;
+    };
+    std::uint32_t seed = 3;
+    for (std::int64_t n : {1, 3, 8, 17, 33, 137})
+        for (int special = 0; special < 4; ++special) {
+            auto x = test::random_tensor({5, n}, seed++, -30.f, 30.f);
+            std::vector<float> v(x.span<float>().begin(), x.span<float>().end());
+            // A NaN first in a row, -inf, +0 / -0 ties for the maximum.
+            if (special == 1) v[0] = NAN, v[static_cast<std::size_t>(n)] = -INFINITY;
+            if (special == 2)
+                for (std::size_t i = 0; i < v.size(); ++i) v[i] = i % 2 ? 0.f : -0.f;
+            if (special == 3) v[v.size() - 1] = INFINITY;
+            std::vector<float> y(v.size());
+            kernels::softmax(v.data(), y.data(), 5, n, 1);
+            const auto want = plain(v, n);
+            int wrong = 0;
+            for (std::size_t i = 0; i < y.size(); ++i)
+                wrong += !(std::memcmp(&y[i], &want[i], sizeof(float)) == 0 ||
+                           (std::isnan(y[i]) && std::isnan(want[i])));
+            CAPTURE(n);
+            CAPTURE(special);
+            CHECK(wrong == 0);
         }
 }
 

@@ -1,12 +1,47 @@
 // softmax on a raw float32 array seen as outer x n x inner, along n:
 // exp(x - max) / sum, numerically stable (ops::softmax and firmware).
+//
+// The exponentials and their sum run in order, one std::exp each, on every
+// target (a vector exp would round differently, and firmware and desktop
+// give the same bits).  Where xsimd has vectors, a contiguous row's maximum
+// and its division run in vectors: a maximum does not depend on the order
+// (a +0 / -0 tie changes no x - max), and a division rounds the same in a
+// lane as alone.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
+#include "litegraph/kernels/simd.hpp"
+
 namespace litegraph::kernels {
+
+namespace softmax_detail {
+/// max(-inf, x[0], ..., x[n-1]), NaN skipped as std::max(m, v) skips it.
+inline float row_max(const float* x, std::int64_t n) {
+    float m = -INFINITY;
+    std::int64_t j = 0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+    using V = simd::vfloat;
+    constexpr std::int64_t w = simd::width;
+    if (n >= 2 * w) {
+        V a(-INFINITY), b(-INFINITY);
+        for (; j + 2 * w <= n; j += 2 * w) {
+            // max(v, a) is (v > a ? v : a): a NaN v keeps a, as std::max(a, v).
+            a = xsimd::max(V::load_unaligned(x + j), a);
+            b = xsimd::max(V::load_unaligned(x + j + w), b);
+        }
+        float lanes[2 * w];
+        a.store_unaligned(lanes);
+        b.store_unaligned(lanes + w);
+        for (float v : lanes) m = std::max(m, v);
+    }
+#endif
+    for (; j < n; ++j) m = std::max(m, x[j]);
+    return m;
+}
+}  // namespace softmax_detail
 
 inline void softmax(const float* x, float* out, std::int64_t outer, std::int64_t n,
                     std::int64_t inner) {
@@ -16,13 +51,25 @@ inline void softmax(const float* x, float* out, std::int64_t outer, std::int64_t
             const float* xs = x + o * n * inner + k;
             float* os = out + o * n * inner + k;
             float m = -INFINITY;
-            for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j * inner]);
+            if (inner == 1)
+                m = softmax_detail::row_max(xs, n);
+            else
+                for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j * inner]);
             float sum = 0.f;
             for (std::int64_t j = 0; j < n; ++j) {
                 os[j * inner] = std::exp(xs[j * inner] - m);
                 sum += os[j * inner];
             }
-            for (std::int64_t j = 0; j < n; ++j) os[j * inner] /= sum;
+            std::int64_t j = 0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+            if (inner == 1) {
+                using V = simd::vfloat;
+                constexpr std::int64_t w = simd::width;
+                const V s(sum);
+                for (; j + w <= n; j += w) (V::load_unaligned(os + j) / s).store_unaligned(os + j);
+            }
+#endif
+            for (; j < n; ++j) os[j * inner] /= sum;
         }
 }
 
