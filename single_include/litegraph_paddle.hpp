@@ -1576,16 +1576,18 @@ struct chain {
         using V = typename kernels::simd::arch_traits<A>::vfloat;
         constexpr std::int64_t w = kernels::simd::width_of<A>;
         const std::int64_t vend = count - count % w;
-        bool with_scale = false;
-        if constexpr (has_bias) with_scale = std::get<bias>(stages).scale != nullptr;
-        if (with_scale)
+        // A local copy, as in emit: `out` cannot alias it, so the stages'
+        // parameters (an activation's constants, the pointers) stay in
+        // registers across the stores instead of being read again per vector.
+        const chain local = *this;
+        if (local.scaled())
             for (std::int64_t i = 0; i < vend; i += w)
-                write_vec<true>(out, at{a.image, a.channel, a.index + i},
-                                V::load_unaligned(values + i));
+                local.template write_vec<true>(out, at{a.image, a.channel, a.index + i},
+                                               V::load_unaligned(values + i));
         else
             for (std::int64_t i = 0; i < vend; i += w)
-                write_vec<false>(out, at{a.image, a.channel, a.index + i},
-                                 V::load_unaligned(values + i));
+                local.template write_vec<false>(out, at{a.image, a.channel, a.index + i},
+                                                V::load_unaligned(values + i));
         return vend;
     }
     template <class A>
@@ -2665,9 +2667,14 @@ struct hard_swish {
 #if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
     template <class V>
     V vec(V x) const {
+        // max(0, y) is (0 > y ? 0 : y) and min(t, m) is (t < m ? t : m), the
+        // scalar form's comparisons, NaN included (x86: maxps / minps return
+        // their second operand on NaN; NEON: NaN in, NaN out, and y is the
+        // only operand that may be NaN): one instruction each, where a
+        // select is a compare and a blend.
         const V y = x + V(offset);
-        const V m = xsimd::select(y < V(0.f), V(0.f), y);
-        return x * xsimd::select(V(threshold) < m, V(threshold), m) * V(1.f / scale);
+        const V m = xsimd::max(V(0.f), y);
+        return x * xsimd::min(V(threshold), m) * V(1.f / scale);
     }
 #endif
 };
@@ -5490,8 +5497,12 @@ void sgemm(const packed_a& a, std::int64_t n, const float* b, std::int64_t ldb, 
     float* cbuf = workspace::grow(ws->c, (one_pass ? mr : mpad) * ncmax);
     // B packed into NR-column panels (always for the ragged last panel).
     float* bbuf = workspace::grow(ws->b, std::min(kc, k) * ncmax);
-    // Reading B in place pays when few A panels reuse it; packing when many do.
-    const bool pack_all = m > 4 * mr;
+    // Reading B in place pays when few A panels reuse it; packing when many
+    // do and a panel's row spans more than one cache line (AVX-512's 32
+    // floats).  A row of 16 floats (AVX2) is one line, read as well in place:
+    // on Zen 3 the copy costs more than it saves (the recognizer's 1x1 convs
+    // at batch 8: 11.6 -> 10.5 ms without it).
+    const bool pack_all = m > 4 * mr && nr * static_cast<std::int64_t>(sizeof(float)) > 64;
 
     for (std::int64_t jc = 0; jc < n; jc += ncb) {
         const std::int64_t nb_cols = std::min(ncb, n - jc);
@@ -5644,7 +5655,9 @@ struct plane_out {
     Act act;
     float scale = 1.f;
     float init() const { return Scaled ? 0.f : bias; }
-    void put(std::int64_t row, std::int64_t x, vfloat v) const {
+    // Inlined into the block (a call per vector would reload the constants
+    // from memory after every store).
+    [[gnu::always_inline]] void put(std::int64_t row, std::int64_t x, vfloat v) const {
         if constexpr (Scaled) v = v * vfloat(scale) + vfloat(bias);
         v = act.vec(v);
         float* d = y + row * ow + x;
@@ -5679,8 +5692,11 @@ inline void depthwise_block(const float* base, std::int64_t row_step, const std:
                 acc[r][v] =
                     simd::fmadd(wv, simd::load<vfloat>(p + r * row_step + v * width), acc[r][v]);
     }
+    // A local copy of the writer: the stores cannot alias it, so its bias,
+    // scale and activation constants stay in registers.
+    const Out o = out;
     for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v) out.put(row + r, x + v * width, acc[r][v]);
+        for (int v = 0; v < V; ++v) o.put(row + r, x + v * width, acc[r][v]);
 }
 
 /// R output rows of a depthwise plane, all vectors of the (padded) row.
@@ -5692,6 +5708,18 @@ inline void depthwise_rows(const float* base, std::int64_t row_step, const std::
     std::int64_t x = 0;
     for (; x + V * width <= owv; x += V * width)
         depthwise_block<A, R, V, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
+    // The rest in halving blocks (a row of 20 vectors under V = 8: 8, 8, 4),
+    // so few vectors run as a lone FMA chain.
+    if constexpr (V >= 4)
+        if (x + V / 2 * width <= owv) {
+            depthwise_block<A, R, V / 2, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
+            x += V / 2 * width;
+        }
+    if constexpr (V >= 8)
+        if (x + V / 4 * width <= owv) {
+            depthwise_block<A, R, V / 4, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
+            x += V / 4 * width;
+        }
     for (; x < owv; x += width)
         depthwise_block<A, R, 1, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
 }
@@ -5736,7 +5764,10 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw,
         while (i1 > i0 && top + (i1 - 1) * g.dh >= g.h) --i1;
         rows_of.template operator()<0>(tap + i0 * g.kw, wt + i0 * g.kw, (i1 - i0) * g.kw);
     };
-    // Four independent chains: 1 row x 4 vectors, 2 x 2 or 4 x 1.
+    // Independent FMA chains (a tap's FMA waits for the previous tap's, so
+    // a block needs about latency x throughput chains, 8 on an FMA unit of
+    // latency 4 issuing 2 per cycle): 1 row x 8 vectors on wide rows, else
+    // four, 1 x 4, 2 x 2 or 4 x 1.
     auto run = [&]<int R, int V>() {
         std::int64_t oh = oh0;
         for (; oh + R <= oh1; oh += R)
@@ -5752,7 +5783,9 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw,
                                                oh - oh0, owv);
                 });
     };
-    if (owv >= 4 * width)
+    if (owv >= 8 * width)
+        run.template operator()<1, 8>();
+    else if (owv >= 4 * width)
         run.template operator()<1, 4>();
     else if (owv >= 2 * width)
         run.template operator()<2, 2>();
@@ -5967,7 +6000,10 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
 /// the bands of output rows (im2col, each with its own column matrix).  Any
 /// split of the units computes every output element with the same
 /// arithmetic, so callers may run ranges of units on different threads
-/// (ops::conv2d does, with the workspace of each thread).
+/// (ops::conv2d does, with the workspace of each thread).  Pointwise planes
+/// of one value (an SE block's convs) are the exception: a range of units
+/// (images) is one SGEMM whose columns are the images, and the epilogue
+/// sees runs of one value, channel by channel.
 namespace detail {
 /// Output rows per im2col band: the column matrix near 64K floats.
 inline std::int64_t im2col_band(const conv_geometry& g) {
@@ -6010,6 +6046,22 @@ void conv2d_gemm_packed(const conv_geometry& g, const float* x, const packed_a* 
     const std::int64_t blocks = gemm_blocks(g);
 
     if (g.is_pointwise()) {
+        if (out_plane == 1 && g.groups == 1 && u1 - u0 > 1) {
+            // Planes of one value (an SE block's convs): a GEMM per image
+            // would have one column; the images are the columns of one GEMM
+            // instead (the same dot products, in the same order).
+            const std::int64_t cols = u1 - u0;
+            float* bt = workspace::grow(ws->d, cg * cols);
+            for (std::int64_t j = 0; j < cols; ++j)
+                for (std::int64_t k = 0; k < cg; ++k) bt[k * cols + j] = x[(u0 + j) * g.c + k];
+            sgemm(
+                wp[0], cols, static_cast<const float*>(bt), cols,
+                [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
+                    for (std::int64_t i = 0; i < count; ++i) epi(u0 + col0 + i, row, 0, v + i, 1);
+                },
+                ws);
+            return;
+        }
         const std::int64_t nb = gemm_tile::column_block(cg);
         for (std::int64_t u = u0; u < u1; ++u) {
             const std::int64_t n = u / (g.groups * blocks), grp = u / blocks % g.groups;
@@ -12062,6 +12114,51 @@ inline float sum_contiguous(const float* x, std::int64_t n) {
 }
 }  // namespace pool_detail
 
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+namespace pool_detail {
+/// y[k] = (sum of x[k * plane + i], i in [0, n), in order) / div for
+/// k < 4 * G, in 4-float vectors: four elements of each of four planes
+/// transposed so that lane k of vector g adds plane 4g + k's elements one by
+/// one, as sum_contiguous does (the same sums, bit for bit).  G vectors keep
+/// G addition chains in flight: a plane's sum is one chain, so only more
+/// planes at once go faster.
+template <int G>
+inline void sum_planes4(const float* x, std::int64_t plane, std::int64_t n, float div, float* y) {
+    using V = simd::vfloat;
+    using D = xsimd::batch<double, simd::default_arch>;
+    static_assert(V::size == 4);
+    const auto lo = [](V a, V b) {
+        return xsimd::bitwise_cast<V>(
+            xsimd::zip_lo(xsimd::bitwise_cast<D>(a), xsimd::bitwise_cast<D>(b)));
+    };
+    const auto hi = [](V a, V b) {
+        return xsimd::bitwise_cast<V>(
+            xsimd::zip_hi(xsimd::bitwise_cast<D>(a), xsimd::bitwise_cast<D>(b)));
+    };
+    V acc[G];
+    for (int g = 0; g < G; ++g) acc[g] = V(0.f);
+    std::int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int g = 0; g < G; ++g) {
+            const float* p = x + 4 * g * plane + i;
+            const V r0 = V::load_unaligned(p), r1 = V::load_unaligned(p + plane);
+            const V r2 = V::load_unaligned(p + 2 * plane), r3 = V::load_unaligned(p + 3 * plane);
+            const V t0 = xsimd::zip_lo(r0, r1), t1 = xsimd::zip_hi(r0, r1);
+            const V t2 = xsimd::zip_lo(r2, r3), t3 = xsimd::zip_hi(r2, r3);
+            acc[g] = acc[g] + lo(t0, t2);  // element i of the four planes
+            acc[g] = acc[g] + hi(t0, t2);  // element i + 1
+            acc[g] = acc[g] + lo(t1, t3);
+            acc[g] = acc[g] + hi(t1, t3);
+        }
+    float s[4 * G];
+    for (int g = 0; g < G; ++g) acc[g].store_unaligned(s + 4 * g);
+    for (; i < n; ++i)
+        for (int k = 0; k < 4 * G; ++k) s[k] += x[k * plane + i];
+    for (int k = 0; k < 4 * G; ++k) y[k] = s[k] / div;
+}
+}  // namespace pool_detail
+#endif
+
 namespace pool_detail {
 /// y[o] = max(y[o], x[o * S]) (Paddle's MaxPool comparison) or y[o] += x[o * S]
 /// for o in [lo, hi); S a constant the compiler vectorises for, else `sw`.
@@ -12172,6 +12269,12 @@ inline void pool2d_planes(const pool_mode& p, const pool_geometry& g, const floa
         const std::int64_t n = (rows[0].hi - rows[0].lo) * g.w, plane = g.h * g.w;
         const float div = static_cast<float>(rows[0].extent * cols[0].extent);
         std::int64_t pc = p0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+        if constexpr (simd::width == 4)  // sixteen planes' sums in the lanes of four vectors
+            for (; pc + 16 <= p1; pc += 16)
+                pool_detail::sum_planes4<4>(x + pc * plane + rows[0].lo * g.w, plane, n, div,
+                                            y + pc);
+#endif
         for (; pc + 8 <= p1; pc += 8) {
             const float* xp = x + pc * plane + rows[0].lo * g.w;
             float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
@@ -14778,12 +14881,46 @@ struct slice {
 // ---- begin litegraph/kernels/softmax.hpp ----
 // softmax on a raw float32 array seen as outer x n x inner, along n:
 // exp(x - max) / sum, numerically stable (ops::softmax and firmware).
+//
+// The exponentials and their sum run in order, one std::exp each, on every
+// target (a vector exp would round differently, and firmware and desktop
+// give the same bits).  Where xsimd has vectors, a contiguous row's maximum
+// and its division run in vectors: a maximum does not depend on the order
+// (a +0 / -0 tie changes no x - max), and a division rounds the same in a
+// lane as alone.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
+
 namespace litegraph::kernels {
+
+namespace softmax_detail {
+/// max(-inf, x[0], ..., x[n-1]), NaN skipped as std::max(m, v) skips it.
+inline float row_max(const float* x, std::int64_t n) {
+    float m = -INFINITY;
+    std::int64_t j = 0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+    using V = simd::vfloat;
+    constexpr std::int64_t w = simd::width;
+    if (n >= 2 * w) {
+        V a(-INFINITY), b(-INFINITY);
+        for (; j + 2 * w <= n; j += 2 * w) {
+            // max(v, a) is (v > a ? v : a): a NaN v keeps a, as std::max(a, v).
+            a = xsimd::max(V::load_unaligned(x + j), a);
+            b = xsimd::max(V::load_unaligned(x + j + w), b);
+        }
+        float lanes[2 * w];
+        a.store_unaligned(lanes);
+        b.store_unaligned(lanes + w);
+        for (float v : lanes) m = std::max(m, v);
+    }
+#endif
+    for (; j < n; ++j) m = std::max(m, x[j]);
+    return m;
+}
+}  // namespace softmax_detail
 
 inline void softmax(const float* x, float* out, std::int64_t outer, std::int64_t n,
                     std::int64_t inner) {
@@ -14793,13 +14930,25 @@ inline void softmax(const float* x, float* out, std::int64_t outer, std::int64_t
             const float* xs = x + o * n * inner + k;
             float* os = out + o * n * inner + k;
             float m = -INFINITY;
-            for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j * inner]);
+            if (inner == 1)
+                m = softmax_detail::row_max(xs, n);
+            else
+                for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j * inner]);
             float sum = 0.f;
             for (std::int64_t j = 0; j < n; ++j) {
                 os[j * inner] = std::exp(xs[j * inner] - m);
                 sum += os[j * inner];
             }
-            for (std::int64_t j = 0; j < n; ++j) os[j * inner] /= sum;
+            std::int64_t j = 0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+            if (inner == 1) {
+                using V = simd::vfloat;
+                constexpr std::int64_t w = simd::width;
+                const V s(sum);
+                for (; j + w <= n; j += w) (V::load_unaligned(os + j) / s).store_unaligned(os + j);
+            }
+#endif
+            for (; j < n; ++j) os[j * inner] /= sum;
         }
 }
 

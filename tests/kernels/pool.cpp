@@ -102,10 +102,10 @@ TEST_CASE("fixed-window max and average pooling equal the element loop bit for b
 TEST_CASE("global and adaptive averages equal the element loop; plane splits change nothing") {
     // Sixteen planes or more go through the vector lanes (a plane of 21
     // values: five vectors and a tail of one); fewer through the scalar sums.
-    for (const auto& g : {make(8, 200, 2, 96, 2, 96, 1, 1, 0, 0, false),
-                          make(2, 19, 3, 7, 3, 7, 1, 1, 0, 0, false),
-                          make(2, 7, 13, 29, 13, 29, 1, 1, 0, 0, false),
-                          make(1, 3, 1, 5, 1, 5, 1, 1, 0, 0, false)}) {
+    for (const auto& g :
+         {make(8, 200, 2, 96, 2, 96, 1, 1, 0, 0, false), make(2, 19, 3, 7, 3, 7, 1, 1, 0, 0, false),
+          make(2, 7, 13, 29, 13, 29, 1, 1, 0, 0, false),
+          make(1, 3, 1, 5, 1, 5, 1, 1, 0, 0, false)}) {
         const kernels::pool_mode p{false, true, false};
         const auto x = random_vec(g.n * g.c * g.h * g.w, 5);
         const auto y = run(p, g, x), want = plain(p, g, x);

@@ -157,8 +157,8 @@ TEST_CASE("the vector forms of the fused activations give the scalar forms' bits
     constexpr std::size_t w = V::size;
     const float inf = std::numeric_limits<float>::infinity();
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    std::vector<float> xs = {-inf, -1e30f, -6.f, -3.5f, -3.f, -2.999f, -1.f, -0.f, 0.f,
-                             1e-30f, 0.5f, 2.999f, 3.f, 3.001f, 6.f, 7.f, 1e30f, inf, nan};
+    std::vector<float> xs = {-inf, -1e30f, -6.f, -3.5f,  -3.f, -2.999f, -1.f,  -0.f, 0.f, 1e-30f,
+                             0.5f, 2.999f, 3.f,  3.001f, 6.f,  7.f,     1e30f, inf,  nan};
     for (float v = -8.f; v <= 8.f; v += 0.37f) xs.push_back(v);
     while (xs.size() % w) xs.push_back(1.f);
     auto same = [&](const auto& f, const char* name) {
