@@ -14907,9 +14907,11 @@ inline float row_max(const float* x, std::int64_t n) {
     if (n >= 2 * w) {
         V a(-INFINITY), b(-INFINITY);
         for (; j + 2 * w <= n; j += 2 * w) {
-            // max(v, a) is (v > a ? v : a): a NaN v keeps a, as std::max(a, v).
-            a = xsimd::max(V::load_unaligned(x + j), a);
-            b = xsimd::max(V::load_unaligned(x + j + w), b);
+            // (v > a ? v : a): a NaN v keeps a, as std::max(a, v) does (a
+            // select, not xsimd::max: NEON's maximum returns the NaN).
+            const V u = V::load_unaligned(x + j), v = V::load_unaligned(x + j + w);
+            a = xsimd::select(u > a, u, a);
+            b = xsimd::select(v > b, v, b);
         }
         float lanes[2 * w];
         a.store_unaligned(lanes);
