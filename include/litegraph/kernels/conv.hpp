@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "litegraph/core/error.hpp"
+#include "litegraph/kernels/elementwise.hpp"
 #include "litegraph/kernels/gemm.hpp"
 #include "litegraph/kernels/simd.hpp"
 
@@ -550,8 +551,9 @@ void conv2d_gemm_packed(const conv_geometry& g, const float* x, const packed_a* 
             // instead (the same dot products, in the same order).
             const std::int64_t cols = u1 - u0;
             float* bt = workspace::grow(ws->d, cg * cols);
-            for (std::int64_t j = 0; j < cols; ++j)
-                for (std::int64_t k = 0; k < cg; ++k) bt[k * cols + j] = x[(u0 + j) * g.c + k];
+            const std::int64_t shape[2] = {cg, cols}, step[2] = {1, g.c};
+            std::int64_t idx[2];
+            permute(x + u0 * g.c, bt, 2, shape, step, sizeof(float), idx);  // bt = [C, images]
             sgemm(
                 wp[0], cols, static_cast<const float*>(bt), cols,
                 [&](std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) {
