@@ -5724,6 +5724,49 @@ inline void depthwise_rows(const float* base, std::int64_t row_step, const std::
         depthwise_block<A, R, 1, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
 }
 
+/// R output rows x V vectors of a depthwise plane under a KH x KW window of
+/// vertical stride and dilation 1, input row by input row: each input
+/// vector is loaded once for every kernel column and serves the (up to KH)
+/// output rows whose window holds that row, where depthwise_block loads it
+/// once per tap.  `base` is the phase-split input row of the block's first
+/// output row, `row_stride` the floats from one input row to the next, `col`
+/// the KW column offsets.  Input rows d in [d0, d1) of the block's R + KH - 1
+/// are read; the others are zero padding and skipped.  Each output still sums
+/// its taps in depthwise_block's order (kernel row, then column): the same
+/// values.
+template <class A, int KH, int KW, int R, int V, class Out>
+inline void depthwise_block_rows(const float* base, std::int64_t row_stride,
+                                 const std::int64_t* col, const float* wt, const Out& out,
+                                 std::int64_t row, std::int64_t x, std::int64_t d0,
+                                 std::int64_t d1) {
+    using vfloat = typename simd::arch_traits<A>::vfloat;
+    constexpr std::int64_t width = simd::width_of<A>;
+    vfloat acc[R][V];
+    const vfloat init(out.init());
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) acc[r][v] = init;
+    std::int64_t c[KW];
+    for (int j = 0; j < KW; ++j) c[j] = col[j];
+    unroll(std::make_integer_sequence<std::int64_t, R + KH - 1>{}, [&](auto d) {
+        if (d < d0 || d >= d1) return;
+        const float* p = base + d * row_stride;
+        for (int j = 0; j < KW; ++j) {
+            vfloat in[V];
+            for (int v = 0; v < V; ++v) in[v] = simd::load<vfloat>(p + c[j] + v * width);
+            unroll(std::make_integer_sequence<std::int64_t, R>{}, [&](auto r) {
+                constexpr std::int64_t i = decltype(d)::value - decltype(r)::value;
+                if constexpr (i >= 0 && i < KH) {
+                    const vfloat wv(wt[i * KW + j]);
+                    for (int v = 0; v < V; ++v) acc[r][v] = simd::fmadd(wv, in[v], acc[r][v]);
+                }
+            });
+        }
+    });
+    const Out o = out;
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) o.put(row + r, x + v * width, acc[r][v]);
+}
+
 /// The input offsets of the taps of a depthwise window in the phase buffer
 /// (see depthwise_plane): kh * kw of them.
 inline void depthwise_taps(const conv_geometry& g, std::int64_t pw, std::int64_t* tap) {
@@ -5748,6 +5791,44 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw,
     const std::int64_t row_step = pw * g.sw * g.sh;
     const std::int64_t ntaps = g.kh * g.kw;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
+    if constexpr (KH > 0 && KW > 0)
+        if (g.sh == 1 && g.dh == 1) {
+            // Blocks of 4 output rows x 2 vectors (2 x 4, then 1 x 8, at the
+            // plane's end) read each input vector once for all their rows.
+            auto block_rows = [&]<int R, int V>(std::int64_t oh) {
+                // Input rows of the block inside the image: padded row oh + d.
+                const std::int64_t d0 = std::max<std::int64_t>(0, g.pt - oh);
+                const std::int64_t d1 = std::min<std::int64_t>(R + KH - 1, g.pt + g.h - oh);
+                const float* b = ph + oh * row_step;
+                std::int64_t x = 0;
+                for (; x + V * width <= owv; x += V * width)
+                    depthwise_block_rows<A, KH, KW, R, V>(b + x, row_step, tap, wt, out, oh - oh0,
+                                                          x, d0, d1);
+                if constexpr (V >= 4)
+                    if (x + V / 2 * width <= owv) {
+                        depthwise_block_rows<A, KH, KW, R, V / 2>(b + x, row_step, tap, wt, out,
+                                                                  oh - oh0, x, d0, d1);
+                        x += V / 2 * width;
+                    }
+                if constexpr (V >= 8)
+                    if (x + V / 4 * width <= owv) {
+                        depthwise_block_rows<A, KH, KW, R, V / 4>(b + x, row_step, tap, wt, out,
+                                                                  oh - oh0, x, d0, d1);
+                        x += V / 4 * width;
+                    }
+                for (; x < owv; x += width)
+                    depthwise_block_rows<A, KH, KW, R, 1>(b + x, row_step, tap, wt, out, oh - oh0,
+                                                          x, d0, d1);
+            };
+            std::int64_t oh = oh0;
+            for (; oh + 4 <= oh1; oh += 4) block_rows.template operator()<4, 2>(oh);
+            if (oh + 2 <= oh1) {
+                block_rows.template operator()<2, 4>(oh);
+                oh += 2;
+            }
+            if (oh < oh1) block_rows.template operator()<1, 8>(oh);
+            return;
+        }
     // Rows [oh, oh + r) whose window reaches into the top or bottom padding
     // run only the kernel rows that read an input row for one of them (the
     // taps are in kernel-row order): the others add zeros times weights.  A
@@ -14883,17 +14964,103 @@ struct slice {
 // softmax on a raw float32 array seen as outer x n x inner, along n:
 // exp(x - max) / sum, numerically stable (ops::softmax and firmware).
 //
-// The exponentials and their sum run in order, one std::exp each, on every
-// target (a vector exp would round differently, and firmware and desktop
-// give the same bits).  Where xsimd has vectors, a contiguous row's maximum
-// and its division run in vectors: a maximum does not depend on the order
-// (a +0 / -0 tie changes no x - max), and a division rounds the same in a
-// lane as alone.
+// The exponentials are kernels::exp_ops (exp.hpp), which gives the same bits
+// in a scalar as in a vector lane, and their sum runs in order, so firmware
+// and desktop give the same bits.  Where xsimd has vectors, a contiguous
+// row's maximum, its exponentials and its division run in vectors: a
+// maximum does not depend on the order (a +0 / -0 tie changes no x - max),
+// and exp_ops and a division round the same in a lane as alone.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
+// ---- begin litegraph/kernels/exp.hpp ----
+// exp(x) on float32 from IEEE basic operations only, the same bits in a
+// scalar and in every lane of any xsimd vector:
+//
+//   float y = kernels::exp_ops(x);                      // one value
+//   xsimd::batch<float, A> v = kernels::exp_ops(xv);    // a vector of them
+//
+// std::exp and xsimd::exp are each correct to about an ulp, but not the same
+// ulp, and a vector exp has no scalar twin on a microcontroller; a kernel
+// whose desktop vector form and firmware scalar form must agree bit for bit
+// (softmax) computes exp with this one.  Each step is a single IEEE add,
+// subtract, multiply, compare-select, float <-> int32 conversion of an
+// integer value, shift or bit cast, so it rounds the same everywhere (with
+// -ffp-contract=off, as the library's units and firmware are built: no fused
+// multiply-add).
+//
+// The method is Cephes' expf: n = round(x / ln 2) (by adding 1.5 * 2^23),
+// r = x - n ln 2 in two parts (the high part exact), exp(r) by a degree-7
+// polynomial on |r| <= ln 2 / 2 (within 2 ulp of exp), times 2^n in two
+// power-of-two factors, so results between FLT_MIN and the smallest
+// subnormal round once, as exp's do.  x above 88.8 gives +inf, below -104
+// gives +0 (exp rounds to those there too), NaN gives NaN.
+
+#include <bit>
+#include <cstdint>
+
+
+namespace litegraph::kernels {
+
+namespace exp_detail {
+inline float select(bool m, float a, float b) {
+    return m ? a : b;
+}
+inline float pow2(std::int32_t k) {  // 2^k for k in [-126, 127]
+    return std::bit_cast<float>(static_cast<std::int32_t>((k + 127) << 23));
+}
+inline std::int32_t to_int(float integral) {
+    return static_cast<std::int32_t>(integral);
+}
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+template <class A>
+inline xsimd::batch<float, A> select(const xsimd::batch_bool<float, A>& m,
+                                     const xsimd::batch<float, A>& a,
+                                     const xsimd::batch<float, A>& b) {
+    return xsimd::select(m, a, b);
+}
+template <class A>
+inline xsimd::batch<float, A> pow2(const xsimd::batch<std::int32_t, A>& k) {
+    return xsimd::bitwise_cast<xsimd::batch<float, A>>((k + 127) << 23);
+}
+template <class A>
+inline xsimd::batch<std::int32_t, A> to_int(const xsimd::batch<float, A>& integral) {
+    return xsimd::batch_cast<std::int32_t>(integral);
+}
+#endif
+}  // namespace exp_detail
+
+/// exp(x), T = float or an xsimd float batch (see the top of the file).
+template <class T>
+inline T exp_ops(T x) {
+    using exp_detail::select;
+    const T lo(-104.f), hi(88.8f);
+    // NaN fails both comparisons and becomes lo here (a finite n below); it
+    // is put back at the end.
+    T v = select(x > lo, x, lo);
+    v = select(v < hi, v, hi);
+    const T shifter(12582912.f);  // 1.5 * 2^23: adding it rounds to an integer
+    const T nf = (v * T(1.44269504088896341f) + shifter) - shifter;
+    T r = v - nf * T(0.693359375f);  // ln 2's high part: 10 bits, nf * it exact
+    r = r - nf * T(-2.12194440e-4f);
+    T p(1.9875691500e-4f);
+    p = p * r + T(1.3981999507e-3f);
+    p = p * r + T(8.3334519073e-3f);
+    p = p * r + T(4.1665795894e-2f);
+    p = p * r + T(1.6666665459e-1f);
+    p = p * r + T(5.0000001201e-1f);
+    const T y = p * (r * r) + r + T(1.f);
+    const auto n = exp_detail::to_int(nf);  // in [-150, 128]
+    const auto n1 = n >> 1;                 // in [-75, 64]
+    const auto n2 = n - n1;                 // in [-75, 64]
+    const T e = y * exp_detail::pow2(n1) * exp_detail::pow2(n2);
+    return select(x != x, x, e);
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/exp.hpp ----
 
 namespace litegraph::kernels {
 
@@ -14937,12 +15104,20 @@ inline void softmax(const float* x, float* out, std::int64_t outer, std::int64_t
                 m = softmax_detail::row_max(xs, n);
             else
                 for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j * inner]);
-            float sum = 0.f;
-            for (std::int64_t j = 0; j < n; ++j) {
-                os[j * inner] = std::exp(xs[j * inner] - m);
-                sum += os[j * inner];
-            }
             std::int64_t j = 0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+            if (inner == 1) {
+                using V = simd::vfloat;
+                constexpr std::int64_t w = simd::width;
+                const V mv(m);
+                for (; j + w <= n; j += w)
+                    exp_ops(V::load_unaligned(xs + j) - mv).store_unaligned(os + j);
+            }
+#endif
+            for (; j < n; ++j) os[j * inner] = exp_ops(xs[j * inner] - m);
+            float sum = 0.f;
+            for (j = 0; j < n; ++j) sum += os[j * inner];
+            j = 0;
 #if !defined(LITEGRAPH_SCALAR_SIMD)
             if (inner == 1) {
                 using V = simd::vfloat;

@@ -223,6 +223,49 @@ inline void depthwise_rows(const float* base, std::int64_t row_step, const std::
         depthwise_block<A, R, 1, NT>(base + x, row_step, tap, ntaps, wt, out, row, x);
 }
 
+/// R output rows x V vectors of a depthwise plane under a KH x KW window of
+/// vertical stride and dilation 1, input row by input row: each input
+/// vector is loaded once for every kernel column and serves the (up to KH)
+/// output rows whose window holds that row, where depthwise_block loads it
+/// once per tap.  `base` is the phase-split input row of the block's first
+/// output row, `row_stride` the floats from one input row to the next, `col`
+/// the KW column offsets.  Input rows d in [d0, d1) of the block's R + KH - 1
+/// are read; the others are zero padding and skipped.  Each output still sums
+/// its taps in depthwise_block's order (kernel row, then column): the same
+/// values.
+template <class A, int KH, int KW, int R, int V, class Out>
+inline void depthwise_block_rows(const float* base, std::int64_t row_stride,
+                                 const std::int64_t* col, const float* wt, const Out& out,
+                                 std::int64_t row, std::int64_t x, std::int64_t d0,
+                                 std::int64_t d1) {
+    using vfloat = typename simd::arch_traits<A>::vfloat;
+    constexpr std::int64_t width = simd::width_of<A>;
+    vfloat acc[R][V];
+    const vfloat init(out.init());
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) acc[r][v] = init;
+    std::int64_t c[KW];
+    for (int j = 0; j < KW; ++j) c[j] = col[j];
+    unroll(std::make_integer_sequence<std::int64_t, R + KH - 1>{}, [&](auto d) {
+        if (d < d0 || d >= d1) return;
+        const float* p = base + d * row_stride;
+        for (int j = 0; j < KW; ++j) {
+            vfloat in[V];
+            for (int v = 0; v < V; ++v) in[v] = simd::load<vfloat>(p + c[j] + v * width);
+            unroll(std::make_integer_sequence<std::int64_t, R>{}, [&](auto r) {
+                constexpr std::int64_t i = decltype(d)::value - decltype(r)::value;
+                if constexpr (i >= 0 && i < KH) {
+                    const vfloat wv(wt[i * KW + j]);
+                    for (int v = 0; v < V; ++v) acc[r][v] = simd::fmadd(wv, in[v], acc[r][v]);
+                }
+            });
+        }
+    });
+    const Out o = out;
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) o.put(row + r, x + v * width, acc[r][v]);
+}
+
 /// The input offsets of the taps of a depthwise window in the phase buffer
 /// (see depthwise_plane): kh * kw of them.
 inline void depthwise_taps(const conv_geometry& g, std::int64_t pw, std::int64_t* tap) {
@@ -247,6 +290,44 @@ void depthwise_plane(const conv_geometry& g, const float* ph, std::int64_t pw,
     const std::int64_t row_step = pw * g.sw * g.sh;
     const std::int64_t ntaps = g.kh * g.kw;
     const std::int64_t owv = (g.ow + width - 1) / width * width;
+    if constexpr (KH > 0 && KW > 0)
+        if (g.sh == 1 && g.dh == 1) {
+            // Blocks of 4 output rows x 2 vectors (2 x 4, then 1 x 8, at the
+            // plane's end) read each input vector once for all their rows.
+            auto block_rows = [&]<int R, int V>(std::int64_t oh) {
+                // Input rows of the block inside the image: padded row oh + d.
+                const std::int64_t d0 = std::max<std::int64_t>(0, g.pt - oh);
+                const std::int64_t d1 = std::min<std::int64_t>(R + KH - 1, g.pt + g.h - oh);
+                const float* b = ph + oh * row_step;
+                std::int64_t x = 0;
+                for (; x + V * width <= owv; x += V * width)
+                    depthwise_block_rows<A, KH, KW, R, V>(b + x, row_step, tap, wt, out, oh - oh0,
+                                                          x, d0, d1);
+                if constexpr (V >= 4)
+                    if (x + V / 2 * width <= owv) {
+                        depthwise_block_rows<A, KH, KW, R, V / 2>(b + x, row_step, tap, wt, out,
+                                                                  oh - oh0, x, d0, d1);
+                        x += V / 2 * width;
+                    }
+                if constexpr (V >= 8)
+                    if (x + V / 4 * width <= owv) {
+                        depthwise_block_rows<A, KH, KW, R, V / 4>(b + x, row_step, tap, wt, out,
+                                                                  oh - oh0, x, d0, d1);
+                        x += V / 4 * width;
+                    }
+                for (; x < owv; x += width)
+                    depthwise_block_rows<A, KH, KW, R, 1>(b + x, row_step, tap, wt, out, oh - oh0,
+                                                          x, d0, d1);
+            };
+            std::int64_t oh = oh0;
+            for (; oh + 4 <= oh1; oh += 4) block_rows.template operator()<4, 2>(oh);
+            if (oh + 2 <= oh1) {
+                block_rows.template operator()<2, 4>(oh);
+                oh += 2;
+            }
+            if (oh < oh1) block_rows.template operator()<1, 8>(oh);
+            return;
+        }
     // Rows [oh, oh + r) whose window reaches into the top or bottom padding
     // run only the kernel rows that read an input row for one of them (the
     // taps are in kernel-row order): the others add zeros times weights.  A

@@ -1,18 +1,19 @@
 // softmax on a raw float32 array seen as outer x n x inner, along n:
 // exp(x - max) / sum, numerically stable (ops::softmax and firmware).
 //
-// The exponentials and their sum run in order, one std::exp each, on every
-// target (a vector exp would round differently, and firmware and desktop
-// give the same bits).  Where xsimd has vectors, a contiguous row's maximum
-// and its division run in vectors: a maximum does not depend on the order
-// (a +0 / -0 tie changes no x - max), and a division rounds the same in a
-// lane as alone.
+// The exponentials are kernels::exp_ops (exp.hpp), which gives the same bits
+// in a scalar as in a vector lane, and their sum runs in order, so firmware
+// and desktop give the same bits.  Where xsimd has vectors, a contiguous
+// row's maximum, its exponentials and its division run in vectors: a
+// maximum does not depend on the order (a +0 / -0 tie changes no x - max),
+// and exp_ops and a division round the same in a lane as alone.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
+#include "litegraph/kernels/exp.hpp"
 #include "litegraph/kernels/simd.hpp"
 
 namespace litegraph::kernels {
@@ -57,12 +58,20 @@ inline void softmax(const float* x, float* out, std::int64_t outer, std::int64_t
                 m = softmax_detail::row_max(xs, n);
             else
                 for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j * inner]);
-            float sum = 0.f;
-            for (std::int64_t j = 0; j < n; ++j) {
-                os[j * inner] = std::exp(xs[j * inner] - m);
-                sum += os[j * inner];
-            }
             std::int64_t j = 0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+            if (inner == 1) {
+                using V = simd::vfloat;
+                constexpr std::int64_t w = simd::width;
+                const V mv(m);
+                for (; j + w <= n; j += w)
+                    exp_ops(V::load_unaligned(xs + j) - mv).store_unaligned(os + j);
+            }
+#endif
+            for (; j < n; ++j) os[j * inner] = exp_ops(xs[j * inner] - m);
+            float sum = 0.f;
+            for (j = 0; j < n; ++j) sum += os[j * inner];
+            j = 0;
 #if !defined(LITEGRAPH_SCALAR_SIMD)
             if (inner == 1) {
                 using V = simd::vfloat;
