@@ -5583,6 +5583,9 @@ struct conv_geometry {
     double flops() const { return 2.0 * double(n) * oc * oh * ow * (c / groups) * kh * kw; }
 };
 
+/// The widest input a pointwise direct conv takes (pointwise_conv2d_direct).
+inline constexpr std::int64_t pointwise_direct_max_k = 64;
+
 /// Writes y[n * image_stride + oc * channel_stride + offset].
 struct conv_store_epilogue {
     float* y;
@@ -5925,11 +5928,15 @@ inline depthwise_impl depthwise_for(simd::isa i) {
 
 /// The direct kernel of activation Act, its activation passed as `const void*`
 /// (an arch unit lists one per activation: depthwise_direct_entry).
+/// The pointwise direct kernel's type (pointwise_direct_run).
+using pointwise_direct_fn = void (*)(const conv_geometry&, const float*, const float*, float*,
+                                     const float*, const float*, const void*);
 template <class Act>
 struct depthwise_direct_impl {
     std::int64_t width = 0;
     void (*plane)(const conv_geometry&, const float*, std::int64_t, const std::int64_t*,
                   const float*, float*, float, const float*, const void*) = nullptr;
+    pointwise_direct_fn pointwise = nullptr;
 };
 template <class A, class Act>
 void depthwise_direct_erased(const conv_geometry& g, const float* ph, std::int64_t pw,
@@ -5945,10 +5952,127 @@ struct depthwise_direct_entry {
     std::int64_t width;
     void (*plane)(const conv_geometry&, const float*, std::int64_t, const std::int64_t*,
                   const float*, float*, float, const float*, const void*);
+    pointwise_direct_fn pointwise;  // the pointwise conv of the same activation
 };
+
+/// R output channels x V vectors of output columns of a pointwise conv:
+/// y[r][col] = act(sum over q of w[r][q] * x[q][col], then * scale[r] +
+/// bias[r] when Scaled, else + bias[r]).  The sum starts at 0 and adds q in
+/// order, one fmadd each, and the bias stage follows as the epilogue chain
+/// computes it: the SGEMM path's bits (its micro-kernel, then chain<bias,
+/// act<F>>).  `x` is the first column (row stride ldx), `w` the first
+/// channel's row (k floats per channel), `y` the first output (row stride
+/// ldy); the last vector stores `last` floats (width for all).
+template <class A, class Act, bool Scaled, int R, int V>
+inline void pointwise_block(std::int64_t k, const float* w, const float* x, std::int64_t ldx,
+                            float* y, std::int64_t ldy, const float* bias, const float* scale,
+                            const Act& act, std::int64_t last) {
+    using vfloat = typename simd::arch_traits<A>::vfloat;
+    constexpr std::int64_t width = simd::width_of<A>;
+    vfloat acc[R][V];
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) acc[r][v] = vfloat(0.f);
+    for (std::int64_t q = 0; q < k; ++q) {
+        vfloat xv[V];
+        for (int v = 0; v < V; ++v) xv[v] = simd::load<vfloat>(x + q * ldx + v * width);
+        for (int r = 0; r < R; ++r) {
+            const vfloat wv(w[r * k + q]);
+            for (int v = 0; v < V; ++v) acc[r][v] = simd::fmadd(wv, xv[v], acc[r][v]);
+        }
+    }
+    const Act a = act;
+    for (int r = 0; r < R; ++r) {
+        const vfloat b(bias[r]);
+        const vfloat sc(Scaled ? scale[r] : 1.f);
+        for (int v = 0; v < V; ++v) {
+            vfloat o = acc[r][v];
+            if constexpr (Scaled)
+                o = o * sc + b;
+            else
+                o = o + b;
+            o = a.vec(o);
+            float* d = y + r * ldy + v * width;
+            if (v + 1 < V || last == width) {
+                simd::store(d, o);
+            } else {
+                float lanes[width];
+                simd::store(lanes, o);
+                for (std::int64_t i = 0; i < last; ++i) d[i] = lanes[i];
+            }
+        }
+    }
+}
+
+/// Output channels [oc, oc + R) of columns [p0, p1) of one image.
+template <class A, class Act, bool Scaled, int R>
+inline void pointwise_rows(const conv_geometry& g, const float* x, const float* w, float* y,
+                           const float* bias, const float* scale, const Act& act, std::int64_t oc,
+                           std::int64_t p0, std::int64_t p1) {
+    constexpr std::int64_t width = simd::width_of<A>;
+    constexpr int V = 2;
+    const std::int64_t k = g.c, hw = g.h * g.w;
+    const float* wr = w + oc * k;
+    float* yr = y + oc * hw;
+    const float* br = bias + oc;
+    const float* sr = Scaled ? scale + oc : nullptr;
+    std::int64_t p = p0;
+    for (; p + V * width <= p1; p += V * width)
+        pointwise_block<A, Act, Scaled, R, V>(k, wr, x + p, hw, yr + p, hw, br, sr, act, width);
+    for (; p + width <= p1; p += width)
+        pointwise_block<A, Act, Scaled, R, 1>(k, wr, x + p, hw, yr + p, hw, br, sr, act, width);
+    if (p < p1) {  // the ragged columns from a zero-padded copy (k <= pointwise_direct_max_k)
+        alignas(64) float xt[pointwise_direct_max_k * width];
+        for (std::int64_t q = 0; q < k; ++q)
+            for (std::int64_t i = 0; i < width; ++i)
+                xt[q * width + i] = p + i < p1 ? x[q * hw + p + i] : 0.f;
+        pointwise_block<A, Act, Scaled, R, 1>(k, wr, xt, width, yr + p, hw, br, sr, act, p1 - p);
+    }
+}
+
+/// The pointwise direct conv of one activation (see pointwise_conv2d_direct).
+template <class A, class Act, bool Scaled>
+void pointwise_direct_scaled(const conv_geometry& g, const float* x, const float* w, float* y,
+                             const float* bias, const float* scale, const Act& act) {
+    constexpr std::int64_t width = simd::width_of<A>;
+    const std::int64_t k = g.c, hw = g.h * g.w;
+    // Column blocks whose k rows of x stay in L1 while every channel reads them.
+    const std::int64_t block = std::max<std::int64_t>(
+        2 * width, (4096 / std::max<std::int64_t>(k, 1)) / (2 * width) * (2 * width));
+    for (std::int64_t n = 0; n < g.n; ++n) {
+        const float* xn = x + n * k * hw;
+        float* yn = y + n * g.oc * hw;
+        for (std::int64_t p0 = 0; p0 < hw; p0 += block) {
+            const std::int64_t p1 = std::min(hw, p0 + block);
+            std::int64_t oc = 0;
+            for (; oc + 6 <= g.oc; oc += 6)
+                pointwise_rows<A, Act, Scaled, 6>(g, xn, w, yn, bias, scale, act, oc, p0, p1);
+            if (oc + 4 <= g.oc) {
+                pointwise_rows<A, Act, Scaled, 4>(g, xn, w, yn, bias, scale, act, oc, p0, p1);
+                oc += 4;
+            }
+            if (oc + 2 <= g.oc) {
+                pointwise_rows<A, Act, Scaled, 2>(g, xn, w, yn, bias, scale, act, oc, p0, p1);
+                oc += 2;
+            }
+            if (oc < g.oc)
+                pointwise_rows<A, Act, Scaled, 1>(g, xn, w, yn, bias, scale, act, oc, p0, p1);
+        }
+    }
+}
+template <class A, class Act>
+void pointwise_direct_run(const conv_geometry& g, const float* x, const float* w, float* y,
+                          const float* bias, const float* scale, const void* act) {
+    const Act& a = *static_cast<const Act*>(act);
+    if (scale)
+        pointwise_direct_scaled<A, Act, true>(g, x, w, y, bias, scale, a);
+    else
+        pointwise_direct_scaled<A, Act, false>(g, x, w, y, bias, scale, a);
+}
+
 template <class A, class Act>
 constexpr depthwise_direct_entry depthwise_direct_entry_of() {
-    return {&act_tag<Act>, simd::width_of<A>, &depthwise_direct_erased<A, Act>};
+    return {&act_tag<Act>, simd::width_of<A>, &depthwise_direct_erased<A, Act>,
+            &pointwise_direct_run<A, Act>};
 }
 /// The direct kernel of Act in a slot: its arch unit's when the unit knows
 /// Act (tools/simd_arch.hpp lists ops::activation_functors), otherwise the
@@ -5957,8 +6081,10 @@ template <class Act>
 depthwise_direct_impl<Act> depthwise_direct_for(simd::isa i) {
     if (const simd::arch_table* t = simd::table_of(i))
         for (std::int64_t e = 0; e < t->direct_count; ++e)
-            if (t->direct[e].key == &act_tag<Act>) return {t->direct[e].width, t->direct[e].plane};
-    return {simd::width_of<simd::default_arch>, &depthwise_direct_erased<simd::default_arch, Act>};
+            if (t->direct[e].key == &act_tag<Act>)
+                return {t->direct[e].width, t->direct[e].plane, t->direct[e].pointwise};
+    return {simd::width_of<simd::default_arch>, &depthwise_direct_erased<simd::default_arch, Act>,
+            &pointwise_direct_run<simd::default_arch, Act>};
 }
 
 /// The plane loop of the depthwise conv: for each image and channel in
@@ -6069,6 +6195,32 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
                                             d.y + (n * g.c + ch) * plane, d.bias ? d.bias[ch] : 0.f,
                                             d.scale ? d.scale + ch : nullptr, &d.act);
                              });
+}
+
+/// Whether pointwise_conv2d_direct runs g: a 1x1 stride-1 unpadded conv of
+/// one group with at most pointwise_direct_max_k input channels (a short
+/// sum, where the SGEMM's tile store and separate epilogue pass cost most)
+/// and planes of at least two vectors (smaller ones, an SE block's 1x1
+/// planes, are the SGEMM's columns).
+inline bool pointwise_direct_fits(const conv_geometry& g, std::int64_t width) {
+    return g.is_pointwise() && g.groups == 1 && g.c <= pointwise_direct_max_k &&
+           g.oh * g.ow >= 2 * width;
+}
+
+/// A pointwise conv written straight into d.y (dense NCHW) with d's bias
+/// (required), scale and activation applied in registers: the output of
+/// conv2d's SGEMM path followed by chain<bias, act<Act>>, bit for bit, without
+/// its tile store and second pass.  Reads x whole (not in place).  Returns
+/// false, doing nothing, when !pointwise_direct_fits(g) or d.bias is null.
+template <class Act>
+bool pointwise_conv2d_direct(const conv_geometry& g, const float* x, const float* w,
+                             const depthwise_direct<Act>& d) {
+    g.validate();
+    const detail::depthwise_direct_impl<Act> impl =
+        detail::depthwise_direct_for<Act>(simd::active());
+    if (!d.bias || !pointwise_direct_fits(g, impl.width)) return false;
+    impl.pointwise(g, x, w, d.y, d.bias, d.scale, &d.act);
+    return true;
 }
 
 /// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,
@@ -17871,6 +18023,7 @@ struct fused<ops::conv2d, Stages...> {
         if constexpr ((stage_broadcasts<Stages> || ... || false))
             if (run_plane_gate(p.conv, s, g, c, x, f, out, io)) return;
         if (run_depthwise_direct(p.conv, g, c, x, f, out, io.pool)) return;
+        if (run_pointwise_direct(p.conv, g, c, x, f, out, io.pool)) return;
         // The bias is a stage of the chain, so the producer adds none itself.
         // at.index is the flat index into the conv's own output [N, OC, OH, OW]
         // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
@@ -18145,6 +18298,29 @@ private:
                 c.emit(out, v.data() + i, 1, at{i / g.oc, i % g.oc, i});
         });
         return true;
+    }
+
+    /// A fast pointwise conv of a short sum (kernels::pointwise_direct_fits)
+    /// whose chain is a bias and at most one activation with a vector form,
+    /// on one thread, runs it in registers inside the kernel
+    /// (kernels::pointwise_conv2d_direct: the SGEMM path's bits); returns
+    /// false for anything else.
+    static bool run_pointwise_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
+                                     const chain_type& c, const float* x, const float* f,
+                                     float* out, thread_pool* pool) {
+        if constexpr (depthwise_direct_chain<chain_type>::value) {
+            if (p.kernel != ops::conv_kernel::fast || pool_threads(pool) > 1) return false;
+            using A = typename depthwise_direct_chain<chain_type>::act_type;
+            kernels::depthwise_direct<A> d;
+            d.y = out;
+            d.bias = std::get<0>(c.stages).values;
+            d.scale = std::get<0>(c.stages).scale;
+            d.act = depthwise_direct_chain<chain_type>::act_of(c);
+            return kernels::pointwise_conv2d_direct(kernels::conv_geometry::from(g), x, f, d);
+        } else {
+            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out, (void)pool;
+            return false;
+        }
     }
 
     /// A fast depthwise conv whose chain is a bias and at most one activation

@@ -12,6 +12,7 @@
 
 #include "random_vec.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -247,6 +248,82 @@ TEST_CASE("depthwise_conv2d_direct: bias and activation in registers match the p
                     wrong += !(std::abs(out[i] - expect(i)) <= 1e-4 * (1 + std::abs(expect(i))));
                 CHECK(wrong == 0);
             }
+}
+
+TEST_CASE("pointwise_conv2d_direct gives the SGEMM path's bits and matches the plain loop") {
+    // Planes on and off the vector width (the ragged columns), output
+    // channels in blocks of 6, 4, 2 and 1, sums of 1 to 64 terms, batch 2; a
+    // scale (a folded batch norm) or none; the identity, relu6 and hard_swish.
+    const ops::act::relu6 relu6{};
+    const ops::act::hard_swish hswish{};
+    for (const auto& g : {make_geometry(2, 8, 16, 160, 40, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+                          make_geometry(1, 24, 4, 160, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+                          make_geometry(2, 1, 3, 11, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+                          make_geometry(1, 64, 5, 37, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+                          make_geometry(1, 16, 2, 9, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1)})
+        for (int mode = 0; mode < 6; ++mode) {
+            INFO(describe(g) << " mode " << mode);
+            const auto x = random_vec(g.n * g.c * g.h * g.w, 3);
+            const auto w = random_vec(g.oc * g.c, 4);
+            const auto b = random_vec(g.oc, 5);
+            const auto sc = random_vec(g.oc, 6);
+            const bool scaled = mode % 2 == 1;
+            const std::int64_t plane = g.oh * g.ow;
+            // The SGEMM path (prepared weights, as the fused conv runs it) and
+            // the bias stage and activation in scalar after it.
+            auto finish = [&](float v, std::int64_t oc) {
+                v = scaled ? v * sc[oc] + b[oc] : v + b[oc];
+                return mode / 2 == 0 ? v : (mode / 2 == 1 ? relu6(v) : hswish(v));
+            };
+            std::vector<float> want(static_cast<std::size_t>(g.n * g.oc * plane), NAN);
+            const kernels::conv_weights cw(g, w.data());
+            kernels::conv2d(g, x.data(), cw,
+                            [&](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                                std::int64_t count) {
+                                for (std::int64_t i = 0; i < count; ++i)
+                                    want[(n * g.oc + oc) * plane + off + i] = finish(v[i], oc);
+                            });
+            std::vector<float> y(want.size(), NAN);
+            auto run = [&](auto act) {
+                kernels::depthwise_direct<decltype(act)> d;
+                d.y = y.data();
+                d.bias = b.data();
+                d.scale = scaled ? sc.data() : nullptr;
+                d.act = act;
+                return kernels::pointwise_conv2d_direct(g, x.data(), w.data(), d);
+            };
+            const bool ran = mode / 2 == 0 ? run(kernels::identity_act{})
+                                           : (mode / 2 == 1 ? run(relu6) : run(hswish));
+            const bool fits = kernels::pointwise_direct_fits(
+                g, kernels::detail::depthwise_direct_for<kernels::identity_act>(
+                       kernels::simd::active())
+                       .width);
+            CHECK(ran == fits);
+            if (!ran) continue;
+            CHECK(std::memcmp(y.data(), want.data(), y.size() * sizeof(float)) == 0);
+            const auto ref = ref_conv(g, x.data(), w.data());
+            int wrong = 0;
+            for (std::size_t i = 0; i < ref.size(); ++i) {
+                const float e =
+                    finish(static_cast<float>(ref[i]), static_cast<std::int64_t>(i) / plane % g.oc);
+                wrong += !(std::abs(y[i] - e) <= 1e-4 * (1 + std::abs(e)));
+            }
+            CHECK(wrong == 0);
+        }
+    // Too wide a sum, a stride, a group: not taken, nothing written.
+    for (const auto& g : {make_geometry(1, 65, 4, 40, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+                          make_geometry(1, 8, 8, 40, 8, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1),
+                          make_geometry(1, 8, 4, 40, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2)}) {
+        const auto x = random_vec(g.n * g.c * g.h * g.w, 3);
+        const auto w = random_vec(g.oc * g.c / g.groups, 4);
+        const auto b = random_vec(g.oc, 5);
+        std::vector<float> y(static_cast<std::size_t>(g.n * g.oc * g.oh * g.ow), 7.f);
+        kernels::depthwise_direct<kernels::identity_act> d;
+        d.y = y.data();
+        d.bias = b.data();
+        CHECK_FALSE(kernels::pointwise_conv2d_direct(g, x.data(), w.data(), d));
+        CHECK(std::count(y.begin(), y.end(), 7.f) == static_cast<std::ptrdiff_t>(y.size()));
+    }
 }
 
 TEST_CASE("general convs (im2col) match the plain loop") {

@@ -127,6 +127,7 @@ struct fused<ops::conv2d, Stages...> {
         if constexpr ((stage_broadcasts<Stages> || ... || false))
             if (run_plane_gate(p.conv, s, g, c, x, f, out, io)) return;
         if (run_depthwise_direct(p.conv, g, c, x, f, out, io.pool)) return;
+        if (run_pointwise_direct(p.conv, g, c, x, f, out, io.pool)) return;
         // The bias is a stage of the chain, so the producer adds none itself.
         // at.index is the flat index into the conv's own output [N, OC, OH, OW]
         // (for mul_plane, [N, C, 1, 1]: the plane the gate scales).
@@ -401,6 +402,29 @@ private:
                 c.emit(out, v.data() + i, 1, at{i / g.oc, i % g.oc, i});
         });
         return true;
+    }
+
+    /// A fast pointwise conv of a short sum (kernels::pointwise_direct_fits)
+    /// whose chain is a bias and at most one activation with a vector form,
+    /// on one thread, runs it in registers inside the kernel
+    /// (kernels::pointwise_conv2d_direct: the SGEMM path's bits); returns
+    /// false for anything else.
+    static bool run_pointwise_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
+                                     const chain_type& c, const float* x, const float* f,
+                                     float* out, thread_pool* pool) {
+        if constexpr (depthwise_direct_chain<chain_type>::value) {
+            if (p.kernel != ops::conv_kernel::fast || pool_threads(pool) > 1) return false;
+            using A = typename depthwise_direct_chain<chain_type>::act_type;
+            kernels::depthwise_direct<A> d;
+            d.y = out;
+            d.bias = std::get<0>(c.stages).values;
+            d.scale = std::get<0>(c.stages).scale;
+            d.act = depthwise_direct_chain<chain_type>::act_of(c);
+            return kernels::pointwise_conv2d_direct(kernels::conv_geometry::from(g), x, f, d);
+        } else {
+            (void)p, (void)g, (void)c, (void)x, (void)f, (void)out, (void)pool;
+            return false;
+        }
     }
 
     /// A fast depthwise conv whose chain is a bias and at most one activation
