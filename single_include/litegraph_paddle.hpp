@@ -15117,8 +15117,8 @@ struct slice {
 // exp(x - max) / sum, numerically stable (ops::softmax and firmware).
 //
 // The exponentials are kernels::exp_ops (exp.hpp), which gives the same bits
-// in a scalar as in a vector lane, and their sum runs in order, so firmware
-// and desktop give the same bits.  Where xsimd has vectors, a contiguous
+// in a scalar as in a vector lane, and their sum is eight partial sums in a
+// fixed order (sum8), so firmware and desktop give the same bits.  Where xsimd has vectors, a contiguous
 // row's maximum, its exponentials and its division run in vectors: a
 // maximum does not depend on the order (a +0 / -0 tie changes no x - max),
 // and exp_ops and a division round the same in a lane as alone.
@@ -15242,6 +15242,33 @@ inline float row_max(const float* x, std::int64_t n) {
     for (; j < n; ++j) m = std::max(m, x[j]);
     return m;
 }
+
+/// x[0] + x[s] + ... + x[(n-1) s] as eight partial sums, partial l adding
+/// the terms j = l mod 8 in order from 0, then ((p0 + p4) + (p2 + p6)) +
+/// ((p1 + p5) + (p3 + p7)): one order on every target, which a contiguous
+/// row runs in the lanes of one 8-float vector or two 4-float ones.
+inline float sum8(const float* x, std::int64_t n, std::int64_t s) {
+    float p[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    std::int64_t j = 0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+    using V = simd::vfloat;
+    constexpr std::int64_t w = simd::width;
+    if constexpr (w == 4 || w == 8)
+        if (s == 1) {
+            V a(0.f), b(0.f);
+            for (; j + 8 <= n; j += 8) {
+                a = a + V::load_unaligned(x + j);
+                if constexpr (w == 4) b = b + V::load_unaligned(x + j + 4);
+            }
+            a.store_unaligned(p);
+            if constexpr (w == 4) b.store_unaligned(p + 4);
+        }
+#endif
+    for (; j + 8 <= n; j += 8)
+        for (int l = 0; l < 8; ++l) p[l] += x[(j + l) * s];
+    for (int l = 0; j < n; ++j, ++l) p[l] += x[j * s];
+    return ((p[0] + p[4]) + (p[2] + p[6])) + ((p[1] + p[5]) + (p[3] + p[7]));
+}
 }  // namespace softmax_detail
 
 inline void softmax(const float* x, float* out, std::int64_t outer, std::int64_t n,
@@ -15267,8 +15294,7 @@ inline void softmax(const float* x, float* out, std::int64_t outer, std::int64_t
             }
 #endif
             for (; j < n; ++j) os[j * inner] = exp_ops(xs[j * inner] - m);
-            float sum = 0.f;
-            for (j = 0; j < n; ++j) sum += os[j * inner];
+            const float sum = softmax_detail::sum8(os, n, inner);
             j = 0;
 #if !defined(LITEGRAPH_SCALAR_SIMD)
             if (inner == 1) {

@@ -58,7 +58,8 @@ TEST_CASE("softmax matches the baseline over shapes and axes") {
 
 TEST_CASE("kernels::softmax gives the element loop's bits (vector max, exp and division)") {
     // The loop before its vector form: max, exp (exp_ops, the firmware's
-    // too) and sum in order, divide.
+    // too), eight partial sums (term j in partial j % 8) added pairwise,
+    // divide.
     auto plain = [](const std::vector<float>& x, std::int64_t n) {
         std::vector<float> y(x.size());
         for (std::size_t o = 0; o < x.size() / static_cast<std::size_t>(n); ++o) {
@@ -66,8 +67,10 @@ TEST_CASE("kernels::softmax gives the element loop's bits (vector max, exp and d
             float* ys = y.data() + o * n;
             float m = -INFINITY;
             for (std::int64_t j = 0; j < n; ++j) m = std::max(m, xs[j]);
-            float sum = 0.f;
-            for (std::int64_t j = 0; j < n; ++j) sum += ys[j] = kernels::exp_ops(xs[j] - m);
+            float part[8] = {};
+            for (std::int64_t j = 0; j < n; ++j) part[j % 8] += ys[j] = kernels::exp_ops(xs[j] - m);
+            const float sum = ((part[0] + part[4]) + (part[2] + part[6])) +
+                              ((part[1] + part[5]) + (part[3] + part[7]));
             for (std::int64_t j = 0; j < n; ++j) ys[j] /= sum;
         }
         return y;
