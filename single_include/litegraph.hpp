@@ -5212,9 +5212,12 @@ struct concat {
 // Paths, chosen by conv2d():
 //   - depthwise (groups == C == OC, any window, stride, dilation, padding):
 //     zero-padded, stride-phase-split input rows, vectorised along the output
-//     row, with the 3x3 and 5x5 windows unrolled; output rows go to the
-//     epilogue in L1-sized bands as soon as they are computed;
-//   - 1x1, stride 1, no padding: per image and group, W[OCg, Cg] x X[Cg, H*W];
+//     row, with the 3x3 and 5x5 windows unrolled (under vertical stride 1 in
+//     blocks of 4 output rows that share each input vector); output rows go to
+//     the epilogue in L1-sized bands as soon as they are computed;
+//   - 1x1, stride 1, no padding: per image and group, W[OCg, Cg] x X[Cg, H*W]
+//     (pointwise_conv2d_direct: the same sums with a bias and an activation
+//     finished in registers, for sums of at most 64 inputs);
 //   - anything else: im2col over bands of output rows + GEMM.
 
 #include <algorithm>
@@ -5926,11 +5929,11 @@ inline depthwise_impl depthwise_for(simd::isa i) {
     return depthwise_impl_of<simd::default_arch>();
 }
 
-/// The direct kernel of activation Act, its activation passed as `const void*`
-/// (an arch unit lists one per activation: depthwise_direct_entry).
 /// The pointwise direct kernel's type (pointwise_direct_run).
 using pointwise_direct_fn = void (*)(const conv_geometry&, const float*, const float*, float*,
                                      const float*, const float*, const void*);
+/// The direct kernels of activation Act, its activation passed as `const
+/// void*` (an arch unit lists one per activation: depthwise_direct_entry).
 template <class Act>
 struct depthwise_direct_impl {
     std::int64_t width = 0;
@@ -15118,10 +15121,10 @@ struct slice {
 //
 // The exponentials are kernels::exp_ops (exp.hpp), which gives the same bits
 // in a scalar as in a vector lane, and their sum is eight partial sums in a
-// fixed order (sum8), so firmware and desktop give the same bits.  Where xsimd has vectors, a contiguous
-// row's maximum, its exponentials and its division run in vectors: a
-// maximum does not depend on the order (a +0 / -0 tie changes no x - max),
-// and exp_ops and a division round the same in a lane as alone.
+// fixed order (sum8), so firmware and desktop give the same bits.  Where xsimd has vectors, a
+// contiguous row's maximum, its exponentials and its division run in vectors: a maximum does not
+// depend on the order (a +0 / -0 tie changes no x - max), and exp_ops and a division round the same
+// in a lane as alone.
 
 #include <algorithm>
 #include <cmath>
