@@ -389,7 +389,7 @@ private:
                 q.reverse = dir == 1;
                 q.proj = s.proj.data();
                 q.whh_t = w.whh_t.data();
-                q.bhh_n = w.bhh_n.data();
+                q.bias_hh = w.bias_hh.data();
                 q.len = len.data();
                 q.hs = s.hs.data();
                 q.hs2 = s.hs2.data();
