@@ -13551,17 +13551,25 @@ struct reshape2 : detail::copy_form {
 // gates are G vectors side by side, and a step computes them, applies the
 // gates' non-linearities and updates h (and c) without another pass.
 //
-// The input projection of every step, x[T * N, In] W_ih^T + b_ih (+ b_hh for
-// LSTM and RNN, and for GRU's r and z gates: the candidate's b_hh is inside
-// r * (W_hn h + b_hn)), is one packed SGEMM (gemm.hpp) into proj [T * N, G * Hp].
-// Per step, every active sequence b (t < len[b]) of a tile of rows starts from
-// its proj row and adds h_prev[b] W_hh^T with a register tile of HB hidden
-// blocks x MB sequences (each W_hh^T row loaded once for the MB sequences),
-// then the tile's gates go through sigmoid / tanh (Paddle's unclipped
-// sigmoid_v2 and tanh_v2, 1 / (1 + exp(-x)) and 2 / (1 + exp(-2x)) - 1, on
-// xsimd's exp, within a few ulp of std::exp) and the state update.  The new h
-// goes to a second buffer (every block reads all of h_prev), c is updated in
-// place.  Inactive sequences keep their state and write zeros to Out.
+// The input projection of every step, b_ih + x[T * N, In] W_ih^T, is one pass
+// over the rows into proj [T * N, G * Hp] (rnn_detail::project, a register
+// tile of rows x vectors of gate columns).  Per step, every active sequence b
+// (t < len[b]) of a tile of rows sums b_hh + h_prev[b] W_hh^T with a register
+// tile of HB hidden blocks x MB sequences (each W_hh^T row loaded once for the
+// MB sequences), adds its proj row, and the tile's gates go through sigmoid /
+// tanh (Paddle's unclipped sigmoid_v2 and tanh_v2, 1 / (1 + exp(-x)) and
+// 2 / (1 + exp(-2x)) - 1) and the state update.  The new h goes to a second
+// buffer (every block reads all of h_prev), c is updated in place.  Inactive
+// sequences keep their state and write zeros to Out.
+//
+// Every value is the plain loop's (rnn_reference<float>, the firmware form),
+// bit for bit, for LSTM, GRU and RNN_RELU: each sum starts at its bias and
+// adds its products in input order, a multiply then an add (no fused
+// multiply-add: the arch units build with -ffp-contract=off), the gates add
+// the two sums and take kernels::exp_ops (the same bits in a vector lane as
+// in a scalar), and the state updates run the plain loop's operations in its
+// order.  So a recognizer's rnn gives the same bits on the desktop and in
+// firmware.  (RNN_TANH takes xsimd::tanh here and std::tanh there.)
 //
 // The recurrence is a template on the xsimd architecture; tools/simd's arch
 // units register it (simd::arch_table::rnn) beside the SGEMM, so it runs the
@@ -13579,9 +13587,96 @@ struct reshape2 : detail::copy_form {
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+// ---- begin litegraph/kernels/exp.hpp ----
+// exp(x) on float32 from IEEE basic operations only, the same bits in a
+// scalar and in every lane of any xsimd vector:
+//
+//   float y = kernels::exp_ops(x);                      // one value
+//   xsimd::batch<float, A> v = kernels::exp_ops(xv);    // a vector of them
+//
+// std::exp and xsimd::exp are each correct to about an ulp, but not the same
+// ulp, and a vector exp has no scalar twin on a microcontroller; a kernel
+// whose desktop vector form and firmware scalar form must agree bit for bit
+// (softmax) computes exp with this one.  Each step is a single IEEE add,
+// subtract, multiply, compare-select, float <-> int32 conversion of an
+// integer value, shift or bit cast, so it rounds the same everywhere (with
+// -ffp-contract=off, as the library's units and firmware are built: no fused
+// multiply-add).
+//
+// The method is Cephes' expf: n = round(x / ln 2) (by adding 1.5 * 2^23),
+// r = x - n ln 2 in two parts (the high part exact), exp(r) by a degree-7
+// polynomial on |r| <= ln 2 / 2 (within 2 ulp of exp), times 2^n in two
+// power-of-two factors, so results between FLT_MIN and the smallest
+// subnormal round once, as exp's do.  x above 88.8 gives +inf, below -104
+// gives +0 (exp rounds to those there too), NaN gives NaN.
+
+#include <bit>
+#include <cstdint>
+
+
+namespace litegraph::kernels {
+
+namespace exp_detail {
+inline float select(bool m, float a, float b) {
+    return m ? a : b;
+}
+inline float pow2(std::int32_t k) {  // 2^k for k in [-126, 127]
+    return std::bit_cast<float>(static_cast<std::int32_t>((k + 127) << 23));
+}
+inline std::int32_t to_int(float integral) {
+    return static_cast<std::int32_t>(integral);
+}
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+template <class A>
+inline xsimd::batch<float, A> select(const xsimd::batch_bool<float, A>& m,
+                                     const xsimd::batch<float, A>& a,
+                                     const xsimd::batch<float, A>& b) {
+    return xsimd::select(m, a, b);
+}
+template <class A>
+inline xsimd::batch<float, A> pow2(const xsimd::batch<std::int32_t, A>& k) {
+    return xsimd::bitwise_cast<xsimd::batch<float, A>>((k + 127) << 23);
+}
+template <class A>
+inline xsimd::batch<std::int32_t, A> to_int(const xsimd::batch<float, A>& integral) {
+    return xsimd::batch_cast<std::int32_t>(integral);
+}
+#endif
+}  // namespace exp_detail
+
+/// exp(x), T = float or an xsimd float batch (see the top of the file).
+template <class T>
+inline T exp_ops(T x) {
+    using exp_detail::select;
+    const T lo(-104.f), hi(88.8f);
+    // NaN fails both comparisons and becomes lo here (a finite n below); it
+    // is put back at the end.
+    T v = select(x > lo, x, lo);
+    v = select(v < hi, v, hi);
+    const T shifter(12582912.f);  // 1.5 * 2^23: adding it rounds to an integer
+    const T nf = (v * T(1.44269504088896341f) + shifter) - shifter;
+    T r = v - nf * T(0.693359375f);  // ln 2's high part: 10 bits, nf * it exact
+    r = r - nf * T(-2.12194440e-4f);
+    T p(1.9875691500e-4f);
+    p = p * r + T(1.3981999507e-3f);
+    p = p * r + T(8.3334519073e-3f);
+    p = p * r + T(4.1665795894e-2f);
+    p = p * r + T(1.6666665459e-1f);
+    p = p * r + T(5.0000001201e-1f);
+    const T y = p * (r * r) + r + T(1.f);
+    const auto n = exp_detail::to_int(nf);  // in [-150, 128]
+    const auto n1 = n >> 1;                 // in [-75, 64]
+    const auto n2 = n - n1;                 // in [-75, 64]
+    const T e = y * exp_detail::pow2(n1) * exp_detail::pow2(n2);
+    return select(x != x, x, e);
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/exp.hpp ----
 
 namespace litegraph::kernels {
 
@@ -13610,13 +13705,22 @@ constexpr std::int64_t rnn_reference_scratch(const rnn_dims& d) {
 }
 
 namespace rnn_detail {
+/// exp in T: kernels::exp_ops in float (the fast kernels' bits), std::exp in
+/// double.
+template <class T>
+inline T exp_of(T v) {
+    if constexpr (std::is_same_v<T, float>)
+        return exp_ops(v);
+    else
+        return std::exp(v);
+}
 template <class T>
 inline T sigmoid_ref(T v) {
-    return T(1) / (T(1) + std::exp(-v));
+    return T(1) / (T(1) + exp_of(-v));
 }
 template <class T>
 inline T tanh_ref(T v) {
-    return T(2) / (T(1) + std::exp(T(-2) * v)) - T(1);
+    return T(2) / (T(1) + exp_of(T(-2) * v)) - T(1);
 }
 
 /// out[j] = b[j] + sum over q of w[j * k + q] * v[q], for j < rows: each
@@ -13764,9 +13868,9 @@ struct rnn_sequence {
     rnn_cell cell = rnn_cell::lstm;
     std::int64_t steps = 0, n = 0, h = 0, hp = 0;  // hp: H padded to the block width
     bool reverse = false;
-    const float* proj = nullptr;        // [steps * n, G * hp], biases included
+    const float* proj = nullptr;        // [steps * n, G * hp]: b_ih + x W_ih^T
     const float* whh_t = nullptr;       // [h, G * hp]: row k multiplies h_prev[k]
-    const float* bhh_n = nullptr;       // [hp]: GRU's b_hh of the candidate gate
+    const float* bias_hh = nullptr;     // [G * hp]: b_hh
     const std::int64_t* len = nullptr;  // [n], each in [0, steps]
     float* hs = nullptr;                // [n, hp]: h0 in, final h out
     float* hs2 = nullptr;               // [n, hp]: scratch
@@ -13780,6 +13884,9 @@ namespace detail {
 struct rnn_impl {
     std::int64_t width = 1;
     void (*run)(const rnn_sequence&) = nullptr;
+    // proj[rows, ld] = bias + x[rows, in] (row stride ldx) w[in, ld]
+    void (*project)(std::int64_t rows, const float* x, std::int64_t ldx, std::int64_t in,
+                    const float* w, std::int64_t ld, const float* bias, float* proj) = nullptr;
 };
 }  // namespace detail
 
@@ -13788,18 +13895,64 @@ namespace rnn_detail {
 
 template <class V>
 inline V sigmoid(V x) {
-    return V(1.f) / (V(1.f) + xsimd::exp(-x));
+    return V(1.f) / (V(1.f) + exp_ops(-x));
 }
 template <class V>
 inline V tanh_v2(V x) {
-    return V(2.f) / (V(1.f) + xsimd::exp(V(-2.f) * x)) - V(1.f);
+    return V(2.f) / (V(1.f) + exp_ops(V(-2.f) * x)) - V(1.f);
+}
+
+/// R rows x NV vectors of the projection: bias + the row's products in
+/// input order, each a multiply then an add (affine_rows' arithmetic).
+template <class A, int R, int NV>
+inline void project_block(const float* x, std::int64_t ldx, std::int64_t in, const float* w,
+                          std::int64_t ld, const float* bias, float* out) {
+    using V = xsimd::batch<float, A>;
+    constexpr std::int64_t W = V::size;
+    V acc[R][NV];
+    for (int v = 0; v < NV; ++v) {
+        const V b = V::load_unaligned(bias + v * W);
+        for (int r = 0; r < R; ++r) acc[r][v] = b;
+    }
+    for (std::int64_t q = 0; q < in; ++q) {
+        V wv[NV];
+        for (int v = 0; v < NV; ++v) wv[v] = V::load_unaligned(w + q * ld + v * W);
+        for (int r = 0; r < R; ++r) {
+            const V a(x[r * ldx + q]);
+            for (int v = 0; v < NV; ++v) acc[r][v] = acc[r][v] + a * wv[v];
+        }
+    }
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < NV; ++v) acc[r][v].store_unaligned(out + r * ld + v * W);
+}
+
+/// R rows of the projection, every column (ld a multiple of the width).
+template <class A, int R>
+inline void project_rows(const float* x, std::int64_t ldx, std::int64_t in, const float* w,
+                         std::int64_t ld, const float* bias, float* out) {
+    constexpr std::int64_t W = xsimd::batch<float, A>::size;
+    std::int64_t c = 0;
+    for (; c + 2 * W <= ld; c += 2 * W)
+        project_block<A, R, 2>(x, ldx, in, w + c, ld, bias + c, out + c);
+    if (c < ld) project_block<A, R, 1>(x, ldx, in, w + c, ld, bias + c, out + c);
+}
+
+template <class A>
+void project(std::int64_t rows, const float* x, std::int64_t ldx, std::int64_t in,
+             const float* w, std::int64_t ld, const float* bias, float* proj) {
+    std::int64_t r = 0;
+    for (; r + 6 <= rows; r += 6)
+        project_rows<A, 6>(x + r * ldx, ldx, in, w, ld, bias, proj + r * ld);
+    for (; r + 2 <= rows; r += 2)
+        project_rows<A, 2>(x + r * ldx, ldx, in, w, ld, bias, proj + r * ld);
+    if (r < rows) project_rows<A, 1>(x + r * ldx, ldx, in, w, ld, bias, proj + r * ld);
 }
 
 /// What one step's tiles share.
 struct step_ctx {
     std::int64_t h, hp, ld;  // ld = G * hp
     const float* whh_t;
-    const float* bhh_n;
+    const float* bias_hh;
     const float* proj;  // the step's first row (sequence 0)
     const float* hprev;
     float* hnext;
@@ -13816,15 +13969,10 @@ inline void tile(const step_ctx& s, std::int64_t hb0, const std::int64_t* rows) 
     constexpr int NA = HB * static_cast<int>(G);
     V acc[MB][NA];
     const float* hp[MB];
-    for (int m = 0; m < MB; ++m) {
-        hp[m] = s.hprev + rows[m] * s.hp;
-        const float* p = s.proj + rows[m] * s.ld + hb0 * G * W;
-        for (int i = 0; i < NA; ++i) {
-            if (C == rnn_cell::gru && i % G == 2)  // r * (W_hn h + b_hn): no x part yet
-                acc[m][i] = V::load_unaligned(s.bhh_n + (hb0 + i / G) * W);
-            else
-                acc[m][i] = V::load_unaligned(p + i * W);
-        }
+    for (int m = 0; m < MB; ++m) hp[m] = s.hprev + rows[m] * s.hp;
+    for (int i = 0; i < NA; ++i) {  // b_hh + h_prev W_hh^T, from the bias
+        const V b = V::load_unaligned(s.bias_hh + (hb0 * G + i) * W);
+        for (int m = 0; m < MB; ++m) acc[m][i] = b;
     }
     const float* wk = s.whh_t + hb0 * G * W;
     for (std::int64_t k = 0; k < s.h; ++k, wk += s.ld) {
@@ -13832,7 +13980,7 @@ inline void tile(const step_ctx& s, std::int64_t hb0, const std::int64_t* rows) 
         for (int m = 0; m < MB; ++m) hv[m] = V(hp[m][k]);
         detail::unroll(std::make_integer_sequence<std::int64_t, NA>{}, [&](auto i) {
             const V w = V::load_unaligned(wk + i * W);
-            for (int m = 0; m < MB; ++m) acc[m][i] = simd::fmadd(hv[m], w, acc[m][i]);
+            for (int m = 0; m < MB; ++m) acc[m][i] = acc[m][i] + hv[m] * w;
         });
     }
     for (int m = 0; m < MB; ++m) {
@@ -13840,22 +13988,26 @@ inline void tile(const step_ctx& s, std::int64_t hb0, const std::int64_t* rows) 
         for (int j = 0; j < HB; ++j) {
             const std::int64_t u0 = (hb0 + j) * W;  // first unit of the block
             const V* a = acc[m] + j * G;
+            // The block's gates of the input projection (b_ih included).
+            const float* px = s.proj + b * s.ld + (hb0 + j) * G * W;
+            const auto xg = [&](int g) { return V::load_unaligned(px + g * W); };
             V hv;
             if constexpr (C == rnn_cell::lstm) {
-                const V i = sigmoid(a[0]), f = sigmoid(a[1]), g = tanh_v2(a[2]), o = sigmoid(a[3]);
+                const V i = sigmoid(xg(0) + a[0]), f = sigmoid(xg(1) + a[1]);
+                const V g = tanh_v2(xg(2) + a[2]), o = sigmoid(xg(3) + a[3]);
                 float* cp = s.cs + b * s.hp + u0;
                 const V c = g * i + V::load_unaligned(cp) * f;
                 c.store_unaligned(cp);
                 hv = o * tanh_v2(c);
             } else if constexpr (C == rnn_cell::gru) {
-                const V r = sigmoid(a[0]), z = sigmoid(a[1]);
-                const V xn = V::load_unaligned(s.proj + b * s.ld + ((hb0 + j) * G + 2) * W);
-                const V n = tanh_v2(xn + r * a[2]);
+                const V r = sigmoid(xg(0) + a[0]), z = sigmoid(xg(1) + a[1]);
+                const V n = tanh_v2(xg(2) + r * a[2]);
                 hv = z * V::load_unaligned(hp[m] + u0) + n - z * n;
             } else if constexpr (C == rnn_cell::rnn_tanh) {
-                hv = xsimd::tanh(a[0]);
+                hv = xsimd::tanh(xg(0) + a[0]);
             } else {
-                hv = xsimd::max(a[0], V(0.f));
+                const V v = xg(0) + a[0];  // (v > 0 ? v : 0): a NaN gives 0, as the plain loop
+                hv = xsimd::select(v > V(0.f), v, V(0.f));
             }
             hv.store_unaligned(s.hnext + b * s.hp + u0);
             float* o = s.out + b * s.out_stride + u0;
@@ -13909,7 +14061,7 @@ void recurrence(const rnn_sequence& q) {
         }
         const step_ctx s{q.h,         q.hp,
                          ld,          q.whh_t,
-                         q.bhh_n,     q.proj + t * q.n * ld,
+                         q.bias_hh,   q.proj + t * q.n * ld,
                          hprev,       hnext,
                          q.cs,        q.out + t * q.n * q.out_stride,
                          q.out_stride};
@@ -13954,7 +14106,7 @@ void run_recurrence(const rnn_sequence& q) {
 namespace detail {
 template <class A>
 constexpr rnn_impl rnn_impl_of() {
-    return {simd::width_of<A>, &rnn_detail::run_recurrence<A>};
+    return {simd::width_of<A>, &rnn_detail::run_recurrence<A>, &rnn_detail::project<A>};
 }
 }  // namespace detail
 #endif
@@ -13979,10 +14131,10 @@ struct rnn_weights {
     rnn_cell cell = rnn_cell::lstm;
     std::int64_t h = 0, hp = 0, in = 0;
     simd::isa isa = simd::isa::baseline;
-    std::vector<float> wih_t;  // [in, G * hp]
-    std::vector<float> bias;   // [G * hp]: b_ih + b_hh (GRU's candidate: b_ih)
-    std::vector<float> whh_t;  // [h, G * hp]
-    std::vector<float> bhh_n;  // [hp]: GRU's candidate b_hh
+    std::vector<float> wih_t;    // [in, G * hp]
+    std::vector<float> bias_ih;  // [G * hp]
+    std::vector<float> whh_t;    // [h, G * hp]
+    std::vector<float> bias_hh;  // [G * hp]
 
     std::int64_t cols() const { return rnn_gates(cell) * hp; }
 
@@ -13998,44 +14150,27 @@ struct rnn_weights {
         const std::int64_t ld = g * hp;
         wih_t.assign(static_cast<std::size_t>(in * ld), 0.f);
         whh_t.assign(static_cast<std::size_t>(h * ld), 0.f);
-        bias.assign(static_cast<std::size_t>(ld), 0.f);
-        bhh_n.assign(static_cast<std::size_t>(c == rnn_cell::gru ? hp : 0), 0.f);
+        bias_ih.assign(static_cast<std::size_t>(ld), 0.f);
+        bias_hh.assign(static_cast<std::size_t>(ld), 0.f);
         for (std::int64_t j = 0; j < g; ++j)
             for (std::int64_t u = 0; u < h; ++u) {
                 const std::int64_t row = j * h + u;                      // Paddle's gate row
                 const std::int64_t col = ((u / v) * g + j) * v + u % v;  // blocked column
                 for (std::int64_t q = 0; q < in; ++q) wih_t[q * ld + col] = wih[row * in + q];
                 for (std::int64_t q = 0; q < h; ++q) whh_t[q * ld + col] = whh[row * h + q];
-                if (c == rnn_cell::gru && j == 2) {
-                    bias[col] = bih[row];
-                    bhh_n[u] = bhh[row];
-                } else {
-                    bias[col] = bih[row] + bhh[row];
-                }
+                bias_ih[col] = bih[row];
+                bias_hh[col] = bhh[row];
             }
     }
 };
 
-namespace rnn_detail {
-/// Stores an SGEMM run plus the bias of its columns.
-struct bias_store {
-    float* c;
-    std::int64_t ldc;
-    const float* bias;
-    void operator()(std::int64_t row, std::int64_t col0, const float* v, std::int64_t count) const {
-        float* o = c + row * ldc + col0;
-        const float* b = bias + col0;
-        for (std::int64_t j = 0; j < count; ++j) o[j] = v[j] + b[j];
-    }
-};
-}  // namespace rnn_detail
-
-/// proj[rows, G * hp] = x[rows, in] (row stride ldx) W_ih^T + biases.
+/// proj[rows, G * hp] = b_ih + x[rows, in] (row stride ldx) W_ih^T, each sum
+/// in input order (see the top of the file), on the instruction set `w` was
+/// prepared for.  (Only when rnn_fast_available.)
 inline void rnn_project(const rnn_weights& w, std::int64_t rows, const float* x, std::int64_t ldx,
                         float* proj) {
-    const std::int64_t ld = w.cols();
-    sgemm(rows, ld, w.in, x, ldx, w.wih_t.data(), ld,
-          rnn_detail::bias_store{proj, ld, w.bias.data()});
+    detail::rnn_for(w.isa).project(rows, x, ldx, w.in, w.wih_t.data(), w.cols(),
+                                   w.bias_ih.data(), proj);
 }
 
 /// The steps of one direction (see rnn_sequence), on the kernels of the
@@ -14385,7 +14520,7 @@ private:
                 q.reverse = dir == 1;
                 q.proj = s.proj.data();
                 q.whh_t = w.whh_t.data();
-                q.bhh_n = w.bhh_n.data();
+                q.bias_hh = w.bias_hh.data();
                 q.len = len.data();
                 q.hs = s.hs.data();
                 q.hs2 = s.hs2.data();
@@ -15130,92 +15265,6 @@ struct slice {
 #include <cmath>
 #include <cstdint>
 
-// ---- begin litegraph/kernels/exp.hpp ----
-// exp(x) on float32 from IEEE basic operations only, the same bits in a
-// scalar and in every lane of any xsimd vector:
-//
-//   float y = kernels::exp_ops(x);                      // one value
-//   xsimd::batch<float, A> v = kernels::exp_ops(xv);    // a vector of them
-//
-// std::exp and xsimd::exp are each correct to about an ulp, but not the same
-// ulp, and a vector exp has no scalar twin on a microcontroller; a kernel
-// whose desktop vector form and firmware scalar form must agree bit for bit
-// (softmax) computes exp with this one.  Each step is a single IEEE add,
-// subtract, multiply, compare-select, float <-> int32 conversion of an
-// integer value, shift or bit cast, so it rounds the same everywhere (with
-// -ffp-contract=off, as the library's units and firmware are built: no fused
-// multiply-add).
-//
-// The method is Cephes' expf: n = round(x / ln 2) (by adding 1.5 * 2^23),
-// r = x - n ln 2 in two parts (the high part exact), exp(r) by a degree-7
-// polynomial on |r| <= ln 2 / 2 (within 2 ulp of exp), times 2^n in two
-// power-of-two factors, so results between FLT_MIN and the smallest
-// subnormal round once, as exp's do.  x above 88.8 gives +inf, below -104
-// gives +0 (exp rounds to those there too), NaN gives NaN.
-
-#include <bit>
-#include <cstdint>
-
-
-namespace litegraph::kernels {
-
-namespace exp_detail {
-inline float select(bool m, float a, float b) {
-    return m ? a : b;
-}
-inline float pow2(std::int32_t k) {  // 2^k for k in [-126, 127]
-    return std::bit_cast<float>(static_cast<std::int32_t>((k + 127) << 23));
-}
-inline std::int32_t to_int(float integral) {
-    return static_cast<std::int32_t>(integral);
-}
-#if !defined(LITEGRAPH_SCALAR_SIMD)
-template <class A>
-inline xsimd::batch<float, A> select(const xsimd::batch_bool<float, A>& m,
-                                     const xsimd::batch<float, A>& a,
-                                     const xsimd::batch<float, A>& b) {
-    return xsimd::select(m, a, b);
-}
-template <class A>
-inline xsimd::batch<float, A> pow2(const xsimd::batch<std::int32_t, A>& k) {
-    return xsimd::bitwise_cast<xsimd::batch<float, A>>((k + 127) << 23);
-}
-template <class A>
-inline xsimd::batch<std::int32_t, A> to_int(const xsimd::batch<float, A>& integral) {
-    return xsimd::batch_cast<std::int32_t>(integral);
-}
-#endif
-}  // namespace exp_detail
-
-/// exp(x), T = float or an xsimd float batch (see the top of the file).
-template <class T>
-inline T exp_ops(T x) {
-    using exp_detail::select;
-    const T lo(-104.f), hi(88.8f);
-    // NaN fails both comparisons and becomes lo here (a finite n below); it
-    // is put back at the end.
-    T v = select(x > lo, x, lo);
-    v = select(v < hi, v, hi);
-    const T shifter(12582912.f);  // 1.5 * 2^23: adding it rounds to an integer
-    const T nf = (v * T(1.44269504088896341f) + shifter) - shifter;
-    T r = v - nf * T(0.693359375f);  // ln 2's high part: 10 bits, nf * it exact
-    r = r - nf * T(-2.12194440e-4f);
-    T p(1.9875691500e-4f);
-    p = p * r + T(1.3981999507e-3f);
-    p = p * r + T(8.3334519073e-3f);
-    p = p * r + T(4.1665795894e-2f);
-    p = p * r + T(1.6666665459e-1f);
-    p = p * r + T(5.0000001201e-1f);
-    const T y = p * (r * r) + r + T(1.f);
-    const auto n = exp_detail::to_int(nf);  // in [-150, 128]
-    const auto n1 = n >> 1;                 // in [-75, 64]
-    const auto n2 = n - n1;                 // in [-75, 64]
-    const T e = y * exp_detail::pow2(n1) * exp_detail::pow2(n2);
-    return select(x != x, x, e);
-}
-
-}  // namespace litegraph::kernels
-// ---- end litegraph/kernels/exp.hpp ----
 
 namespace litegraph::kernels {
 
