@@ -13938,8 +13938,8 @@ inline void project_rows(const float* x, std::int64_t ldx, std::int64_t in, cons
 }
 
 template <class A>
-void project(std::int64_t rows, const float* x, std::int64_t ldx, std::int64_t in,
-             const float* w, std::int64_t ld, const float* bias, float* proj) {
+void project(std::int64_t rows, const float* x, std::int64_t ldx, std::int64_t in, const float* w,
+             std::int64_t ld, const float* bias, float* proj) {
     std::int64_t r = 0;
     for (; r + 6 <= rows; r += 6)
         project_rows<A, 6>(x + r * ldx, ldx, in, w, ld, bias, proj + r * ld);
@@ -14169,8 +14169,8 @@ struct rnn_weights {
 /// prepared for.  (Only when rnn_fast_available.)
 inline void rnn_project(const rnn_weights& w, std::int64_t rows, const float* x, std::int64_t ldx,
                         float* proj) {
-    detail::rnn_for(w.isa).project(rows, x, ldx, w.in, w.wih_t.data(), w.cols(),
-                                   w.bias_ih.data(), proj);
+    detail::rnn_for(w.isa).project(rows, x, ldx, w.in, w.wih_t.data(), w.cols(), w.bias_ih.data(),
+                                   proj);
 }
 
 /// The steps of one direction (see rnn_sequence), on the kernels of the
