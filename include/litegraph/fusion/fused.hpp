@@ -54,6 +54,19 @@ struct depthwise_direct_chain<chain<bias, act<F>>> {
     static F act_of(const chain<bias, act<F>>& c) { return std::get<1>(c.stages).f; }
 };
 
+/// The direct kernels' writer of such a chain: into `out`, its bias (and
+/// scale) and activation.
+template <class Chain>
+kernels::depthwise_direct<typename depthwise_direct_chain<Chain>::act_type> direct_of(
+    const Chain& c, float* out) {
+    kernels::depthwise_direct<typename depthwise_direct_chain<Chain>::act_type> d;
+    d.y = out;
+    d.bias = std::get<0>(c.stages).values;
+    d.scale = std::get<0>(c.stages).scale;
+    d.act = depthwise_direct_chain<Chain>::act_of(c);
+    return d;
+}
+
 /// Whether stage S writes planes from one value each (mul_plane, its gates).
 template <class S>
 constexpr bool stage_broadcasts = [] {
@@ -414,12 +427,7 @@ private:
                                      float* out, thread_pool* pool) {
         if constexpr (depthwise_direct_chain<chain_type>::value) {
             if (p.kernel != ops::conv_kernel::fast || pool_threads(pool) > 1) return false;
-            using A = typename depthwise_direct_chain<chain_type>::act_type;
-            kernels::depthwise_direct<A> d;
-            d.y = out;
-            d.bias = std::get<0>(c.stages).values;
-            d.scale = std::get<0>(c.stages).scale;
-            d.act = depthwise_direct_chain<chain_type>::act_of(c);
+            const auto d = direct_of(c, out);
             return kernels::pointwise_conv2d_direct(kernels::conv_geometry::from(g), x, f, d);
         } else {
             (void)p, (void)g, (void)c, (void)x, (void)f, (void)out, (void)pool;
@@ -437,12 +445,7 @@ private:
         if constexpr (depthwise_direct_chain<chain_type>::value) {
             const auto kg = kernels::conv_geometry::from(g);
             if (p.kernel != ops::conv_kernel::fast || !kg.is_depthwise()) return false;
-            using A = typename depthwise_direct_chain<chain_type>::act_type;
-            kernels::depthwise_direct<A> d;
-            d.y = out;
-            d.bias = std::get<0>(c.stages).values;
-            d.scale = std::get<0>(c.stages).scale;
-            d.act = depthwise_direct_chain<chain_type>::act_of(c);
+            const auto d = direct_of(c, out);
             ops::conv2d::depthwise_direct(pool, kg, x, f, d, in_place);
             return true;
         } else {
