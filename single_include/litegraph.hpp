@@ -844,7 +844,7 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 // Dispatch: the hot kernels are templates on the architecture (gemm.hpp,
 // conv.hpp).  The header alone instantiates them for `default_arch` only, so a
 // program of one translation unit runs exactly what its flags allow.  A program
-// that also compiles tools/simd_avx2.cpp and tools/simd_avx512.cpp (each with
+// that also compiles tools/simd/avx2.cpp and tools/simd/avx512.cpp (each with
 // its instruction set's flags; CMake: the litegraph_op_tables object library,
 // or litegraph_add_simd_dispatch() of the installed package) registers the same
 // kernels for those architectures, and every kernel call runs the widest one
@@ -950,7 +950,7 @@ inline constexpr std::int64_t width_of = static_cast<std::int64_t>(arch_traits<A
 // --- Run-time dispatch ------------------------------------------------------
 
 /// The kernel slots: the compile-time architecture, and the two that
-/// tools/simd_avx2.cpp and tools/simd_avx512.cpp provide.
+/// tools/simd/avx2.cpp and tools/simd/avx512.cpp provide.
 enum class isa : int { baseline = 0, avx2 = 1, avx512 = 2 };
 inline constexpr int isa_count = 3;
 
@@ -968,7 +968,7 @@ struct chain_entry;  // epilogue.hpp
 }  // namespace litegraph::kernels::epilogue
 
 namespace litegraph::kernels::simd {
-/// One arch unit's kernels (tools/simd_arch.hpp): constant data, pointers to
+/// One arch unit's kernels (tools/simd/arch_unit.hpp): constant data, pointers to
 /// the unit's instantiations.  No code of an arch unit runs before the CPU
 /// is known to have its instructions.
 struct arch_table {
@@ -6078,7 +6078,7 @@ constexpr depthwise_direct_entry depthwise_direct_entry_of() {
             &pointwise_direct_run<A, Act>};
 }
 /// The direct kernel of Act in a slot: its arch unit's when the unit knows
-/// Act (tools/simd_arch.hpp lists ops::activation_functors), otherwise the
+/// Act (tools/simd/arch_unit.hpp lists ops::activation_functors), otherwise the
 /// compile-time architecture's.
 template <class Act>
 depthwise_direct_impl<Act> depthwise_direct_for(simd::isa i) {
@@ -26203,7 +26203,7 @@ inline void draw_polygon(image& img, const quad& q, std::array<std::uint8_t, 3> 
 // probability of the kept steps as the line's score) over a dictionary
 // (BaseRecLabelDecode: one character a line, `use_space_char` appends " "),
 // and the edit distance that measures a read line against the truth.
-// Facts from PaddleOCR's tools/infer/predict_system.py, predict_rec.py,
+// Facts from PaddleOCR/tools/infer/predict_system.py, predict_rec.py,
 // predict_cls.py and ppocr/postprocess/rec_postprocess.py.  The models and
 // the whole pipeline: litegraph/ocr.hpp.
 

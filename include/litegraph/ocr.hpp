@@ -1,6 +1,6 @@
-// OCR, picture in, text out: PaddleOCR's text system (tools/infer/
-// predict_system.py) on litegraph sessions, each model loaded, fused and
-// planned once.
+// OCR, picture in, text out: PaddleOCR's text system
+// (PaddleOCR/tools/infer/predict_system.py) on litegraph sessions, each model
+// loaded, fused and planned once.
 //
 //   litegraph::ocr::pipeline p("ppocr_v3_det", "french_mobile_v2.0_rec",
 //                              "ppocr_mobile_v2.0_cls");

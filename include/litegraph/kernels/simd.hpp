@@ -10,7 +10,7 @@
 // Dispatch: the hot kernels are templates on the architecture (gemm.hpp,
 // conv.hpp).  The header alone instantiates them for `default_arch` only, so a
 // program of one translation unit runs exactly what its flags allow.  A program
-// that also compiles tools/simd_avx2.cpp and tools/simd_avx512.cpp (each with
+// that also compiles tools/simd/avx2.cpp and tools/simd/avx512.cpp (each with
 // its instruction set's flags; CMake: the litegraph_op_tables object library,
 // or litegraph_add_simd_dispatch() of the installed package) registers the same
 // kernels for those architectures, and every kernel call runs the widest one
@@ -117,7 +117,7 @@ inline constexpr std::int64_t width_of = static_cast<std::int64_t>(arch_traits<A
 // --- Run-time dispatch ------------------------------------------------------
 
 /// The kernel slots: the compile-time architecture, and the two that
-/// tools/simd_avx2.cpp and tools/simd_avx512.cpp provide.
+/// tools/simd/avx2.cpp and tools/simd/avx512.cpp provide.
 enum class isa : int { baseline = 0, avx2 = 1, avx512 = 2 };
 inline constexpr int isa_count = 3;
 
@@ -135,7 +135,7 @@ struct chain_entry;  // epilogue.hpp
 }  // namespace litegraph::kernels::epilogue
 
 namespace litegraph::kernels::simd {
-/// One arch unit's kernels (tools/simd_arch.hpp): constant data, pointers to
+/// One arch unit's kernels (tools/simd/arch_unit.hpp): constant data, pointers to
 /// the unit's instantiations.  No code of an arch unit runs before the CPU
 /// is known to have its instructions.
 struct arch_table {

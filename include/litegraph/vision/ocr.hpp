@@ -8,7 +8,7 @@
 // probability of the kept steps as the line's score) over a dictionary
 // (BaseRecLabelDecode: one character a line, `use_space_char` appends " "),
 // and the edit distance that measures a read line against the truth.
-// Facts from PaddleOCR's tools/infer/predict_system.py, predict_rec.py,
+// Facts from PaddleOCR/tools/infer/predict_system.py, predict_rec.py,
 // predict_cls.py and ppocr/postprocess/rec_postprocess.py.  The models and
 // the whole pipeline: litegraph/ocr.hpp.
 #pragma once
