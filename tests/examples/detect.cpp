@@ -115,7 +115,7 @@ TEST_CASE("examples/detect finds the boxes the runtime finds on the same preproc
     auto dflt = run("'" + exe.string() + "' '" + png.string() + "' '" + dir.string() + "' --json");
     REQUIRE(dflt.code == 0);
     CHECK(nlohmann::json::parse(dflt.out)["detections"].empty());
-    // The README's picture (docs/images/detect.png): the boxes over 0.25.
+    // docs/usage.md's picture (docs/images/detect.png): the boxes over 0.25.
     fs::create_directories(fs::path(LITEGRAPH_BINARY_DIR) / "examples");
     const auto picture = fs::path(LITEGRAPH_BINARY_DIR) / "examples" / "detect.png";
     auto pic = run("'" + exe.string() + "' '" + png.string() + "' '" + dir.string() +
