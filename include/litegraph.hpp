@@ -49,8 +49,9 @@
 // runtime: a program of instructions over an arena
 #include "litegraph/runtime/program.hpp"
 
-// static: compile-time networks for firmware (what `litegraph codegen` writes)
-#include "litegraph/static/network.hpp"
+// firmware: firmware networks (what `litegraph codegen` writes)
+#include "litegraph/firmware/network.hpp"
+#include "litegraph/quantize/ptq.hpp"
 
 // vision: images and the models' preprocessing steps (no files, no YAML)
 #include "litegraph/vision/draw.hpp"

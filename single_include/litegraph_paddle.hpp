@@ -821,7 +821,7 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 //                          the OpenCL backend runs it, alone or fused
 // and `activation_functors` below lists it.  Every listed activation is an op,
 // runs in place of its input (passes/in_place.hpp) and has a compile-time layer
-// (static/network.hpp's `unary`); everything else derives from the traits.
+// (firmware/network.hpp's `unary`); everything else derives from the traits.
 
 #include <algorithm>
 #include <cmath>
@@ -1186,7 +1186,7 @@ inline void clear_active() {
 // A kernel-layer header (raw pointers, no op, graph or attribute): the int8
 // ops requantize through these chains too.  The fusion layer spells the same
 // types as fusion::bias, fusion::act<F>, ... (fusion/epilogue.hpp), the names
-// fused kernels and compile-time networks use.
+// fused kernels and firmware networks use.
 
 #include <array>
 #include <cmath>
@@ -1793,7 +1793,7 @@ inline void dequantize_int8(float step, const std::int8_t* xs, float* out,
 // fields() lists its members in declaration order, which is how `litegraph
 // codegen` prints one as an aggregate initializer, generically.  run_form
 // calls the kernels (kernels/): the op's runtime kernel and a compile-time
-// network's layer (static/network.hpp) both call it, so firmware computes
+// network's layer (firmware/network.hpp) both call it, so firmware computes
 // what the runtime computes.  form_of throws unsupported_error for an
 // instance the form does not cover (a batched matmul, a broadcast the loop
 // does not express).
@@ -2388,6 +2388,17 @@ constexpr int8_form op_int8_form() {
         return Op::int8;
     else
         return int8_form::none;
+}
+
+/// Whether the op's kernel computes in int8 (the int8 ops and the int8 fused
+/// conv that quantize_int8 makes): `static constexpr bool int8_kernel = true;`.
+/// `run --json`'s `kernels` counts them.
+template <class Op>
+constexpr bool op_int8_kernel() {
+    if constexpr (requires { Op::int8_kernel; })
+        return Op::int8_kernel;
+    else
+        return false;
 }
 
 /// The op type an op declares first, as a string for a graph node
@@ -12267,7 +12278,7 @@ struct pixel_shuffle {
 // 2-D pooling on raw NCHW arrays (float32 and int8), heap-free over caller
 // scratch: Paddle's window rules (ops/pool2d.hpp says what surprises), the
 // windows computed once per output row and column.  ops::pool2d and
-// ops::pool2d_int8 run these; so do compile-time networks.
+// ops::pool2d_int8 run these; so do firmware networks.
 
 #include <algorithm>
 #include <cfloat>
@@ -13581,7 +13592,7 @@ struct reshape2 : detail::copy_form {
 // sequence and gate row, in T = float or double), is heap-free: its
 // temporaries are rnn_reference_scratch(dims) elements of caller memory.  It is
 // the op's float64 and `litegraph_kernel = "reference"` kernel and its
-// firmware form (a compile-time network's rnn layer).
+// firmware form (a firmware network's rnn layer).
 
 #include <algorithm>
 #include <cmath>
@@ -15859,7 +15870,7 @@ struct tile {
 // transpose2 / transpose: Out dim i is X dim axis[i]; `axis` is a permutation
 // of X's dims (negative entries count from the end).  Any dtype.  The loop is
 // kernels::permute (a strided copy); up to 6 dims it runs through the firmware
-// form, the call a compile-time network's layer makes.
+// form, the call a firmware network's layer makes.
 
 #include <array>
 #include <string_view>
@@ -17178,7 +17189,7 @@ using kernels::epilogue::vector_act;
 // ---- begin litegraph/fusion/fused.hpp ----
 // fused<Producer, Stages...>: a producer op and an epilogue chain as one op
 // type.  The runtime dispatches a `fused_conv2d` node to one of the closed
-// list `fused_conv_ops`; a compile-time network names the types directly.
+// list `fused_conv_ops`; a firmware network names the types directly.
 
 #include <algorithm>
 #include <cstddef>
@@ -17195,7 +17206,7 @@ using kernels::epilogue::vector_act;
 // ordered list of the node's epilogue stages, e.g. ["bias", "relu",
 // "add_with"]), how it parses its attributes, which operand slots it reads and
 // checks, and how it binds them.  fused<conv2d, ...> (fp32) and fused_int8<...>
-// both run their chains through `stage_set`; a compile-time network binds
+// both run their chains through `stage_set`; a firmware network binds
 // the same stages from `stage_operands` it fills from its plan.
 //
 // The stages themselves (their arithmetic) are kernel-layer types
@@ -17539,7 +17550,7 @@ bool stage_set<Stages...>::matches(const attr_map& a) {
 // ---- end litegraph/fusion/stages.hpp ----
 // ---- begin litegraph/kernels/cortex_m/conv_f32.hpp ----
 // Float convolutions for firmware, heap-free over caller scratch, with the
-// filter packed ahead of time (a compile-time network packs it when the
+// filter packed ahead of time (a firmware network packs it when the
 // header is generated: pack_conv_filter):
 //
 //  - ungrouped convs as a blocked GEMM: output channels in blocks of four
@@ -18155,7 +18166,7 @@ struct fused<ops::conv2d, Stages...> {
         return f.packed ? kernels::cortex_m::conv_f32_scratch_bytes(f.g)
                         : direct_scratch_bytes(f.g, f.in_place);
     }
-    /// The form a compile-time network runs (`litegraph codegen`): the
+    /// The form a firmware network runs (`litegraph codegen`): the
     /// firmware kernels where they take the conv, the filter packed for them.
     static form packed_form(form f) {
         f.packed = kernels::cortex_m::conv_f32_fast(f.g);
@@ -18206,7 +18217,7 @@ struct fused<ops::conv2d, Stages...> {
             kernels::cortex_m::conv_f32_depthwise(g, x, fp, scratch, sink);
     }
 
-    /// Points the chain's stages at their operands (a compile-time network's
+    /// Points the chain's stages at their operands (a firmware network's
     /// call; the runtime reads them from the node's slots).
     static void bind(chain_type& c, const stage_operands& ops) {
         stage_set_type::bind(c.stages, ops);
@@ -18220,7 +18231,7 @@ struct fused<ops::conv2d, Stages...> {
                (in_place ? static_cast<std::size_t>(g.oh * g.ow) * sizeof(float) : 0);
     }
 
-    /// The no-heap form (compile-time networks, firmware; the runtime's
+    /// The no-heap form (firmware networks, firmware; the runtime's
     /// reference kernel): the direct row loop of ops::conv2d, each finished
     /// row through the chain `c` (bound), written once.  With out == x a
     /// depthwise conv runs in place of its input (see run_in_place).
@@ -21305,6 +21316,7 @@ template <class... Stages>
 struct fused_int8 {
     using chain_type = chain<rescale, bias, Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
+    static constexpr bool int8_kernel = true;
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
     /// Whether Other is int8 (the SE gate of an int8 block, mul_plane_int8).
     static constexpr bool int8_other = (reads_int8_other<Stages>::value || ... || false);
@@ -21508,7 +21520,7 @@ struct fused_int8 {
                       scratch);
     }
 
-    /// Points the chain's stages at their operands (a compile-time network's
+    /// Points the chain's stages at their operands (a firmware network's
     /// call): multiplier, bias, output_step (quantize_store), Other.
     static void bind(chain_type& c, const stage_operands& ops) {
         stage_set_type::bind(c.stages, ops);
@@ -21519,7 +21531,7 @@ struct fused_int8 {
         return kernels::conv2d_int8_best_scratch_words(kg);
     }
 
-    /// The no-heap form (the runtime's kernel and compile-time networks):
+    /// The no-heap form (the runtime's kernel and firmware networks):
     /// kernels::conv2d_int8_best (the Cortex-M DSP kernels where the target
     /// has them, the reference elsewhere), each run of int32 accumulators
     /// through the bound chain `c`.  The one place the int8 conv is called.  Out is
@@ -21646,7 +21658,7 @@ using fused_int8_ops =
 
 // ---- begin litegraph/kernels/cortex_m/fc_packed.hpp ----
 // The int8 fully connected layer over weights widened to int16 pairs ahead
-// of time (a compile-time network packs them when the header is generated:
+// of time (a firmware network packs them when the header is generated:
 // pack_fc_weights): X int8 [M, K] times Y [K, N], per block of four columns
 // one LDM of four int16x2 words (Y[k][j], Y[k + 1][j] for the block's four
 // j) and four SMLAD against the pair (x[k], x[k + 1]): 6 instructions per
@@ -21728,6 +21740,7 @@ namespace litegraph::ops {
 
 struct mul_int8 {
     static constexpr std::string_view paddle_types[] = {"mul_int8"};
+    static constexpr bool int8_kernel = true;
     struct params {
         int x_num_col_dims = 1;
         float output_step = 0.f;
@@ -21786,7 +21799,7 @@ struct mul_int8 {
                         kernels::cortex_m::fc_int8_scratch_words(k, n));
     }
 
-    /// The layer on raw pointers, heap-free (the compile-time network's form
+    /// The layer on raw pointers, heap-free (the firmware network's form
     /// too): x [M, K] int8, y [K, N] int8, multiplier [N]; out int8 [M, N]
     /// when output_step > 0, else float32.
     static void compute(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
@@ -21844,7 +21857,7 @@ struct mul_int8 {
                                             : scratch_words(f.k, f.n)) *
                sizeof(std::int64_t);
     }
-    /// The form a compile-time network runs (`litegraph codegen`): Y packed.
+    /// The form a firmware network runs (`litegraph codegen`): Y packed.
     static form packed_form(form f) {
         f.packed = true;
         return f;
@@ -21925,6 +21938,7 @@ namespace litegraph::ops {
 
 struct pool2d_int8 {
     static constexpr std::string_view paddle_types[] = {"pool2d_int8"};
+    static constexpr bool int8_kernel = true;
     struct params {
         pool2d::params pool;
         float ratio = 0.f;  // input step / output step, 0: the input's step
@@ -22749,7 +22763,7 @@ inline pass_report run_passes_with_dots(graph::graph& g, const std::filesystem::
 // ---- begin litegraph/planner/model.hpp ----
 // The planner's model of memory: ordered segments (fastest first) and buffers
 // with lifetimes in execution steps.  Everything here works in constant
-// evaluation, so a compile-time network gets a compile-time plan.
+// evaluation, so a firmware network gets a compile-time plan.
 
 #include <cstddef>
 #include <cstdint>
@@ -24603,6 +24617,7 @@ namespace litegraph::ops {
 
 struct concat_int8 {
     static constexpr std::string_view paddle_types[] = {"concat_int8"};
+    static constexpr bool int8_kernel = true;
     struct params {
         concat::params base;
         std::vector<float> steps;
@@ -24671,6 +24686,7 @@ namespace litegraph::ops {
 struct elementwise_int8 {
     static constexpr std::string_view paddle_types[] = {"elementwise_add_int8",
                                                         "elementwise_mul_int8"};
+    static constexpr bool int8_kernel = true;
     struct params {
         bool mul = false;
         float x_step = 1.f, y_step = 1.f, output_step = 0.f;
@@ -25450,18 +25466,18 @@ private:
 }  // namespace litegraph::runtime
 // ---- end litegraph/runtime/program.hpp ----
 
-// static: compile-time networks for firmware (what `litegraph codegen` writes)
-// ---- begin litegraph/static/network.hpp ----
-// Compile-time networks (firmware): a network whose layers, shapes, weights
+// firmware: firmware networks (what `litegraph codegen` writes)
+// ---- begin litegraph/firmware/network.hpp ----
+// Firmware networks: a network whose layers, shapes, weights
 // and memory plan are constants.  `litegraph codegen` writes one as a header;
 // this is the vocabulary it is written in: the memory, where a tensor lives,
 // one generic layer and the network.
 //
-//   constexpr auto net = static_net::make_network(
-//       static_net::layer<fusion::fused<ops::conv2d, fusion::bias, fusion::act<ops::act::relu>>>{
+//   constexpr auto net = firmware::make_network(
+//       firmware::layer<fusion::fused<ops::conv2d, fusion::bias, fusion::act<ops::act::relu>>>{
 //           form, {{{0, 0}}, {{-1, 0}, filter}, {{-1, 0}, bias}, {}, {}}, {1, 0}},
-//       static_net::layer<ops::pool2d>{form, {{{1, 0}}}, {2, 0}}, ...);
-//   net.run(static_net::memory<N, S>{&plan, segment_bases, scratch});
+//       firmware::layer<ops::pool2d>{form, {{{1, 0}}}, {2, 0}}, ...);
+//   net.run(firmware::memory<N, S>{&plan, segment_bases, scratch});
 //
 // A layer is an op (a firmware_op, ops/firmware.hpp) with its form: the
 // literal geometry and parameters of one instance, computed on the desktop by
@@ -25482,17 +25498,17 @@ private:
 #include <initializer_list>
 #include <tuple>
 
-// ---- begin litegraph/static/firmware_ops.hpp ----
-// The ops a compile-time network (static/network.hpp) can hold: every op
+// ---- begin litegraph/firmware/op_list.hpp ----
+// The ops a firmware network (firmware/network.hpp) can hold: every op
 // with a firmware form (ops/firmware.hpp), the fused kernel lists included.
 // `litegraph codegen` looks a node's op up here, as the runtime looks it up
 // in its op table; an op gains a compile-time form by declaring one and
 // joining this list.
 
 
-namespace litegraph::static_net {
+namespace litegraph::firmware {
 
-using firmware_ops = typename concat_op_lists<
+using op_types = typename concat_op_lists<
     fusion::fused_conv_ops, fusion::fused_int8_ops,
     op_list<ops::mul_int8, ops::quantize_int8, ops::dequantize_int8, ops::pool2d, ops::pool2d_int8,
             ops::mul, ops::matmul, ops::matmul_v2, ops::elementwise, ops::softmax, ops::reshape2,
@@ -25500,10 +25516,10 @@ using firmware_ops = typename concat_op_lists<
             ops::transpose2, ops::scale, ops::fill_constant_batch_size_like, ops::rnn>,
     ops::activation_ops>::type;
 
-}  // namespace litegraph::static_net
-// ---- end litegraph/static/firmware_ops.hpp ----
-// ---- begin litegraph/static/patch_layers.hpp ----
-// The layers a patched stage adds to a compile-time network (docs/patches.md,
+}  // namespace litegraph::firmware
+// ---- end litegraph/firmware/op_list.hpp ----
+// ---- begin litegraph/firmware/patch_layers.hpp ----
+// The layers a patched stage adds to a firmware network (docs/patches.md,
 // docs/firmware.md): `litegraph codegen --patches` writes the stage patch by
 // patch, each patch's layers as ordinary layer<Op> over the stage's planned
 // scratch buffer (their regions and paddings computed at codegen time, in
@@ -25522,8 +25538,8 @@ using firmware_ops = typename concat_op_lists<
 // kernels, heap-free on raw NCHW arrays: a window copied between two maps of
 // different extents (a crop, a patch into the split tensor, a channel slice
 // of a concat) and a global pool accumulated over row bands.  The runtime's
-// patched stage (runtime/patches.hpp) and a compile-time network's patch
-// layers (static/patch_layers.hpp) both run these.
+// patched stage (runtime/patches.hpp) and a firmware network's patch
+// layers (firmware/patch_layers.hpp) both run these.
 
 #include <cfloat>
 #include <cstddef>
@@ -25602,7 +25618,7 @@ inline void band_pool(const band_pool_geometry& g, const float* x, float* y) noe
 }  // namespace litegraph::kernels
 // ---- end litegraph/kernels/patches.hpp ----
 
-namespace litegraph::static_net {
+namespace litegraph::firmware {
 
 /// kernels::copy_window from input X to the output.
 struct copy_window {
@@ -25635,10 +25651,10 @@ struct band_pool {
     }
 };
 
-}  // namespace litegraph::static_net
-// ---- end litegraph/static/patch_layers.hpp ----
+}  // namespace litegraph::firmware
+// ---- end litegraph/firmware/patch_layers.hpp ----
 
-namespace litegraph::static_net {
+namespace litegraph::firmware {
 
 /// Where a tensor lives: a planned buffer (index into the plan) and a byte
 /// offset inside it.
@@ -25706,7 +25722,7 @@ struct layer {
                     continue;
                 }
                 if (used + inputs[i].count > firmware_io::max_list_operands)
-                    LITEGRAPH_THROW(error("static_net::layer: too many list operands"));
+                    LITEGRAPH_THROW(error("firmware::layer: too many list operands"));
                 io.in[i] = items + used;
                 for (std::size_t k = 0; k < inputs[i].count; ++k)
                     items[used++] = inputs[i].list[k].resolve(m);
@@ -25798,8 +25814,535 @@ constexpr std::size_t array_bytes(std::size_t used) {
     return used ? used : 1;
 }
 
-}  // namespace litegraph::static_net
-// ---- end litegraph/static/network.hpp ----
+}  // namespace litegraph::firmware
+// ---- end litegraph/firmware/network.hpp ----
+// ---- begin litegraph/quantize/ptq.hpp ----
+// Post-training quantisation: calibrate the activation ranges of a float
+// Paddle graph on sample inputs and write it back in the quantize_linear /
+// dequantize_linear form (docs/int8.md), which the loader reads and the
+// quantize_int8 pass turns into int8 ops.
+//
+// Quantised: the activation input and the weight of every conv2d,
+// depthwise_conv2d, mul, matmul and matmul_v2 whose weight is a float32
+// parameter (4-D filter, per output channel; 2-D matrix, per column); and
+// the input of the pools the int8 runtime can then keep in int8 (activation
+// only, read as int8 by all its readers: quantize_int8's pass): an average
+// pool whose input an elementwise_mul also reads (the squeeze-and-excite
+// block: pool, gate convs, the gate times the input), and a max pool whose
+// output a float op reads (a max pool whose readers are all quantized convs
+// is int8 already).
+// Activation scale (abs-max range s, step s / 127): `minmax` takes the
+// largest |x| seen; `percentile` the given percentile of |x| over all samples;
+// `mse` the range whose int8 rounding and clipping error over all samples is
+// the least (both from a histogram of 2048 bins over [0, max], a second pass
+// over the samples).  `mse` is the default: a range set by a few outliers
+// leaves the bulk of a tensor on a handful of int8 steps (the inputs of
+// depthwise convs after hardswish in PP-LCNet span [0, 578] with most values
+// below 5), which minmax cannot see and a fixed percentile cuts blindly.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+
+namespace litegraph::ptq {
+
+enum class method { minmax, percentile, mse };
+
+/// How the mixed-precision search judges an int8 configuration against the
+/// float model on the samples (options::judge, criterion).
+///   l2:     the relative L2 error of all float outputs is at most max_error.
+///   argmax: for a sequence classifier (a CTC recognizer) whose first output
+///           is [N, T, C] probabilities: the per-step argmax sequence of each
+///           of the N rows of every sample, repeats merged and class 0 (the
+///           CTC blank) dropped, equals the float model's, for all but at most
+///           max_mismatch (a fraction) of the rows.
+///   automatic: argmax when the first output looks like one (rank 3, C >= 2,
+///           and on every sample each of its N x T rows is in [0, 1] and sums
+///           to 1 within 1e-3: a softmax over the classes), else l2.
+enum class criterion { automatic, l2, argmax };
+
+struct options {
+    method how = method::mse;
+    double percentile = 99.99;  // for method::percentile
+    /// Mixed precision: when the int8 model's outputs on the samples differ
+    /// from the float model's by more than this relative error (L2 over all
+    /// outputs), the ops whose quantization alone moves the outputs most stay
+    /// float, one at a time, until the error is within it.  0 or less: every
+    /// quantizable op becomes int8.
+    double max_error = 0.05;
+    /// What "within max_error" means: see `criterion`.  With argmax the ops stay
+    /// float, in the same order of sensitivity, until the sequences agree;
+    /// then each op kept float is tried in int8 again (least sensitive first)
+    /// and stays int8 when the sequences still agree.
+    criterion judge = criterion::automatic;
+    /// argmax: the fraction of the sample rows whose decoded sequence may
+    /// differ from the float model's (default 0: all agree).
+    double max_mismatch = 0;
+    /// Called after each calibration run: (pass, sample, samples, passes).
+    std::function<void(int, int, int, int)> progress;
+    /// Called after each op's sensitivity is measured (op, ops): only when
+    /// the int8 model misses max_error.
+    std::function<void(int, int)> checking;
+};
+
+/// What was quantised.
+struct report {
+    int ops = 0;                          // quantised ops
+    int pools = 0;                        // of which pools (their input only)
+    int activations = 0;                  // calibrated activation variables
+    std::map<std::string, float> scales;  // activation name -> abs-max range
+    int candidates = 0;                   // quantizable ops (ops + kept_float.size())
+    /// Ops kept float by the error check: "type(input activation)" each.
+    std::vector<std::string> kept_float;
+    double error_all_int8 = 0;        // relative output error with every candidate int8
+    double error = 0;                 // relative output error of the written model
+    criterion judge = criterion::l2;  // the criterion used (never automatic)
+    /// argmax: rows of the first output over all samples, and how many of
+    /// them decode differently from the float model (all int8 / as written).
+    int rows = 0, mismatches_all_int8 = 0, mismatches = 0;
+};
+
+namespace detail {
+
+inline bool quantizable(const graph::graph& g, const graph::op_node& op, int& x, int& w,
+                        int& axis) {
+    const bool conv = op_declares<ops::conv2d>(op.type);
+    const bool fc = op_declares<ops::mul>(op.type) || op_declares<ops::matmul>(op.type) ||
+                    op_declares<ops::matmul_v2>(op.type);
+    if (!conv && !fc) return false;
+    x = graph::input_var(op, conv ? "Input" : "X");
+    w = graph::input_var(op, conv ? "Filter" : "Y");
+    if (x < 0 || w < 0) return false;
+    const auto& wv = g.vars[w];
+    if (!wv.value || wv.value->type() != dtype::f32) return false;
+    if (wv.value->shape().size() != (conv ? 4u : 2u)) return false;
+    if (g.vars[x].value) return false;  // both constant: folded anyway
+    axis = conv ? 0 : 1;
+    return true;
+}
+
+/// Whether pool2d `op` gets an activation-only site on its input (see the
+/// top of this file): an average pool whose input an elementwise_mul also
+/// reads, a max pool one of whose output's readers is not quantizable.
+inline bool pool_site(const graph::graph& g, const graph::op_node& op, int& x) {
+    if (!op_declares<ops::pool2d>(op.type)) return false;
+    x = graph::input_var(op, "X");
+    const int out = graph::output_var(op, "Out");
+    if (x < 0 || out < 0 || g.vars[x].value) return false;
+    if (op.attrs.get<std::string>("pooling_type", "max") != "max") {
+        for (int c : g.vars[x].consumers)
+            if (g.ops[c].type == ops::elementwise::type_of(ops::elementwise::kind::mul))
+                return true;
+        return false;
+    }
+    if (graph::is_fetched(g, out)) return true;
+    for (int c : g.vars[out].consumers) {
+        int cx, cw, axis;
+        if (!quantizable(g, g.ops[c], cx, cw, axis) || cx != out) return true;
+    }
+    return false;
+}
+
+/// Adds quantize_linear -> dequantize_linear on `v`; returns the dequantized var.
+inline int add_qdq(graph::graph& g, int v, const tensor& scale, int axis) {
+    const std::string base = g.vars[v].name;
+    const int s = graph::add_param(g, base + ".quant_scale", scale);
+    const int z =
+        graph::add_param(g, base + ".quant_zero_point", tensor(dtype::i32, scale.shape()));
+    auto declare = [&](const std::string& name) {
+        graph::var_node n;
+        n.name = name;
+        for (int k = 1; g.find_var(n.name) >= 0; ++k) n.name = name + "@" + std::to_string(k);
+        n.shape = g.vars[v].value ? g.vars[v].value->shape() : g.vars[v].shape;
+        return g.add_var(std::move(n));
+    };
+    const int q = declare(base + ".quantized"), d = declare(base + ".dequantized");
+    attr_map a;
+    a.set("bit_length", std::int32_t{8});
+    a.set("quant_axis", std::int32_t{axis});
+    a.set("round_type", std::int32_t{1});  // half away from zero, as the int8 kernels
+    graph::op_node qop, dop;
+    qop.type = ops::quantize_linear::paddle_types[0];
+    qop.inputs = {{"X", {v}}, {"Scale", {s}}, {"ZeroPoint", {z}}};
+    qop.outputs = {{"Y", {q}}};
+    qop.attrs = a;
+    dop.type = ops::dequantize_linear::paddle_types[0];
+    dop.inputs = {{"X", {q}}, {"Scale", {s}}, {"ZeroPoint", {z}}};
+    dop.outputs = {{"Y", {d}}};
+    dop.attrs = a;
+    g.ops.push_back(std::move(qop));
+    g.ops.push_back(std::move(dop));
+    return d;
+}
+
+inline tensor channel_absmax(const tensor& w, int axis) {
+    const auto& s = w.shape();
+    const std::int64_t c = s[static_cast<std::size_t>(axis)];
+    std::int64_t outer = 1, inner = 1;
+    for (int i = 0; i < axis; ++i) outer *= s[static_cast<std::size_t>(i)];
+    for (std::size_t i = static_cast<std::size_t>(axis) + 1; i < s.size(); ++i) inner *= s[i];
+    std::vector<float> m(static_cast<std::size_t>(c), 0.f);
+    const float* p = w.span<float>().data();
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t k = 0; k < c; ++k)
+            for (std::int64_t i = 0; i < inner; ++i)
+                m[static_cast<std::size_t>(k)] =
+                    std::max(m[static_cast<std::size_t>(k)], std::abs(p[(o * c + k) * inner + i]));
+    for (auto& v : m)
+        if (!(v > 0.f)) v = 1e-8f;
+    return tensor::from<float>({c}, m);
+}
+
+/// The clipping range c in (0, max] whose symmetric int8 quantization (step
+/// c / 127) has the least squared error over the histogram `h` of |x| (equal
+/// bins over [0, max]): values below c carry the rounding error step^2 / 12,
+/// values above it the clipping error (x - c)^2, x at its bin's centre.
+inline float mse_range(const std::vector<double>& h, float max) {
+    const auto bins = h.size();
+    const double width = static_cast<double>(max) / static_cast<double>(bins);
+    // Suffix sums over the bins above k of the count, x and x^2.
+    std::vector<double> n(bins + 1, 0.0), sx(bins + 1, 0.0), sxx(bins + 1, 0.0);
+    for (std::size_t b = bins; b-- > 0;) {
+        const double x = (static_cast<double>(b) + 0.5) * width;
+        n[b] = n[b + 1] + h[b];
+        sx[b] = sx[b + 1] + h[b] * x;
+        sxx[b] = sxx[b + 1] + h[b] * x * x;
+    }
+    double best = -1, best_c = max;
+    for (std::size_t k = 0; k < bins; ++k) {
+        const double c = static_cast<double>(k + 1) * width, step = c / 127.0;
+        const double below = n[0] - n[k + 1];
+        const double clipped = sxx[k + 1] - 2 * c * sx[k + 1] + c * c * n[k + 1];
+        const double err = below * step * step / 12.0 + clipped;
+        if (best < 0 || err < best) best = err, best_c = c;
+    }
+    return static_cast<float>(best_c);
+}
+
+/// The CTC decode of one row of T steps of C class probabilities: the
+/// argmax of each step (the first of equal maxima), repeats merged, class 0
+/// (the blank) dropped.
+inline std::vector<int> ctc_greedy(const float* p, std::int64_t steps, std::int64_t classes) {
+    std::vector<int> out;
+    int last = -1;
+    for (std::int64_t t = 0; t < steps; ++t) {
+        const float* row = p + t * classes;
+        const auto best = static_cast<int>(std::max_element(row, row + classes) - row);
+        if (best != last && best != 0) out.push_back(best);
+        last = best;
+    }
+    return out;
+}
+
+/// True when `v` (shape [N, T, C]) holds probabilities over C: each of its
+/// N x T rows in [0, 1] summing to 1 within 1e-3.
+inline bool softmax_rows(const std::vector<float>& v, const shape_t& shape) {
+    if (shape.size() != 3 || shape[2] < 2) return false;
+    const auto classes = static_cast<std::size_t>(shape[2]);
+    if (v.empty() || v.size() % classes != 0) return false;
+    for (std::size_t r = 0; r < v.size(); r += classes) {
+        double sum = 0;
+        for (std::size_t c = 0; c < classes; ++c) {
+            const float x = v[r + c];
+            if (!(x >= -1e-6f && x <= 1.f + 1e-6f)) return false;
+            sum += x;
+        }
+        if (std::abs(sum - 1.0) > 1e-3) return false;
+    }
+    return true;
+}
+
+}  // namespace detail
+
+/// Calibrates `g` on `samples` (one tensor per sample for feed 0; other
+/// feeds keep `samples` of their own in `more`, unused here) and rewrites it
+/// in place into the quantize_linear / dequantize_linear form.
+inline report quantize(graph::graph& g, const std::vector<tensor>& samples,
+                       const options& opt = {}) {
+    if (samples.empty()) throw usage_error("quantize: no calibration samples");
+    if (g.feeds.size() != 1)
+        throw unsupported_error("quantize: calibration feeds one input; the model has " +
+                                std::to_string(g.feeds.size()));
+    // The quantisable ops and their activation inputs.
+    struct site {
+        int op, x, w, axis;  // w -1: a pool's input, activation only
+    };
+    std::vector<site> sites;
+    std::vector<int> acts;
+    for (int i = 0; i < static_cast<int>(g.ops.size()); ++i) {
+        int x, w = -1, axis = -1;
+        if (!detail::quantizable(g, g.ops[i], x, w, axis) && !detail::pool_site(g, g.ops[i], x))
+            continue;
+        sites.push_back({i, x, w, axis});
+        if (std::find(acts.begin(), acts.end(), x) == acts.end()) acts.push_back(x);
+    }
+    report r;
+    if (sites.empty()) return r;
+
+    // The float outputs of a run ([fetch][i]; empty for a non-float fetch).
+    using outputs = std::vector<std::vector<float>>;
+    auto read_outputs = [](const runtime::program& p, std::size_t fetches) {
+        outputs o;
+        for (std::size_t f = 0; f < fetches; ++f) {
+            const auto& t = p.output(f);
+            if (t.type == dtype::f32)
+                o.emplace_back(t.as<float>(), t.as<float>() + t.numel());
+            else
+                o.emplace_back();
+        }
+        return o;
+    };
+    // The float model's outputs on the samples, read during calibration (the
+    // model's own fetches come first), for the error check below.
+    std::vector<outputs> reference;
+    std::vector<shape_t> first_shape;  // of output 0, per sample
+
+    // Calibration: the activations become outputs so that they stay readable.
+    graph::graph cg = g;
+    for (std::size_t k = 0; k < acts.size(); ++k)
+        if (!graph::is_fetched(cg, acts[k]))
+            cg.fetches.push_back({acts[k], 1000000 + static_cast<int>(k)});
+    runtime::program prog(std::move(cg));
+    const int passes = opt.how == method::minmax ? 1 : 2;
+    const auto n = static_cast<int>(samples.size());
+    std::vector<float> absmax(acts.size(), 0.f);
+    constexpr int bins = 2048;
+    std::vector<std::vector<double>> hist(acts.size());
+    // The program holds a copy of `g`: the same variable indices.
+    auto var_values = [&](std::size_t k) -> const tensor_ref& { return prog.var(acts[k]); };
+    for (int pass = 0; pass < passes; ++pass) {
+        for (int s = 0; s < n; ++s) {
+            prog.set_input(0, samples[static_cast<std::size_t>(s)]);
+            prog.run();
+            if (pass == 0 && opt.max_error > 0) {
+                reference.push_back(read_outputs(prog, g.fetches.size()));
+                first_shape.push_back(g.fetches.empty() ? shape_t{} : prog.output(0).shape);
+            }
+            for (std::size_t k = 0; k < acts.size(); ++k) {
+                const auto& t = var_values(k);
+                if (t.type != dtype::f32) continue;
+                const float* p = t.as<float>();
+                const std::int64_t m = t.numel();
+                if (pass == 0) {
+                    float mx = absmax[k];
+                    for (std::int64_t i = 0; i < m; ++i) mx = std::max(mx, std::abs(p[i]));
+                    absmax[k] = mx;
+                } else {
+                    auto& h = hist[k];
+                    if (h.empty()) h.assign(bins, 0.0);
+                    const float scale = absmax[k] > 0.f ? bins / absmax[k] : 0.f;
+                    for (std::int64_t i = 0; i < m; ++i) {
+                        const auto b = std::min<std::int64_t>(
+                            bins - 1, static_cast<std::int64_t>(std::abs(p[i]) * scale));
+                        h[static_cast<std::size_t>(b)] += 1.0;
+                    }
+                }
+            }
+            if (opt.progress) opt.progress(pass, s + 1, n, passes);
+        }
+    }
+    std::vector<float> range(acts.size());
+    for (std::size_t k = 0; k < acts.size(); ++k) {
+        range[k] = absmax[k];
+        if (opt.how == method::percentile && !hist[k].empty()) {
+            double total = 0;
+            for (double c : hist[k]) total += c;
+            double acc = 0;
+            for (int b = 0; b < bins; ++b) {
+                acc += hist[k][static_cast<std::size_t>(b)];
+                if (acc >= total * opt.percentile / 100.0) {
+                    range[k] = absmax[k] * static_cast<float>(b + 1) / bins;
+                    break;
+                }
+            }
+        }
+        if (opt.how == method::mse && !hist[k].empty())
+            range[k] = detail::mse_range(hist[k], absmax[k]);
+        if (!(range[k] > 0.f)) range[k] = 1e-8f;
+        r.scales[g.vars[acts[k]].name] = range[k];
+    }
+
+    // The rewrite of the chosen sites: one quant-dequant pair per activation
+    // and per weight.
+    auto rewrite = [&](graph::graph& q, const std::vector<bool>& on) {
+        std::map<int, int> act_dq, w_dq;
+        for (std::size_t i = 0; i < sites.size(); ++i) {
+            if (!on[i]) continue;
+            const auto& st = sites[i];
+            if (!act_dq.count(st.x)) {
+                const auto k = static_cast<std::size_t>(std::find(acts.begin(), acts.end(), st.x) -
+                                                        acts.begin());
+                act_dq[st.x] = detail::add_qdq(
+                    q, st.x, tensor::from<float>({1}, std::vector<float>{range[k]}), -1);
+            }
+            if (st.w >= 0 && !w_dq.count(st.w))
+                w_dq[st.w] = detail::add_qdq(
+                    q, st.w, detail::channel_absmax(*q.vars[st.w].value, st.axis), st.axis);
+            auto redirect = [&](graph::op_node& op) {
+                for (auto& sl : op.inputs)
+                    for (auto& v : sl.vars) {
+                        if (v == st.x) v = act_dq[st.x];
+                        if (st.w >= 0 && v == st.w) v = w_dq[st.w];
+                    }
+            };
+            redirect(q.ops[static_cast<std::size_t>(st.op)]);
+            // A pool's input is int8 for the block's multiply too (the SE
+            // gate times the input): it reads the same quantized values.
+            if (st.w < 0)
+                for (auto& op : q.ops)
+                    if (op.type == ops::elementwise::type_of(ops::elementwise::kind::mul))
+                        redirect(op);
+        }
+        q.relink();
+    };
+    // The relative L2 error of a rewrite's outputs against the float model's
+    // on the samples (quant-dequant simulated in float, as the int8 kernels
+    // compute it up to rounding).
+    auto outputs_of = [&](const graph::graph& q) {
+        runtime::program p(q);
+        std::vector<outputs> out;
+        for (const auto& sample : samples) {
+            p.set_input(0, sample);
+            p.run();
+            out.push_back(read_outputs(p, q.fetches.size()));
+        }
+        return out;
+    };
+    // The relative L2 error, and (argmax) the rows whose decode differs.
+    struct verdict {
+        double error = 0;
+        int mismatches = 0;
+    };
+    // The decoded rows of the float model's first output, for argmax.
+    std::vector<std::vector<int>> decoded;
+    auto decode_rows = [&](const outputs& o, const shape_t& shape,
+                           std::vector<std::vector<int>>& rows) {
+        const auto t = shape[1], c = shape[2];
+        for (std::int64_t n = 0; n < shape[0]; ++n)
+            rows.push_back(detail::ctc_greedy(o[0].data() + n * t * c, t, c));
+    };
+    auto judge_of = [&](const std::vector<bool>& on) {
+        graph::graph q = g;  // g itself is rewritten last
+        rewrite(q, on);
+        const auto got = outputs_of(q);
+        verdict v;
+        double num = 0, den = 0;
+        for (std::size_t s = 0; s < got.size(); ++s)
+            for (std::size_t f = 0; f < got[s].size(); ++f) {
+                const auto& x = got[s][f];
+                const auto& y = reference[s][f];
+                for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i) {
+                    const double d = static_cast<double>(x[i]) - y[i];
+                    num += d * d;
+                    den += static_cast<double>(y[i]) * y[i];
+                }
+            }
+        v.error = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+        if (r.judge == criterion::argmax) {
+            std::vector<std::vector<int>> rows;
+            for (std::size_t s = 0; s < got.size(); ++s) {
+                if (got[s].empty() || got[s][0].size() != reference[s][0].size())
+                    throw shape_error(
+                        "quantize: the int8 model's first output differs in size "
+                        "from the float model's");
+                decode_rows(got[s], first_shape[s], rows);
+            }
+            for (std::size_t i = 0; i < rows.size(); ++i) v.mismatches += rows[i] != decoded[i];
+        }
+        return v;
+    };
+    std::vector<bool> on(sites.size(), true);
+    r.candidates = static_cast<int>(sites.size());
+    if (opt.max_error > 0) {
+        r.judge = opt.judge;
+        if (r.judge == criterion::automatic) {
+            bool probs = !reference.empty();
+            for (std::size_t s = 0; s < reference.size() && probs; ++s)
+                probs =
+                    !reference[s].empty() && detail::softmax_rows(reference[s][0], first_shape[s]);
+            r.judge = probs ? criterion::argmax : criterion::l2;
+        }
+        if (r.judge == criterion::argmax) {
+            for (std::size_t s = 0; s < reference.size(); ++s) {
+                const auto& sh = first_shape[s];
+                if (reference[s].empty() || sh.size() != 3 || sh[2] < 1 ||
+                    static_cast<std::int64_t>(reference[s][0].size()) != sh[0] * sh[1] * sh[2])
+                    throw usage_error(
+                        "quantize: judging by the argmax sequence needs a float first output of "
+                        "shape [N, T, C]; this model's is " +
+                        to_string(sh));
+                decode_rows(reference[s], sh, decoded);
+            }
+            r.rows = static_cast<int>(decoded.size());
+        }
+        const auto allowed =
+            static_cast<int>(std::floor(opt.max_mismatch * static_cast<double>(r.rows) + 1e-9));
+        auto accepted = [&](const verdict& v) {
+            return r.judge == criterion::argmax ? v.mismatches <= allowed
+                                                : v.error <= opt.max_error;
+        };
+        auto v = judge_of(on);
+        r.error = r.error_all_int8 = v.error;
+        r.mismatches = r.mismatches_all_int8 = v.mismatches;
+        if (!accepted(v)) {
+            // Sensitivity: the L2 error with each site alone in int8.
+            std::vector<std::pair<double, std::size_t>> alone;
+            for (std::size_t i = 0; i < sites.size(); ++i) {
+                std::vector<bool> one(sites.size(), false);
+                one[i] = true;
+                alone.push_back({judge_of(one).error, i});
+                if (opt.checking) opt.checking(static_cast<int>(i) + 1, r.candidates);
+            }
+            std::sort(alone.begin(), alone.end(), std::greater<>());
+            std::vector<std::size_t> kept;
+            for (const auto& [e, i] : alone) {
+                if (accepted(v)) break;
+                on[i] = false;
+                v = judge_of(on);
+                kept.push_back(i);
+            }
+            // argmax: a sequence criterion is not monotonic in the ops kept
+            // float, so each one goes back to int8 (least sensitive first)
+            // when the sequences still agree without it.
+            if (r.judge == criterion::argmax && accepted(v))
+                for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+                    on[*it] = true;
+                    auto w = judge_of(on);
+                    if (accepted(w))
+                        v = w;
+                    else
+                        on[*it] = false;
+                }
+            r.error = v.error;
+            r.mismatches = v.mismatches;
+            for (const auto& [e, i] : alone)
+                if (!on[i]) {
+                    const auto& op = g.ops[static_cast<std::size_t>(sites[i].op)];
+                    r.kept_float.push_back(op.type + "(" + g.vars[sites[i].x].name + ")");
+                }
+        }
+    }
+    rewrite(g, on);
+    r.ops = static_cast<int>(std::count(on.begin(), on.end(), true));
+    for (std::size_t i = 0; i < sites.size(); ++i) r.pools += on[i] && sites[i].w < 0;
+    std::set<int> used;
+    for (std::size_t i = 0; i < sites.size(); ++i)
+        if (on[i]) used.insert(sites[i].x);
+    r.activations = static_cast<int>(used.size());
+    for (std::size_t k = 0; k < acts.size(); ++k)
+        if (!used.count(acts[k])) r.scales.erase(g.vars[acts[k]].name);
+    return r;
+}
+
+}  // namespace litegraph::ptq
+// ---- end litegraph/quantize/ptq.hpp ----
 
 // vision: images and the models' preprocessing steps (no files, no YAML)
 // ---- begin litegraph/vision/draw.hpp ----
@@ -28670,6 +29213,2251 @@ inline std::vector<fallback> fallbacks(const runtime::program& prog) {
 // the session (loads, runs the passes, applies places and limits, runs by name), and
 // the OCR pipeline on sessions (ocr.hpp: picture in, text out).
 
+// ---- begin litegraph/firmware/codegen.hpp ----
+// The code generator's entry point: a model -> the header of its firmware
+// network (docs/firmware.md).  It prepares the model as a session does
+// (passes, program), plans it on the desktop (shapes, folded constants,
+// execution order, alias groups) into one unbounded segment, and writes the
+// header with firmware/generator.hpp; whether the header's plan fits its
+// segments is the compiler's call (the plan's static_assert).  Without a
+// patch request, a network whose untiled plan does not fit the segments gets
+// its first stage in patches (runtime/patches.hpp, `auto`).  `litegraph
+// codegen` parses its options and calls this.  Needs the Paddle loader (the
+// session); the generated header needs only the protobuf-free headers.
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+// ---- begin litegraph/firmware/generator.hpp ----
+// The code generator (docs/firmware.md): a prepared runtime program -> one
+// self-contained header in the vocabulary of firmware/network.hpp: the
+// weights as constexpr arrays, the layers as one constexpr network of
+// layer<Op> (each node's op looked up in firmware::op_types, its form from
+// Op::form_of printed generically from fields()), a patched stage patch by
+// patch (runtime/patches.hpp), the buffers to plan, the compile-time plan
+// with its static_assert, and one array per memory segment for the
+// activations.  firmware/codegen.hpp is the entry point from a model.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+// ---- begin litegraph/firmware/literals.hpp ----
+// The code generator's literals (firmware/codegen.hpp): how a form's fields,
+// an activation functor, an epilogue stage and a firmware op's C++ type are
+// spelled in a generated header, and which op of firmware::op_types a graph
+// node is.  Desktop code (strings, exceptions): the generated header needs
+// none of it.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+
+namespace litegraph::firmware::codegen_detail {
+
+/// A float as an exact C++ literal (hex float).
+inline std::string float_literal(float v, const std::string& where) {
+    if (!std::isfinite(v))
+        throw unsupported_error(where + " holds a non-finite value, which a constexpr array " +
+                                "cannot spell");
+    if (v == 0.f) return std::signbit(v) ? "-0.f" : "0.f";
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%af", static_cast<double>(v));
+    return buf;
+}
+
+inline std::string upper(std::string s) {
+    for (auto& c : s)
+        c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : (c == '-' ? '_' : c));
+    return s;
+}
+
+inline bool is_identifier(const std::string& s) {
+    if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+    for (char c : s)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_'))
+            return false;
+    return true;
+}
+
+/// The C++ name of a type that is no template (an op, a functor), as the
+/// compiler spells it.
+template <class T>
+std::string type_name() {
+    const std::string_view f = __PRETTY_FUNCTION__;  // "... [with T = NAME; ...]" / "[T = NAME]"
+    const auto b = f.find("T = ") + 4;
+    return std::string(f.substr(b, f.find_first_of(";]", b) - b));
+}
+
+/// The C++ literal of one field of a form (ops/firmware.hpp): integers,
+/// flags, floats (exact), activation functors, epilogue stages, and nested
+/// forms (anything with fields()) as aggregate initializers in field order.
+struct literal_printer {
+    std::string where;
+
+    std::string operator()(bool v) const { return v ? "true" : "false"; }
+    std::string operator()(float v) const { return float_literal(v, where); }
+    template <class T>
+    requires std::is_integral_v<T> std::string operator()(T v) const { return std::to_string(v); }
+    template <class T>
+    requires requires(const T& t) { t.fields(); }
+    std::string operator()(const T& v) const {
+        std::string out;
+        std::apply(
+            [&](const auto&... f) { ((out += (out.empty() ? "" : ", ") + (*this)(f)), ...); },
+            v.fields());
+        if constexpr (requires { T::paddle_type; })
+            return functor_type<T>() + "{" + out + "}";
+        else
+            return "{" + out + "}";
+    }
+    /// A functor without parameters.
+    template <class T>
+    requires(
+        requires { T::paddle_type; } && !requires(const T& t) { t.fields(); }) std::string
+    operator()(const T&) const {
+        return functor_type<T>() + "{}";
+    }
+    /// A fixed array (a transpose's dims) as a braced list.
+    template <class T, std::size_t N>
+    std::string operator()(const std::array<T, N>& v) const {
+        std::string out;
+        for (const auto& e : v) out += (out.empty() ? "" : ", ") + (*this)(e);
+        return "{" + out + "}";
+    }
+    /// An epilogue chain's stages.
+    template <class... S>
+    std::string operator()(const std::tuple<S...>& stages) const {
+        std::string out;
+        std::apply(
+            [&](const auto&... st) { ((out += (out.empty() ? "" : ", ") + stage(st)), ...); },
+            stages);
+        return "{" + out + "}";
+    }
+
+    template <class F>
+    static std::string functor_type() {
+        return "litegraph::ops::act::" + std::string(F::paddle_type);
+    }
+    /// The C++ type of an epilogue stage.
+    template <class S>
+    static std::string stage_type() {
+        const std::string fz = "litegraph::fusion::";
+        if constexpr (detail_is_act<S>::value)
+            return fz + "act<" + functor_type<typename detail_is_act<S>::functor>() + ">";
+        else if constexpr (detail_is_gate<S>::value)
+            return fz + "gate<" + functor_type<typename detail_is_gate<S>::functor>() + ", " + fz +
+                   std::string(fusion::stage_name<typename detail_is_gate<S>::mul>()) + ">";
+        else if constexpr (std::is_same_v<S, fusion::bias>)
+            return fz + "bias";
+        else if constexpr (std::is_same_v<S, fusion::rescale>)
+            return fz + "rescale";
+        else if constexpr (std::is_same_v<S, fusion::add_with>)
+            return fz + "add_with";
+        else {
+            static_assert(std::is_same_v<S, fusion::quantize_store>,
+                          "codegen: a stage kind without a C++ spelling");
+            return fz + "quantize_store";
+        }
+    }
+    /// A stage's initializer: its functor's parameters, its operands bound at run time.
+    template <class S>
+    std::string stage(const S& s) const {
+        if constexpr (detail_is_act<S>::value)
+            return stage_type<S>() + "{" + (*this)(s.f) + "}";
+        else if constexpr (detail_is_gate<S>::value)
+            return stage_type<S>() + "{" + (*this)(s.f) + ", {}}";
+        else
+            return stage_type<S>() + "{}";
+    }
+
+    template <class S>
+    struct detail_is_act : std::false_type {};
+    template <class F>
+    struct detail_is_act<fusion::act<F>> : std::true_type {
+        using functor = F;
+    };
+    template <class S>
+    struct detail_is_gate : std::false_type {};
+    template <class F, class M>
+    struct detail_is_gate<fusion::gate<F, M>> : std::true_type {
+        using functor = F;
+        using mul = M;
+    };
+};
+
+/// The C++ type of a firmware op: the fused kernels and the activations by
+/// their template arguments, the others by name.
+template <class Op>
+struct op_spelling {
+    static std::string get() { return type_name<Op>(); }
+};
+template <class F>
+struct op_spelling<ops::activation<F>> {
+    static std::string get() {
+        return "litegraph::ops::activation<" + literal_printer::functor_type<F>() + ">";
+    }
+};
+template <class... S>
+struct op_spelling<fusion::fused<ops::conv2d, S...>> {
+    static std::string get() {
+        std::string t = "litegraph::fusion::fused<litegraph::ops::conv2d";
+        ((t += ", " + literal_printer::stage_type<S>()), ...);
+        return t + ">";
+    }
+};
+template <class... S>
+struct op_spelling<fusion::fused_int8<S...>> {
+    static std::string get() {
+        std::string t;
+        ((t += (t.empty() ? "" : ", ") + literal_printer::stage_type<S>()), ...);
+        return "litegraph::fusion::fused_int8<" + t + ">";
+    }
+};
+
+/// f.template operator()<Op>() for the first firmware op that is this node
+/// (its type, and for the fused kernels its stages: op_matches); false when
+/// none is.
+template <class... Ops, class F>
+bool visit_firmware_op(op_list<Ops...>, const graph::op_node& node, F&& f) {
+    return ((op_declares<Ops>(node.type) && op_matches<Ops>(node.attrs)
+                 ? (f.template operator()<Ops>(), true)
+                 : false) ||
+            ...);
+}
+
+template <class Op>
+struct is_activation_op : std::false_type {};
+template <class F>
+struct is_activation_op<ops::activation<F>> : std::true_type {};
+
+/// The op types a firmware network can hold, for a message (the
+/// activations as one).
+template <class... Ops>
+std::string firmware_types(op_list<Ops...>) {
+    std::vector<std::string> names;
+    ((is_activation_op<Ops>::value ||
+              std::find(names.begin(), names.end(), op_type<Ops>()) != names.end()
+          ? void()
+          : names.push_back(op_type<Ops>())),
+     ...);
+    std::string out;
+    for (auto& n : names) out += n + ", ";
+    return out + "the activations";
+}
+}  // namespace litegraph::firmware::codegen_detail
+// ---- end litegraph/firmware/literals.hpp ----
+// ---- begin litegraph/runtime/patches.hpp ----
+// Patch-based execution of a network's first stage (docs/patches.md; the idea
+// is MCUNetV2's, Lin et al., NeurIPS 2021).  The stage is every op from the
+// inputs up to a split tensor T: convs, depthwise convs, pools, element-wise
+// ops and channel concats.  Rewritten by `apply_patches`, it becomes one op of
+// type `patched_stage_type` holding the stage as a sub-block; that op computes
+// T patch by patch (a grid of rows x cols over T's height and width): each
+// patch's layers run on the input window the patch needs (its halo from each
+// layer's kernel, stride, padding and dilation) in small per-patch buffers,
+// and the patch is copied into T.  Every output element is computed by the
+// same op on the same values as untiled: a window at an image border keeps its
+// real padding, a window inside the image reads real values where the untiled
+// op would, so fp32 outputs are identical and int8 outputs bit-exact.
+//
+// The per-patch buffers are planned by the planner (one segment, their
+// lifetimes the steps of the stage) into one block, the op's `Scratch` output,
+// which the program's own plan places in the arena like any other tensor.
+
+#include <algorithm>
+#include <cfloat>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::runtime {
+
+/// The op type of a patched stage (not a Paddle op: apply_patches makes it).
+inline constexpr std::string_view patched_stage_type = "litegraph_patched_stage";
+
+/// Rows [y0, y1) and columns [x0, x1) of a feature map.
+struct patch_region {
+    std::int64_t y0 = 0, y1 = 0, x0 = 0, x1 = 0;
+    std::int64_t h() const noexcept { return y1 - y0; }
+    std::int64_t w() const noexcept { return x1 - x0; }
+    bool empty() const noexcept { return y1 <= y0 || x1 <= x0; }
+    bool operator==(const patch_region&) const = default;
+};
+
+/// One layer of a stage: the op, what kind of layer it is and its activation
+/// inputs.  A window layer (conv, pool) reads its main input over a window of
+/// its output region; every other input is read over the output region.
+struct stage_layer {
+    /// reduce: a float global pool, the stage's last layer, accumulated over
+    /// row bands in the pool kernel's own order (docs/patches.md).
+    enum class kind { conv, pool, point, concat, reduce };
+    int op = -1;
+    kind k = kind::point;
+    std::vector<int> inputs;  // activation input vars, in slot order
+    std::vector<bool> main;   // whether inputs[i] is read through the window
+    int out = -1;             // the one output var
+    // Full geometry of a window layer (input height and width, kernel, ...).
+    std::int64_t h = 0, w = 0, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+    std::int64_t pt = 0, pb = 0, pl = 0, pr = 0;
+    double macs_per_output = 0;  // multiply-adds per output element (convs)
+    bool max = false;            // reduce: max (else average)
+};
+
+/// A stage: its layers in a topological order, its external activation
+/// inputs and its output (the split tensor).
+struct stage_desc {
+    std::vector<stage_layer> layers;
+    std::vector<int> inputs;
+    int output = -1;
+    std::map<int, shape_t> shapes;  // every activation var of the stage
+    std::map<int, dtype> types;
+};
+
+namespace patch_detail {
+
+template <class... Ops>
+bool declared_in(op_list<Ops...>, std::string_view t) {
+    return (op_declares<Ops>(t) || ...);
+}
+
+inline std::optional<stage_layer::kind> kind_of(std::string_view t) {
+    using k = stage_layer::kind;
+    if (op_declares<ops::conv2d>(t) || declared_in(fusion::fused_conv_ops{}, t) ||
+        declared_in(fusion::fused_int8_ops{}, t))
+        return k::conv;
+    if (op_declares<ops::pool2d>(t) || op_declares<ops::pool2d_int8>(t)) return k::pool;
+    if (op_declares<ops::concat>(t) || op_declares<ops::concat_int8>(t)) return k::concat;
+    if (op_declares<ops::quantize_int8>(t) || op_declares<ops::dequantize_int8>(t) ||
+        op_declares<ops::elementwise_int8>(t))
+        return k::point;
+    auto rule = op_in_place_of(op_table{}, t);
+    if (rule == in_place_rule::unary || rule == in_place_rule::elementwise) return k::point;
+    return std::nullopt;
+}
+
+/// A var of `g` that holds an activation (not a parameter).
+inline bool is_activation(const graph::graph& g, int v) {
+    const auto& var = g.vars[v];
+    return !var.persistable && !var.value;
+}
+
+/// A throwaway op_io naming `label`, with the given input slots.
+inline op_io probe_io(const std::string& label, std::vector<op_slot> inputs) {
+    op_io io;
+    io.type = "patches";
+    io.label = label;
+    io.inputs = std::move(inputs);
+    return io;
+}
+
+/// The input window (clipped to the map) that output rows [o0, o1) read
+/// along one axis, and the padding the patch's op then needs before and after.
+struct span {
+    std::int64_t lo, hi, pad0, pad1;
+};
+inline span window_span(std::int64_t o0, std::int64_t o1, std::int64_t in, std::int64_t k,
+                        std::int64_t s, std::int64_t d, std::int64_t pad0) {
+    const std::int64_t need_lo = o0 * s - pad0;
+    const std::int64_t need_hi = (o1 - 1) * s - pad0 + d * (k - 1) + 1;
+    const std::int64_t lo = std::clamp<std::int64_t>(need_lo, 0, in);
+    const std::int64_t hi = std::clamp<std::int64_t>(need_hi, 0, in);
+    return {lo, hi, lo - need_lo, need_hi - hi};
+}
+
+inline patch_region bounding(const patch_region& a, const patch_region& b) {
+    if (a.empty()) return b;
+    return {std::min(a.y0, b.y0), std::max(a.y1, b.y1), std::min(a.x0, b.x0), std::max(a.x1, b.x1)};
+}
+
+inline std::int64_t plane_count(const shape_t& s) {
+    return s[0] * s[1];
+}
+
+/// Copies `win` (inside both regions) from a [planes, src.h, src.w] map whose
+/// origin is `src` into one whose origin is `dst` (kernels::copy_window).
+inline kernels::window_copy window_copy_of(const patch_region& src, const patch_region& dst,
+                                           const patch_region& win, std::int64_t planes,
+                                           std::size_t elem) {
+    return {planes,          static_cast<std::int64_t>(elem),
+            src.h(),         src.w(),
+            win.y0 - src.y0, win.x0 - src.x0,
+            dst.h(),         dst.w(),
+            win.y0 - dst.y0, win.x0 - dst.x0,
+            win.h(),         win.w()};
+}
+inline void copy_window(const std::byte* from, const patch_region& src, std::byte* to,
+                        const patch_region& dst, const patch_region& win, std::int64_t planes,
+                        std::size_t elem) {
+    kernels::copy_window(window_copy_of(src, dst, win, planes, elem), from, to);
+}
+
+}  // namespace patch_detail
+
+/// A row band of a reduce layer (its input rows `band`, full width) as
+/// kernels::band_pool runs it.
+inline kernels::band_pool_geometry band_pool_of(const stage_desc& d, const stage_layer& l,
+                                                const patch_region& band, bool first, bool last) {
+    const auto& s = d.shapes.at(l.inputs[0]);
+    return {s[0] * s[1], band.h(), s[3], s[2] * s[3], l.max, first, last};
+}
+
+/// Why the ops producing `output` (up to the graph's inputs) cannot form a
+/// patched stage, or empty when they can (then `desc` holds the stage).
+/// `ref(v)` gives each var's inferred dtype and shape.
+/// `starts`: activations the stage reads as inputs although an op produces
+/// them (a stage in the middle of the network); empty: back to the inputs.
+template <class Ref>
+std::string describe_stage(const graph::graph& g, int output, const Ref& ref, stage_desc& desc,
+                           const std::set<int>& starts = {}) {
+    using patch_detail::is_activation;
+    desc = {};
+    desc.output = output;
+    if (output < 0 || !is_activation(g, output) || g.vars[output].producer < 0)
+        return "the split is not an activation produced by an op";
+    std::set<int> ops;
+    std::vector<int> todo{g.vars[output].producer};
+    while (!todo.empty()) {
+        int op = todo.back();
+        todo.pop_back();
+        if (!ops.insert(op).second) continue;
+        for (auto& s : g.ops[op].inputs)
+            for (int v : s.vars)
+                if (is_activation(g, v) && g.vars[v].producer >= 0 && !starts.count(v))
+                    todo.push_back(g.vars[v].producer);
+    }
+    for (int op : g.topo_order()) {
+        if (!ops.count(op)) continue;
+        const auto& node = g.ops[op];
+        const auto label = g.op_label(op);
+        auto kind = patch_detail::kind_of(node.type);
+        if (!kind) return "op " + label + " (" + node.type + ") cannot run on patches";
+        stage_layer l;
+        l.op = op;
+        l.k = *kind;
+        int outs = 0;
+        for (auto& s : node.outputs)
+            for (int v : s.vars) {
+                ++outs;
+                l.out = v;
+            }
+        if (outs != 1) return "op " + label + " has more than one output";
+        const auto& o = ref(l.out);
+        if (o.shape.size() != 4) return "op " + label + "'s output is not 4-D";
+        if (l.out != output) {
+            if (graph::is_fetched(g, l.out)) return "op " + label + "'s output is fetched";
+            for (int c : g.vars[l.out].consumers)
+                if (!ops.count(c))
+                    return "op " + label + "'s output is read after the split (by " +
+                           g.op_label(c) + ")";
+        }
+        const std::string main_slot = l.k == stage_layer::kind::conv   ? "Input"
+                                      : l.k == stage_layer::kind::pool ? "X"
+                                                                       : "";
+        for (auto& s : node.inputs)
+            for (int v : s.vars) {
+                const auto& r = ref(v);
+                if (!is_activation(g, v)) {
+                    // Parameters: a window layer's filter and epilogue vectors, or
+                    // a per-channel or scalar operand of an element-wise op.
+                    if (!main_slot.empty()) continue;
+                    const auto axis = node.attrs.get<std::int64_t>("axis", -1);
+                    bool per_channel =
+                        r.numel() == 1 ||
+                        (r.shape.size() == 4 && r.shape[2] == 1 && r.shape[3] == 1 &&
+                         r.shape[0] == 1) ||
+                        (r.shape.size() == 1 && r.shape[0] == o.shape[1] && axis == 1);
+                    if (!per_channel) return "op " + label + " reads a spatial parameter";
+                    continue;
+                }
+                const bool start = g.vars[v].producer < 0 || starts.count(v) > 0;
+                if (!start && !ops.count(g.vars[v].producer))
+                    return "op " + label + " reads a tensor from outside the stage";
+                if (r.shape.size() != 4 || !is_known(r.shape))
+                    return "op " + label + "'s input '" + g.vars[v].name + "' is not 4-D";
+                bool main = s.name == main_slot;
+                if (!main && (r.shape[2] != o.shape[2] || r.shape[3] != o.shape[3]))
+                    return "op " + label + " broadcasts over height or width";
+                if (r.shape[0] != o.shape[0]) return "op " + label + " changes the batch";
+                l.inputs.push_back(v);
+                l.main.push_back(main);
+                desc.shapes[v] = r.shape;
+                desc.types[v] = r.type;
+                if (start &&
+                    std::find(desc.inputs.begin(), desc.inputs.end(), v) == desc.inputs.end())
+                    desc.inputs.push_back(v);
+            }
+        if (l.inputs.empty()) return "op " + label + " reads no activation";
+        if (l.k == stage_layer::kind::concat) {
+            auto axis = node.attrs.get<std::int64_t>("axis", 0);
+            if (axis != 1 && axis != -3) return "op " + label + " concatenates along H or W";
+            if (node.input("AxisTensor")) return "op " + label + " has an axis tensor";
+        }
+        if (l.k == stage_layer::kind::conv || l.k == stage_layer::kind::pool) {
+            std::vector<tensor_ref> refs;
+            try {
+                if (l.k == stage_layer::kind::conv) {
+                    const auto* fs = node.input("Filter");
+                    if (!fs || fs->vars.size() != 1) return "op " + label + " has no Filter";
+                    auto p = ops::conv2d::parse(node.attrs, node.type);
+                    tensor_ref x = ref(l.inputs[0]), f = ref(fs->vars[0]);
+                    auto io = patch_detail::probe_io(label, {{"Input", {&x}}, {"Filter", {&f}}});
+                    auto geo = ops::conv2d::resolve(p, io, x.type);
+                    l.h = geo.h, l.w = geo.w, l.kh = geo.kh, l.kw = geo.kw, l.sh = geo.sh,
+                    l.sw = geo.sw, l.dh = geo.dh, l.dw = geo.dw;
+                    l.pt = geo.pt, l.pb = geo.pb, l.pl = geo.pl, l.pr = geo.pr;
+                    l.macs_per_output = static_cast<double>(geo.c / geo.groups * geo.kh * geo.kw);
+                } else {
+                    auto p = ops::pool2d::parse(node.attrs, node.type);
+                    const bool global =
+                        p.global_pooling || (p.adaptive && o.shape[2] == 1 && o.shape[3] == 1);
+                    if (global && l.out == output && op_declares<ops::pool2d>(node.type) &&
+                        ref(l.inputs[0]).type == dtype::f32 && !p.adaptive) {
+                        l.k = stage_layer::kind::reduce;
+                        l.max = p.max;
+                        desc.shapes[l.out] = o.shape;
+                        desc.types[l.out] = o.type;
+                        desc.layers.push_back(std::move(l));
+                        continue;
+                    }
+                    if (p.global_pooling || p.adaptive)
+                        return "op " + label + " pools globally or adaptively";
+                    if (!p.max && !p.exclusive)
+                        return "op " + label + " averages over its padding (exclusive = false)";
+                    tensor_ref x = ref(l.inputs[0]);
+                    auto io = patch_detail::probe_io(label, {{"X", {&x}}});
+                    auto geo = ops::pool2d::resolve(p, io, x.type);
+                    l.h = geo.h, l.w = geo.w, l.kh = geo.kh, l.kw = geo.kw, l.sh = geo.sh,
+                    l.sw = geo.sw;
+                    l.pt = geo.pt, l.pb = geo.pb, l.pl = geo.pl, l.pr = geo.pr;
+                }
+            } catch (const error& e) {
+                return e.what();
+            }
+            int mains = static_cast<int>(std::count(l.main.begin(), l.main.end(), true));
+            if (mains != 1) return "op " + label + " reads its window input more than once";
+        }
+        desc.shapes[l.out] = o.shape;
+        desc.types[l.out] = o.type;
+        desc.layers.push_back(std::move(l));
+    }
+    if (desc.inputs.empty()) return "the stage reads no input";
+    return {};
+}
+
+/// One layer on one patch: its output region, the padding its op needs
+/// (top, bottom, left, right) and, per activation input, the region it reads
+/// and whether that is a crop of what the producer computed (a copy).
+struct layer_tile {
+    patch_region out;
+    std::int64_t pads[4] = {0, 0, 0, 0};
+    std::vector<patch_region> in;
+    std::vector<bool> crop;
+};
+
+/// The attributes of a layer's op on one patch: a window layer's explicit
+/// padding (SAME's dilation reset, ceil_mode off), the others' unchanged.
+inline attr_map patch_attrs(const graph::op_node& node, const stage_layer& l,
+                            const layer_tile& tl) {
+    auto attrs = node.attrs;
+    if (l.k == stage_layer::kind::conv || l.k == stage_layer::kind::pool) {
+        attrs.set("paddings", std::vector<std::int64_t>(tl.pads, tl.pads + 4));
+        attrs.set("padding_algorithm", std::string("EXPLICIT"));
+        if (l.k == stage_layer::kind::conv)
+            attrs.set("dilations", std::vector<std::int64_t>{l.dh, l.dw});
+        else
+            attrs.set("ceil_mode", false);
+    }
+    return attrs;
+}
+
+/// A stage cut into rows x cols patches of its output: what each layer
+/// computes on each patch and where its buffers are.
+struct stage_tiling {
+    int rows = 1, cols = 1;
+    std::vector<patch_region> patches;
+    std::vector<std::vector<layer_tile>> tiles;          // [patch][layer]
+    std::vector<std::map<int, patch_region>> regions;    // [patch]: var -> computed region
+    std::map<int, std::size_t> var_offset;               // internal var -> scratch offset
+    std::vector<std::vector<std::int64_t>> crop_offset;  // [layer][input], -1: none
+    /// The per-patch buffers as planned in the scratch (lifetimes in layers
+    /// of the stage), for pictures and reports: buffer_var[b] is the var, or
+    /// -(1 + layer * 1024 + input) for a crop; buffer_offset[b] its offset.
+    std::vector<planner::buffer> buffers;
+    std::vector<int> buffer_var;
+    std::vector<std::size_t> buffer_offset;
+    std::size_t scratch_bytes = 0;
+    double macs_tiled = 0, macs_untiled = 0;  // of the stage's convs
+    std::string problem;
+};
+
+/// Cuts `desc` into a rows x cols grid and plans its per-patch buffers (with
+/// the planner's best placement, or its quick first fit when `quick`: what
+/// the choice of split and grid compares).
+inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool quick = false) {
+    using patch_detail::bounding;
+    stage_tiling t;
+    t.rows = rows, t.cols = cols;
+    // A reduce stage is cut into row bands of the map its pool reads, so
+    // the pool sums each plane in its own row-major order.
+    const bool reduce = desc.layers.back().k == stage_layer::kind::reduce;
+    const auto& os = desc.shapes.at(reduce ? desc.layers.back().inputs[0] : desc.output);
+    const std::int64_t H = os[2], W = os[3];
+    if (reduce && cols != 1) {
+        t.problem = "a stage ending in a global pool is cut into rows only";
+        return t;
+    }
+    if (rows < 1 || cols < 1 || rows > H || cols > W) {
+        t.problem = "grid " + std::to_string(rows) + "x" + std::to_string(cols) +
+                    " does not fit an output of " + std::to_string(H) + "x" + std::to_string(W);
+        return t;
+    }
+    const auto n = desc.layers.size();
+    for (auto& l : desc.layers)
+        t.macs_untiled += l.macs_per_output * static_cast<double>(numel(desc.shapes.at(l.out)));
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            t.patches.push_back(
+                {H * r / rows, H * (r + 1) / rows, W * c / cols, W * (c + 1) / cols});
+    std::map<int, std::size_t> var_bytes;
+    std::vector<std::vector<std::size_t>> crop_bytes(n);
+    for (std::size_t i = 0; i < n; ++i) crop_bytes[i].assign(desc.layers[i].inputs.size(), 0);
+    auto bytes_of = [&](int v, const patch_region& r) {
+        const auto& s = desc.shapes.at(v);
+        return static_cast<std::size_t>(s[0] * s[1] * r.h() * r.w()) * size_of(desc.types.at(v));
+    };
+    for (const auto& patch : t.patches) {
+        std::map<int, patch_region> need;
+        need[desc.output] = reduce ? patch_region{0, 1, 0, 1} : patch;
+        std::vector<layer_tile> tiles(n);
+        for (std::size_t i = n; i-- > 0;) {
+            const auto& l = desc.layers[i];
+            auto& tl = tiles[i];
+            tl.out = need.at(l.out);
+            if (tl.out.empty()) {
+                t.problem = "a patch computes nothing of a layer";
+                return t;
+            }
+            for (std::size_t j = 0; j < l.inputs.size(); ++j) {
+                patch_region r = tl.out;
+                if (l.k == stage_layer::kind::reduce) {
+                    r = patch;
+                } else if (l.main[j]) {
+                    auto y = patch_detail::window_span(tl.out.y0, tl.out.y1, l.h, l.kh, l.sh, l.dh,
+                                                       l.pt);
+                    auto x = patch_detail::window_span(tl.out.x0, tl.out.x1, l.w, l.kw, l.sw, l.dw,
+                                                       l.pl);
+                    r = {y.lo, y.hi, x.lo, x.hi};
+                    tl.pads[0] = y.pad0, tl.pads[1] = y.pad1, tl.pads[2] = x.pad0,
+                    tl.pads[3] = x.pad1;
+                    if (r.empty()) {
+                        t.problem = "a patch's window lies in the padding";
+                        return t;
+                    }
+                }
+                tl.in.push_back(r);
+                need[l.inputs[j]] = bounding(need[l.inputs[j]], r);
+            }
+            const auto& s = desc.shapes.at(l.out);
+            t.macs_tiled +=
+                l.macs_per_output * static_cast<double>(s[0] * s[1] * tl.out.h() * tl.out.w());
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto& l = desc.layers[i];
+            auto& tl = tiles[i];
+            var_bytes[l.out] = std::max(var_bytes[l.out], bytes_of(l.out, need.at(l.out)));
+            for (std::size_t j = 0; j < l.inputs.size(); ++j) {
+                int v = l.inputs[j];
+                bool external =
+                    std::find(desc.inputs.begin(), desc.inputs.end(), v) != desc.inputs.end();
+                const auto& s = desc.shapes.at(v);
+                patch_region have = external ? patch_region{0, s[2], 0, s[3]} : need.at(v);
+                tl.crop.push_back(!(tl.in[j] == have));
+                if (tl.crop[j])
+                    crop_bytes[i][j] = std::max(crop_bytes[i][j], bytes_of(v, tl.in[j]));
+            }
+        }
+        t.tiles.push_back(std::move(tiles));
+        t.regions.push_back(std::move(need));
+    }
+    // The per-patch buffers over the stage's steps: an internal var from its
+    // layer to its last reader, a crop at its reader's step only.
+    std::vector<planner::buffer> buffers;
+    std::vector<int> buffer_var;  // var, or -(1 + layer * 1024 + input) for a crop
+    std::map<int, int> last_use;
+    for (std::size_t i = 0; i < n; ++i)
+        for (int v : desc.layers[i].inputs) last_use[v] = static_cast<int>(i);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& l = desc.layers[i];
+        int last = l.out == desc.output ? static_cast<int>(i) : last_use.at(l.out);
+        buffers.push_back({planner::align_up(var_bytes.at(l.out), 64), static_cast<int>(i), last});
+        buffer_var.push_back(l.out);
+        for (std::size_t j = 0; j < l.inputs.size(); ++j)
+            if (crop_bytes[i][j]) {
+                buffers.push_back({planner::align_up(crop_bytes[i][j], 64), static_cast<int>(i),
+                                   static_cast<int>(i)});
+                buffer_var.push_back(-1 - static_cast<int>(i * 1024 + j));
+            }
+    }
+    const planner::segment seg{"patch"};
+    const std::span<const planner::segment> segs(&seg, 1);
+    auto plan =
+        quick ? planner::size_first_fit(buffers, segs) : planner::plan_memory(buffers, segs);
+    t.crop_offset.resize(n);
+    for (std::size_t i = 0; i < n; ++i) t.crop_offset[i].assign(desc.layers[i].inputs.size(), -1);
+    for (std::size_t b = 0; b < buffers.size(); ++b) {
+        const auto off = plan.placements[b].offset;
+        t.buffer_offset.push_back(off);
+        if (buffer_var[b] >= 0) {
+            t.var_offset[buffer_var[b]] = off;
+        } else {
+            const int k = -1 - buffer_var[b];
+            t.crop_offset[static_cast<std::size_t>(k / 1024)][static_cast<std::size_t>(k % 1024)] =
+                static_cast<std::int64_t>(off);
+        }
+    }
+    t.scratch_bytes = std::max<std::size_t>(plan.total(), 64);
+    t.buffers = std::move(buffers);
+    t.buffer_var = std::move(buffer_var);
+    return t;
+}
+
+/// The kernel of a patched stage: infers the stage untiled (full shapes),
+/// tiles it, and runs it patch by patch.
+class patched_stage_instance final : public op_instance {
+public:
+    patched_stage_instance(graph::graph block, int rows, int cols)
+        : block_(std::move(block)), rows_(rows), cols_(cols) {
+        refs_.resize(block_.vars.size());
+        for (std::size_t v = 0; v < block_.vars.size(); ++v) {
+            auto& var = block_.vars[v];
+            refs_[v].name = var.name;
+            refs_[v].type = var.type;
+            if (var.value) {
+                refs_[v].shape = var.value->shape();
+                refs_[v].data = var.value->data();
+            }
+        }
+        for (int op : block_.topo_order()) {
+            full_.push_back({make_table_instance(block_.ops[op].type, block_.ops[op].attrs), {}});
+            auto& io = full_.back().io;
+            io.type = block_.ops[op].type;
+            io.label = block_.op_label(op);
+            for (auto& s : block_.ops[op].inputs) io.inputs.push_back(bind(s));
+            for (auto& s : block_.ops[op].outputs) io.outputs.push_back(bind(s));
+        }
+    }
+
+    void infer(op_io& io) override {
+        auto& xs = io.inputs.at(0).args;
+        io.check(xs.size() == block_.feeds.size() && io.outputs.size() == 2,
+                 "the op's inputs and outputs do not match its sub-block");
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            auto& r = refs_[block_.feeds[i].var];
+            r.type = xs[i]->type;
+            r.shape = xs[i]->shape;
+        }
+        for (auto& f : full_) f.k->infer(f.io);
+        const int out = block_.fetches.at(0).var;
+        auto why = describe_stage(
+            block_, out, [&](int v) -> const tensor_ref& { return refs_[v]; }, desc_);
+        if (!why.empty()) io.fail("patched stage: " + why);
+        tiling_ = tile_stage(desc_, rows_, cols_);
+        if (!tiling_.problem.empty()) io.fail("patched stage: " + tiling_.problem);
+        build_entries(io);
+        auto& y = io.outputs.at(0).args.at(0);
+        y->type = refs_[out].type;
+        y->shape = refs_[out].shape;
+        auto& s = io.outputs.at(1).args.at(0);
+        s->type = dtype::u8;
+        s->shape = {static_cast<std::int64_t>(tiling_.scratch_bytes)};
+    }
+
+    void run(op_io& io) override {
+        const auto& xs = io.inputs.at(0).args;
+        std::map<int, const std::byte*> external;
+        for (std::size_t i = 0; i < xs.size(); ++i) external[block_.feeds[i].var] = xs[i]->data;
+        std::byte* scratch = io.outputs.at(1).args.at(0)->data;
+        std::byte* y = io.outputs.at(0).args.at(0)->data;
+        const auto& ys = io.outputs.at(0).args.at(0)->shape;
+        const patch_region whole{0, ys[2], 0, ys[3]};
+        const std::size_t elem = size_of(io.outputs.at(0).args.at(0)->type);
+        const bool reduce = desc_.layers.back().k == stage_layer::kind::reduce;
+        std::vector<std::byte*> at_of;
+        for (std::size_t p = 0; p < tiling_.patches.size(); ++p) {
+            const auto& regions = tiling_.regions[p];
+            for (std::size_t i = 0; i < desc_.layers.size(); ++i) {
+                const auto& l = desc_.layers[i];
+                const auto& tl = tiling_.tiles[p][i];
+                at_of.assign(l.inputs.size(), nullptr);
+                for (std::size_t j = 0; j < l.inputs.size(); ++j) {
+                    const int v = l.inputs[j];
+                    const auto& s = desc_.shapes.at(v);
+                    const std::byte* src = nullptr;
+                    patch_region have;
+                    if (auto it = external.find(v); it != external.end()) {
+                        src = it->second;
+                        have = {0, s[2], 0, s[3]};
+                    } else {
+                        src = scratch + tiling_.var_offset.at(v);
+                        have = regions.at(v);
+                    }
+                    std::byte* at = const_cast<std::byte*>(src);
+                    if (tl.crop[j]) {
+                        at = scratch + tiling_.crop_offset[i][j];
+                        patch_detail::copy_window(src, have, at, tl.in[j], tl.in[j],
+                                                  patch_detail::plane_count(s),
+                                                  size_of(desc_.types.at(v)));
+                    }
+                    at_of[j] = at;
+                }
+                if (l.k == stage_layer::kind::reduce) {
+                    accumulate(l, tl.in[0], reinterpret_cast<const float*>(at_of[0]),
+                               reinterpret_cast<float*>(y), p == 0,
+                               p + 1 == tiling_.patches.size());
+                    continue;
+                }
+                auto& e = *entries_[i][entry_of_[p][i]];
+                for (std::size_t j = 0; j < l.inputs.size(); ++j) e.in_refs[j]->data = at_of[j];
+                e.out_ref->data = scratch + tiling_.var_offset.at(l.out);
+                e.k->run(e.io);
+            }
+            if (reduce) continue;
+            const auto& patch = tiling_.patches[p];
+            patch_detail::copy_window(scratch + tiling_.var_offset.at(desc_.output), patch, y,
+                                      whole, patch, patch_detail::plane_count(ys), elem);
+        }
+    }
+
+    /// A global pool over one row band `band` (x holds it, full width): the
+    /// running max or sum of each plane in y, in the order of
+    /// kernels::pool2d's loop; the last band divides by the plane's size.
+    void accumulate(const stage_layer& l, const patch_region& band, const float* x, float* y,
+                    bool first, bool last) const {
+        kernels::band_pool(band_pool_of(desc_, l, band, first, last), x, y);
+    }
+
+    bool folds_from_shapes() const noexcept override { return false; }
+    std::string_view name() const noexcept override { return patched_stage_type; }
+
+    /// One per-patch buffer of the scratch: an internal var by its name, a
+    /// crop as "NAME (crop for LAYER)"; lifetimes in layers of the stage.
+    struct scratch_part {
+        std::string name;
+        planner::buffer buffer;
+        std::size_t offset = 0;
+    };
+    std::vector<scratch_part> scratch_parts() const {
+        std::vector<scratch_part> parts;
+        const auto& t = tiling_;
+        for (std::size_t b = 0; b < t.buffers.size(); ++b) {
+            std::string name;
+            if (t.buffer_var[b] >= 0) {
+                name = block_.vars[t.buffer_var[b]].name;
+            } else {
+                const int k = -1 - t.buffer_var[b];
+                const auto& l = desc_.layers.at(static_cast<std::size_t>(k / 1024));
+                name = block_.vars[l.inputs.at(static_cast<std::size_t>(k % 1024))].name +
+                       " (crop for " + block_.op_label(l.op) + ")";
+            }
+            parts.push_back({std::move(name), t.buffers[b], t.buffer_offset[b]});
+        }
+        return parts;
+    }
+
+    const stage_desc& stage() const noexcept { return desc_; }
+    const stage_tiling& tiling() const noexcept { return tiling_; }
+    const graph::graph& block() const noexcept { return block_; }
+    /// The op_io layer `layer` runs on patch `patch` (shapes of the patch; its
+    /// activations' data set only while run() runs), and the refs of its
+    /// activation inputs and of its output in it.  Not for a reduce layer.
+    struct patch_io {
+        const op_io* io;
+        const std::vector<tensor_ref*>* inputs;
+        tensor_ref* output;
+    };
+    patch_io layer_io(std::size_t patch, std::size_t layer) const {
+        const auto& e = *entries_.at(layer).at(entry_of_.at(patch).at(layer));
+        return {&e.io, &e.in_refs, e.out_ref};
+    }
+
+private:
+    struct full_layer {
+        std::unique_ptr<op_instance> k;
+        op_io io;
+    };
+    /// One op instance of a layer for one padding and one set of input shapes.
+    struct entry {
+        std::string key;
+        std::unique_ptr<op_instance> k;
+        std::vector<std::unique_ptr<tensor_ref>> refs;
+        std::vector<tensor_ref*> in_refs;  // per activation input of the layer
+        tensor_ref* out_ref = nullptr;
+        op_io io;
+    };
+
+    op_slot bind(const graph::slot& s) {
+        op_slot o{s.name, {}};
+        for (int v : s.vars) o.args.push_back(&refs_[v]);
+        return o;
+    }
+
+    void build_entries(const op_io& outer) {
+        entries_.clear();
+        entries_.resize(desc_.layers.size());
+        entry_of_.assign(tiling_.patches.size(), std::vector<std::size_t>(desc_.layers.size()));
+        for (std::size_t p = 0; p < tiling_.patches.size(); ++p)
+            for (std::size_t i = 0; i < desc_.layers.size(); ++i) {
+                const auto& l = desc_.layers[i];
+                const auto& tl = tiling_.tiles[p][i];
+                if (l.k == stage_layer::kind::reduce) continue;
+                std::string key;
+                for (auto v : tl.pads) key += std::to_string(v) + ",";
+                for (auto& r : tl.in)
+                    key += std::to_string(r.h()) + "x" + std::to_string(r.w()) + ",";
+                auto& list = entries_[i];
+                auto it = std::find_if(list.begin(), list.end(),
+                                       [&](const auto& e) { return e->key == key; });
+                if (it == list.end()) {
+                    list.push_back(make_entry(l, tl, key, outer));
+                    it = list.end() - 1;
+                }
+                entry_of_[p][i] = static_cast<std::size_t>(it - list.begin());
+            }
+    }
+
+    std::unique_ptr<entry> make_entry(const stage_layer& l, const layer_tile& tl,
+                                      const std::string& key, const op_io& outer) {
+        const auto& node = block_.ops[l.op];
+        const auto attrs = patch_attrs(node, l, tl);
+        auto e = std::make_unique<entry>();
+        e->key = key;
+        e->k = make_table_instance(node.type, attrs);
+        e->io.type = node.type;
+        e->io.label = block_.op_label(l.op) + " (patch)";
+        std::size_t j = 0;
+        auto ref_for = [&](int v, bool activation, const patch_region* r) {
+            auto t = std::make_unique<tensor_ref>(refs_[v]);
+            if (activation) {
+                t->shape[2] = r->h();
+                t->shape[3] = r->w();
+                t->data = nullptr;
+            }
+            e->refs.push_back(std::move(t));
+            return e->refs.back().get();
+        };
+        for (auto& s : node.inputs) {
+            op_slot o{s.name, {}};
+            for (int v : s.vars) {
+                bool act = patch_detail::is_activation(block_, v);
+                auto* t = ref_for(v, act, act ? &tl.in.at(j) : nullptr);
+                if (act) e->in_refs.push_back(t), ++j;
+                o.args.push_back(t);
+            }
+            e->io.inputs.push_back(std::move(o));
+        }
+        for (auto& s : node.outputs) {
+            op_slot o{s.name, {}};
+            for (int v : s.vars) {
+                auto t = std::make_unique<tensor_ref>();
+                t->name = block_.vars[v].name;
+                e->refs.push_back(std::move(t));
+                e->out_ref = e->refs.back().get();
+                o.args.push_back(e->out_ref);
+            }
+            e->io.outputs.push_back(std::move(o));
+        }
+        e->k->infer(e->io);
+        const auto& want = desc_.shapes.at(l.out);
+        const shape_t expect{want[0], want[1], tl.out.h(), tl.out.w()};
+        if (e->out_ref->shape != expect)
+            outer.fail("patched stage: op " + block_.op_label(l.op) + " on a patch infers " +
+                       to_string(e->out_ref->shape) + ", expected " + to_string(expect));
+        return e;
+    }
+
+    graph::graph block_;
+    int rows_, cols_;
+    std::vector<tensor_ref> refs_;  // full shapes, one per block var
+    std::vector<full_layer> full_;
+    stage_desc desc_;
+    stage_tiling tiling_;
+    std::vector<std::vector<std::unique_ptr<entry>>> entries_;  // [layer]
+    std::vector<std::vector<std::size_t>> entry_of_;            // [patch][layer]
+};
+
+/// Replaces the ops producing `split` (a var of `g`, see describe_stage) by
+/// one patched stage of rows x cols patches.  Returns the new op's index.
+inline int apply_patches(graph::graph& g, int split, int rows, int cols,
+                         const std::set<int>& stage_ops) {
+    graph::graph block;
+    std::map<int, int> var_map;
+    auto inside = [&](int op) { return stage_ops.count(op) > 0; };
+    auto block_var = [&](int v) {
+        if (auto it = var_map.find(v); it != var_map.end()) return it->second;
+        const auto& src = g.vars[v];
+        graph::var_node copy{src.name,      src.type, src.shape, src.persistable,
+                             src.lod_level, {},       -1,        {}};
+        if (src.value) {
+            bool only_here = !graph::is_fetched(g, v);
+            for (int c : src.consumers) only_here = only_here && inside(c);
+            copy.value = only_here ? std::move(g.vars[v].value) : src.value;
+        }
+        int id = block.add_var(std::move(copy));
+        var_map.emplace(v, id);
+        return id;
+    };
+    std::vector<int> inputs;
+    for (int op : g.topo_order()) {
+        if (!inside(op)) continue;
+        for (auto& s : g.ops[op].inputs)
+            for (int v : s.vars)
+                if (patch_detail::is_activation(g, v) && !inside(g.vars[v].producer) &&
+                    std::find(inputs.begin(), inputs.end(), v) == inputs.end())
+                    inputs.push_back(v);
+    }
+    for (int v : inputs) block_var(v);
+    for (int op : g.topo_order()) {
+        if (!inside(op)) continue;
+        graph::op_node copy{g.ops[op].type, {}, {}, g.ops[op].attrs};
+        copy.attrs.set("in_place", std::string());
+        for (auto& s : g.ops[op].inputs) {
+            graph::slot t{s.name, {}};
+            for (int v : s.vars) t.vars.push_back(block_var(v));
+            copy.inputs.push_back(std::move(t));
+        }
+        for (auto& s : g.ops[op].outputs) {
+            graph::slot t{s.name, {}};
+            for (int v : s.vars) t.vars.push_back(block_var(v));
+            copy.outputs.push_back(std::move(t));
+        }
+        block.add_op(std::move(copy));
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        block.feeds.push_back({var_map.at(inputs[i]), static_cast<int>(i)});
+    block.fetches.push_back({var_map.at(split), 0});
+
+    graph::var_node scratch;
+    scratch.name = g.vars[split].name + "@patches";
+    scratch.type = dtype::u8;
+    scratch.shape = {-1};
+    int scratch_var = g.add_var(std::move(scratch));
+    graph::op_node node;
+    node.type = std::string(patched_stage_type);
+    node.inputs.push_back({"X", inputs});
+    node.outputs.push_back({"Out", {split}});
+    node.outputs.push_back({"Scratch", {scratch_var}});
+    node.attrs.set("sub_block", static_cast<std::int32_t>(g.sub_blocks.size()));
+    node.attrs.set("rows", static_cast<std::int32_t>(rows));
+    node.attrs.set("cols", static_cast<std::int32_t>(cols));
+    g.sub_blocks.push_back(std::move(block));
+    std::vector<graph::op_node> ops;
+    bool placed = false;
+    for (std::size_t i = 0; i < g.ops.size(); ++i) {
+        if (!inside(static_cast<int>(i))) {
+            ops.push_back(std::move(g.ops[i]));
+        } else if (!placed) {
+            placed = true;
+            ops.push_back(std::move(node));
+        }
+    }
+    g.ops = std::move(ops);
+    graph::compact(g, {});
+    int at = -1;
+    for (std::size_t i = 0; i < g.ops.size(); ++i)
+        if (g.ops[i].type == patched_stage_type) at = static_cast<int>(i);
+    return at;
+}
+
+/// The ops of `g` the stage ending at `split` holds (describe_stage's layers).
+inline std::set<int> stage_ops_of(const stage_desc& d) {
+    std::set<int> s;
+    for (auto& l : d.layers) s.insert(l.op);
+    return s;
+}
+
+/// A kernel factory that builds patched stages and leaves every other op to
+/// `next` (or the op table).
+inline instance_factory patch_factory(instance_factory next = {}) {
+    return [next](const graph::graph& g, int op) -> std::unique_ptr<op_instance> {
+        const auto& node = g.ops[op];
+        if (node.type == patched_stage_type) {
+            auto index = node.attrs.require<std::int64_t>("sub_block");
+            if (index < 0 || index >= static_cast<std::int64_t>(g.sub_blocks.size()))
+                throw graph_error("patched stage refers to sub-block #" + std::to_string(index) +
+                                  " that does not exist");
+            auto rows = node.attrs.require<std::int64_t>("rows");
+            auto cols = node.attrs.require<std::int64_t>("cols");
+            return std::make_unique<patched_stage_instance>(
+                g.sub_blocks[static_cast<std::size_t>(index)], static_cast<int>(rows),
+                static_cast<int>(cols));
+        }
+        return next ? next(g, op) : nullptr;
+    };
+}
+
+/// The conv MACs of the unfolded instructions of `p`.
+inline double network_macs(const program& p) {
+    double total = 0;
+    for (int i : p.execution_order()) {
+        const auto& ins = p.instructions()[i];
+        const auto& io = ins.io;
+        if (ins.folded || !io.has_input("Filter") || io.outputs.empty()) continue;
+        const auto& f = io.input("Filter");
+        const auto& o = *io.outputs[0].args.at(0);
+        if (f.shape.size() == 4 && f.shape[0] > 0)
+            total += static_cast<double>(o.numel()) * static_cast<double>(f.numel() / f.shape[0]);
+    }
+    return total;
+}
+
+/// What to patch: `automatic` chooses the split and the grid (the least peak
+/// within `budget`, the network's conv MACs tiled over untiled); else the
+/// grid is `rows` x `cols` and the split the one with the least peak.
+struct patch_request {
+    bool automatic = true;
+    int rows = 0, cols = 0;
+    double budget = 1.3;
+    int max_grid = 8;  // automatic: grids up to max_grid x max_grid
+    /// Input shapes to choose for (name -> shape); others as declared, -1 as 1.
+    std::map<std::string, shape_t> shapes{};
+    /// The split tensor by name (`--patch-split`); empty: chosen.
+    std::string split{};
+};
+
+/// Parses "auto" or "NxM" (`--patches`); throws usage_error otherwise.
+inline patch_request parse_patch_request(const std::string& s, double budget = 1.3) {
+    patch_request r;
+    r.budget = budget;
+    if (s == "auto") return r;
+    auto x = s.find('x');
+    auto bad = [&] {
+        return usage_error("--patches '" + s + "': expected auto or NxM (rows x cols, e.g. 4x4)");
+    };
+    if (x == std::string::npos || x == 0 || x + 1 >= s.size()) throw bad();
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (i != x && (s[i] < '0' || s[i] > '9')) throw bad();
+    if (x > 3 || s.size() - x - 1 > 3) throw bad();
+    r.automatic = false;
+    r.rows = std::stoi(s.substr(0, x));
+    r.cols = std::stoi(s.substr(x + 1));
+    if (r.rows < 1 || r.cols < 1) throw bad();
+    return r;
+}
+
+/// The stage and grid chosen, with the figures `plan --json` reports.
+struct patch_choice {
+    bool found = false;
+    std::string why;  // when not found
+    int split = -1;   // var of the graph chosen on
+    std::string split_name, first_op, last_op;
+    int rows = 1, cols = 1;
+    std::size_t predicted_peak_bytes = 0;  // LOAD estimated with the stage patched
+    std::size_t untiled_load_bytes = 0;    // LOAD of the untiled program
+    std::size_t scratch_bytes = 0;         // the per-patch buffers
+    double mac_overhead = 1;               // the network's conv MACs, tiled / untiled
+    double stage_mac_overhead = 1;         // the stage's conv MACs, tiled / untiled
+    std::set<int> ops;                     // the stage's ops in the graph chosen on
+    bool tail = false;                     // a global pool's tail also runs in row bands
+    std::string tail_first_op, tail_last_op;
+    int tail_rows = 0;
+    std::string rows_cols() const { return std::to_string(rows) + "x" + std::to_string(cols); }
+};
+
+/// Chooses a stage and grid for the prepared, untiled program `p`.
+/// `total_macs`: the network's conv MACs untiled (0: those of `p`);
+/// `extra_macs`: what patches already chosen add.
+inline patch_choice choose_patches(const program& p, const patch_request& req,
+                                   double total_macs = 0, double extra_macs = 0) {
+    const auto& g = p.graph();
+    patch_choice best;
+    best.untiled_load_bytes = p.memory().lower_bound_bytes;
+    const auto& order = p.execution_order();
+    const auto& code = p.instructions();
+    const auto& bufs = p.buffers();
+    const auto& vb = p.var_buffers();
+    if (total_macs <= 0) total_macs = network_macs(p);
+    std::vector<int> op_step(g.ops.size(), -1);
+    for (std::size_t s = 0; s < order.size(); ++s) op_step[code[order[s]].op] = static_cast<int>(s);
+    const int steps = static_cast<int>(order.size());
+    auto ref = [&](int v) -> const tensor_ref& { return p.var(v); };
+    std::string first_why;
+    std::vector<int> candidates;
+    for (int s = 0; s < steps; ++s)
+        for (auto& sl : g.ops[code[order[s]].op].outputs)
+            for (int v : sl.vars) candidates.push_back(v);
+    if (!req.split.empty()) {
+        candidates.clear();
+        if (int v = g.find_var(req.split); v >= 0) candidates.push_back(v);
+        first_why = "no tensor named '" + req.split + "'";
+    }
+    for (int split : candidates) {
+        stage_desc desc;
+        auto why = describe_stage(g, split, ref, desc);
+        if (!why.empty()) {
+            if (first_why.empty() || !req.split.empty()) first_why = why;
+            continue;
+        }
+        // Buffers only the stage uses disappear; the stage's step holds its
+        // inputs, its output and the scratch, plus whatever else lives then.
+        std::set<int> internal_bufs, kept_bufs;
+        std::set<int> stage_steps;
+        for (auto& l : desc.layers) {
+            if (op_step[l.op] >= 0) stage_steps.insert(op_step[l.op]);
+            if (l.out != split && vb[l.out].first >= 0) internal_bufs.insert(vb[l.out].first);
+        }
+        for (int v : desc.inputs)
+            if (vb[v].first >= 0) kept_bufs.insert(vb[v].first);
+        if (vb[split].first >= 0) kept_bufs.insert(vb[split].first);
+        for (int b : kept_bufs) internal_bufs.erase(b);
+        std::size_t rest = 0, beside = 0, held = 0;
+        for (int b : kept_bufs) held += bufs[b].size;
+        for (int s = 0; s < steps; ++s) {
+            std::size_t live = 0;
+            for (std::size_t b = 0; b < bufs.size(); ++b) {
+                if (internal_bufs.count(static_cast<int>(b)) || bufs[b].first > s ||
+                    bufs[b].last < s)
+                    continue;
+                if (stage_steps.count(s) && kept_bufs.count(static_cast<int>(b))) continue;
+                live += bufs[b].size;
+            }
+            if (stage_steps.count(s))
+                beside = std::max(beside, live);
+            else
+                rest = std::max(rest, live);
+        }
+        std::vector<std::pair<int, int>> grids;
+        if (req.automatic) {
+            for (int r = 1; r <= req.max_grid; ++r)
+                for (int c = 1; c <= req.max_grid; ++c)
+                    if (r * c > 1) grids.push_back({r, c});
+        } else {
+            grids.push_back({req.rows, req.cols});
+        }
+        for (auto [r, c] : grids) {
+            auto t = tile_stage(desc, r, c, true);
+            if (!t.problem.empty()) {
+                if (first_why.empty()) first_why = t.problem;
+                continue;
+            }
+            const double macs = total_macs + extra_macs - t.macs_untiled + t.macs_tiled;
+            const double overhead = total_macs > 0 ? macs / total_macs : 1.0;
+            if (req.automatic && overhead > req.budget) continue;
+            const auto peak = std::max(rest, beside + held + t.scratch_bytes);
+            const bool better = !best.found || peak < best.predicted_peak_bytes ||
+                                (peak == best.predicted_peak_bytes && overhead < best.mac_overhead);
+            if (!better) continue;
+            best.found = true;
+            best.split = split;
+            best.split_name = g.vars[split].name;
+            best.first_op = g.op_label(desc.layers.front().op);
+            best.last_op = g.op_label(desc.layers.back().op);
+            best.rows = r, best.cols = c;
+            best.predicted_peak_bytes = peak;
+            best.scratch_bytes = t.scratch_bytes;
+            best.mac_overhead = overhead;
+            best.stage_mac_overhead = t.macs_untiled > 0 ? t.macs_tiled / t.macs_untiled : 1.0;
+            best.ops = stage_ops_of(desc);
+        }
+    }
+    if (best.found && req.automatic && best.predicted_peak_bytes >= best.untiled_load_bytes) {
+        best.found = false;
+        best.why = "no stage lowers the peak (the best, " + best.rows_cols() + " over " +
+                   best.first_op + " .. " + best.last_op + ", would need " +
+                   std::to_string(best.predicted_peak_bytes) + " bytes, LOAD untiled " +
+                   std::to_string(best.untiled_load_bytes) + ")";
+        return best;
+    }
+    if (!best.found)
+        best.why = first_why.empty() ? "no stage can run on patches within the budget"
+                                     : "no stage can run on patches (" + first_why + ")";
+    return best;
+}
+
+/// The tail stage of a global pool: the pool and, back from it, the
+/// point-wise ops and the conv that produce its input (each read by the next
+/// only), cut into row bands so the conv's map never exists whole.
+struct tail_choice {
+    bool found = false;
+    int split = -1;  // the pool's output
+    std::string first_op, last_op;
+    int rows = 1;
+    std::size_t scratch_bytes = 0;
+    double extra_macs = 0;  // tiled - untiled
+    std::set<int> ops;
+};
+
+/// For each float global pool of `p` fed by a conv (through point-wise ops),
+/// the band count with the least scratch whose extra MACs stay within
+/// `budget` x the network's; the tail with the largest map is kept.
+inline tail_choice choose_tail(const program& p, double budget, double total_macs) {
+    const auto& g = p.graph();
+    auto ref = [&](int v) -> const tensor_ref& { return p.var(v); };
+    tail_choice best;
+    std::uint64_t best_bytes = 0;
+    for (int i : p.execution_order()) {
+        const int op = p.instructions()[i].op;
+        const auto& node = g.ops[op];
+        if (!op_declares<ops::pool2d>(node.type) || !node.attrs.get<bool>("global_pooling", false))
+            continue;
+        const int out = graph::output_var(node, "Out");
+        int x = graph::input_var(node, "X");
+        if (out < 0 || x < 0) continue;
+        // Back through single-reader point-wise ops to the conv.
+        std::set<int> starts;
+        std::uint64_t map_bytes = p.var(x).bytes();
+        for (int v = x;;) {
+            const int prod = g.vars[v].producer;
+            if (prod < 0 || graph::consumers(g, v).size() != 1 || graph::is_fetched(g, v)) break;
+            auto k = patch_detail::kind_of(g.ops[prod].type);
+            if (!k || (*k != stage_layer::kind::conv && *k != stage_layer::kind::point)) break;
+            const auto* in = g.ops[prod].input(*k == stage_layer::kind::conv ? "Input" : "X");
+            if (!in || in->vars.size() != 1) break;
+            if (*k == stage_layer::kind::conv) {
+                starts.insert(in->vars[0]);
+                break;
+            }
+            v = in->vars[0];
+        }
+        if (starts.empty()) continue;
+        stage_desc desc;
+        if (!describe_stage(g, out, ref, desc, starts).empty()) continue;
+        const auto h = p.var(x).shape[2];
+        tail_choice c;
+        for (int r = 1; r <= h; ++r) {
+            auto t = tile_stage(desc, r, 1, true);
+            if (!t.problem.empty()) continue;
+            const double extra = t.macs_tiled - t.macs_untiled;
+            if (total_macs > 0 && (total_macs + extra) / total_macs > budget) continue;
+            if (c.found && t.scratch_bytes >= c.scratch_bytes) continue;
+            c.found = true;
+            c.rows = r;
+            c.scratch_bytes = t.scratch_bytes;
+            c.extra_macs = extra;
+        }
+        if (!c.found || map_bytes <= best_bytes) continue;
+        c.split = out;
+        c.first_op = g.op_label(desc.layers.front().op);
+        c.last_op = g.op_label(desc.layers.back().op);
+        c.ops = stage_ops_of(desc);
+        best = c;
+        best_bytes = map_bytes;
+    }
+    return best;
+}
+
+/// Chooses (on an untiled program over a copy of `g`, inputs of
+/// `req.shapes`) and applies a patched stage to `g`; `g` is unchanged when
+/// none is found (the choice then says why).
+inline patch_choice patch_graph(graph::graph& g, const patch_request& req,
+                                const std::vector<planner::segment>& segments,
+                                const instance_factory& make = {}) {
+    auto planned = [&](const graph::graph& of) {
+        auto p = std::make_unique<program>(of, segments, patch_factory(make));
+        for (std::size_t i = 0; i < p->input_count(); ++i) {
+            const auto& v = p->input_var(i);
+            shape_t s = v.shape;
+            if (auto it = req.shapes.find(v.name); it != req.shapes.end()) s = it->second;
+            for (auto& d : s)
+                if (d < 0) d = 1;
+            p->set_input_shape(i, s);
+        }
+        p->planned_arena_bytes();
+        return p;
+    };
+    auto untiled = planned(g);
+    const double macs = network_macs(*untiled);
+    const auto untiled_load = untiled->memory().lower_bound_bytes;
+    // auto: first the tail (a global pool's conv map in row bands), so that
+    // the head's choice sees the peak that remains.
+    tail_choice tail;
+    if (req.automatic) tail = choose_tail(*untiled, req.budget, macs);
+    graph::graph with_tail = g;
+    if (tail.found) apply_patches(with_tail, tail.split, tail.rows, 1, tail.ops);
+    auto base = tail.found ? planned(with_tail) : std::move(untiled);
+    auto choice = choose_patches(*base, req, macs, tail.extra_macs);
+    choice.untiled_load_bytes = untiled_load;
+    if (!choice.found) return choice;
+    choice.tail = tail.found;
+    choice.tail_first_op = tail.first_op;
+    choice.tail_last_op = tail.last_op;
+    choice.tail_rows = tail.rows;
+    g = std::move(with_tail);
+    // The choice's op indices are those of the graph chosen on, a copy of `g`.
+    apply_patches(g, choice.split, choice.rows, choice.cols, choice.ops);
+    return choice;
+}
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/patches.hpp ----
+// ---- begin litegraph/runtime/sample_input.hpp ----
+// The input litegraph feeds a model when none is given (`litegraph run`,
+// `plan`, `codegen`'s sample input, the benchmarks): deterministic values of
+// the input's dtype, at a shape given per input name or the declared one.
+
+#include <cmath>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <type_traits>
+
+
+namespace litegraph::runtime {
+
+/// The input litegraph feeds when none is given: element i of a float input
+/// is sin(0.37 i) cos(0.011 i) (the formula of the classifier's reference
+/// inputs); integer inputs get i mod 7 (valid ids and small shapes).
+inline tensor deterministic_input(dtype type, const shape_t& shape) {
+    tensor t(type, shape);
+    auto n = static_cast<std::size_t>(t.numel());
+    visit_dtype(type, [&]<class T>(T) {
+        auto* p = reinterpret_cast<T*>(t.data());
+        for (std::size_t i = 0; i < n; ++i) {
+            if constexpr (std::is_floating_point_v<T>)
+                p[i] = static_cast<T>(std::sin(0.37 * double(i)) * std::cos(0.011 * double(i)));
+            else
+                p[i] = static_cast<T>(i % 7);
+        }
+    });
+    return t;
+}
+
+/// The shape litegraph feeds input `v` when no data is given: `shapes[v.name]`
+/// (which must have the input's rank), else the declared shape with -1 as 1.
+inline shape_t input_shape(const graph::var_node& v, const std::map<std::string, shape_t>& shapes) {
+    shape_t shape = v.shape;
+    if (auto it = shapes.find(v.name); it != shapes.end()) {
+        if (!shape.empty() && it->second.size() != shape.size())
+            throw usage_error("--shape " + v.name + ": the input has rank " +
+                              std::to_string(shape.size()) + ", got " +
+                              std::to_string(it->second.size()) + " dims");
+        shape = it->second;
+    }
+    for (auto& d : shape)
+        if (d < 0) d = 1;
+    return shape;
+}
+
+/// deterministic_input for feed `v` (shape from input_shape); a LoD feed gets
+/// one sequence of all its rows.
+inline tensor deterministic_feed(const graph::var_node& v,
+                                 const std::map<std::string, shape_t>& shapes) {
+    auto t = deterministic_input(v.type, input_shape(v, shapes));
+    if (v.lod_level > 0 && !t.shape().empty()) t.set_lod({{0, t.shape()[0]}});
+    return t;
+}
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/sample_input.hpp ----
+
+namespace litegraph::firmware {
+
+/// What the header is written with.
+struct header_options {
+    /// The C++ namespace of the network.
+    std::string ns = "net";
+    /// The memory segments, fastest first, and their C++ names.
+    std::vector<std::string> segment_names;
+    std::vector<planner::segment> segments;
+    /// The model's file name, for the header's first line.
+    std::string source = "model";
+    /// Also write sample inputs: `inputs` where given, else the
+    /// deterministic input (core deterministic_input) of each input.
+    bool sample_input = false;
+    std::map<std::string, tensor> inputs;
+};
+
+/// The header and what it holds.
+struct header_text {
+    std::string text;
+    int layers = 0;        // layers of the network
+    int patch_layers = 0;  // more inside the patched stages
+    std::size_t weight_bytes = 0;
+};
+
+namespace codegen_detail {
+
+struct generator {
+    generator(runtime::program& p, std::string n, std::vector<std::string> names,
+              std::vector<planner::segment> s)
+        : prog(p), ns(std::move(n)), seg_names(std::move(names)), segs(std::move(s)) {}
+
+    runtime::program& prog;
+    std::string ns;
+    std::vector<std::string> seg_names;
+    std::vector<planner::segment> segs;
+
+    std::ostringstream weights;  // the weight arrays
+    std::ostringstream lists;    // the list operands' arrays (firmware::operand)
+    int list_count = 0;
+    std::ostringstream layers;  // the layer initializers
+    std::map<const std::byte*, std::string> weight_names;
+    std::size_t weight_bytes = 0;
+    int layer_count = 0;
+    /// Planned scratch buffers: the layers sharing one (a layer's own, or
+    /// every layer of a patched stage: the largest of theirs) and its step;
+    /// buffer prog.buffers().size() + k for the k-th.
+    std::vector<std::pair<std::vector<std::string>, int>> scratch_layers;
+    int step = 0;  // of the layer being emitted, in the execution order
+
+    /// While a patched stage's layers are emitted: where each activation of
+    /// the patch's op_io is ("{buffer, offset}") and the distinct byte offset
+    /// form_of sees it at; the stage's shared kernel scratch buffer.
+    struct sub_places {
+        std::map<const tensor_ref*, std::pair<std::string, std::size_t>> at;
+        std::size_t bytes = 0;
+        int scratch = -1;  // index into scratch_layers
+    };
+    /// While a patch's layers are written: they go here, and the layer
+    /// holding them is `patch_path` (an expression of the header).
+    std::vector<std::string>* patch_sink = nullptr;
+    std::string patch_path;
+    int patch_layer_count = 0;
+    const sub_places* sub = nullptr;
+    /// Packed constants already written: (source, slot) -> contents and name.
+    std::map<std::pair<const void*, std::size_t>,
+             std::vector<std::pair<std::vector<std::uint32_t>, std::string>>>
+        packed_names;
+
+    const graph::graph& g() const { return prog.graph(); }
+    int var_of(const tensor_ref* r) const { return static_cast<int>(r - &prog.var(0)); }
+
+    std::string at(const tensor_ref* r, const std::string& where) const {
+        if (sub)
+            if (auto it = sub->at.find(r); it != sub->at.end()) return it->second.first;
+        const int v = var_of(r);
+        auto [b, off] = prog.var_buffers()[static_cast<std::size_t>(v)];
+        if (b < 0)
+            throw unsupported_error(where + ": tensor '" + g().vars[v].name +
+                                    "' is not a planned activation");
+        return "{" + std::to_string(b) + ", " + std::to_string(off) + "}";
+    }
+    bool is_constant(const tensor_ref* r) const {
+        if (sub) return r->data && !sub->at.count(r);
+        return r->data && prog.var_buffers()[static_cast<std::size_t>(var_of(r))].first < 0;
+    }
+    /// The name of a constant's weight array (written once per tensor).
+    std::string weight(const tensor_ref* r, const std::string& where) {
+        if (!is_constant(r))
+            throw unsupported_error(where + ": '" + std::string(r->name) +
+                                    "' must be a constant (weights) in a firmware network");
+        if (r->type != dtype::f32 && r->type != dtype::i8)
+            throw unsupported_error(where + ": constant '" + std::string(r->name) + "' is " +
+                                    std::string(name_of(r->type)) +
+                                    ", only float32 and int8 are supported");
+        if (auto it = weight_names.find(r->data); it != weight_names.end()) return it->second;
+        std::string name = next_weight_name();
+        weight_names[r->data] = "weights::" + name;  // a patched stage's layers share it
+        const auto n = static_cast<std::size_t>(r->numel());
+        const bool i8 = r->type == dtype::i8;
+        weights << "// " << r->name << " " << to_string(r->shape) << (i8 ? " int8" : "") << "\n";
+        if (i8)
+            write_array(name, r->as<std::int8_t>(), n, std::string(r->name));
+        else
+            write_array(name, r->as<float>(), n, std::string(r->name));
+        return "weights::" + name;
+    }
+    /// A constant as the layer's form reads it packed (done here, once, so the
+    /// firmware does not): `count` elements of T (float: Op::pack_input from
+    /// a float32 tensor; 32-bit words: Op::pack_words from an int8 one), an
+    /// array of its own.
+    template <class Op, class T>
+    std::string packed_constant(const tensor_ref* r, const typename Op::form& form,
+                                std::size_t slot, std::size_t count, const std::string& where) {
+        constexpr bool words = std::is_same_v<T, std::uint32_t>;
+        using source = std::conditional_t<words, std::int8_t, float>;
+        if (!is_constant(r) || r->type != (words ? dtype::i8 : dtype::f32))
+            throw unsupported_error(where + ": '" + std::string(r->name) + "' must be " +
+                                    (words ? "an int8" : "a float32") + " constant to be packed");
+        std::vector<T> packed(count);
+        const source* src = r->as<source>();
+        if constexpr (words) {
+            if constexpr (requires { Op::pack_words(form, slot, src, packed.data()); })
+                Op::pack_words(form, slot, src, packed.data());
+        } else {
+            if constexpr (requires { Op::pack_input(form, slot, src, packed.data()); })
+                Op::pack_input(form, slot, src, packed.data());
+        }
+        // The layers of a patched stage pack one constant once per patch: the
+        // same contents are written once.
+        std::vector<std::uint32_t> key(count);
+        std::memcpy(key.data(), packed.data(), count * sizeof(T));
+        auto& seen = packed_names[{r->data, slot}];
+        for (auto& [contents, n] : seen)
+            if (contents == key) return n;
+        std::string name = next_weight_name();
+        seen.push_back({std::move(key), "weights::" + name});
+        weights << "// " << r->name << " " << to_string(r->shape) << " packed for the layer ("
+                << count << (words ? " words" : " floats") << ")\n";
+        write_array(name, packed.data(), count, std::string(r->name));
+        return "weights::" + name;
+    }
+    int weight_count = 0;
+    std::string next_weight_name() { return "w" + std::to_string(weight_count++); }
+    template <class T>
+    void write_array(const std::string& name, const T* v, std::size_t n, const std::string& what) {
+        constexpr bool i8 = std::is_same_v<T, std::int8_t>;
+        constexpr bool u32 = std::is_same_v<T, std::uint32_t>;
+        weight_bytes += n * sizeof(T);
+        weights << "alignas(16) " << upper(ns) << "_WEIGHTS_ATTR constexpr "
+                << (i8 ? "std::int8_t " : (u32 ? "std::uint32_t " : "float ")) << name << "[" << n
+                << "] = {";
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i % (i8 ? 24 : 8) == 0) weights << "\n";
+            if constexpr (i8) {
+                weights << static_cast<int>(v[i]) << ",";
+            } else if constexpr (u32) {
+                char buf[16];
+                std::snprintf(buf, sizeof buf, "0x%08xu,", static_cast<unsigned>(v[i]));
+                weights << buf;
+            } else {
+                weights << float_literal(v[i], what) << ",";
+            }
+        }
+        weights << "};\n";
+    }
+
+    void layer(const std::string& text) {
+        if (patch_sink) {
+            patch_sink->push_back(text);
+            ++patch_layer_count;
+            return;
+        }
+        layers << (layer_count++ ? ",\n" : "") << "    " << text;
+    }
+
+    /// Where each planned buffer starts in `arena` (one byte more than all of
+    /// them, never touched: only its addresses are used).
+    std::vector<std::size_t> buffer_start;
+    std::unique_ptr<std::byte[]> arena;
+    std::unique_ptr<std::byte[]> sub_arena;  // a patched stage's, for form_of
+    std::size_t sub_arena_bytes = 0;
+
+    /// Points the activations of `io` at distinct addresses laid out as the
+    /// plan places them (the runtime's view: an output over its input shares
+    /// its address), for form_of; restores them when it goes.
+    struct placed {
+        std::vector<std::pair<tensor_ref*, std::byte*>> saved;
+        placed(generator& gen, const op_io& io) {
+            if (!gen.arena) {
+                const auto& bufs = gen.prog.buffers();
+                gen.buffer_start.assign(bufs.size() + 1, 0);
+                for (std::size_t b = 0; b < bufs.size(); ++b)
+                    gen.buffer_start[b + 1] = gen.buffer_start[b] + bufs[b].size;
+                gen.arena.reset(new std::byte[gen.buffer_start.back() + 1]);
+            }
+            if (gen.sub) {  // a patch's layer: its activations at their offsets
+                if (gen.sub_arena_bytes < gen.sub->bytes) {
+                    gen.sub_arena.reset(new std::byte[gen.sub->bytes]);
+                    gen.sub_arena_bytes = gen.sub->bytes;
+                }
+                for (auto& [cr, where] : gen.sub->at) {
+                    auto* r = const_cast<tensor_ref*>(cr);
+                    saved.push_back({r, r->data});
+                    r->data = gen.sub_arena.get() + where.second;
+                }
+                return;
+            }
+            for (const auto* slots : {&io.inputs, &io.outputs})
+                for (const auto& slot : *slots)
+                    for (auto* r : slot.args) {
+                        if (!r) continue;
+                        auto [b, off] =
+                            gen.prog.var_buffers()[static_cast<std::size_t>(gen.var_of(r))];
+                        if (b < 0) continue;
+                        saved.push_back({r, r->data});
+                        r->data =
+                            gen.arena.get() + gen.buffer_start[static_cast<std::size_t>(b)] + off;
+                    }
+        }
+        ~placed() {
+            for (auto it = saved.rbegin(); it != saved.rend(); ++it) it->first->data = it->second;
+        }
+        placed(const placed&) = delete;
+        placed& operator=(const placed&) = delete;
+    };
+
+    /// One node as `layer<Op>{form, {inputs}, output}`: the form from
+    /// Op::form_of, each firmware input a planned tensor or a weight array.
+    template <class Op>
+    void emit(const graph::op_node& node, const op_io& io, const std::string& where) {
+        typename Op::form form;
+        try {
+            const auto params = Op::parse(node.attrs, node.type);
+            placed p(*this, io);
+            form = Op::form_of(params, io);
+            // An op with firmware kernels of its own over packed constants.
+            if constexpr (requires { Op::packed_form(form); }) form = Op::packed_form(form);
+        } catch (const unsupported_error& e) {
+            throw unsupported_error(where + ": " + e.what());
+        }
+        const tensor_ref* out = &io.output(Op::firmware_output);
+        check_unread_outputs<Op>(io, where);
+        std::ostringstream o;
+        o << "layer<" << op_spelling<Op>::get() << ">{" << literal_printer{where}(form) << ", {";
+        bool first = true;
+        std::size_t index = 0, list_operands = 0;
+        for (std::string_view slot : Op::firmware_inputs) {
+            const std::size_t i = index++;
+            o << (first ? "" : ", ");
+            first = false;
+            if (!io.input_count(slot)) {
+                o << "{}";
+                continue;
+            }
+            if (firmware_list_input<Op>(i)) {
+                list_operands += io.input_count(slot);
+                if (list_operands > firmware_io::max_list_operands)
+                    throw unsupported_error(where + ": its list inputs hold " +
+                                            std::to_string(list_operands) + " tensors, more than " +
+                                            std::to_string(firmware_io::max_list_operands) +
+                                            " (firmware_io::max_list_operands)");
+                o << list_operand<Op>(io, slot, out, where);
+                continue;
+            }
+            const tensor_ref* r = &io.input(slot);
+            std::size_t packed = 0, words = 0;
+            if constexpr (requires { Op::packed_floats(form, i); })
+                packed = Op::packed_floats(form, i);
+            if constexpr (requires { Op::packed_words(form, i); })
+                words = Op::packed_words(form, i);
+            if (packed) {
+                o << "{{-1, 0}, " << packed_constant<Op, float>(r, form, i, packed, where) << "}";
+                continue;
+            }
+            if (words) {
+                o << "{{-1, 0}, " << packed_constant<Op, std::uint32_t>(r, form, i, words, where)
+                  << "}";
+                continue;
+            }
+            if (is_constant(r)) {
+                o << "{{-1, 0}, " << weight(r, where) << "}";
+                continue;
+            }
+            if (op_in_place<Op>() == in_place_rule::none &&
+                (sub ? at(r, where) == at(out, where)
+                     : prog.var_buffers()[var_of(r)] == prog.var_buffers()[var_of(out)]))
+                throw unsupported_error(where + ": planned in place of its input " +
+                                        std::string(slot) + ", which it cannot run");
+            o << "{" << at(r, where) << "}";
+        }
+        o << "}, " << at(out, where);
+        // Scratch (a conv's row buffers, a pool's windows) is one more buffer,
+        // live at this step only, so the plan places it beside the activations;
+        // its size is the layer's scratch_bytes() on the compiling target.
+        if (Op::scratch_bytes(form) > 0) {
+            if (sub) {  // the patched stage's one kernel scratch buffer
+                o << ", {" << prog.buffers().size() + static_cast<std::size_t>(sub->scratch)
+                  << ", 0}";
+                scratch_layers[static_cast<std::size_t>(sub->scratch)].first.push_back(
+                    "std::get<" + std::to_string(patch_sink->size()) + ">(" + patch_path +
+                    ".layers)");
+            } else {
+                o << ", {" << prog.buffers().size() + scratch_layers.size() << ", 0}";
+                scratch_layers.push_back(
+                    {{"std::get<" + std::to_string(layer_count) + ">(network.layers)"}, step});
+            }
+        }
+        o << "}";
+        layer(o.str());
+    }
+
+    /// One operand of a list: a weight array or a planned tensor.
+    template <class Op>
+    std::string list_item(const tensor_ref* r, const tensor_ref* out, const std::string& slot,
+                          const std::string& where) {
+        if (is_constant(r)) return "{{-1, 0}, " + weight(r, where) + "}";
+        if (op_in_place<Op>() == in_place_rule::none &&
+            (sub ? at(r, where) == at(out, where)
+                 : prog.var_buffers()[var_of(r)] == prog.var_buffers()[var_of(out)]))
+            throw unsupported_error(where + ": planned in place of its input " + slot +
+                                    ", which it cannot run");
+        return "{" + at(r, where) + "}";
+    }
+
+    /// A list input (Op::firmware_lists) as a constexpr array of operands
+    /// written beside the weights; the layer's operand points at it.
+    template <class Op>
+    std::string list_operand(const op_io& io, std::string_view slot, const tensor_ref* out,
+                             const std::string& where) {
+        const std::size_t count = io.input_count(slot);
+        const std::string name = "l" + std::to_string(list_count++);
+        lists << "// " << where << ": " << slot << "\n"
+              << "inline constexpr litegraph::firmware::operand " << name << "[] = {";
+        for (std::size_t k = 0; k < count; ++k)
+            lists << (k ? ",\n    " : "\n    ")
+                  << list_item<Op>(&io.input(slot, k), out,
+                                   std::string(slot) + " #" + std::to_string(k), where);
+        lists << "};\n";
+        return "{{}, nullptr, lists::" + name + ", " + std::to_string(count) + "}";
+    }
+
+    /// A firmware form computes Op::firmware_output only: every other output
+    /// must be one nothing reads (no consumer, not fetched).
+    template <class Op>
+    void check_unread_outputs(const op_io& io, const std::string& where) {
+        if (sub) return;  // a patch's layer: its tensors are the stage's own
+        for (const auto& slot : io.outputs) {
+            if (slot.name == Op::firmware_output) continue;
+            for (const tensor_ref* r : slot.args) {
+                if (!r) continue;
+                const int v = var_of(r);
+                if (v < 0 || static_cast<std::size_t>(v) >= g().vars.size()) continue;
+                const auto& var = g().vars[static_cast<std::size_t>(v)];
+                bool fetched = false;
+                for (const auto& f : g().fetches) fetched = fetched || f.var == v;
+                if (!var.consumers.empty() || fetched)
+                    throw unsupported_error(where + ": its output " + slot.name + " ('" + var.name +
+                                            "') is " +
+                                            (fetched ? "fetched" : "read by another op") +
+                                            ", but its compile-time form computes only " +
+                                            std::string(Op::firmware_output));
+                unread_outputs.insert(v);
+            }
+        }
+    }
+    /// The outputs of firmware layers that nothing reads and no layer writes:
+    /// their buffers get no bytes.
+    std::set<int> unread_outputs;
+
+    /// A layer of a copy between two places: "layer<copy_window>{form, {{from}}, to}".
+    void emit_copy(const kernels::window_copy& c, const std::string& from, const std::string& to) {
+        layer("layer<litegraph::firmware::copy_window>{" + literal_printer{"copy"}(c) + ", {{" +
+              from + "}}, " + to + "}");
+    }
+
+    /// A patched stage (runtime/patches.hpp) patch by patch: each patch's
+    /// layers as ordinary layers over the stage's Scratch buffer at the
+    /// offsets its tiling planned, their forms those of the patch (its
+    /// regions and paddings), with the copies between them (crops, concat
+    /// slices, the patch into the split tensor) and a global pool's bands.
+    /// Every layer's kernel scratch is one planned buffer of the stage's step.
+    void emit_patched(const runtime::instruction& ins, const std::string& where) {
+        using runtime::patch_region;
+        const auto* inst = dynamic_cast<const runtime::patched_stage_instance*>(ins.k.get());
+        if (!inst) throw error(where + ": internal error: not a patched stage's kernel");
+        const auto& d = inst->stage();
+        const auto& t = inst->tiling();
+        const auto& block = inst->block();
+        const tensor_ref* y = &ins.io.output("Out");
+        const tensor_ref* scr = &ins.io.output("Scratch");
+        const auto [sb, soff] = prog.var_buffers()[static_cast<std::size_t>(var_of(scr))];
+        if (sb < 0) throw unsupported_error(where + ": its scratch is not a planned buffer");
+        auto in_scratch = [&, sb = sb, soff = soff](std::size_t off) {
+            std::ostringstream o;  // (not string +: GCC 12's -Wrestrict false positive)
+            o << "{" << sb << ", " << soff + off << "}";
+            return o.str();
+        };
+        // The stage's inputs, block var -> the program's tensor; the offsets
+        // form_of sees them at lie after the scratch.
+        std::map<int, std::pair<const tensor_ref*, std::size_t>> external;
+        std::size_t fake = planner::align_up(t.scratch_bytes, 64);
+        const auto& xs = ins.io.inputs.at(0).args;
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            external[block.feeds.at(i).var] = {xs[i], fake};
+            fake += planner::align_up(xs[i]->bytes(), 64);
+        }
+        const int kscratch = static_cast<int>(scratch_layers.size());
+        scratch_layers.push_back({{}, step});
+        const bool reduce = d.layers.back().k == runtime::stage_layer::kind::reduce;
+        const auto& ys = y->shape;
+        const patch_region whole{0, ys[2], 0, ys[3]};
+        const std::size_t n = t.patches.size();
+        // The stage is one layer of the network, a group of its patches, each
+        // a group of that patch's layers.
+        std::string stage = "make_group(";
+        std::vector<std::string> patch_layers;
+        patch_sink = &patch_layers;
+        struct unsink {
+            generator& gen;
+            ~unsink() { gen.patch_sink = nullptr; }
+        } unsink_at_exit{*this};
+        for (std::size_t p = 0; p < n; ++p) {
+            const auto& regions = t.regions[p];
+            patch_layers.clear();
+            patch_path = "std::get<" + std::to_string(p) + ">(std::get<" +
+                         std::to_string(layer_count) + ">(network.layers).layers)";
+            for (std::size_t i = 0; i < d.layers.size(); ++i) {
+                const auto& l = d.layers[i];
+                const auto& tl = t.tiles[p][i];
+                const auto& node = block.ops[static_cast<std::size_t>(l.op)];
+                const std::string lwhere =
+                    where + ", layer " + block.op_label(l.op) + ", patch " + std::to_string(p);
+                // Where each input is, cropped first when the layer reads less
+                // than its producer computed.
+                std::vector<std::pair<std::string, std::size_t>> addr;
+                for (std::size_t j = 0; j < l.inputs.size(); ++j) {
+                    const int v = l.inputs[j];
+                    const auto& s = d.shapes.at(v);
+                    const auto elem = size_of(d.types.at(v));
+                    std::pair<std::string, std::size_t> src;
+                    patch_region have;
+                    if (auto it = external.find(v); it != external.end()) {
+                        src = {at(it->second.first, lwhere), it->second.second};
+                        have = {0, s[2], 0, s[3]};
+                    } else {
+                        src = {in_scratch(t.var_offset.at(v)), t.var_offset.at(v)};
+                        have = regions.at(v);
+                    }
+                    if (tl.crop[j]) {
+                        const auto off = static_cast<std::size_t>(t.crop_offset[i][j]);
+                        emit_copy(runtime::patch_detail::window_copy_of(
+                                      have, tl.in[j], tl.in[j],
+                                      runtime::patch_detail::plane_count(s), elem),
+                                  src.first, in_scratch(off));
+                        src = {in_scratch(off), off};
+                    }
+                    addr.push_back(src);
+                }
+                const auto out_off = l.k == runtime::stage_layer::kind::reduce
+                                         ? std::size_t{0}
+                                         : t.var_offset.at(l.out);
+                if (l.k == runtime::stage_layer::kind::reduce) {
+                    layer("layer<litegraph::firmware::band_pool>{" +
+                          literal_printer{lwhere}(
+                              runtime::band_pool_of(d, l, tl.in[0], p == 0, p + 1 == n)) +
+                          ", {{" + addr[0].first + "}}, " + at(y, lwhere) + "}");
+                    continue;
+                }
+                if (l.k == runtime::stage_layer::kind::concat) {
+                    // A channel concat: each input's planes after the ones before.
+                    if (!op_declares<ops::concat>(node.type))
+                        throw unsupported_error(lwhere + ": " + node.type +
+                                                " (inputs of different steps) has no firmware "
+                                                "form inside a patched stage");
+                    const auto& os = d.shapes.at(l.out);
+                    if (os[0] != 1)
+                        throw unsupported_error(lwhere + ": a concat of batch " +
+                                                std::to_string(os[0]) + " in a patch");
+                    const auto elem = static_cast<std::int64_t>(size_of(d.types.at(l.out)));
+                    const auto hw = tl.out.h() * tl.out.w();
+                    std::int64_t c0 = 0;
+                    for (std::size_t j = 0; j < l.inputs.size(); ++j) {
+                        const auto c = d.shapes.at(l.inputs[j])[1];
+                        kernels::window_copy wc{c, elem, tl.out.h(), tl.out.w(),
+                                                0, 0,    tl.out.h(), tl.out.w(),
+                                                0, 0,    tl.out.h(), tl.out.w()};
+                        emit_copy(wc, addr[j].first,
+                                  in_scratch(out_off + static_cast<std::size_t>(c0 * hw * elem)));
+                        c0 += c;
+                    }
+                    continue;
+                }
+                const auto pio = inst->layer_io(p, i);
+                sub_places sp;
+                sp.bytes = fake + 64;
+                sp.scratch = kscratch;
+                for (std::size_t j = 0; j < addr.size(); ++j) sp.at[(*pio.inputs)[j]] = addr[j];
+                sp.at[pio.output] = {in_scratch(out_off), out_off};
+                graph::op_node patched = node;
+                patched.attrs = runtime::patch_attrs(node, l, tl);
+                sub = &sp;
+                try {
+                    if (!visit_firmware_op(firmware::op_types{}, patched,
+                                           [&]<class Op>() { emit<Op>(patched, *pio.io, lwhere); }))
+                        throw unsupported_error(lwhere + " has no compile-time form yet (" +
+                                                firmware_types(firmware::op_types{}) + " do)");
+                } catch (...) {
+                    sub = nullptr;
+                    throw;
+                }
+                sub = nullptr;
+            }
+            if (!reduce) {
+                const auto& patch = t.patches[p];
+                emit_copy(runtime::patch_detail::window_copy_of(
+                              patch, whole, patch, runtime::patch_detail::plane_count(ys),
+                              size_of(y->type)),
+                          in_scratch(t.var_offset.at(d.output)), at(y, where));
+            }
+            stage += std::string(p ? "," : "") + "\n        make_group(";
+            for (std::size_t k = 0; k < patch_layers.size(); ++k)
+                stage += (k ? ",\n            " : "\n            ") + patch_layers[k];
+            stage += ")";
+        }
+        patch_sink = nullptr;
+        layer(stage + ")");
+    }
+
+    void emit_layers() {
+        step = -1;
+        for (int i : prog.execution_order()) {
+            ++step;
+            const auto& ins = prog.instructions()[static_cast<std::size_t>(i)];
+            if (ins.elided) continue;
+            const auto& node = g().ops[ins.op];
+            const std::string where = "op " + node.type + " ('" + ins.io.label + "')";
+            if (node.type == runtime::patched_stage_type) {
+                emit_patched(ins, where);
+                continue;
+            }
+            if (!visit_firmware_op(firmware::op_types{}, node,
+                                   [&]<class Op>() { emit<Op>(node, ins.io, where); }))
+                throw unsupported_error(where + " has no compile-time form yet (" +
+                                        firmware_types(firmware::op_types{}) + " do)");
+        }
+    }
+
+    std::string io_list(bool inputs) const {
+        std::ostringstream o;
+        const std::size_t n = inputs ? prog.input_count() : prog.output_count();
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto& v = inputs ? prog.input_var(i) : prog.output_var(i);
+            const int vi = inputs ? g().feeds[i].var : g().fetches[i].var;
+            const auto& r = prog.var(vi);
+            if (r.type != dtype::f32 && !(inputs && r.type == dtype::i8))
+                throw unsupported_error(std::string(inputs ? "input" : "output") + " '" + v.name +
+                                        "' is " + std::string(name_of(r.type)) + ", only float32" +
+                                        (inputs ? " and int8 (--input-dtype int8) are" : " is") +
+                                        " supported");
+            o << "    {\"" << v.name << "\", " << at(&r, v.name) << ", " << r.numel() << ", "
+              << size_of(r.type) << "},\n";
+        }
+        return o.str();
+    }
+
+    /// `sample`: also the sample inputs, the deterministic ones except those in
+    /// `given` (codegen --input: checked to be the inputs' dtype and shape).
+    std::string header(const std::string& source, bool sample,
+                       const std::map<std::string, tensor>& given = {}) {
+        emit_layers();
+        const auto& bufs = prog.buffers();
+        const std::string NS = upper(ns);
+        std::ostringstream h;
+        h << "// Generated by `litegraph codegen` from " << source
+          << ": do not edit.\n"
+             "// A firmware network (litegraph/firmware/network.hpp): constexpr weights, the\n"
+             "// layers as fused kernel types, and a memory plan the compiler checks.\n"
+             "//\n"
+             "// Place the arrays by defining before the include (default: no attribute):\n"
+             "//   "
+          << NS << "_WEIGHTS_ATTR, " << NS << "_SCRATCH_ATTR";
+        for (auto& s : seg_names) h << ", " << NS << "_" << upper(s) << "_ATTR";
+        h << "\n//   e.g. #define " << NS << "_" << upper(seg_names[0])
+          << "_ATTR __attribute__((section(\"." << seg_names[0] << "_bss\")))\n"
+          << "#pragma once\n\n#include <array>\n#include <cstddef>\n#include <cstdint>\n\n"
+             "#include \"litegraph/firmware/network.hpp\"\n\n";
+        for (std::string m : [&] {
+                 std::vector<std::string> v{NS + "_WEIGHTS_ATTR", NS + "_SCRATCH_ATTR"};
+                 for (auto& s : seg_names) v.push_back(NS + "_" + upper(s) + "_ATTR");
+                 return v;
+             }())
+            h << "#ifndef " << m << "\n#define " << m << "\n#endif\n";
+        h << "\nnamespace " << ns << " {\n\n"
+          << "/// Bytes of all weights (constexpr arrays, in flash).\n"
+          << "inline constexpr std::size_t weight_bytes = " << weight_bytes << ";\n\n"
+          << "namespace weights {\n"
+          << weights.str() << "}  // namespace weights\n\n";
+        if (list_count)
+            h << "/// The list inputs of layers (firmware::operand: a planned tensor or\n"
+                 "/// a weight array each).\n"
+                 "namespace lists {\n"
+              << lists.str() << "}  // namespace lists\n\n";
+        h << "/// The layers in execution order.\n"
+             "inline constexpr auto network = [] {\n"
+             "    using namespace litegraph::firmware;\n"
+             "    return make_network(\n"
+          << layers.str() << ");\n}();\n\n";
+        h << "/// The buffers to plan: the activations (alias groups of the runtime\n"
+             "/// program), then each layer's scratch, live at its step only: bytes,\n"
+             "/// first and last step of the execution order.\n"
+             "inline constexpr std::size_t buffer_table["
+          << bufs.size() + scratch_layers.size() << "][3] = {";
+        // A buffer that holds only outputs nothing reads (rnn's State: the
+        // layer does not write them) takes no bytes.
+        std::vector<bool> used(bufs.size(), false);
+        for (std::size_t v = 0; v < prog.var_buffers().size(); ++v) {
+            const int b = prog.var_buffers()[v].first;
+            if (b >= 0 && !unread_outputs.count(static_cast<int>(v)))
+                used[static_cast<std::size_t>(b)] = true;
+        }
+        for (std::size_t i = 0; i < bufs.size(); ++i)
+            h << (i % 4 == 0 ? "\n    " : " ") << "{" << (used[i] ? bufs[i].size : 0) << ", "
+              << bufs[i].first << ", " << bufs[i].last << "},";
+        for (auto& [ls, st] : scratch_layers) {
+            h << "\n    {";
+            if (ls.empty()) h << "16";
+            if (ls.size() > 1) h << "litegraph::firmware::largest({";
+            for (std::size_t k = 0; k < ls.size(); ++k)
+                h << (k ? ",\n        " : "") << "litegraph::firmware::planned_scratch_bytes("
+                  << ls[k] << ")";
+            if (ls.size() > 1) h << "})";
+            h << ", " << st << ", " << st << "},";
+        }
+        h << "};\n"
+          << "inline constexpr auto buffers = litegraph::planner::buffers_from(buffer_table);\n"
+          << "inline constexpr std::array<litegraph::planner::segment, " << segs.size()
+          << "> segments{{";
+        for (std::size_t s = 0; s < segs.size(); ++s)
+            h << (s ? ", " : "") << "{\"" << seg_names[s] << "\", " << segs[s].capacity << "u, "
+              << segs[s].alignment << "}";
+        h << "}};\n"
+          << "/// The plan, computed by the compiler; the build stops here when it does\n"
+             "/// not fit, and BytesShort in the message says by how much.\n"
+             "inline constexpr auto plan = litegraph::planner::plan_fixed(buffers, segments);\n"
+             "static_assert(litegraph::planner::network_fits<plan.shortfall>());\n"
+             "static_assert(plan.valid, \"litegraph codegen: the compile-time plan fails "
+             "validation\");\n\n";
+        h << "/// The activation arrays, one per segment, fastest first.\n";
+        for (std::size_t s = 0; s < segs.size(); ++s)
+            h << "inline constexpr std::size_t " << seg_names[s]
+              << "_bytes = litegraph::firmware::array_bytes(plan.used[" << s << "]);\n"
+              << "alignas(64) inline std::byte " << seg_names[s] << "[" << seg_names[s]
+              << "_bytes] " << NS << "_" << upper(seg_names[s]) << "_ATTR;\n";
+        h << "inline std::byte* const segment_bases[] = {";
+        for (std::size_t s = 0; s < segs.size(); ++s) h << (s ? ", " : "") << seg_names[s];
+        h << "};\n\n";
+        h << "/// The shared scratch array, for layers without a planned scratch buffer.\n"
+             "inline constexpr std::size_t scratch_bytes = network.scratch_bytes();\n"
+             "alignas(16) inline std::byte scratch[scratch_bytes] "
+          << NS << "_SCRATCH_ATTR;\n\n"
+          << "inline constexpr litegraph::firmware::memory<buffers.size(), segments.size()> "
+             "memory{&plan, segment_bases, scratch};\n\n"
+          << "struct io_tensor {\n    const char* name;\n"
+             "    litegraph::firmware::tensor_at at;\n    std::size_t elements;\n"
+             "    std::size_t element_bytes;  // 4: float32, 1: int8 (--input-dtype int8)\n};\n"
+          << "inline constexpr io_tensor inputs[] = {\n"
+          << io_list(true) << "};\n"
+          << "inline constexpr io_tensor outputs[] = {\n"
+          << io_list(false) << "};\n\n"
+          << "/// Where input i goes before run() (row-major; float32, or int8 when\n"
+             "/// inputs[i].element_bytes is 1: real = scale * q, see `litegraph plan\n"
+             "/// --input-dtype int8`).\n"
+             "inline float* input(std::size_t i = 0) {\n"
+             "    return memory.f32(inputs[i].at);\n}\n"
+             "inline std::int8_t* input_i8(std::size_t i = 0) {\n"
+             "    return memory.i8(inputs[i].at);\n}\n"
+             "inline void* input_bytes(std::size_t i = 0) {\n"
+             "    return memory.bytes(inputs[i].at);\n}\n"
+             "/// Output i after run(); valid until the next run.\n"
+             "inline const float* output(std::size_t i = 0) {\n"
+             "    return memory.f32(outputs[i].at);\n}\n"
+             "/// One inference: no heap, no exceptions.\n"
+             "inline void run() {\n    network.run(memory);\n}\n";
+        if (sample) {
+            h << "\n/// The deterministic input `litegraph run` feeds (sin(0.37 i) cos(0.011 "
+                 "i)),\n/// or the .npy codegen --input gave, read-only data placed as the "
+                 "weights are.\n";
+            for (std::size_t i = 0; i < prog.input_count(); ++i) {
+                const auto& r = prog.var(g().feeds[i].var);
+                const auto it = given.find(prog.input_var(i).name);
+                const tensor made =
+                    it == given.end() ? runtime::deterministic_input(r.type, r.shape) : tensor{};
+                const tensor& t = it == given.end() ? made : it->second;
+                if (it != given.end()) h << "// " << it->first << ": from codegen --input\n";
+                const bool i8 = r.type == dtype::i8;
+                h << "alignas(16) " << NS << "_WEIGHTS_ATTR constexpr "
+                  << (i8 ? "std::int8_t" : "float") << " sample_input_" << i << "[" << t.numel()
+                  << "] = {";
+                for (std::int64_t k = 0; k < t.numel(); ++k) {
+                    h << (k % (i8 ? 24 : 8) == 0 ? "\n    " : " ");
+                    if (i8)
+                        h << static_cast<int>(reinterpret_cast<const std::int8_t*>(t.data())[k]);
+                    else
+                        h << float_literal(reinterpret_cast<const float*>(t.data())[k],
+                                           "sample input");
+                    h << ",";
+                }
+                h << "};\n";
+            }
+            h << "inline constexpr const void* sample_inputs[] = {";
+            for (std::size_t i = 0; i < prog.input_count(); ++i)
+                h << (i ? ", " : "") << "sample_input_" << i;
+            h << "};\n";
+        }
+        h << "\n}  // namespace " << ns << "\n";
+        return h.str();
+    }
+};
+
+}  // namespace codegen_detail
+
+/// The header of `prog`, a program prepared (prepare_plan) with the inputs
+/// it is written for.  Throws unsupported_error for a node no firmware op
+/// holds, a constant that is not float32 / int8, a value a literal cannot
+/// spell.
+inline header_text write_header(runtime::program& prog, const header_options& o) {
+    codegen_detail::generator gen{prog, o.ns, o.segment_names, o.segments};
+    header_text out;
+    out.text = gen.header(o.source, o.sample_input, o.inputs);
+    out.layers = gen.layer_count;
+    out.patch_layers = gen.patch_layer_count;
+    out.weight_bytes = gen.weight_bytes;
+    return out;
+}
+
+}  // namespace litegraph::firmware
+// ---- end litegraph/firmware/generator.hpp ----
+// ---- begin litegraph/session.hpp ----
+// The one entry point for C++ users: a session loads a Paddle model (a
+// folder or a topology file, ProgramDesc or PIR), runs the pass pipeline,
+// applies the places and the program's limits from one options struct, and
+// runs named inputs to named outputs: what ONNX Runtime's InferenceSession,
+// Paddle Inference's predictor and Paddle Lite's MobileConfig predictor give.
+//
+//   litegraph::session s("../shared/models/mlp_mnist_handwriting");
+//   auto outputs = s.run({{s.input_names()[0], image}});
+//   const litegraph::tensor& scores = outputs.at(s.output_names()[0]);
+//
+// The program underneath (`program()`) stays available for what the session
+// does not wrap: shape-only preparation, the plan, per-instruction callbacks.
+
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+// ---- begin litegraph/loader/paddle/loader.hpp ----
+// The Paddle model loader: ProgramDesc topology + parameters -> graph::graph.
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
 // ---- begin litegraph/loader/paddle/framework_proto.hpp ----
 // The Paddle program schema (framework.proto, proto2, package paddle.framework.proto)
 // as text, and a protobuf DescriptorPool built from it at run time.
@@ -29104,23 +31892,6 @@ struct schema {
 
 }  // namespace litegraph::paddle
 // ---- end litegraph/loader/paddle/framework_proto.hpp ----
-// ---- begin litegraph/loader/paddle/loader.hpp ----
-// The Paddle model loader: ProgramDesc topology + parameters -> graph::graph.
-
-#include <algorithm>
-#include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <map>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <type_traits>
-#include <utility>
-#include <variant>
-#include <vector>
-
 // ---- begin litegraph/loader/paddle/model.hpp ----
 // What loading a Paddle model gives (the graph and what `litegraph info` prints)
 // and the options of every loader (ProgramDesc and PIR JSON).
@@ -32352,6 +35123,350 @@ inline model load(const std::filesystem::path& topology, const std::filesystem::
 
 }  // namespace litegraph::paddle
 // ---- end litegraph/loader/paddle/loader.hpp ----
+// ---- begin litegraph/passes/input_int8.hpp ----
+// input_int8: a quantized model takes its inputs already quantized, as a
+// camera pipeline gives them (`--input-dtype int8`).  Each input that the
+// model quantizes (every reader a quantize_int8 op, all with one step) becomes
+// that int8 tensor under the input's name: the quantize op goes, and no float
+// input buffer exists.  The caller feeds q = sat8(round(x / scale)), zero
+// point 0 (the int8 path is symmetric, docs/int8.md).
+
+#include <string>
+#include <vector>
+
+
+namespace litegraph::passes {
+
+/// How an input is quantized: real value = scale * (q - zero_point).
+struct input_quantization {
+    std::string name;
+    float scale = 1.f;
+    int zero_point = 0;
+};
+
+/// Makes every input of `g` int8 (see above); throws usage_error naming an
+/// input the model does not quantize.  Run after the pass pipeline.
+inline std::vector<input_quantization> take_int8_inputs(graph::graph& g) {
+    std::vector<input_quantization> r;
+    std::vector<bool> dead(g.ops.size(), false);
+    for (auto& f : g.feeds) {
+        const int x = f.var;
+        const auto name = g.vars[x].name;
+        const auto& readers = g.vars[x].consumers;
+        auto refuse = [&](const std::string& why) {
+            return usage_error("--input-dtype int8: input '" + name + "' " + why +
+                               " (only a quantized model's quantized inputs can be int8)");
+        };
+        if (g.vars[x].type != dtype::f32) throw refuse("is not float32");
+        if (readers.empty() || graph::is_fetched(g, x)) throw refuse("is not read by an op");
+        float step = 0.f;
+        int q = -1;
+        for (int c : readers) {
+            const auto& op = g.ops[c];
+            if (!op_declares<ops::quantize_int8>(op.type))
+                throw refuse("is read by op " + g.op_label(c) + " (" + op.type +
+                             "), not only by quantize_int8");
+            const float s = ops::quantize_int8::parse(op.attrs, op.type).step;
+            if (q >= 0 && s != step) throw refuse("is quantized with two different steps");
+            const int out = graph::output_var(op, "Out");
+            if (out < 0) throw refuse("is quantized into nothing");
+            if (q < 0) {
+                q = out;
+                step = s;
+            } else {
+                graph::replace_uses(g, out, q);
+            }
+            dead[static_cast<std::size_t>(c)] = true;
+        }
+        g.vars[x].name = name + "@float";
+        g.vars[q].name = name;
+        g.vars[q].shape = g.vars[x].shape;
+        g.vars[q].lod_level = g.vars[x].lod_level;
+        f.var = q;
+        r.push_back({name, step, 0});
+    }
+    graph::compact(g, dead);
+    return r;
+}
+
+}  // namespace litegraph::passes
+// ---- end litegraph/passes/input_int8.hpp ----
+
+namespace litegraph {
+
+/// How a quantized model runs: `int8`, its int8 kernels; `fp32`, in float
+/// with its fake quant ops simulated (the pass that makes int8 ops skipped).
+enum class precision_mode { int8, fp32 };
+
+struct session_options {
+    /// Run the pass pipeline (batch-norm folding, fused convs, in place, int8
+    /// ops of a quantized model); false runs the graph as loaded.
+    bool fuse = true;
+    precision_mode precision = precision_mode::int8;
+    /// Finer control of the pipeline when `fuse` is set: stop after a pass,
+    /// skip passes by name (`litegraph dot --help` lists them), a callback
+    /// after each. The precision's own skip is added to these.
+    passes::pipeline_options pipeline{};
+    /// Where ops run (backends::parse_places("opencl,cpu"), subgraph sizes);
+    /// empty: every op on the CPU kernels.
+    std::optional<backends::options> places{};
+    /// The memory segments the program plans its activations into, fastest
+    /// first (planner::segment: name, capacity); default one unbounded arena.
+    std::vector<planner::segment> segments{planner::segment{}};
+    /// Caps of the program: tensor elements, folded bytes, arena bytes.
+    runtime::program_limits limits{};
+    /// What the loader requires and allows (parameters, topology size).
+    paddle::load_options load{};
+
+    // ---- patches and the input's dtype (docs/patches.md) ----
+    /// Run the first stage patch by patch (runtime/patches.hpp): the split and
+    /// the grid chosen for the inputs of `patches->shapes` to minimise the
+    /// peak within `patches->budget`, or the grid given.  Empty: untiled.
+    std::optional<runtime::patch_request> patches{};
+    /// A quantized model takes its inputs already quantized (int8, scale and
+    /// zero point in preparation::inputs): no float input buffer.
+    bool input_int8 = false;
+
+    // ---- threads ----
+    /// Threads an op may split its work over (runtime::program::set_threads):
+    /// 0, every core (thread_pool::default_threads()); 1, the calling thread
+    /// only.  The outputs are the same for every count.
+    unsigned threads = 0;
+};
+
+/// The pass pipeline's options for a precision (fp32 skips quantize_int8),
+/// on top of `base`.
+inline passes::pipeline_options pipeline_options_for(precision_mode p,
+                                                     passes::pipeline_options base = {}) {
+    if (p == precision_mode::fp32) base.skip.emplace_back(passes::pass_name(passes::quantize_int8));
+    return base;
+}
+
+/// What preparing a graph did: the passes that ran and the places' subgraphs.
+struct preparation {
+    passes::pass_report passes;
+    backends::partition_report partition;
+    /// With input_int8: how each input is quantized.
+    std::vector<passes::input_quantization> inputs;
+};
+
+/// What a session does to a loaded graph before it builds its program: the
+/// pass pipeline (unless `fuse` is false) for the precision, then the places.
+/// Tools that need the prepared graph rather than a program (`litegraph plan`,
+/// `dot`, `info`) call it too, so every entry point prepares a graph the same
+/// way.
+inline preparation prepare(graph::graph& g, const session_options& options) {
+    preparation r;
+    if (options.fuse)
+        r.passes = passes::run_passes(g, pipeline_options_for(options.precision, options.pipeline));
+    if (options.input_int8) r.inputs = passes::take_int8_inputs(g);
+    if (options.places) r.partition = backends::apply_places(g, *options.places);
+    return r;
+}
+
+/// The kernel factory of a program over `g` prepared with `options` (picked
+/// kernels and subgraph ops with places, patched stages with patches).
+inline runtime::instance_factory instance_factory_for(const session_options& options) {
+    runtime::instance_factory f;
+    if (options.places) f = backends::kernel_factory_for(*options.places);
+    if (options.patches) f = runtime::patch_factory(f);
+    return f;
+}
+
+/// With `options.patches`: chooses and applies the patched stage to the
+/// prepared graph `g`; throws usage_error saying why when no stage can run on
+/// patches.  Empty without patches.
+inline std::optional<runtime::patch_choice> apply_patches(graph::graph& g,
+                                                          const session_options& options) {
+    if (!options.patches) return std::nullopt;
+    auto base = options;
+    base.patches.reset();
+    auto c =
+        runtime::patch_graph(g, *options.patches, options.segments, instance_factory_for(base));
+    if (!c.found) throw usage_error("--patches: " + c.why);
+    return c;
+}
+
+class session {
+public:
+    /// Loads `model` (a folder or a topology file) and prepares it.
+    explicit session(const std::filesystem::path& model, session_options options = {})
+        : session(paddle::load(model, options.load), options) {}
+
+    /// Prepares an already loaded model.
+    explicit session(paddle::model m, session_options options = {}) : info_(std::move(m.info)) {
+        auto prepared = prepare(m.graph, options);
+        report_ = std::move(prepared.passes);
+        partition_ = std::move(prepared.partition);
+        inputs_ = std::move(prepared.inputs);
+        patches_ = apply_patches(m.graph, options);
+        program_ = std::make_unique<runtime::program>(std::move(m.graph), options.segments,
+                                                      instance_factory_for(options));
+        program_->set_limits(options.limits);
+        program_->set_threads(options.threads);
+    }
+
+    /// The model's inputs, in feed order.
+    std::vector<std::string> input_names() const {
+        std::vector<std::string> r;
+        for (std::size_t i = 0; i < program_->input_count(); ++i)
+            r.push_back(program_->input_var(i).name);
+        return r;
+    }
+    /// The model's outputs, in fetch order.
+    std::vector<std::string> output_names() const {
+        std::vector<std::string> r;
+        for (std::size_t i = 0; i < program_->output_count(); ++i)
+            r.push_back(program_->output_var(i).name);
+        return r;
+    }
+
+    /// Runs on `inputs` (every input once, by name; a tensor's LoD goes
+    /// with it) and returns every output by name, copied out of the arena.
+    /// An unknown or missing name is a usage_error naming the inputs.
+    std::map<std::string, tensor> run(const std::map<std::string, tensor>& inputs) {
+        for (const auto& [name, t] : inputs) program_->set_input(program_->input_index(name), t);
+        if (inputs.size() != program_->input_count()) {
+            std::string missing;
+            for (const auto& n : input_names())
+                if (!inputs.count(n)) missing += (missing.empty() ? "" : ", ") + n;
+            throw usage_error("session::run: no tensor for input(s) " + missing);
+        }
+        program_->run();
+        std::map<std::string, tensor> out;
+        for (std::size_t i = 0; i < program_->output_count(); ++i)
+            out.insert_or_assign(program_->output_var(i).name, copy_of(program_->output(i)));
+        return out;
+    }
+
+    /// The program underneath (its plan, per-instruction runs, shapes).
+    runtime::program& program() noexcept { return *program_; }
+    const runtime::program& program() const noexcept { return *program_; }
+    /// What the loader read (format, files, op counts).
+    const paddle::model_info& info() const noexcept { return info_; }
+    /// Which passes ran and their rewrites (empty with `fuse = false`).
+    const passes::pass_report& passes_report() const noexcept { return report_; }
+    /// The subgraphs and places of `options.places` (empty without it).
+    const backends::partition_report& partition() const noexcept { return partition_; }
+    /// The patched stage chosen (empty without `options.patches`).
+    const std::optional<runtime::patch_choice>& patches() const noexcept { return patches_; }
+    /// How each input is quantized (with `options.input_int8`).
+    const std::vector<passes::input_quantization>& input_quantization() const noexcept {
+        return inputs_;
+    }
+
+private:
+    static tensor copy_of(const tensor_ref& r) {
+        tensor t(r.type, r.shape);
+        if (t.bytes()) std::memcpy(t.data(), r.data, t.bytes());
+        if (!r.lod.empty()) t.set_lod(r.lod);
+        return t;
+    }
+
+    paddle::model_info info_;
+    passes::pass_report report_;
+    backends::partition_report partition_;
+    std::optional<runtime::patch_choice> patches_;
+    std::vector<passes::input_quantization> inputs_;
+    std::unique_ptr<runtime::program> program_;
+};
+
+}  // namespace litegraph
+// ---- end litegraph/session.hpp ----
+
+namespace litegraph::firmware {
+
+/// A model and how to write it.
+struct codegen_request {
+    /// Loads the model (called again when the first stage goes in patches).
+    std::function<paddle::model()> load;
+    /// How the session prepares it (fuse, precision, `patches`, input_int8, ...;
+    /// its segments are replaced by one unbounded segment).
+    session_options session;
+    /// The input shapes (runtime::input_shape; the plan is prepared with
+    /// runtime::deterministic_feed), also those of an automatic patch request.
+    std::map<std::string, shape_t> shapes;
+    /// Without session.patches: patches `auto` within this budget when the
+    /// untiled plan does not fit header.segments; false keeps it untiled.
+    bool auto_patches = true;
+    double patch_budget = 1.3;
+    /// The segments as the user named them, for the notes ("stm32h730").
+    std::string segments_label = "the segments";
+    header_options header;
+};
+
+/// The header and how it was made.
+struct codegen_result {
+    header_text header;
+    /// What was decided on the way (the untiled plan did not fit, ...), a line each.
+    std::vector<std::string> notes;
+    /// The patched stage, when there is one.
+    std::optional<runtime::patch_choice> patches;
+    /// Activation buffers the header plans.
+    std::size_t buffers = 0;
+};
+
+namespace codegen_detail {
+
+inline std::unique_ptr<session> prepared(const codegen_request& r, const session_options& opt) {
+    auto s = std::make_unique<session>(r.load(), opt);
+    runtime::program& prog = s->program();
+    for (auto& [name, dims] : r.shapes) prog.input_index(name);
+    for (std::size_t i = 0; i < prog.input_count(); ++i) {
+        const auto& v = prog.input_var(i);
+        prog.set_input(i, runtime::deterministic_feed(v, r.shapes));
+    }
+    prog.prepare_plan();
+    return s;
+}
+
+}  // namespace codegen_detail
+
+/// The firmware network of `r.load()`.  Throws usage_error for a sample
+/// input whose dtype or shape is not its input's, what the session throws,
+/// and what write_header throws.
+inline codegen_result codegen(const codegen_request& r) {
+    if (r.header.segments.empty()) throw usage_error("codegen: no memory segments");
+    codegen_result out;
+    session_options opt = r.session;
+    opt.segments = {r.header.segments[0]};
+    opt.segments[0].capacity = planner::unbounded;
+    auto s = codegen_detail::prepared(r, opt);
+    if (!opt.patches && r.auto_patches) {
+        // Untiled unless that does not fit the segments (the runtime's
+        // buffers, kernel scratch aside): then the first stage in patches.
+        auto fit = planner::plan_memory(s->program().buffers(), r.header.segments);
+        if (!fit.fits) {
+            out.notes.push_back("the untiled plan does not fit " + r.segments_label + " (" +
+                                std::to_string(fit.shortfall) +
+                                " bytes short): the first stage runs in patches (--patches "
+                                "auto; --patches none keeps it untiled)");
+            opt.patches = runtime::parse_patch_request("auto", r.patch_budget);
+            opt.patches->shapes = r.shapes;
+            try {
+                s = codegen_detail::prepared(r, opt);
+            } catch (const usage_error& e) {  // no stage: untiled, the compiler says by how much
+                out.notes.push_back(std::string("kept untiled: ") + e.what());
+            }
+        }
+    }
+    runtime::program& prog = s->program();
+    if (s->patches()) out.patches = *s->patches();
+    for (auto& [name, t] : r.header.inputs) {
+        const auto& v = prog.var(prog.graph().feeds[prog.input_index(name)].var);
+        if (t.type() != v.type || t.shape() != v.shape)
+            throw usage_error("--input " + name + ": the file is " +
+                              std::string(name_of(t.type())) + " " + to_string(t.shape()) +
+                              ", the network's input is " + std::string(name_of(v.type)) + " " +
+                              to_string(v.shape) + " (as --shape and --input-dtype say)");
+    }
+    out.header = write_header(prog, r.header);
+    out.buffers = prog.buffers().size();
+    return out;
+}
+
+}  // namespace litegraph::firmware
+// ---- end litegraph/firmware/codegen.hpp ----
 // ---- begin litegraph/loader/paddle/writer.hpp ----
 // Writes a graph as a Paddle inference model (combined form): `stem.pdmodel`
 // (a ProgramDesc) and `stem.pdiparams` (records in byte-wise order of the names).
@@ -32602,1428 +35717,6 @@ inline void save(const graph::graph& g, const std::filesystem::path& dir,
 
 #include <nlohmann/json.hpp>
 
-// ---- begin litegraph/session.hpp ----
-// The one entry point for C++ users: a session loads a Paddle model (a
-// folder or a topology file, ProgramDesc or PIR), runs the pass pipeline,
-// applies the places and the program's limits from one options struct, and
-// runs named inputs to named outputs: what ONNX Runtime's InferenceSession,
-// Paddle Inference's predictor and Paddle Lite's MobileConfig predictor give.
-//
-//   litegraph::session s("../shared/models/mlp_mnist_handwriting");
-//   auto outputs = s.run({{s.input_names()[0], image}});
-//   const litegraph::tensor& scores = outputs.at(s.output_names()[0]);
-//
-// The program underneath (`program()`) stays available for what the session
-// does not wrap: shape-only preparation, the plan, per-instruction callbacks.
-
-#include <cstring>
-#include <filesystem>
-#include <map>
-#include <memory>
-#include <optional>
-#include <string>
-#include <utility>
-#include <vector>
-
-// ---- begin litegraph/passes/input_int8.hpp ----
-// input_int8: a quantized model takes its inputs already quantized, as a
-// camera pipeline gives them (`--input-dtype int8`).  Each input that the
-// model quantizes (every reader a quantize_int8 op, all with one step) becomes
-// that int8 tensor under the input's name: the quantize op goes, and no float
-// input buffer exists.  The caller feeds q = sat8(round(x / scale)), zero
-// point 0 (the int8 path is symmetric, docs/int8.md).
-
-#include <string>
-#include <vector>
-
-
-namespace litegraph::passes {
-
-/// How an input is quantized: real value = scale * (q - zero_point).
-struct input_quantization {
-    std::string name;
-    float scale = 1.f;
-    int zero_point = 0;
-};
-
-/// Makes every input of `g` int8 (see above); throws usage_error naming an
-/// input the model does not quantize.  Run after the pass pipeline.
-inline std::vector<input_quantization> take_int8_inputs(graph::graph& g) {
-    std::vector<input_quantization> r;
-    std::vector<bool> dead(g.ops.size(), false);
-    for (auto& f : g.feeds) {
-        const int x = f.var;
-        const auto name = g.vars[x].name;
-        const auto& readers = g.vars[x].consumers;
-        auto refuse = [&](const std::string& why) {
-            return usage_error("--input-dtype int8: input '" + name + "' " + why +
-                               " (only a quantized model's quantized inputs can be int8)");
-        };
-        if (g.vars[x].type != dtype::f32) throw refuse("is not float32");
-        if (readers.empty() || graph::is_fetched(g, x)) throw refuse("is not read by an op");
-        float step = 0.f;
-        int q = -1;
-        for (int c : readers) {
-            const auto& op = g.ops[c];
-            if (!op_declares<ops::quantize_int8>(op.type))
-                throw refuse("is read by op " + g.op_label(c) + " (" + op.type +
-                             "), not only by quantize_int8");
-            const float s = ops::quantize_int8::parse(op.attrs, op.type).step;
-            if (q >= 0 && s != step) throw refuse("is quantized with two different steps");
-            const int out = graph::output_var(op, "Out");
-            if (out < 0) throw refuse("is quantized into nothing");
-            if (q < 0) {
-                q = out;
-                step = s;
-            } else {
-                graph::replace_uses(g, out, q);
-            }
-            dead[static_cast<std::size_t>(c)] = true;
-        }
-        g.vars[x].name = name + "@float";
-        g.vars[q].name = name;
-        g.vars[q].shape = g.vars[x].shape;
-        g.vars[q].lod_level = g.vars[x].lod_level;
-        f.var = q;
-        r.push_back({name, step, 0});
-    }
-    graph::compact(g, dead);
-    return r;
-}
-
-}  // namespace litegraph::passes
-// ---- end litegraph/passes/input_int8.hpp ----
-// ---- begin litegraph/runtime/patches.hpp ----
-// Patch-based execution of a network's first stage (docs/patches.md; the idea
-// is MCUNetV2's, Lin et al., NeurIPS 2021).  The stage is every op from the
-// inputs up to a split tensor T: convs, depthwise convs, pools, element-wise
-// ops and channel concats.  Rewritten by `apply_patches`, it becomes one op of
-// type `patched_stage_type` holding the stage as a sub-block; that op computes
-// T patch by patch (a grid of rows x cols over T's height and width): each
-// patch's layers run on the input window the patch needs (its halo from each
-// layer's kernel, stride, padding and dilation) in small per-patch buffers,
-// and the patch is copied into T.  Every output element is computed by the
-// same op on the same values as untiled: a window at an image border keeps its
-// real padding, a window inside the image reads real values where the untiled
-// op would, so fp32 outputs are identical and int8 outputs bit-exact.
-//
-// The per-patch buffers are planned by the planner (one segment, their
-// lifetimes the steps of the stage) into one block, the op's `Scratch` output,
-// which the program's own plan places in the arena like any other tensor.
-
-#include <algorithm>
-#include <cfloat>
-#include <cstring>
-#include <map>
-#include <memory>
-#include <optional>
-#include <set>
-#include <string>
-#include <string_view>
-#include <vector>
-
-
-namespace litegraph::runtime {
-
-/// The op type of a patched stage (not a Paddle op: apply_patches makes it).
-inline constexpr std::string_view patched_stage_type = "litegraph_patched_stage";
-
-/// Rows [y0, y1) and columns [x0, x1) of a feature map.
-struct patch_region {
-    std::int64_t y0 = 0, y1 = 0, x0 = 0, x1 = 0;
-    std::int64_t h() const noexcept { return y1 - y0; }
-    std::int64_t w() const noexcept { return x1 - x0; }
-    bool empty() const noexcept { return y1 <= y0 || x1 <= x0; }
-    bool operator==(const patch_region&) const = default;
-};
-
-/// One layer of a stage: the op, what kind of layer it is and its activation
-/// inputs.  A window layer (conv, pool) reads its main input over a window of
-/// its output region; every other input is read over the output region.
-struct stage_layer {
-    /// reduce: a float global pool, the stage's last layer, accumulated over
-    /// row bands in the pool kernel's own order (docs/patches.md).
-    enum class kind { conv, pool, point, concat, reduce };
-    int op = -1;
-    kind k = kind::point;
-    std::vector<int> inputs;  // activation input vars, in slot order
-    std::vector<bool> main;   // whether inputs[i] is read through the window
-    int out = -1;             // the one output var
-    // Full geometry of a window layer (input height and width, kernel, ...).
-    std::int64_t h = 0, w = 0, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
-    std::int64_t pt = 0, pb = 0, pl = 0, pr = 0;
-    double macs_per_output = 0;  // multiply-adds per output element (convs)
-    bool max = false;            // reduce: max (else average)
-};
-
-/// A stage: its layers in a topological order, its external activation
-/// inputs and its output (the split tensor).
-struct stage_desc {
-    std::vector<stage_layer> layers;
-    std::vector<int> inputs;
-    int output = -1;
-    std::map<int, shape_t> shapes;  // every activation var of the stage
-    std::map<int, dtype> types;
-};
-
-namespace patch_detail {
-
-template <class... Ops>
-bool declared_in(op_list<Ops...>, std::string_view t) {
-    return (op_declares<Ops>(t) || ...);
-}
-
-inline std::optional<stage_layer::kind> kind_of(std::string_view t) {
-    using k = stage_layer::kind;
-    if (op_declares<ops::conv2d>(t) || declared_in(fusion::fused_conv_ops{}, t) ||
-        declared_in(fusion::fused_int8_ops{}, t))
-        return k::conv;
-    if (op_declares<ops::pool2d>(t) || op_declares<ops::pool2d_int8>(t)) return k::pool;
-    if (op_declares<ops::concat>(t) || op_declares<ops::concat_int8>(t)) return k::concat;
-    if (op_declares<ops::quantize_int8>(t) || op_declares<ops::dequantize_int8>(t) ||
-        op_declares<ops::elementwise_int8>(t))
-        return k::point;
-    auto rule = op_in_place_of(op_table{}, t);
-    if (rule == in_place_rule::unary || rule == in_place_rule::elementwise) return k::point;
-    return std::nullopt;
-}
-
-/// A var of `g` that holds an activation (not a parameter).
-inline bool is_activation(const graph::graph& g, int v) {
-    const auto& var = g.vars[v];
-    return !var.persistable && !var.value;
-}
-
-/// A throwaway op_io naming `label`, with the given input slots.
-inline op_io probe_io(const std::string& label, std::vector<op_slot> inputs) {
-    op_io io;
-    io.type = "patches";
-    io.label = label;
-    io.inputs = std::move(inputs);
-    return io;
-}
-
-/// The input window (clipped to the map) that output rows [o0, o1) read
-/// along one axis, and the padding the patch's op then needs before and after.
-struct span {
-    std::int64_t lo, hi, pad0, pad1;
-};
-inline span window_span(std::int64_t o0, std::int64_t o1, std::int64_t in, std::int64_t k,
-                        std::int64_t s, std::int64_t d, std::int64_t pad0) {
-    const std::int64_t need_lo = o0 * s - pad0;
-    const std::int64_t need_hi = (o1 - 1) * s - pad0 + d * (k - 1) + 1;
-    const std::int64_t lo = std::clamp<std::int64_t>(need_lo, 0, in);
-    const std::int64_t hi = std::clamp<std::int64_t>(need_hi, 0, in);
-    return {lo, hi, lo - need_lo, need_hi - hi};
-}
-
-inline patch_region bounding(const patch_region& a, const patch_region& b) {
-    if (a.empty()) return b;
-    return {std::min(a.y0, b.y0), std::max(a.y1, b.y1), std::min(a.x0, b.x0), std::max(a.x1, b.x1)};
-}
-
-inline std::int64_t plane_count(const shape_t& s) {
-    return s[0] * s[1];
-}
-
-/// Copies `win` (inside both regions) from a [planes, src.h, src.w] map whose
-/// origin is `src` into one whose origin is `dst` (kernels::copy_window).
-inline kernels::window_copy window_copy_of(const patch_region& src, const patch_region& dst,
-                                           const patch_region& win, std::int64_t planes,
-                                           std::size_t elem) {
-    return {planes,          static_cast<std::int64_t>(elem),
-            src.h(),         src.w(),
-            win.y0 - src.y0, win.x0 - src.x0,
-            dst.h(),         dst.w(),
-            win.y0 - dst.y0, win.x0 - dst.x0,
-            win.h(),         win.w()};
-}
-inline void copy_window(const std::byte* from, const patch_region& src, std::byte* to,
-                        const patch_region& dst, const patch_region& win, std::int64_t planes,
-                        std::size_t elem) {
-    kernels::copy_window(window_copy_of(src, dst, win, planes, elem), from, to);
-}
-
-}  // namespace patch_detail
-
-/// A row band of a reduce layer (its input rows `band`, full width) as
-/// kernels::band_pool runs it.
-inline kernels::band_pool_geometry band_pool_of(const stage_desc& d, const stage_layer& l,
-                                                const patch_region& band, bool first, bool last) {
-    const auto& s = d.shapes.at(l.inputs[0]);
-    return {s[0] * s[1], band.h(), s[3], s[2] * s[3], l.max, first, last};
-}
-
-/// Why the ops producing `output` (up to the graph's inputs) cannot form a
-/// patched stage, or empty when they can (then `desc` holds the stage).
-/// `ref(v)` gives each var's inferred dtype and shape.
-/// `starts`: activations the stage reads as inputs although an op produces
-/// them (a stage in the middle of the network); empty: back to the inputs.
-template <class Ref>
-std::string describe_stage(const graph::graph& g, int output, const Ref& ref, stage_desc& desc,
-                           const std::set<int>& starts = {}) {
-    using patch_detail::is_activation;
-    desc = {};
-    desc.output = output;
-    if (output < 0 || !is_activation(g, output) || g.vars[output].producer < 0)
-        return "the split is not an activation produced by an op";
-    std::set<int> ops;
-    std::vector<int> todo{g.vars[output].producer};
-    while (!todo.empty()) {
-        int op = todo.back();
-        todo.pop_back();
-        if (!ops.insert(op).second) continue;
-        for (auto& s : g.ops[op].inputs)
-            for (int v : s.vars)
-                if (is_activation(g, v) && g.vars[v].producer >= 0 && !starts.count(v))
-                    todo.push_back(g.vars[v].producer);
-    }
-    for (int op : g.topo_order()) {
-        if (!ops.count(op)) continue;
-        const auto& node = g.ops[op];
-        const auto label = g.op_label(op);
-        auto kind = patch_detail::kind_of(node.type);
-        if (!kind) return "op " + label + " (" + node.type + ") cannot run on patches";
-        stage_layer l;
-        l.op = op;
-        l.k = *kind;
-        int outs = 0;
-        for (auto& s : node.outputs)
-            for (int v : s.vars) {
-                ++outs;
-                l.out = v;
-            }
-        if (outs != 1) return "op " + label + " has more than one output";
-        const auto& o = ref(l.out);
-        if (o.shape.size() != 4) return "op " + label + "'s output is not 4-D";
-        if (l.out != output) {
-            if (graph::is_fetched(g, l.out)) return "op " + label + "'s output is fetched";
-            for (int c : g.vars[l.out].consumers)
-                if (!ops.count(c))
-                    return "op " + label + "'s output is read after the split (by " +
-                           g.op_label(c) + ")";
-        }
-        const std::string main_slot = l.k == stage_layer::kind::conv   ? "Input"
-                                      : l.k == stage_layer::kind::pool ? "X"
-                                                                       : "";
-        for (auto& s : node.inputs)
-            for (int v : s.vars) {
-                const auto& r = ref(v);
-                if (!is_activation(g, v)) {
-                    // Parameters: a window layer's filter and epilogue vectors, or
-                    // a per-channel or scalar operand of an element-wise op.
-                    if (!main_slot.empty()) continue;
-                    const auto axis = node.attrs.get<std::int64_t>("axis", -1);
-                    bool per_channel =
-                        r.numel() == 1 ||
-                        (r.shape.size() == 4 && r.shape[2] == 1 && r.shape[3] == 1 &&
-                         r.shape[0] == 1) ||
-                        (r.shape.size() == 1 && r.shape[0] == o.shape[1] && axis == 1);
-                    if (!per_channel) return "op " + label + " reads a spatial parameter";
-                    continue;
-                }
-                const bool start = g.vars[v].producer < 0 || starts.count(v) > 0;
-                if (!start && !ops.count(g.vars[v].producer))
-                    return "op " + label + " reads a tensor from outside the stage";
-                if (r.shape.size() != 4 || !is_known(r.shape))
-                    return "op " + label + "'s input '" + g.vars[v].name + "' is not 4-D";
-                bool main = s.name == main_slot;
-                if (!main && (r.shape[2] != o.shape[2] || r.shape[3] != o.shape[3]))
-                    return "op " + label + " broadcasts over height or width";
-                if (r.shape[0] != o.shape[0]) return "op " + label + " changes the batch";
-                l.inputs.push_back(v);
-                l.main.push_back(main);
-                desc.shapes[v] = r.shape;
-                desc.types[v] = r.type;
-                if (start &&
-                    std::find(desc.inputs.begin(), desc.inputs.end(), v) == desc.inputs.end())
-                    desc.inputs.push_back(v);
-            }
-        if (l.inputs.empty()) return "op " + label + " reads no activation";
-        if (l.k == stage_layer::kind::concat) {
-            auto axis = node.attrs.get<std::int64_t>("axis", 0);
-            if (axis != 1 && axis != -3) return "op " + label + " concatenates along H or W";
-            if (node.input("AxisTensor")) return "op " + label + " has an axis tensor";
-        }
-        if (l.k == stage_layer::kind::conv || l.k == stage_layer::kind::pool) {
-            std::vector<tensor_ref> refs;
-            try {
-                if (l.k == stage_layer::kind::conv) {
-                    const auto* fs = node.input("Filter");
-                    if (!fs || fs->vars.size() != 1) return "op " + label + " has no Filter";
-                    auto p = ops::conv2d::parse(node.attrs, node.type);
-                    tensor_ref x = ref(l.inputs[0]), f = ref(fs->vars[0]);
-                    auto io = patch_detail::probe_io(label, {{"Input", {&x}}, {"Filter", {&f}}});
-                    auto geo = ops::conv2d::resolve(p, io, x.type);
-                    l.h = geo.h, l.w = geo.w, l.kh = geo.kh, l.kw = geo.kw, l.sh = geo.sh,
-                    l.sw = geo.sw, l.dh = geo.dh, l.dw = geo.dw;
-                    l.pt = geo.pt, l.pb = geo.pb, l.pl = geo.pl, l.pr = geo.pr;
-                    l.macs_per_output = static_cast<double>(geo.c / geo.groups * geo.kh * geo.kw);
-                } else {
-                    auto p = ops::pool2d::parse(node.attrs, node.type);
-                    const bool global =
-                        p.global_pooling || (p.adaptive && o.shape[2] == 1 && o.shape[3] == 1);
-                    if (global && l.out == output && op_declares<ops::pool2d>(node.type) &&
-                        ref(l.inputs[0]).type == dtype::f32 && !p.adaptive) {
-                        l.k = stage_layer::kind::reduce;
-                        l.max = p.max;
-                        desc.shapes[l.out] = o.shape;
-                        desc.types[l.out] = o.type;
-                        desc.layers.push_back(std::move(l));
-                        continue;
-                    }
-                    if (p.global_pooling || p.adaptive)
-                        return "op " + label + " pools globally or adaptively";
-                    if (!p.max && !p.exclusive)
-                        return "op " + label + " averages over its padding (exclusive = false)";
-                    tensor_ref x = ref(l.inputs[0]);
-                    auto io = patch_detail::probe_io(label, {{"X", {&x}}});
-                    auto geo = ops::pool2d::resolve(p, io, x.type);
-                    l.h = geo.h, l.w = geo.w, l.kh = geo.kh, l.kw = geo.kw, l.sh = geo.sh,
-                    l.sw = geo.sw;
-                    l.pt = geo.pt, l.pb = geo.pb, l.pl = geo.pl, l.pr = geo.pr;
-                }
-            } catch (const error& e) {
-                return e.what();
-            }
-            int mains = static_cast<int>(std::count(l.main.begin(), l.main.end(), true));
-            if (mains != 1) return "op " + label + " reads its window input more than once";
-        }
-        desc.shapes[l.out] = o.shape;
-        desc.types[l.out] = o.type;
-        desc.layers.push_back(std::move(l));
-    }
-    if (desc.inputs.empty()) return "the stage reads no input";
-    return {};
-}
-
-/// One layer on one patch: its output region, the padding its op needs
-/// (top, bottom, left, right) and, per activation input, the region it reads
-/// and whether that is a crop of what the producer computed (a copy).
-struct layer_tile {
-    patch_region out;
-    std::int64_t pads[4] = {0, 0, 0, 0};
-    std::vector<patch_region> in;
-    std::vector<bool> crop;
-};
-
-/// The attributes of a layer's op on one patch: a window layer's explicit
-/// padding (SAME's dilation reset, ceil_mode off), the others' unchanged.
-inline attr_map patch_attrs(const graph::op_node& node, const stage_layer& l,
-                            const layer_tile& tl) {
-    auto attrs = node.attrs;
-    if (l.k == stage_layer::kind::conv || l.k == stage_layer::kind::pool) {
-        attrs.set("paddings", std::vector<std::int64_t>(tl.pads, tl.pads + 4));
-        attrs.set("padding_algorithm", std::string("EXPLICIT"));
-        if (l.k == stage_layer::kind::conv)
-            attrs.set("dilations", std::vector<std::int64_t>{l.dh, l.dw});
-        else
-            attrs.set("ceil_mode", false);
-    }
-    return attrs;
-}
-
-/// A stage cut into rows x cols patches of its output: what each layer
-/// computes on each patch and where its buffers are.
-struct stage_tiling {
-    int rows = 1, cols = 1;
-    std::vector<patch_region> patches;
-    std::vector<std::vector<layer_tile>> tiles;          // [patch][layer]
-    std::vector<std::map<int, patch_region>> regions;    // [patch]: var -> computed region
-    std::map<int, std::size_t> var_offset;               // internal var -> scratch offset
-    std::vector<std::vector<std::int64_t>> crop_offset;  // [layer][input], -1: none
-    /// The per-patch buffers as planned in the scratch (lifetimes in layers
-    /// of the stage), for pictures and reports: buffer_var[b] is the var, or
-    /// -(1 + layer * 1024 + input) for a crop; buffer_offset[b] its offset.
-    std::vector<planner::buffer> buffers;
-    std::vector<int> buffer_var;
-    std::vector<std::size_t> buffer_offset;
-    std::size_t scratch_bytes = 0;
-    double macs_tiled = 0, macs_untiled = 0;  // of the stage's convs
-    std::string problem;
-};
-
-/// Cuts `desc` into a rows x cols grid and plans its per-patch buffers (with
-/// the planner's best placement, or its quick first fit when `quick`: what
-/// the choice of split and grid compares).
-inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool quick = false) {
-    using patch_detail::bounding;
-    stage_tiling t;
-    t.rows = rows, t.cols = cols;
-    // A reduce stage is cut into row bands of the map its pool reads, so
-    // the pool sums each plane in its own row-major order.
-    const bool reduce = desc.layers.back().k == stage_layer::kind::reduce;
-    const auto& os = desc.shapes.at(reduce ? desc.layers.back().inputs[0] : desc.output);
-    const std::int64_t H = os[2], W = os[3];
-    if (reduce && cols != 1) {
-        t.problem = "a stage ending in a global pool is cut into rows only";
-        return t;
-    }
-    if (rows < 1 || cols < 1 || rows > H || cols > W) {
-        t.problem = "grid " + std::to_string(rows) + "x" + std::to_string(cols) +
-                    " does not fit an output of " + std::to_string(H) + "x" + std::to_string(W);
-        return t;
-    }
-    const auto n = desc.layers.size();
-    for (auto& l : desc.layers)
-        t.macs_untiled += l.macs_per_output * static_cast<double>(numel(desc.shapes.at(l.out)));
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c)
-            t.patches.push_back(
-                {H * r / rows, H * (r + 1) / rows, W * c / cols, W * (c + 1) / cols});
-    std::map<int, std::size_t> var_bytes;
-    std::vector<std::vector<std::size_t>> crop_bytes(n);
-    for (std::size_t i = 0; i < n; ++i) crop_bytes[i].assign(desc.layers[i].inputs.size(), 0);
-    auto bytes_of = [&](int v, const patch_region& r) {
-        const auto& s = desc.shapes.at(v);
-        return static_cast<std::size_t>(s[0] * s[1] * r.h() * r.w()) * size_of(desc.types.at(v));
-    };
-    for (const auto& patch : t.patches) {
-        std::map<int, patch_region> need;
-        need[desc.output] = reduce ? patch_region{0, 1, 0, 1} : patch;
-        std::vector<layer_tile> tiles(n);
-        for (std::size_t i = n; i-- > 0;) {
-            const auto& l = desc.layers[i];
-            auto& tl = tiles[i];
-            tl.out = need.at(l.out);
-            if (tl.out.empty()) {
-                t.problem = "a patch computes nothing of a layer";
-                return t;
-            }
-            for (std::size_t j = 0; j < l.inputs.size(); ++j) {
-                patch_region r = tl.out;
-                if (l.k == stage_layer::kind::reduce) {
-                    r = patch;
-                } else if (l.main[j]) {
-                    auto y = patch_detail::window_span(tl.out.y0, tl.out.y1, l.h, l.kh, l.sh, l.dh,
-                                                       l.pt);
-                    auto x = patch_detail::window_span(tl.out.x0, tl.out.x1, l.w, l.kw, l.sw, l.dw,
-                                                       l.pl);
-                    r = {y.lo, y.hi, x.lo, x.hi};
-                    tl.pads[0] = y.pad0, tl.pads[1] = y.pad1, tl.pads[2] = x.pad0,
-                    tl.pads[3] = x.pad1;
-                    if (r.empty()) {
-                        t.problem = "a patch's window lies in the padding";
-                        return t;
-                    }
-                }
-                tl.in.push_back(r);
-                need[l.inputs[j]] = bounding(need[l.inputs[j]], r);
-            }
-            const auto& s = desc.shapes.at(l.out);
-            t.macs_tiled +=
-                l.macs_per_output * static_cast<double>(s[0] * s[1] * tl.out.h() * tl.out.w());
-        }
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto& l = desc.layers[i];
-            auto& tl = tiles[i];
-            var_bytes[l.out] = std::max(var_bytes[l.out], bytes_of(l.out, need.at(l.out)));
-            for (std::size_t j = 0; j < l.inputs.size(); ++j) {
-                int v = l.inputs[j];
-                bool external =
-                    std::find(desc.inputs.begin(), desc.inputs.end(), v) != desc.inputs.end();
-                const auto& s = desc.shapes.at(v);
-                patch_region have = external ? patch_region{0, s[2], 0, s[3]} : need.at(v);
-                tl.crop.push_back(!(tl.in[j] == have));
-                if (tl.crop[j])
-                    crop_bytes[i][j] = std::max(crop_bytes[i][j], bytes_of(v, tl.in[j]));
-            }
-        }
-        t.tiles.push_back(std::move(tiles));
-        t.regions.push_back(std::move(need));
-    }
-    // The per-patch buffers over the stage's steps: an internal var from its
-    // layer to its last reader, a crop at its reader's step only.
-    std::vector<planner::buffer> buffers;
-    std::vector<int> buffer_var;  // var, or -(1 + layer * 1024 + input) for a crop
-    std::map<int, int> last_use;
-    for (std::size_t i = 0; i < n; ++i)
-        for (int v : desc.layers[i].inputs) last_use[v] = static_cast<int>(i);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto& l = desc.layers[i];
-        int last = l.out == desc.output ? static_cast<int>(i) : last_use.at(l.out);
-        buffers.push_back({planner::align_up(var_bytes.at(l.out), 64), static_cast<int>(i), last});
-        buffer_var.push_back(l.out);
-        for (std::size_t j = 0; j < l.inputs.size(); ++j)
-            if (crop_bytes[i][j]) {
-                buffers.push_back({planner::align_up(crop_bytes[i][j], 64), static_cast<int>(i),
-                                   static_cast<int>(i)});
-                buffer_var.push_back(-1 - static_cast<int>(i * 1024 + j));
-            }
-    }
-    const planner::segment seg{"patch"};
-    const std::span<const planner::segment> segs(&seg, 1);
-    auto plan =
-        quick ? planner::size_first_fit(buffers, segs) : planner::plan_memory(buffers, segs);
-    t.crop_offset.resize(n);
-    for (std::size_t i = 0; i < n; ++i) t.crop_offset[i].assign(desc.layers[i].inputs.size(), -1);
-    for (std::size_t b = 0; b < buffers.size(); ++b) {
-        const auto off = plan.placements[b].offset;
-        t.buffer_offset.push_back(off);
-        if (buffer_var[b] >= 0) {
-            t.var_offset[buffer_var[b]] = off;
-        } else {
-            const int k = -1 - buffer_var[b];
-            t.crop_offset[static_cast<std::size_t>(k / 1024)][static_cast<std::size_t>(k % 1024)] =
-                static_cast<std::int64_t>(off);
-        }
-    }
-    t.scratch_bytes = std::max<std::size_t>(plan.total(), 64);
-    t.buffers = std::move(buffers);
-    t.buffer_var = std::move(buffer_var);
-    return t;
-}
-
-/// The kernel of a patched stage: infers the stage untiled (full shapes),
-/// tiles it, and runs it patch by patch.
-class patched_stage_instance final : public op_instance {
-public:
-    patched_stage_instance(graph::graph block, int rows, int cols)
-        : block_(std::move(block)), rows_(rows), cols_(cols) {
-        refs_.resize(block_.vars.size());
-        for (std::size_t v = 0; v < block_.vars.size(); ++v) {
-            auto& var = block_.vars[v];
-            refs_[v].name = var.name;
-            refs_[v].type = var.type;
-            if (var.value) {
-                refs_[v].shape = var.value->shape();
-                refs_[v].data = var.value->data();
-            }
-        }
-        for (int op : block_.topo_order()) {
-            full_.push_back({make_table_instance(block_.ops[op].type, block_.ops[op].attrs), {}});
-            auto& io = full_.back().io;
-            io.type = block_.ops[op].type;
-            io.label = block_.op_label(op);
-            for (auto& s : block_.ops[op].inputs) io.inputs.push_back(bind(s));
-            for (auto& s : block_.ops[op].outputs) io.outputs.push_back(bind(s));
-        }
-    }
-
-    void infer(op_io& io) override {
-        auto& xs = io.inputs.at(0).args;
-        io.check(xs.size() == block_.feeds.size() && io.outputs.size() == 2,
-                 "the op's inputs and outputs do not match its sub-block");
-        for (std::size_t i = 0; i < xs.size(); ++i) {
-            auto& r = refs_[block_.feeds[i].var];
-            r.type = xs[i]->type;
-            r.shape = xs[i]->shape;
-        }
-        for (auto& f : full_) f.k->infer(f.io);
-        const int out = block_.fetches.at(0).var;
-        auto why = describe_stage(
-            block_, out, [&](int v) -> const tensor_ref& { return refs_[v]; }, desc_);
-        if (!why.empty()) io.fail("patched stage: " + why);
-        tiling_ = tile_stage(desc_, rows_, cols_);
-        if (!tiling_.problem.empty()) io.fail("patched stage: " + tiling_.problem);
-        build_entries(io);
-        auto& y = io.outputs.at(0).args.at(0);
-        y->type = refs_[out].type;
-        y->shape = refs_[out].shape;
-        auto& s = io.outputs.at(1).args.at(0);
-        s->type = dtype::u8;
-        s->shape = {static_cast<std::int64_t>(tiling_.scratch_bytes)};
-    }
-
-    void run(op_io& io) override {
-        const auto& xs = io.inputs.at(0).args;
-        std::map<int, const std::byte*> external;
-        for (std::size_t i = 0; i < xs.size(); ++i) external[block_.feeds[i].var] = xs[i]->data;
-        std::byte* scratch = io.outputs.at(1).args.at(0)->data;
-        std::byte* y = io.outputs.at(0).args.at(0)->data;
-        const auto& ys = io.outputs.at(0).args.at(0)->shape;
-        const patch_region whole{0, ys[2], 0, ys[3]};
-        const std::size_t elem = size_of(io.outputs.at(0).args.at(0)->type);
-        const bool reduce = desc_.layers.back().k == stage_layer::kind::reduce;
-        std::vector<std::byte*> at_of;
-        for (std::size_t p = 0; p < tiling_.patches.size(); ++p) {
-            const auto& regions = tiling_.regions[p];
-            for (std::size_t i = 0; i < desc_.layers.size(); ++i) {
-                const auto& l = desc_.layers[i];
-                const auto& tl = tiling_.tiles[p][i];
-                at_of.assign(l.inputs.size(), nullptr);
-                for (std::size_t j = 0; j < l.inputs.size(); ++j) {
-                    const int v = l.inputs[j];
-                    const auto& s = desc_.shapes.at(v);
-                    const std::byte* src = nullptr;
-                    patch_region have;
-                    if (auto it = external.find(v); it != external.end()) {
-                        src = it->second;
-                        have = {0, s[2], 0, s[3]};
-                    } else {
-                        src = scratch + tiling_.var_offset.at(v);
-                        have = regions.at(v);
-                    }
-                    std::byte* at = const_cast<std::byte*>(src);
-                    if (tl.crop[j]) {
-                        at = scratch + tiling_.crop_offset[i][j];
-                        patch_detail::copy_window(src, have, at, tl.in[j], tl.in[j],
-                                                  patch_detail::plane_count(s),
-                                                  size_of(desc_.types.at(v)));
-                    }
-                    at_of[j] = at;
-                }
-                if (l.k == stage_layer::kind::reduce) {
-                    accumulate(l, tl.in[0], reinterpret_cast<const float*>(at_of[0]),
-                               reinterpret_cast<float*>(y), p == 0,
-                               p + 1 == tiling_.patches.size());
-                    continue;
-                }
-                auto& e = *entries_[i][entry_of_[p][i]];
-                for (std::size_t j = 0; j < l.inputs.size(); ++j) e.in_refs[j]->data = at_of[j];
-                e.out_ref->data = scratch + tiling_.var_offset.at(l.out);
-                e.k->run(e.io);
-            }
-            if (reduce) continue;
-            const auto& patch = tiling_.patches[p];
-            patch_detail::copy_window(scratch + tiling_.var_offset.at(desc_.output), patch, y,
-                                      whole, patch, patch_detail::plane_count(ys), elem);
-        }
-    }
-
-    /// A global pool over one row band `band` (x holds it, full width): the
-    /// running max or sum of each plane in y, in the order of
-    /// kernels::pool2d's loop; the last band divides by the plane's size.
-    void accumulate(const stage_layer& l, const patch_region& band, const float* x, float* y,
-                    bool first, bool last) const {
-        kernels::band_pool(band_pool_of(desc_, l, band, first, last), x, y);
-    }
-
-    bool folds_from_shapes() const noexcept override { return false; }
-    std::string_view name() const noexcept override { return patched_stage_type; }
-
-    /// One per-patch buffer of the scratch: an internal var by its name, a
-    /// crop as "NAME (crop for LAYER)"; lifetimes in layers of the stage.
-    struct scratch_part {
-        std::string name;
-        planner::buffer buffer;
-        std::size_t offset = 0;
-    };
-    std::vector<scratch_part> scratch_parts() const {
-        std::vector<scratch_part> parts;
-        const auto& t = tiling_;
-        for (std::size_t b = 0; b < t.buffers.size(); ++b) {
-            std::string name;
-            if (t.buffer_var[b] >= 0) {
-                name = block_.vars[t.buffer_var[b]].name;
-            } else {
-                const int k = -1 - t.buffer_var[b];
-                const auto& l = desc_.layers.at(static_cast<std::size_t>(k / 1024));
-                name = block_.vars[l.inputs.at(static_cast<std::size_t>(k % 1024))].name +
-                       " (crop for " + block_.op_label(l.op) + ")";
-            }
-            parts.push_back({std::move(name), t.buffers[b], t.buffer_offset[b]});
-        }
-        return parts;
-    }
-
-    const stage_desc& stage() const noexcept { return desc_; }
-    const stage_tiling& tiling() const noexcept { return tiling_; }
-    const graph::graph& block() const noexcept { return block_; }
-    /// The op_io layer `layer` runs on patch `patch` (shapes of the patch; its
-    /// activations' data set only while run() runs), and the refs of its
-    /// activation inputs and of its output in it.  Not for a reduce layer.
-    struct patch_io {
-        const op_io* io;
-        const std::vector<tensor_ref*>* inputs;
-        tensor_ref* output;
-    };
-    patch_io layer_io(std::size_t patch, std::size_t layer) const {
-        const auto& e = *entries_.at(layer).at(entry_of_.at(patch).at(layer));
-        return {&e.io, &e.in_refs, e.out_ref};
-    }
-
-private:
-    struct full_layer {
-        std::unique_ptr<op_instance> k;
-        op_io io;
-    };
-    /// One op instance of a layer for one padding and one set of input shapes.
-    struct entry {
-        std::string key;
-        std::unique_ptr<op_instance> k;
-        std::vector<std::unique_ptr<tensor_ref>> refs;
-        std::vector<tensor_ref*> in_refs;  // per activation input of the layer
-        tensor_ref* out_ref = nullptr;
-        op_io io;
-    };
-
-    op_slot bind(const graph::slot& s) {
-        op_slot o{s.name, {}};
-        for (int v : s.vars) o.args.push_back(&refs_[v]);
-        return o;
-    }
-
-    void build_entries(const op_io& outer) {
-        entries_.clear();
-        entries_.resize(desc_.layers.size());
-        entry_of_.assign(tiling_.patches.size(), std::vector<std::size_t>(desc_.layers.size()));
-        for (std::size_t p = 0; p < tiling_.patches.size(); ++p)
-            for (std::size_t i = 0; i < desc_.layers.size(); ++i) {
-                const auto& l = desc_.layers[i];
-                const auto& tl = tiling_.tiles[p][i];
-                if (l.k == stage_layer::kind::reduce) continue;
-                std::string key;
-                for (auto v : tl.pads) key += std::to_string(v) + ",";
-                for (auto& r : tl.in)
-                    key += std::to_string(r.h()) + "x" + std::to_string(r.w()) + ",";
-                auto& list = entries_[i];
-                auto it = std::find_if(list.begin(), list.end(),
-                                       [&](const auto& e) { return e->key == key; });
-                if (it == list.end()) {
-                    list.push_back(make_entry(l, tl, key, outer));
-                    it = list.end() - 1;
-                }
-                entry_of_[p][i] = static_cast<std::size_t>(it - list.begin());
-            }
-    }
-
-    std::unique_ptr<entry> make_entry(const stage_layer& l, const layer_tile& tl,
-                                      const std::string& key, const op_io& outer) {
-        const auto& node = block_.ops[l.op];
-        const auto attrs = patch_attrs(node, l, tl);
-        auto e = std::make_unique<entry>();
-        e->key = key;
-        e->k = make_table_instance(node.type, attrs);
-        e->io.type = node.type;
-        e->io.label = block_.op_label(l.op) + " (patch)";
-        std::size_t j = 0;
-        auto ref_for = [&](int v, bool activation, const patch_region* r) {
-            auto t = std::make_unique<tensor_ref>(refs_[v]);
-            if (activation) {
-                t->shape[2] = r->h();
-                t->shape[3] = r->w();
-                t->data = nullptr;
-            }
-            e->refs.push_back(std::move(t));
-            return e->refs.back().get();
-        };
-        for (auto& s : node.inputs) {
-            op_slot o{s.name, {}};
-            for (int v : s.vars) {
-                bool act = patch_detail::is_activation(block_, v);
-                auto* t = ref_for(v, act, act ? &tl.in.at(j) : nullptr);
-                if (act) e->in_refs.push_back(t), ++j;
-                o.args.push_back(t);
-            }
-            e->io.inputs.push_back(std::move(o));
-        }
-        for (auto& s : node.outputs) {
-            op_slot o{s.name, {}};
-            for (int v : s.vars) {
-                auto t = std::make_unique<tensor_ref>();
-                t->name = block_.vars[v].name;
-                e->refs.push_back(std::move(t));
-                e->out_ref = e->refs.back().get();
-                o.args.push_back(e->out_ref);
-            }
-            e->io.outputs.push_back(std::move(o));
-        }
-        e->k->infer(e->io);
-        const auto& want = desc_.shapes.at(l.out);
-        const shape_t expect{want[0], want[1], tl.out.h(), tl.out.w()};
-        if (e->out_ref->shape != expect)
-            outer.fail("patched stage: op " + block_.op_label(l.op) + " on a patch infers " +
-                       to_string(e->out_ref->shape) + ", expected " + to_string(expect));
-        return e;
-    }
-
-    graph::graph block_;
-    int rows_, cols_;
-    std::vector<tensor_ref> refs_;  // full shapes, one per block var
-    std::vector<full_layer> full_;
-    stage_desc desc_;
-    stage_tiling tiling_;
-    std::vector<std::vector<std::unique_ptr<entry>>> entries_;  // [layer]
-    std::vector<std::vector<std::size_t>> entry_of_;            // [patch][layer]
-};
-
-/// Replaces the ops producing `split` (a var of `g`, see describe_stage) by
-/// one patched stage of rows x cols patches.  Returns the new op's index.
-inline int apply_patches(graph::graph& g, int split, int rows, int cols,
-                         const std::set<int>& stage_ops) {
-    graph::graph block;
-    std::map<int, int> var_map;
-    auto inside = [&](int op) { return stage_ops.count(op) > 0; };
-    auto block_var = [&](int v) {
-        if (auto it = var_map.find(v); it != var_map.end()) return it->second;
-        const auto& src = g.vars[v];
-        graph::var_node copy{src.name,      src.type, src.shape, src.persistable,
-                             src.lod_level, {},       -1,        {}};
-        if (src.value) {
-            bool only_here = !graph::is_fetched(g, v);
-            for (int c : src.consumers) only_here = only_here && inside(c);
-            copy.value = only_here ? std::move(g.vars[v].value) : src.value;
-        }
-        int id = block.add_var(std::move(copy));
-        var_map.emplace(v, id);
-        return id;
-    };
-    std::vector<int> inputs;
-    for (int op : g.topo_order()) {
-        if (!inside(op)) continue;
-        for (auto& s : g.ops[op].inputs)
-            for (int v : s.vars)
-                if (patch_detail::is_activation(g, v) && !inside(g.vars[v].producer) &&
-                    std::find(inputs.begin(), inputs.end(), v) == inputs.end())
-                    inputs.push_back(v);
-    }
-    for (int v : inputs) block_var(v);
-    for (int op : g.topo_order()) {
-        if (!inside(op)) continue;
-        graph::op_node copy{g.ops[op].type, {}, {}, g.ops[op].attrs};
-        copy.attrs.set("in_place", std::string());
-        for (auto& s : g.ops[op].inputs) {
-            graph::slot t{s.name, {}};
-            for (int v : s.vars) t.vars.push_back(block_var(v));
-            copy.inputs.push_back(std::move(t));
-        }
-        for (auto& s : g.ops[op].outputs) {
-            graph::slot t{s.name, {}};
-            for (int v : s.vars) t.vars.push_back(block_var(v));
-            copy.outputs.push_back(std::move(t));
-        }
-        block.add_op(std::move(copy));
-    }
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-        block.feeds.push_back({var_map.at(inputs[i]), static_cast<int>(i)});
-    block.fetches.push_back({var_map.at(split), 0});
-
-    graph::var_node scratch;
-    scratch.name = g.vars[split].name + "@patches";
-    scratch.type = dtype::u8;
-    scratch.shape = {-1};
-    int scratch_var = g.add_var(std::move(scratch));
-    graph::op_node node;
-    node.type = std::string(patched_stage_type);
-    node.inputs.push_back({"X", inputs});
-    node.outputs.push_back({"Out", {split}});
-    node.outputs.push_back({"Scratch", {scratch_var}});
-    node.attrs.set("sub_block", static_cast<std::int32_t>(g.sub_blocks.size()));
-    node.attrs.set("rows", static_cast<std::int32_t>(rows));
-    node.attrs.set("cols", static_cast<std::int32_t>(cols));
-    g.sub_blocks.push_back(std::move(block));
-    std::vector<graph::op_node> ops;
-    bool placed = false;
-    for (std::size_t i = 0; i < g.ops.size(); ++i) {
-        if (!inside(static_cast<int>(i))) {
-            ops.push_back(std::move(g.ops[i]));
-        } else if (!placed) {
-            placed = true;
-            ops.push_back(std::move(node));
-        }
-    }
-    g.ops = std::move(ops);
-    graph::compact(g, {});
-    int at = -1;
-    for (std::size_t i = 0; i < g.ops.size(); ++i)
-        if (g.ops[i].type == patched_stage_type) at = static_cast<int>(i);
-    return at;
-}
-
-/// The ops of `g` the stage ending at `split` holds (describe_stage's layers).
-inline std::set<int> stage_ops_of(const stage_desc& d) {
-    std::set<int> s;
-    for (auto& l : d.layers) s.insert(l.op);
-    return s;
-}
-
-/// A kernel factory that builds patched stages and leaves every other op to
-/// `next` (or the op table).
-inline instance_factory patch_factory(instance_factory next = {}) {
-    return [next](const graph::graph& g, int op) -> std::unique_ptr<op_instance> {
-        const auto& node = g.ops[op];
-        if (node.type == patched_stage_type) {
-            auto index = node.attrs.require<std::int64_t>("sub_block");
-            if (index < 0 || index >= static_cast<std::int64_t>(g.sub_blocks.size()))
-                throw graph_error("patched stage refers to sub-block #" + std::to_string(index) +
-                                  " that does not exist");
-            auto rows = node.attrs.require<std::int64_t>("rows");
-            auto cols = node.attrs.require<std::int64_t>("cols");
-            return std::make_unique<patched_stage_instance>(
-                g.sub_blocks[static_cast<std::size_t>(index)], static_cast<int>(rows),
-                static_cast<int>(cols));
-        }
-        return next ? next(g, op) : nullptr;
-    };
-}
-
-/// The conv MACs of the unfolded instructions of `p`.
-inline double network_macs(const program& p) {
-    double total = 0;
-    for (int i : p.execution_order()) {
-        const auto& ins = p.instructions()[i];
-        const auto& io = ins.io;
-        if (ins.folded || !io.has_input("Filter") || io.outputs.empty()) continue;
-        const auto& f = io.input("Filter");
-        const auto& o = *io.outputs[0].args.at(0);
-        if (f.shape.size() == 4 && f.shape[0] > 0)
-            total += static_cast<double>(o.numel()) * static_cast<double>(f.numel() / f.shape[0]);
-    }
-    return total;
-}
-
-/// What to patch: `automatic` chooses the split and the grid (the least peak
-/// within `budget`, the network's conv MACs tiled over untiled); else the
-/// grid is `rows` x `cols` and the split the one with the least peak.
-struct patch_request {
-    bool automatic = true;
-    int rows = 0, cols = 0;
-    double budget = 1.3;
-    int max_grid = 8;  // automatic: grids up to max_grid x max_grid
-    /// Input shapes to choose for (name -> shape); others as declared, -1 as 1.
-    std::map<std::string, shape_t> shapes{};
-    /// The split tensor by name (`--patch-split`); empty: chosen.
-    std::string split{};
-};
-
-/// Parses "auto" or "NxM" (`--patches`); throws usage_error otherwise.
-inline patch_request parse_patch_request(const std::string& s, double budget = 1.3) {
-    patch_request r;
-    r.budget = budget;
-    if (s == "auto") return r;
-    auto x = s.find('x');
-    auto bad = [&] {
-        return usage_error("--patches '" + s + "': expected auto or NxM (rows x cols, e.g. 4x4)");
-    };
-    if (x == std::string::npos || x == 0 || x + 1 >= s.size()) throw bad();
-    for (std::size_t i = 0; i < s.size(); ++i)
-        if (i != x && (s[i] < '0' || s[i] > '9')) throw bad();
-    if (x > 3 || s.size() - x - 1 > 3) throw bad();
-    r.automatic = false;
-    r.rows = std::stoi(s.substr(0, x));
-    r.cols = std::stoi(s.substr(x + 1));
-    if (r.rows < 1 || r.cols < 1) throw bad();
-    return r;
-}
-
-/// The stage and grid chosen, with the figures `plan --json` reports.
-struct patch_choice {
-    bool found = false;
-    std::string why;  // when not found
-    int split = -1;   // var of the graph chosen on
-    std::string split_name, first_op, last_op;
-    int rows = 1, cols = 1;
-    std::size_t predicted_peak_bytes = 0;  // LOAD estimated with the stage patched
-    std::size_t untiled_load_bytes = 0;    // LOAD of the untiled program
-    std::size_t scratch_bytes = 0;         // the per-patch buffers
-    double mac_overhead = 1;               // the network's conv MACs, tiled / untiled
-    double stage_mac_overhead = 1;         // the stage's conv MACs, tiled / untiled
-    std::set<int> ops;                     // the stage's ops in the graph chosen on
-    bool tail = false;                     // a global pool's tail also runs in row bands
-    std::string tail_first_op, tail_last_op;
-    int tail_rows = 0;
-    std::string rows_cols() const { return std::to_string(rows) + "x" + std::to_string(cols); }
-};
-
-/// Chooses a stage and grid for the prepared, untiled program `p`.
-/// `total_macs`: the network's conv MACs untiled (0: those of `p`);
-/// `extra_macs`: what patches already chosen add.
-inline patch_choice choose_patches(const program& p, const patch_request& req,
-                                   double total_macs = 0, double extra_macs = 0) {
-    const auto& g = p.graph();
-    patch_choice best;
-    best.untiled_load_bytes = p.memory().lower_bound_bytes;
-    const auto& order = p.execution_order();
-    const auto& code = p.instructions();
-    const auto& bufs = p.buffers();
-    const auto& vb = p.var_buffers();
-    if (total_macs <= 0) total_macs = network_macs(p);
-    std::vector<int> op_step(g.ops.size(), -1);
-    for (std::size_t s = 0; s < order.size(); ++s) op_step[code[order[s]].op] = static_cast<int>(s);
-    const int steps = static_cast<int>(order.size());
-    auto ref = [&](int v) -> const tensor_ref& { return p.var(v); };
-    std::string first_why;
-    std::vector<int> candidates;
-    for (int s = 0; s < steps; ++s)
-        for (auto& sl : g.ops[code[order[s]].op].outputs)
-            for (int v : sl.vars) candidates.push_back(v);
-    if (!req.split.empty()) {
-        candidates.clear();
-        if (int v = g.find_var(req.split); v >= 0) candidates.push_back(v);
-        first_why = "no tensor named '" + req.split + "'";
-    }
-    for (int split : candidates) {
-        stage_desc desc;
-        auto why = describe_stage(g, split, ref, desc);
-        if (!why.empty()) {
-            if (first_why.empty() || !req.split.empty()) first_why = why;
-            continue;
-        }
-        // Buffers only the stage uses disappear; the stage's step holds its
-        // inputs, its output and the scratch, plus whatever else lives then.
-        std::set<int> internal_bufs, kept_bufs;
-        std::set<int> stage_steps;
-        for (auto& l : desc.layers) {
-            if (op_step[l.op] >= 0) stage_steps.insert(op_step[l.op]);
-            if (l.out != split && vb[l.out].first >= 0) internal_bufs.insert(vb[l.out].first);
-        }
-        for (int v : desc.inputs)
-            if (vb[v].first >= 0) kept_bufs.insert(vb[v].first);
-        if (vb[split].first >= 0) kept_bufs.insert(vb[split].first);
-        for (int b : kept_bufs) internal_bufs.erase(b);
-        std::size_t rest = 0, beside = 0, held = 0;
-        for (int b : kept_bufs) held += bufs[b].size;
-        for (int s = 0; s < steps; ++s) {
-            std::size_t live = 0;
-            for (std::size_t b = 0; b < bufs.size(); ++b) {
-                if (internal_bufs.count(static_cast<int>(b)) || bufs[b].first > s ||
-                    bufs[b].last < s)
-                    continue;
-                if (stage_steps.count(s) && kept_bufs.count(static_cast<int>(b))) continue;
-                live += bufs[b].size;
-            }
-            if (stage_steps.count(s))
-                beside = std::max(beside, live);
-            else
-                rest = std::max(rest, live);
-        }
-        std::vector<std::pair<int, int>> grids;
-        if (req.automatic) {
-            for (int r = 1; r <= req.max_grid; ++r)
-                for (int c = 1; c <= req.max_grid; ++c)
-                    if (r * c > 1) grids.push_back({r, c});
-        } else {
-            grids.push_back({req.rows, req.cols});
-        }
-        for (auto [r, c] : grids) {
-            auto t = tile_stage(desc, r, c, true);
-            if (!t.problem.empty()) {
-                if (first_why.empty()) first_why = t.problem;
-                continue;
-            }
-            const double macs = total_macs + extra_macs - t.macs_untiled + t.macs_tiled;
-            const double overhead = total_macs > 0 ? macs / total_macs : 1.0;
-            if (req.automatic && overhead > req.budget) continue;
-            const auto peak = std::max(rest, beside + held + t.scratch_bytes);
-            const bool better = !best.found || peak < best.predicted_peak_bytes ||
-                                (peak == best.predicted_peak_bytes && overhead < best.mac_overhead);
-            if (!better) continue;
-            best.found = true;
-            best.split = split;
-            best.split_name = g.vars[split].name;
-            best.first_op = g.op_label(desc.layers.front().op);
-            best.last_op = g.op_label(desc.layers.back().op);
-            best.rows = r, best.cols = c;
-            best.predicted_peak_bytes = peak;
-            best.scratch_bytes = t.scratch_bytes;
-            best.mac_overhead = overhead;
-            best.stage_mac_overhead = t.macs_untiled > 0 ? t.macs_tiled / t.macs_untiled : 1.0;
-            best.ops = stage_ops_of(desc);
-        }
-    }
-    if (best.found && req.automatic && best.predicted_peak_bytes >= best.untiled_load_bytes) {
-        best.found = false;
-        best.why = "no stage lowers the peak (the best, " + best.rows_cols() + " over " +
-                   best.first_op + " .. " + best.last_op + ", would need " +
-                   std::to_string(best.predicted_peak_bytes) + " bytes, LOAD untiled " +
-                   std::to_string(best.untiled_load_bytes) + ")";
-        return best;
-    }
-    if (!best.found)
-        best.why = first_why.empty() ? "no stage can run on patches within the budget"
-                                     : "no stage can run on patches (" + first_why + ")";
-    return best;
-}
-
-/// The tail stage of a global pool: the pool and, back from it, the
-/// point-wise ops and the conv that produce its input (each read by the next
-/// only), cut into row bands so the conv's map never exists whole.
-struct tail_choice {
-    bool found = false;
-    int split = -1;  // the pool's output
-    std::string first_op, last_op;
-    int rows = 1;
-    std::size_t scratch_bytes = 0;
-    double extra_macs = 0;  // tiled - untiled
-    std::set<int> ops;
-};
-
-/// For each float global pool of `p` fed by a conv (through point-wise ops),
-/// the band count with the least scratch whose extra MACs stay within
-/// `budget` x the network's; the tail with the largest map is kept.
-inline tail_choice choose_tail(const program& p, double budget, double total_macs) {
-    const auto& g = p.graph();
-    auto ref = [&](int v) -> const tensor_ref& { return p.var(v); };
-    tail_choice best;
-    std::uint64_t best_bytes = 0;
-    for (int i : p.execution_order()) {
-        const int op = p.instructions()[i].op;
-        const auto& node = g.ops[op];
-        if (!op_declares<ops::pool2d>(node.type) || !node.attrs.get<bool>("global_pooling", false))
-            continue;
-        const int out = graph::output_var(node, "Out");
-        int x = graph::input_var(node, "X");
-        if (out < 0 || x < 0) continue;
-        // Back through single-reader point-wise ops to the conv.
-        std::set<int> starts;
-        std::uint64_t map_bytes = p.var(x).bytes();
-        for (int v = x;;) {
-            const int prod = g.vars[v].producer;
-            if (prod < 0 || graph::consumers(g, v).size() != 1 || graph::is_fetched(g, v)) break;
-            auto k = patch_detail::kind_of(g.ops[prod].type);
-            if (!k || (*k != stage_layer::kind::conv && *k != stage_layer::kind::point)) break;
-            const auto* in = g.ops[prod].input(*k == stage_layer::kind::conv ? "Input" : "X");
-            if (!in || in->vars.size() != 1) break;
-            if (*k == stage_layer::kind::conv) {
-                starts.insert(in->vars[0]);
-                break;
-            }
-            v = in->vars[0];
-        }
-        if (starts.empty()) continue;
-        stage_desc desc;
-        if (!describe_stage(g, out, ref, desc, starts).empty()) continue;
-        const auto h = p.var(x).shape[2];
-        tail_choice c;
-        for (int r = 1; r <= h; ++r) {
-            auto t = tile_stage(desc, r, 1, true);
-            if (!t.problem.empty()) continue;
-            const double extra = t.macs_tiled - t.macs_untiled;
-            if (total_macs > 0 && (total_macs + extra) / total_macs > budget) continue;
-            if (c.found && t.scratch_bytes >= c.scratch_bytes) continue;
-            c.found = true;
-            c.rows = r;
-            c.scratch_bytes = t.scratch_bytes;
-            c.extra_macs = extra;
-        }
-        if (!c.found || map_bytes <= best_bytes) continue;
-        c.split = out;
-        c.first_op = g.op_label(desc.layers.front().op);
-        c.last_op = g.op_label(desc.layers.back().op);
-        c.ops = stage_ops_of(desc);
-        best = c;
-        best_bytes = map_bytes;
-    }
-    return best;
-}
-
-/// Chooses (on an untiled program over a copy of `g`, inputs of
-/// `req.shapes`) and applies a patched stage to `g`; `g` is unchanged when
-/// none is found (the choice then says why).
-inline patch_choice patch_graph(graph::graph& g, const patch_request& req,
-                                const std::vector<planner::segment>& segments,
-                                const instance_factory& make = {}) {
-    auto planned = [&](const graph::graph& of) {
-        auto p = std::make_unique<program>(of, segments, patch_factory(make));
-        for (std::size_t i = 0; i < p->input_count(); ++i) {
-            const auto& v = p->input_var(i);
-            shape_t s = v.shape;
-            if (auto it = req.shapes.find(v.name); it != req.shapes.end()) s = it->second;
-            for (auto& d : s)
-                if (d < 0) d = 1;
-            p->set_input_shape(i, s);
-        }
-        p->planned_arena_bytes();
-        return p;
-    };
-    auto untiled = planned(g);
-    const double macs = network_macs(*untiled);
-    const auto untiled_load = untiled->memory().lower_bound_bytes;
-    // auto: first the tail (a global pool's conv map in row bands), so that
-    // the head's choice sees the peak that remains.
-    tail_choice tail;
-    if (req.automatic) tail = choose_tail(*untiled, req.budget, macs);
-    graph::graph with_tail = g;
-    if (tail.found) apply_patches(with_tail, tail.split, tail.rows, 1, tail.ops);
-    auto base = tail.found ? planned(with_tail) : std::move(untiled);
-    auto choice = choose_patches(*base, req, macs, tail.extra_macs);
-    choice.untiled_load_bytes = untiled_load;
-    if (!choice.found) return choice;
-    choice.tail = tail.found;
-    choice.tail_first_op = tail.first_op;
-    choice.tail_last_op = tail.last_op;
-    choice.tail_rows = tail.rows;
-    g = std::move(with_tail);
-    // The choice's op indices are those of the graph chosen on, a copy of `g`.
-    apply_patches(g, choice.split, choice.rows, choice.cols, choice.ops);
-    return choice;
-}
-
-}  // namespace litegraph::runtime
-// ---- end litegraph/runtime/patches.hpp ----
-
-namespace litegraph {
-
-/// How a quantized model runs: `int8`, its int8 kernels; `fp32`, in float
-/// with its fake quant ops simulated (the pass that makes int8 ops skipped).
-enum class precision_mode { int8, fp32 };
-
-struct session_options {
-    /// Run the pass pipeline (batch-norm folding, fused convs, in place, int8
-    /// ops of a quantized model); false runs the graph as loaded.
-    bool fuse = true;
-    precision_mode precision = precision_mode::int8;
-    /// Finer control of the pipeline when `fuse` is set: stop after a pass,
-    /// skip passes by name (`litegraph dot --help` lists them), a callback
-    /// after each. The precision's own skip is added to these.
-    passes::pipeline_options pipeline{};
-    /// Where ops run (backends::parse_places("opencl,cpu"), subgraph sizes);
-    /// empty: every op on the CPU kernels.
-    std::optional<backends::options> places{};
-    /// The memory segments the program plans its activations into, fastest
-    /// first (planner::segment: name, capacity); default one unbounded arena.
-    std::vector<planner::segment> segments{planner::segment{}};
-    /// Caps of the program: tensor elements, folded bytes, arena bytes.
-    runtime::program_limits limits{};
-    /// What the loader requires and allows (parameters, topology size).
-    paddle::load_options load{};
-
-    // ---- patches and the input's dtype (docs/patches.md) ----
-    /// Run the first stage patch by patch (runtime/patches.hpp): the split and
-    /// the grid chosen for the inputs of `patches->shapes` to minimise the
-    /// peak within `patches->budget`, or the grid given.  Empty: untiled.
-    std::optional<runtime::patch_request> patches{};
-    /// A quantized model takes its inputs already quantized (int8, scale and
-    /// zero point in preparation::inputs): no float input buffer.
-    bool input_int8 = false;
-
-    // ---- threads ----
-    /// Threads an op may split its work over (runtime::program::set_threads):
-    /// 0, every core (thread_pool::default_threads()); 1, the calling thread
-    /// only.  The outputs are the same for every count.
-    unsigned threads = 0;
-};
-
-/// The pass pipeline's options for a precision (fp32 skips quantize_int8),
-/// on top of `base`.
-inline passes::pipeline_options pipeline_options_for(precision_mode p,
-                                                     passes::pipeline_options base = {}) {
-    if (p == precision_mode::fp32) base.skip.emplace_back(passes::pass_name(passes::quantize_int8));
-    return base;
-}
-
-/// What preparing a graph did: the passes that ran and the places' subgraphs.
-struct preparation {
-    passes::pass_report passes;
-    backends::partition_report partition;
-    /// With input_int8: how each input is quantized.
-    std::vector<passes::input_quantization> inputs;
-};
-
-/// What a session does to a loaded graph before it builds its program: the
-/// pass pipeline (unless `fuse` is false) for the precision, then the places.
-/// Tools that need the prepared graph rather than a program (`litegraph plan`,
-/// `dot`, `info`) call it too, so every entry point prepares a graph the same
-/// way.
-inline preparation prepare(graph::graph& g, const session_options& options) {
-    preparation r;
-    if (options.fuse)
-        r.passes = passes::run_passes(g, pipeline_options_for(options.precision, options.pipeline));
-    if (options.input_int8) r.inputs = passes::take_int8_inputs(g);
-    if (options.places) r.partition = backends::apply_places(g, *options.places);
-    return r;
-}
-
-/// The kernel factory of a program over `g` prepared with `options` (picked
-/// kernels and subgraph ops with places, patched stages with patches).
-inline runtime::instance_factory instance_factory_for(const session_options& options) {
-    runtime::instance_factory f;
-    if (options.places) f = backends::kernel_factory_for(*options.places);
-    if (options.patches) f = runtime::patch_factory(f);
-    return f;
-}
-
-/// With `options.patches`: chooses and applies the patched stage to the
-/// prepared graph `g`; throws usage_error saying why when no stage can run on
-/// patches.  Empty without patches.
-inline std::optional<runtime::patch_choice> apply_patches(graph::graph& g,
-                                                          const session_options& options) {
-    if (!options.patches) return std::nullopt;
-    auto base = options;
-    base.patches.reset();
-    auto c =
-        runtime::patch_graph(g, *options.patches, options.segments, instance_factory_for(base));
-    if (!c.found) throw usage_error("--patches: " + c.why);
-    return c;
-}
-
-class session {
-public:
-    /// Loads `model` (a folder or a topology file) and prepares it.
-    explicit session(const std::filesystem::path& model, session_options options = {})
-        : session(paddle::load(model, options.load), options) {}
-
-    /// Prepares an already loaded model.
-    explicit session(paddle::model m, session_options options = {}) : info_(std::move(m.info)) {
-        auto prepared = prepare(m.graph, options);
-        report_ = std::move(prepared.passes);
-        partition_ = std::move(prepared.partition);
-        inputs_ = std::move(prepared.inputs);
-        patches_ = apply_patches(m.graph, options);
-        program_ = std::make_unique<runtime::program>(std::move(m.graph), options.segments,
-                                                      instance_factory_for(options));
-        program_->set_limits(options.limits);
-        program_->set_threads(options.threads);
-    }
-
-    /// The model's inputs, in feed order.
-    std::vector<std::string> input_names() const {
-        std::vector<std::string> r;
-        for (std::size_t i = 0; i < program_->input_count(); ++i)
-            r.push_back(program_->input_var(i).name);
-        return r;
-    }
-    /// The model's outputs, in fetch order.
-    std::vector<std::string> output_names() const {
-        std::vector<std::string> r;
-        for (std::size_t i = 0; i < program_->output_count(); ++i)
-            r.push_back(program_->output_var(i).name);
-        return r;
-    }
-
-    /// Runs on `inputs` (every input once, by name; a tensor's LoD goes
-    /// with it) and returns every output by name, copied out of the arena.
-    /// An unknown or missing name is a usage_error naming the inputs.
-    std::map<std::string, tensor> run(const std::map<std::string, tensor>& inputs) {
-        for (const auto& [name, t] : inputs) program_->set_input(program_->input_index(name), t);
-        if (inputs.size() != program_->input_count()) {
-            std::string missing;
-            for (const auto& n : input_names())
-                if (!inputs.count(n)) missing += (missing.empty() ? "" : ", ") + n;
-            throw usage_error("session::run: no tensor for input(s) " + missing);
-        }
-        program_->run();
-        std::map<std::string, tensor> out;
-        for (std::size_t i = 0; i < program_->output_count(); ++i)
-            out.insert_or_assign(program_->output_var(i).name, copy_of(program_->output(i)));
-        return out;
-    }
-
-    /// The program underneath (its plan, per-instruction runs, shapes).
-    runtime::program& program() noexcept { return *program_; }
-    const runtime::program& program() const noexcept { return *program_; }
-    /// What the loader read (format, files, op counts).
-    const paddle::model_info& info() const noexcept { return info_; }
-    /// Which passes ran and their rewrites (empty with `fuse = false`).
-    const passes::pass_report& passes_report() const noexcept { return report_; }
-    /// The subgraphs and places of `options.places` (empty without it).
-    const backends::partition_report& partition() const noexcept { return partition_; }
-    /// The patched stage chosen (empty without `options.patches`).
-    const std::optional<runtime::patch_choice>& patches() const noexcept { return patches_; }
-    /// How each input is quantized (with `options.input_int8`).
-    const std::vector<passes::input_quantization>& input_quantization() const noexcept {
-        return inputs_;
-    }
-
-private:
-    static tensor copy_of(const tensor_ref& r) {
-        tensor t(r.type, r.shape);
-        if (t.bytes()) std::memcpy(t.data(), r.data, t.bytes());
-        if (!r.lod.empty()) t.set_lod(r.lod);
-        return t;
-    }
-
-    paddle::model_info info_;
-    passes::pass_report report_;
-    backends::partition_report partition_;
-    std::optional<runtime::patch_choice> patches_;
-    std::vector<passes::input_quantization> inputs_;
-    std::unique_ptr<runtime::program> program_;
-};
-
-}  // namespace litegraph
-// ---- end litegraph/session.hpp ----
 
 namespace litegraph::ocr {
 

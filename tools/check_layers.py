@@ -41,13 +41,15 @@ LAYERS = [
     (7, "planner", "litegraph/planner/"),
     (8, "runtime", "litegraph/runtime/"),
     (9, "backends", "litegraph/backends/"),
-    (9, "static", "litegraph/static/"),
+    (9, "firmware", "litegraph/firmware/"),
     (9, "loader", "litegraph/loader/"),
+    (9, "quantize", "litegraph/quantize/"),
     (9, "vision", "litegraph/vision/"),
     (10, "umbrella", "litegraph.hpp"),
     (10, "umbrella", "litegraph/paddle.hpp"),
     (10, "umbrella", "litegraph/session.hpp"),
     (10, "umbrella", "litegraph/ocr.hpp"),
+    (10, "umbrella", "litegraph/firmware/codegen.hpp"),
 ]
 
 LAYER_NOTES = {
@@ -64,12 +66,14 @@ LAYER_NOTES = {
     "target_kernels": "kernels for one target (Cortex-M DSP int8) and the compile-time "
                       "choice between them and the portable ones (*_best)",
     "backends": "places, kernel pick, subgraphs, OpenCL",
-    "static": "compile-time networks for firmware",
+    "firmware": "firmware networks (what codegen writes) and the code generator (a prepared program -> the header)",
     "loader": "the Paddle format (protobuf)",
+    "quantize": "post-training quantization: calibrate a float graph, write it fake-quantized",
     "vision": "images and the models' preprocessing (beside the runtime; core only)",
     "umbrella": "litegraph.hpp, paddle.hpp, session.hpp (the one entry point over "
-                "loader, passes, places and runtime) and ocr.hpp (PaddleOCR's text system on "
-                "sessions): include anything",
+                "loader, passes, places and runtime) ocr.hpp (PaddleOCR's text system on "
+                "sessions) and firmware/codegen.hpp (the code generator's entry, a model -> "
+                "its firmware header, on a session): include anything",
 }
 
 # Tolerated backwards includes: (including header, included header, why it is
@@ -180,7 +184,7 @@ def self_test(root):
     def add_include(tmp, rel, line):
         edit(tmp, rel, "#pragma once", "#pragma once\n" + line)
 
-    kernel, op, static = first_header("kernels"), first_header("ops"), first_header("static")
+    kernel, op, fw = first_header("kernels"), first_header("ops"), first_header("firmware")
     cases = [
         ("a backwards include",
          lambda t: add_include(t, kernel, "#include <litegraph/runtime/program.hpp>"),
@@ -189,7 +193,7 @@ def self_test(root):
          lambda t: add_include(t, op, '#include "../graph/graph.hpp"'),
          f"include/{op}:"),
         ("a sibling include",
-         lambda t: add_include(t, static, '#include "litegraph/loader/paddle/loader.hpp"'),
+         lambda t: add_include(t, fw, '#include "litegraph/loader/paddle/loader.hpp"'),
          "a sibling layer"),
         ("a folder in no layer",
          lambda t: (os.makedirs(os.path.join(t, "include/litegraph/extra")),

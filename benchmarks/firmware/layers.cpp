@@ -1,4 +1,4 @@
-// Bare-metal bench firmware: whole int8 layers as a compile-time network runs
+// Bare-metal bench firmware: whole int8 layers as a firmware network runs
 // them (the op's run_form: the Cortex-M DSP accumulation, then the requantize
 // chain rescale -> bias -> quantize_store, int8 stored), on the shapes of
 // ARM's CMSIS-NN figures.  Each layer is first checked bit for bit against

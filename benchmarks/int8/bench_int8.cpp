@@ -22,10 +22,10 @@
 #include <nlohmann/json.hpp>
 
 #include "../../tools/generate/squeezenet.hpp"
-#include "../../tools/quantize/ptq.hpp"
 #include "litegraph/core/npy.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
+#include "litegraph/quantize/ptq.hpp"
 #include "litegraph/runtime/program.hpp"
 
 using namespace litegraph;

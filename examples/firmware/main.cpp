@@ -1,4 +1,4 @@
-// Runs a generated compile-time network (net.hpp, namespace net, written by
+// Runs a generated firmware network (net.hpp, namespace net, written by
 // `litegraph codegen --sample-input`) once on its sample input (the
 // deterministic one, or the .npy given by codegen --input) and prints
 // every output value as the hex bits of the float (exact, no printf), plus

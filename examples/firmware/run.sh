@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh MODEL_DIR [--shape NAME=D0,...]... [options]
 #
-# Generates a compile-time network from a Paddle model (litegraph codegen),
+# Generates a firmware network from a Paddle model (litegraph codegen),
 # builds it twice from the same header -- for the desktop and as Cortex-M7
 # firmware -- runs the firmware under qemu-system-arm -M mps2-an500, and
 # compares both with the desktop runtime (litegraph run) to <= 1e-5 relative,

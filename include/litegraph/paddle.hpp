@@ -4,6 +4,7 @@
 // the OCR pipeline on sessions (ocr.hpp: picture in, text out).
 #pragma once
 
+#include "litegraph/firmware/codegen.hpp"
 #include "litegraph/loader/paddle/framework_proto.hpp"
 #include "litegraph/loader/paddle/loader.hpp"
 #include "litegraph/loader/paddle/model.hpp"

@@ -5,12 +5,12 @@
 // and loaded back, then run four ways: as loaded (unfused) with the fast and with the reference
 // conv kernels, and through the pass pipeline (fused) with the fast and with the reference kernels.
 // All four must agree to 1e-4 of the output's scale.  Then its int8 form: post-training
-// quantization (tools/quantize/ptq.hpp: every conv and FC int8, calibrated on the input), written
-// and loaded back, through the pass pipeline (int8 convs with their requantize chains, int8 FCs,
-// quantize ops merged into producers), run with each int8 accumulation (litegraph_kernel fast,
-// reference, cortex_m: the DSP kernels in their portable form) and once more with the in-place
-// pass skipped: the four must be bit-identical.  A difference, or an error on a valid program,
-// is a finding (`fusion_finding`: the target aborts).
+// quantization (include/litegraph/quantize/ptq.hpp: every conv and FC int8, calibrated on the
+// input), written and loaded back, through the pass pipeline (int8 convs with their requantize
+// chains, int8 FCs, quantize ops merged into producers), run with each int8 accumulation
+// (litegraph_kernel fast, reference, cortex_m: the DSP kernels in their portable form) and once
+// more with the in-place pass skipped: the four must be bit-identical.  A difference, or an error
+// on a valid program, is a finding (`fusion_finding`: the target aborts).
 #pragma once
 
 #include "fuzz/byte_reader.hpp"
@@ -26,10 +26,10 @@
 #include <string_view>
 #include <vector>
 
-#include "../../tools/quantize/ptq.hpp"
 #include "litegraph.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
+#include "litegraph/quantize/ptq.hpp"
 
 namespace litegraph::fuzz {
 

@@ -11,11 +11,11 @@
 #include <string>
 
 #include "../../tools/generate/squeezenet.hpp"
-#include "../../tools/quantize/ptq.hpp"
 #include "litegraph/core/npy.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/planner/targets.hpp"
+#include "litegraph/quantize/ptq.hpp"
 #include "litegraph/runtime/program.hpp"
 #include "litegraph/vision/ocr.hpp"
 #include "passes/support_passes.hpp"

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "../../tools/generate/squeezenet.hpp"
-#include "../../tools/quantize/ptq.hpp"
 #include "litegraph/core/npy.hpp"
 #include "litegraph/kernels/elementwise.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/planner/validate.hpp"
+#include "litegraph/quantize/ptq.hpp"
 #include "passes/support_passes.hpp"
 #include "support.hpp"
 

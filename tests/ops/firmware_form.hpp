@@ -1,7 +1,7 @@
 // An op's firmware form (ops/firmware.hpp) run outside the runtime, for the
 // op tests that compare it with the op's runtime kernel: the op_io built as
 // invoke builds it (shape inference by the op's instance), the form from
-// Op::form_of, the operands bound as a compile-time network binds them (a
+// Op::form_of, the operands bound as a firmware network binds them (a
 // list slot as an array of its tensors' pointers), scratch of exactly
 // scratch_bytes(form) on the heap (so the sanitizers see an overrun), and the
 // output starting as 0xff bytes (a NaN for float32: an element the form does

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <random>
 
-#include "../../tools/quantize/ptq.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/planner/validate.hpp"
+#include "litegraph/quantize/ptq.hpp"
 #include "support.hpp"
 
 using namespace litegraph;

@@ -378,7 +378,7 @@ TEST_CASE(
     CHECK(r.out.find("expected auto or NxM") != std::string::npos);
 }
 
-TEST_CASE("codegen writes a compile-time network header, or names what it cannot") {
+TEST_CASE("codegen writes a firmware network header, or names what it cannot") {
     auto dir = scratch("codegen_squeezenet");
     auto r = run_cli("generate squeezenet1_1 -o " + quote(dir.string()) + " --input-size 32");
     REQUIRE(r.code == 0);
@@ -390,7 +390,7 @@ TEST_CASE("codegen writes a compile-time network header, or names what it cannot
     std::ifstream in(header);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     for (const char* piece :
-         {"namespace sq {", "#include \"litegraph/static/network.hpp\"",
+         {"namespace sq {", "#include \"litegraph/firmware/network.hpp\"",
           "static_assert(litegraph::planner::network_fits<plan.shortfall>());",
           "layer<litegraph::fusion::fused<litegraph::ops::conv2d, litegraph::fusion::bias, "
           "litegraph::fusion::act<litegraph::ops::act::relu>>>",
@@ -539,10 +539,10 @@ TEST_CASE("codegen --patches writes the patched stage patch by patch, or says wh
     CHECK(r.out.find("patches: 2x2 over") != std::string::npos);
     const auto a = header_text(untiled), b = header_text(patched);
     const std::string conv = "layer<litegraph::fusion::fused_int8<";
-    CHECK(count(a, "layer<litegraph::static_net::copy_window>{") == 0);
-    CHECK(count(b, "layer<litegraph::static_net::copy_window>{") >= 4);  // a patch into T each
+    CHECK(count(a, "layer<litegraph::firmware::copy_window>{") == 0);
+    CHECK(count(b, "layer<litegraph::firmware::copy_window>{") >= 4);  // a patch into T each
     CHECK(count(b, conv) > count(a, conv));  // the stage's convs once per patch
-    CHECK(b.find("litegraph::static_net::largest({") != std::string::npos);
+    CHECK(b.find("litegraph::firmware::largest({") != std::string::npos);
     // --input-dtype int8: the input is the int8 tensor, not quantized by a layer.
     CHECK(b.find(", 1},\n};\ninline constexpr io_tensor outputs[]") !=
           std::string::npos);  // element_bytes 1

@@ -1,6 +1,6 @@
 // `litegraph codegen` on a small model with an rnn (LSTM, bidirectional)
 // between transposes: the layer's PreState and WeightList become list operands
-// (constexpr static_net::operand arrays in the header's namespace `lists`) and
+// (constexpr firmware::operand arrays in the header's namespace `lists`) and
 // its unread State outputs need no memory; a model that fetches State (or
 // reads it) is refused, naming the op and the output.
 #include <filesystem>
@@ -111,8 +111,8 @@ TEST_CASE("codegen writes an rnn's list inputs as operand arrays; State must be 
     REQUIRE(r.code == 0);
     const auto text = read_text(header);
     for (const char* piece :
-         {"namespace lists {", "inline constexpr litegraph::static_net::operand l0[] = {",
-          "inline constexpr litegraph::static_net::operand l1[] = {",
+         {"namespace lists {", "inline constexpr litegraph::firmware::operand l0[] = {",
+          "inline constexpr litegraph::firmware::operand l1[] = {",
           "layer<litegraph::ops::transpose2>",
           "layer<litegraph::ops::fill_constant_batch_size_like>", "layer<litegraph::ops::rnn>",
           "{{}, nullptr, lists::l0, 2}", "{{}, nullptr, lists::l1, 8}"}) {

@@ -1,4 +1,4 @@
-// litegraph quantize: post-training quantisation (tools/quantize/ptq.hpp).
+// litegraph quantize: post-training quantisation (include/litegraph/quantize/ptq.hpp).
 #pragma once
 
 #include <unistd.h>
@@ -11,9 +11,9 @@
 #include <random>
 #include <sstream>
 
-#include "../quantize/ptq.hpp"
 #include "cmd_run.hpp"
 #include "litegraph/core/npy.hpp"
+#include "litegraph/quantize/ptq.hpp"
 #include "options.hpp"
 
 namespace litegraph::cli {

@@ -16,53 +16,15 @@
 #include "litegraph/kernels/simd.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
+#include "litegraph/runtime/sample_input.hpp"
 #include "options.hpp"
 #include "places_arg.hpp"
 
 namespace litegraph::cli {
 
-/// The input litegraph feeds when none is given: element i of a float input
-/// is sin(0.37 i) cos(0.011 i) (the formula of the classifier's reference
-/// inputs); integer inputs get i mod 7 (valid ids and small shapes).
-inline tensor deterministic_input(dtype type, const shape_t& shape) {
-    tensor t(type, shape);
-    auto n = static_cast<std::size_t>(t.numel());
-    visit_dtype(type, [&]<class T>(T) {
-        auto* p = reinterpret_cast<T*>(t.data());
-        for (std::size_t i = 0; i < n; ++i) {
-            if constexpr (std::is_floating_point_v<T>)
-                p[i] = static_cast<T>(std::sin(0.37 * double(i)) * std::cos(0.011 * double(i)));
-            else
-                p[i] = static_cast<T>(i % 7);
-        }
-    });
-    return t;
-}
-
-/// The shape litegraph feeds input `v` when no data is given: `shapes[v.name]`
-/// (which must have the input's rank), else the declared shape with -1 as 1.
-inline shape_t input_shape(const graph::var_node& v, const std::map<std::string, shape_t>& shapes) {
-    shape_t shape = v.shape;
-    if (auto it = shapes.find(v.name); it != shapes.end()) {
-        if (!shape.empty() && it->second.size() != shape.size())
-            throw usage_error("--shape " + v.name + ": the input has rank " +
-                              std::to_string(shape.size()) + ", got " +
-                              std::to_string(it->second.size()) + " dims");
-        shape = it->second;
-    }
-    for (auto& d : shape)
-        if (d < 0) d = 1;
-    return shape;
-}
-
-/// deterministic_input for feed `v` (shape from input_shape); a LoD feed gets
-/// one sequence of all its rows.
-inline tensor deterministic_feed(const graph::var_node& v,
-                                 const std::map<std::string, shape_t>& shapes) {
-    auto t = deterministic_input(v.type, input_shape(v, shapes));
-    if (v.lod_level > 0 && !t.shape().empty()) t.set_lod({{0, t.shape()[0]}});
-    return t;
-}
+using runtime::deterministic_feed;
+using runtime::deterministic_input;
+using runtime::input_shape;
 
 inline nlohmann::json tensor_summary(const tensor_ref& t, std::size_t max_values = 10) {
     nlohmann::json values = nlohmann::json::array();
@@ -139,8 +101,9 @@ inline nlohmann::json kernel_summary(const runtime::program& prog) {
         const auto& ins = prog.instructions()[static_cast<std::size_t>(i)];
         if (ins.elided) continue;
         const std::string name(ins.k->name());
-        bool on_int8 = name.size() > 5 && name.compare(name.size() - 5, 5, "_int8") == 0;
-        for (auto& s : ins.io.inputs)
+        bool on_int8 = op_trait_of(runtime::op_table{}, name, false,
+                                   []<class Op>() { return op_int8_kernel<Op>(); });
+        for (auto& s : ins.io.inputs)  // a subgraph or patched stage of int8 ops
             for (auto* a : s.args) on_int8 = on_int8 || a->type == dtype::i8;
         if (op_declares<ops::quantize_int8>(name) || op_declares<ops::dequantize_int8>(name)) {
             ++conversions;
@@ -189,50 +152,48 @@ inline void check_memory(runtime::program& prog, std::uint64_t inputs_bytes, boo
                           std::to_string(available) + " bytes, MemAvailable of /proc/meminfo)");
 }
 
-inline int cmd_run(const std::vector<std::string>& argv) {
-    CLI::App app{
-        "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
-        "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
-        "sin(0.37 i) cos(0.011 i), integer element i is i mod 7; a LoD input without\n"
-        "--lod is one sequence of all its rows.  The activations are planned before\n"
-        "the large inputs are allocated: a plan over the arena cap or over the memory\n"
-        "available (MemAvailable) is an error (exit 1) saying how many bytes it needs.\n"
-        "An input with a zero dim (an empty batch) is refused (exit 2).",
-        "litegraph run"};
-    setup_command(app);
+/// The options of `litegraph run`.
+struct run_args {
     model_option model;
-    add_model(app, model);
     std::vector<std::string> inputs, shape_args, lod_args, image_files;
-    repeatable(app.add_option("--input", inputs, "feed NAME from a .npy file (repeatable)"))
+    std::string output_dir, preprocess, draw;
+    int repeat = 1;
+    preparation_option prep;
+    unsigned threads = 0;
+    std::uint64_t max_arena = 0;
+    CLI::Option* max_arena_opt = nullptr;
+    bool json = false;
+    places_option places_opt;
+};
+
+inline void add_run_options(CLI::App& app, run_args& a) {
+    add_model(app, a.model);
+    repeatable(app.add_option("--input", a.inputs, "feed NAME from a .npy file (repeatable)"))
         ->type_name("NAME=FILE.npy")
         ->check(parsed_by([](const std::string& s) {
             auto eq = s.find('=');
             if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
                 throw usage_error("expects NAME=FILE.npy, got '" + s + "'");
         }));
-    add_shape(app, shape_args);
-    repeatable(app.add_option("--lod", lod_args,
+    add_shape(app, a.shape_args);
+    repeatable(app.add_option("--lod", a.lod_args,
                               "LoD of input NAME: sequence start offsets 0,L0,L0+L1,...\n"
                               "ending at its row count; repeat for NAME to add a\n"
                               "deeper level (the first given is the outermost)"))
         ->type_name("NAME=OFFSETS")
         ->check(parsed_by(parse_lod_arg));
-    std::string output_dir;
-    app.add_option("--output-dir", output_dir,
+    app.add_option("--output-dir", a.output_dir,
                    "write output_<col>.npy for every fetch, and\n"
                    "output_<col>_lod.npy (int64 offsets; deeper levels\n"
                    "output_<col>_lod<L>.npy) for an output with a LoD")
         ->type_name("DIR");
-    int repeat = 1;
-    app.add_option("--repeat", repeat, "time N runs after one warm-up (default 1)")
+    app.add_option("--repeat", a.repeat, "time N runs after one warm-up (default 1)")
         ->type_name("N")
         ->check(CLI::Range(1, 1000000));
-    preparation_option prep;
-    add_no_fuse(app, prep);
-    unsigned threads = 0;
-    add_threads(app, threads);
+    add_no_fuse(app, a.prep);
+    add_threads(app, a.threads);
     auto* image =
-        repeatable(app.add_option("--image", image_files,
+        repeatable(app.add_option("--image", a.image_files,
                                   "feed a PNG or JPEG (repeatable: a batch of images that\n"
                                   "preprocess to one size), preprocessed as the model's\n"
                                   "config says (infer_cfg.yml or inference.yml beside it;\n"
@@ -241,29 +202,26 @@ inline int cmd_run(const std::vector<std::string>& argv) {
                                   "ImageNet mean/std); im_shape and scale_factor are fed\n"
                                   "from the resize"))
             ->type_name("FILE");
-    std::string preprocess, draw;
-    app.add_option("--preprocess", preprocess,
+    app.add_option("--preprocess", a.preprocess,
                    "the config to read instead (PaddleDetection infer_cfg.yml,\n"
                    "PaddleOCR / PaddleX / PaddleClas inference.yml)")
         ->type_name("CONFIG")
         ->needs(image);
-    app.add_option("--draw", draw,
+    app.add_option("--draw", a.draw,
                    "with --image: draw the results (a detector's boxes at or\n"
                    "above the config's draw_threshold, with their label names;\n"
                    "a text detector's text boxes; a classifier's top classes);\n"
                    "a batch writes OUT-0.png, OUT-1.png, ...")
         ->type_name("OUT.png")
         ->needs(image);
-    add_precision(app, prep);
-    add_patches(app, prep);
-    std::uint64_t max_arena = 0;
-    auto* max_arena_opt = app.add_option("--max-arena-bytes", max_arena,
-                                         "refuse a model whose planned activation arena is over N\n"
-                                         "bytes (default 17179869184, 16 GiB)")
-                              ->type_name("N")
-                              ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
-    bool json = false;
-    add_json(app, json,
+    add_precision(app, a.prep);
+    add_patches(app, a.prep);
+    a.max_arena_opt = app.add_option("--max-arena-bytes", a.max_arena,
+                                     "refuse a model whose planned activation arena is over N\n"
+                                     "bytes (default 17179869184, 16 GiB)")
+                          ->type_name("N")
+                          ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
+    add_json(app, a.json,
              "outputs (with `lod` when they have\n"
              "one), latency_ms, simd, memory, passes,\n"
              "kernels {int8, fp32, conversions, fp32_ops}; with\n"
@@ -271,59 +229,55 @@ inline int cmd_run(const std::vector<std::string>& argv) {
              "score, box}] | text_boxes | classes}]\n"
              "(with --places: partition, fallbacks, ops_per_place,\n"
              "op_implementations)");
-    places_option places_opt;
-    add_places(app, places_opt);
-    if (!parse(app, argv)) return 0;
-    // Loaded, fused, placed and capped by a session (session.hpp), as a C++
-    // user would; the program underneath runs the rest.
-    session_options so = prep.session(shapes_of(shape_args));
-    so.places = places_opt.options();
-    so.threads = threads;
-    if (*max_arena_opt) so.limits.max_arena_bytes = max_arena;
-    session s(load_model(model), so);
-    runtime::program& prog = s.program();
-    const auto& report = s.passes_report();
-    const auto& partition = s.partition();
-    const auto& places = so.places;
-    nlohmann::json places_j;
-    if (places) partition_json(places_j, partition, prog.graph());
+    add_places(app, a.places_opt);
+}
 
-    std::map<std::string, tensor> given;
-    for (auto& spec_s : inputs) {
-        auto eq = spec_s.find('=');
-        auto name = spec_s.substr(0, eq);
-        prog.input_index(name);  // names the feeds when it is wrong
-        given[name] = load_npy(spec_s.substr(eq + 1));
-    }
-    // --image: decoded, preprocessed as the config says, fed.
+/// --image: the pictures, decoded and preprocessed as the model's config says.
+struct image_batch {
     std::vector<vision::image> images;
     std::vector<vision::result> preprocessed;
     vision::model_config config;
     std::string preprocess_source;
-    std::optional<std::size_t> image_input;  // the feed --image fills
-    if (!image_files.empty()) {
-        image_input = image_feed(prog);
-        std::filesystem::path model_path = model.source();
-        const auto shapes_given = shapes_of(shape_args);
-        const auto& image_var = prog.input_var(*image_input);
-        auto it = shapes_given.find(image_var.name);
-        std::tie(config, preprocess_source) = image_preprocessing(
-            model_path,
-            !preprocess.empty() ? std::optional<std::filesystem::path>(preprocess) : std::nullopt,
-            image_var.shape, prog.output_var(0).shape,
-            it != shapes_given.end() ? &it->second : nullptr);
-        for (auto& f : image_files) {
-            images.push_back(decode_image(f));
-            preprocessed.push_back(vision::preprocess(images.back(), config.preprocess));
-        }
-        auto feed = prog.input_var(*image_input).name;
-        if (given.count(feed))
-            throw usage_error("input '" + feed + "' has both --input and --image");
-        set_image_feeds(prog, preprocessed);
-        given.erase(feed);
+    std::optional<std::size_t> input;  // the feed --image fills
+};
+
+/// Decodes and preprocesses --image, feeds the program (its image input,
+/// im_shape and scale_factor) and takes the image feed out of `given`.
+inline image_batch feed_images(runtime::program& prog, const run_args& a,
+                               std::map<std::string, tensor>& given) {
+    image_batch b;
+    if (a.image_files.empty()) return b;
+    b.input = image_feed(prog);
+    std::filesystem::path model_path = a.model.source();
+    const auto shapes_given = shapes_of(a.shape_args);
+    const auto& image_var = prog.input_var(*b.input);
+    auto it = shapes_given.find(image_var.name);
+    std::tie(b.config, b.preprocess_source) = image_preprocessing(
+        model_path,
+        !a.preprocess.empty() ? std::optional<std::filesystem::path>(a.preprocess) : std::nullopt,
+        image_var.shape, prog.output_var(0).shape,
+        it != shapes_given.end() ? &it->second : nullptr);
+    for (auto& f : a.image_files) {
+        b.images.push_back(decode_image(f));
+        b.preprocessed.push_back(vision::preprocess(b.images.back(), b.config.preprocess));
     }
+    auto feed = prog.input_var(*b.input).name;
+    if (given.count(feed)) throw usage_error("input '" + feed + "' has both --input and --image");
+    set_image_feeds(prog, b.preprocessed);
+    given.erase(feed);
+    return b;
+}
+
+/// Feeds every input --image did not: --input files, else deterministic
+/// tensors (--shape, --lod).  The activations are planned with the large
+/// deterministic inputs' shapes alone: a plan too large for the cap or the
+/// machine is refused before they are allocated.  Given inputs, integer ones
+/// (ids, shapes: shape inference may read their values) and LoD ones (their
+/// offsets shape the outputs) are made first.
+inline void feed_inputs(runtime::program& prog, const run_args& a,
+                        std::map<std::string, tensor>& given, const image_batch& b) {
     std::map<std::string, shape_t> shapes;
-    for (auto& s : shape_args) {
+    for (auto& s : a.shape_args) {
         auto [name, dims] = parse_shape_arg(s);
         prog.input_index(name);
         if (given.count(name))
@@ -331,21 +285,17 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         shapes[name] = dims;
     }
     std::map<std::string, lod_t> lods;
-    for (auto& s : lod_args) {
+    for (auto& s : a.lod_args) {
         auto [name, offsets] = parse_lod_arg(s);
         prog.input_index(name);
         lods[name].push_back(std::move(offsets));
     }
-    // Plan with the large deterministic inputs' shapes alone: a plan too large
-    // for the cap or the machine is refused before they are allocated.  Given
-    // inputs, integer ones (ids, shapes: shape inference may read their
-    // values) and LoD ones (their offsets shape the outputs) are made first.
     std::uint64_t inputs_bytes = 0;
     std::vector<std::size_t> deferred;
     for (std::size_t i = 0; i < prog.input_count(); ++i) {
         const auto& v = prog.input_var(i);
-        if (!images.empty() &&
-            (i == *image_input || v.name == "im_shape" || v.name == "scale_factor"))
+        if (!b.images.empty() &&
+            (i == *b.input || v.name == "im_shape" || v.name == "scale_factor"))
             continue;  // fed from --image
         const bool is_given = given.count(v.name) > 0;
         if (!is_given && !is_integer_type(v.type) && v.lod_level == 0 && !lods.count(v.name)) {
@@ -367,14 +317,17 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         }
         prog.set_input(i, std::move(t));
     }
-    check_memory(prog, inputs_bytes, max_arena_opt->count() > 0);
+    check_memory(prog, inputs_bytes, a.max_arena_opt->count() > 0);
     for (auto i : deferred) {
         const auto& v = prog.input_var(i);
         prog.set_input(i, deterministic_input(v.type, input_shape(v, shapes)));
     }
+}
 
+/// One warm-up run (shape inference, planning), then the median of `repeat` timed runs.
+inline double median_run_ms(runtime::program& prog, int repeat) {
     using clock = std::chrono::steady_clock;
-    prog.run();  // warm-up (and shape inference, planning)
+    prog.run();
     std::vector<double> times;
     for (int r = 0; r < repeat; ++r) {
         auto t0 = clock::now();
@@ -382,11 +335,14 @@ inline int cmd_run(const std::vector<std::string>& argv) {
         times.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
     }
     std::sort(times.begin(), times.end());
-    double median = times.size() % 2 ? times[times.size() / 2]
-                                     : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+    return times.size() % 2 ? times[times.size() / 2]
+                            : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+}
 
-    nlohmann::json j;
-    j["outputs"] = nlohmann::json::array();
+/// The outputs: name, shape, dtype, LoD, first values; written to
+/// `output_dir` (.npy, and the LoD levels) when it is given.
+inline nlohmann::json outputs_json(const runtime::program& prog, const std::string& output_dir) {
+    nlohmann::json outputs = nlohmann::json::array();
     std::filesystem::path out_dir;
     if (!output_dir.empty()) {
         out_dir = output_dir;
@@ -416,64 +372,49 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             }
         }
         o["first_values"] = tensor_summary(t);
-        j["outputs"].push_back(o);
+        outputs.push_back(o);
     }
-    if (!images.empty()) {
-        j["preprocess"] = preprocess_source;
-        j["images"] = nlohmann::json::array();
-        const auto& out = prog.output(0);
-        auto kind = kind_of(out);
-        for (std::size_t i = 0; i < images.size(); ++i) {
-            nlohmann::json r{{"file", image_files[i]}};
-            if (kind == result_kind::detections)
-                r["detections"] = detections(prog, config, i, config.draw_threshold);
-            else if (kind == result_kind::probability_map)
-                r["text_boxes"] = text_boxes(out, i, preprocessed[i]);
-            else if (kind == result_kind::classes)
-                r["classes"] = top_classes(out, config, i);
-            j["images"].push_back(r);
-        }
-        if (!draw.empty()) {
-            if (kind == result_kind::other)
-                throw usage_error(
-                    "--draw: the model's first output " + to_string(out.shape) +
-                    " is neither detections [N, 6], a probability map [N, 1, H, W] nor classes "
-                    "[N, C]");
-            const std::filesystem::path draw_path = draw;
-            for (std::size_t i = 0; i < images.size(); ++i) {
-                auto file = images.size() == 1
-                                ? draw_path
-                                : draw_path.parent_path() /
-                                      (draw_path.stem().string() + "-" + std::to_string(i) +
-                                       draw_path.extension().string());
-                write_png(file, draw_results(images[i], j["images"][i]));
-                j["images"][i]["drawn"] = file.string();
-            }
-        }
+    return outputs;
+}
+
+/// --image: what the first output says of each picture (detections, text
+/// boxes or classes), drawn to --draw when it is given.
+inline nlohmann::json images_json(const runtime::program& prog, const run_args& a,
+                                  const image_batch& b) {
+    nlohmann::json images = nlohmann::json::array();
+    const auto& out = prog.output(0);
+    auto kind = kind_of(out);
+    for (std::size_t i = 0; i < b.images.size(); ++i) {
+        nlohmann::json r{{"file", a.image_files[i]}};
+        if (kind == result_kind::detections)
+            r["detections"] = detections(prog, b.config, i, b.config.draw_threshold);
+        else if (kind == result_kind::probability_map)
+            r["text_boxes"] = text_boxes(out, i, b.preprocessed[i]);
+        else if (kind == result_kind::classes)
+            r["classes"] = top_classes(out, b.config, i);
+        images.push_back(r);
     }
-    j["latency_ms"] = median;
-    j["repeat"] = repeat;
-    j["threads"] = prog.threads();
-    j["simd"] = kernels::simd::active_name();
-    j["memory"] = {{"arena_bytes", prog.memory().arena_bytes},
-                   {"lower_bound_bytes", prog.memory().lower_bound_bytes},
-                   {"order_gain_bytes", prog.memory().order_gain_bytes}};
-    j["passes"] = nlohmann::json::object();
-    for (auto& [name, n] : report.counts) j["passes"][name] = n;
-    j["fused"] = !prep.no_fuse;
-    j["kernels"] = kernel_summary(prog);
-    if (s.patches()) j["patches"] = patches_json(*s.patches(), prog.memory().lower_bound_bytes);
-    if (so.input_int8) j["inputs"] = inputs_json(s.input_quantization());
-    std::vector<backends::fallback> fallbacks;
-    if (places) {
-        fallbacks = backends::fallbacks(prog);
-        j.update(places_j);
-        j["fallbacks"] = fallback_json(prog.graph(), fallbacks);
+    if (a.draw.empty()) return images;
+    if (kind == result_kind::other)
+        throw usage_error("--draw: the model's first output " + to_string(out.shape) +
+                          " is neither detections [N, 6], a probability map [N, 1, H, W] nor "
+                          "classes [N, C]");
+    const std::filesystem::path draw_path = a.draw;
+    for (std::size_t i = 0; i < b.images.size(); ++i) {
+        auto file = b.images.size() == 1 ? draw_path
+                                         : draw_path.parent_path() /
+                                               (draw_path.stem().string() + "-" +
+                                                std::to_string(i) + draw_path.extension().string());
+        write_png(file, draw_results(b.images[i], images[i]));
+        images[i]["drawn"] = file.string();
     }
-    if (json) {
-        std::cout << j.dump(2) << "\n";
-        return 0;
-    }
+    return images;
+}
+
+/// The report without --json, from the JSON one.
+inline void print_run(const nlohmann::json& j, const runtime::program& prog, const run_args& a,
+                      const image_batch& b, const passes::pass_report& report,
+                      const backends::partition_report& partition) {
     for (auto& o : j["outputs"]) {
         std::cout << "output " << o["name"].get<std::string>() << " " << o["shape"].dump() << " "
                   << o["dtype"].get<std::string>();
@@ -489,7 +430,7 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             std::cout << "image " << im["file"].get<std::string>() << ":";
             if (im.contains("detections")) {
                 std::cout << " " << im["detections"].size() << " detection(s) at or above "
-                          << config.draw_threshold << "\n";
+                          << b.config.draw_threshold << "\n";
                 for (auto& d : im["detections"])
                     std::cout << "  " << d["name"].get<std::string>() << " "
                               << d["score"].get<double>() << " " << d["box"].dump() << "\n";
@@ -507,18 +448,18 @@ inline int cmd_run(const std::vector<std::string>& argv) {
             if (im.contains("drawn"))
                 std::cout << "  drawn to " << im["drawn"].get<std::string>() << "\n";
         }
-    std::cout << "latency:      " << median << " ms (median of " << repeat << ", " << prog.threads()
-              << " thread" << (prog.threads() > 1 ? "s" : "") << ")\n"
+    std::cout << "latency:      " << j["latency_ms"].get<double>() << " ms (median of " << a.repeat
+              << ", " << prog.threads() << " thread" << (prog.threads() > 1 ? "s" : "") << ")\n"
               << "arena:        " << prog.memory().arena_bytes << " bytes\n"
               << "lower bound:  " << prog.memory().lower_bound_bytes
               << " bytes (most activation bytes live at one step)\n"
-              << "passes:       " << (prep.no_fuse ? "none (--no-fuse)" : report.to_string())
+              << "passes:       " << (a.prep.no_fuse ? "none (--no-fuse)" : report.to_string())
               << "\n"
               << "kernels:      " << j["kernels"].dump() << "\n";
     if (j.contains("patches")) print_patches(j["patches"]);
     if (j.contains("inputs")) print_inputs(j["inputs"]);
-    if (places) {
-        std::cout << "places:       " << places_opt.places << ": " << partition.subgraphs.size()
+    if (j.contains("fallbacks")) {
+        std::cout << "places:       " << a.places_opt.places << ": " << partition.subgraphs.size()
                   << " subgraph(s);";
         for (auto& [p, n] : partition.ops_per_place) std::cout << " " << p << " " << n << " ops";
         std::cout << "\n";
@@ -527,6 +468,71 @@ inline int cmd_run(const std::vector<std::string>& argv) {
                       << f["backend"].get<std::string>()
                       << ") runs on the host: " << f["reason"].get<std::string>() << "\n";
     }
+}
+
+inline int cmd_run(const std::vector<std::string>& argv) {
+    CLI::App app{
+        "Runs the model.  Inputs not given by --input get a deterministic tensor of the\n"
+        "feed's shape (-1 dims become 1, or as --shape says): float element i is\n"
+        "sin(0.37 i) cos(0.011 i), integer element i is i mod 7; a LoD input without\n"
+        "--lod is one sequence of all its rows.  The activations are planned before\n"
+        "the large inputs are allocated: a plan over the arena cap or over the memory\n"
+        "available (MemAvailable) is an error (exit 1) saying how many bytes it needs.\n"
+        "An input with a zero dim (an empty batch) is refused (exit 2).",
+        "litegraph run"};
+    setup_command(app);
+    run_args a;
+    add_run_options(app, a);
+    if (!parse(app, argv)) return 0;
+    // Loaded, fused, placed and capped by a session (session.hpp), as a C++
+    // user would; the program underneath runs the rest.
+    session_options so = a.prep.session(shapes_of(a.shape_args));
+    so.places = a.places_opt.options();
+    so.threads = a.threads;
+    if (*a.max_arena_opt) so.limits.max_arena_bytes = a.max_arena;
+    session s(load_model(a.model), so);
+    runtime::program& prog = s.program();
+    nlohmann::json places_j;
+    if (so.places) partition_json(places_j, s.partition(), prog.graph());
+
+    std::map<std::string, tensor> given;
+    for (auto& spec_s : a.inputs) {
+        auto eq = spec_s.find('=');
+        auto name = spec_s.substr(0, eq);
+        prog.input_index(name);  // names the feeds when it is wrong
+        given[name] = load_npy(spec_s.substr(eq + 1));
+    }
+    const image_batch images = feed_images(prog, a, given);
+    feed_inputs(prog, a, given, images);
+    const double median = median_run_ms(prog, a.repeat);
+
+    nlohmann::json j;
+    j["outputs"] = outputs_json(prog, a.output_dir);
+    if (!images.images.empty()) {
+        j["preprocess"] = images.preprocess_source;
+        j["images"] = images_json(prog, a, images);
+    }
+    j["latency_ms"] = median;
+    j["repeat"] = a.repeat;
+    j["threads"] = prog.threads();
+    j["simd"] = kernels::simd::active_name();
+    j["memory"] = {{"arena_bytes", prog.memory().arena_bytes},
+                   {"lower_bound_bytes", prog.memory().lower_bound_bytes},
+                   {"order_gain_bytes", prog.memory().order_gain_bytes}};
+    j["passes"] = nlohmann::json::object();
+    for (auto& [name, n] : s.passes_report().counts) j["passes"][name] = n;
+    j["fused"] = !a.prep.no_fuse;
+    j["kernels"] = kernel_summary(prog);
+    if (s.patches()) j["patches"] = patches_json(*s.patches(), prog.memory().lower_bound_bytes);
+    if (so.input_int8) j["inputs"] = inputs_json(s.input_quantization());
+    if (so.places) {
+        j.update(places_j);
+        j["fallbacks"] = fallback_json(prog.graph(), backends::fallbacks(prog));
+    }
+    if (a.json)
+        std::cout << j.dump(2) << "\n";
+    else
+        print_run(j, prog, a, images, s.passes_report(), s.partition());
     return 0;
 }
 

@@ -35,7 +35,7 @@ const command commands[] = {
     {"generate", "NAME",
      "write a built-in example model (squeezenet1_0, squeezenet1_1,\nactivations)",
      litegraph::cli::cmd_generate},
-    {"codegen", "MODEL", "write the model as a compile-time network header (firmware)",
+    {"codegen", "MODEL", "write the model as a firmware network header",
      litegraph::cli::cmd_codegen},
     {"quantize", "MODEL", "post-training int8 quantisation (quantize_linear form)",
      litegraph::cli::cmd_quantize},

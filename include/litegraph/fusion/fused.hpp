@@ -1,6 +1,6 @@
 // fused<Producer, Stages...>: a producer op and an epilogue chain as one op
 // type.  The runtime dispatches a `fused_conv2d` node to one of the closed
-// list `fused_conv_ops`; a compile-time network names the types directly.
+// list `fused_conv_ops`; a firmware network names the types directly.
 #pragma once
 
 #include <algorithm>
@@ -181,7 +181,7 @@ struct fused<ops::conv2d, Stages...> {
         return f.packed ? kernels::cortex_m::conv_f32_scratch_bytes(f.g)
                         : direct_scratch_bytes(f.g, f.in_place);
     }
-    /// The form a compile-time network runs (`litegraph codegen`): the
+    /// The form a firmware network runs (`litegraph codegen`): the
     /// firmware kernels where they take the conv, the filter packed for them.
     static form packed_form(form f) {
         f.packed = kernels::cortex_m::conv_f32_fast(f.g);
@@ -232,7 +232,7 @@ struct fused<ops::conv2d, Stages...> {
             kernels::cortex_m::conv_f32_depthwise(g, x, fp, scratch, sink);
     }
 
-    /// Points the chain's stages at their operands (a compile-time network's
+    /// Points the chain's stages at their operands (a firmware network's
     /// call; the runtime reads them from the node's slots).
     static void bind(chain_type& c, const stage_operands& ops) {
         stage_set_type::bind(c.stages, ops);
@@ -246,7 +246,7 @@ struct fused<ops::conv2d, Stages...> {
                (in_place ? static_cast<std::size_t>(g.oh * g.ow) * sizeof(float) : 0);
     }
 
-    /// The no-heap form (compile-time networks, firmware; the runtime's
+    /// The no-heap form (firmware networks, firmware; the runtime's
     /// reference kernel): the direct row loop of ops::conv2d, each finished
     /// row through the chain `c` (bound), written once.  With out == x a
     /// depthwise conv runs in place of its input (see run_in_place).

@@ -56,6 +56,7 @@ template <class... Stages>
 struct fused_int8 {
     using chain_type = chain<rescale, bias, Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
+    static constexpr bool int8_kernel = true;
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
     /// Whether Other is int8 (the SE gate of an int8 block, mul_plane_int8).
     static constexpr bool int8_other = (reads_int8_other<Stages>::value || ... || false);
@@ -259,7 +260,7 @@ struct fused_int8 {
                       scratch);
     }
 
-    /// Points the chain's stages at their operands (a compile-time network's
+    /// Points the chain's stages at their operands (a firmware network's
     /// call): multiplier, bias, output_step (quantize_store), Other.
     static void bind(chain_type& c, const stage_operands& ops) {
         stage_set_type::bind(c.stages, ops);
@@ -270,7 +271,7 @@ struct fused_int8 {
         return kernels::conv2d_int8_best_scratch_words(kg);
     }
 
-    /// The no-heap form (the runtime's kernel and compile-time networks):
+    /// The no-heap form (the runtime's kernel and firmware networks):
     /// kernels::conv2d_int8_best (the Cortex-M DSP kernels where the target
     /// has them, the reference elsewhere), each run of int32 accumulators
     /// through the bound chain `c`.  The one place the int8 conv is called.  Out is

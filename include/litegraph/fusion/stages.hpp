@@ -3,7 +3,7 @@
 // ordered list of the node's epilogue stages, e.g. ["bias", "relu",
 // "add_with"]), how it parses its attributes, which operand slots it reads and
 // checks, and how it binds them.  fused<conv2d, ...> (fp32) and fused_int8<...>
-// both run their chains through `stage_set`; a compile-time network binds
+// both run their chains through `stage_set`; a firmware network binds
 // the same stages from `stage_operands` it fills from its plan.
 //
 // The stages themselves (their arithmetic) are kernel-layer types

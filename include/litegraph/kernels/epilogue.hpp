@@ -24,7 +24,7 @@
 // A kernel-layer header (raw pointers, no op, graph or attribute): the int8
 // ops requantize through these chains too.  The fusion layer spells the same
 // types as fusion::bias, fusion::act<F>, ... (fusion/epilogue.hpp), the names
-// fused kernels and compile-time networks use.
+// fused kernels and firmware networks use.
 #pragma once
 
 #include <array>

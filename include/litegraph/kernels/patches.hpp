@@ -2,8 +2,8 @@
 // kernels, heap-free on raw NCHW arrays: a window copied between two maps of
 // different extents (a crop, a patch into the split tensor, a channel slice
 // of a concat) and a global pool accumulated over row bands.  The runtime's
-// patched stage (runtime/patches.hpp) and a compile-time network's patch
-// layers (static/patch_layers.hpp) both run these.
+// patched stage (runtime/patches.hpp) and a firmware network's patch
+// layers (firmware/patch_layers.hpp) both run these.
 #pragma once
 
 #include <cfloat>

@@ -1,7 +1,7 @@
 // 2-D pooling on raw NCHW arrays (float32 and int8), heap-free over caller
 // scratch: Paddle's window rules (ops/pool2d.hpp says what surprises), the
 // windows computed once per output row and column.  ops::pool2d and
-// ops::pool2d_int8 run these; so do compile-time networks.
+// ops::pool2d_int8 run these; so do firmware networks.
 #pragma once
 
 #include <algorithm>

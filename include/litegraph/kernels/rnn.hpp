@@ -42,7 +42,7 @@
 // sequence and gate row, in T = float or double), is heap-free: its
 // temporaries are rnn_reference_scratch(dims) elements of caller memory.  It is
 // the op's float64 and `litegraph_kernel = "reference"` kernel and its
-// firmware form (a compile-time network's rnn layer).
+// firmware form (a firmware network's rnn layer).
 #pragma once
 
 #include <algorithm>

@@ -25,7 +25,7 @@
 //                          the OpenCL backend runs it, alone or fused
 // and `activation_functors` below lists it.  Every listed activation is an op,
 // runs in place of its input (passes/in_place.hpp) and has a compile-time layer
-// (static/network.hpp's `unary`); everything else derives from the traits.
+// (firmware/network.hpp's `unary`); everything else derives from the traits.
 #pragma once
 
 #include <algorithm>

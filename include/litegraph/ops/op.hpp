@@ -329,6 +329,17 @@ constexpr int8_form op_int8_form() {
         return int8_form::none;
 }
 
+/// Whether the op's kernel computes in int8 (the int8 ops and the int8 fused
+/// conv that quantize_int8 makes): `static constexpr bool int8_kernel = true;`.
+/// `run --json`'s `kernels` counts them.
+template <class Op>
+constexpr bool op_int8_kernel() {
+    if constexpr (requires { Op::int8_kernel; })
+        return Op::int8_kernel;
+    else
+        return false;
+}
+
 /// The op type an op declares first, as a string for a graph node
 /// (op_type<ops::conv2d>() == "conv2d"): code that builds or matches graph
 /// nodes names the op, not its string.

@@ -1,7 +1,7 @@
 // transpose2 / transpose: Out dim i is X dim axis[i]; `axis` is a permutation
 // of X's dims (negative entries count from the end).  Any dtype.  The loop is
 // kernels::permute (a strided copy); up to 6 dims it runs through the firmware
-// form, the call a compile-time network's layer makes.
+// form, the call a firmware network's layer makes.
 #pragma once
 
 #include <array>

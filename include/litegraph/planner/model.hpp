@@ -1,6 +1,6 @@
 // The planner's model of memory: ordered segments (fastest first) and buffers
 // with lifetimes in execution steps.  Everything here works in constant
-// evaluation, so a compile-time network gets a compile-time plan.
+// evaluation, so a firmware network gets a compile-time plan.
 #pragma once
 
 #include <cstddef>

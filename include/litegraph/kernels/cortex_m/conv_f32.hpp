@@ -1,5 +1,5 @@
 // Float convolutions for firmware, heap-free over caller scratch, with the
-// filter packed ahead of time (a compile-time network packs it when the
+// filter packed ahead of time (a firmware network packs it when the
 // header is generated: pack_conv_filter):
 //
 //  - ungrouped convs as a blocked GEMM: output channels in blocks of four

@@ -1,5 +1,5 @@
 // The int8 fully connected layer over weights widened to int16 pairs ahead
-// of time (a compile-time network packs them when the header is generated:
+// of time (a firmware network packs them when the header is generated:
 // pack_fc_weights): X int8 [M, K] times Y [K, N], per block of four columns
 // one LDM of four int16x2 words (Y[k][j], Y[k + 1][j] for the block's four
 // j) and four SMLAD against the pair (x[k], x[k + 1]): 6 instructions per

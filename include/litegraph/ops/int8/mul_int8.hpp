@@ -21,6 +21,7 @@ namespace litegraph::ops {
 
 struct mul_int8 {
     static constexpr std::string_view paddle_types[] = {"mul_int8"};
+    static constexpr bool int8_kernel = true;
     struct params {
         int x_num_col_dims = 1;
         float output_step = 0.f;
@@ -79,7 +80,7 @@ struct mul_int8 {
                         kernels::cortex_m::fc_int8_scratch_words(k, n));
     }
 
-    /// The layer on raw pointers, heap-free (the compile-time network's form
+    /// The layer on raw pointers, heap-free (the firmware network's form
     /// too): x [M, K] int8, y [K, N] int8, multiplier [N]; out int8 [M, N]
     /// when output_step > 0, else float32.
     static void compute(std::int64_t m, std::int64_t k, std::int64_t n, const std::int8_t* x,
@@ -137,7 +138,7 @@ struct mul_int8 {
                                             : scratch_words(f.k, f.n)) *
                sizeof(std::int64_t);
     }
-    /// The form a compile-time network runs (`litegraph codegen`): Y packed.
+    /// The form a firmware network runs (`litegraph codegen`): Y packed.
     static form packed_form(form f) {
         f.packed = true;
         return f;

@@ -1,4 +1,4 @@
-// A small compile-time network in the form `litegraph codegen` writes:
+// A small firmware network in the form `litegraph codegen` writes:
 // conv 3x3 (3 -> 4 channels, pad 1) + bias + relu, in place depthwise 3x3 +
 // bias, then a global average pool, planned over two segments whose sizes
 // the includer picks (STATIC_NET_DTCM, STATIC_NET_SRAM).
@@ -7,7 +7,7 @@
 #include <array>
 #include <cstddef>
 
-#include "litegraph/static/network.hpp"
+#include "litegraph/firmware/network.hpp"
 
 namespace tiny {
 
@@ -38,16 +38,16 @@ inline constexpr std::array<litegraph::planner::segment, 2> segments{
 inline constexpr auto plan = litegraph::planner::plan_fixed(buffers, segments);
 static_assert(litegraph::planner::network_fits<plan.shortfall>());
 
-inline constexpr std::size_t dtcm_bytes = litegraph::static_net::array_bytes(plan.used[0]);
+inline constexpr std::size_t dtcm_bytes = litegraph::firmware::array_bytes(plan.used[0]);
 alignas(64) inline std::byte dtcm[dtcm_bytes];
-inline constexpr std::size_t sram_bytes = litegraph::static_net::array_bytes(plan.used[1]);
+inline constexpr std::size_t sram_bytes = litegraph::firmware::array_bytes(plan.used[1]);
 alignas(64) inline std::byte sram[sram_bytes];
 inline std::byte* const segment_bases[] = {dtcm, sram};
 
 namespace lf = litegraph::fusion;
 namespace la = litegraph::ops::act;
 inline constexpr auto network = [] {
-    using namespace litegraph::static_net;
+    using namespace litegraph::firmware;
     using conv_relu = lf::fused<litegraph::ops::conv2d, lf::bias, lf::act<la::relu>>;
     using depthwise = lf::fused<litegraph::ops::conv2d, lf::bias>;
     return make_network(
@@ -68,7 +68,7 @@ inline constexpr auto network = [] {
 }();
 inline constexpr std::size_t scratch_bytes = network.scratch_bytes();
 alignas(16) inline std::byte scratch[scratch_bytes];
-inline constexpr litegraph::static_net::memory<buffers.size(), segments.size()> memory{
+inline constexpr litegraph::firmware::memory<buffers.size(), segments.size()> memory{
     &plan, segment_bases, scratch};
 
 }  // namespace tiny

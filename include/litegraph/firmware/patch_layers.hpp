@@ -1,4 +1,4 @@
-// The layers a patched stage adds to a compile-time network (docs/patches.md,
+// The layers a patched stage adds to a firmware network (docs/patches.md,
 // docs/firmware.md): `litegraph codegen --patches` writes the stage patch by
 // patch, each patch's layers as ordinary layer<Op> over the stage's planned
 // scratch buffer (their regions and paddings computed at codegen time, in
@@ -16,7 +16,7 @@
 #include "litegraph/kernels/patches.hpp"
 #include "litegraph/ops/firmware.hpp"
 
-namespace litegraph::static_net {
+namespace litegraph::firmware {
 
 /// kernels::copy_window from input X to the output.
 struct copy_window {
@@ -49,4 +49,4 @@ struct band_pool {
     }
 };
 
-}  // namespace litegraph::static_net
+}  // namespace litegraph::firmware

@@ -3,7 +3,7 @@
 // names the bytes missing.
 #define STATIC_NET_DTCM 512
 #define STATIC_NET_SRAM 512
-#include "compile/static_network.hpp"
+#include "compile/firmware_network.hpp"
 
 int main() {
     tiny::network.run(tiny::memory);

@@ -1,13 +1,13 @@
-// Compile-time networks (firmware): a network whose layers, shapes, weights
+// Firmware networks: a network whose layers, shapes, weights
 // and memory plan are constants.  `litegraph codegen` writes one as a header;
 // this is the vocabulary it is written in: the memory, where a tensor lives,
 // one generic layer and the network.
 //
-//   constexpr auto net = static_net::make_network(
-//       static_net::layer<fusion::fused<ops::conv2d, fusion::bias, fusion::act<ops::act::relu>>>{
+//   constexpr auto net = firmware::make_network(
+//       firmware::layer<fusion::fused<ops::conv2d, fusion::bias, fusion::act<ops::act::relu>>>{
 //           form, {{{0, 0}}, {{-1, 0}, filter}, {{-1, 0}, bias}, {}, {}}, {1, 0}},
-//       static_net::layer<ops::pool2d>{form, {{{1, 0}}}, {2, 0}}, ...);
-//   net.run(static_net::memory<N, S>{&plan, segment_bases, scratch});
+//       firmware::layer<ops::pool2d>{form, {{{1, 0}}}, {2, 0}}, ...);
+//   net.run(firmware::memory<N, S>{&plan, segment_bases, scratch});
 //
 // A layer is an op (a firmware_op, ops/firmware.hpp) with its form: the
 // literal geometry and parameters of one instance, computed on the desktop by
@@ -29,12 +29,12 @@
 #include <initializer_list>
 #include <tuple>
 
+#include "litegraph/firmware/op_list.hpp"
+#include "litegraph/firmware/patch_layers.hpp"
 #include "litegraph/ops/firmware.hpp"
 #include "litegraph/planner/static_plan.hpp"
-#include "litegraph/static/firmware_ops.hpp"
-#include "litegraph/static/patch_layers.hpp"
 
-namespace litegraph::static_net {
+namespace litegraph::firmware {
 
 /// Where a tensor lives: a planned buffer (index into the plan) and a byte
 /// offset inside it.
@@ -102,7 +102,7 @@ struct layer {
                     continue;
                 }
                 if (used + inputs[i].count > firmware_io::max_list_operands)
-                    LITEGRAPH_THROW(error("static_net::layer: too many list operands"));
+                    LITEGRAPH_THROW(error("firmware::layer: too many list operands"));
                 io.in[i] = items + used;
                 for (std::size_t k = 0; k < inputs[i].count; ++k)
                     items[used++] = inputs[i].list[k].resolve(m);
@@ -194,4 +194,4 @@ constexpr std::size_t array_bytes(std::size_t used) {
     return used ? used : 1;
 }
 
-}  // namespace litegraph::static_net
+}  // namespace litegraph::firmware

@@ -1,8 +1,8 @@
-// The tiny compile-time network fits 2K + 2K, and what it computes equals
+// The tiny firmware network fits 2K + 2K, and what it computes equals
 // plain loops written here (conv + bias + relu, depthwise in place, average).
 #define STATIC_NET_DTCM 2048
 #define STATIC_NET_SRAM 2048
-#include "compile/static_network.hpp"
+#include "compile/firmware_network.hpp"
 
 #include <cmath>
 #include <cstdio>

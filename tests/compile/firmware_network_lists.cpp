@@ -1,8 +1,8 @@
-// A compile-time network in the form `litegraph codegen` writes for the tail
+// A firmware network in the form `litegraph codegen` writes for the tail
 // of a text recognizer: transpose2 ([1, I, T] -> [T, 1, I]), two
 // fill_constant_batch_size_like (h0, c0), a bidirectional LSTM whose PreState
 // list holds two planned tensors and whose WeightList holds eight weight
-// arrays (list operands, static/network.hpp), then scale.  What it computes
+// arrays (list operands, firmware/network.hpp), then scale.  What it computes
 // equals plain loops written here, the LSTM in double (to 1e-5).
 #include <array>
 #include <bit>
@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "litegraph/static/network.hpp"
+#include "litegraph/firmware/network.hpp"
 
 namespace lists_net {
 
@@ -36,7 +36,7 @@ alignas(16) constexpr auto bhh0 = make<gates * hidden>(6);
 alignas(16) constexpr auto bih1 = make<gates * hidden>(7);
 alignas(16) constexpr auto bhh1 = make<gates * hidden>(8);
 
-using litegraph::static_net::operand;
+using litegraph::firmware::operand;
 // PreState: h0 and c0, planned buffers 2 and 3; WeightList in Paddle's order.
 inline constexpr operand pre_state[] = {{{2, 0}}, {{3, 0}}};
 inline constexpr operand weight_list[] = {
@@ -46,7 +46,7 @@ inline constexpr operand weight_list[] = {
 inline constexpr float h0_value = 0.25f, c0_value = -0.5f;
 
 inline constexpr auto network = [] {
-    using namespace litegraph::static_net;
+    using namespace litegraph::firmware;
     namespace ops = litegraph::ops;
     return make_network(
         layer<ops::transpose2>{
@@ -71,17 +71,17 @@ inline constexpr std::size_t buffer_table[][3] = {
     {dirs * hidden * 4, 2, 3},
     {steps * dirs * hidden * 4, 3, 4},
     {steps * dirs * hidden * 4, 4, 4},
-    {litegraph::static_net::planned_scratch_bytes(std::get<3>(network.layers)), 3, 3}};
+    {litegraph::firmware::planned_scratch_bytes(std::get<3>(network.layers)), 3, 3}};
 inline constexpr auto buffers = litegraph::planner::buffers_from(buffer_table);
 inline constexpr std::array<litegraph::planner::segment, 1> segments{{{"sram", 4096, 64}}};
 inline constexpr auto plan = litegraph::planner::plan_fixed(buffers, segments);
 static_assert(litegraph::planner::network_fits<plan.shortfall>());
 static_assert(plan.valid);
 
-alignas(64) inline std::byte sram[litegraph::static_net::array_bytes(plan.used[0])];
+alignas(64) inline std::byte sram[litegraph::firmware::array_bytes(plan.used[0])];
 inline std::byte* const segment_bases[] = {sram};
 alignas(16) inline std::byte scratch[network.scratch_bytes()];
-inline constexpr litegraph::static_net::memory<buffers.size(), segments.size()> memory{
+inline constexpr litegraph::firmware::memory<buffers.size(), segments.size()> memory{
     &plan, segment_bases, scratch};
 
 }  // namespace lists_net

@@ -1,4 +1,4 @@
-// The ops a compile-time network (static/network.hpp) can hold: every op
+// The ops a firmware network (firmware/network.hpp) can hold: every op
 // with a firmware form (ops/firmware.hpp), the fused kernel lists included.
 // `litegraph codegen` looks a node's op up here, as the runtime looks it up
 // in its op table; an op gains a compile-time form by declaring one and
@@ -24,9 +24,9 @@
 #include "litegraph/ops/transpose2.hpp"
 #include "litegraph/ops/unsqueeze2.hpp"
 
-namespace litegraph::static_net {
+namespace litegraph::firmware {
 
-using firmware_ops = typename concat_op_lists<
+using op_types = typename concat_op_lists<
     fusion::fused_conv_ops, fusion::fused_int8_ops,
     op_list<ops::mul_int8, ops::quantize_int8, ops::dequantize_int8, ops::pool2d, ops::pool2d_int8,
             ops::mul, ops::matmul, ops::matmul_v2, ops::elementwise, ops::softmax, ops::reshape2,
@@ -34,4 +34,4 @@ using firmware_ops = typename concat_op_lists<
             ops::transpose2, ops::scale, ops::fill_constant_batch_size_like, ops::rnn>,
     ops::activation_ops>::type;
 
-}  // namespace litegraph::static_net
+}  // namespace litegraph::firmware

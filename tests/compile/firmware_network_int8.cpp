@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "litegraph/static/network.hpp"
+#include "litegraph/firmware/network.hpp"
 
 namespace tiny8 {
 
@@ -42,15 +42,15 @@ inline constexpr auto plan = litegraph::planner::plan_fixed(buffers, segments);
 static_assert(litegraph::planner::network_fits<plan.shortfall>());
 static_assert(plan.valid);
 
-alignas(64) inline std::byte dtcm[litegraph::static_net::array_bytes(plan.used[0])];
-alignas(64) inline std::byte sram[litegraph::static_net::array_bytes(plan.used[1])];
+alignas(64) inline std::byte dtcm[litegraph::firmware::array_bytes(plan.used[0])];
+alignas(64) inline std::byte sram[litegraph::firmware::array_bytes(plan.used[1])];
 inline std::byte* const segment_bases[] = {dtcm, sram};
 
 namespace lf = litegraph::fusion;
 namespace la = litegraph::ops::act;
 using conv_type = lf::fused_int8<lf::act<la::relu>, lf::quantize_store>;
 inline constexpr auto network = [] {
-    using namespace litegraph::static_net;
+    using namespace litegraph::firmware;
     return make_network(
         layer<litegraph::ops::quantize_int8>{{in_step, c * h * w}, {{{0, 0}}}, {1, 0}},
         layer<conv_type>{
@@ -67,7 +67,7 @@ inline constexpr auto network = [] {
         layer<litegraph::ops::dequantize_int8>{{out_deq, oc * ph * pw}, {{{3, 0}}}, {4, 0}});
 }();
 alignas(16) inline std::byte scratch[network.scratch_bytes()];
-inline constexpr litegraph::static_net::memory<buffers.size(), segments.size()> memory{
+inline constexpr litegraph::firmware::memory<buffers.size(), segments.size()> memory{
     &plan, segment_bases, scratch};
 
 }  // namespace tiny8
