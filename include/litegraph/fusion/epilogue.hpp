@@ -1,6 +1,6 @@
 // The epilogue stages and chains under the fusion layer's names: the types
 // live in kernels/epilogue.hpp (kernels::epilogue, a kernel-layer header the
-// int8 ops use too); fused kernels, the passes' kernel lists and compile-time
+// int8 ops use too); fused kernels, the passes' kernel lists and firmware
 // networks spell them fusion::bias, fusion::act<F>, fusion::gate<F, M>, ...
 #pragma once
 

@@ -21,7 +21,7 @@
 // `form` holds the instance's geometry and parameters only (no pointers);
 // fields() lists its members in declaration order, which is how `litegraph
 // codegen` prints one as an aggregate initializer, generically.  run_form
-// calls the kernels (kernels/): the op's runtime kernel and a compile-time
+// calls the kernels (kernels/): the op's runtime kernel and a firmware
 // network's layer (firmware/network.hpp) both call it, so firmware computes
 // what the runtime computes.  form_of throws unsupported_error for an
 // instance the form does not cover (a batched matmul, a broadcast the loop

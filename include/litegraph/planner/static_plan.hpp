@@ -33,7 +33,7 @@ struct fixed_plan {
     }
 };
 
-/// Buffers from rows {bytes, first step, last step}: how compile-time
+/// Buffers from rows {bytes, first step, last step}: how firmware
 /// networks (and the headers `litegraph codegen` writes) list their
 /// activations.
 template <std::size_t N>
