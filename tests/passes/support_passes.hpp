@@ -75,6 +75,22 @@ inline void check_same_outputs(const graph::graph& before, const graph::graph& a
     }
 }
 
+/// Checks that `after` computes what `before` does bit for bit (a pass that
+/// only moves where a value is computed, not how).
+inline void check_identical_outputs(const graph::graph& before, const graph::graph& after,
+                                    const feeds_t& inputs) {
+    auto a = run_graph(before, inputs);
+    auto b = run_graph(after, inputs);
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        INFO("output " << i);
+        CHECK(b[i].type() == a[i].type());
+        CHECK(b[i].shape() == a[i].shape());
+        REQUIRE(b[i].bytes() == a[i].bytes());
+        CHECK(std::memcmp(b[i].data(), a[i].data(), a[i].bytes()) == 0);
+    }
+}
+
 /// Number of ops of `type`.
 inline int count_ops(const graph::graph& g, std::string_view type) {
     int n = 0;
