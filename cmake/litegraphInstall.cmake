@@ -13,14 +13,16 @@ install(TARGETS litegraph litegraph_paddle EXPORT litegraphTargets)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
-# The arch units of the run-time SIMD dispatch (kernels/simd.hpp), compiled
-# by the consumer: litegraphConfig.cmake adds them to litegraph::litegraph
-# (LITEGRAPH_SIMD_DISPATCH, default ON); meson and pkg-config users compile
-# them themselves (README).
-install(FILES "${PROJECT_SOURCE_DIR}/tools/simd/arch_unit.hpp"
-              "${PROJECT_SOURCE_DIR}/tools/simd/avx2.cpp"
-              "${PROJECT_SOURCE_DIR}/tools/simd/avx512.cpp"
-        DESTINATION "${CMAKE_INSTALL_DATADIR}/litegraph/simd")
+# The arch units of the run-time SIMD dispatch (kernels/simd.hpp), one per
+# row of include/litegraph/kernels/isa_table.hpp (installed with the headers),
+# compiled by the consumer: litegraphConfig.cmake adds them to
+# litegraph::litegraph (LITEGRAPH_SIMD_DISPATCH, default ON); pkg-config users
+# compile them themselves (README).
+litegraph_isa_rows(_litegraph_isa "${PROJECT_SOURCE_DIR}/include/litegraph/kernels/isa_table.hpp")
+foreach(slot IN LISTS _litegraph_isa_SLOTS)
+  install(FILES "${PROJECT_SOURCE_DIR}/src/simd/${slot}.cpp"
+          DESTINATION "${CMAKE_INSTALL_DATADIR}/litegraph/simd")
+endforeach()
 install(FILES "${PROJECT_SOURCE_DIR}/cmake/litegraphSimd.cmake"
         DESTINATION "${LITEGRAPH_INSTALL_CMAKEDIR}")
 install(EXPORT litegraphTargets

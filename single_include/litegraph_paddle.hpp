@@ -843,12 +843,13 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 //
 // Dispatch: the hot kernels are templates on the architecture (gemm.hpp,
 // conv.hpp).  The header alone instantiates them for `default_arch` only, so a
-// program of one translation unit runs exactly what its flags allow.  A program
-// that also compiles tools/simd/avx2.cpp and tools/simd/avx512.cpp (each with
-// its instruction set's flags; CMake: the litegraph_op_tables object library,
-// or litegraph_add_simd_dispatch() of the installed package) registers the same
-// kernels for those architectures, and every kernel call runs the widest one
-// this CPU has (`simd::active()`).  LITEGRAPH_SIMD=sse2|avx2|avx512 in the
+// program of one translation unit runs exactly what its flags allow.  The
+// slots above that baseline are the rows of kernels/isa_table.hpp.  A program
+// that also compiles a slot's unit, src/simd/<slot>.cpp (with the row's flags;
+// CMake: the litegraph_simd_units object library, or the installed package's
+// litegraph::litegraph; meson: litegraph_dep), registers the same kernels for
+// that slot's architecture, and every kernel call runs the widest slot this
+// CPU has (`simd::active()`).  LITEGRAPH_SIMD=sse2 or a slot's name in the
 // environment forces one (an error names a value that is unknown, not built
 // into the program or missing on this CPU).  The kernels of different
 // architectures are different template instantiations (the architecture is a
@@ -860,6 +861,47 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+
+// ---- begin litegraph/kernels/isa_table.hpp ----
+// The instruction-set table of the run-time dispatch (kernels/simd.hpp): one
+// row per slot above the compile-time baseline, narrowest first (the widest
+// usable slot runs).  This one table is read by
+//   - kernels/simd.hpp (an X-macro): the slot enum `simd::isa`, the names
+//     LITEGRAPH_SIMD takes and `run --json` reports as "simd", the CPU test,
+//     the weak table symbol `litegraph_simd_<slot>` of each unit;
+//   - cmake/litegraphSimd.cmake (file(STRINGS) and a regex): which units to
+//     compile, with which flags, and which the compile flags already give
+//     (the in-tree build, the installed litegraphConfig.cmake, the tests);
+//   - meson.build (fs.read and split): the same units and flags;
+//   - the tests (tests/kernels/isa_table.cpp, tests/CMakeLists.txt's
+//     kernels/<test>@<slot> runs, and a build with one row more).
+// Adding a slot is a row here and its unit file src/simd/<slot>.cpp (which
+// defines `litegraph_simd_<slot>` from simd/arch_unit.hpp for the slot's
+// xsimd architecture), nothing else (docs/design.md, "Instruction sets at
+// run time").
+//
+// The columns of X(slot, family, flags, macros, cpu):
+//   slot    the name (the enum value, LITEGRAPH_SIMD=<slot>, the unit file
+//           <slot>.cpp, the symbol litegraph_simd_<slot>)
+//   family  the CPU family the unit compiles for (meson's cpu_family():
+//           x86_64)
+//   flags   the unit's compile flags, `;`-separated (besides the common
+//           -ffp-contract=off)
+//   macros  the predefined macros those flags give, `;`-separated: a build
+//           whose own flags define them all (-march=native) already has the
+//           slot's kernels as its baseline and leaves this unit, and every
+//           narrower one, out
+//   cpu     the CPU test, a condition on `f` (simd::cpu_features: CPUID
+//           bits and the OS's register state), without commas
+// The parsers read one row per line, as written below: keep that layout.
+
+// clang-format off
+#define LITEGRAPH_ISA_TABLE(X) \
+    X(avx2, x86_64, "-mavx2;-mfma", "__AVX2__;__FMA__", f.avx && f.fma && f.ymm_state && f.avx2) \
+    X(avx512, x86_64, "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx2;-mfma", "__AVX512F__;__AVX512CD__;__AVX512DQ__;__AVX512BW__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx512f && f.avx512dq && f.avx512cd && f.avx512bw && f.zmm_state) \
+    /* end of the table */
+// clang-format on
+// ---- end litegraph/kernels/isa_table.hpp ----
 
 // Cortex-M (and LITEGRAPH_NO_XSIMD): no vector unit xsimd knows, and a C
 // library without posix_memalign, so xsimd is not included at all.
@@ -949,10 +991,29 @@ inline constexpr std::int64_t width_of = static_cast<std::int64_t>(arch_traits<A
 
 // --- Run-time dispatch ------------------------------------------------------
 
-/// The kernel slots: the compile-time architecture, and the two that
-/// tools/simd/avx2.cpp and tools/simd/avx512.cpp provide.
-enum class isa : int { baseline = 0, avx2 = 1, avx512 = 2 };
-inline constexpr int isa_count = 3;
+// The CPU families of the table's rows: whether this target is one.
+#if defined(__x86_64__)
+#define LITEGRAPH_ISA_FAMILY_x86_64 1
+#else
+#define LITEGRAPH_ISA_FAMILY_x86_64 0
+#endif
+
+/// The kernel slots: the compile-time architecture, then one per row of
+/// kernels/isa_table.hpp (narrowest first).
+#define LITEGRAPH_ISA_ENUM(slot, family, flags, macros, cpu) slot,
+enum class isa : int { baseline = 0, LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_ENUM) };
+#undef LITEGRAPH_ISA_ENUM
+#define LITEGRAPH_ISA_COUNT(slot, family, flags, macros, cpu) +1
+inline constexpr int isa_count = 1 LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_COUNT);
+#undef LITEGRAPH_ISA_COUNT
+
+/// What the table's CPU tests read: CPUID bits, and whether the OS saves
+/// the wide registers (XGETBV).  All false off x86.
+struct cpu_features {
+    bool sse41 = false, avx = false, fma = false, ymm_state = false, avx2 = false;
+    bool avx512f = false, avx512dq = false, avx512cd = false, avx512bw = false, avx512vl = false;
+    bool avx512vnni = false, zmm_state = false;
+};
 
 }  // namespace litegraph::kernels::simd
 
@@ -968,7 +1029,7 @@ struct chain_entry;  // epilogue.hpp
 }  // namespace litegraph::kernels::epilogue
 
 namespace litegraph::kernels::simd {
-/// One arch unit's kernels (tools/simd/arch_unit.hpp): constant data, pointers to
+/// One arch unit's kernels (simd/arch_unit.hpp): constant data, pointers to
 /// the unit's instantiations.  No code of an arch unit runs before the CPU
 /// is known to have its instructions.
 struct arch_table {
@@ -985,11 +1046,13 @@ struct arch_table {
 
 #if defined(LITEGRAPH_SIMD_X86) && defined(__ELF__)
 #define LITEGRAPH_SIMD_DISPATCH 1
-// Weak: null unless an arch unit is linked into the program.
+// Weak: null unless the slot's arch unit is linked into the program.
+#define LITEGRAPH_ISA_DECLARE(slot, family, flags, macros, cpu) \
+    extern const litegraph::kernels::simd::arch_table litegraph_simd_##slot __attribute__((weak));
 extern "C" {
-extern const litegraph::kernels::simd::arch_table litegraph_simd_avx2 __attribute__((weak));
-extern const litegraph::kernels::simd::arch_table litegraph_simd_avx512 __attribute__((weak));
+LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_DECLARE)
 }
+#undef LITEGRAPH_ISA_DECLARE
 #endif
 
 namespace litegraph::kernels::simd {
@@ -998,25 +1061,73 @@ namespace litegraph::kernels::simd {
 /// the header's, instantiated in the caller).
 inline const arch_table* table_of(isa i) {
 #if defined(LITEGRAPH_SIMD_DISPATCH)
-    if (i == isa::avx2) return &litegraph_simd_avx2;
-    if (i == isa::avx512) return &litegraph_simd_avx512;
+#define LITEGRAPH_ISA_TABLE_OF(slot, family, flags, macros, cpu) \
+    if (i == isa::slot) return LITEGRAPH_ISA_FAMILY_##family ? &litegraph_simd_##slot : nullptr;
+    LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_TABLE_OF)
+#undef LITEGRAPH_ISA_TABLE_OF
 #else
     (void)i;
 #endif
     return nullptr;
 }
 
-/// The name a slot reports (`run --json`'s `simd`) and LITEGRAPH_SIMD takes.
-/// The baseline is named after the compile-time architecture: sse2 (for any
-/// SSE level), avx2, avx512, neon, neon64 or scalar.
+/// The name of the x86-64 baseline (any SSE level) in LITEGRAPH_SIMD.
+inline constexpr const char* sse_baseline_name = "sse2";
+
+/// The name a slot reports (`run --json`'s `simd`) and LITEGRAPH_SIMD takes:
+/// a row's slot name.  The baseline is named after the compile-time
+/// architecture: sse2 (for any SSE level), avx2, avx512, neon, neon64 or
+/// scalar.
 inline std::string isa_name(isa i) {
-    if (i == isa::avx2) return "avx2";
-    if (i == isa::avx512) return "avx512";
+#define LITEGRAPH_ISA_NAME(slot, family, flags, macros, cpu) \
+    if (i == isa::slot) return #slot;
+    LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_NAME)
+#undef LITEGRAPH_ISA_NAME
     const std::string n = default_arch::name();
     if (n.rfind("avx512", 0) == 0) return "avx512";
     if (n.find("avx2") != std::string::npos) return "avx2";
-    if (n.rfind("sse", 0) == 0 || n.find("+sse") != std::string::npos) return "sse2";
+    if (n.rfind("sse", 0) == 0 || n.find("+sse") != std::string::npos) return sse_baseline_name;
     return n;
+}
+
+/// Every name LITEGRAPH_SIMD knows, as "sse2, avx2 or avx512".
+inline std::string known_names() {
+    std::string s = sse_baseline_name;
+    for (int i = 1; i < isa_count; ++i)
+        s += (i + 1 == isa_count ? " or " : ", ") + isa_name(static_cast<isa>(i));
+    return s;
+}
+
+/// This CPU's features (read once).
+inline const cpu_features& cpu() {
+    static const cpu_features f = [] {
+        cpu_features r;
+#if defined(LITEGRAPH_SIMD_X86)
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (!__get_cpuid(1, &a, &b, &c, &d)) return r;
+        const bool osxsave = (c >> 27) & 1u;
+        r.sse41 = (c >> 19) & 1u;
+        r.fma = (c >> 12) & 1u;
+        r.avx = (c >> 28) & 1u;
+        if (osxsave) {
+            unsigned xlo = 0, xhi = 0;
+            __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+            r.ymm_state = (xlo & 0x6u) == 0x6u;    // XMM and YMM state
+            r.zmm_state = (xlo & 0xe0u) == 0xe0u;  // opmask, ZMM state
+        }
+        if (__get_cpuid_max(0, nullptr) < 7) return r;
+        __cpuid_count(7, 0, a, b, c, d);
+        r.avx2 = (b >> 5) & 1u;
+        r.avx512f = (b >> 16) & 1u;
+        r.avx512dq = (b >> 17) & 1u;
+        r.avx512cd = (b >> 28) & 1u;
+        r.avx512bw = (b >> 30) & 1u;
+        r.avx512vl = (b >> 31) & 1u;
+        r.avx512vnni = (c >> 11) & 1u;
+#endif
+        return r;
+    }();
+    return f;
 }
 
 namespace detail {
@@ -1024,26 +1135,14 @@ namespace detail {
 inline std::atomic<int> forced_isa{-1};
 
 /// Whether this CPU (and the OS, which must save the wide registers) runs
-/// the slot's instructions.
+/// the slot's instructions: the row's CPU test.
 inline bool cpu_has(isa i) {
-    if (i == isa::baseline) return true;
-#if defined(LITEGRAPH_SIMD_X86)
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-    const bool fma = (c >> 12) & 1u, osxsave = (c >> 27) & 1u, avx = (c >> 28) & 1u;
-    if (!(fma && osxsave && avx)) return false;
-    unsigned xlo = 0, xhi = 0;
-    __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
-    if ((xlo & 0x6u) != 0x6u) return false;  // XMM and YMM state
-    if (__get_cpuid_max(0, nullptr) < 7) return false;
-    __cpuid_count(7, 0, a, b, c, d);
-    const bool avx2 = (b >> 5) & 1u;
-    if (i == isa::avx2) return avx2;
-    const bool f = (b >> 16) & 1u, dq = (b >> 17) & 1u, cd = (b >> 28) & 1u, bw = (b >> 30) & 1u;
-    return avx2 && f && dq && cd && bw && (xlo & 0xe0u) == 0xe0u;  // opmask, ZMM state
-#else
-    return false;
-#endif
+    [[maybe_unused]] const cpu_features& f = cpu();
+#define LITEGRAPH_ISA_CPU(slot, family, flags, macros, cpu) \
+    if (i == isa::slot) return LITEGRAPH_ISA_FAMILY_##family && (cpu);
+    LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_CPU)
+#undef LITEGRAPH_ISA_CPU
+    return i == isa::baseline;
 }
 
 inline bool built(isa i) {
@@ -1060,6 +1159,13 @@ inline std::string usable_list() {
         if (usable(static_cast<isa>(i)))
             s += (s.empty() ? "" : ", ") + isa_name(static_cast<isa>(i));
     return s;
+}
+
+/// Whether `name` is a row of the table.
+inline bool named_in_table(const std::string& name) {
+    for (int i = 1; i < isa_count; ++i)
+        if (isa_name(static_cast<isa>(i)) == name) return true;
+    return false;
 }
 
 /// The slot LITEGRAPH_SIMD names, or the widest usable one; `error` says
@@ -1084,8 +1190,8 @@ inline isa choose(std::string& error) {
     if (named)
         error = "LITEGRAPH_SIMD=" + want + ": this CPU does not have " + want +
                 " (paths here: " + usable_list() + ")";
-    else if (want != "sse2" && want != "avx2" && want != "avx512")
-        error = "LITEGRAPH_SIMD=" + want + ": unknown instruction set (sse2, avx2 or avx512)";
+    else if (want != sse_baseline_name && !named_in_table(want))
+        error = "LITEGRAPH_SIMD=" + want + ": unknown instruction set (" + known_names() + ")";
     else
         error = "LITEGRAPH_SIMD=" + want +
                 ": not built into this program (paths here: " + usable_list() + ")";
@@ -1551,7 +1657,7 @@ struct chain {
             std::int64_t done = 0;
 #if defined(LITEGRAPH_SIMD_DISPATCH)
             // The vectors of the active instruction set's unit, when it has
-            // this chain (tools/simd/arch_unit.hpp); the rest below.
+            // this chain (simd/arch_unit.hpp); the rest below.
             if constexpr (vectorized)
                 if (const chain_vec_fn f = dispatched()) done = f(&local, out, values, count, a);
 #endif
@@ -1792,7 +1898,7 @@ inline void dequantize_int8(float step, const std::int8_t* xs, float* out,
 // `form` holds the instance's geometry and parameters only (no pointers);
 // fields() lists its members in declaration order, which is how `litegraph
 // codegen` prints one as an aggregate initializer, generically.  run_form
-// calls the kernels (kernels/): the op's runtime kernel and a compile-time
+// calls the kernels (kernels/): the op's runtime kernel and a firmware
 // network's layer (firmware/network.hpp) both call it, so firmware computes
 // what the runtime computes.  form_of throws unsupported_error for an
 // instance the form does not cover (a batched matmul, a broadcast the loop
@@ -6089,7 +6195,7 @@ constexpr depthwise_direct_entry depthwise_direct_entry_of() {
             &pointwise_direct_run<A, Act>};
 }
 /// The direct kernel of Act in a slot: its arch unit's when the unit knows
-/// Act (tools/simd/arch_unit.hpp lists ops::activation_functors), otherwise the
+/// Act (simd/arch_unit.hpp lists ops::activation_functors), otherwise the
 /// compile-time architecture's.
 template <class Act>
 depthwise_direct_impl<Act> depthwise_direct_for(simd::isa i) {
@@ -13582,8 +13688,8 @@ struct reshape2 : detail::copy_form {
 // order.  So a recognizer's rnn gives the same bits on the desktop and in
 // firmware.  (RNN_TANH takes xsimd::tanh here and std::tanh there.)
 //
-// The recurrence is a template on the xsimd architecture; tools/simd's arch
-// units register it (simd::arch_table::rnn) beside the SGEMM, so it runs the
+// The recurrence is a template on the xsimd architecture; the arch units
+// (simd/arch_unit.hpp) register it (simd::arch_table::rnn) beside the SGEMM, so it runs the
 // widest vectors this CPU has (rnn_for).  Without xsimd (LITEGRAPH_SCALAR_SIMD)
 // there is no fast form: rnn_fast_available is false and ops::rnn runs its
 // reference loop.
@@ -17160,7 +17266,7 @@ inline void compact(graph& g, const std::vector<bool>& dead) {
 // ---- begin litegraph/fusion/epilogue.hpp ----
 // The epilogue stages and chains under the fusion layer's names: the types
 // live in kernels/epilogue.hpp (kernels::epilogue, a kernel-layer header the
-// int8 ops use too); fused kernels, the passes' kernel lists and compile-time
+// int8 ops use too); fused kernels, the passes' kernel lists and firmware
 // networks spell them fusion::bias, fusion::act<F>, fusion::gate<F, M>, ...
 
 
@@ -19490,7 +19596,7 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 //    32 results per store on AVX2.
 //
 // Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
-// architecture; tools/simd/arch_unit.hpp puts int8_impl_of<A>() in the
+// architecture; simd/arch_unit.hpp puts int8_impl_of<A>() in the
 // avx2 and avx512 tables (both run the AVX2 loops: this machine family has
 // no VNNI to test a vpdpbusd variant on).  The baseline (SSE2) has no fast
 // int8 kernel: int8_for() is then empty and the caller runs the reference.
@@ -24368,7 +24474,7 @@ struct fixed_plan {
     }
 };
 
-/// Buffers from rows {bytes, first step, last step}: how compile-time
+/// Buffers from rows {bytes, first step, last step}: how firmware
 /// networks (and the headers `litegraph codegen` writes) list their
 /// activations.
 template <std::size_t N>

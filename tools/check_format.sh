@@ -2,7 +2,7 @@
 # Checks that our C++ sources are formatted with clang-format-14 (the repo's
 # .clang-format); exits non-zero and names each offending file otherwise.
 #
-#   tools/check_format.sh            # every C++ file in include/ tests/ tools/ examples/ benchmarks/
+#   tools/check_format.sh            # every C++ file in include/ src/ tests/ tools/ examples/ benchmarks/
 #   tools/check_format.sh FILE...    # only these (as pre-commit passes them)
 #   tools/check_format.sh --fix      # rewrite the files in place instead
 #
@@ -24,7 +24,7 @@ fi
 is_ours() {
     case "$1" in
         single_include/* | build*/* | */build*/*) return 1 ;;
-        include/* | tests/* | tools/* | examples/* | benchmarks/*) ;;
+        include/* | src/* | tests/* | tools/* | examples/* | benchmarks/*) ;;
         *) return 1 ;;
     esac
     case "$1" in
@@ -43,7 +43,7 @@ else
     while IFS= read -r -d '' f; do
         f="${f#./}"
         if is_ours "$f"; then files+=("$f"); fi
-    done < <(find include tests tools examples benchmarks -type d -name 'build*' -prune -o \
+    done < <(find include src tests tools examples benchmarks -type d -name 'build*' -prune -o \
         -type f -print0 2>/dev/null | sort -z)
 fi
 

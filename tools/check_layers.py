@@ -38,6 +38,7 @@ LAYERS = [
     (4, "graph", "litegraph/graph/"),
     (5, "fusion", "litegraph/fusion/"),
     (6, "passes", "litegraph/passes/"),
+    (6, "simd", "litegraph/simd/"),
     (7, "planner", "litegraph/planner/"),
     (8, "runtime", "litegraph/runtime/"),
     (9, "backends", "litegraph/backends/"),
@@ -61,6 +62,8 @@ LAYER_NOTES = {
     "graph": "the SSA graph IR, builder, edits, DOT",
     "fusion": "epilogue stages and chains, fused<...>, the fused kernel lists",
     "passes": "graph rewrites and the pipeline",
+    "simd": "the arch unit: an instruction-set slot's kernel table, filled from the fusion "
+            "types (compiled by src/simd/<slot>.cpp)",
     "planner": "constexpr memory planning (depends on nothing else)",
     "runtime": "the program: op table, shape inference, folding, arena",
     "target_kernels": "kernels for one target (Cortex-M DSP int8) and the compile-time "

@@ -577,7 +577,7 @@ constexpr depthwise_direct_entry depthwise_direct_entry_of() {
             &pointwise_direct_run<A, Act>};
 }
 /// The direct kernel of Act in a slot: its arch unit's when the unit knows
-/// Act (tools/simd/arch_unit.hpp lists ops::activation_functors), otherwise the
+/// Act (simd/arch_unit.hpp lists ops::activation_functors), otherwise the
 /// compile-time architecture's.
 template <class Act>
 depthwise_direct_impl<Act> depthwise_direct_for(simd::isa i) {

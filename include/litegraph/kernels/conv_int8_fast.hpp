@@ -28,7 +28,7 @@
 //    32 results per store on AVX2.
 //
 // Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
-// architecture; tools/simd/arch_unit.hpp puts int8_impl_of<A>() in the
+// architecture; simd/arch_unit.hpp puts int8_impl_of<A>() in the
 // avx2 and avx512 tables (both run the AVX2 loops: this machine family has
 // no VNNI to test a vpdpbusd variant on).  The baseline (SSE2) has no fast
 // int8 kernel: int8_for() is then empty and the caller runs the reference.

@@ -391,7 +391,7 @@ struct chain {
             std::int64_t done = 0;
 #if defined(LITEGRAPH_SIMD_DISPATCH)
             // The vectors of the active instruction set's unit, when it has
-            // this chain (tools/simd/arch_unit.hpp); the rest below.
+            // this chain (simd/arch_unit.hpp); the rest below.
             if constexpr (vectorized)
                 if (const chain_vec_fn f = dispatched()) done = f(&local, out, values, count, a);
 #endif

@@ -32,8 +32,8 @@
 // order.  So a recognizer's rnn gives the same bits on the desktop and in
 // firmware.  (RNN_TANH takes xsimd::tanh here and std::tanh there.)
 //
-// The recurrence is a template on the xsimd architecture; tools/simd's arch
-// units register it (simd::arch_table::rnn) beside the SGEMM, so it runs the
+// The recurrence is a template on the xsimd architecture; the arch units
+// (simd/arch_unit.hpp) register it (simd::arch_table::rnn) beside the SGEMM, so it runs the
 // widest vectors this CPU has (rnn_for).  Without xsimd (LITEGRAPH_SCALAR_SIMD)
 // there is no fast form: rnn_fast_available is false and ops::rnn runs its
 // reference loop.

@@ -9,12 +9,13 @@
 //
 // Dispatch: the hot kernels are templates on the architecture (gemm.hpp,
 // conv.hpp).  The header alone instantiates them for `default_arch` only, so a
-// program of one translation unit runs exactly what its flags allow.  A program
-// that also compiles tools/simd/avx2.cpp and tools/simd/avx512.cpp (each with
-// its instruction set's flags; CMake: the litegraph_op_tables object library,
-// or litegraph_add_simd_dispatch() of the installed package) registers the same
-// kernels for those architectures, and every kernel call runs the widest one
-// this CPU has (`simd::active()`).  LITEGRAPH_SIMD=sse2|avx2|avx512 in the
+// program of one translation unit runs exactly what its flags allow.  The
+// slots above that baseline are the rows of kernels/isa_table.hpp.  A program
+// that also compiles a slot's unit, src/simd/<slot>.cpp (with the row's flags;
+// CMake: the litegraph_simd_units object library, or the installed package's
+// litegraph::litegraph; meson: litegraph_dep), registers the same kernels for
+// that slot's architecture, and every kernel call runs the widest slot this
+// CPU has (`simd::active()`).  LITEGRAPH_SIMD=sse2 or a slot's name in the
 // environment forces one (an error names a value that is unknown, not built
 // into the program or missing on this CPU).  The kernels of different
 // architectures are different template instantiations (the architecture is a
@@ -27,6 +28,8 @@
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+
+#include "litegraph/kernels/isa_table.hpp"
 
 // Cortex-M (and LITEGRAPH_NO_XSIMD): no vector unit xsimd knows, and a C
 // library without posix_memalign, so xsimd is not included at all.
@@ -116,10 +119,29 @@ inline constexpr std::int64_t width_of = static_cast<std::int64_t>(arch_traits<A
 
 // --- Run-time dispatch ------------------------------------------------------
 
-/// The kernel slots: the compile-time architecture, and the two that
-/// tools/simd/avx2.cpp and tools/simd/avx512.cpp provide.
-enum class isa : int { baseline = 0, avx2 = 1, avx512 = 2 };
-inline constexpr int isa_count = 3;
+// The CPU families of the table's rows: whether this target is one.
+#if defined(__x86_64__)
+#define LITEGRAPH_ISA_FAMILY_x86_64 1
+#else
+#define LITEGRAPH_ISA_FAMILY_x86_64 0
+#endif
+
+/// The kernel slots: the compile-time architecture, then one per row of
+/// kernels/isa_table.hpp (narrowest first).
+#define LITEGRAPH_ISA_ENUM(slot, family, flags, macros, cpu) slot,
+enum class isa : int { baseline = 0, LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_ENUM) };
+#undef LITEGRAPH_ISA_ENUM
+#define LITEGRAPH_ISA_COUNT(slot, family, flags, macros, cpu) +1
+inline constexpr int isa_count = 1 LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_COUNT);
+#undef LITEGRAPH_ISA_COUNT
+
+/// What the table's CPU tests read: CPUID bits, and whether the OS saves
+/// the wide registers (XGETBV).  All false off x86.
+struct cpu_features {
+    bool sse41 = false, avx = false, fma = false, ymm_state = false, avx2 = false;
+    bool avx512f = false, avx512dq = false, avx512cd = false, avx512bw = false, avx512vl = false;
+    bool avx512vnni = false, zmm_state = false;
+};
 
 }  // namespace litegraph::kernels::simd
 
@@ -135,7 +157,7 @@ struct chain_entry;  // epilogue.hpp
 }  // namespace litegraph::kernels::epilogue
 
 namespace litegraph::kernels::simd {
-/// One arch unit's kernels (tools/simd/arch_unit.hpp): constant data, pointers to
+/// One arch unit's kernels (simd/arch_unit.hpp): constant data, pointers to
 /// the unit's instantiations.  No code of an arch unit runs before the CPU
 /// is known to have its instructions.
 struct arch_table {
@@ -152,11 +174,13 @@ struct arch_table {
 
 #if defined(LITEGRAPH_SIMD_X86) && defined(__ELF__)
 #define LITEGRAPH_SIMD_DISPATCH 1
-// Weak: null unless an arch unit is linked into the program.
+// Weak: null unless the slot's arch unit is linked into the program.
+#define LITEGRAPH_ISA_DECLARE(slot, family, flags, macros, cpu) \
+    extern const litegraph::kernels::simd::arch_table litegraph_simd_##slot __attribute__((weak));
 extern "C" {
-extern const litegraph::kernels::simd::arch_table litegraph_simd_avx2 __attribute__((weak));
-extern const litegraph::kernels::simd::arch_table litegraph_simd_avx512 __attribute__((weak));
+LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_DECLARE)
 }
+#undef LITEGRAPH_ISA_DECLARE
 #endif
 
 namespace litegraph::kernels::simd {
@@ -165,25 +189,73 @@ namespace litegraph::kernels::simd {
 /// the header's, instantiated in the caller).
 inline const arch_table* table_of(isa i) {
 #if defined(LITEGRAPH_SIMD_DISPATCH)
-    if (i == isa::avx2) return &litegraph_simd_avx2;
-    if (i == isa::avx512) return &litegraph_simd_avx512;
+#define LITEGRAPH_ISA_TABLE_OF(slot, family, flags, macros, cpu) \
+    if (i == isa::slot) return LITEGRAPH_ISA_FAMILY_##family ? &litegraph_simd_##slot : nullptr;
+    LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_TABLE_OF)
+#undef LITEGRAPH_ISA_TABLE_OF
 #else
     (void)i;
 #endif
     return nullptr;
 }
 
-/// The name a slot reports (`run --json`'s `simd`) and LITEGRAPH_SIMD takes.
-/// The baseline is named after the compile-time architecture: sse2 (for any
-/// SSE level), avx2, avx512, neon, neon64 or scalar.
+/// The name of the x86-64 baseline (any SSE level) in LITEGRAPH_SIMD.
+inline constexpr const char* sse_baseline_name = "sse2";
+
+/// The name a slot reports (`run --json`'s `simd`) and LITEGRAPH_SIMD takes:
+/// a row's slot name.  The baseline is named after the compile-time
+/// architecture: sse2 (for any SSE level), avx2, avx512, neon, neon64 or
+/// scalar.
 inline std::string isa_name(isa i) {
-    if (i == isa::avx2) return "avx2";
-    if (i == isa::avx512) return "avx512";
+#define LITEGRAPH_ISA_NAME(slot, family, flags, macros, cpu) \
+    if (i == isa::slot) return #slot;
+    LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_NAME)
+#undef LITEGRAPH_ISA_NAME
     const std::string n = default_arch::name();
     if (n.rfind("avx512", 0) == 0) return "avx512";
     if (n.find("avx2") != std::string::npos) return "avx2";
-    if (n.rfind("sse", 0) == 0 || n.find("+sse") != std::string::npos) return "sse2";
+    if (n.rfind("sse", 0) == 0 || n.find("+sse") != std::string::npos) return sse_baseline_name;
     return n;
+}
+
+/// Every name LITEGRAPH_SIMD knows, as "sse2, avx2 or avx512".
+inline std::string known_names() {
+    std::string s = sse_baseline_name;
+    for (int i = 1; i < isa_count; ++i)
+        s += (i + 1 == isa_count ? " or " : ", ") + isa_name(static_cast<isa>(i));
+    return s;
+}
+
+/// This CPU's features (read once).
+inline const cpu_features& cpu() {
+    static const cpu_features f = [] {
+        cpu_features r;
+#if defined(LITEGRAPH_SIMD_X86)
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (!__get_cpuid(1, &a, &b, &c, &d)) return r;
+        const bool osxsave = (c >> 27) & 1u;
+        r.sse41 = (c >> 19) & 1u;
+        r.fma = (c >> 12) & 1u;
+        r.avx = (c >> 28) & 1u;
+        if (osxsave) {
+            unsigned xlo = 0, xhi = 0;
+            __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+            r.ymm_state = (xlo & 0x6u) == 0x6u;    // XMM and YMM state
+            r.zmm_state = (xlo & 0xe0u) == 0xe0u;  // opmask, ZMM state
+        }
+        if (__get_cpuid_max(0, nullptr) < 7) return r;
+        __cpuid_count(7, 0, a, b, c, d);
+        r.avx2 = (b >> 5) & 1u;
+        r.avx512f = (b >> 16) & 1u;
+        r.avx512dq = (b >> 17) & 1u;
+        r.avx512cd = (b >> 28) & 1u;
+        r.avx512bw = (b >> 30) & 1u;
+        r.avx512vl = (b >> 31) & 1u;
+        r.avx512vnni = (c >> 11) & 1u;
+#endif
+        return r;
+    }();
+    return f;
 }
 
 namespace detail {
@@ -191,26 +263,14 @@ namespace detail {
 inline std::atomic<int> forced_isa{-1};
 
 /// Whether this CPU (and the OS, which must save the wide registers) runs
-/// the slot's instructions.
+/// the slot's instructions: the row's CPU test.
 inline bool cpu_has(isa i) {
-    if (i == isa::baseline) return true;
-#if defined(LITEGRAPH_SIMD_X86)
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-    const bool fma = (c >> 12) & 1u, osxsave = (c >> 27) & 1u, avx = (c >> 28) & 1u;
-    if (!(fma && osxsave && avx)) return false;
-    unsigned xlo = 0, xhi = 0;
-    __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
-    if ((xlo & 0x6u) != 0x6u) return false;  // XMM and YMM state
-    if (__get_cpuid_max(0, nullptr) < 7) return false;
-    __cpuid_count(7, 0, a, b, c, d);
-    const bool avx2 = (b >> 5) & 1u;
-    if (i == isa::avx2) return avx2;
-    const bool f = (b >> 16) & 1u, dq = (b >> 17) & 1u, cd = (b >> 28) & 1u, bw = (b >> 30) & 1u;
-    return avx2 && f && dq && cd && bw && (xlo & 0xe0u) == 0xe0u;  // opmask, ZMM state
-#else
-    return false;
-#endif
+    [[maybe_unused]] const cpu_features& f = cpu();
+#define LITEGRAPH_ISA_CPU(slot, family, flags, macros, cpu) \
+    if (i == isa::slot) return LITEGRAPH_ISA_FAMILY_##family && (cpu);
+    LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_CPU)
+#undef LITEGRAPH_ISA_CPU
+    return i == isa::baseline;
 }
 
 inline bool built(isa i) {
@@ -227,6 +287,13 @@ inline std::string usable_list() {
         if (usable(static_cast<isa>(i)))
             s += (s.empty() ? "" : ", ") + isa_name(static_cast<isa>(i));
     return s;
+}
+
+/// Whether `name` is a row of the table.
+inline bool named_in_table(const std::string& name) {
+    for (int i = 1; i < isa_count; ++i)
+        if (isa_name(static_cast<isa>(i)) == name) return true;
+    return false;
 }
 
 /// The slot LITEGRAPH_SIMD names, or the widest usable one; `error` says
@@ -251,8 +318,8 @@ inline isa choose(std::string& error) {
     if (named)
         error = "LITEGRAPH_SIMD=" + want + ": this CPU does not have " + want +
                 " (paths here: " + usable_list() + ")";
-    else if (want != "sse2" && want != "avx2" && want != "avx512")
-        error = "LITEGRAPH_SIMD=" + want + ": unknown instruction set (sse2, avx2 or avx512)";
+    else if (want != sse_baseline_name && !named_in_table(want))
+        error = "LITEGRAPH_SIMD=" + want + ": unknown instruction set (" + known_names() + ")";
     else
         error = "LITEGRAPH_SIMD=" + want +
                 ": not built into this program (paths here: " + usable_list() + ")";

@@ -1,8 +1,9 @@
 // One instruction set's kernels in a translation unit of their own, compiled
-// with that instruction set's flags (avx2.cpp, avx512.cpp; see
-// kernels/simd.hpp).  The unit defines one constant table,
-// litegraph_simd_<slot>, of pointers to the kernels instantiated for its
-// xsimd architecture A: the SGEMM row panel, the depthwise band kernel, the
+// with that instruction set's flags: the unit src/simd/<slot>.cpp of a row of
+// kernels/isa_table.hpp (see kernels/simd.hpp), installed as
+// share/litegraph/simd/<slot>.cpp.  The unit defines one constant table,
+// litegraph_simd_<slot> = unit<A>::table, of pointers to the kernels
+// instantiated for its xsimd architecture A: the SGEMM row panel, the depthwise band kernel, the
 // depthwise direct kernel of every vectorised activation, the vector loop
 // of every vectorised epilogue chain of the fused convs (fusion::fused_conv_ops),
 // the int8 kernels with the int8 convs' vector epilogues (requantize,
@@ -123,8 +124,11 @@ struct int8_float_entries<A, op_list<F...>> {
     static constexpr std::array<kernels::int8_float_entry, count> value = make();
 };
 
+/// The table of arch unit A (its flags must give A's instructions).
 template <class A>
 struct unit {
+    static_assert(A::supported(),
+                  "an arch unit compiles with its row's flags (kernels/isa_table.hpp)");
     static constexpr kernels::detail::gemm_impl gemm = kernels::detail::gemm_impl_of<A>();
     static constexpr kernels::detail::depthwise_impl depthwise =
         kernels::detail::depthwise_impl_of<A>();
