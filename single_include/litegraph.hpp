@@ -819,11 +819,16 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 //                          layers take it (fusion/fused.hpp, fusion/fused_int8.hpp)
 //   opencl                 its OpenCL C expression of `v` and p0..p2 (the fields):
 //                          the OpenCL backend runs it, alone or fused
+//   pir_type               its Paddle 3.x (PIR) op name: the PIR loader reads it
+//                          (operand 0 -> X, result 0 -> Out), ops/pir_traits.hpp
+//   pir_attrs[]            the attributes it reads from that PIR op, with PIR's
+//                          name where it differs ({"negative_slope", "alpha"})
 // and `activation_functors` below lists it.  Every listed activation is an op,
 // runs in place of its input (passes/in_place.hpp) and has a compile-time layer
 // (firmware/network.hpp's `unary`); everything else derives from the traits.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -1951,6 +1956,9 @@ inline void dequantize_int8(float step, const std::int8_t* xs, float* out,
 // Its `infer` sets an upper bound (what the planner reserves), its `run` sets
 // the actual shape (and LoD) of the outputs, within that bound; the runtime
 // re-infers the ops downstream before they run.
+//
+// PIR: the Paddle 3.x op names an op is loaded from, `pir_names[]` (and
+// `pir_attrs[]`), ops/pir_traits.hpp.
 
 #include <concepts>
 #include <cstddef>
@@ -2216,6 +2224,53 @@ inline unsigned pool_threads(const thread_pool* pool) {
 
 }  // namespace litegraph
 // ---- end litegraph/core/parallel.hpp ----
+// ---- begin litegraph/ops/pir_traits.hpp ----
+// The PIR traits of an op: the Paddle 3.x (PIR) op names it is loaded from
+// and, for the ops the PIR loader translates generically, the attributes it
+// reads from them.  The loader's name table is derived from these
+// (loader/paddle/pir/names.hpp), as the op table is derived from the op list:
+//
+//   struct my_op {
+//       static constexpr std::string_view paddle_types[] = {"my_op"};
+//       static constexpr pir_name pir_names[] = {{"1.my_op", "my_op", pir_form::unary}};
+//       static constexpr pir_attr pir_attrs[] = {{"alpha"}, {"negative_slope", "slope"}};
+//       ...
+//   };
+//
+// An activation functor (ops/activation.hpp) declares `pir_type` (its PIR
+// name, translated as pir_form::unary) and optionally `pir_attrs` instead.
+
+#include <cstdint>
+#include <string_view>
+
+namespace litegraph {
+
+/// How the PIR loader turns a PIR op into the op.
+enum class pir_form : std::uint8_t {
+    custom,  // a translator of the loader's own (loader/paddle/pir/translate.hpp): operands
+             // folded from constants, several results, lists
+    unary,   // operand 0 -> "X", result 0 -> "Out"; the attributes of `pir_attrs`
+    binary,  // operands 0, 1 -> "X", "Y", result 0 -> "Out"; numpy broadcasting (axis -1)
+};
+
+/// One PIR op name an op is loaded from: `pir` ("1.hardswish") becomes op type
+/// `type` (one of the op's paddle_types).  An in-place variant (`1.relu_`) takes
+/// the name without the trailing underscore unless it is listed itself.
+struct pir_name {
+    std::string_view pir;
+    std::string_view type;
+    pir_form form = pir_form::custom;
+};
+
+/// An attribute a pir_form::unary op reads from the PIR op: PIR's name and the
+/// op's (`as`, empty: the same name).
+struct pir_attr {
+    std::string_view pir;
+    std::string_view as = {};
+};
+
+}  // namespace litegraph
+// ---- end litegraph/ops/pir_traits.hpp ----
 
 namespace litegraph {
 
@@ -2696,6 +2751,7 @@ namespace litegraph::ops {
 namespace act {
 struct relu {
     static constexpr std::string_view paddle_type = "relu";
+    static constexpr std::string_view pir_type = "1.relu";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v > 0.f ? v : 0.f";
     static relu parse(const attr_map&) { return {}; }
@@ -2715,6 +2771,7 @@ struct relu {
 /// min(max(0, x), threshold)
 struct relu6 {
     static constexpr std::string_view paddle_type = "relu6";
+    static constexpr std::string_view pir_type = "1.relu6";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "fmin(fmax(0.f, v), p0)";
     float threshold = 6.f;
@@ -2737,6 +2794,8 @@ struct relu6 {
 /// x >= 0 ? x : alpha * x
 struct leaky_relu {
     static constexpr std::string_view paddle_type = "leaky_relu";
+    static constexpr std::string_view pir_type = "1.leaky_relu";
+    static constexpr pir_attr pir_attrs[] = {{"negative_slope", "alpha"}};
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v >= 0.f ? v : p0 * v";
     float alpha = 0.02f;
@@ -2752,6 +2811,7 @@ struct leaky_relu {
 };
 struct sigmoid {
     static constexpr std::string_view paddle_type = "sigmoid";
+    static constexpr std::string_view pir_type = "1.sigmoid";
     static constexpr bool fusable = true;
     static constexpr bool gate = true;
     static constexpr std::string_view opencl = "1.f / (1.f + exp(-v))";
@@ -2760,6 +2820,7 @@ struct sigmoid {
 };
 struct tanh {
     static constexpr std::string_view paddle_type = "tanh";
+    static constexpr std::string_view pir_type = "1.tanh";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "tanh(v)";
     static tanh parse(const attr_map&) { return {}; }
@@ -2768,6 +2829,7 @@ struct tanh {
 /// x * min(max(x + offset, 0), threshold) / scale
 struct hard_swish {
     static constexpr std::string_view paddle_type = "hard_swish";
+    static constexpr std::string_view pir_type = "1.hardswish";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v * fmin(fmax(v + p2, 0.f), p0) / p1";
     float threshold = 6.f, scale = 6.f, offset = 3.f;
@@ -2798,6 +2860,8 @@ struct hard_swish {
 /// max(0, min(1, slope * x + offset))
 struct hard_sigmoid {
     static constexpr std::string_view paddle_type = "hard_sigmoid";
+    static constexpr std::string_view pir_type = "1.hardsigmoid";
+    static constexpr pir_attr pir_attrs[] = {{"slope"}, {"offset"}};
     static constexpr bool fusable = true;
     static constexpr bool gate = true;
     static constexpr std::string_view opencl = "fmax(0.f, fmin(1.f, p0 * v + p1))";
@@ -2819,6 +2883,7 @@ struct hard_sigmoid {
 /// x / (1 + exp(-beta * x))
 struct swish {
     static constexpr std::string_view paddle_type = "swish";
+    static constexpr std::string_view pir_type = "1.swish";
     float beta = 1.f;
     static swish parse(const attr_map& a) { return {a.get<float>("beta", 1.f)}; }
     auto fields() const { return std::tuple{beta}; }
@@ -2827,17 +2892,21 @@ struct swish {
 /// x / (1 + exp(-x))
 struct silu {
     static constexpr std::string_view paddle_type = "silu";
+    static constexpr std::string_view pir_type = "1.silu";
     static silu parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x / (1.f + std::exp(-x)); }
 };
 struct exp {
     static constexpr std::string_view paddle_type = "exp";
+    static constexpr std::string_view pir_type = "1.exp";
     static exp parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::exp(x); }
 };
 /// x > threshold ? x : value (Paddle 3.x added `value`, default 0)
 struct thresholded_relu {
     static constexpr std::string_view paddle_type = "thresholded_relu";
+    static constexpr std::string_view pir_type = "1.thresholded_relu";
+    static constexpr pir_attr pir_attrs[] = {{"threshold"}, {"value"}};
     float threshold = 1.f, value = 0.f;
     static thresholded_relu parse(const attr_map& a) {
         return {a.get<float>("threshold", 1.f), a.get<float>("value", 0.f)};
@@ -2849,6 +2918,8 @@ struct thresholded_relu {
 /// otherwise 0.5 x (1 + erf(x / sqrt(2))).
 struct gelu {
     static constexpr std::string_view paddle_type = "gelu";
+    static constexpr std::string_view pir_type = "1.gelu";
+    static constexpr pir_attr pir_attrs[] = {{"approximate"}};
     bool approximate = false;
     static gelu parse(const attr_map& a) { return {a.get<bool>("approximate", false)}; }
     auto fields() const { return std::tuple{approximate}; }
@@ -2864,22 +2935,26 @@ struct gelu {
 /// Natural log (NaN below 0, -inf at 0, as std::log).
 struct log {
     static constexpr std::string_view paddle_type = "log";
+    static constexpr std::string_view pir_type = "1.log";
     static log parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::log(x); }
 };
 struct floor {
     static constexpr std::string_view paddle_type = "floor";
+    static constexpr std::string_view pir_type = "1.floor";
     static floor parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::floor(x); }
 };
 /// NaN below 0, as std::sqrt.
 struct sqrt {
     static constexpr std::string_view paddle_type = "sqrt";
+    static constexpr std::string_view pir_type = "1.sqrt";
     static sqrt parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::sqrt(x); }
 };
 struct abs {
     static constexpr std::string_view paddle_type = "abs";
+    static constexpr std::string_view pir_type = "1.abs";
     static abs parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::fabs(x); }
 };
@@ -2887,6 +2962,8 @@ struct abs {
 /// (Paddle 2.x attribute `threshold`, default 20; Paddle 3.x calls it `lambda`).
 struct mish {
     static constexpr std::string_view paddle_type = "mish";
+    static constexpr std::string_view pir_type = "1.mish";
+    static constexpr pir_attr pir_attrs[] = {{"lambda", "threshold"}};
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v * tanh(v > p0 ? v : log1p(exp(v)))";
     float threshold = 20.f;
@@ -2900,6 +2977,8 @@ struct mish {
 /// beta * x > threshold ? x : log(1 + e^(beta x)) / beta
 struct softplus {
     static constexpr std::string_view paddle_type = "softplus";
+    static constexpr std::string_view pir_type = "1.softplus";
+    static constexpr pir_attr pir_attrs[] = {{"threshold"}, {"beta"}};
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "p0 * v > p1 ? v : log1p(exp(p0 * v)) / p0";
     float beta = 1.f, threshold = 20.f;
@@ -2915,6 +2994,7 @@ struct softplus {
 /// x / (1 + |x|)
 struct softsign {
     static constexpr std::string_view paddle_type = "softsign";
+    static constexpr std::string_view pir_type = "1.softsign";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v / (1.f + fabs(v))";
     static softsign parse(const attr_map&) { return {}; }
@@ -2933,31 +3013,38 @@ struct brelu {
 };
 struct hardtanh : brelu {
     static constexpr std::string_view paddle_type = "hardtanh";
+    static constexpr std::string_view pir_type = "1.hardtanh";
+    static constexpr pir_attr pir_attrs[] = {{"t_min"}, {"t_max"}};
     static hardtanh parse(const attr_map& a) { return {brelu::parse(a)}; }
 };
 /// 1 / sqrt(x) (inf at 0, NaN below 0).
 struct rsqrt {
     static constexpr std::string_view paddle_type = "rsqrt";
+    static constexpr std::string_view pir_type = "1.rsqrt";
     static rsqrt parse(const attr_map&) { return {}; }
     float operator()(float x) const { return 1.f / std::sqrt(x); }
 };
 struct square {
     static constexpr std::string_view paddle_type = "square";
+    static constexpr std::string_view pir_type = "1.square";
     static square parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x * x; }
 };
 struct sin {
     static constexpr std::string_view paddle_type = "sin";
+    static constexpr std::string_view pir_type = "1.sin";
     static sin parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::sin(x); }
 };
 struct cos {
     static constexpr std::string_view paddle_type = "cos";
+    static constexpr std::string_view pir_type = "1.cos";
     static cos parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::cos(x); }
 };
 struct erf {
     static constexpr std::string_view paddle_type = "erf";
+    static constexpr std::string_view pir_type = "1.erf";
     static erf parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::erf(x); }
 };
@@ -3058,10 +3145,30 @@ bool names_functor(std::string_view type) {
     return any_functor(List{}, [&]<class F>() { return F::paddle_type == type; });
 }
 
+namespace detail {
+/// The PIR traits of an activation op from its functor's (none without `pir_type`).
+template <class F>
+constexpr auto pir_names_of() {
+    if constexpr (requires { F::pir_type; })
+        return std::array<pir_name, 1>{{{F::pir_type, F::paddle_type, pir_form::unary}}};
+    else
+        return std::array<pir_name, 0>{};
+}
+template <class F>
+constexpr auto pir_attrs_of() {
+    if constexpr (requires { F::pir_attrs; })
+        return std::to_array(F::pir_attrs);
+    else
+        return std::array<pir_attr, 0>{};
+}
+}  // namespace detail
+
 /// The op for one activation functor F: Out = F(X), float32, same shape.
 template <class F>
 struct activation {
     static constexpr std::string_view paddle_types[] = {F::paddle_type};
+    static constexpr auto pir_names = detail::pir_names_of<F>();
+    static constexpr auto pir_attrs = detail::pir_attrs_of<F>();
     static constexpr in_place_rule in_place = in_place_rule::unary;
     using params = F;
 
@@ -3148,6 +3255,8 @@ using activation_ops = typename detail::activation_ops_of<activation_functors>::
 /// (float32), read at run time.
 struct pow_op {
     static constexpr std::string_view paddle_types[] = {"pow"};
+    static constexpr pir_name pir_names[] = {{"1.pow", "pow", pir_form::unary}};
+    static constexpr pir_attr pir_attrs[] = {{"y", "factor"}};
     struct params {
         float factor = 1.f;
     };
@@ -3204,6 +3313,7 @@ namespace litegraph::ops {
 
 struct affine_channel {
     static constexpr std::string_view paddle_types[] = {"affine_channel"};
+    static constexpr pir_name pir_names[] = {{"1.affine_channel", "affine_channel"}};
     struct params {
         bool nhwc = false;
     };
@@ -3370,6 +3480,7 @@ namespace litegraph::ops {
 
 struct arg_max {
     static constexpr std::string_view paddle_types[] = {"arg_max"};
+    static constexpr pir_name pir_names[] = {{"1.argmax", "arg_max"}};
     struct params {
         std::int64_t axis = -1;
         bool keepdims = false;
@@ -3520,6 +3631,7 @@ inline void check_sortable(const op_io& io, const tensor_ref& x) {
 
 struct top_k {
     static constexpr std::string_view paddle_types[] = {"top_k", "top_k_v2"};
+    static constexpr pir_name pir_names[] = {{"1.topk", "top_k_v2"}};
     struct params {
         bool v2 = false;
         std::int64_t k = 1;
@@ -3614,6 +3726,7 @@ namespace litegraph::ops {
 
 struct arg_sort {
     static constexpr std::string_view paddle_types[] = {"argsort"};
+    static constexpr pir_name pir_names[] = {{"1.argsort", "argsort"}};
     struct params {
         std::int64_t axis = -1;
         bool descending = false;
@@ -3832,6 +3945,7 @@ namespace litegraph::ops {
 
 struct assign_value {
     static constexpr std::string_view paddle_types[] = {"assign_value"};
+    static constexpr pir_name pir_names[] = {{"1.assign_value", "assign_value"}};
     struct params {
         shape_t shape;
         int dtype_code = 5;  // FP32
@@ -3929,6 +4043,8 @@ namespace litegraph::ops {
 
 struct batch_norm {
     static constexpr std::string_view paddle_types[] = {"batch_norm"};
+    static constexpr pir_name pir_names[] = {{"1.batch_norm_", "batch_norm"},
+                                             {"1.batch_norm", "batch_norm"}};
     struct params {
         float epsilon = 1e-5f;
         bool channels_last = false;
@@ -4047,6 +4163,7 @@ namespace litegraph::ops {
 
 struct box_coder {
     static constexpr std::string_view paddle_types[] = {"box_coder"};
+    static constexpr pir_name pir_names[] = {{"1.box_coder", "box_coder"}};
     struct params {
         bool encode = true;
         bool normalized = true;
@@ -4229,6 +4346,7 @@ To convert_element(From v) {
 
 struct cast {
     static constexpr std::string_view paddle_types[] = {"cast"};
+    static constexpr pir_name pir_names[] = {{"1.cast", "cast"}};
     struct params {
         dtype out = dtype::f32;
     };
@@ -4433,6 +4551,7 @@ namespace litegraph::ops {
 
 struct channel_shuffle {
     static constexpr std::string_view paddle_types[] = {"shuffle_channel", "channel_shuffle"};
+    static constexpr pir_name pir_names[] = {{"1.channel_shuffle", "channel_shuffle"}};
     struct params {
         std::int64_t groups = 1;
         bool nhwc = false;
@@ -4507,6 +4626,7 @@ namespace litegraph::ops {
 
 struct clip {
     static constexpr std::string_view paddle_types[] = {"clip"};
+    static constexpr pir_name pir_names[] = {{"1.clip", "clip"}};
     struct params {
         float min = 0.f;
         float max = 0.f;
@@ -4847,6 +4967,16 @@ struct elementwise {
         "elementwise_add", "elementwise_sub",      "elementwise_mul",
         "elementwise_div", "elementwise_max",      "elementwise_min",
         "elementwise_pow", "elementwise_floordiv", "elementwise_mod"};
+    static constexpr pir_name pir_names[] = {
+        {"1.add", "elementwise_add", pir_form::binary},
+        {"1.subtract", "elementwise_sub", pir_form::binary},
+        {"1.multiply", "elementwise_mul", pir_form::binary},
+        {"1.divide", "elementwise_div", pir_form::binary},
+        {"1.maximum", "elementwise_max", pir_form::binary},
+        {"1.minimum", "elementwise_min", pir_form::binary},
+        {"1.elementwise_pow", "elementwise_pow", pir_form::binary},
+        {"1.floor_divide", "elementwise_floordiv", pir_form::binary},
+        {"1.remainder", "elementwise_mod", pir_form::binary}};
     /// broadcast_apply reads x[i] and y[j] before it writes out[i].
     static constexpr in_place_rule in_place = in_place_rule::elementwise;
     enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow, floordiv, mod };
@@ -5073,6 +5203,15 @@ struct compare {
     static constexpr std::string_view paddle_types[] = {
         "equal",         "not_equal",   "less_than",  "less_equal", "greater_than",
         "greater_equal", "logical_and", "logical_or", "logical_xor"};
+    static constexpr pir_name pir_names[] = {{"1.equal", "equal", pir_form::binary},
+                                             {"1.not_equal", "not_equal", pir_form::binary},
+                                             {"1.less_than", "less_than", pir_form::binary},
+                                             {"1.less_equal", "less_equal", pir_form::binary},
+                                             {"1.greater_than", "greater_than", pir_form::binary},
+                                             {"1.greater_equal", "greater_equal", pir_form::binary},
+                                             {"1.logical_and", "logical_and", pir_form::binary},
+                                             {"1.logical_or", "logical_or", pir_form::binary},
+                                             {"1.logical_xor", "logical_xor", pir_form::binary}};
     enum class kind : std::uint8_t {
         equal,
         not_equal,
@@ -5152,6 +5291,7 @@ struct compare {
 /// logical_not: Out = !bool(X), bool, the shape of X.
 struct logical_not {
     static constexpr std::string_view paddle_types[] = {"logical_not"};
+    static constexpr pir_name pir_names[] = {{"1.logical_not", "logical_not", pir_form::unary}};
     struct params {};
     static params parse(const attr_map&, std::string_view) { return {}; }
 
@@ -5191,6 +5331,7 @@ namespace litegraph::ops {
 
 struct concat {
     static constexpr std::string_view paddle_types[] = {"concat"};
+    static constexpr pir_name pir_names[] = {{"1.concat", "concat"}};
     /// Its inputs' producers write into their slices of Out; the concat then
     /// does nothing (the runtime elides it).
     static constexpr in_place_rule in_place = in_place_rule::slices;
@@ -6782,6 +6923,8 @@ struct conv_split {
 
 struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
+    static constexpr pir_name pir_names[] = {{"1.conv2d", "conv2d"},
+                                             {"1.depthwise_conv2d", "depthwise_conv2d"}};
     /// litegraph_kernel = "fast" (default) or "reference" (see ops/op.hpp).
     static constexpr bool selectable_loops = true;
     /// quantize_int8 makes it a fused_conv2d_int8 (ops/op.hpp).
@@ -7108,6 +7251,9 @@ namespace litegraph::ops {
 struct conv2d_transpose {
     static constexpr std::string_view paddle_types[] = {"conv2d_transpose",
                                                         "depthwise_conv2d_transpose"};
+    static constexpr pir_name pir_names[] = {
+        {"1.conv2d_transpose", "conv2d_transpose"},
+        {"1.depthwise_conv2d_transpose", "depthwise_conv2d_transpose"}};
     struct params {
         std::vector<std::int64_t> strides{1, 1};
         std::vector<std::int64_t> paddings{0, 0};
@@ -7465,6 +7611,7 @@ namespace litegraph::ops {
 
 struct conv3d {
     static constexpr std::string_view paddle_types[] = {"conv3d"};
+    static constexpr pir_name pir_names[] = {{"1.conv3d", "conv3d"}};
     struct params {
         std::vector<std::int64_t> strides{1, 1, 1};
         std::vector<std::int64_t> paddings{0, 0, 0};
@@ -7638,6 +7785,7 @@ namespace litegraph::ops {
 
 struct crf_decoding {
     static constexpr std::string_view paddle_types[] = {"crf_decoding"};
+    static constexpr pir_name pir_names[] = {{"1.crf_decoding", "crf_decoding"}};
     static constexpr bool sets_lod = true;
     struct params {};
 
@@ -7812,6 +7960,7 @@ namespace litegraph::ops {
 
 struct ctc_align {
     static constexpr std::string_view paddle_types[] = {"ctc_align"};
+    static constexpr pir_name pir_names[] = {{"1.ctc_align", "ctc_align"}};
     static constexpr bool sets_lod = true;
     static constexpr bool shapes_at_run = true;
     struct params {
@@ -7961,6 +8110,7 @@ namespace litegraph::ops {
 
 struct cumsum {
     static constexpr std::string_view paddle_types[] = {"cumsum"};
+    static constexpr pir_name pir_names[] = {{"1.cumsum", "cumsum"}};
     struct params {
         std::int64_t axis = -1;
         bool flatten = false;
@@ -8107,6 +8257,7 @@ inline void check_variances(const op_io& io, const std::vector<float>& v) {
 
 struct prior_box {
     static constexpr std::string_view paddle_types[] = {"prior_box"};
+    static constexpr pir_name pir_names[] = {{"1.prior_box", "prior_box"}};
     struct params {
         std::vector<float> min_sizes, max_sizes, ratios, variances;
         bool clip = false;
@@ -8229,6 +8380,7 @@ namespace litegraph::ops {
 
 struct density_prior_box {
     static constexpr std::string_view paddle_types[] = {"density_prior_box"};
+    static constexpr pir_name pir_names[] = {{"1.density_prior_box", "density_prior_box"}};
     struct params {
         std::vector<float> fixed_sizes, fixed_ratios, variances;
         std::vector<std::int64_t> densities;
@@ -8353,6 +8505,7 @@ namespace litegraph::ops {
 
 struct dropout {
     static constexpr std::string_view paddle_types[] = {"dropout"};
+    static constexpr pir_name pir_names[] = {{"1.dropout", "dropout"}};
     struct params {
         float dropout_prob = 0.5f;
         bool upscale_in_train = false;
@@ -8506,6 +8659,7 @@ inline void expand_shapes(const op_io& io, const std::vector<std::int64_t>& targ
 
 struct expand_v2 {
     static constexpr std::string_view paddle_types[] = {"expand_v2"};
+    static constexpr pir_name pir_names[] = {{"1.expand", "expand_v2"}};
     struct params {
         std::vector<std::int64_t> shape;
     };
@@ -8541,6 +8695,7 @@ struct expand_v2 {
 
 struct expand_as_v2 {
     static constexpr std::string_view paddle_types[] = {"expand_as_v2"};
+    static constexpr pir_name pir_names[] = {{"1.expand_as", "expand_as_v2"}};
     struct params {
         std::vector<std::int64_t> target_shape;
     };
@@ -8991,6 +9146,7 @@ struct flatten2 : detail::copy_form {
 
 struct flatten_contiguous_range : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"flatten_contiguous_range"};
+    static constexpr pir_name pir_names[] = {{"1.flatten", "flatten_contiguous_range"}};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::int64_t start_axis = 1;
@@ -9059,6 +9215,7 @@ inline void check_index_dtype(const op_io& io, const tensor_ref& t, const char* 
 
 struct gather {
     static constexpr std::string_view paddle_types[] = {"gather"};
+    static constexpr pir_name pir_names[] = {{"1.gather", "gather"}};
     struct params {
         std::int64_t axis = 0;
     };
@@ -9147,6 +9304,7 @@ namespace litegraph::ops {
 
 struct gather_nd {
     static constexpr std::string_view paddle_types[] = {"gather_nd"};
+    static constexpr pir_name pir_names[] = {{"1.gather_nd", "gather_nd"}};
     struct params {};
 
     static params parse(const attr_map&, std::string_view) { return {}; }
@@ -9225,6 +9383,7 @@ namespace litegraph::ops {
 
 struct group_norm {
     static constexpr std::string_view paddle_types[] = {"group_norm"};
+    static constexpr pir_name pir_names[] = {{"1.group_norm", "group_norm"}};
     struct params {
         std::int64_t groups = 1;
         float epsilon = 1e-5f;
@@ -9541,6 +9700,7 @@ namespace litegraph::ops {
 
 struct gru {
     static constexpr std::string_view paddle_types[] = {"gru"};
+    static constexpr pir_name pir_names[] = {{"1.gru", "gru"}};
     using act = lstm::act;
     struct params {
         act node = act::tanh;
@@ -9693,6 +9853,7 @@ namespace litegraph::ops {
 
 struct im2sequence {
     static constexpr std::string_view paddle_types[] = {"im2sequence"};
+    static constexpr pir_name pir_names[] = {{"1.im2sequence", "im2sequence"}};
     static constexpr bool sets_lod = true;
     static constexpr bool shapes_at_run = true;
     struct params {
@@ -9888,6 +10049,7 @@ namespace litegraph::ops {
 
 struct instance_norm {
     static constexpr std::string_view paddle_types[] = {"instance_norm"};
+    static constexpr pir_name pir_names[] = {{"1.instance_norm", "instance_norm"}};
     struct params {
         float epsilon = 1e-5f;
     };
@@ -9988,6 +10150,7 @@ namespace litegraph::ops {
 
 struct layer_norm {
     static constexpr std::string_view paddle_types[] = {"layer_norm"};
+    static constexpr pir_name pir_names[] = {{"1.layer_norm", "layer_norm"}};
     struct params {
         std::int64_t begin_norm_axis = 1;
         float epsilon = 1e-5f;
@@ -10101,6 +10264,7 @@ namespace litegraph::ops {
 
 struct lookup_table_v2 {
     static constexpr std::string_view paddle_types[] = {"lookup_table_v2", "lookup_table"};
+    static constexpr pir_name pir_names[] = {{"1.embedding", "lookup_table_v2"}};
     struct params {
         std::int64_t padding_idx = -1;
         bool v1 = false;
@@ -10227,6 +10391,7 @@ inline void fill_value(const op_io& io, const tensor_ref& out, double v) {
 
 struct fill_any_like {
     static constexpr std::string_view paddle_types[] = {"fill_any_like"};
+    static constexpr pir_name pir_names[] = {{"1.full_like", "fill_any_like"}};
     struct params {
         double value = 0;
         int dtype_code = -1;
@@ -10251,6 +10416,8 @@ struct fill_any_like {
 
 struct fill_constant_batch_size_like {
     static constexpr std::string_view paddle_types[] = {"fill_constant_batch_size_like"};
+    static constexpr pir_name pir_names[] = {
+        {"1.full_batch_size_like", "fill_constant_batch_size_like"}};
     struct params {
         shape_t shape;
         int dtype_code = 5;
@@ -10330,6 +10497,7 @@ struct fill_constant_batch_size_like {
 
 struct range {
     static constexpr std::string_view paddle_types[] = {"range"};
+    static constexpr pir_name pir_names[] = {{"1.arange", "range"}};
     struct params {};
     static params parse(const attr_map&, std::string_view) { return {}; }
 
@@ -10408,6 +10576,7 @@ struct range {
 
 struct where {
     static constexpr std::string_view paddle_types[] = {"where"};
+    static constexpr pir_name pir_names[] = {{"1.where", "where"}};
     struct params {};
     static params parse(const attr_map&, std::string_view) { return {}; }
 
@@ -11028,6 +11197,7 @@ struct matmul {
 /// matmul_v2: Out = op(X) * op(Y) with numpy broadcasting of the batch dims.
 struct matmul_v2 {
     static constexpr std::string_view paddle_types[] = {"matmul_v2"};
+    static constexpr pir_name pir_names[] = {{"1.matmul", "matmul_v2"}};
     /// quantize_int8 makes it a mul_int8 (ops/op.hpp).
     static constexpr int8_form int8 = int8_form::matrix;
     struct params {
@@ -11755,6 +11925,8 @@ namespace litegraph::ops {
 struct interp_v2 {
     static constexpr std::string_view paddle_types[] = {"nearest_interp_v2", "bilinear_interp_v2",
                                                         "nearest_interp", "bilinear_interp"};
+    static constexpr pir_name pir_names[] = {{"1.nearest_interp", "nearest_interp_v2"},
+                                             {"1.bilinear_interp", "bilinear_interp_v2"}};
     struct params {
         bool v1 = false;
         bool nearest = true;
@@ -12209,6 +12381,7 @@ namespace litegraph::ops {
 
 struct pad3d {
     static constexpr std::string_view paddle_types[] = {"pad3d"};
+    static constexpr pir_name pir_names[] = {{"1.pad3d", "pad3d"}};
     struct params {
         std::vector<std::int64_t> paddings;
         detail::pad_mode mode = detail::pad_mode::constant;
@@ -12294,6 +12467,7 @@ namespace litegraph::ops {
 
 struct pixel_shuffle {
     static constexpr std::string_view paddle_types[] = {"pixel_shuffle"};
+    static constexpr pir_name pir_names[] = {{"1.pixel_shuffle", "pixel_shuffle"}};
     struct params {
         std::int64_t r = 1;
         bool nhwc = false;
@@ -12768,6 +12942,7 @@ namespace litegraph::ops {
 
 struct pool2d {
     static constexpr std::string_view paddle_types[] = {"pool2d"};
+    static constexpr pir_name pir_names[] = {{"1.pool2d", "pool2d"}};
     struct params {
         bool max = true;
         std::vector<std::int64_t> ksize;
@@ -12940,6 +13115,7 @@ namespace litegraph::ops {
 
 struct pool3d {
     static constexpr std::string_view paddle_types[] = {"pool3d"};
+    static constexpr pir_name pir_names[] = {{"1.pool3d", "pool3d"}};
     struct params {
         bool max = true;
         std::vector<std::int64_t> ksize;
@@ -13080,6 +13256,7 @@ namespace litegraph::ops {
 
 struct prelu {
     static constexpr std::string_view paddle_types[] = {"prelu"};
+    static constexpr pir_name pir_names[] = {{"1.prelu", "prelu"}};
     enum class mode_t : std::uint8_t { all, channel, element };
     struct params {
         mode_t mode = mode_t::all;
@@ -13284,6 +13461,10 @@ struct reduce {
     static constexpr std::string_view paddle_types[] = {"reduce_sum", "reduce_mean", "reduce_max",
                                                         "reduce_min", "reduce_prod", "reduce_all",
                                                         "reduce_any"};
+    static constexpr pir_name pir_names[] = {{"1.sum", "reduce_sum"},   {"1.mean", "reduce_mean"},
+                                             {"1.max", "reduce_max"},   {"1.min", "reduce_min"},
+                                             {"1.prod", "reduce_prod"}, {"1.all", "reduce_all"},
+                                             {"1.any", "reduce_any"}};
     enum class kind : std::uint8_t { sum, mean, max, min, prod, all, any };
     struct params {
         kind op = kind::sum;
@@ -13446,6 +13627,7 @@ struct reduce {
 /// p_norm over one axis (or the whole tensor with asvector).
 struct p_norm {
     static constexpr std::string_view paddle_types[] = {"p_norm"};
+    static constexpr pir_name pir_names[] = {{"1.p_norm", "p_norm"}};
     struct params {
         float porder = 2.f;
         int axis = -1;
@@ -13530,6 +13712,7 @@ namespace litegraph::ops {
 
 struct reshape2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"reshape2", "reshape"};
+    static constexpr pir_name pir_names[] = {{"1.reshape", "reshape2"}};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         shape_t shape;
@@ -14357,6 +14540,7 @@ private:
 
 struct rnn {
     static constexpr std::string_view paddle_types[] = {"rnn"};
+    static constexpr pir_name pir_names[] = {{"1.rnn", "rnn"}};
     enum class cell { lstm, gru, rnn_tanh, rnn_relu };
     struct params {
         cell mode = cell::lstm;
@@ -14693,6 +14877,7 @@ namespace litegraph::ops {
 
 struct scale {
     static constexpr std::string_view paddle_types[] = {"scale"};
+    static constexpr pir_name pir_names[] = {{"1.scale", "scale"}};
     /// In place of X when X is its only input (no ScaleTensor).
     static constexpr in_place_rule in_place = in_place_rule::unary;
     struct params {
@@ -14867,6 +15052,7 @@ namespace litegraph::ops {
 
 struct sequence_expand {
     static constexpr std::string_view paddle_types[] = {"sequence_expand"};
+    static constexpr pir_name pir_names[] = {{"1.sequence_expand", "sequence_expand"}};
     static constexpr bool sets_lod = true;
     struct params {
         int ref_level = -1;
@@ -15119,6 +15305,7 @@ namespace litegraph::ops {
 
 struct sequence_softmax {
     static constexpr std::string_view paddle_types[] = {"sequence_softmax"};
+    static constexpr pir_name pir_names[] = {{"1.sequence_softmax", "sequence_softmax"}};
     struct params {};
 
     static params parse(const attr_map&, std::string_view) { return {}; }
@@ -15181,6 +15368,7 @@ namespace litegraph::ops {
 
 struct shape {
     static constexpr std::string_view paddle_types[] = {"shape"};
+    static constexpr pir_name pir_names[] = {{"1.shape", "shape"}, {"1.shape64", "shape"}};
     static constexpr bool folds_from_shapes = true;
     struct params {
         dtype type = dtype::i32;
@@ -15244,6 +15432,7 @@ namespace litegraph::ops {
 
 struct slice {
     static constexpr std::string_view paddle_types[] = {"slice"};
+    static constexpr pir_name pir_names[] = {{"1.slice", "slice"}};
     struct params {
         std::vector<std::int64_t> axes, starts, ends, decrease_axis;
         bool decrease_to_0d = false;
@@ -15484,6 +15673,7 @@ namespace litegraph::ops {
 
 struct softmax {
     static constexpr std::string_view paddle_types[] = {"softmax"};
+    static constexpr pir_name pir_names[] = {{"1.softmax", "softmax"}};
     struct params {
         int axis = -1;
     };
@@ -15536,6 +15726,8 @@ struct softmax {
 /// log_softmax along `axis` (default -1), float32: x - max - log(sum exp(x - max)).
 struct log_softmax {
     static constexpr std::string_view paddle_types[] = {"log_softmax"};
+    static constexpr pir_name pir_names[] = {{"1.log_softmax", "log_softmax", pir_form::unary}};
+    static constexpr pir_attr pir_attrs[] = {{"axis"}};
     using params = softmax::params;
 
     static params parse(const attr_map& a, std::string_view) { return {a.get<int>("axis", -1)}; }
@@ -15592,6 +15784,7 @@ namespace litegraph::ops {
 
 struct split {
     static constexpr std::string_view paddle_types[] = {"split"};
+    static constexpr pir_name pir_names[] = {{"1.split", "split"}, {"1.split_with_num", "split"}};
     struct params {
         std::int64_t num = 0;
         std::vector<std::int64_t> sections;
@@ -15722,6 +15915,7 @@ namespace litegraph::ops {
 
 struct squeeze2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"squeeze2", "squeeze"};
+    static constexpr pir_name pir_names[] = {{"1.squeeze", "squeeze2"}};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::vector<std::int64_t> axes;
@@ -15773,6 +15967,7 @@ namespace litegraph::ops {
 
 struct stack {
     static constexpr std::string_view paddle_types[] = {"stack"};
+    static constexpr pir_name pir_names[] = {{"1.stack", "stack"}};
     struct params {
         std::int64_t axis = 0;
     };
@@ -15925,6 +16120,7 @@ namespace litegraph::ops {
 
 struct tile {
     static constexpr std::string_view paddle_types[] = {"tile"};
+    static constexpr pir_name pir_names[] = {{"1.tile", "tile"}};
     struct params {
         std::vector<std::int64_t> repeat_times;
     };
@@ -15988,6 +16184,7 @@ namespace litegraph::ops {
 
 struct transpose2 {
     static constexpr std::string_view paddle_types[] = {"transpose2", "transpose"};
+    static constexpr pir_name pir_names[] = {{"1.transpose", "transpose2"}};
     struct params {
         std::vector<std::int64_t> axis;
     };
@@ -16087,6 +16284,7 @@ namespace litegraph::ops {
 
 struct unsqueeze2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"unsqueeze2", "unsqueeze"};
+    static constexpr pir_name pir_names[] = {{"1.unsqueeze", "unsqueeze2"}};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::vector<std::int64_t> axes;
@@ -16150,6 +16348,7 @@ namespace litegraph::ops {
 
 struct unstack {
     static constexpr std::string_view paddle_types[] = {"unstack"};
+    static constexpr pir_name pir_names[] = {{"1.unstack", "unstack"}};
     struct params {
         std::int64_t axis = 0;
         std::int64_t num = 0;

@@ -819,11 +819,16 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 //                          layers take it (fusion/fused.hpp, fusion/fused_int8.hpp)
 //   opencl                 its OpenCL C expression of `v` and p0..p2 (the fields):
 //                          the OpenCL backend runs it, alone or fused
+//   pir_type               its Paddle 3.x (PIR) op name: the PIR loader reads it
+//                          (operand 0 -> X, result 0 -> Out), ops/pir_traits.hpp
+//   pir_attrs[]            the attributes it reads from that PIR op, with PIR's
+//                          name where it differs ({"negative_slope", "alpha"})
 // and `activation_functors` below lists it.  Every listed activation is an op,
 // runs in place of its input (passes/in_place.hpp) and has a compile-time layer
 // (firmware/network.hpp's `unary`); everything else derives from the traits.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -1951,6 +1956,9 @@ inline void dequantize_int8(float step, const std::int8_t* xs, float* out,
 // Its `infer` sets an upper bound (what the planner reserves), its `run` sets
 // the actual shape (and LoD) of the outputs, within that bound; the runtime
 // re-infers the ops downstream before they run.
+//
+// PIR: the Paddle 3.x op names an op is loaded from, `pir_names[]` (and
+// `pir_attrs[]`), ops/pir_traits.hpp.
 
 #include <concepts>
 #include <cstddef>
@@ -2216,6 +2224,53 @@ inline unsigned pool_threads(const thread_pool* pool) {
 
 }  // namespace litegraph
 // ---- end litegraph/core/parallel.hpp ----
+// ---- begin litegraph/ops/pir_traits.hpp ----
+// The PIR traits of an op: the Paddle 3.x (PIR) op names it is loaded from
+// and, for the ops the PIR loader translates generically, the attributes it
+// reads from them.  The loader's name table is derived from these
+// (loader/paddle/pir/names.hpp), as the op table is derived from the op list:
+//
+//   struct my_op {
+//       static constexpr std::string_view paddle_types[] = {"my_op"};
+//       static constexpr pir_name pir_names[] = {{"1.my_op", "my_op", pir_form::unary}};
+//       static constexpr pir_attr pir_attrs[] = {{"alpha"}, {"negative_slope", "slope"}};
+//       ...
+//   };
+//
+// An activation functor (ops/activation.hpp) declares `pir_type` (its PIR
+// name, translated as pir_form::unary) and optionally `pir_attrs` instead.
+
+#include <cstdint>
+#include <string_view>
+
+namespace litegraph {
+
+/// How the PIR loader turns a PIR op into the op.
+enum class pir_form : std::uint8_t {
+    custom,  // a translator of the loader's own (loader/paddle/pir/translate.hpp): operands
+             // folded from constants, several results, lists
+    unary,   // operand 0 -> "X", result 0 -> "Out"; the attributes of `pir_attrs`
+    binary,  // operands 0, 1 -> "X", "Y", result 0 -> "Out"; numpy broadcasting (axis -1)
+};
+
+/// One PIR op name an op is loaded from: `pir` ("1.hardswish") becomes op type
+/// `type` (one of the op's paddle_types).  An in-place variant (`1.relu_`) takes
+/// the name without the trailing underscore unless it is listed itself.
+struct pir_name {
+    std::string_view pir;
+    std::string_view type;
+    pir_form form = pir_form::custom;
+};
+
+/// An attribute a pir_form::unary op reads from the PIR op: PIR's name and the
+/// op's (`as`, empty: the same name).
+struct pir_attr {
+    std::string_view pir;
+    std::string_view as = {};
+};
+
+}  // namespace litegraph
+// ---- end litegraph/ops/pir_traits.hpp ----
 
 namespace litegraph {
 
@@ -2696,6 +2751,7 @@ namespace litegraph::ops {
 namespace act {
 struct relu {
     static constexpr std::string_view paddle_type = "relu";
+    static constexpr std::string_view pir_type = "1.relu";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v > 0.f ? v : 0.f";
     static relu parse(const attr_map&) { return {}; }
@@ -2715,6 +2771,7 @@ struct relu {
 /// min(max(0, x), threshold)
 struct relu6 {
     static constexpr std::string_view paddle_type = "relu6";
+    static constexpr std::string_view pir_type = "1.relu6";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "fmin(fmax(0.f, v), p0)";
     float threshold = 6.f;
@@ -2737,6 +2794,8 @@ struct relu6 {
 /// x >= 0 ? x : alpha * x
 struct leaky_relu {
     static constexpr std::string_view paddle_type = "leaky_relu";
+    static constexpr std::string_view pir_type = "1.leaky_relu";
+    static constexpr pir_attr pir_attrs[] = {{"negative_slope", "alpha"}};
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v >= 0.f ? v : p0 * v";
     float alpha = 0.02f;
@@ -2752,6 +2811,7 @@ struct leaky_relu {
 };
 struct sigmoid {
     static constexpr std::string_view paddle_type = "sigmoid";
+    static constexpr std::string_view pir_type = "1.sigmoid";
     static constexpr bool fusable = true;
     static constexpr bool gate = true;
     static constexpr std::string_view opencl = "1.f / (1.f + exp(-v))";
@@ -2760,6 +2820,7 @@ struct sigmoid {
 };
 struct tanh {
     static constexpr std::string_view paddle_type = "tanh";
+    static constexpr std::string_view pir_type = "1.tanh";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "tanh(v)";
     static tanh parse(const attr_map&) { return {}; }
@@ -2768,6 +2829,7 @@ struct tanh {
 /// x * min(max(x + offset, 0), threshold) / scale
 struct hard_swish {
     static constexpr std::string_view paddle_type = "hard_swish";
+    static constexpr std::string_view pir_type = "1.hardswish";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v * fmin(fmax(v + p2, 0.f), p0) / p1";
     float threshold = 6.f, scale = 6.f, offset = 3.f;
@@ -2798,6 +2860,8 @@ struct hard_swish {
 /// max(0, min(1, slope * x + offset))
 struct hard_sigmoid {
     static constexpr std::string_view paddle_type = "hard_sigmoid";
+    static constexpr std::string_view pir_type = "1.hardsigmoid";
+    static constexpr pir_attr pir_attrs[] = {{"slope"}, {"offset"}};
     static constexpr bool fusable = true;
     static constexpr bool gate = true;
     static constexpr std::string_view opencl = "fmax(0.f, fmin(1.f, p0 * v + p1))";
@@ -2819,6 +2883,7 @@ struct hard_sigmoid {
 /// x / (1 + exp(-beta * x))
 struct swish {
     static constexpr std::string_view paddle_type = "swish";
+    static constexpr std::string_view pir_type = "1.swish";
     float beta = 1.f;
     static swish parse(const attr_map& a) { return {a.get<float>("beta", 1.f)}; }
     auto fields() const { return std::tuple{beta}; }
@@ -2827,17 +2892,21 @@ struct swish {
 /// x / (1 + exp(-x))
 struct silu {
     static constexpr std::string_view paddle_type = "silu";
+    static constexpr std::string_view pir_type = "1.silu";
     static silu parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x / (1.f + std::exp(-x)); }
 };
 struct exp {
     static constexpr std::string_view paddle_type = "exp";
+    static constexpr std::string_view pir_type = "1.exp";
     static exp parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::exp(x); }
 };
 /// x > threshold ? x : value (Paddle 3.x added `value`, default 0)
 struct thresholded_relu {
     static constexpr std::string_view paddle_type = "thresholded_relu";
+    static constexpr std::string_view pir_type = "1.thresholded_relu";
+    static constexpr pir_attr pir_attrs[] = {{"threshold"}, {"value"}};
     float threshold = 1.f, value = 0.f;
     static thresholded_relu parse(const attr_map& a) {
         return {a.get<float>("threshold", 1.f), a.get<float>("value", 0.f)};
@@ -2849,6 +2918,8 @@ struct thresholded_relu {
 /// otherwise 0.5 x (1 + erf(x / sqrt(2))).
 struct gelu {
     static constexpr std::string_view paddle_type = "gelu";
+    static constexpr std::string_view pir_type = "1.gelu";
+    static constexpr pir_attr pir_attrs[] = {{"approximate"}};
     bool approximate = false;
     static gelu parse(const attr_map& a) { return {a.get<bool>("approximate", false)}; }
     auto fields() const { return std::tuple{approximate}; }
@@ -2864,22 +2935,26 @@ struct gelu {
 /// Natural log (NaN below 0, -inf at 0, as std::log).
 struct log {
     static constexpr std::string_view paddle_type = "log";
+    static constexpr std::string_view pir_type = "1.log";
     static log parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::log(x); }
 };
 struct floor {
     static constexpr std::string_view paddle_type = "floor";
+    static constexpr std::string_view pir_type = "1.floor";
     static floor parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::floor(x); }
 };
 /// NaN below 0, as std::sqrt.
 struct sqrt {
     static constexpr std::string_view paddle_type = "sqrt";
+    static constexpr std::string_view pir_type = "1.sqrt";
     static sqrt parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::sqrt(x); }
 };
 struct abs {
     static constexpr std::string_view paddle_type = "abs";
+    static constexpr std::string_view pir_type = "1.abs";
     static abs parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::fabs(x); }
 };
@@ -2887,6 +2962,8 @@ struct abs {
 /// (Paddle 2.x attribute `threshold`, default 20; Paddle 3.x calls it `lambda`).
 struct mish {
     static constexpr std::string_view paddle_type = "mish";
+    static constexpr std::string_view pir_type = "1.mish";
+    static constexpr pir_attr pir_attrs[] = {{"lambda", "threshold"}};
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v * tanh(v > p0 ? v : log1p(exp(v)))";
     float threshold = 20.f;
@@ -2900,6 +2977,8 @@ struct mish {
 /// beta * x > threshold ? x : log(1 + e^(beta x)) / beta
 struct softplus {
     static constexpr std::string_view paddle_type = "softplus";
+    static constexpr std::string_view pir_type = "1.softplus";
+    static constexpr pir_attr pir_attrs[] = {{"threshold"}, {"beta"}};
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "p0 * v > p1 ? v : log1p(exp(p0 * v)) / p0";
     float beta = 1.f, threshold = 20.f;
@@ -2915,6 +2994,7 @@ struct softplus {
 /// x / (1 + |x|)
 struct softsign {
     static constexpr std::string_view paddle_type = "softsign";
+    static constexpr std::string_view pir_type = "1.softsign";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v / (1.f + fabs(v))";
     static softsign parse(const attr_map&) { return {}; }
@@ -2933,31 +3013,38 @@ struct brelu {
 };
 struct hardtanh : brelu {
     static constexpr std::string_view paddle_type = "hardtanh";
+    static constexpr std::string_view pir_type = "1.hardtanh";
+    static constexpr pir_attr pir_attrs[] = {{"t_min"}, {"t_max"}};
     static hardtanh parse(const attr_map& a) { return {brelu::parse(a)}; }
 };
 /// 1 / sqrt(x) (inf at 0, NaN below 0).
 struct rsqrt {
     static constexpr std::string_view paddle_type = "rsqrt";
+    static constexpr std::string_view pir_type = "1.rsqrt";
     static rsqrt parse(const attr_map&) { return {}; }
     float operator()(float x) const { return 1.f / std::sqrt(x); }
 };
 struct square {
     static constexpr std::string_view paddle_type = "square";
+    static constexpr std::string_view pir_type = "1.square";
     static square parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x * x; }
 };
 struct sin {
     static constexpr std::string_view paddle_type = "sin";
+    static constexpr std::string_view pir_type = "1.sin";
     static sin parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::sin(x); }
 };
 struct cos {
     static constexpr std::string_view paddle_type = "cos";
+    static constexpr std::string_view pir_type = "1.cos";
     static cos parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::cos(x); }
 };
 struct erf {
     static constexpr std::string_view paddle_type = "erf";
+    static constexpr std::string_view pir_type = "1.erf";
     static erf parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::erf(x); }
 };
@@ -3058,10 +3145,30 @@ bool names_functor(std::string_view type) {
     return any_functor(List{}, [&]<class F>() { return F::paddle_type == type; });
 }
 
+namespace detail {
+/// The PIR traits of an activation op from its functor's (none without `pir_type`).
+template <class F>
+constexpr auto pir_names_of() {
+    if constexpr (requires { F::pir_type; })
+        return std::array<pir_name, 1>{{{F::pir_type, F::paddle_type, pir_form::unary}}};
+    else
+        return std::array<pir_name, 0>{};
+}
+template <class F>
+constexpr auto pir_attrs_of() {
+    if constexpr (requires { F::pir_attrs; })
+        return std::to_array(F::pir_attrs);
+    else
+        return std::array<pir_attr, 0>{};
+}
+}  // namespace detail
+
 /// The op for one activation functor F: Out = F(X), float32, same shape.
 template <class F>
 struct activation {
     static constexpr std::string_view paddle_types[] = {F::paddle_type};
+    static constexpr auto pir_names = detail::pir_names_of<F>();
+    static constexpr auto pir_attrs = detail::pir_attrs_of<F>();
     static constexpr in_place_rule in_place = in_place_rule::unary;
     using params = F;
 
@@ -3148,6 +3255,8 @@ using activation_ops = typename detail::activation_ops_of<activation_functors>::
 /// (float32), read at run time.
 struct pow_op {
     static constexpr std::string_view paddle_types[] = {"pow"};
+    static constexpr pir_name pir_names[] = {{"1.pow", "pow", pir_form::unary}};
+    static constexpr pir_attr pir_attrs[] = {{"y", "factor"}};
     struct params {
         float factor = 1.f;
     };
@@ -3204,6 +3313,7 @@ namespace litegraph::ops {
 
 struct affine_channel {
     static constexpr std::string_view paddle_types[] = {"affine_channel"};
+    static constexpr pir_name pir_names[] = {{"1.affine_channel", "affine_channel"}};
     struct params {
         bool nhwc = false;
     };
@@ -3370,6 +3480,7 @@ namespace litegraph::ops {
 
 struct arg_max {
     static constexpr std::string_view paddle_types[] = {"arg_max"};
+    static constexpr pir_name pir_names[] = {{"1.argmax", "arg_max"}};
     struct params {
         std::int64_t axis = -1;
         bool keepdims = false;
@@ -3520,6 +3631,7 @@ inline void check_sortable(const op_io& io, const tensor_ref& x) {
 
 struct top_k {
     static constexpr std::string_view paddle_types[] = {"top_k", "top_k_v2"};
+    static constexpr pir_name pir_names[] = {{"1.topk", "top_k_v2"}};
     struct params {
         bool v2 = false;
         std::int64_t k = 1;
@@ -3614,6 +3726,7 @@ namespace litegraph::ops {
 
 struct arg_sort {
     static constexpr std::string_view paddle_types[] = {"argsort"};
+    static constexpr pir_name pir_names[] = {{"1.argsort", "argsort"}};
     struct params {
         std::int64_t axis = -1;
         bool descending = false;
@@ -3832,6 +3945,7 @@ namespace litegraph::ops {
 
 struct assign_value {
     static constexpr std::string_view paddle_types[] = {"assign_value"};
+    static constexpr pir_name pir_names[] = {{"1.assign_value", "assign_value"}};
     struct params {
         shape_t shape;
         int dtype_code = 5;  // FP32
@@ -3929,6 +4043,8 @@ namespace litegraph::ops {
 
 struct batch_norm {
     static constexpr std::string_view paddle_types[] = {"batch_norm"};
+    static constexpr pir_name pir_names[] = {{"1.batch_norm_", "batch_norm"},
+                                             {"1.batch_norm", "batch_norm"}};
     struct params {
         float epsilon = 1e-5f;
         bool channels_last = false;
@@ -4047,6 +4163,7 @@ namespace litegraph::ops {
 
 struct box_coder {
     static constexpr std::string_view paddle_types[] = {"box_coder"};
+    static constexpr pir_name pir_names[] = {{"1.box_coder", "box_coder"}};
     struct params {
         bool encode = true;
         bool normalized = true;
@@ -4229,6 +4346,7 @@ To convert_element(From v) {
 
 struct cast {
     static constexpr std::string_view paddle_types[] = {"cast"};
+    static constexpr pir_name pir_names[] = {{"1.cast", "cast"}};
     struct params {
         dtype out = dtype::f32;
     };
@@ -4433,6 +4551,7 @@ namespace litegraph::ops {
 
 struct channel_shuffle {
     static constexpr std::string_view paddle_types[] = {"shuffle_channel", "channel_shuffle"};
+    static constexpr pir_name pir_names[] = {{"1.channel_shuffle", "channel_shuffle"}};
     struct params {
         std::int64_t groups = 1;
         bool nhwc = false;
@@ -4507,6 +4626,7 @@ namespace litegraph::ops {
 
 struct clip {
     static constexpr std::string_view paddle_types[] = {"clip"};
+    static constexpr pir_name pir_names[] = {{"1.clip", "clip"}};
     struct params {
         float min = 0.f;
         float max = 0.f;
@@ -4847,6 +4967,16 @@ struct elementwise {
         "elementwise_add", "elementwise_sub",      "elementwise_mul",
         "elementwise_div", "elementwise_max",      "elementwise_min",
         "elementwise_pow", "elementwise_floordiv", "elementwise_mod"};
+    static constexpr pir_name pir_names[] = {
+        {"1.add", "elementwise_add", pir_form::binary},
+        {"1.subtract", "elementwise_sub", pir_form::binary},
+        {"1.multiply", "elementwise_mul", pir_form::binary},
+        {"1.divide", "elementwise_div", pir_form::binary},
+        {"1.maximum", "elementwise_max", pir_form::binary},
+        {"1.minimum", "elementwise_min", pir_form::binary},
+        {"1.elementwise_pow", "elementwise_pow", pir_form::binary},
+        {"1.floor_divide", "elementwise_floordiv", pir_form::binary},
+        {"1.remainder", "elementwise_mod", pir_form::binary}};
     /// broadcast_apply reads x[i] and y[j] before it writes out[i].
     static constexpr in_place_rule in_place = in_place_rule::elementwise;
     enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow, floordiv, mod };
@@ -5073,6 +5203,15 @@ struct compare {
     static constexpr std::string_view paddle_types[] = {
         "equal",         "not_equal",   "less_than",  "less_equal", "greater_than",
         "greater_equal", "logical_and", "logical_or", "logical_xor"};
+    static constexpr pir_name pir_names[] = {{"1.equal", "equal", pir_form::binary},
+                                             {"1.not_equal", "not_equal", pir_form::binary},
+                                             {"1.less_than", "less_than", pir_form::binary},
+                                             {"1.less_equal", "less_equal", pir_form::binary},
+                                             {"1.greater_than", "greater_than", pir_form::binary},
+                                             {"1.greater_equal", "greater_equal", pir_form::binary},
+                                             {"1.logical_and", "logical_and", pir_form::binary},
+                                             {"1.logical_or", "logical_or", pir_form::binary},
+                                             {"1.logical_xor", "logical_xor", pir_form::binary}};
     enum class kind : std::uint8_t {
         equal,
         not_equal,
@@ -5152,6 +5291,7 @@ struct compare {
 /// logical_not: Out = !bool(X), bool, the shape of X.
 struct logical_not {
     static constexpr std::string_view paddle_types[] = {"logical_not"};
+    static constexpr pir_name pir_names[] = {{"1.logical_not", "logical_not", pir_form::unary}};
     struct params {};
     static params parse(const attr_map&, std::string_view) { return {}; }
 
@@ -5191,6 +5331,7 @@ namespace litegraph::ops {
 
 struct concat {
     static constexpr std::string_view paddle_types[] = {"concat"};
+    static constexpr pir_name pir_names[] = {{"1.concat", "concat"}};
     /// Its inputs' producers write into their slices of Out; the concat then
     /// does nothing (the runtime elides it).
     static constexpr in_place_rule in_place = in_place_rule::slices;
@@ -6782,6 +6923,8 @@ struct conv_split {
 
 struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
+    static constexpr pir_name pir_names[] = {{"1.conv2d", "conv2d"},
+                                             {"1.depthwise_conv2d", "depthwise_conv2d"}};
     /// litegraph_kernel = "fast" (default) or "reference" (see ops/op.hpp).
     static constexpr bool selectable_loops = true;
     /// quantize_int8 makes it a fused_conv2d_int8 (ops/op.hpp).
@@ -7108,6 +7251,9 @@ namespace litegraph::ops {
 struct conv2d_transpose {
     static constexpr std::string_view paddle_types[] = {"conv2d_transpose",
                                                         "depthwise_conv2d_transpose"};
+    static constexpr pir_name pir_names[] = {
+        {"1.conv2d_transpose", "conv2d_transpose"},
+        {"1.depthwise_conv2d_transpose", "depthwise_conv2d_transpose"}};
     struct params {
         std::vector<std::int64_t> strides{1, 1};
         std::vector<std::int64_t> paddings{0, 0};
@@ -7465,6 +7611,7 @@ namespace litegraph::ops {
 
 struct conv3d {
     static constexpr std::string_view paddle_types[] = {"conv3d"};
+    static constexpr pir_name pir_names[] = {{"1.conv3d", "conv3d"}};
     struct params {
         std::vector<std::int64_t> strides{1, 1, 1};
         std::vector<std::int64_t> paddings{0, 0, 0};
@@ -7638,6 +7785,7 @@ namespace litegraph::ops {
 
 struct crf_decoding {
     static constexpr std::string_view paddle_types[] = {"crf_decoding"};
+    static constexpr pir_name pir_names[] = {{"1.crf_decoding", "crf_decoding"}};
     static constexpr bool sets_lod = true;
     struct params {};
 
@@ -7812,6 +7960,7 @@ namespace litegraph::ops {
 
 struct ctc_align {
     static constexpr std::string_view paddle_types[] = {"ctc_align"};
+    static constexpr pir_name pir_names[] = {{"1.ctc_align", "ctc_align"}};
     static constexpr bool sets_lod = true;
     static constexpr bool shapes_at_run = true;
     struct params {
@@ -7961,6 +8110,7 @@ namespace litegraph::ops {
 
 struct cumsum {
     static constexpr std::string_view paddle_types[] = {"cumsum"};
+    static constexpr pir_name pir_names[] = {{"1.cumsum", "cumsum"}};
     struct params {
         std::int64_t axis = -1;
         bool flatten = false;
@@ -8107,6 +8257,7 @@ inline void check_variances(const op_io& io, const std::vector<float>& v) {
 
 struct prior_box {
     static constexpr std::string_view paddle_types[] = {"prior_box"};
+    static constexpr pir_name pir_names[] = {{"1.prior_box", "prior_box"}};
     struct params {
         std::vector<float> min_sizes, max_sizes, ratios, variances;
         bool clip = false;
@@ -8229,6 +8380,7 @@ namespace litegraph::ops {
 
 struct density_prior_box {
     static constexpr std::string_view paddle_types[] = {"density_prior_box"};
+    static constexpr pir_name pir_names[] = {{"1.density_prior_box", "density_prior_box"}};
     struct params {
         std::vector<float> fixed_sizes, fixed_ratios, variances;
         std::vector<std::int64_t> densities;
@@ -8353,6 +8505,7 @@ namespace litegraph::ops {
 
 struct dropout {
     static constexpr std::string_view paddle_types[] = {"dropout"};
+    static constexpr pir_name pir_names[] = {{"1.dropout", "dropout"}};
     struct params {
         float dropout_prob = 0.5f;
         bool upscale_in_train = false;
@@ -8506,6 +8659,7 @@ inline void expand_shapes(const op_io& io, const std::vector<std::int64_t>& targ
 
 struct expand_v2 {
     static constexpr std::string_view paddle_types[] = {"expand_v2"};
+    static constexpr pir_name pir_names[] = {{"1.expand", "expand_v2"}};
     struct params {
         std::vector<std::int64_t> shape;
     };
@@ -8541,6 +8695,7 @@ struct expand_v2 {
 
 struct expand_as_v2 {
     static constexpr std::string_view paddle_types[] = {"expand_as_v2"};
+    static constexpr pir_name pir_names[] = {{"1.expand_as", "expand_as_v2"}};
     struct params {
         std::vector<std::int64_t> target_shape;
     };
@@ -8991,6 +9146,7 @@ struct flatten2 : detail::copy_form {
 
 struct flatten_contiguous_range : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"flatten_contiguous_range"};
+    static constexpr pir_name pir_names[] = {{"1.flatten", "flatten_contiguous_range"}};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::int64_t start_axis = 1;
@@ -9059,6 +9215,7 @@ inline void check_index_dtype(const op_io& io, const tensor_ref& t, const char* 
 
 struct gather {
     static constexpr std::string_view paddle_types[] = {"gather"};
+    static constexpr pir_name pir_names[] = {{"1.gather", "gather"}};
     struct params {
         std::int64_t axis = 0;
     };
@@ -9147,6 +9304,7 @@ namespace litegraph::ops {
 
 struct gather_nd {
     static constexpr std::string_view paddle_types[] = {"gather_nd"};
+    static constexpr pir_name pir_names[] = {{"1.gather_nd", "gather_nd"}};
     struct params {};
 
     static params parse(const attr_map&, std::string_view) { return {}; }
@@ -9225,6 +9383,7 @@ namespace litegraph::ops {
 
 struct group_norm {
     static constexpr std::string_view paddle_types[] = {"group_norm"};
+    static constexpr pir_name pir_names[] = {{"1.group_norm", "group_norm"}};
     struct params {
         std::int64_t groups = 1;
         float epsilon = 1e-5f;
@@ -9541,6 +9700,7 @@ namespace litegraph::ops {
 
 struct gru {
     static constexpr std::string_view paddle_types[] = {"gru"};
+    static constexpr pir_name pir_names[] = {{"1.gru", "gru"}};
     using act = lstm::act;
     struct params {
         act node = act::tanh;
@@ -9693,6 +9853,7 @@ namespace litegraph::ops {
 
 struct im2sequence {
     static constexpr std::string_view paddle_types[] = {"im2sequence"};
+    static constexpr pir_name pir_names[] = {{"1.im2sequence", "im2sequence"}};
     static constexpr bool sets_lod = true;
     static constexpr bool shapes_at_run = true;
     struct params {
@@ -9888,6 +10049,7 @@ namespace litegraph::ops {
 
 struct instance_norm {
     static constexpr std::string_view paddle_types[] = {"instance_norm"};
+    static constexpr pir_name pir_names[] = {{"1.instance_norm", "instance_norm"}};
     struct params {
         float epsilon = 1e-5f;
     };
@@ -9988,6 +10150,7 @@ namespace litegraph::ops {
 
 struct layer_norm {
     static constexpr std::string_view paddle_types[] = {"layer_norm"};
+    static constexpr pir_name pir_names[] = {{"1.layer_norm", "layer_norm"}};
     struct params {
         std::int64_t begin_norm_axis = 1;
         float epsilon = 1e-5f;
@@ -10101,6 +10264,7 @@ namespace litegraph::ops {
 
 struct lookup_table_v2 {
     static constexpr std::string_view paddle_types[] = {"lookup_table_v2", "lookup_table"};
+    static constexpr pir_name pir_names[] = {{"1.embedding", "lookup_table_v2"}};
     struct params {
         std::int64_t padding_idx = -1;
         bool v1 = false;
@@ -10227,6 +10391,7 @@ inline void fill_value(const op_io& io, const tensor_ref& out, double v) {
 
 struct fill_any_like {
     static constexpr std::string_view paddle_types[] = {"fill_any_like"};
+    static constexpr pir_name pir_names[] = {{"1.full_like", "fill_any_like"}};
     struct params {
         double value = 0;
         int dtype_code = -1;
@@ -10251,6 +10416,8 @@ struct fill_any_like {
 
 struct fill_constant_batch_size_like {
     static constexpr std::string_view paddle_types[] = {"fill_constant_batch_size_like"};
+    static constexpr pir_name pir_names[] = {
+        {"1.full_batch_size_like", "fill_constant_batch_size_like"}};
     struct params {
         shape_t shape;
         int dtype_code = 5;
@@ -10330,6 +10497,7 @@ struct fill_constant_batch_size_like {
 
 struct range {
     static constexpr std::string_view paddle_types[] = {"range"};
+    static constexpr pir_name pir_names[] = {{"1.arange", "range"}};
     struct params {};
     static params parse(const attr_map&, std::string_view) { return {}; }
 
@@ -10408,6 +10576,7 @@ struct range {
 
 struct where {
     static constexpr std::string_view paddle_types[] = {"where"};
+    static constexpr pir_name pir_names[] = {{"1.where", "where"}};
     struct params {};
     static params parse(const attr_map&, std::string_view) { return {}; }
 
@@ -11028,6 +11197,7 @@ struct matmul {
 /// matmul_v2: Out = op(X) * op(Y) with numpy broadcasting of the batch dims.
 struct matmul_v2 {
     static constexpr std::string_view paddle_types[] = {"matmul_v2"};
+    static constexpr pir_name pir_names[] = {{"1.matmul", "matmul_v2"}};
     /// quantize_int8 makes it a mul_int8 (ops/op.hpp).
     static constexpr int8_form int8 = int8_form::matrix;
     struct params {
@@ -11755,6 +11925,8 @@ namespace litegraph::ops {
 struct interp_v2 {
     static constexpr std::string_view paddle_types[] = {"nearest_interp_v2", "bilinear_interp_v2",
                                                         "nearest_interp", "bilinear_interp"};
+    static constexpr pir_name pir_names[] = {{"1.nearest_interp", "nearest_interp_v2"},
+                                             {"1.bilinear_interp", "bilinear_interp_v2"}};
     struct params {
         bool v1 = false;
         bool nearest = true;
@@ -12209,6 +12381,7 @@ namespace litegraph::ops {
 
 struct pad3d {
     static constexpr std::string_view paddle_types[] = {"pad3d"};
+    static constexpr pir_name pir_names[] = {{"1.pad3d", "pad3d"}};
     struct params {
         std::vector<std::int64_t> paddings;
         detail::pad_mode mode = detail::pad_mode::constant;
@@ -12294,6 +12467,7 @@ namespace litegraph::ops {
 
 struct pixel_shuffle {
     static constexpr std::string_view paddle_types[] = {"pixel_shuffle"};
+    static constexpr pir_name pir_names[] = {{"1.pixel_shuffle", "pixel_shuffle"}};
     struct params {
         std::int64_t r = 1;
         bool nhwc = false;
@@ -12768,6 +12942,7 @@ namespace litegraph::ops {
 
 struct pool2d {
     static constexpr std::string_view paddle_types[] = {"pool2d"};
+    static constexpr pir_name pir_names[] = {{"1.pool2d", "pool2d"}};
     struct params {
         bool max = true;
         std::vector<std::int64_t> ksize;
@@ -12940,6 +13115,7 @@ namespace litegraph::ops {
 
 struct pool3d {
     static constexpr std::string_view paddle_types[] = {"pool3d"};
+    static constexpr pir_name pir_names[] = {{"1.pool3d", "pool3d"}};
     struct params {
         bool max = true;
         std::vector<std::int64_t> ksize;
@@ -13080,6 +13256,7 @@ namespace litegraph::ops {
 
 struct prelu {
     static constexpr std::string_view paddle_types[] = {"prelu"};
+    static constexpr pir_name pir_names[] = {{"1.prelu", "prelu"}};
     enum class mode_t : std::uint8_t { all, channel, element };
     struct params {
         mode_t mode = mode_t::all;
@@ -13284,6 +13461,10 @@ struct reduce {
     static constexpr std::string_view paddle_types[] = {"reduce_sum", "reduce_mean", "reduce_max",
                                                         "reduce_min", "reduce_prod", "reduce_all",
                                                         "reduce_any"};
+    static constexpr pir_name pir_names[] = {{"1.sum", "reduce_sum"},   {"1.mean", "reduce_mean"},
+                                             {"1.max", "reduce_max"},   {"1.min", "reduce_min"},
+                                             {"1.prod", "reduce_prod"}, {"1.all", "reduce_all"},
+                                             {"1.any", "reduce_any"}};
     enum class kind : std::uint8_t { sum, mean, max, min, prod, all, any };
     struct params {
         kind op = kind::sum;
@@ -13446,6 +13627,7 @@ struct reduce {
 /// p_norm over one axis (or the whole tensor with asvector).
 struct p_norm {
     static constexpr std::string_view paddle_types[] = {"p_norm"};
+    static constexpr pir_name pir_names[] = {{"1.p_norm", "p_norm"}};
     struct params {
         float porder = 2.f;
         int axis = -1;
@@ -13530,6 +13712,7 @@ namespace litegraph::ops {
 
 struct reshape2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"reshape2", "reshape"};
+    static constexpr pir_name pir_names[] = {{"1.reshape", "reshape2"}};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         shape_t shape;
@@ -14357,6 +14540,7 @@ private:
 
 struct rnn {
     static constexpr std::string_view paddle_types[] = {"rnn"};
+    static constexpr pir_name pir_names[] = {{"1.rnn", "rnn"}};
     enum class cell { lstm, gru, rnn_tanh, rnn_relu };
     struct params {
         cell mode = cell::lstm;
@@ -14693,6 +14877,7 @@ namespace litegraph::ops {
 
 struct scale {
     static constexpr std::string_view paddle_types[] = {"scale"};
+    static constexpr pir_name pir_names[] = {{"1.scale", "scale"}};
     /// In place of X when X is its only input (no ScaleTensor).
     static constexpr in_place_rule in_place = in_place_rule::unary;
     struct params {
@@ -14867,6 +15052,7 @@ namespace litegraph::ops {
 
 struct sequence_expand {
     static constexpr std::string_view paddle_types[] = {"sequence_expand"};
+    static constexpr pir_name pir_names[] = {{"1.sequence_expand", "sequence_expand"}};
     static constexpr bool sets_lod = true;
     struct params {
         int ref_level = -1;
@@ -15119,6 +15305,7 @@ namespace litegraph::ops {
 
 struct sequence_softmax {
     static constexpr std::string_view paddle_types[] = {"sequence_softmax"};
+    static constexpr pir_name pir_names[] = {{"1.sequence_softmax", "sequence_softmax"}};
     struct params {};
 
     static params parse(const attr_map&, std::string_view) { return {}; }
@@ -15181,6 +15368,7 @@ namespace litegraph::ops {
 
 struct shape {
     static constexpr std::string_view paddle_types[] = {"shape"};
+    static constexpr pir_name pir_names[] = {{"1.shape", "shape"}, {"1.shape64", "shape"}};
     static constexpr bool folds_from_shapes = true;
     struct params {
         dtype type = dtype::i32;
@@ -15244,6 +15432,7 @@ namespace litegraph::ops {
 
 struct slice {
     static constexpr std::string_view paddle_types[] = {"slice"};
+    static constexpr pir_name pir_names[] = {{"1.slice", "slice"}};
     struct params {
         std::vector<std::int64_t> axes, starts, ends, decrease_axis;
         bool decrease_to_0d = false;
@@ -15484,6 +15673,7 @@ namespace litegraph::ops {
 
 struct softmax {
     static constexpr std::string_view paddle_types[] = {"softmax"};
+    static constexpr pir_name pir_names[] = {{"1.softmax", "softmax"}};
     struct params {
         int axis = -1;
     };
@@ -15536,6 +15726,8 @@ struct softmax {
 /// log_softmax along `axis` (default -1), float32: x - max - log(sum exp(x - max)).
 struct log_softmax {
     static constexpr std::string_view paddle_types[] = {"log_softmax"};
+    static constexpr pir_name pir_names[] = {{"1.log_softmax", "log_softmax", pir_form::unary}};
+    static constexpr pir_attr pir_attrs[] = {{"axis"}};
     using params = softmax::params;
 
     static params parse(const attr_map& a, std::string_view) { return {a.get<int>("axis", -1)}; }
@@ -15592,6 +15784,7 @@ namespace litegraph::ops {
 
 struct split {
     static constexpr std::string_view paddle_types[] = {"split"};
+    static constexpr pir_name pir_names[] = {{"1.split", "split"}, {"1.split_with_num", "split"}};
     struct params {
         std::int64_t num = 0;
         std::vector<std::int64_t> sections;
@@ -15722,6 +15915,7 @@ namespace litegraph::ops {
 
 struct squeeze2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"squeeze2", "squeeze"};
+    static constexpr pir_name pir_names[] = {{"1.squeeze", "squeeze2"}};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::vector<std::int64_t> axes;
@@ -15773,6 +15967,7 @@ namespace litegraph::ops {
 
 struct stack {
     static constexpr std::string_view paddle_types[] = {"stack"};
+    static constexpr pir_name pir_names[] = {{"1.stack", "stack"}};
     struct params {
         std::int64_t axis = 0;
     };
@@ -15925,6 +16120,7 @@ namespace litegraph::ops {
 
 struct tile {
     static constexpr std::string_view paddle_types[] = {"tile"};
+    static constexpr pir_name pir_names[] = {{"1.tile", "tile"}};
     struct params {
         std::vector<std::int64_t> repeat_times;
     };
@@ -15988,6 +16184,7 @@ namespace litegraph::ops {
 
 struct transpose2 {
     static constexpr std::string_view paddle_types[] = {"transpose2", "transpose"};
+    static constexpr pir_name pir_names[] = {{"1.transpose", "transpose2"}};
     struct params {
         std::vector<std::int64_t> axis;
     };
@@ -16087,6 +16284,7 @@ namespace litegraph::ops {
 
 struct unsqueeze2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"unsqueeze2", "unsqueeze"};
+    static constexpr pir_name pir_names[] = {{"1.unsqueeze", "unsqueeze2"}};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::vector<std::int64_t> axes;
@@ -16150,6 +16348,7 @@ namespace litegraph::ops {
 
 struct unstack {
     static constexpr std::string_view paddle_types[] = {"unstack"};
+    static constexpr pir_name pir_names[] = {{"1.unstack", "unstack"}};
     struct params {
         std::int64_t axis = 0;
         std::int64_t num = 0;
@@ -32675,25 +32874,36 @@ inline void append_record(std::string& out, const tensor& t) {
 // and running names them too.  Control flow (`1.if`, `1.while`, their nested
 // regions, `2.yield`) is parsed and checked but stops a run: "unsupported:
 // control flow".  docs/paddle-pir.md describes the format.
+//
+// The parts, by role (include/litegraph/loader/paddle/pir/):
+//   json.hpp          parsing with a depth cap; reading members of expected kinds
+//   values.hpp        dtypes, types and attributes decoded; the table of values
+//   names.hpp         the PIR names the loader knows, derived from the ops' traits
+//   builder.hpp       adding graph ops (emit) or keeping an op untranslated
+//   control_flow.hpp  nested regions, parsed and checked, never translated
+//   program.hpp       the walk of the program and the parameter file
+//   resolve.hpp       ops resolved at load (inputs, outputs, constants, lists)
+//   translate_ops.hpp the translators of ops that need code
+//   translate.hpp     what each op becomes (the dispatch)
 
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-#include <limits>
-#include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
+
+// ---- begin litegraph/loader/paddle/pir/json.hpp ----
+// The PIR loader's JSON layer: parsing with a depth cap, and reading members
+// of the expected kinds, each failure a json_error naming the JSON path
+// (docs/paddle-pir.md).
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 
 
-namespace litegraph::paddle {
-
-namespace pir {
+namespace litegraph::paddle::pir {
 
 /// JSON nested deeper than this is a format_error while parsing (nlohmann's
 /// parser keeps a stack per level; real programs nest about 12 levels, each
@@ -32711,363 +32921,37 @@ inline bool looks_like_json(std::string_view bytes) {
     return !bytes.empty() && bytes.front() == '{';
 }
 
-/// The dtype of a PIR dtype name (`1.a_dtype` attributes: "float32", "int64", ...).
-inline std::optional<dtype> dtype_of_name(std::string_view n) {
-    if (n == "float32") return dtype::f32;
-    if (n == "float64") return dtype::f64;
-    if (n == "float16") return dtype::f16;
-    if (n == "int64") return dtype::i64;
-    if (n == "int32") return dtype::i32;
-    if (n == "int16") return dtype::i16;
-    if (n == "int8") return dtype::i8;
-    if (n == "uint8") return dtype::u8;
-    if (n == "bool") return dtype::boolean;
-    return std::nullopt;
-}
-
-/// The dtype of a PIR type tag (`0.t_f32`, `0.t_i64`, ...).
-inline std::optional<dtype> dtype_of_tag(std::string_view t) {
-    if (t == "0.t_f32") return dtype::f32;
-    if (t == "0.t_f64") return dtype::f64;
-    if (t == "0.t_f16") return dtype::f16;
-    if (t == "0.t_i64") return dtype::i64;
-    if (t == "0.t_i32") return dtype::i32;
-    if (t == "0.t_i16") return dtype::i16;
-    if (t == "0.t_i8") return dtype::i8;
-    if (t == "0.t_ui8") return dtype::u8;
-    if (t == "0.t_bool") return dtype::boolean;
-    return std::nullopt;
-}
-
-/// Op names that carry or end nested regions.
-inline bool is_control_flow(std::string_view name) {
-    return name == "1.if" || name == "1.while" || name == "2.yield" || name == "1.pylayer" ||
-           name == "0.yield" || name == "2.if" || name == "2.while";
-}
-
-/// The PIR ops the loader translates: PIR name -> the litegraph op type it
-/// becomes ("" when the loader resolves it itself: program inputs and
-/// outputs, constants folded at load, lists, aliases).  An instance may still
-/// stay untranslated when an operand that must be a constant is not one.
-inline const std::vector<std::pair<std::string_view, std::string_view>>& op_table() {
-    static const std::vector<std::pair<std::string_view, std::string_view>> t{
-        {"1.data", ""},
-        {"1.fetch", ""},
-        {"1.full", ""},  // larger than max_folded_full elements: fill_constant
-        {"1.full_int_array", ""},
-        {"0.combine", ""},
-        {"0.split", ""},
-        {"1.assign", ""},
-        {"1.relu", "relu"},
-        {"1.relu6", "relu6"},
-        {"1.sigmoid", "sigmoid"},
-        {"1.tanh", "tanh"},
-        {"1.exp", "exp"},
-        {"1.hardswish", "hard_swish"},
-        {"1.hardsigmoid", "hard_sigmoid"},
-        {"1.swish", "swish"},
-        {"1.silu", "silu"},
-        {"1.leaky_relu", "leaky_relu"},
-        {"1.thresholded_relu", "thresholded_relu"},
-        {"1.gelu", "gelu"},
-        {"1.log", "log"},
-        {"1.floor", "floor"},
-        {"1.sqrt", "sqrt"},
-        {"1.abs", "abs"},
-        {"1.mish", "mish"},
-        {"1.softplus", "softplus"},
-        {"1.softsign", "softsign"},
-        {"1.hardtanh", "hardtanh"},
-        {"1.rsqrt", "rsqrt"},
-        {"1.square", "square"},
-        {"1.sin", "sin"},
-        {"1.cos", "cos"},
-        {"1.erf", "erf"},
-        {"1.pow", "pow"},
-        {"1.log_softmax", "log_softmax"},
-        {"1.clip", "clip"},
-        {"1.prelu", "prelu"},
-        {"1.add", "elementwise_add"},
-        {"1.subtract", "elementwise_sub"},
-        {"1.multiply", "elementwise_mul"},
-        {"1.divide", "elementwise_div"},
-        {"1.maximum", "elementwise_max"},
-        {"1.minimum", "elementwise_min"},
-        {"1.elementwise_pow", "elementwise_pow"},
-        {"1.floor_divide", "elementwise_floordiv"},
-        {"1.remainder", "elementwise_mod"},
-        {"1.equal", "equal"},
-        {"1.not_equal", "not_equal"},
-        {"1.less_than", "less_than"},
-        {"1.less_equal", "less_equal"},
-        {"1.greater_than", "greater_than"},
-        {"1.greater_equal", "greater_equal"},
-        {"1.logical_and", "logical_and"},
-        {"1.logical_or", "logical_or"},
-        {"1.logical_xor", "logical_xor"},
-        {"1.logical_not", "logical_not"},
-        {"1.conv2d", "conv2d"},
-        {"1.depthwise_conv2d", "depthwise_conv2d"},
-        {"1.conv2d_transpose", "conv2d_transpose"},
-        {"1.depthwise_conv2d_transpose", "depthwise_conv2d_transpose"},
-        {"1.batch_norm_", "batch_norm"},
-        {"1.batch_norm", "batch_norm"},
-        {"1.layer_norm", "layer_norm"},
-        {"1.pool2d", "pool2d"},
-        {"1.reshape", "reshape2"},  // of a parameter by a constant shape: folded at load
-        {"1.flatten", "flatten_contiguous_range"},
-        {"1.transpose", "transpose2"},
-        {"1.squeeze", "squeeze2"},
-        {"1.unsqueeze", "unsqueeze2"},
-        {"1.matmul", "matmul_v2"},
-        {"1.softmax", "softmax"},
-        {"1.concat", "concat"},
-        {"1.stack", "stack"},
-        {"1.rnn", "rnn"},
-        {"1.scale", "scale"},
-        {"1.dropout", "dropout"},
-        {"1.slice", "slice"},
-        {"1.shape", "shape"},
-        {"1.shape64", "shape"},
-        {"1.cast", "cast"},
-        {"1.argmax", "arg_max"},
-        {"1.nearest_interp", "nearest_interp_v2"},
-        {"1.bilinear_interp", "bilinear_interp_v2"},
-        {"1.embedding", "lookup_table_v2"},
-        {"1.gru", "gru"},
-        {"1.crf_decoding", "crf_decoding"},
-        {"1.conv3d", "conv3d"},
-        {"1.pool3d", "pool3d"},
-        {"1.sequence_softmax", "sequence_softmax"},
-        {"1.sequence_expand", "sequence_expand"},
-        {"1.im2sequence", "im2sequence"},
-        {"1.ctc_align", "ctc_align"},
-        {"1.split", "split"},
-        {"1.split_with_num", "split"},
-        {"1.unstack", "unstack"},
-        {"1.gather", "gather"},
-        {"1.gather_nd", "gather_nd"},
-        {"1.tile", "tile"},
-        {"1.expand", "expand_v2"},
-        {"1.expand_as", "expand_as_v2"},
-        {"1.topk", "top_k_v2"},
-        {"1.argsort", "argsort"},
-        {"1.pixel_shuffle", "pixel_shuffle"},
-        {"1.channel_shuffle", "channel_shuffle"},
-        {"1.assign_value", "assign_value"},  // folded at load into a constant
-        {"1.full_like", "fill_any_like"},
-        {"1.full_batch_size_like", "fill_constant_batch_size_like"},
-        {"1.arange", "range"},
-        {"1.affine_channel", "affine_channel"},
-        {"1.density_prior_box", "density_prior_box"},
-        {"1.pad3d", "pad3d"},
-        {"1.instance_norm", "instance_norm"},
-        {"1.group_norm", "group_norm"},
-        {"1.prior_box", "prior_box"},
-        {"1.box_coder", "box_coder"},
-        {"1.sum", "reduce_sum"},
-        {"1.mean", "reduce_mean"},
-        {"1.max", "reduce_max"},
-        {"1.min", "reduce_min"},
-        {"1.prod", "reduce_prod"},
-        {"1.all", "reduce_all"},
-        {"1.any", "reduce_any"},
-        {"1.p_norm", "p_norm"},
-        {"1.cumsum", "cumsum"},
-        {"1.where", "where"},
-    };
-    return t;
-}
-
-/// The name op_table knows PIR op `name` by: itself, or for an in-place variant
-/// (`1.relu_`, `1.scale_`: the same values, its result a new value as well) the
-/// name without the trailing underscore.
-inline std::string_view table_name(std::string_view name) {
-    auto known = [](std::string_view n) {
-        for (auto& [k, t] : op_table())
-            if (k == n) return true;
-        return false;
-    };
-    if (!known(name) && name.size() > 3 && name.back() == '_' &&
-        known(name.substr(0, name.size() - 1)))
-        return name.substr(0, name.size() - 1);
-    return name;
-}
-
-/// The op type PIR op `name` becomes (see op_table and table_name), or nothing.
-inline std::optional<std::string_view> translated_type(std::string_view name) {
-    name = table_name(name);
-    for (auto& [n, t] : op_table())
-        if (n == name) return t;
-    return std::nullopt;
-}
-
 namespace detail {
 
 using json = nlohmann::json;
-
-/// A PIR value as the reader knows it.
-struct value {
-    enum class kind : std::uint8_t {
-        tensor,    // an activation (or feed) with a graph variable
-        constant,  // known at load: `1.full`, `1.full_int_array`
-        param,     // a stored parameter (`p`)
-        derived,   // a parameter reshaped at load (reshape of a `p` by a constant shape)
-        vec,       // a list of values (`0.combine`, vector-typed results)
-        none,      // no graph variable: `none_why` says why
-    };
-    kind k = kind::tensor;
-    bool typed = false;  // a tensor type litegraph has a dtype for
-    dtype type = dtype::f32;
-    shape_t shape;
-    std::string type_tag;  // the PIR type tag, for messages
-    std::string var;       // the graph variable once declared
-    std::optional<tensor> constant;
-    std::vector<std::size_t> elems;  // vec: element values
-    std::string param;               // param, derived: the stored parameter's name
-    std::string none_why;
-    std::string def_path;  // the node that defines it
-};
-
-/// A parsed type (`TT`).
-struct type_info {
-    bool tensor = false;
-    bool typed = false;
-    dtype type = dtype::f32;
-    shape_t shape;
-    std::string tag;
-    std::vector<type_info> elems;  // 0.t_vec
-    bool vec = false;
-};
 
 inline std::string type_name(const json& j) {
     return j.type_name();
 }
 
-class reader {
-public:
-    reader(std::string file, model& m) : file_(std::move(file)), m_(m), b_(m.graph) {}
-
-    /// Reads the program into the graph and the topology part of the model info.
-    void read(const json& root) {
-        if (!root.is_object())
-            fail("(top level)", "expected a JSON object, got " + type_name(root));
-        const auto& base = member(root, "base_code", "(top level)");
-        const auto& magic = member(base, "magic", "base_code");
-        if (!magic.is_string() || magic.get_ref<const std::string&>() != "pir")
-            fail("base_code.magic",
-                 "not a PIR program (magic is " +
-                     (magic.is_string() ? "\"" + clip(magic.get<std::string>()) + "\""
-                                        : type_name(magic)) +
-                     ", expected \"pir\")");
-        if (base.contains("version"))
-            m_.info.program_version = as_int(base["version"], "base_code.version");
-        const auto& program = member(root, "program", "(top level)");
-        const auto& regions = array_member(program, "regions", "program");
-        if (regions.empty()) fail("program.regions", "the program has no region");
-        if (regions.size() > 1)
-            fail("program.regions", "the program has " + std::to_string(regions.size()) +
-                                        " top-level regions, expected 1");
-        const auto& blocks = array_member(regions[0], "blocks", "program.regions[0]");
-        if (blocks.size() != 1)
-            fail("program.regions[0].blocks",
-                 "the top region has " + std::to_string(blocks.size()) + " blocks, expected 1");
-        const auto& block = blocks[0];
-        const std::string bpath = "program.regions[0].blocks[0]";
-        if (!block.is_object())
-            fail(bpath, "expected an object (a block), got " + type_name(block));
-        if (block.contains("args") && !(block["args"].is_array() && block["args"].empty()))
-            fail(bpath + ".args", "the top block has arguments");
-        const auto& ops = array_member(block, "ops", bpath);
-        m_.info.num_blocks = 1;
-        m_.info.format = "pir-json";
-        collect_fetch_names(ops);
-        scopes_.emplace_back();
-        for (std::size_t i = 0; i < ops.size(); ++i)
-            read_op(ops[i], "ops[" + std::to_string(i) + "]");
-        scopes_.pop_back();
-        // Ops seen only inside control-flow regions: what they would become.
-        for (auto& [name, n] : m_.info.op_counts)
-            if (!m_.info.op_types.count(name)) {
-                auto t = translated_type(name);
-                m_.info.op_types[name] = t ? std::string(*t) : name;
-                if (!t) m_.info.op_notes[name] = "no kernel; only inside control flow";
-            }
-        try {
-            b_.finish();
-        } catch (const graph_error& e) {
-            throw graph_error(file_ + ": " + e.what());
-        }
-        for (auto& x : m_.graph.feeds) {
-            const auto& v = m_.graph.vars[static_cast<std::size_t>(x.var)];
-            m_.info.feeds.push_back({v.name, v.type, v.shape, x.col});
-        }
-        for (auto& x : m_.graph.fetches) {
-            const auto& v = m_.graph.vars[static_cast<std::size_t>(x.var)];
-            m_.info.fetches.push_back({v.name, v.type, v.shape, x.col});
-        }
+/// Parses JSON text with a depth cap; syntax errors are format_errors with the byte offset.
+inline json parse_json(std::string_view bytes, const std::string& file) {
+    try {
+        return json::parse(bytes.begin(), bytes.end(), [&](int depth, json::parse_event_t, json&) {
+            if (depth > max_json_depth)
+                throw format_error(
+                    file, 0,
+                    "JSON nested deeper than " + std::to_string(max_json_depth) + " levels");
+            return true;
+        });
+    } catch (const json::parse_error& e) {
+        std::string what = e.what();
+        // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
+        if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+        const std::uint64_t at = e.byte > 0 ? e.byte - 1 : 0;
+        throw format_error(file, at, "not a PIR program (invalid JSON): " + what);
     }
+}
 
-    /// Reads the parameter records (byte-sorted order of the names) and gives
-    /// their values to the graph variables that use them.  `params` absent:
-    /// topology only (every parameter keeps its declared shape and no value).
-    void read_params(std::optional<std::string_view> params, const std::string& label,
-                     bool require_params) {
-        std::vector<std::string> names;
-        for (auto& [name, idx] : params_) names.push_back(name);  // std::map: byte-sorted
-        if (!params) {
-            if (require_params && !names.empty())
-                throw io_error(file_ + ": the program has " + std::to_string(names.size()) +
-                               " parameters but no parameter file (*.pdiparams) was found");
-            return;
-        }
-        paddle::detail::record_reader reader(*params, label);
-        std::map<std::string, tensor> stored;
-        for (auto& name : names) {
-            const auto& v = values_[params_.at(name)];
-            auto t = reader.read(name, [&](const record_info& r) {
-                if (v.typed && r.type != v.type)
-                    throw format_error(
-                        label, r.desc_offset,
-                        "parameter '" + name + "' is stored as " + std::string(name_of(r.type)) +
-                            ", the program declares " + std::string(name_of(v.type)));
-                if (!compatible(v.shape, r.dims))
-                    throw format_error(label, r.desc_offset,
-                                       "parameter '" + name + "' is stored with dims " +
-                                           to_string(r.dims) + ", the program declares " +
-                                           to_string(v.shape));
-            });
-            m_.info.num_params += 1;
-            m_.info.param_elements += t.numel();
-            m_.info.param_bytes += t.bytes();
-            stored.emplace(name, std::move(t));
-        }
-        reader.expect_end(names.empty() ? std::string() : names.back());
-        // Derived parameters first: they copy; the plain ones then move (a
-        // parameter used under two names is copied for the second).
-        for (auto& v : values_) {
-            if (v.var.empty() || v.k != value::kind::derived) continue;
-            const auto& src = stored.at(v.param);
-            tensor t(src.type(), v.shape);
-            if (t.bytes() != src.bytes())
-                fail(v.def_path, "reshaping parameter '" + v.param + "' " + to_string(src.shape()) +
-                                     " to " + to_string(v.shape) + " changes its size");
-            if (t.bytes()) std::memcpy(t.data(), src.data(), t.bytes());
-            var_node(v.var).value = std::move(t);
-        }
-        std::map<std::string, std::string> first_var;
-        for (auto& v : values_) {
-            if (v.var.empty() || v.k != value::kind::param) continue;
-            auto [it, fresh] = first_var.emplace(v.param, v.var);
-            if (fresh)
-                var_node(v.var).value = std::move(stored.at(v.param));
-            else if (it->second != v.var)
-                var_node(v.var).value = var_node(it->second).value;
-        }
-    }
-
-private:
-    // ---- errors and JSON access ------------------------------------------------
+/// Reading a JSON value of an expected kind; every failure names the JSON path.
+class json_reader {
+protected:
+    explicit json_reader(std::string file) : file_(std::move(file)) {}
 
     [[noreturn]] void fail(const std::string& path, const std::string& what) const {
         throw json_error(file_, path, what);
@@ -33121,6 +33005,282 @@ private:
         if (j.is_number_integer() || j.is_number_unsigned()) return as_int(j, path) != 0;
         fail(path, "expected a boolean, got " + type_name(j));
     }
+    float to_float(double d, const std::string& path) const {
+        if (std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()))
+            fail(path, "number " + std::to_string(d) + " is out of the float32 range");
+        return static_cast<float>(d);
+    }
+
+    std::string file_;
+};
+
+}  // namespace detail
+
+}  // namespace litegraph::paddle::pir
+// ---- end litegraph/loader/paddle/pir/json.hpp ----
+// ---- begin litegraph/loader/paddle/pir/names.hpp ----
+// The PIR op names the loader knows, derived from the op list: each op
+// declares the Paddle 3.x names it is loaded from (`pir_names[]`, an
+// activation functor's `pir_type`, ops/pir_traits.hpp), as it declares its
+// Paddle op types; the names the loader resolves itself (program inputs and
+// outputs, constants, lists, aliases) are listed here.
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace litegraph::paddle::pir {
+
+/// One PIR op name the loader translates.
+struct op_entry {
+    std::string_view name;  // the PIR name, e.g. "1.hardswish"
+    std::string_view type;  // the op type it becomes; "" when the loader resolves it itself
+    pir_form form = pir_form::custom;
+    std::span<const pir_attr> attrs;  // pir_form::unary: the attributes it reads
+};
+
+namespace detail {
+
+/// The PIR ops the loader resolves itself (resolve.hpp): program inputs and
+/// outputs, constants folded at load (a `1.full` larger than max_folded_full
+/// elements becomes a fill_constant), lists, aliases.
+inline constexpr std::string_view resolved_at_load[] = {
+    "1.data", "1.fetch", "1.full", "1.full_int_array", "0.combine", "0.split", "1.assign"};
+
+/// Whether each PIR name of Op becomes one of Op's own types.
+template <class Op>
+consteval bool pir_types_are_declared() {
+    for (const auto& n : Op::pir_names) {
+        bool found = false;
+        for (std::string_view t : Op::paddle_types) found = found || t == n.type;
+        if (!found) return false;
+    }
+    return true;
+}
+
+template <class Op>
+void add_pir_names(std::vector<op_entry>& t) {
+    if constexpr (requires { Op::pir_names; }) {
+        static_assert(pir_types_are_declared<Op>(),
+                      "a pir_names entry names a type that is not in the op's paddle_types");
+        std::span<const pir_attr> attrs;
+        if constexpr (requires { Op::pir_attrs; }) attrs = Op::pir_attrs;
+        for (const auto& n : Op::pir_names) t.push_back({n.pir, n.type, n.form, attrs});
+    }
+}
+
+template <class... Ops>
+std::vector<op_entry> op_entries_of(op_list<Ops...>) {
+    std::vector<op_entry> t;
+    for (auto n : resolved_at_load) t.push_back({n, "", pir_form::custom, {}});
+    (add_pir_names<Ops>(t), ...);
+    return t;
+}
+
+}  // namespace detail
+
+/// Every PIR name the loader translates, in op-list order after the ones it
+/// resolves itself.  An instance may still stay untranslated when an operand
+/// that must be a constant is not one.
+inline const std::vector<op_entry>& op_entries() {
+    static const std::vector<op_entry> t = detail::op_entries_of(builtin_ops{});
+    return t;
+}
+
+/// op_entries as pairs: PIR name -> the op type it becomes ("" when the loader
+/// resolves it itself).
+inline const std::vector<std::pair<std::string_view, std::string_view>>& op_table() {
+    static const std::vector<std::pair<std::string_view, std::string_view>> t = [] {
+        std::vector<std::pair<std::string_view, std::string_view>> r;
+        for (const auto& e : op_entries()) r.emplace_back(e.name, e.type);
+        return r;
+    }();
+    return t;
+}
+
+/// The entry of PIR name `name` (as op_table knows it), or nullptr.
+inline const op_entry* find_entry(std::string_view name) {
+    for (const auto& e : op_entries())
+        if (e.name == name) return &e;
+    return nullptr;
+}
+
+/// The name op_table knows PIR op `name` by: itself, or for an in-place variant
+/// (`1.relu_`, `1.scale_`: the same values, its result a new value as well) the
+/// name without the trailing underscore.
+inline std::string_view table_name(std::string_view name) {
+    if (!find_entry(name) && name.size() > 3 && name.back() == '_' &&
+        find_entry(name.substr(0, name.size() - 1)))
+        return name.substr(0, name.size() - 1);
+    return name;
+}
+
+/// The op type PIR op `name` becomes (see op_table and table_name), or nothing.
+inline std::optional<std::string_view> translated_type(std::string_view name) {
+    if (const auto* e = find_entry(table_name(name))) return e->type;
+    return std::nullopt;
+}
+
+}  // namespace litegraph::paddle::pir
+// ---- end litegraph/loader/paddle/pir/names.hpp ----
+// ---- begin litegraph/loader/paddle/pir/translate.hpp ----
+// The PIR loader's op translation: what each op of the top block becomes.
+// The PIR name -> op type mapping is the ops' own (names.hpp): an op of
+// pir_form::unary or ::binary needs no code here; the others have a
+// translator below, registered for their op (`on<ops::conv2d>`), which folds
+// operands that were attributes in the old op set (pool2d's kernel size,
+// reshape's shape, scale's factor) from the constants that define them.
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+// ---- begin litegraph/loader/paddle/pir/resolve.hpp ----
+// The PIR ops the loader resolves itself: program inputs and outputs
+// (`1.data`, `1.fetch`), constants folded at load (`1.full`,
+// `1.full_int_array`, `1.assign_value`), lists (`0.combine`, `0.split`),
+// aliases (`1.assign`) and a parameter reshaped by a constant shape.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+// ---- begin litegraph/loader/paddle/pir/program.hpp ----
+// The PIR loader's walk of a program: the top block, each op's operands,
+// attributes and results, the parameters (`p`) and, once the JSON is read,
+// the parameter file.  What each op becomes is translate.hpp's (`translate`).
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+// ---- begin litegraph/loader/paddle/pir/control_flow.hpp ----
+// The PIR loader's control flow: `1.if`, `1.while`, their nested regions
+// and `2.yield` are parsed and checked (a region sees the values before its
+// op, block arguments have negative ids) but never translated; running such
+// a program stops with "unsupported: control flow".
+
+#include <string>
+#include <string_view>
+
+// ---- begin litegraph/loader/paddle/pir/builder.hpp ----
+// The PIR loader's graph building: an op as read (op_view), its operands as
+// slots, and adding the op litegraph runs (emit) or keeping an op litegraph
+// cannot translate under its PIR name (keep_untranslated).
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+// ---- begin litegraph/loader/paddle/pir/values.hpp ----
+// The PIR loader's values: dtypes, types (`TT`) and attributes (`AT`)
+// decoded from JSON, and the table of the program's values (scopes, constants,
+// parameters) with the graph variables they become.
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace litegraph::paddle::pir {
+
+/// The dtype of a PIR dtype name (`1.a_dtype` attributes: "float32", "int64", ...).
+inline std::optional<dtype> dtype_of_name(std::string_view n) {
+    if (n == "float32") return dtype::f32;
+    if (n == "float64") return dtype::f64;
+    if (n == "float16") return dtype::f16;
+    if (n == "int64") return dtype::i64;
+    if (n == "int32") return dtype::i32;
+    if (n == "int16") return dtype::i16;
+    if (n == "int8") return dtype::i8;
+    if (n == "uint8") return dtype::u8;
+    if (n == "bool") return dtype::boolean;
+    return std::nullopt;
+}
+
+/// The dtype of a PIR type tag (`0.t_f32`, `0.t_i64`, ...).
+inline std::optional<dtype> dtype_of_tag(std::string_view t) {
+    if (t == "0.t_f32") return dtype::f32;
+    if (t == "0.t_f64") return dtype::f64;
+    if (t == "0.t_f16") return dtype::f16;
+    if (t == "0.t_i64") return dtype::i64;
+    if (t == "0.t_i32") return dtype::i32;
+    if (t == "0.t_i16") return dtype::i16;
+    if (t == "0.t_i8") return dtype::i8;
+    if (t == "0.t_ui8") return dtype::u8;
+    if (t == "0.t_bool") return dtype::boolean;
+    return std::nullopt;
+}
+
+namespace detail {
+
+/// A value index meaning "absent" (an operand with id 0).
+inline constexpr std::size_t no_value = static_cast<std::size_t>(-1);
+
+/// A PIR value as the reader knows it.
+struct value {
+    enum class kind : std::uint8_t {
+        tensor,    // an activation (or feed) with a graph variable
+        constant,  // known at load: `1.full`, `1.full_int_array`
+        param,     // a stored parameter (`p`)
+        derived,   // a parameter reshaped at load (reshape of a `p` by a constant shape)
+        vec,       // a list of values (`0.combine`, vector-typed results)
+        none,      // no graph variable: `none_why` says why
+    };
+    kind k = kind::tensor;
+    bool typed = false;  // a tensor type litegraph has a dtype for
+    dtype type = dtype::f32;
+    shape_t shape;
+    std::string type_tag;  // the PIR type tag, for messages
+    std::string var;       // the graph variable once declared
+    std::optional<tensor> constant;
+    std::vector<std::size_t> elems;  // vec: element values
+    std::string param;               // param, derived: the stored parameter's name
+    std::string none_why;
+    std::string def_path;  // the node that defines it
+};
+
+/// A parsed type (`TT`).
+struct type_info {
+    bool tensor = false;
+    bool typed = false;
+    dtype type = dtype::f32;
+    shape_t shape;
+    std::string tag;
+    std::vector<type_info> elems;  // 0.t_vec
+    bool vec = false;
+};
+
+/// The program's values as the reader knows them, their types and attributes.
+class value_reader : public json_reader {
+protected:
+    value_reader(std::string file, model& m) : json_reader(std::move(file)), m_(m), b_(m.graph) {}
 
     // ---- types -------------------------------------------------------------------
 
@@ -33213,12 +33373,6 @@ private:
         }
         known = false;
         return std::monostate{};
-    }
-
-    float to_float(double d, const std::string& path) const {
-        if (std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()))
-            fail(path, "number " + std::to_string(d) + " is out of the float32 range");
-        return static_cast<float>(d);
     }
 
     static attr_value gather(const std::vector<attr_value>& items, const std::string& tag) {
@@ -33352,177 +33506,19 @@ private:
         return values_[vi].var;
     }
 
-    // ---- fetch names -----------------------------------------------------------------
-
-    void collect_fetch_names(const json& ops) {
-        for (const auto& op : ops) {
-            if (!op.is_object()) continue;
-            auto t = op.find("#");
-            if (t == op.end() || !t->is_string() || t->get_ref<const std::string&>() != "1.fetch")
-                continue;
-            auto in = op.find("I"), attrs = op.find("A");
-            if (in == op.end() || !in->is_array() || in->size() != 1 || !(*in)[0].is_object())
-                continue;
-            auto id = (*in)[0].find("%");
-            if (id == (*in)[0].end() || !id->is_number_integer() || attrs == op.end() ||
-                !attrs->is_array())
-                continue;
-            for (const auto& a : *attrs)
-                if (a.is_object() && a.value("N", json()) == "name" && a.contains("AT") &&
-                    a["AT"].is_object() && a["AT"].contains("D") && a["AT"]["D"].is_string()) {
-                    auto name = a["AT"]["D"].get<std::string>();
-                    if (!name.empty())
-                        fetch_names_.emplace(id->get<std::int64_t>(), std::move(name));
-                }
-        }
+    void set_constant(std::size_t vi, tensor c) {
+        auto& val = values_[vi];
+        val.k = value::kind::constant;
+        val.typed = true;
+        val.type = c.type();
+        val.shape = c.shape();
+        val.constant = std::move(c);
     }
 
-    // ---- ops ---------------------------------------------------------------------------
-
-    struct op_view {
-        std::string name, path;
-        std::vector<std::int64_t> in;       // value ids, 0: absent
-        std::vector<std::size_t> in_vals;   // value indices (npos: absent)
-        std::vector<std::int64_t> out;      // value ids
-        std::vector<std::size_t> out_vals;  // value indices
-        std::map<std::string, attr_value> attrs;
-        std::string unknown_attr;  // the first attribute with a tag litegraph does not read
-        static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-    };
-
-    void read_op(const json& op, const std::string& path) {
-        if (!op.is_object()) fail(path, "expected an object (an op), got " + type_name(op));
-        const std::string name = as_string(member(op, "#", path), path + ".#");
-        if (name == "p") return read_param(op, path);
-        ++m_.info.op_counts[name];
-        op_view v;
-        v.name = name;
-        v.path = path;
-        // Inputs must be defined before the op (outer scopes included).
-        const auto& in = array_member(op, "I", path);
-        for (std::size_t i = 0; i < in.size(); ++i) {
-            const auto ipath = path + ".I[" + std::to_string(i) + "]";
-            const auto id = as_int(member(in[i], "%", ipath), ipath + ".%");
-            v.in.push_back(id);
-            if (id == 0) {
-                v.in_vals.push_back(op_view::npos);
-                continue;
-            }
-            auto vi = lookup(id);
-            if (!vi) fail(ipath, "value %" + std::to_string(id) + " used before it is defined");
-            v.in_vals.push_back(*vi);
-        }
-        if (op.contains("A")) {
-            const auto& attrs = array_member(op, "A", path);
-            for (std::size_t i = 0; i < attrs.size(); ++i) {
-                const auto apath = path + ".A[" + std::to_string(i) + "]";
-                const auto& an = as_string(member(attrs[i], "N", apath), apath + ".N");
-                bool known = true;
-                auto val = read_attr(member(attrs[i], "AT", apath), apath + ".AT", known);
-                if (!known && v.unknown_attr.empty()) v.unknown_attr = an;
-                v.attrs[an] = std::move(val);
-            }
-        }
-        // Nested regions (control flow) are read and checked before the results
-        // are defined: a region sees the values before its op, not its results.
-        if (op.contains("regions")) read_regions(op["regions"], path + ".regions");
-        const auto& out = array_member(op, "O", path);
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            const auto opath = path + ".O[" + std::to_string(i) + "]";
-            const auto id = as_int(member(out[i], "%", opath), opath + ".%");
-            value val;
-            if (out[i].contains("TT"))
-                val = from_type(read_type(out[i]["TT"], opath + ".TT"));
-            else {
-                val.k = value::kind::none;
-                val.none_why = "its type is not given";
-            }
-            v.out.push_back(id);
-            v.out_vals.push_back(define(id, std::move(val), opath));
-        }
-        if (scopes_.size() > 1) {
-            // Inside a control-flow region: checked and counted, never translated
-            // (names seen only there are marked after the walk).
-            if (is_control_flow(name)) note(name, name, "control flow");
-            return;
-        }
-        translate(v);
-    }
-
-    void read_regions(const json& regions, const std::string& path) {
-        if (!regions.is_array()) fail(path, "expected an array, got " + type_name(regions));
-        for (std::size_t r = 0; r < regions.size(); ++r) {
-            const auto rpath = path + "[" + std::to_string(r) + "]";
-            const auto& blocks = array_member(regions[r], "blocks", rpath);
-            for (std::size_t b = 0; b < blocks.size(); ++b) {
-                const auto bpath = rpath + ".blocks[" + std::to_string(b) + "]";
-                ++m_.info.num_blocks;
-                scopes_.emplace_back();
-                if (blocks[b].is_object() && blocks[b].contains("args")) {
-                    const auto& args = blocks[b]["args"];
-                    if (!args.is_array())
-                        fail(bpath + ".args", "expected an array, got " + type_name(args));
-                    for (std::size_t a = 0; a < args.size(); ++a) {
-                        const auto apath = bpath + ".args[" + std::to_string(a) + "]";
-                        const auto id = as_int(member(args[a], "#", apath), apath + ".#");
-                        if (id >= 0)
-                            fail(apath, "block argument %" + std::to_string(id) +
-                                            " (block arguments have negative ids)");
-                        value val;
-                        if (args[a].contains("TT"))
-                            val = from_type(read_type(args[a]["TT"], apath + ".TT"));
-                        define(id, std::move(val), apath);
-                    }
-                }
-                const auto& ops = array_member(blocks[b], "ops", bpath);
-                for (std::size_t i = 0; i < ops.size(); ++i)
-                    read_op(ops[i], bpath + ".ops[" + std::to_string(i) + "]");
-                scopes_.pop_back();
-            }
-        }
-    }
-
-    void read_param(const json& op, const std::string& path) {
-        if (scopes_.size() > 1) fail(path, "a parameter inside a control-flow region");
-        const auto& a = array_member(op, "A", path);
-        if (a.size() < 4)
-            fail(path + ".A", "a parameter's A is [distributed, parameter, clip, name]");
-        const std::string name = as_string(a[3], path + ".A[3]");
-        if (name.empty()) fail(path + ".A[3]", "a parameter without a name");
-        const auto& o = member(op, "O", path);
-        const auto id = as_int(member(o, "%", path + ".O"), path + ".O.%");
-        auto t = read_type(member(o, "TT", path + ".O"), path + ".O.TT");
-        if (!t.tensor) fail(path + ".O.TT", "a parameter of type " + t.tag + ", not a tensor");
-        for (auto d : t.shape)
-            if (d < 0) fail(path + ".O.TT", "parameter '" + name + "' has an unknown dim");
-        value v = from_type(t);
-        v.k = value::kind::param;
-        v.param = name;
-        if (params_.count(name)) fail(path + ".A[3]", "parameter '" + name + "' is declared twice");
-        params_[name] = define(id, std::move(v), path + ".O");
-    }
-
-    /// Records what op `name` became: `type` ("" when the loader resolved it),
-    /// and a note for the unsupported ones.
-    void note(const std::string& name, const std::string& type, const std::string& why) {
-        auto it = m_.info.op_types.find(name);
-        // Once an instance stays untranslated, the name is marked so.
-        if (it == m_.info.op_types.end() || (it->second != name && type == name))
-            m_.info.op_types[name] = type;
-        if (!why.empty() && !m_.info.op_notes.count(name)) m_.info.op_notes[name] = why;
-    }
-
-    // Operand helpers.
-    std::size_t in_val(const op_view& v, std::size_t k) const {
-        return k < v.in_vals.size() ? v.in_vals[k] : op_view::npos;
-    }
-    std::string in_path(const op_view& v, std::size_t k) const {
-        return v.path + ".I[" + std::to_string(k) + "]";
-    }
     /// The value of a constant operand as integers (a constant tensor, or a
     /// list of constant scalars), or nothing.
     std::optional<std::vector<std::int64_t>> const_ints(std::size_t vi) const {
-        if (vi == op_view::npos) return std::nullopt;
+        if (vi == no_value) return std::nullopt;
         const auto& v = values_[vi];
         if (v.k == value::kind::constant && v.constant) return ints_of(*v.constant);
         if (v.k == value::kind::vec) {
@@ -33537,7 +33533,7 @@ private:
         return std::nullopt;
     }
     std::optional<double> const_scalar(std::size_t vi) const {
-        if (vi == op_view::npos) return std::nullopt;
+        if (vi == no_value) return std::nullopt;
         const auto& v = values_[vi];
         if (v.k != value::kind::constant || !v.constant || v.constant->numel() != 1)
             return std::nullopt;
@@ -33560,6 +33556,59 @@ private:
         });
         if (!ok) return std::nullopt;
         return r;
+    }
+
+    model& m_;
+    graph::builder b_;
+    std::vector<value> values_;
+    std::vector<scope> scopes_;
+    std::map<std::int64_t, std::string> defined_;  // positive ids -> where
+    std::map<std::string, std::size_t> params_;    // name -> value (byte-sorted)
+    std::map<std::int64_t, std::string> fetch_names_;
+    std::set<std::string> names_;
+};
+
+}  // namespace detail
+
+}  // namespace litegraph::paddle::pir
+// ---- end litegraph/loader/paddle/pir/values.hpp ----
+
+namespace litegraph::paddle::pir {
+
+namespace detail {
+
+/// Adding ops to the graph.
+class op_builder : public value_reader {
+protected:
+    using value_reader::value_reader;
+
+    struct op_view {
+        std::string name, path;
+        std::vector<std::int64_t> in;       // value ids, 0: absent
+        std::vector<std::size_t> in_vals;   // value indices (npos: absent)
+        std::vector<std::int64_t> out;      // value ids
+        std::vector<std::size_t> out_vals;  // value indices
+        std::map<std::string, attr_value> attrs;
+        std::string unknown_attr;  // the first attribute with a tag litegraph does not read
+        static constexpr std::size_t npos = no_value;
+    };
+
+    /// Records what op `name` became: `type` ("" when the loader resolved it),
+    /// and a note for the unsupported ones.
+    void note(const std::string& name, const std::string& type, const std::string& why) {
+        auto it = m_.info.op_types.find(name);
+        // Once an instance stays untranslated, the name is marked so.
+        if (it == m_.info.op_types.end() || (it->second != name && type == name))
+            m_.info.op_types[name] = type;
+        if (!why.empty() && !m_.info.op_notes.count(name)) m_.info.op_notes[name] = why;
+    }
+
+    // Operand helpers.
+    std::size_t in_val(const op_view& v, std::size_t k) const {
+        return k < v.in_vals.size() ? v.in_vals[k] : op_view::npos;
+    }
+    std::string in_path(const op_view& v, std::size_t k) const {
+        return v.path + ".I[" + std::to_string(k) + "]";
     }
 
     template <class T>
@@ -33720,656 +33769,366 @@ private:
         if (k >= v.out.size()) return;
         scopes_.back()[v.out[k]] = vi;
     }
+};
 
-    // ---- the translation table ----------------------------------------------------------
+}  // namespace detail
 
-    void translate(op_view& v) {
-        // An in-place variant (`1.relu_`, `1.scale_`) computes the same values
-        // (its result is a new value in PIR as well).
-        const std::string n(table_name(v.name));
-        if (is_control_flow(n) || n.rfind("2.", 0) == 0)
-            return keep_untranslated(v, "control flow");
-        if (!v.unknown_attr.empty() && n != "1.data" && n != "1.fetch")
-            return keep_untranslated(
-                v, "attribute '" + v.unknown_attr + "' has a tag litegraph does not read");
-        // Program inputs and outputs.
-        if (n == "1.data") return read_data(v);
-        if (n == "1.fetch") return read_fetch(v);
-        // Constants and lists, resolved at load.
-        if (n == "1.full") return read_full(v);
-        if (n == "1.full_int_array") return read_full_int_array(v);
-        if (n == "1.assign_value") return read_assign_value(v);
-        if (n == "0.combine") {
-            if (v.out_vals.size() != 1) fail(v.path + ".O", "0.combine has one result");
-            auto& out = values_[v.out_vals[0]];
-            out.k = value::kind::vec;
-            out.elems.clear();
-            for (std::size_t k = 0; k < v.in_vals.size(); ++k) {
-                if (v.in_vals[k] == op_view::npos) fail(in_path(v, k), "an absent list element");
-                out.elems.push_back(v.in_vals[k]);
+}  // namespace litegraph::paddle::pir
+// ---- end litegraph/loader/paddle/pir/builder.hpp ----
+
+namespace litegraph::paddle::pir {
+
+/// Op names that carry or end nested regions.
+inline bool is_control_flow(std::string_view name) {
+    return name == "1.if" || name == "1.while" || name == "2.yield" || name == "1.pylayer" ||
+           name == "0.yield" || name == "2.if" || name == "2.while";
+}
+
+namespace detail {
+
+/// Reading the nested regions of a control-flow op.
+class region_reader : public op_builder {
+protected:
+    using op_builder::op_builder;
+
+    /// Reads one op (program.hpp); regions read theirs with it.
+    virtual void read_op(const json& op, const std::string& path) = 0;
+
+    void read_regions(const json& regions, const std::string& path) {
+        if (!regions.is_array()) fail(path, "expected an array, got " + type_name(regions));
+        for (std::size_t r = 0; r < regions.size(); ++r) {
+            const auto rpath = path + "[" + std::to_string(r) + "]";
+            const auto& blocks = array_member(regions[r], "blocks", rpath);
+            for (std::size_t b = 0; b < blocks.size(); ++b) {
+                const auto bpath = rpath + ".blocks[" + std::to_string(b) + "]";
+                ++m_.info.num_blocks;
+                scopes_.emplace_back();
+                if (blocks[b].is_object() && blocks[b].contains("args")) {
+                    const auto& args = blocks[b]["args"];
+                    if (!args.is_array())
+                        fail(bpath + ".args", "expected an array, got " + type_name(args));
+                    for (std::size_t a = 0; a < args.size(); ++a) {
+                        const auto apath = bpath + ".args[" + std::to_string(a) + "]";
+                        const auto id = as_int(member(args[a], "#", apath), apath + ".#");
+                        if (id >= 0)
+                            fail(apath, "block argument %" + std::to_string(id) +
+                                            " (block arguments have negative ids)");
+                        value val;
+                        if (args[a].contains("TT"))
+                            val = from_type(read_type(args[a]["TT"], apath + ".TT"));
+                        define(id, std::move(val), apath);
+                    }
+                }
+                const auto& ops = array_member(blocks[b], "ops", bpath);
+                for (std::size_t i = 0; i < ops.size(); ++i)
+                    read_op(ops[i], bpath + ".ops[" + std::to_string(i) + "]");
+                scopes_.pop_back();
             }
-            return note(v.name, "", "");
         }
-        if (n == "0.split") {
-            const auto vi = in_val(v, 0);
-            if (vi == op_view::npos || values_[vi].k != value::kind::vec)
-                fail(in_path(v, 0), "0.split takes a list");
-            const auto elems = values_[vi].elems;
-            if (elems.size() != v.out_vals.size())
-                fail(v.path + ".O", "0.split of a list of " + std::to_string(elems.size()) +
-                                        " into " + std::to_string(v.out_vals.size()) + " values");
-            for (std::size_t k = 0; k < elems.size(); ++k) alias(v, k, elems[k]);
-            return note(v.name, "", "");
+    }
+};
+
+}  // namespace detail
+
+}  // namespace litegraph::paddle::pir
+// ---- end litegraph/loader/paddle/pir/control_flow.hpp ----
+
+namespace litegraph::paddle::pir {
+
+namespace detail {
+
+/// Walks the program; `translate` turns each op of the top block into graph ops.
+class program_reader : public region_reader {
+public:
+    /// Reads the program into the graph and the topology part of the model info.
+    void read(const json& root) {
+        if (!root.is_object())
+            fail("(top level)", "expected a JSON object, got " + type_name(root));
+        const auto& base = member(root, "base_code", "(top level)");
+        const auto& magic = member(base, "magic", "base_code");
+        if (!magic.is_string() || magic.get_ref<const std::string&>() != "pir")
+            fail("base_code.magic",
+                 "not a PIR program (magic is " +
+                     (magic.is_string() ? "\"" + clip(magic.get<std::string>()) + "\""
+                                        : type_name(magic)) +
+                     ", expected \"pir\")");
+        if (base.contains("version"))
+            m_.info.program_version = as_int(base["version"], "base_code.version");
+        const auto& program = member(root, "program", "(top level)");
+        const auto& regions = array_member(program, "regions", "program");
+        if (regions.empty()) fail("program.regions", "the program has no region");
+        if (regions.size() > 1)
+            fail("program.regions", "the program has " + std::to_string(regions.size()) +
+                                        " top-level regions, expected 1");
+        const auto& blocks = array_member(regions[0], "blocks", "program.regions[0]");
+        if (blocks.size() != 1)
+            fail("program.regions[0].blocks",
+                 "the top region has " + std::to_string(blocks.size()) + " blocks, expected 1");
+        const auto& block = blocks[0];
+        const std::string bpath = "program.regions[0].blocks[0]";
+        if (!block.is_object())
+            fail(bpath, "expected an object (a block), got " + type_name(block));
+        if (block.contains("args") && !(block["args"].is_array() && block["args"].empty()))
+            fail(bpath + ".args", "the top block has arguments");
+        const auto& ops = array_member(block, "ops", bpath);
+        m_.info.num_blocks = 1;
+        m_.info.format = "pir-json";
+        collect_fetch_names(ops);
+        scopes_.emplace_back();
+        for (std::size_t i = 0; i < ops.size(); ++i)
+            read_op(ops[i], "ops[" + std::to_string(i) + "]");
+        scopes_.pop_back();
+        // Ops seen only inside control-flow regions: what they would become.
+        for (auto& [name, n] : m_.info.op_counts)
+            if (!m_.info.op_types.count(name)) {
+                auto t = translated_type(name);
+                m_.info.op_types[name] = t ? std::string(*t) : name;
+                if (!t) m_.info.op_notes[name] = "no kernel; only inside control flow";
+            }
+        try {
+            b_.finish();
+        } catch (const graph_error& e) {
+            throw graph_error(file_ + ": " + e.what());
         }
+        for (auto& x : m_.graph.feeds) {
+            const auto& v = m_.graph.vars[static_cast<std::size_t>(x.var)];
+            m_.info.feeds.push_back({v.name, v.type, v.shape, x.col});
+        }
+        for (auto& x : m_.graph.fetches) {
+            const auto& v = m_.graph.vars[static_cast<std::size_t>(x.var)];
+            m_.info.fetches.push_back({v.name, v.type, v.shape, x.col});
+        }
+    }
+
+    /// Reads the parameter records (byte-sorted order of the names) and gives
+    /// their values to the graph variables that use them.  `params` absent:
+    /// topology only (every parameter keeps its declared shape and no value).
+    void read_params(std::optional<std::string_view> params, const std::string& label,
+                     bool require_params) {
+        std::vector<std::string> names;
+        for (auto& [name, idx] : params_) names.push_back(name);  // std::map: byte-sorted
+        if (!params) {
+            if (require_params && !names.empty())
+                throw io_error(file_ + ": the program has " + std::to_string(names.size()) +
+                               " parameters but no parameter file (*.pdiparams) was found");
+            return;
+        }
+        paddle::detail::record_reader reader(*params, label);
+        std::map<std::string, tensor> stored;
+        for (auto& name : names) {
+            const auto& v = values_[params_.at(name)];
+            auto t = reader.read(name, [&](const record_info& r) {
+                if (v.typed && r.type != v.type)
+                    throw format_error(
+                        label, r.desc_offset,
+                        "parameter '" + name + "' is stored as " + std::string(name_of(r.type)) +
+                            ", the program declares " + std::string(name_of(v.type)));
+                if (!compatible(v.shape, r.dims))
+                    throw format_error(label, r.desc_offset,
+                                       "parameter '" + name + "' is stored with dims " +
+                                           to_string(r.dims) + ", the program declares " +
+                                           to_string(v.shape));
+            });
+            m_.info.num_params += 1;
+            m_.info.param_elements += t.numel();
+            m_.info.param_bytes += t.bytes();
+            stored.emplace(name, std::move(t));
+        }
+        reader.expect_end(names.empty() ? std::string() : names.back());
+        // Derived parameters first: they copy; the plain ones then move (a
+        // parameter used under two names is copied for the second).
+        for (auto& v : values_) {
+            if (v.var.empty() || v.k != value::kind::derived) continue;
+            const auto& src = stored.at(v.param);
+            tensor t(src.type(), v.shape);
+            if (t.bytes() != src.bytes())
+                fail(v.def_path, "reshaping parameter '" + v.param + "' " + to_string(src.shape()) +
+                                     " to " + to_string(v.shape) + " changes its size");
+            if (t.bytes()) std::memcpy(t.data(), src.data(), t.bytes());
+            var_node(v.var).value = std::move(t);
+        }
+        std::map<std::string, std::string> first_var;
+        for (auto& v : values_) {
+            if (v.var.empty() || v.k != value::kind::param) continue;
+            auto [it, fresh] = first_var.emplace(v.param, v.var);
+            if (fresh)
+                var_node(v.var).value = std::move(stored.at(v.param));
+            else if (it->second != v.var)
+                var_node(v.var).value = var_node(it->second).value;
+        }
+    }
+
+protected:
+    program_reader(std::string file, model& m) : region_reader(std::move(file), m) {}
+
+    /// Adds what op `v` (of the top block) becomes to the graph.
+    virtual void translate(op_view& v) = 0;
+
+    void collect_fetch_names(const json& ops) {
+        for (const auto& op : ops) {
+            if (!op.is_object()) continue;
+            auto t = op.find("#");
+            if (t == op.end() || !t->is_string() || t->get_ref<const std::string&>() != "1.fetch")
+                continue;
+            auto in = op.find("I"), attrs = op.find("A");
+            if (in == op.end() || !in->is_array() || in->size() != 1 || !(*in)[0].is_object())
+                continue;
+            auto id = (*in)[0].find("%");
+            if (id == (*in)[0].end() || !id->is_number_integer() || attrs == op.end() ||
+                !attrs->is_array())
+                continue;
+            for (const auto& a : *attrs)
+                if (a.is_object() && a.value("N", json()) == "name" && a.contains("AT") &&
+                    a["AT"].is_object() && a["AT"].contains("D") && a["AT"]["D"].is_string()) {
+                    auto name = a["AT"]["D"].get<std::string>();
+                    if (!name.empty())
+                        fetch_names_.emplace(id->get<std::int64_t>(), std::move(name));
+                }
+        }
+    }
+
+    void read_op(const json& op, const std::string& path) override {
+        if (!op.is_object()) fail(path, "expected an object (an op), got " + type_name(op));
+        const std::string name = as_string(member(op, "#", path), path + ".#");
+        if (name == "p") return read_param(op, path);
+        ++m_.info.op_counts[name];
+        op_view v;
+        v.name = name;
+        v.path = path;
+        // Inputs must be defined before the op (outer scopes included).
+        const auto& in = array_member(op, "I", path);
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            const auto ipath = path + ".I[" + std::to_string(i) + "]";
+            const auto id = as_int(member(in[i], "%", ipath), ipath + ".%");
+            v.in.push_back(id);
+            if (id == 0) {
+                v.in_vals.push_back(op_view::npos);
+                continue;
+            }
+            auto vi = lookup(id);
+            if (!vi) fail(ipath, "value %" + std::to_string(id) + " used before it is defined");
+            v.in_vals.push_back(*vi);
+        }
+        if (op.contains("A")) {
+            const auto& attrs = array_member(op, "A", path);
+            for (std::size_t i = 0; i < attrs.size(); ++i) {
+                const auto apath = path + ".A[" + std::to_string(i) + "]";
+                const auto& an = as_string(member(attrs[i], "N", apath), apath + ".N");
+                bool known = true;
+                auto val = read_attr(member(attrs[i], "AT", apath), apath + ".AT", known);
+                if (!known && v.unknown_attr.empty()) v.unknown_attr = an;
+                v.attrs[an] = std::move(val);
+            }
+        }
+        // Nested regions (control flow) are read and checked before the results
+        // are defined: a region sees the values before its op, not its results.
+        if (op.contains("regions")) read_regions(op["regions"], path + ".regions");
+        const auto& out = array_member(op, "O", path);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            const auto opath = path + ".O[" + std::to_string(i) + "]";
+            const auto id = as_int(member(out[i], "%", opath), opath + ".%");
+            value val;
+            if (out[i].contains("TT"))
+                val = from_type(read_type(out[i]["TT"], opath + ".TT"));
+            else {
+                val.k = value::kind::none;
+                val.none_why = "its type is not given";
+            }
+            v.out.push_back(id);
+            v.out_vals.push_back(define(id, std::move(val), opath));
+        }
+        if (scopes_.size() > 1) {
+            // Inside a control-flow region: checked and counted, never translated
+            // (names seen only there are marked after the walk).
+            if (is_control_flow(name)) note(name, name, "control flow");
+            return;
+        }
+        translate(v);
+    }
+
+    void read_param(const json& op, const std::string& path) {
+        if (scopes_.size() > 1) fail(path, "a parameter inside a control-flow region");
+        const auto& a = array_member(op, "A", path);
+        if (a.size() < 4)
+            fail(path + ".A", "a parameter's A is [distributed, parameter, clip, name]");
+        const std::string name = as_string(a[3], path + ".A[3]");
+        if (name.empty()) fail(path + ".A[3]", "a parameter without a name");
+        const auto& o = member(op, "O", path);
+        const auto id = as_int(member(o, "%", path + ".O"), path + ".O.%");
+        auto t = read_type(member(o, "TT", path + ".O"), path + ".O.TT");
+        if (!t.tensor) fail(path + ".O.TT", "a parameter of type " + t.tag + ", not a tensor");
+        for (auto d : t.shape)
+            if (d < 0) fail(path + ".O.TT", "parameter '" + name + "' has an unknown dim");
+        value v = from_type(t);
+        v.k = value::kind::param;
+        v.param = name;
+        if (params_.count(name)) fail(path + ".A[3]", "parameter '" + name + "' is declared twice");
+        params_[name] = define(id, std::move(v), path + ".O");
+    }
+
+    static bool compatible(const shape_t& declared, const shape_t& stored) {
+        if (declared.size() != stored.size()) return false;
+        for (std::size_t i = 0; i < declared.size(); ++i)
+            if (declared[i] >= 0 && declared[i] != stored[i]) return false;
+        return true;
+    }
+};
+
+}  // namespace detail
+
+}  // namespace litegraph::paddle::pir
+// ---- end litegraph/loader/paddle/pir/program.hpp ----
+
+namespace litegraph::paddle::pir {
+
+namespace detail {
+
+/// The ops resolved at load.
+class resolver : public program_reader {
+protected:
+    using program_reader::program_reader;
+
+    /// Resolves op `v` (PIR name `n`) when it is one of detail::resolved_at_load;
+    /// false when it is not.
+    bool resolve_at_load(op_view& v, const std::string& n) {
+        // Program inputs and outputs.
+        if (n == "1.data") return read_data(v), true;
+        if (n == "1.fetch") return read_fetch(v), true;
+        // Constants and lists, resolved at load.
+        if (n == "1.full") return read_full(v), true;
+        if (n == "1.full_int_array") return read_full_int_array(v), true;
+        if (n == "0.combine") return read_combine(v), true;
+        if (n == "0.split") return read_split(v), true;
         if (n == "1.assign") {
             if (in_val(v, 0) == op_view::npos) fail(in_path(v, 0), "1.assign without an input");
             alias(v, 0, in_val(v, 0));
-            return note(v.name, "", "");
-        }
-        // Ops of litegraph's op set.
-        if (auto t = simple_type(n))
-            return emit(v, *t, {in_slot(v, "X", 0)}, {"Out"}, simple_attrs(v));
-        if (auto t = binary_type(n)) {
-            attr_map a;
-            a.set("axis", std::int32_t{-1});  // numpy broadcasting, trailing dims aligned
-            return emit(v, *t, {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.conv2d" || n == "1.depthwise_conv2d") {
-            attr_map a;
-            for (auto k :
-                 {"strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format"})
-                copy(a, v, k);
-            return emit(v, n.substr(2), {in_slot(v, "Input", 0), in_slot(v, "Filter", 1)},
-                        {"Output"}, std::move(a));
-        }
-        if (n == "1.conv2d_transpose" || n == "1.depthwise_conv2d_transpose") {
-            attr_map a;
-            for (auto k : {"strides", "paddings", "output_padding", "padding_algorithm",
-                           "dilations", "groups", "data_format"})
-                copy(a, v, k);
-            if (in_val(v, 2) != op_view::npos) {
-                auto size = const_ints(in_val(v, 2));
-                if (!size) return keep_untranslated(v, "output_size is not a constant");
-                a.set("output_size", *size);
-            }
-            return emit(v, n.substr(2), {in_slot(v, "Input", 0), in_slot(v, "Filter", 1)},
-                        {"Output"}, std::move(a));
-        }
-        if (n == "1.batch_norm_" || n == "1.batch_norm") {
-            attr_map a;
-            for (auto k :
-                 {"epsilon", "momentum", "is_test", "use_global_stats", "trainable_statistics"})
-                copy(a, v, k);
-            copy(a, v, "data_format", "data_layout");
-            return emit(v, "batch_norm",
-                        {in_slot(v, "X", 0), in_slot(v, "Mean", 1), in_slot(v, "Variance", 2),
-                         in_slot(v, "Scale", 3), in_slot(v, "Bias", 4)},
-                        {"Y"}, std::move(a));
-        }
-        if (n == "1.layer_norm") {
-            // Operands x, scale, bias (the last two may be absent); the mean and
-            // variance results are not computed.
-            attr_map a;
-            copy(a, v, "epsilon");
-            copy(a, v, "begin_norm_axis");
-            return emit(v, "layer_norm",
-                        {in_slot(v, "X", 0), in_slot(v, "Scale", 1), in_slot(v, "Bias", 2)}, {"Y"},
-                        std::move(a));
-        }
-        if (n == "1.prelu") {
-            attr_map a;
-            copy(a, v, "mode");
-            copy(a, v, "data_format");
-            return emit(v, "prelu", {in_slot(v, "X", 0), in_slot(v, "Alpha", 1)}, {"Out"},
-                        std::move(a));
-        }
-        if (n == "1.clip") {
-            // Operands x, min, max: constants (`1.full`) fold into the attributes,
-            // computed bounds stay inputs.
-            attr_map a;
-            std::vector<slot_spec> ins{in_slot(v, "X", 0)};
-            const char* names[2][2] = {{"min", "Min"}, {"max", "Max"}};
-            for (std::size_t k = 1; k <= 2; ++k) {
-                if (auto c = const_scalar(in_val(v, k)))
-                    a.set(names[k - 1][0], to_float(*c, in_path(v, k)));
-                else if (in_val(v, k) != op_view::npos)
-                    ins.push_back(in_slot(v, names[k - 1][1], k));
-                else
-                    return keep_untranslated(v, std::string(names[k - 1][0]) + " is absent");
-            }
-            return emit(v, "clip", ins, {"Out"}, std::move(a));
-        }
-        if (n == "1.pool2d") {
-            attr_map a;
-            for (auto k : {"strides", "paddings", "ceil_mode", "exclusive", "data_format",
-                           "pooling_type", "global_pooling", "adaptive", "padding_algorithm"})
-                copy(a, v, k);
-            auto ksize = const_ints(in_val(v, 1));
-            if (!ksize) return keep_untranslated(v, "kernel_size is not a constant");
-            a.set("ksize", *ksize);
-            return emit(v, "pool2d", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.conv3d") {
-            attr_map a;
-            for (auto k :
-                 {"strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format"})
-                copy(a, v, k);
-            return emit(v, "conv3d", {in_slot(v, "Input", 0), in_slot(v, "Filter", 1)}, {"Output"},
-                        std::move(a));
-        }
-        if (n == "1.pool3d") {
-            // kernel_size is an attribute of pool3d (pool2d takes it as an operand).
-            attr_map a;
-            for (auto k : {"strides", "paddings", "ceil_mode", "exclusive", "data_format",
-                           "pooling_type", "global_pooling", "adaptive", "padding_algorithm"})
-                copy(a, v, k);
-            copy(a, v, "kernel_size", "ksize");
-            return emit(v, "pool3d", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.gru") {
-            // Operands input, h0, weight, bias (h0 and bias may be absent);
-            // results batch_gate, batch_reset_hidden_prev, batch_hidden (not
-            // computed by litegraph) and hidden.
-            attr_map a;
-            for (auto k : {"activation", "gate_activation", "is_reverse", "origin_mode"})
-                copy(a, v, k);
-            return emit(v, "gru",
-                        {in_slot(v, "Input", 0), in_slot(v, "H0", 1), in_slot(v, "Weight", 2),
-                         in_slot(v, "Bias", 3)},
-                        {"", "", "", "Hidden"}, std::move(a));
-        }
-        if (n == "1.crf_decoding")
-            return emit(v, "crf_decoding",
-                        {in_slot(v, "Emission", 0), in_slot(v, "Transition", 1),
-                         in_slot(v, "Label", 2), in_slot(v, "Length", 3)},
-                        {"ViterbiPath"}, {});
-        if (n == "1.sequence_softmax")
-            return emit(v, "sequence_softmax", {in_slot(v, "X", 0)}, {"Out"}, {});
-        if (n == "1.sequence_expand") {
-            attr_map a;
-            copy(a, v, "ref_level");
-            return emit(v, "sequence_expand", {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"},
-                        std::move(a));
-        }
-        if (n == "1.im2sequence") {
-            attr_map a;
-            for (auto k : {"kernels", "strides", "paddings", "out_stride"}) copy(a, v, k);
-            return emit(v, "im2sequence", {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"},
-                        std::move(a));
-        }
-        if (n == "1.ctc_align") {
-            attr_map a;
-            for (auto k : {"blank", "merge_repeated", "padding_value"}) copy(a, v, k);
-            return emit(v, "ctc_align", {in_slot(v, "Input", 0), in_slot(v, "InputLength", 1)},
-                        {"Output", "OutputLength"}, std::move(a));
-        }
-        if (n == "1.reshape") return read_reshape(v);
-        if (n == "1.flatten") {
-            attr_map a;
-            copy(a, v, "start_axis");
-            copy(a, v, "stop_axis");
-            return emit(v, "flatten_contiguous_range", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.transpose") {
-            attr_map a;
-            copy(a, v, "perm", "axis");
-            return emit(v, "transpose2", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.squeeze" || n == "1.unsqueeze") {
-            attr_map a;
-            std::vector<slot_spec> ins{in_slot(v, "X", 0)};
-            if (in_val(v, 1) != op_view::npos) {
-                if (auto axes = const_ints(in_val(v, 1)))
-                    a.set("axes", *axes);
-                else if (n == "1.unsqueeze")
-                    ins.push_back(in_slot(v, "AxesTensor", 1));
-                else
-                    return keep_untranslated(v, "axis is not a constant");
-            }
-            return emit(v, n == "1.squeeze" ? "squeeze2" : "unsqueeze2", ins, {"Out"},
-                        std::move(a));
-        }
-        if (n == "1.matmul") {
-            attr_map a;
-            copy(a, v, "transpose_x", "trans_x");
-            copy(a, v, "transpose_y", "trans_y");
-            return emit(v, "matmul_v2", {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"},
-                        std::move(a));
-        }
-        if (n == "1.softmax") {
-            attr_map a;
-            copy(a, v, "axis");
-            return emit(v, "softmax", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.concat") {
-            attr_map a;
-            std::vector<slot_spec> ins{list_slot(v, "X", 0)};
-            if (auto axis = const_ints(in_val(v, 1)); axis && axis->size() == 1)
-                a.set("axis", axis->front());
-            else if (in_val(v, 1) != op_view::npos)
-                ins.push_back(in_slot(v, "AxisTensor", 1));
-            return emit(v, "concat", ins, {"Out"}, std::move(a));
-        }
-        if (n == "1.stack") {
-            attr_map a;
-            copy(a, v, "axis");
-            return emit(v, "stack", {list_slot(v, "X", 0)}, {"Y"}, std::move(a));
-        }
-        if (n == "1.rnn") {
-            // Operands: x, pre_state (a list), weight_list (a list), sequence_length
-            // (optional), dropout_state_in (training only, not read).  Results:
-            // out, dropout_state_out, state (a list), reserve.
-            attr_map a;
-            a.set("mode", std::string("RNN_TANH"));  // the default of Paddle 3.x's rnn
-            for (auto k : {"dropout_prob", "is_bidirec", "input_size", "hidden_size", "num_layers",
-                           "mode", "seed", "is_test"})
-                copy(a, v, k);
-            return emit(v, "rnn",
-                        {in_slot(v, "Input", 0), list_slot(v, "PreState", 1),
-                         list_slot(v, "WeightList", 2), in_slot(v, "SequenceLength", 3)},
-                        {"Out", "", "State", ""}, std::move(a));
-        }
-        if (n == "1.scale") {
-            attr_map a;
-            copy(a, v, "bias");
-            copy(a, v, "bias_after_scale");
-            std::vector<slot_spec> ins{in_slot(v, "X", 0)};
-            if (auto s = const_scalar(in_val(v, 1)))
-                a.set("scale", to_float(*s, in_path(v, 1)));
-            else if (in_val(v, 1) != op_view::npos)
-                ins.push_back(in_slot(v, "ScaleTensor", 1));
-            return emit(v, "scale", ins, {"Out"}, std::move(a));
-        }
-        if (n == "1.dropout") {
-            attr_map a;
-            copy(a, v, "is_test");
-            copy(a, v, "mode", "dropout_implementation");
-            if (in_val(v, 2) != op_view::npos) {
-                auto p = const_scalar(in_val(v, 2));
-                if (!p) return keep_untranslated(v, "p is not a constant");
-                a.set("dropout_prob", to_float(*p, in_path(v, 2)));
-            }
-            return emit(v, "dropout", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.slice") {
-            attr_map a;
-            copy(a, v, "axes");
-            copy(a, v, "decrease_axis");
-            copy(a, v, "infer_flags");
-            a.set("decrease_to_0d", true);  // Paddle 3.x: removing every dim leaves a 0-D tensor
-            std::vector<slot_spec> ins{in_slot(v, "Input", 0)};
-            const char* names[2][3] = {{"starts", "StartsTensor", "StartsTensorList"},
-                                       {"ends", "EndsTensor", "EndsTensorList"}};
-            for (std::size_t k = 1; k <= 2; ++k) {
-                const auto& nm = names[k - 1];
-                if (auto c = const_ints(in_val(v, k)))
-                    a.set(nm[0], *c);
-                else if (in_val(v, k) != op_view::npos)
-                    ins.push_back(values_[in_val(v, k)].k == value::kind::vec
-                                      ? list_slot(v, nm[2], k)
-                                      : in_slot(v, nm[1], k));
-            }
-            return emit(v, "slice", ins, {"Out"}, std::move(a));
-        }
-        if (n == "1.shape" || n == "1.shape64") {
-            // 1.shape64 yields int64 (the recognisers stack its dims with int64
-            // constants), 1.shape int32.
-            const auto t = n == "1.shape64" ? dtype::i64 : dtype::i32;
-            for (auto vi : v.out_vals)
-                if (values_[vi].k == value::kind::tensor) values_[vi].type = t;
-            attr_map a;
-            a.set("dtype", std::int32_t{to_paddle_type(t)});
-            return emit(v, "shape", {in_slot(v, "Input", 0)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.cast") {
-            attr_map a;
-            auto t = dtype_of_name(attr<std::string>(v, "dtype", ""));
-            if (!t) return keep_untranslated(v, "dtype is not one litegraph has");
-            a.set("out_dtype", std::int32_t{to_paddle_type(*t)});
-            return emit(v, "cast", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.sum" || n == "1.mean" || n == "1.max" || n == "1.min" || n == "1.prod" ||
-            n == "1.all" || n == "1.any") {
-            // The axes are an operand (a constant) or, for all / any, an attribute; none
-            // or an empty list reduces every dim.  Paddle 3.x: 0-D when no dim is left.
-            attr_map a;
-            std::vector<std::int64_t> axes;
-            if (n == "1.all" || n == "1.any") {
-                axes = attr<std::vector<std::int64_t>>(v, "axis", {});
-            } else if (in_val(v, 1) != op_view::npos) {
-                auto c = const_ints(in_val(v, 1));
-                if (!c) return keep_untranslated(v, "axis is not a constant");
-                axes = *c;
-            }
-            a.set("dim", axes);
-            a.set("reduce_all", axes.empty() || attr<bool>(v, "reduce_all", false));
-            copy(a, v, "keepdim", "keep_dim");
-            copy(a, v, "keep_dim");
-            if (n == "1.sum") {
-                const auto name = attr<std::string>(v, "dtype", "");
-                if (auto t = dtype_of_name(name))
-                    a.set("out_dtype", std::int32_t{to_paddle_type(*t)});
-                else if (!name.empty() && name != "undefined")
-                    return keep_untranslated(v, "dtype is not one litegraph has");
-            }
-            a.set("decrease_to_0d", true);
-            const std::string type(*translated_type(n));
-            return emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.where")
-            return emit(v, "where",
-                        {in_slot(v, "Condition", 0), in_slot(v, "X", 1), in_slot(v, "Y", 2)},
-                        {"Out"}, attr_map{});
-        if (n == "1.cumsum") {
-            // Operands x, axis (a constant; absent: the attribute's default).
-            attr_map a;
-            for (auto k : {"flatten", "exclusive", "reverse"}) copy(a, v, k);
-            if (in_val(v, 1) != op_view::npos) {
-                // An integer constant, or a float `1.full` holding an integral value.
-                auto axis = const_scalar(in_val(v, 1));
-                if (!axis || *axis != std::floor(*axis) || std::fabs(*axis) > 1e9)
-                    return keep_untranslated(v, "axis is not an integer constant");
-                a.set("axis", static_cast<std::int64_t>(*axis));
-            }
-            return emit(v, "cumsum", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.p_norm") {
-            attr_map a;
-            for (auto k : {"porder", "axis", "epsilon", "keepdim", "asvector"}) copy(a, v, k);
-            a.set("decrease_to_0d", true);
-            return emit(v, "p_norm", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.argmax") {
-            attr_map a;
-            copy(a, v, "keepdims");
-            copy(a, v, "flatten");
-            auto axis = const_ints(in_val(v, 1));
-            if (!axis || axis->size() != 1) return keep_untranslated(v, "axis is not a constant");
-            a.set("axis", axis->front());
-            auto t = dtype_of_name(attr<std::string>(v, "dtype", "int64"));
-            if (!t || (*t != dtype::i64 && *t != dtype::i32))
-                return keep_untranslated(v, "dtype is neither int32 nor int64");
-            a.set("dtype", std::int32_t{to_paddle_type(*t)});
-            return emit(v, "arg_max", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
-        }
-        if (n == "1.nearest_interp" || n == "1.bilinear_interp") {
-            attr_map a;
-            for (auto k :
-                 {"out_h", "out_w", "scale", "interp_method", "align_corners", "align_mode"})
-                copy(a, v, k);
-            copy(a, v, "data_format", "data_layout");
-            return emit(v, n.substr(2) + "_v2",
-                        {in_slot(v, "X", 0), in_slot(v, "OutSize", 1),
-                         list_slot(v, "SizeTensor", 2), in_slot(v, "Scale", 3)},
-                        {"Out"}, std::move(a));
-        }
-        if (n == "1.embedding") {
-            attr_map a;
-            copy(a, v, "padding_idx");
-            return emit(v, "lookup_table_v2", {in_slot(v, "Ids", 0), in_slot(v, "W", 1)}, {"Out"},
-                        std::move(a));
-        }
-        if (read_tensor_op(v, n)) return;
-        keep_untranslated(v, "");
-    }
-
-    /// An int-list operand `k` (IntArray) into attribute `attr` when it is a
-    /// constant, else slot `list` (a `0.combine` of scalars) or `one` (a
-    /// tensor); false when it must be a constant and is not.
-    bool int_array(const op_view& v, std::size_t k, attr_map& a, std::vector<slot_spec>& ins,
-                   const char* attr, const char* list, const char* one) const {
-        const auto vi = in_val(v, k);
-        if (vi == op_view::npos) return true;
-        if (auto c = const_ints(vi)) {
-            a.set(attr, *c);
-            return true;
-        }
-        if (values_[vi].k == value::kind::vec) {
-            if (!list) return false;
-            ins.push_back(list_slot(v, list, k));
-            return true;
-        }
-        if (!one) return false;
-        ins.push_back(in_slot(v, one, k));
-        return true;
-    }
-
-    /// The tensor, padding, normalisation and detection ops of issue 17; false
-    /// when `n` is none of them.  (Emits, or keeps the op untranslated.)
-    bool read_tensor_op(op_view& v, const std::string& n) {
-        attr_map a;
-        std::vector<slot_spec> ins{in_slot(v, "X", 0)};
-        auto scalar_axis = [&](std::size_t k, const char* slot) {
-            if (auto c = const_ints(in_val(v, k)); c && c->size() == 1)
-                a.set("axis", c->front());
-            else if (in_val(v, k) != op_view::npos)
-                ins.push_back(in_slot(v, slot, k));
-        };
-        if (n == "1.split" || n == "1.split_with_num") {
-            if (n == "1.split") {
-                if (!int_array(v, 1, a, ins, "sections", "SectionsTensorList", nullptr)) {
-                    keep_untranslated(v, "sections is neither a constant nor a list of scalars");
-                    return true;
-                }
-                scalar_axis(2, "AxisTensor");
-            } else {
-                copy(a, v, "num");
-                scalar_axis(1, "AxisTensor");
-            }
-            emit(v, "split", ins, {"Out"}, std::move(a));
-            return true;
-        }
-        if (n == "1.unstack") {
-            copy(a, v, "axis");
-            copy(a, v, "num");
-            emit(v, "unstack", ins, {"Y"}, std::move(a));
-            return true;
-        }
-        if (n == "1.gather" || n == "1.gather_nd") {
-            ins.push_back(in_slot(v, "Index", 1));
-            if (n == "1.gather") scalar_axis(2, "Axis");
-            emit(v, n.substr(2), ins, {"Out"}, std::move(a));
-            return true;
-        }
-        if (n == "1.tile" || n == "1.expand") {
-            const bool tile = n == "1.tile";
-            int_array(v, 1, a, ins, tile ? "repeat_times" : "shape",
-                      tile ? "repeat_times_tensor" : "expand_shapes_tensor",
-                      tile ? "RepeatTimes" : "Shape");
-            emit(v, tile ? "tile" : "expand_v2", ins, {"Out"}, std::move(a));
-            return true;
-        }
-        if (n == "1.expand_as") {
-            copy(a, v, "target_shape");
-            ins.push_back(in_slot(v, "Y", 1));
-            emit(v, "expand_as_v2", ins, {"Out"}, std::move(a));
-            return true;
-        }
-        if (n == "1.topk") {
-            for (auto k : {"axis", "largest", "sorted"}) copy(a, v, k);
-            if (auto c = const_ints(in_val(v, 1)); c && c->size() == 1)
-                a.set("k", c->front());
-            else if (in_val(v, 1) != op_view::npos)
-                ins.push_back(in_slot(v, "K", 1));
-            emit(v, "top_k_v2", ins, {"Out", "Indices"}, std::move(a));
-            return true;
-        }
-        if (n == "1.argsort") {
-            copy(a, v, "axis");
-            copy(a, v, "descending");
-            emit(v, "argsort", ins, {"Out", "Indices"}, std::move(a));
-            return true;
-        }
-        if (n == "1.pixel_shuffle") {
-            copy(a, v, "upscale_factor");
-            copy(a, v, "data_format");
-            emit(v, "pixel_shuffle", ins, {"Out"}, std::move(a));
-            return true;
-        }
-        if (n == "1.channel_shuffle") {
-            copy(a, v, "groups");
-            copy(a, v, "data_format");
-            emit(v, "channel_shuffle", ins, {"Out"}, std::move(a));
-            return true;
-        }
-        if (n == "1.pad3d") {
-            copy(a, v, "mode");
-            copy(a, v, "pad_value", "value");
-            copy(a, v, "data_format");
-            if (!int_array(v, 1, a, ins, "paddings", nullptr, "Paddings")) {
-                keep_untranslated(v, "paddings is a list of computed values");
-                return true;
-            }
-            emit(v, "pad3d", ins, {"Out"}, std::move(a));
-            return true;
-        }
-        if (n == "1.instance_norm" || n == "1.group_norm") {
-            copy(a, v, "epsilon");
-            const bool group = n == "1.group_norm";
-            if (group) {
-                copy(a, v, "groups");
-                copy(a, v, "data_format", "data_layout");
-            }
-            ins.push_back(in_slot(v, "Scale", 1));
-            ins.push_back(in_slot(v, "Bias", 2));
-            emit(v, n.substr(2), ins,
-                 group ? std::vector<std::string>{"Y", "Mean", "Variance"}
-                       : std::vector<std::string>{"Y", "SavedMean", "SavedVariance"},
-                 std::move(a));
-            return true;
-        }
-        if (n == "1.prior_box") {
-            for (auto k : {"min_sizes", "max_sizes", "aspect_ratios", "variances", "flip", "clip",
-                           "step_w", "step_h", "offset", "min_max_aspect_ratios_order"})
-                copy(a, v, k);
-            emit(v, "prior_box", {in_slot(v, "Input", 0), in_slot(v, "Image", 1)},
-                 {"Boxes", "Variances"}, std::move(a));
-            return true;
-        }
-        if (n == "1.density_prior_box") {
-            for (auto k : {"variances", "clip", "flatten_to_2d", "step_w", "step_h", "offset",
-                           "densities", "fixed_sizes", "fixed_ratios"})
-                copy(a, v, k);
-            emit(v, "density_prior_box", {in_slot(v, "Input", 0), in_slot(v, "Image", 1)},
-                 {"Boxes", "Variances"}, std::move(a));
-            return true;
-        }
-        if (n == "1.affine_channel") {
-            copy(a, v, "data_layout");
-            emit(v, "affine_channel",
-                 {in_slot(v, "X", 0), in_slot(v, "Scale", 1), in_slot(v, "Bias", 2)}, {"Out"},
-                 std::move(a));
-            return true;
-        }
-        if (n == "1.full_like" || n == "1.full_batch_size_like") {
-            // full_like(x, value): the fill value is an operand (a constant) or,
-            // in older programs, an attribute; dtype "undefined" keeps x's.
-            const bool like = n == "1.full_like";
-            std::optional<double> value = attr<double>(v, "value", 0.0);
-            if (like && in_val(v, 1) != op_view::npos) value = const_scalar(in_val(v, 1));
-            if (!value) {
-                keep_untranslated(v, "value is not a constant");
-                return true;
-            }
-            a.set("value", *value);
-            const auto dt = attr<std::string>(v, "dtype", like ? "undefined" : "float32");
-            if (auto t = dtype_of_name(dt)) {
-                a.set("dtype", std::int32_t{to_paddle_type(*t)});
-            } else if (!like || (dt != "undefined" && !dt.empty())) {
-                keep_untranslated(v, "dtype '" + dt + "' is not one litegraph has");
-                return true;
-            }
-            if (like) {
-                emit(v, "fill_any_like", {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
-                return true;
-            }
-            for (auto k : {"shape", "input_dim_idx", "output_dim_idx"}) copy(a, v, k);
-            emit(v, "fill_constant_batch_size_like", {in_slot(v, "Input", 0)}, {"Out"},
-                 std::move(a));
-            return true;
-        }
-        if (n == "1.arange") {
-            // Operands start, end, step (constants the shape is computed from);
-            // range's output has start's dtype, which must be arange's.
-            const auto dt = attr<std::string>(v, "dtype", "");
-            const auto t = dtype_of_name(dt);
-            const auto s0 = in_val(v, 0);
-            if (t && s0 != op_view::npos && values_[s0].typed && values_[s0].type != *t) {
-                keep_untranslated(v, "start is not of the dtype '" + dt + "'");
-                return true;
-            }
-            emit(v, "range", {in_slot(v, "Start", 0), in_slot(v, "End", 1), in_slot(v, "Step", 2)},
-                 {"Out"}, attr_map{});
-            return true;
-        }
-        if (n == "1.box_coder") {
-            for (auto k : {"code_type", "box_normalized", "axis", "variance"}) copy(a, v, k);
-            emit(v, "box_coder",
-                 {in_slot(v, "PriorBox", 0), in_slot(v, "PriorBoxVar", 1),
-                  in_slot(v, "TargetBox", 2)},
-                 {"OutputBox"}, std::move(a));
-            return true;
+            return note(v.name, "", ""), true;
         }
         return false;
     }
 
-    static std::optional<std::string> simple_type(const std::string& n) {
-        static const std::set<std::string, std::less<>> names{"1.relu",
-                                                              "1.relu6",
-                                                              "1.sigmoid",
-                                                              "1.tanh",
-                                                              "1.exp",
-                                                              "1.hardswish",
-                                                              "1.hardsigmoid",
-                                                              "1.swish",
-                                                              "1.silu",
-                                                              "1.leaky_relu",
-                                                              "1.thresholded_relu",
-                                                              "1.gelu",
-                                                              "1.log",
-                                                              "1.floor",
-                                                              "1.sqrt",
-                                                              "1.abs",
-                                                              "1.mish",
-                                                              "1.softplus",
-                                                              "1.softsign",
-                                                              "1.hardtanh",
-                                                              "1.rsqrt",
-                                                              "1.square",
-                                                              "1.sin",
-                                                              "1.cos",
-                                                              "1.erf",
-                                                              "1.pow",
-                                                              "1.log_softmax",
-                                                              "1.logical_not"};
-        if (!names.count(n)) return std::nullopt;
-        return std::string(*translated_type(n));
+    void read_combine(op_view& v) {
+        if (v.out_vals.size() != 1) fail(v.path + ".O", "0.combine has one result");
+        auto& out = values_[v.out_vals[0]];
+        out.k = value::kind::vec;
+        out.elems.clear();
+        for (std::size_t k = 0; k < v.in_vals.size(); ++k) {
+            if (v.in_vals[k] == op_view::npos) fail(in_path(v, k), "an absent list element");
+            out.elems.push_back(v.in_vals[k]);
+        }
+        note(v.name, "", "");
     }
-    attr_map simple_attrs(const op_view& v) const {
-        attr_map a;
-        copy(a, v, "slope");
-        copy(a, v, "offset");
-        copy(a, v, "negative_slope", "alpha");
-        copy(a, v, "threshold");  // thresholded_relu
-        copy(a, v, "value");
-        copy(a, v, "approximate");          // gelu
-        copy(a, v, "lambda", "threshold");  // mish
-        copy(a, v, "beta");                 // softplus
-        copy(a, v, "t_min");                // hardtanh
-        copy(a, v, "t_max");
-        copy(a, v, "y", "factor");  // pow
-        copy(a, v, "axis");         // log_softmax
-        return a;
-    }
-    static std::optional<std::string> binary_type(const std::string& n) {
-        static const std::set<std::string, std::less<>> names{
-            "1.add",           "1.subtract",    "1.multiply",        "1.divide",
-            "1.maximum",       "1.minimum",     "1.elementwise_pow", "1.equal",
-            "1.not_equal",     "1.less_than",   "1.less_equal",      "1.greater_than",
-            "1.greater_equal", "1.logical_and", "1.logical_or",      "1.logical_xor",
-            "1.floor_divide",  "1.remainder"};
-        if (!names.count(n)) return std::nullopt;
-        return std::string(*translated_type(n));
+
+    void read_split(op_view& v) {
+        const auto vi = in_val(v, 0);
+        if (vi == op_view::npos || values_[vi].k != value::kind::vec)
+            fail(in_path(v, 0), "0.split takes a list");
+        const auto elems = values_[vi].elems;
+        if (elems.size() != v.out_vals.size())
+            fail(v.path + ".O", "0.split of a list of " + std::to_string(elems.size()) + " into " +
+                                    std::to_string(v.out_vals.size()) + " values");
+        for (std::size_t k = 0; k < elems.size(); ++k) alias(v, k, elems[k]);
+        note(v.name, "", "");
     }
 
     void read_data(op_view& v) {
@@ -34430,7 +34189,8 @@ private:
             values_[v.out_vals[0]].type = *t;
             values_[v.out_vals[0]].typed = true;
             values_[v.out_vals[0]].shape = shape;
-            return emit(v, "fill_constant", {}, {"Out"}, std::move(a));
+            return emit(v, std::string(ops::fill_constant::paddle_types[0]), {}, {"Out"},
+                        std::move(a));
         }
         set_constant(v.out_vals[0],
                      folded_constant(v, *t, shape, dt, [&](std::size_t) { return fill; }));
@@ -34478,7 +34238,7 @@ private:
 
     /// `1.assign_value(_)`: a constant of `shape` and `dtype` holding `values`
     /// (its operand, in the in-place form, is the value it overwrites: unread).
-    void read_assign_value(op_view& v) {
+    void read_assign_value(op_view& v, const std::string& type) {
         if (v.out_vals.size() != 1) fail(v.path + ".O", "1.assign_value has one result");
         const auto shape = attr<std::vector<std::int64_t>>(v, "shape", {});
         const auto vals = attr<std::vector<double>>(v, "values", {});
@@ -34499,7 +34259,7 @@ private:
                                     std::to_string(vals.size()) + " values");
         set_constant(v.out_vals[0],
                      folded_constant(v, *t, shape, dt, [&](std::size_t i) { return vals[i]; }));
-        note(v.name, "assign_value", "");  // what the op table says, run at load
+        note(v.name, type, "");  // what the op table says, run at load
     }
 
     void read_full_int_array(op_view& v) {
@@ -34523,15 +34283,6 @@ private:
         }
         set_constant(v.out_vals[0], std::move(c));
         note(v.name, "", "");
-    }
-
-    void set_constant(std::size_t vi, tensor c) {
-        auto& val = values_[vi];
-        val.k = value::kind::constant;
-        val.typed = true;
-        val.type = c.type();
-        val.shape = c.shape();
-        val.constant = std::move(c);
     }
 
     /// Paddle's reshape of fully known dims (0 copies a dim, one -1 is inferred).
@@ -34570,7 +34321,7 @@ private:
         return r;
     }
 
-    void read_reshape(op_view& v) {
+    void read_reshape(op_view& v, const std::string& type) {
         const auto x = in_val(v, 0);
         auto shape = const_ints(in_val(v, 1));
         if (x != op_view::npos && shape && !v.out_vals.empty() &&
@@ -34589,7 +34340,7 @@ private:
                     values_[v.out_vals[k]].k = value::kind::none;
                     values_[v.out_vals[k]].none_why = "reshape's xshape is not computed";
                 }
-                return note(v.name, "reshape2", "");
+                return note(v.name, type, "");
             }
         }
         attr_map a;
@@ -34600,48 +34351,697 @@ private:
             ins.push_back(values_[in_val(v, 1)].k == value::kind::vec
                               ? list_slot(v, "ShapeTensor", 1)
                               : in_slot(v, "Shape", 1));
-        emit(v, "reshape2", ins, {"Out"}, std::move(a));
+        emit(v, type, ins, {"Out"}, std::move(a));
     }
-
-    static bool compatible(const shape_t& declared, const shape_t& stored) {
-        if (declared.size() != stored.size()) return false;
-        for (std::size_t i = 0; i < declared.size(); ++i)
-            if (declared[i] >= 0 && declared[i] != stored[i]) return false;
-        return true;
-    }
-
-    std::string file_;
-    model& m_;
-    graph::builder b_;
-    std::vector<value> values_;
-    std::vector<scope> scopes_;
-    std::map<std::int64_t, std::string> defined_;  // positive ids -> where
-    std::map<std::string, std::size_t> params_;    // name -> value (byte-sorted)
-    std::map<std::int64_t, std::string> fetch_names_;
-    std::set<std::string> names_;
     int feed_col_ = 0;
 };
 
-/// Parses JSON text with a depth cap; syntax errors are format_errors with the byte offset.
-inline json parse_json(std::string_view bytes, const std::string& file) {
-    try {
-        return json::parse(bytes.begin(), bytes.end(), [&](int depth, json::parse_event_t, json&) {
-            if (depth > max_json_depth)
-                throw format_error(
-                    file, 0,
-                    "JSON nested deeper than " + std::to_string(max_json_depth) + " levels");
-            return true;
-        });
-    } catch (const json::parse_error& e) {
-        std::string what = e.what();
-        // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
-        if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-        const std::uint64_t at = e.byte > 0 ? e.byte - 1 : 0;
-        throw format_error(file, at, "not a PIR program (invalid JSON): " + what);
-    }
-}
-
 }  // namespace detail
+
+}  // namespace litegraph::paddle::pir
+// ---- end litegraph/loader/paddle/pir/resolve.hpp ----
+// ---- begin litegraph/loader/paddle/pir/translate_ops.hpp ----
+// The PIR loader's translators: one per op whose translation needs code
+// (operands folded from constants, lists, several results), each given the op
+// type its PIR name becomes (names.hpp) and registered in translate.hpp.
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+namespace litegraph::paddle::pir::detail {
+
+/// The translators of the pir_form::custom ops.
+class translators : public resolver {
+protected:
+    using resolver::resolver;
+
+    // ---- convolution, normalisation, pooling --------------------------------------
+
+    void conv(op_view& v, const std::string& type) {
+        attr_map a;
+        for (auto k :
+             {"strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format"})
+            copy(a, v, k);
+        emit(v, type, {in_slot(v, "Input", 0), in_slot(v, "Filter", 1)}, {"Output"}, std::move(a));
+    }
+    void conv_transpose(op_view& v, const std::string& type) {
+        attr_map a;
+        for (auto k : {"strides", "paddings", "output_padding", "padding_algorithm", "dilations",
+                       "groups", "data_format"})
+            copy(a, v, k);
+        if (in_val(v, 2) != op_view::npos) {
+            auto size = const_ints(in_val(v, 2));
+            if (!size) return keep_untranslated(v, "output_size is not a constant");
+            a.set("output_size", *size);
+        }
+        emit(v, type, {in_slot(v, "Input", 0), in_slot(v, "Filter", 1)}, {"Output"}, std::move(a));
+    }
+    void conv3d(op_view& v, const std::string& type) { conv(v, type); }
+    void batch_norm(op_view& v, const std::string& type) {
+        attr_map a;
+        for (auto k :
+             {"epsilon", "momentum", "is_test", "use_global_stats", "trainable_statistics"})
+            copy(a, v, k);
+        copy(a, v, "data_format", "data_layout");
+        emit(v, type,
+             {in_slot(v, "X", 0), in_slot(v, "Mean", 1), in_slot(v, "Variance", 2),
+              in_slot(v, "Scale", 3), in_slot(v, "Bias", 4)},
+             {"Y"}, std::move(a));
+    }
+    void layer_norm(op_view& v, const std::string& type) {
+        // Operands x, scale, bias (the last two may be absent); the mean and
+        // variance results are not computed.
+        attr_map a;
+        copy(a, v, "epsilon");
+        copy(a, v, "begin_norm_axis");
+        emit(v, type, {in_slot(v, "X", 0), in_slot(v, "Scale", 1), in_slot(v, "Bias", 2)}, {"Y"},
+             std::move(a));
+    }
+    void instance_norm(op_view& v, const std::string& type) { norm(v, type, false); }
+    void group_norm(op_view& v, const std::string& type) { norm(v, type, true); }
+    void norm(op_view& v, const std::string& type, bool group) {
+        attr_map a;
+        copy(a, v, "epsilon");
+        if (group) {
+            copy(a, v, "groups");
+            copy(a, v, "data_format", "data_layout");
+        }
+        emit(v, type, {in_slot(v, "X", 0), in_slot(v, "Scale", 1), in_slot(v, "Bias", 2)},
+             group ? std::vector<std::string>{"Y", "Mean", "Variance"}
+                   : std::vector<std::string>{"Y", "SavedMean", "SavedVariance"},
+             std::move(a));
+    }
+    void affine_channel(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "data_layout");
+        emit(v, type, {in_slot(v, "X", 0), in_slot(v, "Scale", 1), in_slot(v, "Bias", 2)}, {"Out"},
+             std::move(a));
+    }
+    void prelu(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "mode");
+        copy(a, v, "data_format");
+        emit(v, type, {in_slot(v, "X", 0), in_slot(v, "Alpha", 1)}, {"Out"}, std::move(a));
+    }
+    void clip(op_view& v, const std::string& type) {
+        // Operands x, min, max: constants (`1.full`) fold into the attributes,
+        // computed bounds stay inputs.
+        attr_map a;
+        std::vector<slot_spec> ins{in_slot(v, "X", 0)};
+        const char* names[2][2] = {{"min", "Min"}, {"max", "Max"}};
+        for (std::size_t k = 1; k <= 2; ++k) {
+            if (auto c = const_scalar(in_val(v, k)))
+                a.set(names[k - 1][0], to_float(*c, in_path(v, k)));
+            else if (in_val(v, k) != op_view::npos)
+                ins.push_back(in_slot(v, names[k - 1][1], k));
+            else
+                return keep_untranslated(v, std::string(names[k - 1][0]) + " is absent");
+        }
+        emit(v, type, ins, {"Out"}, std::move(a));
+    }
+    static constexpr const char* pool_attrs[] = {
+        "strides",      "paddings",       "ceil_mode", "exclusive",        "data_format",
+        "pooling_type", "global_pooling", "adaptive",  "padding_algorithm"};
+    void pool2d(op_view& v, const std::string& type) {
+        attr_map a;
+        for (auto k : pool_attrs) copy(a, v, k);
+        auto ksize = const_ints(in_val(v, 1));
+        if (!ksize) return keep_untranslated(v, "kernel_size is not a constant");
+        a.set("ksize", *ksize);
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+    void pool3d(op_view& v, const std::string& type) {
+        // kernel_size is an attribute of pool3d (pool2d takes it as an operand).
+        attr_map a;
+        for (auto k : pool_attrs) copy(a, v, k);
+        copy(a, v, "kernel_size", "ksize");
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+
+    // ---- sequences and recurrent nets ---------------------------------------------
+
+    void gru(op_view& v, const std::string& type) {
+        // Operands input, h0, weight, bias (h0 and bias may be absent);
+        // results batch_gate, batch_reset_hidden_prev, batch_hidden (not
+        // computed by litegraph) and hidden.
+        attr_map a;
+        for (auto k : {"activation", "gate_activation", "is_reverse", "origin_mode"}) copy(a, v, k);
+        emit(v, type,
+             {in_slot(v, "Input", 0), in_slot(v, "H0", 1), in_slot(v, "Weight", 2),
+              in_slot(v, "Bias", 3)},
+             {"", "", "", "Hidden"}, std::move(a));
+    }
+    void crf_decoding(op_view& v, const std::string& type) {
+        emit(v, type,
+             {in_slot(v, "Emission", 0), in_slot(v, "Transition", 1), in_slot(v, "Label", 2),
+              in_slot(v, "Length", 3)},
+             {"ViterbiPath"}, {});
+    }
+    void sequence_softmax(op_view& v, const std::string& type) {
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, {});
+    }
+    void sequence_expand(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "ref_level");
+        emit(v, type, {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"}, std::move(a));
+    }
+    void im2sequence(op_view& v, const std::string& type) {
+        attr_map a;
+        for (auto k : {"kernels", "strides", "paddings", "out_stride"}) copy(a, v, k);
+        emit(v, type, {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"}, std::move(a));
+    }
+    void ctc_align(op_view& v, const std::string& type) {
+        attr_map a;
+        for (auto k : {"blank", "merge_repeated", "padding_value"}) copy(a, v, k);
+        emit(v, type, {in_slot(v, "Input", 0), in_slot(v, "InputLength", 1)},
+             {"Output", "OutputLength"}, std::move(a));
+    }
+    void rnn(op_view& v, const std::string& type) {
+        // Operands: x, pre_state (a list), weight_list (a list), sequence_length
+        // (optional), dropout_state_in (training only, not read).  Results:
+        // out, dropout_state_out, state (a list), reserve.
+        attr_map a;
+        a.set("mode", std::string("RNN_TANH"));  // the default of Paddle 3.x's rnn
+        for (auto k : {"dropout_prob", "is_bidirec", "input_size", "hidden_size", "num_layers",
+                       "mode", "seed", "is_test"})
+            copy(a, v, k);
+        emit(v, type,
+             {in_slot(v, "Input", 0), list_slot(v, "PreState", 1), list_slot(v, "WeightList", 2),
+              in_slot(v, "SequenceLength", 3)},
+             {"Out", "", "State", ""}, std::move(a));
+    }
+
+    // ---- shapes and layouts ---------------------------------------------------------
+
+    void flatten(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "start_axis");
+        copy(a, v, "stop_axis");
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+    void transpose(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "perm", "axis");
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+    void squeeze(op_view& v, const std::string& type) { squeeze_or_unsqueeze(v, type, false); }
+    void unsqueeze(op_view& v, const std::string& type) { squeeze_or_unsqueeze(v, type, true); }
+    void squeeze_or_unsqueeze(op_view& v, const std::string& type, bool unsqueeze) {
+        attr_map a;
+        std::vector<slot_spec> ins{in_slot(v, "X", 0)};
+        if (in_val(v, 1) != op_view::npos) {
+            if (auto axes = const_ints(in_val(v, 1)))
+                a.set("axes", *axes);
+            else if (unsqueeze)
+                ins.push_back(in_slot(v, "AxesTensor", 1));
+            else
+                return keep_untranslated(v, "axis is not a constant");
+        }
+        emit(v, type, ins, {"Out"}, std::move(a));
+    }
+    void matmul(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "transpose_x", "trans_x");
+        copy(a, v, "transpose_y", "trans_y");
+        emit(v, type, {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"}, std::move(a));
+    }
+    void softmax(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "axis");
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+    void concat(op_view& v, const std::string& type) {
+        attr_map a;
+        std::vector<slot_spec> ins{list_slot(v, "X", 0)};
+        if (auto axis = const_ints(in_val(v, 1)); axis && axis->size() == 1)
+            a.set("axis", axis->front());
+        else if (in_val(v, 1) != op_view::npos)
+            ins.push_back(in_slot(v, "AxisTensor", 1));
+        emit(v, type, ins, {"Out"}, std::move(a));
+    }
+    void stack(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "axis");
+        emit(v, type, {list_slot(v, "X", 0)}, {"Y"}, std::move(a));
+    }
+    void scale(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "bias");
+        copy(a, v, "bias_after_scale");
+        std::vector<slot_spec> ins{in_slot(v, "X", 0)};
+        if (auto s = const_scalar(in_val(v, 1)))
+            a.set("scale", to_float(*s, in_path(v, 1)));
+        else if (in_val(v, 1) != op_view::npos)
+            ins.push_back(in_slot(v, "ScaleTensor", 1));
+        emit(v, type, ins, {"Out"}, std::move(a));
+    }
+    void dropout(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "is_test");
+        copy(a, v, "mode", "dropout_implementation");
+        if (in_val(v, 2) != op_view::npos) {
+            auto p = const_scalar(in_val(v, 2));
+            if (!p) return keep_untranslated(v, "p is not a constant");
+            a.set("dropout_prob", to_float(*p, in_path(v, 2)));
+        }
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+    void slice(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "axes");
+        copy(a, v, "decrease_axis");
+        copy(a, v, "infer_flags");
+        a.set("decrease_to_0d", true);  // Paddle 3.x: removing every dim leaves a 0-D tensor
+        std::vector<slot_spec> ins{in_slot(v, "Input", 0)};
+        const char* names[2][3] = {{"starts", "StartsTensor", "StartsTensorList"},
+                                   {"ends", "EndsTensor", "EndsTensorList"}};
+        for (std::size_t k = 1; k <= 2; ++k) {
+            const auto& nm = names[k - 1];
+            if (auto c = const_ints(in_val(v, k)))
+                a.set(nm[0], *c);
+            else if (in_val(v, k) != op_view::npos)
+                ins.push_back(values_[in_val(v, k)].k == value::kind::vec ? list_slot(v, nm[2], k)
+                                                                          : in_slot(v, nm[1], k));
+        }
+        emit(v, type, ins, {"Out"}, std::move(a));
+    }
+    void shape(op_view& v, const std::string& type) {
+        // The second PIR name (1.shape64) yields int64 (the recognisers stack its
+        // dims with int64 constants), the first (1.shape) int32.
+        const auto t = table_name(v.name) == ops::shape::pir_names[1].pir ? dtype::i64 : dtype::i32;
+        for (auto vi : v.out_vals)
+            if (values_[vi].k == value::kind::tensor) values_[vi].type = t;
+        attr_map a;
+        a.set("dtype", std::int32_t{to_paddle_type(t)});
+        emit(v, type, {in_slot(v, "Input", 0)}, {"Out"}, std::move(a));
+    }
+    void cast(op_view& v, const std::string& type) {
+        attr_map a;
+        auto t = dtype_of_name(attr<std::string>(v, "dtype", ""));
+        if (!t) return keep_untranslated(v, "dtype is not one litegraph has");
+        a.set("out_dtype", std::int32_t{to_paddle_type(*t)});
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+    void interp(op_view& v, const std::string& type) {
+        attr_map a;
+        for (auto k : {"out_h", "out_w", "scale", "interp_method", "align_corners", "align_mode"})
+            copy(a, v, k);
+        copy(a, v, "data_format", "data_layout");
+        emit(v, type,
+             {in_slot(v, "X", 0), in_slot(v, "OutSize", 1), list_slot(v, "SizeTensor", 2),
+              in_slot(v, "Scale", 3)},
+             {"Out"}, std::move(a));
+    }
+    void embedding(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "padding_idx");
+        emit(v, type, {in_slot(v, "Ids", 0), in_slot(v, "W", 1)}, {"Out"}, std::move(a));
+    }
+
+    // ---- reductions, indices ------------------------------------------------------------
+
+    void reduce(op_view& v, const std::string& type) {
+        // The axes are an operand (a constant) or, for all / any, an attribute; none
+        // or an empty list reduces every dim.  Paddle 3.x: 0-D when no dim is left.
+        using kind = ops::reduce::kind;
+        auto is = [&](kind k) { return type == ops::reduce::paddle_types[static_cast<int>(k)]; };
+        attr_map a;
+        std::vector<std::int64_t> axes;
+        if (is(kind::all) || is(kind::any)) {
+            axes = attr<std::vector<std::int64_t>>(v, "axis", {});
+        } else if (in_val(v, 1) != op_view::npos) {
+            auto c = const_ints(in_val(v, 1));
+            if (!c) return keep_untranslated(v, "axis is not a constant");
+            axes = *c;
+        }
+        a.set("dim", axes);
+        a.set("reduce_all", axes.empty() || attr<bool>(v, "reduce_all", false));
+        copy(a, v, "keepdim", "keep_dim");
+        copy(a, v, "keep_dim");
+        if (is(kind::sum)) {
+            const auto name = attr<std::string>(v, "dtype", "");
+            if (auto t = dtype_of_name(name))
+                a.set("out_dtype", std::int32_t{to_paddle_type(*t)});
+            else if (!name.empty() && name != "undefined")
+                return keep_untranslated(v, "dtype is not one litegraph has");
+        }
+        a.set("decrease_to_0d", true);
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+    void p_norm(op_view& v, const std::string& type) {
+        attr_map a;
+        for (auto k : {"porder", "axis", "epsilon", "keepdim", "asvector"}) copy(a, v, k);
+        a.set("decrease_to_0d", true);
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+    void cumsum(op_view& v, const std::string& type) {
+        // Operands x, axis (a constant; absent: the attribute's default).
+        attr_map a;
+        for (auto k : {"flatten", "exclusive", "reverse"}) copy(a, v, k);
+        if (in_val(v, 1) != op_view::npos) {
+            // An integer constant, or a float `1.full` holding an integral value.
+            auto axis = const_scalar(in_val(v, 1));
+            if (!axis || *axis != std::floor(*axis) || std::fabs(*axis) > 1e9)
+                return keep_untranslated(v, "axis is not an integer constant");
+            a.set("axis", static_cast<std::int64_t>(*axis));
+        }
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+    void arg_max(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "keepdims");
+        copy(a, v, "flatten");
+        auto axis = const_ints(in_val(v, 1));
+        if (!axis || axis->size() != 1) return keep_untranslated(v, "axis is not a constant");
+        a.set("axis", axis->front());
+        auto t = dtype_of_name(attr<std::string>(v, "dtype", "int64"));
+        if (!t || (*t != dtype::i64 && *t != dtype::i32))
+            return keep_untranslated(v, "dtype is neither int32 nor int64");
+        a.set("dtype", std::int32_t{to_paddle_type(*t)});
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+    void where(op_view& v, const std::string& type) {
+        emit(v, type, {in_slot(v, "Condition", 0), in_slot(v, "X", 1), in_slot(v, "Y", 2)}, {"Out"},
+             attr_map{});
+    }
+    void top_k(op_view& v, const std::string& type) {
+        attr_map a;
+        std::vector<slot_spec> ins{in_slot(v, "X", 0)};
+        for (auto k : {"axis", "largest", "sorted"}) copy(a, v, k);
+        if (auto c = const_ints(in_val(v, 1)); c && c->size() == 1)
+            a.set("k", c->front());
+        else if (in_val(v, 1) != op_view::npos)
+            ins.push_back(in_slot(v, "K", 1));
+        emit(v, type, ins, {"Out", "Indices"}, std::move(a));
+    }
+    void arg_sort(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "axis");
+        copy(a, v, "descending");
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out", "Indices"}, std::move(a));
+    }
+
+    // ---- tensor ops (issue 17) ------------------------------------------------------------
+
+    /// An int-list operand `k` (IntArray) into attribute `attr` when it is a
+    /// constant, else slot `list` (a `0.combine` of scalars) or `one` (a
+    /// tensor); false when it must be a constant and is not.
+    bool int_array(const op_view& v, std::size_t k, attr_map& a, std::vector<slot_spec>& ins,
+                   const char* attr, const char* list, const char* one) const {
+        const auto vi = in_val(v, k);
+        if (vi == op_view::npos) return true;
+        if (auto c = const_ints(vi)) {
+            a.set(attr, *c);
+            return true;
+        }
+        if (values_[vi].k == value::kind::vec) {
+            if (!list) return false;
+            ins.push_back(list_slot(v, list, k));
+            return true;
+        }
+        if (!one) return false;
+        ins.push_back(in_slot(v, one, k));
+        return true;
+    }
+    /// A one-integer operand `k` into attribute "axis" when it is a constant,
+    /// else slot `slot`.
+    void scalar_axis(const op_view& v, std::size_t k, const char* slot, attr_map& a,
+                     std::vector<slot_spec>& ins) const {
+        if (auto c = const_ints(in_val(v, k)); c && c->size() == 1)
+            a.set("axis", c->front());
+        else if (in_val(v, k) != op_view::npos)
+            ins.push_back(in_slot(v, slot, k));
+    }
+
+    void split(op_view& v, const std::string& type) {
+        // The first PIR name (1.split) takes its sections as an operand, the
+        // second (1.split_with_num) an attribute `num`.
+        attr_map a;
+        std::vector<slot_spec> ins{in_slot(v, "X", 0)};
+        if (table_name(v.name) == ops::split::pir_names[0].pir) {
+            if (!int_array(v, 1, a, ins, "sections", "SectionsTensorList", nullptr))
+                return keep_untranslated(v, "sections is neither a constant nor a list of scalars");
+            scalar_axis(v, 2, "AxisTensor", a, ins);
+        } else {
+            copy(a, v, "num");
+            scalar_axis(v, 1, "AxisTensor", a, ins);
+        }
+        emit(v, type, ins, {"Out"}, std::move(a));
+    }
+    void unstack(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "axis");
+        copy(a, v, "num");
+        emit(v, type, {in_slot(v, "X", 0)}, {"Y"}, std::move(a));
+    }
+    void gather(op_view& v, const std::string& type) {
+        attr_map a;
+        std::vector<slot_spec> ins{in_slot(v, "X", 0), in_slot(v, "Index", 1)};
+        if (type == ops::gather::paddle_types[0]) scalar_axis(v, 2, "Axis", a, ins);
+        emit(v, type, ins, {"Out"}, std::move(a));
+    }
+    void tile(op_view& v, const std::string& type) {
+        attr_map a;
+        std::vector<slot_spec> ins{in_slot(v, "X", 0)};
+        int_array(v, 1, a, ins, "repeat_times", "repeat_times_tensor", "RepeatTimes");
+        emit(v, type, ins, {"Out"}, std::move(a));
+    }
+    void expand(op_view& v, const std::string& type) {
+        attr_map a;
+        std::vector<slot_spec> ins{in_slot(v, "X", 0)};
+        int_array(v, 1, a, ins, "shape", "expand_shapes_tensor", "Shape");
+        emit(v, type, ins, {"Out"}, std::move(a));
+    }
+    void expand_as(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "target_shape");
+        emit(v, type, {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"}, std::move(a));
+    }
+    void pixel_shuffle(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "upscale_factor");
+        copy(a, v, "data_format");
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+    void channel_shuffle(op_view& v, const std::string& type) {
+        attr_map a;
+        copy(a, v, "groups");
+        copy(a, v, "data_format");
+        emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+    }
+    void pad3d(op_view& v, const std::string& type) {
+        attr_map a;
+        std::vector<slot_spec> ins{in_slot(v, "X", 0)};
+        copy(a, v, "mode");
+        copy(a, v, "pad_value", "value");
+        copy(a, v, "data_format");
+        if (!int_array(v, 1, a, ins, "paddings", nullptr, "Paddings"))
+            return keep_untranslated(v, "paddings is a list of computed values");
+        emit(v, type, ins, {"Out"}, std::move(a));
+    }
+    void full_like(op_view& v, const std::string& type) {
+        // full_like(x, value): the fill value is an operand (a constant) or,
+        // in older programs, an attribute; dtype "undefined" keeps x's.
+        // full_batch_size_like: the value and the shape are attributes.
+        const bool like = type == ops::fill_any_like::paddle_types[0];
+        attr_map a;
+        std::optional<double> value = attr<double>(v, "value", 0.0);
+        if (like && in_val(v, 1) != op_view::npos) value = const_scalar(in_val(v, 1));
+        if (!value) return keep_untranslated(v, "value is not a constant");
+        a.set("value", *value);
+        const auto dt = attr<std::string>(v, "dtype", like ? "undefined" : "float32");
+        if (auto t = dtype_of_name(dt))
+            a.set("dtype", std::int32_t{to_paddle_type(*t)});
+        else if (!like || (dt != "undefined" && !dt.empty()))
+            return keep_untranslated(v, "dtype '" + dt + "' is not one litegraph has");
+        if (like) return emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        for (auto k : {"shape", "input_dim_idx", "output_dim_idx"}) copy(a, v, k);
+        emit(v, type, {in_slot(v, "Input", 0)}, {"Out"}, std::move(a));
+    }
+    void arange(op_view& v, const std::string& type) {
+        // Operands start, end, step (constants the shape is computed from);
+        // range's output has start's dtype, which must be arange's.
+        const auto dt = attr<std::string>(v, "dtype", "");
+        const auto t = dtype_of_name(dt);
+        const auto s0 = in_val(v, 0);
+        if (t && s0 != op_view::npos && values_[s0].typed && values_[s0].type != *t)
+            return keep_untranslated(v, "start is not of the dtype '" + dt + "'");
+        emit(v, type, {in_slot(v, "Start", 0), in_slot(v, "End", 1), in_slot(v, "Step", 2)},
+             {"Out"}, attr_map{});
+    }
+
+    // ---- detection ------------------------------------------------------------------------
+
+    void prior_box(op_view& v, const std::string& type) {
+        attr_map a;
+        for (auto k : {"min_sizes", "max_sizes", "aspect_ratios", "variances", "flip", "clip",
+                       "step_w", "step_h", "offset", "min_max_aspect_ratios_order"})
+            copy(a, v, k);
+        emit(v, type, {in_slot(v, "Input", 0), in_slot(v, "Image", 1)}, {"Boxes", "Variances"},
+             std::move(a));
+    }
+    void density_prior_box(op_view& v, const std::string& type) {
+        attr_map a;
+        for (auto k : {"variances", "clip", "flatten_to_2d", "step_w", "step_h", "offset",
+                       "densities", "fixed_sizes", "fixed_ratios"})
+            copy(a, v, k);
+        emit(v, type, {in_slot(v, "Input", 0), in_slot(v, "Image", 1)}, {"Boxes", "Variances"},
+             std::move(a));
+    }
+    void box_coder(op_view& v, const std::string& type) {
+        attr_map a;
+        for (auto k : {"code_type", "box_normalized", "axis", "variance"}) copy(a, v, k);
+        emit(v, type,
+             {in_slot(v, "PriorBox", 0), in_slot(v, "PriorBoxVar", 1), in_slot(v, "TargetBox", 2)},
+             {"OutputBox"}, std::move(a));
+    }
+};
+
+}  // namespace litegraph::paddle::pir::detail
+// ---- end litegraph/loader/paddle/pir/translate_ops.hpp ----
+
+namespace litegraph::paddle::pir::detail {
+
+/// Reads a PIR program into a graph.
+class reader final : public translators {
+public:
+    reader(std::string file, model& m) : translators(std::move(file), m) {}
+
+private:
+    using translator = void (translators::*)(op_view&, const std::string&);
+    using table = std::map<std::string_view, translator, std::less<>>;
+
+    /// Registers `f` for every PIR name of Op translated by code (pir_form::custom).
+    template <class Op>
+    static void on(table& t, translator f) {
+        for (const auto& n : Op::pir_names)
+            if (n.form == pir_form::custom) t.emplace(n.pir, f);
+    }
+
+    /// The translators of the pir_form::custom names, by PIR name.
+    static const table& custom() {
+        static const table t = [] {
+            table r;
+            on<ops::assign_value>(r, &reader::read_assign_value);
+            on<ops::reshape2>(r, &reader::read_reshape);
+            on<ops::conv2d>(r, &reader::conv);
+            on<ops::conv2d_transpose>(r, &reader::conv_transpose);
+            on<ops::batch_norm>(r, &reader::batch_norm);
+            on<ops::layer_norm>(r, &reader::layer_norm);
+            on<ops::prelu>(r, &reader::prelu);
+            on<ops::clip>(r, &reader::clip);
+            on<ops::pool2d>(r, &reader::pool2d);
+            on<ops::conv3d>(r, &reader::conv3d);
+            on<ops::pool3d>(r, &reader::pool3d);
+            on<ops::gru>(r, &reader::gru);
+            on<ops::crf_decoding>(r, &reader::crf_decoding);
+            on<ops::sequence_softmax>(r, &reader::sequence_softmax);
+            on<ops::sequence_expand>(r, &reader::sequence_expand);
+            on<ops::im2sequence>(r, &reader::im2sequence);
+            on<ops::ctc_align>(r, &reader::ctc_align);
+            on<ops::flatten_contiguous_range>(r, &reader::flatten);
+            on<ops::transpose2>(r, &reader::transpose);
+            on<ops::squeeze2>(r, &reader::squeeze);
+            on<ops::unsqueeze2>(r, &reader::unsqueeze);
+            on<ops::matmul_v2>(r, &reader::matmul);
+            on<ops::softmax>(r, &reader::softmax);
+            on<ops::concat>(r, &reader::concat);
+            on<ops::stack>(r, &reader::stack);
+            on<ops::rnn>(r, &reader::rnn);
+            on<ops::scale>(r, &reader::scale);
+            on<ops::dropout>(r, &reader::dropout);
+            on<ops::slice>(r, &reader::slice);
+            on<ops::shape>(r, &reader::shape);
+            on<ops::cast>(r, &reader::cast);
+            on<ops::reduce>(r, &reader::reduce);
+            on<ops::where>(r, &reader::where);
+            on<ops::cumsum>(r, &reader::cumsum);
+            on<ops::p_norm>(r, &reader::p_norm);
+            on<ops::arg_max>(r, &reader::arg_max);
+            on<ops::interp_v2>(r, &reader::interp);
+            on<ops::lookup_table_v2>(r, &reader::embedding);
+            on<ops::split>(r, &reader::split);
+            on<ops::unstack>(r, &reader::unstack);
+            on<ops::gather>(r, &reader::gather);
+            on<ops::gather_nd>(r, &reader::gather);
+            on<ops::tile>(r, &reader::tile);
+            on<ops::expand_v2>(r, &reader::expand);
+            on<ops::expand_as_v2>(r, &reader::expand_as);
+            on<ops::top_k>(r, &reader::top_k);
+            on<ops::arg_sort>(r, &reader::arg_sort);
+            on<ops::pixel_shuffle>(r, &reader::pixel_shuffle);
+            on<ops::channel_shuffle>(r, &reader::channel_shuffle);
+            on<ops::pad3d>(r, &reader::pad3d);
+            on<ops::instance_norm>(r, &reader::instance_norm);
+            on<ops::group_norm>(r, &reader::group_norm);
+            on<ops::prior_box>(r, &reader::prior_box);
+            on<ops::density_prior_box>(r, &reader::density_prior_box);
+            on<ops::affine_channel>(r, &reader::affine_channel);
+            on<ops::fill_any_like>(r, &reader::full_like);
+            on<ops::fill_constant_batch_size_like>(r, &reader::full_like);
+            on<ops::range>(r, &reader::arange);
+            on<ops::box_coder>(r, &reader::box_coder);
+            return r;
+        }();
+        return t;
+    }
+
+public:
+    /// Whether PIR name `name` (of op_table) has a translation: resolved at
+    /// load, generic (unary, binary) or a translator (tests check every name).
+    static bool translates(std::string_view name) {
+        for (auto n : resolved_at_load)
+            if (n == name) return true;
+        const auto* e = find_entry(name);
+        return e && (e->form != pir_form::custom || custom().count(name));
+    }
+
+private:
+    void translate(op_view& v) override {
+        // An in-place variant (`1.relu_`, `1.scale_`) computes the same values
+        // (its result is a new value in PIR as well).
+        const std::string n(table_name(v.name));
+        if (is_control_flow(n) || n.rfind("2.", 0) == 0)
+            return keep_untranslated(v, "control flow");
+        if (!v.unknown_attr.empty() && n != "1.data" && n != "1.fetch")
+            return keep_untranslated(
+                v, "attribute '" + v.unknown_attr + "' has a tag litegraph does not read");
+        if (resolve_at_load(v, n)) return;
+        const auto* e = find_entry(n);
+        if (!e) return keep_untranslated(v, "");
+        const std::string type(e->type);
+        if (e->form == pir_form::unary) {
+            attr_map a;
+            for (const auto& at : e->attrs) {
+                auto it = v.attrs.find(std::string(at.pir));
+                if (it != v.attrs.end() && !std::holds_alternative<std::monostate>(it->second))
+                    a.set(std::string(at.as.empty() ? at.pir : at.as), it->second);
+            }
+            return emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        }
+        if (e->form == pir_form::binary) {
+            attr_map a;
+            a.set("axis", std::int32_t{-1});  // numpy broadcasting, trailing dims aligned
+            return emit(v, type, {in_slot(v, "X", 0), in_slot(v, "Y", 1)}, {"Out"}, std::move(a));
+        }
+        const auto& t = custom();
+        auto it = t.find(n);
+        if (it == t.end()) return keep_untranslated(v, "");
+        (this->*(it->second))(v, type);
+    }
+};
+
+}  // namespace litegraph::paddle::pir::detail
+// ---- end litegraph/loader/paddle/pir/translate.hpp ----
+
+namespace litegraph::paddle {
+
+namespace pir {
 
 /// Loads a PIR program (JSON text) and, when `params` is given, its combined
 /// parameter file.  Errors name `json_label` / `params_label`.

@@ -1,6 +1,6 @@
 // fuzz_pir's program generator: input bytes read as a recipe (byte_reader)
 // become a small, well-formed PIR program (tests/pir_json.hpp) of one to four
-// ops named from the reader's own op table (loader/paddle/pir.hpp op_table()),
+// ops named from the reader's own op table (loader/paddle/pir/names.hpp op_table()),
 // so that every translation rule is reached without a byte of a real model:
 //   - one to three program inputs (`1.data`) of dtype float32 (mostly), int64,
 //     int32 or bool, rank 0-4, dims 1-6 (sometimes -1);
@@ -29,7 +29,7 @@ namespace pir_recipe_detail {
 
 using test::pir_json::json;
 
-/// The attribute names the translation rules read (pir.hpp's copy() and
+/// The attribute names the translation rules read (the copy() and
 /// attr<>() calls), and strings their string attributes take.
 inline constexpr const char* attr_names[] = {"activation",
                                              "alpha",

@@ -742,6 +742,45 @@ TEST_CASE("PIR: the unary ops of issue 17 translate with their attributes and ru
     CHECK(test::max_rel_diff(out.span<float>(), expect) <= 1e-6);
 }
 
+TEST_CASE("PIR: the name table is derived from the ops' traits; every name translates") {
+    const auto& entries = paddle::pir::op_entries();
+    std::set<std::string_view> names;
+    const auto types = supported_op_types<builtin_ops>();
+    for (const auto& e : entries) {
+        CAPTURE(e.name);
+        CHECK(names.insert(e.name).second);  // one op per PIR name
+        CHECK(paddle::pir::detail::reader::translates(e.name));
+        if (!e.type.empty()) CHECK(std::find(types.begin(), types.end(), e.type) != types.end());
+        if (e.form != pir_form::unary) CHECK(e.attrs.empty());
+    }
+    CHECK(paddle::pir::op_table().size() == entries.size());
+    // An activation's PIR name is its functor's pir_type; its attributes its pir_attrs.
+    CHECK(paddle::pir::translated_type(ops::act::hard_swish::pir_type) ==
+          ops::act::hard_swish::paddle_type);
+    CHECK(paddle::pir::translated_type(std::string(ops::act::relu::pir_type) + "_") ==
+          ops::act::relu::paddle_type);  // the in-place variant
+    CHECK(!paddle::pir::translated_type(ops::act::brelu::paddle_type));
+    const auto* leaky = paddle::pir::find_entry(ops::act::leaky_relu::pir_type);
+    REQUIRE(leaky);
+    CHECK(leaky->form == pir_form::unary);
+    REQUIRE(leaky->attrs.size() == 1);
+    CHECK(leaky->attrs[0].as == "alpha");
+    // The attribute renamed on the way in: x < 0 scaled by negative_slope.
+    const auto x = iota({2, 3}, 0.7f);  // -0.3 .. 3.2
+    auto [type, out] = run_unary_pir(std::string(ops::act::leaky_relu::pir_type),
+                                     json::array({attr("negative_slope", "0.a_f32", 0.25)}), x);
+    CHECK(type == ops::act::leaky_relu::paddle_type);
+    CHECK(out.span<float>()[0] == x.span<float>()[0] * 0.25f);
+    CHECK(out.span<float>()[5] == x.span<float>()[5]);
+    // A unary op reads only the attributes it declares: hardswish's PIR op has
+    // none, so a stray "threshold" does not reach hard_swish.
+    auto [hs_type, hs] = run_unary_pir(std::string(ops::act::hard_swish::pir_type),
+                                       json::array({attr("threshold", "0.a_f32", 1.0)}), x);
+    CHECK(hs_type == ops::act::hard_swish::paddle_type);
+    const float x5 = x.span<float>()[5];
+    CHECK(hs.span<float>()[5] == ops::act::hard_swish{}(x5));
+}
+
 TEST_CASE("PIR: comparisons and logical ops translate to bool results") {
     // logical_xor(less_than(x, y), logical_not(equal(x, y))) == (x > y) with numpy broadcasting
     const auto b = [](std::vector<std::int64_t> d) { return tensor_type("0.t_bool", d); };

@@ -23,12 +23,17 @@
 //                          layers take it (fusion/fused.hpp, fusion/fused_int8.hpp)
 //   opencl                 its OpenCL C expression of `v` and p0..p2 (the fields):
 //                          the OpenCL backend runs it, alone or fused
+//   pir_type               its Paddle 3.x (PIR) op name: the PIR loader reads it
+//                          (operand 0 -> X, result 0 -> Out), ops/pir_traits.hpp
+//   pir_attrs[]            the attributes it reads from that PIR op, with PIR's
+//                          name where it differs ({"negative_slope", "alpha"})
 // and `activation_functors` below lists it.  Every listed activation is an op,
 // runs in place of its input (passes/in_place.hpp) and has a compile-time layer
 // (firmware/network.hpp's `unary`); everything else derives from the traits.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -47,6 +52,7 @@ namespace litegraph::ops {
 namespace act {
 struct relu {
     static constexpr std::string_view paddle_type = "relu";
+    static constexpr std::string_view pir_type = "1.relu";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v > 0.f ? v : 0.f";
     static relu parse(const attr_map&) { return {}; }
@@ -66,6 +72,7 @@ struct relu {
 /// min(max(0, x), threshold)
 struct relu6 {
     static constexpr std::string_view paddle_type = "relu6";
+    static constexpr std::string_view pir_type = "1.relu6";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "fmin(fmax(0.f, v), p0)";
     float threshold = 6.f;
@@ -88,6 +95,8 @@ struct relu6 {
 /// x >= 0 ? x : alpha * x
 struct leaky_relu {
     static constexpr std::string_view paddle_type = "leaky_relu";
+    static constexpr std::string_view pir_type = "1.leaky_relu";
+    static constexpr pir_attr pir_attrs[] = {{"negative_slope", "alpha"}};
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v >= 0.f ? v : p0 * v";
     float alpha = 0.02f;
@@ -103,6 +112,7 @@ struct leaky_relu {
 };
 struct sigmoid {
     static constexpr std::string_view paddle_type = "sigmoid";
+    static constexpr std::string_view pir_type = "1.sigmoid";
     static constexpr bool fusable = true;
     static constexpr bool gate = true;
     static constexpr std::string_view opencl = "1.f / (1.f + exp(-v))";
@@ -111,6 +121,7 @@ struct sigmoid {
 };
 struct tanh {
     static constexpr std::string_view paddle_type = "tanh";
+    static constexpr std::string_view pir_type = "1.tanh";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "tanh(v)";
     static tanh parse(const attr_map&) { return {}; }
@@ -119,6 +130,7 @@ struct tanh {
 /// x * min(max(x + offset, 0), threshold) / scale
 struct hard_swish {
     static constexpr std::string_view paddle_type = "hard_swish";
+    static constexpr std::string_view pir_type = "1.hardswish";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v * fmin(fmax(v + p2, 0.f), p0) / p1";
     float threshold = 6.f, scale = 6.f, offset = 3.f;
@@ -149,6 +161,8 @@ struct hard_swish {
 /// max(0, min(1, slope * x + offset))
 struct hard_sigmoid {
     static constexpr std::string_view paddle_type = "hard_sigmoid";
+    static constexpr std::string_view pir_type = "1.hardsigmoid";
+    static constexpr pir_attr pir_attrs[] = {{"slope"}, {"offset"}};
     static constexpr bool fusable = true;
     static constexpr bool gate = true;
     static constexpr std::string_view opencl = "fmax(0.f, fmin(1.f, p0 * v + p1))";
@@ -170,6 +184,7 @@ struct hard_sigmoid {
 /// x / (1 + exp(-beta * x))
 struct swish {
     static constexpr std::string_view paddle_type = "swish";
+    static constexpr std::string_view pir_type = "1.swish";
     float beta = 1.f;
     static swish parse(const attr_map& a) { return {a.get<float>("beta", 1.f)}; }
     auto fields() const { return std::tuple{beta}; }
@@ -178,17 +193,21 @@ struct swish {
 /// x / (1 + exp(-x))
 struct silu {
     static constexpr std::string_view paddle_type = "silu";
+    static constexpr std::string_view pir_type = "1.silu";
     static silu parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x / (1.f + std::exp(-x)); }
 };
 struct exp {
     static constexpr std::string_view paddle_type = "exp";
+    static constexpr std::string_view pir_type = "1.exp";
     static exp parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::exp(x); }
 };
 /// x > threshold ? x : value (Paddle 3.x added `value`, default 0)
 struct thresholded_relu {
     static constexpr std::string_view paddle_type = "thresholded_relu";
+    static constexpr std::string_view pir_type = "1.thresholded_relu";
+    static constexpr pir_attr pir_attrs[] = {{"threshold"}, {"value"}};
     float threshold = 1.f, value = 0.f;
     static thresholded_relu parse(const attr_map& a) {
         return {a.get<float>("threshold", 1.f), a.get<float>("value", 0.f)};
@@ -200,6 +219,8 @@ struct thresholded_relu {
 /// otherwise 0.5 x (1 + erf(x / sqrt(2))).
 struct gelu {
     static constexpr std::string_view paddle_type = "gelu";
+    static constexpr std::string_view pir_type = "1.gelu";
+    static constexpr pir_attr pir_attrs[] = {{"approximate"}};
     bool approximate = false;
     static gelu parse(const attr_map& a) { return {a.get<bool>("approximate", false)}; }
     auto fields() const { return std::tuple{approximate}; }
@@ -215,22 +236,26 @@ struct gelu {
 /// Natural log (NaN below 0, -inf at 0, as std::log).
 struct log {
     static constexpr std::string_view paddle_type = "log";
+    static constexpr std::string_view pir_type = "1.log";
     static log parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::log(x); }
 };
 struct floor {
     static constexpr std::string_view paddle_type = "floor";
+    static constexpr std::string_view pir_type = "1.floor";
     static floor parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::floor(x); }
 };
 /// NaN below 0, as std::sqrt.
 struct sqrt {
     static constexpr std::string_view paddle_type = "sqrt";
+    static constexpr std::string_view pir_type = "1.sqrt";
     static sqrt parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::sqrt(x); }
 };
 struct abs {
     static constexpr std::string_view paddle_type = "abs";
+    static constexpr std::string_view pir_type = "1.abs";
     static abs parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::fabs(x); }
 };
@@ -238,6 +263,8 @@ struct abs {
 /// (Paddle 2.x attribute `threshold`, default 20; Paddle 3.x calls it `lambda`).
 struct mish {
     static constexpr std::string_view paddle_type = "mish";
+    static constexpr std::string_view pir_type = "1.mish";
+    static constexpr pir_attr pir_attrs[] = {{"lambda", "threshold"}};
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v * tanh(v > p0 ? v : log1p(exp(v)))";
     float threshold = 20.f;
@@ -251,6 +278,8 @@ struct mish {
 /// beta * x > threshold ? x : log(1 + e^(beta x)) / beta
 struct softplus {
     static constexpr std::string_view paddle_type = "softplus";
+    static constexpr std::string_view pir_type = "1.softplus";
+    static constexpr pir_attr pir_attrs[] = {{"threshold"}, {"beta"}};
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "p0 * v > p1 ? v : log1p(exp(p0 * v)) / p0";
     float beta = 1.f, threshold = 20.f;
@@ -266,6 +295,7 @@ struct softplus {
 /// x / (1 + |x|)
 struct softsign {
     static constexpr std::string_view paddle_type = "softsign";
+    static constexpr std::string_view pir_type = "1.softsign";
     static constexpr bool fusable = true;
     static constexpr std::string_view opencl = "v / (1.f + fabs(v))";
     static softsign parse(const attr_map&) { return {}; }
@@ -284,31 +314,38 @@ struct brelu {
 };
 struct hardtanh : brelu {
     static constexpr std::string_view paddle_type = "hardtanh";
+    static constexpr std::string_view pir_type = "1.hardtanh";
+    static constexpr pir_attr pir_attrs[] = {{"t_min"}, {"t_max"}};
     static hardtanh parse(const attr_map& a) { return {brelu::parse(a)}; }
 };
 /// 1 / sqrt(x) (inf at 0, NaN below 0).
 struct rsqrt {
     static constexpr std::string_view paddle_type = "rsqrt";
+    static constexpr std::string_view pir_type = "1.rsqrt";
     static rsqrt parse(const attr_map&) { return {}; }
     float operator()(float x) const { return 1.f / std::sqrt(x); }
 };
 struct square {
     static constexpr std::string_view paddle_type = "square";
+    static constexpr std::string_view pir_type = "1.square";
     static square parse(const attr_map&) { return {}; }
     float operator()(float x) const { return x * x; }
 };
 struct sin {
     static constexpr std::string_view paddle_type = "sin";
+    static constexpr std::string_view pir_type = "1.sin";
     static sin parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::sin(x); }
 };
 struct cos {
     static constexpr std::string_view paddle_type = "cos";
+    static constexpr std::string_view pir_type = "1.cos";
     static cos parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::cos(x); }
 };
 struct erf {
     static constexpr std::string_view paddle_type = "erf";
+    static constexpr std::string_view pir_type = "1.erf";
     static erf parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::erf(x); }
 };
@@ -409,10 +446,30 @@ bool names_functor(std::string_view type) {
     return any_functor(List{}, [&]<class F>() { return F::paddle_type == type; });
 }
 
+namespace detail {
+/// The PIR traits of an activation op from its functor's (none without `pir_type`).
+template <class F>
+constexpr auto pir_names_of() {
+    if constexpr (requires { F::pir_type; })
+        return std::array<pir_name, 1>{{{F::pir_type, F::paddle_type, pir_form::unary}}};
+    else
+        return std::array<pir_name, 0>{};
+}
+template <class F>
+constexpr auto pir_attrs_of() {
+    if constexpr (requires { F::pir_attrs; })
+        return std::to_array(F::pir_attrs);
+    else
+        return std::array<pir_attr, 0>{};
+}
+}  // namespace detail
+
 /// The op for one activation functor F: Out = F(X), float32, same shape.
 template <class F>
 struct activation {
     static constexpr std::string_view paddle_types[] = {F::paddle_type};
+    static constexpr auto pir_names = detail::pir_names_of<F>();
+    static constexpr auto pir_attrs = detail::pir_attrs_of<F>();
     static constexpr in_place_rule in_place = in_place_rule::unary;
     using params = F;
 
@@ -499,6 +556,8 @@ using activation_ops = typename detail::activation_ops_of<activation_functors>::
 /// (float32), read at run time.
 struct pow_op {
     static constexpr std::string_view paddle_types[] = {"pow"};
+    static constexpr pir_name pir_names[] = {{"1.pow", "pow", pir_form::unary}};
+    static constexpr pir_attr pir_attrs[] = {{"y", "factor"}};
     struct params {
         float factor = 1.f;
     };

@@ -13,6 +13,7 @@ namespace litegraph::ops {
 
 struct affine_channel {
     static constexpr std::string_view paddle_types[] = {"affine_channel"};
+    static constexpr pir_name pir_names[] = {{"1.affine_channel", "affine_channel"}};
     struct params {
         bool nhwc = false;
     };

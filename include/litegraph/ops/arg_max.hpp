@@ -14,6 +14,7 @@ namespace litegraph::ops {
 
 struct arg_max {
     static constexpr std::string_view paddle_types[] = {"arg_max"};
+    static constexpr pir_name pir_names[] = {{"1.argmax", "arg_max"}};
     struct params {
         std::int64_t axis = -1;
         bool keepdims = false;

@@ -18,6 +18,7 @@ namespace litegraph::ops {
 
 struct arg_sort {
     static constexpr std::string_view paddle_types[] = {"argsort"};
+    static constexpr pir_name pir_names[] = {{"1.argsort", "argsort"}};
     struct params {
         std::int64_t axis = -1;
         bool descending = false;

@@ -20,6 +20,7 @@ namespace litegraph::ops {
 
 struct assign_value {
     static constexpr std::string_view paddle_types[] = {"assign_value"};
+    static constexpr pir_name pir_names[] = {{"1.assign_value", "assign_value"}};
     struct params {
         shape_t shape;
         int dtype_code = 5;  // FP32

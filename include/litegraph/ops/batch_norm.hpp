@@ -22,6 +22,8 @@ namespace litegraph::ops {
 
 struct batch_norm {
     static constexpr std::string_view paddle_types[] = {"batch_norm"};
+    static constexpr pir_name pir_names[] = {{"1.batch_norm_", "batch_norm"},
+                                             {"1.batch_norm", "batch_norm"}};
     struct params {
         float epsilon = 1e-5f;
         bool channels_last = false;

@@ -28,6 +28,7 @@ namespace litegraph::ops {
 
 struct box_coder {
     static constexpr std::string_view paddle_types[] = {"box_coder"};
+    static constexpr pir_name pir_names[] = {{"1.box_coder", "box_coder"}};
     struct params {
         bool encode = true;
         bool normalized = true;

@@ -38,6 +38,7 @@ To convert_element(From v) {
 
 struct cast {
     static constexpr std::string_view paddle_types[] = {"cast"};
+    static constexpr pir_name pir_names[] = {{"1.cast", "cast"}};
     struct params {
         dtype out = dtype::f32;
     };

@@ -16,6 +16,7 @@ namespace litegraph::ops {
 
 struct channel_shuffle {
     static constexpr std::string_view paddle_types[] = {"shuffle_channel", "channel_shuffle"};
+    static constexpr pir_name pir_names[] = {{"1.channel_shuffle", "channel_shuffle"}};
     struct params {
         std::int64_t groups = 1;
         bool nhwc = false;

@@ -12,6 +12,7 @@ namespace litegraph::ops {
 
 struct clip {
     static constexpr std::string_view paddle_types[] = {"clip"};
+    static constexpr pir_name pir_names[] = {{"1.clip", "clip"}};
     struct params {
         float min = 0.f;
         float max = 0.f;

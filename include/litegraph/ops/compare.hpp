@@ -101,6 +101,15 @@ struct compare {
     static constexpr std::string_view paddle_types[] = {
         "equal",         "not_equal",   "less_than",  "less_equal", "greater_than",
         "greater_equal", "logical_and", "logical_or", "logical_xor"};
+    static constexpr pir_name pir_names[] = {{"1.equal", "equal", pir_form::binary},
+                                             {"1.not_equal", "not_equal", pir_form::binary},
+                                             {"1.less_than", "less_than", pir_form::binary},
+                                             {"1.less_equal", "less_equal", pir_form::binary},
+                                             {"1.greater_than", "greater_than", pir_form::binary},
+                                             {"1.greater_equal", "greater_equal", pir_form::binary},
+                                             {"1.logical_and", "logical_and", pir_form::binary},
+                                             {"1.logical_or", "logical_or", pir_form::binary},
+                                             {"1.logical_xor", "logical_xor", pir_form::binary}};
     enum class kind : std::uint8_t {
         equal,
         not_equal,
@@ -180,6 +189,7 @@ struct compare {
 /// logical_not: Out = !bool(X), bool, the shape of X.
 struct logical_not {
     static constexpr std::string_view paddle_types[] = {"logical_not"};
+    static constexpr pir_name pir_names[] = {{"1.logical_not", "logical_not", pir_form::unary}};
     struct params {};
     static params parse(const attr_map&, std::string_view) { return {}; }
 

@@ -13,6 +13,7 @@ namespace litegraph::ops {
 
 struct concat {
     static constexpr std::string_view paddle_types[] = {"concat"};
+    static constexpr pir_name pir_names[] = {{"1.concat", "concat"}};
     /// Its inputs' producers write into their slices of Out; the concat then
     /// does nothing (the runtime elides it).
     static constexpr in_place_rule in_place = in_place_rule::slices;

@@ -135,6 +135,8 @@ struct conv_split {
 
 struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
+    static constexpr pir_name pir_names[] = {{"1.conv2d", "conv2d"},
+                                             {"1.depthwise_conv2d", "depthwise_conv2d"}};
     /// litegraph_kernel = "fast" (default) or "reference" (see ops/op.hpp).
     static constexpr bool selectable_loops = true;
     /// quantize_int8 makes it a fused_conv2d_int8 (ops/op.hpp).

@@ -24,6 +24,9 @@ namespace litegraph::ops {
 struct conv2d_transpose {
     static constexpr std::string_view paddle_types[] = {"conv2d_transpose",
                                                         "depthwise_conv2d_transpose"};
+    static constexpr pir_name pir_names[] = {
+        {"1.conv2d_transpose", "conv2d_transpose"},
+        {"1.depthwise_conv2d_transpose", "depthwise_conv2d_transpose"}};
     struct params {
         std::vector<std::int64_t> strides{1, 1};
         std::vector<std::int64_t> paddings{0, 0};

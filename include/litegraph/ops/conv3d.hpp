@@ -19,6 +19,7 @@ namespace litegraph::ops {
 
 struct conv3d {
     static constexpr std::string_view paddle_types[] = {"conv3d"};
+    static constexpr pir_name pir_names[] = {{"1.conv3d", "conv3d"}};
     struct params {
         std::vector<std::int64_t> strides{1, 1, 1};
         std::vector<std::int64_t> paddings{0, 0, 0};

@@ -25,6 +25,7 @@ namespace litegraph::ops {
 
 struct crf_decoding {
     static constexpr std::string_view paddle_types[] = {"crf_decoding"};
+    static constexpr pir_name pir_names[] = {{"1.crf_decoding", "crf_decoding"}};
     static constexpr bool sets_lod = true;
     struct params {};
 

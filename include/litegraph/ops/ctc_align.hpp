@@ -23,6 +23,7 @@ namespace litegraph::ops {
 
 struct ctc_align {
     static constexpr std::string_view paddle_types[] = {"ctc_align"};
+    static constexpr pir_name pir_names[] = {{"1.ctc_align", "ctc_align"}};
     static constexpr bool sets_lod = true;
     static constexpr bool shapes_at_run = true;
     struct params {

@@ -17,6 +17,7 @@ namespace litegraph::ops {
 
 struct cumsum {
     static constexpr std::string_view paddle_types[] = {"cumsum"};
+    static constexpr pir_name pir_names[] = {{"1.cumsum", "cumsum"}};
     struct params {
         std::int64_t axis = -1;
         bool flatten = false;

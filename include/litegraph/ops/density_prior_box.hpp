@@ -26,6 +26,7 @@ namespace litegraph::ops {
 
 struct density_prior_box {
     static constexpr std::string_view paddle_types[] = {"density_prior_box"};
+    static constexpr pir_name pir_names[] = {{"1.density_prior_box", "density_prior_box"}};
     struct params {
         std::vector<float> fixed_sizes, fixed_ratios, variances;
         std::vector<std::int64_t> densities;

@@ -12,6 +12,7 @@ namespace litegraph::ops {
 
 struct dropout {
     static constexpr std::string_view paddle_types[] = {"dropout"};
+    static constexpr pir_name pir_names[] = {{"1.dropout", "dropout"}};
     struct params {
         float dropout_prob = 0.5f;
         bool upscale_in_train = false;

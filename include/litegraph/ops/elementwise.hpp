@@ -262,6 +262,16 @@ struct elementwise {
         "elementwise_add", "elementwise_sub",      "elementwise_mul",
         "elementwise_div", "elementwise_max",      "elementwise_min",
         "elementwise_pow", "elementwise_floordiv", "elementwise_mod"};
+    static constexpr pir_name pir_names[] = {
+        {"1.add", "elementwise_add", pir_form::binary},
+        {"1.subtract", "elementwise_sub", pir_form::binary},
+        {"1.multiply", "elementwise_mul", pir_form::binary},
+        {"1.divide", "elementwise_div", pir_form::binary},
+        {"1.maximum", "elementwise_max", pir_form::binary},
+        {"1.minimum", "elementwise_min", pir_form::binary},
+        {"1.elementwise_pow", "elementwise_pow", pir_form::binary},
+        {"1.floor_divide", "elementwise_floordiv", pir_form::binary},
+        {"1.remainder", "elementwise_mod", pir_form::binary}};
     /// broadcast_apply reads x[i] and y[j] before it writes out[i].
     static constexpr in_place_rule in_place = in_place_rule::elementwise;
     enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow, floordiv, mod };

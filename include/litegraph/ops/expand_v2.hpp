@@ -58,6 +58,7 @@ inline void expand_shapes(const op_io& io, const std::vector<std::int64_t>& targ
 
 struct expand_v2 {
     static constexpr std::string_view paddle_types[] = {"expand_v2"};
+    static constexpr pir_name pir_names[] = {{"1.expand", "expand_v2"}};
     struct params {
         std::vector<std::int64_t> shape;
     };
@@ -93,6 +94,7 @@ struct expand_v2 {
 
 struct expand_as_v2 {
     static constexpr std::string_view paddle_types[] = {"expand_as_v2"};
+    static constexpr pir_name pir_names[] = {{"1.expand_as", "expand_as_v2"}};
     struct params {
         std::vector<std::int64_t> target_shape;
     };

@@ -42,6 +42,7 @@ struct flatten2 : detail::copy_form {
 
 struct flatten_contiguous_range : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"flatten_contiguous_range"};
+    static constexpr pir_name pir_names[] = {{"1.flatten", "flatten_contiguous_range"}};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::int64_t start_axis = 1;

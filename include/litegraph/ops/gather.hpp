@@ -28,6 +28,7 @@ inline void check_index_dtype(const op_io& io, const tensor_ref& t, const char* 
 
 struct gather {
     static constexpr std::string_view paddle_types[] = {"gather"};
+    static constexpr pir_name pir_names[] = {{"1.gather", "gather"}};
     struct params {
         std::int64_t axis = 0;
     };

@@ -16,6 +16,7 @@ namespace litegraph::ops {
 
 struct gather_nd {
     static constexpr std::string_view paddle_types[] = {"gather_nd"};
+    static constexpr pir_name pir_names[] = {{"1.gather_nd", "gather_nd"}};
     struct params {};
 
     static params parse(const attr_map&, std::string_view) { return {}; }

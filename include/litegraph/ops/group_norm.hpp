@@ -20,6 +20,7 @@ namespace litegraph::ops {
 
 struct group_norm {
     static constexpr std::string_view paddle_types[] = {"group_norm"};
+    static constexpr pir_name pir_names[] = {{"1.group_norm", "group_norm"}};
     struct params {
         std::int64_t groups = 1;
         float epsilon = 1e-5f;

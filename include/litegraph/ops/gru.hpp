@@ -30,6 +30,7 @@ namespace litegraph::ops {
 
 struct gru {
     static constexpr std::string_view paddle_types[] = {"gru"};
+    static constexpr pir_name pir_names[] = {{"1.gru", "gru"}};
     using act = lstm::act;
     struct params {
         act node = act::tanh;

@@ -26,6 +26,7 @@ namespace litegraph::ops {
 
 struct im2sequence {
     static constexpr std::string_view paddle_types[] = {"im2sequence"};
+    static constexpr pir_name pir_names[] = {{"1.im2sequence", "im2sequence"}};
     static constexpr bool sets_lod = true;
     static constexpr bool shapes_at_run = true;
     struct params {

@@ -17,6 +17,7 @@ namespace litegraph::ops {
 
 struct instance_norm {
     static constexpr std::string_view paddle_types[] = {"instance_norm"};
+    static constexpr pir_name pir_names[] = {{"1.instance_norm", "instance_norm"}};
     struct params {
         float epsilon = 1e-5f;
     };

@@ -18,6 +18,7 @@ namespace litegraph::ops {
 
 struct layer_norm {
     static constexpr std::string_view paddle_types[] = {"layer_norm"};
+    static constexpr pir_name pir_names[] = {{"1.layer_norm", "layer_norm"}};
     struct params {
         std::int64_t begin_norm_axis = 1;
         float epsilon = 1e-5f;

@@ -14,6 +14,7 @@ namespace litegraph::ops {
 
 struct lookup_table_v2 {
     static constexpr std::string_view paddle_types[] = {"lookup_table_v2", "lookup_table"};
+    static constexpr pir_name pir_names[] = {{"1.embedding", "lookup_table_v2"}};
     struct params {
         std::int64_t padding_idx = -1;
         bool v1 = false;

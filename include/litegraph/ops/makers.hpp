@@ -65,6 +65,7 @@ inline void fill_value(const op_io& io, const tensor_ref& out, double v) {
 
 struct fill_any_like {
     static constexpr std::string_view paddle_types[] = {"fill_any_like"};
+    static constexpr pir_name pir_names[] = {{"1.full_like", "fill_any_like"}};
     struct params {
         double value = 0;
         int dtype_code = -1;
@@ -89,6 +90,8 @@ struct fill_any_like {
 
 struct fill_constant_batch_size_like {
     static constexpr std::string_view paddle_types[] = {"fill_constant_batch_size_like"};
+    static constexpr pir_name pir_names[] = {
+        {"1.full_batch_size_like", "fill_constant_batch_size_like"}};
     struct params {
         shape_t shape;
         int dtype_code = 5;
@@ -168,6 +171,7 @@ struct fill_constant_batch_size_like {
 
 struct range {
     static constexpr std::string_view paddle_types[] = {"range"};
+    static constexpr pir_name pir_names[] = {{"1.arange", "range"}};
     struct params {};
     static params parse(const attr_map&, std::string_view) { return {}; }
 
@@ -246,6 +250,7 @@ struct range {
 
 struct where {
     static constexpr std::string_view paddle_types[] = {"where"};
+    static constexpr pir_name pir_names[] = {{"1.where", "where"}};
     struct params {};
     static params parse(const attr_map&, std::string_view) { return {}; }
 

@@ -314,6 +314,7 @@ struct matmul {
 /// matmul_v2: Out = op(X) * op(Y) with numpy broadcasting of the batch dims.
 struct matmul_v2 {
     static constexpr std::string_view paddle_types[] = {"matmul_v2"};
+    static constexpr pir_name pir_names[] = {{"1.matmul", "matmul_v2"}};
     /// quantize_int8 makes it a mul_int8 (ops/op.hpp).
     static constexpr int8_form int8 = int8_form::matrix;
     struct params {

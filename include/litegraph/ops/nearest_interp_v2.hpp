@@ -32,6 +32,8 @@ namespace litegraph::ops {
 struct interp_v2 {
     static constexpr std::string_view paddle_types[] = {"nearest_interp_v2", "bilinear_interp_v2",
                                                         "nearest_interp", "bilinear_interp"};
+    static constexpr pir_name pir_names[] = {{"1.nearest_interp", "nearest_interp_v2"},
+                                             {"1.bilinear_interp", "bilinear_interp_v2"}};
     struct params {
         bool v1 = false;
         bool nearest = true;

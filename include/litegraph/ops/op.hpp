@@ -35,6 +35,9 @@
 // Its `infer` sets an upper bound (what the planner reserves), its `run` sets
 // the actual shape (and LoD) of the outputs, within that bound; the runtime
 // re-infers the ops downstream before they run.
+//
+// PIR: the Paddle 3.x op names an op is loaded from, `pir_names[]` (and
+// `pir_attrs[]`), ops/pir_traits.hpp.
 #pragma once
 
 #include <concepts>
@@ -49,6 +52,7 @@
 #include "litegraph/core/error.hpp"
 #include "litegraph/core/parallel.hpp"
 #include "litegraph/core/tensor.hpp"
+#include "litegraph/ops/pir_traits.hpp"
 
 namespace litegraph {
 

@@ -17,6 +17,7 @@ namespace litegraph::ops {
 
 struct pad3d {
     static constexpr std::string_view paddle_types[] = {"pad3d"};
+    static constexpr pir_name pir_names[] = {{"1.pad3d", "pad3d"}};
     struct params {
         std::vector<std::int64_t> paddings;
         detail::pad_mode mode = detail::pad_mode::constant;

@@ -14,6 +14,7 @@ namespace litegraph::ops {
 
 struct pixel_shuffle {
     static constexpr std::string_view paddle_types[] = {"pixel_shuffle"};
+    static constexpr pir_name pir_names[] = {{"1.pixel_shuffle", "pixel_shuffle"}};
     struct params {
         std::int64_t r = 1;
         bool nhwc = false;

@@ -33,6 +33,7 @@ namespace litegraph::ops {
 
 struct pool2d {
     static constexpr std::string_view paddle_types[] = {"pool2d"};
+    static constexpr pir_name pir_names[] = {{"1.pool2d", "pool2d"}};
     struct params {
         bool max = true;
         std::vector<std::int64_t> ksize;

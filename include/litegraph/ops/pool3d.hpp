@@ -27,6 +27,7 @@ namespace litegraph::ops {
 
 struct pool3d {
     static constexpr std::string_view paddle_types[] = {"pool3d"};
+    static constexpr pir_name pir_names[] = {{"1.pool3d", "pool3d"}};
     struct params {
         bool max = true;
         std::vector<std::int64_t> ksize;

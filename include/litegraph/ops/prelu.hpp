@@ -15,6 +15,7 @@ namespace litegraph::ops {
 
 struct prelu {
     static constexpr std::string_view paddle_types[] = {"prelu"};
+    static constexpr pir_name pir_names[] = {{"1.prelu", "prelu"}};
     enum class mode_t : std::uint8_t { all, channel, element };
     struct params {
         mode_t mode = mode_t::all;

@@ -53,6 +53,7 @@ inline void check_variances(const op_io& io, const std::vector<float>& v) {
 
 struct prior_box {
     static constexpr std::string_view paddle_types[] = {"prior_box"};
+    static constexpr pir_name pir_names[] = {{"1.prior_box", "prior_box"}};
     struct params {
         std::vector<float> min_sizes, max_sizes, ratios, variances;
         bool clip = false;

@@ -105,6 +105,10 @@ struct reduce {
     static constexpr std::string_view paddle_types[] = {"reduce_sum", "reduce_mean", "reduce_max",
                                                         "reduce_min", "reduce_prod", "reduce_all",
                                                         "reduce_any"};
+    static constexpr pir_name pir_names[] = {{"1.sum", "reduce_sum"},   {"1.mean", "reduce_mean"},
+                                             {"1.max", "reduce_max"},   {"1.min", "reduce_min"},
+                                             {"1.prod", "reduce_prod"}, {"1.all", "reduce_all"},
+                                             {"1.any", "reduce_any"}};
     enum class kind : std::uint8_t { sum, mean, max, min, prod, all, any };
     struct params {
         kind op = kind::sum;
@@ -267,6 +271,7 @@ struct reduce {
 /// p_norm over one axis (or the whole tensor with asvector).
 struct p_norm {
     static constexpr std::string_view paddle_types[] = {"p_norm"};
+    static constexpr pir_name pir_names[] = {{"1.p_norm", "p_norm"}};
     struct params {
         float porder = 2.f;
         int axis = -1;

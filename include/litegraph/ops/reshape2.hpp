@@ -15,6 +15,7 @@ namespace litegraph::ops {
 
 struct reshape2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"reshape2", "reshape"};
+    static constexpr pir_name pir_names[] = {{"1.reshape", "reshape2"}};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         shape_t shape;

@@ -109,6 +109,7 @@ private:
 
 struct rnn {
     static constexpr std::string_view paddle_types[] = {"rnn"};
+    static constexpr pir_name pir_names[] = {{"1.rnn", "rnn"}};
     enum class cell { lstm, gru, rnn_tanh, rnn_relu };
     struct params {
         cell mode = cell::lstm;

@@ -12,6 +12,7 @@ namespace litegraph::ops {
 
 struct scale {
     static constexpr std::string_view paddle_types[] = {"scale"};
+    static constexpr pir_name pir_names[] = {{"1.scale", "scale"}};
     /// In place of X when X is its only input (no ScaleTensor).
     static constexpr in_place_rule in_place = in_place_rule::unary;
     struct params {

@@ -19,6 +19,7 @@ namespace litegraph::ops {
 
 struct sequence_expand {
     static constexpr std::string_view paddle_types[] = {"sequence_expand"};
+    static constexpr pir_name pir_names[] = {{"1.sequence_expand", "sequence_expand"}};
     static constexpr bool sets_lod = true;
     struct params {
         int ref_level = -1;

@@ -17,6 +17,7 @@ namespace litegraph::ops {
 
 struct sequence_softmax {
     static constexpr std::string_view paddle_types[] = {"sequence_softmax"};
+    static constexpr pir_name pir_names[] = {{"1.sequence_softmax", "sequence_softmax"}};
     struct params {};
 
     static params parse(const attr_map&, std::string_view) { return {}; }

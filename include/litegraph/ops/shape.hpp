@@ -13,6 +13,7 @@ namespace litegraph::ops {
 
 struct shape {
     static constexpr std::string_view paddle_types[] = {"shape"};
+    static constexpr pir_name pir_names[] = {{"1.shape", "shape"}, {"1.shape64", "shape"}};
     static constexpr bool folds_from_shapes = true;
     struct params {
         dtype type = dtype::i32;

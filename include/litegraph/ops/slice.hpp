@@ -19,6 +19,7 @@ namespace litegraph::ops {
 
 struct slice {
     static constexpr std::string_view paddle_types[] = {"slice"};
+    static constexpr pir_name pir_names[] = {{"1.slice", "slice"}};
     struct params {
         std::vector<std::int64_t> axes, starts, ends, decrease_axis;
         bool decrease_to_0d = false;

@@ -16,6 +16,7 @@ namespace litegraph::ops {
 
 struct softmax {
     static constexpr std::string_view paddle_types[] = {"softmax"};
+    static constexpr pir_name pir_names[] = {{"1.softmax", "softmax"}};
     struct params {
         int axis = -1;
     };
@@ -68,6 +69,8 @@ struct softmax {
 /// log_softmax along `axis` (default -1), float32: x - max - log(sum exp(x - max)).
 struct log_softmax {
     static constexpr std::string_view paddle_types[] = {"log_softmax"};
+    static constexpr pir_name pir_names[] = {{"1.log_softmax", "log_softmax", pir_form::unary}};
+    static constexpr pir_attr pir_attrs[] = {{"axis"}};
     using params = softmax::params;
 
     static params parse(const attr_map& a, std::string_view) { return {a.get<int>("axis", -1)}; }

@@ -18,6 +18,7 @@ namespace litegraph::ops {
 
 struct split {
     static constexpr std::string_view paddle_types[] = {"split"};
+    static constexpr pir_name pir_names[] = {{"1.split", "split"}, {"1.split_with_num", "split"}};
     struct params {
         std::int64_t num = 0;
         std::vector<std::int64_t> sections;

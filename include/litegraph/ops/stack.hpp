@@ -15,6 +15,7 @@ namespace litegraph::ops {
 
 struct stack {
     static constexpr std::string_view paddle_types[] = {"stack"};
+    static constexpr pir_name pir_names[] = {{"1.stack", "stack"}};
     struct params {
         std::int64_t axis = 0;
     };

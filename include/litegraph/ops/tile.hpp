@@ -18,6 +18,7 @@ namespace litegraph::ops {
 
 struct tile {
     static constexpr std::string_view paddle_types[] = {"tile"};
+    static constexpr pir_name pir_names[] = {{"1.tile", "tile"}};
     struct params {
         std::vector<std::int64_t> repeat_times;
     };

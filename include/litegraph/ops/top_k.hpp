@@ -59,6 +59,7 @@ inline void check_sortable(const op_io& io, const tensor_ref& x) {
 
 struct top_k {
     static constexpr std::string_view paddle_types[] = {"top_k", "top_k_v2"};
+    static constexpr pir_name pir_names[] = {{"1.topk", "top_k_v2"}};
     struct params {
         bool v2 = false;
         std::int64_t k = 1;

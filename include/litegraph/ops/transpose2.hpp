@@ -17,6 +17,7 @@ namespace litegraph::ops {
 
 struct transpose2 {
     static constexpr std::string_view paddle_types[] = {"transpose2", "transpose"};
+    static constexpr pir_name pir_names[] = {{"1.transpose", "transpose2"}};
     struct params {
         std::vector<std::int64_t> axis;
     };

@@ -14,6 +14,7 @@ namespace litegraph::ops {
 
 struct unsqueeze2 : detail::copy_form {
     static constexpr std::string_view paddle_types[] = {"unsqueeze2", "unsqueeze"};
+    static constexpr pir_name pir_names[] = {{"1.unsqueeze", "unsqueeze2"}};
     static constexpr in_place_rule in_place = in_place_rule::alias;  // X's bytes
     struct params {
         std::vector<std::int64_t> axes;

@@ -14,6 +14,7 @@ namespace litegraph::ops {
 
 struct unstack {
     static constexpr std::string_view paddle_types[] = {"unstack"};
+    static constexpr pir_name pir_names[] = {{"1.unstack", "unstack"}};
     struct params {
         std::int64_t axis = 0;
         std::int64_t num = 0;
