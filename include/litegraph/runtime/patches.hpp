@@ -29,7 +29,8 @@
 
 #include "litegraph/graph/edit.hpp"
 #include "litegraph/graph/graph.hpp"
-#include "litegraph/kernels/patches.hpp"
+#include "litegraph/kernels/band_pool.hpp"
+#include "litegraph/kernels/window_copy.hpp"
 #include "litegraph/planner/planner.hpp"
 #include "litegraph/runtime/op_table.hpp"
 #include "litegraph/runtime/program.hpp"

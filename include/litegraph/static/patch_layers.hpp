@@ -13,7 +13,8 @@
 #include <cstddef>
 #include <string_view>
 
-#include "litegraph/kernels/patches.hpp"
+#include "litegraph/kernels/band_pool.hpp"
+#include "litegraph/kernels/window_copy.hpp"
 #include "litegraph/ops/firmware.hpp"
 
 namespace litegraph::static_net {
