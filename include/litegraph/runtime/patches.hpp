@@ -80,23 +80,23 @@ struct stage_desc {
 
 namespace patch_detail {
 
-template <class... Ops>
-bool declared_in(op_list<Ops...>, std::string_view t) {
-    return (op_declares<Ops>(t) || ...);
-}
-
+/// The layer kind of op type `t` in a stage: its op's `patch` trait
+/// (ops/op.hpp: patch_kind) over the runtime's op table, or nullopt when no
+/// op of the table lets it run on patches.
 inline std::optional<stage_layer::kind> kind_of(std::string_view t) {
     using k = stage_layer::kind;
-    if (op_declares<ops::conv2d>(t) || declared_in(fusion::fused_conv_ops{}, t) ||
-        declared_in(fusion::fused_int8_ops{}, t))
-        return k::conv;
-    if (op_declares<ops::pool2d>(t) || op_declares<ops::pool2d_int8>(t)) return k::pool;
-    if (op_declares<ops::concat>(t) || op_declares<ops::concat_int8>(t)) return k::concat;
-    if (op_declares<ops::quantize_int8>(t) || op_declares<ops::dequantize_int8>(t) ||
-        op_declares<ops::elementwise_int8>(t))
-        return k::point;
-    auto rule = op_in_place_of(op_table{}, t);
-    if (rule == in_place_rule::unary || rule == in_place_rule::elementwise) return k::point;
+    switch (op_patch_kind_of(op_table{}, t)) {
+        case patch_kind::conv:
+            return k::conv;
+        case patch_kind::pool:
+            return k::pool;
+        case patch_kind::point:
+            return k::point;
+        case patch_kind::concat:
+            return k::concat;
+        case patch_kind::none:
+            break;
+    }
     return std::nullopt;
 }
 
