@@ -1024,8 +1024,8 @@ struct cpu_features {
 
 namespace litegraph::kernels::detail {
 struct gemm_impl;               // gemm.hpp
-struct depthwise_impl;          // conv.hpp
-struct depthwise_direct_entry;  // conv.hpp
+struct depthwise_impl;          // conv_depthwise.hpp
+struct depthwise_direct_entry;  // conv_direct.hpp
 struct int8_impl;               // conv_int8_fast.hpp
 struct rnn_impl;                // rnn.hpp
 }  // namespace litegraph::kernels::detail
@@ -2562,6 +2562,26 @@ constexpr bool op_int8_kernel() {
         return false;
 }
 
+/// What the op is in a patched stage (runtime/patches/stage.hpp), which
+/// runs a network's first layers patch by patch: `static constexpr
+/// patch_kind patch = ...;` (none when absent: the op ends a stage).
+enum class patch_kind {
+    none,
+    conv,    // a window layer over Input (its Filter a parameter): conv2d and its fused forms
+    pool,    // a window layer over X: pool2d
+    point,   // element by element over its inputs (per-channel or scalar parameters)
+    concat,  // a channel concat
+};
+
+/// Op::patch, or none.
+template <class Op>
+constexpr patch_kind op_patch_kind() {
+    if constexpr (requires { Op::patch; })
+        return Op::patch;
+    else
+        return patch_kind::none;
+}
+
 /// The op type an op declares first, as a string for a graph node
 /// (op_type<ops::conv2d>() == "conv2d"): code that builds or matches graph
 /// nodes names the op, not its string.
@@ -2592,6 +2612,13 @@ Result op_trait_of(op_list<Ops...>, std::string_view type, Result otherwise, Ask
 template <class... Ops>
 int8_form op_int8_form_of(op_list<Ops...> list, std::string_view type) {
     return op_trait_of(list, type, int8_form::none, []<class Op>() { return op_int8_form<Op>(); });
+}
+
+/// The patch kind of op type `type` (none when no op of the list declares it).
+template <class... Ops>
+patch_kind op_patch_kind_of(op_list<Ops...> list, std::string_view type) {
+    return op_trait_of(list, type, patch_kind::none,
+                       []<class Op>() { return op_patch_kind<Op>(); });
 }
 
 /// The first op of a list (the op type a list of instantiations shares).
@@ -3171,6 +3198,8 @@ struct activation {
     static constexpr auto pir_attrs = detail::pir_attrs_of<F>();
     static constexpr in_place_rule in_place = in_place_rule::unary;
     using params = F;
+    /// Point-wise in a patched stage (ops/op.hpp).
+    static constexpr patch_kind patch = patch_kind::point;
 
     static params parse(const attr_map& a, std::string_view) { return F::parse(a); }
 
@@ -4979,6 +5008,8 @@ struct elementwise {
         {"1.remainder", "elementwise_mod", pir_form::binary}};
     /// broadcast_apply reads x[i] and y[j] before it writes out[i].
     static constexpr in_place_rule in_place = in_place_rule::elementwise;
+    /// Point-wise in a patched stage (ops/op.hpp).
+    static constexpr patch_kind patch = patch_kind::point;
     enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow, floordiv, mod };
     /// The op type of one kind (type_of(kind::add) == "elementwise_add").
     static constexpr std::string_view type_of(kind k) {
@@ -5335,6 +5366,8 @@ struct concat {
     /// Its inputs' producers write into their slices of Out; the concat then
     /// does nothing (the runtime elides it).
     static constexpr in_place_rule in_place = in_place_rule::slices;
+    /// A channel concat in a patched stage (ops/op.hpp).
+    static constexpr patch_kind patch = patch_kind::concat;
     struct params {
         std::int64_t axis = 0;
     };
@@ -5477,6 +5510,10 @@ struct concat {
 //     (pointwise_conv2d_direct: the same sums with a bias and an activation
 //     finished in registers, for sums of at most 64 inputs);
 //   - anything else: im2col over bands of output rows + GEMM.
+//
+// This header is the GEMM / im2col path and conv2d() itself; the others are
+// kernels/conv_geometry.hpp, kernels/conv_depthwise.hpp,
+// kernels/conv_pointwise.hpp and kernels/conv_direct.hpp, all included here.
 
 #include <algorithm>
 #include <cstdint>
@@ -5484,6 +5521,95 @@ struct concat {
 #include <string>
 #include <vector>
 
+// ---- begin litegraph/kernels/conv_depthwise.hpp ----
+// The depthwise conv (groups == C == OC, any window, stride, dilation,
+// padding) on fp32 NCHW: zero-padded, stride-phase-split input rows,
+// vectorised along the output row, with the 3x3 and 5x5 windows unrolled
+// (under vertical stride 1 in blocks of 4 output rows that share each input
+// vector); output rows go to the epilogue in L1-sized bands as soon as they
+// are computed (depthwise_conv2d), or are finished in registers with a bias,
+// scale and activation (the plane kernel kernels/conv_direct.hpp's
+// depthwise_conv2d_direct runs).  conv2d() (kernels/conv.hpp) picks this path.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+// ---- begin litegraph/kernels/conv_geometry.hpp ----
+// The conv kernels' common ground: the resolved geometry every path takes
+// (conv_geometry) and the epilogue that stores finished values into a dense
+// or channel-strided NCHW output (conv_store_epilogue).  The paths:
+// kernels/conv_depthwise.hpp, kernels/conv_pointwise.hpp (through
+// kernels/conv_direct.hpp) and the GEMM / im2col conv of kernels/conv.hpp.
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+
+namespace litegraph::kernels {
+
+/// Resolved conv geometry (the field names of ops::conv2d::geometry).
+struct conv_geometry {
+    std::int64_t n, c, h, w;      // input
+    std::int64_t oc, kh, kw;      // filter
+    std::int64_t oh, ow;          // output
+    std::int64_t sh, sw, dh, dw;  // strides, dilations
+    std::int64_t pt, pb, pl, pr;  // paddings: top, bottom, left, right
+    std::int64_t groups;
+
+    /// From any struct with the same field names.
+    template <class G>
+    static constexpr conv_geometry from(const G& g) {
+        return {g.n,  g.c,  g.h,  g.w,  g.oc, g.kh, g.kw, g.oh, g.ow,
+                g.sh, g.sw, g.dh, g.dw, g.pt, g.pb, g.pl, g.pr, g.groups};
+    }
+    static constexpr std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t d,
+                                           std::int64_t p0, std::int64_t p1, std::int64_t s) {
+        return (in + p0 + p1 - (d * (k - 1) + 1)) / s + 1;
+    }
+    /// Throws shape_error unless the geometry is consistent.
+    void validate() const {
+        auto fail = [](const std::string& what) {
+            LITEGRAPH_THROW(shape_error("kernels::conv2d: " + what));
+        };
+        if (n < 0 || c < 1 || h < 1 || w < 1 || oc < 1 || kh < 1 || kw < 1 || groups < 1)
+            fail("empty or negative dimension");
+        if (sh < 1 || sw < 1 || dh < 1 || dw < 1) fail("strides and dilations must be >= 1");
+        if (pt < 0 || pb < 0 || pl < 0 || pr < 0) fail("negative padding");
+        if (c % groups != 0 || oc % groups != 0)
+            fail("channels " + std::to_string(c) + " -> " + std::to_string(oc) +
+                 " are not divisible by groups " + std::to_string(groups));
+        if (oh != out_size(h, kh, dh, pt, pb, sh) || ow != out_size(w, kw, dw, pl, pr, sw) ||
+            oh < 1 || ow < 1)
+            fail("output size " + std::to_string(oh) + "x" + std::to_string(ow) +
+                 " does not follow from the input, window, strides and paddings");
+    }
+    bool is_depthwise() const { return groups == c && oc == c; }
+    bool is_pointwise() const {
+        return kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pb == 0 && pl == 0 && pr == 0;
+    }
+    double flops() const { return 2.0 * double(n) * oc * oh * ow * (c / groups) * kh * kw; }
+};
+
+/// Writes y[n * image_stride + oc * channel_stride + offset].
+struct conv_store_epilogue {
+    float* y;
+    std::int64_t image_stride, channel_stride;
+    conv_store_epilogue(float* out, const conv_geometry& g)
+        : y(out), image_stride(g.oc * g.oh * g.ow), channel_stride(g.oh * g.ow) {}
+    conv_store_epilogue(float* out, std::int64_t image, std::int64_t channel)
+        : y(out), image_stride(image), channel_stride(channel) {}
+    void operator()(std::int64_t n, std::int64_t oc, std::int64_t offset, const float* v,
+                    std::int64_t count) const {
+        std::memcpy(y + n * image_stride + oc * channel_stride + offset, v,
+                    static_cast<std::size_t>(count) * sizeof(float));
+    }
+};
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/conv_geometry.hpp ----
 // ---- begin litegraph/kernels/gemm.hpp ----
 // Single-threaded SGEMM  C[M, N] = A[M, K] * B[K, N]  (row-major, leading dims),
 // cache-blocked, with an xsimd register-tiled micro-kernel; the result leaves
@@ -5801,96 +5927,6 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::
 
 namespace litegraph::kernels {
 
-/// Resolved conv geometry (the field names of ops::conv2d::geometry).
-struct conv_geometry {
-    std::int64_t n, c, h, w;      // input
-    std::int64_t oc, kh, kw;      // filter
-    std::int64_t oh, ow;          // output
-    std::int64_t sh, sw, dh, dw;  // strides, dilations
-    std::int64_t pt, pb, pl, pr;  // paddings: top, bottom, left, right
-    std::int64_t groups;
-
-    /// From any struct with the same field names.
-    template <class G>
-    static constexpr conv_geometry from(const G& g) {
-        return {g.n,  g.c,  g.h,  g.w,  g.oc, g.kh, g.kw, g.oh, g.ow,
-                g.sh, g.sw, g.dh, g.dw, g.pt, g.pb, g.pl, g.pr, g.groups};
-    }
-    static constexpr std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t d,
-                                           std::int64_t p0, std::int64_t p1, std::int64_t s) {
-        return (in + p0 + p1 - (d * (k - 1) + 1)) / s + 1;
-    }
-    /// Throws shape_error unless the geometry is consistent.
-    void validate() const {
-        auto fail = [](const std::string& what) {
-            LITEGRAPH_THROW(shape_error("kernels::conv2d: " + what));
-        };
-        if (n < 0 || c < 1 || h < 1 || w < 1 || oc < 1 || kh < 1 || kw < 1 || groups < 1)
-            fail("empty or negative dimension");
-        if (sh < 1 || sw < 1 || dh < 1 || dw < 1) fail("strides and dilations must be >= 1");
-        if (pt < 0 || pb < 0 || pl < 0 || pr < 0) fail("negative padding");
-        if (c % groups != 0 || oc % groups != 0)
-            fail("channels " + std::to_string(c) + " -> " + std::to_string(oc) +
-                 " are not divisible by groups " + std::to_string(groups));
-        if (oh != out_size(h, kh, dh, pt, pb, sh) || ow != out_size(w, kw, dw, pl, pr, sw) ||
-            oh < 1 || ow < 1)
-            fail("output size " + std::to_string(oh) + "x" + std::to_string(ow) +
-                 " does not follow from the input, window, strides and paddings");
-    }
-    bool is_depthwise() const { return groups == c && oc == c; }
-    bool is_pointwise() const {
-        return kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pb == 0 && pl == 0 && pr == 0;
-    }
-    double flops() const { return 2.0 * double(n) * oc * oh * ow * (c / groups) * kh * kw; }
-};
-
-/// The widest input a pointwise direct conv takes (pointwise_conv2d_direct).
-inline constexpr std::int64_t pointwise_direct_max_k = 64;
-
-/// Writes y[n * image_stride + oc * channel_stride + offset].
-struct conv_store_epilogue {
-    float* y;
-    std::int64_t image_stride, channel_stride;
-    conv_store_epilogue(float* out, const conv_geometry& g)
-        : y(out), image_stride(g.oc * g.oh * g.ow), channel_stride(g.oh * g.ow) {}
-    conv_store_epilogue(float* out, std::int64_t image, std::int64_t channel)
-        : y(out), image_stride(image), channel_stride(channel) {}
-    void operator()(std::int64_t n, std::int64_t oc, std::int64_t offset, const float* v,
-                    std::int64_t count) const {
-        std::memcpy(y + n * image_stride + oc * channel_stride + offset, v,
-                    static_cast<std::size_t>(count) * sizeof(float));
-    }
-};
-
-/// The identity activation of depthwise_direct (no activation).
-struct identity_act {
-    float operator()(float v) const { return v; }
-    template <class V>
-    V vec(V v) const {
-        return v;
-    }
-};
-
-/// A depthwise conv that finishes its output in registers and writes it
-/// straight into a dense NCHW `y` [N, C, OH, OW]:
-///   y = act(conv + bias[c])   (bias optional: null adds nothing)
-///   y = act(conv * scale[c] + bias[c])   (with a scale: a folded batch norm)
-/// Without a scale the accumulators start at the bias (as optimised kernels
-/// do), so the sum rounds in another order than conv-then-add: within a few
-/// ulps.  With one they start at 0 and the scale and bias follow, as a
-/// batch norm after the conv computes them.
-/// `act` is any functor with `float operator()(float)` and a vector form
-/// `V vec(V)` doing the same operations (ops::act::relu, relu6, hard_swish ...).
-/// No epilogue call and no second pass: what fused<conv2d, bias, act<F>>
-/// and a plain depthwise conv run on.
-template <class Act>
-struct depthwise_direct {
-    float* y = nullptr;
-    const float* bias = nullptr;
-    const float* scale = nullptr;
-    Act act{};
-};
-
 namespace detail {
 
 /// Output of depthwise blocks into a band buffer (rows of stride owv).
@@ -6187,34 +6223,124 @@ inline depthwise_impl depthwise_for(simd::isa i) {
     return depthwise_impl_of<simd::default_arch>();
 }
 
-/// The pointwise direct kernel's type (pointwise_direct_run).
-using pointwise_direct_fn = void (*)(const conv_geometry&, const float*, const float*, float*,
-                                     const float*, const float*, const void*);
-/// The direct kernels of activation Act, its activation passed as `const
-/// void*` (an arch unit lists one per activation: depthwise_direct_entry).
-template <class Act>
-struct depthwise_direct_impl {
-    std::int64_t width = 0;
-    void (*plane)(const conv_geometry&, const float*, std::int64_t, const std::int64_t*,
-                  const float*, float*, float, const float*, const void*) = nullptr;
-    pointwise_direct_fn pointwise = nullptr;
-};
-template <class A, class Act>
-void depthwise_direct_erased(const conv_geometry& g, const float* ph, std::int64_t pw,
-                             const std::int64_t* tap, const float* wt, float* y, float bias,
-                             const float* scale, const void* act) {
-    depthwise_direct_plane<A>(g, ph, pw, tap, wt, y, bias, scale, *static_cast<const Act*>(act));
+/// The plane loop of the depthwise conv: for each image and channel in
+/// order, copies the whole input plane into the zero-padded phase buffer
+/// (sized for vectors of `width` floats), then calls plane(n, ch, ph, pw, tap).
+template <class Plane>
+void depthwise_planes(const conv_geometry& g, const float* x, workspace* ws, std::int64_t width,
+                      Plane&& plane) {
+    const std::int64_t hp = g.h + g.pt + g.pb;
+    const std::int64_t owv = (g.ow + width - 1) / width * width;
+    // Phase width: every index an output vector may read, rounded to vectors.
+    const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
+    const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+    const std::int64_t ntaps = g.kh * g.kw;
+    float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
+    std::int64_t tap_small[25];
+    std::vector<std::int64_t> tap_big(ntaps > 25 ? static_cast<std::size_t>(ntaps) : 0);
+    std::int64_t* tap = ntaps > 25 ? tap_big.data() : tap_small;
+    depthwise_taps(g, pw, tap);
+    // Zero the phase buffer once; then each plane rewrites the image cells.
+    std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
+    const std::int64_t in_plane = g.h * g.w;
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t ch = 0; ch < g.c; ++ch) {
+            const float* xp = x + (n * g.c + ch) * in_plane;
+            for (std::int64_t r = 0; r < g.h; ++r) {
+                float* prow = ph + (r + g.pt) * g.sw * pw;
+                const float* src = xp + r * g.w;
+                if (g.sw == 1) {
+                    std::memcpy(prow + g.pl, src, static_cast<std::size_t>(g.w) * sizeof(float));
+                } else {
+                    for (std::int64_t q = 0; q < g.sw; ++q) {
+                        // First image column landing on phase q.
+                        const std::int64_t c0 = ((q - g.pl) % g.sw + g.sw) % g.sw;
+                        float* dst = prow + q * pw + (c0 + g.pl) / g.sw;
+                        const std::int64_t cnt = (g.w - c0 + g.sw - 1) / g.sw;
+                        const float* s0 = src + c0;
+                        if (g.sw == 2)  // a constant stride the compiler vectorises
+                            for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[2 * i];
+                        else
+                            for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[i * g.sw];
+                    }
+                }
+            }
+            plane(n, ch, static_cast<const float*>(ph), pw, static_cast<const std::int64_t*>(tap));
+        }
 }
-/// A key per activation type: the address of its tag.
-template <class Act>
-inline constexpr char act_tag = 0;
-struct depthwise_direct_entry {
-    const void* key;  // &act_tag<Act>
-    std::int64_t width;
-    void (*plane)(const conv_geometry&, const float*, std::int64_t, const std::int64_t*,
-                  const float*, float*, float, const float*, const void*);
-    pointwise_direct_fn pointwise;  // the pointwise conv of the same activation
-};
+
+}  // namespace detail
+
+/// Depthwise conv (groups == C == OC), any window / stride / dilation / padding.
+///
+/// Planes are computed in order (image by image, channel by channel) and each
+/// input plane is read completely (into a padded scratch) before any value of
+/// the same output plane goes to the epilogue; output rows go to the epilogue
+/// in bands of a few KB, straight after they are computed (still in L1).  So
+/// the epilogue may write output plane (n, c) over input planes up to (n, c):
+/// the conv can run in place of its input when an output plane is no larger
+/// than an input plane (fused<conv2d, ...>::run_in_place relies on this).
+template <class Epilogue>
+void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
+                      workspace* ws = nullptr) {
+    g.validate();
+    if (!g.is_depthwise())
+        LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
+    if (!ws) ws = &workspace::local();
+    const detail::depthwise_impl impl = detail::depthwise_for(simd::active());
+    const std::int64_t width = impl.width;
+    const std::int64_t owv = (g.ow + width - 1) / width * width;
+    // Output rows per band: about 4K floats (16 KB), a multiple of 4 rows
+    // (the row blocking of depthwise_plane).
+    const std::int64_t band = std::min(g.oh, std::max<std::int64_t>(4, (4096 / owv) / 4 * 4));
+    float* out = workspace::grow(ws->c, band * owv);
+    detail::depthwise_planes(
+        g, x, ws, width,
+        [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw,
+            const std::int64_t* tap) {
+            const float* wt = w + ch * g.kh * g.kw;
+            for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
+                const std::int64_t oh1 = std::min(g.oh, oh0 + band);
+                impl.band(g, ph, pw, tap, wt, out, owv, oh0, oh1);
+                if (owv != g.ow)  // close the row padding: one run per band
+                    for (std::int64_t r = 1; r < oh1 - oh0; ++r)
+                        std::memmove(out + r * g.ow, out + r * owv,
+                                     static_cast<std::size_t>(g.ow) * sizeof(float));
+                epi(n, ch, oh0 * g.ow, static_cast<const float*>(out), (oh1 - oh0) * g.ow);
+            }
+        });
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/conv_depthwise.hpp ----
+// ---- begin litegraph/kernels/conv_direct.hpp ----
+// The direct conv kernels: a depthwise or pointwise conv that finishes its
+// output in registers (bias, scale, activation) and writes it straight into
+// a dense NCHW output, with no epilogue call and no second pass
+// (depthwise_conv2d_direct, pointwise_conv2d_direct).  Both take their
+// kernels, per activation, from the active instruction set's table (an arch
+// unit lists one depthwise_direct_entry per activation it knows), or else
+// the compile-time architecture's.
+
+#include <cstdint>
+
+// ---- begin litegraph/kernels/conv_pointwise.hpp ----
+// The pointwise direct conv's kernels: a 1x1, stride-1, unpadded conv of
+// one group over at most pointwise_direct_max_k input channels, each output
+// finished in registers (bias, scale, activation) with the bits of conv2d's
+// SGEMM path followed by chain<bias, act<F>>.  The entry point,
+// pointwise_conv2d_direct, is in kernels/conv_direct.hpp (it shares the
+// per-activation table of the depthwise direct kernel).
+
+#include <cstdint>
+
+
+namespace litegraph::kernels {
+
+/// The widest input a pointwise direct conv takes (pointwise_conv2d_direct).
+inline constexpr std::int64_t pointwise_direct_max_k = 64;
+
+namespace detail {
 
 /// R output channels x V vectors of output columns of a pointwise conv:
 /// y[r][col] = act(sum over q of w[r][q] * x[q][col], then * scale[r] +
@@ -6330,6 +6456,83 @@ void pointwise_direct_run(const conv_geometry& g, const float* x, const float* w
         pointwise_direct_scaled<A, Act, false>(g, x, w, y, bias, scale, a);
 }
 
+}  // namespace detail
+
+/// Whether pointwise_conv2d_direct runs g: a 1x1 stride-1 unpadded conv of
+/// one group with at most pointwise_direct_max_k input channels (a short
+/// sum, where the SGEMM's tile store and separate epilogue pass cost most)
+/// and planes of at least two vectors (smaller ones, an SE block's 1x1
+/// planes, are the SGEMM's columns).
+inline bool pointwise_direct_fits(const conv_geometry& g, std::int64_t width) {
+    return g.is_pointwise() && g.groups == 1 && g.c <= pointwise_direct_max_k &&
+           g.oh * g.ow >= 2 * width;
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/conv_pointwise.hpp ----
+
+namespace litegraph::kernels {
+
+/// The identity activation of depthwise_direct (no activation).
+struct identity_act {
+    float operator()(float v) const { return v; }
+    template <class V>
+    V vec(V v) const {
+        return v;
+    }
+};
+
+/// A depthwise conv that finishes its output in registers and writes it
+/// straight into a dense NCHW `y` [N, C, OH, OW]:
+///   y = act(conv + bias[c])   (bias optional: null adds nothing)
+///   y = act(conv * scale[c] + bias[c])   (with a scale: a folded batch norm)
+/// Without a scale the accumulators start at the bias (as optimised kernels
+/// do), so the sum rounds in another order than conv-then-add: within a few
+/// ulps.  With one they start at 0 and the scale and bias follow, as a
+/// batch norm after the conv computes them.
+/// `act` is any functor with `float operator()(float)` and a vector form
+/// `V vec(V)` doing the same operations (ops::act::relu, relu6, hard_swish ...).
+/// No epilogue call and no second pass: what fused<conv2d, bias, act<F>>
+/// and a plain depthwise conv run on.
+template <class Act>
+struct depthwise_direct {
+    float* y = nullptr;
+    const float* bias = nullptr;
+    const float* scale = nullptr;
+    Act act{};
+};
+
+namespace detail {
+
+/// The pointwise direct kernel's type (pointwise_direct_run).
+using pointwise_direct_fn = void (*)(const conv_geometry&, const float*, const float*, float*,
+                                     const float*, const float*, const void*);
+/// The direct kernels of activation Act, its activation passed as `const
+/// void*` (an arch unit lists one per activation: depthwise_direct_entry).
+template <class Act>
+struct depthwise_direct_impl {
+    std::int64_t width = 0;
+    void (*plane)(const conv_geometry&, const float*, std::int64_t, const std::int64_t*,
+                  const float*, float*, float, const float*, const void*) = nullptr;
+    pointwise_direct_fn pointwise = nullptr;
+};
+template <class A, class Act>
+void depthwise_direct_erased(const conv_geometry& g, const float* ph, std::int64_t pw,
+                             const std::int64_t* tap, const float* wt, float* y, float bias,
+                             const float* scale, const void* act) {
+    depthwise_direct_plane<A>(g, ph, pw, tap, wt, y, bias, scale, *static_cast<const Act*>(act));
+}
+/// A key per activation type: the address of its tag.
+template <class Act>
+inline constexpr char act_tag = 0;
+struct depthwise_direct_entry {
+    const void* key;  // &act_tag<Act>
+    std::int64_t width;
+    void (*plane)(const conv_geometry&, const float*, std::int64_t, const std::int64_t*,
+                  const float*, float*, float, const float*, const void*);
+    pointwise_direct_fn pointwise;  // the pointwise conv of the same activation
+};
+
 template <class A, class Act>
 constexpr depthwise_direct_entry depthwise_direct_entry_of() {
     return {&act_tag<Act>, simd::width_of<A>, &depthwise_direct_erased<A, Act>,
@@ -6348,93 +6551,7 @@ depthwise_direct_impl<Act> depthwise_direct_for(simd::isa i) {
             &pointwise_direct_run<simd::default_arch, Act>};
 }
 
-/// The plane loop of the depthwise conv: for each image and channel in
-/// order, copies the whole input plane into the zero-padded phase buffer
-/// (sized for vectors of `width` floats), then calls plane(n, ch, ph, pw, tap).
-template <class Plane>
-void depthwise_planes(const conv_geometry& g, const float* x, workspace* ws, std::int64_t width,
-                      Plane&& plane) {
-    const std::int64_t hp = g.h + g.pt + g.pb;
-    const std::int64_t owv = (g.ow + width - 1) / width * width;
-    // Phase width: every index an output vector may read, rounded to vectors.
-    const std::int64_t pw = owv + ((g.kw - 1) * g.dw) / g.sw + width;
-    const std::int64_t rows = std::max(hp, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
-    const std::int64_t ntaps = g.kh * g.kw;
-    float* ph = workspace::grow(ws->a, rows * g.sw * pw + width);
-    std::int64_t tap_small[25];
-    std::vector<std::int64_t> tap_big(ntaps > 25 ? static_cast<std::size_t>(ntaps) : 0);
-    std::int64_t* tap = ntaps > 25 ? tap_big.data() : tap_small;
-    depthwise_taps(g, pw, tap);
-    // Zero the phase buffer once; then each plane rewrites the image cells.
-    std::fill(ph, ph + rows * g.sw * pw + width, 0.f);
-    const std::int64_t in_plane = g.h * g.w;
-    for (std::int64_t n = 0; n < g.n; ++n)
-        for (std::int64_t ch = 0; ch < g.c; ++ch) {
-            const float* xp = x + (n * g.c + ch) * in_plane;
-            for (std::int64_t r = 0; r < g.h; ++r) {
-                float* prow = ph + (r + g.pt) * g.sw * pw;
-                const float* src = xp + r * g.w;
-                if (g.sw == 1) {
-                    std::memcpy(prow + g.pl, src, static_cast<std::size_t>(g.w) * sizeof(float));
-                } else {
-                    for (std::int64_t q = 0; q < g.sw; ++q) {
-                        // First image column landing on phase q.
-                        const std::int64_t c0 = ((q - g.pl) % g.sw + g.sw) % g.sw;
-                        float* dst = prow + q * pw + (c0 + g.pl) / g.sw;
-                        const std::int64_t cnt = (g.w - c0 + g.sw - 1) / g.sw;
-                        const float* s0 = src + c0;
-                        if (g.sw == 2)  // a constant stride the compiler vectorises
-                            for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[2 * i];
-                        else
-                            for (std::int64_t i = 0; i < cnt; ++i) dst[i] = s0[i * g.sw];
-                    }
-                }
-            }
-            plane(n, ch, static_cast<const float*>(ph), pw, static_cast<const std::int64_t*>(tap));
-        }
-}
-
 }  // namespace detail
-
-/// Depthwise conv (groups == C == OC), any window / stride / dilation / padding.
-///
-/// Planes are computed in order (image by image, channel by channel) and each
-/// input plane is read completely (into a padded scratch) before any value of
-/// the same output plane goes to the epilogue; output rows go to the epilogue
-/// in bands of a few KB, straight after they are computed (still in L1).  So
-/// the epilogue may write output plane (n, c) over input planes up to (n, c):
-/// the conv can run in place of its input when an output plane is no larger
-/// than an input plane (fused<conv2d, ...>::run_in_place relies on this).
-template <class Epilogue>
-void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& epi,
-                      workspace* ws = nullptr) {
-    g.validate();
-    if (!g.is_depthwise())
-        LITEGRAPH_THROW(shape_error("kernels::depthwise_conv2d: needs groups == C == OC"));
-    if (!ws) ws = &workspace::local();
-    const detail::depthwise_impl impl = detail::depthwise_for(simd::active());
-    const std::int64_t width = impl.width;
-    const std::int64_t owv = (g.ow + width - 1) / width * width;
-    // Output rows per band: about 4K floats (16 KB), a multiple of 4 rows
-    // (the row blocking of depthwise_plane).
-    const std::int64_t band = std::min(g.oh, std::max<std::int64_t>(4, (4096 / owv) / 4 * 4));
-    float* out = workspace::grow(ws->c, band * owv);
-    detail::depthwise_planes(
-        g, x, ws, width,
-        [&](std::int64_t n, std::int64_t ch, const float* ph, std::int64_t pw,
-            const std::int64_t* tap) {
-            const float* wt = w + ch * g.kh * g.kw;
-            for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += band) {
-                const std::int64_t oh1 = std::min(g.oh, oh0 + band);
-                impl.band(g, ph, pw, tap, wt, out, owv, oh0, oh1);
-                if (owv != g.ow)  // close the row padding: one run per band
-                    for (std::int64_t r = 1; r < oh1 - oh0; ++r)
-                        std::memmove(out + r * g.ow, out + r * owv,
-                                     static_cast<std::size_t>(g.ow) * sizeof(float));
-                epi(n, ch, oh0 * g.ow, static_cast<const float*>(out), (oh1 - oh0) * g.ow);
-            }
-        });
-}
 
 /// Depthwise conv written straight into d.y (dense NCHW), bias and activation
 /// in registers (see depthwise_direct).  Same plane order and input reading
@@ -6458,16 +6575,6 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
                              });
 }
 
-/// Whether pointwise_conv2d_direct runs g: a 1x1 stride-1 unpadded conv of
-/// one group with at most pointwise_direct_max_k input channels (a short
-/// sum, where the SGEMM's tile store and separate epilogue pass cost most)
-/// and planes of at least two vectors (smaller ones, an SE block's 1x1
-/// planes, are the SGEMM's columns).
-inline bool pointwise_direct_fits(const conv_geometry& g, std::int64_t width) {
-    return g.is_pointwise() && g.groups == 1 && g.c <= pointwise_direct_max_k &&
-           g.oh * g.ow >= 2 * width;
-}
-
 /// A pointwise conv written straight into d.y (dense NCHW) with d's bias
 /// (required), scale and activation applied in registers: the output of
 /// conv2d's SGEMM path followed by chain<bias, act<Act>>, bit for bit, without
@@ -6483,6 +6590,11 @@ bool pointwise_conv2d_direct(const conv_geometry& g, const float* x, const float
     impl.pointwise(g, x, w, d.y, d.bias, d.scale, &d.act);
     return true;
 }
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/conv_direct.hpp ----
+
+namespace litegraph::kernels {
 
 /// Conv via GEMM: 1x1 stride-1 unpadded convs read the input in place,
 /// everything else through im2col over bands of output rows.
@@ -6929,6 +7041,8 @@ struct conv2d {
     static constexpr bool selectable_loops = true;
     /// quantize_int8 makes it a fused_conv2d_int8 (ops/op.hpp).
     static constexpr int8_form int8 = int8_form::conv;
+    /// A window layer of a patched stage (ops/op.hpp).
+    static constexpr patch_kind patch = patch_kind::conv;
     struct params {
         std::vector<std::int64_t> strides{1, 1};
         std::vector<std::int64_t> paddings{0, 0};
@@ -13051,6 +13165,8 @@ struct pool2d {
         geometry g{};
         constexpr auto fields() const { return std::tie(m, g); }
     };
+    /// A window layer of a patched stage (ops/op.hpp).
+    static constexpr patch_kind patch = patch_kind::pool;
     static constexpr std::string_view firmware_inputs[] = {"X"};
     static constexpr std::string_view firmware_output = "Out";
     static form form_of(const params& p, const op_io& io) { return {mode_of(p), resolve(p, io)}; }
@@ -14880,6 +14996,8 @@ struct scale {
     static constexpr pir_name pir_names[] = {{"1.scale", "scale"}};
     /// In place of X when X is its only input (no ScaleTensor).
     static constexpr in_place_rule in_place = in_place_rule::unary;
+    /// Point-wise in a patched stage (ops/op.hpp).
+    static constexpr patch_kind patch = patch_kind::point;
     struct params {
         float scale = 1.f;
         float bias = 0.f;
@@ -18385,6 +18503,7 @@ struct fused<ops::conv2d, Stages...> {
     static constexpr int8_form int8 = ops::conv2d::int8;
     /// Over Other under a writing terminal; over Input when depthwise (run_in_place).
     static constexpr in_place_rule in_place = in_place_rule::epilogue;
+    static constexpr patch_kind patch = ops::conv2d::patch;  // a window layer of a patched stage
 
     using stage_set_type = stage_set<Stages...>;
 
@@ -21532,6 +21651,7 @@ struct step_form {
 
 struct quantize_int8 {
     static constexpr std::string_view paddle_types[] = {"quantize_int8"};
+    static constexpr patch_kind patch = patch_kind::point;  // ops/op.hpp
     struct params {
         float step = 1.f;
     };
@@ -21575,6 +21695,7 @@ struct quantize_int8 {
 
 struct dequantize_int8 {
     static constexpr std::string_view paddle_types[] = {"dequantize_int8"};
+    static constexpr patch_kind patch = patch_kind::point;  // ops/op.hpp
     struct params {
         float step = 1.f;
     };
@@ -21622,6 +21743,7 @@ struct fused_int8 {
     using chain_type = chain<rescale, bias, Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
     static constexpr bool int8_kernel = true;
+    static constexpr patch_kind patch = ops::conv2d::patch;  // a window layer of a patched stage
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
     /// Whether Other is int8 (the SE gate of an int8 block, mul_plane_int8).
     static constexpr bool int8_other = (reads_int8_other<Stages>::value || ... || false);
@@ -22244,6 +22366,7 @@ namespace litegraph::ops {
 struct pool2d_int8 {
     static constexpr std::string_view paddle_types[] = {"pool2d_int8"};
     static constexpr bool int8_kernel = true;
+    static constexpr patch_kind patch = patch_kind::pool;  // ops/op.hpp
     struct params {
         pool2d::params pool;
         float ratio = 0.f;  // input step / output step, 0: the input's step
@@ -24923,6 +25046,7 @@ namespace litegraph::ops {
 struct concat_int8 {
     static constexpr std::string_view paddle_types[] = {"concat_int8"};
     static constexpr bool int8_kernel = true;
+    static constexpr patch_kind patch = patch_kind::concat;  // ops/op.hpp
     struct params {
         concat::params base;
         std::vector<float> steps;
@@ -24992,6 +25116,7 @@ struct elementwise_int8 {
     static constexpr std::string_view paddle_types[] = {"elementwise_add_int8",
                                                         "elementwise_mul_int8"};
     static constexpr bool int8_kernel = true;
+    static constexpr patch_kind patch = patch_kind::point;  // ops/op.hpp
     struct params {
         bool mul = false;
         float x_step = 1.f, y_step = 1.f, output_step = 0.f;
@@ -25831,22 +25956,65 @@ using op_types = typename concat_op_lists<
 // their forms), joined by these two: a window copied between maps (a crop of
 // an input, a channel slice of a concat, the patch into the split tensor)
 // and a global pool's row band.  Both run the loops the runtime's patched
-// stage runs (kernels/patches.hpp), so firmware computes what it computes.
-// They are no Paddle ops: form_of refuses every op_io (codegen builds their
-// forms from the stage's tiling).
+// stage runs (kernels/window_copy.hpp, kernels/band_pool.hpp), so firmware computes what it
+// computes. They are no Paddle ops: form_of refuses every op_io (codegen builds their forms from
+// the stage's tiling).
 
 #include <cstddef>
 #include <string_view>
 
-// ---- begin litegraph/kernels/patches.hpp ----
-// The two loops of a patched stage (docs/patches.md) besides its layers' own
-// kernels, heap-free on raw NCHW arrays: a window copied between two maps of
-// different extents (a crop, a patch into the split tensor, a channel slice
-// of a concat) and a global pool accumulated over row bands.  The runtime's
-// patched stage (runtime/patches.hpp) and a firmware network's patch
-// layers (firmware/patch_layers.hpp) both run these.
+// ---- begin litegraph/kernels/band_pool.hpp ----
+// A float global pool accumulated over row bands, heap-free on raw NCHW
+// arrays: one of the two loops of a patched stage (docs/patches.md) besides
+// its layers' own kernels (the other: kernels/window_copy.hpp), what a tail
+// stage ending in a global pool runs.  The runtime's patched stage
+// (runtime/patches/instance.hpp) and a firmware network's patch layers
+// both run it.
 
 #include <cfloat>
+#include <cstdint>
+#include <tuple>
+
+namespace litegraph::kernels {
+
+/// One row band of a float global pool: x holds `rows` full rows (width w)
+/// of each of `planes` planes; y the running max or sum per plane, in the
+/// row-major order of kernels::pool2d's loop.  The first band starts it, the
+/// last divides an average by the plane's size `area`, so the result is
+/// bit for bit the untiled pool's.
+struct band_pool_geometry {
+    std::int64_t planes = 0, rows = 0, w = 0, area = 1;
+    bool max = false, first = false, last = false;
+    constexpr auto fields() const { return std::tie(planes, rows, w, area, max, first, last); }
+};
+
+inline void band_pool(const band_pool_geometry& g, const float* x, float* y) noexcept {
+    const std::int64_t n = g.rows * g.w;
+    for (std::int64_t pc = 0; pc < g.planes; ++pc) {
+        float m = g.first ? (g.max ? -FLT_MAX : 0.f) : y[pc];
+        const float* xp = x + pc * n;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const float v = xp[i];
+            if (g.max)
+                m = m > v ? m : v;
+            else
+                m += v;
+        }
+        if (g.last && !g.max) m = m / static_cast<float>(g.area);
+        y[pc] = m;
+    }
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/band_pool.hpp ----
+// ---- begin litegraph/kernels/window_copy.hpp ----
+// A window copied between two NCHW maps of different extents (a crop, a
+// patch into the split tensor, a channel slice of a concat), heap-free on raw
+// arrays: one of the two loops of a patched stage (docs/patches.md) besides
+// its layers' own kernels (the other: kernels/band_pool.hpp).  The runtime's
+// patched stage (runtime/patches/instance.hpp) and a firmware network's
+// patch layers both run it.
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -25892,36 +26060,8 @@ inline void copy_window(const window_copy& c, const void* from, void* to) noexce
     }
 }
 
-/// One row band of a float global pool: x holds `rows` full rows (width w)
-/// of each of `planes` planes; y the running max or sum per plane, in the
-/// row-major order of kernels::pool2d's loop.  The first band starts it, the
-/// last divides an average by the plane's size `area`, so the result is
-/// bit for bit the untiled pool's.
-struct band_pool_geometry {
-    std::int64_t planes = 0, rows = 0, w = 0, area = 1;
-    bool max = false, first = false, last = false;
-    constexpr auto fields() const { return std::tie(planes, rows, w, area, max, first, last); }
-};
-
-inline void band_pool(const band_pool_geometry& g, const float* x, float* y) noexcept {
-    const std::int64_t n = g.rows * g.w;
-    for (std::int64_t pc = 0; pc < g.planes; ++pc) {
-        float m = g.first ? (g.max ? -FLT_MAX : 0.f) : y[pc];
-        const float* xp = x + pc * n;
-        for (std::int64_t i = 0; i < n; ++i) {
-            const float v = xp[i];
-            if (g.max)
-                m = m > v ? m : v;
-            else
-                m += v;
-        }
-        if (g.last && !g.max) m = m / static_cast<float>(g.area);
-        y[pc] = m;
-    }
-}
-
 }  // namespace litegraph::kernels
-// ---- end litegraph/kernels/patches.hpp ----
+// ---- end litegraph/kernels/window_copy.hpp ----
 
 namespace litegraph::firmware {
 
@@ -29793,23 +29933,29 @@ std::string firmware_types(op_list<Ops...>) {
 // The per-patch buffers are planned by the planner (one segment, their
 // lifetimes the steps of the stage) into one block, the op's `Scratch` output,
 // which the program's own plan places in the arena like any other tensor.
+//
+// The parts, one role each (runtime/patches/):
+//   geometry.hpp  regions, input windows and padding, window copies
+//   stage.hpp     the stage's layers (kind_of: each op's `patch` trait) and
+//                 describe_stage
+//   tiling.hpp    tile_stage: a stage cut into a grid, its per-patch buffers
+//   instance.hpp  patched_stage_instance, the op that runs it; patch_factory
+//   request.hpp   patch_request and parse_patch_request ("auto", "NxM")
+//   search.hpp    choose_patches and choose_tail: the split and the grid
+//   rewrite.hpp   apply_patches and patch_graph: the graph rewrite
+
+// ---- begin litegraph/runtime/patches/geometry.hpp ----
+// Patched stages (runtime/patches.hpp, docs/patches.md): the geometry of a
+// patch.  A region of a feature map, the input window (and padding) a run
+// of output rows reads through a layer's kernel, and the copy of a window
+// between two maps of different extents (kernels::copy_window).
 
 #include <algorithm>
-#include <cfloat>
-#include <cstring>
-#include <map>
-#include <memory>
-#include <optional>
-#include <set>
-#include <string>
-#include <string_view>
-#include <vector>
+#include <cstddef>
+#include <cstdint>
 
 
 namespace litegraph::runtime {
-
-/// The op type of a patched stage (not a Paddle op: apply_patches makes it).
-inline constexpr std::string_view patched_stage_type = "litegraph_patched_stage";
 
 /// Rows [y0, y1) and columns [x0, x1) of a feature map.
 struct patch_region {
@@ -29820,71 +29966,7 @@ struct patch_region {
     bool operator==(const patch_region&) const = default;
 };
 
-/// One layer of a stage: the op, what kind of layer it is and its activation
-/// inputs.  A window layer (conv, pool) reads its main input over a window of
-/// its output region; every other input is read over the output region.
-struct stage_layer {
-    /// reduce: a float global pool, the stage's last layer, accumulated over
-    /// row bands in the pool kernel's own order (docs/patches.md).
-    enum class kind { conv, pool, point, concat, reduce };
-    int op = -1;
-    kind k = kind::point;
-    std::vector<int> inputs;  // activation input vars, in slot order
-    std::vector<bool> main;   // whether inputs[i] is read through the window
-    int out = -1;             // the one output var
-    // Full geometry of a window layer (input height and width, kernel, ...).
-    std::int64_t h = 0, w = 0, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
-    std::int64_t pt = 0, pb = 0, pl = 0, pr = 0;
-    double macs_per_output = 0;  // multiply-adds per output element (convs)
-    bool max = false;            // reduce: max (else average)
-};
-
-/// A stage: its layers in a topological order, its external activation
-/// inputs and its output (the split tensor).
-struct stage_desc {
-    std::vector<stage_layer> layers;
-    std::vector<int> inputs;
-    int output = -1;
-    std::map<int, shape_t> shapes;  // every activation var of the stage
-    std::map<int, dtype> types;
-};
-
 namespace patch_detail {
-
-template <class... Ops>
-bool declared_in(op_list<Ops...>, std::string_view t) {
-    return (op_declares<Ops>(t) || ...);
-}
-
-inline std::optional<stage_layer::kind> kind_of(std::string_view t) {
-    using k = stage_layer::kind;
-    if (op_declares<ops::conv2d>(t) || declared_in(fusion::fused_conv_ops{}, t) ||
-        declared_in(fusion::fused_int8_ops{}, t))
-        return k::conv;
-    if (op_declares<ops::pool2d>(t) || op_declares<ops::pool2d_int8>(t)) return k::pool;
-    if (op_declares<ops::concat>(t) || op_declares<ops::concat_int8>(t)) return k::concat;
-    if (op_declares<ops::quantize_int8>(t) || op_declares<ops::dequantize_int8>(t) ||
-        op_declares<ops::elementwise_int8>(t))
-        return k::point;
-    auto rule = op_in_place_of(op_table{}, t);
-    if (rule == in_place_rule::unary || rule == in_place_rule::elementwise) return k::point;
-    return std::nullopt;
-}
-
-/// A var of `g` that holds an activation (not a parameter).
-inline bool is_activation(const graph::graph& g, int v) {
-    const auto& var = g.vars[v];
-    return !var.persistable && !var.value;
-}
-
-/// A throwaway op_io naming `label`, with the given input slots.
-inline op_io probe_io(const std::string& label, std::vector<op_slot> inputs) {
-    op_io io;
-    io.type = "patches";
-    io.label = label;
-    io.inputs = std::move(inputs);
-    return io;
-}
 
 /// The input window (clipped to the map) that output rows [o0, o1) read
 /// along one axis, and the padding the patch's op then needs before and after.
@@ -29925,6 +30007,113 @@ inline void copy_window(const std::byte* from, const patch_region& src, std::byt
                         const patch_region& dst, const patch_region& win, std::int64_t planes,
                         std::size_t elem) {
     kernels::copy_window(window_copy_of(src, dst, win, planes, elem), from, to);
+}
+
+}  // namespace patch_detail
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/patches/geometry.hpp ----
+// ---- begin litegraph/runtime/patches/instance.hpp ----
+// Patched stages (runtime/patches.hpp, docs/patches.md): the op instance of
+// a `litegraph_patched_stage` node.  It infers its sub-block untiled, tiles
+// it (tile_stage) and runs it patch by patch, each layer through an op
+// instance of the table for its patch's padding and shapes;
+// patch_factory makes it for a program.
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin litegraph/runtime/patches/stage.hpp ----
+// Patched stages (runtime/patches.hpp, docs/patches.md): what a stage is.
+// Its layers (each a conv, pool, point-wise op, channel concat or a final
+// float global pool, by its op's `patch` trait), read back from a split
+// tensor to the inputs by describe_stage, which says why when they cannot
+// run on patches.
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::runtime {
+
+/// The op type of a patched stage (not a Paddle op: apply_patches makes it).
+inline constexpr std::string_view patched_stage_type = "litegraph_patched_stage";
+
+/// One layer of a stage: the op, what kind of layer it is and its activation
+/// inputs.  A window layer (conv, pool) reads its main input over a window of
+/// its output region; every other input is read over the output region.
+struct stage_layer {
+    /// reduce: a float global pool, the stage's last layer, accumulated over
+    /// row bands in the pool kernel's own order (docs/patches.md).
+    enum class kind { conv, pool, point, concat, reduce };
+    int op = -1;
+    kind k = kind::point;
+    std::vector<int> inputs;  // activation input vars, in slot order
+    std::vector<bool> main;   // whether inputs[i] is read through the window
+    int out = -1;             // the one output var
+    // Full geometry of a window layer (input height and width, kernel, ...).
+    std::int64_t h = 0, w = 0, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+    std::int64_t pt = 0, pb = 0, pl = 0, pr = 0;
+    double macs_per_output = 0;  // multiply-adds per output element (convs)
+    bool max = false;            // reduce: max (else average)
+};
+
+/// A stage: its layers in a topological order, its external activation
+/// inputs and its output (the split tensor).
+struct stage_desc {
+    std::vector<stage_layer> layers;
+    std::vector<int> inputs;
+    int output = -1;
+    std::map<int, shape_t> shapes;  // every activation var of the stage
+    std::map<int, dtype> types;
+};
+
+namespace patch_detail {
+
+/// The layer kind of op type `t` in a stage: its op's `patch` trait
+/// (ops/op.hpp: patch_kind) over the runtime's op table, or nullopt when no
+/// op of the table lets it run on patches.
+inline std::optional<stage_layer::kind> kind_of(std::string_view t) {
+    using k = stage_layer::kind;
+    switch (op_patch_kind_of(op_table{}, t)) {
+        case patch_kind::conv:
+            return k::conv;
+        case patch_kind::pool:
+            return k::pool;
+        case patch_kind::point:
+            return k::point;
+        case patch_kind::concat:
+            return k::concat;
+        case patch_kind::none:
+            break;
+    }
+    return std::nullopt;
+}
+
+/// A var of `g` that holds an activation (not a parameter).
+inline bool is_activation(const graph::graph& g, int v) {
+    const auto& var = g.vars[v];
+    return !var.persistable && !var.value;
+}
+
+/// A throwaway op_io naming `label`, with the given input slots.
+inline op_io probe_io(const std::string& label, std::vector<op_slot> inputs) {
+    op_io io;
+    io.type = "patches";
+    io.label = label;
+    io.inputs = std::move(inputs);
+    return io;
 }
 
 }  // namespace patch_detail
@@ -30079,6 +30268,32 @@ std::string describe_stage(const graph::graph& g, int output, const Ref& ref, st
     if (desc.inputs.empty()) return "the stage reads no input";
     return {};
 }
+
+/// The ops of `g` the stage ending at `split` holds (describe_stage's layers).
+inline std::set<int> stage_ops_of(const stage_desc& d) {
+    std::set<int> s;
+    for (auto& l : d.layers) s.insert(l.op);
+    return s;
+}
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/patches/stage.hpp ----
+// ---- begin litegraph/runtime/patches/tiling.hpp ----
+// Patched stages (runtime/patches.hpp, docs/patches.md): a stage cut into
+// a grid of patches.  tile_stage derives, patch by patch and from the last
+// layer back, the region each layer computes, the window and padding it
+// reads (patch_attrs: the attributes its op then runs with) and which inputs
+// are crops, and plans the per-patch buffers into one scratch block.
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+
+namespace litegraph::runtime {
 
 /// One layer on one patch: its output region, the padding its op needs
 /// (top, bottom, left, right) and, per activation input, the region it reads
@@ -30256,6 +30471,11 @@ inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool 
     t.buffer_var = std::move(buffer_var);
     return t;
 }
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/patches/tiling.hpp ----
+
+namespace litegraph::runtime {
 
 /// The kernel of a patched stage: infers the stage untiled (full shapes),
 /// tiles it, and runs it patch by patch.
@@ -30521,96 +30741,6 @@ private:
     std::vector<std::vector<std::size_t>> entry_of_;            // [patch][layer]
 };
 
-/// Replaces the ops producing `split` (a var of `g`, see describe_stage) by
-/// one patched stage of rows x cols patches.  Returns the new op's index.
-inline int apply_patches(graph::graph& g, int split, int rows, int cols,
-                         const std::set<int>& stage_ops) {
-    graph::graph block;
-    std::map<int, int> var_map;
-    auto inside = [&](int op) { return stage_ops.count(op) > 0; };
-    auto block_var = [&](int v) {
-        if (auto it = var_map.find(v); it != var_map.end()) return it->second;
-        const auto& src = g.vars[v];
-        graph::var_node copy{src.name,      src.type, src.shape, src.persistable,
-                             src.lod_level, {},       -1,        {}};
-        if (src.value) {
-            bool only_here = !graph::is_fetched(g, v);
-            for (int c : src.consumers) only_here = only_here && inside(c);
-            copy.value = only_here ? std::move(g.vars[v].value) : src.value;
-        }
-        int id = block.add_var(std::move(copy));
-        var_map.emplace(v, id);
-        return id;
-    };
-    std::vector<int> inputs;
-    for (int op : g.topo_order()) {
-        if (!inside(op)) continue;
-        for (auto& s : g.ops[op].inputs)
-            for (int v : s.vars)
-                if (patch_detail::is_activation(g, v) && !inside(g.vars[v].producer) &&
-                    std::find(inputs.begin(), inputs.end(), v) == inputs.end())
-                    inputs.push_back(v);
-    }
-    for (int v : inputs) block_var(v);
-    for (int op : g.topo_order()) {
-        if (!inside(op)) continue;
-        graph::op_node copy{g.ops[op].type, {}, {}, g.ops[op].attrs};
-        copy.attrs.set("in_place", std::string());
-        for (auto& s : g.ops[op].inputs) {
-            graph::slot t{s.name, {}};
-            for (int v : s.vars) t.vars.push_back(block_var(v));
-            copy.inputs.push_back(std::move(t));
-        }
-        for (auto& s : g.ops[op].outputs) {
-            graph::slot t{s.name, {}};
-            for (int v : s.vars) t.vars.push_back(block_var(v));
-            copy.outputs.push_back(std::move(t));
-        }
-        block.add_op(std::move(copy));
-    }
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-        block.feeds.push_back({var_map.at(inputs[i]), static_cast<int>(i)});
-    block.fetches.push_back({var_map.at(split), 0});
-
-    graph::var_node scratch;
-    scratch.name = g.vars[split].name + "@patches";
-    scratch.type = dtype::u8;
-    scratch.shape = {-1};
-    int scratch_var = g.add_var(std::move(scratch));
-    graph::op_node node;
-    node.type = std::string(patched_stage_type);
-    node.inputs.push_back({"X", inputs});
-    node.outputs.push_back({"Out", {split}});
-    node.outputs.push_back({"Scratch", {scratch_var}});
-    node.attrs.set("sub_block", static_cast<std::int32_t>(g.sub_blocks.size()));
-    node.attrs.set("rows", static_cast<std::int32_t>(rows));
-    node.attrs.set("cols", static_cast<std::int32_t>(cols));
-    g.sub_blocks.push_back(std::move(block));
-    std::vector<graph::op_node> ops;
-    bool placed = false;
-    for (std::size_t i = 0; i < g.ops.size(); ++i) {
-        if (!inside(static_cast<int>(i))) {
-            ops.push_back(std::move(g.ops[i]));
-        } else if (!placed) {
-            placed = true;
-            ops.push_back(std::move(node));
-        }
-    }
-    g.ops = std::move(ops);
-    graph::compact(g, {});
-    int at = -1;
-    for (std::size_t i = 0; i < g.ops.size(); ++i)
-        if (g.ops[i].type == patched_stage_type) at = static_cast<int>(i);
-    return at;
-}
-
-/// The ops of `g` the stage ending at `split` holds (describe_stage's layers).
-inline std::set<int> stage_ops_of(const stage_desc& d) {
-    std::set<int> s;
-    for (auto& l : d.layers) s.insert(l.op);
-    return s;
-}
-
 /// A kernel factory that builds patched stages and leaves every other op to
 /// `next` (or the op table).
 inline instance_factory patch_factory(instance_factory next = {}) {
@@ -30631,20 +30761,18 @@ inline instance_factory patch_factory(instance_factory next = {}) {
     };
 }
 
-/// The conv MACs of the unfolded instructions of `p`.
-inline double network_macs(const program& p) {
-    double total = 0;
-    for (int i : p.execution_order()) {
-        const auto& ins = p.instructions()[i];
-        const auto& io = ins.io;
-        if (ins.folded || !io.has_input("Filter") || io.outputs.empty()) continue;
-        const auto& f = io.input("Filter");
-        const auto& o = *io.outputs[0].args.at(0);
-        if (f.shape.size() == 4 && f.shape[0] > 0)
-            total += static_cast<double>(o.numel()) * static_cast<double>(f.numel() / f.shape[0]);
-    }
-    return total;
-}
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/patches/instance.hpp ----
+// ---- begin litegraph/runtime/patches/request.hpp ----
+// Patched stages (runtime/patches.hpp, docs/patches.md): what to patch, as
+// the CLI's `--patches auto|NxM` and a session's options ask for it.
+
+#include <cstddef>
+#include <map>
+#include <string>
+
+
+namespace litegraph::runtime {
 
 /// What to patch: `automatic` chooses the split and the grid (the least peak
 /// within `budget`, the network's conv MACs tiled over untiled); else the
@@ -30678,6 +30806,54 @@ inline patch_request parse_patch_request(const std::string& s, double budget = 1
     r.cols = std::stoi(s.substr(x + 1));
     if (r.rows < 1 || r.cols < 1) throw bad();
     return r;
+}
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/patches/request.hpp ----
+// ---- begin litegraph/runtime/patches/rewrite.hpp ----
+// Patched stages (runtime/patches.hpp, docs/patches.md): the graph rewrite.
+// apply_patches replaces a stage's ops by one `litegraph_patched_stage` op
+// holding them as a sub-block; patch_graph chooses (search.hpp) and applies.
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+// ---- begin litegraph/runtime/patches/search.hpp ----
+// Patched stages (runtime/patches.hpp, docs/patches.md): the choice of a
+// stage and its grid on an untiled program.  choose_patches tries every
+// split tensor and grid for the least predicted peak within a MAC budget;
+// choose_tail cuts a global pool's conv map into row bands.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+namespace litegraph::runtime {
+
+/// The conv MACs of the unfolded instructions of `p`.
+inline double network_macs(const program& p) {
+    double total = 0;
+    for (int i : p.execution_order()) {
+        const auto& ins = p.instructions()[i];
+        const auto& io = ins.io;
+        if (ins.folded || !io.has_input("Filter") || io.outputs.empty()) continue;
+        const auto& f = io.input("Filter");
+        const auto& o = *io.outputs[0].args.at(0);
+        if (f.shape.size() == 4 && f.shape[0] > 0)
+            total += static_cast<double>(o.numel()) * static_cast<double>(f.numel() / f.shape[0]);
+    }
+    return total;
 }
 
 /// The stage and grid chosen, with the figures `plan --json` reports.
@@ -30881,6 +31057,94 @@ inline tail_choice choose_tail(const program& p, double budget, double total_mac
     return best;
 }
 
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/patches/search.hpp ----
+
+namespace litegraph::runtime {
+
+/// Replaces the ops producing `split` (a var of `g`, see describe_stage) by
+/// one patched stage of rows x cols patches.  Returns the new op's index.
+inline int apply_patches(graph::graph& g, int split, int rows, int cols,
+                         const std::set<int>& stage_ops) {
+    graph::graph block;
+    std::map<int, int> var_map;
+    auto inside = [&](int op) { return stage_ops.count(op) > 0; };
+    auto block_var = [&](int v) {
+        if (auto it = var_map.find(v); it != var_map.end()) return it->second;
+        const auto& src = g.vars[v];
+        graph::var_node copy{src.name,      src.type, src.shape, src.persistable,
+                             src.lod_level, {},       -1,        {}};
+        if (src.value) {
+            bool only_here = !graph::is_fetched(g, v);
+            for (int c : src.consumers) only_here = only_here && inside(c);
+            copy.value = only_here ? std::move(g.vars[v].value) : src.value;
+        }
+        int id = block.add_var(std::move(copy));
+        var_map.emplace(v, id);
+        return id;
+    };
+    std::vector<int> inputs;
+    for (int op : g.topo_order()) {
+        if (!inside(op)) continue;
+        for (auto& s : g.ops[op].inputs)
+            for (int v : s.vars)
+                if (patch_detail::is_activation(g, v) && !inside(g.vars[v].producer) &&
+                    std::find(inputs.begin(), inputs.end(), v) == inputs.end())
+                    inputs.push_back(v);
+    }
+    for (int v : inputs) block_var(v);
+    for (int op : g.topo_order()) {
+        if (!inside(op)) continue;
+        graph::op_node copy{g.ops[op].type, {}, {}, g.ops[op].attrs};
+        copy.attrs.set("in_place", std::string());
+        for (auto& s : g.ops[op].inputs) {
+            graph::slot t{s.name, {}};
+            for (int v : s.vars) t.vars.push_back(block_var(v));
+            copy.inputs.push_back(std::move(t));
+        }
+        for (auto& s : g.ops[op].outputs) {
+            graph::slot t{s.name, {}};
+            for (int v : s.vars) t.vars.push_back(block_var(v));
+            copy.outputs.push_back(std::move(t));
+        }
+        block.add_op(std::move(copy));
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        block.feeds.push_back({var_map.at(inputs[i]), static_cast<int>(i)});
+    block.fetches.push_back({var_map.at(split), 0});
+
+    graph::var_node scratch;
+    scratch.name = g.vars[split].name + "@patches";
+    scratch.type = dtype::u8;
+    scratch.shape = {-1};
+    int scratch_var = g.add_var(std::move(scratch));
+    graph::op_node node;
+    node.type = std::string(patched_stage_type);
+    node.inputs.push_back({"X", inputs});
+    node.outputs.push_back({"Out", {split}});
+    node.outputs.push_back({"Scratch", {scratch_var}});
+    node.attrs.set("sub_block", static_cast<std::int32_t>(g.sub_blocks.size()));
+    node.attrs.set("rows", static_cast<std::int32_t>(rows));
+    node.attrs.set("cols", static_cast<std::int32_t>(cols));
+    g.sub_blocks.push_back(std::move(block));
+    std::vector<graph::op_node> ops;
+    bool placed = false;
+    for (std::size_t i = 0; i < g.ops.size(); ++i) {
+        if (!inside(static_cast<int>(i))) {
+            ops.push_back(std::move(g.ops[i]));
+        } else if (!placed) {
+            placed = true;
+            ops.push_back(std::move(node));
+        }
+    }
+    g.ops = std::move(ops);
+    graph::compact(g, {});
+    int at = -1;
+    for (std::size_t i = 0; i < g.ops.size(); ++i)
+        if (g.ops[i].type == patched_stage_type) at = static_cast<int>(i);
+    return at;
+}
+
 /// Chooses (on an untiled program over a copy of `g`, inputs of
 /// `req.shapes`) and applies a patched stage to `g`; `g` is unchanged when
 /// none is found (the choice then says why).
@@ -30924,6 +31188,7 @@ inline patch_choice patch_graph(graph::graph& g, const patch_request& req,
 }
 
 }  // namespace litegraph::runtime
+// ---- end litegraph/runtime/patches/rewrite.hpp ----
 // ---- end litegraph/runtime/patches.hpp ----
 // ---- begin litegraph/runtime/sample_input.hpp ----
 // The input litegraph feeds a model when none is given (`litegraph run`,

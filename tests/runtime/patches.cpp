@@ -319,6 +319,38 @@ TEST_CASE("--patches values: auto, NxM, and clear errors") {
         CHECK_THROWS_AS(runtime::parse_patch_request(bad), usage_error);
 }
 
+TEST_CASE("an op's patch trait is its layer kind in a stage") {
+    using k = runtime::stage_layer::kind;
+    auto kind = [](const std::string& t) { return runtime::patch_detail::kind_of(t); };
+    // Declared by the op (ops/op.hpp: patch_kind), for each of its types.
+    CHECK(kind(op_type<ops::conv2d>()) == k::conv);
+    CHECK(kind(std::string(ops::conv2d::paddle_types[1])) == k::conv);  // depthwise_conv2d
+    CHECK(kind(op_type<ops::pool2d>()) == k::pool);
+    CHECK(kind(op_type<ops::pool2d_int8>()) == k::pool);
+    CHECK(kind(op_type<ops::concat>()) == k::concat);
+    CHECK(kind(op_type<ops::concat_int8>()) == k::concat);
+    CHECK(kind(op_type<ops::scale>()) == k::point);
+    CHECK(kind(op_type<ops::quantize_int8>()) == k::point);
+    CHECK(kind(op_type<ops::dequantize_int8>()) == k::point);
+    for (std::string_view t : ops::elementwise::paddle_types)
+        CHECK(kind(std::string(t)) == k::point);
+    for (std::string_view t : ops::elementwise_int8::paddle_types)
+        CHECK(kind(std::string(t)) == k::point);
+    // The fused convs take conv2d's; every activation functor's op is point-wise.
+    CHECK(kind(op_type<first_op<fusion::fused_conv_ops>::type>()) == k::conv);
+    CHECK(kind(op_type<first_op<fusion::fused_int8_ops>::type>()) == k::conv);
+    CHECK(kind(op_type<ops::activation<ops::act::relu>>()) == k::point);
+    CHECK(kind(op_type<ops::activation<ops::act::hard_swish>>()) == k::point);
+    // No trait: the op ends a stage.
+    CHECK(!kind(op_type<ops::softmax>()));
+    CHECK(!kind(op_type<ops::reshape2>()));
+    CHECK(!kind(op_type<ops::mul_int8>()));
+    CHECK(!kind(std::string(runtime::patched_stage_type)));
+    CHECK(!kind("no_such_op"));
+    CHECK(op_patch_kind<ops::softmax>() == patch_kind::none);
+    CHECK(op_patch_kind<ops::conv2d>() == patch_kind::conv);
+}
+
 TEST_CASE("a stage that cannot be patched is refused with its reason") {
     // x -> conv -> adaptive average pool to 2x2 -> y: each output reads a quarter of the map.
     graph::graph g;

@@ -5,15 +5,16 @@
 // their forms), joined by these two: a window copied between maps (a crop of
 // an input, a channel slice of a concat, the patch into the split tensor)
 // and a global pool's row band.  Both run the loops the runtime's patched
-// stage runs (kernels/patches.hpp), so firmware computes what it computes.
-// They are no Paddle ops: form_of refuses every op_io (codegen builds their
-// forms from the stage's tiling).
+// stage runs (kernels/window_copy.hpp, kernels/band_pool.hpp), so firmware computes what it
+// computes. They are no Paddle ops: form_of refuses every op_io (codegen builds their forms from
+// the stage's tiling).
 #pragma once
 
 #include <cstddef>
 #include <string_view>
 
-#include "litegraph/kernels/patches.hpp"
+#include "litegraph/kernels/band_pool.hpp"
+#include "litegraph/kernels/window_copy.hpp"
 #include "litegraph/ops/firmware.hpp"
 
 namespace litegraph::firmware {

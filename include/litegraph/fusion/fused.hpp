@@ -95,6 +95,7 @@ struct fused<ops::conv2d, Stages...> {
     static constexpr int8_form int8 = ops::conv2d::int8;
     /// Over Other under a writing terminal; over Input when depthwise (run_in_place).
     static constexpr in_place_rule in_place = in_place_rule::epilogue;
+    static constexpr patch_kind patch = ops::conv2d::patch;  // a window layer of a patched stage
 
     using stage_set_type = stage_set<Stages...>;
 

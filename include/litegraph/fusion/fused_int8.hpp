@@ -57,6 +57,7 @@ struct fused_int8 {
     using chain_type = chain<rescale, bias, Stages...>;
     static constexpr std::string_view paddle_types[] = {"fused_conv2d_int8"};
     static constexpr bool int8_kernel = true;
+    static constexpr patch_kind patch = ops::conv2d::patch;  // a window layer of a patched stage
     static constexpr bool int8_out = (std::is_same_v<Stages, quantize_store> || ... || false);
     /// Whether Other is int8 (the SE gate of an int8 block, mul_plane_int8).
     static constexpr bool int8_other = (reads_int8_other<Stages>::value || ... || false);

@@ -147,8 +147,8 @@ struct cpu_features {
 
 namespace litegraph::kernels::detail {
 struct gemm_impl;               // gemm.hpp
-struct depthwise_impl;          // conv.hpp
-struct depthwise_direct_entry;  // conv.hpp
+struct depthwise_impl;          // conv_depthwise.hpp
+struct depthwise_direct_entry;  // conv_direct.hpp
 struct int8_impl;               // conv_int8_fast.hpp
 struct rnn_impl;                // rnn.hpp
 }  // namespace litegraph::kernels::detail

@@ -472,6 +472,8 @@ struct activation {
     static constexpr auto pir_attrs = detail::pir_attrs_of<F>();
     static constexpr in_place_rule in_place = in_place_rule::unary;
     using params = F;
+    /// Point-wise in a patched stage (ops/op.hpp).
+    static constexpr patch_kind patch = patch_kind::point;
 
     static params parse(const attr_map& a, std::string_view) { return F::parse(a); }
 

@@ -17,6 +17,8 @@ struct concat {
     /// Its inputs' producers write into their slices of Out; the concat then
     /// does nothing (the runtime elides it).
     static constexpr in_place_rule in_place = in_place_rule::slices;
+    /// A channel concat in a patched stage (ops/op.hpp).
+    static constexpr patch_kind patch = patch_kind::concat;
     struct params {
         std::int64_t axis = 0;
     };

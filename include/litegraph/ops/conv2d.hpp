@@ -141,6 +141,8 @@ struct conv2d {
     static constexpr bool selectable_loops = true;
     /// quantize_int8 makes it a fused_conv2d_int8 (ops/op.hpp).
     static constexpr int8_form int8 = int8_form::conv;
+    /// A window layer of a patched stage (ops/op.hpp).
+    static constexpr patch_kind patch = patch_kind::conv;
     struct params {
         std::vector<std::int64_t> strides{1, 1};
         std::vector<std::int64_t> paddings{0, 0};

@@ -274,6 +274,8 @@ struct elementwise {
         {"1.remainder", "elementwise_mod", pir_form::binary}};
     /// broadcast_apply reads x[i] and y[j] before it writes out[i].
     static constexpr in_place_rule in_place = in_place_rule::elementwise;
+    /// Point-wise in a patched stage (ops/op.hpp).
+    static constexpr patch_kind patch = patch_kind::point;
     enum class kind : std::uint8_t { add, sub, mul, div, max, min, pow, floordiv, mod };
     /// The op type of one kind (type_of(kind::add) == "elementwise_add").
     static constexpr std::string_view type_of(kind k) {

@@ -344,6 +344,26 @@ constexpr bool op_int8_kernel() {
         return false;
 }
 
+/// What the op is in a patched stage (runtime/patches/stage.hpp), which
+/// runs a network's first layers patch by patch: `static constexpr
+/// patch_kind patch = ...;` (none when absent: the op ends a stage).
+enum class patch_kind {
+    none,
+    conv,    // a window layer over Input (its Filter a parameter): conv2d and its fused forms
+    pool,    // a window layer over X: pool2d
+    point,   // element by element over its inputs (per-channel or scalar parameters)
+    concat,  // a channel concat
+};
+
+/// Op::patch, or none.
+template <class Op>
+constexpr patch_kind op_patch_kind() {
+    if constexpr (requires { Op::patch; })
+        return Op::patch;
+    else
+        return patch_kind::none;
+}
+
 /// The op type an op declares first, as a string for a graph node
 /// (op_type<ops::conv2d>() == "conv2d"): code that builds or matches graph
 /// nodes names the op, not its string.
@@ -374,6 +394,13 @@ Result op_trait_of(op_list<Ops...>, std::string_view type, Result otherwise, Ask
 template <class... Ops>
 int8_form op_int8_form_of(op_list<Ops...> list, std::string_view type) {
     return op_trait_of(list, type, int8_form::none, []<class Op>() { return op_int8_form<Op>(); });
+}
+
+/// The patch kind of op type `type` (none when no op of the list declares it).
+template <class... Ops>
+patch_kind op_patch_kind_of(op_list<Ops...> list, std::string_view type) {
+    return op_trait_of(list, type, patch_kind::none,
+                       []<class Op>() { return op_patch_kind<Op>(); });
 }
 
 /// The first op of a list (the op type a list of instantiations shares).

@@ -142,6 +142,8 @@ struct pool2d {
         geometry g{};
         constexpr auto fields() const { return std::tie(m, g); }
     };
+    /// A window layer of a patched stage (ops/op.hpp).
+    static constexpr patch_kind patch = patch_kind::pool;
     static constexpr std::string_view firmware_inputs[] = {"X"};
     static constexpr std::string_view firmware_output = "Out";
     static form form_of(const params& p, const op_io& io) { return {mode_of(p), resolve(p, io)}; }

@@ -15,6 +15,8 @@ struct scale {
     static constexpr pir_name pir_names[] = {{"1.scale", "scale"}};
     /// In place of X when X is its only input (no ScaleTensor).
     static constexpr in_place_rule in_place = in_place_rule::unary;
+    /// Point-wise in a patched stage (ops/op.hpp).
+    static constexpr patch_kind patch = patch_kind::point;
     struct params {
         float scale = 1.f;
         float bias = 0.f;

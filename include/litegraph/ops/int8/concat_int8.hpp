@@ -21,6 +21,7 @@ namespace litegraph::ops {
 struct concat_int8 {
     static constexpr std::string_view paddle_types[] = {"concat_int8"};
     static constexpr bool int8_kernel = true;
+    static constexpr patch_kind patch = patch_kind::concat;  // ops/op.hpp
     struct params {
         concat::params base;
         std::vector<float> steps;

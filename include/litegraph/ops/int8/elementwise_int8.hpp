@@ -17,6 +17,7 @@ struct elementwise_int8 {
     static constexpr std::string_view paddle_types[] = {"elementwise_add_int8",
                                                         "elementwise_mul_int8"};
     static constexpr bool int8_kernel = true;
+    static constexpr patch_kind patch = patch_kind::point;  // ops/op.hpp
     struct params {
         bool mul = false;
         float x_step = 1.f, y_step = 1.f, output_step = 0.f;

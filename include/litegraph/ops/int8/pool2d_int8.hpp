@@ -21,6 +21,7 @@ namespace litegraph::ops {
 struct pool2d_int8 {
     static constexpr std::string_view paddle_types[] = {"pool2d_int8"};
     static constexpr bool int8_kernel = true;
+    static constexpr patch_kind patch = patch_kind::pool;  // ops/op.hpp
     struct params {
         pool2d::params pool;
         float ratio = 0.f;  // input step / output step, 0: the input's step

@@ -79,6 +79,7 @@ struct step_form {
 
 struct quantize_int8 {
     static constexpr std::string_view paddle_types[] = {"quantize_int8"};
+    static constexpr patch_kind patch = patch_kind::point;  // ops/op.hpp
     struct params {
         float step = 1.f;
     };
@@ -122,6 +123,7 @@ struct quantize_int8 {
 
 struct dequantize_int8 {
     static constexpr std::string_view paddle_types[] = {"dequantize_int8"};
+    static constexpr patch_kind patch = patch_kind::point;  // ops/op.hpp
     struct params {
         float step = 1.f;
     };

@@ -1,12 +1,11 @@
-// The two loops of a patched stage (docs/patches.md) besides its layers' own
-// kernels, heap-free on raw NCHW arrays: a window copied between two maps of
-// different extents (a crop, a patch into the split tensor, a channel slice
-// of a concat) and a global pool accumulated over row bands.  The runtime's
-// patched stage (runtime/patches.hpp) and a firmware network's patch
-// layers (firmware/patch_layers.hpp) both run these.
+// A window copied between two NCHW maps of different extents (a crop, a
+// patch into the split tensor, a channel slice of a concat), heap-free on raw
+// arrays: one of the two loops of a patched stage (docs/patches.md) besides
+// its layers' own kernels (the other: kernels/band_pool.hpp).  The runtime's
+// patched stage (runtime/patches/instance.hpp) and a firmware network's
+// patch layers both run it.
 #pragma once
 
-#include <cfloat>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -49,34 +48,6 @@ inline void copy_window(const window_copy& c, const void* from, void* to) noexce
             std::memcpy(d + static_cast<std::size_t>(y * c.dst_w) * e,
                         s + static_cast<std::size_t>(y * c.src_w) * e,
                         static_cast<std::size_t>(c.w) * e);
-    }
-}
-
-/// One row band of a float global pool: x holds `rows` full rows (width w)
-/// of each of `planes` planes; y the running max or sum per plane, in the
-/// row-major order of kernels::pool2d's loop.  The first band starts it, the
-/// last divides an average by the plane's size `area`, so the result is
-/// bit for bit the untiled pool's.
-struct band_pool_geometry {
-    std::int64_t planes = 0, rows = 0, w = 0, area = 1;
-    bool max = false, first = false, last = false;
-    constexpr auto fields() const { return std::tie(planes, rows, w, area, max, first, last); }
-};
-
-inline void band_pool(const band_pool_geometry& g, const float* x, float* y) noexcept {
-    const std::int64_t n = g.rows * g.w;
-    for (std::int64_t pc = 0; pc < g.planes; ++pc) {
-        float m = g.first ? (g.max ? -FLT_MAX : 0.f) : y[pc];
-        const float* xp = x + pc * n;
-        for (std::int64_t i = 0; i < n; ++i) {
-            const float v = xp[i];
-            if (g.max)
-                m = m > v ? m : v;
-            else
-                m += v;
-        }
-        if (g.last && !g.max) m = m / static_cast<float>(g.area);
-        y[pc] = m;
     }
 }
 
