@@ -29939,6 +29939,9 @@ std::string firmware_types(op_list<Ops...>) {
 //   stage.hpp     the stage's layers (kind_of: each op's `patch` trait) and
 //                 describe_stage
 //   tiling.hpp    tile_stage: a stage cut into a grid, its per-patch buffers
+//   walk.hpp      walk_patches: the stage's steps in order (crops, layers,
+//                 bands, the patch into the output), which the instance runs
+//                 and the code generator writes
 //   instance.hpp  patched_stage_instance, the op that runs it; patch_factory
 //   request.hpp   patch_request and parse_patch_request ("auto", "NxM")
 //   search.hpp    choose_patches and choose_tail: the split and the grid
@@ -30321,6 +30324,16 @@ inline attr_map patch_attrs(const graph::op_node& node, const stage_layer& l,
     return attrs;
 }
 
+/// What a per-patch buffer of a stage's scratch holds: an internal var of the
+/// stage (`var`), or the crop of input `input` of layer `layer`.
+struct scratch_buffer {
+    int var = -1;
+    std::size_t layer = 0, input = 0;
+    bool is_crop() const noexcept { return var < 0; }
+    static scratch_buffer of_var(int v) { return {v, 0, 0}; }
+    static scratch_buffer crop(std::size_t layer, std::size_t input) { return {-1, layer, input}; }
+};
+
 /// A stage cut into rows x cols patches of its output: what each layer
 /// computes on each patch and where its buffers are.
 struct stage_tiling {
@@ -30331,10 +30344,10 @@ struct stage_tiling {
     std::map<int, std::size_t> var_offset;               // internal var -> scratch offset
     std::vector<std::vector<std::int64_t>> crop_offset;  // [layer][input], -1: none
     /// The per-patch buffers as planned in the scratch (lifetimes in layers
-    /// of the stage), for pictures and reports: buffer_var[b] is the var, or
-    /// -(1 + layer * 1024 + input) for a crop; buffer_offset[b] its offset.
+    /// of the stage), for pictures and reports: buffer_of[b] says what it
+    /// holds, buffer_offset[b] its offset.
     std::vector<planner::buffer> buffers;
-    std::vector<int> buffer_var;
+    std::vector<scratch_buffer> buffer_of;
     std::vector<std::size_t> buffer_offset;
     std::size_t scratch_bytes = 0;
     double macs_tiled = 0, macs_untiled = 0;  // of the stage's convs
@@ -30433,7 +30446,7 @@ inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool 
     // The per-patch buffers over the stage's steps: an internal var from its
     // layer to its last reader, a crop at its reader's step only.
     std::vector<planner::buffer> buffers;
-    std::vector<int> buffer_var;  // var, or -(1 + layer * 1024 + input) for a crop
+    std::vector<scratch_buffer> buffer_of;
     std::map<int, int> last_use;
     for (std::size_t i = 0; i < n; ++i)
         for (int v : desc.layers[i].inputs) last_use[v] = static_cast<int>(i);
@@ -30441,12 +30454,12 @@ inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool 
         const auto& l = desc.layers[i];
         int last = l.out == desc.output ? static_cast<int>(i) : last_use.at(l.out);
         buffers.push_back({planner::align_up(var_bytes.at(l.out), 64), static_cast<int>(i), last});
-        buffer_var.push_back(l.out);
+        buffer_of.push_back(scratch_buffer::of_var(l.out));
         for (std::size_t j = 0; j < l.inputs.size(); ++j)
             if (crop_bytes[i][j]) {
                 buffers.push_back({planner::align_up(crop_bytes[i][j], 64), static_cast<int>(i),
                                    static_cast<int>(i)});
-                buffer_var.push_back(-1 - static_cast<int>(i * 1024 + j));
+                buffer_of.push_back(scratch_buffer::crop(i, j));
             }
     }
     const planner::segment seg{"patch"};
@@ -30458,22 +30471,114 @@ inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool 
     for (std::size_t b = 0; b < buffers.size(); ++b) {
         const auto off = plan.placements[b].offset;
         t.buffer_offset.push_back(off);
-        if (buffer_var[b] >= 0) {
-            t.var_offset[buffer_var[b]] = off;
-        } else {
-            const int k = -1 - buffer_var[b];
-            t.crop_offset[static_cast<std::size_t>(k / 1024)][static_cast<std::size_t>(k % 1024)] =
-                static_cast<std::int64_t>(off);
-        }
+        const auto& what = buffer_of[b];
+        if (what.is_crop())
+            t.crop_offset[what.layer][what.input] = static_cast<std::int64_t>(off);
+        else
+            t.var_offset[what.var] = off;
     }
     t.scratch_bytes = std::max<std::size_t>(plan.total(), 64);
     t.buffers = std::move(buffers);
-    t.buffer_var = std::move(buffer_var);
+    t.buffer_of = std::move(buffer_of);
     return t;
 }
 
 }  // namespace litegraph::runtime
 // ---- end litegraph/runtime/patches/tiling.hpp ----
+// ---- begin litegraph/runtime/patches/walk.hpp ----
+// Patched stages (runtime/patches.hpp, docs/patches.md): the one walk of a
+// tiled stage.  For each patch, for each layer: the crops its inputs need,
+// then the layer (a global pool: its row band into the output); then the
+// patch into the output.  The runtime's patched stage runs this walk
+// (instance.hpp) and the code generator writes it (firmware/generator.hpp),
+// so the runtime and firmware take the same steps in the same order from the
+// same geometry.
+
+#include <cstddef>
+#include <map>
+#include <vector>
+
+
+namespace litegraph::runtime {
+
+/// Where a step of the walk reads or writes: one of the stage's inputs (its
+/// position in the stage's input list), a byte offset in the stage's scratch,
+/// or the stage's output.
+struct patch_place {
+    enum class where { input, scratch, output };
+    where at = where::scratch;
+    std::size_t index = 0;  // input: its position; scratch: the byte offset
+
+    static patch_place input(std::size_t i) { return {where::input, i}; }
+    static patch_place scratch(std::size_t offset) { return {where::scratch, offset}; }
+    static patch_place output() { return {where::output, 0}; }
+};
+
+/// Walks stage `d` tiled as `t`.  `inputs`: the stage's input vars (of the
+/// block `d` describes) in the order of its input list; `ys` and `y_elem`:
+/// the shape and element size of the stage's output.  The visitor has
+///
+///   void copy(const kernels::window_copy&, patch_place from, patch_place to);
+///       // a crop of a layer's input, or the patch into the output
+///   void layer(std::size_t patch, std::size_t layer,
+///              const std::vector<patch_place>& inputs, patch_place output);
+///   void band(std::size_t patch, std::size_t layer,
+///             const kernels::band_pool_geometry&, patch_place from);
+///       // a global pool's row band into the output
+///   void end_patch(std::size_t patch);
+template <class Visitor>
+void walk_patches(const stage_desc& d, const stage_tiling& t, const std::vector<int>& inputs,
+                  const shape_t& ys, std::size_t y_elem, Visitor&& visit) {
+    std::map<int, std::size_t> external;  // var -> its position in the stage's inputs
+    for (std::size_t i = 0; i < inputs.size(); ++i) external[inputs[i]] = i;
+    const patch_region whole{0, ys[2], 0, ys[3]};
+    const std::size_t n = t.patches.size();
+    const bool reduce = d.layers.back().k == stage_layer::kind::reduce;
+    std::vector<patch_place> at;
+    for (std::size_t p = 0; p < n; ++p) {
+        const auto& regions = t.regions[p];
+        for (std::size_t i = 0; i < d.layers.size(); ++i) {
+            const auto& l = d.layers[i];
+            const auto& tl = t.tiles[p][i];
+            at.assign(l.inputs.size(), patch_place{});
+            for (std::size_t j = 0; j < l.inputs.size(); ++j) {
+                const int v = l.inputs[j];
+                const auto& s = d.shapes.at(v);
+                patch_region have;
+                if (auto it = external.find(v); it != external.end()) {
+                    at[j] = patch_place::input(it->second);
+                    have = {0, s[2], 0, s[3]};
+                } else {
+                    at[j] = patch_place::scratch(t.var_offset.at(v));
+                    have = regions.at(v);
+                }
+                if (tl.crop[j]) {  // the layer reads less than its producer computed
+                    const auto crop =
+                        patch_place::scratch(static_cast<std::size_t>(t.crop_offset[i][j]));
+                    visit.copy(patch_detail::window_copy_of(have, tl.in[j], tl.in[j],
+                                                            patch_detail::plane_count(s),
+                                                            size_of(d.types.at(v))),
+                               at[j], crop);
+                    at[j] = crop;
+                }
+            }
+            if (l.k == stage_layer::kind::reduce)
+                visit.band(p, i, band_pool_of(d, l, tl.in[0], p == 0, p + 1 == n), at[0]);
+            else
+                visit.layer(p, i, at, patch_place::scratch(t.var_offset.at(l.out)));
+        }
+        if (!reduce) {
+            const auto& patch = t.patches[p];
+            visit.copy(patch_detail::window_copy_of(patch, whole, patch,
+                                                    patch_detail::plane_count(ys), y_elem),
+                       patch_place::scratch(t.var_offset.at(d.output)), patch_place::output());
+        }
+        visit.end_patch(p);
+    }
+}
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/patches/walk.hpp ----
 
 namespace litegraph::runtime {
 
@@ -30530,66 +30635,51 @@ public:
 
     void run(op_io& io) override {
         const auto& xs = io.inputs.at(0).args;
-        std::map<int, const std::byte*> external;
-        for (std::size_t i = 0; i < xs.size(); ++i) external[block_.feeds[i].var] = xs[i]->data;
         std::byte* scratch = io.outputs.at(1).args.at(0)->data;
-        std::byte* y = io.outputs.at(0).args.at(0)->data;
-        const auto& ys = io.outputs.at(0).args.at(0)->shape;
-        const patch_region whole{0, ys[2], 0, ys[3]};
-        const std::size_t elem = size_of(io.outputs.at(0).args.at(0)->type);
-        const bool reduce = desc_.layers.back().k == stage_layer::kind::reduce;
-        std::vector<std::byte*> at_of;
-        for (std::size_t p = 0; p < tiling_.patches.size(); ++p) {
-            const auto& regions = tiling_.regions[p];
-            for (std::size_t i = 0; i < desc_.layers.size(); ++i) {
-                const auto& l = desc_.layers[i];
-                const auto& tl = tiling_.tiles[p][i];
-                at_of.assign(l.inputs.size(), nullptr);
-                for (std::size_t j = 0; j < l.inputs.size(); ++j) {
-                    const int v = l.inputs[j];
-                    const auto& s = desc_.shapes.at(v);
-                    const std::byte* src = nullptr;
-                    patch_region have;
-                    if (auto it = external.find(v); it != external.end()) {
-                        src = it->second;
-                        have = {0, s[2], 0, s[3]};
-                    } else {
-                        src = scratch + tiling_.var_offset.at(v);
-                        have = regions.at(v);
-                    }
-                    std::byte* at = const_cast<std::byte*>(src);
-                    if (tl.crop[j]) {
-                        at = scratch + tiling_.crop_offset[i][j];
-                        patch_detail::copy_window(src, have, at, tl.in[j], tl.in[j],
-                                                  patch_detail::plane_count(s),
-                                                  size_of(desc_.types.at(v)));
-                    }
-                    at_of[j] = at;
+        const auto& y = *io.outputs.at(0).args.at(0);
+        // The steps of walk_patches (walk.hpp), run on this op's tensors.
+        struct runner {
+            patched_stage_instance& self;
+            const std::vector<tensor_ref*>& xs;
+            std::byte* scratch;
+            std::byte* y;
+            std::byte* at(patch_place p) const {
+                switch (p.at) {
+                    case patch_place::where::input:
+                        return xs[p.index]->data;
+                    case patch_place::where::scratch:
+                        return scratch + p.index;
+                    case patch_place::where::output:
+                        break;
                 }
-                if (l.k == stage_layer::kind::reduce) {
-                    accumulate(l, tl.in[0], reinterpret_cast<const float*>(at_of[0]),
-                               reinterpret_cast<float*>(y), p == 0,
-                               p + 1 == tiling_.patches.size());
-                    continue;
-                }
-                auto& e = *entries_[i][entry_of_[p][i]];
-                for (std::size_t j = 0; j < l.inputs.size(); ++j) e.in_refs[j]->data = at_of[j];
-                e.out_ref->data = scratch + tiling_.var_offset.at(l.out);
+                return y;
+            }
+            void copy(const kernels::window_copy& c, patch_place from, patch_place to) const {
+                kernels::copy_window(c, at(from), at(to));
+            }
+            void layer(std::size_t p, std::size_t i, const std::vector<patch_place>& in,
+                       patch_place out) const {
+                auto& e = *self.entries_[i][self.entry_of_[p][i]];
+                for (std::size_t j = 0; j < in.size(); ++j) e.in_refs[j]->data = at(in[j]);
+                e.out_ref->data = at(out);
                 e.k->run(e.io);
             }
-            if (reduce) continue;
-            const auto& patch = tiling_.patches[p];
-            patch_detail::copy_window(scratch + tiling_.var_offset.at(desc_.output), patch, y,
-                                      whole, patch, patch_detail::plane_count(ys), elem);
-        }
+            void band(std::size_t, std::size_t, const kernels::band_pool_geometry& g,
+                      patch_place from) const {
+                kernels::band_pool(g, reinterpret_cast<const float*>(at(from)),
+                                   reinterpret_cast<float*>(y));
+            }
+            void end_patch(std::size_t) const {}
+        };
+        walk_patches(desc_, tiling_, feed_vars(), y.shape, size_of(y.type),
+                     runner{*this, xs, scratch, y.data});
     }
 
-    /// A global pool over one row band `band` (x holds it, full width): the
-    /// running max or sum of each plane in y, in the order of
-    /// kernels::pool2d's loop; the last band divides by the plane's size.
-    void accumulate(const stage_layer& l, const patch_region& band, const float* x, float* y,
-                    bool first, bool last) const {
-        kernels::band_pool(band_pool_of(desc_, l, band, first, last), x, y);
+    /// The stage's input vars, in the order of its input list.
+    std::vector<int> feed_vars() const {
+        std::vector<int> vars;
+        for (auto& f : block_.feeds) vars.push_back(f.var);
+        return vars;
     }
 
     bool folds_from_shapes() const noexcept override { return false; }
@@ -30607,13 +30697,13 @@ public:
         const auto& t = tiling_;
         for (std::size_t b = 0; b < t.buffers.size(); ++b) {
             std::string name;
-            if (t.buffer_var[b] >= 0) {
-                name = block_.vars[t.buffer_var[b]].name;
+            const auto& what = t.buffer_of[b];
+            if (what.is_crop()) {
+                const auto& l = desc_.layers.at(what.layer);
+                name = block_.vars[l.inputs.at(what.input)].name + " (crop for " +
+                       block_.op_label(l.op) + ")";
             } else {
-                const int k = -1 - t.buffer_var[b];
-                const auto& l = desc_.layers.at(static_cast<std::size_t>(k / 1024));
-                name = block_.vars[l.inputs.at(static_cast<std::size_t>(k % 1024))].name +
-                       " (crop for " + block_.op_label(l.op) + ")";
+                name = block_.vars[what.var].name;
             }
             parts.push_back({std::move(name), t.buffers[b], t.buffer_offset[b]});
         }
@@ -31633,7 +31723,7 @@ struct generator {
     /// slices, the patch into the split tensor) and a global pool's bands.
     /// Every layer's kernel scratch is one planned buffer of the stage's step.
     void emit_patched(const runtime::instruction& ins, const std::string& where) {
-        using runtime::patch_region;
+        using runtime::patch_place;
         const auto* inst = dynamic_cast<const runtime::patched_stage_instance*>(ins.k.get());
         if (!inst) throw error(where + ": internal error: not a patched stage's kernel");
         const auto& d = inst->stage();
@@ -31643,92 +31733,80 @@ struct generator {
         const tensor_ref* scr = &ins.io.output("Scratch");
         const auto [sb, soff] = prog.var_buffers()[static_cast<std::size_t>(var_of(scr))];
         if (sb < 0) throw unsupported_error(where + ": its scratch is not a planned buffer");
-        auto in_scratch = [&, sb = sb, soff = soff](std::size_t off) {
-            std::ostringstream o;  // (not string +: GCC 12's -Wrestrict false positive)
-            o << "{" << sb << ", " << soff + off << "}";
-            return o.str();
-        };
-        // The stage's inputs, block var -> the program's tensor; the offsets
-        // form_of sees them at lie after the scratch.
-        std::map<int, std::pair<const tensor_ref*, std::size_t>> external;
+        // The stage's inputs; the offsets form_of sees them at lie after the
+        // scratch.
         std::size_t fake = planner::align_up(t.scratch_bytes, 64);
         const auto& xs = ins.io.inputs.at(0).args;
-        for (std::size_t i = 0; i < xs.size(); ++i) {
-            external[block.feeds.at(i).var] = {xs[i], fake};
-            fake += planner::align_up(xs[i]->bytes(), 64);
+        std::vector<std::size_t> input_fake;
+        for (auto* x : xs) {
+            input_fake.push_back(fake);
+            fake += planner::align_up(x->bytes(), 64);
         }
         const int kscratch = static_cast<int>(scratch_layers.size());
         scratch_layers.push_back({{}, step});
-        const bool reduce = d.layers.back().k == runtime::stage_layer::kind::reduce;
-        const auto& ys = y->shape;
-        const patch_region whole{0, ys[2], 0, ys[3]};
-        const std::size_t n = t.patches.size();
         // The stage is one layer of the network, a group of its patches, each
-        // a group of that patch's layers.
-        std::string stage = "make_group(";
-        std::vector<std::string> patch_layers;
-        patch_sink = &patch_layers;
-        struct unsink {
+        // a group of that patch's layers: walk_patches' steps, written.
+        struct writer {
             generator& gen;
-            ~unsink() { gen.patch_sink = nullptr; }
-        } unsink_at_exit{*this};
-        for (std::size_t p = 0; p < n; ++p) {
-            const auto& regions = t.regions[p];
-            patch_layers.clear();
-            patch_path = "std::get<" + std::to_string(p) + ">(std::get<" +
-                         std::to_string(layer_count) + ">(network.layers).layers)";
-            for (std::size_t i = 0; i < d.layers.size(); ++i) {
+            const runtime::patched_stage_instance& inst;
+            const runtime::stage_desc& d;
+            const graph::graph& block;
+            const std::vector<tensor_ref*>& xs;
+            const std::vector<std::size_t>& input_fake;
+            const tensor_ref* y;
+            int sb;
+            std::int64_t soff;
+            std::size_t fake;
+            int kscratch;
+            const std::string& where;
+            std::string stage = "make_group(";
+            std::vector<std::string> patch_layers;
+
+            /// A place as the header names it ("{buffer, offset}"), and the
+            /// byte offset form_of sees it at.
+            std::pair<std::string, std::size_t> at(patch_place p, const std::string& w) const {
+                switch (p.at) {
+                    case patch_place::where::input:
+                        return {gen.at(xs[p.index], w), input_fake[p.index]};
+                    case patch_place::where::scratch: {
+                        std::ostringstream o;  // (not string +: GCC 12's -Wrestrict false positive)
+                        o << "{" << sb << ", " << soff + p.index << "}";
+                        return {o.str(), p.index};
+                    }
+                    case patch_place::where::output:
+                        break;
+                }
+                return {gen.at(y, w), 0};
+            }
+            std::string lwhere(std::size_t p, std::size_t i) const {
+                return where + ", layer " + block.op_label(d.layers[i].op) + ", patch " +
+                       std::to_string(p);
+            }
+            void copy(const kernels::window_copy& c, patch_place from, patch_place to) {
+                gen.emit_copy(c, at(from, where).first, at(to, where).first);
+            }
+            void band(std::size_t p, std::size_t i, const kernels::band_pool_geometry& g,
+                      patch_place from) {
+                const auto w = lwhere(p, i);
+                gen.layer("layer<litegraph::firmware::band_pool>{" + literal_printer{w}(g) +
+                          ", {{" + at(from, w).first + "}}, " + gen.at(y, w) + "}");
+            }
+            void layer(std::size_t p, std::size_t i, const std::vector<patch_place>& in,
+                       patch_place out) {
                 const auto& l = d.layers[i];
-                const auto& tl = t.tiles[p][i];
                 const auto& node = block.ops[static_cast<std::size_t>(l.op)];
-                const std::string lwhere =
-                    where + ", layer " + block.op_label(l.op) + ", patch " + std::to_string(p);
-                // Where each input is, cropped first when the layer reads less
-                // than its producer computed.
-                std::vector<std::pair<std::string, std::size_t>> addr;
-                for (std::size_t j = 0; j < l.inputs.size(); ++j) {
-                    const int v = l.inputs[j];
-                    const auto& s = d.shapes.at(v);
-                    const auto elem = size_of(d.types.at(v));
-                    std::pair<std::string, std::size_t> src;
-                    patch_region have;
-                    if (auto it = external.find(v); it != external.end()) {
-                        src = {at(it->second.first, lwhere), it->second.second};
-                        have = {0, s[2], 0, s[3]};
-                    } else {
-                        src = {in_scratch(t.var_offset.at(v)), t.var_offset.at(v)};
-                        have = regions.at(v);
-                    }
-                    if (tl.crop[j]) {
-                        const auto off = static_cast<std::size_t>(t.crop_offset[i][j]);
-                        emit_copy(runtime::patch_detail::window_copy_of(
-                                      have, tl.in[j], tl.in[j],
-                                      runtime::patch_detail::plane_count(s), elem),
-                                  src.first, in_scratch(off));
-                        src = {in_scratch(off), off};
-                    }
-                    addr.push_back(src);
-                }
-                const auto out_off = l.k == runtime::stage_layer::kind::reduce
-                                         ? std::size_t{0}
-                                         : t.var_offset.at(l.out);
-                if (l.k == runtime::stage_layer::kind::reduce) {
-                    layer("layer<litegraph::firmware::band_pool>{" +
-                          literal_printer{lwhere}(
-                              runtime::band_pool_of(d, l, tl.in[0], p == 0, p + 1 == n)) +
-                          ", {{" + addr[0].first + "}}, " + at(y, lwhere) + "}");
-                    continue;
-                }
+                const auto w = lwhere(p, i);
                 if (l.k == runtime::stage_layer::kind::concat) {
                     // A channel concat: each input's planes after the ones before.
                     if (!op_declares<ops::concat>(node.type))
-                        throw unsupported_error(lwhere + ": " + node.type +
+                        throw unsupported_error(w + ": " + node.type +
                                                 " (inputs of different steps) has no firmware "
                                                 "form inside a patched stage");
                     const auto& os = d.shapes.at(l.out);
                     if (os[0] != 1)
-                        throw unsupported_error(lwhere + ": a concat of batch " +
-                                                std::to_string(os[0]) + " in a patch");
+                        throw unsupported_error(w + ": a concat of batch " + std::to_string(os[0]) +
+                                                " in a patch");
+                    const auto& tl = inst.tiling().tiles[p][i];
                     const auto elem = static_cast<std::int64_t>(size_of(d.types.at(l.out)));
                     const auto hw = tl.out.h() * tl.out.w();
                     std::int64_t c0 = 0;
@@ -31737,46 +31815,55 @@ struct generator {
                         kernels::window_copy wc{c, elem, tl.out.h(), tl.out.w(),
                                                 0, 0,    tl.out.h(), tl.out.w(),
                                                 0, 0,    tl.out.h(), tl.out.w()};
-                        emit_copy(wc, addr[j].first,
-                                  in_scratch(out_off + static_cast<std::size_t>(c0 * hw * elem)));
+                        gen.emit_copy(wc, at(in[j], w).first,
+                                      at(patch_place::scratch(
+                                             out.index + static_cast<std::size_t>(c0 * hw * elem)),
+                                         w)
+                                          .first);
                         c0 += c;
                     }
-                    continue;
+                    return;
                 }
-                const auto pio = inst->layer_io(p, i);
+                const auto pio = inst.layer_io(p, i);
                 sub_places sp;
                 sp.bytes = fake + 64;
                 sp.scratch = kscratch;
-                for (std::size_t j = 0; j < addr.size(); ++j) sp.at[(*pio.inputs)[j]] = addr[j];
-                sp.at[pio.output] = {in_scratch(out_off), out_off};
+                for (std::size_t j = 0; j < in.size(); ++j) sp.at[(*pio.inputs)[j]] = at(in[j], w);
+                sp.at[pio.output] = at(out, w);
                 graph::op_node patched = node;
-                patched.attrs = runtime::patch_attrs(node, l, tl);
-                sub = &sp;
+                patched.attrs = runtime::patch_attrs(node, l, inst.tiling().tiles[p][i]);
+                gen.sub = &sp;
                 try {
                     if (!visit_firmware_op(firmware::op_types{}, patched,
-                                           [&]<class Op>() { emit<Op>(patched, *pio.io, lwhere); }))
-                        throw unsupported_error(lwhere + " has no compile-time form yet (" +
+                                           [&]<class Op>() { gen.emit<Op>(patched, *pio.io, w); }))
+                        throw unsupported_error(w + " has no compile-time form yet (" +
                                                 firmware_types(firmware::op_types{}) + " do)");
                 } catch (...) {
-                    sub = nullptr;
+                    gen.sub = nullptr;
                     throw;
                 }
-                sub = nullptr;
+                gen.sub = nullptr;
             }
-            if (!reduce) {
-                const auto& patch = t.patches[p];
-                emit_copy(runtime::patch_detail::window_copy_of(
-                              patch, whole, patch, runtime::patch_detail::plane_count(ys),
-                              size_of(y->type)),
-                          in_scratch(t.var_offset.at(d.output)), at(y, where));
+            void end_patch(std::size_t p) {
+                stage += std::string(p ? "," : "") + "\n        make_group(";
+                for (std::size_t k = 0; k < patch_layers.size(); ++k)
+                    stage += (k ? ",\n            " : "\n            ") + patch_layers[k];
+                stage += ")";
+                patch_layers.clear();
+                gen.patch_path = "std::get<" + std::to_string(p + 1) + ">(std::get<" +
+                                 std::to_string(gen.layer_count) + ">(network.layers).layers)";
             }
-            stage += std::string(p ? "," : "") + "\n        make_group(";
-            for (std::size_t k = 0; k < patch_layers.size(); ++k)
-                stage += (k ? ",\n            " : "\n            ") + patch_layers[k];
-            stage += ")";
-        }
+        } w{*this, *inst, d, block, xs, input_fake, y, sb, soff, fake, kscratch, where, {}, {}};
+        patch_sink = &w.patch_layers;
+        patch_path =
+            "std::get<0>(std::get<" + std::to_string(layer_count) + ">(network.layers).layers)";
+        struct unsink {
+            generator& gen;
+            ~unsink() { gen.patch_sink = nullptr; }
+        } unsink_at_exit{*this};
+        runtime::walk_patches(d, t, inst->feed_vars(), y->shape, size_of(y->type), w);
         patch_sink = nullptr;
-        layer(stage + ")");
+        layer(w.stage + ")");
     }
 
     void emit_layers() {

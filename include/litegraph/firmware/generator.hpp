@@ -410,7 +410,7 @@ struct generator {
     /// slices, the patch into the split tensor) and a global pool's bands.
     /// Every layer's kernel scratch is one planned buffer of the stage's step.
     void emit_patched(const runtime::instruction& ins, const std::string& where) {
-        using runtime::patch_region;
+        using runtime::patch_place;
         const auto* inst = dynamic_cast<const runtime::patched_stage_instance*>(ins.k.get());
         if (!inst) throw error(where + ": internal error: not a patched stage's kernel");
         const auto& d = inst->stage();
@@ -420,92 +420,80 @@ struct generator {
         const tensor_ref* scr = &ins.io.output("Scratch");
         const auto [sb, soff] = prog.var_buffers()[static_cast<std::size_t>(var_of(scr))];
         if (sb < 0) throw unsupported_error(where + ": its scratch is not a planned buffer");
-        auto in_scratch = [&, sb = sb, soff = soff](std::size_t off) {
-            std::ostringstream o;  // (not string +: GCC 12's -Wrestrict false positive)
-            o << "{" << sb << ", " << soff + off << "}";
-            return o.str();
-        };
-        // The stage's inputs, block var -> the program's tensor; the offsets
-        // form_of sees them at lie after the scratch.
-        std::map<int, std::pair<const tensor_ref*, std::size_t>> external;
+        // The stage's inputs; the offsets form_of sees them at lie after the
+        // scratch.
         std::size_t fake = planner::align_up(t.scratch_bytes, 64);
         const auto& xs = ins.io.inputs.at(0).args;
-        for (std::size_t i = 0; i < xs.size(); ++i) {
-            external[block.feeds.at(i).var] = {xs[i], fake};
-            fake += planner::align_up(xs[i]->bytes(), 64);
+        std::vector<std::size_t> input_fake;
+        for (auto* x : xs) {
+            input_fake.push_back(fake);
+            fake += planner::align_up(x->bytes(), 64);
         }
         const int kscratch = static_cast<int>(scratch_layers.size());
         scratch_layers.push_back({{}, step});
-        const bool reduce = d.layers.back().k == runtime::stage_layer::kind::reduce;
-        const auto& ys = y->shape;
-        const patch_region whole{0, ys[2], 0, ys[3]};
-        const std::size_t n = t.patches.size();
         // The stage is one layer of the network, a group of its patches, each
-        // a group of that patch's layers.
-        std::string stage = "make_group(";
-        std::vector<std::string> patch_layers;
-        patch_sink = &patch_layers;
-        struct unsink {
+        // a group of that patch's layers: walk_patches' steps, written.
+        struct writer {
             generator& gen;
-            ~unsink() { gen.patch_sink = nullptr; }
-        } unsink_at_exit{*this};
-        for (std::size_t p = 0; p < n; ++p) {
-            const auto& regions = t.regions[p];
-            patch_layers.clear();
-            patch_path = "std::get<" + std::to_string(p) + ">(std::get<" +
-                         std::to_string(layer_count) + ">(network.layers).layers)";
-            for (std::size_t i = 0; i < d.layers.size(); ++i) {
+            const runtime::patched_stage_instance& inst;
+            const runtime::stage_desc& d;
+            const graph::graph& block;
+            const std::vector<tensor_ref*>& xs;
+            const std::vector<std::size_t>& input_fake;
+            const tensor_ref* y;
+            int sb;
+            std::int64_t soff;
+            std::size_t fake;
+            int kscratch;
+            const std::string& where;
+            std::string stage = "make_group(";
+            std::vector<std::string> patch_layers;
+
+            /// A place as the header names it ("{buffer, offset}"), and the
+            /// byte offset form_of sees it at.
+            std::pair<std::string, std::size_t> at(patch_place p, const std::string& w) const {
+                switch (p.at) {
+                    case patch_place::where::input:
+                        return {gen.at(xs[p.index], w), input_fake[p.index]};
+                    case patch_place::where::scratch: {
+                        std::ostringstream o;  // (not string +: GCC 12's -Wrestrict false positive)
+                        o << "{" << sb << ", " << soff + p.index << "}";
+                        return {o.str(), p.index};
+                    }
+                    case patch_place::where::output:
+                        break;
+                }
+                return {gen.at(y, w), 0};
+            }
+            std::string lwhere(std::size_t p, std::size_t i) const {
+                return where + ", layer " + block.op_label(d.layers[i].op) + ", patch " +
+                       std::to_string(p);
+            }
+            void copy(const kernels::window_copy& c, patch_place from, patch_place to) {
+                gen.emit_copy(c, at(from, where).first, at(to, where).first);
+            }
+            void band(std::size_t p, std::size_t i, const kernels::band_pool_geometry& g,
+                      patch_place from) {
+                const auto w = lwhere(p, i);
+                gen.layer("layer<litegraph::firmware::band_pool>{" + literal_printer{w}(g) +
+                          ", {{" + at(from, w).first + "}}, " + gen.at(y, w) + "}");
+            }
+            void layer(std::size_t p, std::size_t i, const std::vector<patch_place>& in,
+                       patch_place out) {
                 const auto& l = d.layers[i];
-                const auto& tl = t.tiles[p][i];
                 const auto& node = block.ops[static_cast<std::size_t>(l.op)];
-                const std::string lwhere =
-                    where + ", layer " + block.op_label(l.op) + ", patch " + std::to_string(p);
-                // Where each input is, cropped first when the layer reads less
-                // than its producer computed.
-                std::vector<std::pair<std::string, std::size_t>> addr;
-                for (std::size_t j = 0; j < l.inputs.size(); ++j) {
-                    const int v = l.inputs[j];
-                    const auto& s = d.shapes.at(v);
-                    const auto elem = size_of(d.types.at(v));
-                    std::pair<std::string, std::size_t> src;
-                    patch_region have;
-                    if (auto it = external.find(v); it != external.end()) {
-                        src = {at(it->second.first, lwhere), it->second.second};
-                        have = {0, s[2], 0, s[3]};
-                    } else {
-                        src = {in_scratch(t.var_offset.at(v)), t.var_offset.at(v)};
-                        have = regions.at(v);
-                    }
-                    if (tl.crop[j]) {
-                        const auto off = static_cast<std::size_t>(t.crop_offset[i][j]);
-                        emit_copy(runtime::patch_detail::window_copy_of(
-                                      have, tl.in[j], tl.in[j],
-                                      runtime::patch_detail::plane_count(s), elem),
-                                  src.first, in_scratch(off));
-                        src = {in_scratch(off), off};
-                    }
-                    addr.push_back(src);
-                }
-                const auto out_off = l.k == runtime::stage_layer::kind::reduce
-                                         ? std::size_t{0}
-                                         : t.var_offset.at(l.out);
-                if (l.k == runtime::stage_layer::kind::reduce) {
-                    layer("layer<litegraph::firmware::band_pool>{" +
-                          literal_printer{lwhere}(
-                              runtime::band_pool_of(d, l, tl.in[0], p == 0, p + 1 == n)) +
-                          ", {{" + addr[0].first + "}}, " + at(y, lwhere) + "}");
-                    continue;
-                }
+                const auto w = lwhere(p, i);
                 if (l.k == runtime::stage_layer::kind::concat) {
                     // A channel concat: each input's planes after the ones before.
                     if (!op_declares<ops::concat>(node.type))
-                        throw unsupported_error(lwhere + ": " + node.type +
+                        throw unsupported_error(w + ": " + node.type +
                                                 " (inputs of different steps) has no firmware "
                                                 "form inside a patched stage");
                     const auto& os = d.shapes.at(l.out);
                     if (os[0] != 1)
-                        throw unsupported_error(lwhere + ": a concat of batch " +
-                                                std::to_string(os[0]) + " in a patch");
+                        throw unsupported_error(w + ": a concat of batch " + std::to_string(os[0]) +
+                                                " in a patch");
+                    const auto& tl = inst.tiling().tiles[p][i];
                     const auto elem = static_cast<std::int64_t>(size_of(d.types.at(l.out)));
                     const auto hw = tl.out.h() * tl.out.w();
                     std::int64_t c0 = 0;
@@ -514,46 +502,55 @@ struct generator {
                         kernels::window_copy wc{c, elem, tl.out.h(), tl.out.w(),
                                                 0, 0,    tl.out.h(), tl.out.w(),
                                                 0, 0,    tl.out.h(), tl.out.w()};
-                        emit_copy(wc, addr[j].first,
-                                  in_scratch(out_off + static_cast<std::size_t>(c0 * hw * elem)));
+                        gen.emit_copy(wc, at(in[j], w).first,
+                                      at(patch_place::scratch(
+                                             out.index + static_cast<std::size_t>(c0 * hw * elem)),
+                                         w)
+                                          .first);
                         c0 += c;
                     }
-                    continue;
+                    return;
                 }
-                const auto pio = inst->layer_io(p, i);
+                const auto pio = inst.layer_io(p, i);
                 sub_places sp;
                 sp.bytes = fake + 64;
                 sp.scratch = kscratch;
-                for (std::size_t j = 0; j < addr.size(); ++j) sp.at[(*pio.inputs)[j]] = addr[j];
-                sp.at[pio.output] = {in_scratch(out_off), out_off};
+                for (std::size_t j = 0; j < in.size(); ++j) sp.at[(*pio.inputs)[j]] = at(in[j], w);
+                sp.at[pio.output] = at(out, w);
                 graph::op_node patched = node;
-                patched.attrs = runtime::patch_attrs(node, l, tl);
-                sub = &sp;
+                patched.attrs = runtime::patch_attrs(node, l, inst.tiling().tiles[p][i]);
+                gen.sub = &sp;
                 try {
                     if (!visit_firmware_op(firmware::op_types{}, patched,
-                                           [&]<class Op>() { emit<Op>(patched, *pio.io, lwhere); }))
-                        throw unsupported_error(lwhere + " has no compile-time form yet (" +
+                                           [&]<class Op>() { gen.emit<Op>(patched, *pio.io, w); }))
+                        throw unsupported_error(w + " has no compile-time form yet (" +
                                                 firmware_types(firmware::op_types{}) + " do)");
                 } catch (...) {
-                    sub = nullptr;
+                    gen.sub = nullptr;
                     throw;
                 }
-                sub = nullptr;
+                gen.sub = nullptr;
             }
-            if (!reduce) {
-                const auto& patch = t.patches[p];
-                emit_copy(runtime::patch_detail::window_copy_of(
-                              patch, whole, patch, runtime::patch_detail::plane_count(ys),
-                              size_of(y->type)),
-                          in_scratch(t.var_offset.at(d.output)), at(y, where));
+            void end_patch(std::size_t p) {
+                stage += std::string(p ? "," : "") + "\n        make_group(";
+                for (std::size_t k = 0; k < patch_layers.size(); ++k)
+                    stage += (k ? ",\n            " : "\n            ") + patch_layers[k];
+                stage += ")";
+                patch_layers.clear();
+                gen.patch_path = "std::get<" + std::to_string(p + 1) + ">(std::get<" +
+                                 std::to_string(gen.layer_count) + ">(network.layers).layers)";
             }
-            stage += std::string(p ? "," : "") + "\n        make_group(";
-            for (std::size_t k = 0; k < patch_layers.size(); ++k)
-                stage += (k ? ",\n            " : "\n            ") + patch_layers[k];
-            stage += ")";
-        }
+        } w{*this, *inst, d, block, xs, input_fake, y, sb, soff, fake, kscratch, where, {}, {}};
+        patch_sink = &w.patch_layers;
+        patch_path =
+            "std::get<0>(std::get<" + std::to_string(layer_count) + ">(network.layers).layers)";
+        struct unsink {
+            generator& gen;
+            ~unsink() { gen.patch_sink = nullptr; }
+        } unsink_at_exit{*this};
+        runtime::walk_patches(d, t, inst->feed_vars(), y->shape, size_of(y->type), w);
         patch_sink = nullptr;
-        layer(stage + ")");
+        layer(w.stage + ")");
     }
 
     void emit_layers() {

@@ -20,6 +20,9 @@
 //   stage.hpp     the stage's layers (kind_of: each op's `patch` trait) and
 //                 describe_stage
 //   tiling.hpp    tile_stage: a stage cut into a grid, its per-patch buffers
+//   walk.hpp      walk_patches: the stage's steps in order (crops, layers,
+//                 bands, the patch into the output), which the instance runs
+//                 and the code generator writes
 //   instance.hpp  patched_stage_instance, the op that runs it; patch_factory
 //   request.hpp   patch_request and parse_patch_request ("auto", "NxM")
 //   search.hpp    choose_patches and choose_tail: the split and the grid
@@ -33,3 +36,4 @@
 #include "litegraph/runtime/patches/search.hpp"
 #include "litegraph/runtime/patches/stage.hpp"
 #include "litegraph/runtime/patches/tiling.hpp"
+#include "litegraph/runtime/patches/walk.hpp"

@@ -19,6 +19,7 @@
 #include "litegraph/runtime/patches/geometry.hpp"
 #include "litegraph/runtime/patches/stage.hpp"
 #include "litegraph/runtime/patches/tiling.hpp"
+#include "litegraph/runtime/patches/walk.hpp"
 #include "litegraph/runtime/program.hpp"
 
 namespace litegraph::runtime {
@@ -76,66 +77,51 @@ public:
 
     void run(op_io& io) override {
         const auto& xs = io.inputs.at(0).args;
-        std::map<int, const std::byte*> external;
-        for (std::size_t i = 0; i < xs.size(); ++i) external[block_.feeds[i].var] = xs[i]->data;
         std::byte* scratch = io.outputs.at(1).args.at(0)->data;
-        std::byte* y = io.outputs.at(0).args.at(0)->data;
-        const auto& ys = io.outputs.at(0).args.at(0)->shape;
-        const patch_region whole{0, ys[2], 0, ys[3]};
-        const std::size_t elem = size_of(io.outputs.at(0).args.at(0)->type);
-        const bool reduce = desc_.layers.back().k == stage_layer::kind::reduce;
-        std::vector<std::byte*> at_of;
-        for (std::size_t p = 0; p < tiling_.patches.size(); ++p) {
-            const auto& regions = tiling_.regions[p];
-            for (std::size_t i = 0; i < desc_.layers.size(); ++i) {
-                const auto& l = desc_.layers[i];
-                const auto& tl = tiling_.tiles[p][i];
-                at_of.assign(l.inputs.size(), nullptr);
-                for (std::size_t j = 0; j < l.inputs.size(); ++j) {
-                    const int v = l.inputs[j];
-                    const auto& s = desc_.shapes.at(v);
-                    const std::byte* src = nullptr;
-                    patch_region have;
-                    if (auto it = external.find(v); it != external.end()) {
-                        src = it->second;
-                        have = {0, s[2], 0, s[3]};
-                    } else {
-                        src = scratch + tiling_.var_offset.at(v);
-                        have = regions.at(v);
-                    }
-                    std::byte* at = const_cast<std::byte*>(src);
-                    if (tl.crop[j]) {
-                        at = scratch + tiling_.crop_offset[i][j];
-                        patch_detail::copy_window(src, have, at, tl.in[j], tl.in[j],
-                                                  patch_detail::plane_count(s),
-                                                  size_of(desc_.types.at(v)));
-                    }
-                    at_of[j] = at;
+        const auto& y = *io.outputs.at(0).args.at(0);
+        // The steps of walk_patches (walk.hpp), run on this op's tensors.
+        struct runner {
+            patched_stage_instance& self;
+            const std::vector<tensor_ref*>& xs;
+            std::byte* scratch;
+            std::byte* y;
+            std::byte* at(patch_place p) const {
+                switch (p.at) {
+                    case patch_place::where::input:
+                        return xs[p.index]->data;
+                    case patch_place::where::scratch:
+                        return scratch + p.index;
+                    case patch_place::where::output:
+                        break;
                 }
-                if (l.k == stage_layer::kind::reduce) {
-                    accumulate(l, tl.in[0], reinterpret_cast<const float*>(at_of[0]),
-                               reinterpret_cast<float*>(y), p == 0,
-                               p + 1 == tiling_.patches.size());
-                    continue;
-                }
-                auto& e = *entries_[i][entry_of_[p][i]];
-                for (std::size_t j = 0; j < l.inputs.size(); ++j) e.in_refs[j]->data = at_of[j];
-                e.out_ref->data = scratch + tiling_.var_offset.at(l.out);
+                return y;
+            }
+            void copy(const kernels::window_copy& c, patch_place from, patch_place to) const {
+                kernels::copy_window(c, at(from), at(to));
+            }
+            void layer(std::size_t p, std::size_t i, const std::vector<patch_place>& in,
+                       patch_place out) const {
+                auto& e = *self.entries_[i][self.entry_of_[p][i]];
+                for (std::size_t j = 0; j < in.size(); ++j) e.in_refs[j]->data = at(in[j]);
+                e.out_ref->data = at(out);
                 e.k->run(e.io);
             }
-            if (reduce) continue;
-            const auto& patch = tiling_.patches[p];
-            patch_detail::copy_window(scratch + tiling_.var_offset.at(desc_.output), patch, y,
-                                      whole, patch, patch_detail::plane_count(ys), elem);
-        }
+            void band(std::size_t, std::size_t, const kernels::band_pool_geometry& g,
+                      patch_place from) const {
+                kernels::band_pool(g, reinterpret_cast<const float*>(at(from)),
+                                   reinterpret_cast<float*>(y));
+            }
+            void end_patch(std::size_t) const {}
+        };
+        walk_patches(desc_, tiling_, feed_vars(), y.shape, size_of(y.type),
+                     runner{*this, xs, scratch, y.data});
     }
 
-    /// A global pool over one row band `band` (x holds it, full width): the
-    /// running max or sum of each plane in y, in the order of
-    /// kernels::pool2d's loop; the last band divides by the plane's size.
-    void accumulate(const stage_layer& l, const patch_region& band, const float* x, float* y,
-                    bool first, bool last) const {
-        kernels::band_pool(band_pool_of(desc_, l, band, first, last), x, y);
+    /// The stage's input vars, in the order of its input list.
+    std::vector<int> feed_vars() const {
+        std::vector<int> vars;
+        for (auto& f : block_.feeds) vars.push_back(f.var);
+        return vars;
     }
 
     bool folds_from_shapes() const noexcept override { return false; }
@@ -153,13 +139,13 @@ public:
         const auto& t = tiling_;
         for (std::size_t b = 0; b < t.buffers.size(); ++b) {
             std::string name;
-            if (t.buffer_var[b] >= 0) {
-                name = block_.vars[t.buffer_var[b]].name;
+            const auto& what = t.buffer_of[b];
+            if (what.is_crop()) {
+                const auto& l = desc_.layers.at(what.layer);
+                name = block_.vars[l.inputs.at(what.input)].name + " (crop for " +
+                       block_.op_label(l.op) + ")";
             } else {
-                const int k = -1 - t.buffer_var[b];
-                const auto& l = desc_.layers.at(static_cast<std::size_t>(k / 1024));
-                name = block_.vars[l.inputs.at(static_cast<std::size_t>(k % 1024))].name +
-                       " (crop for " + block_.op_label(l.op) + ")";
+                name = block_.vars[what.var].name;
             }
             parts.push_back({std::move(name), t.buffers[b], t.buffer_offset[b]});
         }

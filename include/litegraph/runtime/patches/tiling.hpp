@@ -44,6 +44,16 @@ inline attr_map patch_attrs(const graph::op_node& node, const stage_layer& l,
     return attrs;
 }
 
+/// What a per-patch buffer of a stage's scratch holds: an internal var of the
+/// stage (`var`), or the crop of input `input` of layer `layer`.
+struct scratch_buffer {
+    int var = -1;
+    std::size_t layer = 0, input = 0;
+    bool is_crop() const noexcept { return var < 0; }
+    static scratch_buffer of_var(int v) { return {v, 0, 0}; }
+    static scratch_buffer crop(std::size_t layer, std::size_t input) { return {-1, layer, input}; }
+};
+
 /// A stage cut into rows x cols patches of its output: what each layer
 /// computes on each patch and where its buffers are.
 struct stage_tiling {
@@ -54,10 +64,10 @@ struct stage_tiling {
     std::map<int, std::size_t> var_offset;               // internal var -> scratch offset
     std::vector<std::vector<std::int64_t>> crop_offset;  // [layer][input], -1: none
     /// The per-patch buffers as planned in the scratch (lifetimes in layers
-    /// of the stage), for pictures and reports: buffer_var[b] is the var, or
-    /// -(1 + layer * 1024 + input) for a crop; buffer_offset[b] its offset.
+    /// of the stage), for pictures and reports: buffer_of[b] says what it
+    /// holds, buffer_offset[b] its offset.
     std::vector<planner::buffer> buffers;
-    std::vector<int> buffer_var;
+    std::vector<scratch_buffer> buffer_of;
     std::vector<std::size_t> buffer_offset;
     std::size_t scratch_bytes = 0;
     double macs_tiled = 0, macs_untiled = 0;  // of the stage's convs
@@ -156,7 +166,7 @@ inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool 
     // The per-patch buffers over the stage's steps: an internal var from its
     // layer to its last reader, a crop at its reader's step only.
     std::vector<planner::buffer> buffers;
-    std::vector<int> buffer_var;  // var, or -(1 + layer * 1024 + input) for a crop
+    std::vector<scratch_buffer> buffer_of;
     std::map<int, int> last_use;
     for (std::size_t i = 0; i < n; ++i)
         for (int v : desc.layers[i].inputs) last_use[v] = static_cast<int>(i);
@@ -164,12 +174,12 @@ inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool 
         const auto& l = desc.layers[i];
         int last = l.out == desc.output ? static_cast<int>(i) : last_use.at(l.out);
         buffers.push_back({planner::align_up(var_bytes.at(l.out), 64), static_cast<int>(i), last});
-        buffer_var.push_back(l.out);
+        buffer_of.push_back(scratch_buffer::of_var(l.out));
         for (std::size_t j = 0; j < l.inputs.size(); ++j)
             if (crop_bytes[i][j]) {
                 buffers.push_back({planner::align_up(crop_bytes[i][j], 64), static_cast<int>(i),
                                    static_cast<int>(i)});
-                buffer_var.push_back(-1 - static_cast<int>(i * 1024 + j));
+                buffer_of.push_back(scratch_buffer::crop(i, j));
             }
     }
     const planner::segment seg{"patch"};
@@ -181,17 +191,15 @@ inline stage_tiling tile_stage(const stage_desc& desc, int rows, int cols, bool 
     for (std::size_t b = 0; b < buffers.size(); ++b) {
         const auto off = plan.placements[b].offset;
         t.buffer_offset.push_back(off);
-        if (buffer_var[b] >= 0) {
-            t.var_offset[buffer_var[b]] = off;
-        } else {
-            const int k = -1 - buffer_var[b];
-            t.crop_offset[static_cast<std::size_t>(k / 1024)][static_cast<std::size_t>(k % 1024)] =
-                static_cast<std::int64_t>(off);
-        }
+        const auto& what = buffer_of[b];
+        if (what.is_crop())
+            t.crop_offset[what.layer][what.input] = static_cast<std::int64_t>(off);
+        else
+            t.var_offset[what.var] = off;
     }
     t.scratch_bytes = std::max<std::size_t>(plan.total(), 64);
     t.buffers = std::move(buffers);
-    t.buffer_var = std::move(buffer_var);
+    t.buffer_of = std::move(buffer_of);
     return t;
 }
 
