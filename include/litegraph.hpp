@@ -16,9 +16,9 @@
 #include "litegraph/core/tensor.hpp"
 
 // ops: the op concept, the table of built-in ops, running one op on its own
+#include "litegraph/ops/builtin_ops.hpp"
 #include "litegraph/ops/invoke.hpp"
 #include "litegraph/ops/op.hpp"
-#include "litegraph/ops/registry.hpp"
 
 // kernels: fast kernels (SIMD through xsimd) behind the ops
 #include "litegraph/kernels/conv.hpp"
@@ -31,8 +31,8 @@
 #include "litegraph/graph/graph.hpp"
 
 // fusion: epilogue chains and fused<Producer, Stages...>
-#include "litegraph/fusion/epilogue.hpp"
 #include "litegraph/fusion/fused.hpp"
+#include "litegraph/fusion/stage_names.hpp"
 
 // passes: graph rewrites and the explicit pipeline
 #include "litegraph/passes/dot_dump.hpp"

@@ -770,22 +770,11 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 // ---- end litegraph/core/npy.hpp ----
 
 // ops: the op concept, the table of built-in ops, running one op on its own
-// ---- begin litegraph/ops/invoke.hpp ----
-// Run one op outside a graph: infer shapes, allocate outputs, run the kernel.
-// Used by tests (an op against its plain-loop baseline) and by the runtime to
-// fold ops whose inputs are all known before the first run.
-
-#include <cstring>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-// ---- begin litegraph/ops/registry.hpp ----
-// The table of built-in ops: adding an op means adding its header here and
-// its type to `other_builtin_ops`; an activation is added to
-// `activation_functors` in ops/activation.hpp instead, which gives its op.
-// No self-registering statics: the lists are explicit.
+// ---- begin litegraph/ops/builtin_ops.hpp ----
+// The list of built-in ops, `builtin_ops`, and make_instance over it: adding
+// an op means adding its header here and its type to `other_builtin_ops`; an
+// activation is added to `activation_functors` in ops/activation.hpp instead,
+// which gives its op.  No self-registering statics: the lists are explicit.
 
 #include <memory>
 #include <string>
@@ -1296,7 +1285,7 @@ inline void clear_active() {
 //
 // A kernel-layer header (raw pointers, no op, graph or attribute): the int8
 // ops requantize through these chains too.  The fusion layer spells the same
-// types as fusion::bias, fusion::act<F>, ... (fusion/epilogue.hpp), the names
+// types as fusion::bias, fusion::act<F>, ... (fusion/stage_names.hpp), the names
 // fused kernels and firmware networks use.
 
 #include <array>
@@ -3078,7 +3067,7 @@ struct erf {
 }  // namespace act
 
 /// Every activation functor: each is an op (`activation<F>`, registered by
-/// ops/registry.hpp from this list), runs in place and has a firmware layer.
+/// ops/builtin_ops.hpp from this list), runs in place and has a firmware layer.
 template <class... F>
 struct functor_list {};
 using activation_functors =
@@ -3276,7 +3265,7 @@ struct activation_ops_of<functor_list<F...>> {
     using type = op_list<activation<F>...>;
 };
 }  // namespace detail
-/// The op of every activation functor (the registry's entries).
+/// The op of every activation functor (entries of builtin_ops, ops/builtin_ops.hpp).
 using activation_ops = typename detail::activation_ops_of<activation_functors>::type;
 
 /// pow: Out = X ^ factor, float32.  The factor is the attribute `factor`
@@ -16885,7 +16874,18 @@ bool is_supported(std::string_view type) {
 }
 
 }  // namespace litegraph
-// ---- end litegraph/ops/registry.hpp ----
+// ---- end litegraph/ops/builtin_ops.hpp ----
+// ---- begin litegraph/ops/invoke.hpp ----
+// Run one op outside a graph: infer shapes, allocate outputs, run the kernel.
+// Used by tests (an op against its plain-loop baseline) and by the runtime to
+// fold ops whose inputs are all known before the first run.
+
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 
 namespace litegraph {
 
@@ -17580,7 +17580,21 @@ inline void compact(graph& g, const std::vector<bool>& dead) {
 // ---- end litegraph/graph/edit.hpp ----
 
 // fusion: epilogue chains and fused<Producer, Stages...>
-// ---- begin litegraph/fusion/epilogue.hpp ----
+// ---- begin litegraph/fusion/fused.hpp ----
+// fused<Producer, Stages...>: a producer op and an epilogue chain as one op
+// type.  The runtime dispatches a `fused_conv2d` node to one of the closed
+// list `fused_conv_ops`; a firmware network names the types directly.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+// ---- begin litegraph/fusion/stage_names.hpp ----
 // The epilogue stages and chains under the fusion layer's names: the types
 // live in kernels/epilogue.hpp (kernels::epilogue, a kernel-layer header the
 // int8 ops use too); fused kernels, the passes' kernel lists and firmware
@@ -17608,21 +17622,7 @@ using kernels::epilogue::terminal_stage;
 using kernels::epilogue::vector_act;
 
 }  // namespace litegraph::fusion
-// ---- end litegraph/fusion/epilogue.hpp ----
-// ---- begin litegraph/fusion/fused.hpp ----
-// fused<Producer, Stages...>: a producer op and an epilogue chain as one op
-// type.  The runtime dispatches a `fused_conv2d` node to one of the closed
-// list `fused_conv_ops`; a firmware network names the types directly.
-
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <string_view>
-#include <tuple>
-#include <type_traits>
-#include <vector>
-
+// ---- end litegraph/fusion/stage_names.hpp ----
 // ---- begin litegraph/fusion/stages.hpp ----
 // What the fusion layer knows about each epilogue stage, in one place per
 // stage kind: the name it has in a fused node's `stages` attribute (the
@@ -25177,7 +25177,7 @@ using int8_ops = op_list<ops::quantize_int8, ops::dequantize_int8, ops::mul_int8
 using op_table = typename concat_op_lists<builtin_ops, fusion::fused_conv_ops, int8_ops,
                                           fusion::fused_int8_ops>::type;
 
-// See ops/registry.hpp: the table may be compiled once per build.
+// See ops/builtin_ops.hpp: the table may be compiled once per build.
 #if defined(LITEGRAPH_EXTERN_OP_TABLES) && !defined(LITEGRAPH_DEFINE_OP_TABLES)
 std::unique_ptr<op_instance> make_table_instance(std::string_view type, const attr_map& attrs);
 #else

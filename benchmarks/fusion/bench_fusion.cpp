@@ -45,8 +45,8 @@
 
 #include "litegraph/fusion/fused.hpp"
 #include "litegraph/ops/batch_norm.hpp"
+#include "litegraph/ops/builtin_ops.hpp"
 #include "litegraph/ops/elementwise.hpp"
-#include "litegraph/ops/registry.hpp"
 #include "litegraph/runtime/op_table.hpp"
 
 using namespace litegraph;

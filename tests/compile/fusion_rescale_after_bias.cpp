@@ -1,5 +1,5 @@
 // Must not compile: the int8 rescale comes first, never after the bias.
-#include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/fusion/stage_names.hpp"
 
 using namespace litegraph;
 using bad = fusion::chain<fusion::bias, fusion::rescale, fusion::quantize_store>;

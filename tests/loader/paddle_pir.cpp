@@ -11,8 +11,8 @@
 
 #include "fuzz/op_seeds.hpp"
 #include "litegraph/core/npy.hpp"
+#include "litegraph/ops/builtin_ops.hpp"
 #include "litegraph/ops/invoke.hpp"
-#include "litegraph/ops/registry.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"
 #include "loader/paddle_support.hpp"

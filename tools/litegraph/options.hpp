@@ -19,7 +19,7 @@
 
 #include "litegraph/backends/backends.hpp"
 #include "litegraph/core/error.hpp"
-#include "litegraph/ops/registry.hpp"
+#include "litegraph/ops/builtin_ops.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/planner/planner.hpp"

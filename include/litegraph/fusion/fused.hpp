@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/fusion/stage_names.hpp"
 #include "litegraph/fusion/stages.hpp"
 #include "litegraph/kernels/cortex_m/conv_f32.hpp"
 #include "litegraph/ops/activation.hpp"

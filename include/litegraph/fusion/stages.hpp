@@ -22,7 +22,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "litegraph/fusion/epilogue.hpp"
+#include "litegraph/fusion/stage_names.hpp"
 #include "litegraph/ops/activation.hpp"
 #include "litegraph/ops/op.hpp"
 

@@ -23,7 +23,7 @@
 //
 // A kernel-layer header (raw pointers, no op, graph or attribute): the int8
 // ops requantize through these chains too.  The fusion layer spells the same
-// types as fusion::bias, fusion::act<F>, ... (fusion/epilogue.hpp), the names
+// types as fusion::bias, fusion::act<F>, ... (fusion/stage_names.hpp), the names
 // fused kernels and firmware networks use.
 #pragma once
 

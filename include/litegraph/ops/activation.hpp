@@ -352,7 +352,7 @@ struct erf {
 }  // namespace act
 
 /// Every activation functor: each is an op (`activation<F>`, registered by
-/// ops/registry.hpp from this list), runs in place and has a firmware layer.
+/// ops/builtin_ops.hpp from this list), runs in place and has a firmware layer.
 template <class... F>
 struct functor_list {};
 using activation_functors =
@@ -550,7 +550,7 @@ struct activation_ops_of<functor_list<F...>> {
     using type = op_list<activation<F>...>;
 };
 }  // namespace detail
-/// The op of every activation functor (the registry's entries).
+/// The op of every activation functor (entries of builtin_ops, ops/builtin_ops.hpp).
 using activation_ops = typename detail::activation_ops_of<activation_functors>::type;
 
 /// pow: Out = X ^ factor, float32.  The factor is the attribute `factor`

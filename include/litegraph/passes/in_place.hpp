@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "litegraph/fusion/fused.hpp"
-#include "litegraph/ops/registry.hpp"
+#include "litegraph/ops/builtin_ops.hpp"
 #include "litegraph/passes/pattern.hpp"
 
 namespace litegraph::passes {

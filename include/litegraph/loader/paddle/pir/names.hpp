@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "litegraph/ops/registry.hpp"
+#include "litegraph/ops/builtin_ops.hpp"
 
 namespace litegraph::paddle::pir {
 

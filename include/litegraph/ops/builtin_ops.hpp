@@ -1,7 +1,7 @@
-// The table of built-in ops: adding an op means adding its header here and
-// its type to `other_builtin_ops`; an activation is added to
-// `activation_functors` in ops/activation.hpp instead, which gives its op.
-// No self-registering statics: the lists are explicit.
+// The list of built-in ops, `builtin_ops`, and make_instance over it: adding
+// an op means adding its header here and its type to `other_builtin_ops`; an
+// activation is added to `activation_functors` in ops/activation.hpp instead,
+// which gives its op.  No self-registering statics: the lists are explicit.
 #pragma once
 
 #include <memory>
