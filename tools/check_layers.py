@@ -43,6 +43,7 @@ LAYERS = [
     (8, "runtime", "litegraph/runtime/"),
     (9, "backends", "litegraph/backends/"),
     (9, "firmware", "litegraph/firmware/"),
+    (9, "generate", "litegraph/generate/"),
     (9, "loader", "litegraph/loader/"),
     (9, "quantize", "litegraph/quantize/"),
     (9, "vision", "litegraph/vision/"),
@@ -70,6 +71,8 @@ LAYER_NOTES = {
                       "choice between them and the portable ones (*_best)",
     "backends": "places, kernel pick, subgraphs, OpenCL",
     "firmware": "firmware networks (what codegen writes) and the code generator (a prepared program -> the header)",
+    "generate": "built-in example models as graphs (SqueezeNet, every activation): "
+                "`litegraph generate`, the tests and benchmarks",
     "loader": "the Paddle format (protobuf)",
     "quantize": "post-training quantization: calibrate a float graph, write it fake-quantized",
     "vision": "images and the models' preprocessing (beside the runtime; core only)",

@@ -21,8 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../../tools/generate/squeezenet.hpp"
 #include "litegraph/core/npy.hpp"
+#include "litegraph/generate/squeezenet.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/quantize/ptq.hpp"

@@ -22,8 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../../tools/generate/squeezenet.hpp"
 #include "../../tools/litegraph/cmd_run.hpp"
+#include "litegraph/generate/squeezenet.hpp"
 
 using namespace litegraph;
 namespace fs = std::filesystem;

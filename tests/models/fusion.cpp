@@ -3,7 +3,7 @@
 // bytes live at one step of the graph that runs, fused / unfused.
 #include <string>
 
-#include "../../tools/generate/squeezenet.hpp"
+#include "litegraph/generate/squeezenet.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/program.hpp"

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <string>
 
-#include "../../tools/generate/squeezenet.hpp"
 #include "litegraph/core/npy.hpp"
+#include "litegraph/generate/squeezenet.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/planner/targets.hpp"

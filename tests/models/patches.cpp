@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "../../tools/generate/squeezenet.hpp"
 #include "litegraph/core/npy.hpp"
+#include "litegraph/generate/squeezenet.hpp"
 #include "litegraph/kernels/elementwise.hpp"
 #include "litegraph/paddle.hpp"
 #include "litegraph/planner/validate.hpp"

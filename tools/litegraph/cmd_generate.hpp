@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "../generate/activations.hpp"
-#include "../generate/squeezenet.hpp"
+#include "litegraph/generate/activations.hpp"
+#include "litegraph/generate/squeezenet.hpp"
 #include "options.hpp"
 
 namespace litegraph::cli {

@@ -18,8 +18,8 @@
 #include <set>
 
 #include "fuzz/harness.hpp"
+#include "litegraph/generate/squeezenet.hpp"
 #include "pir_json.hpp"
-#include "tools/generate/squeezenet.hpp"
 
 namespace fs = std::filesystem;
 using namespace litegraph;

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "litegraph/generate/squeezenet.hpp"
 #include "litegraph/graph/graph.hpp"
 #include "litegraph/ops/activation.hpp"
-#include "squeezenet.hpp"
 
 namespace litegraph::generate {
 
