@@ -173,9 +173,13 @@ def self_test(root):
     import tempfile
 
     def first_header(folder):
-        """The first header directly in include/litegraph/<folder>/."""
+        """The first header directly in include/litegraph/<folder>/ that is in
+        the folder's layer (not a file with a layer of its own, like
+        firmware/codegen.hpp)."""
         d = os.path.join(root, "include", "litegraph", folder)
-        names = sorted(f for f in os.listdir(d) if f.endswith(".hpp"))
+        own = {path for _, _, path in LAYERS}
+        names = sorted(f for f in os.listdir(d)
+                       if f.endswith(".hpp") and f"litegraph/{folder}/{f}" not in own)
         return f"litegraph/{folder}/{names[0]}"
 
     def edit(tmp, rel, old, new):

@@ -446,7 +446,7 @@ struct generator {
             std::size_t fake;
             int kscratch;
             const std::string& where;
-            std::string stage = "make_group(";
+            std::string stage;  // "make_group(" and the patches written so far
             std::vector<std::string> patch_layers;
 
             /// A place as the header names it ("{buffer, offset}"), and the
@@ -540,7 +540,8 @@ struct generator {
                 gen.patch_path = "std::get<" + std::to_string(p + 1) + ">(std::get<" +
                                  std::to_string(gen.layer_count) + ">(network.layers).layers)";
             }
-        } w{*this, *inst, d, block, xs, input_fake, y, sb, soff, fake, kscratch, where, {}, {}};
+        } w{*this, *inst, d,    block,    xs,    input_fake,    y,
+            sb,    soff,  fake, kscratch, where, "make_group(", {}};
         patch_sink = &w.patch_layers;
         patch_path =
             "std::get<0>(std::get<" + std::to_string(layer_count) + ">(network.layers).layers)";
