@@ -23306,6 +23306,75 @@ constexpr bool overlaps_in_time(const buffer& a, const buffer& b) {
 #include <span>
 #include <vector>
 
+// ---- begin litegraph/planner/families.hpp ----
+// The one model of buffers that share bytes: a family is a union-find whose
+// members keep a byte offset into the family's root, and the family lives over
+// the union of its members' lifetimes.  The planner folds a buffer list's
+// `alias_of` / `in_place_of` links into families (detail::make_problem); the
+// runtime places its in-place ops and in-place concats into families as it
+// decides them (runtime/program.hpp) and hands the planner one buffer per
+// family.  Everything here works in constant evaluation.
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace litegraph::planner {
+
+class families {
+public:
+    /// `first` / `last`: each member's own lifetime in steps.
+    constexpr families(std::vector<int> first, std::vector<int> last)
+        : parent_(first.size()),
+          offset_(first.size(), 0),
+          first_(std::move(first)),
+          last_(std::move(last)) {
+        for (std::size_t v = 0; v < parent_.size(); ++v) parent_[v] = static_cast<int>(v);
+    }
+
+    constexpr int size() const { return static_cast<int>(parent_.size()); }
+    constexpr int root(int v) const {
+        while (parent_[v] != v) v = parent_[v];
+        return v;
+    }
+    /// Byte offset of `v` in its family's root.
+    constexpr std::int64_t offset(int v) const {
+        std::int64_t o = 0;
+        while (parent_[v] != v) {
+            o += offset_[v];
+            v = parent_[v];
+        }
+        return o;
+    }
+    /// The family's lifetime: the union of its members'.
+    constexpr int first(int v) const { return first_[root(v)]; }
+    constexpr int last(int v) const { return last_[root(v)]; }
+
+    /// Puts `v`'s whole family into `host`'s so that `v` lands at byte `at`
+    /// of `host`.  False (and nothing changed) when they are already one
+    /// family (a link would close a cycle) or `v`'s family would start before
+    /// the host's root.
+    constexpr bool place(int v, int host, std::int64_t at) {
+        const int rv = root(v), rh = root(host);
+        if (rv == rh) return false;
+        const std::int64_t o = offset(host) + at - offset(v);
+        if (o < 0) return false;
+        parent_[rv] = rh;
+        offset_[rv] = o;
+        first_[rh] = std::min(first_[rh], first_[rv]);
+        last_[rh] = std::max(last_[rh], last_[rv]);
+        return true;
+    }
+
+private:
+    std::vector<int> parent_;
+    std::vector<std::int64_t> offset_;  // relative to the parent
+    std::vector<int> first_, last_;     // valid at roots: the family's lifetime
+};
+
+}  // namespace litegraph::planner
+// ---- end litegraph/planner/families.hpp ----
 
 namespace litegraph::planner::detail {
 
@@ -23337,13 +23406,14 @@ constexpr problem fail(problem p, std::string_view why, int b) {
     return p;
 }
 
-/// Follows alias and in-place links to the root, folding sizes, lifetimes,
-/// pins and alignments of every family into its root's item.
+/// Folds the buffers' alias and in-place links into families (families.hpp)
+/// and each family into its root's item: sizes, lifetimes, pins, alignments.
 constexpr problem make_problem(std::span<const buffer> buffers, std::size_t nsegments) {
     problem p;
     const int n = static_cast<int>(buffers.size());
-    std::vector<int> root(n, -1);
-    std::vector<std::size_t> off(n, 0);
+    std::vector<int> first(n), last(n);
+    for (int i = 0; i < n; ++i) first[i] = buffers[i].first, last[i] = buffers[i].last;
+    families fam(std::move(first), std::move(last));
     for (int i = 0; i < n; ++i) {
         const auto& b = buffers[i];
         if (b.alias_of >= 0 && b.in_place_of >= 0)
@@ -23359,41 +23429,30 @@ constexpr problem make_problem(std::span<const buffer> buffers, std::size_t nseg
         if (b.in_place_of >= 0 && buffers[b.in_place_of].last > b.first)
             return fail(std::move(p), "an in-place buffer's input is read after it is overwritten",
                         i);
-        // Walk to the root, at most n links (more means a cycle).
-        int r = i;
-        std::size_t o = 0;
-        for (int steps = 0;; ++steps) {
-            if (steps > n) return fail(std::move(p), "alias links form a cycle", i);
-            const auto& c = buffers[r];
-            if (c.alias_of >= 0) {
-                o += c.alias_offset;
-                r = c.alias_of;
-            } else if (c.in_place_of >= 0) {
-                r = c.in_place_of;
-            } else {
-                break;
-            }
-        }
-        root[i] = r;
-        off[i] = o;
+        // `i` is still its family's root here (only its own link moves it),
+        // so placing it fails only when the parent's family is i's: a cycle.
+        const int parent = b.alias_of >= 0 ? b.alias_of : b.in_place_of;
+        const auto at = static_cast<std::int64_t>(b.alias_of >= 0 ? b.alias_offset : 0);
+        if (parent >= 0 && !fam.place(i, parent, at))
+            return fail(std::move(p), "alias links form a cycle", i);
     }
     std::vector<int> item_index(n, -1);
     for (int i = 0; i < n; ++i)
-        if (root[i] == i) {
+        if (fam.root(i) == i) {
             item_index[i] = static_cast<int>(p.items.size());
             const auto& b = buffers[i];
-            p.items.push_back(
-                {b.size, b.first, b.last, b.pinned, std::max<std::size_t>(1, b.alignment)});
+            p.items.push_back({b.size, fam.first(i), fam.last(i), b.pinned,
+                               std::max<std::size_t>(1, b.alignment)});
         }
     p.item_of.assign(n, -1);
-    p.offset_in_item = off;
+    p.offset_in_item.assign(n, 0);
     for (int i = 0; i < n; ++i) {
         const auto& b = buffers[i];
-        auto& it = p.items[item_index[root[i]]];
-        p.item_of[i] = item_index[root[i]];
-        it.size = std::max(it.size, off[i] + b.size);
-        it.first = std::min(it.first, b.first);
-        it.last = std::max(it.last, b.last);
+        const auto off = static_cast<std::size_t>(fam.offset(i));
+        auto& it = p.items[item_index[fam.root(i)]];
+        p.item_of[i] = item_index[fam.root(i)];
+        p.offset_in_item[i] = off;
+        it.size = std::max(it.size, off + b.size);
         it.alignment = std::max(it.alignment, std::max<std::size_t>(1, b.alignment));
         if (b.pinned >= 0) {
             if (it.pinned >= 0 && it.pinned != b.pinned)
@@ -24961,67 +25020,6 @@ inline std::vector<segment> activation_segments(const memory_map& m) {
 #include <string_view>
 #include <vector>
 
-// ---- begin litegraph/runtime/alias_groups.hpp ----
-// Variables that share one buffer: an op run in place of its input, a concat
-// whose inputs are slices of its output.  A union-find whose members keep a
-// byte offset into their group's buffer, and the group's lifetime.
-
-#include <algorithm>
-#include <cstdint>
-#include <vector>
-
-namespace litegraph::runtime {
-
-class alias_groups {
-public:
-    /// `first`/`last`: each variable's lifetime in steps (-1: not in the arena).
-    alias_groups(std::vector<int> first, std::vector<int> last)
-        : parent_(first.size()),
-          offset_(first.size(), 0),
-          first_(std::move(first)),
-          last_(std::move(last)) {
-        for (std::size_t v = 0; v < parent_.size(); ++v) parent_[v] = static_cast<int>(v);
-    }
-
-    int root(int v) const {
-        while (parent_[v] != v) v = parent_[v];
-        return v;
-    }
-    /// Byte offset of `v` in its group's buffer.
-    std::int64_t offset(int v) const {
-        std::int64_t o = 0;
-        while (parent_[v] != v) {
-            o += offset_[v];
-            v = parent_[v];
-        }
-        return o;
-    }
-    int first(int v) const { return first_[root(v)]; }
-    int last(int v) const { return last_[root(v)]; }
-
-    /// Puts `v`'s whole group into `host`'s group so that `v` lands at byte
-    /// `at` of `host`.  False (and nothing changed) when they are already one
-    /// group or `v`'s group would start before the host's buffer.
-    bool place(int v, int host, std::int64_t at) {
-        int rv = root(v), rh = root(host);
-        if (rv == rh) return false;
-        std::int64_t o = offset(host) + at - offset(v);
-        if (o < 0) return false;
-        parent_[rv] = rh;
-        offset_[rv] = o;
-        first_[rh] = std::min(first_[rh], first_[rv]);
-        last_[rh] = std::max(last_[rh], last_[rv]);
-        return true;
-    }
-
-private:
-    std::vector<int> parent_;
-    std::vector<std::int64_t> offset_;  // relative to the parent
-    std::vector<int> first_, last_;     // valid at roots: the group's lifetime
-};
-
-}  // namespace litegraph::runtime
-// ---- end litegraph/runtime/alias_groups.hpp ----
 // ---- begin litegraph/runtime/op_table.hpp ----
 // The kernels a runtime program can dispatch to: Paddle's ops and the closed
 // list of pre-instantiated fused kernels that the fusion passes produce.
@@ -25751,7 +25749,7 @@ private:
         // Ops marked `in_place` by the passes share their input's buffer when
         // the input dies there; an op whose rule is `slices` (concat) so
         // marked gets its inputs as slices of its output.
-        alias_groups groups(first, last);
+        planner::families groups(first, last);
         step = 0;
         for (auto& ins : code_) ins.elided = false;
         for (int i : order_) {
@@ -25822,7 +25820,7 @@ private:
 
     /// `node`'s output takes the buffer of its input in `slot` when that input
     /// dies here and the output is no larger.
-    void op_in_place(const graph::op_node& node, const std::string& slot, alias_groups& groups,
+    void op_in_place(const graph::op_node& node, const std::string& slot, planner::families& groups,
                      int step) {
         auto* in_slot = node.input(slot);
         int out = main_output(node);
@@ -25837,7 +25835,7 @@ private:
     /// Places every input of a concat as a slice of its output; true when the
     /// concat then has nothing left to do.  Slices are contiguous only when
     /// the dims before the axis multiply to 1.
-    bool concat_in_place(const graph::op_node& node, alias_groups& groups, int step) {
+    bool concat_in_place(const graph::op_node& node, planner::families& groups, int step) {
         auto* xs = node.input("X");
         int out = main_output(node);
         if (!xs || out < 0 || node.input("AxisTensor")) return false;
@@ -36050,6 +36048,147 @@ inline std::vector<input_quantization> take_int8_inputs(graph::graph& g) {
 
 }  // namespace litegraph::passes
 // ---- end litegraph/passes/input_int8.hpp ----
+// ---- begin litegraph/runtime/plan_problem.hpp ----
+// The activations of a program as `litegraph plan` plans them: one buffer per
+// family of variables that share bytes (planner/families.hpp), each
+// variable's place in them, the op of each step, and a patched stage's
+// per-patch buffers.  Shapes come from the runtime's own inference when every
+// op is supported, else from the model's declarations.
+
+#include <map>
+#include <string>
+#include <vector>
+
+
+namespace litegraph::runtime {
+
+/// The activations to plan: one buffer per alias group, and every variable's
+/// place in them (for `alias_of`).
+struct plan_problem {
+    std::vector<planner::buffer> buffers;
+    std::vector<std::string> names;  // one per buffer
+    struct member {
+        std::string name;
+        int buffer;
+        std::int64_t offset;
+    };
+    std::vector<member> members;         // variables that share a buffer they do not own
+    std::vector<std::string> step_ops;   // op label of each step
+    std::string shapes;                  // "inferred" or "declared"
+    std::size_t order_gain = 0;          // LOAD saved by the runtime's execution order
+    std::vector<planner::inset> insets;  // a patched stage's per-patch buffers in its Scratch
+};
+
+/// The per-patch buffers of each patched stage of `prog`, inside the buffer
+/// that holds the stage's Scratch.
+inline std::vector<planner::inset> patch_insets(const program& prog) {
+    std::vector<planner::inset> out;
+    const auto& g = prog.graph();
+    for (const auto& ins : prog.instructions()) {
+        const auto* k = dynamic_cast<const patched_stage_instance*>(ins.k.get());
+        if (!k || ins.io.outputs.size() < 2 || ins.io.outputs[1].args.empty()) continue;
+        const std::string scratch(ins.io.outputs[1].args[0]->name);
+        const int v = g.find_var(scratch);
+        if (v < 0) continue;
+        const auto [buffer, at] = prog.var_buffers().at(static_cast<std::size_t>(v));
+        if (buffer < 0) continue;
+        planner::inset in;
+        in.holder = static_cast<std::size_t>(buffer);
+        const auto& t = k->tiling();
+        in.title = scratch + ": per-patch buffers (" + std::to_string(t.rows) + "x" +
+                   std::to_string(t.cols) + " patches, " + std::to_string(t.scratch_bytes) +
+                   " bytes; x = layer of the stage)";
+        for (auto& part : k->scratch_parts()) {
+            in.parts.push_back(part.buffer);
+            in.offsets.push_back(static_cast<std::size_t>(at) + part.offset);
+            in.names.push_back(part.name);
+        }
+        out.push_back(std::move(in));
+    }
+    return out;
+}
+
+/// Shapes from the runtime's own shape inference (every op supported).
+inline plan_problem problem_from_program(program& prog) {
+    plan_problem p;
+    p.shapes = "inferred";
+    prog.prepare_plan();
+    p.order_gain = prog.memory().order_gain_bytes;
+    p.buffers = prog.buffers();
+    const auto& g = prog.graph();
+    for (int v : prog.buffer_vars()) p.names.push_back(g.vars[v].name);
+    const auto& vb = prog.var_buffers();
+    for (std::size_t v = 0; v < vb.size(); ++v)
+        if (vb[v].first >= 0 && prog.buffer_vars()[vb[v].first] != static_cast<int>(v))
+            p.members.push_back({g.vars[v].name, vb[v].first, vb[v].second});
+    for (int i : prog.execution_order()) p.step_ops.push_back(prog.instructions()[i].io.label);
+    p.insets = patch_insets(prog);
+    return p;
+}
+
+/// Shapes as the model declares them (-1 dims as 1, feeds as --shape says):
+/// for models with ops litegraph cannot run, planning needs shapes only.
+inline plan_problem problem_from_declared(const graph::graph& g,
+                                          const std::map<std::string, shape_t>& feed_shapes) {
+    plan_problem p;
+    p.shapes = "declared";
+    auto order = g.topo_order();
+    const int nv = static_cast<int>(g.vars.size());
+    std::vector<int> first(nv, -1), last(nv, -1);
+    for (auto& f : g.feeds) first[f.var] = last[f.var] = 0;
+    for (int s = 0; s < static_cast<int>(order.size()); ++s) {
+        const auto& op = g.ops[order[s]];
+        p.step_ops.push_back(g.op_label(order[s]));
+        for (auto& sl : op.inputs)
+            for (int v : sl.vars) last[v] = std::max(last[v], s);
+        for (auto& sl : op.outputs)
+            for (int v : sl.vars)
+                if (first[v] < 0) first[v] = last[v] = s;
+    }
+    for (auto& f : g.fetches) last[f.var] = std::max<int>(0, static_cast<int>(order.size()) - 1);
+    for (int v = 0; v < nv; ++v) {
+        const auto& var = g.vars[v];
+        if (var.persistable || first[v] < 0) continue;
+        shape_t shape = var.shape;
+        if (auto it = feed_shapes.find(var.name); it != feed_shapes.end()) shape = it->second;
+        for (auto& d : shape)
+            if (d < 0) d = 1;
+        auto bytes = checked_bytes(numel(shape), size_of(var.type));
+        if (bytes == 0) continue;
+        p.buffers.push_back({planner::align_up(bytes, 64), first[v], last[v]});
+        p.names.push_back(var.name);
+    }
+    return p;
+}
+
+/// The activations of `g` for inputs of `shapes` (others: declared, -1 as 1):
+/// the runtime's shape inference when every op is supported and shapes infer
+/// without values the model lacks, else the declared shapes.
+inline plan_problem problem_for(const graph::graph& g, const std::map<std::string, shape_t>& shapes,
+                                const std::vector<planner::segment>& segs,
+                                const instance_factory& make = {}) {
+    for (auto& op : g.ops)
+        if (!is_supported<op_table>(op.type) && op.type != patched_stage_type)
+            return problem_from_declared(g, shapes);
+    try {
+        program prog(g, segs, make);
+        for (auto& [name, dims] : shapes) prog.input_index(name);
+        for (std::size_t i = 0; i < prog.input_count(); ++i) {
+            const auto& v = prog.input_var(i);
+            prog.set_input(i, deterministic_feed(v, shapes));
+        }
+        return problem_from_program(prog);
+    } catch (const shape_error&) {
+        // Shape inference needs values the model does not carry (e.g. a
+        // topology without its parameters): plan the declared shapes, which
+        // the problem reports.  Shapes the user gave must infer, though.
+        if (!shapes.empty()) throw;
+        return problem_from_declared(g, shapes);
+    }
+}
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/plan_problem.hpp ----
 
 namespace litegraph {
 
@@ -36144,6 +36283,17 @@ inline std::optional<runtime::patch_choice> apply_patches(graph::graph& g,
         runtime::patch_graph(g, *options.patches, options.segments, instance_factory_for(base));
     if (!c.found) throw usage_error("--patches: " + c.why);
     return c;
+}
+
+/// The activations of `model` (a folder or a topology file) as `litegraph
+/// plan` plans them: loaded with `options.load`, prepared with `options`, the
+/// inputs at their declared shapes (-1 as 1), planned into
+/// `options.segments` (runtime/plan_problem.hpp).
+inline runtime::plan_problem plan_problem_of(const std::string& model,
+                                             const session_options& options = {}) {
+    auto m = paddle::load(model, options.load);
+    prepare(m.graph, options);
+    return runtime::problem_for(m.graph, {}, options.segments);
 }
 
 class session {

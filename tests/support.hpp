@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +25,22 @@ namespace litegraph::test {
 inline std::filesystem::path shared_dir() {
     if (const char* e = std::getenv("LITEGRAPH_SHARED")) return e;
     return LITEGRAPH_SHARED_DIR;
+}
+
+/// Every model folder of the shared folder's models/ and
+/// models_topology_only/, sorted within each; empty when they are absent.
+inline std::vector<std::filesystem::path> shared_model_dirs() {
+    std::vector<std::filesystem::path> out;
+    for (const char* sub : {"models", "models_topology_only"}) {
+        const auto root = shared_dir() / sub;
+        if (!std::filesystem::is_directory(root)) continue;
+        std::vector<std::filesystem::path> dirs;
+        for (auto& e : std::filesystem::directory_iterator(root))
+            if (e.is_directory()) dirs.push_back(e.path());
+        std::sort(dirs.begin(), dirs.end());
+        out.insert(out.end(), dirs.begin(), dirs.end());
+    }
+    return out;
 }
 
 /// Path of a shared model folder, or empty (with a doctest message) when absent,

@@ -13,14 +13,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "../../tools/litegraph/options.hpp"
 #include "litegraph/planner/order.hpp"
-#include "plan_problem.hpp"
+#include "litegraph/session.hpp"
 
 using namespace litegraph::planner;
 
@@ -90,6 +92,21 @@ timing median_ms(F&& f, int runs) {
     return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
 }
 
+/// The model folders of `shared`/models and `shared`/models_topology_only, in
+/// name order (a topology is planned at its declared shapes).
+std::vector<std::filesystem::path> model_dirs(const std::filesystem::path& shared) {
+    std::vector<std::filesystem::path> out;
+    for (const char* sub : {"models", "models_topology_only"}) {
+        std::error_code ec;
+        std::vector<std::filesystem::path> here;
+        for (auto& e : std::filesystem::directory_iterator(shared / sub, ec))
+            if (e.is_directory()) here.push_back(e.path());
+        std::sort(here.begin(), here.end());
+        out.insert(out.end(), here.begin(), here.end());
+    }
+    return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -116,9 +133,11 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::vector<bench_case> cases;
-    for (auto& dir : litegraph::cli::shared_model_dirs(shared)) {
+    for (auto& dir : model_dirs(shared)) {
         try {
-            auto p = litegraph::cli::model_plan_problem(dir);
+            litegraph::session_options opt;
+            opt.load.require_params = false;
+            auto p = litegraph::plan_problem_of(dir.string(), opt);
             cases.push_back({dir.filename().string(), p.shapes, std::move(p.buffers), {}});
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s: skipped: %s\n", dir.string().c_str(), e.what());

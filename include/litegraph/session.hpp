@@ -28,6 +28,7 @@
 #include "litegraph/passes/input_int8.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/patches.hpp"
+#include "litegraph/runtime/plan_problem.hpp"
 #include "litegraph/runtime/program.hpp"
 
 namespace litegraph {
@@ -123,6 +124,17 @@ inline std::optional<runtime::patch_choice> apply_patches(graph::graph& g,
         runtime::patch_graph(g, *options.patches, options.segments, instance_factory_for(base));
     if (!c.found) throw usage_error("--patches: " + c.why);
     return c;
+}
+
+/// The activations of `model` (a folder or a topology file) as `litegraph
+/// plan` plans them: loaded with `options.load`, prepared with `options`, the
+/// inputs at their declared shapes (-1 as 1), planned into
+/// `options.segments` (runtime/plan_problem.hpp).
+inline runtime::plan_problem plan_problem_of(const std::string& model,
+                                             const session_options& options = {}) {
+    auto m = paddle::load(model, options.load);
+    prepare(m.graph, options);
+    return runtime::problem_for(m.graph, {}, options.segments);
 }
 
 class session {

@@ -1,11 +1,11 @@
 // The planner on the activations of real models, planned as `litegraph plan`
-// plans them (tools/plan_problem.hpp): every shared model, fused and not, and
-// a model split over two segments.  Skips when ../shared is absent.
+// plans them (litegraph::plan_problem_of): every shared model, fused and not,
+// and a model split over two segments.  Skips when ../shared is absent.
 #include <algorithm>
 #include <string>
 
-#include "../../tools/plan_problem.hpp"
 #include "litegraph/planner/planner.hpp"
+#include "litegraph/session.hpp"
 #include "support.hpp"
 
 using namespace litegraph::planner;
@@ -13,6 +13,14 @@ using namespace litegraph::planner;
 namespace {
 
 const segment arena64{"arena", unbounded, 64};
+
+/// A shared model's activations, prepared with the pass pipeline or not.
+litegraph::runtime::plan_problem model_problem(const std::filesystem::path& dir, bool fuse) {
+    litegraph::session_options opt;
+    opt.fuse = fuse;
+    opt.load.require_params = false;
+    return litegraph::plan_problem_of(dir.string(), opt);
+}
 
 void require_valid(std::span<const buffer> b, std::span<const segment> s, const plan& p) {
     auto v = validate(b, s, p);
@@ -53,7 +61,7 @@ TEST_CASE("resnet50 (topology only): fused, the plan is LOAD; unfused, a third b
     if (dir.empty()) return;
     const std::span<const segment> one(&arena64, 1);
     // Fused, the quant-dequant pairs fold away and shapes infer.
-    auto fused = litegraph::cli::model_plan_problem(dir, true);
+    auto fused = model_problem(dir, true);
     CHECK(fused.shapes == "inferred");
     auto plan = plan_memory(fused.buffers, one);
     require_valid(fused.buffers, one, plan);
@@ -61,7 +69,7 @@ TEST_CASE("resnet50 (topology only): fused, the plan is LOAD; unfused, a third b
     CHECK(plan.total() == lower_bound(fused.buffers));
     // Unfused, the moving-average scales have no values in a topology-only
     // model, so the problem falls back to the declared shapes.
-    auto raw = litegraph::cli::model_plan_problem(dir, false);
+    auto raw = model_problem(dir, false);
     CHECK(raw.shapes == "declared");
     auto ours = plan_memory(raw.buffers, one);
     require_valid(raw.buffers, one, ours);
@@ -72,7 +80,7 @@ TEST_CASE("resnet50 (topology only): fused, the plan is LOAD; unfused, a third b
 }
 
 TEST_CASE("every shared model, fused and not: valid, plan / LOAD <= 1.01, never above TFLM") {
-    auto dirs = litegraph::cli::shared_model_dirs(litegraph::test::shared_dir());
+    auto dirs = litegraph::test::shared_model_dirs();
     if (dirs.empty()) {
         MESSAGE("skipped: no shared models under " << litegraph::test::shared_dir().string());
         return;
@@ -82,7 +90,7 @@ TEST_CASE("every shared model, fused and not: valid, plan / LOAD <= 1.01, never 
     for (auto& dir : dirs)
         for (bool fuse : {true, false}) {
             INFO(dir.string() << (fuse ? " (fused)" : " (--no-fuse)"));
-            auto prob = litegraph::cli::model_plan_problem(dir, fuse);
+            auto prob = model_problem(dir, fuse);
             auto ours = plan_memory(prob.buffers, one);
             auto tflm = tflm_greedy(prob.buffers, 64);
             require_valid(prob.buffers, one, ours);
@@ -103,7 +111,7 @@ TEST_CASE("every shared model, fused and not: valid, plan / LOAD <= 1.01, never 
 TEST_CASE("ppocr_mobile_v2.0_cls over two segments: fits in neither alone, in both together") {
     auto dir = litegraph::test::shared_model("ppocr_mobile_v2.0_cls");
     if (dir.empty()) return;
-    auto prob = litegraph::cli::model_plan_problem(dir, true);
+    auto prob = model_problem(dir, true);
     const auto& b = prob.buffers;
     const auto load = lower_bound(b);
     REQUIRE(load == 64000);

@@ -1,6 +1,7 @@
 #include "litegraph/planner/planner.hpp"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <string>
 
@@ -272,6 +273,47 @@ TEST_CASE("random aliases and in-place buffers: plans stay valid") {
         }
         REQUIRE(plan_memory(b, one).total() <= tflm_greedy(b, 16).total());
     }
+}
+
+namespace {
+/// Four buffers: 1 in place of 0, 2 a slice of 3 at 128, then 0's family a
+/// slice of 3 at 64; returns what a caller reads back.
+constexpr std::array<std::int64_t, 6> family_walk() {
+    families f({0, 2, 4, 6}, {1, 3, 5, 7});
+    const bool linked = f.place(1, 0, 0) && f.place(2, 3, 128) && f.place(0, 3, 64);
+    const bool cycle_refused = !f.place(3, 1, 0);
+    return {linked && cycle_refused, f.root(1), f.offset(1), f.offset(2), f.first(1), f.last(0)};
+}
+}  // namespace
+
+TEST_CASE("families: offsets add along links, lifetimes unite, a cycle is refused") {
+    static_assert(family_walk() == std::array<std::int64_t, 6>{1, 3, 64, 128, 0, 7});
+    CHECK(family_walk() == std::array<std::int64_t, 6>{1, 3, 64, 128, 0, 7});
+    // A family placed at a negative offset of its host is refused, nothing changed.
+    families f({0, 0, 0}, {1, 1, 1});
+    REQUIRE(f.place(1, 0, 32));     // 1 at byte 32 of 0
+    CHECK_FALSE(f.place(1, 2, 0));  // 1 at byte 0 of 2 would put 0 at -32
+    CHECK(f.root(1) == 0);
+    CHECK(f.root(2) == 2);
+    CHECK(f.offset(1) == 32);
+}
+
+// The planner folds links into the same families: an in-place chain hung
+// under a concat's output lands at the sum of its offsets.
+TEST_CASE("make_problem folds links as families do") {
+    const std::span<const segment> one(&arena16, 1);
+    std::vector<buffer> b{{64, 0, 1}, {64, 1, 2}, {256, 2, 4}, {64, 0, 2}};
+    b[1].in_place_of = 0;  // 1 overwrites 0
+    b[0].alias_of = 2;     // 0 (and so 1) is a slice of 2 at 64
+    b[0].alias_offset = 64;
+    b[3].alias_of = 2;  // 3 a slice of 2 at 128
+    b[3].alias_offset = 128;
+    auto p = plan_memory(b, one);
+    REQUIRE(p.problem.empty());
+    require_valid(b, one, p);
+    CHECK(p.placements[1].offset == p.placements[2].offset + 64);
+    CHECK(p.placements[3].offset == p.placements[2].offset + 128);
+    CHECK(lower_bound(b) == 256);
 }
 
 TEST_CASE("invalid inputs are named, not planned") {

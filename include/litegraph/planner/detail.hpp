@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "litegraph/planner/families.hpp"
 #include "litegraph/planner/model.hpp"
 
 namespace litegraph::planner::detail {
@@ -40,13 +41,14 @@ constexpr problem fail(problem p, std::string_view why, int b) {
     return p;
 }
 
-/// Follows alias and in-place links to the root, folding sizes, lifetimes,
-/// pins and alignments of every family into its root's item.
+/// Folds the buffers' alias and in-place links into families (families.hpp)
+/// and each family into its root's item: sizes, lifetimes, pins, alignments.
 constexpr problem make_problem(std::span<const buffer> buffers, std::size_t nsegments) {
     problem p;
     const int n = static_cast<int>(buffers.size());
-    std::vector<int> root(n, -1);
-    std::vector<std::size_t> off(n, 0);
+    std::vector<int> first(n), last(n);
+    for (int i = 0; i < n; ++i) first[i] = buffers[i].first, last[i] = buffers[i].last;
+    families fam(std::move(first), std::move(last));
     for (int i = 0; i < n; ++i) {
         const auto& b = buffers[i];
         if (b.alias_of >= 0 && b.in_place_of >= 0)
@@ -62,41 +64,30 @@ constexpr problem make_problem(std::span<const buffer> buffers, std::size_t nseg
         if (b.in_place_of >= 0 && buffers[b.in_place_of].last > b.first)
             return fail(std::move(p), "an in-place buffer's input is read after it is overwritten",
                         i);
-        // Walk to the root, at most n links (more means a cycle).
-        int r = i;
-        std::size_t o = 0;
-        for (int steps = 0;; ++steps) {
-            if (steps > n) return fail(std::move(p), "alias links form a cycle", i);
-            const auto& c = buffers[r];
-            if (c.alias_of >= 0) {
-                o += c.alias_offset;
-                r = c.alias_of;
-            } else if (c.in_place_of >= 0) {
-                r = c.in_place_of;
-            } else {
-                break;
-            }
-        }
-        root[i] = r;
-        off[i] = o;
+        // `i` is still its family's root here (only its own link moves it),
+        // so placing it fails only when the parent's family is i's: a cycle.
+        const int parent = b.alias_of >= 0 ? b.alias_of : b.in_place_of;
+        const auto at = static_cast<std::int64_t>(b.alias_of >= 0 ? b.alias_offset : 0);
+        if (parent >= 0 && !fam.place(i, parent, at))
+            return fail(std::move(p), "alias links form a cycle", i);
     }
     std::vector<int> item_index(n, -1);
     for (int i = 0; i < n; ++i)
-        if (root[i] == i) {
+        if (fam.root(i) == i) {
             item_index[i] = static_cast<int>(p.items.size());
             const auto& b = buffers[i];
-            p.items.push_back(
-                {b.size, b.first, b.last, b.pinned, std::max<std::size_t>(1, b.alignment)});
+            p.items.push_back({b.size, fam.first(i), fam.last(i), b.pinned,
+                               std::max<std::size_t>(1, b.alignment)});
         }
     p.item_of.assign(n, -1);
-    p.offset_in_item = off;
+    p.offset_in_item.assign(n, 0);
     for (int i = 0; i < n; ++i) {
         const auto& b = buffers[i];
-        auto& it = p.items[item_index[root[i]]];
-        p.item_of[i] = item_index[root[i]];
-        it.size = std::max(it.size, off[i] + b.size);
-        it.first = std::min(it.first, b.first);
-        it.last = std::max(it.last, b.last);
+        const auto off = static_cast<std::size_t>(fam.offset(i));
+        auto& it = p.items[item_index[fam.root(i)]];
+        p.item_of[i] = item_index[fam.root(i)];
+        p.offset_in_item[i] = off;
+        it.size = std::max(it.size, off + b.size);
         it.alignment = std::max(it.alignment, std::max<std::size_t>(1, b.alignment));
         if (b.pinned >= 0) {
             if (it.pinned >= 0 && it.pinned != b.pinned)

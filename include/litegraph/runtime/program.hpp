@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "litegraph/graph/graph.hpp"
+#include "litegraph/planner/families.hpp"
 #include "litegraph/planner/order.hpp"
 #include "litegraph/planner/planner.hpp"
-#include "litegraph/runtime/alias_groups.hpp"
 #include "litegraph/runtime/op_table.hpp"
 
 namespace litegraph::runtime {
@@ -587,7 +587,7 @@ private:
         // Ops marked `in_place` by the passes share their input's buffer when
         // the input dies there; an op whose rule is `slices` (concat) so
         // marked gets its inputs as slices of its output.
-        alias_groups groups(first, last);
+        planner::families groups(first, last);
         step = 0;
         for (auto& ins : code_) ins.elided = false;
         for (int i : order_) {
@@ -658,7 +658,7 @@ private:
 
     /// `node`'s output takes the buffer of its input in `slot` when that input
     /// dies here and the output is no larger.
-    void op_in_place(const graph::op_node& node, const std::string& slot, alias_groups& groups,
+    void op_in_place(const graph::op_node& node, const std::string& slot, planner::families& groups,
                      int step) {
         auto* in_slot = node.input(slot);
         int out = main_output(node);
@@ -673,7 +673,7 @@ private:
     /// Places every input of a concat as a slice of its output; true when the
     /// concat then has nothing left to do.  Slices are contiguous only when
     /// the dims before the axis multiply to 1.
-    bool concat_in_place(const graph::op_node& node, alias_groups& groups, int step) {
+    bool concat_in_place(const graph::op_node& node, planner::families& groups, int step) {
         auto* xs = node.input("X");
         int out = main_output(node);
         if (!xs || out < 0 || node.input("AxisTensor")) return false;
