@@ -53,6 +53,8 @@ import shutil
 import sys
 import tempfile
 
+from cpp_text import blank_comments
+
 ROOT_FOLDERS = ["include", "tools", "docs", "examples", "tests", "benchmarks", "cmake",
                 "single_include", ".ci"]
 PLACEHOLDER_WORDS = {"NAME", "DIR", "FILE", "PREFIX", "OUT", "MODEL", "TARGET", "LAYER",
@@ -106,7 +108,7 @@ class Repo:
         out = {}
         for path in glob.glob(os.path.join(self.root, "include", "**", "*.hpp"), recursive=True):
             with open(path, encoding="utf-8") as f:
-                out[path] = strip_comments(f.read())
+                out[path] = blank_comments(f.read(), blank_strings=True)
         return out
 
     def is_ctest(self, word):
@@ -130,33 +132,6 @@ class Repo:
         ok = any(scope_re.search(text) and decl_re.search(text) for text in self.code.values())
         self._names[qualified] = ok
         return ok
-
-
-def strip_comments(text):
-    """The text with comments and string literals replaced by spaces (lines kept)."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif c == '"':
-            j = i + 1
-            while j < n and text[j] != '"' and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            out.append('"' + " " * (min(j, n) - i - 1))
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def comment_lines(text):

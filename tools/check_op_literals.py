@@ -40,6 +40,8 @@ import shutil
 import sys
 import tempfile
 
+from cpp_text import blank_comments
+
 SCANNED = ["include", "tools", "examples", "benchmarks"]
 EXTENSIONS = (".hpp", ".cpp", ".h", ".cc")
 # Generated or vendored: the single headers repeat the sources.
@@ -76,44 +78,6 @@ KEY_CONTEXT = re.compile(r"\b(get|set|has|opt|find|count|contains|erase|value_or
                          r"|\bfor\s*\(\s*auto\s+k\s*:\s*\{[^}]*$")  # its lists of keys it copies
 
 
-def strip_comments(text):
-    """Replaces comments by spaces (keeping line numbers), leaves strings."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"' or c == "'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1])
-            i = j + 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif text.startswith('R"', i):
-            m = re.match(r'R"([^(]*)\(', text[i:])
-            if not m:
-                out.append(c)
-                i += 1
-                continue
-            end = text.find(")" + m.group(1) + '"', i)
-            end = n if end < 0 else end + len(m.group(1)) + 2
-            out.append(text[i:end])
-            i = end
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
 def source_files(root):
     for top in SCANNED:
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
@@ -133,7 +97,7 @@ def declared_types(root):
         if not rel.startswith("include/litegraph/"):
             continue
         with open(path, encoding="utf-8") as f:
-            text = strip_comments(f.read())
+            text = blank_comments(f.read())
         for m in DECL_LIST.finditer(text):
             for name in LITERAL.findall(m.group(1)):
                 types.setdefault(name, set()).add(rel)
@@ -158,7 +122,7 @@ def check(root, allowed, out=sys.stdout):
     for rel, path in source_files(root):
         files += 1
         with open(path, encoding="utf-8") as f:
-            text = strip_comments(f.read())
+            text = blank_comments(f.read())
         for lineno, line in enumerate(text.splitlines(), 1):
             for m in LITERAL.finditer(line):
                 name = m.group(1)
