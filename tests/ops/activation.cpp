@@ -8,8 +8,14 @@
 #include <tuple>
 #include <vector>
 
+#include "litegraph/graph/graph.hpp"
 #include "litegraph/kernels/simd.hpp"
+#include "litegraph/loader/paddle/loader.hpp"
+#include "litegraph/loader/paddle/pir.hpp"
+#include "litegraph/loader/paddle/writer.hpp"
 #include "litegraph/ops/invoke.hpp"
+#include "litegraph/runtime/program.hpp"
+#include "pir_json.hpp"
 #include "support.hpp"
 
 using namespace litegraph;
@@ -351,6 +357,87 @@ TEST_CASE("mish, softplus and softsign are conv epilogue stages, in OpenCL too")
         CHECK(ops::names_functor<ops::fusable_activations>(t));
         CHECK(ops::names_functor<ops::opencl_activations>(t));
     }
+}
+
+}  // namespace ops_activation_test
+
+namespace ops_activation_test {
+
+namespace {
+/// Runs a loaded program's one input `x` through it; its one output.
+std::vector<float> run_loaded(paddle::model m, const tensor& x) {
+    runtime::program p(std::move(m.graph));
+    p.set_input("x", x);
+    p.run();
+    const auto& got = p.output(0);
+    REQUIRE(got.shape == x.shape());
+    auto gs = got.span<float>();
+    return {gs.begin(), gs.end()};
+}
+/// a == b bit for bit, or both NaN.
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0 &&
+            !(std::isnan(a[i]) && std::isnan(b[i])))
+            return false;
+    return true;
+}
+}  // namespace
+
+TEST_CASE("every activation loads from a Paddle program and from a PIR program and runs") {
+    // The list drives this: a new functor in ops::activation_functors is
+    // written as a Paddle (protobuf) program and, with a pir_type, as a PIR
+    // one, loaded and run with no edit here.  Its output is a plain loop of
+    // its functor (Paddle's default attributes) over the input, bit for bit.
+    const float inf = std::numeric_limits<float>::infinity();
+    std::vector<float> xv = {-inf, -100.f, -30.f, -9.f, -2.5f, -1.f, -1e-3f, -0.f,
+                             0.f,  1e-3f,  0.5f,  1.f,  2.5f,  9.f,  30.f,   inf};
+    for (float v = -6.f; v < 6.f; v += 0.75f) xv.push_back(v);
+    const shape_t s{2, static_cast<std::int64_t>(xv.size() / 2)};
+    const auto x = tensor::from<float>(s, xv);
+    int pir_loaded = 0, loaded = 0;
+    ops::any_functor(ops::activation_functors{}, [&]<class F>() {
+        const std::string type(F::paddle_type);
+        INFO(type);
+        const auto f = F::parse(attr_map{});
+        std::vector<float> expect(xv.size());
+        for (std::size_t i = 0; i < xv.size(); ++i) expect[i] = f(xv[i]);
+
+        // x -> the op -> fetch, as a ProgramDesc (protobuf), from memory.
+        graph::graph g;
+        graph::builder b(g);
+        b.declare("x", {-1, s[1]});
+        b.declare("y", {-1, s[1]});
+        b.feed("x", 0);
+        b.add_op(type, {{"X", {"x"}}}, {{"Out", {"y"}}}, {});
+        b.fetch("y", 0);
+        b.finish();
+        paddle::load_options o;
+        o.require_params = false;
+        auto m = paddle::load_from_memory(paddle::serialize_program(g), "", o);
+        CHECK(m.info.op_counts.at(type) == 1);
+        CHECK(same_bits(run_loaded(std::move(m), x), expect));
+        ++loaded;
+
+        // The same as a PIR program: its PIR name becomes the op.
+        if constexpr (requires { F::pir_type; }) {
+            using namespace test::pir_json;
+            const std::string pir(F::pir_type);
+            const auto text =
+                program(json::array({data("x", 1, {-1, s[1]}),
+                                     op(pir, {1}, {{2, tensor_type("0.t_f32", {-1, s[1]})}}),
+                                     fetch(2, 3, 0)}))
+                    .dump();
+            auto pm = paddle::load_pir_from_memory(text, "", o);
+            CHECK(pm.info.op_types.at(pir) == type);
+            CHECK(same_bits(run_loaded(std::move(pm), x), expect));
+            ++pir_loaded;
+        }
+        return false;
+    });
+    CHECK(loaded == static_cast<int>(ops::functor_names(ops::activation_functors{}).size()));
+    CHECK(pir_loaded >= 25);  // all but brelu (Paddle 2.x only)
 }
 
 }  // namespace ops_activation_test
