@@ -785,8 +785,8 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 // ---- begin litegraph/ops/activation.hpp ----
 // Unary activations: relu, relu6, leaky_relu, sigmoid, tanh, hard_swish,
 // hard_sigmoid, swish, silu, exp, thresholded_relu, gelu, mish, softplus,
-// softsign, brelu / hardtanh, and the unary math ops log, floor, sqrt, abs,
-// rsqrt, square, sin, cos, erf (and `pow`, whose factor may be an input, so
+// softsign, brelu / hardtanh, elu, and the unary math ops log, floor, sqrt,
+// abs, rsqrt, square, sin, cos, erf (and `pow`, whose factor may be an input, so
 // it is an op of its own below).  Each is a small functor in `ops::act` with
 // `float operator()(float) const` (its attributes are members) and the Paddle
 // op is `activation<Functor>`: one loop applying it.
@@ -3064,6 +3064,18 @@ struct erf {
     static erf parse(const attr_map&) { return {}; }
     float operator()(float x) const { return std::erf(x); }
 };
+/// x > 0 ? x : alpha * (e^x - 1)
+struct elu {
+    static constexpr std::string_view paddle_type = "elu";
+    static constexpr std::string_view pir_type = "1.elu";
+    static constexpr pir_attr pir_attrs[] = {{"alpha"}};
+    static constexpr bool fusable = true;
+    static constexpr std::string_view opencl = "v > 0.f ? v : p0 * (exp(v) - 1.f)";
+    float alpha = 1.f;
+    static elu parse(const attr_map& a) { return {a.get<float>("alpha", 1.f)}; }
+    auto fields() const { return std::tuple{alpha}; }
+    float operator()(float x) const { return x > 0.f ? x : alpha * (std::exp(x) - 1.f); }
+};
 }  // namespace act
 
 /// Every activation functor: each is an op (`activation<F>`, registered by
@@ -3075,7 +3087,7 @@ using activation_functors =
                  act::hard_sigmoid, act::swish, act::silu, act::exp, act::thresholded_relu,
                  act::gelu, act::log, act::floor, act::sqrt, act::abs, act::mish, act::softplus,
                  act::softsign, act::brelu, act::hardtanh, act::rsqrt, act::square, act::sin,
-                 act::cos, act::erf>;
+                 act::cos, act::erf, act::elu>;
 
 /// F declares `fusable = true`: a conv epilogue stage.
 template <class F>
@@ -3256,6 +3268,7 @@ using square_op = activation<act::square>;
 using sin_op = activation<act::sin>;
 using cos_op = activation<act::cos>;
 using erf_op = activation<act::erf>;
+using elu = activation<act::elu>;
 
 namespace detail {
 template <class List>

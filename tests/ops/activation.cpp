@@ -8,8 +8,15 @@
 #include <tuple>
 #include <vector>
 
+#include "litegraph/graph/graph.hpp"
 #include "litegraph/kernels/simd.hpp"
+#include "litegraph/loader/paddle/loader.hpp"
+#include "litegraph/loader/paddle/pir.hpp"
+#include "litegraph/loader/paddle/writer.hpp"
 #include "litegraph/ops/invoke.hpp"
+#include "litegraph/passes/fuse_conv_activation.hpp"
+#include "litegraph/runtime/program.hpp"
+#include "pir_json.hpp"
 #include "support.hpp"
 
 using namespace litegraph;
@@ -351,6 +358,228 @@ TEST_CASE("mish, softplus and softsign are conv epilogue stages, in OpenCL too")
         CHECK(ops::names_functor<ops::fusable_activations>(t));
         CHECK(ops::names_functor<ops::opencl_activations>(t));
     }
+}
+
+}  // namespace ops_activation_test
+
+namespace ops_activation_test {
+
+namespace {
+/// Runs a loaded program's one input `x` through it; its one output.
+std::vector<float> run_loaded(paddle::model m, const tensor& x) {
+    runtime::program p(std::move(m.graph));
+    p.set_input("x", x);
+    p.run();
+    const auto& got = p.output(0);
+    REQUIRE(got.shape == x.shape());
+    auto gs = got.span<float>();
+    return {gs.begin(), gs.end()};
+}
+/// a == b bit for bit, or both NaN.
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0 &&
+            !(std::isnan(a[i]) && std::isnan(b[i])))
+            return false;
+    return true;
+}
+}  // namespace
+
+TEST_CASE("every activation loads from a Paddle program and from a PIR program and runs") {
+    // The list drives this: a new functor in ops::activation_functors is
+    // written as a Paddle (protobuf) program and, with a pir_type, as a PIR
+    // one, loaded and run with no edit here.  Its output is a plain loop of
+    // its functor (Paddle's default attributes) over the input, bit for bit.
+    const float inf = std::numeric_limits<float>::infinity();
+    std::vector<float> xv = {-inf, -100.f, -30.f, -9.f, -2.5f, -1.f, -1e-3f, -0.f,
+                             0.f,  1e-3f,  0.5f,  1.f,  2.5f,  9.f,  30.f,   inf};
+    for (float v = -6.f; v < 6.f; v += 0.75f) xv.push_back(v);
+    const shape_t s{2, static_cast<std::int64_t>(xv.size() / 2)};
+    const auto x = tensor::from<float>(s, xv);
+    int pir_loaded = 0, loaded = 0;
+    ops::any_functor(ops::activation_functors{}, [&]<class F>() {
+        const std::string type(F::paddle_type);
+        INFO(type);
+        const auto f = F::parse(attr_map{});
+        std::vector<float> expect(xv.size());
+        for (std::size_t i = 0; i < xv.size(); ++i) expect[i] = f(xv[i]);
+
+        // x -> the op -> fetch, as a ProgramDesc (protobuf), from memory.
+        graph::graph g;
+        graph::builder b(g);
+        b.declare("x", {-1, s[1]});
+        b.declare("y", {-1, s[1]});
+        b.feed("x", 0);
+        b.add_op(type, {{"X", {"x"}}}, {{"Out", {"y"}}}, {});
+        b.fetch("y", 0);
+        b.finish();
+        paddle::load_options o;
+        o.require_params = false;
+        auto m = paddle::load_from_memory(paddle::serialize_program(g), "", o);
+        CHECK(m.info.op_counts.at(type) == 1);
+        CHECK(same_bits(run_loaded(std::move(m), x), expect));
+        ++loaded;
+
+        // The same as a PIR program: its PIR name becomes the op.
+        if constexpr (requires { F::pir_type; }) {
+            using namespace test::pir_json;
+            const std::string pir(F::pir_type);
+            const auto text =
+                program(json::array({data("x", 1, {-1, s[1]}),
+                                     op(pir, {1}, {{2, tensor_type("0.t_f32", {-1, s[1]})}}),
+                                     fetch(2, 3, 0)}))
+                    .dump();
+            auto pm = paddle::load_pir_from_memory(text, "", o);
+            CHECK(pm.info.op_types.at(pir) == type);
+            CHECK(same_bits(run_loaded(std::move(pm), x), expect));
+            ++pir_loaded;
+        }
+        return false;
+    });
+    CHECK(loaded == static_cast<int>(ops::functor_names(ops::activation_functors{}).size()));
+    CHECK(pir_loaded >= 25);  // all but brelu (Paddle 2.x only)
+}
+
+}  // namespace ops_activation_test
+
+namespace ops_activation_test {
+
+TEST_CASE("elu: x above 0, alpha * (e^x - 1) at or below it (attribute alpha, default 1)") {
+    auto ref = [](double al) { return [al](double x) { return x > 0 ? x : al * std::expm1(x); }; };
+    check_op("elu", {}, ref(1.0), 1e-6);
+    for (float al : {1.f, 0.5f, 2.5f, 0.1f})
+        check_op("elu", attrs({{"alpha", al}}), ref(al), 1e-6, -20.f, 20.f);
+
+    // The edges, against a plain loop in double: the positive side passes
+    // through bit for bit, a large negative input (to -inf) gives -alpha, 0
+    // and -0 give 0, NaN stays NaN.
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> xv = {-inf, -1e30f, -100.f, -20.f, -3.f, -1.f,  -1e-3f, -1e-30f, -0.f,
+                                   0.f,  1e-30f, 1e-3f,  1.f,   3.f,  1e30f, inf,    nan};
+    const auto x = tensor::from<float>({static_cast<std::int64_t>(xv.size())}, xv);
+    for (float al : {1.f, 0.25f, 2.f}) {
+        CAPTURE(al);
+        const auto r =
+            invoke("elu", attrs({{"alpha", al}}), named_tensors{}.add("X", x), {{"Out", 1}});
+        const auto out = r.get("Out").span<float>();
+        for (std::size_t i = 0; i < xv.size(); ++i) {
+            CAPTURE(xv[i]);
+            const float v = xv[i], o = out[i];
+            if (std::isnan(v)) {
+                CHECK(std::isnan(o));
+            } else if (v > 0) {
+                CHECK(std::memcmp(&o, &v, sizeof(float)) == 0);
+            } else if (v <= -100.f) {
+                CHECK(o == -al);
+            } else if (v == 0.f) {
+                CHECK(o == 0.f);
+            } else {
+                const double want = double(al) * std::expm1(double(v));
+                CHECK(std::abs(double(o) - want) <= 1e-7 * al);
+                CHECK(o <= 0.f);
+                CHECK(o >= -al);
+            }
+        }
+    }
+
+    // Its traits: a conv epilogue stage, in OpenCL, its PIR name 1.elu whose
+    // attribute alpha keeps its name; fields() is alpha.
+    CHECK(ops::names_functor<ops::fusable_activations>("elu"));
+    CHECK(ops::names_functor<ops::opencl_activations>("elu"));
+    CHECK_FALSE(ops::names_functor<ops::gate_activations>("elu"));
+    REQUIRE(ops::elu::pir_names.size() == 1);
+    CHECK(ops::elu::pir_names[0].pir == "1.elu");
+    CHECK(ops::elu::pir_names[0].type == "elu");
+    REQUIRE(ops::elu::pir_attrs.size() == 1);
+    CHECK(ops::elu::pir_attrs[0].pir == "alpha");
+    CHECK(ops::elu::pir_attrs[0].as.empty());
+    CHECK(ops::fields_of(ops::act::elu::parse(attrs({{"alpha", 0.75f}}))) == std::tuple{0.75f});
+    CHECK(ops::fields_of(ops::act::elu::parse(attr_map{})) == std::tuple{1.f});
+    auto i32 = tensor::from<std::int32_t>({2}, std::vector<std::int32_t>{-1, 2});
+    CHECK_THROWS_WITH_AS(invoke("elu", {}, named_tensors{}.add("X", i32), {{"Out", 1}}),
+                         doctest::Contains("X must be float32, got int32"), shape_error);
+}
+
+TEST_CASE("elu with alpha 0.5 loads from Paddle and PIR programs, and fuses into a conv") {
+    const float al = 0.5f;
+    const auto x = test::random_tensor({2, 12}, 17, -6.f, 4.f);
+    std::vector<float> expect;  // a plain loop, in double
+    for (float v : x.span<float>())
+        expect.push_back(
+            static_cast<float>(v > 0 ? double(v) : double(al) * std::expm1(double(v))));
+    paddle::load_options o;
+    o.require_params = false;
+
+    // A ProgramDesc with alpha 0.5: the attribute is read.
+    graph::graph g;
+    graph::builder b(g);
+    b.declare("x", {-1, 12});
+    b.declare("y", {-1, 12});
+    b.feed("x", 0);
+    b.add_op("elu", {{"X", {"x"}}}, {{"Out", {"y"}}}, attrs({{"alpha", al}}));
+    b.fetch("y", 0);
+    b.finish();
+    auto m = paddle::load_from_memory(paddle::serialize_program(g), "", o);
+    const auto from_pb = run_loaded(std::move(m), x);
+    CHECK(test::max_rel_diff(from_pb, expect) <= 1e-6);
+
+    // The PIR op 1.elu with its attribute alpha (an f32).
+    {
+        using namespace test::pir_json;
+        const auto text =
+            program(json::array({data("x", 1, {-1, 12}),
+                                 op("1.elu", {1}, {{2, tensor_type("0.t_f32", {-1, 12})}},
+                                    json::array({attr("alpha", "0.a_f32", 0.5)})),
+                                 fetch(2, 3, 0)}))
+                .dump();
+        auto pm = paddle::load_pir_from_memory(text, "", o);
+        CHECK(pm.info.op_types.at("1.elu") == "elu");
+        CHECK(same_bits(run_loaded(std::move(pm), x), from_pb));
+    }
+
+    // conv2d -> elu (alpha 0.5) becomes one fused_conv2d whose last stage is
+    // elu with alpha copied; it equals elu over the conv's output.
+    graph::graph cg;
+    graph::builder cb(cg);
+    cb.declare("image", {-1, 3, 6, 6});
+    cb.declare("c", {-1, 4, 6, 6});
+    cb.declare("y", {-1, 4, 6, 6});
+    const auto filter = test::random_tensor({4, 3, 3, 3}, 18);
+    graph::var_node w;
+    w.name = "w";
+    w.shape = {4, 3, 3, 3};
+    w.persistable = true;
+    w.value = filter;
+    cb.declare(std::move(w));
+    cb.feed("image", 0);
+    attr_map ca;
+    ca.set("strides", std::vector<std::int32_t>{1, 1});
+    ca.set("paddings", std::vector<std::int32_t>{1, 1});
+    ca.set("dilations", std::vector<std::int32_t>{1, 1});
+    ca.set("groups", std::int32_t{1});
+    cb.add_op("conv2d", {{"Input", {"image"}}, {"Filter", {"w"}}}, {{"Output", {"c"}}}, ca);
+    cb.add_op("elu", {{"X", {"c"}}}, {{"Out", {"y"}}}, attrs({{"alpha", al}}));
+    cb.fetch("y", 0);
+    cb.finish();
+    CHECK(passes::fuse_conv_activation(cg) == 1);
+    REQUIRE(cg.ops.size() == 1);
+    CHECK(cg.ops[0].type == "fused_conv2d");
+    CHECK(test::stages_of(cg.ops[0]) == test::conv_stages("elu"));
+    CHECK(cg.ops[0].attrs.get<float>("alpha", -1.f) == al);
+    const auto image = test::random_tensor({1, 3, 6, 6}, 19, -2.f, 2.f);
+    auto conv = invoke("conv2d", ca, named_tensors{}.add("Input", image).add("Filter", filter),
+                       {{"Output", 1}})
+                    .get("Output");
+    std::vector<float> want;
+    for (float v : conv.span<float>())
+        want.push_back(static_cast<float>(v > 0 ? double(v) : double(al) * std::expm1(double(v))));
+    runtime::program p(std::move(cg));
+    p.set_input("image", image);
+    p.run();
+    REQUIRE(p.output(0).shape == shape_t{1, 4, 6, 6});
+    CHECK(test::max_rel_diff(p.output(0).span<float>(), want) <= 1e-5);
 }
 
 }  // namespace ops_activation_test
