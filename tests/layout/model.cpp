@@ -100,6 +100,80 @@ graph::graph lstnet(bool nhwc) {
     return g;
 }
 
+/// PaddleTS's LSTNet convolves with nn.Conv1D(data_format="NLC"), which Paddle 2.x
+/// exports as unsqueeze -> conv2d NHWC over [N, 1, L, C] with the filter
+/// unsqueezed [OC, C, 1, K] -> squeeze -> bias add (axis -1) -> relu, then
+/// the batch-first GRU as transpose2 -> rnn.  `nlc` false: the same network
+/// as Conv1D NCL (conv2d NCHW over [N, C, 1, L]).
+graph::graph lstnet_conv1d(bool nlc) {
+    graph::graph g;
+    graph::builder b(g);
+    constexpr std::int64_t L2 = T - K + 1;
+    b.declare("x", {-1, T, F});
+    b.declare("xc", nlc ? shape_t{-1, T, F} : shape_t{-1, F, T});
+    b.declare("x4", nlc ? shape_t{-1, 1, T, F} : shape_t{-1, F, 1, T});
+    b.declare("w4", {C, F, 1, K});
+    b.declare("c", nlc ? shape_t{-1, 1, L2, C} : shape_t{-1, C, 1, L2});
+    b.declare("s", nlc ? shape_t{-1, L2, C} : shape_t{-1, C, L2});
+    b.declare("sb", nlc ? shape_t{-1, L2, C} : shape_t{-1, C, L2});
+    b.declare("r", nlc ? shape_t{-1, L2, C} : shape_t{-1, C, L2});
+    b.declare("seq", {L2, -1, C});
+    b.declare("out", {L2, -1, H});
+    b.declare("state", {1, -1, H});
+    for (const char* n : {"x4_xshape", "w4_xshape", "s_xshape", "seq_xshape", "xc_xshape"})
+        b.declare(n, {-1});
+    test::param(b, "conv_w", test::random_tensor({C, F, K}, 41));
+    test::param(b, "conv_b", test::random_tensor({C}, 42));
+    test::param(b, "h0", tensor(dtype::f32, {1, N, H}));
+    test::param(b, "w_ih", test::random_tensor({3 * H, C}, 43, -0.5f, 0.5f));
+    test::param(b, "w_hh", test::random_tensor({3 * H, H}, 44, -0.5f, 0.5f));
+    test::param(b, "b_ih", test::random_tensor({3 * H}, 45, -0.5f, 0.5f));
+    test::param(b, "b_hh", test::random_tensor({3 * H}, 46, -0.5f, 0.5f));
+    b.feed("x", 0);
+    // NCL takes the series channels first: [N, F, T].
+    b.add_op("transpose2", {{"X", {"x"}}}, {{"Out", {"xc"}}, {"XShape", {"xc_xshape"}}},
+             ints("axis",
+                  nlc ? std::vector<std::int32_t>{0, 1, 2} : std::vector<std::int32_t>{0, 2, 1}));
+    b.add_op("unsqueeze2", {{"X", {"xc"}}}, {{"Out", {"x4"}}, {"XShape", {"x4_xshape"}}},
+             ints("axes", {nlc ? -3 : -2}));
+    b.add_op("unsqueeze2", {{"X", {"conv_w"}}}, {{"Out", {"w4"}}, {"XShape", {"w4_xshape"}}},
+             ints("axes", {-2}));
+    attr_map conv;
+    conv.set("strides", std::vector<std::int32_t>{1, 1});
+    conv.set("paddings", std::vector<std::int32_t>{0, 0});
+    conv.set("dilations", std::vector<std::int32_t>{1, 1});
+    conv.set("groups", std::int32_t{1});
+    conv.set("padding_algorithm", std::string("EXPLICIT"));
+    conv.set("data_format", std::string(nlc ? "NHWC" : "NCHW"));
+    b.add_op("conv2d", {{"Input", {"x4"}}, {"Filter", {"w4"}}}, {{"Output", {"c"}}}, conv);
+    b.add_op("squeeze2", {{"X", {"c"}}}, {{"Out", {"s"}}, {"XShape", {"s_xshape"}}},
+             ints("axes", {nlc ? -3 : -2}));
+    attr_map add;
+    add.set("axis", std::int32_t{nlc ? -1 : 1});
+    b.add_op("elementwise_add", {{"X", {"s"}}, {"Y", {"conv_b"}}}, {{"Out", {"sb"}}}, add);
+    b.add_op("relu", {{"X", {"sb"}}}, {{"Out", {"r"}}}, {});
+    b.add_op("transpose2", {{"X", {"r"}}}, {{"Out", {"seq"}}, {"XShape", {"seq_xshape"}}},
+             ints("axis",
+                  nlc ? std::vector<std::int32_t>{1, 0, 2} : std::vector<std::int32_t>{2, 0, 1}));
+    attr_map rnn;
+    rnn.set("mode", std::string("GRU"));
+    rnn.set("num_layers", std::int32_t{1});
+    rnn.set("is_bidirec", false);
+    rnn.set("hidden_size", static_cast<std::int32_t>(H));
+    rnn.set("input_size", static_cast<std::int32_t>(C));
+    rnn.set("dropout_prob", 0.f);
+    rnn.set("is_test", true);
+    b.add_op("rnn",
+             {{"Input", {"seq"}},
+              {"PreState", {"h0"}},
+              {"WeightList", {"w_ih", "w_hh", "b_ih", "b_hh"}}},
+             {{"Out", {"out"}}, {"State", {"state"}}}, rnn);
+    b.fetch("out", 0);
+    b.fetch("state", 1);
+    b.finish();
+    return g;
+}
+
 std::filesystem::path scratch(const std::string& name) {
     auto d = std::filesystem::temp_directory_path() / ("litegraph_test_layout_" + name);
     std::filesystem::remove_all(d);
@@ -162,4 +236,24 @@ TEST_CASE("an LSTNet-like model written NHWC loads, runs and agrees with its NCH
     REQUIRE(cli.shape() == want.shape());
     CHECK(test::max_rel_diff(cli.span<float>(), want.span<float>()) < 2e-4);
     for (auto& d : {nhwc_dir, nchw_dir, io}) std::filesystem::remove_all(d);
+}
+
+TEST_CASE("LSTNet's Conv1D NLC (conv2d NHWC over [N, 1, L, C]) agrees with Conv1D NCL") {
+    const auto nlc_dir = scratch("conv1d_nlc"), ncl_dir = scratch("conv1d_ncl");
+    paddle::save(lstnet_conv1d(true), nlc_dir, "model");
+    paddle::save(lstnet_conv1d(false), ncl_dir, "model");
+    const tensor x = test::random_tensor({N, T, F}, 47);
+    for (bool fuse : {true, false}) {
+        INFO("fuse " << fuse);
+        session_options o;
+        o.fuse = fuse;
+        session a(nlc_dir, o), b(ncl_dir, o);
+        auto ya = a.run({{"x", x}}), yb = b.run({{"x", x}});
+        for (const char* name : {"out", "state"}) {
+            INFO(name);
+            REQUIRE(ya.at(name).shape() == yb.at(name).shape());
+            CHECK(test::max_rel_diff(ya.at(name).span<float>(), yb.at(name).span<float>()) < 2e-4);
+        }
+    }
+    for (auto& d : {nlc_dir, ncl_dir}) std::filesystem::remove_all(d);
 }
