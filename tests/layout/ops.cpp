@@ -274,6 +274,17 @@ TEST_CASE("every rewritten op runs both layouts: NHWC = transpose(NCHW op(transp
         c.attrs.set("ceil_mode", true);
         check_both_layouts(c, x4);
     }
+    {
+        INFO("batch_norm (4-D: rewritten so that it folds into its conv)");
+        one_op c("batch_norm", "X", "Y", "data_layout");
+        c.attrs.set("epsilon", 1e-5f);
+        c.attrs.set("is_test", true);
+        c.params = {{"Scale", test::random_tensor({4}, 32)},
+                    {"Bias", test::random_tensor({4}, 33)},
+                    {"Mean", test::random_tensor({4}, 34)},
+                    {"Variance", test::random_tensor({4}, 35, 0.5f, 2.f)}};
+        check_both_layouts(c, x4);
+    }
     const tensor x5 = test::random_tensor({1, 3, 4, 5, 6}, 7);
     {
         INFO("conv3d");
@@ -442,17 +453,6 @@ TEST_CASE("a session prepares a graph built NHWC with or without fusion") {
 TEST_CASE("the ops that run channels last themselves agree with their NCHW form") {
     const tensor x4 = test::random_tensor({2, 4, 6, 5}, 31);
     {
-        INFO("batch_norm");
-        one_op c("batch_norm", "X", "Y", "data_layout");
-        c.attrs.set("epsilon", 1e-5f);
-        c.attrs.set("is_test", true);
-        c.params = {{"Scale", test::random_tensor({4}, 32)},
-                    {"Bias", test::random_tensor({4}, 33)},
-                    {"Mean", test::random_tensor({4}, 34)},
-                    {"Variance", test::random_tensor({4}, 35, 0.5f, 2.f)}};
-        check_both_layouts(c, x4, true, 1e-6);
-    }
-    {
         INFO("group_norm");
         one_op c("group_norm", "X", "Y", "data_layout");
         c.attrs.set("groups", std::int32_t{2});
@@ -501,4 +501,45 @@ TEST_CASE("the ops that run channels last themselves agree with their NCHW form"
         c.attrs.set("mode", std::string("replicate"));
         check_both_layouts(c, test::random_tensor({1, 3, 4, 5, 6}, 41), true);
     }
+}
+
+TEST_CASE("conv NHWC -> batch_norm NHWC -> relu folds and fuses as in NCHW") {
+    graph::graph g;
+    graph::builder b(g);
+    b.declare("x", {-1, 6, 6, 3});
+    b.declare("c", {-1, 6, 6, 4});
+    b.declare("n", {-1, 6, 6, 4});
+    b.declare("y", {-1, 6, 6, 4});
+    test::param(b, "w", test::random_tensor({4, 3, 3, 3}, 51));
+    test::param(b, "scale", test::random_tensor({4}, 52));
+    test::param(b, "bias", test::random_tensor({4}, 53));
+    test::param(b, "mean", test::random_tensor({4}, 54));
+    test::param(b, "var", test::random_tensor({4}, 55, 0.5f, 2.f));
+    b.feed("x", 0);
+    auto conv = conv_attrs({1, 1}, {1, 1}, {1, 1}, 1);
+    conv.set("data_format", std::string("NHWC"));
+    b.add_op("conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}}, {{"Output", {"c"}}}, conv);
+    attr_map bn;
+    bn.set("epsilon", 1e-5f);
+    bn.set("is_test", true);
+    bn.set("data_layout", std::string("NHWC"));
+    b.add_op("batch_norm",
+             {{"X", {"c"}},
+              {"Scale", {"scale"}},
+              {"Bias", {"bias"}},
+              {"Mean", {"mean"}},
+              {"Variance", {"var"}}},
+             {{"Y", {"n"}}}, bn);
+    b.add_op("relu", {{"X", {"n"}}}, {{"Out", {"y"}}}, {});
+    b.fetch("y", 0);
+    b.finish();
+    CHECK(passes::nhwc_to_nchw(g) == 2);  // the conv and the batch norm
+    CHECK(test::count_ops(g, "transpose2") == 4);
+    auto prepared = g;
+    session_options o;
+    prepare(prepared, o);
+    CHECK(test::count_ops(prepared, "transpose2") == 2);
+    CHECK(test::count_ops(prepared, "batch_norm") == 0);
+    CHECK(test::count_ops(prepared, "relu") == 0);
+    test::check_same_outputs(g, prepared, {{"x", test::random_tensor({2, 6, 6, 3}, 56)}});
 }

@@ -7,7 +7,8 @@
 // scalar) with Y's `axis` moved to the dim it now meets.  So the borders
 // nhwc_to_nchw puts around each channels-last op vanish inside a
 // channels-last region: conv NHWC -> relu -> conv NHWC -> pool NHWC keeps
-// one transpose in and one out.  A transpose right after a conv2d also moves
+// one transpose in and one out.  A transpose right after a conv2d (or a
+// batch_norm) also moves
 // past such ops when it meets no inverse (a region that ends in a squeeze or
 // a reshape), so that the conv still fuses its bias and activation.  Other
 // transposes that meet no inverse stay where they are; a pair whose second
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "litegraph/ops/activation.hpp"
+#include "litegraph/ops/batch_norm.hpp"
 #include "litegraph/ops/elementwise.hpp"
 #include "litegraph/ops/scale.hpp"
 #include "litegraph/ops/transpose2.hpp"
@@ -128,10 +130,12 @@ inline int cancel_transposes(graph::graph& g) {
             else
                 break;
         }
-        // Out of a conv, the transpose also moves past the ops the conv can
-        // fuse (its per-channel bias, its activation) on the way to no inverse.
+        // Out of a conv (or a batch norm, which folds into one), the
+        // transpose also moves past the ops the conv can fuse (its
+        // per-channel bias, its activation) on the way to no inverse.
         const int from = g.vars[a].producer;
-        const bool after_conv = from >= 0 && is_plain_conv(g.ops[from]);
+        const bool after_conv = from >= 0 && (is_plain_conv(g.ops[from]) ||
+                                              op_declares<ops::batch_norm>(g.ops[from].type));
         if (cur == b || !(reaches || after_conv)) return false;
         // t: a -> b, u: b -> c becomes u: a -> b, t: b -> c.
         const int u = graph::sole_consumer(g, b);

@@ -1,16 +1,16 @@
 // nhwc_to_nchw: the layout pass.  An op whose kernel runs channels-first only
 // (conv2d / depthwise_conv2d, conv2d_transpose, pool2d, the interp ops,
-// conv3d, pool3d) but whose `data_format` / `data_layout` says channels last
-// (NHWC, or NDHWC for the 3-D ops) becomes its channels-first form between
-// two explicit transposes: transpose2 [0,3,1,2] (5-D: [0,4,1,2,3]) on its
-// input, transpose2 [0,2,3,1] (5-D: [0,2,3,4,1]) on its output.  The op's
-// other inputs (filters, OutSize / SizeTensor / Scale) do not move: Paddle
-// lays a filter out [OC, C, KH, KW] and spatial attributes (ksize, strides,
-// paddings, out_h, ...) as [H, W] in both layouts.  The op's variables keep
-// their names: the op reads `x@nchw` and writes `y@nchw`, the transposes
-// read `x` and write `y`.  Ops that run channels last themselves (batch_norm,
-// group_norm, prelu, pad2d, pad3d, pixel_shuffle, channel_shuffle,
-// affine_channel) are left as they are.
+// conv3d, pool3d; and batch_norm, see below) but whose `data_format` /
+// `data_layout` says channels last (NHWC, or NDHWC for the 3-D ops) becomes
+// its channels-first form between two explicit transposes: transpose2 [0,3,1,2] (5-D: [0,4,1,2,3])
+// on its input, transpose2 [0,2,3,1] (5-D: [0,2,3,4,1]) on its output.  The op's other inputs
+// (filters, OutSize / SizeTensor / Scale) do not move: Paddle lays a filter out [OC, C, KH, KW] and
+// spatial attributes (ksize, strides, paddings, out_h, ...) as [H, W] in both layouts.  The op's
+// variables keep their names: the op reads `x@nchw` and writes `y@nchw`, the transposes read `x`
+// and write `y`.  A 4-D batch_norm runs channels last itself but is rewritten too, so that inside a
+// channels-last region it meets its conv channels first and fold_batch_norm folds it as in an NCHW
+// model (its other ranks stay native).  Ops that run channels last themselves (group_norm, prelu,
+// pad2d, pad3d, pixel_shuffle, channel_shuffle, affine_channel) are left as they are.
 //
 // The pass is mandatory, not an optimisation: the loader runs it on every
 // model it loads and `prepare` on every graph (a graph built in code), with
@@ -28,6 +28,7 @@
 
 #include "litegraph/graph/edit.hpp"
 #include "litegraph/graph/graph.hpp"
+#include "litegraph/ops/batch_norm.hpp"
 #include "litegraph/ops/conv2d.hpp"
 #include "litegraph/ops/conv2d_transpose.hpp"
 #include "litegraph/ops/conv3d.hpp"
@@ -38,15 +39,16 @@
 
 namespace litegraph::passes {
 
-/// How the pass sees an op that runs channels-first only: its layout
-/// attribute, the slots of the activation in and out, the channels-last value
-/// and the activation's rank.
+/// How the pass sees an op it rewrites: its layout attribute, the slots of
+/// the activation in and out, the channels-last value, the activation's rank
+/// and whether that rank must be declared (an op that takes other ranks too).
 struct layout_op {
     const char* attr;
     const char* in;
     const char* out;
     const char* channels_last;
     std::size_t rank;
+    bool declared_rank = false;
 };
 
 /// The layout facts of `type`, or nullptr when the op is not one the pass rewrites.
@@ -56,11 +58,13 @@ inline const layout_op* layout_op_of(std::string_view type) {
     static constexpr layout_op interp{"data_layout", "X", "Out", "NHWC", 4};
     static constexpr layout_op conv_3d{"data_format", "Input", "Output", "NDHWC", 5};
     static constexpr layout_op pool_3d{"data_format", "X", "Out", "NDHWC", 5};
+    static constexpr layout_op bn{"data_layout", "X", "Y", "NHWC", 4, true};
     if (op_declares<ops::conv2d>(type) || op_declares<ops::conv2d_transpose>(type)) return &conv;
     if (op_declares<ops::pool2d>(type)) return &pool;
     if (op_declares<ops::interp_v2>(type)) return &interp;
     if (op_declares<ops::conv3d>(type)) return &conv_3d;
     if (op_declares<ops::pool3d>(type)) return &pool_3d;
+    if (op_declares<ops::batch_norm>(type)) return &bn;
     return nullptr;
 }
 
@@ -131,7 +135,7 @@ inline int nhwc_to_nchw(graph::graph& g) {
             continue;
         const int x = xs_slot->vars[0];
         const auto& xs = g.vars[x].shape;
-        if (!xs.empty() && xs.size() != l->rank) continue;
+        if ((!xs.empty() || l->declared_rank) && xs.size() != l->rank) continue;
         rewrite.push_back(i);
     }
     if (rewrite.empty()) return 0;
