@@ -26,6 +26,7 @@
 #include "litegraph/core/tensor.hpp"
 #include "litegraph/loader/paddle/loader.hpp"
 #include "litegraph/passes/input_int8.hpp"
+#include "litegraph/passes/nhwc_to_nchw.hpp"
 #include "litegraph/passes/pipeline.hpp"
 #include "litegraph/runtime/patches.hpp"
 #include "litegraph/runtime/plan_problem.hpp"
@@ -90,12 +91,16 @@ struct preparation {
 };
 
 /// What a session does to a loaded graph before it builds its program: the
-/// pass pipeline (unless `fuse` is false) for the precision, then the places.
+/// layout pass (passes::nhwc_to_nchw, always: the loader ran it on a loaded
+/// model already, a graph built in code may still hold channels-last ops),
+/// the pass pipeline (unless `fuse` is false) for the precision, then the
+/// places.
 /// Tools that need the prepared graph rather than a program (`litegraph plan`,
 /// `dot`, `info`) call it too, so every entry point prepares a graph the same
 /// way.
 inline preparation prepare(graph::graph& g, const session_options& options) {
     preparation r;
+    passes::nhwc_to_nchw(g);
     if (options.fuse)
         r.passes = passes::run_passes(g, pipeline_options_for(options.precision, options.pipeline));
     if (options.input_int8) r.inputs = passes::take_int8_inputs(g);

@@ -90,10 +90,10 @@ TEST_CASE("the pipeline is an explicit ordered list with descriptions") {
         CHECK(bool(p.run));
     }
     CHECK(names == std::vector<std::string>{
-                       "remove_identity", "fold_quant_linear", "fold_quant_dequant_split",
-                       "fold_weight_quant", "fuse_conv_bias", "fold_batch_norm",
-                       "fuse_conv_activation", "fuse_gate", "fuse_residual_add", "quantize_int8",
-                       "in_place", "flush_subnormals"});
+                       "remove_identity", "cancel_transposes", "fold_quant_linear",
+                       "fold_quant_dequant_split", "fold_weight_quant", "fuse_conv_bias",
+                       "fold_batch_norm", "fuse_conv_activation", "fuse_gate", "fuse_residual_add",
+                       "quantize_int8", "in_place", "flush_subnormals"});
 }
 
 TEST_CASE("every pass fires on a conv/bn/SE/residual block and the result computes the same") {
@@ -114,7 +114,7 @@ TEST_CASE("every pass fires on a conv/bn/SE/residual block and the result comput
     CHECK(report.count("fuse_gate") == 1);
     CHECK(report.count("fuse_residual_add") == 1);
     CHECK(report.count("in_place") == 1);  // the gate over h (h: pool first, then the gate)
-    CHECK(seen.size() == 12);
+    CHECK(seen.size() == 13);
     CHECK(seen.front() == "remove_identity:1:12");
     // conv1, pool, gate conv, conv3 (residual)
     CHECK(g.ops.size() == 4);
@@ -137,7 +137,7 @@ TEST_CASE("stop after a named pass, skip passes, and name the valid ones on a ty
     passes::pipeline_options stop;
     stop.stop_after = "fold_batch_norm";
     auto report = passes::run_passes(g, stop);
-    REQUIRE(report.counts.size() == 6);
+    REQUIRE(report.counts.size() == 7);
     CHECK(report.counts.back().first == "fold_batch_norm");
     CHECK(test::count_ops(g, "hard_swish") == 1);  // fuse_conv_activation did not run
 
@@ -145,7 +145,7 @@ TEST_CASE("stop after a named pass, skip passes, and name the valid ones on a ty
     passes::pipeline_options skip;
     skip.skip = {"fold_batch_norm"};
     auto r2 = passes::run_passes(g2, skip);
-    CHECK(r2.counts.size() == 11);
+    CHECK(r2.counts.size() == 12);
     CHECK(test::count_ops(g2, "batch_norm") == 2);
 
     auto g3 = block();
@@ -175,14 +175,15 @@ TEST_CASE("one DOT file per pass, numbered in pipeline order") {
     opt.stop_after = "fuse_gate";
     opt.after_each = [&](const passes::pass_info&, int, const graph::graph&) { ++called; };
     passes::run_passes_with_dots(g, dir, opt);
-    CHECK(called == 8);
+    CHECK(called == 9);
     for (const char* f :
-         {"00_loaded.dot", "01_remove_identity.dot", "02_fold_quant_linear.dot",
-          "03_fold_quant_dequant_split.dot", "04_fold_weight_quant.dot", "05_fuse_conv_bias.dot",
-          "06_fold_batch_norm.dot", "07_fuse_conv_activation.dot", "08_fuse_gate.dot"})
+         {"00_loaded.dot", "01_remove_identity.dot", "02_cancel_transposes.dot",
+          "03_fold_quant_linear.dot", "04_fold_quant_dequant_split.dot", "05_fold_weight_quant.dot",
+          "06_fuse_conv_bias.dot", "07_fold_batch_norm.dot", "08_fuse_conv_activation.dot",
+          "09_fuse_gate.dot"})
         CHECK_MESSAGE(std::filesystem::exists(dir / f), f);
-    CHECK_FALSE(std::filesystem::exists(dir / "09_fuse_residual_add.dot"));
-    std::ifstream loaded(dir / "00_loaded.dot"), gated(dir / "08_fuse_gate.dot");
+    CHECK_FALSE(std::filesystem::exists(dir / "10_fuse_residual_add.dot"));
+    std::ifstream loaded(dir / "00_loaded.dot"), gated(dir / "09_fuse_gate.dot");
     std::stringstream a, b;
     a << loaded.rdbuf();
     b << gated.rdbuf();

@@ -20,6 +20,7 @@
 
 #include "litegraph/core/error.hpp"
 #include "litegraph/graph/graph.hpp"
+#include "litegraph/passes/cancel_transposes.hpp"
 #include "litegraph/passes/flush_subnormals.hpp"
 #include "litegraph/passes/fold_batch_norm.hpp"
 #include "litegraph/passes/fuse_conv_activation.hpp"
@@ -46,6 +47,9 @@ struct pass_info {
 inline constexpr pass_info pipeline[] = {
     {"remove_identity", remove_identity,
      "drop scale(1, 0) and inference dropout; readers use the input directly"},
+    {"cancel_transposes", cancel_transposes,
+     "a transpose2 and its inverse go (moving past activations and per-channel element-wise "
+     "ops): the borders of a channels-last region"},
     {"fold_quant_linear", fold_quant_linear,
      "quantize_linear -> dequantize_linear pairs become a folded weight or one fake quant op"},
     {"fold_quant_dequant_split", fold_quant_dequant_split,

@@ -25,6 +25,7 @@
 #include "litegraph/loader/paddle/reflect.hpp"
 #include "litegraph/loader/paddle/types.hpp"
 #include "litegraph/loader/paddle/wire_check.hpp"
+#include "litegraph/passes/nhwc_to_nchw.hpp"
 
 namespace litegraph::paddle {
 
@@ -471,6 +472,9 @@ inline model load_from(const model_source& src, const load_options& options) {
         }
         m.info.format = found > 0 || persistables.empty() ? "separate" : "topology-only";
     }
+    // Channels-last ops become channels-first between transposes (the
+    // kernels run NCHW; passes/nhwc_to_nchw.hpp).
+    passes::nhwc_to_nchw(m.graph);
     return m;
 }
 

@@ -32,6 +32,7 @@
 #include "litegraph/loader/paddle/pir/names.hpp"
 #include "litegraph/loader/paddle/pir/translate.hpp"
 #include "litegraph/loader/paddle/types.hpp"
+#include "litegraph/passes/nhwc_to_nchw.hpp"
 
 namespace litegraph::paddle {
 
@@ -59,6 +60,7 @@ inline model load(std::string_view json_text, std::optional<std::string_view> pa
         // A shape of JSON the reader did not expect and did not check first.
         throw format_error(json_label, 0, std::string("malformed PIR program: ") + e.what());
     }
+    passes::nhwc_to_nchw(m.graph);  // channels-last ops between transposes
     return m;
 }
 
