@@ -19,8 +19,10 @@ using namespace litegraph;
 
 namespace {
 
+// From the build's definition, not __FILE__: a compiler cache may make
+// __FILE__ relative to the build folder.
 fs::path broken_dir() {
-    return fs::path(__FILE__).parent_path().parent_path() / "broken";
+    return fs::path(LITEGRAPH_TESTS_DIR) / "broken";
 }
 
 std::string slurp(const fs::path& p) {

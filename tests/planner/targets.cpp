@@ -108,7 +108,7 @@ TEST_CASE("a tensor larger than every stm32h730 region does not fit, one that fi
 
 TEST_CASE("examples/firmware/stm32h730.ld has the regions of the stm32h730 map") {
     const auto ld =
-        std::filesystem::path(__FILE__).parent_path() / "../../examples/firmware/stm32h730.ld";
+        std::filesystem::path(LITEGRAPH_TESTS_DIR) / "../examples/firmware/stm32h730.ld";
     const auto memory = read_memory(ld);
     const auto* m = find_memory_map("stm32h730");
     REQUIRE(m != nullptr);
