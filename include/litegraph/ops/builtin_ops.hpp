@@ -35,6 +35,7 @@
 #include "litegraph/ops/fake_quant.hpp"
 #include "litegraph/ops/fill_constant.hpp"
 #include "litegraph/ops/flatten2.hpp"
+#include "litegraph/ops/flip.hpp"
 #include "litegraph/ops/gather.hpp"
 #include "litegraph/ops/gather_nd.hpp"
 #include "litegraph/ops/group_norm.hpp"
@@ -118,6 +119,7 @@ using other_builtin_ops = op_list<                         //
     ops::where,                                            //
     ops::flatten2,                                         //
     ops::flatten_contiguous_range,                         //
+    ops::flip,                                             //
     ops::lookup_table_v2,                                  //
     ops::reshape2,                                         //
     ops::shape,                                            //
