@@ -323,10 +323,11 @@ protected:
         copy(a, v, "keepdim", "keep_dim");
         copy(a, v, "keep_dim");
         if (is(kind::sum)) {
+            // No dtype: "", "undefined" or Paddle 3's "Undefined(ALL_DTYPE)".
             const auto name = attr<std::string>(v, "dtype", "");
             if (auto t = dtype_of_name(name))
                 a.set("out_dtype", std::int32_t{to_paddle_type(*t)});
-            else if (!name.empty() && name != "undefined")
+            else if (!name.empty() && name != "undefined" && name.rfind("Undefined", 0) != 0)
                 return keep_untranslated(v, "dtype is not one litegraph has");
         }
         a.set("decrease_to_0d", true);
