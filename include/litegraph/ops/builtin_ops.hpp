@@ -38,6 +38,7 @@
 #include "litegraph/ops/flip.hpp"
 #include "litegraph/ops/gather.hpp"
 #include "litegraph/ops/gather_nd.hpp"
+#include "litegraph/ops/grid_sample.hpp"
 #include "litegraph/ops/group_norm.hpp"
 #include "litegraph/ops/gru.hpp"
 #include "litegraph/ops/im2sequence.hpp"
@@ -133,6 +134,7 @@ using other_builtin_ops = op_list<                         //
     ops::batch_norm,                                       //
     ops::layer_norm,                                       //
     ops::interp_v2,                                        //
+    ops::grid_sampler,                                     //
     ops::yolo_box,                                         //
     ops::multiclass_nms,                                   //
     ops::matrix_nms,                                       //

@@ -296,6 +296,12 @@ protected:
               in_slot(v, "Scale", 3)},
              {"Out"}, std::move(a));
     }
+    void grid_sample(op_view& v, const std::string& type) {
+        // Operands x, grid; the protobuf op's output slot is "Output".
+        attr_map a;
+        for (auto k : {"mode", "padding_mode", "align_corners"}) copy(a, v, k);
+        emit(v, type, {in_slot(v, "X", 0), in_slot(v, "Grid", 1)}, {"Output"}, std::move(a));
+    }
     void embedding(op_view& v, const std::string& type) {
         attr_map a;
         copy(a, v, "padding_idx");
