@@ -116,7 +116,7 @@ void check_all(std::uint32_t seed) {
                     CAPTURE(to_string(gc.x));
                     CAPTURE(to_string(gc.grid));
                     CAPTURE(nearest);
-                    CAPTURE(padding);
+                    CAPTURE(o.padding);
                     CAPTURE(align);
                     tensor x(dtype_v<T>, gc.x), g(dtype_v<T>, gc.grid);
                     std::vector<T> xv, gv;
