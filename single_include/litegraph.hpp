@@ -9302,6 +9302,87 @@ struct flatten_contiguous_range : detail::copy_form {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/flatten2.hpp ----
+// ---- begin litegraph/ops/flip.hpp ----
+// flip: Out = X with the order of the elements reversed along each dim of
+// `axis` (a list; negative entries count from the end).  Any dtype (the
+// elements are moved as bytes).  As Paddle's FlipInferMeta: every axis must be
+// in [-rank, rank) and none may repeat; an empty list copies X.
+
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct flip {
+    static constexpr std::string_view paddle_types[] = {"flip"};
+    static constexpr pir_name pir_names[] = {{"1.flip", "flip", pir_form::unary}};
+    static constexpr pir_attr pir_attrs[] = {{"axis"}};
+    struct params {
+        std::vector<std::int64_t> axis;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::vector<std::int64_t>>("axis", {})};
+    }
+
+    /// Which dims of X are reversed (checked: in range, no repeats).
+    static std::vector<bool> flipped(const params& p, const op_io& io, std::size_t rank) {
+        std::vector<bool> f(rank, false);
+        for (auto a : p.axis) {
+            const auto d = static_cast<std::size_t>(
+                detail::normalize_axis(io, a, static_cast<std::int64_t>(rank), "axis"));
+            io.check(!f[d], [&] { return "axis " + std::to_string(a) + " is repeated"; });
+            f[d] = true;
+        }
+        return f;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        flipped(p, io, x.shape.size());
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& out = io.output("Out");
+        const auto f = flipped(p, io, x.shape.size());
+        const auto n = x.numel();
+        if (n == 0) return;
+        const auto es = size_of(x.type);
+        const auto rank = x.shape.size();
+        // Strides of X (row-major); walk the output in order, keep the source index.
+        std::vector<std::int64_t> stride(rank, 1), idx(rank, 0);
+        for (std::size_t d = rank; d-- > 1;) stride[d - 1] = stride[d] * x.shape[d];
+        std::int64_t src = 0;
+        for (std::size_t d = 0; d < rank; ++d)
+            if (f[d]) src += (x.shape[d] - 1) * stride[d];
+        const std::byte* in = x.data;
+        std::byte* o = out.data;
+        for (std::int64_t i = 0; i < n; ++i) {
+            std::memcpy(o + static_cast<std::size_t>(i) * es,
+                        in + static_cast<std::size_t>(src) * es, es);
+            // Advance the output index (last dim fastest) and the source with it.
+            for (std::size_t d = rank; d-- > 0;) {
+                const std::int64_t step = f[d] ? -stride[d] : stride[d];
+                if (++idx[d] < x.shape[d]) {
+                    src += step;
+                    break;
+                }
+                idx[d] = 0;
+                src -= step * (x.shape[d] - 1);
+            }
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/flip.hpp ----
 // ---- begin litegraph/ops/gather.hpp ----
 // gather: picks the entries Index (int32/int64, 1-D, [N, 1] or 0-D) of X
 // along `axis` (any dtype of X).  Out is X with dim `axis` replaced by the
@@ -9478,6 +9559,171 @@ struct gather_nd {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/gather_nd.hpp ----
+// ---- begin litegraph/ops/grid_sample.hpp ----
+// grid_sampler (Paddle 3.x: grid_sample): Output[n, c, h, w] = X[n, c] sampled
+// at the point Grid[n, h, w] = (x, y), both in [-1, 1] across X's width and
+// height.  X is NCHW float32 / float64, Grid N x Hout x Wout x 2 of the same
+// dtype; Output is N x C x Hout x Wout.  The 5-D (volumetric) form is refused.
+//
+// As Paddle's CPU kernel (phi/kernels/cpu/grid_sample_kernel.cc and
+// grid_sample_utils.h), in X's dtype:
+//   - un-normalise, with max = W - 1 (x) or H - 1 (y):
+//       align_corners:  (g + 1) * (max / 2)
+//       otherwise:      (g + 1) * ((max + 1) / 2) - 0.5
+//   - padding_mode "border" clamps to [0, max]; "reflection" reflects about
+//     0 and max (align_corners) or about -0.5 and max + 0.5 (then clamps to
+//     [0, max]); "zeros" leaves the point as it is;
+//   - "bilinear": the four neighbours floor(p), floor(p) + 1, weighted by the
+//     distances to the opposite sides, a neighbour outside X counting 0;
+//     "nearest": the point rounded half away from zero (std::round), 0
+//     outside X.
+// align_corners defaults to true, mode to "bilinear", padding_mode to "zeros"
+// (Paddle's op definition).  A NaN grid point never indexes X (Paddle's
+// kernel would): nearest gives 0 there, bilinear NaN.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+
+namespace litegraph::ops {
+
+struct grid_sampler {
+    static constexpr std::string_view paddle_types[] = {"grid_sampler"};
+    static constexpr pir_name pir_names[] = {{"1.grid_sample", "grid_sampler"}};
+    enum class sample_mode : std::uint8_t { bilinear, nearest };
+    enum class padding_kind : std::uint8_t { zeros, border, reflection };
+    struct params {
+        sample_mode mode = sample_mode::bilinear;
+        padding_kind padding = padding_kind::zeros;
+        bool align_corners = true;
+    };
+
+    static params parse(const attr_map& a, std::string_view type) {
+        params p;
+        const auto m = a.get<std::string>("mode", "bilinear");
+        if (m == "bilinear")
+            p.mode = sample_mode::bilinear;
+        else if (m == "nearest")
+            p.mode = sample_mode::nearest;
+        else
+            throw unsupported_error(std::string(type) + ": mode '" + m +
+                                    "' is not supported (bilinear or nearest)");
+        const auto pm = a.get<std::string>("padding_mode", "zeros");
+        if (pm == "zeros")
+            p.padding = padding_kind::zeros;
+        else if (pm == "border")
+            p.padding = padding_kind::border;
+        else if (pm == "reflection")
+            p.padding = padding_kind::reflection;
+        else
+            throw unsupported_error(std::string(type) + ": padding_mode '" + pm +
+                                    "' is not supported (zeros, border or reflection)");
+        p.align_corners = a.get<bool>("align_corners", true);
+        return p;
+    }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& g = io.input("Grid");
+        io.check(x.shape.size() != 5,
+                 "X is 5-D: the volumetric (3-D) grid_sample is not supported");
+        io.check(x.shape.size() == 4, [&] {
+            return "X must be 4-D (N, C, H, W), got rank " + std::to_string(x.shape.size());
+        });
+        io.check(x.type == dtype::f32 || x.type == dtype::f64, [&] {
+            return "X must be float32 or float64, got " + std::string(name_of(x.type));
+        });
+        io.check(g.type == x.type, [&] {
+            return "Grid is " + std::string(name_of(g.type)) + " but X is " +
+                   std::string(name_of(x.type));
+        });
+        io.check(g.shape.size() == 4 && (g.shape[3] == 2 || g.shape[3] < 0),
+                 [&] { return "Grid must be N x Hout x Wout x 2, got " + to_string(g.shape); });
+        io.check(x.shape[0] < 0 || g.shape[0] < 0 || x.shape[0] == g.shape[0], [&] {
+            return "Grid's batch " + std::to_string(g.shape[0]) + " is not X's " +
+                   std::to_string(x.shape[0]);
+        });
+        auto& out = io.output("Output");
+        out.type = x.type;
+        out.shape = {x.shape[0] >= 0 ? x.shape[0] : g.shape[0], x.shape[1], g.shape[1], g.shape[2]};
+    }
+
+    /// One coordinate un-normalised and padded, as Paddle's CalcGridLocations.
+    template <class T>
+    static T locate(const params& p, T g, std::int64_t size) {
+        const int max_val = static_cast<int>(size - 1);
+        T v = p.align_corners
+                  ? (g + T(1)) * static_cast<T>(max_val * 0.5)
+                  : (g + T(1)) * static_cast<T>((max_val + 1) * 0.5) - static_cast<T>(0.5);
+        if (p.padding == padding_kind::border) {
+            v = std::min(std::max(v, T(0)), static_cast<T>(max_val));
+        } else if (p.padding == padding_kind::reflection) {
+            if (p.align_corners) {
+                const auto range2 = static_cast<T>(max_val * 2);
+                const T a = std::abs(v);
+                const T extra = a - std::floor(a / range2) * range2;
+                v = max_val == 0 ? T(0) : std::min(extra, range2 - extra);
+            } else {
+                const auto range2 = static_cast<T>((max_val + 1) * 2);
+                const T a = std::abs(v + static_cast<T>(0.5));
+                const T extra = a - std::floor(a / range2) * range2;
+                v = std::min(extra, range2 - extra) - static_cast<T>(0.5);
+                v = std::min(std::max(v, T(0)), static_cast<T>(max_val));
+            }
+        }
+        return v;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& g = io.input("Grid");
+        const auto& out = io.output("Output");
+        const auto n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
+        const auto ho = g.shape[1], wo = g.shape[2];
+        io.check(g.shape[0] == n && g.shape[3] == 2, [&] {
+            return "Grid " + to_string(g.shape) + " does not fit X " + to_string(x.shape);
+        });
+        visit_dtype(x.type, [&]<class T>(T) {
+            if constexpr (std::is_floating_point_v<T>) {
+                const T* in = x.as<T>();
+                const T* gd = g.as<T>();
+                T* o = out.as<T>();
+                const auto plane = h * w, opl = ho * wo;
+                // The value of X[b, ch] at integral (xi, yi), 0 outside (IsInBound).
+                auto at = [&](const T* img, T xi, T yi) -> T {
+                    if (!(xi >= 0 && xi <= static_cast<T>(w - 1) && yi >= 0 &&
+                          yi <= static_cast<T>(h - 1)))
+                        return T(0);
+                    return img[static_cast<std::int64_t>(yi) * w + static_cast<std::int64_t>(xi)];
+                };
+                for (std::int64_t b = 0; b < n; ++b)
+                    for (std::int64_t k = 0; k < opl; ++k) {
+                        const T gx = locate(p, gd[(b * opl + k) * 2], w);
+                        const T gy = locate(p, gd[(b * opl + k) * 2 + 1], h);
+                        for (std::int64_t ch = 0; ch < c; ++ch) {
+                            const T* img = in + (b * c + ch) * plane;
+                            T& r = o[(b * c + ch) * opl + k];
+                            if (p.mode == sample_mode::nearest) {
+                                r = at(img, std::round(gx), std::round(gy));
+                                continue;
+                            }
+                            const T xw = std::floor(gx), xe = xw + T(1);
+                            const T yn = std::floor(gy), ys = yn + T(1);
+                            const T dw = gx - xw, de = xe - gx, dn = gy - yn, ds = ys - gy;
+                            r = at(img, xw, yn) * de * ds + at(img, xe, yn) * dw * ds +
+                                at(img, xw, ys) * de * dn + at(img, xe, ys) * dw * dn;
+                        }
+                    }
+            }
+        });
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/grid_sample.hpp ----
 // ---- begin litegraph/ops/group_norm.hpp ----
 // group_norm: the C channels of X [N, C, spatial...] (data_layout NCHW) or
 // [N, spatial..., C] (NHWC), float32, split into `groups` groups of C /
@@ -13486,8 +13732,11 @@ struct prelu {
 // and a result with no dim left is [1] (Paddle 2.x) or, with the attribute
 // `decrease_to_0d` the PIR loader sets (Paddle 3.x's rule), 0-D.
 // Float sums and means accumulate in double; integer sums and products wrap
-// (no undefined behaviour).  reduce_sum of bool or int32 gives int64 unless
-// out_dtype says otherwise (Paddle's SumInferMeta); reduce_max / reduce_min
+// (no undefined behaviour).  reduce_sum takes what Paddle's CPU sum kernel
+// takes but float16 (bool, int16, int32, int64, float32, float64); bool or
+// int32 gives int64 unless out_dtype says otherwise (Paddle's SumInferMeta),
+// and an out_dtype casts X to it before summing (float to int as ops::cast
+// does), as Paddle's Reduce does.  reduce_max / reduce_min
 // of an empty dim is an error (Paddle's kernels refuse it too).
 // p_norm: porder 0 counts nonzeros, +inf / -inf give max / min |x|, any other p
 // gives (sum |x|^p)^(1/p).  Float32 and float64.
@@ -13628,19 +13877,24 @@ struct reduce {
                      [&] { return "X must be bool, got " + std::string(name_of(t)); });
             return;
         }
+        // reduce_sum: every dtype of Paddle's CPU sum kernel litegraph computes in
+        // (bool, int16, int32, int64, float32, float64; not float16).
+        const bool sum_only = t == dtype::boolean || t == dtype::i16;
         const bool num = t == dtype::f32 || t == dtype::f64 || t == dtype::i32 || t == dtype::i64 ||
-                         (p.op == kind::sum && t == dtype::boolean);
+                         (p.op == kind::sum && sum_only);
         io.check(num && !(p.op == kind::mean && (t == dtype::i32 || t == dtype::i64)),
                  [&] { return "X of dtype " + std::string(name_of(t)) + " is not supported"; });
         const auto o = out_type(p, t);
-        io.check(o == dtype::f32 || o == dtype::f64 || o == dtype::i32 || o == dtype::i64,
-                 [&] { return "out_dtype " + std::string(name_of(o)) + " is not supported"; });
-        io.check((o == dtype::f32 || o == dtype::f64) == (t == dtype::f32 || t == dtype::f64) ||
-                     t == dtype::boolean,
-                 [&] {
-                     return "out_dtype " + std::string(name_of(o)) + " for X of dtype " +
-                            std::string(name_of(t)) + " is not supported";
-                 });
+        const bool o_float = o == dtype::f32 || o == dtype::f64;
+        io.check(
+            o_float || o == dtype::i32 || o == dtype::i64 || (p.op == kind::sum && o == dtype::i16),
+            [&] { return "out_dtype " + std::string(name_of(o)) + " is not supported"; });
+        // A sum casts X to out_dtype first (Paddle's Reduce with out_dtype); the
+        // other reductions keep floats float and integers integer.
+        io.check(p.op == kind::sum || o_float == (t == dtype::f32 || t == dtype::f64), [&] {
+            return "out_dtype " + std::string(name_of(o)) + " for X of dtype " +
+                   std::string(name_of(t)) + " is not supported";
+        });
     }
 
     static void infer(const params& p, op_io& io) {
@@ -13677,11 +13931,12 @@ struct reduce {
         }
         visit_dtype(x.type, [&]<class T>(T) {
             if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
-                          std::is_same_v<T, bool>) {
+                          std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::int32_t> ||
+                          std::is_same_v<T, std::int64_t> || std::is_same_v<T, bool>) {
                 const T* in = x.as<T>();
                 visit_dtype(o.type, [&]<class O>(O) {
                     if constexpr (std::is_same_v<O, float> || std::is_same_v<O, double> ||
+                                  std::is_same_v<O, std::int16_t> ||
                                   std::is_same_v<O, std::int32_t> ||
                                   std::is_same_v<O, std::int64_t>) {
                         run_typed<T, O>(p.op, in, o.as<O>(), x.shape, red, n_out, count);
@@ -13728,8 +13983,8 @@ struct reduce {
             A e;
             if constexpr (std::is_floating_point_v<O>)
                 e = static_cast<A>(in[i]);
-            else
-                e = static_cast<A>(static_cast<O>(in[i]));
+            else  // X cast to O first (a float that does not fit: as ops::cast)
+                e = static_cast<A>(convert_element<O>(in[i]));
             a = op == kind::prod ? static_cast<A>(a * e) : static_cast<A>(a + e);
         });
         for (std::int64_t k = 0; k < n_out; ++k) {
@@ -14986,9 +15241,13 @@ private:
 // ---- end litegraph/ops/rnn.hpp ----
 // ---- begin litegraph/ops/scale.hpp ----
 // scale: Out = scale * X + bias (bias_after_scale) or scale * (X + bias).
+// float32 (also the firmware form), float64, int8, uint8, int16, int32,
+// int64: as Paddle's kernel, in X's dtype with scale and bias converted to it
+// (an integer X truncates them toward zero; integer results wrap).
 
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 
 
 namespace litegraph::ops {
@@ -15013,8 +15272,9 @@ struct scale {
 
     static void infer(const params&, op_io& io) {
         const auto& x = io.input("X");
-        io.check(x.type == dtype::f32,
-                 [&] { return "X must be float32, got " + std::string(name_of(x.type)); });
+        io.check(x.type != dtype::f16 && x.type != dtype::boolean, [&] {
+            return "X of dtype " + std::string(name_of(x.type)) + " is not supported";
+        });
         io.check(!io.has_input("ScaleTensor"), "a ScaleTensor input is not supported");
         auto& out = io.output("Out");
         out.type = x.type;
@@ -15031,6 +15291,9 @@ struct scale {
     static constexpr std::string_view firmware_inputs[] = {"X"};
     static constexpr std::string_view firmware_output = "Out";
     static form form_of(const params& p, const op_io& io) {
+        if (io.input("X").type != dtype::f32)
+            no_firmware_form("scale of " + std::string(name_of(io.input("X").type)) +
+                             " (float32 only)");
         return {io.input("X").numel(), p.scale, p.bias_after_scale ? p.bias : p.bias * p.scale};
     }
     static constexpr std::size_t scratch_bytes(const form&) { return 0; }
@@ -15040,7 +15303,31 @@ struct scale {
                      f.count);
     }
 
-    static void run(const params& p, op_io& io) { run_firmware_form<scale>(p, io); }
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        if (x.type == dtype::f32) return run_firmware_form<scale>(p, io);
+        visit_dtype(x.type, [&]<class T>(T) {
+            if constexpr (!std::is_same_v<T, bool> && !std::is_same_v<T, float>) {
+                const T s = convert_element<T>(p.scale), b = convert_element<T>(p.bias);
+                const T* in = x.as<T>();
+                T* o = io.output("Out").as<T>();
+                const auto n = x.numel();
+                if constexpr (std::is_floating_point_v<T>) {
+                    for (std::int64_t i = 0; i < n; ++i)
+                        o[i] = p.bias_after_scale ? s * in[i] + b : s * (in[i] + b);
+                } else {
+                    // Unsigned arithmetic: wraps where the signed one would overflow.
+                    using U =
+                        std::make_unsigned_t<std::conditional_t<(sizeof(T) < sizeof(int)), int, T>>;
+                    const U us = static_cast<U>(s), ub = static_cast<U>(b);
+                    for (std::int64_t i = 0; i < n; ++i) {
+                        const U v = static_cast<U>(in[i]);
+                        o[i] = static_cast<T>(p.bias_after_scale ? us * v + ub : us * (v + ub));
+                    }
+                }
+            }
+        });
+    }
 };
 
 }  // namespace litegraph::ops
@@ -16750,6 +17037,7 @@ using other_builtin_ops = op_list<                         //
     ops::where,                                            //
     ops::flatten2,                                         //
     ops::flatten_contiguous_range,                         //
+    ops::flip,                                             //
     ops::lookup_table_v2,                                  //
     ops::reshape2,                                         //
     ops::shape,                                            //
@@ -16763,6 +17051,7 @@ using other_builtin_ops = op_list<                         //
     ops::batch_norm,                                       //
     ops::layer_norm,                                       //
     ops::interp_v2,                                        //
+    ops::grid_sampler,                                     //
     ops::yolo_box,                                         //
     ops::multiclass_nms,                                   //
     ops::matrix_nms,                                       //

@@ -149,7 +149,9 @@ TEST_CASE("every shared PIR program loads; those whose ops are all supported pla
                                             "PP-OCRv4_server_rec_doc",
                                             "PP-OCRv5_server_rec",
                                             "korean_PP-OCRv5_mobile_rec_infer",
-                                            "p2o_thresholded_relu"};
+                                            "p2o_thresholded_relu",
+                                            "UVDoc",
+                                            "RT-DETR-H_layout_3cls"};
     const std::set<std::string> control_flow = {"SLANet_plus", "p2o_ifelse"};
     std::vector<fs::path> dirs;
     for (auto& e : fs::directory_iterator(root))

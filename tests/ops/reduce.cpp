@@ -247,9 +247,114 @@ TEST_CASE("reductions: defaults, decrease_to_0d, NaN, and named errors") {
     bad.set("out_dtype", 99);
     CHECK_THROWS_WITH_AS(invoke("reduce_sum", bad, named_tensors{}.add("X", x), {{"Out", 1}}),
                          doctest::Contains("out_dtype 99"), unsupported_error);
-    bad.set("out_dtype", 3);  // int64 from float32
-    CHECK_THROWS_WITH_AS(invoke("reduce_sum", bad, named_tensors{}.add("X", x), {{"Out", 1}}),
+    bad.set("out_dtype", 3);  // int64 from float32: a sum casts, a max does not
+    CHECK_THROWS_WITH_AS(invoke("reduce_max", bad, named_tensors{}.add("X", x), {{"Out", 1}}),
                          doctest::Contains("out_dtype int64 for X of dtype float32"), shape_error);
+}
+
+namespace {
+// Paddle's sum of X (one dtype) to out_dtype `o`: X cast to o element by
+// element, then added in o (integers wrap: added as unsigned).
+template <class T, class O>
+std::vector<double> sum_baseline(const std::vector<T>& xs, const grouping& g) {
+    std::vector<double> r;
+    for (auto& m : g.members) {
+        if constexpr (std::is_floating_point_v<O>) {
+            double a = 0;
+            for (auto i : m) a += static_cast<double>(xs[static_cast<std::size_t>(i)]);
+            r.push_back(static_cast<double>(static_cast<O>(a)));
+        } else {
+            std::uint64_t a = 0;
+            for (auto i : m) {
+                const double v = static_cast<double>(xs[static_cast<std::size_t>(i)]);
+                // Small values: the cast to O truncates toward zero, never overflows.
+                a += static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<O>(v)));
+            }
+            r.push_back(static_cast<double>(static_cast<O>(a)));
+        }
+    }
+    return r;
+}
+
+template <class T>
+void check_sum_dtypes(std::uint32_t seed) {
+    // out_dtype codes: -1 (Paddle's default), INT16 1, INT32 2, INT64 3, FP32 5, FP64 6.
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> d(-300, 300);
+    for (auto& c : dim_cases)
+        for (int code : {-1, 1, 2, 3, 5, 6}) {
+            CAPTURE(to_string(c.shape));
+            CAPTURE(code);
+            tensor x(dtype_v<T>, c.shape);
+            std::vector<T> xs;
+            for (auto& v : x.span<T>()) {
+                if constexpr (std::is_same_v<T, bool>)
+                    v = d(rng) > 0;
+                else if constexpr (std::is_floating_point_v<T>)
+                    v = static_cast<T>(d(rng)) / T(4);
+                else
+                    v = static_cast<T>(d(rng));
+                xs.push_back(v);
+            }
+            auto a = reduce_attrs(c.dim, false, c.all);
+            a.set("out_dtype", code);
+            auto out =
+                invoke("reduce_sum", a, named_tensors{}.add("X", x), {{"Out", 1}}).get("Out");
+            REQUIRE(out.shape() == expected_shape(c.shape, c.red, false));
+            // Paddle's SumInferMeta: bool and int32 give int64, others keep their dtype.
+            const dtype want = code != -1 ? *dtype_from_paddle(code)
+                               : (dtype_v<T> == dtype::boolean || dtype_v<T> == dtype::i32)
+                                   ? dtype::i64
+                                   : dtype_v<T>;
+            REQUIRE(out.type() == want);
+            auto g = group(c.shape, c.red);
+            visit_dtype(want, [&]<class O>(O) {
+                if constexpr (!std::is_same_v<O, bool> && !std::is_same_v<O, std::int8_t> &&
+                              !std::is_same_v<O, std::uint8_t>) {
+                    auto ref = sum_baseline<T, O>(xs, g);
+                    auto got = out.span<O>();
+                    REQUIRE(got.size() == ref.size());
+                    for (std::size_t k = 0; k < ref.size(); ++k) {
+                        if constexpr (std::is_floating_point_v<O>)
+                            CHECK(static_cast<double>(got[k]) ==
+                                  doctest::Approx(ref[k]).epsilon(1e-6));
+                        else
+                            CHECK(static_cast<double>(got[k]) == ref[k]);
+                    }
+                }
+            });
+        }
+}
+}  // namespace
+
+TEST_CASE("reduce_sum over every dtype Paddle's CPU kernel takes, with and without out_dtype") {
+    check_sum_dtypes<bool>(11);
+    check_sum_dtypes<std::int16_t>(12);
+    check_sum_dtypes<std::int32_t>(13);
+    check_sum_dtypes<std::int64_t>(14);
+    check_sum_dtypes<float>(15);
+    check_sum_dtypes<double>(16);
+    // float16 has no arithmetic here; int8 / uint8 are not Paddle sum dtypes.
+    for (auto t : {dtype::f16, dtype::i8, dtype::u8}) {
+        tensor x(t, {2, 3});
+        CHECK_THROWS_WITH_AS(
+            invoke("reduce_sum", reduce_attrs({0}, false, false), named_tensors{}.add("X", x),
+                   {{"Out", 1}}),
+            doctest::Contains(
+                ("X of dtype " + std::string(name_of(t)) + " is not supported").c_str()),
+            shape_error);
+    }
+    // int16 is for sums only
+    tensor i16(dtype::i16, {2, 3});
+    CHECK_THROWS_WITH_AS(invoke("reduce_max", reduce_attrs({0}, false, false),
+                                named_tensors{}.add("X", i16), {{"Out", 1}}),
+                         doctest::Contains("X of dtype int16 is not supported"), shape_error);
+    // a float that does not fit the integer out_dtype: as cast, never undefined
+    auto big = tensor::from<float>({2}, std::vector<float>{3e10f, 1.f});
+    auto a = reduce_attrs({0}, false, false);
+    a.set("out_dtype", 2);
+    auto r = invoke("reduce_sum", a, named_tensors{}.add("X", big), {{"Out", 1}}).get("Out");
+    CHECK(r.span<std::int32_t>()[0] == std::numeric_limits<std::int32_t>::min() + 1);
 }
 
 TEST_CASE("p_norm matches the baseline for every porder, axis, keepdim and asvector") {

@@ -35,8 +35,10 @@
 #include "litegraph/ops/fake_quant.hpp"
 #include "litegraph/ops/fill_constant.hpp"
 #include "litegraph/ops/flatten2.hpp"
+#include "litegraph/ops/flip.hpp"
 #include "litegraph/ops/gather.hpp"
 #include "litegraph/ops/gather_nd.hpp"
+#include "litegraph/ops/grid_sample.hpp"
 #include "litegraph/ops/group_norm.hpp"
 #include "litegraph/ops/gru.hpp"
 #include "litegraph/ops/im2sequence.hpp"
@@ -118,6 +120,7 @@ using other_builtin_ops = op_list<                         //
     ops::where,                                            //
     ops::flatten2,                                         //
     ops::flatten_contiguous_range,                         //
+    ops::flip,                                             //
     ops::lookup_table_v2,                                  //
     ops::reshape2,                                         //
     ops::shape,                                            //
@@ -131,6 +134,7 @@ using other_builtin_ops = op_list<                         //
     ops::batch_norm,                                       //
     ops::layer_norm,                                       //
     ops::interp_v2,                                        //
+    ops::grid_sampler,                                     //
     ops::yolo_box,                                         //
     ops::multiclass_nms,                                   //
     ops::matrix_nms,                                       //

@@ -9,8 +9,11 @@
 // and a result with no dim left is [1] (Paddle 2.x) or, with the attribute
 // `decrease_to_0d` the PIR loader sets (Paddle 3.x's rule), 0-D.
 // Float sums and means accumulate in double; integer sums and products wrap
-// (no undefined behaviour).  reduce_sum of bool or int32 gives int64 unless
-// out_dtype says otherwise (Paddle's SumInferMeta); reduce_max / reduce_min
+// (no undefined behaviour).  reduce_sum takes what Paddle's CPU sum kernel
+// takes but float16 (bool, int16, int32, int64, float32, float64); bool or
+// int32 gives int64 unless out_dtype says otherwise (Paddle's SumInferMeta),
+// and an out_dtype casts X to it before summing (float to int as ops::cast
+// does), as Paddle's Reduce does.  reduce_max / reduce_min
 // of an empty dim is an error (Paddle's kernels refuse it too).
 // p_norm: porder 0 counts nonzeros, +inf / -inf give max / min |x|, any other p
 // gives (sum |x|^p)^(1/p).  Float32 and float64.
@@ -25,6 +28,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "litegraph/ops/cast.hpp"
 #include "litegraph/ops/detail/shape_args.hpp"
 #include "litegraph/ops/op.hpp"
 
@@ -154,19 +158,24 @@ struct reduce {
                      [&] { return "X must be bool, got " + std::string(name_of(t)); });
             return;
         }
+        // reduce_sum: every dtype of Paddle's CPU sum kernel litegraph computes in
+        // (bool, int16, int32, int64, float32, float64; not float16).
+        const bool sum_only = t == dtype::boolean || t == dtype::i16;
         const bool num = t == dtype::f32 || t == dtype::f64 || t == dtype::i32 || t == dtype::i64 ||
-                         (p.op == kind::sum && t == dtype::boolean);
+                         (p.op == kind::sum && sum_only);
         io.check(num && !(p.op == kind::mean && (t == dtype::i32 || t == dtype::i64)),
                  [&] { return "X of dtype " + std::string(name_of(t)) + " is not supported"; });
         const auto o = out_type(p, t);
-        io.check(o == dtype::f32 || o == dtype::f64 || o == dtype::i32 || o == dtype::i64,
-                 [&] { return "out_dtype " + std::string(name_of(o)) + " is not supported"; });
-        io.check((o == dtype::f32 || o == dtype::f64) == (t == dtype::f32 || t == dtype::f64) ||
-                     t == dtype::boolean,
-                 [&] {
-                     return "out_dtype " + std::string(name_of(o)) + " for X of dtype " +
-                            std::string(name_of(t)) + " is not supported";
-                 });
+        const bool o_float = o == dtype::f32 || o == dtype::f64;
+        io.check(
+            o_float || o == dtype::i32 || o == dtype::i64 || (p.op == kind::sum && o == dtype::i16),
+            [&] { return "out_dtype " + std::string(name_of(o)) + " is not supported"; });
+        // A sum casts X to out_dtype first (Paddle's Reduce with out_dtype); the
+        // other reductions keep floats float and integers integer.
+        io.check(p.op == kind::sum || o_float == (t == dtype::f32 || t == dtype::f64), [&] {
+            return "out_dtype " + std::string(name_of(o)) + " for X of dtype " +
+                   std::string(name_of(t)) + " is not supported";
+        });
     }
 
     static void infer(const params& p, op_io& io) {
@@ -203,11 +212,12 @@ struct reduce {
         }
         visit_dtype(x.type, [&]<class T>(T) {
             if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
-                          std::is_same_v<T, bool>) {
+                          std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::int32_t> ||
+                          std::is_same_v<T, std::int64_t> || std::is_same_v<T, bool>) {
                 const T* in = x.as<T>();
                 visit_dtype(o.type, [&]<class O>(O) {
                     if constexpr (std::is_same_v<O, float> || std::is_same_v<O, double> ||
+                                  std::is_same_v<O, std::int16_t> ||
                                   std::is_same_v<O, std::int32_t> ||
                                   std::is_same_v<O, std::int64_t>) {
                         run_typed<T, O>(p.op, in, o.as<O>(), x.shape, red, n_out, count);
@@ -254,8 +264,8 @@ struct reduce {
             A e;
             if constexpr (std::is_floating_point_v<O>)
                 e = static_cast<A>(in[i]);
-            else
-                e = static_cast<A>(static_cast<O>(in[i]));
+            else  // X cast to O first (a float that does not fit: as ops::cast)
+                e = static_cast<A>(convert_element<O>(in[i]));
             a = op == kind::prod ? static_cast<A>(a * e) : static_cast<A>(a + e);
         });
         for (std::int64_t k = 0; k < n_out; ++k) {

@@ -77,6 +77,7 @@ private:
             on<ops::p_norm>(r, &reader::p_norm);
             on<ops::arg_max>(r, &reader::arg_max);
             on<ops::interp_v2>(r, &reader::interp);
+            on<ops::grid_sampler>(r, &reader::grid_sample);
             on<ops::lookup_table_v2>(r, &reader::embedding);
             on<ops::split>(r, &reader::split);
             on<ops::unstack>(r, &reader::unstack);

@@ -296,6 +296,12 @@ protected:
               in_slot(v, "Scale", 3)},
              {"Out"}, std::move(a));
     }
+    void grid_sample(op_view& v, const std::string& type) {
+        // Operands x, grid; the protobuf op's output slot is "Output".
+        attr_map a;
+        for (auto k : {"mode", "padding_mode", "align_corners"}) copy(a, v, k);
+        emit(v, type, {in_slot(v, "X", 0), in_slot(v, "Grid", 1)}, {"Output"}, std::move(a));
+    }
     void embedding(op_view& v, const std::string& type) {
         attr_map a;
         copy(a, v, "padding_idx");
@@ -323,10 +329,11 @@ protected:
         copy(a, v, "keepdim", "keep_dim");
         copy(a, v, "keep_dim");
         if (is(kind::sum)) {
+            // No dtype: "", "undefined" or Paddle 3's "Undefined(ALL_DTYPE)".
             const auto name = attr<std::string>(v, "dtype", "");
             if (auto t = dtype_of_name(name))
                 a.set("out_dtype", std::int32_t{to_paddle_type(*t)});
-            else if (!name.empty() && name != "undefined")
+            else if (!name.empty() && name != "undefined" && name.rfind("Undefined", 0) != 0)
                 return keep_untranslated(v, "dtype is not one litegraph has");
         }
         a.set("decrease_to_0d", true);
