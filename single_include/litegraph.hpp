@@ -4386,9 +4386,10 @@ struct cast {
         const int code = a.require<int>("out_dtype");
         auto t = dtype_from_paddle(code);
         if (!t)
-            throw unsupported_error("cast: out_dtype " + std::to_string(code) +
-                                    " is not supported");
-        if (*t == dtype::f16) throw unsupported_error("cast: float16 output is not supported");
+            LITEGRAPH_THROW(
+                unsupported_error("cast: out_dtype " + std::to_string(code) + " is not supported"));
+        if (*t == dtype::f16)
+            LITEGRAPH_THROW(unsupported_error("cast: float16 output is not supported"));
         return {*t};
     }
 
