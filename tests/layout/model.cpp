@@ -10,6 +10,7 @@
 #include "litegraph/loader/paddle/writer.hpp"
 #include "litegraph/session.hpp"
 #include "passes/support_passes.hpp"
+#include "scratch.hpp"
 
 using namespace litegraph;
 
@@ -22,6 +23,29 @@ attr_map ints(const char* name, std::vector<std::int32_t> v) {
     attr_map a;
     a.set(name, v);
     return a;
+}
+
+/// The batch-first GRU both models end in: `in` transposed to [T, N, C] as
+/// "seq", then one GRU layer (weights w_ih, w_hh, b_ih, b_hh, state h0) writing
+/// "out" and "state".  `rows_first`: `in` is [N, T, C] (perm 1,0,2), else
+/// [N, C, T] (perm 2,0,1).
+void add_gru(graph::builder& b, const char* in, bool rows_first) {
+    b.add_op("transpose2", {{"X", {in}}}, {{"Out", {"seq"}}, {"XShape", {"seq_xshape"}}},
+             ints("axis", rows_first ? std::vector<std::int32_t>{1, 0, 2}
+                                     : std::vector<std::int32_t>{2, 0, 1}));
+    attr_map rnn;
+    rnn.set("mode", std::string("GRU"));
+    rnn.set("num_layers", std::int32_t{1});
+    rnn.set("is_bidirec", false);
+    rnn.set("hidden_size", static_cast<std::int32_t>(H));
+    rnn.set("input_size", static_cast<std::int32_t>(C));
+    rnn.set("dropout_prob", 0.f);
+    rnn.set("is_test", true);
+    b.add_op("rnn",
+             {{"Input", {"seq"}},
+              {"PreState", {"h0"}},
+              {"WeightList", {"w_ih", "w_hh", "b_ih", "b_hh"}}},
+             {{"Out", {"out"}}, {"State", {"state"}}}, rnn);
 }
 
 /// x [N, T, F] -> unsqueeze -> conv2d (K x F, C filters) + bias -> relu ->
@@ -70,22 +94,7 @@ graph::graph lstnet(bool nhwc) {
     b.add_op("relu", {{"X", {"cb"}}}, {{"Out", {"r"}}}, {});
     b.add_op("squeeze2", {{"X", {"r"}}}, {{"Out", {"s"}}, {"XShape", {"s_xshape"}}},
              ints("axes", {nhwc ? 2 : 3}));
-    b.add_op("transpose2", {{"X", {"s"}}}, {{"Out", {"seq"}}, {"XShape", {"seq_xshape"}}},
-             ints("axis",
-                  nhwc ? std::vector<std::int32_t>{1, 0, 2} : std::vector<std::int32_t>{2, 0, 1}));
-    attr_map rnn;
-    rnn.set("mode", std::string("GRU"));
-    rnn.set("num_layers", std::int32_t{1});
-    rnn.set("is_bidirec", false);
-    rnn.set("hidden_size", static_cast<std::int32_t>(H));
-    rnn.set("input_size", static_cast<std::int32_t>(C));
-    rnn.set("dropout_prob", 0.f);
-    rnn.set("is_test", true);
-    b.add_op("rnn",
-             {{"Input", {"seq"}},
-              {"PreState", {"h0"}},
-              {"WeightList", {"w_ih", "w_hh", "b_ih", "b_hh"}}},
-             {{"Out", {"out"}}, {"State", {"state"}}}, rnn);
+    add_gru(b, "s", nhwc);
     b.add_op("squeeze2", {{"X", {"state"}}}, {{"Out", {"last"}}, {"XShape", {"last_xshape"}}},
              ints("axes", {0}));
     attr_map mm;
@@ -152,32 +161,11 @@ graph::graph lstnet_conv1d(bool nlc) {
     add.set("axis", std::int32_t{nlc ? -1 : 1});
     b.add_op("elementwise_add", {{"X", {"s"}}, {"Y", {"conv_b"}}}, {{"Out", {"sb"}}}, add);
     b.add_op("relu", {{"X", {"sb"}}}, {{"Out", {"r"}}}, {});
-    b.add_op("transpose2", {{"X", {"r"}}}, {{"Out", {"seq"}}, {"XShape", {"seq_xshape"}}},
-             ints("axis",
-                  nlc ? std::vector<std::int32_t>{1, 0, 2} : std::vector<std::int32_t>{2, 0, 1}));
-    attr_map rnn;
-    rnn.set("mode", std::string("GRU"));
-    rnn.set("num_layers", std::int32_t{1});
-    rnn.set("is_bidirec", false);
-    rnn.set("hidden_size", static_cast<std::int32_t>(H));
-    rnn.set("input_size", static_cast<std::int32_t>(C));
-    rnn.set("dropout_prob", 0.f);
-    rnn.set("is_test", true);
-    b.add_op("rnn",
-             {{"Input", {"seq"}},
-              {"PreState", {"h0"}},
-              {"WeightList", {"w_ih", "w_hh", "b_ih", "b_hh"}}},
-             {{"Out", {"out"}}, {"State", {"state"}}}, rnn);
+    add_gru(b, "r", nlc);
     b.fetch("out", 0);
     b.fetch("state", 1);
     b.finish();
     return g;
-}
-
-std::filesystem::path scratch(const std::string& name) {
-    auto d = std::filesystem::temp_directory_path() / ("litegraph_test_layout_" + name);
-    std::filesystem::remove_all(d);
-    return d;
 }
 
 tensor run_session(const std::filesystem::path& dir, const tensor& x, bool fuse) {
@@ -190,7 +178,7 @@ tensor run_session(const std::filesystem::path& dir, const tensor& x, bool fuse)
 }  // namespace
 
 TEST_CASE("an LSTNet-like model written NHWC loads, runs and agrees with its NCHW build") {
-    const auto nhwc_dir = scratch("lstnet_nhwc"), nchw_dir = scratch("lstnet_nchw");
+    const auto nhwc_dir = test::scratch("lstnet_nhwc"), nchw_dir = test::scratch("lstnet_nchw");
     paddle::save(lstnet(true), nhwc_dir, "model");
     paddle::save(lstnet(false), nchw_dir, "model");
     REQUIRE(std::filesystem::exists(nhwc_dir / "model.pdiparams"));
@@ -225,11 +213,11 @@ TEST_CASE("an LSTNet-like model written NHWC loads, runs and agrees with its NCH
     CHECK(test::max_rel_diff(y.span<float>(), want.span<float>()) == 0.0);
 
     // `litegraph run` on the written folder.
-    const auto io = scratch("lstnet_io");
-    std::filesystem::create_directories(io);
+    const auto io = test::scratch("lstnet_io");
     save_npy(io / "x.npy", x.ref());
-    auto r = test::run_cli("run '" + nhwc_dir.string() + "' --input x=" + (io / "x.npy").string() +
-                           " --output-dir " + (io / "out").string());
+    auto r =
+        test::run_cli("run " + test::quoted(nhwc_dir) + " --input x=" + test::quoted(io / "x.npy") +
+                      " --output-dir " + test::quoted(io / "out"));
     INFO(r.out);
     REQUIRE(r.code == 0);
     const tensor cli = load_npy(io / "out" / "output_0.npy");
@@ -239,7 +227,7 @@ TEST_CASE("an LSTNet-like model written NHWC loads, runs and agrees with its NCH
 }
 
 TEST_CASE("LSTNet's Conv1D NLC (conv2d NHWC over [N, 1, L, C]) agrees with Conv1D NCL") {
-    const auto nlc_dir = scratch("conv1d_nlc"), ncl_dir = scratch("conv1d_ncl");
+    const auto nlc_dir = test::scratch("conv1d_nlc"), ncl_dir = test::scratch("conv1d_ncl");
     paddle::save(lstnet_conv1d(true), nlc_dir, "model");
     paddle::save(lstnet_conv1d(false), ncl_dir, "model");
     const tensor x = test::random_tensor({N, T, F}, 47);
