@@ -1,6 +1,13 @@
 #!/usr/bin/env python3
 """litegraph against ONNX Runtime on the PP-OCR direction classifier.
 
+With --int8 the quantized pair runs too, in the same alternating rounds:
+litegraph on the slim-quant Paddle export (ppocr_mobile_v2.0_cls_slim_quant)
+and ONNX Runtime on the int8 QDQ twin (ppocr_mobile_v2.0_cls_int8_qdq.onnx,
+per-channel int8 weights, u8 activations); the table then also gives each
+runtime's int8 / fp32.  The two int8 models are quantized independently (their
+scales differ), so their outputs are held to --int8-tolerance, not to fp32's.
+
 For each input shape: writes a deterministic input (float element i is
 sin(0.37 i) cos(0.011 i), as the reference inputs), then runs litegraph
 (bench_peer_litegraph on the Paddle model) and ONNX Runtime (ort_runner.js on
@@ -203,6 +210,18 @@ def main():
                     help="the Paddle model folder")
     ap.add_argument("--onnx", type=Path, default=SHARED / "onnx_twins" / "ppocr_mobile_v2.0_cls.onnx",
                     help="the ONNX twin")
+    ap.add_argument("--int8", action="store_true",
+                    help="also run the int8 pair in the same rounds: litegraph on --int8-model, "
+                         "ONNX Runtime on --int8-onnx; adds each runtime's int8 / fp32")
+    ap.add_argument("--int8-model", type=Path,
+                    default=SHARED / "models" / "ppocr_mobile_v2.0_cls_slim_quant",
+                    help="the quantized Paddle model folder (with --int8)")
+    ap.add_argument("--int8-onnx", type=Path,
+                    default=SHARED / "onnx_twins" / "ppocr_mobile_v2.0_cls_int8_qdq.onnx",
+                    help="the int8 QDQ ONNX twin (with --int8)")
+    ap.add_argument("--int8-tolerance", type=float, default=0.15,
+                    help="max |litegraph - ORT| per output element of the int8 pair (default "
+                         "0.15: the two are quantized independently; seen up to 0.096)")
     ap.add_argument("--json", action="store_true", help="one JSON object instead of the table")
     a = ap.parse_args()
     for name in ("rounds", "runs", "warmup", "threads"):
@@ -214,7 +233,11 @@ def main():
         print(f"peers: {msg}", file=sys.stderr, flush=True)
 
     try:
-        for path, what in ((a.model, "Paddle model folder"), (a.onnx, "ONNX model")):
+        pairs = [("fp32", a.model, a.onnx, a.tolerance)]
+        if a.int8:
+            pairs.append(("int8", a.int8_model, a.int8_onnx, a.int8_tolerance))
+        for path, what in [(p[1], f"{p[0]} Paddle model folder") for p in pairs] + \
+                          [(p[2], f"{p[0]} ONNX model") for p in pairs]:
             if not path.exists():
                 raise Failure(f"the {what} {path} is absent (the shared test data sits beside the "
                               "checkout, ../shared)", 4)
@@ -239,44 +262,53 @@ def main():
                 shape = "x".join(map(str, dims))
                 x = tmp / f"input_{shape}.npy"
                 write_npy(x, dims, deterministic_input(dims))
-                times = {"litegraph": [], "onnxruntime": []}
-                round_medians = {"litegraph": [], "onnxruntime": []}
-                max_diff = 0.0
+                runners = [(prec, who) for prec, *_ in pairs for who in ("litegraph", "onnxruntime")]
+                times = {r: [] for r in runners}
+                round_medians = {r: [] for r in runners}
+                max_diff = {prec: 0.0 for prec, *_ in pairs}
                 common = ["--input", str(x), "--runs", str(a.runs), "--warmup", str(a.warmup)]
+                cmds, out = {}, {}
+                for prec, model, onnx, _ in pairs:
+                    for who in ("litegraph", "onnxruntime"):
+                        out[prec, who] = tmp / f"{prec}_{who}.npy"
+                    cmds[prec, "litegraph"] = [str(exe), "--model", str(model), "--output",
+                                               str(out[prec, "litegraph"]), *common, *lg_threads]
+                    cmds[prec, "onnxruntime"] = [node, str(HERE / "ort_runner.js"), "--model",
+                                                 str(onnx), "--ort-dir", str(a.cache.resolve()),
+                                                 "--output", str(out[prec, "onnxruntime"]),
+                                                 "--threads", str(ort_threads), *common]
                 for r in range(a.rounds):
                     log(f"{shape}: round {r + 1}/{a.rounds}")
-                    out = {"litegraph": tmp / "lg.npy", "onnxruntime": tmp / "ort.npy"}
-                    cmds = {
-                        "litegraph": [str(exe), "--model", str(a.model), "--output",
-                                      str(out["litegraph"]), *common, *lg_threads],
-                        "onnxruntime": [node, str(HERE / "ort_runner.js"), "--model", str(a.onnx),
-                                        "--ort-dir", str(a.cache.resolve()), "--output",
-                                        str(out["onnxruntime"]), "--threads", str(ort_threads),
-                                        *common],
-                    }
-                    # Alternate who goes first, so neither always runs on a cooler machine.
-                    order = ["litegraph", "onnxruntime"] if r % 2 == 0 else ["onnxruntime", "litegraph"]
-                    for who in order:
-                        j = run_json(cmds[who], f"{who} on {shape}")
-                        if who == "litegraph":
+                    # Alternate the order, so no runner always runs on a cooler machine.
+                    for runner in (runners if r % 2 == 0 else runners[::-1]):
+                        j = run_json(cmds[runner], f"{runner[1]} ({runner[0]}) on {shape}")
+                        if runner == ("fp32", "litegraph"):
                             simd = j.get("simd", simd)
-                        times[who] += j["times_ms"]
-                        round_medians[who].append(j["median_ms"])
-                    max_diff = max(max_diff, compare(shape, out["litegraph"], out["onnxruntime"],
-                                                     a.tolerance))
-                lg = statistics.median(times["litegraph"])
-                ort = statistics.median(times["onnxruntime"])
-                rows.append({
-                    "shape": dims,
-                    "litegraph_median_ms": lg,
-                    "onnxruntime_median_ms": ort,
-                    "ratio": lg / ort,
-                    "litegraph_min_ms": min(times["litegraph"]),
-                    "onnxruntime_min_ms": min(times["onnxruntime"]),
-                    "litegraph_round_medians_ms": round_medians["litegraph"],
-                    "onnxruntime_round_medians_ms": round_medians["onnxruntime"],
-                    "max_abs_diff": max_diff,
-                })
+                        times[runner] += j["times_ms"]
+                        round_medians[runner].append(j["median_ms"])
+                    for prec, _, _, tol in pairs:
+                        max_diff[prec] = max(max_diff[prec],
+                                             compare(f"{shape} ({prec})", out[prec, "litegraph"],
+                                                     out[prec, "onnxruntime"], tol))
+                median = {r: statistics.median(times[r]) for r in runners}
+                for prec, *_ in pairs:
+                    lg, ort = median[prec, "litegraph"], median[prec, "onnxruntime"]
+                    row = {
+                        "shape": dims,
+                        "precision": prec,
+                        "litegraph_median_ms": lg,
+                        "onnxruntime_median_ms": ort,
+                        "ratio": lg / ort,
+                        "litegraph_min_ms": min(times[prec, "litegraph"]),
+                        "onnxruntime_min_ms": min(times[prec, "onnxruntime"]),
+                        "litegraph_round_medians_ms": round_medians[prec, "litegraph"],
+                        "onnxruntime_round_medians_ms": round_medians[prec, "onnxruntime"],
+                        "max_abs_diff": max_diff[prec],
+                    }
+                    if prec == "int8":
+                        row["litegraph_int8_over_fp32"] = lg / median["fp32", "litegraph"]
+                        row["onnxruntime_int8_over_fp32"] = ort / median["fp32", "onnxruntime"]
+                    rows.append(row)
     except Failure as e:
         print(f"peers: error: {e}", file=sys.stderr)
         return e.code
@@ -292,18 +324,27 @@ def main():
             "runs_per_round": a.runs,
             "warmup_per_round": a.warmup,
             "tolerance": a.tolerance,
+            **({"int8_model": a.int8_model.name, "int8_tolerance": a.int8_tolerance}
+               if a.int8 else {}),
             "results": rows,
         }, indent=2))
     else:
         threads = ("single thread" if ort_threads == 1 else
                    f"ONNX Runtime {ort_threads} intra-op threads, litegraph "
                    + (f"{ort_threads} threads" if lg_threads else "1 thread (no --threads)"))
-        print(f"{a.model.name}, {threads}, median of {a.rounds} rounds x {a.runs} runs "
+        models = a.model.name + (f" and {a.int8_model.name} (int8)" if a.int8 else "")
+        print(f"{models}, {threads}, median of {a.rounds} rounds x {a.runs} runs "
               f"(alternating); ONNX Runtime {ort_version}; litegraph SIMD {simd}")
-        print(f"{'shape':<12} {'litegraph ms':>13} {'ORT ms':>10} {'litegraph/ORT':>14} {'max |diff|':>11}")
+        print(f"{'shape':<12} {'':<5} {'litegraph ms':>13} {'ORT ms':>10} {'litegraph/ORT':>14} "
+              f"{'max |diff|':>11}" + (f" {'int8/fp32: litegraph':>21} {'ORT':>6}" if a.int8 else ""))
         for r in rows:
-            print(f"{'x'.join(map(str, r['shape'])):<12} {r['litegraph_median_ms']:>13.3f} "
-                  f"{r['onnxruntime_median_ms']:>10.3f} {r['ratio']:>14.2f} {r['max_abs_diff']:>11.2e}")
+            line = (f"{'x'.join(map(str, r['shape'])):<12} {r['precision']:<5} "
+                    f"{r['litegraph_median_ms']:>13.3f} {r['onnxruntime_median_ms']:>10.3f} "
+                    f"{r['ratio']:>14.2f} {r['max_abs_diff']:>11.2e}")
+            if "litegraph_int8_over_fp32" in r:
+                line += (f" {r['litegraph_int8_over_fp32']:>21.2f} "
+                         f"{r['onnxruntime_int8_over_fp32']:>6.2f}")
+            print(line)
     return 0
 
 

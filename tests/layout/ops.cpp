@@ -11,10 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "litegraph/loader/paddle/pir.hpp"
+#include "litegraph/loader/paddle/writer.hpp"
 #include "litegraph/passes/cancel_transposes.hpp"
 #include "litegraph/passes/nhwc_to_nchw.hpp"
 #include "litegraph/session.hpp"
 #include "passes/support_passes.hpp"
+#include "pir_json.hpp"
 
 using namespace litegraph;
 
@@ -542,4 +545,78 @@ TEST_CASE("conv NHWC -> batch_norm NHWC -> relu folds and fuses as in NCHW") {
     CHECK(test::count_ops(prepared, "batch_norm") == 0);
     CHECK(test::count_ops(prepared, "relu") == 0);
     test::check_same_outputs(g, prepared, {{"x", test::random_tensor({2, 6, 6, 3}, 56)}});
+}
+
+TEST_CASE("PIR: a program written channels last loads through the same pass and agrees") {
+    // conv2d (data_format NHWC, filter OIHW as Paddle keeps it) -> relu ->
+    // pool2d NHWC (kernel from full_int_array), written as Paddle 3.x PIR JSON
+    // both ways; the NHWC one on x, the NCHW one on x transposed.
+    using namespace test::pir_json;
+    constexpr std::int64_t N = 2, H = 6, W = 7, C = 3, OC = 4;
+    auto text = [&](bool nhwc) {
+        const auto dims = [&](std::int64_t c, std::int64_t h, std::int64_t w) {
+            return nhwc ? std::vector<std::int64_t>{N, h, w, c}
+                        : std::vector<std::int64_t>{N, c, h, w};
+        };
+        const auto f32 = [](std::vector<std::int64_t> d) { return tensor_type("0.t_f32", d); };
+        auto ints = [](std::vector<std::int64_t> v) {
+            json a = json::array();
+            for (auto i : v) a.push_back({{"#", "0.a_i32"}, {"D", i}});
+            return a;
+        };
+        const std::string layout = nhwc ? "NHWC" : "NCHW";
+        return program(
+                   json::array(
+                       {param("f", 1, f32({OC, C, 3, 3})), data("x", 2, dims(C, H, W)),
+                        op("1.conv2d", {2, 1}, {{3, f32(dims(OC, H, W))}},
+                           json::array({attr("strides", "0.a_array", ints({1, 1})),
+                                        attr("paddings", "0.a_array", ints({1, 1})),
+                                        attr("padding_algorithm", "0.a_str", "EXPLICIT"),
+                                        attr("groups", "0.a_i32", 1),
+                                        attr("dilations", "0.a_array", ints({1, 1})),
+                                        attr("data_format", "0.a_str", layout)})),
+                        op("1.relu", {3}, {{4, f32(dims(OC, H, W))}}),
+                        op("1.full_int_array", {}, {{5, tensor_type("0.t_i64", {2})}},
+                           json::array({attr("value", "1.a_intarray", json::array({2, 2})),
+                                        attr("dtype", "1.a_dtype", "int64")})),
+                        op("1.pool2d", {4, 5}, {{6, f32(dims(OC, H / 2, W / 2))}},
+                           json::array({attr("strides", "0.a_array", ints({2, 2})),
+                                        attr("paddings", "0.a_array", ints({0, 0})),
+                                        attr("ceil_mode", "0.a_bool", false),
+                                        attr("exclusive", "0.a_bool", true),
+                                        attr("data_format", "0.a_str", layout),
+                                        attr("pooling_type", "0.a_str", "max"),
+                                        attr("global_pooling", "0.a_bool", false),
+                                        attr("adaptive", "0.a_bool", false),
+                                        attr("padding_algorithm", "0.a_str", "EXPLICIT")})),
+                        fetch(6, 7, 0)}))
+            .dump();
+    };
+    std::string params;
+    paddle::append_record(params, test::random_tensor({OC, C, 3, 3}, 61));
+    paddle::load_options lo;
+    lo.require_params = true;
+    auto nhwc = paddle::load_pir_from_memory(text(true), params, lo);
+    auto nchw = paddle::load_pir_from_memory(text(false), params, lo);
+    // The loader rewrote the channels-last ops between transposes.
+    for (auto& op : nhwc.graph.ops)
+        if (op.attrs.has("data_format"))
+            CHECK(op.attrs.get<std::string>("data_format", "") == "NCHW");
+    CHECK(test::count_ops(nhwc.graph, "transpose2") >= 2);
+    CHECK(test::count_ops(nchw.graph, "transpose2") == 0);
+    const tensor x = test::random_tensor({N, H, W, C}, 62);
+    const tensor want = to_last(run1(nchw.graph, to_first(x)));
+    REQUIRE(want.shape() == shape_t{N, H / 2, W / 2, OC});
+    for (bool fuse : {true, false}) {
+        INFO("fuse " << fuse);
+        auto g = nhwc.graph;
+        session_options o;
+        o.fuse = fuse;
+        prepare(g, o);
+        // Fused, the region keeps one transpose at each border only.
+        if (fuse) CHECK(test::count_ops(g, "transpose2") == 2);
+        const tensor y = run1(g, x);
+        REQUIRE(y.shape() == want.shape());
+        CHECK(test::max_rel_diff(y.span<float>(), want.span<float>()) < 1e-5);
+    }
 }
