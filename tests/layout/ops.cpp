@@ -566,30 +566,29 @@ TEST_CASE("PIR: a program written channels last loads through the same pass and 
         };
         const std::string layout = nhwc ? "NHWC" : "NCHW";
         return program(
-                   json::array(
-                       {param("f", 1, f32({OC, C, 3, 3})), data("x", 2, dims(C, H, W)),
-                        op("1.conv2d", {2, 1}, {{3, f32(dims(OC, H, W))}},
-                           json::array({attr("strides", "0.a_array", ints({1, 1})),
-                                        attr("paddings", "0.a_array", ints({1, 1})),
-                                        attr("padding_algorithm", "0.a_str", "EXPLICIT"),
-                                        attr("groups", "0.a_i32", 1),
-                                        attr("dilations", "0.a_array", ints({1, 1})),
-                                        attr("data_format", "0.a_str", layout)})),
-                        op("1.relu", {3}, {{4, f32(dims(OC, H, W))}}),
-                        op("1.full_int_array", {}, {{5, tensor_type("0.t_i64", {2})}},
-                           json::array({attr("value", "1.a_intarray", json::array({2, 2})),
-                                        attr("dtype", "1.a_dtype", "int64")})),
-                        op("1.pool2d", {4, 5}, {{6, f32(dims(OC, H / 2, W / 2))}},
-                           json::array({attr("strides", "0.a_array", ints({2, 2})),
-                                        attr("paddings", "0.a_array", ints({0, 0})),
-                                        attr("ceil_mode", "0.a_bool", false),
-                                        attr("exclusive", "0.a_bool", true),
-                                        attr("data_format", "0.a_str", layout),
-                                        attr("pooling_type", "0.a_str", "max"),
-                                        attr("global_pooling", "0.a_bool", false),
-                                        attr("adaptive", "0.a_bool", false),
-                                        attr("padding_algorithm", "0.a_str", "EXPLICIT")})),
-                        fetch(6, 7, 0)}))
+                   json::array({param("f", 1, f32({OC, C, 3, 3})), data("x", 2, dims(C, H, W)),
+                                op("1.conv2d", {2, 1}, {{3, f32(dims(OC, H, W))}},
+                                   json::array({attr("strides", "0.a_array", ints({1, 1})),
+                                                attr("paddings", "0.a_array", ints({1, 1})),
+                                                attr("padding_algorithm", "0.a_str", "EXPLICIT"),
+                                                attr("groups", "0.a_i32", 1),
+                                                attr("dilations", "0.a_array", ints({1, 1})),
+                                                attr("data_format", "0.a_str", layout)})),
+                                op("1.relu", {3}, {{4, f32(dims(OC, H, W))}}),
+                                op("1.full_int_array", {}, {{5, tensor_type("0.t_i64", {2})}},
+                                   json::array({attr("value", "1.a_intarray", json::array({2, 2})),
+                                                attr("dtype", "1.a_dtype", "int64")})),
+                                op("1.pool2d", {4, 5}, {{6, f32(dims(OC, H / 2, W / 2))}},
+                                   json::array({attr("strides", "0.a_array", ints({2, 2})),
+                                                attr("paddings", "0.a_array", ints({0, 0})),
+                                                attr("ceil_mode", "0.a_bool", false),
+                                                attr("exclusive", "0.a_bool", true),
+                                                attr("data_format", "0.a_str", layout),
+                                                attr("pooling_type", "0.a_str", "max"),
+                                                attr("global_pooling", "0.a_bool", false),
+                                                attr("adaptive", "0.a_bool", false),
+                                                attr("padding_algorithm", "0.a_str", "EXPLICIT")})),
+                                fetch(6, 7, 0)}))
             .dump();
     };
     std::string params;
