@@ -390,6 +390,35 @@ TEST_CASE("cancel_transposes leaves one transpose at each border of an NHWC regi
     test::check_same_outputs(unoptimized, fused, in);
 }
 
+TEST_CASE("one variable read by several channels-last ops is transposed once") {
+    // x NHWC -> pool max, pool avg (both NHWC) -> y = max + avg.
+    graph::graph g;
+    graph::builder b(g);
+    b.declare("x", {-1, 8, 8, 3});
+    for (const char* n : {"m", "a", "y"}) b.declare(n, {-1, 4, 4, 3});
+    b.feed("x", 0);
+    for (auto [type, out] : {std::pair{"max", "m"}, std::pair{"avg", "a"}}) {
+        auto pool = pool_attrs(type, {2, 2}, {2, 2}, {0, 0});
+        pool.set("data_format", std::string("NHWC"));
+        b.add_op("pool2d", {{"X", {"x"}}}, {{"Out", {out}}}, pool);
+    }
+    b.add_op("elementwise_add", {{"X", {"m"}}, {"Y", {"a"}}}, {{"Out", {"y"}}}, {});
+    b.fetch("y", 0);
+    b.finish();
+    CHECK(passes::nhwc_to_nchw(g) == 2);
+    CHECK(test::count_ops(g, "transpose2") == 4);  // in and out of each pool
+    const auto unoptimized = g;
+    CHECK(passes::cancel_transposes(g) > 0);
+    // One transpose of x feeds both pools; the two outputs' stay (the add
+    // between them and y is no single-reader chain).
+    int of_x = 0;
+    for (auto& op : g.ops)
+        if (op.type == "transpose2" && graph::input_var(op, "X") == g.find_var("x")) ++of_x;
+    CHECK(of_x == 1);
+    CHECK(test::count_ops(g, "transpose2") == 3);
+    test::check_identical_outputs(unoptimized, g, {{"x", test::random_tensor({2, 8, 8, 3}, 17)}});
+}
+
 TEST_CASE("a transpose that meets no inverse stays; a fetched pair stays") {
     graph::graph g;
     graph::builder b(g);

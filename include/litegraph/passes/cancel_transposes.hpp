@@ -1,5 +1,7 @@
 // cancel_transposes: a transpose2 followed by its inverse computes its input;
-// the pair goes and the readers of the second read the first's input.  A
+// the pair goes and the readers of the second read the first's input.  Two
+// transposes of one variable by the same permutation are one (the borders
+// nhwc_to_nchw puts before each channels-last reader of a variable).  A
 // transpose followed (through single readers) by layout-agnostic ops and
 // then its inverse first moves past those ops, one at a time: past an
 // element-wise activation (ops::activation_functors) or `scale` as it is, past
@@ -102,6 +104,19 @@ inline int cancel_transposes(graph::graph& g) {
         if (perm.empty() || !detail::others_unread(g, g.ops[t], "Out")) return false;
         const int a = graph::input_var(g.ops[t], "X"), b = graph::output_var(g.ops[t], "Out");
         if (a < 0 || b < 0) return false;
+        // An earlier transpose of a by the same permutation (one variable read
+        // by several channels-last ops gets a border each): t's readers read
+        // its output instead.
+        if (!graph::is_fetched(g, b))
+            for (int t0 : g.vars[a].consumers)
+                if (t0 < t && !dead[t0] && graph::input_var(g.ops[t0], "X") == a &&
+                    detail::transpose_perm(g.ops[t0]) == perm) {
+                    const int b0 = graph::output_var(g.ops[t0], "Out");
+                    if (b0 < 0 || g.vars[b0].type != g.vars[b].type) continue;
+                    graph::replace_uses(g, b, b0);
+                    dead[t] = true;
+                    return true;
+                }
         // An inverse transpose reading b: its readers read a instead.
         for (int t2 : g.vars[b].consumers) {
             const auto& second = g.ops[t2];

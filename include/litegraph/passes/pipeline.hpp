@@ -49,7 +49,8 @@ inline constexpr pass_info pipeline[] = {
      "drop scale(1, 0) and inference dropout; readers use the input directly"},
     {"cancel_transposes", cancel_transposes,
      "a transpose2 and its inverse go (moving past activations and per-channel element-wise "
-     "ops): the borders of a channels-last region"},
+     "ops), repeated transposes of one variable are one: the borders of a channels-last "
+     "region"},
     {"fold_quant_linear", fold_quant_linear,
      "quantize_linear -> dequantize_linear pairs become a folded weight or one fake quant op"},
     {"fold_quant_dequant_split", fold_quant_dequant_split,
