@@ -60,10 +60,12 @@ inline label_map labels_of(const tensor_ref& out, std::size_t index) {
         static_cast<std::size_t>(m.width) * static_cast<std::size_t>(m.height);
     m.labels.resize(plane);
     if (out.type == dtype::i32 || out.type == dtype::i64) {
+        const std::int32_t* p32 =
+            out.type == dtype::i32 ? out.span<std::int32_t>().data() + index * plane : nullptr;
+        const std::int64_t* p64 =
+            out.type == dtype::i64 ? out.span<std::int64_t>().data() + index * plane : nullptr;
         for (std::size_t i = 0; i < plane; ++i) {
-            const std::int64_t v = out.type == dtype::i32
-                                       ? std::int64_t(out.span<std::int32_t>()[index * plane + i])
-                                       : out.span<std::int64_t>()[index * plane + i];
+            const std::int64_t v = p32 ? std::int64_t(p32[i]) : p64[i];
             if (v < 0 || v > INT32_MAX)
                 throw usage_error("segmentation: label " + std::to_string(v) +
                                   " in the model's output is out of range");
