@@ -185,7 +185,9 @@ inline void add_run_options(CLI::App& app, run_args& a) {
     app.add_option("--output-dir", a.output_dir,
                    "write output_<col>.npy for every fetch, and\n"
                    "output_<col>_lod.npy (int64 offsets; deeper levels\n"
-                   "output_<col>_lod<L>.npy) for an output with a LoD")
+                   "output_<col>_lod<L>.npy) for an output with a LoD; with\n"
+                   "--image on a segmentation model also <picture>_labels.png\n"
+                   "(8-bit grey, value = label)")
         ->type_name("DIR");
     app.add_option("--repeat", a.repeat, "time N runs after one warm-up (default 1)")
         ->type_name("N")
@@ -196,7 +198,8 @@ inline void add_run_options(CLI::App& app, run_args& a) {
         repeatable(app.add_option("--image", a.image_files,
                                   "feed a PNG or JPEG (repeatable: a batch of images that\n"
                                   "preprocess to one size), preprocessed as the model's\n"
-                                  "config says (infer_cfg.yml or inference.yml beside it;\n"
+                                  "config says (infer_cfg.yml, inference.yml or deploy.yaml\n"
+                                  "beside it;\n"
                                   "without one: PaddleOCR's defaults for a text detector,\n"
                                   "or a resize to the input's declared size with the\n"
                                   "ImageNet mean/std); im_shape and scale_factor are fed\n"
@@ -204,13 +207,15 @@ inline void add_run_options(CLI::App& app, run_args& a) {
             ->type_name("FILE");
     app.add_option("--preprocess", a.preprocess,
                    "the config to read instead (PaddleDetection infer_cfg.yml,\n"
-                   "PaddleOCR / PaddleX / PaddleClas inference.yml)")
+                   "PaddleOCR / PaddleX / PaddleClas inference.yml,\n"
+                   "PaddleSeg deploy.yaml)")
         ->type_name("CONFIG")
         ->needs(image);
     app.add_option("--draw", a.draw,
                    "with --image: draw the results (a detector's boxes at or\n"
                    "above the config's draw_threshold, with their label names;\n"
-                   "a text detector's text boxes; a classifier's top classes);\n"
+                   "a text detector's text boxes; a classifier's top classes;\n"
+                   "a segmentation's label colours over the picture);\n"
                    "a batch writes OUT-0.png, OUT-1.png, ...")
         ->type_name("OUT.png")
         ->needs(image);
@@ -226,7 +231,8 @@ inline void add_run_options(CLI::App& app, run_args& a) {
              "one), latency_ms, simd, memory, passes,\n"
              "kernels {int8, fp32, conversions, fp32_ops}; with\n"
              "--image: images [{file, detections [{label, name,\n"
-             "score, box}] | text_boxes | classes}]\n"
+             "score, box}] | text_boxes | classes |\n"
+             "segmentation {label: {pixels}}}]\n"
              "(with --places: partition, fallbacks, ops_per_place,\n"
              "op_implementations)");
     add_places(app, a.places_opt);
@@ -378,15 +384,30 @@ inline nlohmann::json outputs_json(const runtime::program& prog, const std::stri
 }
 
 /// --image: what the first output says of each picture (detections, text
-/// boxes or classes), drawn to --draw when it is given.
+/// boxes, classes, or with a PaddleSeg deploy.yaml the pixels of each label
+/// of the label map taken back to the picture, its PNG written to
+/// --output-dir), drawn to --draw when it is given.
 inline nlohmann::json images_json(const runtime::program& prog, const run_args& a,
                                   const image_batch& b) {
     nlohmann::json images = nlohmann::json::array();
     const auto& out = prog.output(0);
     auto kind = kind_of(out);
+    const bool segmentation = b.config.kind == "segmentation";
+    std::vector<vision::label_map> maps;
     for (std::size_t i = 0; i < b.images.size(); ++i) {
         nlohmann::json r{{"file", a.image_files[i]}};
-        if (kind == result_kind::detections)
+        if (segmentation) {
+            maps.push_back(segmentation_map(out, i, b.preprocessed[i]));
+            r["segmentation"] = segmentation_json(maps.back());
+            if (!a.output_dir.empty()) {
+                auto file = std::filesystem::path(a.output_dir) /
+                            (std::filesystem::path(a.image_files[i]).stem().string() +
+                             (b.images.size() > 1 ? "-" + std::to_string(i) : std::string()) +
+                             "_labels.png");
+                write_label_png(file, maps.back());
+                r["label_map"] = file.string();
+            }
+        } else if (kind == result_kind::detections)
             r["detections"] = detections(prog, b.config, i, b.config.draw_threshold);
         else if (kind == result_kind::probability_map)
             r["text_boxes"] = text_boxes(out, i, b.preprocessed[i]);
@@ -395,7 +416,7 @@ inline nlohmann::json images_json(const runtime::program& prog, const run_args& 
         images.push_back(r);
     }
     if (a.draw.empty()) return images;
-    if (kind == result_kind::other)
+    if (kind == result_kind::other && !segmentation)
         throw usage_error("--draw: the model's first output " + to_string(out.shape) +
                           " is neither detections [N, 6], a probability map [N, 1, H, W] nor "
                           "classes [N, C]");
@@ -405,7 +426,8 @@ inline nlohmann::json images_json(const runtime::program& prog, const run_args& 
                                          : draw_path.parent_path() /
                                                (draw_path.stem().string() + "-" +
                                                 std::to_string(i) + draw_path.extension().string());
-        write_png(file, draw_results(b.images[i], images[i]));
+        write_png(file, segmentation ? vision::overlay(b.images[i], maps[i])
+                                     : draw_results(b.images[i], images[i]));
         images[i]["drawn"] = file.string();
     }
     return images;
@@ -442,6 +464,14 @@ inline void print_run(const nlohmann::json& j, const runtime::program& prog, con
                 for (auto& c : im["classes"])
                     std::cout << "  " << c["name"].get<std::string>() << " "
                               << c["score"].get<double>() << "\n";
+            } else if (im.contains("segmentation")) {
+                std::cout << " " << im["segmentation"].size() << " label(s)\n";
+                for (auto& [label, c] : im["segmentation"].items())
+                    std::cout << "  label " << label << ": " << c["pixels"].get<std::int64_t>()
+                              << " pixels\n";
+                if (im.contains("label_map"))
+                    std::cout << "  label map written to " << im["label_map"].get<std::string>()
+                              << "\n";
             } else {
                 std::cout << " (outputs as above)\n";
             }

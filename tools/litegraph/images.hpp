@@ -23,6 +23,7 @@
 #include "litegraph/vision/config.hpp"
 #include "litegraph/vision/draw.hpp"
 #include "litegraph/vision/preprocess.hpp"
+#include "litegraph/vision/segmentation.hpp"
 #include "litegraph/vision/text_boxes.hpp"
 
 // stb: declarations here, implementations in tools/litegraph/stb.cpp.
@@ -80,11 +81,12 @@ inline vision::model_config read_config_file(const std::filesystem::path& file) 
     }
 }
 
-/// The config beside a model: infer_cfg.yml (PaddleDetection) or
-/// inference.yml (PaddleOCR, PaddleX) in the model's folder.
+/// The config beside a model: infer_cfg.yml (PaddleDetection),
+/// inference.yml (PaddleOCR, PaddleX) or deploy.yaml (PaddleSeg) in the
+/// model's folder.
 inline std::optional<std::filesystem::path> find_config(const std::filesystem::path& model) {
     auto dir = std::filesystem::is_directory(model) ? model : model.parent_path();
-    for (const char* name : {"infer_cfg.yml", "inference.yml"})
+    for (const char* name : {"infer_cfg.yml", "inference.yml", "deploy.yaml"})
         if (std::filesystem::exists(dir / name)) return dir / name;
     return std::nullopt;
 }
@@ -146,9 +148,8 @@ inline std::pair<vision::model_config, std::string> default_config(const shape_t
                        ", ImageNet mean/std, RGB"};
     }
     throw usage_error(
-        "--image: no infer_cfg.yml or inference.yml beside the model, and its input declares no "
-        "height and "
-        "width to resize to; give --preprocess CONFIG");
+        "--image: no infer_cfg.yml, inference.yml or deploy.yaml beside the model, and its input "
+        "declares no height and width to resize to; give --preprocess CONFIG");
 }
 
 /// The preprocessing of a model's images, for `run --image` and `quantize
@@ -306,6 +307,35 @@ inline nlohmann::json text_boxes(const tensor_ref& out, std::size_t index,
         boxes.push_back({{"box", q}, {"score", b.score}});
     }
     return boxes;
+}
+
+/// The label map of image `index` of a PaddleSeg model's first output, taken
+/// back to the picture (pre: its preprocessing; the content is the resized
+/// picture, im_shape, at the top left of the model input).
+inline vision::label_map segmentation_map(const tensor_ref& out, std::size_t index,
+                                          const vision::result& pre) {
+    const auto& in = pre.input.shape();
+    return vision::to_picture(vision::labels_of(out, index), static_cast<int>(in[3]),
+                              static_cast<int>(in[2]), static_cast<int>(pre.im_shape[1]),
+                              static_cast<int>(pre.im_shape[0]), pre.original_width,
+                              pre.original_height);
+}
+
+/// `run --json` "segmentation": {"<label>": {"pixels": n}} of a label map.
+inline nlohmann::json segmentation_json(const vision::label_map& m) {
+    nlohmann::json j = nlohmann::json::object();
+    for (auto [label, n] : vision::pixel_counts(m)) j[std::to_string(label)] = {{"pixels", n}};
+    return j;
+}
+
+/// Writes a label map as an 8-bit grey PNG, grey value = label (labels over
+/// 255 written as 255).
+inline void write_label_png(const std::filesystem::path& file, const vision::label_map& m) {
+    std::vector<std::uint8_t> px(m.labels.size());
+    for (std::size_t i = 0; i < px.size(); ++i)
+        px[i] = static_cast<std::uint8_t>(std::clamp(m.labels[i], 0, 255));
+    if (!stbi_write_png(file.string().c_str(), m.width, m.height, 1, px.data(), m.width))
+        throw io_error("cannot write " + file.string());
 }
 
 /// `text` at (x, y), `scale` pixels per font unit, over a dark band (stb_easy_font).

@@ -6,6 +6,9 @@
 //   PaddleOCR / PaddleX / PaddleClas inference.yml:
 //                                    PreProcess: {transform_ops: [{ResizeImage: {...}}, ...]}
 //                                    (images decoded to BGR unless DecodeImage says RGB)
+//   PaddleSeg deploy.yaml:           Deploy: {transforms: [{type: Resize, ...}, ...]}
+//                                    (images decoded to RGB, as its Compose does;
+//                                    sizes are [w, h]; see add_seg_step)
 // Steps that only prepare training labels or pick dictionary keys
 // (DetLabelEncode, CTCLabelEncode, MultiLabelEncode, KeepKeys, ...) do nothing
 // at inference and are skipped; any other unknown step is an error naming it.
@@ -29,7 +32,8 @@ struct model_config {
     pipeline preprocess;
     std::vector<std::string> labels;
     double draw_threshold = 0.5;
-    std::string kind;  // "detection" (infer_cfg.yml) or "paddlex" (inference.yml)
+    std::string kind;  // "detection" (infer_cfg.yml), "paddlex" (inference.yml) or
+                       // "segmentation" (PaddleSeg deploy.yaml)
 };
 
 namespace detail {
@@ -212,6 +216,74 @@ inline void add_step(pipeline& p, const std::string& name, const nlohmann::json&
     }
 }
 
+/// One step of a PaddleSeg deploy.yaml's `Deploy.transforms` (`name`, options
+/// `o`), as paddleseg/transforms does it: `Resize` to target_size [w, h]
+/// (512 x 512 by default; keep_ratio: true is refused), `ResizeByLong` / `ResizeByShort` (the long
+/// / short side to long_size / short_size, the other by the ratio, rounded),
+/// `Padding` right and below to target_size [w, h] with im_padding_value
+/// (127.5), `Normalize` (x / 255 - mean over std, mean and std 0.5 by
+/// default).  interp is NEAREST, LINEAR (default) or CUBIC.
+inline void add_seg_step(pipeline& p, const std::string& name, const nlohmann::json& o,
+                         const std::string& where) {
+    auto opt = [&](const char* k) -> const nlohmann::json* {
+        return o.is_object() && o.contains(k) && !o[k].is_null() ? &o[k] : nullptr;
+    };
+    auto interp = [&]() {
+        auto* v = opt("interp");
+        if (!v) return interpolation::linear;
+        if (v->is_number()) return interpolation_from(integer(*v, where + ".interp", 0, 1000));
+        const std::string s = v->is_string() ? v->get<std::string>() : v->dump();
+        if (s == "NEAREST") return interpolation::nearest;
+        if (s == "LINEAR") return interpolation::linear;
+        if (s == "CUBIC") return interpolation::cubic;
+        throw usage_error("preprocess config: " + where + ".interp '" + s +
+                          "' is not supported (NEAREST, LINEAR, CUBIC)");
+    };
+    auto size_wh = [&](const char* key, const std::string& step) {
+        auto* t = opt(key);
+        if (!t) throw usage_error("preprocess config: " + where + " (" + step + ") has no " + key);
+        auto s = sizes(*t, where + "." + key);
+        return std::pair{s[0], s.size() > 1 ? s[1] : s[0]};
+    };
+    if (name == "Resize") {
+        auto [w, h] = o.is_object() && o.contains("target_size") ? size_wh("target_size", name)
+                                                                 : std::pair{512, 512};
+        resize_step r;
+        r.target_w = w, r.target_h = h;
+        r.keep_ratio = false;
+        if (flag(o, "keep_ratio", false))
+            throw usage_error("preprocess config: " + where +
+                              " (Resize) keep_ratio: true is not supported");
+        r.interp = interp();
+        p.steps.emplace_back(r);
+    } else if (name == "ResizeByLong" || name == "ResizeByShort") {
+        const bool is_long = name == "ResizeByLong";
+        const char* key = is_long ? "long_size" : "short_size";
+        auto* v = opt(key);
+        if (!v) throw usage_error("preprocess config: " + where + " (" + name + ") has no " + key);
+        resize_image_step r;
+        (is_long ? r.resize_long : r.resize_short) = integer(*v, where + "." + key, 1, 1 << 15);
+        r.interp = interp();
+        p.steps.emplace_back(r);
+    } else if (name == "Padding") {
+        auto [w, h] = size_wh("target_size", name);
+        pad_step s;
+        s.w = w, s.h = h;
+        if (auto* f = opt("im_padding_value")) s.fill = numbers(*f, where + ".im_padding_value");
+        p.steps.emplace_back(s);
+    } else if (name == "Normalize") {
+        normalize_step n;
+        n.scale = 1.0f / 255.0f;
+        n.mean = {0.5f, 0.5f, 0.5f}, n.std = {0.5f, 0.5f, 0.5f};
+        if (auto* v = opt("mean")) n.mean = numbers(*v, where + ".mean");
+        if (auto* v = opt("std")) n.std = numbers(*v, where + ".std");
+        p.steps.emplace_back(n);
+    } else {
+        throw usage_error("preprocess config: " + where + ": unknown PaddleSeg transform '" + name +
+                          "' (supported: Resize, ResizeByLong, ResizeByShort, Padding, Normalize)");
+    }
+}
+
 inline std::vector<std::string> strings(const nlohmann::json& v) {
     std::vector<std::string> out;
     if (v.is_array())
@@ -265,10 +337,25 @@ inline model_config read_model_config(const nlohmann::json& cfg) {
                 if (k == "label_list") m.labels = detail::strings(v);
             }
         }
+    } else if (cfg.contains("Deploy")) {  // PaddleSeg deploy.yaml
+        m.kind = "segmentation";
+        m.preprocess.order = channel_order::rgb;
+        const auto& d = cfg["Deploy"];
+        if (!d.is_object() || !d.contains("transforms") || !d["transforms"].is_array())
+            throw usage_error("preprocess config: Deploy.transforms is not a list");
+        const auto& steps = d["transforms"];
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            std::string where = "Deploy.transforms[" + std::to_string(i) + "]";
+            if (!steps[i].is_object() || !steps[i].contains("type") ||
+                !steps[i]["type"].is_string())
+                throw usage_error("preprocess config: " + where + " has no type");
+            detail::add_seg_step(m.preprocess, steps[i]["type"].get<std::string>(), steps[i],
+                                 where);
+        }
     } else {
         throw usage_error(
-            "preprocess config: neither Preprocess (PaddleDetection) nor PreProcess (PaddleOCR, "
-            "PaddleX, PaddleClas) is in it");
+            "preprocess config: neither Preprocess (PaddleDetection), PreProcess (PaddleOCR, "
+            "PaddleX, PaddleClas) nor Deploy (PaddleSeg) is in it");
     }
     return m;
 }

@@ -26,9 +26,11 @@ struct resize_step {
     bool keep_ratio = true;
     interpolation interp = interpolation::linear;
 };
-/// PaddleClas `ResizeImage`: to size [w, h], or the shorter side to resize_short.
+/// PaddleClas `ResizeImage`: to size [w, h], or the shorter side to
+/// resize_short (PaddleSeg's ResizeByShort); PaddleSeg's ResizeByLong: the
+/// longer side to resize_long.
 struct resize_image_step {
-    int w = 0, h = 0, resize_short = 0;
+    int w = 0, h = 0, resize_short = 0, resize_long = 0;
     interpolation interp = interpolation::linear;
 };
 /// PaddleOCR `DetResizeForTest`: limit_side_len with limit_type max / min /
@@ -140,6 +142,9 @@ inline void apply(image& img, result& r, const resize_image_step& s) {
     int w = s.w, h = s.h;
     if (s.resize_short > 0) {
         double p = double(s.resize_short) / std::min(img.width, img.height);
+        w = round_half_even(img.width * p), h = round_half_even(img.height * p);
+    } else if (s.resize_long > 0) {
+        double p = double(s.resize_long) / std::max(img.width, img.height);
         w = round_half_even(img.width * p), h = round_half_even(img.height * p);
     }
     scaled_to(img, r, w, h, s.interp);
