@@ -209,5 +209,7 @@ TEST_CASE("keypoints: drawn points and skeleton lines") {
     CHECK(img.at(35, 5, 1) == 170.0f);  // joint 1: orange
     CHECK(img.at(20, 5, 0) == 230.0f);  // the line between
     CHECK(img.at(20, 20, 0) == 0.0f);
+    CHECK(img.at(8, 5, 0) == 0.0f);  // joint 0's black rim over the line
+    CHECK(img.at(8, 5, 1) == 0.0f);
     CHECK_THROWS_AS(vision::draw_keypoints(img, pts, {{0, 3}}), usage_error);
 }

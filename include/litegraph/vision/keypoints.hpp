@@ -168,8 +168,8 @@ inline void check_skeleton(const std::vector<std::array<int, 2>>& skeleton, int 
 }
 
 /// Draws the lines of `skeleton` between the points, `thickness` pixels wide,
-/// then each point as a disc of `radius` pixels (colours in the image's
-/// channel order; a joint's colour from its index).
+/// then each point as a disc of `radius` pixels in a black rim (colours in
+/// the image's channel order; a joint's colour from its index).
 inline void draw_keypoints(image& img, const std::vector<keypoint>& points,
                            const std::vector<std::array<int, 2>>& skeleton, int radius = 3,
                            int thickness = 2) {
@@ -203,9 +203,15 @@ inline void draw_keypoints(image& img, const std::vector<keypoint>& points,
     }
     for (std::size_t j = 0; j < points.size(); ++j) {
         const int cx = int(std::lround(points[j].x)), cy = int(std::lround(points[j].y));
-        for (int dy = -radius; dy <= radius; ++dy)
-            for (int dx = -radius; dx <= radius; ++dx)
-                if (dx * dx + dy * dy <= radius * radius) put(cx + dx, cy + dy, colour(j));
+        const int ring = radius + 1;  // a black rim: the point stands out on any picture
+        for (int dy = -ring; dy <= ring; ++dy)
+            for (int dx = -ring; dx <= ring; ++dx) {
+                const int d2 = dx * dx + dy * dy;
+                if (d2 <= radius * radius)
+                    put(cx + dx, cy + dy, colour(j));
+                else if (d2 <= ring * ring)
+                    put(cx + dx, cy + dy, {0, 0, 0});
+            }
     }
 }
 
