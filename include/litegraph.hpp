@@ -56,6 +56,7 @@
 // vision: images and the models' preprocessing steps (no files, no YAML)
 #include "litegraph/vision/draw.hpp"
 #include "litegraph/vision/image.hpp"
+#include "litegraph/vision/keypoints.hpp"
 #include "litegraph/vision/ocr.hpp"
 #include "litegraph/vision/preprocess.hpp"
 #include "litegraph/vision/text_boxes.hpp"

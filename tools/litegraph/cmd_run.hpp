@@ -215,7 +215,8 @@ inline void add_run_options(CLI::App& app, run_args& a) {
                    "with --image: draw the results (a detector's boxes at or\n"
                    "above the config's draw_threshold, with their label names;\n"
                    "a text detector's text boxes; a classifier's top classes;\n"
-                   "a segmentation's label colours over the picture);\n"
+                   "a segmentation's label colours over the picture;\n"
+                   "a keypoint model's points and skeleton lines);\n"
                    "a batch writes OUT-0.png, OUT-1.png, ...")
         ->type_name("OUT.png")
         ->needs(image);
@@ -232,7 +233,8 @@ inline void add_run_options(CLI::App& app, run_args& a) {
              "kernels {int8, fp32, conversions, fp32_ops}; with\n"
              "--image: images [{file, detections [{label, name,\n"
              "score, box}] | text_boxes | classes |\n"
-             "segmentation {label: {pixels}}}]\n"
+             "segmentation {label: {pixels}} |\n"
+             "keypoints [[x, y, score]]}]\n"
              "(with --places: partition, fallbacks, ops_per_place,\n"
              "op_implementations)");
     add_places(app, a.places_opt);
@@ -393,10 +395,13 @@ inline nlohmann::json images_json(const runtime::program& prog, const run_args& 
     const auto& out = prog.output(0);
     auto kind = kind_of(out);
     const bool segmentation = b.config.kind == "segmentation";
+    const bool keypoints = b.config.top_down_keypoints();  // by the config, not the shape
     std::vector<vision::label_map> maps;
     for (std::size_t i = 0; i < b.images.size(); ++i) {
         nlohmann::json r{{"file", a.image_files[i]}};
-        if (segmentation) {
+        if (keypoints) {
+            r.update(keypoints_of(out, b.config, i, b.preprocessed[i]));
+        } else if (segmentation) {
             maps.push_back(segmentation_map(out, i, b.preprocessed[i]));
             r["segmentation"] = segmentation_json(maps.back());
             if (!a.output_dir.empty()) {
@@ -416,7 +421,7 @@ inline nlohmann::json images_json(const runtime::program& prog, const run_args& 
         images.push_back(r);
     }
     if (a.draw.empty()) return images;
-    if (kind == result_kind::other && !segmentation)
+    if (kind == result_kind::other && !segmentation && !keypoints)
         throw usage_error("--draw: the model's first output " + to_string(out.shape) +
                           " is neither detections [N, 6], a probability map [N, 1, H, W] nor "
                           "classes [N, C]");
@@ -459,6 +464,10 @@ inline void print_run(const nlohmann::json& j, const runtime::program& prog, con
             } else if (im.contains("text_boxes")) {
                 std::cout << " " << im["text_boxes"].size() << " text box(es)\n";
                 for (auto& t : im["text_boxes"]) std::cout << "  " << t["box"].dump() << "\n";
+            } else if (im.contains("keypoints")) {
+                std::cout << " " << im["keypoints"].size() << " keypoint(s) [x, y, score]\n";
+                for (std::size_t k = 0; k < im["keypoints"].size(); ++k)
+                    std::cout << "  " << k << " " << im["keypoints"][k].dump() << "\n";
             } else if (im.contains("classes")) {
                 std::cout << "\n";
                 for (auto& c : im["classes"])

@@ -4,7 +4,8 @@
 // vision::model_config, images decoded with stb_image and preprocessed, the
 // feeds a detector needs besides the image (im_shape, scale_factor), and the
 // results decoded and drawn: labelled boxes for detectors, the text boxes of
-// a text detector's probability map, the top classes of a classifier.
+// a text detector's probability map, the top classes of a classifier, the
+// keypoints (and skeleton) of a top-down keypoint model.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -22,6 +23,7 @@
 #include "litegraph/runtime/program.hpp"
 #include "litegraph/vision/config.hpp"
 #include "litegraph/vision/draw.hpp"
+#include "litegraph/vision/keypoints.hpp"
 #include "litegraph/vision/preprocess.hpp"
 #include "litegraph/vision/segmentation.hpp"
 #include "litegraph/vision/text_boxes.hpp"
@@ -338,6 +340,36 @@ inline void write_label_png(const std::filesystem::path& file, const vision::lab
         throw io_error("cannot write " + file.string());
 }
 
+/// Top-down keypoints (vision/keypoints.hpp) of image `index` from a keypoint
+/// model's heatmaps [N, K, h, w]: {keypoints [[x, y, score] x K] in the
+/// original picture's pixels, skeleton [[joint, joint], ...] when there are
+/// lines to draw (the config's `skeleton`, else COCO's for K == 17)}.
+inline nlohmann::json keypoints_of(const tensor_ref& out, const vision::model_config& cfg,
+                                   std::size_t index, const vision::result& pre) {
+    if (out.type != dtype::f32 || out.shape.size() != 4 || out.shape[1] <= 0 || out.shape[2] <= 0 ||
+        out.shape[3] <= 0)
+        throw usage_error("--image: the config names a top-down keypoint model (arch '" + cfg.arch +
+                          "', metric '" + cfg.metric + "') but its first output " +
+                          to_string(out.shape) + " " + std::string(name_of(out.type)) +
+                          " is not float heatmaps [N, K, H, W]");
+    if (static_cast<std::int64_t>(index) >= out.shape[0])
+        throw usage_error("--image: the keypoint heatmaps " + to_string(out.shape) +
+                          " have no picture " + std::to_string(index));
+    const auto k = static_cast<int>(out.shape[1]), h = static_cast<int>(out.shape[2]),
+               w = static_cast<int>(out.shape[3]);
+    const float* maps = out.span<float>().data() + index * static_cast<std::size_t>(k) * h * w;
+    auto points = vision::top_down_keypoints(maps, k, h, w, pre.original_width, pre.original_height,
+                                             cfg.use_dark);
+    nlohmann::json r{{"keypoints", nlohmann::json::array()}};
+    for (auto& p : points) r["keypoints"].push_back({p.x, p.y, p.score});
+    const auto& skeleton = !cfg.skeleton.empty() ? cfg.skeleton
+                           : k == 17             ? vision::coco_skeleton()
+                                                 : cfg.skeleton;
+    vision::check_skeleton(skeleton, k);
+    if (!skeleton.empty()) r["skeleton"] = skeleton;
+    return r;
+}
+
 /// `text` at (x, y), `scale` pixels per font unit, over a dark band (stb_easy_font).
 inline void draw_text(vision::image& img, int x, int y, const std::string& text,
                       std::array<std::uint8_t, 3> colour, int scale = 2) {
@@ -405,6 +437,14 @@ inline vision::image draw_results(vision::image img, const nlohmann::json& resul
                 q[i] = {t["box"][i][0].get<double>(), t["box"][i][1].get<double>()};
             vision::draw_polygon(img, q, {40, 170, 0}, thick);
         }
+    if (results.contains("keypoints")) {
+        std::vector<vision::keypoint> points;
+        for (auto& p : results["keypoints"])
+            points.push_back({p[0].get<double>(), p[1].get<double>(), p[2].get<double>()});
+        std::vector<std::array<int, 2>> skeleton;
+        if (results.contains("skeleton")) skeleton = results["skeleton"];
+        vision::draw_keypoints(img, points, skeleton, std::max(3, thick + 1), thick);
+    }
     if (results.contains("classes")) {
         int y = 2;
         for (auto& c : results["classes"]) {

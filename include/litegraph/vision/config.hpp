@@ -13,9 +13,13 @@
 // (DetLabelEncode, CTCLabelEncode, MultiLabelEncode, KeepKeys, ...) do nothing
 // at inference and are skipped; any other unknown step is an error naming it.
 // The label names (`label_list`, PostProcess `label_list`) and the detector's
-// `draw_threshold` come along.
+// `draw_threshold` come along; so do, for top-down keypoint models
+// (vision/keypoints.hpp), infer_cfg.yml's `arch`, `metric`, `use_dark` (DARK,
+// default true as PaddleDetection's deployment) and `skeleton` (a litegraph
+// extension: [[joint, joint], ...], the lines `run --draw` draws).
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -34,6 +38,15 @@ struct model_config {
     double draw_threshold = 0.5;
     std::string kind;  // "detection" (infer_cfg.yml), "paddlex" (inference.yml) or
                        // "segmentation" (PaddleSeg deploy.yaml)
+    // Top-down keypoints (infer_cfg.yml of HRNet / PP-TinyPose exports).
+    std::string arch, metric;
+    bool use_dark = true;
+    std::vector<std::array<int, 2>> skeleton;
+    /// The config is a top-down keypoint model's: `metric` KeyPointTopDown...,
+    /// or `arch` HRNet (PaddleDetection's keypoint_topdown deployment).
+    bool top_down_keypoints() const {
+        return metric.starts_with("KeyPointTopDown") || arch == "HRNet";
+    }
 };
 
 namespace detail {
@@ -291,6 +304,27 @@ inline std::vector<std::string> strings(const nlohmann::json& v) {
     return out;
 }
 
+/// arch, metric, use_dark and skeleton (see model_config).
+inline void read_keypoint_keys(const nlohmann::json& cfg, model_config& m) {
+    if (cfg.contains("arch") && cfg["arch"].is_string()) m.arch = cfg["arch"].get<std::string>();
+    if (cfg.contains("metric") && cfg["metric"].is_string())
+        m.metric = cfg["metric"].get<std::string>();
+    m.use_dark = flag(cfg, "use_dark", true);
+    if (!cfg.contains("skeleton") || cfg["skeleton"].is_null()) return;
+    const auto& s = cfg["skeleton"];
+    if (!s.is_array())
+        throw usage_error("config: skeleton must be a list of [joint, joint] pairs, got " +
+                          s.dump());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto where = "skeleton[" + std::to_string(i) + "]";
+        if (!s[i].is_array() || s[i].size() != 2)
+            throw usage_error("config: " + where + " is not a [joint, joint] pair (" + s[i].dump() +
+                              ")");
+        m.skeleton.push_back(
+            {integer(s[i][0], where, 0, 1 << 15), integer(s[i][1], where, 0, 1 << 15)});
+    }
+}
+
 }  // namespace detail
 
 /// The model config parsed from its YAML (as JSON); throws usage_error naming
@@ -314,6 +348,7 @@ inline model_config read_model_config(const nlohmann::json& cfg) {
         if (cfg.contains("label_list")) m.labels = detail::strings(cfg["label_list"]);
         if (cfg.contains("draw_threshold"))
             m.draw_threshold = detail::number(cfg["draw_threshold"], "draw_threshold");
+        detail::read_keypoint_keys(cfg, m);
     } else if (cfg.contains("PreProcess")) {  // PaddleOCR / PaddleX / PaddleClas
         m.kind = "paddlex";
         m.preprocess.order = channel_order::bgr;
