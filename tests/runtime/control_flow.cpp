@@ -1,0 +1,172 @@
+// Control flow (runtime/control_flow.hpp, loader/paddle/pir/blocks.hpp): PIR
+// `1.if` and `1.while` loaded into ops `if` and `while` holding their blocks,
+// each block run as its own program, against plain code of what the
+// programs compute.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "litegraph/loader/paddle/loader.hpp"
+#include "litegraph/loader/paddle/pir.hpp"
+#include "litegraph/runtime/plan_problem.hpp"
+#include "litegraph/runtime/program.hpp"
+#include "pir_json.hpp"
+#include "support.hpp"
+
+using namespace litegraph;
+namespace pj = litegraph::test::pir_json;
+
+namespace runtime_control_flow_test {
+
+namespace {
+
+tensor scalar_i64(std::int64_t v) {
+    tensor t(dtype::i64, {});
+    t.span<std::int64_t>()[0] = v;
+    return t;
+}
+
+std::int64_t out_i64(const runtime::program& p, std::size_t i) {
+    return p.output(i).span<std::int64_t>()[0];
+}
+
+paddle::load_options topology_only() {
+    paddle::load_options o;
+    o.require_params = false;
+    return o;
+}
+
+// A while loop: i = 0; while (i < n) { x = x * 2 + 1; i = i + 1; } fetch x, i.
+// The body reads n from outside (an Input of the op).
+std::string while_program() {
+    using pj::attr;
+    using pj::op;
+    auto f32 = [](std::vector<std::int64_t> d) { return pj::tensor_type("0.t_f32", d); };
+    auto i64 = [](std::vector<std::int64_t> d) { return pj::tensor_type("0.t_i64", d); };
+    auto b = pj::tensor_type("0.t_bool", {});
+    auto full = [&](std::int64_t id, std::vector<std::int64_t> shape, double v,
+                    const std::string& dtype, pj::json tt) {
+        return op(
+            "1.full", {}, {{id, tt}},
+            pj::json::array({attr("shape", "1.a_intarray", shape), attr("value", "0.a_f64", v),
+                             attr("dtype", "1.a_dtype", dtype)}));
+    };
+    auto scale = [&](std::int64_t in, std::int64_t factor, std::int64_t id, pj::json tt) {
+        return op("1.scale", {in, factor}, {{id, tt}},
+                  pj::json::array(
+                      {attr("bias", "0.a_f32", 1.0), attr("bias_after_scale", "0.a_bool", true)}));
+    };
+    pj::json body =
+        pj::json::array({full(10, {1}, 2.0, "float32", f32({1})), scale(-2, 10, 11, f32({3})),
+                         full(12, {1}, 1.0, "float32", f32({1})), scale(-1, 12, 13, i64({})),
+                         op("1.less_than", {13, 1}, {{14, b}}), op("2.yield", {14, 13, 11}, {})});
+    pj::json loop = op("1.while", {4, 3, 2}, {{5, i64({})}, {6, f32({3})}});
+    loop["regions"] = pj::json::array(
+        {{{"#", "region_1"},
+          {"blocks", pj::json::array({{{"#", "block_1"},
+                                       {"args", pj::json::array({{{"#", -1}, {"TT", i64({})}},
+                                                                 {{"#", -2}, {"TT", f32({3})}}})},
+                                       {"ops", body}}})}}});
+    pj::json ops =
+        pj::json::array({pj::data("n", 1, {}, "int64", "0.t_i64"), pj::data("x", 2, {3}),
+                         full(3, {}, 0.0, "int64", i64({})), op("1.less_than", {3, 1}, {{4, b}}),
+                         loop, pj::fetch(6, 7, 0), pj::fetch(5, 8, 1)});
+    return pj::program(ops).dump();
+}
+
+}  // namespace
+
+TEST_CASE("p2o_ifelse runs the block its condition picks") {
+    auto dir = test::shared_model("p2o_ifelse", "models_topology_only_pir");
+    if (dir.empty()) return;
+    auto m = paddle::load(dir, topology_only());
+    REQUIRE(m.graph.sub_blocks.empty() == false);
+    runtime::program p(std::move(m.graph));
+    REQUIRE(p.input_count() == 2);
+    REQUIRE(p.output_count() == 2);
+    // What the program means: x0 == 1 ? (x1 * 1, x1 * 2) : (x1 * 3, x1 * 4).
+    const std::vector<std::pair<std::int64_t, std::int64_t>> cases = {
+        {1, 7}, {0, -5}, {1, -11}, {2, 13}, {-1, 0}, {1, 123456789}};
+    int taken_then = 0, taken_else = 0;
+    for (auto [x0, x1] : cases) {
+        p.set_input(std::size_t{0}, scalar_i64(x0));
+        p.set_input(std::size_t{1}, scalar_i64(x1));
+        p.run();
+        std::int64_t want0 = 0, want1 = 0;
+        if (x0 == 1) {
+            want0 = x1 * 1;
+            want1 = x1 * 2;
+            ++taken_then;
+        } else {
+            want0 = x1 * 3;
+            want1 = x1 * 4;
+            ++taken_else;
+        }
+        CAPTURE(x0);
+        CAPTURE(x1);
+        CHECK(out_i64(p, 0) == want0);
+        CHECK(out_i64(p, 1) == want1);
+        CHECK(p.output(0).shape.empty());
+    }
+    CHECK(taken_then > 0);
+    CHECK(taken_else > 0);
+}
+
+TEST_CASE("a PIR while loop runs its body until the condition is false") {
+    auto m = paddle::load_pir_from_memory(while_program(), "", topology_only());
+    REQUIRE(m.graph.sub_blocks.size() == 1);
+    const auto& body = m.graph.sub_blocks[0];
+    CHECK(body.feeds.size() == 3);    // i, x, then n from outside
+    CHECK(body.fetches.size() == 3);  // the new condition, i, x
+    runtime::program p(std::move(m.graph));
+    for (std::int64_t n : {0, 1, 3, 7}) {
+        tensor x(dtype::f32, {3});
+        std::vector<float> want = {0.5f, -2.f, 3.25f};
+        for (std::size_t k = 0; k < 3; ++k) x.span<float>()[k] = want[k];
+        std::int64_t i = 0;
+        while (i < n) {
+            for (auto& v : want) v = v * 2.f + 1.f;
+            i = i + 1;
+        }
+        p.set_input("n", scalar_i64(n));
+        p.set_input("x", std::move(x));
+        p.run();
+        CAPTURE(n);
+        REQUIRE(p.output(0).shape == shape_t{3});
+        for (std::size_t k = 0; k < 3; ++k) CHECK(p.output(0).span<float>()[k] == want[k]);
+        CHECK(out_i64(p, 1) == i);
+    }
+}
+
+TEST_CASE("a while condition that is not one value is a clear error") {
+    // The loop's condition made of the whole x (3 values) instead of a scalar.
+    auto text = while_program();
+    auto j = pj::json::parse(text);
+    auto& ops = j["program"]["regions"][0]["blocks"][0]["ops"];
+    ops[4]["I"][0]["%"] = 2;  // cond := x (f32 [3])
+    auto m = paddle::load_pir_from_memory(j.dump(), "", topology_only());
+    runtime::program p(std::move(m.graph));
+    p.set_input("n", scalar_i64(2));
+    p.set_input("x", tensor(dtype::f32, {3}));
+    CHECK_THROWS_WITH_AS(p.run(), doctest::Contains("the condition must hold one value"),
+                         shape_error);
+}
+
+TEST_CASE("SLANet_plus loads its while loop and nested if as blocks, and plans") {
+    auto dir = test::shared_model("SLANet_plus", "models_topology_only_pir");
+    if (dir.empty()) return;
+    auto m = paddle::load(dir, topology_only());
+    int loops = 0;
+    for (auto& op : m.graph.ops)
+        if (op.type == "while") ++loops;
+    CHECK(loops == 1);
+    REQUIRE(m.graph.sub_blocks.size() == 1);
+    const auto& body = m.graph.sub_blocks[0];
+    CHECK(body.feeds.size() >= 9);       // the 9 loop-carried values, then outside values
+    CHECK(body.fetches.size() == 10);    // the new condition and the 9 values
+    CHECK(body.sub_blocks.size() == 2);  // the nested if's two blocks
+    auto problem = runtime::problem_for(m.graph, {}, {planner::segment{}});
+    CHECK(!problem.buffers.empty());
+}
+
+}  // namespace runtime_control_flow_test
