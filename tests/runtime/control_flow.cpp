@@ -169,4 +169,147 @@ TEST_CASE("SLANet_plus loads its while loop and nested if as blocks, and plans")
     CHECK(!problem.buffers.empty());
 }
 
+// ---- the ops of SLANet_plus's loop body, against plain loops ----------------------
+
+namespace {
+pj::json i64_array(const std::vector<std::int64_t>& v) {
+    pj::json a = pj::json::array();
+    for (auto x : v) a.push_back({{"#", "0.a_i64"}, {"D", x}});
+    return a;
+}
+pj::json full_op(std::int64_t id, std::vector<std::int64_t> shape, double v,
+                 const std::string& dtype, pj::json tt) {
+    return pj::op(
+        "1.full", {}, {{id, std::move(tt)}},
+        pj::json::array({pj::attr("shape", "1.a_intarray", shape), pj::attr("value", "0.a_f64", v),
+                         pj::attr("dtype", "1.a_dtype", dtype)}));
+}
+runtime::program program_of(const pj::json& ops) {
+    auto m = paddle::load_pir_from_memory(pj::program(ops).dump(), "", topology_only());
+    return runtime::program(std::move(m.graph));
+}
+}  // namespace
+
+TEST_CASE("1.one_hot: Out[..., k] = 1 where k = X[...], against a plain loop") {
+    const std::vector<std::int64_t> xs = {0, 4, 2, 2, 1, 3};
+    auto p = program_of(
+        pj::json::array({pj::data("x", 1, {2, 3}, "int64", "0.t_i64"),
+                         full_op(2, {1}, 5.0, "int32", pj::tensor_type("0.t_i32", {1})),
+                         pj::op("1.one_hot", {1, 2}, {{3, pj::tensor_type("0.t_f32", {2, 3, 5})}}),
+                         pj::fetch(3, 4, 0)}));
+    tensor x(dtype::i64, {2, 3});
+    for (std::size_t i = 0; i < xs.size(); ++i) x.span<std::int64_t>()[i] = xs[i];
+    p.set_input("x", std::move(x));
+    p.run();
+    REQUIRE(p.output(0).shape == shape_t{2, 3, 5});
+    auto out = p.output(0).span<float>();
+    for (std::size_t i = 0; i < xs.size(); ++i)
+        for (std::int64_t k = 0; k < 5; ++k)
+            CHECK(out[i * 5 + static_cast<std::size_t>(k)] == (xs[i] == k ? 1.f : 0.f));
+    tensor bad(dtype::i64, {2, 3});
+    for (auto& e : bad.span<std::int64_t>()) e = 5;  // outside [0, 5)
+    p.set_input("x", std::move(bad));
+    CHECK_THROWS_WITH_AS(p.run(), doctest::Contains("is outside [0, 5)"), shape_error);
+}
+
+TEST_CASE("1.full_with_tensor: the shape and the value from tensors") {
+    // The value a constant (an attribute once loaded) and a feed (ValueTensor).
+    for (bool value_fed : {false, true}) {
+        pj::json ops = pj::json::array({pj::data("s", 1, {2}, "int64", "0.t_i64")});
+        if (value_fed)
+            ops.push_back(pj::data("v", 2, {1}));
+        else
+            ops.push_back(full_op(2, {1}, 2.5, "float32", pj::tensor_type("0.t_f32", {1})));
+        ops.push_back(pj::op("1.full_with_tensor", {2, 1},
+                             {{3, pj::tensor_type("0.t_f32", {-1, -1})}},
+                             pj::json::array({pj::attr("dtype", "1.a_dtype", "float32")})));
+        ops.push_back(pj::fetch(3, 4, 0));
+        auto p = program_of(ops);
+        tensor s(dtype::i64, {2});
+        s.span<std::int64_t>()[0] = 3;
+        s.span<std::int64_t>()[1] = 4;
+        p.set_input("s", std::move(s));
+        float want = 2.5f;
+        if (value_fed) {
+            tensor v(dtype::f32, {1});
+            v.span<float>()[0] = want = -7.25f;
+            p.set_input("v", std::move(v));
+        }
+        p.run();
+        CAPTURE(value_fed);
+        REQUIRE(p.output(0).shape == shape_t{3, 4});
+        for (float e : p.output(0).span<float>()) CHECK(e == want);
+    }
+}
+
+TEST_CASE("1.set_value_with_tensor_: a strided slice set from a broadcast value") {
+    // x [3, 4, 5]; x[1:3, :, -4:5:2] = v [4, 1] (broadcast over the last dim).
+    pj::json ops = pj::json::array(
+        {pj::data("x", 1, {3, 4, 5}), pj::data("v", 2, {4, 1}),
+         pj::op("1.full_int_array", {}, {{3, pj::tensor_type("0.t_i64", {2})}},
+                pj::json::array({pj::attr("value", "0.a_array", i64_array({1, -4}))})),
+         pj::op("1.full_int_array", {}, {{4, pj::tensor_type("0.t_i64", {2})}},
+                pj::json::array({pj::attr("value", "0.a_array", i64_array({3, 5}))})),
+         pj::op("1.full_int_array", {}, {{5, pj::tensor_type("0.t_i64", {2})}},
+                pj::json::array({pj::attr("value", "0.a_array", i64_array({1, 2}))})),
+         pj::op("1.set_value_with_tensor_", {1, 2, 3, 4, 5},
+                {{6, pj::tensor_type("0.t_f32", {3, 4, 5})}},
+                pj::json::array({pj::attr("axes", "0.a_array", i64_array({0, 2})),
+                                 pj::attr("decrease_axes", "0.a_array", pj::json::array()),
+                                 pj::attr("none_axes", "0.a_array", pj::json::array())})),
+         pj::fetch(6, 7, 0)});
+    auto p = program_of(ops);
+    auto x = test::random_tensor({3, 4, 5}, 3);
+    auto v = test::random_tensor({4, 1}, 4);
+    std::vector<float> want(x.span<float>().begin(), x.span<float>().end());
+    for (int i = 1; i < 3; ++i)
+        for (int j = 0; j < 4; ++j)
+            for (int k = 1; k < 5; k += 2)
+                want[static_cast<std::size_t>((i * 4 + j) * 5 + k)] =
+                    v.span<float>()[static_cast<std::size_t>(j)];
+    p.set_input("x", std::move(x));
+    p.set_input("v", std::move(v));
+    p.run();
+    REQUIRE(p.output(0).shape == shape_t{3, 4, 5});
+    auto out = p.output(0).span<float>();
+    for (std::size_t i = 0; i < want.size(); ++i) CHECK(out[i] == want[i]);
+}
+
+TEST_CASE("1.set_value_with_tensor_: SLANet's form, a start from a tensor, a decreased axis") {
+    // x [2, 6, 3]; x[:, s, :] = v [2, 3] with s a feed (StartsTensorList).
+    pj::json ops = pj::json::array(
+        {pj::data("x", 1, {2, 6, 3}), pj::data("v", 2, {2, 3}),
+         pj::data("s", 3, {1}, "int64", "0.t_i64"), pj::data("e", 4, {1}, "int64", "0.t_i64"),
+         pj::op("1.full_int_array", {}, {{5, pj::tensor_type("0.t_i64", {1})}},
+                pj::json::array({pj::attr("value", "0.a_array", i64_array({1}))})),
+         pj::op("1.set_value_with_tensor_", {1, 2, 3, 4, 5},
+                {{6, pj::tensor_type("0.t_f32", {2, 6, 3})}},
+                pj::json::array({pj::attr("axes", "0.a_array", i64_array({1})),
+                                 pj::attr("decrease_axes", "0.a_array", i64_array({1})),
+                                 pj::attr("none_axes", "0.a_array", pj::json::array())})),
+         pj::fetch(6, 7, 0)});
+    auto p = program_of(ops);
+    for (std::int64_t s : {0, 4, -1}) {
+        auto x = test::random_tensor({2, 6, 3}, 5);
+        auto v = test::random_tensor({2, 3}, 6);
+        std::vector<float> want(x.span<float>().begin(), x.span<float>().end());
+        const std::int64_t row = s < 0 ? s + 6 : s;
+        for (int b = 0; b < 2; ++b)
+            for (int c = 0; c < 3; ++c)
+                want[static_cast<std::size_t>((b * 6 + row) * 3 + c)] =
+                    v.span<float>()[static_cast<std::size_t>(b * 3 + c)];
+        tensor st(dtype::i64, {1}), en(dtype::i64, {1});
+        st.span<std::int64_t>()[0] = s;
+        en.span<std::int64_t>()[0] = s < 0 ? 6 : s + 1;
+        p.set_input("x", std::move(x));
+        p.set_input("v", std::move(v));
+        p.set_input("s", std::move(st));
+        p.set_input("e", std::move(en));
+        p.run();
+        CAPTURE(s);
+        auto out = p.output(0).span<float>();
+        for (std::size_t i = 0; i < want.size(); ++i) CHECK(out[i] == want[i]);
+    }
+}
+
 }  // namespace runtime_control_flow_test

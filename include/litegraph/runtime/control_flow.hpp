@@ -15,8 +15,11 @@
 // Both set their outputs' shapes when they run (op_instance::shapes_at_run):
 // at prepare, an `if` whose condition is not known yet reserves for each
 // output the larger of its two blocks' shapes (the same rank is required);
-// a `while` reserves its initial values' shapes, and a loop value that grows
-// beyond them is an error naming it.
+// a `while` iterates its body's shape inference from the initial values'
+// shapes until they settle (Paddle starts some loop values as 0-D
+// placeholders that the first iteration gives their real shape) and reserves
+// the larger of the initial and the settled shape; a loop value that grows
+// beyond that when it runs is an error naming it.
 #pragma once
 
 #include <algorithm>
@@ -205,23 +208,54 @@ public:
         auto outs = detail::slot_args(io.outputs, "Out");
         io.check(xs.size() == outs.size(), "X and Out differ in count");
         auto& p = body_->get();
-        body_->set_inputs(io, feeds(io, nullptr), false);
-        p.prepare_plan();
-        io.check(p.output_count() == xs.size() + 1, [&] {
-            return "the body yields " + std::to_string(p.output_count()) + " values, expected " +
-                   std::to_string(xs.size() + 1) + " (the condition and the loop values)";
-        });
-        for (std::size_t i = 0; i < outs.size(); ++i) {
-            io.check(p.output(i + 1).type == xs[i]->type, [&] {
-                return "loop value " + std::to_string(i) + " is " +
-                       std::string(name_of(xs[i]->type)) + " and the body yields " +
-                       std::string(name_of(p.output(i + 1).type));
+        // The loop values' shapes, iterated through the body's shape inference
+        // to a fixed point (Paddle starts some as 0-D placeholders).
+        std::vector<tensor_ref> values(xs.size());
+        for (std::size_t i = 0; i < xs.size(); ++i) values[i] = *xs[i];
+        for (int round = 0;; ++round) {
+            try {
+                body_->set_inputs(io, feeds(io, &values), false);
+                p.prepare_plan();
+            } catch (const shape_error&) {
+                throw;
+            } catch (const error& e) {
+                io.fail(std::string("the loop body: ") + e.what());
+            }
+            io.check(p.output_count() == xs.size() + 1, [&] {
+                return "the body yields " + std::to_string(p.output_count()) +
+                       " values, expected " + std::to_string(xs.size() + 1) +
+                       " (the condition and the loop values)";
             });
-            outs[i]->type = xs[i]->type;
-            outs[i]->shape = xs[i]->shape;
+            bool same = true;
+            for (std::size_t i = 0; i < xs.size(); ++i) {
+                const auto& y = p.output(i + 1);
+                io.check(y.type == xs[i]->type, [&] {
+                    return "loop value " + std::to_string(i) + " is " +
+                           std::string(name_of(xs[i]->type)) + " and the body yields " +
+                           std::string(name_of(y.type));
+                });
+                if (y.shape != values[i].shape) same = false;
+            }
+            if (same) break;
+            io.check(round < max_shape_rounds, [&] {
+                return "the loop values' shapes do not settle in " +
+                       std::to_string(max_shape_rounds) +
+                       " iterations of the body's shape inference";
+            });
+            for (std::size_t i = 0; i < xs.size(); ++i) {
+                values[i].shape = p.output(i + 1).shape;
+                values[i].data = nullptr;  // shapes only from the second round
+            }
         }
         bound_.clear();
-        for (auto* o : outs) bound_.push_back(o->bytes());
+        for (std::size_t i = 0; i < outs.size(); ++i) {
+            outs[i]->type = xs[i]->type;
+            // The larger of the initial and the settled shape: either is the result.
+            outs[i]->shape = values[i].shape;
+            std::uint64_t b = std::max(outs[i]->bytes(), xs[i]->bytes());
+            if (xs[i]->bytes() > values[i].bytes()) outs[i]->shape = xs[i]->shape;
+            bound_.push_back(b);
+        }
     }
 
     void run(op_io& io) override {
@@ -274,6 +308,7 @@ private:
         for (auto* x : detail::slot_args(io.inputs, "Input")) r.push_back(x);
         return r;
     }
+    static constexpr int max_shape_rounds = 16;
     std::unique_ptr<detail::block_program> body_;
     std::vector<std::uint64_t> bound_;  // bytes reserved per result (the last infer)
     std::int64_t iterations_ = 0;

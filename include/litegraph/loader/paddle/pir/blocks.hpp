@@ -119,6 +119,9 @@ private:
             node.attrs.set("sub_blocks", std::move(idx));
         }
         if (b != 0) {
+            // A loop value may change shape between iterations (Paddle starts
+            // some as 0-D placeholders): a block argument declares no shape.
+            for (int v : args) h.vars[static_cast<std::size_t>(v)].shape.clear();
             h.feeds.clear();
             h.fetches.clear();
             int col = 0;

@@ -100,6 +100,9 @@ private:
             on<ops::fill_constant_batch_size_like>(r, &reader::full_like);
             on<ops::range>(r, &reader::arange);
             on<ops::box_coder>(r, &reader::box_coder);
+            on<ops::fill_constant>(r, &reader::full_with_tensor);
+            on<ops::one_hot_v2>(r, &reader::one_hot);
+            on<ops::set_value>(r, &reader::set_value);
             return r;
         }();
         return t;
