@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "litegraph/firmware/codegen.hpp"
 #include "litegraph/loader/paddle/loader.hpp"
 #include "litegraph/loader/paddle/pir.hpp"
 #include "litegraph/runtime/plan_problem.hpp"
@@ -110,6 +111,16 @@ TEST_CASE("p2o_ifelse runs the block its condition picks") {
     }
     CHECK(taken_then > 0);
     CHECK(taken_else > 0);
+}
+
+TEST_CASE("codegen refuses control flow with an error naming the op") {
+    auto dir = test::shared_model("p2o_ifelse", "models_topology_only_pir");
+    if (dir.empty()) return;
+    firmware::codegen_request r;
+    r.load = [&] { return paddle::load(dir, topology_only()); };
+    r.header.segments = {planner::segment{}};
+    CHECK_THROWS_WITH_AS(firmware::codegen(r),
+                         doctest::Contains("control flow has no firmware form"), unsupported_error);
 }
 
 TEST_CASE("a PIR while loop runs its body until the condition is false") {
