@@ -113,6 +113,47 @@ TEST_CASE("p2o_ifelse runs the block its condition picks") {
     CHECK(taken_else > 0);
 }
 
+TEST_CASE("an if whose blocks yield different shapes gives the taken block's shape") {
+    // c ? full([2], 1.5) : x (f32 [5]): the bound is the larger, the result the actual.
+    auto f32 = [](std::vector<std::int64_t> d) { return pj::tensor_type("0.t_f32", d); };
+    pj::json then_ops = pj::json::array(
+        {pj::op("1.full", {}, {{10, f32({2})}},
+                pj::json::array({pj::attr("shape", "1.a_intarray", std::vector<std::int64_t>{2}),
+                                 pj::attr("value", "0.a_f64", 1.5),
+                                 pj::attr("dtype", "1.a_dtype", "float32")})),
+         pj::op("2.yield", {10}, {})});
+    pj::json else_ops = pj::json::array({pj::op("2.yield", {2}, {})});
+    auto region = [](const char* name, pj::json ops) {
+        return pj::json{
+            {"#", name},
+            {"blocks",
+             pj::json::array(
+                 {{{"#", "block"}, {"args", pj::json::array()}, {"ops", std::move(ops)}}})}};
+    };
+    pj::json if_op = pj::op("1.if", {1}, {{3, f32({-1})}});
+    if_op["regions"] = pj::json::array({region("r1", then_ops), region("r2", else_ops)});
+    auto m = paddle::load_pir_from_memory(
+        pj::program(pj::json::array({pj::data("c", 1, {}, "bool", "0.t_bool"),
+                                     pj::data("x", 2, {5}), if_op, pj::fetch(3, 4, 0)}))
+            .dump(),
+        "", topology_only());
+    runtime::program p(std::move(m.graph));
+    for (bool c : {true, false}) {
+        tensor ct(dtype::boolean, {});
+        ct.span<bool>()[0] = c;
+        auto x = test::random_tensor({5}, 9);
+        std::vector<float> want(x.span<float>().begin(), x.span<float>().end());
+        if (c) want.assign(2, 1.5f);
+        p.set_input("c", std::move(ct));
+        p.set_input("x", std::move(x));
+        p.run();
+        CAPTURE(c);
+        REQUIRE(p.output(0).shape == shape_t{static_cast<std::int64_t>(want.size())});
+        for (std::size_t i = 0; i < want.size(); ++i)
+            CHECK(p.output(0).span<float>()[i] == want[i]);
+    }
+}
+
 TEST_CASE("codegen refuses control flow with an error naming the op") {
     auto dir = test::shared_model("p2o_ifelse", "models_topology_only_pir");
     if (dir.empty()) return;

@@ -14,7 +14,8 @@
 //
 // Both set their outputs' shapes when they run (op_instance::shapes_at_run):
 // at prepare, an `if` whose condition is not known yet reserves for each
-// output the larger of its two blocks' shapes (the same rank is required);
+// output the larger of its two blocks' shapes (dim by dim for the same rank,
+// else the shape of more bytes; the dtype must be the same);
 // a `while` iterates its body's shape inference from the initial values'
 // shapes until they settle (Paddle starts some loop values as 0-D
 // placeholders that the first iteration gives their real shape) and reserves
@@ -155,14 +156,17 @@ public:
             outs[i]->shape = first.shape;
             if (which.size() < 2) continue;
             const auto& other = blocks_[which[1]]->get().output(i);
-            io.check(other.type == first.type && other.shape.size() == first.shape.size(), [&] {
+            io.check(other.type == first.type, [&] {
                 return "result " + std::to_string(i) + " is " + std::string(name_of(first.type)) +
-                       " " + to_string(first.shape) + " in one block and " +
-                       std::string(name_of(other.type)) + " " + to_string(other.shape) +
-                       " in the other (the same dtype and rank are required)";
+                       " in one block and " + std::string(name_of(other.type)) +
+                       " in the other (the same dtype is required)";
             });
-            for (std::size_t d = 0; d < first.shape.size(); ++d)
-                outs[i]->shape[d] = std::max(first.shape[d], other.shape[d]);
+            if (other.shape.size() == first.shape.size()) {
+                for (std::size_t d = 0; d < first.shape.size(); ++d)
+                    outs[i]->shape[d] = std::max(first.shape[d], other.shape[d]);
+            } else if (other.bytes() > first.bytes()) {
+                outs[i]->shape = other.shape;  // ranks differ: the larger one's bytes
+            }
         }
         for (std::size_t i = 0; i < outs.size(); ++i) bound_[i] = outs[i]->bytes();
     }
