@@ -57,7 +57,7 @@ def full(id, v): return op("1.full", [], [(id, i64([]))], [attr("shape", "1.a_in
 def branch(a, ref): return {"#": "region", "blocks": [{"#": "block", "args": [], "ops": [full(a, 2.0), op("2.yield", [ref], [])]}]}
 ifop = op("1.if", [3], [(4, i64([]))]); ifop["regions"] = [branch(10, 10), branch(11, 2)]
 cf = program([data("x", 1, [], "int64", "0.t_i64"), data("y", 2, [], "int64", "0.t_i64"), op("1.equal", [1, 1], [(3, tt("0.t_bool", []))]), ifop, fetch(4, 5)])
-write("pir-unsupported_error-control-flow-if.bin", json.dumps(cf))
+write("pir-ok-control-flow-if.bin", json.dumps(cf))
 cf["program"]["regions"][0]["blocks"][0]["ops"][3]["regions"][1]["blocks"][0]["ops"][1]["I"][0]["%"] = 4
 write("pir-format_error-region-reads-its-ops-result.bin", json.dumps(cf))
 # A pool2d whose kernel size is not a constant: kept under its PIR name, named when run.

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "litegraph/passes/pipeline.hpp"
+#include "litegraph/runtime/program.hpp"
 #include "options.hpp"
 #include "places_arg.hpp"
 
@@ -59,7 +60,8 @@ inline int cmd_info(const std::vector<std::string>& argv) {
     // kernel has.
     auto runnable = [&](const std::string& t) {
         if (auto it = info.op_types.find(t); it != info.op_types.end())
-            return it->second.empty() || is_supported(it->second);
+            return it->second.empty() || is_supported(it->second) ||
+                   runtime::is_control_flow_op(it->second);
         return t == "feed" || t == "fetch" || is_supported(t);
     };
     auto note = [&](const std::string& t) {

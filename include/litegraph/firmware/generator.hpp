@@ -555,6 +555,13 @@ struct generator {
     }
 
     void emit_layers() {
+        // Control flow (runtime/control_flow.hpp) runs blocks as programs of
+        // their own: a firmware network is one straight-line plan.
+        for (std::size_t i = 0; i < g().ops.size(); ++i)
+            if (runtime::is_control_flow_op(g().ops[i].type))
+                throw unsupported_error("op " + g().op_label(static_cast<int>(i)) +
+                                        ": control flow has no firmware form (a firmware "
+                                        "network runs one straight-line plan)");
         step = -1;
         for (int i : prog.execution_order()) {
             ++step;

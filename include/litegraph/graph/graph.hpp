@@ -204,6 +204,9 @@ public:
         pending_.push_back({std::move(type), inputs, outputs, std::move(attrs)});
     }
 
+    /// How many ops were added so far (op i of the finished graph is the i-th added).
+    std::size_t pending_ops() const noexcept { return pending_.size(); }
+
     void feed(std::string_view name, int col) { feeds_.push_back({std::string(name), col}); }
     void fetch(std::string_view name, int col) { fetches_.push_back({std::string(name), col}); }
 

@@ -51,6 +51,7 @@
 #include "litegraph/ops/matrix_nms.hpp"
 #include "litegraph/ops/multiclass_nms.hpp"
 #include "litegraph/ops/nearest_interp_v2.hpp"
+#include "litegraph/ops/one_hot.hpp"
 #include "litegraph/ops/op.hpp"
 #include "litegraph/ops/pad2d.hpp"
 #include "litegraph/ops/pad3d.hpp"
@@ -67,6 +68,7 @@
 #include "litegraph/ops/sequence_expand.hpp"
 #include "litegraph/ops/sequence_pool.hpp"
 #include "litegraph/ops/sequence_softmax.hpp"
+#include "litegraph/ops/set_value.hpp"
 #include "litegraph/ops/shape.hpp"
 #include "litegraph/ops/slice.hpp"
 #include "litegraph/ops/softmax.hpp"
@@ -122,6 +124,8 @@ using other_builtin_ops = op_list<                         //
     ops::flatten_contiguous_range,                         //
     ops::flip,                                             //
     ops::lookup_table_v2,                                  //
+    ops::one_hot_v2,                                       //
+    ops::set_value,                                        //
     ops::reshape2,                                         //
     ops::shape,                                            //
     ops::slice,                                            //

@@ -22,6 +22,8 @@ namespace litegraph::ops {
 
 struct fill_constant {
     static constexpr std::string_view paddle_types[] = {"fill_constant"};
+    /// `1.full_with_tensor(value, shape)`: ValueTensor, ShapeTensor (translate_ops.hpp).
+    static constexpr pir_name pir_names[] = {{"1.full_with_tensor", "fill_constant"}};
     struct params {
         shape_t shape;
         int dtype_code = 5;  // FP32

@@ -124,9 +124,13 @@ inline plan_problem problem_from_declared(const graph::graph& g,
 inline plan_problem problem_for(const graph::graph& g, const std::map<std::string, shape_t>& shapes,
                                 const std::vector<planner::segment>& segs,
                                 const instance_factory& make = {}) {
-    for (auto& op : g.ops)
-        if (!is_supported<op_table>(op.type) && op.type != patched_stage_type)
+    bool control_flow = false;
+    for (auto& op : g.ops) {
+        control_flow = control_flow || is_control_flow_op(op.type);
+        if (!is_supported<op_table>(op.type) && op.type != patched_stage_type &&
+            !is_control_flow_op(op.type))
             return problem_from_declared(g, shapes);
+    }
     try {
         program prog(g, segs, make);
         for (auto& [name, dims] : shapes) prog.input_index(name);
@@ -135,6 +139,10 @@ inline plan_problem problem_for(const graph::graph& g, const std::map<std::strin
             prog.set_input(i, deterministic_feed(v, shapes));
         }
         return problem_from_program(prog);
+    } catch (const unsupported_error&) {
+        // An op of a control-flow block has no kernel: the declared shapes.
+        if (!control_flow) throw;
+        return problem_from_declared(g, shapes);
     } catch (const shape_error&) {
         // Shape inference needs values the model does not carry (e.g. a
         // topology without its parameters): plan the declared shapes, which

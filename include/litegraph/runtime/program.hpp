@@ -56,6 +56,11 @@ struct instruction {
     bool reinfer = false;  // infers its shapes again before each run (data-dependent rows)
 };
 
+/// Control flow (control_flow.hpp): whether `type` is `if` or `while`, and
+/// the kernel of such an op (one program per block).
+inline bool is_control_flow_op(std::string_view type);
+inline std::unique_ptr<op_instance> make_control_flow(const graph::graph& g, int op);
+
 /// Builds the kernel of op `op` of a graph, or returns nullptr to leave it to
 /// the op table (backends::make_program passes one: picked kernels and
 /// subgraph ops).
@@ -75,6 +80,7 @@ public:
             ins.op = op;
             try {
                 if (make) ins.k = make(g_, op);
+                if (!ins.k && is_control_flow_op(node.type)) ins.k = make_control_flow(g_, op);
                 if (!ins.k && !is_supported<op_table>(node.type)) {
                     // A loader may say why it kept an op it could not translate
                     // (the PIR loader: "unsupported: control flow").
@@ -730,3 +736,5 @@ private:
 };
 
 }  // namespace litegraph::runtime
+
+#include "litegraph/runtime/control_flow.hpp"  // IWYU pragma: export

@@ -7,15 +7,17 @@
 // define them (`1.full_int_array`, `1.full`), and ops litegraph cannot
 // translate stay in the graph under their PIR name, so that `info` names them
 // and running names them too.  Control flow (`1.if`, `1.while`, their nested
-// regions, `2.yield`) is parsed and checked but stops a run: "unsupported:
-// control flow".  docs/paddle-pir.md describes the format.
+// regions, `2.yield`) becomes ops `if` and `while`, each holding its blocks as
+// graphs of their own (pir/blocks.hpp), which runtime/control_flow.hpp runs.
+// docs/paddle-pir.md describes the format.
 //
 // The parts, by role (include/litegraph/loader/paddle/pir/):
 //   json.hpp          parsing with a depth cap; reading members of expected kinds
 //   values.hpp        dtypes, types and attributes decoded; the table of values
 //   names.hpp         the PIR names the loader knows, derived from the ops' traits
 //   builder.hpp       adding graph ops (emit) or keeping an op untranslated
-//   control_flow.hpp  nested regions, parsed and checked, never translated
+//   control_flow.hpp  nested regions, parsed, checked and translated (ops tagged by block)
+//   blocks.hpp        each block moved into a graph of its own
 //   program.hpp       the walk of the program and the parameter file
 //   resolve.hpp       ops resolved at load (inputs, outputs, constants, lists)
 //   translate_ops.hpp the translators of ops that need code
@@ -56,6 +58,7 @@ inline model load(std::string_view json_text, std::optional<std::string_view> pa
             r.read(root);
         }
         r.read_params(params, params_label, options.require_params);
+        r.split_blocks();
     } catch (const nlohmann::json::exception& e) {
         // A shape of JSON the reader did not expect and did not check first.
         throw format_error(json_label, 0, std::string("malformed PIR program: ") + e.what());

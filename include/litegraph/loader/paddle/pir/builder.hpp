@@ -29,6 +29,7 @@ protected:
         std::vector<std::size_t> out_vals;  // value indices
         std::map<std::string, attr_value> attrs;
         std::string unknown_attr;  // the first attribute with a tag litegraph does not read
+        std::vector<int> blocks;   // control flow: the blocks of its regions (control_flow.hpp)
         static constexpr std::size_t npos = no_value;
     };
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "litegraph/loader/paddle/params.hpp"
+#include "litegraph/loader/paddle/pir/blocks.hpp"
 #include "litegraph/loader/paddle/pir/control_flow.hpp"
 #include "litegraph/loader/paddle/pir/names.hpp"
 
@@ -141,6 +142,17 @@ public:
         }
     }
 
+    /// Moves each control-flow block into a graph of its own (blocks.hpp);
+    /// after read_params, which gives the parameters their values.
+    void split_blocks() {
+        tag_new_ops();
+        try {
+            detail::split_blocks(m_.graph, op_block_);
+        } catch (const graph_error& e) {
+            throw graph_error(file_ + ": " + e.what());
+        }
+    }
+
 protected:
     program_reader(std::string file, model& m) : region_reader(std::move(file), m) {}
 
@@ -205,7 +217,7 @@ protected:
         }
         // Nested regions (control flow) are read and checked before the results
         // are defined: a region sees the values before its op, not its results.
-        if (op.contains("regions")) read_regions(op["regions"], path + ".regions");
+        if (op.contains("regions")) v.blocks = read_regions(op["regions"], path + ".regions");
         const auto& out = array_member(op, "O", path);
         for (std::size_t i = 0; i < out.size(); ++i) {
             const auto opath = path + ".O[" + std::to_string(i) + "]";
@@ -220,13 +232,11 @@ protected:
             v.out.push_back(id);
             v.out_vals.push_back(define(id, std::move(val), opath));
         }
-        if (scopes_.size() > 1) {
-            // Inside a control-flow region: checked and counted, never translated
-            // (names seen only there are marked after the walk).
-            if (is_control_flow(name)) note(name, name, "control flow");
-            return;
-        }
+        // An op inside a control-flow region is translated as well, tagged
+        // with its block (control_flow.hpp).
+        tag_new_ops();
         translate(v);
+        tag_new_ops();
     }
 
     void read_param(const json& op, const std::string& path) {

@@ -100,6 +100,9 @@ private:
             on<ops::fill_constant_batch_size_like>(r, &reader::full_like);
             on<ops::range>(r, &reader::arange);
             on<ops::box_coder>(r, &reader::box_coder);
+            on<ops::fill_constant>(r, &reader::full_with_tensor);
+            on<ops::one_hot_v2>(r, &reader::one_hot);
+            on<ops::set_value>(r, &reader::set_value);
             return r;
         }();
         return t;
@@ -120,6 +123,7 @@ private:
         // An in-place variant (`1.relu_`, `1.scale_`) computes the same values
         // (its result is a new value in PIR as well).
         const std::string n(table_name(v.name));
+        if (n == "1.if" || n == "1.while" || n == "2.yield") return control_flow(v, n);
         if (is_control_flow(n) || n.rfind("2.", 0) == 0)
             return keep_untranslated(v, "control flow");
         if (!v.unknown_attr.empty() && n != "1.data" && n != "1.fetch")
@@ -147,6 +151,82 @@ private:
         auto it = t.find(n);
         if (it == t.end()) return keep_untranslated(v, "");
         (this->*(it->second))(v, type);
+    }
+
+    /// `1.if` -> op `if` (Cond; results Out), `1.while` -> op `while` (Cond,
+    /// X: the loop-carried values; results Out), `2.yield` -> the placeholder
+    /// `litegraph_yield` (X).  blocks.hpp adds the values each block reads
+    /// from outside (Input) and moves the blocks into graphs of their own.
+    void control_flow(op_view& v, const std::string& n) {
+        if (n == "2.yield") {
+            slot_spec xs{"X", {}, {}, {}};
+            for (std::size_t k = 0; k < v.in_vals.size(); ++k) {
+                const auto vi = in_val(v, k);
+                if (vi == op_view::npos) return keep_untranslated(v, "control flow: absent value");
+                const auto& val = values_[vi];
+                if (val.k == value::kind::none || val.k == value::kind::vec ||
+                    (val.k == value::kind::tensor && !val.typed))
+                    return keep_untranslated(v,
+                                             "control flow: yields a value that is not a "
+                                             "tensor litegraph computes");
+                xs.vals.push_back(vi);
+                xs.ids.push_back(v.in[k]);
+                xs.paths.push_back(in_path(v, k));
+            }
+            std::vector<std::string> names;
+            for (std::size_t i = 0; i < xs.vals.size(); ++i)
+                names.push_back(tensor_var(xs.vals[i], xs.ids[i], xs.paths[i]));
+            b_.add_op("litegraph_yield", {{"X", names}}, {}, {});
+            note(v.name, "", "");  // the block's fetches (blocks.hpp)
+            return;
+        }
+        const bool is_if = n == "1.if";
+        if (v.blocks.size() != (is_if ? 2u : 1u))
+            return keep_untranslated(v, std::string("control flow: ") + n + " with " +
+                                            std::to_string(v.blocks.size()) + " blocks");
+        if (!block_args_ok_)
+            return keep_untranslated(v, "control flow: a block argument is not a tensor");
+        for (auto vi : v.out_vals)
+            if (values_[vi].k != value::kind::tensor || !values_[vi].typed)
+                return keep_untranslated(v, "control flow: a result is not a tensor");
+        if (is_if && v.in_vals.size() != 1)
+            return keep_untranslated(v, "control flow: 1.if takes one condition");
+        if (!is_if && v.in_vals.size() != v.out_vals.size() + 1)
+            return keep_untranslated(v,
+                                     "control flow: 1.while takes a condition and its "
+                                     "loop-carried values");
+        std::vector<slot_spec> ins{in_slot(v, "Cond", 0)};
+        if (!is_if) {
+            slot_spec xs{"X", {}, {}, {}};
+            for (std::size_t k = 1; k < v.in_vals.size(); ++k) {
+                xs.vals.push_back(in_val(v, k));
+                xs.ids.push_back(v.in[k]);
+                xs.paths.push_back(in_path(v, k));
+            }
+            ins.push_back(std::move(xs));
+        }
+        graph::named_slots in_names, outputs;
+        for (auto& sl : ins) {
+            std::vector<std::string> names;
+            for (std::size_t i = 0; i < sl.vals.size(); ++i) {
+                if (sl.vals[i] == op_view::npos)
+                    return keep_untranslated(v, "control flow: absent operand");
+                names.push_back(tensor_var(sl.vals[i], sl.ids[i], sl.paths[i]));
+            }
+            in_names.emplace_back(sl.slot, std::move(names));
+        }
+        std::vector<std::string> outs;
+        for (std::size_t k = 0; k < v.out_vals.size(); ++k) {
+            graph::named_slots one;
+            declare_result(v, k, v.out_vals[k], "Out", one);
+            for (auto& [slot, names] : one) outs.insert(outs.end(), names.begin(), names.end());
+        }
+        if (!outs.empty()) outputs.emplace_back("Out", std::move(outs));
+        attr_map a;
+        a.set("litegraph_blocks", std::vector<std::int64_t>(v.blocks.begin(), v.blocks.end()));
+        const std::string type = is_if ? "if" : "while";
+        b_.add_op(type, in_names, outputs, std::move(a));
+        note(v.name, type, "");
     }
 };
 

@@ -509,6 +509,46 @@ protected:
         for (auto k : {"shape", "input_dim_idx", "output_dim_idx"}) copy(a, v, k);
         emit(v, type, {in_slot(v, "Input", 0)}, {"Out"}, std::move(a));
     }
+    void full_with_tensor(op_view& v, const std::string& type) {
+        // full_with_tensor(value, shape): the fill value (a constant folds to
+        // the attribute) and the shape are operands.
+        attr_map a;
+        const auto dt = attr<std::string>(v, "dtype", "float32");
+        const auto t = dtype_of_name(dt);
+        if (!t) return keep_untranslated(v, "dtype '" + dt + "' is not one litegraph has");
+        a.set("dtype", std::int32_t{to_paddle_type(*t)});
+        if (auto c = const_scalar(in_val(v, 0))) {
+            a.set("value", *c);
+            return emit(v, type, {in_slot(v, "ShapeTensor", 1)}, {"Out"}, std::move(a));
+        }
+        emit(v, type, {in_slot(v, "ValueTensor", 0), in_slot(v, "ShapeTensor", 1)}, {"Out"},
+             std::move(a));
+    }
+    void one_hot(op_view& v, const std::string& type) {
+        // one_hot(x, num_classes): a constant num_classes becomes `depth`.
+        attr_map a;
+        if (auto d = const_scalar(in_val(v, 1))) {
+            a.set("depth", static_cast<std::int64_t>(*d));
+            return emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        }
+        emit(v, type, {in_slot(v, "X", 0), in_slot(v, "depth_tensor", 1)}, {"Out"}, std::move(a));
+    }
+    void set_value(op_view& v, const std::string& type) {
+        // set_value_with_tensor_(x, values, starts, ends, steps): constant
+        // bounds become attributes, the others tensor lists.
+        attr_map a;
+        for (auto k : {"axes", "decrease_axes", "none_axes"}) copy(a, v, k);
+        std::vector<slot_spec> ins{in_slot(v, "Input", 0), in_slot(v, "ValueTensor", 1)};
+        const char* names[] = {"starts", "ends", "steps"};
+        const char* slots[] = {"StartsTensorList", "EndsTensorList", "StepsTensorList"};
+        for (std::size_t k = 0; k < 3; ++k) {
+            if (auto c = const_ints(in_val(v, k + 2)))
+                a.set(names[k], *c);
+            else
+                ins.push_back(list_slot(v, slots[k], k + 2));
+        }
+        emit(v, type, ins, {"Out"}, std::move(a));
+    }
     void arange(op_view& v, const std::string& type) {
         // Operands start, end, step (constants the shape is computed from);
         // range's output has start's dtype, which must be arange's.
