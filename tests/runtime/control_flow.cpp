@@ -190,6 +190,21 @@ TEST_CASE("a PIR while loop runs its body until the condition is false") {
     }
 }
 
+TEST_CASE("a while loop stops at program_limits::max_loop_iterations with an error") {
+    auto m = paddle::load_pir_from_memory(while_program(), "", topology_only());
+    runtime::program p(std::move(m.graph));
+    runtime::program_limits l;
+    l.max_loop_iterations = 5;
+    p.set_limits(l);  // handed to the loop's kernel
+    p.set_input("n", scalar_i64(5));
+    p.set_input("x", tensor(dtype::f32, {3}));
+    p.run();  // five iterations: at the cap, not over it
+    CHECK(out_i64(p, 1) == 5);
+    p.set_input("n", scalar_i64(6));
+    p.set_input("x", tensor(dtype::f32, {3}));
+    CHECK_THROWS_WITH(p.run(), doctest::Contains("program_limits::max_loop_iterations"));
+}
+
 TEST_CASE("a while condition that is not one value is a clear error") {
     // The loop's condition made of the whole x (3 values) instead of a scalar.
     auto text = while_program();

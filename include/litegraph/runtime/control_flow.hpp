@@ -122,8 +122,15 @@ inline const graph::graph& block_of(const graph::graph& g, const graph::op_node&
 
 }  // namespace detail
 
+/// What the kernels of `if` and `while` share: the caps of the program that
+/// holds them, for their blocks' programs (program::set_limits).
+class control_flow_instance : public op_instance {
+public:
+    virtual void set_limits(const program_limits& l) = 0;
+};
+
 /// The kernel of op `if`.
-class if_instance final : public op_instance {
+class if_instance final : public control_flow_instance {
 public:
     if_instance(const graph::graph& then_block, const graph::graph& else_block) {
         blocks_.emplace_back(std::make_unique<detail::block_program>(then_block));
@@ -171,6 +178,10 @@ public:
         for (std::size_t i = 0; i < outs.size(); ++i) bound_[i] = outs[i]->bytes();
     }
 
+    void set_limits(const program_limits& l) override {
+        for (auto& b : blocks_) b->get().set_limits(l);
+    }
+
     void run(op_io& io) override {
         const int b = detail::condition_of(io, io.input("Cond")) ? 0 : 1;
         auto& p = blocks_[b]->get();
@@ -202,10 +213,15 @@ private:
 };
 
 /// The kernel of op `while`.
-class while_instance final : public op_instance {
+class while_instance final : public control_flow_instance {
 public:
     explicit while_instance(const graph::graph& body)
         : body_(std::make_unique<detail::block_program>(body)) {}
+
+    void set_limits(const program_limits& l) override {
+        body_->get().set_limits(l);
+        max_iterations_ = l.max_loop_iterations;
+    }
 
     void infer(op_io& io) override {
         auto xs = detail::slot_args(io.inputs, "X");
@@ -271,6 +287,11 @@ public:
         auto& p = body_->get();
         iterations_ = 0;
         while (go) {
+            io.check(iterations_ < max_iterations_, [&] {
+                return "the loop ran " + std::to_string(iterations_) +
+                       " iterations and its condition is still true "
+                       "(program_limits::max_loop_iterations)";
+            });
             std::vector<tensor_ref> refs(values.size());
             for (std::size_t i = 0; i < values.size(); ++i) {
                 refs[i].name = xs[i]->name;
@@ -316,6 +337,7 @@ private:
     std::unique_ptr<detail::block_program> body_;
     std::vector<std::uint64_t> bound_;  // bytes reserved per result (the last infer)
     std::int64_t iterations_ = 0;
+    std::int64_t max_iterations_ = program_limits{}.max_loop_iterations;
 };
 
 inline bool is_control_flow_op(std::string_view type) {
@@ -328,6 +350,10 @@ inline std::unique_ptr<op_instance> make_control_flow(const graph::graph& g, int
         return std::make_unique<if_instance>(detail::block_of(g, node, 0),
                                              detail::block_of(g, node, 1));
     return std::make_unique<while_instance>(detail::block_of(g, node, 0));
+}
+
+inline void set_control_flow_limits(op_instance& k, const program_limits& l) {
+    static_cast<control_flow_instance&>(k).set_limits(l);
 }
 
 }  // namespace litegraph::runtime

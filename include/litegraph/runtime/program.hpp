@@ -45,6 +45,10 @@ struct program_limits {
     std::uint64_t max_folded_bytes = std::uint64_t{1} << 32;
     /// Bytes of the planned arena.
     std::uint64_t max_arena_bytes = std::uint64_t{1} << 34;
+    /// Iterations of one run of a `while` loop (a loop whose condition never
+    /// turns false stops with an error instead of hanging).  Blocks of
+    /// control-flow ops get the caps of the program that holds them.
+    std::int64_t max_loop_iterations = std::int64_t{1} << 24;
 };
 
 struct instruction {
@@ -60,6 +64,8 @@ struct instruction {
 /// the kernel of such an op (one program per block).
 inline bool is_control_flow_op(std::string_view type);
 inline std::unique_ptr<op_instance> make_control_flow(const graph::graph& g, int op);
+/// Hands `l` to a kernel make_control_flow built (its blocks and loop cap).
+inline void set_control_flow_limits(op_instance& k, const program_limits& l);
 
 /// Builds the kernel of op `op` of a graph, or returns nullptr to leave it to
 /// the op table (backends::make_program passes one: picked kernels and
@@ -80,7 +86,10 @@ public:
             ins.op = op;
             try {
                 if (make) ins.k = make(g_, op);
-                if (!ins.k && is_control_flow_op(node.type)) ins.k = make_control_flow(g_, op);
+                if (!ins.k && is_control_flow_op(node.type)) {
+                    ins.k = make_control_flow(g_, op);
+                    control_flow_.push_back(ins.k.get());
+                }
                 if (!ins.k && !is_supported<op_table>(node.type)) {
                     // A loader may say why it kept an op it could not translate
                     // (the PIR loader: "unsupported: control flow").
@@ -122,6 +131,7 @@ public:
     const program_limits& limits() const noexcept { return limits_; }
     void set_limits(const program_limits& l) {
         limits_ = l;
+        for (auto* k : control_flow_) set_control_flow_limits(*k, l);
         prepared_ = false;
     }
     const std::vector<instruction>& instructions() const noexcept { return code_; }
@@ -728,7 +738,8 @@ private:
     tensor arena_;
     memory_stats stats_;
     program_limits limits_;
-    std::unique_ptr<thread_pool> pool_;  // null: one thread
+    std::vector<op_instance*> control_flow_;  // the kernels make_control_flow built
+    std::unique_ptr<thread_pool> pool_;       // null: one thread
     std::uint64_t folded_bytes_ = 0;
     std::uint64_t arena_needed_ = 0;  // bytes of the last plan's arena
     bool estimate_ = false;           // planned_arena_bytes: plan, allocate nothing
