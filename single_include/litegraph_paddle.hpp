@@ -3855,6 +3855,8 @@ namespace litegraph::ops {
 
 struct fill_constant {
     static constexpr std::string_view paddle_types[] = {"fill_constant"};
+    /// `1.full_with_tensor(value, shape)`: ValueTensor, ShapeTensor (translate_ops.hpp).
+    static constexpr pir_name pir_names[] = {{"1.full_with_tensor", "fill_constant"}};
     struct params {
         shape_t shape;
         int dtype_code = 5;  // FP32
@@ -12524,6 +12526,87 @@ struct interp_v2 {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/nearest_interp_v2.hpp ----
+// ---- begin litegraph/ops/one_hot.hpp ----
+// one_hot_v2: Out = X.shape + [depth], Out[..., k] = 1 where k = X[...],
+// else 0 (Paddle's one_hot_v2).  X holds int32/int64 class indices; `depth`
+// is the attribute or the `depth_tensor` input (one value, known before the
+// run).  An index outside [0, depth) is an error unless
+// `allow_out_of_range`, which leaves its row all zero.  Out's dtype is
+// `dtype` (a Paddle VarType code, default FP32).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+
+namespace litegraph::ops {
+
+struct one_hot_v2 {
+    static constexpr std::string_view paddle_types[] = {"one_hot_v2"};
+    static constexpr pir_name pir_names[] = {{"1.one_hot", "one_hot_v2"}};
+    struct params {
+        std::int64_t depth = -1;
+        int dtype_code = 5;  // FP32
+        bool allow_out_of_range = false;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("depth", -1), a.get<int>("dtype", 5),
+                a.get<bool>("allow_out_of_range", false)};
+    }
+
+    static std::int64_t depth(const params& p, const op_io& io) {
+        std::int64_t d = p.depth;
+        if (io.has_input("depth_tensor")) {
+            auto v = detail::read_ints(io, io.input("depth_tensor"), "depth_tensor");
+            io.check(v.size() == 1, "depth_tensor must hold one value");
+            d = v[0];
+        }
+        io.check(d > 0, [&] { return "depth must be positive, got " + std::to_string(d); });
+        return d;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        io.check(x.type == dtype::i32 || x.type == dtype::i64,
+                 [&] { return "X must be int32 or int64, got " + std::string(name_of(x.type)); });
+        auto& out = io.output("Out");
+        out.type = detail::dtype_from_paddle(io, p.dtype_code);
+        out.shape = x.shape;
+        out.shape.push_back(depth(p, io));
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto& out = io.output("Out");
+        const std::int64_t d = depth(p, io);
+        const std::int64_t n = x.numel();
+        auto index = [&](std::int64_t i) -> std::int64_t {
+            return x.type == dtype::i32 ? x.as<std::int32_t>()[i] : x.as<std::int64_t>()[i];
+        };
+        visit_dtype(out.type, [&]<class T>(T) {
+            if constexpr (std::is_arithmetic_v<T>) {
+                auto o = out.span<T>();
+                for (auto& e : o) e = T{};
+                for (std::int64_t i = 0; i < n; ++i) {
+                    const auto k = index(i);
+                    if (k < 0 || k >= d) {
+                        if (p.allow_out_of_range) continue;
+                        io.fail("index " + std::to_string(k) + " at " + std::to_string(i) +
+                                " is outside [0, " + std::to_string(d) + ")");
+                    }
+                    o[static_cast<std::size_t>(i * d + k)] = static_cast<T>(1);
+                }
+            } else {
+                io.fail("output dtype " + std::string(name_of(out.type)) + " is not supported");
+            }
+        });
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/one_hot.hpp ----
 // ---- begin litegraph/ops/pad2d.hpp ----
 // pad2d (Paddle 1.x/2.x): pads the H and W dims of a 4-D X (float32 or
 // float64) by `paddings` = [top, bottom, left, right] (or the Paddings input,
@@ -15762,6 +15845,156 @@ private:
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/sequence_softmax.hpp ----
+// ---- begin litegraph/ops/set_value.hpp ----
+// set_value (Paddle's set_value, the PIR `1.set_value_with_tensor_`): Out =
+// Input with the slice Input[starts:ends:steps] on `axes` replaced by
+// ValueTensor, broadcast numpy-style (trailing dims aligned) to the slice's
+// shape without its `decrease_axes`.  starts/ends/steps are the attributes
+// or, when given, the inputs StartsTensorList / EndsTensorList /
+// StepsTensorList (int32/int64; each tensor may hold several values, read in
+// order).  Bounds follow Python slicing: a negative start or end counts from
+// the end, both are clamped to the dim; a step is non-zero.  `none_axes`
+// (new axes of size 1) must be empty.  Out has Input's shape and dtype.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph::ops {
+
+struct set_value {
+    static constexpr std::string_view paddle_types[] = {"set_value"};
+    static constexpr pir_name pir_names[] = {{"1.set_value_with_tensor", "set_value"}};
+    struct params {
+        std::vector<std::int64_t> axes, starts, ends, steps, decrease_axes, none_axes;
+    };
+
+    static params parse(const attr_map& a, std::string_view) {
+        using v = std::vector<std::int64_t>;
+        return {a.get<v>("axes", {}),  a.get<v>("starts", {}),        a.get<v>("ends", {}),
+                a.get<v>("steps", {}), a.get<v>("decrease_axes", {}), a.get<v>("none_axes", {})};
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("Input");
+        io.check(p.none_axes.empty(), "none_axes (new axes) are not supported");
+        io.check(io.has_input("ValueTensor"), "a ValueTensor input is required");
+        io.check(io.input("ValueTensor").type == x.type, [&] {
+            return "ValueTensor is " + std::string(name_of(io.input("ValueTensor").type)) +
+                   ", Input is " + std::string(name_of(x.type));
+        });
+        const auto rank = static_cast<std::int64_t>(x.shape.size());
+        for (auto a : p.axes)
+            io.check(a >= 0 && a < rank, [&] {
+                return "axis " + std::to_string(a) + " is outside the rank " + std::to_string(rank);
+            });
+        auto& out = io.output("Out");
+        out.type = x.type;
+        out.shape = x.shape;
+    }
+
+    static std::vector<std::int64_t> ints(const op_io& io, const char* slot,
+                                          const std::vector<std::int64_t>& attr) {
+        if (!io.has_input(slot)) return attr;
+        std::vector<std::int64_t> r;
+        for (std::size_t i = 0; i < io.input_count(slot); ++i) {
+            auto v = detail::read_ints(io, io.input(slot, i), slot);
+            r.insert(r.end(), v.begin(), v.end());
+        }
+        return r;
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("Input");
+        const auto& val = io.input("ValueTensor");
+        const auto& out = io.output("Out");
+        const auto n_axes = p.axes.size();
+        auto starts = ints(io, "StartsTensorList", p.starts);
+        auto ends = ints(io, "EndsTensorList", p.ends);
+        auto steps = ints(io, "StepsTensorList", p.steps);
+        if (steps.empty()) steps.assign(n_axes, 1);
+        io.check(starts.size() == n_axes && ends.size() == n_axes && steps.size() == n_axes, [&] {
+            return "axes, starts, ends and steps differ in count (" + std::to_string(n_axes) +
+                   ", " + std::to_string(starts.size()) + ", " + std::to_string(ends.size()) +
+                   ", " + std::to_string(steps.size()) + ")";
+        });
+        const auto rank = x.shape.size();
+        // Per dim: first index, step, count of the slice.
+        std::vector<std::int64_t> first(rank, 0), step(rank, 1), count(x.shape);
+        for (std::size_t k = 0; k < n_axes; ++k) {
+            const auto a = static_cast<std::size_t>(p.axes[k]);
+            const auto dim = x.shape[a];
+            auto s = starts[k], e = ends[k];
+            const auto st = steps[k];
+            io.check(st != 0, "a step is zero");
+            if (s < 0) s += dim;
+            if (e < 0) e += dim;
+            if (st > 0) {
+                s = std::clamp<std::int64_t>(s, 0, dim);
+                e = std::clamp<std::int64_t>(e, 0, dim);
+                count[a] = e > s ? (e - s + st - 1) / st : 0;
+            } else {
+                s = std::clamp<std::int64_t>(s, -1, dim - 1);
+                e = std::clamp<std::int64_t>(e, -1, dim - 1);
+                count[a] = s > e ? (s - e + (-st) - 1) / (-st) : 0;
+            }
+            first[a] = s;
+            step[a] = st;
+        }
+        if (out.data != x.data) std::memcpy(out.data, x.data, x.bytes());
+        // The value's shape, aligned to the slice's dims without the decreased ones.
+        std::vector<std::size_t> kept;
+        for (std::size_t d = 0; d < rank; ++d) {
+            bool dec = false;
+            for (auto a : p.decrease_axes) dec = dec || a == static_cast<std::int64_t>(d);
+            if (!dec) kept.push_back(d);
+        }
+        const auto vrank = val.shape.size();
+        io.check(vrank <= kept.size(), [&] {
+            return "ValueTensor " + to_string(val.shape) + " has more dims than the slice";
+        });
+        // For each slice dim: the value's stride (0 when broadcast).
+        std::vector<std::int64_t> vstride(rank, 0);
+        const auto vs = detail::strides_of(val.shape);
+        for (std::size_t j = 0; j < vrank; ++j) {
+            const auto d = kept[kept.size() - vrank + j];
+            const auto vd = val.shape[j];
+            io.check(vd == 1 || vd == count[d], [&] {
+                return "ValueTensor " + to_string(val.shape) + " does not broadcast to the slice";
+            });
+            vstride[d] = vd == 1 ? 0 : vs[j];
+        }
+        for (std::size_t d = 0; d < rank; ++d)
+            if (count[d] == 0) return;
+        const auto xs = detail::strides_of(x.shape);
+        const auto esize = size_of(x.type);
+        std::vector<std::int64_t> idx(rank, 0);
+        while (true) {
+            std::int64_t o = 0, v = 0;
+            for (std::size_t d = 0; d < rank; ++d) {
+                o += (first[d] + idx[d] * step[d]) * xs[d];
+                v += idx[d] * vstride[d];
+            }
+            std::memcpy(out.data + o * static_cast<std::int64_t>(esize),
+                        val.data + v * static_cast<std::int64_t>(esize), esize);
+            std::size_t d = rank;
+            while (d > 0) {
+                --d;
+                if (++idx[d] < count[d]) break;
+                idx[d] = 0;
+                if (d == 0) return;
+            }
+            if (rank == 0) return;
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/set_value.hpp ----
 // ---- begin litegraph/ops/shape.hpp ----
 // shape: Out ([rank]) holds the dims of Input, int32 (Paddle's shape op) or,
 // with the attribute `dtype` = 3 (Paddle's INT64 code; what the PIR loader sets
@@ -17040,6 +17273,8 @@ using other_builtin_ops = op_list<                         //
     ops::flatten_contiguous_range,                         //
     ops::flip,                                             //
     ops::lookup_table_v2,                                  //
+    ops::one_hot_v2,                                       //
+    ops::set_value,                                        //
     ops::reshape2,                                         //
     ops::shape,                                            //
     ops::slice,                                            //
@@ -17530,6 +17765,9 @@ public:
                 attr_map attrs) {
         pending_.push_back({std::move(type), inputs, outputs, std::move(attrs)});
     }
+
+    /// How many ops were added so far (op i of the finished graph is the i-th added).
+    std::size_t pending_ops() const noexcept { return pending_.size(); }
 
     void feed(std::string_view name, int col) { feeds_.push_back({std::string(name), col}); }
     void fetch(std::string_view name, int col) { fetches_.push_back({std::string(name), col}); }
@@ -19227,7 +19465,9 @@ using fused_conv_ops =
 
 // ---- begin litegraph/passes/cancel_transposes.hpp ----
 // cancel_transposes: a transpose2 followed by its inverse computes its input;
-// the pair goes and the readers of the second read the first's input.  A
+// the pair goes and the readers of the second read the first's input.  Two
+// transposes of one variable by the same permutation are one (the borders
+// nhwc_to_nchw puts before each channels-last reader of a variable).  A
 // transpose followed (through single readers) by layout-agnostic ops and
 // then its inverse first moves past those ops, one at a time: past an
 // element-wise activation (ops::activation_functors) or `scale` as it is, past
@@ -19526,6 +19766,19 @@ inline int cancel_transposes(graph::graph& g) {
         if (perm.empty() || !detail::others_unread(g, g.ops[t], "Out")) return false;
         const int a = graph::input_var(g.ops[t], "X"), b = graph::output_var(g.ops[t], "Out");
         if (a < 0 || b < 0) return false;
+        // An earlier transpose of a by the same permutation (one variable read
+        // by several channels-last ops gets a border each): t's readers read
+        // its output instead.
+        if (!graph::is_fetched(g, b))
+            for (int t0 : g.vars[a].consumers)
+                if (t0 < t && !dead[t0] && graph::input_var(g.ops[t0], "X") == a &&
+                    detail::transpose_perm(g.ops[t0]) == perm) {
+                    const int b0 = graph::output_var(g.ops[t0], "Out");
+                    if (b0 < 0 || g.vars[b0].type != g.vars[b].type) continue;
+                    graph::replace_uses(g, b, b0);
+                    dead[t] = true;
+                    return true;
+                }
         // An inverse transpose reading b: its readers read a instead.
         for (int t2 : g.vars[b].consumers) {
             const auto& second = g.ops[t2];
@@ -23517,7 +23770,8 @@ inline constexpr pass_info pipeline[] = {
      "drop scale(1, 0) and inference dropout; readers use the input directly"},
     {"cancel_transposes", cancel_transposes,
      "a transpose2 and its inverse go (moving past activations and per-channel element-wise "
-     "ops): the borders of a channels-last region"},
+     "ops), repeated transposes of one variable are one: the borders of a channels-last "
+     "region"},
     {"fold_quant_linear", fold_quant_linear,
      "quantize_linear -> dequantize_linear pairs become a folded weight or one fake quant op"},
     {"fold_quant_dequant_split", fold_quant_dequant_split,
@@ -25672,6 +25926,10 @@ struct program_limits {
     std::uint64_t max_folded_bytes = std::uint64_t{1} << 32;
     /// Bytes of the planned arena.
     std::uint64_t max_arena_bytes = std::uint64_t{1} << 34;
+    /// Iterations of one run of a `while` loop (a loop whose condition never
+    /// turns false stops with an error instead of hanging).  Blocks of
+    /// control-flow ops get the caps of the program that holds them.
+    std::int64_t max_loop_iterations = std::int64_t{1} << 24;
 };
 
 struct instruction {
@@ -25682,6 +25940,13 @@ struct instruction {
     bool elided = false;   // nothing to do: a concat whose inputs were written in place
     bool reinfer = false;  // infers its shapes again before each run (data-dependent rows)
 };
+
+/// Control flow (control_flow.hpp): whether `type` is `if` or `while`, and
+/// the kernel of such an op (one program per block).
+inline bool is_control_flow_op(std::string_view type);
+inline std::unique_ptr<op_instance> make_control_flow(const graph::graph& g, int op);
+/// Hands `l` to a kernel make_control_flow built (its blocks and loop cap).
+inline void set_control_flow_limits(op_instance& k, const program_limits& l);
 
 /// Builds the kernel of op `op` of a graph, or returns nullptr to leave it to
 /// the op table (backends::make_program passes one: picked kernels and
@@ -25702,6 +25967,10 @@ public:
             ins.op = op;
             try {
                 if (make) ins.k = make(g_, op);
+                if (!ins.k && is_control_flow_op(node.type)) {
+                    ins.k = make_control_flow(g_, op);
+                    control_flow_.push_back(ins.k.get());
+                }
                 if (!ins.k && !is_supported<op_table>(node.type)) {
                     // A loader may say why it kept an op it could not translate
                     // (the PIR loader: "unsupported: control flow").
@@ -25743,6 +26012,7 @@ public:
     const program_limits& limits() const noexcept { return limits_; }
     void set_limits(const program_limits& l) {
         limits_ = l;
+        for (auto* k : control_flow_) set_control_flow_limits(*k, l);
         prepared_ = false;
     }
     const std::vector<instruction>& instructions() const noexcept { return code_; }
@@ -26349,7 +26619,8 @@ private:
     tensor arena_;
     memory_stats stats_;
     program_limits limits_;
-    std::unique_ptr<thread_pool> pool_;  // null: one thread
+    std::vector<op_instance*> control_flow_;  // the kernels make_control_flow built
+    std::unique_ptr<thread_pool> pool_;       // null: one thread
     std::uint64_t folded_bytes_ = 0;
     std::uint64_t arena_needed_ = 0;  // bytes of the last plan's arena
     bool estimate_ = false;           // planned_arena_bytes: plan, allocate nothing
@@ -26357,6 +26628,366 @@ private:
 };
 
 }  // namespace litegraph::runtime
+
+// ---- begin litegraph/runtime/control_flow.hpp ----
+// Control flow at run time: the ops `if` and `while` (the PIR loader makes
+// them from `1.if` and `1.while`, loader/paddle/pir/blocks.hpp).  Each holds
+// one runtime::program per block (the graphs of the owner's `sub_blocks`),
+// with its own shape inference and its own planned arena: a block's
+// activations are planned for one run of the block, apart from the owner's.
+//
+//   if:    Cond (one value), Input (the outside values its blocks read)
+//          -> Out.  Runs block 0 when Cond is true, else block 1; Out are
+//          the values the block yields.
+//   while: Cond, X (the loop-carried values), Input -> Out.  While Cond is
+//          true, runs its body with the loop-carried values then Input as
+//          feeds; the body yields [the new Cond, the new values...].  Out are
+//          the last values.
+//
+// Both set their outputs' shapes when they run (op_instance::shapes_at_run):
+// at prepare, an `if` whose condition is not known yet reserves for each
+// output the larger of its two blocks' shapes (dim by dim for the same rank,
+// else the shape of more bytes; the dtype must be the same);
+// a `while` iterates its body's shape inference from the initial values'
+// shapes until they settle (Paddle starts some loop values as 0-D
+// placeholders that the first iteration gives their real shape) and reserves
+// the larger of the initial and the settled shape; a loop value that grows
+// beyond that when it runs is an error naming it.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+namespace litegraph::runtime {
+
+namespace detail {
+
+/// The value of a one-element condition (bool or an integer) as a bool.
+inline bool condition_of(const op_io& io, const tensor_ref& c) {
+    io.check(c.data != nullptr, "the condition has no value");
+    std::int64_t n = 0;
+    try {
+        n = c.numel();
+    } catch (const shape_error&) {
+        n = -1;
+    }
+    io.check(n == 1,
+             [&] { return "the condition must hold one value, got shape " + to_string(c.shape); });
+    bool r = false;
+    bool ok = true;
+    visit_dtype(c.type, [&]<class T>(T) {
+        if constexpr (std::is_integral_v<T> || std::is_same_v<T, bool>)
+            r = reinterpret_cast<const T*>(c.data)[0] != T{};
+        else
+            ok = false;
+    });
+    io.check(ok, [&] {
+        return "the condition must be bool or an integer, got " + std::string(name_of(c.type));
+    });
+    return r;
+}
+
+inline tensor copy_of(const tensor_ref& r) {
+    tensor t(r.type, r.shape);
+    if (t.bytes() && r.data) std::memcpy(t.data(), r.data, t.bytes());
+    return t;
+}
+
+/// A result of `shape` (`bytes`) fits the `bound` bytes reserved for `out`.
+inline void check_bound(const op_io& io, const tensor_ref& out, const shape_t& shape,
+                        std::uint64_t bytes, std::uint64_t bound) {
+    io.check(bytes <= bound, [&] {
+        return "result '" + std::string(out.name) + "' has shape " + to_string(shape) + " (" +
+               std::to_string(bytes) + " bytes), more than the " + std::to_string(bound) +
+               " bytes planned for it";
+    });
+}
+
+/// The args of slot `s` of `io` (empty when absent).
+inline std::vector<tensor_ref*> slot_args(const std::vector<op_slot>& slots, std::string_view s) {
+    for (auto& x : slots)
+        if (x.name == s) return x.args;
+    return {};
+}
+
+/// A block as a program: `feeds` set from tensors (their data when they have
+/// some, else their shape only).
+class block_program {
+public:
+    explicit block_program(const graph::graph& g) : p_(g) {}
+
+    program& get() noexcept { return p_; }
+
+    void set_inputs(const op_io& io, const std::vector<const tensor_ref*>& in, bool need_data) {
+        io.check(in.size() == p_.input_count(), [&] {
+            return "a block takes " + std::to_string(p_.input_count()) + " inputs, the op gives " +
+                   std::to_string(in.size());
+        });
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            if (in[i]->data)
+                p_.set_input(i, copy_of(*in[i]));
+            else if (need_data)
+                io.fail("input '" + std::string(in[i]->name) + "' of a block has no data");
+            else
+                p_.set_input_shape(i, in[i]->shape);
+        }
+    }
+
+private:
+    program p_;
+};
+
+inline const graph::graph& block_of(const graph::graph& g, const graph::op_node& node,
+                                    std::size_t k) {
+    auto idx = node.attrs.get<std::vector<std::int64_t>>("sub_blocks", {});
+    if (k >= idx.size() || idx[k] < 0 || idx[k] >= static_cast<std::int64_t>(g.sub_blocks.size()))
+        throw graph_error("op " + node.type + ": no block #" + std::to_string(k) +
+                          " (attribute sub_blocks)");
+    return g.sub_blocks[static_cast<std::size_t>(idx[k])];
+}
+
+}  // namespace detail
+
+/// What the kernels of `if` and `while` share: the caps of the program that
+/// holds them, for their blocks' programs (program::set_limits).
+class control_flow_instance : public op_instance {
+public:
+    virtual void set_limits(const program_limits& l) = 0;
+};
+
+/// The kernel of op `if`.
+class if_instance final : public control_flow_instance {
+public:
+    if_instance(const graph::graph& then_block, const graph::graph& else_block) {
+        blocks_.emplace_back(std::make_unique<detail::block_program>(then_block));
+        blocks_.emplace_back(std::make_unique<detail::block_program>(else_block));
+    }
+
+    void infer(op_io& io) override {
+        auto& cond = io.input("Cond");
+        auto in = inputs(io);
+        auto outs = detail::slot_args(io.outputs, "Out");
+        std::vector<int> which;
+        if (cond.data)
+            which.push_back(detail::condition_of(io, cond) ? 0 : 1);
+        else
+            which = {0, 1};
+        for (int b : which) {
+            auto& p = blocks_[b]->get();
+            blocks_[b]->set_inputs(io, in, false);
+            p.prepare_plan();
+            io.check(p.output_count() == outs.size(), [&] {
+                return "block " + std::to_string(b) + " yields " +
+                       std::to_string(p.output_count()) + " values, the op has " +
+                       std::to_string(outs.size()) + " results";
+            });
+        }
+        bound_.assign(outs.size(), 0);
+        for (std::size_t i = 0; i < outs.size(); ++i) {
+            const auto& first = blocks_[which[0]]->get().output(i);
+            outs[i]->type = first.type;
+            outs[i]->shape = first.shape;
+            if (which.size() < 2) continue;
+            const auto& other = blocks_[which[1]]->get().output(i);
+            io.check(other.type == first.type, [&] {
+                return "result " + std::to_string(i) + " is " + std::string(name_of(first.type)) +
+                       " in one block and " + std::string(name_of(other.type)) +
+                       " in the other (the same dtype is required)";
+            });
+            if (other.shape.size() == first.shape.size()) {
+                for (std::size_t d = 0; d < first.shape.size(); ++d)
+                    outs[i]->shape[d] = std::max(first.shape[d], other.shape[d]);
+            } else if (other.bytes() > first.bytes()) {
+                outs[i]->shape = other.shape;  // ranks differ: the larger one's bytes
+            }
+        }
+        for (std::size_t i = 0; i < outs.size(); ++i) bound_[i] = outs[i]->bytes();
+    }
+
+    void set_limits(const program_limits& l) override {
+        for (auto& b : blocks_) b->get().set_limits(l);
+    }
+
+    void run(op_io& io) override {
+        const int b = detail::condition_of(io, io.input("Cond")) ? 0 : 1;
+        auto& p = blocks_[b]->get();
+        blocks_[b]->set_inputs(io, inputs(io), true);
+        p.run();
+        auto outs = detail::slot_args(io.outputs, "Out");
+        for (std::size_t i = 0; i < outs.size(); ++i) {
+            const auto& o = p.output(i);
+            detail::check_bound(io, *outs[i], o.shape, o.bytes(), bound_.at(i));
+            outs[i]->type = o.type;
+            outs[i]->shape = o.shape;
+            if (o.bytes()) std::memcpy(outs[i]->data, o.data, o.bytes());
+        }
+    }
+
+    bool folds_from_shapes() const noexcept override { return false; }
+    bool shapes_at_run() const noexcept override { return true; }
+    std::string_view name() const noexcept override { return "if"; }
+    /// Block `k`'s program (0: taken when the condition is true).
+    const program& block(std::size_t k) const { return blocks_.at(k)->get(); }
+
+private:
+    static std::vector<const tensor_ref*> inputs(const op_io& io) {
+        auto a = detail::slot_args(io.inputs, "Input");
+        return {a.begin(), a.end()};
+    }
+    std::vector<std::unique_ptr<detail::block_program>> blocks_;
+    std::vector<std::uint64_t> bound_;  // bytes reserved per result (the last infer)
+};
+
+/// The kernel of op `while`.
+class while_instance final : public control_flow_instance {
+public:
+    explicit while_instance(const graph::graph& body)
+        : body_(std::make_unique<detail::block_program>(body)) {}
+
+    void set_limits(const program_limits& l) override {
+        body_->get().set_limits(l);
+        max_iterations_ = l.max_loop_iterations;
+    }
+
+    void infer(op_io& io) override {
+        auto xs = detail::slot_args(io.inputs, "X");
+        auto outs = detail::slot_args(io.outputs, "Out");
+        io.check(xs.size() == outs.size(), "X and Out differ in count");
+        auto& p = body_->get();
+        // The loop values' shapes, iterated through the body's shape inference
+        // to a fixed point (Paddle starts some as 0-D placeholders).
+        std::vector<tensor_ref> values(xs.size());
+        for (std::size_t i = 0; i < xs.size(); ++i) values[i] = *xs[i];
+        for (int round = 0;; ++round) {
+            try {
+                body_->set_inputs(io, feeds(io, &values), false);
+                p.prepare_plan();
+            } catch (const shape_error&) {
+                throw;
+            } catch (const error& e) {
+                io.fail(std::string("the loop body: ") + e.what());
+            }
+            io.check(p.output_count() == xs.size() + 1, [&] {
+                return "the body yields " + std::to_string(p.output_count()) +
+                       " values, expected " + std::to_string(xs.size() + 1) +
+                       " (the condition and the loop values)";
+            });
+            bool same = true;
+            for (std::size_t i = 0; i < xs.size(); ++i) {
+                const auto& y = p.output(i + 1);
+                io.check(y.type == xs[i]->type, [&] {
+                    return "loop value " + std::to_string(i) + " is " +
+                           std::string(name_of(xs[i]->type)) + " and the body yields " +
+                           std::string(name_of(y.type));
+                });
+                if (y.shape != values[i].shape) same = false;
+            }
+            if (same) break;
+            io.check(round < max_shape_rounds, [&] {
+                return "the loop values' shapes do not settle in " +
+                       std::to_string(max_shape_rounds) +
+                       " iterations of the body's shape inference";
+            });
+            for (std::size_t i = 0; i < xs.size(); ++i) {
+                values[i].shape = p.output(i + 1).shape;
+                values[i].data = nullptr;  // shapes only from the second round
+            }
+        }
+        bound_.clear();
+        for (std::size_t i = 0; i < outs.size(); ++i) {
+            outs[i]->type = xs[i]->type;
+            // The larger of the initial and the settled shape: either is the result.
+            outs[i]->shape = values[i].shape;
+            std::uint64_t b = std::max(outs[i]->bytes(), xs[i]->bytes());
+            if (xs[i]->bytes() > values[i].bytes()) outs[i]->shape = xs[i]->shape;
+            bound_.push_back(b);
+        }
+    }
+
+    void run(op_io& io) override {
+        auto xs = detail::slot_args(io.inputs, "X");
+        auto outs = detail::slot_args(io.outputs, "Out");
+        std::vector<tensor> values;
+        for (auto* x : xs) values.push_back(detail::copy_of(*x));
+        bool go = detail::condition_of(io, io.input("Cond"));
+        auto& p = body_->get();
+        iterations_ = 0;
+        while (go) {
+            io.check(iterations_ < max_iterations_, [&] {
+                return "the loop ran " + std::to_string(iterations_) +
+                       " iterations and its condition is still true "
+                       "(program_limits::max_loop_iterations)";
+            });
+            std::vector<tensor_ref> refs(values.size());
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                refs[i].name = xs[i]->name;
+                refs[i].type = values[i].type();
+                refs[i].shape = values[i].shape();
+                refs[i].data = values[i].data();
+            }
+            body_->set_inputs(io, feeds(io, &refs), true);
+            p.run();
+            ++iterations_;
+            go = detail::condition_of(io, p.output(0));
+            for (std::size_t i = 0; i < values.size(); ++i)
+                values[i] = detail::copy_of(p.output(i + 1));
+        }
+        for (std::size_t i = 0; i < outs.size(); ++i) {
+            detail::check_bound(io, *outs[i], values[i].shape(), values[i].bytes(), bound_.at(i));
+            outs[i]->type = values[i].type();
+            outs[i]->shape = values[i].shape();
+            if (values[i].bytes()) std::memcpy(outs[i]->data, values[i].data(), values[i].bytes());
+        }
+    }
+
+    bool folds_from_shapes() const noexcept override { return false; }
+    bool shapes_at_run() const noexcept override { return true; }
+    std::string_view name() const noexcept override { return "while"; }
+    const program& body() const { return body_->get(); }
+    /// How many times the body ran in the last run.
+    std::int64_t iterations() const noexcept { return iterations_; }
+
+private:
+    /// The body's feeds: the loop values (`values`, or X) then Input.
+    static std::vector<const tensor_ref*> feeds(const op_io& io,
+                                                const std::vector<tensor_ref>* values) {
+        std::vector<const tensor_ref*> r;
+        if (values)
+            for (auto& v : *values) r.push_back(&v);
+        else
+            for (auto* x : detail::slot_args(io.inputs, "X")) r.push_back(x);
+        for (auto* x : detail::slot_args(io.inputs, "Input")) r.push_back(x);
+        return r;
+    }
+    static constexpr int max_shape_rounds = 16;
+    std::unique_ptr<detail::block_program> body_;
+    std::vector<std::uint64_t> bound_;  // bytes reserved per result (the last infer)
+    std::int64_t iterations_ = 0;
+    std::int64_t max_iterations_ = program_limits{}.max_loop_iterations;
+};
+
+inline bool is_control_flow_op(std::string_view type) {
+    return type == "if" || type == "while";
+}
+
+inline std::unique_ptr<op_instance> make_control_flow(const graph::graph& g, int op) {
+    const auto& node = g.ops[static_cast<std::size_t>(op)];
+    if (node.type == "if")
+        return std::make_unique<if_instance>(detail::block_of(g, node, 0),
+                                             detail::block_of(g, node, 1));
+    return std::make_unique<while_instance>(detail::block_of(g, node, 0));
+}
+
+inline void set_control_flow_limits(op_instance& k, const program_limits& l) {
+    static_cast<control_flow_instance&>(k).set_limits(l);
+}
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/control_flow.hpp ----
 // ---- end litegraph/runtime/program.hpp ----
 
 // firmware: firmware networks (what `litegraph codegen` writes)
@@ -27643,6 +28274,223 @@ inline void draw_polygon(image& img, const quad& q, std::array<std::uint8_t, 3> 
 
 }  // namespace litegraph::vision
 // ---- end litegraph/vision/draw.hpp ----
+// ---- begin litegraph/vision/keypoints.hpp ----
+// Top-down keypoints: PaddleDetection's HRNetPostProcess (HRNet, PP-TinyPose
+// exports: infer_cfg.yml `arch: HRNet` / `metric: KeyPointTopDown...`) as its
+// deployment code (deploy/python/keypoint_infer.py) runs it on a whole
+// picture preprocessed by TopDownEvalAffine:
+//   1. per joint, the first maximum of the heatmap [K, h, w]; its value is the
+//      score; a joint whose maximum is not above 0 sits at (0, 0);
+//   2. without DARK: a quarter pixel towards the higher neighbour in x and in y
+//      (get_final_preds), when 1 < x < w - 1 and 1 < y < h - 1;
+//      with DARK (dark_postprocess; the deployment's default, `use_dark`): the
+//      heatmaps blurred with OpenCV's 3x3 Gaussian ([1/4, 1/2, 1/4], zeros
+//      outside) and rescaled to their maximum, floored at 1e-10, logged, and
+//      the maximum moved by the Newton step -H^-1 g of the log heatmap
+//      (central differences) when 1 < x < w - 2 and 1 < y < h - 2 and H is
+//      regular;
+//   3. back to the picture by the inverse of TopDownEvalAffine as
+//      transform_preds does: centre round(W / 2), round(H / 2) (half to
+//      even, as numpy), one scale W / w for both axes:
+//      X = round(W / 2) + (x - w / 2) W / w, Y = round(H / 2) + (y - h / 2) W / w.
+// litegraph then clamps the points to the picture's pixels ([0, W - 1] x
+// [0, H - 1]): a maximum in the padding of a picture wider than the model's
+// aspect ratio has no pixel (PaddleDetection leaves such points outside).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+namespace litegraph::vision {
+
+/// One joint: where it is and its score (the heatmap's maximum).
+struct keypoint {
+    double x = 0, y = 0, score = 0;
+};
+
+/// The lines PaddleDetection's visualize_pose draws between the 17 COCO
+/// keypoints (nose, eyes, ears, shoulders, elbows, wrists, hips, knees, ankles).
+inline const std::vector<std::array<int, 2>>& coco_skeleton() {
+    static const std::vector<std::array<int, 2>> edges{
+        {0, 1},  {0, 2},  {1, 3},  {2, 4},   {3, 5},   {4, 6},   {5, 7},   {6, 8},  {7, 9},
+        {8, 10}, {5, 11}, {6, 12}, {11, 13}, {12, 14}, {13, 15}, {14, 16}, {11, 12}};
+    return edges;
+}
+
+namespace detail {
+
+/// OpenCV's GaussianBlur of ksize 3, sigma 0 ([1/4, 1/2, 1/4] both ways) of a
+/// map padded with zeros, rescaled so that its maximum is the map's: what
+/// HRNetPostProcess.gaussian_blur makes of one joint.
+inline std::vector<double> dark_blur(const float* hm, int h, int w) {
+    auto at = [&](int x, int y) -> double {
+        return x >= 0 && y >= 0 && x < w && y < h ? double(hm[std::size_t(y) * w + x]) : 0.0;
+    };
+    static constexpr double k[3] = {0.25, 0.5, 0.25};
+    std::vector<double> out(std::size_t(w) * h);
+    double origin_max = -INFINITY, blurred_max = -INFINITY;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            double s = 0;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) s += k[dy + 1] * k[dx + 1] * at(x + dx, y + dy);
+            out[std::size_t(y) * w + x] = s;
+            origin_max = std::max(origin_max, at(x, y));
+            blurred_max = std::max(blurred_max, s);
+        }
+    if (blurred_max != 0)  // an all-zero map stays as it is (numpy would make NaNs)
+        for (auto& v : out) v *= origin_max / blurred_max;
+    return out;
+}
+
+}  // namespace detail
+
+/// The keypoints of one picture's heatmaps [K, h, w] (`heatmaps` holds
+/// K * h * w floats, joint after joint) in heatmap pixels, before the
+/// affine back: steps 1 and 2 of the file's comment.  Throws usage_error on
+/// an empty map or a value that is not finite.
+inline std::vector<keypoint> heatmap_keypoints(const float* heatmaps, int k, int h, int w,
+                                               bool use_dark) {
+    if (k <= 0 || h <= 0 || w <= 0)
+        throw usage_error("keypoints: the heatmaps [" + std::to_string(k) + ", " +
+                          std::to_string(h) + ", " + std::to_string(w) + "] are empty");
+    const std::size_t plane = std::size_t(h) * w;
+    std::vector<keypoint> out(static_cast<std::size_t>(k));
+    for (int j = 0; j < k; ++j) {
+        const float* hm = heatmaps + std::size_t(j) * plane;
+        std::size_t best = 0;
+        for (std::size_t i = 0; i < plane; ++i) {
+            if (!std::isfinite(hm[i]))
+                throw usage_error("keypoints: heatmap " + std::to_string(j) + " has a value " +
+                                  "that is not finite (" + std::to_string(hm[i]) + ")");
+            if (hm[i] > hm[best]) best = i;
+        }
+        keypoint& p = out[std::size_t(j)];
+        p.score = hm[best];
+        if (!(hm[best] > 0)) continue;  // get_max_preds' mask: (0, 0)
+        const int px = int(best % std::size_t(w)), py = int(best / std::size_t(w));
+        p.x = px, p.y = py;
+        if (use_dark) {
+            if (!(1 < px && px < w - 2 && 1 < py && py < h - 2)) continue;
+            auto blurred = detail::dark_blur(hm, h, w);
+            auto l = [&](int x, int y) {
+                return std::log(std::max(blurred[std::size_t(y) * w + x], 1e-10));
+            };
+            const double dx = 0.5 * (l(px + 1, py) - l(px - 1, py)),
+                         dy = 0.5 * (l(px, py + 1) - l(px, py - 1)),
+                         dxx = 0.25 * (l(px + 2, py) - 2 * l(px, py) + l(px - 2, py)),
+                         dxy = 0.25 * (l(px + 1, py + 1) - l(px + 1, py - 1) - l(px - 1, py + 1) +
+                                       l(px - 1, py - 1)),
+                         dyy = 0.25 * (l(px, py + 2) - 2 * l(px, py) + l(px, py - 2));
+            const double det = dxx * dyy - dxy * dxy;
+            if (det != 0) {
+                // -H^-1 g with H^-1 = [[dyy, -dxy], [-dxy, dxx]] / det.
+                p.x -= (dyy * dx - dxy * dy) / det;
+                p.y -= (-dxy * dx + dxx * dy) / det;
+            }
+        } else if (1 < px && px < w - 1 && 1 < py && py < h - 1) {
+            auto v = [&](int x, int y) { return hm[std::size_t(y) * w + x]; };
+            auto sign = [](float d) { return d > 0 ? 1.0 : d < 0 ? -1.0 : 0.0; };
+            p.x += 0.25 * sign(v(px + 1, py) - v(px - 1, py));
+            p.y += 0.25 * sign(v(px, py + 1) - v(px, py - 1));
+        }
+    }
+    return out;
+}
+
+/// A heatmap point (x, y) of a map w x h, back in a picture of width x
+/// height that TopDownEvalAffine warped whole (step 3 of the file's comment).
+inline std::array<double, 2> heatmap_to_picture(double x, double y, int w, int h, int width,
+                                                int height) {
+    const double s = double(width) / w;
+    return {std::nearbyint(width / 2.0) + (x - w / 2.0) * s,
+            std::nearbyint(height / 2.0) + (y - h / 2.0) * s};
+}
+
+/// The keypoints of one picture (width x height) from its heatmaps [K, h, w]:
+/// heatmap_keypoints, mapped back by heatmap_to_picture and clamped to the
+/// picture's pixels.
+inline std::vector<keypoint> top_down_keypoints(const float* heatmaps, int k, int h, int w,
+                                                int width, int height, bool use_dark) {
+    if (width <= 0 || height <= 0)
+        throw usage_error("keypoints: the picture is empty (" + std::to_string(width) + "x" +
+                          std::to_string(height) + ")");
+    auto points = heatmap_keypoints(heatmaps, k, h, w, use_dark);
+    for (auto& p : points) {
+        auto [x, y] = heatmap_to_picture(p.x, p.y, w, h, width, height);
+        p.x = std::clamp(x, 0.0, width - 1.0);
+        p.y = std::clamp(y, 0.0, height - 1.0);
+    }
+    return points;
+}
+
+/// Throws usage_error unless every joint `skeleton` names is below k.
+inline void check_skeleton(const std::vector<std::array<int, 2>>& skeleton, int k) {
+    for (auto& e : skeleton)
+        for (int j : e)
+            if (j < 0 || j >= k)
+                throw usage_error("keypoints: the skeleton's line [" + std::to_string(e[0]) + ", " +
+                                  std::to_string(e[1]) + "] names joint " + std::to_string(j) +
+                                  ", the model gives " + std::to_string(k) + " (0 to " +
+                                  std::to_string(k - 1) + ")");
+}
+
+/// Draws the lines of `skeleton` between the points, `thickness` pixels wide,
+/// then each point as a disc of `radius` pixels in a black rim (colours in
+/// the image's channel order; a joint's colour from its index).
+inline void draw_keypoints(image& img, const std::vector<keypoint>& points,
+                           const std::vector<std::array<int, 2>>& skeleton, int radius = 3,
+                           int thickness = 2) {
+    check_skeleton(skeleton, static_cast<int>(points.size()));
+    auto put = [&](int x, int y, const std::array<std::uint8_t, 3>& c) {
+        if (x < 0 || y < 0 || x >= img.width || y >= img.height) return;
+        for (int ch = 0; ch < 3 && ch < img.channels; ++ch) img.at(x, y, ch) = c[ch];
+    };
+    auto colour = [](std::size_t j) {
+        static constexpr std::array<std::array<std::uint8_t, 3>, 8> palette{{{255, 0, 0},
+                                                                             {255, 170, 0},
+                                                                             {170, 255, 0},
+                                                                             {0, 255, 85},
+                                                                             {0, 255, 255},
+                                                                             {0, 85, 255},
+                                                                             {170, 0, 255},
+                                                                             {255, 0, 170}}};
+        return palette[j % palette.size()];
+    };
+    for (auto& e : skeleton) {
+        const auto &a = points[std::size_t(e[0])], &b = points[std::size_t(e[1])];
+        const int steps = int(std::ceil(std::max(std::abs(b.x - a.x), std::abs(b.y - a.y)))) + 1;
+        for (int s = 0; s <= steps; ++s) {
+            const double t = double(s) / steps;
+            const int cx = int(std::lround(a.x + t * (b.x - a.x))),
+                      cy = int(std::lround(a.y + t * (b.y - a.y)));
+            for (int dy = -thickness / 2; dy < thickness - thickness / 2; ++dy)
+                for (int dx = -thickness / 2; dx < thickness - thickness / 2; ++dx)
+                    put(cx + dx, cy + dy, {230, 230, 230});
+        }
+    }
+    for (std::size_t j = 0; j < points.size(); ++j) {
+        const int cx = int(std::lround(points[j].x)), cy = int(std::lround(points[j].y));
+        const int ring = radius + 1;  // a black rim: the point stands out on any picture
+        for (int dy = -ring; dy <= ring; ++dy)
+            for (int dx = -ring; dx <= ring; ++dx) {
+                const int d2 = dx * dx + dy * dy;
+                if (d2 <= radius * radius)
+                    put(cx + dx, cy + dy, colour(j));
+                else if (d2 <= ring * ring)
+                    put(cx + dx, cy + dy, {0, 0, 0});
+            }
+    }
+}
+
+}  // namespace litegraph::vision
+// ---- end litegraph/vision/keypoints.hpp ----
 // ---- begin litegraph/vision/ocr.hpp ----
 // The steps of PaddleOCR's text system between and after its models, on
 // pixels and tensors only (no model, no files): the detector's boxes in
@@ -27693,9 +28541,11 @@ struct resize_step {
     bool keep_ratio = true;
     interpolation interp = interpolation::linear;
 };
-/// PaddleClas `ResizeImage`: to size [w, h], or the shorter side to resize_short.
+/// PaddleClas `ResizeImage`: to size [w, h], or the shorter side to
+/// resize_short (PaddleSeg's ResizeByShort); PaddleSeg's ResizeByLong: the
+/// longer side to resize_long.
 struct resize_image_step {
-    int w = 0, h = 0, resize_short = 0;
+    int w = 0, h = 0, resize_short = 0, resize_long = 0;
     interpolation interp = interpolation::linear;
 };
 /// PaddleOCR `DetResizeForTest`: limit_side_len with limit_type max / min /
@@ -27807,6 +28657,9 @@ inline void apply(image& img, result& r, const resize_image_step& s) {
     int w = s.w, h = s.h;
     if (s.resize_short > 0) {
         double p = double(s.resize_short) / std::min(img.width, img.height);
+        w = round_half_even(img.width * p), h = round_half_even(img.height * p);
+    } else if (s.resize_long > 0) {
+        double p = double(s.resize_long) / std::max(img.width, img.height);
         w = round_half_even(img.width * p), h = round_half_even(img.height * p);
     }
     scaled_to(img, r, w, h, s.interp);
@@ -32331,6 +33184,13 @@ struct generator {
     }
 
     void emit_layers() {
+        // Control flow (runtime/control_flow.hpp) runs blocks as programs of
+        // their own: a firmware network is one straight-line plan.
+        for (std::size_t i = 0; i < g().ops.size(); ++i)
+            if (runtime::is_control_flow_op(g().ops[i].type))
+                throw unsupported_error("op " + g().op_label(static_cast<int>(i)) +
+                                        ": control flow has no firmware form (a firmware "
+                                        "network runs one straight-line plan)");
         step = -1;
         for (int i : prog.execution_order()) {
             ++step;
@@ -33688,15 +34548,17 @@ inline void append_record(std::string& out, const tensor& t) {
 // define them (`1.full_int_array`, `1.full`), and ops litegraph cannot
 // translate stay in the graph under their PIR name, so that `info` names them
 // and running names them too.  Control flow (`1.if`, `1.while`, their nested
-// regions, `2.yield`) is parsed and checked but stops a run: "unsupported:
-// control flow".  docs/paddle-pir.md describes the format.
+// regions, `2.yield`) becomes ops `if` and `while`, each holding its blocks as
+// graphs of their own (pir/blocks.hpp), which runtime/control_flow.hpp runs.
+// docs/paddle-pir.md describes the format.
 //
 // The parts, by role (include/litegraph/loader/paddle/pir/):
 //   json.hpp          parsing with a depth cap; reading members of expected kinds
 //   values.hpp        dtypes, types and attributes decoded; the table of values
 //   names.hpp         the PIR names the loader knows, derived from the ops' traits
 //   builder.hpp       adding graph ops (emit) or keeping an op untranslated
-//   control_flow.hpp  nested regions, parsed and checked, never translated
+//   control_flow.hpp  nested regions, parsed, checked and translated (ops tagged by block)
+//   blocks.hpp        each block moved into a graph of its own
 //   program.hpp       the walk of the program and the parameter file
 //   resolve.hpp       ops resolved at load (inputs, outputs, constants, lists)
 //   translate_ops.hpp the translators of ops that need code
@@ -33987,11 +34849,162 @@ inline std::optional<std::string_view> translated_type(std::string_view name) {
 #include <utility>
 #include <vector>
 
+// ---- begin litegraph/loader/paddle/pir/blocks.hpp ----
+// The PIR loader's blocks: once the program is read into one graph (every
+// op tagged with its block, control_flow.hpp), each block of a control-flow
+// op becomes a graph of its own in the owner's `sub_blocks`:
+//
+//   - the values a block reads from outside it (not parameters or
+//     constants: those are copied into the block's graph) become the op's
+//     inputs in slot "Input", in variable order, one list for all the op's
+//     blocks (an `if`'s two);
+//   - the block graph's feeds are, in order, its arguments (a `while` body's
+//     loop-carried values) and then those outside values;
+//   - its fetches are the values its `2.yield` yields;
+//   - the op's attribute `sub_blocks` gives the indices of its blocks in the
+//     owner graph's `sub_blocks`.
+//
+// A graph without control flow is left as it is.
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <vector>
+
+
+namespace litegraph::paddle::pir::detail {
+
+class block_splitter {
+public:
+    block_splitter(graph::graph& g, std::vector<int> op_block)
+        : g_(g), block_(std::move(op_block)) {
+        block_.resize(g_.ops.size(), 0);
+    }
+
+    void split() {
+        if (std::all_of(block_.begin(), block_.end(), [](int b) { return b == 0; })) return;
+        // Outside values of each block, innermost first (a block's children
+        // have higher ids than the block).
+        int max_block = *std::max_element(block_.begin(), block_.end());
+        captured_.assign(static_cast<std::size_t>(max_block) + 1, {});
+        for (int b = max_block; b >= 1; --b) captured_[b] = outside_values(b);
+        inputs_.assign(captured_.size(), {});
+        // Each control-flow op reads its blocks' outside values in slot Input.
+        for (std::size_t i = 0; i < g_.ops.size(); ++i) {
+            auto blocks = children(static_cast<int>(i));
+            if (blocks.empty()) continue;
+            std::set<int> all;
+            for (auto c : blocks) all.insert(captured_[c].begin(), captured_[c].end());
+            const std::vector<int> list(all.begin(), all.end());
+            for (auto c : blocks) inputs_[c] = list;
+            if (!list.empty()) g_.ops[i].inputs.push_back({"Input", list});
+        }
+        g_.relink();
+        const graph::graph flat = g_;
+        g_ = block_graph(flat, 0);
+    }
+
+private:
+    std::vector<int> children(int op) const {
+        std::vector<int> r;
+        for (auto b : g_.ops[op].attrs.get<std::vector<std::int64_t>>("litegraph_blocks", {}))
+            r.push_back(static_cast<int>(b));
+        return r;
+    }
+
+    bool in_block(int op, int b) const { return block_[op] == b; }
+
+    /// The non-constant variables the ops of block `b` (and its blocks) read
+    /// and that no op of `b` produces.
+    std::vector<int> outside_values(int b) const {
+        std::set<int> read, made;
+        for (std::size_t i = 0; i < g_.ops.size(); ++i) {
+            if (!in_block(static_cast<int>(i), b)) continue;
+            for (auto& s : g_.ops[i].inputs)
+                for (int v : s.vars) read.insert(v);
+            for (auto& s : g_.ops[i].outputs)
+                for (int v : s.vars) made.insert(v);
+            for (auto c : children(static_cast<int>(i)))
+                read.insert(captured_[c].begin(), captured_[c].end());
+        }
+        std::vector<int> r;
+        for (int v : read)
+            if (!made.count(v) && !g_.vars[v].persistable) r.push_back(v);
+        return r;
+    }
+
+    /// Block `b` of `flat` as a graph of its own (b 0: the top block, its
+    /// feeds and fetches the program's).
+    graph::graph block_graph(const graph::graph& flat, int b) const {
+        graph::graph h = flat;
+        h.sub_blocks.clear();
+        std::vector<bool> dead(h.ops.size(), false);
+        std::vector<int> args, yielded;
+        for (std::size_t i = 0; i < h.ops.size(); ++i) {
+            const int op = static_cast<int>(i);
+            if (!in_block(op, b)) {
+                dead[i] = true;
+                continue;
+            }
+            auto& node = h.ops[i];
+            if (node.type == "litegraph_block_args") {
+                dead[i] = true;
+                for (auto& s : node.outputs) args.insert(args.end(), s.vars.begin(), s.vars.end());
+                continue;
+            }
+            if (node.type == "litegraph_yield") {
+                dead[i] = true;
+                for (auto& s : node.inputs)
+                    yielded.insert(yielded.end(), s.vars.begin(), s.vars.end());
+                continue;
+            }
+            auto blocks = children(op);
+            if (blocks.empty()) continue;
+            std::vector<std::int64_t> idx;
+            for (auto c : blocks) {
+                idx.push_back(static_cast<std::int64_t>(h.sub_blocks.size()));
+                h.sub_blocks.push_back(block_graph(flat, c));
+            }
+            node.attrs.set("sub_blocks", std::move(idx));
+        }
+        if (b != 0) {
+            // A loop value may change shape between iterations (Paddle starts
+            // some as 0-D placeholders): a block argument declares no shape.
+            for (int v : args) h.vars[static_cast<std::size_t>(v)].shape.clear();
+            h.feeds.clear();
+            h.fetches.clear();
+            int col = 0;
+            for (int v : args) h.feeds.push_back({v, col++});
+            for (int v : inputs_[b]) h.feeds.push_back({v, col++});
+            col = 0;
+            for (int v : yielded) h.fetches.push_back({v, col++});
+        }
+        graph::compact(h, dead);
+        return h;
+    }
+
+    graph::graph& g_;
+    std::vector<int> block_;
+    std::vector<std::vector<int>> captured_;  // per block: the outside values it reads
+    std::vector<std::vector<int>> inputs_;    // per block: its op's Input (all its blocks')
+};
+
+/// Splits the blocks of `g` (ops tagged by `op_block`) into sub-graphs.
+inline void split_blocks(graph::graph& g, std::vector<int> op_block) {
+    block_splitter(g, std::move(op_block)).split();
+}
+
+}  // namespace litegraph::paddle::pir::detail
+// ---- end litegraph/loader/paddle/pir/blocks.hpp ----
 // ---- begin litegraph/loader/paddle/pir/control_flow.hpp ----
 // The PIR loader's control flow: `1.if`, `1.while`, their nested regions
 // and `2.yield` are parsed and checked (a region sees the values before its
-// op, block arguments have negative ids) but never translated; running such
-// a program stops with "unsupported: control flow".
+// op, block arguments have negative ids).  The ops of every block are
+// translated into the one graph being built, each tagged with its block
+// (op_block_); a block's arguments are the results of a placeholder op
+// (`litegraph_block_args`) and its `2.yield` a placeholder op
+// (`litegraph_yield`).  Once the program is read, pir/blocks.hpp moves each
+// block into a graph of its own held by its control-flow op.
 
 #include <string>
 #include <string_view>
@@ -34406,6 +35419,7 @@ protected:
         std::vector<std::size_t> out_vals;  // value indices
         std::map<std::string, attr_value> attrs;
         std::string unknown_attr;  // the first attribute with a tag litegraph does not read
+        std::vector<int> blocks;   // control flow: the blocks of its regions (control_flow.hpp)
         static constexpr std::size_t npos = no_value;
     };
 
@@ -34610,8 +35624,21 @@ protected:
     /// Reads one op (program.hpp); regions read theirs with it.
     virtual void read_op(const json& op, const std::string& path) = 0;
 
-    void read_regions(const json& regions, const std::string& path) {
+    /// The block each graph op added so far belongs to (0: the top block).
+    std::vector<int> op_block_;
+    int cur_block_ = 0;
+    int next_block_ = 1;
+
+    /// Tags the ops added since op_block_ was last brought up to date.
+    void tag_new_ops() { op_block_.resize(b_.pending_ops(), cur_block_); }
+
+    /// Reads the regions of a control-flow op; returns the ids of their blocks.
+    std::vector<int> read_regions(const json& regions, const std::string& path) {
         if (!regions.is_array()) fail(path, "expected an array, got " + type_name(regions));
+        std::vector<int> ids;
+        tag_new_ops();
+        const int outer = cur_block_;
+        bool args_ok = true;
         for (std::size_t r = 0; r < regions.size(); ++r) {
             const auto rpath = path + "[" + std::to_string(r) + "]";
             const auto& blocks = array_member(regions[r], "blocks", rpath);
@@ -34619,6 +35646,9 @@ protected:
                 const auto bpath = rpath + ".blocks[" + std::to_string(b) + "]";
                 ++m_.info.num_blocks;
                 scopes_.emplace_back();
+                cur_block_ = next_block_++;
+                ids.push_back(cur_block_);
+                std::vector<std::string> arg_vars;
                 if (blocks[b].is_object() && blocks[b].contains("args")) {
                     const auto& args = blocks[b]["args"];
                     if (!args.is_array())
@@ -34632,16 +35662,42 @@ protected:
                         value val;
                         if (args[a].contains("TT"))
                             val = from_type(read_type(args[a]["TT"], apath + ".TT"));
-                        define(id, std::move(val), apath);
+                        const bool tensor_arg = val.k == value::kind::tensor && val.typed;
+                        const auto vi = define(id, std::move(val), apath);
+                        if (!tensor_arg) {
+                            values_[vi].k = value::kind::none;
+                            values_[vi].none_why = "a block argument litegraph does not read";
+                            arg_vars.emplace_back();
+                            continue;
+                        }
+                        declare(vi, id_name(id), false, apath);
+                        arg_vars.push_back(values_[vi].var);
                     }
                 }
+                // The block's arguments: results of a placeholder op (a feed of
+                // the block's graph once blocks.hpp splits it off).
+                std::vector<std::string> named;
+                for (auto& n : arg_vars)
+                    if (!n.empty()) named.push_back(n);
+                if (named.size() != arg_vars.size()) {
+                    named.clear();  // an argument that is not a tensor: the op stays unsupported
+                    args_ok = false;
+                }
+                if (!named.empty()) b_.add_op("litegraph_block_args", {}, {{"Out", named}}, {});
+                tag_new_ops();
                 const auto& ops = array_member(blocks[b], "ops", bpath);
                 for (std::size_t i = 0; i < ops.size(); ++i)
                     read_op(ops[i], bpath + ".ops[" + std::to_string(i) + "]");
+                tag_new_ops();
                 scopes_.pop_back();
             }
         }
+        cur_block_ = outer;
+        block_args_ok_ = args_ok;
+        return ids;
     }
+
+    bool block_args_ok_ = true;  // the last read_regions: every block argument is a tensor
 };
 
 }  // namespace detail
@@ -34774,6 +35830,17 @@ public:
         }
     }
 
+    /// Moves each control-flow block into a graph of its own (blocks.hpp);
+    /// after read_params, which gives the parameters their values.
+    void split_blocks() {
+        tag_new_ops();
+        try {
+            detail::split_blocks(m_.graph, op_block_);
+        } catch (const graph_error& e) {
+            throw graph_error(file_ + ": " + e.what());
+        }
+    }
+
 protected:
     program_reader(std::string file, model& m) : region_reader(std::move(file), m) {}
 
@@ -34838,7 +35905,7 @@ protected:
         }
         // Nested regions (control flow) are read and checked before the results
         // are defined: a region sees the values before its op, not its results.
-        if (op.contains("regions")) read_regions(op["regions"], path + ".regions");
+        if (op.contains("regions")) v.blocks = read_regions(op["regions"], path + ".regions");
         const auto& out = array_member(op, "O", path);
         for (std::size_t i = 0; i < out.size(); ++i) {
             const auto opath = path + ".O[" + std::to_string(i) + "]";
@@ -34853,13 +35920,11 @@ protected:
             v.out.push_back(id);
             v.out_vals.push_back(define(id, std::move(val), opath));
         }
-        if (scopes_.size() > 1) {
-            // Inside a control-flow region: checked and counted, never translated
-            // (names seen only there are marked after the walk).
-            if (is_control_flow(name)) note(name, name, "control flow");
-            return;
-        }
+        // An op inside a control-flow region is translated as well, tagged
+        // with its block (control_flow.hpp).
+        tag_new_ops();
         translate(v);
+        tag_new_ops();
     }
 
     void read_param(const json& op, const std::string& path) {
@@ -35686,6 +36751,46 @@ protected:
         for (auto k : {"shape", "input_dim_idx", "output_dim_idx"}) copy(a, v, k);
         emit(v, type, {in_slot(v, "Input", 0)}, {"Out"}, std::move(a));
     }
+    void full_with_tensor(op_view& v, const std::string& type) {
+        // full_with_tensor(value, shape): the fill value (a constant folds to
+        // the attribute) and the shape are operands.
+        attr_map a;
+        const auto dt = attr<std::string>(v, "dtype", "float32");
+        const auto t = dtype_of_name(dt);
+        if (!t) return keep_untranslated(v, "dtype '" + dt + "' is not one litegraph has");
+        a.set("dtype", std::int32_t{to_paddle_type(*t)});
+        if (auto c = const_scalar(in_val(v, 0))) {
+            a.set("value", *c);
+            return emit(v, type, {in_slot(v, "ShapeTensor", 1)}, {"Out"}, std::move(a));
+        }
+        emit(v, type, {in_slot(v, "ValueTensor", 0), in_slot(v, "ShapeTensor", 1)}, {"Out"},
+             std::move(a));
+    }
+    void one_hot(op_view& v, const std::string& type) {
+        // one_hot(x, num_classes): a constant num_classes becomes `depth`.
+        attr_map a;
+        if (auto d = const_scalar(in_val(v, 1))) {
+            a.set("depth", static_cast<std::int64_t>(*d));
+            return emit(v, type, {in_slot(v, "X", 0)}, {"Out"}, std::move(a));
+        }
+        emit(v, type, {in_slot(v, "X", 0), in_slot(v, "depth_tensor", 1)}, {"Out"}, std::move(a));
+    }
+    void set_value(op_view& v, const std::string& type) {
+        // set_value_with_tensor_(x, values, starts, ends, steps): constant
+        // bounds become attributes, the others tensor lists.
+        attr_map a;
+        for (auto k : {"axes", "decrease_axes", "none_axes"}) copy(a, v, k);
+        std::vector<slot_spec> ins{in_slot(v, "Input", 0), in_slot(v, "ValueTensor", 1)};
+        const char* names[] = {"starts", "ends", "steps"};
+        const char* slots[] = {"StartsTensorList", "EndsTensorList", "StepsTensorList"};
+        for (std::size_t k = 0; k < 3; ++k) {
+            if (auto c = const_ints(in_val(v, k + 2)))
+                a.set(names[k], *c);
+            else
+                ins.push_back(list_slot(v, slots[k], k + 2));
+        }
+        emit(v, type, ins, {"Out"}, std::move(a));
+    }
     void arange(op_view& v, const std::string& type) {
         // Operands start, end, step (constants the shape is computed from);
         // range's output has start's dtype, which must be arange's.
@@ -35810,6 +36915,9 @@ private:
             on<ops::fill_constant_batch_size_like>(r, &reader::full_like);
             on<ops::range>(r, &reader::arange);
             on<ops::box_coder>(r, &reader::box_coder);
+            on<ops::fill_constant>(r, &reader::full_with_tensor);
+            on<ops::one_hot_v2>(r, &reader::one_hot);
+            on<ops::set_value>(r, &reader::set_value);
             return r;
         }();
         return t;
@@ -35830,6 +36938,7 @@ private:
         // An in-place variant (`1.relu_`, `1.scale_`) computes the same values
         // (its result is a new value in PIR as well).
         const std::string n(table_name(v.name));
+        if (n == "1.if" || n == "1.while" || n == "2.yield") return control_flow(v, n);
         if (is_control_flow(n) || n.rfind("2.", 0) == 0)
             return keep_untranslated(v, "control flow");
         if (!v.unknown_attr.empty() && n != "1.data" && n != "1.fetch")
@@ -35857,6 +36966,82 @@ private:
         auto it = t.find(n);
         if (it == t.end()) return keep_untranslated(v, "");
         (this->*(it->second))(v, type);
+    }
+
+    /// `1.if` -> op `if` (Cond; results Out), `1.while` -> op `while` (Cond,
+    /// X: the loop-carried values; results Out), `2.yield` -> the placeholder
+    /// `litegraph_yield` (X).  blocks.hpp adds the values each block reads
+    /// from outside (Input) and moves the blocks into graphs of their own.
+    void control_flow(op_view& v, const std::string& n) {
+        if (n == "2.yield") {
+            slot_spec xs{"X", {}, {}, {}};
+            for (std::size_t k = 0; k < v.in_vals.size(); ++k) {
+                const auto vi = in_val(v, k);
+                if (vi == op_view::npos) return keep_untranslated(v, "control flow: absent value");
+                const auto& val = values_[vi];
+                if (val.k == value::kind::none || val.k == value::kind::vec ||
+                    (val.k == value::kind::tensor && !val.typed))
+                    return keep_untranslated(v,
+                                             "control flow: yields a value that is not a "
+                                             "tensor litegraph computes");
+                xs.vals.push_back(vi);
+                xs.ids.push_back(v.in[k]);
+                xs.paths.push_back(in_path(v, k));
+            }
+            std::vector<std::string> names;
+            for (std::size_t i = 0; i < xs.vals.size(); ++i)
+                names.push_back(tensor_var(xs.vals[i], xs.ids[i], xs.paths[i]));
+            b_.add_op("litegraph_yield", {{"X", names}}, {}, {});
+            note(v.name, "", "");  // the block's fetches (blocks.hpp)
+            return;
+        }
+        const bool is_if = n == "1.if";
+        if (v.blocks.size() != (is_if ? 2u : 1u))
+            return keep_untranslated(v, std::string("control flow: ") + n + " with " +
+                                            std::to_string(v.blocks.size()) + " blocks");
+        if (!block_args_ok_)
+            return keep_untranslated(v, "control flow: a block argument is not a tensor");
+        for (auto vi : v.out_vals)
+            if (values_[vi].k != value::kind::tensor || !values_[vi].typed)
+                return keep_untranslated(v, "control flow: a result is not a tensor");
+        if (is_if && v.in_vals.size() != 1)
+            return keep_untranslated(v, "control flow: 1.if takes one condition");
+        if (!is_if && v.in_vals.size() != v.out_vals.size() + 1)
+            return keep_untranslated(v,
+                                     "control flow: 1.while takes a condition and its "
+                                     "loop-carried values");
+        std::vector<slot_spec> ins{in_slot(v, "Cond", 0)};
+        if (!is_if) {
+            slot_spec xs{"X", {}, {}, {}};
+            for (std::size_t k = 1; k < v.in_vals.size(); ++k) {
+                xs.vals.push_back(in_val(v, k));
+                xs.ids.push_back(v.in[k]);
+                xs.paths.push_back(in_path(v, k));
+            }
+            ins.push_back(std::move(xs));
+        }
+        graph::named_slots in_names, outputs;
+        for (auto& sl : ins) {
+            std::vector<std::string> names;
+            for (std::size_t i = 0; i < sl.vals.size(); ++i) {
+                if (sl.vals[i] == op_view::npos)
+                    return keep_untranslated(v, "control flow: absent operand");
+                names.push_back(tensor_var(sl.vals[i], sl.ids[i], sl.paths[i]));
+            }
+            in_names.emplace_back(sl.slot, std::move(names));
+        }
+        std::vector<std::string> outs;
+        for (std::size_t k = 0; k < v.out_vals.size(); ++k) {
+            graph::named_slots one;
+            declare_result(v, k, v.out_vals[k], "Out", one);
+            for (auto& [slot, names] : one) outs.insert(outs.end(), names.begin(), names.end());
+        }
+        if (!outs.empty()) outputs.emplace_back("Out", std::move(outs));
+        attr_map a;
+        a.set("litegraph_blocks", std::vector<std::int64_t>(v.blocks.begin(), v.blocks.end()));
+        const std::string type = is_if ? "if" : "while";
+        b_.add_op(type, in_names, outputs, std::move(a));
+        note(v.name, type, "");
     }
 };
 
@@ -36044,6 +37229,7 @@ inline model load(std::string_view json_text, std::optional<std::string_view> pa
             r.read(root);
         }
         r.read_params(params, params_label, options.require_params);
+        r.split_blocks();
     } catch (const nlohmann::json::exception& e) {
         // A shape of JSON the reader did not expect and did not check first.
         throw format_error(json_label, 0, std::string("malformed PIR program: ") + e.what());
@@ -36803,9 +37989,13 @@ inline plan_problem problem_from_declared(const graph::graph& g,
 inline plan_problem problem_for(const graph::graph& g, const std::map<std::string, shape_t>& shapes,
                                 const std::vector<planner::segment>& segs,
                                 const instance_factory& make = {}) {
-    for (auto& op : g.ops)
-        if (!is_supported<op_table>(op.type) && op.type != patched_stage_type)
+    bool control_flow = false;
+    for (auto& op : g.ops) {
+        control_flow = control_flow || is_control_flow_op(op.type);
+        if (!is_supported<op_table>(op.type) && op.type != patched_stage_type &&
+            !is_control_flow_op(op.type))
             return problem_from_declared(g, shapes);
+    }
     try {
         program prog(g, segs, make);
         for (auto& [name, dims] : shapes) prog.input_index(name);
@@ -36814,6 +38004,10 @@ inline plan_problem problem_for(const graph::graph& g, const std::map<std::strin
             prog.set_input(i, deterministic_feed(v, shapes));
         }
         return problem_from_program(prog);
+    } catch (const unsupported_error&) {
+        // An op of a control-flow block has no kernel: the declared shapes.
+        if (!control_flow) throw;
+        return problem_from_declared(g, shapes);
     } catch (const shape_error&) {
         // Shape inference needs values the model does not carry (e.g. a
         // topology without its parameters): plan the declared shapes, which
@@ -37789,12 +38983,19 @@ private:
 //   PaddleOCR / PaddleX / PaddleClas inference.yml:
 //                                    PreProcess: {transform_ops: [{ResizeImage: {...}}, ...]}
 //                                    (images decoded to BGR unless DecodeImage says RGB)
+//   PaddleSeg deploy.yaml:           Deploy: {transforms: [{type: Resize, ...}, ...]}
+//                                    (images decoded to RGB, as its Compose does;
+//                                    sizes are [w, h]; see add_seg_step)
 // Steps that only prepare training labels or pick dictionary keys
 // (DetLabelEncode, CTCLabelEncode, MultiLabelEncode, KeepKeys, ...) do nothing
 // at inference and are skipped; any other unknown step is an error naming it.
 // The label names (`label_list`, PostProcess `label_list`) and the detector's
-// `draw_threshold` come along.
+// `draw_threshold` come along; so do, for top-down keypoint models
+// (vision/keypoints.hpp), infer_cfg.yml's `arch`, `metric`, `use_dark` (DARK,
+// default true as PaddleDetection's deployment) and `skeleton` (a litegraph
+// extension: [[joint, joint], ...], the lines `run --draw` draws).
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -37809,7 +39010,17 @@ struct model_config {
     pipeline preprocess;
     std::vector<std::string> labels;
     double draw_threshold = 0.5;
-    std::string kind;  // "detection" (infer_cfg.yml) or "paddlex" (inference.yml)
+    std::string kind;  // "detection" (infer_cfg.yml), "paddlex" (inference.yml) or
+                       // "segmentation" (PaddleSeg deploy.yaml)
+    // Top-down keypoints (infer_cfg.yml of HRNet / PP-TinyPose exports).
+    std::string arch, metric;
+    bool use_dark = true;
+    std::vector<std::array<int, 2>> skeleton;
+    /// The config is a top-down keypoint model's: `metric` KeyPointTopDown...,
+    /// or `arch` HRNet (PaddleDetection's keypoint_topdown deployment).
+    bool top_down_keypoints() const {
+        return metric.starts_with("KeyPointTopDown") || arch == "HRNet";
+    }
 };
 
 namespace detail {
@@ -37992,11 +39203,100 @@ inline void add_step(pipeline& p, const std::string& name, const nlohmann::json&
     }
 }
 
+/// One step of a PaddleSeg deploy.yaml's `Deploy.transforms` (`name`, options
+/// `o`), as paddleseg/transforms does it: `Resize` to target_size [w, h]
+/// (512 x 512 by default; keep_ratio: true is refused), `ResizeByLong` / `ResizeByShort` (the long
+/// / short side to long_size / short_size, the other by the ratio, rounded),
+/// `Padding` right and below to target_size [w, h] with im_padding_value
+/// (127.5), `Normalize` (x / 255 - mean over std, mean and std 0.5 by
+/// default).  interp is NEAREST, LINEAR (default) or CUBIC.
+inline void add_seg_step(pipeline& p, const std::string& name, const nlohmann::json& o,
+                         const std::string& where) {
+    auto opt = [&](const char* k) -> const nlohmann::json* {
+        return o.is_object() && o.contains(k) && !o[k].is_null() ? &o[k] : nullptr;
+    };
+    auto interp = [&]() {
+        auto* v = opt("interp");
+        if (!v) return interpolation::linear;
+        if (v->is_number()) return interpolation_from(integer(*v, where + ".interp", 0, 1000));
+        const std::string s = v->is_string() ? v->get<std::string>() : v->dump();
+        if (s == "NEAREST") return interpolation::nearest;
+        if (s == "LINEAR") return interpolation::linear;
+        if (s == "CUBIC") return interpolation::cubic;
+        throw usage_error("preprocess config: " + where + ".interp '" + s +
+                          "' is not supported (NEAREST, LINEAR, CUBIC)");
+    };
+    auto size_wh = [&](const char* key, const std::string& step) {
+        auto* t = opt(key);
+        if (!t) throw usage_error("preprocess config: " + where + " (" + step + ") has no " + key);
+        auto s = sizes(*t, where + "." + key);
+        return std::pair{s[0], s.size() > 1 ? s[1] : s[0]};
+    };
+    if (name == "Resize") {
+        auto [w, h] = o.is_object() && o.contains("target_size") ? size_wh("target_size", name)
+                                                                 : std::pair{512, 512};
+        resize_step r;
+        r.target_w = w, r.target_h = h;
+        r.keep_ratio = false;
+        if (flag(o, "keep_ratio", false))
+            throw usage_error("preprocess config: " + where +
+                              " (Resize) keep_ratio: true is not supported");
+        r.interp = interp();
+        p.steps.emplace_back(r);
+    } else if (name == "ResizeByLong" || name == "ResizeByShort") {
+        const bool is_long = name == "ResizeByLong";
+        const char* key = is_long ? "long_size" : "short_size";
+        auto* v = opt(key);
+        if (!v) throw usage_error("preprocess config: " + where + " (" + name + ") has no " + key);
+        resize_image_step r;
+        (is_long ? r.resize_long : r.resize_short) = integer(*v, where + "." + key, 1, 1 << 15);
+        r.interp = interp();
+        p.steps.emplace_back(r);
+    } else if (name == "Padding") {
+        auto [w, h] = size_wh("target_size", name);
+        pad_step s;
+        s.w = w, s.h = h;
+        if (auto* f = opt("im_padding_value")) s.fill = numbers(*f, where + ".im_padding_value");
+        p.steps.emplace_back(s);
+    } else if (name == "Normalize") {
+        normalize_step n;
+        n.scale = 1.0f / 255.0f;
+        n.mean = {0.5f, 0.5f, 0.5f}, n.std = {0.5f, 0.5f, 0.5f};
+        if (auto* v = opt("mean")) n.mean = numbers(*v, where + ".mean");
+        if (auto* v = opt("std")) n.std = numbers(*v, where + ".std");
+        p.steps.emplace_back(n);
+    } else {
+        throw usage_error("preprocess config: " + where + ": unknown PaddleSeg transform '" + name +
+                          "' (supported: Resize, ResizeByLong, ResizeByShort, Padding, Normalize)");
+    }
+}
+
 inline std::vector<std::string> strings(const nlohmann::json& v) {
     std::vector<std::string> out;
     if (v.is_array())
         for (auto& e : v) out.push_back(e.is_string() ? e.get<std::string>() : e.dump());
     return out;
+}
+
+/// arch, metric, use_dark and skeleton (see model_config).
+inline void read_keypoint_keys(const nlohmann::json& cfg, model_config& m) {
+    if (cfg.contains("arch") && cfg["arch"].is_string()) m.arch = cfg["arch"].get<std::string>();
+    if (cfg.contains("metric") && cfg["metric"].is_string())
+        m.metric = cfg["metric"].get<std::string>();
+    m.use_dark = flag(cfg, "use_dark", true);
+    if (!cfg.contains("skeleton") || cfg["skeleton"].is_null()) return;
+    const auto& s = cfg["skeleton"];
+    if (!s.is_array())
+        throw usage_error("config: skeleton must be a list of [joint, joint] pairs, got " +
+                          s.dump());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto where = "skeleton[" + std::to_string(i) + "]";
+        if (!s[i].is_array() || s[i].size() != 2)
+            throw usage_error("config: " + where + " is not a [joint, joint] pair (" + s[i].dump() +
+                              ")");
+        m.skeleton.push_back(
+            {integer(s[i][0], where, 0, 1 << 15), integer(s[i][1], where, 0, 1 << 15)});
+    }
 }
 
 }  // namespace detail
@@ -38022,6 +39322,7 @@ inline model_config read_model_config(const nlohmann::json& cfg) {
         if (cfg.contains("label_list")) m.labels = detail::strings(cfg["label_list"]);
         if (cfg.contains("draw_threshold"))
             m.draw_threshold = detail::number(cfg["draw_threshold"], "draw_threshold");
+        detail::read_keypoint_keys(cfg, m);
     } else if (cfg.contains("PreProcess")) {  // PaddleOCR / PaddleX / PaddleClas
         m.kind = "paddlex";
         m.preprocess.order = channel_order::bgr;
@@ -38045,10 +39346,25 @@ inline model_config read_model_config(const nlohmann::json& cfg) {
                 if (k == "label_list") m.labels = detail::strings(v);
             }
         }
+    } else if (cfg.contains("Deploy")) {  // PaddleSeg deploy.yaml
+        m.kind = "segmentation";
+        m.preprocess.order = channel_order::rgb;
+        const auto& d = cfg["Deploy"];
+        if (!d.is_object() || !d.contains("transforms") || !d["transforms"].is_array())
+            throw usage_error("preprocess config: Deploy.transforms is not a list");
+        const auto& steps = d["transforms"];
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            std::string where = "Deploy.transforms[" + std::to_string(i) + "]";
+            if (!steps[i].is_object() || !steps[i].contains("type") ||
+                !steps[i]["type"].is_string())
+                throw usage_error("preprocess config: " + where + " has no type");
+            detail::add_seg_step(m.preprocess, steps[i]["type"].get<std::string>(), steps[i],
+                                 where);
+        }
     } else {
         throw usage_error(
-            "preprocess config: neither Preprocess (PaddleDetection) nor PreProcess (PaddleOCR, "
-            "PaddleX, PaddleClas) is in it");
+            "preprocess config: neither Preprocess (PaddleDetection), PreProcess (PaddleOCR, "
+            "PaddleX, PaddleClas) nor Deploy (PaddleSeg) is in it");
     }
     return m;
 }
