@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "litegraph/core/tensor.hpp"
+#include "litegraph/graph/edit.hpp"
 #include "litegraph/graph/graph.hpp"
 
 namespace litegraph::test {
@@ -140,6 +141,46 @@ inline std::vector<std::string> conv_stages(const std::string& activation,
 /// A node's `stages` attribute (empty when absent).
 inline std::vector<std::string> stages_of(const graph::op_node& op) {
     return op.attrs.get<std::vector<std::string>>("stages", {});
+}
+
+/// Fills every float parameter of `g` that has no value (a topology-only
+/// model: declared shapes only) with seeded values: conv filters and fc
+/// weights uniform with variance 2 / fan-in, batch norms near the identity
+/// (positive variances), element-wise scales near 1.
+inline void synthesize_weights(graph::graph& g, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    auto uniform = [&](float lo, float hi) {
+        return std::uniform_real_distribution<float>(lo, hi)(rng);
+    };
+    for (auto& v : g.vars) {
+        if (!v.persistable || v.value || v.type != dtype::f32) continue;
+        for (auto d : v.shape) REQUIRE_MESSAGE(d > 0, "parameter " << v.name << " has an open dim");
+        tensor t(dtype::f32, v.shape);
+        const auto n = t.numel();
+        // A conv filter [O, I, kh, kw] and an fc weight [in, out]: variance
+        // 2 / fan-in (He), so that the signal neither dies nor explodes
+        // through the hardswish layers.
+        double fan_in = v.shape.size() == 4   ? double(n) / double(v.shape[0])
+                        : v.shape.size() == 2 ? double(v.shape[0])
+                                              : 0.0;
+        const float a = fan_in > 0 ? float(std::sqrt(6.0 / fan_in)) : 0.1f;
+        for (auto& x : t.span<float>()) x = uniform(-a, a);
+        v.value = std::move(t);
+    }
+    for (auto& op : g.ops) {
+        auto refill = [&](const char* slot, float lo, float hi) {
+            const int var = graph::input_var(op, slot);
+            if (var < 0 || !g.vars[var].persistable || !g.vars[var].value) return;
+            for (auto& x : g.vars[var].value->span<float>()) x = uniform(lo, hi);
+        };
+        if (op.type == "batch_norm") {
+            refill("Scale", 0.8f, 1.2f);
+            refill("Variance", 0.5f, 1.5f);
+            refill("Mean", -0.1f, 0.1f);
+        } else if (op.type == "elementwise_mul") {
+            refill("Y", 0.8f, 1.2f);  // a learnt scale (PP-LCNetV3's affine blocks)
+        }
+    }
 }
 
 }  // namespace litegraph::test

@@ -22,43 +22,6 @@ namespace loader_paddle_pir_synthetic_test {
 
 namespace {
 
-/// Fills every float parameter of `g` (declared shape, no value yet).
-void synthesize_weights(graph::graph& g, std::uint32_t seed) {
-    std::mt19937 rng(seed);
-    auto uniform = [&](float lo, float hi) {
-        return std::uniform_real_distribution<float>(lo, hi)(rng);
-    };
-    for (auto& v : g.vars) {
-        if (!v.persistable || v.value || v.type != dtype::f32) continue;
-        for (auto d : v.shape) REQUIRE_MESSAGE(d > 0, "parameter " << v.name << " has an open dim");
-        tensor t(dtype::f32, v.shape);
-        const auto n = t.numel();
-        // A conv filter [O, I, kh, kw] and an fc weight [in, out]: variance
-        // 2 / fan-in (He), so that the signal neither dies nor explodes
-        // through the hardswish layers.
-        double fan_in = v.shape.size() == 4   ? double(n) / double(v.shape[0])
-                        : v.shape.size() == 2 ? double(v.shape[0])
-                                              : 0.0;
-        const float a = fan_in > 0 ? float(std::sqrt(6.0 / fan_in)) : 0.1f;
-        for (auto& x : t.span<float>()) x = uniform(-a, a);
-        v.value = std::move(t);
-    }
-    for (auto& op : g.ops) {
-        auto refill = [&](const char* slot, float lo, float hi) {
-            const int var = graph::input_var(op, slot);
-            if (var < 0 || !g.vars[var].persistable || !g.vars[var].value) return;
-            for (auto& x : g.vars[var].value->span<float>()) x = uniform(lo, hi);
-        };
-        if (op.type == "batch_norm") {
-            refill("Scale", 0.8f, 1.2f);
-            refill("Variance", 0.5f, 1.5f);
-            refill("Mean", -0.1f, 0.1f);
-        } else if (op.type == "elementwise_mul") {
-            refill("Y", 0.8f, 1.2f);  // a learnt scale (PP-LCNetV3's affine blocks)
-        }
-    }
-}
-
 /// Sets each batch norm's mean and variance to the statistics of its input on
 /// `x`, in program order (as training-mode batch norm would see them): random
 /// weights alone let a deep network's signal die or explode.
@@ -112,7 +75,7 @@ TEST_CASE("PIR programs without weights run on synthetic ones, fused as unfused"
         o.require_params = false;
         auto m = paddle::load(dir, o);
         REQUIRE(m.graph.feeds.size() == 1);
-        synthesize_weights(m.graph, 7);
+        test::synthesize_weights(m.graph, 7);
         const auto x = test::random_tensor(c.input, 3);
         normalize_batch_norms(m.graph, x);
         auto run = [&](graph::graph g) {

@@ -93,37 +93,6 @@ Preprocess:
 label_list: [keypoint]
 )";
 
-/// Every f32 parameter of a topology-only model filled: conv filters
-/// uniform with variance 2 / fan-in, batch norms near the identity (variance
-/// positive).
-void synthesize_weights(graph::graph& g, std::uint32_t seed) {
-    std::mt19937 rng(seed);
-    auto uniform = [&](float lo, float hi) {
-        return std::uniform_real_distribution<float>(lo, hi)(rng);
-    };
-    for (auto& v : g.vars) {
-        if (!v.persistable || v.value || v.type != dtype::f32) continue;
-        for (auto d : v.shape) REQUIRE_MESSAGE(d > 0, "parameter " << v.name << " has an open dim");
-        tensor t(dtype::f32, v.shape);
-        const double fan_in = v.shape.size() == 4 ? double(t.numel()) / double(v.shape[0]) : 0.0;
-        const float a = fan_in > 0 ? float(std::sqrt(6.0 / fan_in)) : 0.1f;
-        for (auto& x : t.span<float>()) x = uniform(-a, a);
-        v.value = std::move(t);
-    }
-    for (auto& op : g.ops) {
-        if (op.type != "batch_norm") continue;
-        auto refill = [&](const char* slot, float lo, float hi) {
-            const int var = graph::input_var(op, slot);
-            if (var < 0 || !g.vars[std::size_t(var)].value) return;
-            for (auto& x : g.vars[std::size_t(var)].value->span<float>()) x = uniform(lo, hi);
-        };
-        refill("Scale", 0.8f, 1.2f);
-        refill("Variance", 0.5f, 1.5f);
-        refill("Mean", -0.1f, 0.1f);
-        refill("Bias", -0.1f, 0.1f);
-    }
-}
-
 }  // namespace
 
 TEST_CASE("run --image on heatmaps we control: the points worked out by hand, and --draw") {
@@ -231,7 +200,7 @@ TEST_CASE("run --image --draw on PP-TinyPose (hand) with synthetic weights: 21 p
     if (src.empty()) return;
     const auto dir = test::scratch("keypoints_tinypose");
     auto m = paddle::load(src, {.require_params = false});
-    synthesize_weights(m.graph, 11);
+    test::synthesize_weights(m.graph, 11);
     paddle::save(m.graph, dir / "model", "model");
     fs::copy_file(src / "infer_cfg.yml", dir / "model" / "infer_cfg.yml");
     // 240 x 320: the model's aspect ratio, so the warp neither pads nor crops.

@@ -200,28 +200,7 @@ TEST_CASE("run --image on PP-LiteSeg (shared topology, synthetic weights)") {
     auto src = test::shared_model("pp_liteseg_cloudseg", "models_topology_only");
     if (src.empty()) return;
     auto m = paddle::load(src, {.require_params = false});
-    std::mt19937 rng(5);
-    auto uniform = [&](float lo, float hi) {
-        return std::uniform_real_distribution<float>(lo, hi)(rng);
-    };
-    for (auto& v : m.graph.vars) {
-        if (!v.persistable || v.value || v.type != dtype::f32) continue;
-        for (auto d : v.shape) REQUIRE_MESSAGE(d > 0, "parameter " << v.name << " has an open dim");
-        tensor t(dtype::f32, v.shape);
-        const double fan_in = v.shape.size() == 4   ? double(t.numel()) / double(v.shape[0])
-                              : v.shape.size() == 2 ? double(v.shape[0])
-                                                    : 0.0;
-        const float a = fan_in > 0 ? float(std::sqrt(6.0 / fan_in)) : 0.1f;
-        for (auto& x : t.span<float>()) x = uniform(-a, a);
-        v.value = std::move(t);
-    }
-    for (auto& op : m.graph.ops) {
-        if (op.type != "batch_norm") continue;
-        const int var = graph::input_var(op, "Variance");  // positive variances
-        if (var >= 0 && m.graph.vars[static_cast<std::size_t>(var)].value)
-            for (auto& x : m.graph.vars[static_cast<std::size_t>(var)].value->span<float>())
-                x = uniform(0.5f, 1.5f);
-    }
+    test::synthesize_weights(m.graph, 5);
     auto dir = scratch(fs::path("segmentation") / "pp_liteseg");
     paddle::save(m.graph, dir, "model");
     // The export's deploy.yaml with a smaller Resize target (1296 x 972 in the
