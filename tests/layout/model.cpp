@@ -80,12 +80,7 @@ graph::graph lstnet(bool nhwc) {
     b.feed("x", 0);
     b.add_op("unsqueeze2", {{"X", {"x"}}}, {{"Out", {"x4"}}, {"XShape", {"x4_xshape"}}},
              ints("axes", {nhwc ? 3 : 1}));
-    attr_map conv;
-    conv.set("strides", std::vector<std::int32_t>{1, 1});
-    conv.set("paddings", std::vector<std::int32_t>{0, 0});
-    conv.set("dilations", std::vector<std::int32_t>{1, 1});
-    conv.set("groups", std::int32_t{1});
-    conv.set("padding_algorithm", std::string("EXPLICIT"));
+    auto conv = test::conv_attrs(1, 0);
     conv.set("data_format", std::string(nhwc ? "NHWC" : "NCHW"));
     b.add_op("conv2d", {{"Input", {"x4"}}, {"Filter", {"conv_w"}}}, {{"Output", {"c"}}}, conv);
     attr_map add;

@@ -73,6 +73,17 @@ json_error json_fault(const std::string& text) {
     return test::expect_error<json_error>([&] { load_text(text); });
 }
 
+/// Zeros of each input's declared shape, an open dim 1 for the batch and 64
+/// elsewhere (detectors take any multiple of 32; classifiers their declared size).
+void feed_zeros(runtime::program& p) {
+    for (std::size_t i = 0; i < p.input_count(); ++i) {
+        auto s = p.input_var(i).shape;
+        for (auto& d : s)
+            if (d < 0) d = &d == &s[0] ? 1 : 64;
+        p.set_input(i, tensor(p.input_var(i).type, s));
+    }
+}
+
 /// The unsupported op names of a loaded PIR model, as `litegraph info` marks them.
 std::vector<std::string> unsupported_ops(const paddle::model_info& info) {
     std::vector<std::string> r;
@@ -183,25 +194,14 @@ TEST_CASE("every shared PIR program loads; those whose ops are all supported pla
         if (shape_at_run.count(name)) {
             CHECK(unsupported.empty());
             runtime::program p(std::move(m.graph));
-            for (std::size_t i = 0; i < p.input_count(); ++i) {
-                auto s = p.input_var(i).shape;
-                for (auto& d : s)
-                    if (d < 0) d = &d == &s[0] ? 1 : 64;
-                p.set_input(i, tensor(p.input_var(i).type, s));
-            }
+            feed_zeros(p);
             CHECK_THROWS_WITH_AS(p.prepare_plan(), doctest::Contains("is not known before the run"),
                                  shape_error);
         } else if (runnable.count(name)) {
             CHECK(unsupported.empty());
             passes::run_passes(m.graph);
             runtime::program p(std::move(m.graph));
-            // Detectors take any multiple of 32; the classifiers their declared size.
-            for (std::size_t i = 0; i < p.input_count(); ++i) {
-                auto s = p.input_var(i).shape;
-                for (auto& d : s)
-                    if (d < 0) d = &d == &s[0] ? 1 : 64;
-                p.set_input(i, tensor(p.input_var(i).type, s));
-            }
+            feed_zeros(p);
             p.prepare_plan();
             CHECK(p.memory().arena_bytes > 0);
         } else {

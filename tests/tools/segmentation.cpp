@@ -15,6 +15,7 @@
 
 #include "litegraph/paddle.hpp"
 #include "litegraph/vision/segmentation.hpp"
+#include "passes/support_passes.hpp"
 #include "scratch.hpp"
 #include "support.hpp"
 
@@ -69,14 +70,8 @@ graph::graph tiny_model(tail t) {
     b.declare(std::move(w));
     b.declare("logits", {-1, 3, -1, -1});
     b.feed("x", 0);
-    attr_map conv;
-    conv.set("strides", std::vector<std::int32_t>{1, 1});
-    conv.set("paddings", std::vector<std::int32_t>{0, 0});
-    conv.set("dilations", std::vector<std::int32_t>{1, 1});
-    conv.set("groups", std::int32_t{1});
-    conv.set("padding_algorithm", std::string("EXPLICIT"));
-    conv.set("data_format", std::string("NCHW"));
-    b.add_op("conv2d", {{"Input", {"x"}}, {"Filter", {"conv_w"}}}, {{"Output", {"logits"}}}, conv);
+    b.add_op("conv2d", {{"Input", {"x"}}, {"Filter", {"conv_w"}}}, {{"Output", {"logits"}}},
+             test::conv_attrs(1, 0));
     if (t == tail::logits) {
         b.fetch("logits", 0);
     } else {
