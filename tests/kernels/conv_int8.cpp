@@ -79,11 +79,11 @@ void check_conv(const conv_geometry& g, std::uint32_t seed) {
     const auto want = accumulate(g, [&](kernels::int32_sink_ref s) {
         kernels::conv2d_int8(g, x.data(), f.data(), ref_scratch.data(), s);
     });
-    const kernels::conv_int8_weights w(g, f.data());
-    CHECK(w.fits(g));
     for (const auto p : fast_paths()) {
         INFO("path " << simd::isa_name(p));
         const auto impl = kernels::detail::int8_for(p);
+        const kernels::conv_int8_weights w(g, f.data(), impl.pack);
+        CHECK(w.fits(g, impl.pack));
         auto conv = g.groups == 1 ? impl.gemm : impl.depthwise;
         REQUIRE(static_cast<bool>(conv));
         std::vector<std::int64_t> scratch(
@@ -97,13 +97,61 @@ void check_conv(const conv_geometry& g, std::uint32_t seed) {
 }  // namespace
 
 TEST_CASE("the AVX2 paths have the fast int8 kernels and requantize loops") {
-    for (const auto p : {simd::isa::avx2, simd::isa::avx512}) {
+    for (const auto p : {simd::isa::avx2, simd::isa::avx512, simd::isa::avx512vnni}) {
         if (!simd::usable(p)) continue;
         const auto impl = kernels::detail::int8_for(p);
         CHECK(static_cast<bool>(impl.gemm));
         CHECK(static_cast<bool>(impl.depthwise));
         CHECK(impl.requant_count > 0);
+        // The VNNI slot's GEMM reads quads of taps (vpdpbusd), the others pairs.
+        CHECK((impl.pack == kernels::int8_pack::quads) == (p == simd::isa::avx512vnni));
     }
+}
+
+TEST_CASE("the quads packing (VNNI) gives the int8 sums on any CPU, its dot product emulated") {
+    // vpdpbusd's arithmetic in plain code over conv_int8_weights' quads:
+    // u8 activations (x + 128) times the packed s8 taps, four per int32
+    // lane, minus corr[oc]: the reference's sums, whatever the CPU has.
+    const auto g = make_geometry(1, 5, 7, 6, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);  // K 45, OC 11
+    const auto x = random_i8(g.n * g.c * g.h * g.w, 40);
+    auto f = random_i8(g.oc * g.c * g.kh * g.kw, 41);
+    f[0] = -128;
+    std::vector<std::int64_t> ref_scratch(
+        static_cast<std::size_t>(kernels::conv_int8_scratch_words(g)));
+    const auto want = accumulate(g, [&](kernels::int32_sink_ref s) {
+        kernels::conv2d_int8(g, x.data(), f.data(), ref_scratch.data(), s);
+    });
+    const kernels::conv_int8_weights w(g, f.data(), kernels::int8_pack::quads);
+    REQUIRE(w.kp == 48);
+    CHECK(w.fits(g, kernels::int8_pack::quads));
+    CHECK_FALSE(w.fits(g, kernels::int8_pack::pairs));
+    const std::int64_t k = w.k, mr = kernels::int8_vnni_mr;
+    std::vector<std::int32_t> got(want.size());
+    for (std::int64_t oc = 0; oc < g.oc; ++oc)
+        for (std::int64_t oh = 0; oh < g.oh; ++oh)
+            for (std::int64_t ow = 0; ow < g.ow; ++ow) {
+                std::int32_t sum = 0;
+                for (std::int64_t q = 0; q < w.kp / 4; ++q) {
+                    const auto word = static_cast<std::uint32_t>(w.words[static_cast<std::size_t>(
+                        ((oc / mr) * (w.kp / 4) + q) * mr + oc % mr)]);
+                    for (std::int64_t j = 0; j < 4; ++j) {
+                        const std::int64_t kk = 4 * q + j;
+                        std::int32_t u = 128;  // a padded tap, or one past K: x = 0
+                        if (kk < k) {
+                            const std::int64_t c = kk / (g.kh * g.kw), i = kk / g.kw % g.kh;
+                            const std::int64_t jj = kk % g.kw;
+                            const std::int64_t ih = oh * g.sh - g.pt + i * g.dh;
+                            const std::int64_t iw = ow * g.sw - g.pl + jj * g.dw;
+                            if (ih >= 0 && ih < g.h && iw >= 0 && iw < g.w)
+                                u = x[static_cast<std::size_t>((c * g.h + ih) * g.w + iw)] + 128;
+                        }
+                        sum += u * static_cast<std::int8_t>(word >> (8 * j));
+                    }
+                }
+                got[static_cast<std::size_t>((oc * g.oh + oh) * g.ow + ow)] =
+                    sum - w.corr[static_cast<std::size_t>(oc)];
+            }
+    CHECK(got == want);
 }
 
 TEST_CASE("int8 1x1 and 3x3 convs (the GEMM form) match the reference bit for bit") {
@@ -148,6 +196,10 @@ TEST_CASE("int8 depthwise convs match the reference bit for bit") {
     check_conv(make_geometry(1, 6, 3, 3, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6), 16);   // tiny plane
     check_conv(make_geometry(1, 2, 7, 40, 2, 1, 4, 3, 1, 1, 1, 0, 0, 1, 2, 2), 17);  // even kw
     check_conv(make_geometry(1, 2, 8, 9, 2, 3, 2, 1, 2, 1, 1, 0, 0, 0, 0, 2), 18);
+    // Wide rows: the AVX-512 loops' 64, 32 and 16 pixels per pass, then the 8-pixel tail.
+    check_conv(make_geometry(2, 3, 2, 96, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 3), 19);
+    check_conv(make_geometry(1, 2, 5, 123, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2), 34);
+    check_conv(make_geometry(1, 2, 7, 250, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2), 35);  // ow 125
 }
 
 TEST_CASE("random int8 geometries match the reference bit for bit") {

@@ -160,7 +160,8 @@ struct fused_int8 {
             return false;
         } else {
             if (!kernels::conv_int8_fast_covers(kg)) return false;
-            const bool packed = s.weights && f == s.constant && s.weights->fits(kg);
+            const bool packed =
+                s.weights && f == s.constant && s.weights->fits(kg, s.weights->pack);
             const kernels::simd::isa slot = packed ? s.isa : kernels::simd::active();
             const kernels::detail::int8_impl impl = kernels::detail::int8_for(slot);
             auto conv = kg.groups == 1 ? impl.gemm : impl.depthwise;
@@ -168,7 +169,7 @@ struct fused_int8 {
             std::unique_ptr<const kernels::conv_int8_weights> own;
             const kernels::conv_int8_weights* w = s.weights.get();
             if (!packed) {
-                own = std::make_unique<const kernels::conv_int8_weights>(kg, f);
+                own = std::make_unique<const kernels::conv_int8_weights>(kg, f, impl.pack);
                 w = own.get();
                 if (f && f == s.constant) {
                     s.weights = std::move(own);

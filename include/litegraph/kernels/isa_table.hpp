@@ -34,6 +34,8 @@
 // clang-format off
 #define LITEGRAPH_ISA_TABLE(X) \
     X(avx2, x86_64, "-mavx2;-mfma", "__AVX2__;__FMA__", f.avx && f.fma && f.ymm_state && f.avx2) \
+    X(avxvnni, x86_64, "-mavx2;-mfma;-mavxvnni", "__AVX2__;__FMA__;__AVXVNNI__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx_vnni) \
     X(avx512, x86_64, "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx2;-mfma", "__AVX512F__;__AVX512CD__;__AVX512DQ__;__AVX512BW__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx512f && f.avx512dq && f.avx512cd && f.avx512bw && f.zmm_state) \
+    X(avx512vnni, x86_64, "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx512vl;-mavx512vnni;-mavx2;-mfma", "__AVX512F__;__AVX512CD__;__AVX512DQ__;__AVX512BW__;__AVX512VL__;__AVX512VNNI__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx512f && f.avx512dq && f.avx512cd && f.avx512bw && f.avx512vl && f.avx512vnni && f.zmm_state) \
     /* end of the table */
 // clang-format on

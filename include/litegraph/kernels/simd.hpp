@@ -107,6 +107,31 @@ inline xsimd::batch<float, A> fmadd(xsimd::batch<float, A> a, xsimd::batch<float
 #endif
         return xsimd::fma(a, b, c);
 }
+
+/// Base (an xsimd architecture) with the VNNI dot products (vpdpbusd,
+/// vpdpwssd) on top: xsimd 8 has no VNNI type.  The same registers and
+/// xsimd kernels as Base (overloads for Base take it as their nearest
+/// base), but a type of its own, so the kernels a VNNI unit instantiates
+/// never share a symbol with Base's unit; the int8 kernels ask has_vnni<A>.
+template <class Base>
+struct with_vnni : Base {
+    static constexpr bool vnni = true;
+    static constexpr bool supported() noexcept {
+#if defined(__AVX512VNNI__) || defined(__AVXVNNI__)
+        return Base::supported();
+#else
+        return false;
+#endif
+    }
+    static constexpr char const* name() noexcept {
+        return "vnni";
+    }
+};
+/// Whether architecture A has the VNNI dot products (a with_vnni<Base>).
+template <class A>
+inline constexpr bool has_vnni = requires {
+    A::vnni;
+};
 #endif
 
 inline constexpr const char* arch_name = default_arch::name();
@@ -140,7 +165,7 @@ inline constexpr int isa_count = 1 LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_COUNT);
 struct cpu_features {
     bool sse41 = false, avx = false, fma = false, ymm_state = false, avx2 = false;
     bool avx512f = false, avx512dq = false, avx512cd = false, avx512bw = false, avx512vl = false;
-    bool avx512vnni = false, zmm_state = false;
+    bool avx512vnni = false, zmm_state = false, avx_vnni = false;
 };
 
 }  // namespace litegraph::kernels::simd
@@ -252,6 +277,8 @@ inline const cpu_features& cpu() {
         r.avx512bw = (b >> 30) & 1u;
         r.avx512vl = (b >> 31) & 1u;
         r.avx512vnni = (c >> 11) & 1u;
+        __cpuid_count(7, 1, a, b, c, d);
+        r.avx_vnni = (a >> 4) & 1u;  // AVX-VNNI: the VEX (256-bit) dot products
 #endif
         return r;
     }();
@@ -380,3 +407,20 @@ inline void clear_active() {
 }
 
 }  // namespace litegraph::kernels::simd
+
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+// with_vnni<B>'s registers are B's (as XSIMD_DECLARE_SIMD_REGISTER_ALIAS).
+namespace xsimd::types {
+template <class T, class B>
+struct simd_register<T, litegraph::kernels::simd::with_vnni<B>> : simd_register<T, B> {
+    using register_type = typename simd_register<T, B>::register_type;
+    simd_register(register_type reg) noexcept : simd_register<T, B>{reg} {}
+    simd_register() = default;
+};
+template <class T, class B>
+struct has_simd_register<T, litegraph::kernels::simd::with_vnni<B>> : has_simd_register<T, B> {};
+template <class T, class B>
+struct get_bool_simd_register<T, litegraph::kernels::simd::with_vnni<B>>
+    : get_bool_simd_register<T, B> {};
+}  // namespace xsimd::types
+#endif

@@ -1,0 +1,10 @@
+// The AVX-VNNI kernels (AVX2 + FMA with the 256-bit VEX dot products):
+// slot avxvnni of kernels/isa_table.hpp (compiled with its row's flags;
+// simd/arch_unit.hpp).  The AVX2 kernels on an architecture of their own
+// (simd::with_vnni), with the int8 GEMM on vpdpbusd and the depthwise int8
+// on vpdpwssd (kernels/conv_int8_fast.hpp).
+#include "litegraph/simd/arch_unit.hpp"
+
+extern "C" constexpr litegraph::kernels::simd::arch_table litegraph_simd_avxvnni =
+    litegraph::simd_unit::unit<
+        litegraph::kernels::simd::with_vnni<xsimd::fma3<xsimd::avx2>>>::table;
