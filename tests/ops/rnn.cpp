@@ -257,9 +257,9 @@ TEST_CASE("rnn's fast form matches the plain loops on random shapes, paths and t
     const char* modes[] = {"LSTM", "GRU", "RNN_TANH", "RNN_RELU"};
     const std::int64_t hidden[] = {5, 13, 48, 1, 8, 17};
     std::vector<kernels::simd::isa> paths;
-    for (auto i :
-         {kernels::simd::isa::baseline, kernels::simd::isa::avx2, kernels::simd::isa::avx512})
-        if (kernels::simd::usable(i)) paths.push_back(i);
+    for (int i = 0; i < kernels::simd::isa_count; ++i)  // every slot of the table
+        if (kernels::simd::usable(static_cast<kernels::simd::isa>(i)))
+            paths.push_back(static_cast<kernels::simd::isa>(i));
     std::uint32_t seed = 3000;
     for (int i = 0; i < 64; ++i) {
         rnn_case c;
