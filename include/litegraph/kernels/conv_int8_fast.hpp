@@ -27,19 +27,21 @@
 //    (plane_quantize_vec) and quantize_int8's loop (quantize_int8_vec_of),
 //    32 results per store on AVX2.
 //
-//  - VNNI (slot avx512vnni, an architecture simd::has_vnni): the GEMM form
+//  - VNNI (slots avx512vnni and avxvnni, architectures simd::has_vnni): the GEMM form
 //    on vpdpbusd (u8 x s8, four products per int32 lane): activations
 //    shifted to u8 (x + 128: the padded image is kept as u8, pointwise
 //    inputs shift while packing), four taps of 16 pixels per vector, the
 //    filter packed once as quads of int8 taps 8 channels interleaved
 //    (int8_pack::quads) with corr[oc] = 128 * sum(f[oc]) subtracted from
-//    each sum; 8 channels x 32 pixels per tile.  The depthwise and pairs
-//    loops fuse vpmaddwd + vpaddd into vpdpwssd there.  Exact: the same
-//    int32 sums as the reference.
+//    each sum; 8 channels x 32 pixels per tile (avxvnni: 4 x 16).  The
+//    depthwise and pairs loops fuse vpmaddwd + vpaddd into vpdpwssd there;
+//    on AVX-512 the depthwise loops run 16 pixels per vector.  Exact: the
+//    same int32 sums as the reference.
 //
 // Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
 // architecture; simd/arch_unit.hpp puts int8_impl_of<A>() in every slot's
-// table (avx2 and avx512 run the AVX2 loops, avx512vnni the VNNI GEMM; its
+// table (avx2 and avx512 run the AVX2 loops, avxvnni and avx512vnni the
+// VNNI GEMM; its
 // `pack` says how the caller packs the filter).  The baseline (SSE2) has no
 // fast int8 kernel: int8_for() is then empty and the caller runs the
 // reference.
