@@ -892,7 +892,9 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 // clang-format off
 #define LITEGRAPH_ISA_TABLE(X) \
     X(avx2, x86_64, "-mavx2;-mfma", "__AVX2__;__FMA__", f.avx && f.fma && f.ymm_state && f.avx2) \
+    X(avxvnni, x86_64, "-mavx2;-mfma;-mavxvnni", "__AVX2__;__FMA__;__AVXVNNI__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx_vnni) \
     X(avx512, x86_64, "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx2;-mfma", "__AVX512F__;__AVX512CD__;__AVX512DQ__;__AVX512BW__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx512f && f.avx512dq && f.avx512cd && f.avx512bw && f.zmm_state) \
+    X(avx512vnni, x86_64, "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx512vl;-mavx512vnni;-mavx2;-mfma", "__AVX512F__;__AVX512CD__;__AVX512DQ__;__AVX512BW__;__AVX512VL__;__AVX512VNNI__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx512f && f.avx512dq && f.avx512cd && f.avx512bw && f.avx512vl && f.avx512vnni && f.zmm_state) \
     /* end of the table */
 // clang-format on
 // ---- end litegraph/kernels/isa_table.hpp ----
@@ -973,6 +975,31 @@ inline xsimd::batch<float, A> fmadd(xsimd::batch<float, A> a, xsimd::batch<float
 #endif
         return xsimd::fma(a, b, c);
 }
+
+/// Base (an xsimd architecture) with the VNNI dot products (vpdpbusd,
+/// vpdpwssd) on top: xsimd 8 has no VNNI type.  The same registers and
+/// xsimd kernels as Base (overloads for Base take it as their nearest
+/// base), but a type of its own, so the kernels a VNNI unit instantiates
+/// never share a symbol with Base's unit; the int8 kernels ask has_vnni<A>.
+template <class Base>
+struct with_vnni : Base {
+    static constexpr bool vnni = true;
+    static constexpr bool supported() noexcept {
+#if defined(__AVX512VNNI__) || defined(__AVXVNNI__)
+        return Base::supported();
+#else
+        return false;
+#endif
+    }
+    static constexpr char const* name() noexcept {
+        return "vnni";
+    }
+};
+/// Whether architecture A has the VNNI dot products (a with_vnni<Base>).
+template <class A>
+inline constexpr bool has_vnni = requires {
+    A::vnni;
+};
 #endif
 
 inline constexpr const char* arch_name = default_arch::name();
@@ -1006,7 +1033,7 @@ inline constexpr int isa_count = 1 LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_COUNT);
 struct cpu_features {
     bool sse41 = false, avx = false, fma = false, ymm_state = false, avx2 = false;
     bool avx512f = false, avx512dq = false, avx512cd = false, avx512bw = false, avx512vl = false;
-    bool avx512vnni = false, zmm_state = false;
+    bool avx512vnni = false, zmm_state = false, avx_vnni = false;
 };
 
 }  // namespace litegraph::kernels::simd
@@ -1118,6 +1145,8 @@ inline const cpu_features& cpu() {
         r.avx512bw = (b >> 30) & 1u;
         r.avx512vl = (b >> 31) & 1u;
         r.avx512vnni = (c >> 11) & 1u;
+        __cpuid_count(7, 1, a, b, c, d);
+        r.avx_vnni = (a >> 4) & 1u;  // AVX-VNNI: the VEX (256-bit) dot products
 #endif
         return r;
     }();
@@ -1246,6 +1275,23 @@ inline void clear_active() {
 }
 
 }  // namespace litegraph::kernels::simd
+
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+// with_vnni<B>'s registers are B's (as XSIMD_DECLARE_SIMD_REGISTER_ALIAS).
+namespace xsimd::types {
+template <class T, class B>
+struct simd_register<T, litegraph::kernels::simd::with_vnni<B>> : simd_register<T, B> {
+    using register_type = typename simd_register<T, B>::register_type;
+    simd_register(register_type reg) noexcept : simd_register<T, B>{reg} {}
+    simd_register() = default;
+};
+template <class T, class B>
+struct has_simd_register<T, litegraph::kernels::simd::with_vnni<B>> : has_simd_register<T, B> {};
+template <class T, class B>
+struct get_bool_simd_register<T, litegraph::kernels::simd::with_vnni<B>>
+    : get_bool_simd_register<T, B> {};
+}  // namespace xsimd::types
+#endif
 // ---- end litegraph/kernels/simd.hpp ----
 
 // ---- begin litegraph/kernels/elementwise.hpp ----
@@ -20628,11 +20674,24 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 //    (plane_quantize_vec) and quantize_int8's loop (quantize_int8_vec_of),
 //    32 results per store on AVX2.
 //
+//  - VNNI (slots avx512vnni and avxvnni, architectures simd::has_vnni): the GEMM form
+//    on vpdpbusd (u8 x s8, four products per int32 lane): activations
+//    shifted to u8 (x + 128: the padded image is kept as u8, pointwise
+//    inputs shift while packing), four taps of 16 pixels per vector, the
+//    filter packed once as quads of int8 taps 8 channels interleaved
+//    (int8_pack::quads) with corr[oc] = 128 * sum(f[oc]) subtracted from
+//    each sum; 8 channels x 32 pixels per tile (avxvnni: 4 x 16).  The
+//    depthwise and pairs loops fuse vpmaddwd + vpaddd into vpdpwssd there;
+//    on AVX-512 the depthwise loops run 16 pixels per vector.  Exact: the
+//    same int32 sums as the reference.
+//
 // Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
-// architecture; simd/arch_unit.hpp puts int8_impl_of<A>() in the
-// avx2 and avx512 tables (both run the AVX2 loops: this machine family has
-// no VNNI to test a vpdpbusd variant on).  The baseline (SSE2) has no fast
-// int8 kernel: int8_for() is then empty and the caller runs the reference.
+// architecture; simd/arch_unit.hpp puts int8_impl_of<A>() in every slot's
+// table (avx2 and avx512 run the AVX2 loops, avxvnni and avx512vnni the
+// VNNI GEMM; its
+// `pack` says how the caller packs the filter).  The baseline (SSE2) has no
+// fast int8 kernel: int8_for() is then empty and the caller runs the
+// reference.
 // The Cortex-M build never sees any of it (no LITEGRAPH_SIMD_X86).
 
 #include <algorithm>
@@ -20674,23 +20733,59 @@ inline bool conv_int8_fast_covers(const conv_geometry& g) noexcept {
     return g.is_depthwise() && (g.sw == 1 || g.sw == 2) && g.kh * g.kw <= int8_dw_max_taps;
 }
 
+/// Output channels of the VNNI GEMM tile (its pixels: int8_nr per block,
+/// two blocks per pass).
+inline constexpr std::int64_t int8_vnni_mr = 8;
+
+/// How an ungrouped filter is packed: int16 pairs of taps (vpmaddwd), or
+/// quads of int8 taps (vpdpbusd, the VNNI slots).
+enum class int8_pack : std::uint8_t { pairs, quads };
+
 /// A filter [OC, C/groups, KH, KW] int8 prepared once for the fast kernels.
-///  - groups 1: kp = K rounded up to even (K = C * KH * KW); words[((ob *
-///    kp/2) + q) * 4 + r] = the int16 pair (f[oc][2q], f[oc][2q + 1]) of
-///    channel oc = 4 * ob + r (zero past OC or K).
+///  - groups 1, pairs: kp = K rounded up to even (K = C * KH * KW);
+///    words[((ob * kp/2) + q) * 4 + r] = the int16 pair (f[oc][2q],
+///    f[oc][2q + 1]) of channel oc = 4 * ob + r (zero past OC or K).
+///  - groups 1, quads: kp = K rounded up to a multiple of 4; words[((ob *
+///    kp/4) + q) * 8 + r] = the four int8 taps f[oc][4q .. 4q + 3] of
+///    channel oc = 8 * ob + r (zero past OC or K), and corr[oc] = 128 *
+///    sum(f[oc]): the kernel multiplies activations shifted to u8 (x + 128),
+///    so it subtracts corr from each sum.
 ///  - depthwise: taps[(c * KH + i) * kwp + j] = f[c][0][i][j] as int16,
 ///    kwp = KW rounded up to even (zero past KW), so two adjacent taps are
 ///    one int32 pair.
 struct conv_int8_weights {
     std::int64_t oc = 0, c = 0, kh = 0, kw = 0, groups = 0;
     std::int64_t k = 0, kp = 0, kwp = 0;
+    int8_pack pack = int8_pack::pairs;
     std::vector<std::int32_t> words;  // groups 1
+    std::vector<std::int32_t> corr;   // groups 1, quads
     std::vector<std::int16_t> taps;   // depthwise
 
     conv_int8_weights() = default;
-    conv_int8_weights(const conv_geometry& g, const std::int8_t* f)
-        : oc(g.oc), c(g.c), kh(g.kh), kw(g.kw), groups(g.groups) {
-        if (g.groups == 1) {
+    conv_int8_weights(const conv_geometry& g, const std::int8_t* f,
+                      int8_pack how = int8_pack::pairs)
+        : oc(g.oc), c(g.c), kh(g.kh), kw(g.kw), groups(g.groups), pack(how) {
+        if (g.groups == 1 && how == int8_pack::quads) {
+            k = g.c * g.kh * g.kw;
+            kp = (k + 3) / 4 * 4;
+            const std::int64_t mr = int8_vnni_mr, blocks = (g.oc + mr - 1) / mr;
+            words.assign(static_cast<std::size_t>(blocks * (kp / 4) * mr), 0);
+            corr.assign(static_cast<std::size_t>(blocks * mr), 0);
+            for (std::int64_t o = 0; o < g.oc; ++o) {
+                std::int32_t sum = 0;
+                for (std::int64_t q = 0; q < kp / 4; ++q) {
+                    std::uint32_t word = 0;
+                    for (std::int64_t j = 0; j < 4 && 4 * q + j < k; ++j) {
+                        const std::int8_t v = f[o * k + 4 * q + j];
+                        sum += v;
+                        word |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(v)) << (8 * j);
+                    }
+                    words[static_cast<std::size_t>(((o / mr) * (kp / 4) + q) * mr + o % mr)] =
+                        static_cast<std::int32_t>(word);
+                }
+                corr[static_cast<std::size_t>(o)] = 128 * sum;
+            }
+        } else if (g.groups == 1) {
             k = g.c * g.kh * g.kw;
             kp = (k + 1) / 2 * 2;
             const std::int64_t blocks = (g.oc + int8_mr - 1) / int8_mr;
@@ -20715,9 +20810,11 @@ struct conv_int8_weights {
                             f[(ch * g.kh + i) * g.kw + j];
         }
     }
-    /// Whether these weights were prepared for (the filter geometry of) g.
-    bool fits(const conv_geometry& g) const noexcept {
-        return g.oc == oc && g.c == c && g.kh == kh && g.kw == kw && g.groups == groups;
+    /// Whether these weights were prepared for (the filter geometry of) g,
+    /// packed as `how`.
+    bool fits(const conv_geometry& g, int8_pack how = int8_pack::pairs) const noexcept {
+        return g.oc == oc && g.c == c && g.kh == kh && g.kw == kw && g.groups == groups &&
+               (g.groups != 1 || pack == how);
     }
 };
 
@@ -20760,16 +20857,20 @@ struct int8_impl {
     std::int64_t float_count = 0;
     quantize_int8_fn quantize = nullptr;
     epilogue::plane_quantize_fn plane_quantize = nullptr;  // mul_plane::quantize_run
+    int8_pack pack = int8_pack::pairs;                     // what gemm reads
 };
 
 /// int64 words of scratch the fast kernels need for g.
+/// (Either packing: the larger of the two forms' needs.)
 inline std::int64_t conv_int8_fast_scratch_words(const conv_geometry& g) noexcept {
     if (g.groups == 1) {
         // The panel and accumulators; not pointwise: the tap offsets and the
         // zero-padded image with int8_gemm_detail::pad_slack bytes either side.
-        const std::int64_t k = g.c * g.kh * g.kw, kp = (k + 1) / 2 * 2;
+        const std::int64_t k = g.c * g.kh * g.kw, kq = (k + 1) / 2, kq4 = (k + 3) / 4;
         const std::int64_t words =
-            int8_gemm_run_blocks(kp / 2) * ((kp / 2) * int8_nr / 2 + int8_mr * int8_nr / 2) + 8;
+            std::max(int8_gemm_run_blocks(kq) * (kq * int8_nr / 2 + int8_mr * int8_nr / 2),
+                     int8_gemm_run_blocks(kq4) * (kq4 * int8_nr / 2 + int8_vnni_mr * int8_nr / 2)) +
+            8;
         if (g.is_pointwise()) return words;
         const std::int64_t padded = g.c * (g.h + g.pt + g.pb) * (g.w + g.pl + g.pr) + 2 * 64;
         return words + k + (padded + 7) / 8;
@@ -20807,6 +20908,27 @@ inline __m256i load16(const std::int8_t* p, std::int64_t s) noexcept {
 }
 /// Bytes of slack before and after the zero-padded input copy.
 inline constexpr std::int64_t pad_slack = 64;
+/// s + the pair sums of x * w (vpmaddwd, then vpaddd; one vpdpwssd where
+/// A has VNNI: the same int32 sums, which wrap alike).
+template <class A>
+inline __m256i madd_acc(__m256i s, __m256i x, __m256i w) noexcept {
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+    if constexpr (simd::has_vnni<A>) return _mm256_dpwssd_epi32(s, x, w);
+#elif defined(__AVXVNNI__)
+    if constexpr (simd::has_vnni<A>) return _mm256_dpwssd_avx_epi32(s, x, w);
+#endif
+    return _mm256_add_epi32(s, _mm256_madd_epi16(x, w));
+}
+#if defined(__AVX512BW__)
+/// madd_acc on 512-bit vectors.
+template <class A>
+inline __m512i madd_acc512(__m512i s, __m512i x, __m512i w) noexcept {
+#if defined(__AVX512VNNI__)
+    if constexpr (simd::has_vnni<A>) return _mm512_dpwssd_epi32(s, x, w);
+#endif
+    return _mm512_add_epi32(s, _mm512_madd_epi16(x, w));
+}
+#endif
 }  // namespace int8_gemm_detail
 
 /// The GEMM form (groups 1): blocks of 16 pixels, their patches as int16
@@ -20918,17 +21040,17 @@ void conv_int8_gemm_avx2(const conv_geometry& g, const std::int8_t* x, const con
                         const __m256i b1 =
                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pp + 8));
                         __m256i a = _mm256_set1_epi32(wp[0]);
-                        c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(a, b0));
-                        c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(a, b1));
+                        c00 = d8::madd_acc<A>(c00, a, b0);
+                        c01 = d8::madd_acc<A>(c01, a, b1);
                         a = _mm256_set1_epi32(wp[1]);
-                        c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(a, b0));
-                        c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(a, b1));
+                        c10 = d8::madd_acc<A>(c10, a, b0);
+                        c11 = d8::madd_acc<A>(c11, a, b1);
                         a = _mm256_set1_epi32(wp[2]);
-                        c20 = _mm256_add_epi32(c20, _mm256_madd_epi16(a, b0));
-                        c21 = _mm256_add_epi32(c21, _mm256_madd_epi16(a, b1));
+                        c20 = d8::madd_acc<A>(c20, a, b0);
+                        c21 = d8::madd_acc<A>(c21, a, b1);
                         a = _mm256_set1_epi32(wp[3]);
-                        c30 = _mm256_add_epi32(c30, _mm256_madd_epi16(a, b0));
-                        c31 = _mm256_add_epi32(c31, _mm256_madd_epi16(a, b1));
+                        c30 = d8::madd_acc<A>(c30, a, b0);
+                        c31 = d8::madd_acc<A>(c31, a, b1);
                     }
                     auto* av = reinterpret_cast<__m256i*>(acc + bl * int8_nr);
                     const std::int64_t row = run / 8;  // vectors per channel row of acc
@@ -20953,6 +21075,7 @@ template <class A>
 void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                               const conv_int8_weights& w, std::int64_t* scratch,
                               int32_sink_ref sink) noexcept {
+    namespace d8 = int8_gemm_detail;
     const std::int64_t hp = g.h + g.pt + g.pb, xs = g.w + g.pl + g.pr + 16 + g.dw;
     const std::int64_t plane = g.oh * g.ow, in_plane = g.h * g.w, kwp = w.kwp;
     auto* xp = reinterpret_cast<std::int16_t*>(scratch);
@@ -20963,6 +21086,9 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
     __m256i wv[int8_dw_max_taps];
     std::int64_t toff[int8_dw_max_taps];
     std::fill(xp, xp + hp * xs + 16, std::int16_t{0});
+    // The pair plane's padding rows are pairs of zeros for every plane:
+    // written once, then only the rows of the image are paired per plane.
+    if (g.sw == 1) std::fill(pp, acc, std::int32_t{0});
     for (std::int64_t n = 0; n < g.n; ++n)
         for (std::int64_t ch = 0; ch < g.c; ++ch) {
             const std::int8_t* xc = x + (n * g.c + ch) * in_plane;
@@ -20979,10 +21105,10 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
             const std::int32_t* src = pp;
             const std::int64_t rs = xs;  // int32 per row of the pair plane
             if (g.sw == 1) {
-                // Pairs (x[c], x[c + dw]) of every padded row, 8 at a time; the
+                // Pairs (x[c], x[c + dw]) of the image's rows, 8 at a time; the
                 // last vector may read past a row into the next or the slack.
                 const std::int64_t cols = (xs - g.dw) / 8 * 8;
-                for (std::int64_t r = 0; r < hp; ++r) {
+                for (std::int64_t r = g.pt; r < g.pt + g.h; ++r) {
                     const std::int16_t* s = xp + r * xs;
                     std::int32_t* d = pp + r * xs;
                     for (std::int64_t c = 0; c < cols; c += 8) {
@@ -21016,6 +21142,52 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                 const char* rowp = g.sw == 1 ? reinterpret_cast<const char*>(src + oh * g.sh * rs)
                                              : reinterpret_cast<const char*>(xp + oh * g.sh * xs);
                 std::int64_t ow0 = 0;
+#if defined(__AVX512BW__)
+                // AVX-512: 16 pixels per vector, 64, 32 or 16 per pass over
+                // the taps (whole vectors only: the reads stay where the
+                // 8-pixel loop's do).
+                if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) {
+                    for (; ow0 + 64 <= g.ow; ow0 += 64) {
+                        __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+                        const char* p = rowp + ow0 * 4;
+                        for (std::int64_t t = 0; t < terms; ++t) {
+                            const char* q = p + toff[t];
+                            const __m512i wt =
+                                _mm512_broadcast_i32x4(_mm256_castsi256_si128(wv[t]));
+                            s0 = d8::madd_acc512<A>(s0, _mm512_loadu_si512(q), wt);
+                            s1 = d8::madd_acc512<A>(s1, _mm512_loadu_si512(q + 64), wt);
+                            s2 = d8::madd_acc512<A>(s2, _mm512_loadu_si512(q + 128), wt);
+                            s3 = d8::madd_acc512<A>(s3, _mm512_loadu_si512(q + 192), wt);
+                        }
+                        _mm512_storeu_si512(ar + ow0, s0);
+                        _mm512_storeu_si512(ar + ow0 + 16, s1);
+                        _mm512_storeu_si512(ar + ow0 + 32, s2);
+                        _mm512_storeu_si512(ar + ow0 + 48, s3);
+                    }
+                    for (; ow0 + 32 <= g.ow; ow0 += 32) {
+                        __m512i s0 = _mm512_setzero_si512(), s1 = s0;
+                        const char* p = rowp + ow0 * 4;
+                        for (std::int64_t t = 0; t < terms; ++t) {
+                            const char* q = p + toff[t];
+                            const __m512i wt =
+                                _mm512_broadcast_i32x4(_mm256_castsi256_si128(wv[t]));
+                            s0 = d8::madd_acc512<A>(s0, _mm512_loadu_si512(q), wt);
+                            s1 = d8::madd_acc512<A>(s1, _mm512_loadu_si512(q + 64), wt);
+                        }
+                        _mm512_storeu_si512(ar + ow0, s0);
+                        _mm512_storeu_si512(ar + ow0 + 16, s1);
+                    }
+                    for (; ow0 + 16 <= g.ow; ow0 += 16) {
+                        __m512i s0 = _mm512_setzero_si512();
+                        const char* p = rowp + ow0 * 4;
+                        for (std::int64_t t = 0; t < terms; ++t)
+                            s0 = d8::madd_acc512<A>(
+                                s0, _mm512_loadu_si512(p + toff[t]),
+                                _mm512_broadcast_i32x4(_mm256_castsi256_si128(wv[t])));
+                        _mm512_storeu_si512(ar + ow0, s0);
+                    }
+                }
+#endif
                 // 32 pixels per pass over the taps: four vpmaddwd per weight
                 // pair and tap offset loaded (the loads, not the multiplies,
                 // bound the 16-pixel loop).
@@ -21025,10 +21197,10 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     for (std::int64_t t = 0; t < terms; ++t) {
                         const __m256i* q = reinterpret_cast<const __m256i*>(p + toff[t]);
                         const __m256i wt = wv[t];
-                        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_loadu_si256(q), wt));
-                        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_loadu_si256(q + 1), wt));
-                        s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_loadu_si256(q + 2), wt));
-                        s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_loadu_si256(q + 3), wt));
+                        s0 = d8::madd_acc<A>(s0, _mm256_loadu_si256(q), wt);
+                        s1 = d8::madd_acc<A>(s1, _mm256_loadu_si256(q + 1), wt);
+                        s2 = d8::madd_acc<A>(s2, _mm256_loadu_si256(q + 2), wt);
+                        s3 = d8::madd_acc<A>(s3, _mm256_loadu_si256(q + 3), wt);
                     }
                     _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0), s0);
                     _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0 + 8), s1);
@@ -21040,9 +21212,8 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     const char* p = rowp + ow0 * 4;
                     for (std::int64_t t = 0; t < terms; ++t) {
                         const __m256i* q = reinterpret_cast<const __m256i*>(p + toff[t]);
-                        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_loadu_si256(q), wv[t]));
-                        s1 = _mm256_add_epi32(s1,
-                                              _mm256_madd_epi16(_mm256_loadu_si256(q + 1), wv[t]));
+                        s0 = d8::madd_acc<A>(s0, _mm256_loadu_si256(q), wv[t]);
+                        s1 = d8::madd_acc<A>(s1, _mm256_loadu_si256(q + 1), wv[t]);
                     }
                     _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0), s0);
                     _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0 + 8), s1);
@@ -21051,11 +21222,9 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     __m256i s0 = _mm256_setzero_si256();
                     const char* p = rowp + ow0 * 4;
                     for (std::int64_t t = 0; t < terms; ++t)
-                        s0 = _mm256_add_epi32(
-                            s0,
-                            _mm256_madd_epi16(
-                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + toff[t])),
-                                wv[t]));
+                        s0 = d8::madd_acc<A>(
+                            s0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + toff[t])),
+                            wv[t]);
                     if (ow0 + 8 <= g.ow) {
                         _mm256_storeu_si256(reinterpret_cast<__m256i*>(ar + ow0), s0);
                     } else {
@@ -21067,6 +21236,235 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
             }
             sink(n, ch, 0, acc, plane);
         }
+}
+#endif
+
+#if defined(LITEGRAPH_INT8_AVX2) &&                                                 \
+    ((defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__)) || \
+     defined(__AVXVNNI__))
+#define LITEGRAPH_INT8_VNNI 1
+namespace int8_gemm_detail {
+/// n bytes from s to d, each plus 128 (int8 to the u8 vpdpbusd multiplies:
+/// the top bit flipped).
+inline void copy_to_u8(std::uint8_t* d, const std::int8_t* s, std::int64_t n) noexcept {
+    const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
+    std::int64_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        _mm256_storeu_si256(
+            reinterpret_cast<__m256i*>(d + i),
+            _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i)), flip));
+    for (; i < n; ++i) d[i] = static_cast<std::uint8_t>(s[i] ^ 0x80);
+}
+/// 16 bytes at p, p + s, ... p + 15 s (s 1 or 2).
+inline __m128i load16u8(const std::uint8_t* p, std::int64_t s) noexcept {
+    if (s == 1) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m256i v = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)),
+                                       _mm256_set1_epi16(0xff));  // the even bytes
+    return _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+}
+/// The bytes [b, e) all-ones (0 <= b <= e <= 16), from lane_mask_table's
+/// bytes (t: 16 zeros, 32 ones, 16 zeros).
+inline __m128i byte_lanes(std::int64_t b, std::int64_t e) noexcept {
+    const auto* t = reinterpret_cast<const std::int8_t*>(lane_mask_table) + 16;
+    return _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t + 16 - b)),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + 48 - e)));
+}
+/// Taps 4q .. 4q + 3 (t0 .. t3, 16 pixels each) as the panel's 16 quads.
+inline void store_quads(std::int32_t* d, __m128i t0, __m128i t1, __m128i t2, __m128i t3) noexcept {
+    const __m128i ab0 = _mm_unpacklo_epi8(t0, t1), ab1 = _mm_unpackhi_epi8(t0, t1);
+    const __m128i cd0 = _mm_unpacklo_epi8(t2, t3), cd1 = _mm_unpackhi_epi8(t2, t3);
+    auto* v = reinterpret_cast<__m128i*>(d);
+    _mm_storeu_si128(v, _mm_unpacklo_epi16(ab0, cd0));      // pixels 0-3
+    _mm_storeu_si128(v + 1, _mm_unpackhi_epi16(ab0, cd0));  // 4-7
+    _mm_storeu_si128(v + 2, _mm_unpacklo_epi16(ab1, cd1));  // 8-11
+    _mm_storeu_si128(v + 3, _mm_unpackhi_epi16(ab1, cd1));  // 12-15
+}
+#if defined(__AVX512VNNI__)
+/// `Blocks` blocks of 16 pixels (panel pp, kq quads of taps each, blocks
+/// `stride` int32 apart) times 8 channels of packed weights wp: vpdpbusd
+/// into 8 x Blocks accumulators, minus each channel's corr, stored to acc
+/// (channel rows `row` int32 apart).
+template <int Blocks>
+inline void vnni_tile(const std::int32_t* pp, std::int64_t stride, const std::int32_t* wp,
+                      const std::int32_t* corr, std::int64_t kq, std::int32_t* acc,
+                      std::int64_t row) noexcept {
+    __m512i c[int8_vnni_mr][Blocks];
+#pragma GCC unroll 8
+    for (int r = 0; r < int8_vnni_mr; ++r)
+#pragma GCC unroll 2
+        for (int b = 0; b < Blocks; ++b) c[r][b] = _mm512_setzero_si512();
+    for (std::int64_t q = 0; q < kq; ++q, pp += int8_nr, wp += int8_vnni_mr) {
+        __m512i x[Blocks];
+#pragma GCC unroll 2
+        for (int b = 0; b < Blocks; ++b) x[b] = _mm512_loadu_si512(pp + b * stride);
+#pragma GCC unroll 8
+        for (int r = 0; r < int8_vnni_mr; ++r) {
+            const __m512i a = _mm512_set1_epi32(wp[r]);
+#pragma GCC unroll 2
+            for (int b = 0; b < Blocks; ++b) c[r][b] = _mm512_dpbusd_epi32(c[r][b], x[b], a);
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < int8_vnni_mr; ++r) {
+        const __m512i k = _mm512_set1_epi32(corr[r]);
+#pragma GCC unroll 2
+        for (int b = 0; b < Blocks; ++b)
+            _mm512_storeu_si512(acc + r * row + b * int8_nr, _mm512_sub_epi32(c[r][b], k));
+    }
+}
+#else
+/// The 256-bit (AVX-VNNI) tile: `Blocks` (1) block of 16 pixels, two
+/// vectors, times the 4 channels of the 8-channel group wp starts at
+/// (weights 8 apart per quad): 8 accumulators, the rest as above.
+template <int Blocks>
+inline void vnni_tile4(const std::int32_t* pp, const std::int32_t* wp, const std::int32_t* corr,
+                       std::int64_t kq, std::int32_t* acc, std::int64_t row) noexcept {
+    static_assert(Blocks == 1);
+    __m256i c[4][2];
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) c[r][0] = c[r][1] = _mm256_setzero_si256();
+    for (std::int64_t q = 0; q < kq; ++q, pp += int8_nr, wp += int8_vnni_mr) {
+        const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pp));
+        const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pp + 8));
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; ++r) {
+            const __m256i a = _mm256_set1_epi32(wp[r]);
+            c[r][0] = _mm256_dpbusd_avx_epi32(c[r][0], x0, a);
+            c[r][1] = _mm256_dpbusd_avx_epi32(c[r][1], x1, a);
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) {
+        const __m256i k = _mm256_set1_epi32(corr[r]);
+        auto* d = reinterpret_cast<__m256i*>(acc + r * row);
+        _mm256_storeu_si256(d, _mm256_sub_epi32(c[r][0], k));
+        _mm256_storeu_si256(d + 1, _mm256_sub_epi32(c[r][1], k));
+    }
+}
+#endif
+}  // namespace int8_gemm_detail
+
+/// The GEMM form on VNNI (AVX-512 VNNI, or the 256-bit AVX-VNNI): the activations as u8 (x + 128),
+/// four taps of 16 pixels per vector, times the filter packed as quads of int8 taps
+/// (int8_pack::quads), vpdpbusd (u8 x s8, four products summed into each int32 lane, exact); each
+/// sum minus the filter's 128 * sum(f[oc]) is the int8 sum.  8 channels x 32 pixels per tile
+/// (AVX-VNNI: 4 x 16).  The zero-padded image (kxk convs) is kept as u8, so its padding is 128;
+/// pointwise convs shift while packing.
+template <class A>
+void conv_int8_gemm_vnni(const conv_geometry& g, const std::int8_t* x, const conv_int8_weights& w,
+                         std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    namespace d8 = int8_gemm_detail;
+    const std::int64_t k = w.k, kq = w.kp / 4, plane = g.oh * g.ow, in_plane = g.h * g.w;
+    auto* panel = reinterpret_cast<std::int32_t*>(scratch);  // blocks x [kq][16] quads
+    const std::int64_t run_blocks = int8_gemm_run_blocks(kq), run = run_blocks * int8_nr;
+    auto* acc = panel + run_blocks * kq * int8_nr;  // [8][run]
+    const bool pointwise = g.is_pointwise();
+    auto* toff = scratch + run_blocks * kq * int8_nr / 2 + int8_vnni_mr * run / 2;
+    const std::int64_t hp = g.h + g.pt + g.pb, wpd = g.w + g.pl + g.pr, pplane = hp * wpd;
+    auto* padded = reinterpret_cast<std::uint8_t*>(toff + k);
+    std::uint8_t* xp = padded + d8::pad_slack;
+    if (!pointwise) {
+        std::memset(padded, 0x80, static_cast<std::size_t>(g.c * pplane + 2 * d8::pad_slack));
+        std::int64_t kk = 0;
+        for (std::int64_t c = 0; c < g.c; ++c)
+            for (std::int64_t i = 0; i < g.kh; ++i)
+                for (std::int64_t j = 0; j < g.kw; ++j)
+                    toff[kk++] = c * pplane + i * g.dh * wpd + j * g.dw;
+    }
+    const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
+    std::int64_t soff[int8_nr];
+    __m128i smask[int8_nr];
+    alignas(16) std::uint8_t gathered[int8_nr];
+    for (std::int64_t n = 0; n < g.n; ++n) {
+        const std::int8_t* xn = x + n * g.c * in_plane;
+        if (!pointwise)
+            for (std::int64_t c = 0; c < g.c; ++c)
+                for (std::int64_t r = 0; r < g.h; ++r)
+                    d8::copy_to_u8(xp + c * pplane + (r + g.pt) * wpd + g.pl,
+                                   xn + (c * g.h + r) * g.w, g.w);
+        for (std::int64_t r0 = 0; r0 < plane; r0 += run) {
+            const std::int64_t nrun = std::min(run, plane - r0);
+            const std::int64_t blocks = (nrun + int8_nr - 1) / int8_nr;
+            for (std::int64_t bl = 0; bl < blocks; ++bl) {
+                const std::int64_t p0 = r0 + bl * int8_nr, nb = std::min(int8_nr, plane - p0);
+                std::int32_t* pb = panel + bl * kq * int8_nr;
+                if (pointwise && nb == int8_nr) {
+                    auto row = [&](std::int64_t kk) {
+                        return kk < k
+                                   ? _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                                                       xn + kk * in_plane + p0)),
+                                                   flip)
+                                   : flip;
+                    };
+                    for (std::int64_t q = 0; q < kq; ++q)
+                        d8::store_quads(pb + q * int8_nr, row(4 * q), row(4 * q + 1),
+                                        row(4 * q + 2), row(4 * q + 3));
+                } else if (pointwise) {  // the last, partial block
+                    auto* bytes = reinterpret_cast<std::uint8_t*>(pb);
+                    for (std::int64_t kk = 0; kk < w.kp; ++kk)
+                        for (std::int64_t b = 0; b < int8_nr; ++b)
+                            bytes[((kk / 4) * int8_nr + b) * 4 + kk % 4] =
+                                kk < k && b < nb
+                                    ? static_cast<std::uint8_t>(xn[kk * in_plane + p0 + b] ^ 0x80)
+                                    : std::uint8_t{0x80};
+                } else {
+                    // The block's segments, one per output row it spans: lane
+                    // b of segment s reads xp + soff[s] + b * sw + toff[tap].
+                    std::int64_t nseg = 0;
+                    for (std::int64_t b = 0; b < nb;) {
+                        const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
+                        const std::int64_t len = std::min(nb - b, g.ow - ow);
+                        soff[nseg] = oh * g.sh * wpd + ow * g.sw - b * g.sw;
+                        smask[nseg] = d8::byte_lanes(b, b + len);
+                        ++nseg;
+                        b += len;
+                    }
+                    const bool whole = nseg == 1 && nb == int8_nr;
+                    const bool vec = g.sw <= 2;
+                    auto tap = [&](std::int64_t kk) -> __m128i {
+                        if (kk >= k) return flip;
+                        const std::uint8_t* base = xp + toff[kk];
+                        if (!vec) {
+                            for (std::int64_t b = 0; b < int8_nr; ++b) {
+                                const std::int64_t p = std::min(p0 + b, plane - 1);
+                                gathered[b] = base[(p / g.ow) * g.sh * wpd + (p % g.ow) * g.sw];
+                            }
+                            return _mm_load_si128(reinterpret_cast<const __m128i*>(gathered));
+                        }
+                        if (whole) return d8::load16u8(base + soff[0], g.sw);
+                        __m128i v = flip;
+                        for (std::int64_t s = 0; s < nseg; ++s)
+                            v = _mm_blendv_epi8(v, d8::load16u8(base + soff[s], g.sw), smask[s]);
+                        return v;
+                    };
+                    for (std::int64_t q = 0; q < kq; ++q)
+                        d8::store_quads(pb + q * int8_nr, tap(4 * q), tap(4 * q + 1),
+                                        tap(4 * q + 2), tap(4 * q + 3));
+                }
+            }
+            const std::int64_t bstride = kq * int8_nr;
+            for (std::int64_t o0 = 0; o0 < g.oc; o0 += int8_vnni_mr) {
+                const std::int32_t* wp = w.words.data() + (o0 / int8_vnni_mr) * kq * int8_vnni_mr;
+                const std::int32_t* corr = w.corr.data() + o0;
+#if defined(__AVX512VNNI__)
+                std::int64_t bl = 0;
+                for (; bl + 2 <= blocks; bl += 2)
+                    d8::vnni_tile<2>(panel + bl * bstride, bstride, wp, corr, kq,
+                                     acc + bl * int8_nr, run);
+                if (bl < blocks)
+                    d8::vnni_tile<1>(panel + bl * bstride, bstride, wp, corr, kq,
+                                     acc + bl * int8_nr, run);
+#else
+                for (std::int64_t bl = 0; bl < blocks; ++bl)
+                    for (std::int64_t h = 0; h < 2 && o0 + 4 * h < g.oc; ++h)
+                        d8::vnni_tile4<1>(panel + bl * bstride, wp + 4 * h, corr + 4 * h, kq,
+                                          acc + 4 * h * run + bl * int8_nr, run);
+#endif
+                const std::int64_t mr = std::min(int8_vnni_mr, g.oc - o0);
+                for (std::int64_t r = 0; r < mr; ++r) sink(n, o0 + r, r0, acc + r * run, nrun);
+            }
+        }
+    }
 }
 #endif
 
@@ -21095,6 +21493,12 @@ inline xsimd::batch<std::int32_t, A> saturate_int8_vec(xsimd::batch<float, A> v)
 /// Eight int32 in [-128, 127] (or more: saturated) stored as int8.
 template <class A>
 inline void store_int8_vec(std::int8_t* o, xsimd::batch<std::int32_t, A> q) noexcept {
+#if defined(LITEGRAPH_INT8_AVX2) && defined(__AVX512F__)
+    if constexpr (xsimd::batch<std::int32_t, A>::size == 16) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm512_cvtsepi32_epi8(q));  // saturating
+        return;
+    }
+#endif
 #if defined(LITEGRAPH_INT8_AVX2)
     if constexpr (xsimd::batch<std::int32_t, A>::size == 8) {
         const __m256i r = q;
@@ -21256,6 +21660,18 @@ template <class A>
 constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
                                  std::int64_t count = 0, const int8_float_entry* floats = nullptr,
                                  std::int64_t float_count = 0) {
+#if defined(LITEGRAPH_INT8_VNNI)
+    if constexpr (simd::has_vnni<A>)
+        return {&conv_int8_gemm_vnni<A>,
+                &conv_int8_depthwise_avx2<A>,
+                requants,
+                count,
+                floats,
+                float_count,
+                &quantize_int8_vec_of<A>,
+                &plane_quantize_vec<A>,
+                int8_pack::quads};
+#endif
 #if defined(LITEGRAPH_INT8_AVX2)
     return {&conv_int8_gemm_avx2<A>,
             &conv_int8_depthwise_avx2<A>,
@@ -21264,7 +21680,8 @@ constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
             floats,
             float_count,
             &quantize_int8_vec_of<A>,
-            &plane_quantize_vec<A>};
+            &plane_quantize_vec<A>,
+            int8_pack::pairs};
 #else
     (void)requants, (void)count, (void)floats, (void)float_count;
     return {};
@@ -22561,7 +22978,8 @@ struct fused_int8 {
             return false;
         } else {
             if (!kernels::conv_int8_fast_covers(kg)) return false;
-            const bool packed = s.weights && f == s.constant && s.weights->fits(kg);
+            const bool packed =
+                s.weights && f == s.constant && s.weights->fits(kg, s.weights->pack);
             const kernels::simd::isa slot = packed ? s.isa : kernels::simd::active();
             const kernels::detail::int8_impl impl = kernels::detail::int8_for(slot);
             auto conv = kg.groups == 1 ? impl.gemm : impl.depthwise;
@@ -22569,7 +22987,7 @@ struct fused_int8 {
             std::unique_ptr<const kernels::conv_int8_weights> own;
             const kernels::conv_int8_weights* w = s.weights.get();
             if (!packed) {
-                own = std::make_unique<const kernels::conv_int8_weights>(kg, f);
+                own = std::make_unique<const kernels::conv_int8_weights>(kg, f, impl.pack);
                 w = own.get();
                 if (f && f == s.constant) {
                     s.weights = std::move(own);
