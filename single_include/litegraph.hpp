@@ -20908,6 +20908,33 @@ inline __m256i load16(const std::int8_t* p, std::int64_t s) noexcept {
 }
 /// Bytes of slack before and after the zero-padded input copy.
 inline constexpr std::int64_t pad_slack = 64;
+/// The offset of every tap k = (c, i, j) into the padded image (rows of
+/// wpd bytes), the GEMM forms' toff.
+inline void pad_tap_offsets(const conv_geometry& g, std::int64_t wpd, std::int64_t* toff) noexcept {
+    const std::int64_t pplane = (g.h + g.pt + g.pb) * wpd;
+    std::int64_t kk = 0;
+    for (std::int64_t c = 0; c < g.c; ++c)
+        for (std::int64_t i = 0; i < g.kh; ++i)
+            for (std::int64_t j = 0; j < g.kw; ++j)
+                toff[kk++] = c * pplane + i * g.dh * wpd + j * g.dw;
+}
+/// The segments of the block of nb pixels from p0, one per output row it
+/// spans: lane b of segment s reads xp + soff[s] + b * sw + toff[tap];
+/// lanes(s, b, e) is told that segment s has the lanes [b, e).  Returns
+/// how many segments.
+template <class Lanes>
+inline std::int64_t block_segments(const conv_geometry& g, std::int64_t wpd, std::int64_t p0,
+                                   std::int64_t nb, std::int64_t* soff, Lanes&& lanes) noexcept {
+    std::int64_t nseg = 0;
+    for (std::int64_t b = 0; b < nb; ++nseg) {
+        const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
+        const std::int64_t len = std::min(nb - b, g.ow - ow);
+        soff[nseg] = oh * g.sh * wpd + ow * g.sw - b * g.sw;
+        lanes(nseg, b, b + len);
+        b += len;
+    }
+    return nseg;
+}
 /// s + the pair sums of x * w (vpmaddwd, then vpaddd; one vpdpwssd where
 /// A has VNNI: the same int32 sums, which wrap alike).
 template <class A>
@@ -20953,11 +20980,7 @@ void conv_int8_gemm_avx2(const conv_geometry& g, const std::int8_t* x, const con
     std::int8_t* xp = padded + d8::pad_slack;
     if (!pointwise) {
         std::memset(padded, 0, static_cast<std::size_t>(g.c * pplane + 2 * d8::pad_slack));
-        std::int64_t kk = 0;
-        for (std::int64_t c = 0; c < g.c; ++c)
-            for (std::int64_t i = 0; i < g.kh; ++i)
-                for (std::int64_t j = 0; j < g.kw; ++j)
-                    toff[kk++] = c * pplane + i * g.dh * wpd + j * g.dw;
+        d8::pad_tap_offsets(g, wpd, toff);
     }
     std::int64_t soff[int8_nr];
     __m256i smask[int8_nr];
@@ -20996,17 +21019,10 @@ void conv_int8_gemm_avx2(const conv_geometry& g, const std::int8_t* x, const con
                             dst[2 * b] = xc && b < nb ? xc[b] : std::int16_t{0};
                     }
                 } else {
-                    // The block's segments, one per output row it spans: lane
-                    // b of segment s reads xp + soff[s] + b * sw + toff[tap].
-                    std::int64_t nseg = 0;
-                    for (std::int64_t b = 0; b < nb;) {
-                        const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
-                        const std::int64_t len = std::min(nb - b, g.ow - ow);
-                        soff[nseg] = oh * g.sh * wpd + ow * g.sw - b * g.sw;
-                        smask[nseg] = d8::lanes(b, b + len);
-                        ++nseg;
-                        b += len;
-                    }
+                    const std::int64_t nseg = d8::block_segments(
+                        g, wpd, p0, nb, soff, [&](std::int64_t s, std::int64_t b, std::int64_t e) {
+                            smask[s] = d8::lanes(b, e);
+                        });
                     const bool whole = nseg == 1 && nb == int8_nr;
                     const bool vec = g.sw <= 2;
                     auto tap = [&](std::int64_t kk) -> __m256i {
@@ -21365,11 +21381,7 @@ void conv_int8_gemm_vnni(const conv_geometry& g, const std::int8_t* x, const con
     std::uint8_t* xp = padded + d8::pad_slack;
     if (!pointwise) {
         std::memset(padded, 0x80, static_cast<std::size_t>(g.c * pplane + 2 * d8::pad_slack));
-        std::int64_t kk = 0;
-        for (std::int64_t c = 0; c < g.c; ++c)
-            for (std::int64_t i = 0; i < g.kh; ++i)
-                for (std::int64_t j = 0; j < g.kw; ++j)
-                    toff[kk++] = c * pplane + i * g.dh * wpd + j * g.dw;
+        d8::pad_tap_offsets(g, wpd, toff);
     }
     const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
     std::int64_t soff[int8_nr];
@@ -21408,17 +21420,10 @@ void conv_int8_gemm_vnni(const conv_geometry& g, const std::int8_t* x, const con
                                     ? static_cast<std::uint8_t>(xn[kk * in_plane + p0 + b] ^ 0x80)
                                     : std::uint8_t{0x80};
                 } else {
-                    // The block's segments, one per output row it spans: lane
-                    // b of segment s reads xp + soff[s] + b * sw + toff[tap].
-                    std::int64_t nseg = 0;
-                    for (std::int64_t b = 0; b < nb;) {
-                        const std::int64_t oh = (p0 + b) / g.ow, ow = (p0 + b) % g.ow;
-                        const std::int64_t len = std::min(nb - b, g.ow - ow);
-                        soff[nseg] = oh * g.sh * wpd + ow * g.sw - b * g.sw;
-                        smask[nseg] = d8::byte_lanes(b, b + len);
-                        ++nseg;
-                        b += len;
-                    }
+                    const std::int64_t nseg = d8::block_segments(
+                        g, wpd, p0, nb, soff, [&](std::int64_t s, std::int64_t b, std::int64_t e) {
+                            smask[s] = d8::byte_lanes(b, e);
+                        });
                     const bool whole = nseg == 1 && nb == int8_nr;
                     const bool vec = g.sw <= 2;
                     auto tap = [&](std::int64_t kk) -> __m128i {
@@ -21689,12 +21694,17 @@ constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
 }
 
 /// The int8 kernels of a slot: its arch unit's, or the compile-time
-/// architecture's (empty below AVX2).
+/// architecture's (empty below AVX2; the VNNI GEMM where the flags give
+/// VNNI, e.g. -march=native, whose build has no units).
 inline int8_impl int8_for(simd::isa i) {
     if (const simd::arch_table* t = simd::table_of(i))
         if (t->int8) return *t->int8;
     if (i != simd::isa::baseline) return {};
+#if defined(LITEGRAPH_INT8_VNNI)
+    return int8_impl_of<simd::with_vnni<simd::default_arch>>();
+#else
     return int8_impl_of<simd::default_arch>();
+#endif
 }
 
 /// The vector requantize of chain type C for a slot, or null.
