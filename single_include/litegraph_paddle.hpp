@@ -22988,8 +22988,9 @@ struct fused_int8 {
             return false;
         } else {
             if (!kernels::conv_int8_fast_covers(kg)) return false;
-            const bool packed =
-                s.weights && f == s.constant && s.weights->fits(kg, s.weights->pack);
+            // Kept weights fit when packed for this geometry as s.isa's kernels read them.
+            const bool packed = s.weights && f == s.constant &&
+                                s.weights->fits(kg, kernels::detail::int8_for(s.isa).pack);
             const kernels::simd::isa slot = packed ? s.isa : kernels::simd::active();
             const kernels::detail::int8_impl impl = kernels::detail::int8_for(slot);
             auto conv = kg.groups == 1 ? impl.gemm : impl.depthwise;

@@ -25,8 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-
+#include "../machine.hpp"
 #include "litegraph/core/npy.hpp"
 #include "litegraph/generate/squeezenet.hpp"
 #include "litegraph/kernels/simd.hpp"
@@ -71,13 +70,6 @@ tensor uniform(const shape_t& s, std::uint32_t seed) {
         v = static_cast<float>(x >> 8) / float(1u << 24) * 2.f - 1.f;
     }
     return t;
-}
-
-std::string cpu_name() {
-    std::ifstream f("/proc/cpuinfo");
-    for (std::string l; std::getline(f, l);)
-        if (l.rfind("model name", 0) == 0) return l.substr(l.find(':') + 2);
-    return "unknown CPU";
 }
 
 }  // namespace
@@ -179,7 +171,7 @@ int main(int argc, char** argv) {
     }
     if (json) {
         std::cout << nlohmann::json{{"runs", runs},
-                                    {"cpu", cpu_name()},
+                                    {"cpu", bench::cpu_name()},
                                     {"simd", kernels::simd::active_name()},
                                     {"models", out}}
                          .dump(2)
@@ -187,7 +179,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     std::printf("bench_int8: medians of %d runs (ms), single thread; CPU: %s; SIMD path: %s\n",
-                runs, cpu_name().c_str(), kernels::simd::active_name().c_str());
+                runs, bench::cpu_name().c_str(), kernels::simd::active_name().c_str());
     std::printf("%-26s %9s %12s %10s %12s %12s %12s\n", "model", "int8", "fp32 (sim)", "fp32",
                 "int8/fp32", "int8 arena", "fp32 arena");
     for (auto& r : out)

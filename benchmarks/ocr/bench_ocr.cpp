@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "../../tools/litegraph/cmd_ocr.hpp"
+#include "../machine.hpp"
 
 using namespace litegraph;
 
@@ -88,13 +89,6 @@ double median(std::vector<double> v) {
                           : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-std::string cpu_name() {
-    std::ifstream in("/proc/cpuinfo");
-    for (std::string l; std::getline(in, l);)
-        if (l.rfind("model name", 0) == 0) return l.substr(l.find(':') + 2);
-    return "unknown CPU";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,8 +128,9 @@ int main(int argc, char** argv) {
         o.session.precision = precision == "fp32" ? precision_mode::fp32 : precision_mode::int8;
         o.session.threads = 1;
         ocr::pipeline one(o);
-        std::printf("CPU: %s; SIMD path: %s; recognizer input %d x %d+\n", cpu_name().c_str(),
-                    kernels::simd::active_name().c_str(), one.rec_height(), one.rec_width());
+        std::printf("CPU: %s; SIMD path: %s; recognizer input %d x %d+\n",
+                    bench::cpu_name().c_str(), kernels::simd::active_name().c_str(),
+                    one.rec_height(), one.rec_width());
 
         if (!truth_file.empty()) {
             auto truth = read_truth(truth_file);
