@@ -20693,6 +20693,31 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 // fast int8 kernel: int8_for() is then empty and the caller runs the
 // reference.
 // The Cortex-M build never sees any of it (no LITEGRAPH_SIMD_X86).
+//
+// Files: kernels/conv_int8_pack.hpp (the packed filter, int8_impl, scratch),
+// conv_int8_avx2.hpp (the AVX2 GEMM and the depthwise), conv_int8_vnni.hpp
+// (the VNNI GEMM), int8_requant.hpp (the vector epilogues); this header puts
+// them in a slot's table (int8_impl_of) and picks a slot's (int8_for).
+
+// ---- begin litegraph/kernels/conv_int8_avx2.hpp ----
+// The AVX2 int8 conv kernels (slots avx2 and avx512; the depthwise also
+// on the VNNI slots), templates on the arch unit's architecture, bit-exact
+// with kernels::conv2d_int8 (kernels/conv_int8_fast.hpp has the overview):
+//  - conv_int8_gemm_avx2: ungrouped convs, int16 pairs of taps by vpmaddwd,
+//    4 channels x 16 pixels per tile;
+//  - conv_int8_depthwise_avx2: depthwise convs over a zero-padded int16
+//    copy of each plane (stride 1: int16 pairs);
+//  - int8_gemm_detail: what the GEMM forms share (lane masks, the padded
+//    image's tap offsets, the block segments, madd_acc).
+
+// ---- begin litegraph/kernels/conv_int8_pack.hpp ----
+// The desktop int8 conv's interface to its kernels (kernels/conv_int8_fast.hpp
+// puts them together): the filter packed once per op node
+// (conv_int8_weights: int16 pairs, int8 quads or depthwise taps), the tile
+// and run sizes, which convs the fast kernels cover, an arch unit's table of
+// int8 kernels (int8_impl, the requantize and float-output entries) and the
+// scratch they need.  Defines LITEGRAPH_INT8_AVX2 where the flags give AVX2
+// on x86 (the kernels' own headers are empty otherwise).
 
 #include <algorithm>
 #include <cstdint>
@@ -20880,6 +20905,12 @@ inline std::int64_t conv_int8_fast_scratch_words(const conv_geometry& g) noexcep
     return (hp * xs + 16 + 3) / 4 + (hp * xs + 16) / 2 + (g.oh * g.ow + 16) / 2 + 8;
 }
 
+}  // namespace detail
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/conv_int8_pack.hpp ----
+
+namespace litegraph::kernels::detail {
 #if defined(LITEGRAPH_INT8_AVX2)
 namespace int8_gemm_detail {
 /// 16 zeros, 16 all-ones, 16 zeros: loadu at 16 - b gives the int16 lanes >= b.
@@ -21254,7 +21285,16 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
         }
 }
 #endif
+}  // namespace litegraph::kernels::detail
+// ---- end litegraph/kernels/conv_int8_avx2.hpp ----
+// ---- begin litegraph/kernels/conv_int8_vnni.hpp ----
+// The int8 GEMM form on VNNI (slots avx512vnni and avxvnni): vpdpbusd over
+// activations shifted to u8 and the filter packed as int8 quads
+// (int8_pack::quads); defines LITEGRAPH_INT8_VNNI where the flags give
+// AVX-512 VNNI or AVX-VNNI.  kernels/conv_int8_fast.hpp has the overview.
 
+
+namespace litegraph::kernels::detail {
 #if defined(LITEGRAPH_INT8_AVX2) &&                                                 \
     ((defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__)) || \
      defined(__AVXVNNI__))
@@ -21472,7 +21512,17 @@ void conv_int8_gemm_vnni(const conv_geometry& g, const std::int8_t* x, const con
     }
 }
 #endif
+}  // namespace litegraph::kernels::detail
+// ---- end litegraph/kernels/conv_int8_vnni.hpp ----
+// ---- begin litegraph/kernels/int8_requant.hpp ----
+// The int8 epilogues in vectors of an arch unit's architecture, bit for
+// bit the scalar chain::emit: the requantize of an int8-output chain
+// (requant_vec, int8_requant_fn), the float-output chains (int8_float_vec),
+// quantize_int8's loop and the SE gate's int8 plane (plane_quantize_vec),
+// and the rounding to int8 they share (round_int8_vec, store_rounded_int8).
 
+
+namespace litegraph::kernels::detail {
 #if !defined(LITEGRAPH_SCALAR_SIMD)
 /// epilogue::saturate_int8 on a vector (the same value for every float):
 /// NaN to 0, clamped to +-256 (which changes no result), truncated, plus the
@@ -21659,6 +21709,11 @@ inline void quantize_int8_vec(float step, const float* xs, std::int8_t* out,
     quantize_int8_vec_of<simd::default_arch>(step, xs, out, n);
 }
 #endif
+}  // namespace litegraph::kernels::detail
+// ---- end litegraph/kernels/int8_requant.hpp ----
+
+namespace litegraph::kernels {
+namespace detail {
 
 /// The kernels of architecture A (an arch unit's table entry).
 template <class A>
