@@ -3,7 +3,8 @@
 # Packages (Debian 12): g++-aarch64-linux-gnu, qemu-user, and after
 # `dpkg --add-architecture arm64`: libprotobuf-dev:arm64, libyaml-cpp0.7:arm64
 # (the runtime library only: libyaml-cpp-dev:arm64 would replace the build
-# machine's libyaml-cpp-dev), libstb-dev:arm64.  docs/building.md, "ARM64".
+# machine's libyaml-cpp-dev): .ci/debian-packages-aarch64.txt, which
+# `tools/install-deps.sh --arch aarch64` installs.  docs/building.md, "ARM64".
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)

@@ -67,9 +67,16 @@ inline std::filesystem::path cli_path() {
     return std::filesystem::path(LITEGRAPH_BINARY_DIR) / "bin" / "litegraph";
 }
 
-/// Runs `litegraph ARGS` through the shell (quote paths with single quotes).
+/// Runs `litegraph ARGS` through the shell (quote paths with single quotes);
+/// in a cross build through its emulator (LITEGRAPH_TEST_EMULATOR, e.g.
+/// `qemu-aarch64 -L /`).
 inline cli_result run_cli(const std::string& args) {
-    std::string cmd = "'" + cli_path().string() + "' " + args + " 2>&1";
+#if defined(LITEGRAPH_TEST_EMULATOR)
+    const std::string emulator = LITEGRAPH_TEST_EMULATOR " ";
+#else
+    const std::string emulator;
+#endif
+    std::string cmd = emulator + "'" + cli_path().string() + "' " + args + " 2>&1";
     cli_result r;
     FILE* pipe = popen(cmd.c_str(), "r");
     REQUIRE(pipe != nullptr);

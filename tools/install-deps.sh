@@ -20,20 +20,47 @@
 #
 #   tools/install-deps.sh               install what is missing, then probe
 #   tools/install-deps.sh --probe-only  probe only (no apt-get)
+#   tools/install-deps.sh --arch aarch64 [--probe-only]
+#                                       also the aarch64 cross build's packages
+#                                       (.ci/debian-packages-aarch64.txt; dpkg gets
+#                                       the arm64 architecture), then probe as
+#                                       above plus the cross compiler: the host
+#                                       C++ program cross-built against the arm64
+#                                       libraries and run under qemu-aarch64 -L /
 #   tools/install-deps.sh --help
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 install=1
-case "${1:-}" in
-    "") ;;
-    --probe-only) install=0 ;;
-    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-    *) echo "tools/install-deps.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
-esac
+arch=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --probe-only) install=0 ;;
+        --arch)
+            [[ "${2:-}" == aarch64 ]] || {
+                echo "tools/install-deps.sh: --arch takes aarch64 (the one cross build there is)" >&2
+                exit 2
+            }
+            arch=aarch64; shift ;;
+        -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+        *) echo "tools/install-deps.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+lists=("$root/.ci/debian-packages.txt")
+[[ -z "$arch" ]] || lists+=("$root/.ci/debian-packages-$arch.txt")
 
 if ((install)); then
-    mapfile -t packages < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$root/.ci/debian-packages.txt" | grep -v '^$')
+    sudo_cmd=()
+    [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+    updated=0
+    if [[ -n "$arch" ]] && ! { dpkg --print-foreign-architectures | grep -qx arm64; }; then
+        echo "adding the arm64 architecture to dpkg"
+        "${sudo_cmd[@]}" dpkg --add-architecture arm64
+        "${sudo_cmd[@]}" apt-get update -q
+        updated=1
+    fi
+    mapfile -t packages < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "${lists[@]}" | grep -v '^$')
     missing=()
     for p in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -41,10 +68,8 @@ if ((install)); then
     if [[ ${#missing[@]} -eq 0 ]]; then
         echo "all ${#packages[@]} Debian packages present"
     else
-        sudo_cmd=()
-        [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
         echo "installing: ${missing[*]}"
-        "${sudo_cmd[@]}" apt-get update -q
+        ((updated)) || "${sudo_cmd[@]}" apt-get update -q
         "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
             "${missing[@]}" </dev/null
     fi
@@ -121,6 +146,28 @@ EOF
         done
         # Headers all there: the link (libprotobuf) or the compiler itself.
         ((named)) || fail "host C++ program (compile, link -lprotobuf -lyaml-cpp, run)" "libprotobuf-dev" "$probe_dir/host.log"
+    fi
+fi
+
+# aarch64 (--arch aarch64): the same program cross-built against the arm64
+# libraries (yaml-cpp by its runtime library's file: there is no
+# libyaml-cpp-dev:arm64 beside the build machine's, see
+# cmake/aarch64-linux-gnu.cmake) and run under qemu-aarch64 -L /.
+if [[ "$arch" == aarch64 ]] && need aarch64-linux-gnu-g++ g++-aarch64-linux-gnu &&
+    need qemu-aarch64 qemu-user; then
+    multi=/usr/lib/aarch64-linux-gnu
+    yaml=("$multi"/libyaml-cpp.so.0.7*)
+    if [[ ! -e "$multi/libprotobuf.so" ]]; then
+        fail "arm64 protobuf library ($multi/libprotobuf.so)" libprotobuf-dev:arm64
+    elif [[ ! -e "${yaml[0]}" ]]; then
+        fail "arm64 yaml-cpp library ($multi/libyaml-cpp.so.0.7)" libyaml-cpp0.7:arm64
+    elif aarch64-linux-gnu-g++ -std=c++20 -DXTENSOR_USE_XSIMD "$probe_dir/host.cpp" -o "$probe_dir/host-aarch64" \
+        -lprotobuf "${yaml[0]}" >"$probe_dir/aarch64.log" 2>&1 &&
+        timeout 120 qemu-aarch64 -L / "$probe_dir/host-aarch64" >>"$probe_dir/aarch64.log" 2>&1; then
+        echo "probe aarch64: aarch64-linux-gnu-g++ with the arm64 protobuf and yaml-cpp, run under qemu-aarch64 -L /: ok"
+    else
+        fail "aarch64 cross program (compile, link -lprotobuf and yaml-cpp, run under qemu-aarch64 -L /)" \
+            g++-aarch64-linux-gnu "$probe_dir/aarch64.log"
     fi
 fi
 
@@ -225,7 +272,7 @@ fi
 if [[ ${#failed[@]} -gt 0 ]]; then
     echo "tools/install-deps.sh: ${#failed[@]} probe(s) failed:" >&2
     printf '  %s\n' "${failed[@]}" >&2
-    ((install)) && echo "(the package list .ci/debian-packages.txt is incomplete, or an install went wrong)" >&2
+    ((install)) && echo "(the package list ${lists[*]##*/} is incomplete, or an install went wrong)" >&2
     exit 1
 fi
 echo "tools/install-deps.sh: every probe passed"

@@ -17,6 +17,10 @@
 #   tools/test.sh --tsan           # ThreadSanitizer build in build-tsan/ of the tests
 #                                  # that use threads (the pool, the split ops, a model
 #                                  # run by 4 threads at once); slow, not run by CI
+#   tools/test.sh --arch aarch64   # the aarch64 cross build (cmake/aarch64-linux-gnu.cmake,
+#                                  # Release, no sanitizers) in build-aarch64/: the CLI,
+#                                  # the kernel, model and CLI tests, run under
+#                                  # qemu-aarch64 (docs/building.md, "ARM64")
 #   tools/test.sh --build-dir DIR  # another build directory
 #   tools/test.sh -- -R ops/       # extra arguments after -- go to ctest
 #
@@ -30,6 +34,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 sanitize=ON
 tsan=OFF
 benchmarks=OFF
+arch=""
 build_dir=""
 ctest_args=()
 while [[ $# -gt 0 ]]; do
@@ -38,6 +43,12 @@ while [[ $# -gt 0 ]]; do
         --sanitize) sanitize=ON ;;  # the default; kept for older scripts
         --tsan) tsan=ON; sanitize=OFF ;;
         --benchmarks) benchmarks=ON ;;
+        --arch)
+            [[ "${2:-}" == aarch64 ]] || {
+                echo "tools/test.sh: --arch takes aarch64 (the one cross build there is)" >&2
+                exit 2
+            }
+            arch=aarch64; sanitize=OFF; shift ;;
         --build-dir)
             [[ $# -ge 2 ]] || { echo "tools/test.sh: --build-dir needs a directory" >&2; exit 2; }
             build_dir="$2"; shift ;;
@@ -47,18 +58,55 @@ while [[ $# -gt 0 ]]; do
     esac
     shift
 done
+if [[ -n "$arch" && $tsan == ON ]]; then
+    echo "tools/test.sh: --tsan and --arch do not go together" >&2
+    exit 2
+fi
 if [[ -z "$build_dir" ]]; then
-    if [[ $tsan == ON ]]; then
+    if [[ -n "$arch" ]]; then
+        build_dir="$root/build-$arch"
+    elif [[ $tsan == ON ]]; then
         build_dir="$root/build-tsan"
     elif [[ $sanitize == ON ]]; then build_dir="$root/build-test"; else build_dir="$root/build-plain"; fi
 fi
 jobs="${LITEGRAPH_JOBS:-2}"
+# What --arch aarch64 builds and runs (see there).
+aarch64_targets=(litegraph test_kernels_gemm test_kernels_conv test_kernels_conv_int8 test_kernels_pool
+    test_kernels_fc test_kernels_quantize test_kernels_exp test_kernels_dispatch test_kernels_isa_table
+    test_models test_tools_cli)
+aarch64_tests='^(kernels/(gemm|conv|conv_int8|pool|fc|quantize|exp|dispatch|isa_table)|models/.*|tools/cli)$'
 
 step() { printf '\n== %s\n' "$*"; }
 start=$SECONDS
 
-step "dependencies (tools/install-deps.sh)"
-"$root/tools/install-deps.sh"
+step "dependencies (tools/install-deps.sh${arch:+ --arch $arch})"
+"$root/tools/install-deps.sh" ${arch:+--arch "$arch"}
+
+if [[ "$arch" == aarch64 ]]; then
+    # The aarch64 build, its programs run by ctest through the toolchain's
+    # emulator (qemu-aarch64 -L /; the tests that start the CLI go through
+    # it too).  No sanitizers: ASan's shadow memory does not map under
+    # qemu-user.  A subset, for time (the whole suite builds for aarch64 in
+    # well over an hour on two cores): the kernel tests against their plain
+    # loops, every model test (the shared models against their references,
+    # int8, OCR, threads, ...) and the CLI's tests; `-- -R REGEX` after the
+    # options builds the same targets and runs other tests of them.
+    step "configure $build_dir (aarch64 cross build)"
+    cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" -DLITEGRAPH_SANITIZE=OFF \
+        -DLITEGRAPH_OPENCL=OFF -DLITEGRAPH_BUILD_BENCHMARKS=OFF
+    step "build ${aarch64_targets[*]} (-j$jobs)"
+    cmake --build "$build_dir" -j "$jobs" --target "${aarch64_targets[@]}"
+    echo "build took $((SECONDS - start)) s"
+    step "ctest under qemu-aarch64"
+    cd "$build_dir"
+    if [[ ${#ctest_args[@]} -eq 0 ]]; then
+        ctest_args=(-R "$aarch64_tests")
+    fi
+    ctest --output-on-failure -j "$jobs" "${ctest_args[@]}"
+    echo "tools/test.sh: done in $((SECONDS - start)) s"
+    exit 0
+fi
 
 if [[ $tsan == ON ]]; then
     # Only the tests that run threads: the pool and the fc kernel, the split
