@@ -82,6 +82,28 @@ start=$SECONDS
 step "dependencies (tools/install-deps.sh${arch:+ --arch $arch})"
 "$root/tools/install-deps.sh" ${arch:+--arch "$arch"}
 
+# subset LABEL TESTS CMAKE_ARGS... -- TARGETS...: configure with CMAKE_ARGS,
+# build TARGETS, run the ctest tests matching TESTS (or the arguments given
+# after --), then exit.
+subset() {
+    local label="$1" tests="$2" cfg=() targets=()
+    shift 2
+    while [[ $# -gt 0 && "$1" != -- ]]; do cfg+=("$1"); shift; done
+    shift
+    targets=("$@")
+    step "configure $build_dir ($label)"
+    cmake -S "$root" -B "$build_dir" -G Ninja "${cfg[@]}"
+    step "build ${targets[*]} (-j$jobs)"
+    cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}"
+    echo "build took $((SECONDS - start)) s"
+    step "ctest ($label)"
+    cd "$build_dir"
+    [[ ${#ctest_args[@]} -gt 0 ]] || ctest_args=(-R "$tests")
+    ctest --output-on-failure -j "$jobs" "${ctest_args[@]}"
+    echo "tools/test.sh: done in $((SECONDS - start)) s"
+    exit 0
+}
+
 if [[ "$arch" == aarch64 ]]; then
     # The aarch64 build, its programs run by ctest through the toolchain's
     # emulator (qemu-aarch64 -L /; the tests that start the CLI go through
@@ -91,21 +113,9 @@ if [[ "$arch" == aarch64 ]]; then
     # loops, every model test (the shared models against their references,
     # int8, OCR, threads, ...) and the CLI's tests; `-- -R REGEX` after the
     # options builds the same targets and runs other tests of them.
-    step "configure $build_dir (aarch64 cross build)"
-    cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    subset "aarch64 cross build, under qemu-aarch64" "$aarch64_tests" -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" -DLITEGRAPH_SANITIZE=OFF \
-        -DLITEGRAPH_OPENCL=OFF -DLITEGRAPH_BUILD_BENCHMARKS=OFF
-    step "build ${aarch64_targets[*]} (-j$jobs)"
-    cmake --build "$build_dir" -j "$jobs" --target "${aarch64_targets[@]}"
-    echo "build took $((SECONDS - start)) s"
-    step "ctest under qemu-aarch64"
-    cd "$build_dir"
-    if [[ ${#ctest_args[@]} -eq 0 ]]; then
-        ctest_args=(-R "$aarch64_tests")
-    fi
-    ctest --output-on-failure -j "$jobs" "${ctest_args[@]}"
-    echo "tools/test.sh: done in $((SECONDS - start)) s"
-    exit 0
+        -DLITEGRAPH_OPENCL=OFF -DLITEGRAPH_BUILD_BENCHMARKS=OFF -- "${aarch64_targets[@]}"
 fi
 
 if [[ $tsan == ON ]]; then
@@ -113,21 +123,11 @@ if [[ $tsan == ON ]]; then
     # ops (matmul, conv, batch_norm, element-wise through the models, the SE
     # gate, the in-place stride-2 depthwise conv's ordered planes) and a model
     # run by 4 threads at once.
-    tsan_targets=(test_kernels_fc test_ops test_models test_runtime test_fusion_fast_conv)
-    step "configure $build_dir (ThreadSanitizer)"
-    cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DLITEGRAPH_SANITIZE=OFF -DLITEGRAPH_TSAN=ON -DLITEGRAPH_BUILD_BENCHMARKS=OFF
-    step "build ${tsan_targets[*]} (-j$jobs)"
-    cmake --build "$build_dir" -j "$jobs" --target "${tsan_targets[@]}"
-    step "ctest (ThreadSanitizer)"
     export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
-    cd "$build_dir"
-    if [[ ${#ctest_args[@]} -eq 0 ]]; then
-        ctest_args=(-R '^(kernels/fc|ops/matmul|ops/conv2d|ops/batch_norm|ops/elementwise|ops/activation|runtime/in_place|fusion/fast_conv|models/threads)$')
-    fi
-    ctest --output-on-failure -j "$jobs" "${ctest_args[@]}"
-    echo "tools/test.sh: done in $((SECONDS - start)) s"
-    exit 0
+    subset ThreadSanitizer \
+        '^(kernels/fc|ops/matmul|ops/conv2d|ops/batch_norm|ops/elementwise|ops/activation|runtime/in_place|fusion/fast_conv|models/threads)$' \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLITEGRAPH_SANITIZE=OFF -DLITEGRAPH_TSAN=ON \
+        -DLITEGRAPH_BUILD_BENCHMARKS=OFF -- test_kernels_fc test_ops test_models test_runtime test_fusion_fast_conv
 fi
 
 step "configure $build_dir (sanitize=$sanitize)"
