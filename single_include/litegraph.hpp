@@ -20987,6 +20987,122 @@ inline __m512i madd_acc512(__m512i s, __m512i x, __m512i w) noexcept {
     return _mm512_add_epi32(s, _mm512_madd_epi16(x, w));
 }
 #endif
+#if defined(__AVX512BW__)
+/// madd_acc512 accumulating in place (GCC copies an accumulator of a
+/// vpdpwssd intrinsic between two registers on every use in a loop of
+/// many accumulators; the instruction itself needs none).
+template <class A>
+inline void madd_into512(__m512i& s, __m512i x, __m512i w) noexcept {
+#if defined(__AVX512VNNI__)
+    if constexpr (simd::has_vnni<A>) {
+        asm("vpdpwssd %2, %1, %0" : "+v"(s) : "v"(x), "v"(w));
+        return;
+    }
+#endif
+    s = _mm512_add_epi32(s, _mm512_madd_epi16(x, w));
+}
+
+/// A block of R output rows x V vectors of 16 pixels of a depthwise plane
+/// (vertical dilation 1), on AVX-512: each input row's vectors are loaded
+/// once per horizontal term and multiplied into every output row of the
+/// block that reads them (R x V accumulators: vpdpwssd has a latency of 5
+/// and two issue per cycle, so it needs about ten chains; and fewer loads
+/// than multiplies).  p: the plane read at the block's first input row and
+/// first pixel; rb: bytes per input row; tpr terms per row (weight pairs
+/// wp[i * tpr + jt], byte offsets joff[jt]); the last vector has the lanes
+/// of mask `last`.  Sums to out (rows `ow` apart).
+template <class A, int R, int V>
+inline void dw_block512(const char* p, std::int64_t rb, std::int64_t sh, std::int64_t kh,
+                        std::int64_t tpr, const std::int32_t* wp, const std::int64_t* joff,
+                        __mmask16 last, std::int32_t* out, std::int64_t ow) noexcept {
+    __m512i s[R][V];
+#pragma GCC unroll 4
+    for (int o = 0; o < R; ++o)
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v) s[o][v] = _mm512_setzero_si512();
+    const std::int64_t rows = (R - 1) * sh + kh;
+    for (std::int64_t r = 0; r < rows; ++r, p += rb)
+        for (std::int64_t jt = 0; jt < tpr; ++jt) {
+            const char* q = p + joff[jt];
+            __m512i x[V];
+#pragma GCC unroll 8
+            for (int v = 0; v < V; ++v)
+                x[v] = v + 1 < V ? _mm512_loadu_si512(q + 64 * v)
+                                 : _mm512_maskz_loadu_epi32(last, q + 64 * v);
+#pragma GCC unroll 4
+            for (int o = 0; o < R; ++o) {
+                const std::int64_t i = r - o * sh;
+                if (i < 0 || i >= kh) continue;
+                const __m512i w = _mm512_set1_epi32(wp[i * tpr + jt]);
+#pragma GCC unroll 8
+                for (int v = 0; v < V; ++v) madd_into512<A>(s[o][v], x[v], w);
+            }
+        }
+#pragma GCC unroll 4
+    for (int o = 0; o < R; ++o)
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v) {
+            std::int32_t* d = out + o * ow + 16 * v;
+            if (v + 1 < V)
+                _mm512_storeu_si512(d, s[o][v]);
+            else
+                _mm512_mask_storeu_epi32(d, last, s[o][v]);
+        }
+}
+template <class A, int R>
+inline void dw_block512_v(int v, const char* p, std::int64_t rb, std::int64_t sh, std::int64_t kh,
+                          std::int64_t tpr, const std::int32_t* wp, const std::int64_t* joff,
+                          __mmask16 last, std::int32_t* out, std::int64_t ow) noexcept {
+    switch (v) {
+        case 1:
+            return dw_block512<A, R, 1>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
+        case 2:
+            return dw_block512<A, R, 2>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
+        case 3:
+            return dw_block512<A, R, 3>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
+        case 4:
+            return dw_block512<A, R, 4>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
+        case 5:
+            return dw_block512<A, R, 5>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
+        case 6:
+            return dw_block512<A, R, 6>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
+        case 7:
+            return dw_block512<A, R, 7>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
+        default:
+            return dw_block512<A, R, 8>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
+    }
+}
+/// Every output row of a depthwise plane (vertical dilation 1) in
+/// dw_block512 blocks: a row's vectors in runs of up to 8 (the last one's
+/// pixels masked), rows 4 at a time for up to 5 vectors per run, else 2,
+/// then the rows left.
+template <class A>
+inline void dw_plane512(const char* plane, std::int64_t rb, std::int64_t sh, std::int64_t kh,
+                        std::int64_t tpr, const std::int32_t* wp, const std::int64_t* joff,
+                        std::int32_t* out, std::int64_t oh, std::int64_t ow) noexcept {
+    const std::int64_t vectors = (ow + 15) / 16, runs = (vectors + 7) / 8;
+    for (std::int64_t run = 0, v0 = 0; run < runs; ++run) {
+        const int nv = static_cast<int>(vectors / runs + (run < vectors % runs ? 1 : 0));
+        const std::int64_t lanes = std::min<std::int64_t>(16, ow - 16 * (v0 + nv - 1));
+        const auto last = static_cast<__mmask16>((1u << lanes) - 1u);
+        const int rmax = nv <= 5 ? 4 : 2;
+        for (std::int64_t o = 0; o < oh;) {
+            const std::int64_t left = oh - o;
+            const int r = left >= rmax ? rmax : left >= 2 ? 2 : 1;
+            const char* p = plane + o * sh * rb + v0 * 64;
+            std::int32_t* d = out + o * ow + v0 * 16;
+            if (r == 4)
+                dw_block512_v<A, 4>(nv, p, rb, sh, kh, tpr, wp, joff, last, d, ow);
+            else if (r == 2)
+                dw_block512_v<A, 2>(nv, p, rb, sh, kh, tpr, wp, joff, last, d, ow);
+            else
+                dw_block512_v<A, 1>(nv, p, rb, sh, kh, tpr, wp, joff, last, d, ow);
+            o += r;
+        }
+        v0 += nv;
+    }
+}
+#endif
 }  // namespace int8_gemm_detail
 
 /// The GEMM form (groups 1): blocks of 16 pixels, their patches as int16
@@ -21131,6 +21247,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
     const bool pairs = g.sw == 1 || g.dw == 1;  // stride 2 pairs adjacent taps only
     const std::int64_t step = pairs ? 2 : 1;    // taps per vpmaddwd
     __m256i wv[int8_dw_max_taps];
+    [[maybe_unused]] std::int32_t wp32[int8_dw_max_taps];  // the AVX-512 blocks read these
     std::int64_t toff[int8_dw_max_taps];
     std::fill(xp, xp + hp * xs + 16, std::int16_t{0});
     // The pair plane's padding rows are pairs of zeros for every plane:
@@ -21181,8 +21298,24 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     else
                         wpair = static_cast<std::uint16_t>(wt[i * kwp + j]);
                     wv[terms] = _mm256_set1_epi32(wpair);
+                    wp32[terms] = wpair;
                     toff[terms] = (i * g.dh * xs + j * g.dw) * (g.sw == 1 ? 4 : 2);
                 }
+#if defined(__AVX512BW__)
+            // AVX-512, vertical dilation 1: blocks of rows x vectors
+            // (dw_plane512).  4 bytes per output pixel in either plane read.
+            if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) {
+                if (g.dh == 1) {
+                    const std::int64_t bytes = g.sw == 1 ? 4 : 2;
+                    d8::dw_plane512<A>(g.sw == 1 ? reinterpret_cast<const char*>(src)
+                                                 : reinterpret_cast<const char*>(xp),
+                                       xs * bytes, g.sh, g.kh, terms / g.kh, wp32, toff, acc, g.oh,
+                                       g.ow);
+                    sink(n, ch, 0, acc, plane);
+                    continue;
+                }
+            }
+#endif
             for (std::int64_t oh = 0; oh < g.oh; ++oh) {
                 std::int32_t* ar = acc + oh * g.ow;
                 // 4 bytes per output pixel in either plane read.

@@ -196,10 +196,17 @@ TEST_CASE("int8 depthwise convs match the reference bit for bit") {
     check_conv(make_geometry(1, 6, 3, 3, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6), 16);   // tiny plane
     check_conv(make_geometry(1, 2, 7, 40, 2, 1, 4, 3, 1, 1, 1, 0, 0, 1, 2, 2), 17);  // even kw
     check_conv(make_geometry(1, 2, 8, 9, 2, 3, 2, 1, 2, 1, 1, 0, 0, 0, 0, 2), 18);
-    // Wide rows: the AVX-512 loops' 64, 32 and 16 pixels per pass, then the 8-pixel tail.
+    // Wide rows: the AVX2 loops' 32 and 16 pixels per pass, then the 8-pixel tail.
     check_conv(make_geometry(2, 3, 2, 96, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 3), 19);
     check_conv(make_geometry(1, 2, 5, 123, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2), 34);
     check_conv(make_geometry(1, 2, 7, 250, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2), 35);  // ow 125
+    // AVX-512 blocks of rows x vectors: two runs of a row (13 vectors, the
+    // last masked) in blocks of 2 rows and 1; 5 vectors in blocks of 4, 4, 2, 1;
+    // a 7 x 7 window; stride 3.
+    check_conv(make_geometry(1, 2, 11, 200, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2), 36);
+    check_conv(make_geometry(2, 3, 11, 70, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3), 37);
+    check_conv(make_geometry(1, 2, 9, 40, 2, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 2), 38);
+    check_conv(make_geometry(1, 2, 14, 50, 2, 3, 3, 3, 2, 1, 1, 1, 1, 1, 1, 2), 39);
 }
 
 TEST_CASE("random int8 geometries match the reference bit for bit") {
