@@ -20665,6 +20665,10 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 //    a plane of int16 pairs (x[c], x[c + dw])), so every tap is in range;
 //    vpmaddwd of a pair of horizontal taps per 8 output pixels, 32 pixels
 //    (four accumulators) per pass over the taps where the row has them.
+//    On AVX-512 (vertical dilation 1) in blocks of up to 4 output rows x 8
+//    vectors of 16 pixels (dw_block512): each input row's vectors are
+//    loaded once per horizontal term and multiplied into every output row
+//    of the block that reads them.
 //  - The requantize epilogue (rescale -> bias -> activation or residual add
 //    -> round and saturate to int8) in vectors of the unit's architecture,
 //    the chain's arithmetic in its order (bit for bit chain::emit and
@@ -20681,8 +20685,9 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 //    filter packed once as quads of int8 taps 8 channels interleaved
 //    (int8_pack::quads) with corr[oc] = 128 * sum(f[oc]) subtracted from
 //    each sum; 8 channels x 32 pixels per tile (avxvnni: 4 x 16).  The
-//    depthwise and pairs loops fuse vpmaddwd + vpaddd into vpdpwssd there;
-//    on AVX-512 the depthwise loops run 16 pixels per vector.  Exact: the
+//    depthwise and pairs loops fuse vpmaddwd + vpaddd into vpdpwssd there
+//    (latency 5, two per cycle: the depthwise blocks' many accumulators
+//    keep it busy).  Exact: the
 //    same int32 sums as the reference.
 //
 // Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
