@@ -20715,6 +20715,9 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 //  - int8_gemm_detail: what the GEMM forms share (lane masks, the padded
 //    image's tap offsets, the block segments, madd_acc).
 
+#include <array>
+#include <utility>
+
 // ---- begin litegraph/kernels/conv_int8_pack.hpp ----
 // The desktop int8 conv's interface to its kernels (kernels/conv_int8_fast.hpp
 // puts them together): the filter packed once per op node
@@ -21054,29 +21057,21 @@ inline void dw_block512(const char* p, std::int64_t rb, std::int64_t sh, std::in
                 _mm512_mask_storeu_epi32(d, last, s[o][v]);
         }
 }
-template <class A, int R>
-inline void dw_block512_v(int v, const char* p, std::int64_t rb, std::int64_t sh, std::int64_t kh,
-                          std::int64_t tpr, const std::int32_t* wp, const std::int64_t* joff,
-                          __mmask16 last, std::int32_t* out, std::int64_t ow) noexcept {
-    switch (v) {
-        case 1:
-            return dw_block512<A, R, 1>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
-        case 2:
-            return dw_block512<A, R, 2>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
-        case 3:
-            return dw_block512<A, R, 3>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
-        case 4:
-            return dw_block512<A, R, 4>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
-        case 5:
-            return dw_block512<A, R, 5>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
-        case 6:
-            return dw_block512<A, R, 6>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
-        case 7:
-            return dw_block512<A, R, 7>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
-        default:
-            return dw_block512<A, R, 8>(p, rb, sh, kh, tpr, wp, joff, last, out, ow);
+/// dw_block512<A, R, V> for R 1, 2 or 4 and V 1 to 8, by (R, V).
+template <class A>
+struct dw_blocks512 {
+    using fn = void (*)(const char*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                        const std::int32_t*, const std::int64_t*, __mmask16, std::int32_t*,
+                        std::int64_t) noexcept;
+    template <int R, int... V>
+    static constexpr std::array<fn, 8> row(std::integer_sequence<int, V...>) {
+        return {&dw_block512<A, R, V + 1>...};
     }
-}
+    static constexpr auto vectors = std::make_integer_sequence<int, 8>{};
+    static constexpr std::array<fn, 8> one = row<1>(vectors), two = row<2>(vectors),
+                                       four = row<4>(vectors);
+    static fn get(int r, int v) noexcept { return (r == 4 ? four : r == 2 ? two : one)[v - 1]; }
+};
 /// Every output row of a depthwise plane (vertical dilation 1) in
 /// dw_block512 blocks: a row's vectors in runs of up to 8 (the last one's
 /// pixels masked), rows 4 at a time for up to 5 vectors per run, else 2,
@@ -21096,12 +21091,7 @@ inline void dw_plane512(const char* plane, std::int64_t rb, std::int64_t sh, std
             const int r = left >= rmax ? rmax : left >= 2 ? 2 : 1;
             const char* p = plane + o * sh * rb + v0 * 64;
             std::int32_t* d = out + o * ow + v0 * 16;
-            if (r == 4)
-                dw_block512_v<A, 4>(nv, p, rb, sh, kh, tpr, wp, joff, last, d, ow);
-            else if (r == 2)
-                dw_block512_v<A, 2>(nv, p, rb, sh, kh, tpr, wp, joff, last, d, ow);
-            else
-                dw_block512_v<A, 1>(nv, p, rb, sh, kh, tpr, wp, joff, last, d, ow);
+            dw_blocks512<A>::get(r, nv)(p, rb, sh, kh, tpr, wp, joff, last, d, ow);
             o += r;
         }
         v0 += nv;
