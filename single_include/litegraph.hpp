@@ -26622,6 +26622,12 @@ public:
 
     /// The caps prepare enforces; setting them re-plans on the next prepare.
     const program_limits& limits() const noexcept { return limits_; }
+    /// A block's program (runtime/control_flow.hpp): an input may be empty
+    /// (the result of a branch that did not run, which Paddle leaves unset
+    /// and only the branch not taken reads).  Programs refuse empty inputs
+    /// otherwise.
+    void accept_empty_inputs() noexcept { empty_inputs_ok_ = true; }
+
     void set_limits(const program_limits& l) {
         limits_ = l;
         for (auto* k : control_flow_) set_control_flow_limits(*k, l);
@@ -26825,7 +26831,7 @@ private:
             const auto& s = input_shape(i);
             if (!shape_only_[i] && s.empty() && inputs_[i].bytes() == 0 && !v.shape.empty())
                 throw usage_error("input '" + v.name + "' was not set");
-            if (std::find(s.begin(), s.end(), 0) != s.end())
+            if (!empty_inputs_ok_ && std::find(s.begin(), s.end(), 0) != s.end())
                 throw usage_error("input '" + v.name + "' is empty (shape " + to_string(s) +
                                   "): litegraph does not run empty tensors (an empty batch has "
                                   "nothing to compute; skip the call)");
@@ -27236,6 +27242,7 @@ private:
     std::uint64_t folded_bytes_ = 0;
     std::uint64_t arena_needed_ = 0;  // bytes of the last plan's arena
     bool estimate_ = false;           // planned_arena_bytes: plan, allocate nothing
+    bool empty_inputs_ok_ = false;    // accept_empty_inputs(): a block's program
     bool prepared_ = false;
 };
 
@@ -27330,7 +27337,7 @@ inline std::vector<tensor_ref*> slot_args(const std::vector<op_slot>& slots, std
 /// some, else their shape only).
 class block_program {
 public:
-    explicit block_program(const graph::graph& g) : p_(g) {}
+    explicit block_program(const graph::graph& g) : p_(g) { p_.accept_empty_inputs(); }
 
     program& get() noexcept { return p_; }
 

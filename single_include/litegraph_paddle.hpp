@@ -26622,6 +26622,12 @@ public:
 
     /// The caps prepare enforces; setting them re-plans on the next prepare.
     const program_limits& limits() const noexcept { return limits_; }
+    /// A block's program (runtime/control_flow.hpp): an input may be empty
+    /// (the result of a branch that did not run, which Paddle leaves unset
+    /// and only the branch not taken reads).  Programs refuse empty inputs
+    /// otherwise.
+    void accept_empty_inputs() noexcept { empty_inputs_ok_ = true; }
+
     void set_limits(const program_limits& l) {
         limits_ = l;
         for (auto* k : control_flow_) set_control_flow_limits(*k, l);
@@ -26825,7 +26831,7 @@ private:
             const auto& s = input_shape(i);
             if (!shape_only_[i] && s.empty() && inputs_[i].bytes() == 0 && !v.shape.empty())
                 throw usage_error("input '" + v.name + "' was not set");
-            if (std::find(s.begin(), s.end(), 0) != s.end())
+            if (!empty_inputs_ok_ && std::find(s.begin(), s.end(), 0) != s.end())
                 throw usage_error("input '" + v.name + "' is empty (shape " + to_string(s) +
                                   "): litegraph does not run empty tensors (an empty batch has "
                                   "nothing to compute; skip the call)");
@@ -27236,6 +27242,7 @@ private:
     std::uint64_t folded_bytes_ = 0;
     std::uint64_t arena_needed_ = 0;  // bytes of the last plan's arena
     bool estimate_ = false;           // planned_arena_bytes: plan, allocate nothing
+    bool empty_inputs_ok_ = false;    // accept_empty_inputs(): a block's program
     bool prepared_ = false;
 };
 
@@ -27330,7 +27337,7 @@ inline std::vector<tensor_ref*> slot_args(const std::vector<op_slot>& slots, std
 /// some, else their shape only).
 class block_program {
 public:
-    explicit block_program(const graph::graph& g) : p_(g) {}
+    explicit block_program(const graph::graph& g) : p_(g) { p_.accept_empty_inputs(); }
 
     program& get() noexcept { return p_; }
 
@@ -37864,102 +37871,28 @@ inline model load_pir_from_memory(std::string_view json_text, std::string_view p
 
 }  // namespace litegraph::paddle
 // ---- end litegraph/loader/paddle/pir.hpp ----
+// ---- begin litegraph/loader/paddle/program_desc.hpp ----
+// The protobuf loader's ProgramDesc: the bytes parsed (parse_program), the
+// attributes and slots of an OpDesc, and the program's blocks read into the
+// graph (read_topology).  Block 0 is the program; the blocks of
+// `conditional_block` and `while` (and `select_input`'s choice) become the
+// control-flow ops the PIR loader makes, `if` and `while` with graphs of their
+// own (program_blocks below, runtime/control_flow.hpp).
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
 
 namespace litegraph::paddle {
-
-namespace detail {
-
-inline bool has_ext(const std::filesystem::path& p, const char* ext) {
-    return p.extension() == ext;
-}
-
-/// Regular files in `dir`, sorted by name (so that the choice is deterministic).
-inline std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir) {
-    std::vector<std::filesystem::path> r;
-    std::error_code ec;
-    for (auto& e : std::filesystem::directory_iterator(dir, ec))
-        if (e.is_regular_file(ec)) r.push_back(e.path());
-    std::sort(r.begin(), r.end());
-    return r;
-}
-
-inline std::filesystem::path find_params_next_to(const std::filesystem::path& topology) {
-    auto dir = topology.parent_path();
-    if (dir.empty()) dir = ".";
-    auto same_stem = dir / (topology.stem().string() + ".pdiparams");
-    if ((has_ext(topology, ".pdmodel") || has_ext(topology, ".json")) &&
-        std::filesystem::is_regular_file(same_stem))
-        return same_stem;
-    auto files = files_in(dir);
-    for (auto& f : files)
-        if (has_ext(f, ".pdiparams")) return f;
-    for (const char* n : {"params", "__params__"})
-        if (std::filesystem::is_regular_file(dir / n)) return dir / n;
-    return {};
-}
-
-/// Whether the file starts like a PIR JSON program (`{"base_code"`, which is how
-/// Paddle writes it: keys sorted).
-inline bool starts_like_pir(const std::filesystem::path& f) {
-    std::ifstream in(f, std::ios::binary);
-    char head[64] = {};
-    in.read(head, sizeof head);
-    const std::string_view h(head, static_cast<std::size_t>(in.gcount()));
-    return pir::looks_like_json(h) && h.find("\"base_code\"") != std::string_view::npos;
-}
-
-/// A Paddle 3.x program in `dir`: inference.json, model.json, else the first
-/// *.json (by name) that starts like one.
-inline std::filesystem::path find_pir_program(const std::filesystem::path& dir) {
-    for (const char* n : {"inference.json", "model.json"})
-        if (std::filesystem::is_regular_file(dir / n)) return dir / n;
-    for (auto& f : files_in(dir))
-        if (has_ext(f, ".json") && starts_like_pir(f)) return f;
-    return {};
-}
-
-/// Whether a topology file is a PIR program (JSON) rather than a ProgramDesc.
-inline bool is_pir_file(const std::filesystem::path& f) {
-    if (has_ext(f, ".json")) return true;
-    std::ifstream in(f, std::ios::binary);
-    char c = 0;
-    return in.get(c) && c == '{';
-}
-
-}  // namespace detail
-
-/// Finds the topology and parameters of a model given a folder or a topology file.
-inline model_files locate(const std::filesystem::path& path) {
-    std::error_code ec;
-    model_files m;
-    if (std::filesystem::is_directory(path, ec)) {
-        for (auto& f : detail::files_in(path))
-            if (detail::has_ext(f, ".pdmodel")) {
-                m.topology = f;
-                break;
-            }
-        if (m.topology.empty())
-            for (const char* n : {"model", "__model__"})
-                if (std::filesystem::is_regular_file(path / n)) {
-                    m.topology = path / n;
-                    break;
-                }
-        if (m.topology.empty()) m.topology = detail::find_pir_program(path);
-        if (m.topology.empty())
-            throw io_error("no Paddle topology (*.pdmodel, model, __model__, inference.json) in '" +
-                           path.string() + "'");
-    } else if (std::filesystem::is_regular_file(path, ec)) {
-        m.topology = path;
-    } else {
-        throw io_error("cannot open '" + path.string() + "': no such file or folder");
-    }
-    m.params = detail::find_params_next_to(m.topology);
-    if (m.params.empty()) {
-        m.params_dir = m.topology.parent_path();
-        if (m.params_dir.empty()) m.params_dir = ".";
-    }
-    return m;
-}
 
 namespace detail {
 
@@ -38133,8 +38066,335 @@ inline bool compatible_dims(const shape_t& declared, const shape_t& stored) {
     return true;
 }
 
-/// Reads block 0 of the program into `m.graph` and the topology part of `m.info`;
-/// returns the names of the persistable tensor variables.
+/// The declared tensor variable `v` of a block as a graph variable, or
+/// nothing when it is not a tensor (feed and fetch lists, tensor arrays,
+/// step scopes, ...).
+inline std::optional<graph::var_node> tensor_var(const Message& v, const std::string& file) {
+    const std::string name = get_str(v, "name");
+    const auto& vt = get_msg(v, "type");
+    if (get_enum(vt, "type") != var_type::LOD_TENSOR) return std::nullopt;
+    if (!has(vt, "lod_tensor"))
+        throw format_error(file, 0,
+                           "variable '" + name + "' is a LOD_TENSOR without a tensor description");
+    const auto& lt = get_msg(vt, "lod_tensor");
+    const auto& td = get_msg(lt, "tensor");
+    const int dt = get_enum(td, "data_type");
+    auto type = try_to_dtype(dt);
+    if (!type)
+        throw unsupported_error(file + ": variable '" + name + "' has data type " +
+                                std::string(paddle_type_name(dt)) +
+                                ", which litegraph does not support");
+    graph::var_node node;
+    node.name = name;
+    node.type = *type;
+    const int rank = count(td, "dims");
+    if (rank > static_cast<int>(max_rank))
+        throw format_error(file, 0,
+                           "variable '" + name + "' declares " + std::to_string(rank) + " dims");
+    for (int k = 0; k < rank; ++k) {
+        auto d = at_i64(td, "dims", k);
+        if (d < -1)
+            throw format_error(file, 0,
+                               "variable '" + name + "' declares dim " + std::to_string(d));
+        node.shape.push_back(d);
+    }
+    node.persistable = get_bool(v, "persistable");
+    node.lod_level = get_i32(lt, "lod_level");
+    return node;
+}
+
+/// Reads the ops of a program's blocks into a graph builder, block 0 first;
+/// the blocks of control flow as the ops `if` and `while` of the PIR loader
+/// (pir/translate.hpp), each op tagged with its block for pir/blocks.hpp:
+///
+///   conditional_block (Cond: one value, is_scalar_condition) -> `if`: its
+///     block 0 the sub-block, yielding the variables of Out; its block 1
+///     yields each of them as it was before the op, or an empty tensor
+///     (shape [0]) where none was (Paddle leaves such a variable unset: the
+///     select_input after it takes the other branch);
+///   while (Condition, Out) -> `while`: the loop-carried values are the
+///     condition and the variables of Out (an empty tensor first where none
+///     was set before the loop); the body yields the condition and them;
+///   select_input (X: two values, Mask) -> `if` on Mask: X[1] when it is not
+///     zero, else X[0].
+///
+/// Inside a sub-block each variable it writes gets a name of its own
+/// (`name@block<k>.<n>`), so that the graph builder's versions of a name (in
+/// program order) stay those of the block around it.  A conditional_block
+/// whose condition is not one scalar (is_scalar_condition false: Paddle runs
+/// it when every Cond tensor is non-empty) stays as it is: an op litegraph
+/// does not support, reported as such.
+class program_blocks {
+public:
+    program_blocks(const Message& program, const std::string& file, graph::builder& b,
+                   graph::graph& g, model_info& info)
+        : program_(program), file_(file), b_(b), g_(g), info_(info) {
+        open_.assign(static_cast<std::size_t>(count(program, "blocks")), false);
+    }
+
+    /// Reads block 0 (feeds and fetches included).
+    void read() {
+        scope top;
+        read_block(0, top);
+    }
+
+    /// The block of each op added (0: the program), or empty when there is
+    /// no control flow.
+    std::vector<int> op_blocks() const { return next_tag_ > 1 ? tags_ : std::vector<int>{}; }
+
+private:
+    /// What a block sees: its tag, the names its writes got, and which
+    /// variables hold a value there.
+    struct scope {
+        int tag = 0;
+        std::map<std::string, std::string> names;
+        std::set<std::string> set;
+    };
+
+    std::string here(const scope& s, const std::string& n) const {
+        auto it = s.names.find(n);
+        return it == s.names.end() ? n : it->second;
+    }
+    bool holds(const scope& s, const std::string& n) const {
+        if (s.set.count(n)) return true;
+        const int v = g_.find_var(n);
+        return v >= 0 && g_.vars[static_cast<std::size_t>(v)].persistable;
+    }
+    const graph::var_node& declared(const std::string& n) const {
+        const int v = g_.find_var(n);
+        if (v < 0) throw graph_error("variable '" + n + "' is used but not declared");
+        return g_.vars[static_cast<std::size_t>(v)];
+    }
+    /// The name a write of `n` in `s` goes to.
+    std::string write(scope& s, const std::string& n) {
+        s.set.insert(n);
+        if (s.tag == 0) return n;
+        graph::var_node v = declared(n);
+        v.name = graph::unique_name(g_, n + "@block" + std::to_string(s.tag));
+        v.persistable = false;
+        v.value.reset();
+        const std::string name = v.name;
+        b_.declare(std::move(v));
+        s.names[n] = name;
+        return name;
+    }
+    std::vector<std::string> here(const scope& s, const std::vector<std::string>& ns) const {
+        std::vector<std::string> r;
+        for (auto& n : ns) r.push_back(here(s, n));
+        return r;
+    }
+    void add(const scope& s, std::string type, const graph::named_slots& in,
+             const graph::named_slots& out, attr_map a = {}) {
+        b_.add_op(std::move(type), in, out, std::move(a));
+        tags_.push_back(s.tag);
+    }
+    /// `n` as it is in `s` copied into `out` of block `t` (a block yields no
+    /// outside value directly), or an empty tensor of its dtype where it has
+    /// no value in `s`.
+    std::string value_or_empty(const scope& s, scope& t, const std::string& n) {
+        const bool has = holds(s, n);
+        const std::string from = here(s, n);
+        const dtype type = declared(n).type;
+        const std::string out = write(t, n);
+        if (has) {
+            add(t, std::string(ops::assign::paddle_types[0]), {{"X", {from}}}, {{"Out", {out}}});
+        } else {
+            attr_map a;
+            a.set("shape", std::vector<std::int64_t>{0});
+            a.set("dtype", to_paddle_type(type));
+            a.set("value", 0.f);
+            add(t, std::string(ops::fill_constant::paddle_types[0]), {}, {{"Out", {out}}},
+                std::move(a));
+        }
+        return out;
+    }
+    scope child(const scope& s) {
+        scope c = s;
+        c.tag = next_tag_++;
+        return c;
+    }
+    int sub_block(const attr_map& a, const std::string& type, int index) const {
+        const auto k = a.get<std::int64_t>("sub_block", -1);
+        if (k <= 0 || k >= static_cast<std::int64_t>(open_.size()))
+            throw format_error(file_, 0,
+                               type + " op #" + std::to_string(index) + " names block " +
+                                   std::to_string(k) + " of " + std::to_string(open_.size()));
+        if (open_[static_cast<std::size_t>(k)])
+            throw format_error(file_, 0,
+                               type + " op #" + std::to_string(index) + " runs block " +
+                                   std::to_string(k) + ", which holds it");
+        return static_cast<int>(k);
+    }
+    static const std::vector<std::string>* slot(const graph::named_slots& ss, std::string_view n) {
+        for (auto& [name, args] : ss)
+            if (name == n) return &args;
+        return nullptr;
+    }
+
+    void read_block(int k, scope& s) {
+        if (depth_ >= max_depth)
+            throw format_error(file_, 0,
+                               "block " + std::to_string(k) + " is nested " +
+                                   std::to_string(depth_) + " blocks deep (at most " +
+                                   std::to_string(max_depth) + ")");
+        ++depth_;
+        open_[static_cast<std::size_t>(k)] = true;
+        const auto& block = at_msg(program_, "blocks", k);
+        for (int i = 0; i < count(block, "ops"); ++i) read_op(at_msg(block, "ops", i), i, s);
+        open_[static_cast<std::size_t>(k)] = false;
+        --depth_;
+    }
+
+    void read_op(const Message& op, int i, scope& s) {
+        const std::string type = get_str(op, "type");
+        ++info_.op_counts[type];
+        if (type == "feed" || type == "fetch") {
+            if (s.tag != 0)
+                throw format_error(file_, 0,
+                                   type + " op #" + std::to_string(i) + " in a sub-block");
+            if (type == "feed") {
+                auto [var, col] = io_of(op, "outputs", "Out", file_, i);
+                b_.feed(var, col);
+                s.set.insert(var);
+            } else {
+                auto [var, col] = io_of(op, "inputs", "X", file_, i);
+                b_.fetch(var, col);
+            }
+            return;
+        }
+        attr_map attrs;
+        for (int k = 0; k < count(op, "attrs"); ++k) {
+            const auto& a = at_msg(op, "attrs", k);
+            attrs.set(get_str(a, "name"), to_attr(a, file_, type));
+        }
+        const auto ins = to_slots(op, "inputs"), outs = to_slots(op, "outputs");
+        if (type == "conditional_block" && conditional(ins, outs, attrs, i, s)) return;
+        if (type == "while" && loop(ins, outs, attrs, i, s)) return;
+        if (type == "select_input" && select(ins, outs, s)) return;
+        graph::named_slots in, out;
+        for (auto& [name, args] : ins) in.emplace_back(name, here(s, args));
+        for (auto& [name, args] : outs) {
+            // The step scopes of control flow kept as it is are not tensors.
+            if (name == "Scope" || name == "StepScopes") continue;
+            std::vector<std::string> w;
+            for (auto& n : args) w.push_back(write(s, n));
+            out.emplace_back(name, std::move(w));
+        }
+        add(s, type, in, out, std::move(attrs));
+    }
+
+    bool conditional(const graph::named_slots& ins, const graph::named_slots& outs,
+                     const attr_map& attrs, int i, scope& s) {
+        const auto* cond = slot(ins, "Cond");
+        if (!cond || cond->size() != 1 || !attrs.get<bool>("is_scalar_condition", false))
+            return false;
+        const int k = sub_block(attrs, "conditional_block", i);
+        const auto* o = slot(outs, "Out");
+        const std::vector<std::string> names = o ? *o : std::vector<std::string>{};
+        // The other branch first: it reads the values from before the op.
+        scope e = child(s);
+        std::vector<std::string> kept;
+        for (auto& n : names) kept.push_back(value_or_empty(s, e, n));
+        add(e, "litegraph_yield", {{"X", kept}}, {});
+        scope t = child(s);
+        read_block(k, t);
+        std::vector<std::string> made;
+        for (auto& n : names)
+            made.push_back(t.names.count(n) ? t.names[n] : value_or_empty(s, t, n));
+        add(t, "litegraph_yield", {{"X", made}}, {});
+        finish_if(s, here(s, cond->front()), names, t.tag, e.tag);
+        return true;
+    }
+
+    void finish_if(scope& s, const std::string& cond, const std::vector<std::string>& names,
+                   int then_tag, int else_tag) {
+        std::vector<std::string> out;
+        for (auto& n : names) out.push_back(write(s, n));
+        attr_map a;
+        a.set("litegraph_blocks", std::vector<std::int64_t>{then_tag, else_tag});
+        graph::named_slots o;
+        if (!out.empty()) o.emplace_back("Out", std::move(out));
+        add(s, "if", {{"Cond", {cond}}}, o, std::move(a));
+    }
+
+    bool loop(const graph::named_slots& ins, const graph::named_slots& outs, const attr_map& attrs,
+              int i, scope& s) {
+        const auto* cond = slot(ins, "Condition");
+        if (!cond || cond->size() != 1) return false;
+        const int k = sub_block(attrs, "while", i);
+        // The loop values: the condition, then the variables the body writes.
+        std::vector<std::string> carried{cond->front()};
+        if (const auto* o = slot(outs, "Out"))
+            for (auto& n : *o)
+                if (std::find(carried.begin(), carried.end(), n) == carried.end())
+                    carried.push_back(n);
+        std::vector<std::string> initial;
+        for (auto& n : carried) {
+            if (!holds(s, n)) {
+                attr_map a;
+                a.set("shape", std::vector<std::int64_t>{0});
+                a.set("dtype", to_paddle_type(declared(n).type));
+                a.set("value", 0.f);
+                const std::string w = write(s, n);
+                add(s, std::string(ops::fill_constant::paddle_types[0]), {}, {{"Out", {w}}},
+                    std::move(a));
+            }
+            initial.push_back(here(s, n));
+        }
+        scope body = child(s);
+        std::vector<std::string> args;
+        for (auto& n : carried) args.push_back(write(body, n));
+        add(body, "litegraph_block_args", {}, {{"Out", args}});
+        read_block(k, body);
+        std::vector<std::string> y{here(body, cond->front())};
+        for (auto& n : carried) y.push_back(here(body, n));
+        add(body, "litegraph_yield", {{"X", y}}, {});
+        std::vector<std::string> out;
+        for (auto& n : carried) out.push_back(write(s, n));
+        attr_map a;
+        a.set("litegraph_blocks", std::vector<std::int64_t>{body.tag});
+        add(s, "while", {{"Cond", {initial.front()}}, {"X", initial}}, {{"Out", out}},
+            std::move(a));
+        return true;
+    }
+
+    bool select(const graph::named_slots& ins, const graph::named_slots& outs, scope& s) {
+        const auto* x = slot(ins, "X");
+        const auto* mask = slot(ins, "Mask");
+        const auto* o = slot(outs, "Out");
+        if (!x || x->size() != 2 || !mask || mask->size() != 1 || !o || o->size() != 1)
+            return false;
+        const std::string& out = o->front();
+        auto branch = [&](const std::string& from) {
+            scope b = child(s);
+            const std::string w = write(b, out);
+            add(b, std::string(ops::assign::paddle_types[0]), {{"X", {here(s, from)}}},
+                {{"Out", {w}}});
+            add(b, "litegraph_yield", {{"X", {w}}}, {});
+            return b.tag;
+        };
+        const int else_tag = branch((*x)[0]);
+        const int then_tag = branch((*x)[1]);
+        finish_if(s, here(s, mask->front()), {out}, then_tag, else_tag);
+        return true;
+    }
+
+    const Message& program_;
+    const std::string& file_;
+    graph::builder& b_;
+    graph::graph& g_;
+    model_info& info_;
+    std::vector<bool> open_;  // per block: being read (a block may not run itself)
+    std::vector<int> tags_;   // per op added: its block's tag
+    int next_tag_ = 1;
+    int depth_ = 0;
+    /// Blocks inside blocks, at most (the reader recurses once per level).
+    static constexpr int max_depth = 64;
+};
+
+/// Reads the program (block 0, and the blocks its control flow runs) into
+/// `m.graph` and the topology part of `m.info`; returns the names of the
+/// persistable tensor variables.
 inline std::vector<std::string> read_topology(const Message& program, const std::string& file,
                                               model& m) {
     auto& info = m.info;
@@ -38142,69 +38402,25 @@ inline std::vector<std::string> read_topology(const Message& program, const std:
         info.program_version = get_i64(get_msg(program, "version"), "version");
     info.num_blocks = static_cast<std::size_t>(count(program, "blocks"));
     if (info.num_blocks == 0) throw format_error(file, 0, "the program has no blocks");
-    const auto& block = at_msg(program, "blocks", 0);
     graph::builder b(m.graph);
     std::vector<std::string> persistables;
     try {
-        for (int i = 0; i < count(block, "vars"); ++i) {
-            const auto& v = at_msg(block, "vars", i);
-            const std::string name = get_str(v, "name");
-            const auto& vt = get_msg(v, "type");
-            // Feed and fetch lists, tensor arrays, readers, ... are not tensors.
-            if (get_enum(vt, "type") != var_type::LOD_TENSOR) continue;
-            if (!has(vt, "lod_tensor"))
-                throw format_error(
-                    file, 0,
-                    "variable '" + name + "' is a LOD_TENSOR without a tensor description");
-            const auto& lt = get_msg(vt, "lod_tensor");
-            const auto& td = get_msg(lt, "tensor");
-            const int dt = get_enum(td, "data_type");
-            auto type = try_to_dtype(dt);
-            if (!type)
-                throw unsupported_error(file + ": variable '" + name + "' has data type " +
-                                        std::string(paddle_type_name(dt)) +
-                                        ", which litegraph does not support");
-            graph::var_node node;
-            node.name = name;
-            node.type = *type;
-            const int rank = count(td, "dims");
-            if (rank > static_cast<int>(max_rank))
-                throw format_error(
-                    file, 0, "variable '" + name + "' declares " + std::to_string(rank) + " dims");
-            for (int k = 0; k < rank; ++k) {
-                auto d = at_i64(td, "dims", k);
-                if (d < -1)
-                    throw format_error(file, 0,
-                                       "variable '" + name + "' declares dim " + std::to_string(d));
-                node.shape.push_back(d);
+        // Every block's tensors (a name declared again in a sub-block is the same variable).
+        std::set<std::string> seen;
+        for (int k = 0; k < count(program, "blocks"); ++k) {
+            const auto& block = at_msg(program, "blocks", k);
+            for (int i = 0; i < count(block, "vars"); ++i) {
+                auto node = tensor_var(at_msg(block, "vars", i), file);
+                if (!node || !seen.insert(node->name).second) continue;
+                if (node->persistable) persistables.push_back(node->name);
+                b.declare(std::move(*node));
             }
-            node.persistable = get_bool(v, "persistable");
-            node.lod_level = get_i32(lt, "lod_level");
-            if (node.persistable) persistables.push_back(name);
-            b.declare(std::move(node));
         }
-        for (int i = 0; i < count(block, "ops"); ++i) {
-            const auto& op = at_msg(block, "ops", i);
-            const std::string type = get_str(op, "type");
-            ++info.op_counts[type];
-            if (type == "feed") {
-                auto [var, col] = io_of(op, "outputs", "Out", file, i);
-                b.feed(var, col);
-                continue;
-            }
-            if (type == "fetch") {
-                auto [var, col] = io_of(op, "inputs", "X", file, i);
-                b.fetch(var, col);
-                continue;
-            }
-            attr_map attrs;
-            for (int k = 0; k < count(op, "attrs"); ++k) {
-                const auto& a = at_msg(op, "attrs", k);
-                attrs.set(get_str(a, "name"), to_attr(a, file, type));
-            }
-            b.add_op(type, to_slots(op, "inputs"), to_slots(op, "outputs"), std::move(attrs));
-        }
+        program_blocks reader(program, file, b, m.graph, info);
+        reader.read();
         b.finish();
+        if (auto tags = reader.op_blocks(); !tags.empty())
+            pir::detail::split_blocks(m.graph, std::move(tags));
     } catch (const graph_error& e) {
         throw graph_error(file + ": " + e.what());
     }
@@ -38222,6 +38438,105 @@ inline std::vector<std::string> read_topology(const Message& program, const std:
 }
 
 }  // namespace detail
+
+}  // namespace litegraph::paddle
+// ---- end litegraph/loader/paddle/program_desc.hpp ----
+
+namespace litegraph::paddle {
+
+namespace detail {
+
+inline bool has_ext(const std::filesystem::path& p, const char* ext) {
+    return p.extension() == ext;
+}
+
+/// Regular files in `dir`, sorted by name (so that the choice is deterministic).
+inline std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> r;
+    std::error_code ec;
+    for (auto& e : std::filesystem::directory_iterator(dir, ec))
+        if (e.is_regular_file(ec)) r.push_back(e.path());
+    std::sort(r.begin(), r.end());
+    return r;
+}
+
+inline std::filesystem::path find_params_next_to(const std::filesystem::path& topology) {
+    auto dir = topology.parent_path();
+    if (dir.empty()) dir = ".";
+    auto same_stem = dir / (topology.stem().string() + ".pdiparams");
+    if ((has_ext(topology, ".pdmodel") || has_ext(topology, ".json")) &&
+        std::filesystem::is_regular_file(same_stem))
+        return same_stem;
+    auto files = files_in(dir);
+    for (auto& f : files)
+        if (has_ext(f, ".pdiparams")) return f;
+    for (const char* n : {"params", "__params__"})
+        if (std::filesystem::is_regular_file(dir / n)) return dir / n;
+    return {};
+}
+
+/// Whether the file starts like a PIR JSON program (`{"base_code"`, which is how
+/// Paddle writes it: keys sorted).
+inline bool starts_like_pir(const std::filesystem::path& f) {
+    std::ifstream in(f, std::ios::binary);
+    char head[64] = {};
+    in.read(head, sizeof head);
+    const std::string_view h(head, static_cast<std::size_t>(in.gcount()));
+    return pir::looks_like_json(h) && h.find("\"base_code\"") != std::string_view::npos;
+}
+
+/// A Paddle 3.x program in `dir`: inference.json, model.json, else the first
+/// *.json (by name) that starts like one.
+inline std::filesystem::path find_pir_program(const std::filesystem::path& dir) {
+    for (const char* n : {"inference.json", "model.json"})
+        if (std::filesystem::is_regular_file(dir / n)) return dir / n;
+    for (auto& f : files_in(dir))
+        if (has_ext(f, ".json") && starts_like_pir(f)) return f;
+    return {};
+}
+
+/// Whether a topology file is a PIR program (JSON) rather than a ProgramDesc.
+inline bool is_pir_file(const std::filesystem::path& f) {
+    if (has_ext(f, ".json")) return true;
+    std::ifstream in(f, std::ios::binary);
+    char c = 0;
+    return in.get(c) && c == '{';
+}
+
+}  // namespace detail
+
+/// Finds the topology and parameters of a model given a folder or a topology file.
+inline model_files locate(const std::filesystem::path& path) {
+    std::error_code ec;
+    model_files m;
+    if (std::filesystem::is_directory(path, ec)) {
+        for (auto& f : detail::files_in(path))
+            if (detail::has_ext(f, ".pdmodel")) {
+                m.topology = f;
+                break;
+            }
+        if (m.topology.empty())
+            for (const char* n : {"model", "__model__"})
+                if (std::filesystem::is_regular_file(path / n)) {
+                    m.topology = path / n;
+                    break;
+                }
+        if (m.topology.empty()) m.topology = detail::find_pir_program(path);
+        if (m.topology.empty())
+            throw io_error("no Paddle topology (*.pdmodel, model, __model__, inference.json) in '" +
+                           path.string() + "'");
+    } else if (std::filesystem::is_regular_file(path, ec)) {
+        m.topology = path;
+    } else {
+        throw io_error("cannot open '" + path.string() + "': no such file or folder");
+    }
+    m.params = detail::find_params_next_to(m.topology);
+    if (m.params.empty()) {
+        m.params_dir = m.topology.parent_path();
+        if (m.params_dir.empty()) m.params_dir = ".";
+    }
+    return m;
+}
 
 namespace detail {
 

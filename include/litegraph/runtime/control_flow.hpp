@@ -88,7 +88,7 @@ inline std::vector<tensor_ref*> slot_args(const std::vector<op_slot>& slots, std
 /// some, else their shape only).
 class block_program {
 public:
-    explicit block_program(const graph::graph& g) : p_(g) {}
+    explicit block_program(const graph::graph& g) : p_(g) { p_.accept_empty_inputs(); }
 
     program& get() noexcept { return p_; }
 

@@ -1,0 +1,303 @@
+// Control flow in protobuf programs (loader/paddle/program_desc.hpp): the
+// blocks of conditional_block and while, and select_input, as Paddle 2.x
+// writes them (dy2static's if / else and loops), become the runtime's `if`
+// and `while`; each program here is checked against the same computation
+// done by hand.
+#include <cmath>
+#include <functional>
+
+#include "litegraph/runtime/program.hpp"
+#include "loader/paddle_support.hpp"
+
+using namespace litegraph;
+
+namespace loader_paddle_control_flow_test {
+
+namespace {
+
+using google::protobuf::Message;
+using slots = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+/// A ProgramDesc written block by block through the schema, as Paddle lays
+/// it out: feed and fetch lists, tensors per block, BLOCK attributes.
+class program_desc {
+public:
+    program_desc() : program_(paddle::schema::get().make(paddle::schema::get().program)) {
+        using namespace paddle::detail;
+        set_i64(mut_msg(*program_, "version"), "version", 0);
+        block(-1);
+        add_var(*blocks_[0], "feed", paddle::var_type::FEED_MINIBATCH, true);
+        add_var(*blocks_[0], "fetch", paddle::var_type::FETCH_LIST, true);
+    }
+
+    /// A new block under `parent`; returns its index.
+    int block(int parent) {
+        using namespace paddle::detail;
+        auto& b = add_msg(*program_, "blocks");
+        const int idx = static_cast<int>(blocks_.size());
+        set_i32(b, "idx", idx);
+        set_i32(b, "parent_idx", parent);
+        blocks_.clear();  // add_msg may move the earlier blocks
+        for (int i = 0; i <= idx; ++i)
+            blocks_.push_back(program_->GetReflection()->MutableRepeatedMessage(
+                program_.get(), field(*program_, "blocks"), i));
+        return idx;
+    }
+
+    void tensor(int blk, const std::string& name, dtype t, const shape_t& dims) {
+        using namespace paddle::detail;
+        auto& v = add_msg(*blocks_[static_cast<std::size_t>(blk)], "vars");
+        set_str(v, "name", name);
+        auto& vt = mut_msg(v, "type");
+        set_enum(vt, "type", paddle::var_type::LOD_TENSOR);
+        auto& td = mut_msg(mut_msg(vt, "lod_tensor"), "tensor");
+        set_enum(td, "data_type", paddle::to_paddle_type(t));
+        for (auto d : dims) add_i64(td, "dims", d);
+        set_bool(v, "persistable", false);
+    }
+
+    /// A variable of another kind (the step scopes of control flow).
+    void scopes(int blk, const std::string& name) {
+        paddle::detail::add_var(*blocks_[static_cast<std::size_t>(blk)], name, 11, false);
+    }
+
+    void feed(const std::string& var, int col) {
+        paddle::detail::add_io_op(*blocks_[0], "feed", "feed", var, col);
+    }
+    void fetch(const std::string& var, int col) {
+        paddle::detail::add_io_op(*blocks_[0], "fetch", var, "fetch", col);
+    }
+
+    /// An op; `sub_block` >= 0 adds the BLOCK attribute of that name.
+    Message& op(int blk, const std::string& type, const slots& in, const slots& out,
+                const attr_map& attrs = {}, int sub_block = -1) {
+        using namespace paddle::detail;
+        auto& o = add_msg(*blocks_[static_cast<std::size_t>(blk)], "ops");
+        set_str(o, "type", type);
+        for (auto& [n, args] : in) add_slot(o, "inputs", n, args);
+        for (auto& [n, args] : out) add_slot(o, "outputs", n, args);
+        for (auto& [n, v] : attrs.all()) {
+            auto& a = add_msg(o, "attrs");
+            set_str(a, "name", n);
+            REQUIRE(set_attr(a, v));
+        }
+        if (sub_block >= 0) {
+            auto& a = add_msg(o, "attrs");
+            set_str(a, "name", "sub_block");
+            set_enum(a, "type", paddle::attr_type::BLOCK);
+            set_i32(a, "block_idx", sub_block);
+        }
+        return o;
+    }
+
+    paddle::model load() const {
+        return paddle::load_from_memory(program_->SerializeAsString(), std::string_view{});
+    }
+
+private:
+    std::unique_ptr<Message> program_;
+    std::vector<Message*> blocks_;
+};
+
+attr_map attrs(std::initializer_list<std::pair<const char*, attr_value>> list) {
+    attr_map a;
+    for (auto& [n, v] : list) a.set(n, v);
+    return a;
+}
+
+attr_map fill(float v) {
+    return attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 5}, {"value", v}});
+}
+
+/// dy2static's if / else: y = t > 0 ? 2 x : 1 - x, as two conditional_blocks
+/// (the second on logical_not) and a select_input on cast(cond).
+program_desc if_else(bool scalar_condition = true) {
+    program_desc p;
+    p.tensor(0, "x", dtype::f32, {3});
+    p.tensor(0, "t", dtype::f32, {1});
+    p.tensor(0, "zero", dtype::f32, {1});
+    p.tensor(0, "cond", dtype::boolean, {1});
+    p.tensor(0, "ncond", dtype::boolean, {1});
+    p.tensor(0, "mask", dtype::i32, {1});
+    p.tensor(0, "out_t", dtype::f32, {3});
+    p.tensor(0, "out_f", dtype::f32, {3});
+    p.tensor(0, "y", dtype::f32, {3});
+    p.scopes(0, "scope_t");
+    p.scopes(0, "scope_f");
+    p.feed("x", 0);
+    p.feed("t", 1);
+    p.op(0, "fill_constant", {}, {{"Out", {"zero"}}}, fill(0.f));
+    p.op(0, "greater_than", {{"X", {"t"}}, {"Y", {"zero"}}}, {{"Out", {"cond"}}});
+    const int bt = p.block(0), bf = p.block(0);
+    p.tensor(bt, "twice", dtype::f32, {3});
+    p.op(bt, "scale", {{"X", {"x"}}}, {{"Out", {"twice"}}}, attrs({{"scale", 2.f}}));
+    p.op(bt, "assign", {{"X", {"twice"}}}, {{"Out", {"out_t"}}});
+    p.op(bf, "scale", {{"X", {"x"}}}, {{"Out", {"out_f"}}},
+         attrs({{"scale", -1.f}, {"bias", 1.f}, {"bias_after_scale", true}}));
+    const auto cb = attrs({{"is_scalar_condition", scalar_condition}});
+    p.op(0, "conditional_block", {{"Cond", {"cond"}}, {"Input", {"x"}}},
+         {{"Out", {"out_t"}}, {"Scope", {"scope_t"}}}, cb, bt);
+    p.op(0, "logical_not", {{"X", {"cond"}}}, {{"Out", {"ncond"}}});
+    p.op(0, "conditional_block", {{"Cond", {"ncond"}}, {"Input", {"x"}}},
+         {{"Out", {"out_f"}}, {"Scope", {"scope_f"}}}, cb, bf);
+    p.op(0, "cast", {{"X", {"cond"}}}, {{"Out", {"mask"}}},
+         attrs({{"in_dtype", 0}, {"out_dtype", 2}}));
+    p.op(0, "select_input", {{"X", {"out_f", "out_t"}}, {"Mask", {"mask"}}}, {{"Out", {"y"}}});
+    p.fetch("y", 0);
+    return p;
+}
+
+std::vector<float> run(paddle::model m, const std::vector<std::pair<std::string, tensor>>& in,
+                       std::size_t output = 0) {
+    runtime::program prog(std::move(m.graph));
+    for (auto& [n, t] : in) prog.set_input(n, t);
+    prog.run();
+    auto o = prog.output(output).span<float>();
+    return {o.begin(), o.end()};
+}
+
+/// A loop: acc = x, i = 0; while i < n: [if i < 1: acc += 10 x;] acc += x, i += 1.
+program_desc loop(bool nested) {
+    program_desc p;
+    for (auto n : {"x", "acc"}) p.tensor(0, n, dtype::f32, {3});
+    for (auto n : {"n", "i", "one"}) p.tensor(0, n, dtype::f32, {1});
+    p.tensor(0, "cond", dtype::boolean, {1});
+    p.scopes(0, "steps");
+    p.feed("x", 0);
+    p.feed("n", 1);
+    p.op(0, "fill_constant", {}, {{"Out", {"i"}}}, fill(0.f));
+    p.op(0, "fill_constant", {}, {{"Out", {"one"}}}, fill(1.f));
+    p.op(0, "assign", {{"X", {"x"}}}, {{"Out", {"acc"}}});
+    p.op(0, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
+    const int body = p.block(0);
+    if (nested) {
+        const int first = p.block(body);
+        p.tensor(body, "c2", dtype::boolean, {1});
+        p.tensor(first, "x10", dtype::f32, {3});
+        p.scopes(body, "scope2");
+        p.op(body, "less_than", {{"X", {"i"}}, {"Y", {"one"}}}, {{"Out", {"c2"}}});
+        p.op(first, "scale", {{"X", {"x"}}}, {{"Out", {"x10"}}}, attrs({{"scale", 10.f}}));
+        p.op(first, "elementwise_add", {{"X", {"acc"}}, {"Y", {"x10"}}}, {{"Out", {"acc"}}},
+             attrs({{"axis", -1}}));
+        p.op(body, "conditional_block", {{"Cond", {"c2"}}, {"Input", {"acc", "x"}}},
+             {{"Out", {"acc"}}, {"Scope", {"scope2"}}}, attrs({{"is_scalar_condition", true}}),
+             first);
+    }
+    p.op(body, "elementwise_add", {{"X", {"acc"}}, {"Y", {"x"}}}, {{"Out", {"acc"}}},
+         attrs({{"axis", -1}}));
+    p.op(body, "scale", {{"X", {"i"}}}, {{"Out", {"i"}}},
+         attrs({{"scale", 1.f}, {"bias", 1.f}, {"bias_after_scale", true}}));
+    p.op(body, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
+    p.op(0, "while", {{"X", {"acc", "i", "n", "x", "one"}}, {"Condition", {"cond"}}},
+         {{"Out", {"acc", "i", "cond"}}, {"StepScopes", {"steps"}}}, attrs({{"is_test", true}}),
+         body);
+    p.fetch("acc", 0);
+    p.fetch("i", 1);
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("conditional_block and select_input: dy2static's if / else runs either branch") {
+    const std::vector<float> xs{1.5f, -2.f, 0.25f};
+    auto x = tensor::from<float>({3}, xs);
+    auto m = if_else().load();
+    CHECK(m.info.num_blocks == 3);
+    CHECK(m.info.op_counts.at("conditional_block") == 2);
+    CHECK(m.info.op_counts.at("select_input") == 1);
+    // The top graph holds `if` ops with graphs of their own, no sub-block op.
+    int ifs = 0;
+    for (auto& op : m.graph.ops) {
+        CHECK(op.type != "conditional_block");
+        CHECK(op.type != "select_input");
+        ifs += op.type == "if";
+    }
+    CHECK(ifs == 3);
+    CHECK(m.graph.sub_blocks.size() == 6);
+    for (float t : {1.f, -1.f, 0.f}) {
+        CAPTURE(t);
+        auto y = run(if_else().load(),
+                     {{"x", x}, {"t", tensor::from<float>({1}, std::vector<float>{t})}});
+        REQUIRE(y.size() == 3);
+        for (std::size_t i = 0; i < 3; ++i) CHECK(y[i] == (t > 0 ? 2 * xs[i] : 1 - xs[i]));
+    }
+}
+
+TEST_CASE("while: the body runs until its condition is false, loop values carried") {
+    const std::vector<float> xs{1.f, -0.5f, 3.f};
+    auto x = tensor::from<float>({3}, xs);
+    for (bool nested : {false, true}) {
+        for (float n : {3.f, 0.f, 2.5f, 1.f}) {
+            CAPTURE(nested);
+            CAPTURE(n);
+            const float iterations = std::max(0.f, std::ceil(n));
+            const float times = 1 + iterations + (nested && iterations > 0 ? 10 : 0);
+            auto in = std::vector<std::pair<std::string, tensor>>{
+                {"x", x}, {"n", tensor::from<float>({1}, std::vector<float>{n})}};
+            auto acc = run(loop(nested).load(), in, 0);
+            auto i = run(loop(nested).load(), in, 1);
+            REQUIRE(acc.size() == 3);
+            for (std::size_t k = 0; k < 3; ++k) CHECK(acc[k] == times * xs[k]);
+            CHECK(i == std::vector<float>{iterations});
+        }
+    }
+}
+
+TEST_CASE("control flow errors: a block out of range or running itself is a format error") {
+    {
+        program_desc p;
+        p.tensor(0, "x", dtype::f32, {1});
+        p.tensor(0, "c", dtype::boolean, {1});
+        p.feed("x", 0);
+        p.op(0, "fill_constant", {}, {{"Out", {"c"}}},
+             attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 0}, {"value", 1.f}}));
+        p.op(0, "conditional_block", {{"Cond", {"c"}}}, {{"Out", {"x"}}},
+             attrs({{"is_scalar_condition", true}}), 7);
+        p.fetch("x", 0);
+        CHECK_THROWS_WITH_AS(p.load(), doctest::Contains("names block 7 of 1"), format_error);
+    }
+    {
+        program_desc p;
+        p.tensor(0, "x", dtype::f32, {1});
+        p.tensor(0, "c", dtype::boolean, {1});
+        p.feed("x", 0);
+        p.op(0, "fill_constant", {}, {{"Out", {"c"}}},
+             attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 0}, {"value", 1.f}}));
+        const int b = p.block(0);
+        p.op(b, "conditional_block", {{"Cond", {"c"}}}, {{"Out", {"x"}}},
+             attrs({{"is_scalar_condition", true}}), b);
+        p.op(0, "conditional_block", {{"Cond", {"c"}}}, {{"Out", {"x"}}},
+             attrs({{"is_scalar_condition", true}}), b);
+        p.fetch("x", 0);
+        CHECK_THROWS_WITH_AS(p.load(), doctest::Contains("runs block 1, which holds it"),
+                             format_error);
+    }
+    {
+        // 100 blocks each running the next: refused at 64 levels, not a deep recursion.
+        program_desc p;
+        p.tensor(0, "x", dtype::f32, {1});
+        p.tensor(0, "c", dtype::boolean, {1});
+        p.feed("x", 0);
+        p.op(0, "fill_constant", {}, {{"Out", {"c"}}},
+             attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 0}, {"value", 1.f}}));
+        int parent = 0;
+        for (int k = 0; k < 100; ++k) {
+            const int b = p.block(parent);
+            p.op(parent, "conditional_block", {{"Cond", {"c"}}}, {{"Out", {"x"}}},
+                 attrs({{"is_scalar_condition", true}}), b);
+            parent = b;
+        }
+        p.fetch("x", 0);
+        CHECK_THROWS_WITH_AS(p.load(), doctest::Contains("nested 64 blocks deep"), format_error);
+    }
+}
+
+TEST_CASE("a conditional_block on a non-scalar condition stays an op litegraph does not run") {
+    auto m = if_else(false).load();
+    int kept = 0;
+    for (auto& op : m.graph.ops) kept += op.type == "conditional_block";
+    CHECK(kept == 2);
+    CHECK_THROWS_WITH(runtime::program(std::move(m.graph)), doctest::Contains("conditional_block"));
+}
+
+}  // namespace loader_paddle_control_flow_test
