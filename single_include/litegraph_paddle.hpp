@@ -27257,7 +27257,10 @@ private:
 //
 //   if:    Cond (one value), Input (the outside values its blocks read)
 //          -> Out.  Runs block 0 when Cond is true, else block 1; Out are
-//          the values the block yields.
+//          the values the block yields.  With the attribute
+//          litegraph_nonempty_condition (protobuf conditional_block,
+//          is_scalar_condition false), Cond are tensors and block 0 runs
+//          when every one has an element.
 //   while: Cond, X (the loop-carried values), Input -> Out.  While Cond is
 //          true, runs its body with the loop-carried values then Input as
 //          feeds; the body yields [the new Cond, the new values...].  Out are
@@ -27381,20 +27384,27 @@ public:
 /// The kernel of op `if`.
 class if_instance final : public control_flow_instance {
 public:
-    if_instance(const graph::graph& then_block, const graph::graph& else_block) {
+    /// `nonempty`: the condition is that every Cond tensor has an element
+    /// (protobuf conditional_block with is_scalar_condition false), known
+    /// from their shapes; else Cond is one value.
+    if_instance(const graph::graph& then_block, const graph::graph& else_block,
+                bool nonempty = false)
+        : nonempty_(nonempty) {
         blocks_.emplace_back(std::make_unique<detail::block_program>(then_block));
         blocks_.emplace_back(std::make_unique<detail::block_program>(else_block));
     }
 
     void infer(op_io& io) override {
-        auto& cond = io.input("Cond");
         auto in = inputs(io);
         auto outs = detail::slot_args(io.outputs, "Out");
         std::vector<int> which;
-        if (cond.data)
-            which.push_back(detail::condition_of(io, cond) ? 0 : 1);
-        else
+        if (nonempty_) {
+            which.push_back(taken(io) ? 0 : 1);
+        } else if (io.input("Cond").data) {
+            which.push_back(detail::condition_of(io, io.input("Cond")) ? 0 : 1);
+        } else {
             which = {0, 1};
+        }
         for (int b : which) {
             auto& p = blocks_[b]->get();
             blocks_[b]->set_inputs(io, in, false);
@@ -27432,7 +27442,7 @@ public:
     }
 
     void run(op_io& io) override {
-        const int b = detail::condition_of(io, io.input("Cond")) ? 0 : 1;
+        const int b = taken(io) ? 0 : 1;
         auto& p = blocks_[b]->get();
         blocks_[b]->set_inputs(io, inputs(io), true);
         p.run();
@@ -27457,6 +27467,19 @@ private:
         auto a = detail::slot_args(io.inputs, "Input");
         return {a.begin(), a.end()};
     }
+    /// Whether block 0 runs.
+    bool taken(const op_io& io) const {
+        if (!nonempty_) return detail::condition_of(io, io.input("Cond"));
+        for (auto* c : detail::slot_args(io.inputs, "Cond")) {
+            io.check(is_known(c->shape), [&] {
+                return "the condition '" + std::string(c->name) + "' has shape " +
+                       to_string(c->shape) + ", not known";
+            });
+            if (c->numel() == 0) return false;
+        }
+        return true;
+    }
+    bool nonempty_ = false;
     std::vector<std::unique_ptr<detail::block_program>> blocks_;
     std::vector<std::uint64_t> bound_;  // bytes reserved per result (the last infer)
 };
@@ -27596,8 +27619,9 @@ inline bool is_control_flow_op(std::string_view type) {
 inline std::unique_ptr<op_instance> make_control_flow(const graph::graph& g, int op) {
     const auto& node = g.ops[static_cast<std::size_t>(op)];
     if (node.type == "if")
-        return std::make_unique<if_instance>(detail::block_of(g, node, 0),
-                                             detail::block_of(g, node, 1));
+        return std::make_unique<if_instance>(
+            detail::block_of(g, node, 0), detail::block_of(g, node, 1),
+            node.attrs.get<bool>("litegraph_nonempty_condition", false));
     return std::make_unique<while_instance>(detail::block_of(g, node, 0));
 }
 
@@ -38119,11 +38143,10 @@ inline std::optional<graph::var_node> tensor_var(const Message& v, const std::st
 ///     zero, else X[0].
 ///
 /// Inside a sub-block each variable it writes gets a name of its own
-/// (`name@block<k>.<n>`), so that the graph builder's versions of a name (in
+/// (`name@block<k>`), so that the graph builder's versions of a name (in
 /// program order) stay those of the block around it.  A conditional_block
-/// whose condition is not one scalar (is_scalar_condition false: Paddle runs
-/// it when every Cond tensor is non-empty) stays as it is: an op litegraph
-/// does not support, reported as such.
+/// with is_scalar_condition false runs its block when every Cond tensor has
+/// an element (the `if` attribute litegraph_nonempty_condition).
 class program_blocks {
 public:
     program_blocks(const Message& program, const std::string& file, graph::builder& b,
@@ -38286,8 +38309,8 @@ private:
     bool conditional(const graph::named_slots& ins, const graph::named_slots& outs,
                      const attr_map& attrs, int i, scope& s) {
         const auto* cond = slot(ins, "Cond");
-        if (!cond || cond->size() != 1 || !attrs.get<bool>("is_scalar_condition", false))
-            return false;
+        const bool scalar = attrs.get<bool>("is_scalar_condition", false);
+        if (!cond || cond->empty() || (scalar && cond->size() != 1)) return false;
         const int k = sub_block(attrs, "conditional_block", i);
         const auto* o = slot(outs, "Out");
         const std::vector<std::string> names = o ? *o : std::vector<std::string>{};
@@ -38302,19 +38325,21 @@ private:
         for (auto& n : names)
             made.push_back(t.names.count(n) ? t.names[n] : value_or_empty(s, t, n));
         add(t, "litegraph_yield", {{"X", made}}, {});
-        finish_if(s, here(s, cond->front()), names, t.tag, e.tag);
+        finish_if(s, here(s, *cond), names, t.tag, e.tag, !scalar);
         return true;
     }
 
-    void finish_if(scope& s, const std::string& cond, const std::vector<std::string>& names,
-                   int then_tag, int else_tag) {
+    void finish_if(scope& s, const std::vector<std::string>& cond,
+                   const std::vector<std::string>& names, int then_tag, int else_tag,
+                   bool nonempty = false) {
         std::vector<std::string> out;
         for (auto& n : names) out.push_back(write(s, n));
         attr_map a;
         a.set("litegraph_blocks", std::vector<std::int64_t>{then_tag, else_tag});
+        if (nonempty) a.set("litegraph_nonempty_condition", true);
         graph::named_slots o;
         if (!out.empty()) o.emplace_back("Out", std::move(out));
-        add(s, "if", {{"Cond", {cond}}}, o, std::move(a));
+        add(s, "if", {{"Cond", cond}}, o, std::move(a));
     }
 
     bool loop(const graph::named_slots& ins, const graph::named_slots& outs, const attr_map& attrs,
@@ -38375,7 +38400,7 @@ private:
         };
         const int else_tag = branch((*x)[0]);
         const int then_tag = branch((*x)[1]);
-        finish_if(s, here(s, mask->front()), {out}, then_tag, else_tag);
+        finish_if(s, {here(s, mask->front())}, {out}, then_tag, else_tag);
         return true;
     }
 

@@ -292,12 +292,40 @@ TEST_CASE("control flow errors: a block out of range or running itself is a form
     }
 }
 
-TEST_CASE("a conditional_block on a non-scalar condition stays an op litegraph does not run") {
-    auto m = if_else(false).load();
-    int kept = 0;
-    for (auto& op : m.graph.ops) kept += op.type == "conditional_block";
-    CHECK(kept == 2);
-    CHECK_THROWS_WITH(runtime::program(std::move(m.graph)), doctest::Contains("conditional_block"));
+TEST_CASE("conditional_block without a scalar condition runs when every Cond has an element") {
+    // out = x; if c (of shape [n]) is not empty: out = 2 x.
+    program_desc p;
+    for (auto v : {"x", "out"}) p.tensor(0, v, dtype::f32, {3});
+    p.tensor(0, "n", dtype::i64, {1});
+    p.tensor(0, "c", dtype::f32, {-1});
+    p.scopes(0, "scope");
+    p.feed("x", 0);
+    p.feed("n", 1);
+    p.op(0, "fill_constant", {{"ShapeTensor", {"n"}}}, {{"Out", {"c"}}},
+         attrs({{"dtype", 5}, {"value", 1.f}}));
+    p.op(0, "assign", {{"X", {"x"}}}, {{"Out", {"out"}}});
+    const int b = p.block(0);
+    p.op(b, "scale", {{"X", {"x"}}}, {{"Out", {"out"}}}, attrs({{"scale", 2.f}}));
+    p.op(0, "conditional_block", {{"Cond", {"c"}}, {"Input", {"x"}}},
+         {{"Out", {"out"}}, {"Scope", {"scope"}}}, attrs({{"is_scalar_condition", false}}), b);
+    p.fetch("out", 0);
+    const std::vector<float> xs{1.f, -2.f, 0.5f};
+    for (std::int64_t n : {0, 2}) {
+        CAPTURE(n);
+        auto y =
+            run(p.load(), {{"x", tensor::from<float>({3}, xs)},
+                           {"n", tensor::from<std::int64_t>({1}, std::vector<std::int64_t>{n})}});
+        REQUIRE(y.size() == 3);
+        for (std::size_t i = 0; i < 3; ++i) CHECK(y[i] == (n ? 2 : 1) * xs[i]);
+    }
+    // The if / else program with non-scalar conditions: both blocks run
+    // (each condition has its one element), select_input still picks.
+    for (float t : {1.f, -1.f}) {
+        auto y =
+            run(if_else(false).load(), {{"x", tensor::from<float>({3}, xs)},
+                                        {"t", tensor::from<float>({1}, std::vector<float>{t})}});
+        for (std::size_t i = 0; i < 3; ++i) CHECK(y[i] == (t > 0 ? 2 * xs[i] : 1 - xs[i]));
+    }
 }
 
 }  // namespace loader_paddle_control_flow_test

@@ -6,7 +6,10 @@
 //
 //   if:    Cond (one value), Input (the outside values its blocks read)
 //          -> Out.  Runs block 0 when Cond is true, else block 1; Out are
-//          the values the block yields.
+//          the values the block yields.  With the attribute
+//          litegraph_nonempty_condition (protobuf conditional_block,
+//          is_scalar_condition false), Cond are tensors and block 0 runs
+//          when every one has an element.
 //   while: Cond, X (the loop-carried values), Input -> Out.  While Cond is
 //          true, runs its body with the loop-carried values then Input as
 //          feeds; the body yields [the new Cond, the new values...].  Out are
@@ -132,20 +135,27 @@ public:
 /// The kernel of op `if`.
 class if_instance final : public control_flow_instance {
 public:
-    if_instance(const graph::graph& then_block, const graph::graph& else_block) {
+    /// `nonempty`: the condition is that every Cond tensor has an element
+    /// (protobuf conditional_block with is_scalar_condition false), known
+    /// from their shapes; else Cond is one value.
+    if_instance(const graph::graph& then_block, const graph::graph& else_block,
+                bool nonempty = false)
+        : nonempty_(nonempty) {
         blocks_.emplace_back(std::make_unique<detail::block_program>(then_block));
         blocks_.emplace_back(std::make_unique<detail::block_program>(else_block));
     }
 
     void infer(op_io& io) override {
-        auto& cond = io.input("Cond");
         auto in = inputs(io);
         auto outs = detail::slot_args(io.outputs, "Out");
         std::vector<int> which;
-        if (cond.data)
-            which.push_back(detail::condition_of(io, cond) ? 0 : 1);
-        else
+        if (nonempty_) {
+            which.push_back(taken(io) ? 0 : 1);
+        } else if (io.input("Cond").data) {
+            which.push_back(detail::condition_of(io, io.input("Cond")) ? 0 : 1);
+        } else {
             which = {0, 1};
+        }
         for (int b : which) {
             auto& p = blocks_[b]->get();
             blocks_[b]->set_inputs(io, in, false);
@@ -183,7 +193,7 @@ public:
     }
 
     void run(op_io& io) override {
-        const int b = detail::condition_of(io, io.input("Cond")) ? 0 : 1;
+        const int b = taken(io) ? 0 : 1;
         auto& p = blocks_[b]->get();
         blocks_[b]->set_inputs(io, inputs(io), true);
         p.run();
@@ -208,6 +218,19 @@ private:
         auto a = detail::slot_args(io.inputs, "Input");
         return {a.begin(), a.end()};
     }
+    /// Whether block 0 runs.
+    bool taken(const op_io& io) const {
+        if (!nonempty_) return detail::condition_of(io, io.input("Cond"));
+        for (auto* c : detail::slot_args(io.inputs, "Cond")) {
+            io.check(is_known(c->shape), [&] {
+                return "the condition '" + std::string(c->name) + "' has shape " +
+                       to_string(c->shape) + ", not known";
+            });
+            if (c->numel() == 0) return false;
+        }
+        return true;
+    }
+    bool nonempty_ = false;
     std::vector<std::unique_ptr<detail::block_program>> blocks_;
     std::vector<std::uint64_t> bound_;  // bytes reserved per result (the last infer)
 };
@@ -347,8 +370,9 @@ inline bool is_control_flow_op(std::string_view type) {
 inline std::unique_ptr<op_instance> make_control_flow(const graph::graph& g, int op) {
     const auto& node = g.ops[static_cast<std::size_t>(op)];
     if (node.type == "if")
-        return std::make_unique<if_instance>(detail::block_of(g, node, 0),
-                                             detail::block_of(g, node, 1));
+        return std::make_unique<if_instance>(
+            detail::block_of(g, node, 0), detail::block_of(g, node, 1),
+            node.attrs.get<bool>("litegraph_nonempty_condition", false));
     return std::make_unique<while_instance>(detail::block_of(g, node, 0));
 }
 

@@ -258,11 +258,10 @@ inline std::optional<graph::var_node> tensor_var(const Message& v, const std::st
 ///     zero, else X[0].
 ///
 /// Inside a sub-block each variable it writes gets a name of its own
-/// (`name@block<k>.<n>`), so that the graph builder's versions of a name (in
+/// (`name@block<k>`), so that the graph builder's versions of a name (in
 /// program order) stay those of the block around it.  A conditional_block
-/// whose condition is not one scalar (is_scalar_condition false: Paddle runs
-/// it when every Cond tensor is non-empty) stays as it is: an op litegraph
-/// does not support, reported as such.
+/// with is_scalar_condition false runs its block when every Cond tensor has
+/// an element (the `if` attribute litegraph_nonempty_condition).
 class program_blocks {
 public:
     program_blocks(const Message& program, const std::string& file, graph::builder& b,
@@ -425,8 +424,8 @@ private:
     bool conditional(const graph::named_slots& ins, const graph::named_slots& outs,
                      const attr_map& attrs, int i, scope& s) {
         const auto* cond = slot(ins, "Cond");
-        if (!cond || cond->size() != 1 || !attrs.get<bool>("is_scalar_condition", false))
-            return false;
+        const bool scalar = attrs.get<bool>("is_scalar_condition", false);
+        if (!cond || cond->empty() || (scalar && cond->size() != 1)) return false;
         const int k = sub_block(attrs, "conditional_block", i);
         const auto* o = slot(outs, "Out");
         const std::vector<std::string> names = o ? *o : std::vector<std::string>{};
@@ -441,19 +440,21 @@ private:
         for (auto& n : names)
             made.push_back(t.names.count(n) ? t.names[n] : value_or_empty(s, t, n));
         add(t, "litegraph_yield", {{"X", made}}, {});
-        finish_if(s, here(s, cond->front()), names, t.tag, e.tag);
+        finish_if(s, here(s, *cond), names, t.tag, e.tag, !scalar);
         return true;
     }
 
-    void finish_if(scope& s, const std::string& cond, const std::vector<std::string>& names,
-                   int then_tag, int else_tag) {
+    void finish_if(scope& s, const std::vector<std::string>& cond,
+                   const std::vector<std::string>& names, int then_tag, int else_tag,
+                   bool nonempty = false) {
         std::vector<std::string> out;
         for (auto& n : names) out.push_back(write(s, n));
         attr_map a;
         a.set("litegraph_blocks", std::vector<std::int64_t>{then_tag, else_tag});
+        if (nonempty) a.set("litegraph_nonempty_condition", true);
         graph::named_slots o;
         if (!out.empty()) o.emplace_back("Out", std::move(out));
-        add(s, "if", {{"Cond", {cond}}}, o, std::move(a));
+        add(s, "if", {{"Cond", cond}}, o, std::move(a));
     }
 
     bool loop(const graph::named_slots& ins, const graph::named_slots& outs, const attr_map& attrs,
@@ -514,7 +515,7 @@ private:
         };
         const int else_tag = branch((*x)[0]);
         const int then_tag = branch((*x)[1]);
-        finish_if(s, here(s, mask->front()), {out}, then_tag, else_tag);
+        finish_if(s, {here(s, mask->front())}, {out}, then_tag, else_tag);
         return true;
     }
 
