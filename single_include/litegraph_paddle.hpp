@@ -38140,7 +38140,10 @@ inline std::optional<graph::var_node> tensor_var(const Message& v, const std::st
 ///     condition and the variables of Out (an empty tensor first where none
 ///     was set before the loop); the body yields the condition and them;
 ///   select_input (X: two values, Mask) -> `if` on Mask: X[1] when it is not
-///     zero, else X[0].
+///     zero, else X[0];
+///   select_output (X, Mask; Out: two variables) -> `if` on Mask: X into
+///     Out[1] when it is not zero, else into Out[0]; the other keeps its
+///     value (or is empty).
 ///
 /// Inside a sub-block each variable it writes gets a name of its own
 /// (`name@block<k>`), so that the graph builder's versions of a name (in
@@ -38294,6 +38297,7 @@ private:
         if (type == "conditional_block" && conditional(ins, outs, attrs, i, s)) return;
         if (type == "while" && loop(ins, outs, attrs, i, s)) return;
         if (type == "select_input" && select(ins, outs, s)) return;
+        if (type == "select_output" && select_out(ins, outs, s)) return;
         graph::named_slots in, out;
         for (auto& [name, args] : ins) in.emplace_back(name, here(s, args));
         for (auto& [name, args] : outs) {
@@ -38401,6 +38405,35 @@ private:
         const int else_tag = branch((*x)[0]);
         const int then_tag = branch((*x)[1]);
         finish_if(s, {here(s, mask->front())}, {out}, then_tag, else_tag);
+        return true;
+    }
+
+    /// select_output: Out[Mask] = X, the other Out as it was (or empty).
+    bool select_out(const graph::named_slots& ins, const graph::named_slots& outs, scope& s) {
+        const auto* x = slot(ins, "X");
+        const auto* mask = slot(ins, "Mask");
+        const auto* o = slot(outs, "Out");
+        if (!x || x->size() != 1 || !mask || mask->size() != 1 || !o || o->size() != 2)
+            return false;
+        auto branch = [&](std::size_t chosen) {
+            scope b = child(s);
+            std::vector<std::string> y;
+            for (std::size_t k = 0; k < 2; ++k) {
+                if (k != chosen) {
+                    y.push_back(value_or_empty(s, b, (*o)[k]));
+                    continue;
+                }
+                const std::string w = write(b, (*o)[k]);
+                add(b, std::string(ops::assign::paddle_types[0]), {{"X", {here(s, x->front())}}},
+                    {{"Out", {w}}});
+                y.push_back(w);
+            }
+            add(b, "litegraph_yield", {{"X", y}}, {});
+            return b.tag;
+        };
+        const int else_tag = branch(0);
+        const int then_tag = branch(1);
+        finish_if(s, {here(s, mask->front())}, *o, then_tag, else_tag);
         return true;
     }
 

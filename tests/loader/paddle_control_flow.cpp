@@ -328,4 +328,35 @@ TEST_CASE("conditional_block without a scalar condition runs when every Cond has
     }
 }
 
+TEST_CASE("select_output writes X into the output its mask names, the other keeps its value") {
+    // a = -x; select_output(2 x, mask) -> [a, b]; y = a + 0 (a as before when mask is 1).
+    program_desc p;
+    for (auto v : {"x", "x2", "a", "b"}) p.tensor(0, v, dtype::f32, {3});
+    p.tensor(0, "m", dtype::i32, {1});
+    p.feed("x", 0);
+    p.feed("m", 1);
+    p.op(0, "scale", {{"X", {"x"}}}, {{"Out", {"a"}}}, attrs({{"scale", -1.f}}));
+    p.op(0, "scale", {{"X", {"x"}}}, {{"Out", {"x2"}}}, attrs({{"scale", 2.f}}));
+    p.op(0, "select_output", {{"X", {"x2"}}, {"Mask", {"m"}}}, {{"Out", {"a", "b"}}});
+    p.fetch("a", 0);
+    p.fetch("b", 1);
+    const std::vector<float> xs{1.f, -2.f, 0.5f};
+    for (std::int32_t m : {0, 1}) {
+        CAPTURE(m);
+        std::vector<std::pair<std::string, tensor>> in{
+            {"x", tensor::from<float>({3}, xs)},
+            {"m", tensor::from<std::int32_t>({1}, std::vector<std::int32_t>{m})}};
+        auto a = run(p.load(), in, 0);
+        REQUIRE(a.size() == 3);
+        for (std::size_t i = 0; i < 3; ++i) CHECK(a[i] == (m ? -xs[i] : 2 * xs[i]));
+        auto b = run(p.load(), in, 1);
+        if (m) {
+            REQUIRE(b.size() == 3);
+            for (std::size_t i = 0; i < 3; ++i) CHECK(b[i] == 2 * xs[i]);
+        } else {
+            CHECK(b.empty());  // never written: the empty value
+        }
+    }
+}
+
 }  // namespace loader_paddle_control_flow_test
