@@ -61,6 +61,7 @@ inline runtime::program_limits fuzz_program_limits() {
     l.max_tensor_elements = std::int64_t{1} << 24;
     l.max_folded_bytes = std::uint64_t{64} << 20;
     l.max_arena_bytes = std::uint64_t{128} << 20;
+    l.max_loop_iterations = 1024;  // a loop whose condition stays true ends in time
     return l;
 }
 
