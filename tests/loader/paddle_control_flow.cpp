@@ -188,9 +188,10 @@ program_desc loop(bool nested) {
     p.op(body, "scale", {{"X", {"i"}}}, {{"Out", {"i"}}},
          attrs({{"scale", 1.f}, {"bias", 1.f}, {"bias_after_scale", true}}));
     p.op(body, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
+    // Out also names x, which the body only reads: a loop value it yields unchanged.
     p.op(0, "while", {{"X", {"acc", "i", "n", "x", "one"}}, {"Condition", {"cond"}}},
-         {{"Out", {"acc", "i", "cond"}}, {"StepScopes", {"steps"}}}, attrs({{"is_test", true}}),
-         body);
+         {{"Out", {"acc", "i", "cond", "x"}}, {"StepScopes", {"steps"}}},
+         attrs({{"is_test", true}}), body);
     p.fetch("acc", 0);
     p.fetch("i", 1);
     return p;

@@ -218,6 +218,9 @@ public:
             for (auto& [slot, names] : pending_[i].outputs)
                 for (auto& n : names) written.emplace(n, static_cast<int>(i));
         std::map<std::string, int, std::less<>> version_count;
+        // A feed is its variable's first value: an op that writes a fed name
+        // makes a new version of it.
+        for (auto& f : feeds_) version_count[f.first] = 1;
         std::map<std::string, int, std::less<>> current;  // name -> node written so far
         // First pass: create every output node in program order.
         std::vector<std::vector<std::vector<int>>> out_ids(pending_.size());

@@ -290,6 +290,7 @@ private:
         int tag = 0;
         std::map<std::string, std::string> names;
         std::set<std::string> set;
+        std::set<std::string> own;  // written in this block itself
     };
 
     std::string here(const scope& s, const std::string& n) const {
@@ -309,6 +310,7 @@ private:
     /// The name a write of `n` in `s` goes to.
     std::string write(scope& s, const std::string& n) {
         s.set.insert(n);
+        s.own.insert(n);
         if (s.tag == 0) return n;
         graph::var_node v = declared(n);
         v.name = graph::unique_name(g_, n + "@block" + std::to_string(s.tag));
@@ -333,25 +335,27 @@ private:
     /// outside value directly), or an empty tensor of its dtype where it has
     /// no value in `s`.
     std::string value_or_empty(const scope& s, scope& t, const std::string& n) {
-        const bool has = holds(s, n);
+        if (!holds(s, n)) return empty(t, n);
         const std::string from = here(s, n);
-        const dtype type = declared(n).type;
         const std::string out = write(t, n);
-        if (has) {
-            add(t, std::string(ops::assign::paddle_types[0]), {{"X", {from}}}, {{"Out", {out}}});
-        } else {
-            attr_map a;
-            a.set("shape", std::vector<std::int64_t>{0});
-            a.set("dtype", to_paddle_type(type));
-            a.set("value", 0.f);
-            add(t, std::string(ops::fill_constant::paddle_types[0]), {}, {{"Out", {out}}},
-                std::move(a));
-        }
+        add(t, std::string(ops::assign::paddle_types[0]), {{"X", {from}}}, {{"Out", {out}}});
+        return out;
+    }
+    /// `n` written in `t` as an empty tensor (shape [0]) of its dtype.
+    std::string empty(scope& t, const std::string& n) {
+        attr_map a;
+        a.set("shape", std::vector<std::int64_t>{0});
+        a.set("dtype", to_paddle_type(declared(n).type));
+        a.set("value", 0.f);
+        const std::string out = write(t, n);
+        add(t, std::string(ops::fill_constant::paddle_types[0]), {}, {{"Out", {out}}},
+            std::move(a));
         return out;
     }
     scope child(const scope& s) {
         scope c = s;
         c.tag = next_tag_++;
+        c.own.clear();
         return c;
     }
     int sub_block(const attr_map& a, const std::string& type, int index) const {
@@ -441,8 +445,7 @@ private:
         scope t = child(s);
         read_block(k, t);
         std::vector<std::string> made;
-        for (auto& n : names)
-            made.push_back(t.names.count(n) ? t.names[n] : value_or_empty(s, t, n));
+        for (auto& n : names) made.push_back(t.own.count(n) ? here(t, n) : value_or_empty(s, t, n));
         add(t, "litegraph_yield", {{"X", made}}, {});
         finish_if(s, here(s, *cond), names, t.tag, e.tag, !scalar);
         return true;
@@ -473,18 +476,7 @@ private:
                 if (std::find(carried.begin(), carried.end(), n) == carried.end())
                     carried.push_back(n);
         std::vector<std::string> initial;
-        for (auto& n : carried) {
-            if (!holds(s, n)) {
-                attr_map a;
-                a.set("shape", std::vector<std::int64_t>{0});
-                a.set("dtype", to_paddle_type(declared(n).type));
-                a.set("value", 0.f);
-                const std::string w = write(s, n);
-                add(s, std::string(ops::fill_constant::paddle_types[0]), {}, {{"Out", {w}}},
-                    std::move(a));
-            }
-            initial.push_back(here(s, n));
-        }
+        for (auto& n : carried) initial.push_back(holds(s, n) ? here(s, n) : empty(s, n));
         scope body = child(s);
         std::vector<std::string> args;
         for (auto& n : carried) args.push_back(write(body, n));
