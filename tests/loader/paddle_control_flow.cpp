@@ -244,26 +244,27 @@ TEST_CASE("while: the body runs until its condition is false, loop values carrie
     }
 }
 
+/// x fed, c = true: the start of the programs of bad blocks below.
+program_desc fed_and_true() {
+    program_desc p;
+    p.tensor(0, "x", dtype::f32, {1});
+    p.tensor(0, "c", dtype::boolean, {1});
+    p.feed("x", 0);
+    p.op(0, "fill_constant", {}, {{"Out", {"c"}}},
+         attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 0}, {"value", 1.f}}));
+    return p;
+}
+
 TEST_CASE("control flow errors: a block out of range or running itself is a format error") {
     {
-        program_desc p;
-        p.tensor(0, "x", dtype::f32, {1});
-        p.tensor(0, "c", dtype::boolean, {1});
-        p.feed("x", 0);
-        p.op(0, "fill_constant", {}, {{"Out", {"c"}}},
-             attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 0}, {"value", 1.f}}));
+        program_desc p = fed_and_true();
         p.op(0, "conditional_block", {{"Cond", {"c"}}}, {{"Out", {"x"}}},
              attrs({{"is_scalar_condition", true}}), 7);
         p.fetch("x", 0);
         CHECK_THROWS_WITH_AS(p.load(), doctest::Contains("names block 7 of 1"), format_error);
     }
     {
-        program_desc p;
-        p.tensor(0, "x", dtype::f32, {1});
-        p.tensor(0, "c", dtype::boolean, {1});
-        p.feed("x", 0);
-        p.op(0, "fill_constant", {}, {{"Out", {"c"}}},
-             attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 0}, {"value", 1.f}}));
+        program_desc p = fed_and_true();
         const int b = p.block(0);
         p.op(b, "conditional_block", {{"Cond", {"c"}}}, {{"Out", {"x"}}},
              attrs({{"is_scalar_condition", true}}), b);
@@ -275,12 +276,7 @@ TEST_CASE("control flow errors: a block out of range or running itself is a form
     }
     {
         // 100 blocks each running the next: refused at 64 levels, not a deep recursion.
-        program_desc p;
-        p.tensor(0, "x", dtype::f32, {1});
-        p.tensor(0, "c", dtype::boolean, {1});
-        p.feed("x", 0);
-        p.op(0, "fill_constant", {}, {{"Out", {"c"}}},
-             attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 0}, {"value", 1.f}}));
+        program_desc p = fed_and_true();
         int parent = 0;
         for (int k = 0; k < 100; ++k) {
             const int b = p.block(parent);
