@@ -331,15 +331,27 @@ private:
         b_.add_op(std::move(type), in, out, std::move(a));
         tags_.push_back(s.tag);
     }
-    /// `n` as it is in `s` copied into `out` of block `t` (a block yields no
-    /// outside value directly), or an empty tensor of its dtype where it has
-    /// no value in `s`.
-    std::string value_or_empty(const scope& s, scope& t, const std::string& n) {
-        if (!holds(s, n)) return empty(t, n);
-        const std::string from = here(s, n);
+    /// `n` written in block `t` as a copy of `from` as it is in `s` (a block
+    /// yields no outside value directly), or as an empty tensor of its dtype
+    /// where `from` has no value in `s`.
+    std::string value_or_empty(const scope& s, scope& t, const std::string& n,
+                               const std::string& from) {
+        if (!holds(s, from)) return empty(t, n);
+        const std::string src = here(s, from);
         const std::string out = write(t, n);
-        add(t, std::string(ops::assign::paddle_types[0]), {{"X", {from}}}, {{"Out", {out}}});
+        add(t, std::string(ops::assign::paddle_types[0]), {{"X", {src}}}, {{"Out", {out}}});
         return out;
+    }
+    /// A block (its tag) yielding, for each of `names`, the value of
+    /// `from[k]` before the op (value_or_empty).
+    int yield_block(const scope& s, const std::vector<std::string>& names,
+                    const std::vector<std::string>& from) {
+        scope b = child(s);
+        std::vector<std::string> y;
+        for (std::size_t k = 0; k < names.size(); ++k)
+            y.push_back(value_or_empty(s, b, names[k], from[k]));
+        add(b, "litegraph_yield", {{"X", y}}, {});
+        return b.tag;
     }
     /// `n` written in `t` as an empty tensor (shape [0]) of its dtype.
     std::string empty(scope& t, const std::string& n) {
@@ -438,16 +450,14 @@ private:
         const auto* o = slot(outs, "Out");
         const std::vector<std::string> names = o ? *o : std::vector<std::string>{};
         // The other branch first: it reads the values from before the op.
-        scope e = child(s);
-        std::vector<std::string> kept;
-        for (auto& n : names) kept.push_back(value_or_empty(s, e, n));
-        add(e, "litegraph_yield", {{"X", kept}}, {});
+        const int else_tag = yield_block(s, names, names);
         scope t = child(s);
         read_block(k, t);
         std::vector<std::string> made;
-        for (auto& n : names) made.push_back(t.own.count(n) ? here(t, n) : value_or_empty(s, t, n));
+        for (auto& n : names)
+            made.push_back(t.own.count(n) ? here(t, n) : value_or_empty(s, t, n, n));
         add(t, "litegraph_yield", {{"X", made}}, {});
-        finish_if(s, here(s, *cond), names, t.tag, e.tag, !scalar);
+        finish_if(s, here(s, *cond), names, t.tag, else_tag, !scalar);
         return true;
     }
 
@@ -500,18 +510,9 @@ private:
         const auto* o = slot(outs, "Out");
         if (!x || x->size() != 2 || !mask || mask->size() != 1 || !o || o->size() != 1)
             return false;
-        const std::string& out = o->front();
-        auto branch = [&](const std::string& from) {
-            scope b = child(s);
-            const std::string w = write(b, out);
-            add(b, std::string(ops::assign::paddle_types[0]), {{"X", {here(s, from)}}},
-                {{"Out", {w}}});
-            add(b, "litegraph_yield", {{"X", {w}}}, {});
-            return b.tag;
-        };
-        const int else_tag = branch((*x)[0]);
-        const int then_tag = branch((*x)[1]);
-        finish_if(s, {here(s, mask->front())}, {out}, then_tag, else_tag);
+        const int else_tag = yield_block(s, *o, {(*x)[0]});
+        const int then_tag = yield_block(s, *o, {(*x)[1]});
+        finish_if(s, {here(s, mask->front())}, *o, then_tag, else_tag);
         return true;
     }
 
@@ -522,24 +523,8 @@ private:
         const auto* o = slot(outs, "Out");
         if (!x || x->size() != 1 || !mask || mask->size() != 1 || !o || o->size() != 2)
             return false;
-        auto branch = [&](std::size_t chosen) {
-            scope b = child(s);
-            std::vector<std::string> y;
-            for (std::size_t k = 0; k < 2; ++k) {
-                if (k != chosen) {
-                    y.push_back(value_or_empty(s, b, (*o)[k]));
-                    continue;
-                }
-                const std::string w = write(b, (*o)[k]);
-                add(b, std::string(ops::assign::paddle_types[0]), {{"X", {here(s, x->front())}}},
-                    {{"Out", {w}}});
-                y.push_back(w);
-            }
-            add(b, "litegraph_yield", {{"X", y}}, {});
-            return b.tag;
-        };
-        const int else_tag = branch(0);
-        const int then_tag = branch(1);
+        const int else_tag = yield_block(s, *o, {x->front(), (*o)[1]});
+        const int then_tag = yield_block(s, *o, {(*o)[0], x->front()});
         finish_if(s, {here(s, mask->front())}, *o, then_tag, else_tag);
         return true;
     }
