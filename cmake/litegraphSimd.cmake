@@ -11,7 +11,10 @@
 # row's flags (source property COMPILE_OPTIONS, in the calling directory).
 # None off x86-64 ELF with GCC or clang, and none whose row the flags
 # (CMAKE_CXX_FLAGS, e.g. -march=native) already give, or a wider row's.
-# A row without its unit file is an error.  -ffp-contract=off: the compiler
+# A row without its unit file is an error.  LITEGRAPH_SIMD_SLOTS (a list of
+# slot names; empty: every row) keeps the units of those rows only, for a
+# build that targets known CPUs (fewer units to compile); a name the table
+# has no row for is an error.  -ffp-contract=off: the compiler
 # must not fuse a * b + c into an FMA where the baseline rounds twice (a fused
 # conv's folded batch norm equals the unfused ops bit for bit); the kernels'
 # own FMAs are explicit (xsimd::fma).  Sets LITEGRAPH_SIMD_X86_64 and, per
@@ -60,6 +63,12 @@ int main() { return 0; }" LITEGRAPH_SIMD_X86_64)
     return()
   endif()
   litegraph_isa_rows(_isa "${table}")
+  foreach(slot IN LISTS LITEGRAPH_SIMD_SLOTS)
+    if(NOT slot IN_LIST _isa_SLOTS)
+      string(REPLACE ";" ", " rows "${_isa_SLOTS}")
+      message(FATAL_ERROR "LITEGRAPH_SIMD_SLOTS names ${slot}, which is no row of ${table} (rows: ${rows})")
+    endif()
+  endforeach()
   # Widest first: a row is left out when the flags give it or a wider row.
   set(reversed ${_isa_SLOTS})
   list(REVERSE reversed)
@@ -79,7 +88,7 @@ int main() { return 0; }" LITEGRAPH_SIMD_X86_64)
     if(LITEGRAPH_SIMD_BASE_${slot})
       set(base_reaches TRUE)
     endif()
-    if(NOT base_reaches)
+    if(NOT base_reaches AND (NOT LITEGRAPH_SIMD_SLOTS OR slot IN_LIST LITEGRAPH_SIMD_SLOTS))
       list(PREPEND units ${dir}/${slot}.cpp)
       set_source_files_properties(${dir}/${slot}.cpp PROPERTIES COMPILE_OPTIONS
                                   "${_isa_${slot}_FLAGS};-ffp-contract=off")
