@@ -201,15 +201,10 @@ template <class... Ops>
 void list_types(op_list<Ops...>, std::vector<std::string_view>& out) {
     (out.insert(out.end(), std::begin(Ops::paddle_types), std::end(Ops::paddle_types)), ...);
 }
-}  // namespace detail
 
-/// The kernel for `type` from the ops of `List`; throws unsupported_error
-/// naming the type when none handles it.  Instantiating it compiles every op
-/// of the list.
+/// The error of make_instance_from<List> when none of its ops took `type`.
 template <class List>
-std::unique_ptr<op_instance> make_instance_from(std::string_view type, const attr_map& attrs) {
-    auto k = detail::make_instance(List{}, type, attrs);
-    if (k) return k;
+[[noreturn]] void refuse(std::string_view type) {
     std::vector<std::string_view> types;
     detail::list_types(List{}, types);
     for (std::string_view t : types)
@@ -219,24 +214,44 @@ std::unique_ptr<op_instance> make_instance_from(std::string_view type, const att
                                     "conv: its `stages`, docs/fusion.md)");
     throw unsupported_error("unsupported op '" + std::string(type) + "'");
 }
+}  // namespace detail
+
+/// The kernel for `type` from the ops of `List`; throws unsupported_error
+/// naming the type when none handles it.  Instantiating it compiles every op
+/// of the list.
+template <class List>
+std::unique_ptr<op_instance> make_instance_from(std::string_view type, const attr_map& attrs) {
+    auto k = detail::make_instance(List{}, type, attrs);
+    if (k) return k;
+    detail::refuse<List>(type);
+}
 
 // A build with many translation units (the test suite) may compile the
 // op table once: it defines LITEGRAPH_EXTERN_OP_TABLES everywhere and
-// LITEGRAPH_DEFINE_OP_TABLES in the one unit that holds the definitions.
+// LITEGRAPH_DEFINE_OP_TABLES in the one unit that holds these definitions
+// (tools/op_tables.cpp; runtime/op_table.hpp's in another, so that the two
+// halves compile in parallel).
 #if defined(LITEGRAPH_EXTERN_OP_TABLES) && !defined(LITEGRAPH_DEFINE_OP_TABLES)
-std::unique_ptr<op_instance> make_builtin_instance(std::string_view type, const attr_map& attrs);
+std::unique_ptr<op_instance> find_builtin_instance(std::string_view type, const attr_map& attrs);
 #else
 #if defined(LITEGRAPH_DEFINE_OP_TABLES)
 #define LITEGRAPH_OP_TABLE_LINKAGE
 #else
 #define LITEGRAPH_OP_TABLE_LINKAGE inline
 #endif
-/// make_instance_from<builtin_ops>.
-LITEGRAPH_OP_TABLE_LINKAGE std::unique_ptr<op_instance> make_builtin_instance(
+/// The kernel of the first op of builtin_ops that takes `type` with these
+/// attributes, or null.
+LITEGRAPH_OP_TABLE_LINKAGE std::unique_ptr<op_instance> find_builtin_instance(
     std::string_view type, const attr_map& attrs) {
-    return make_instance_from<builtin_ops>(type, attrs);
+    return detail::make_instance(builtin_ops{}, type, attrs);
 }
 #endif
+/// make_instance_from<builtin_ops>.
+inline std::unique_ptr<op_instance> make_builtin_instance(std::string_view type,
+                                                          const attr_map& attrs) {
+    if (auto k = find_builtin_instance(type, attrs)) return k;
+    detail::refuse<builtin_ops>(type);
+}
 
 /// The kernel for a Paddle op type with its attributes; throws unsupported_error
 /// naming the type when no op of `List` handles it.
