@@ -217,8 +217,8 @@ TEST_CASE("a depthwise fused conv runs in place of its input, fast and reference
 
 namespace {
 struct counting_store {
-    static constexpr bool is_terminal = true;
-    static constexpr bool broadcasts = false;
+    [[maybe_unused]] static constexpr bool is_terminal = true;
+    [[maybe_unused]] static constexpr bool broadcasts = false;
     std::map<std::int64_t, int>* writes = nullptr;
     void write(float* out, const at& a, float v) const {
         ++(*writes)[a.index];

@@ -222,8 +222,8 @@ TEST_CASE("the SE gate: conv -> add(bias) -> hard_sigmoid -> mul(block input) in
 namespace {
 /// An instrumented output: counts the writes each element gets.
 struct counting_mul {
-    static constexpr bool is_terminal = true;
-    static constexpr bool broadcasts = false;
+    [[maybe_unused]] static constexpr bool is_terminal = true;
+    [[maybe_unused]] static constexpr bool broadcasts = false;
     const float* other = nullptr;
     std::map<std::int64_t, int>* writes = nullptr;
     void write(float* out, const at& a, float v) const {

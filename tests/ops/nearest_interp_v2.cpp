@@ -135,7 +135,8 @@ TEST_CASE("nearest_interp_v2: a two-value scale decides the size (PP-OCRv3 FPN)"
 TEST_CASE("nearest_interp_v2: out_h/out_w, align_corners, and a one-element scale ignored") {
     auto x = test::random_tensor({2, 2, 4, 7}, 42);
     for (bool align : {false, true})
-        for (auto [oh, ow] : {std::pair{9, 5}, std::pair{3, 14}, std::pair{1, 1}}) {
+        for (auto hw : {std::pair{9, 5}, std::pair{3, 14}, std::pair{1, 1}}) {
+            const int oh = hw.first, ow = hw.second;  // (clang 14 captures no binding)
             CAPTURE(align);
             CAPTURE(oh);
             CAPTURE(ow);
@@ -188,7 +189,8 @@ TEST_CASE("bilinear_interp_v2 matches the baseline") {
     auto x = test::random_tensor({1, 3, 5, 6}, 44);
     for (bool align : {false, true})
         for (int mode : {0, 1})
-            for (auto [oh, ow] : {std::pair{10, 12}, std::pair{3, 4}, std::pair{7, 13}}) {
+            for (auto hw : {std::pair{10, 12}, std::pair{3, 4}, std::pair{7, 13}}) {
+                const int oh = hw.first, ow = hw.second;
                 CAPTURE(align);
                 CAPTURE(mode);
                 CAPTURE(oh);

@@ -70,8 +70,9 @@ TEST_CASE("prior_box matches the baseline") {
     };
     const std::vector<float> vars{0.1f, 0.1f, 0.2f, 0.2f};
     for (std::size_t ci = 0; ci < cases.size(); ++ci)
-        for (const auto& [fh, fw, ih, iw] : std::vector<std::array<std::int64_t, 4>>{
+        for (const auto& sizes : std::vector<std::array<std::int64_t, 4>>{
                  {1, 1, 300, 300}, {3, 5, 96, 160}, {4, 3, 33, 17}}) {
+            const std::int64_t fh = sizes[0], fw = sizes[1], ih = sizes[2], iw = sizes[3];
             const auto& c = cases[ci];
             CAPTURE(ci);
             CAPTURE(fh);

@@ -107,9 +107,11 @@ TEST_CASE("float reductions match the grouping baseline over dims, keep_dim and 
         {"reduce_min",
          [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }},
     };
-    for (auto& [type, f] : kinds)
+    for (auto& kind : kinds)
         for (auto& c : dim_cases)
             for (bool keep : {false, true}) {
+                const auto& type = kind.first;  // (clang 14 captures no binding)
+                const auto& f = kind.second;
                 CAPTURE(type);
                 CAPTURE(to_string(c.shape));
                 CAPTURE(keep);

@@ -49,9 +49,10 @@ std::vector<float> baseline(const tensor& x, const tensor& f, const std::vector<
 
 TEST_CASE("sequence_conv matches the baseline context projection") {
     const std::vector<std::vector<std::int64_t>> lods{{0, 4, 5, 5, 11}, {0, 1}, {0, 0}, {0, 7}};
-    for (auto [length, start] :
+    for (auto window :
          {std::pair<std::int64_t, std::int64_t>{3, -1}, {4, -2}, {1, 0}, {2, 1}, {5, -5}})
         for (const auto& off : lods) {
+            const std::int64_t length = window.first, start = window.second;
             CAPTURE(length);
             CAPTURE(start);
             CAPTURE(lod_to_string({off}));

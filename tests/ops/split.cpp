@@ -73,12 +73,14 @@ TEST_CASE("split by num matches the baseline on every axis") {
 TEST_CASE("split by sections, with -1, zero parts and tensor forms") {
     auto x = test::random_tensor({3, 7, 2}, 5);
     using sec = std::vector<std::int64_t>;
-    for (const auto& [sections, expect] :
+    for (const auto& parts :
          std::vector<std::pair<sec, sec>>{{{7}, {7}},
                                           {{2, 5}, {2, 5}},
                                           {{2, -1, 1}, {2, 4, 1}},
                                           {{-1, 0, 7}, {0, 0, 7}},
                                           {{1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1}}}) {
+        const sec& sections = parts.first;  // (clang 14 captures no binding)
+        const sec& expect = parts.second;
         CAPTURE(to_string(sections));
         for (int form = 0; form < 3; ++form) {
             attr_map a;

@@ -302,7 +302,10 @@ constexpr bool ends_in_quantized_gate() {
     constexpr std::size_t n = sizeof...(S);
     constexpr bool gates[] = {is_gate<S>::value..., false};
     constexpr bool quantizes[] = {std::is_same_v<S, quantize_store>..., false};
-    return n >= 2 && gates[n - 2] && quantizes[n - 1];
+    if constexpr (n < 2)
+        return false;
+    else
+        return gates[n - 2] && quantizes[n - 1];
 }
 template <class S>
 constexpr bool is_rescale_stage() {
