@@ -1608,7 +1608,10 @@ constexpr bool ends_in_quantized_gate() {
     constexpr std::size_t n = sizeof...(S);
     constexpr bool gates[] = {is_gate<S>::value..., false};
     constexpr bool quantizes[] = {std::is_same_v<S, quantize_store>..., false};
-    return n >= 2 && gates[n - 2] && quantizes[n - 1];
+    if constexpr (n < 2)
+        return false;
+    else
+        return gates[n - 2] && quantizes[n - 1];
 }
 template <class S>
 constexpr bool is_rescale_stage() {
@@ -17396,15 +17399,10 @@ template <class... Ops>
 void list_types(op_list<Ops...>, std::vector<std::string_view>& out) {
     (out.insert(out.end(), std::begin(Ops::paddle_types), std::end(Ops::paddle_types)), ...);
 }
-}  // namespace detail
 
-/// The kernel for `type` from the ops of `List`; throws unsupported_error
-/// naming the type when none handles it.  Instantiating it compiles every op
-/// of the list.
+/// The error of make_instance_from<List> when none of its ops took `type`.
 template <class List>
-std::unique_ptr<op_instance> make_instance_from(std::string_view type, const attr_map& attrs) {
-    auto k = detail::make_instance(List{}, type, attrs);
-    if (k) return k;
+[[noreturn]] void refuse(std::string_view type) {
     std::vector<std::string_view> types;
     detail::list_types(List{}, types);
     for (std::string_view t : types)
@@ -17414,24 +17412,44 @@ std::unique_ptr<op_instance> make_instance_from(std::string_view type, const att
                                     "conv: its `stages`, docs/fusion.md)");
     throw unsupported_error("unsupported op '" + std::string(type) + "'");
 }
+}  // namespace detail
+
+/// The kernel for `type` from the ops of `List`; throws unsupported_error
+/// naming the type when none handles it.  Instantiating it compiles every op
+/// of the list.
+template <class List>
+std::unique_ptr<op_instance> make_instance_from(std::string_view type, const attr_map& attrs) {
+    auto k = detail::make_instance(List{}, type, attrs);
+    if (k) return k;
+    detail::refuse<List>(type);
+}
 
 // A build with many translation units (the test suite) may compile the
 // op table once: it defines LITEGRAPH_EXTERN_OP_TABLES everywhere and
-// LITEGRAPH_DEFINE_OP_TABLES in the one unit that holds the definitions.
+// LITEGRAPH_DEFINE_OP_TABLES in the one unit that holds these definitions
+// (tools/op_tables.cpp; runtime/op_table.hpp's in another, so that the two
+// halves compile in parallel).
 #if defined(LITEGRAPH_EXTERN_OP_TABLES) && !defined(LITEGRAPH_DEFINE_OP_TABLES)
-std::unique_ptr<op_instance> make_builtin_instance(std::string_view type, const attr_map& attrs);
+std::unique_ptr<op_instance> find_builtin_instance(std::string_view type, const attr_map& attrs);
 #else
 #if defined(LITEGRAPH_DEFINE_OP_TABLES)
 #define LITEGRAPH_OP_TABLE_LINKAGE
 #else
 #define LITEGRAPH_OP_TABLE_LINKAGE inline
 #endif
-/// make_instance_from<builtin_ops>.
-LITEGRAPH_OP_TABLE_LINKAGE std::unique_ptr<op_instance> make_builtin_instance(
+/// The kernel of the first op of builtin_ops that takes `type` with these
+/// attributes, or null.
+LITEGRAPH_OP_TABLE_LINKAGE std::unique_ptr<op_instance> find_builtin_instance(
     std::string_view type, const attr_map& attrs) {
-    return make_instance_from<builtin_ops>(type, attrs);
+    return detail::make_instance(builtin_ops{}, type, attrs);
 }
 #endif
+/// make_instance_from<builtin_ops>.
+inline std::unique_ptr<op_instance> make_builtin_instance(std::string_view type,
+                                                          const attr_map& attrs) {
+    if (auto k = find_builtin_instance(type, attrs)) return k;
+    detail::refuse<builtin_ops>(type);
+}
 
 /// The kernel for a Paddle op type with its attributes; throws unsupported_error
 /// naming the type when no op of `List` handles it.
@@ -26509,14 +26527,29 @@ using int8_ops = op_list<ops::quantize_int8, ops::dequantize_int8, ops::mul_int8
 using op_table = typename concat_op_lists<builtin_ops, fusion::fused_conv_ops, int8_ops,
                                           fusion::fused_int8_ops>::type;
 
-// See ops/builtin_ops.hpp: the table may be compiled once per build.
-#if defined(LITEGRAPH_EXTERN_OP_TABLES) && !defined(LITEGRAPH_DEFINE_OP_TABLES)
+/// The ops of op_table after builtin_ops.
+using added_ops =
+    typename concat_op_lists<fusion::fused_conv_ops, int8_ops, fusion::fused_int8_ops>::type;
+
+// See ops/builtin_ops.hpp: the table may be compiled once per build, in two
+// units: builtin_ops in the one that defines LITEGRAPH_DEFINE_OP_TABLES
+// (tools/op_tables.cpp), the added ops and this function in the one that
+// defines LITEGRAPH_DEFINE_TABLE_INSTANCE (tools/op_tables_added.cpp).
+#if defined(LITEGRAPH_EXTERN_OP_TABLES) && !defined(LITEGRAPH_DEFINE_TABLE_INSTANCE)
 std::unique_ptr<op_instance> make_table_instance(std::string_view type, const attr_map& attrs);
 #else
-/// make_instance_from<op_table>: what the runtime builds its instructions with.
-LITEGRAPH_OP_TABLE_LINKAGE std::unique_ptr<op_instance> make_table_instance(std::string_view type,
-                                                                            const attr_map& attrs) {
-    return make_instance_from<op_table>(type, attrs);
+/// make_instance_from<op_table> (the builtin ops first, then the added ones):
+/// what the runtime builds its instructions with.
+#if defined(LITEGRAPH_DEFINE_TABLE_INSTANCE)
+#define LITEGRAPH_TABLE_INSTANCE_LINKAGE
+#else
+#define LITEGRAPH_TABLE_INSTANCE_LINKAGE inline
+#endif
+LITEGRAPH_TABLE_INSTANCE_LINKAGE std::unique_ptr<op_instance> make_table_instance(
+    std::string_view type, const attr_map& attrs) {
+    if (auto k = find_builtin_instance(type, attrs)) return k;
+    if (auto k = litegraph::detail::make_instance(added_ops{}, type, attrs)) return k;
+    litegraph::detail::refuse<op_table>(type);
 }
 #endif
 
