@@ -13,8 +13,8 @@
 # (CMAKE_CXX_FLAGS, e.g. -march=native) already give, or a wider row's.
 # A row without its unit file is an error.  LITEGRAPH_SIMD_SLOTS (a list of
 # slot names; empty: every row) keeps the units of those rows only, for a
-# build that targets known CPUs (fewer units to compile); a name the table
-# has no row for is an error.  -ffp-contract=off: the compiler
+# build that targets known CPUs (fewer units to compile; the other rows need
+# no unit file); a name the table has no row for is an error.  -ffp-contract=off: the compiler
 # must not fuse a * b + c into an FMA where the baseline rounds twice (a fused
 # conv's folded batch norm equals the unfused ops bit for bit); the kernels'
 # own FMAs are explicit (xsimd::fma).  Sets LITEGRAPH_SIMD_X86_64 and, per
@@ -77,6 +77,9 @@ int main() { return 0; }" LITEGRAPH_SIMD_X86_64)
     if(NOT _isa_${slot}_FAMILY STREQUAL "x86_64")
       continue()
     endif()
+    if(LITEGRAPH_SIMD_SLOTS AND NOT slot IN_LIST LITEGRAPH_SIMD_SLOTS)
+      continue()  # not kept: needs no unit file
+    endif()
     if(NOT EXISTS "${dir}/${slot}.cpp")
       message(FATAL_ERROR "the instruction-set table ${table} has the row ${slot}, but there is no unit ${dir}/${slot}.cpp")
     endif()
@@ -88,7 +91,7 @@ int main() { return 0; }" LITEGRAPH_SIMD_X86_64)
     if(LITEGRAPH_SIMD_BASE_${slot})
       set(base_reaches TRUE)
     endif()
-    if(NOT base_reaches AND (NOT LITEGRAPH_SIMD_SLOTS OR slot IN_LIST LITEGRAPH_SIMD_SLOTS))
+    if(NOT base_reaches)
       list(PREPEND units ${dir}/${slot}.cpp)
       set_source_files_properties(${dir}/${slot}.cpp PROPERTIES COMPILE_OPTIONS
                                   "${_isa_${slot}_FLAGS};-ffp-contract=off")
