@@ -46,7 +46,7 @@ constexpr problem fail(problem p, std::string_view why, int b) {
 constexpr problem make_problem(std::span<const buffer> buffers, std::size_t nsegments) {
     problem p;
     const int n = static_cast<int>(buffers.size());
-    std::vector<int> first(n), last(n);
+    std::vector<int> first(n, 0), last(n, 0);
     for (int i = 0; i < n; ++i) first[i] = buffers[i].first, last[i] = buffers[i].last;
     families fam(std::move(first), std::move(last));
     for (int i = 0; i < n; ++i) {
@@ -98,7 +98,7 @@ constexpr problem make_problem(std::span<const buffer> buffers, std::size_t nseg
     }
     // Conflict graph by a sweep over first use: O(n log n + edges).
     const int m = p.size();
-    std::vector<int> by_first(m);
+    std::vector<int> by_first(m, 0);
     for (int i = 0; i < m; ++i) by_first[i] = i;
     std::sort(by_first.begin(), by_first.end(), [&](int a, int b) {
         return p.items[a].first != p.items[b].first ? p.items[a].first < p.items[b].first : a < b;
@@ -279,7 +279,7 @@ enum class ties { by_index, by_first };
 /// equal sizes in order of first use, placed first fit, is the interval-graph
 /// colouring that needs no more slots than the most of them live at one step.
 constexpr std::vector<int> size_order(const problem& p, ties t = ties::by_first) {
-    std::vector<int> order(p.items.size());
+    std::vector<int> order(p.items.size(), 0);
     for (int i = 0; i < p.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](int a, int b) {
         const auto &x = p.items[a], &y = p.items[b];

@@ -18,7 +18,7 @@ class families {
 public:
     /// `first` / `last`: each member's own lifetime in steps.
     constexpr families(std::vector<int> first, std::vector<int> last)
-        : parent_(first.size()),
+        : parent_(first.size(), 0),
           offset_(first.size(), 0),
           first_(std::move(first)),
           last_(std::move(last)) {

@@ -49,7 +49,7 @@ constexpr std::vector<buffer> buffers_for_order(std::span<const op_node> ops,
     const int n = static_cast<int>(ops.size());
     std::vector<int> pos(n, 0);
     for (int k = 0; k < static_cast<int>(order.size()); ++k) pos[order[k]] = k;
-    std::vector<buffer> out(n);
+    std::vector<buffer> out(n, buffer{});
     for (int i = 0; i < n; ++i)
         out[i] = {ops[i].output_bytes, pos[i], ops[i].is_output ? n - 1 : pos[i]};
     for (int i = 0; i < n; ++i)
@@ -86,7 +86,7 @@ enum class pick { least_growth, depth_first, least_peak };
 /// Greedy list scheduling: run, among the ready ops, the one the rule prefers.
 constexpr std::vector<int> list_schedule(std::span<const op_node> ops, const dag& g, pick rule) {
     const int n = static_cast<int>(ops.size());
-    std::vector<int> waiting(n), remaining(n), produced_at(n, -1), order;
+    std::vector<int> waiting(n, 0), remaining(n, 0), produced_at(n, -1), order;
     std::vector<int> ready;
     for (int i = 0; i < n; ++i) {
         waiting[i] = static_cast<int>(g.inputs[i].size());
@@ -203,7 +203,7 @@ constexpr std::vector<int> exact_schedule(std::span<const op_node> ops, const da
     if (n > 0) extend(0, 0, levels[1]);
     for (int k = 1; k < n; ++k)
         for (std::uint32_t s : levels[k].sets()) extend(s, levels[k].at(s).peak, levels[k + 1]);
-    std::vector<int> order(n);
+    std::vector<int> order(n, 0);
     std::uint32_t s = n == 0 ? 0 : (std::uint32_t{1} << n) - 1;
     for (int k = n - 1; k >= 0; --k) {
         order[k] = levels[k + 1].at(s).last;
@@ -235,11 +235,11 @@ constexpr order_result best_order(std::span<const op_node> ops, const order_opti
         }
     }
     // The given order: index order when it is topological, else Kahn's by index.
-    std::vector<int> given(n);
+    std::vector<int> given(n, 0);
     for (int i = 0; i < n; ++i) given[i] = i;
     if (!is_topological(ops, given)) {
         given.clear();
-        std::vector<int> waiting(n);
+        std::vector<int> waiting(n, 0);
         std::vector<int> ready;
         for (int i = 0; i < n; ++i)
             if ((waiting[i] = static_cast<int>(g.inputs[i].size())) == 0) ready.push_back(i);

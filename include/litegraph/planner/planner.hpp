@@ -114,7 +114,7 @@ constexpr std::vector<std::vector<int>> candidate_orders(const problem& p) {
     std::vector<std::vector<int>> orders;
     orders.push_back(size_order(p));
     auto by_key = [&](const std::vector<std::size_t>& key) {
-        std::vector<int> o(m);
+        std::vector<int> o(m, 0);
         for (int i = 0; i < m; ++i) o[i] = i;
         std::sort(o.begin(), o.end(), [&](int a, int b) {
             if (key[a] != key[b]) return key[a] > key[b];
@@ -124,7 +124,7 @@ constexpr std::vector<std::vector<int>> candidate_orders(const problem& p) {
         });
         return pinned_first(p, std::move(o));
     };
-    std::vector<std::size_t> area(m), pressure(m), peak(m);
+    std::vector<std::size_t> area(m, 0), pressure(m, 0), peak(m, 0);
     for (int i = 0; i < m; ++i) {
         const auto& it = p.items[i];
         area[i] = it.size * static_cast<std::size_t>(it.last - it.first + 1);
@@ -140,7 +140,7 @@ constexpr std::vector<std::vector<int>> candidate_orders(const problem& p) {
     starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
     const int t = static_cast<int>(starts.size());
     std::vector<long long> diff(t + 1, 0);
-    std::vector<int> lo(m), hi(m);
+    std::vector<int> lo(m, 0), hi(m, 0);
     for (int i = 0; i < m; ++i) {
         lo[i] = static_cast<int>(std::lower_bound(starts.begin(), starts.end(), p.items[i].first) -
                                  starts.begin());
@@ -150,11 +150,11 @@ constexpr std::vector<std::vector<int>> candidate_orders(const problem& p) {
         diff[lo[i]] += static_cast<long long>(p.items[i].size);
         diff[hi[i] + 1] -= static_cast<long long>(p.items[i].size);
     }
-    std::vector<std::vector<std::size_t>> table(1, std::vector<std::size_t>(t));
+    std::vector<std::vector<std::size_t>> table(1, std::vector<std::size_t>(t, 0));
     long long run = 0;
     for (int s = 0; s < t; ++s) table[0][s] = static_cast<std::size_t>(run += diff[s]);
     for (int w = 1; (1 << w) <= t; ++w) {
-        table.emplace_back(t);
+        table.emplace_back(t, 0);
         for (int s = 0; s + (1 << w) <= t; ++s)
             table[w][s] = std::max(table[w - 1][s], table[w - 1][s + (1 << (w - 1))]);
     }
@@ -167,7 +167,7 @@ constexpr std::vector<std::vector<int>> candidate_orders(const problem& p) {
     orders.push_back(by_key(pressure));
     orders.push_back(by_key(peak));
     // First use, for the two-sided fit (earliest first, larger first on ties).
-    std::vector<std::size_t> early(m);
+    std::vector<std::size_t> early(m, 0);
     for (int i = 0; i < m; ++i)
         early[i] = static_cast<std::size_t>(std::numeric_limits<int>::max() - p.items[i].first);
     orders.push_back(by_key(early));

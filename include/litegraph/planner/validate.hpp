@@ -32,7 +32,7 @@ constexpr validation validate(std::span<const buffer> buffers, std::span<const s
     if (static_cast<int>(p.placements.size()) != n) return bad("one placement per buffer", -1);
     if (p.used.size() != segments.size()) return bad("one usage per segment", -1);
     // Family roots (alias and in-place links), with a cycle guard.
-    std::vector<int> root(n);
+    std::vector<int> root(n, 0);
     for (int i = 0; i < n; ++i) {
         int r = i;
         for (int k = 0;; ++k) {
@@ -84,7 +84,7 @@ constexpr validation validate(std::span<const buffer> buffers, std::span<const s
         if (p.used[s] > segments[s].capacity)
             return bad("a segment's usage exceeds its capacity", static_cast<int>(s));
     // Pairs that overlap in time, by a sweep over first use.
-    std::vector<int> by_first(n);
+    std::vector<int> by_first(n, 0);
     for (int i = 0; i < n; ++i) by_first[i] = i;
     std::sort(by_first.begin(), by_first.end(), [&](int a, int b) {
         return buffers[a].first != buffers[b].first ? buffers[a].first < buffers[b].first : a < b;
