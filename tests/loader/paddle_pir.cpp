@@ -87,7 +87,8 @@ void feed_zeros(runtime::program& p) {
 /// The unsupported op names of a loaded PIR model, as `litegraph info` marks them.
 std::vector<std::string> unsupported_ops(const paddle::model_info& info) {
     std::vector<std::string> r;
-    for (auto& [name, n] : info.op_counts) {
+    for (const auto& count : info.op_counts) {
+        const std::string& name = count.first;
         auto it = info.op_types.find(name);
         REQUIRE_MESSAGE(it != info.op_types.end(), "op " << name << " has no recorded type");
         if (!it->second.empty() && !is_supported(it->second) &&

@@ -173,8 +173,9 @@ TEST_CASE("a BlazeFace-shaped detector runs on full-size images that are not mul
     std::filesystem::remove_all(dir);
 
     runtime::program plain(as_loaded), fast(std::move(fused)), again(std::move(reloaded));
-    for (const auto& [h, w] :
+    for (const auto& size :
          std::vector<std::pair<std::int64_t, std::int64_t>>{{333, 501}, {480, 360}, {97, 130}}) {
+        const std::int64_t h = size.first, w = size.second;
         CAPTURE(h);
         CAPTURE(w);
         const auto image = test::random_tensor({1, 3, h, w}, static_cast<std::uint32_t>(h + w));

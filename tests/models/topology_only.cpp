@@ -21,7 +21,8 @@ void check_plans(const std::string& name, const shape_t& feed_shape, const lod_t
     paddle::load_options o;
     o.require_params = false;
     auto m = paddle::load(dir, o);
-    for (auto& [type, n] : m.info.op_counts) {
+    for (const auto& count : m.info.op_counts) {
+        const std::string& type = count.first;
         CAPTURE(type);
         if (type != "feed" && type != "fetch") CHECK(is_supported<runtime::op_table>(type));
     }

@@ -207,8 +207,9 @@ TEST_CASE("an SSD head in a program: prior_box -> reshape2 -> box_coder, two ima
     b.fetch("out", 0);
     b.finish();
     runtime::program p(std::move(g));
-    for (const auto& [fh, fw, ih, iw] :
+    for (const auto& dims :
          std::vector<std::array<std::int64_t, 4>>{{2, 3, 64, 96}, {5, 4, 150, 120}}) {
+        const std::int64_t fh = dims[0], fw = dims[1], ih = dims[2], iw = dims[3];
         CAPTURE(fh);
         const auto feat = test::random_tensor({1, 2, fh, fw}, 1);
         const auto img = test::random_tensor({1, 3, ih, iw}, 2);

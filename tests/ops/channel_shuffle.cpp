@@ -33,13 +33,13 @@ TEST_CASE("shuffle_channel and channel_shuffle match the reshape-transpose basel
     for (std::string type : {"shuffle_channel", "channel_shuffle"})
         for (bool nhwc : {false, true}) {
             if (nhwc && type == "shuffle_channel") continue;  // NCHW only
-            for (const auto& [n, c, h, w, g] :
-                 std::vector<std::array<std::int64_t, 5>>{{1, 4, 2, 2, 2},
-                                                          {2, 6, 3, 1, 3},
-                                                          {1, 6, 2, 3, 2},
-                                                          {1, 5, 1, 2, 1},
-                                                          {1, 8, 1, 1, 8},
-                                                          {1, 4, 0, 2, 2}}) {
+            for (const auto& dims : std::vector<std::array<std::int64_t, 5>>{{1, 4, 2, 2, 2},
+                                                                             {2, 6, 3, 1, 3},
+                                                                             {1, 6, 2, 3, 2},
+                                                                             {1, 5, 1, 2, 1},
+                                                                             {1, 8, 1, 1, 8},
+                                                                             {1, 4, 0, 2, 2}}) {
+                const std::int64_t n = dims[0], c = dims[1], h = dims[2], w = dims[3], g = dims[4];
                 CAPTURE(type);
                 CAPTURE(nhwc);
                 CAPTURE(g);

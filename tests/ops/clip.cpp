@@ -23,8 +23,9 @@ tensor scalar(float v) {
 TEST_CASE("clip matches the baseline with attribute bounds") {
     std::uint32_t seed = 1;
     for (const shape_t& s : {shape_t{7}, shape_t{2, 3, 5}, shape_t{1, 300, 4}, shape_t{0, 2}})
-        for (auto [lo, hi] : {std::pair{-1.f, 1.f}, std::pair{0.f, 6.f}, std::pair{-0.25f, -0.25f},
-                              std::pair{1e-5f, 1.f - 1e-5f}}) {
+        for (auto bounds : {std::pair{-1.f, 1.f}, std::pair{0.f, 6.f}, std::pair{-0.25f, -0.25f},
+                            std::pair{1e-5f, 1.f - 1e-5f}}) {
+            const float lo = bounds.first, hi = bounds.second;
             CAPTURE(to_string(s));
             CAPTURE(lo);
             CAPTURE(hi);

@@ -158,12 +158,14 @@ TEST_CASE("logical ops match the baseline; nonzero numbers are true") {
             return t;
         };
         auto x = make(c.x, 21), y = make(c.y, 22);
-        for (auto [type, f] : {std::pair<const char*, std::function<bool(bool, bool)>>{
-                                   "logical_and", [](bool a, bool b) { return a && b; }},
-                               {"logical_or", [](bool a, bool b) { return a || b; }},
-                               {"logical_xor", [](bool a, bool b) { return a != b; }},
-                               {"equal", [](bool a, bool b) { return a == b; }},
-                               {"not_equal", [](bool a, bool b) { return a != b; }}}) {
+        for (auto op : {std::pair<const char*, std::function<bool(bool, bool)>>{
+                            "logical_and", [](bool a, bool b) { return a && b; }},
+                        {"logical_or", [](bool a, bool b) { return a || b; }},
+                        {"logical_xor", [](bool a, bool b) { return a != b; }},
+                        {"equal", [](bool a, bool b) { return a == b; }},
+                        {"not_equal", [](bool a, bool b) { return a != b; }}}) {
+            const char* type = op.first;
+            const auto& f = op.second;
             CAPTURE(type);
             CAPTURE(to_string(c.x));
             CAPTURE(to_string(c.y));

@@ -92,8 +92,10 @@ TEST_CASE("float elementwise ops match the broadcasting baseline") {
         {"elementwise_pow", [](float a, float b) { return std::pow(a, b); }},
     };
     std::uint32_t seed = 1;
-    for (auto& [type, f] : ops)
+    for (auto& op : ops)
         for (auto& c : cases) {
+            const auto& type = op.first;
+            const auto& f = op.second;
             CAPTURE(type);
             CAPTURE(to_string(c.x));
             CAPTURE(to_string(c.y));
@@ -182,8 +184,9 @@ TEST_CASE("elementwise_floordiv and elementwise_mod follow Python: floor, sign o
             std::function<T(T, T)> fm = [](T a, T b) {
                 return static_cast<T>(double(a) - double(b) * std::floor(double(a) / double(b)));
             };
-            for (auto [type, f] :
-                 {std::pair{"elementwise_floordiv", fd}, {"elementwise_mod", fm}}) {
+            for (auto op : {std::pair{"elementwise_floordiv", fd}, {"elementwise_mod", fm}}) {
+                const auto type = op.first;
+                const auto f = op.second;
                 CAPTURE(type);
                 shape_t s;
                 auto expect = baseline<T>(x, y, c.axis, f, s);

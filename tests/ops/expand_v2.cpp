@@ -38,16 +38,19 @@ TEST_CASE("expand_v2 and expand_as_v2 match the baseline") {
         vec target;
         shape_t out;
     };
-    for (const auto& [xs, target, out] : std::vector<c>{{{3}, {3}, {3}},
-                                                        {{1}, {4}, {4}},
-                                                        {{3}, {2, 3}, {2, 3}},
-                                                        {{3}, {2, -1}, {2, 3}},
-                                                        {{2, 1}, {2, 5}, {2, 5}},
-                                                        {{2, 1}, {-1, 5}, {2, 5}},
-                                                        {{1, 3, 1}, {2, 4, 3, 2}, {2, 4, 3, 2}},
-                                                        {{}, {2, 2}, {2, 2}},
-                                                        {{2, 1}, {2, 0 + 1}, {2, 1}},
-                                                        {{0, 1}, {-1, 3}, {0, 3}}}) {
+    for (const auto& row : std::vector<c>{{{3}, {3}, {3}},
+                                          {{1}, {4}, {4}},
+                                          {{3}, {2, 3}, {2, 3}},
+                                          {{3}, {2, -1}, {2, 3}},
+                                          {{2, 1}, {2, 5}, {2, 5}},
+                                          {{2, 1}, {-1, 5}, {2, 5}},
+                                          {{1, 3, 1}, {2, 4, 3, 2}, {2, 4, 3, 2}},
+                                          {{}, {2, 2}, {2, 2}},
+                                          {{2, 1}, {2, 0 + 1}, {2, 1}},
+                                          {{0, 1}, {-1, 3}, {0, 3}}}) {
+        const shape_t& xs = row.x;
+        const vec& target = row.target;
+        const shape_t& out = row.out;
         CAPTURE(to_string(xs));
         CAPTURE(to_string(target));
         auto x = test::random_tensor(xs, seed++);

@@ -152,7 +152,8 @@ TEST_CASE("fill_constant_batch_size_like's firmware form equals the runtime op, 
 
 TEST_CASE("range: Paddle's size and accumulation, for every dtype; bad steps are named") {
     // Integers: a plain loop while v < end (or > end for a negative step).
-    for (auto [s, e, st] : {std::tuple{0, 10, 3}, {5, -7, -2}, {2, 3, 1}, {4, 4, 1}, {-3, 9, 4}}) {
+    for (auto r : {std::tuple{0, 10, 3}, {5, -7, -2}, {2, 3, 1}, {4, 4, 1}, {-3, 9, 4}}) {
+        const int s = std::get<0>(r), e = std::get<1>(r), st = std::get<2>(r);
         CAPTURE(s);
         CAPTURE(e);
         CAPTURE(st);
@@ -168,10 +169,11 @@ TEST_CASE("range: Paddle's size and accumulation, for every dtype; bad steps are
         CHECK(values_of<std::int32_t>(o32) == want32);
     }
     // Floats: ceil(|end - start| / |step|) values, each the previous plus step.
-    for (auto [s, e, st] : {std::tuple{0.f, 1.f, 0.1f},
-                            {1.5f, -2.f, -0.25f},
-                            {0.f, 0.3f, 0.1f},
-                            {-1.f, 2.5f, 0.7f}}) {
+    for (auto r : {std::tuple{0.f, 1.f, 0.1f},
+                   {1.5f, -2.f, -0.25f},
+                   {0.f, 0.3f, 0.1f},
+                   {-1.f, 2.5f, 0.7f}}) {
+        const float s = std::get<0>(r), e = std::get<1>(r), st = std::get<2>(r);
         CAPTURE(s);
         CAPTURE(e);
         CAPTURE(st);

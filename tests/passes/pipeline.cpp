@@ -129,7 +129,7 @@ TEST_CASE("every pass fires on a conv/bn/SE/residual block and the result comput
     test::check_same_outputs(before, g, {{"x", test::random_tensor({2, 4, 6, 6}, 11)}});
     // A second run finds nothing left to do.
     auto again = passes::run_passes(g);
-    for (auto& [name, n] : again.counts) CHECK_MESSAGE(n == 0, name);
+    for (const auto& count : again.counts) CHECK_MESSAGE(count.second == 0, count.first);
 }
 
 TEST_CASE("stop after a named pass, skip passes, and name the valid ones on a typo") {

@@ -89,7 +89,8 @@ TEST_CASE("p2o_ifelse runs the block its condition picks") {
     const std::vector<std::pair<std::int64_t, std::int64_t>> cases = {
         {1, 7}, {0, -5}, {1, -11}, {2, 13}, {-1, 0}, {1, 123456789}};
     int taken_then = 0, taken_else = 0;
-    for (auto [x0, x1] : cases) {
+    for (const auto& c : cases) {
+        const std::int64_t x0 = c.first, x1 = c.second;
         p.set_input(std::size_t{0}, scalar_i64(x0));
         p.set_input(std::size_t{1}, scalar_i64(x1));
         p.run();

@@ -459,7 +459,7 @@ TEST_CASE("codegen --input writes a .npy as the sample input, of the input's dty
 
     tensor ids(dtype::i64, {1, 3, 32, 32});
     save_npy(dir / "ids.npy", ids.ref());
-    for (auto [args, says] : std::initializer_list<std::pair<std::string, std::string>>{
+    for (const auto& c : std::initializer_list<std::pair<std::string, std::string>>{
              {" --shape image=1,3,32,32 --input image=" + quote((dir / "y.npy").string()),
               "--input image: the file is float32 [1,3,40,48], the network's input is float32 "
               "[1,3,32,32]"},
@@ -473,6 +473,8 @@ TEST_CASE("codegen --input writes a .npy as the sample input, of the input's dty
              {" --input image=" + quote((dir / "x.npy").string()) +
                   " --input image=" + quote((dir / "x.npy").string()),
               "--input image given twice"}}) {
+        const std::string& args = c.first;
+        const std::string& says = c.second;
         INFO(args);
         r = run_cli("codegen " + model + " -o " + quote((dir / "bad.hpp").string()) + args);
         CHECK(r.code == 2);

@@ -175,8 +175,9 @@ std::array<double, 6> affine_from(const double src[3][2], const double dst[3][2]
 }  // namespace
 
 TEST_CASE("TopDownEvalAffine against PaddleDetection's three-point construction, both forms") {
-    for (auto [w, h, tw, th] :
+    for (const auto& dims :
          {std::array{40, 60, 24, 32}, std::array{90, 30, 48, 64}, std::array{17, 17, 17, 17}}) {
+        const int w = dims[0], h = dims[1], tw = dims[2], th = dims[3];
         for (bool udp : {false, true}) {
             INFO(w << "x" << h << " -> " << tw << "x" << th << (udp ? " udp" : ""));
             auto src = random_image(w, h, static_cast<std::uint32_t>(w + 7 * h));
