@@ -8,7 +8,10 @@
 # meson dependency() and meson subproject) and the single-header tests.
 # The sanitized build is -O0 except the op tables and planner tests
 # (CMakeLists.txt, tests/CMakeLists.txt): it builds in about the time of an
-# -O1 build and the suite still runs in minutes.
+# -O1 build and the suite still runs in minutes.  It is built with clang++-14
+# (tools/install-deps.sh installs it for the fuzz targets): the same build
+# takes gcc 12 about twice the CPU time.  LITEGRAPH_SANITIZE_CXX names another
+# compiler (LITEGRAPH_SANITIZE_CXX=g++ for GCC's sanitizers).
 #
 #   tools/test.sh                  # ASan+UBSan build in build-test/ (what CI runs)
 #   tools/test.sh --no-sanitize    # plain Release build (tests at -O1) in build-plain/
@@ -25,6 +28,7 @@
 #   tools/test.sh -- -R ops/       # extra arguments after -- go to ctest
 #
 # Environment: LITEGRAPH_JOBS (default 2) for the build and ctest;
+# LITEGRAPH_SANITIZE_CXX (default clang++-14) the sanitized build's compiler;
 # LITEGRAPH_SHARED to point the model tests at another shared/ folder;
 # ASAN_OPTIONS, UBSAN_OPTIONS and LSAN_OPTIONS replace its sanitizer defaults
 # (leak checks on, the OpenCL driver's own leaks suppressed: tools/lsan.supp).
@@ -130,9 +134,19 @@ if [[ $tsan == ON ]]; then
         -DLITEGRAPH_BUILD_BENCHMARKS=OFF -- test_kernels_fc test_ops test_models test_runtime test_fusion_fast_conv
 fi
 
-step "configure $build_dir (sanitize=$sanitize)"
+compiler=()
+if [[ $sanitize == ON ]]; then
+    cxx="${LITEGRAPH_SANITIZE_CXX:-clang++-14}"
+    command -v "$cxx" > /dev/null || {
+        echo "tools/test.sh: the sanitized build's compiler $cxx is not installed" \
+            "(tools/install-deps.sh installs clang++-14; LITEGRAPH_SANITIZE_CXX=g++ uses GCC)" >&2
+        exit 2
+    }
+    compiler=(-DCMAKE_CXX_COMPILER="$(command -v "$cxx")")
+fi
+step "configure $build_dir (sanitize=$sanitize${compiler:+, ${cxx:-}})"
 # Benchmarks build only with --benchmarks (six large -O3 programs).
-cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${compiler[@]}" \
     -DLITEGRAPH_SANITIZE="$sanitize" -DLITEGRAPH_BUILD_BENCHMARKS="$benchmarks"
 
 step "build (-j$jobs)"
