@@ -21674,19 +21674,21 @@ void conv_int8_gemm_vnni(const conv_geometry& g, const std::int8_t* x, const con
 namespace litegraph::kernels::detail {
 #if !defined(LITEGRAPH_SCALAR_SIMD)
 /// epilogue::saturate_int8 on a vector (the same value for every float):
-/// NaN to 0, clamped to +-256 (which changes no result), truncated, plus the
-/// rounding of the exact fraction f = c - trunc(c): trunc(2 f) is +-1 when
-/// |f| >= 0.5, else 0 (2 f is exact too), then clamped to [-128, 127].
-/// round_int8_vec is that before the last clamp (in [-257, 257]: the
+/// NaN to 0, clamped to +-256 (which changes no result), then
+/// trunc(c + copysign(0.49999997, c)): 0.49999997 is the float below 0.5, and
+/// adding it rounds every float in [-256, 256] half away from zero (at a
+/// half, c + 0.49999997 ties or rounds up to the next integer in float; just
+/// below one, it stays below).  Both sides are monotone step functions, so
+/// agreeing next to every half proves them equal: tests/kernels/conv_int8.cpp
+/// checks each half in [-257.5, 257.5] and the floats either side of it.
+/// round_int8_vec is that before the last clamp (in [-256, 256]: the
 /// saturating packs of store_rounded_int8 clamp it).
 template <class A>
 inline xsimd::batch<std::int32_t, A> round_int8_vec(xsimd::batch<float, A> v) noexcept {
     using F = xsimd::batch<float, A>;
-    using I = xsimd::batch<std::int32_t, A>;
     const F c = xsimd::select(v == v, xsimd::min(xsimd::max(v, F(-256.f)), F(256.f)), F(0.f));
-    const I t = xsimd::batch_cast<std::int32_t>(c);  // truncated
-    const F frac = c - xsimd::batch_cast<float>(t);
-    return t + xsimd::batch_cast<std::int32_t>(frac + frac);
+    const F half = xsimd::bitwise_or(xsimd::bitwise_and(c, F(-0.f)), F(0.49999997f));
+    return xsimd::batch_cast<std::int32_t>(c + half);  // truncated
 }
 template <class A>
 inline xsimd::batch<std::int32_t, A> saturate_int8_vec(xsimd::batch<float, A> v) noexcept {
@@ -24678,7 +24680,7 @@ class families {
 public:
     /// `first` / `last`: each member's own lifetime in steps.
     constexpr families(std::vector<int> first, std::vector<int> last)
-        : parent_(first.size()),
+        : parent_(first.size(), 0),
           offset_(first.size(), 0),
           first_(std::move(first)),
           last_(std::move(last)) {
@@ -24763,7 +24765,7 @@ constexpr problem fail(problem p, std::string_view why, int b) {
 constexpr problem make_problem(std::span<const buffer> buffers, std::size_t nsegments) {
     problem p;
     const int n = static_cast<int>(buffers.size());
-    std::vector<int> first(n), last(n);
+    std::vector<int> first(n, 0), last(n, 0);
     for (int i = 0; i < n; ++i) first[i] = buffers[i].first, last[i] = buffers[i].last;
     families fam(std::move(first), std::move(last));
     for (int i = 0; i < n; ++i) {
@@ -24815,7 +24817,7 @@ constexpr problem make_problem(std::span<const buffer> buffers, std::size_t nseg
     }
     // Conflict graph by a sweep over first use: O(n log n + edges).
     const int m = p.size();
-    std::vector<int> by_first(m);
+    std::vector<int> by_first(m, 0);
     for (int i = 0; i < m; ++i) by_first[i] = i;
     std::sort(by_first.begin(), by_first.end(), [&](int a, int b) {
         return p.items[a].first != p.items[b].first ? p.items[a].first < p.items[b].first : a < b;
@@ -24996,7 +24998,7 @@ enum class ties { by_index, by_first };
 /// equal sizes in order of first use, placed first fit, is the interval-graph
 /// colouring that needs no more slots than the most of them live at one step.
 constexpr std::vector<int> size_order(const problem& p, ties t = ties::by_first) {
-    std::vector<int> order(p.items.size());
+    std::vector<int> order(p.items.size(), 0);
     for (int i = 0; i < p.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](int a, int b) {
         const auto &x = p.items[a], &y = p.items[b];
@@ -25222,7 +25224,7 @@ constexpr validation validate(std::span<const buffer> buffers, std::span<const s
     if (static_cast<int>(p.placements.size()) != n) return bad("one placement per buffer", -1);
     if (p.used.size() != segments.size()) return bad("one usage per segment", -1);
     // Family roots (alias and in-place links), with a cycle guard.
-    std::vector<int> root(n);
+    std::vector<int> root(n, 0);
     for (int i = 0; i < n; ++i) {
         int r = i;
         for (int k = 0;; ++k) {
@@ -25274,7 +25276,7 @@ constexpr validation validate(std::span<const buffer> buffers, std::span<const s
         if (p.used[s] > segments[s].capacity)
             return bad("a segment's usage exceeds its capacity", static_cast<int>(s));
     // Pairs that overlap in time, by a sweep over first use.
-    std::vector<int> by_first(n);
+    std::vector<int> by_first(n, 0);
     for (int i = 0; i < n; ++i) by_first[i] = i;
     std::sort(by_first.begin(), by_first.end(), [&](int a, int b) {
         return buffers[a].first != buffers[b].first ? buffers[a].first < buffers[b].first : a < b;
@@ -25392,7 +25394,7 @@ constexpr std::vector<std::vector<int>> candidate_orders(const problem& p) {
     std::vector<std::vector<int>> orders;
     orders.push_back(size_order(p));
     auto by_key = [&](const std::vector<std::size_t>& key) {
-        std::vector<int> o(m);
+        std::vector<int> o(m, 0);
         for (int i = 0; i < m; ++i) o[i] = i;
         std::sort(o.begin(), o.end(), [&](int a, int b) {
             if (key[a] != key[b]) return key[a] > key[b];
@@ -25402,7 +25404,7 @@ constexpr std::vector<std::vector<int>> candidate_orders(const problem& p) {
         });
         return pinned_first(p, std::move(o));
     };
-    std::vector<std::size_t> area(m), pressure(m), peak(m);
+    std::vector<std::size_t> area(m, 0), pressure(m, 0), peak(m, 0);
     for (int i = 0; i < m; ++i) {
         const auto& it = p.items[i];
         area[i] = it.size * static_cast<std::size_t>(it.last - it.first + 1);
@@ -25418,7 +25420,7 @@ constexpr std::vector<std::vector<int>> candidate_orders(const problem& p) {
     starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
     const int t = static_cast<int>(starts.size());
     std::vector<long long> diff(t + 1, 0);
-    std::vector<int> lo(m), hi(m);
+    std::vector<int> lo(m, 0), hi(m, 0);
     for (int i = 0; i < m; ++i) {
         lo[i] = static_cast<int>(std::lower_bound(starts.begin(), starts.end(), p.items[i].first) -
                                  starts.begin());
@@ -25428,11 +25430,11 @@ constexpr std::vector<std::vector<int>> candidate_orders(const problem& p) {
         diff[lo[i]] += static_cast<long long>(p.items[i].size);
         diff[hi[i] + 1] -= static_cast<long long>(p.items[i].size);
     }
-    std::vector<std::vector<std::size_t>> table(1, std::vector<std::size_t>(t));
+    std::vector<std::vector<std::size_t>> table(1, std::vector<std::size_t>(t, 0));
     long long run = 0;
     for (int s = 0; s < t; ++s) table[0][s] = static_cast<std::size_t>(run += diff[s]);
     for (int w = 1; (1 << w) <= t; ++w) {
-        table.emplace_back(t);
+        table.emplace_back(t, 0);
         for (int s = 0; s + (1 << w) <= t; ++s)
             table[w][s] = std::max(table[w - 1][s], table[w - 1][s + (1 << (w - 1))]);
     }
@@ -25445,7 +25447,7 @@ constexpr std::vector<std::vector<int>> candidate_orders(const problem& p) {
     orders.push_back(by_key(pressure));
     orders.push_back(by_key(peak));
     // First use, for the two-sided fit (earliest first, larger first on ties).
-    std::vector<std::size_t> early(m);
+    std::vector<std::size_t> early(m, 0);
     for (int i = 0; i < m; ++i)
         early[i] = static_cast<std::size_t>(std::numeric_limits<int>::max() - p.items[i].first);
     orders.push_back(by_key(early));
@@ -25735,7 +25737,7 @@ constexpr std::vector<buffer> buffers_for_order(std::span<const op_node> ops,
     const int n = static_cast<int>(ops.size());
     std::vector<int> pos(n, 0);
     for (int k = 0; k < static_cast<int>(order.size()); ++k) pos[order[k]] = k;
-    std::vector<buffer> out(n);
+    std::vector<buffer> out(n, buffer{});
     for (int i = 0; i < n; ++i)
         out[i] = {ops[i].output_bytes, pos[i], ops[i].is_output ? n - 1 : pos[i]};
     for (int i = 0; i < n; ++i)
@@ -25772,7 +25774,7 @@ enum class pick { least_growth, depth_first, least_peak };
 /// Greedy list scheduling: run, among the ready ops, the one the rule prefers.
 constexpr std::vector<int> list_schedule(std::span<const op_node> ops, const dag& g, pick rule) {
     const int n = static_cast<int>(ops.size());
-    std::vector<int> waiting(n), remaining(n), produced_at(n, -1), order;
+    std::vector<int> waiting(n, 0), remaining(n, 0), produced_at(n, -1), order;
     std::vector<int> ready;
     for (int i = 0; i < n; ++i) {
         waiting[i] = static_cast<int>(g.inputs[i].size());
@@ -25889,7 +25891,7 @@ constexpr std::vector<int> exact_schedule(std::span<const op_node> ops, const da
     if (n > 0) extend(0, 0, levels[1]);
     for (int k = 1; k < n; ++k)
         for (std::uint32_t s : levels[k].sets()) extend(s, levels[k].at(s).peak, levels[k + 1]);
-    std::vector<int> order(n);
+    std::vector<int> order(n, 0);
     std::uint32_t s = n == 0 ? 0 : (std::uint32_t{1} << n) - 1;
     for (int k = n - 1; k >= 0; --k) {
         order[k] = levels[k + 1].at(s).last;
@@ -25921,11 +25923,11 @@ constexpr order_result best_order(std::span<const op_node> ops, const order_opti
         }
     }
     // The given order: index order when it is topological, else Kahn's by index.
-    std::vector<int> given(n);
+    std::vector<int> given(n, 0);
     for (int i = 0; i < n; ++i) given[i] = i;
     if (!is_topological(ops, given)) {
         given.clear();
-        std::vector<int> waiting(n);
+        std::vector<int> waiting(n, 0);
         std::vector<int> ready;
         for (int i = 0; i < n; ++i)
             if ((waiting[i] = static_cast<int>(g.inputs[i].size())) == 0) ready.push_back(i);

@@ -452,6 +452,42 @@ TEST_CASE("every AVX2 path quantizes float32 to int8 as kernels::quantize_int8")
     }
 }
 
+// The vector rounding (detail::round_int8_vec) is a monotone step function
+// of its float, as epilogue::saturate_int8 is, so they agree everywhere when
+// they agree at every step and on the floats either side of it: every half
+// in [-257.5, 257.5], the integers, the floats next to both, 0 and -0, the
+// saturation edges, infinities and NaN, at step 1 (x * 1 is x).
+TEST_CASE("every fast path's quantize_int8 rounds as saturate_int8 next to every half") {
+    std::vector<float> x;
+    for (int k = -258; k <= 258; ++k) {
+        for (const float v : {static_cast<float>(k), static_cast<float>(k) + 0.5f}) {
+            x.push_back(v);
+            x.push_back(std::nextafter(v, 1e9f));
+            x.push_back(std::nextafter(v, -1e9f));
+        }
+    }
+    for (const float v :
+         {-0.f, 0.49999997f, -0.49999997f, 1e30f, -1e30f, 3.4e38f,
+          std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+          std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min()})
+        x.push_back(v);
+    const auto n = static_cast<std::int64_t>(x.size());
+    std::vector<std::int8_t> want(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) want[i] = kernels::epilogue::saturate_int8(x[i]);
+    for (const auto p : fast_paths()) {
+        INFO("path " << simd::isa_name(p));
+        const auto fn = kernels::detail::int8_for(p).quantize;
+        REQUIRE(static_cast<bool>(fn));
+        std::vector<std::int8_t> got(x.size(), 99);
+        fn(1.f, x.data(), got.data(), n);
+        int wrong = 0;
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (got[i] != want[i] && ++wrong <= 5)
+                MESSAGE("x = " << x[i] << ": " << int(got[i]) << ", want " << int(want[i]));
+        CHECK(wrong == 0);
+    }
+}
+
 TEST_CASE("the vector requantize matches requantize_run byte for byte") {
     check_requant(ops::act::relu{}, false);
     check_requant(ops::act::relu{}, true);

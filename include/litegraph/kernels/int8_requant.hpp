@@ -10,19 +10,21 @@
 namespace litegraph::kernels::detail {
 #if !defined(LITEGRAPH_SCALAR_SIMD)
 /// epilogue::saturate_int8 on a vector (the same value for every float):
-/// NaN to 0, clamped to +-256 (which changes no result), truncated, plus the
-/// rounding of the exact fraction f = c - trunc(c): trunc(2 f) is +-1 when
-/// |f| >= 0.5, else 0 (2 f is exact too), then clamped to [-128, 127].
-/// round_int8_vec is that before the last clamp (in [-257, 257]: the
+/// NaN to 0, clamped to +-256 (which changes no result), then
+/// trunc(c + copysign(0.49999997, c)): 0.49999997 is the float below 0.5, and
+/// adding it rounds every float in [-256, 256] half away from zero (at a
+/// half, c + 0.49999997 ties or rounds up to the next integer in float; just
+/// below one, it stays below).  Both sides are monotone step functions, so
+/// agreeing next to every half proves them equal: tests/kernels/conv_int8.cpp
+/// checks each half in [-257.5, 257.5] and the floats either side of it.
+/// round_int8_vec is that before the last clamp (in [-256, 256]: the
 /// saturating packs of store_rounded_int8 clamp it).
 template <class A>
 inline xsimd::batch<std::int32_t, A> round_int8_vec(xsimd::batch<float, A> v) noexcept {
     using F = xsimd::batch<float, A>;
-    using I = xsimd::batch<std::int32_t, A>;
     const F c = xsimd::select(v == v, xsimd::min(xsimd::max(v, F(-256.f)), F(256.f)), F(0.f));
-    const I t = xsimd::batch_cast<std::int32_t>(c);  // truncated
-    const F frac = c - xsimd::batch_cast<float>(t);
-    return t + xsimd::batch_cast<std::int32_t>(frac + frac);
+    const F half = xsimd::bitwise_or(xsimd::bitwise_and(c, F(-0.f)), F(0.49999997f));
+    return xsimd::batch_cast<std::int32_t>(c + half);  // truncated
 }
 template <class A>
 inline xsimd::batch<std::int32_t, A> saturate_int8_vec(xsimd::batch<float, A> v) noexcept {
