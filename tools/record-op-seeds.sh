@@ -4,7 +4,9 @@
 # run is written as one-op models in fuzz_model's layout (tests/fuzz/op_seeds.hpp),
 # and the PIR reader's test (test_loader, loader/paddle_pir.cpp), whose small programs are
 # written in fuzz_pir's layout, and the writer's test (loader/paddle_roundtrip.cpp),
-# whose hand-built ProgramDescs are written in fuzz_topology's; then merges those into
+# whose hand-built ProgramDescs are written in fuzz_topology's, and the control-flow
+# test (loader/paddle_control_flow.cpp), whose programs are written in fuzz_topology's
+# and, run whole, in fuzz_model's; then merges those into
 # the committed corpora tests/fuzz/corpus/model, .../pir and .../topology with libFuzzer's -merge=1
 # (only the files that add coverage are kept).
 #   tools/record-op-seeds.sh [--build-dir DIR] [--fuzz-build-dir DIR] [--out DIR]
@@ -46,7 +48,7 @@ rm -rf "$out"
 mkdir -p "$out"
 for t in "${tests[@]}"; do
     args=()
-    [[ $t == test_loader ]] && args=('--source-file=*/loader/paddle_pir.cpp,*/loader/paddle_roundtrip.cpp')
+    [[ $t == test_loader ]] && args=('--source-file=*/loader/paddle_pir.cpp,*/loader/paddle_roundtrip.cpp,*/loader/paddle_control_flow.cpp')
     LITEGRAPH_RECORD_OP_SEEDS="$out" "$build/tests/$t" "${args[@]}" >/dev/null ||
         { echo "error: $t failed; record from a passing build" >&2; exit 1; }
 done

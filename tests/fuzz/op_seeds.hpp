@@ -18,7 +18,9 @@
 // most 24 cases per op type and process are.  The PIR reader's tests record the
 // programs they write the same way (`record_pir`, DIR/pir/, fuzz_pir's layout),
 // and loader tests the ProgramDescs they build by hand (`record_topology`,
-// DIR/topology/, fuzz_topology's layout).
+// DIR/topology/, fuzz_topology's layout; those that run without parameters,
+// the control-flow programs, also as fuzz_model seeds, `record_program`,
+// DIR/model/, which the model target loads, plans and runs).
 #pragma once
 
 #include <unistd.h>
@@ -151,6 +153,18 @@ inline void record_pir(std::string_view text, std::string_view params) {
 /// (fuzz_topology's layout: the bytes as they are), as record_pir does.
 inline void record_topology(std::string_view bytes) {
     write_seed("topology", bytes);
+}
+
+/// Records a ProgramDesc a loader test wrote, one that needs no parameters,
+/// as DIR/model/<pid>-<n>.bin in fuzz_model's layout (flags 0, the program's
+/// size, the program): the model target loads, plans and runs it.
+inline void record_program(std::string_view bytes) {
+    if (!std::getenv("LITEGRAPH_RECORD_OP_SEEDS")) return;
+    std::string s(1, '\x00');
+    const auto len = static_cast<std::uint32_t>(bytes.size());
+    s.append(reinterpret_cast<const char*>(&len), 4);
+    s += bytes;
+    write_seed("model", s);
 }
 
 /// Installs `record` when LITEGRAPH_RECORD_OP_SEEDS is set.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 
+#include "fuzz/op_seeds.hpp"
 #include "litegraph/runtime/program.hpp"
 #include "loader/paddle_support.hpp"
 
@@ -60,6 +61,11 @@ public:
     void scopes(int blk, const std::string& name) {
         paddle::detail::add_var(*blocks_[static_cast<std::size_t>(blk)], name, 11, false);
     }
+    /// A tensor array (LOD_TENSOR_ARRAY).
+    void array(int blk, const std::string& name) {
+        paddle::detail::add_var(*blocks_[static_cast<std::size_t>(blk)], name,
+                                paddle::var_type::LOD_TENSOR_ARRAY, false);
+    }
 
     void feed(const std::string& var, int col) {
         paddle::detail::add_io_op(*blocks_[0], "feed", "feed", var, col);
@@ -91,7 +97,12 @@ public:
     }
 
     paddle::model load() const {
-        return paddle::load_from_memory(program_->SerializeAsString(), std::string_view{});
+        const auto bytes = program_->SerializeAsString();
+        // Fuzz seeds (tools/record-op-seeds.sh): the reader's, and the
+        // program run whole by the model target.
+        fuzz::op_seeds::record_topology(bytes);
+        fuzz::op_seeds::record_program(bytes);
+        return paddle::load_from_memory(bytes, std::string_view{});
     }
 
 private:
@@ -194,6 +205,53 @@ program_desc loop(bool nested) {
          attrs({{"is_test", true}}), body);
     p.fetch("acc", 0);
     p.fetch("i", 1);
+    return p;
+}
+
+/// dy2static's list in a loop: i = 0; while i < n: arr.append(x * i), i += 1;
+/// then len(arr), arr[1] and paddle.stack(arr) (or concat along `axis`),
+/// as write_to_array, lod_array_length, read_from_array and
+/// tensor_array_to_tensor.
+program_desc collect(bool stack, std::int64_t axis) {
+    program_desc p;
+    p.tensor(0, "x", dtype::f32, {2, 3});
+    for (auto n : {"n", "i"}) p.tensor(0, n, dtype::f32, {1});
+    p.tensor(0, "cond", dtype::boolean, {1});
+    p.tensor(0, "len", dtype::i64, {1});
+    p.tensor(0, "k", dtype::i64, {1});
+    p.tensor(0, "item", dtype::f32, {2, 3});
+    p.tensor(0, "out", dtype::f32, {-1, -1, -1});
+    p.tensor(0, "idx", dtype::i32, {-1});
+    p.array(0, "arr");
+    p.scopes(0, "steps");
+    p.feed("x", 0);
+    p.feed("n", 1);
+    p.op(0, "fill_constant", {}, {{"Out", {"i"}}}, fill(0.f));
+    p.op(0, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
+    const int body = p.block(0);
+    p.tensor(body, "y", dtype::f32, {2, 3});
+    p.tensor(body, "ii", dtype::i64, {1});
+    p.op(body, "elementwise_mul", {{"X", {"x"}}, {"Y", {"i"}}}, {{"Out", {"y"}}},
+         attrs({{"axis", -1}}));
+    p.op(body, "cast", {{"X", {"i"}}}, {{"Out", {"ii"}}},
+         attrs({{"in_dtype", 5}, {"out_dtype", 3}}));
+    p.op(body, "write_to_array", {{"X", {"y"}}, {"I", {"ii"}}}, {{"Out", {"arr"}}});
+    p.op(body, "scale", {{"X", {"i"}}}, {{"Out", {"i"}}},
+         attrs({{"scale", 1.f}, {"bias", 1.f}, {"bias_after_scale", true}}));
+    p.op(body, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
+    p.op(0, "while", {{"X", {"x", "i", "n"}}, {"Condition", {"cond"}}},
+         {{"Out", {"i", "cond", "arr"}}, {"StepScopes", {"steps"}}}, attrs({{"is_test", true}}),
+         body);
+    p.op(0, "lod_array_length", {{"X", {"arr"}}}, {{"Out", {"len"}}});
+    p.op(0, "tensor_array_to_tensor", {{"X", {"arr"}}}, {{"Out", {"out"}}, {"OutIndex", {"idx"}}},
+         attrs({{"axis", axis}, {"use_stack", stack}}));
+    p.op(0, "fill_constant", {}, {{"Out", {"k"}}},
+         attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 3}, {"value", 1.f}}));
+    p.op(0, "read_from_array", {{"X", {"arr"}}, {"I", {"k"}}}, {{"Out", {"item"}}});
+    p.fetch("out", 0);
+    p.fetch("len", 1);
+    p.fetch("item", 2);
+    p.fetch("idx", 3);
     return p;
 }
 
@@ -354,6 +412,126 @@ TEST_CASE("select_output writes X into the output its mask names, the other keep
             CHECK(b.empty());  // never written: the empty value
         }
     }
+}
+
+TEST_CASE("tensor arrays: a loop appends, then length, read and stack / concat as by hand") {
+    const std::vector<float> xs{1.f, -2.f, 0.5f, 3.f, 0.25f, -1.f};
+    for (auto [stack, axis] : {std::pair{true, std::int64_t{0}}, std::pair{true, std::int64_t{-1}},
+                               std::pair{false, std::int64_t{1}}}) {
+        const bool stacked = stack;
+        const std::int64_t ax = axis;
+        CAPTURE(stacked);
+        CAPTURE(ax);
+        auto m = collect(stacked, ax).load();
+        CHECK(m.info.op_counts.at("write_to_array") == 1);
+        runtime::program prog(std::move(m.graph));
+        // One program, runs of growing and shrinking length: the join is
+        // planned for one item and outgrows it; each run starts empty.
+        for (std::int64_t n : {3, 5, 2, 4}) {
+            CAPTURE(n);
+            prog.set_input("x", tensor::from<float>({2, 3}, xs));
+            prog.set_input("n", tensor::from<float>({1}, std::vector<float>{float(n)}));
+            prog.run();
+            CHECK(prog.output(1).span<std::int64_t>()[0] == n);
+            const auto out = prog.output(0);
+            const auto idx = prog.output(3).span<std::int32_t>();
+            REQUIRE(idx.size() == static_cast<std::size_t>(n));
+            for (auto v : idx) CHECK(v == (stacked ? 1 : 3));
+            // out[.] as stack / concat of x * j by plain loops.
+            shape_t want =
+                stacked ? (ax == 0 ? shape_t{n, 2, 3} : shape_t{2, 3, n}) : shape_t{2, 3 * n};
+            REQUIRE(out.shape == want);
+            const auto o = out.span<float>();
+            for (std::int64_t j = 0; j < n; ++j)
+                for (std::int64_t r = 0; r < 2; ++r)
+                    for (std::int64_t c = 0; c < 3; ++c) {
+                        const float v = xs[static_cast<std::size_t>(r * 3 + c)] * float(j);
+                        const std::int64_t at =
+                            stacked ? (ax == 0 ? (j * 2 + r) * 3 + c : (r * 3 + c) * n + j)
+                                    : r * 3 * n + j * 3 + c;
+                        CHECK(o[static_cast<std::size_t>(at)] == v);
+                    }
+            const auto item = prog.output(2).span<float>();  // arr[1] = x * 1
+            REQUIRE(item.size() == 6);
+            for (std::size_t e = 0; e < 6; ++e) CHECK(item[e] == xs[e]);
+        }
+        // Nothing appended: reading item 1 and joining are errors naming the array.
+        prog.set_input("n", tensor::from<float>({1}, std::vector<float>{0.f}));
+        CHECK_THROWS_WITH_AS(prog.run(), doctest::Contains("tensor array 'arr"), shape_error);
+    }
+}
+
+TEST_CASE("tensor arrays are values: a read before a later write keeps what it read") {
+    // arr[0] = x; a = len(arr); arr[2] = 2 x; b = len(arr); first = arr[0].
+    program_desc p;
+    p.tensor(0, "x", dtype::f32, {3});
+    p.tensor(0, "x2", dtype::f32, {3});
+    p.tensor(0, "first", dtype::f32, {3});
+    p.tensor(0, "gap", dtype::f32, {3});
+    for (auto n : {"i0", "i1", "i2", "a", "b"}) p.tensor(0, n, dtype::i64, {1});
+    p.array(0, "arr");
+    p.feed("x", 0);
+    auto index = [&](const char* n, float v) {
+        p.op(0, "fill_constant", {}, {{"Out", {n}}},
+             attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 3}, {"value", v}}));
+    };
+    index("i0", 0.f);
+    index("i1", 1.f);
+    index("i2", 2.f);
+    p.op(0, "write_to_array", {{"X", {"x"}}, {"I", {"i0"}}}, {{"Out", {"arr"}}});
+    p.op(0, "lod_array_length", {{"X", {"arr"}}}, {{"Out", {"a"}}});
+    p.op(0, "scale", {{"X", {"x"}}}, {{"Out", {"x2"}}}, attrs({{"scale", 2.f}}));
+    p.op(0, "write_to_array", {{"X", {"x2"}}, {"I", {"i2"}}}, {{"Out", {"arr"}}});
+    p.op(0, "lod_array_length", {{"X", {"arr"}}}, {{"Out", {"b"}}});
+    p.op(0, "read_from_array", {{"X", {"arr"}}, {"I", {"i0"}}}, {{"Out", {"first"}}});
+    p.fetch("a", 0);
+    p.fetch("b", 1);
+    p.fetch("first", 2);
+    const std::vector<float> xs{1.f, -2.f, 0.5f};
+    runtime::program prog(p.load().graph);
+    prog.set_input("x", tensor::from<float>({3}, xs));
+    for (int run = 0; run < 2; ++run) {  // the second run starts from no arrays again
+        prog.run();
+        CHECK(prog.output(0).span<std::int64_t>()[0] == 1);
+        CHECK(prog.output(1).span<std::int64_t>()[0] == 3);  // grown to index 2
+        const auto f = prog.output(2).span<float>();
+        CHECK(std::vector<float>(f.begin(), f.end()) == xs);
+    }
+    // Item 1 was never written: reading it is an error.
+    p.op(0, "read_from_array", {{"X", {"arr"}}, {"I", {"i1"}}}, {{"Out", {"gap"}}});
+    p.fetch("gap", 3);
+    runtime::program bad(p.load().graph);
+    bad.set_input("x", tensor::from<float>({3}, xs));
+    CHECK_THROWS_WITH_AS(bad.run(), doctest::Contains("item 1 of tensor array 'arr"), shape_error);
+}
+
+TEST_CASE("tensor arrays written from constants are written at each run, never folded") {
+    // arr[0] = fill 3; y = x + arr[0]: every input of the write is known at
+    // prepare, and each run starts with no arrays.
+    program_desc p;
+    for (auto n : {"x", "c", "item", "y"}) p.tensor(0, n, dtype::f32, {1});
+    p.tensor(0, "i0", dtype::i64, {1});
+    p.array(0, "arr");
+    p.feed("x", 0);
+    p.op(0, "fill_constant", {}, {{"Out", {"c"}}}, fill(3.f));
+    p.op(0, "fill_constant", {}, {{"Out", {"i0"}}},
+         attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 3}, {"value", 0.f}}));
+    p.op(0, "write_to_array", {{"X", {"c"}}, {"I", {"i0"}}}, {{"Out", {"arr"}}});
+    p.op(0, "read_from_array", {{"X", {"arr"}}, {"I", {"i0"}}}, {{"Out", {"item"}}});
+    p.op(0, "elementwise_add", {{"X", {"x"}}, {"Y", {"item"}}}, {{"Out", {"y"}}},
+         attrs({{"axis", -1}}));
+    p.fetch("y", 0);
+    runtime::program prog(p.load().graph);
+    for (float x : {1.f, -4.f}) {
+        prog.set_input("x", tensor::from<float>({1}, std::vector<float>{x}));
+        prog.run();
+        CHECK(prog.output(0).span<float>()[0] == x + 3.f);
+    }
+    // An index past program_limits::max_array_items is an error, not an allocation.
+    runtime::program_limits l;
+    l.max_array_items = 0;
+    prog.set_limits(l);
+    CHECK_THROWS_WITH_AS(prog.run(), doctest::Contains("max_array_items"), shape_error);
 }
 
 }  // namespace loader_paddle_control_flow_test

@@ -76,6 +76,7 @@
 #include "litegraph/ops/squeeze2.hpp"
 #include "litegraph/ops/stack.hpp"
 #include "litegraph/ops/sum.hpp"
+#include "litegraph/ops/tensor_array.hpp"
 #include "litegraph/ops/tile.hpp"
 #include "litegraph/ops/top_k.hpp"
 #include "litegraph/ops/transpose2.hpp"
@@ -174,7 +175,11 @@ using other_builtin_ops = op_list<                         //
     ops::prior_box,                                        //
     ops::density_prior_box,                                //
     ops::box_coder,                                        //
-    ops::rnn                                               //
+    ops::rnn,                                              //
+    ops::write_to_array,                                   //
+    ops::read_from_array,                                  //
+    ops::lod_array_length,                                 //
+    ops::tensor_array_to_tensor                            //
     >;
 
 /// The ops litegraph runs: the activations (`ops::activation_ops`, one per

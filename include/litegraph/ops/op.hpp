@@ -36,6 +36,11 @@
 // the actual shape (and LoD) of the outputs, within that bound; the runtime
 // re-infers the ops downstream before they run.
 //
+// State: an op that reads or writes what is not among its operands (the
+// tensor arrays of core/tensor_array.hpp, through `op_io::arrays`) declares
+// `static constexpr bool stateful = true;`: the runtime never folds it into a
+// constant, even when its inputs are known.
+//
 // PIR: the Paddle 3.x op names an op is loaded from, `pir_names[]` (and
 // `pir_attrs[]`), ops/pir_traits.hpp.
 #pragma once
@@ -56,6 +61,8 @@
 
 namespace litegraph {
 
+class tensor_arrays;
+
 /// The arguments of one Paddle slot ("X", "Filter", "Out", ...).
 struct op_slot {
     std::string name;
@@ -75,6 +82,9 @@ public:
     /// null for one; set by the program.  Tasks must give the same result
     /// whatever the number of threads.
     thread_pool* pool = nullptr;
+    /// The tensor arrays of the program's run (core/tensor_array.hpp); set
+    /// by the program, read by the ops that declare `stateful`.
+    tensor_arrays* arrays = nullptr;
 
     bool has_input(std::string_view slot) const { return count(inputs, slot) > 0; }
     bool has_output(std::string_view slot) const { return count(outputs, slot) > 0; }
@@ -237,6 +247,14 @@ constexpr in_place_rule op_in_place() {
 }
 
 template <class Op>
+constexpr bool op_stateful() {
+    if constexpr (requires { Op::stateful; })
+        return Op::stateful;
+    else
+        return false;
+}
+
+template <class Op>
 constexpr bool op_folds_from_shapes() {
     if constexpr (requires { Op::folds_from_shapes; })
         return Op::folds_from_shapes;
@@ -256,6 +274,8 @@ public:
     virtual std::string_view name() const noexcept = 0;
     /// Whether run() sets the actual output shapes within the bound infer set.
     virtual bool shapes_at_run() const noexcept { return false; }
+    /// Whether the op reads or writes state beyond its operands (never folded).
+    virtual bool stateful() const noexcept { return false; }
 };
 
 template <op_definition Op>
@@ -270,6 +290,7 @@ public:
     void run(op_io& io) override { op_run<Op>(params_, state_, io); }
     bool folds_from_shapes() const noexcept override { return op_folds_from_shapes<Op>(); }
     bool shapes_at_run() const noexcept override { return op_shapes_at_run<Op>(); }
+    bool stateful() const noexcept override { return op_stateful<Op>(); }
     std::string_view name() const noexcept override { return Op::paddle_types[0]; }
     const typename Op::params& params() const noexcept { return params_; }
 

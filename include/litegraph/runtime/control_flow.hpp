@@ -126,10 +126,12 @@ inline const graph::graph& block_of(const graph::graph& g, const graph::op_node&
 }  // namespace detail
 
 /// What the kernels of `if` and `while` share: the caps of the program that
-/// holds them, for their blocks' programs (program::set_limits).
+/// holds them, for their blocks' programs (program::set_limits), and its
+/// tensor arrays (program::share_arrays).
 class control_flow_instance : public op_instance {
 public:
     virtual void set_limits(const program_limits& l) = 0;
+    virtual void set_arrays(tensor_arrays* a) = 0;
 };
 
 /// The kernel of op `if`.
@@ -191,6 +193,9 @@ public:
     void set_limits(const program_limits& l) override {
         for (auto& b : blocks_) b->get().set_limits(l);
     }
+    void set_arrays(tensor_arrays* a) override {
+        for (auto& b : blocks_) b->get().share_arrays(a);
+    }
 
     void run(op_io& io) override {
         const int b = taken(io) ? 0 : 1;
@@ -245,6 +250,7 @@ public:
         body_->get().set_limits(l);
         max_iterations_ = l.max_loop_iterations;
     }
+    void set_arrays(tensor_arrays* a) override { body_->get().share_arrays(a); }
 
     void infer(op_io& io) override {
         auto xs = detail::slot_args(io.inputs, "X");
@@ -378,6 +384,10 @@ inline std::unique_ptr<op_instance> make_control_flow(const graph::graph& g, int
 
 inline void set_control_flow_limits(op_instance& k, const program_limits& l) {
     static_cast<control_flow_instance&>(k).set_limits(l);
+}
+
+inline void set_control_flow_arrays(op_instance& k, tensor_arrays* a) {
+    static_cast<control_flow_instance&>(k).set_arrays(a);
 }
 
 }  // namespace litegraph::runtime

@@ -8,7 +8,15 @@
 // planner reserves.  At run time the op sets the actual rows (and LoD); the
 // instructions that read such an output, directly or through others, infer
 // their shapes again before they run, and an output that would outgrow the
-// bytes planned for it is an error.  output(i) has the actual shape and LoD.
+// bytes planned for it gets a buffer of its own for that run (a spill, on the
+// heap: the tensor arrays' joins, whose length only the run knows), within
+// program_limits::max_tensor_elements; an op that writes beyond the shape
+// inferred just before it ran is an error.  output(i) has the actual shape
+// and LoD.
+//
+// Tensor arrays (core/tensor_array.hpp) live in a store the program owns and
+// shares with its blocks' programs; the top program empties it at the start
+// of every run.
 #pragma once
 
 #include <algorithm>
@@ -21,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "litegraph/core/tensor_array.hpp"
 #include "litegraph/graph/graph.hpp"
 #include "litegraph/planner/families.hpp"
 #include "litegraph/planner/order.hpp"
@@ -49,6 +58,9 @@ struct program_limits {
     /// turns false stops with an error instead of hanging).  Blocks of
     /// control-flow ops get the caps of the program that holds them.
     std::int64_t max_loop_iterations = std::int64_t{1} << 24;
+    /// Items of one tensor array (core/tensor_array.hpp): a write at a
+    /// higher index is an error, not an allocation of that many slots.
+    std::int64_t max_array_items = std::int64_t{1} << 20;
 };
 
 struct instruction {
@@ -66,6 +78,8 @@ inline bool is_control_flow_op(std::string_view type);
 inline std::unique_ptr<op_instance> make_control_flow(const graph::graph& g, int op);
 /// Hands `l` to a kernel make_control_flow built (its blocks and loop cap).
 inline void set_control_flow_limits(op_instance& k, const program_limits& l);
+/// Points the programs of such a kernel's blocks at the tensor arrays `a`.
+inline void set_control_flow_arrays(op_instance& k, tensor_arrays* a);
 
 /// Builds the kernel of op `op` of a graph, or returns nullptr to leave it to
 /// the op table (backends::make_program passes one: picked kernels and
@@ -104,6 +118,7 @@ public:
             }
             ins.io.type = node.type;
             ins.io.label = g_.op_label(op);
+            ins.io.arrays = arrays_;
             for (auto& s : node.inputs) ins.io.inputs.push_back(bind(s));
             for (auto& s : node.outputs) ins.io.outputs.push_back(bind(s));
             code_.push_back(std::move(ins));
@@ -123,6 +138,7 @@ public:
         }
         inputs_.resize(g_.feeds.size());
         shape_only_.resize(g_.feeds.size());
+        for (auto* k : control_flow_) set_control_flow_arrays(*k, arrays_);
     }
 
     const graph::graph& graph() const noexcept { return g_; }
@@ -134,6 +150,16 @@ public:
     /// and only the branch not taken reads).  Programs refuse empty inputs
     /// otherwise.
     void accept_empty_inputs() noexcept { empty_inputs_ok_ = true; }
+
+    /// The tensor arrays this program's ops read and write: its own, or (a
+    /// block's program) those of the program running it.  Only a program
+    /// using its own empties them at the start of a run.
+    void share_arrays(tensor_arrays* a) {
+        arrays_ = a ? a : own_arrays_.get();
+        for (auto& ins : code_) ins.io.arrays = arrays_;
+        for (auto* k : control_flow_) set_control_flow_arrays(*k, arrays_);
+    }
+    tensor_arrays& arrays() noexcept { return *arrays_; }
 
     void set_limits(const program_limits& l) {
         limits_ = l;
@@ -284,6 +310,11 @@ public:
                                               "parameters): planning needs only its shape, "
                                               "running needs its values");
                     }
+        if (arrays_ == own_arrays_.get()) {
+            arrays_->clear();
+            arrays_->set_max_items(limits_.max_array_items);
+        }
+        unspill();
         for (std::size_t i = 0; i < inputs_.size(); ++i) {
             auto& r = refs_[g_.feeds[i].var];
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
@@ -417,13 +448,16 @@ private:
                 }
             ins.k->infer(ins.io);
             check_outputs(ins);
-            if (all_known || ins.k->folds_from_shapes()) fold(ins, constant);
+            if (!ins.k->stateful() && (all_known || ins.k->folds_from_shapes()))
+                fold(ins, constant);
         }
         mark_reinfer();
         choose_order(constant);
         capacity_.assign(refs_.size(), 0);
         for (std::size_t v = 0; v < refs_.size(); ++v)
             if (produced(refs_[v])) capacity_[v] = refs_[v].bytes();
+        room_ = capacity_;
+        spilled_.clear();  // the plan set every address
         prepared_ = true;
     }
 
@@ -445,22 +479,49 @@ private:
         }
     }
 
-    /// Infers `ins`'s shapes again from the actual shapes of this run.
+    /// Infers `ins`'s shapes again from the actual shapes of this run; an
+    /// output that outgrows its planned bytes gets a buffer of its own (a
+    /// spill) for this run, within the element cap.
     void reinfer(instruction& ins) {
         ins.k->infer(ins.io);
-        check_capacity(ins, "inferred");
+        check_outputs(ins);
+        for (auto& s : ins.io.outputs)
+            for (auto* a : s.args) {
+                if (!produced(*a)) continue;
+                const auto v = static_cast<std::size_t>(a - refs_.data());
+                if (a->bytes() > room_[v]) spill(v, a->bytes());
+            }
     }
 
-    /// Every output of `ins` fits the bytes planned for it.
+    /// Variable `v` in a heap buffer of at least `bytes` until the next run.
+    void spill(std::size_t v, std::uint64_t bytes) {
+        if (spill_.size() < refs_.size()) spill_.resize(refs_.size());
+        if (spill_[v].bytes() < bytes)
+            spill_[v] = tensor(dtype::u8, {static_cast<std::int64_t>(bytes)});
+        if (room_[v] == capacity_[v]) spilled_.emplace_back(v, refs_[v].data);
+        refs_[v].data = spill_[v].data();
+        room_[v] = spill_[v].bytes();
+    }
+
+    /// Every spilled variable back at its planned address (the start of a run).
+    void unspill() {
+        for (auto it = spilled_.rbegin(); it != spilled_.rend(); ++it) {
+            refs_[it->first].data = it->second;
+            room_[it->first] = capacity_[it->first];
+        }
+        spilled_.clear();
+    }
+
+    /// Every output of `ins` fits the bytes it has (planned or spilled).
     void check_capacity(const instruction& ins, const char* what) const {
         for (auto& s : ins.io.outputs)
             for (auto* a : s.args) {
                 if (!produced(*a)) continue;
                 const auto v = static_cast<std::size_t>(a - refs_.data());
-                if (a->bytes() > capacity_[v])
+                if (a->bytes() > room_[v])
                     ins.io.fail("output '" + std::string(a->name) + "' " + what + " with shape " +
                                 to_string(a->shape) + " (" + std::to_string(a->bytes()) +
-                                " bytes), more than the " + std::to_string(capacity_[v]) +
+                                " bytes), more than the " + std::to_string(room_[v]) +
                                 " bytes planned for it");
             }
     }
@@ -739,7 +800,12 @@ private:
     std::vector<int> buffer_vars_;
     std::vector<std::pair<int, std::int64_t>> var_buffer_;
     std::vector<std::uint64_t> capacity_;  // bytes planned per variable
-    std::vector<bool> dynamic_;            // variables whose shape is set at run time
+    std::vector<std::uint64_t> room_;      // bytes each has this run (planned or spilled)
+    std::vector<tensor> spill_;            // per variable: its spill buffer, kept for reuse
+    std::vector<std::pair<std::size_t, std::byte*>> spilled_;  // spilled this run: planned address
+    std::unique_ptr<tensor_arrays> own_arrays_ = std::make_unique<tensor_arrays>();
+    tensor_arrays* arrays_ = own_arrays_.get();
+    std::vector<bool> dynamic_;  // variables whose shape is set at run time
     planner::plan plan_;
     tensor arena_;
     memory_stats stats_;

@@ -30,6 +30,7 @@
 #include "litegraph/loader/paddle/wire_check.hpp"
 #include "litegraph/ops/fill_constant.hpp"
 #include "litegraph/ops/makers.hpp"
+#include "litegraph/ops/tensor_array.hpp"
 
 namespace litegraph::paddle {
 
@@ -206,11 +207,19 @@ inline bool compatible_dims(const shape_t& declared, const shape_t& stored) {
 }
 
 /// The declared tensor variable `v` of a block as a graph variable, or
-/// nothing when it is not a tensor (feed and fetch lists, tensor arrays,
-/// step scopes, ...).
+/// nothing when it is neither a tensor nor a tensor array (feed and fetch
+/// lists, step scopes, ...).  A tensor array is its handle, int64 [1]
+/// (core/tensor_array.hpp).
 inline std::optional<graph::var_node> tensor_var(const Message& v, const std::string& file) {
     const std::string name = get_str(v, "name");
     const auto& vt = get_msg(v, "type");
+    if (get_enum(vt, "type") == var_type::LOD_TENSOR_ARRAY) {
+        graph::var_node node;
+        node.name = name;
+        node.type = dtype::i64;
+        node.shape = {1};
+        return node;
+    }
     if (get_enum(vt, "type") != var_type::LOD_TENSOR) return std::nullopt;
     if (!has(vt, "lod_tensor"))
         throw format_error(file, 0,
@@ -258,7 +267,12 @@ inline std::optional<graph::var_node> tensor_var(const Message& v, const std::st
 ///     zero, else X[0];
 ///   select_output (X, Mask; Out: two variables) -> `if` on Mask: X into
 ///     Out[1] when it is not zero, else into Out[0]; the other keeps its
-///     value (or is empty).
+///     value (or is empty);
+///   write_to_array (X, I; Out: the array Paddle writes in place) -> the
+///     same with input Array, the array as it is before the op (absent
+///     when it holds nothing yet), since an array is a value here
+///     (ops/tensor_array.hpp).  A tensor array with no value is the empty
+///     array (a 0 handle), not an empty tensor.
 ///
 /// Inside a sub-block each variable it writes gets a name of its own
 /// (`name@block<k>`), so that the graph builder's versions of a name (in
@@ -268,8 +282,8 @@ inline std::optional<graph::var_node> tensor_var(const Message& v, const std::st
 class program_blocks {
 public:
     program_blocks(const Message& program, const std::string& file, graph::builder& b,
-                   graph::graph& g, model_info& info)
-        : program_(program), file_(file), b_(b), g_(g), info_(info) {
+                   graph::graph& g, model_info& info, std::set<std::string> arrays)
+        : program_(program), file_(file), b_(b), g_(g), info_(info), arrays_(std::move(arrays)) {
         open_.assign(static_cast<std::size_t>(count(program, "blocks")), false);
     }
 
@@ -353,10 +367,11 @@ private:
         add(b, "litegraph_yield", {{"X", y}}, {});
         return b.tag;
     }
-    /// `n` written in `t` as an empty tensor (shape [0]) of its dtype.
+    /// `n` written in `t` as an empty tensor (shape [0]) of its dtype, or as
+    /// the empty array's handle (0) when it is a tensor array.
     std::string empty(scope& t, const std::string& n) {
         attr_map a;
-        a.set("shape", std::vector<std::int64_t>{0});
+        a.set("shape", std::vector<std::int64_t>{arrays_.count(n) ? 1 : 0});
         a.set("dtype", to_paddle_type(declared(n).type));
         a.set("value", 0.f);
         const std::string out = write(t, n);
@@ -424,7 +439,11 @@ private:
             const auto& a = at_msg(op, "attrs", k);
             attrs.set(get_str(a, "name"), to_attr(a, file_, type));
         }
-        const auto ins = to_slots(op, "inputs"), outs = to_slots(op, "outputs");
+        auto ins = to_slots(op, "inputs");
+        const auto outs = to_slots(op, "outputs");
+        if (type == ops::write_to_array::paddle_types[0])
+            if (const auto* o = slot(outs, "Out"); o && o->size() == 1 && holds(s, o->front()))
+                ins.emplace_back("Array", *o);
         if (type == "conditional_block" && conditional(ins, outs, attrs, i, s)) return;
         if (type == "while" && loop(ins, outs, attrs, i, s)) return;
         if (type == "select_input" && select(ins, outs, s)) return;
@@ -534,8 +553,9 @@ private:
     graph::builder& b_;
     graph::graph& g_;
     model_info& info_;
-    std::vector<bool> open_;  // per block: being read (a block may not run itself)
-    std::vector<int> tags_;   // per op added: its block's tag
+    std::set<std::string> arrays_;  // the tensor arrays' names
+    std::vector<bool> open_;        // per block: being read (a block may not run itself)
+    std::vector<int> tags_;         // per op added: its block's tag
     int next_tag_ = 1;
     int depth_ = 0;
     /// Blocks inside blocks, at most (the reader recurses once per level).
@@ -556,17 +576,20 @@ inline std::vector<std::string> read_topology(const Message& program, const std:
     std::vector<std::string> persistables;
     try {
         // Every block's tensors (a name declared again in a sub-block is the same variable).
-        std::set<std::string> seen;
+        std::set<std::string> seen, arrays;
         for (int k = 0; k < count(program, "blocks"); ++k) {
             const auto& block = at_msg(program, "blocks", k);
             for (int i = 0; i < count(block, "vars"); ++i) {
-                auto node = tensor_var(at_msg(block, "vars", i), file);
+                const auto& var = at_msg(block, "vars", i);
+                auto node = tensor_var(var, file);
                 if (!node || !seen.insert(node->name).second) continue;
+                if (get_enum(get_msg(var, "type"), "type") == var_type::LOD_TENSOR_ARRAY)
+                    arrays.insert(node->name);
                 if (node->persistable) persistables.push_back(node->name);
                 b.declare(std::move(*node));
             }
         }
-        program_blocks reader(program, file, b, m.graph, info);
+        program_blocks reader(program, file, b, m.graph, info, std::move(arrays));
         reader.read();
         b.finish();
         if (auto tags = reader.op_blocks(); !tags.empty())

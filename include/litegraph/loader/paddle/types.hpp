@@ -14,7 +14,7 @@ namespace litegraph::paddle {
 namespace var_type {
 inline constexpr int BOOL = 0, INT16 = 1, INT32 = 2, INT64 = 3, FP16 = 4, FP32 = 5, FP64 = 6,
                      LOD_TENSOR = 7, SELECTED_ROWS = 8, FEED_MINIBATCH = 9, FETCH_LIST = 10,
-                     UINT8 = 20, INT8 = 21, BF16 = 22;
+                     STEP_SCOPES = 11, LOD_TENSOR_ARRAY = 13, UINT8 = 20, INT8 = 21, BF16 = 22;
 }
 
 /// Paddle AttrType values (framework.proto).
