@@ -1995,6 +1995,11 @@ inline void dequantize_int8(float step, const std::int8_t* xs, float* out,
 // the actual shape (and LoD) of the outputs, within that bound; the runtime
 // re-infers the ops downstream before they run.
 //
+// State: an op that reads or writes what is not among its operands (the
+// tensor arrays of core/tensor_array.hpp, through `op_io::arrays`) declares
+// `static constexpr bool stateful = true;`: the runtime never folds it into a
+// constant, even when its inputs are known.
+//
 // PIR: the Paddle 3.x op names an op is loaded from, `pir_names[]` (and
 // `pir_attrs[]`), ops/pir_traits.hpp.
 
@@ -2312,6 +2317,8 @@ struct pir_attr {
 
 namespace litegraph {
 
+class tensor_arrays;
+
 /// The arguments of one Paddle slot ("X", "Filter", "Out", ...).
 struct op_slot {
     std::string name;
@@ -2331,6 +2338,9 @@ public:
     /// null for one; set by the program.  Tasks must give the same result
     /// whatever the number of threads.
     thread_pool* pool = nullptr;
+    /// The tensor arrays of the program's run (core/tensor_array.hpp); set
+    /// by the program, read by the ops that declare `stateful`.
+    tensor_arrays* arrays = nullptr;
 
     bool has_input(std::string_view slot) const { return count(inputs, slot) > 0; }
     bool has_output(std::string_view slot) const { return count(outputs, slot) > 0; }
@@ -2493,6 +2503,14 @@ constexpr in_place_rule op_in_place() {
 }
 
 template <class Op>
+constexpr bool op_stateful() {
+    if constexpr (requires { Op::stateful; })
+        return Op::stateful;
+    else
+        return false;
+}
+
+template <class Op>
 constexpr bool op_folds_from_shapes() {
     if constexpr (requires { Op::folds_from_shapes; })
         return Op::folds_from_shapes;
@@ -2512,6 +2530,8 @@ public:
     virtual std::string_view name() const noexcept = 0;
     /// Whether run() sets the actual output shapes within the bound infer set.
     virtual bool shapes_at_run() const noexcept { return false; }
+    /// Whether the op reads or writes state beyond its operands (never folded).
+    virtual bool stateful() const noexcept { return false; }
 };
 
 template <op_definition Op>
@@ -2526,6 +2546,7 @@ public:
     void run(op_io& io) override { op_run<Op>(params_, state_, io); }
     bool folds_from_shapes() const noexcept override { return op_folds_from_shapes<Op>(); }
     bool shapes_at_run() const noexcept override { return op_shapes_at_run<Op>(); }
+    bool stateful() const noexcept override { return op_stateful<Op>(); }
     std::string_view name() const noexcept override { return Op::paddle_types[0]; }
     const typename Op::params& params() const noexcept { return params_; }
 
@@ -16792,6 +16813,502 @@ struct sum {
 
 }  // namespace litegraph::ops
 // ---- end litegraph/ops/sum.hpp ----
+// ---- begin litegraph/ops/tensor_array.hpp ----
+// The tensor-array ops of Paddle 2.x programs (the lists dy2static loops
+// append to), over the handles of core/tensor_array.hpp:
+//
+//   write_to_array:   X (the item), I (its index, one int), Array (the array
+//                     written to; absent or a 0 handle: the empty array) ->
+//                     Out, a new array: Array with item I set to X (grown with
+//                     unwritten items up to I, as Paddle resizes).  The loader
+//                     gives Array: Paddle writes Out in place instead.
+//   read_from_array:  X (an array), I -> Out: item I, with its LoD.  An index
+//                     past the end or an unwritten item is an error (Paddle
+//                     leaves Out unset).
+//   lod_array_length: X -> Out, int64 [1]: the number of items.
+//   tensor_array_to_tensor: X, axis, use_stack -> Out: the items stacked
+//                     along a new `axis` (use_stack) or concatenated along
+//                     `axis`; OutIndex, int32 [N]: each item's size along
+//                     axis (1 when stacked).
+//
+// All four are `stateful` (never folded: they read the program's arrays).
+// The reads set their outputs' shapes at run time: read_from_array within
+// the bound its array's writes inferred (tensor_arrays::note),
+// tensor_array_to_tensor exactly from the items when the runtime infers its
+// shapes again before running it (planned first for one item of that bound;
+// the runtime gives an output that outgrows its plan a buffer of its own for
+// that run).
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin litegraph/core/tensor_array.hpp ----
+// Tensor arrays (Paddle's LoDTensorArray: the lists a dy2static loop
+// appends to) at run time.  An array is a value of the program like any
+// tensor: a variable of dtype int64 and shape [1] holding a handle into the
+// program's `tensor_arrays` (0: the empty array, as is a handle variable with
+// no element).  The arrays themselves live outside the planned arena, since
+// their length is only known when the loop that fills them has run; the ops
+// that read a tensor out of one (ops/tensor_array.hpp) set their outputs'
+// shapes at run time.
+//
+// Arrays are immutable: writing to one makes a new array (a new handle), so
+// the order the planner picks between a write and an earlier read of the
+// same array cannot change what the read sees.  Appending is still O(1):
+// arrays share one log of items, each seeing its first `size` of them; an
+// append to the newest array of a log extends the log, any other write
+// copies the item pointers (never the tensors).
+//
+// Shape hints: the planner needs, before anything has run, a bound on the
+// tensor a read of an array gives.  Every write's shape inference records,
+// under the array's name (its Paddle variable name: the variable name up to
+// its first '@', which the loader adds to names written in sub-blocks), its
+// item dtype and the largest item dims seen; a read takes that bound.
+//
+// A program owns one store, shared with the programs of its blocks; the top
+// program empties it (keeping the hints) at the start of each run.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace litegraph {
+
+class tensor_arrays {
+public:
+    /// The largest item written to an array of one name, as inferred.
+    struct hint {
+        dtype type = dtype::f32;
+        shape_t shape;
+    };
+
+    /// Items an array may hold (an index beyond is an error, not an
+    /// allocation of that many slots): program_limits::max_array_items.
+    void set_max_items(std::int64_t n) noexcept { max_items_ = n; }
+
+    /// The number of items of the array `handle` names (0: the empty one).
+    std::int64_t length(std::int64_t handle) const {
+        return static_cast<std::int64_t>(get(handle).size);
+    }
+    /// Item `k` of array `handle`, or null when it was never written (k
+    /// below length()).
+    const tensor* item(std::int64_t handle, std::int64_t k) const {
+        const auto& a = get(handle);
+        return (*a.log)[static_cast<std::size_t>(k)].get();
+    }
+    /// A new array: array `handle` with item `k` set to `x` (grown to k + 1
+    /// items, those between unwritten); returns its handle (>= 1).
+    std::int64_t write(std::int64_t handle, std::int64_t k, tensor x) {
+        if (k < 0 || k >= max_items_)
+            LITEGRAPH_THROW(shape_error("tensor array index " + std::to_string(k) +
+                                        " is outside [0, " + std::to_string(max_items_) +
+                                        ") (program_limits::max_array_items)"));
+        const array a = get(handle);
+        auto it = std::make_shared<const tensor>(std::move(x));
+        const auto at = static_cast<std::size_t>(k);
+        if (a.log && at == a.size && a.log->size() == a.size) {
+            a.log->push_back(std::move(it));  // the newest array of its log: append
+            return add({a.log, a.size + 1});
+        }
+        auto log = std::make_shared<std::vector<item_ptr>>();
+        if (a.log)
+            log->assign(a.log->begin(), a.log->begin() + static_cast<std::ptrdiff_t>(a.size));
+        if (log->size() <= at) log->resize(at + 1);
+        (*log)[at] = std::move(it);
+        const std::size_t size = log->size();
+        return add({std::move(log), size});
+    }
+
+    /// Forgets every array (not the hints): the start of a run.
+    void clear() noexcept { arrays_.clear(); }
+    /// Arrays made since the last clear().
+    std::size_t size() const noexcept { return arrays_.size(); }
+
+    /// Records an item of `type` and `shape` written to the arrays named
+    /// `name`: the bound grows dim by dim (the item of more bytes where
+    /// ranks differ).  Items of one name must share a dtype.
+    void note(std::string_view name, dtype type, const shape_t& shape) {
+        auto [it, fresh] = hints_.try_emplace(std::string(name), hint{type, shape});
+        if (fresh) return;
+        auto& h = it->second;
+        if (h.type != type)
+            LITEGRAPH_THROW(shape_error("tensor array '" + std::string(name) + "' gets items of " +
+                                        std::string(name_of(h.type)) + " and of " +
+                                        std::string(name_of(type))));
+        if (h.shape.size() == shape.size()) {
+            for (std::size_t d = 0; d < shape.size(); ++d)
+                h.shape[d] = std::max(h.shape[d], shape[d]);
+        } else if (numel(shape) > numel(h.shape)) {
+            h.shape = shape;
+        }
+    }
+    /// The bound recorded for arrays named `name`, if any item was written.
+    std::optional<hint> bound(std::string_view name) const {
+        auto it = hints_.find(name);
+        if (it == hints_.end()) return std::nullopt;
+        return it->second;
+    }
+
+    /// The name the hints of a handle variable go under: its name up to the
+    /// first '@' (the loader's `name@block<k>`).
+    static std::string_view array_name(std::string_view var) {
+        return var.substr(0, var.find('@'));
+    }
+
+private:
+    using item_ptr = std::shared_ptr<const tensor>;
+    struct array {
+        std::shared_ptr<std::vector<item_ptr>> log;  // null: the empty array
+        std::size_t size = 0;                        // the items of log it sees
+    };
+    const array& get(std::int64_t handle) const {
+        static const array empty;
+        if (handle == 0) return empty;
+        if (handle < 0 || handle > static_cast<std::int64_t>(arrays_.size()))
+            LITEGRAPH_THROW(shape_error("tensor array handle " + std::to_string(handle) +
+                                        " names no array of this run"));
+        return arrays_[static_cast<std::size_t>(handle - 1)];
+    }
+    std::int64_t add(array a) {
+        arrays_.push_back(std::move(a));
+        return static_cast<std::int64_t>(arrays_.size());
+    }
+
+    std::vector<array> arrays_;
+    std::map<std::string, hint, std::less<>> hints_;
+    std::int64_t max_items_ = std::int64_t{1} << 20;
+};
+
+}  // namespace litegraph
+// ---- end litegraph/core/tensor_array.hpp ----
+
+namespace litegraph::ops {
+
+namespace detail {
+
+inline tensor_arrays& arrays_of(const op_io& io) {
+    if (!io.arrays) io.fail("no tensor arrays: the op runs inside a runtime::program");
+    return *io.arrays;
+}
+
+/// The handle a tensor-array variable holds: 0 (the empty array) when it
+/// has no element; the value must be known (at run time).
+inline std::int64_t array_handle(const op_io& io, const tensor_ref& h) {
+    io.check(h.type == dtype::i64, [&] {
+        return "tensor array '" + std::string(h.name) + "' must be an int64 handle, got " +
+               std::string(name_of(h.type));
+    });
+    if (!is_known(h.shape) || h.numel() == 0) return 0;
+    io.check(h.numel() == 1, [&] {
+        return "tensor array '" + std::string(h.name) + "' must be one handle, got shape " +
+               to_string(h.shape);
+    });
+    io.check(h.has_data(), "the tensor array's handle is not known yet");
+    const std::int64_t v = h.as<std::int64_t>()[0];
+    io.check(v >= 0 && v <= static_cast<std::int64_t>(arrays_of(io).size()), [&] {
+        return "tensor array '" + std::string(h.name) + "' holds handle " + std::to_string(v) +
+               ", which names no array of this run";
+    });
+    return v;
+}
+
+/// The handle of `h` when its value is known and names an array of this
+/// run, else nothing (shape inference before anything ran).
+inline std::optional<std::int64_t> known_handle(const op_io& io, const tensor_ref& h) {
+    if (h.type != dtype::i64 || !is_known(h.shape) || h.numel() > 1) return std::nullopt;
+    if (h.numel() == 0) return 0;
+    if (!h.has_data()) return std::nullopt;
+    const auto v = h.as<std::int64_t>()[0];
+    if (v < 0 || v > static_cast<std::int64_t>(arrays_of(io).size())) return std::nullopt;
+    return v;
+}
+
+/// The index input I: one int32 / int64 value, not negative.
+inline std::int64_t array_index(const op_io& io) {
+    const auto& i = io.input("I");
+    io.check(i.type == dtype::i32 || i.type == dtype::i64,
+             [&] { return "I must be int32 or int64, got " + std::string(name_of(i.type)); });
+    io.check(is_known(i.shape) && i.numel() == 1,
+             [&] { return "I must hold one value, got shape " + to_string(i.shape); });
+    io.check(i.has_data(), "the value of I is not known yet");
+    const std::int64_t k = i.type == dtype::i32 ? i.as<std::int32_t>()[0] : i.as<std::int64_t>()[0];
+    io.check(k >= 0, [&] { return "index I is " + std::to_string(k) + ", negative"; });
+    return k;
+}
+
+/// Item `k` of array `h` (input slot X), which must have been written.
+inline const tensor& array_item(const op_io& io, std::int64_t h, std::int64_t k) {
+    const auto& arrays = arrays_of(io);
+    const auto& x = io.input("X");
+    const std::int64_t n = arrays.length(h);
+    io.check(k < n, [&] {
+        return "index " + std::to_string(k) + " is past the end of tensor array '" +
+               std::string(x.name) + "' (" + std::to_string(n) + " items)";
+    });
+    const tensor* item = arrays.item(h, k);
+    io.check(item != nullptr, [&] {
+        return "item " + std::to_string(k) + " of tensor array '" + std::string(x.name) +
+               "' was never written";
+    });
+    return *item;
+}
+
+/// Every item of array `h` (input slot X): at least one, all written.
+inline std::vector<const tensor*> array_items(const op_io& io, std::int64_t h) {
+    const auto& arrays = arrays_of(io);
+    const auto& x = io.input("X");
+    const std::int64_t n = arrays.length(h);
+    io.check(n > 0, [&] {
+        return "tensor array '" + std::string(x.name) + "' is empty (nothing to join)";
+    });
+    std::vector<const tensor*> items;
+    for (std::int64_t k = 0; k < n; ++k) items.push_back(&array_item(io, h, k));
+    return items;
+}
+
+inline void set_handle(const op_io& io, const char* slot, std::int64_t h) {
+    io.output(slot).as<std::int64_t>()[0] = h;
+}
+
+}  // namespace detail
+
+struct write_to_array {
+    static constexpr std::string_view paddle_types[] = {"write_to_array"};
+    static constexpr bool stateful = true;
+    static constexpr bool sets_lod = true;  // the handle has none; the item keeps X's
+    struct params {};
+    static params parse(const attr_map&, std::string_view) { return {}; }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("X");
+        auto& out = io.output("Out");
+        detail::arrays_of(io).note(tensor_arrays::array_name(out.name), x.type, x.shape);
+        out.type = dtype::i64;
+        out.shape = {1};
+    }
+
+    static void run(const params&, op_io& io) {
+        const auto& x = io.input("X");
+        const std::int64_t k = detail::array_index(io);
+        auto& arrays = detail::arrays_of(io);
+        const std::int64_t h =
+            io.has_input("Array") ? detail::array_handle(io, io.input("Array")) : 0;
+        tensor item(x.type, x.shape);
+        if (item.bytes()) std::memcpy(item.data(), x.data, item.bytes());
+        if (!x.lod.empty()) item.set_lod(x.lod);
+        std::int64_t made = 0;
+        try {
+            made = arrays.write(h, k, std::move(item));
+        } catch (const shape_error& e) {
+            io.fail(e.what());
+        }
+        detail::set_handle(io, "Out", made);
+    }
+};
+
+struct read_from_array {
+    static constexpr std::string_view paddle_types[] = {"read_from_array"};
+    static constexpr bool stateful = true;
+    static constexpr bool shapes_at_run = true;
+    static constexpr bool sets_lod = true;
+    struct params {};
+    static params parse(const attr_map&, std::string_view) { return {}; }
+
+    static void infer(const params&, op_io& io) {
+        const auto& x = io.input("X");
+        auto& out = io.output("Out");
+        const auto bound = detail::arrays_of(io).bound(tensor_arrays::array_name(x.name));
+        io.check(bound.has_value(), [&] {
+            return "nothing is written to tensor array '" + std::string(x.name) +
+                   "' before it is read";
+        });
+        out.type = bound->type;
+        out.shape = bound->shape;
+    }
+
+    static void run(const params&, op_io& io) {
+        const auto& item = detail::array_item(io, detail::array_handle(io, io.input("X")),
+                                              detail::array_index(io));
+        auto& out = io.output("Out");
+        io.check(item.type() == out.type && item.bytes() <= out.bytes(), [&] {
+            return "the item read (" + std::string(name_of(item.type())) + " " +
+                   to_string(item.shape()) + ") is outside the bound its writes inferred (" +
+                   std::string(name_of(out.type)) + " " + to_string(out.shape) + ")";
+        });
+        out.shape = item.shape();
+        out.lod = item.lod();
+        if (item.bytes()) std::memcpy(out.data, item.data(), item.bytes());
+    }
+};
+
+struct lod_array_length {
+    static constexpr std::string_view paddle_types[] = {"lod_array_length"};
+    static constexpr bool stateful = true;
+    static constexpr bool sets_lod = true;
+    struct params {};
+    static params parse(const attr_map&, std::string_view) { return {}; }
+
+    static void infer(const params&, op_io& io) {
+        auto& out = io.output("Out");
+        out.type = dtype::i64;
+        out.shape = {1};
+    }
+
+    static void run(const params&, op_io& io) {
+        detail::set_handle(io, "Out",
+                           detail::arrays_of(io).length(detail::array_handle(io, io.input("X"))));
+    }
+};
+
+struct tensor_array_to_tensor {
+    static constexpr std::string_view paddle_types[] = {"tensor_array_to_tensor"};
+    static constexpr bool stateful = true;
+    static constexpr bool sets_lod = true;
+    static constexpr bool shapes_at_run = true;
+    struct params {
+        std::int64_t axis = 0;
+        bool use_stack = false;
+    };
+    static params parse(const attr_map& a, std::string_view) {
+        return {a.get<std::int64_t>("axis", 0), a.get<bool>("use_stack", false)};
+    }
+
+    /// Out's shape for items of `item` shape, `n` of them (stacked) or with
+    /// `total` rows along the axis (concatenated); the axis made non-negative.
+    static shape_t joined(const params& p, const op_io& io, shape_t item, std::int64_t n,
+                          std::int64_t total, std::int64_t& axis) {
+        const auto rank = static_cast<std::int64_t>(item.size());
+        if (p.use_stack) {
+            axis = detail::normalize_axis(io, p.axis, rank + 1, "axis");
+            item.insert(item.begin() + axis, n);
+        } else {
+            io.check(rank > 0, "the items are scalars and use_stack is false");
+            axis = detail::normalize_axis(io, p.axis, rank, "axis");
+            item[static_cast<std::size_t>(axis)] = total;
+        }
+        return item;
+    }
+
+    static void infer(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        auto& out = io.output("Out");
+        std::int64_t axis = 0;
+        const auto h = detail::known_handle(io, x);
+        if (h && complete(io, *h)) {
+            // The items of this run: the exact shape.
+            const auto a = detail::array_items(io, *h);
+            const auto n = static_cast<std::int64_t>(a.size());
+            const tensor& f = *a.front();
+            out.type = f.type();
+            out.shape = joined(p, io, f.shape(), n, 0, axis);
+            const auto ax = static_cast<std::size_t>(axis);
+            std::int64_t total = 0;
+            for (std::size_t k = 0; k < a.size(); ++k) {
+                const auto& s = a[k]->shape();
+                bool same = a[k]->type() == f.type() && s.size() == f.shape().size();
+                for (std::size_t d = 0; same && d < s.size(); ++d)
+                    same = s[d] == f.shape()[d] || (!p.use_stack && d == ax);
+                io.check(same, [&] {
+                    return "item " + std::to_string(k) + " of tensor array '" +
+                           std::string(x.name) + "' (" + std::string(name_of(a[k]->type())) + " " +
+                           to_string(s) + ") does not match item 0 (" +
+                           std::string(name_of(f.type())) + " " + to_string(f.shape()) + ")" +
+                           (p.use_stack ? "" : " beside the axis");
+                });
+                if (!p.use_stack) total += s[ax];
+            }
+            if (!p.use_stack) out.shape[ax] = total;
+            set_index_shape(io, n);
+            return;
+        }
+        // Before the run: planned for one item of the bound its writes inferred.
+        const auto bound = detail::arrays_of(io).bound(tensor_arrays::array_name(x.name));
+        io.check(bound.has_value(), [&] {
+            return "nothing is written to tensor array '" + std::string(x.name) +
+                   "' before it is joined";
+        });
+        out.type = bound->type;
+        out.shape = joined(p, io, bound->shape, 1, 0, axis);
+        if (!p.use_stack)
+            out.shape[static_cast<std::size_t>(axis)] =
+                bound->shape[static_cast<std::size_t>(axis)];
+        set_index_shape(io, 1);
+    }
+
+    /// Whether array `h` has items, all written (else the bound is planned
+    /// and run() says what is wrong).
+    static bool complete(const op_io& io, std::int64_t h) {
+        const auto& arrays = detail::arrays_of(io);
+        const std::int64_t n = arrays.length(h);
+        for (std::int64_t k = 0; k < n; ++k)
+            if (!arrays.item(h, k)) return false;
+        return n > 0;
+    }
+
+    static void set_index_shape(op_io& io, std::int64_t n) {
+        if (!io.has_output("OutIndex")) return;
+        auto& idx = io.output("OutIndex");
+        idx.type = dtype::i32;
+        idx.shape = {n};
+    }
+
+    static void run(const params& p, op_io& io) {
+        const auto& x = io.input("X");
+        const auto a = detail::array_items(io, detail::array_handle(io, x));
+        auto& out = io.output("Out");
+        // Shapes were inferred from these items just before: copy them in.
+        std::int64_t axis = 0;
+        (void)joined(p, io, a.front()->shape(), 1, 1, axis);
+        const auto& f = a.front()->shape();
+        const std::size_t esize = size_of(out.type);
+        // outer: the product of the dims before the axis (of the output);
+        // each item contributes a block of rows x inner per outer index.
+        std::int64_t outer = 1, inner = 1;
+        if (p.use_stack) {
+            for (std::int64_t d = 0; d < axis; ++d) outer *= f[static_cast<std::size_t>(d)];
+            for (std::size_t d = static_cast<std::size_t>(axis); d < f.size(); ++d) inner *= f[d];
+        } else {
+            for (std::int64_t d = 0; d < axis; ++d) outer *= f[static_cast<std::size_t>(d)];
+            for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < f.size(); ++d)
+                inner *= f[d];
+        }
+        std::int64_t row_total = 0;
+        for (auto& it : a)
+            row_total += p.use_stack ? 1 : it->shape()[static_cast<std::size_t>(axis)];
+        io.check(static_cast<std::uint64_t>(outer * row_total * inner) * esize <= out.bytes(),
+                 "the items do not match the shape inferred for them");
+        std::int64_t at = 0;
+        for (std::size_t k = 0; k < a.size(); ++k) {
+            const auto& it = *a[k];
+            const std::int64_t rows = p.use_stack ? 1 : it.shape()[static_cast<std::size_t>(axis)];
+            const auto block = static_cast<std::size_t>(rows * inner) * esize;
+            for (std::int64_t o = 0; o < outer; ++o)
+                if (block)
+                    std::memcpy(
+                        out.data + static_cast<std::size_t>((o * row_total + at) * inner) * esize,
+                        it.data() + static_cast<std::size_t>(o) * block, block);
+            if (io.has_output("OutIndex"))
+                io.output("OutIndex").as<std::int32_t>()[k] = static_cast<std::int32_t>(rows);
+            at += rows;
+        }
+    }
+};
+
+}  // namespace litegraph::ops
+// ---- end litegraph/ops/tensor_array.hpp ----
 // ---- begin litegraph/ops/tile.hpp ----
 // tile: X repeated `repeat_times` times along each dim (any dtype).  The
 // repeat counts come from the RepeatTimes input (int, one value per dim), else
@@ -17372,7 +17889,11 @@ using other_builtin_ops = op_list<                         //
     ops::prior_box,                                        //
     ops::density_prior_box,                                //
     ops::box_coder,                                        //
-    ops::rnn                                               //
+    ops::rnn,                                              //
+    ops::write_to_array,                                   //
+    ops::read_from_array,                                  //
+    ops::lod_array_length,                                 //
+    ops::tensor_array_to_tensor                            //
     >;
 
 /// The ops litegraph runs: the activations (`ops::activation_ops`, one per
@@ -26362,7 +26883,15 @@ inline std::vector<segment> activation_segments(const memory_map& m) {
 // planner reserves.  At run time the op sets the actual rows (and LoD); the
 // instructions that read such an output, directly or through others, infer
 // their shapes again before they run, and an output that would outgrow the
-// bytes planned for it is an error.  output(i) has the actual shape and LoD.
+// bytes planned for it gets a buffer of its own for that run (a spill, on the
+// heap: the tensor arrays' joins, whose length only the run knows), within
+// program_limits::max_tensor_elements; an op that writes beyond the shape
+// inferred just before it ran is an error.  output(i) has the actual shape
+// and LoD.
+//
+// Tensor arrays (core/tensor_array.hpp) live in a store the program owns and
+// shares with its blocks' programs; the top program empties it at the start
+// of every run.
 
 #include <algorithm>
 #include <cstring>
@@ -26580,6 +27109,9 @@ struct program_limits {
     /// turns false stops with an error instead of hanging).  Blocks of
     /// control-flow ops get the caps of the program that holds them.
     std::int64_t max_loop_iterations = std::int64_t{1} << 24;
+    /// Items of one tensor array (core/tensor_array.hpp): a write at a
+    /// higher index is an error, not an allocation of that many slots.
+    std::int64_t max_array_items = std::int64_t{1} << 20;
 };
 
 struct instruction {
@@ -26597,6 +27129,8 @@ inline bool is_control_flow_op(std::string_view type);
 inline std::unique_ptr<op_instance> make_control_flow(const graph::graph& g, int op);
 /// Hands `l` to a kernel make_control_flow built (its blocks and loop cap).
 inline void set_control_flow_limits(op_instance& k, const program_limits& l);
+/// Points the programs of such a kernel's blocks at the tensor arrays `a`.
+inline void set_control_flow_arrays(op_instance& k, tensor_arrays* a);
 
 /// Builds the kernel of op `op` of a graph, or returns nullptr to leave it to
 /// the op table (backends::make_program passes one: picked kernels and
@@ -26635,6 +27169,7 @@ public:
             }
             ins.io.type = node.type;
             ins.io.label = g_.op_label(op);
+            ins.io.arrays = arrays_;
             for (auto& s : node.inputs) ins.io.inputs.push_back(bind(s));
             for (auto& s : node.outputs) ins.io.outputs.push_back(bind(s));
             code_.push_back(std::move(ins));
@@ -26654,6 +27189,7 @@ public:
         }
         inputs_.resize(g_.feeds.size());
         shape_only_.resize(g_.feeds.size());
+        for (auto* k : control_flow_) set_control_flow_arrays(*k, arrays_);
     }
 
     const graph::graph& graph() const noexcept { return g_; }
@@ -26665,6 +27201,16 @@ public:
     /// and only the branch not taken reads).  Programs refuse empty inputs
     /// otherwise.
     void accept_empty_inputs() noexcept { empty_inputs_ok_ = true; }
+
+    /// The tensor arrays this program's ops read and write: its own, or (a
+    /// block's program) those of the program running it.  Only a program
+    /// using its own empties them at the start of a run.
+    void share_arrays(tensor_arrays* a) {
+        arrays_ = a ? a : own_arrays_.get();
+        for (auto& ins : code_) ins.io.arrays = arrays_;
+        for (auto* k : control_flow_) set_control_flow_arrays(*k, arrays_);
+    }
+    tensor_arrays& arrays() noexcept { return *arrays_; }
 
     void set_limits(const program_limits& l) {
         limits_ = l;
@@ -26815,6 +27361,11 @@ public:
                                               "parameters): planning needs only its shape, "
                                               "running needs its values");
                     }
+        if (arrays_ == own_arrays_.get()) {
+            arrays_->clear();
+            arrays_->set_max_items(limits_.max_array_items);
+        }
+        unspill();
         for (std::size_t i = 0; i < inputs_.size(); ++i) {
             auto& r = refs_[g_.feeds[i].var];
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
@@ -26948,13 +27499,16 @@ private:
                 }
             ins.k->infer(ins.io);
             check_outputs(ins);
-            if (all_known || ins.k->folds_from_shapes()) fold(ins, constant);
+            if (!ins.k->stateful() && (all_known || ins.k->folds_from_shapes()))
+                fold(ins, constant);
         }
         mark_reinfer();
         choose_order(constant);
         capacity_.assign(refs_.size(), 0);
         for (std::size_t v = 0; v < refs_.size(); ++v)
             if (produced(refs_[v])) capacity_[v] = refs_[v].bytes();
+        room_ = capacity_;
+        spilled_.clear();  // the plan set every address
         prepared_ = true;
     }
 
@@ -26976,22 +27530,49 @@ private:
         }
     }
 
-    /// Infers `ins`'s shapes again from the actual shapes of this run.
+    /// Infers `ins`'s shapes again from the actual shapes of this run; an
+    /// output that outgrows its planned bytes gets a buffer of its own (a
+    /// spill) for this run, within the element cap.
     void reinfer(instruction& ins) {
         ins.k->infer(ins.io);
-        check_capacity(ins, "inferred");
+        check_outputs(ins);
+        for (auto& s : ins.io.outputs)
+            for (auto* a : s.args) {
+                if (!produced(*a)) continue;
+                const auto v = static_cast<std::size_t>(a - refs_.data());
+                if (a->bytes() > room_[v]) spill(v, a->bytes());
+            }
     }
 
-    /// Every output of `ins` fits the bytes planned for it.
+    /// Variable `v` in a heap buffer of at least `bytes` until the next run.
+    void spill(std::size_t v, std::uint64_t bytes) {
+        if (spill_.size() < refs_.size()) spill_.resize(refs_.size());
+        if (spill_[v].bytes() < bytes)
+            spill_[v] = tensor(dtype::u8, {static_cast<std::int64_t>(bytes)});
+        if (room_[v] == capacity_[v]) spilled_.emplace_back(v, refs_[v].data);
+        refs_[v].data = spill_[v].data();
+        room_[v] = spill_[v].bytes();
+    }
+
+    /// Every spilled variable back at its planned address (the start of a run).
+    void unspill() {
+        for (auto it = spilled_.rbegin(); it != spilled_.rend(); ++it) {
+            refs_[it->first].data = it->second;
+            room_[it->first] = capacity_[it->first];
+        }
+        spilled_.clear();
+    }
+
+    /// Every output of `ins` fits the bytes it has (planned or spilled).
     void check_capacity(const instruction& ins, const char* what) const {
         for (auto& s : ins.io.outputs)
             for (auto* a : s.args) {
                 if (!produced(*a)) continue;
                 const auto v = static_cast<std::size_t>(a - refs_.data());
-                if (a->bytes() > capacity_[v])
+                if (a->bytes() > room_[v])
                     ins.io.fail("output '" + std::string(a->name) + "' " + what + " with shape " +
                                 to_string(a->shape) + " (" + std::to_string(a->bytes()) +
-                                " bytes), more than the " + std::to_string(capacity_[v]) +
+                                " bytes), more than the " + std::to_string(room_[v]) +
                                 " bytes planned for it");
             }
     }
@@ -27270,7 +27851,12 @@ private:
     std::vector<int> buffer_vars_;
     std::vector<std::pair<int, std::int64_t>> var_buffer_;
     std::vector<std::uint64_t> capacity_;  // bytes planned per variable
-    std::vector<bool> dynamic_;            // variables whose shape is set at run time
+    std::vector<std::uint64_t> room_;      // bytes each has this run (planned or spilled)
+    std::vector<tensor> spill_;            // per variable: its spill buffer, kept for reuse
+    std::vector<std::pair<std::size_t, std::byte*>> spilled_;  // spilled this run: planned address
+    std::unique_ptr<tensor_arrays> own_arrays_ = std::make_unique<tensor_arrays>();
+    tensor_arrays* arrays_ = own_arrays_.get();
+    std::vector<bool> dynamic_;  // variables whose shape is set at run time
     planner::plan plan_;
     tensor arena_;
     memory_stats stats_;
@@ -27413,10 +27999,12 @@ inline const graph::graph& block_of(const graph::graph& g, const graph::op_node&
 }  // namespace detail
 
 /// What the kernels of `if` and `while` share: the caps of the program that
-/// holds them, for their blocks' programs (program::set_limits).
+/// holds them, for their blocks' programs (program::set_limits), and its
+/// tensor arrays (program::share_arrays).
 class control_flow_instance : public op_instance {
 public:
     virtual void set_limits(const program_limits& l) = 0;
+    virtual void set_arrays(tensor_arrays* a) = 0;
 };
 
 /// The kernel of op `if`.
@@ -27478,6 +28066,9 @@ public:
     void set_limits(const program_limits& l) override {
         for (auto& b : blocks_) b->get().set_limits(l);
     }
+    void set_arrays(tensor_arrays* a) override {
+        for (auto& b : blocks_) b->get().share_arrays(a);
+    }
 
     void run(op_io& io) override {
         const int b = taken(io) ? 0 : 1;
@@ -27532,6 +28123,7 @@ public:
         body_->get().set_limits(l);
         max_iterations_ = l.max_loop_iterations;
     }
+    void set_arrays(tensor_arrays* a) override { body_->get().share_arrays(a); }
 
     void infer(op_io& io) override {
         auto xs = detail::slot_args(io.inputs, "X");
@@ -27665,6 +28257,10 @@ inline std::unique_ptr<op_instance> make_control_flow(const graph::graph& g, int
 
 inline void set_control_flow_limits(op_instance& k, const program_limits& l) {
     static_cast<control_flow_instance&>(k).set_limits(l);
+}
+
+inline void set_control_flow_arrays(op_instance& k, tensor_arrays* a) {
+    static_cast<control_flow_instance&>(k).set_arrays(a);
 }
 
 }  // namespace litegraph::runtime

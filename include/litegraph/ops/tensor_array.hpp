@@ -58,7 +58,12 @@ inline std::int64_t array_handle(const op_io& io, const tensor_ref& h) {
                to_string(h.shape);
     });
     io.check(h.has_data(), "the tensor array's handle is not known yet");
-    return h.as<std::int64_t>()[0];
+    const std::int64_t v = h.as<std::int64_t>()[0];
+    io.check(v >= 0 && v <= static_cast<std::int64_t>(arrays_of(io).size()), [&] {
+        return "tensor array '" + std::string(h.name) + "' holds handle " + std::to_string(v) +
+               ", which names no array of this run";
+    });
+    return v;
 }
 
 /// The handle of `h` when its value is known and names an array of this
