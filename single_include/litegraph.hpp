@@ -16876,6 +16876,7 @@ struct sum {
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -16898,6 +16899,15 @@ public:
     /// Items an array may hold (an index beyond is an error, not an
     /// allocation of that many slots): program_limits::max_array_items.
     void set_max_items(std::int64_t n) noexcept { max_items_ = n; }
+    /// Bytes the items written in one run may hold together (the program:
+    /// program_limits::max_arena_bytes less its arena).
+    void set_max_bytes(std::uint64_t n) noexcept { max_bytes_ = n; }
+    /// Bytes of the items written since the last clear(), and of the
+    /// program's outputs grown beyond their plan (held against the same
+    /// budget: note_spilled).
+    std::uint64_t bytes() const noexcept { return bytes_ + spilled_; }
+    void note_spilled(std::uint64_t n) noexcept { spilled_ += n; }
+    void note_unspilled(std::uint64_t n) noexcept { spilled_ -= std::min(n, spilled_); }
 
     /// The number of items of the array `handle` names (0: the empty one).
     std::int64_t length(std::int64_t handle) const {
@@ -16909,15 +16919,27 @@ public:
         const auto& a = get(handle);
         return (*a.log)[static_cast<std::size_t>(k)].get();
     }
-    /// A new array: array `handle` with item `k` set to `x` (grown to k + 1
-    /// items, those between unwritten); returns its handle (>= 1).
-    std::int64_t write(std::int64_t handle, std::int64_t k, tensor x) {
+    /// A new array: array `handle` with item `k` a copy of `x` (its LoD
+    /// too; grown to k + 1 items, those between unwritten); returns its
+    /// handle (>= 1).  Checks the index and the bytes before allocating.
+    std::int64_t write(std::int64_t handle, std::int64_t k, const tensor_ref& x) {
         if (k < 0 || k >= max_items_)
             LITEGRAPH_THROW(shape_error("tensor array index " + std::to_string(k) +
                                         " is outside [0, " + std::to_string(max_items_) +
                                         ") (program_limits::max_array_items)"));
+        const std::uint64_t b = x.bytes();
+        if (bytes() > max_bytes_ || b > max_bytes_ - bytes())
+            LITEGRAPH_THROW(shape_error(
+                "the tensor arrays of this run would hold " + std::to_string(bytes_ + b) +
+                " bytes, more than the " + std::to_string(max_bytes_ - spilled_) +
+                " left to them (program_limits::max_arena_bytes less the arena and the "
+                "outputs grown beyond their plan)"));
         const array a = get(handle);
-        auto it = std::make_shared<const tensor>(std::move(x));
+        tensor copy(x.type, x.shape);
+        if (b) std::memcpy(copy.data(), x.data, b);
+        if (!x.lod.empty()) copy.set_lod(x.lod);
+        bytes_ += b;
+        auto it = std::make_shared<const tensor>(std::move(copy));
         const auto at = static_cast<std::size_t>(k);
         if (a.log && at == a.size && a.log->size() == a.size) {
             a.log->push_back(std::move(it));  // the newest array of its log: append
@@ -16933,7 +16955,10 @@ public:
     }
 
     /// Forgets every array (not the hints): the start of a run.
-    void clear() noexcept { arrays_.clear(); }
+    void clear() noexcept {
+        arrays_.clear();
+        bytes_ = spilled_ = 0;
+    }
     /// Arrays made since the last clear().
     std::size_t size() const noexcept { return arrays_.size(); }
 
@@ -16990,6 +17015,8 @@ private:
     std::vector<array> arrays_;
     std::map<std::string, hint, std::less<>> hints_;
     std::int64_t max_items_ = std::int64_t{1} << 20;
+    std::uint64_t max_bytes_ = std::uint64_t{1} << 34;
+    std::uint64_t bytes_ = 0, spilled_ = 0;
 };
 
 }  // namespace litegraph
@@ -17106,12 +17133,9 @@ struct write_to_array {
         auto& arrays = detail::arrays_of(io);
         const std::int64_t h =
             io.has_input("Array") ? detail::array_handle(io, io.input("Array")) : 0;
-        tensor item(x.type, x.shape);
-        if (item.bytes()) std::memcpy(item.data(), x.data, item.bytes());
-        if (!x.lod.empty()) item.set_lod(x.lod);
         std::int64_t made = 0;
         try {
-            made = arrays.write(h, k, std::move(item));
+            made = arrays.write(h, k, x);
         } catch (const shape_error& e) {
             io.fail(e.what());
         }
@@ -27361,11 +27385,14 @@ public:
                                               "parameters): planning needs only its shape, "
                                               "running needs its values");
                     }
+        unspill();
         if (arrays_ == own_arrays_.get()) {
             arrays_->clear();
             arrays_->set_max_items(limits_.max_array_items);
+            arrays_->set_max_bytes(
+                limits_.max_arena_bytes -
+                std::min<std::uint64_t>(limits_.max_arena_bytes, arena_.bytes()));
         }
-        unspill();
         for (std::size_t i = 0; i < inputs_.size(); ++i) {
             auto& r = refs_[g_.feeds[i].var];
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
@@ -27540,27 +27567,46 @@ private:
             for (auto* a : s.args) {
                 if (!produced(*a)) continue;
                 const auto v = static_cast<std::size_t>(a - refs_.data());
-                if (a->bytes() > room_[v]) spill(v, a->bytes());
+                if (a->bytes() > room_[v]) spill(ins, v, a->bytes());
             }
     }
 
-    /// Variable `v` in a heap buffer of at least `bytes` until the next run.
-    void spill(std::size_t v, std::uint64_t bytes) {
+    /// Variable `v` in a heap buffer of at least `bytes` until the next run;
+    /// the arena and the spill buffers stay within max_arena_bytes.
+    void spill(const instruction& ins, std::size_t v, std::uint64_t bytes) {
         if (spill_.size() < refs_.size()) spill_.resize(refs_.size());
-        if (spill_[v].bytes() < bytes)
+        if (spill_[v].bytes() < bytes) {
+            const std::uint64_t others = spill_bytes_ - spill_[v].bytes();
+            const std::uint64_t grow = bytes - spill_[v].bytes();
+            // The spills and the tensor arrays' items share what the arena leaves.
+            if (arena_.bytes() + arrays_->bytes() + grow > limits_.max_arena_bytes)
+                ins.io.fail("output '" + std::string(refs_[v].name) + "' has shape " +
+                            to_string(refs_[v].shape) + " (" + std::to_string(bytes) +
+                            " bytes) this run: with the arena, the tensor arrays and the "
+                            "other outputs grown beyond their plan that is over " +
+                            std::to_string(limits_.max_arena_bytes) +
+                            " bytes (program_limits::max_arena_bytes)");
+            spill_[v] = tensor();  // the old one freed first
             spill_[v] = tensor(dtype::u8, {static_cast<std::int64_t>(bytes)});
+            spill_bytes_ = others + bytes;
+            arrays_->note_spilled(grow);
+        }
         if (room_[v] == capacity_[v]) spilled_.emplace_back(v, refs_[v].data);
         refs_[v].data = spill_[v].data();
         room_[v] = spill_[v].bytes();
     }
 
-    /// Every spilled variable back at its planned address (the start of a run).
+    /// Every spilled variable back at its planned address and the spill
+    /// buffers freed (the start of a run: the last run's outputs expire).
     void unspill() {
         for (auto it = spilled_.rbegin(); it != spilled_.rend(); ++it) {
             refs_[it->first].data = it->second;
             room_[it->first] = capacity_[it->first];
         }
         spilled_.clear();
+        spill_.clear();
+        arrays_->note_unspilled(spill_bytes_);
+        spill_bytes_ = 0;
     }
 
     /// Every output of `ins` fits the bytes it has (planned or spilled).
@@ -27852,7 +27898,8 @@ private:
     std::vector<std::pair<int, std::int64_t>> var_buffer_;
     std::vector<std::uint64_t> capacity_;  // bytes planned per variable
     std::vector<std::uint64_t> room_;      // bytes each has this run (planned or spilled)
-    std::vector<tensor> spill_;            // per variable: its spill buffer, kept for reuse
+    std::vector<tensor> spill_;            // per variable: its spill buffer (this run)
+    std::uint64_t spill_bytes_ = 0;        // bytes of spill_ together
     std::vector<std::pair<std::size_t, std::byte*>> spilled_;  // spilled this run: planned address
     std::unique_ptr<tensor_arrays> own_arrays_ = std::make_unique<tensor_arrays>();
     tensor_arrays* arrays_ = own_arrays_.get();

@@ -455,6 +455,16 @@ TEST_CASE("tensor arrays: a loop appends, then length, read and stack / concat a
             REQUIRE(item.size() == 6);
             for (std::size_t e = 0; e < 6; ++e) CHECK(item[e] == xs[e]);
         }
+        // A join outgrowing its plan takes a buffer of its own within
+        // max_arena_bytes, with the arena and the arrays' items.
+        runtime::program_limits l;
+        l.max_arena_bytes = prog.memory().arena_bytes + 3 * 24;  // 3 items, no room for a join
+        prog.set_limits(l);
+        prog.set_input("n", tensor::from<float>({1}, std::vector<float>{3.f}));
+        CHECK_THROWS_WITH_AS(prog.run(), doctest::Contains("max_arena_bytes"), shape_error);
+        prog.set_limits({});
+        prog.run();
+        CHECK(prog.output(1).span<std::int64_t>()[0] == 3);
         // Nothing appended: reading item 1 and joining are errors naming the array.
         prog.set_input("n", tensor::from<float>({1}, std::vector<float>{0.f}));
         CHECK_THROWS_WITH_AS(prog.run(), doctest::Contains("tensor array 'arr"), shape_error);
@@ -527,11 +537,23 @@ TEST_CASE("tensor arrays written from constants are written at each run, never f
         prog.run();
         CHECK(prog.output(0).span<float>()[0] == x + 3.f);
     }
-    // An index past program_limits::max_array_items is an error, not an allocation.
+    // An index past program_limits::max_array_items is an error, not an
+    // allocation; so are items beyond what max_arena_bytes leaves the arrays.
     runtime::program_limits l;
     l.max_array_items = 0;
     prog.set_limits(l);
     CHECK_THROWS_WITH_AS(prog.run(), doctest::Contains("max_array_items"), shape_error);
+    l = {};
+    prog.set_limits(l);
+    prog.run();
+    l.max_arena_bytes = prog.memory().arena_bytes + 3;  // the item is 4 bytes
+    prog.set_limits(l);
+    CHECK_THROWS_WITH_AS(prog.run(), doctest::Contains("max_arena_bytes less the arena"),
+                         shape_error);
+    l.max_arena_bytes += 1;
+    prog.set_limits(l);
+    prog.run();
+    CHECK(prog.output(0).span<float>()[0] == -1.f);
 }
 
 }  // namespace loader_paddle_control_flow_test

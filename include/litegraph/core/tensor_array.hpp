@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -51,6 +52,15 @@ public:
     /// Items an array may hold (an index beyond is an error, not an
     /// allocation of that many slots): program_limits::max_array_items.
     void set_max_items(std::int64_t n) noexcept { max_items_ = n; }
+    /// Bytes the items written in one run may hold together (the program:
+    /// program_limits::max_arena_bytes less its arena).
+    void set_max_bytes(std::uint64_t n) noexcept { max_bytes_ = n; }
+    /// Bytes of the items written since the last clear(), and of the
+    /// program's outputs grown beyond their plan (held against the same
+    /// budget: note_spilled).
+    std::uint64_t bytes() const noexcept { return bytes_ + spilled_; }
+    void note_spilled(std::uint64_t n) noexcept { spilled_ += n; }
+    void note_unspilled(std::uint64_t n) noexcept { spilled_ -= std::min(n, spilled_); }
 
     /// The number of items of the array `handle` names (0: the empty one).
     std::int64_t length(std::int64_t handle) const {
@@ -62,15 +72,27 @@ public:
         const auto& a = get(handle);
         return (*a.log)[static_cast<std::size_t>(k)].get();
     }
-    /// A new array: array `handle` with item `k` set to `x` (grown to k + 1
-    /// items, those between unwritten); returns its handle (>= 1).
-    std::int64_t write(std::int64_t handle, std::int64_t k, tensor x) {
+    /// A new array: array `handle` with item `k` a copy of `x` (its LoD
+    /// too; grown to k + 1 items, those between unwritten); returns its
+    /// handle (>= 1).  Checks the index and the bytes before allocating.
+    std::int64_t write(std::int64_t handle, std::int64_t k, const tensor_ref& x) {
         if (k < 0 || k >= max_items_)
             LITEGRAPH_THROW(shape_error("tensor array index " + std::to_string(k) +
                                         " is outside [0, " + std::to_string(max_items_) +
                                         ") (program_limits::max_array_items)"));
+        const std::uint64_t b = x.bytes();
+        if (bytes() > max_bytes_ || b > max_bytes_ - bytes())
+            LITEGRAPH_THROW(shape_error(
+                "the tensor arrays of this run would hold " + std::to_string(bytes_ + b) +
+                " bytes, more than the " + std::to_string(max_bytes_ - spilled_) +
+                " left to them (program_limits::max_arena_bytes less the arena and the "
+                "outputs grown beyond their plan)"));
         const array a = get(handle);
-        auto it = std::make_shared<const tensor>(std::move(x));
+        tensor copy(x.type, x.shape);
+        if (b) std::memcpy(copy.data(), x.data, b);
+        if (!x.lod.empty()) copy.set_lod(x.lod);
+        bytes_ += b;
+        auto it = std::make_shared<const tensor>(std::move(copy));
         const auto at = static_cast<std::size_t>(k);
         if (a.log && at == a.size && a.log->size() == a.size) {
             a.log->push_back(std::move(it));  // the newest array of its log: append
@@ -86,7 +108,10 @@ public:
     }
 
     /// Forgets every array (not the hints): the start of a run.
-    void clear() noexcept { arrays_.clear(); }
+    void clear() noexcept {
+        arrays_.clear();
+        bytes_ = spilled_ = 0;
+    }
     /// Arrays made since the last clear().
     std::size_t size() const noexcept { return arrays_.size(); }
 
@@ -143,6 +168,8 @@ private:
     std::vector<array> arrays_;
     std::map<std::string, hint, std::less<>> hints_;
     std::int64_t max_items_ = std::int64_t{1} << 20;
+    std::uint64_t max_bytes_ = std::uint64_t{1} << 34;
+    std::uint64_t bytes_ = 0, spilled_ = 0;
 };
 
 }  // namespace litegraph

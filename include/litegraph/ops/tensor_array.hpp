@@ -147,12 +147,9 @@ struct write_to_array {
         auto& arrays = detail::arrays_of(io);
         const std::int64_t h =
             io.has_input("Array") ? detail::array_handle(io, io.input("Array")) : 0;
-        tensor item(x.type, x.shape);
-        if (item.bytes()) std::memcpy(item.data(), x.data, item.bytes());
-        if (!x.lod.empty()) item.set_lod(x.lod);
         std::int64_t made = 0;
         try {
-            made = arrays.write(h, k, std::move(item));
+            made = arrays.write(h, k, x);
         } catch (const shape_error& e) {
             io.fail(e.what());
         }

@@ -310,11 +310,14 @@ public:
                                               "parameters): planning needs only its shape, "
                                               "running needs its values");
                     }
+        unspill();
         if (arrays_ == own_arrays_.get()) {
             arrays_->clear();
             arrays_->set_max_items(limits_.max_array_items);
+            arrays_->set_max_bytes(
+                limits_.max_arena_bytes -
+                std::min<std::uint64_t>(limits_.max_arena_bytes, arena_.bytes()));
         }
-        unspill();
         for (std::size_t i = 0; i < inputs_.size(); ++i) {
             auto& r = refs_[g_.feeds[i].var];
             if (inputs_[i].bytes()) std::memcpy(r.data, inputs_[i].data(), inputs_[i].bytes());
@@ -489,27 +492,46 @@ private:
             for (auto* a : s.args) {
                 if (!produced(*a)) continue;
                 const auto v = static_cast<std::size_t>(a - refs_.data());
-                if (a->bytes() > room_[v]) spill(v, a->bytes());
+                if (a->bytes() > room_[v]) spill(ins, v, a->bytes());
             }
     }
 
-    /// Variable `v` in a heap buffer of at least `bytes` until the next run.
-    void spill(std::size_t v, std::uint64_t bytes) {
+    /// Variable `v` in a heap buffer of at least `bytes` until the next run;
+    /// the arena and the spill buffers stay within max_arena_bytes.
+    void spill(const instruction& ins, std::size_t v, std::uint64_t bytes) {
         if (spill_.size() < refs_.size()) spill_.resize(refs_.size());
-        if (spill_[v].bytes() < bytes)
+        if (spill_[v].bytes() < bytes) {
+            const std::uint64_t others = spill_bytes_ - spill_[v].bytes();
+            const std::uint64_t grow = bytes - spill_[v].bytes();
+            // The spills and the tensor arrays' items share what the arena leaves.
+            if (arena_.bytes() + arrays_->bytes() + grow > limits_.max_arena_bytes)
+                ins.io.fail("output '" + std::string(refs_[v].name) + "' has shape " +
+                            to_string(refs_[v].shape) + " (" + std::to_string(bytes) +
+                            " bytes) this run: with the arena, the tensor arrays and the "
+                            "other outputs grown beyond their plan that is over " +
+                            std::to_string(limits_.max_arena_bytes) +
+                            " bytes (program_limits::max_arena_bytes)");
+            spill_[v] = tensor();  // the old one freed first
             spill_[v] = tensor(dtype::u8, {static_cast<std::int64_t>(bytes)});
+            spill_bytes_ = others + bytes;
+            arrays_->note_spilled(grow);
+        }
         if (room_[v] == capacity_[v]) spilled_.emplace_back(v, refs_[v].data);
         refs_[v].data = spill_[v].data();
         room_[v] = spill_[v].bytes();
     }
 
-    /// Every spilled variable back at its planned address (the start of a run).
+    /// Every spilled variable back at its planned address and the spill
+    /// buffers freed (the start of a run: the last run's outputs expire).
     void unspill() {
         for (auto it = spilled_.rbegin(); it != spilled_.rend(); ++it) {
             refs_[it->first].data = it->second;
             room_[it->first] = capacity_[it->first];
         }
         spilled_.clear();
+        spill_.clear();
+        arrays_->note_unspilled(spill_bytes_);
+        spill_bytes_ = 0;
     }
 
     /// Every output of `ins` fits the bytes it has (planned or spilled).
@@ -801,7 +823,8 @@ private:
     std::vector<std::pair<int, std::int64_t>> var_buffer_;
     std::vector<std::uint64_t> capacity_;  // bytes planned per variable
     std::vector<std::uint64_t> room_;      // bytes each has this run (planned or spilled)
-    std::vector<tensor> spill_;            // per variable: its spill buffer, kept for reuse
+    std::vector<tensor> spill_;            // per variable: its spill buffer (this run)
+    std::uint64_t spill_bytes_ = 0;        // bytes of spill_ together
     std::vector<std::pair<std::size_t, std::byte*>> spilled_;  // spilled this run: planned address
     std::unique_ptr<tensor_arrays> own_arrays_ = std::make_unique<tensor_arrays>();
     tensor_arrays* arrays_ = own_arrays_.get();
