@@ -116,8 +116,9 @@ attr_map attrs(std::initializer_list<std::pair<const char*, attr_value>> list) {
     return a;
 }
 
-attr_map fill(float v) {
-    return attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 5}, {"value", v}});
+/// fill_constant of one value: float32 (Paddle dtype 5), or int64 (3).
+attr_map fill(float v, int dtype = 5) {
+    return attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", dtype}, {"value", v}});
 }
 
 /// dy2static's if / else: y = t > 0 ? 2 x : 1 - x, as two conditional_blocks
@@ -245,8 +246,7 @@ program_desc collect(bool stack, std::int64_t axis) {
     p.op(0, "lod_array_length", {{"X", {"arr"}}}, {{"Out", {"len"}}});
     p.op(0, "tensor_array_to_tensor", {{"X", {"arr"}}}, {{"Out", {"out"}}, {"OutIndex", {"idx"}}},
          attrs({{"axis", axis}, {"use_stack", stack}}));
-    p.op(0, "fill_constant", {}, {{"Out", {"k"}}},
-         attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 3}, {"value", 1.f}}));
+    p.op(0, "fill_constant", {}, {{"Out", {"k"}}}, fill(1.f, 3));
     p.op(0, "read_from_array", {{"X", {"arr"}}, {"I", {"k"}}}, {{"Out", {"item"}}});
     p.fetch("out", 0);
     p.fetch("len", 1);
@@ -482,8 +482,7 @@ TEST_CASE("tensor arrays are values: a read before a later write keeps what it r
     p.array(0, "arr");
     p.feed("x", 0);
     auto index = [&](const char* n, float v) {
-        p.op(0, "fill_constant", {}, {{"Out", {n}}},
-             attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 3}, {"value", v}}));
+        p.op(0, "fill_constant", {}, {{"Out", {n}}}, fill(v, 3));
     };
     index("i0", 0.f);
     index("i1", 1.f);
@@ -524,8 +523,7 @@ TEST_CASE("tensor arrays written from constants are written at each run, never f
     p.array(0, "arr");
     p.feed("x", 0);
     p.op(0, "fill_constant", {}, {{"Out", {"c"}}}, fill(3.f));
-    p.op(0, "fill_constant", {}, {{"Out", {"i0"}}},
-         attrs({{"shape", std::vector<std::int64_t>{1}}, {"dtype", 3}, {"value", 0.f}}));
+    p.op(0, "fill_constant", {}, {{"Out", {"i0"}}}, fill(0.f, 3));
     p.op(0, "write_to_array", {{"X", {"c"}}, {"I", {"i0"}}}, {{"Out", {"arr"}}});
     p.op(0, "read_from_array", {{"X", {"arr"}}, {"I", {"i0"}}}, {{"Out", {"item"}}});
     p.op(0, "elementwise_add", {{"X", {"x"}}, {"Y", {"item"}}}, {{"Out", {"y"}}},
