@@ -9,7 +9,8 @@
 # litegraph_simd_units(<out-var> <unit-dir> <table>): the units <unit-dir>/<S>.cpp
 # of the table's rows that this compiler and these flags need, each given its
 # row's flags (source property COMPILE_OPTIONS, in the calling directory).
-# None off x86-64 ELF with GCC or clang, and none whose row the flags
+# Those of this target's CPU family (the row's family: x86_64 on x86-64 ELF,
+# aarch64 on aarch64 Linux, with GCC or clang; none elsewhere), and none whose row the flags
 # (CMAKE_CXX_FLAGS, e.g. -march=native) already give, or a wider row's.
 # A row without its unit file is an error.  LITEGRAPH_SIMD_SLOTS (a list of
 # slot names; empty: every row) keeps the units of those rows only, for a
@@ -17,7 +18,8 @@
 # no unit file); a name the table has no row for is an error.  -ffp-contract=off: the compiler
 # must not fuse a * b + c into an FMA where the baseline rounds twice (a fused
 # conv's folded batch norm equals the unfused ops bit for bit); the kernels'
-# own FMAs are explicit (xsimd::fma).  Sets LITEGRAPH_SIMD_X86_64 and, per
+# own FMAs are explicit (xsimd::fma).  Sets LITEGRAPH_SIMD_X86_64,
+# LITEGRAPH_SIMD_AARCH64 and, per
 # slot S, LITEGRAPH_SIMD_BASE_<S> (the flags already give S) in the cache.
 include(CheckCXXSourceCompiles)
 
@@ -58,7 +60,16 @@ function(litegraph_simd_units out dir table)
 #error not x86-64 ELF with GCC or clang
 #endif
 int main() { return 0; }" LITEGRAPH_SIMD_X86_64)
-  if(NOT LITEGRAPH_SIMD_X86_64)
+  check_cxx_source_compiles("
+#if !defined(__aarch64__) || !defined(__linux__) || !(defined(__GNUC__) || defined(__clang__))
+#error not aarch64 Linux with GCC or clang
+#endif
+int main() { return 0; }" LITEGRAPH_SIMD_AARCH64)
+  if(LITEGRAPH_SIMD_X86_64)
+    set(family x86_64)
+  elseif(LITEGRAPH_SIMD_AARCH64)
+    set(family aarch64)
+  else()
     set(${out} "" PARENT_SCOPE)
     return()
   endif()
@@ -74,7 +85,7 @@ int main() { return 0; }" LITEGRAPH_SIMD_X86_64)
   list(REVERSE reversed)
   set(base_reaches FALSE)
   foreach(slot IN LISTS reversed)
-    if(NOT _isa_${slot}_FAMILY STREQUAL "x86_64")
+    if(NOT _isa_${slot}_FAMILY STREQUAL family)
       continue()
     endif()
     if(LITEGRAPH_SIMD_SLOTS AND NOT slot IN_LIST LITEGRAPH_SIMD_SLOTS)

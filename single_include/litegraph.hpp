@@ -843,9 +843,10 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 // CMake: the litegraph_simd_units object library, or the installed package's
 // litegraph::litegraph; meson: litegraph_dep), registers the same kernels for
 // that slot's architecture, and every kernel call runs the widest slot this
-// CPU has (`simd::active()`).  LITEGRAPH_SIMD=sse2 or a slot's name in the
-// environment forces one (an error names a value that is unknown, not built
-// into the program or missing on this CPU).  The kernels of different
+// CPU has (`simd::active()`: CPUID on x86-64, HWCAP on aarch64 Linux, whose
+// baseline is NEON).  LITEGRAPH_SIMD=sse2 (aarch64: neon) or a slot's name in
+// the environment forces one (an error names a value that is unknown, not
+// built into the program or missing on this CPU).  The kernels of different
 // architectures are different template instantiations (the architecture is a
 // template argument), so they never share a symbol.
 
@@ -855,6 +856,7 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 // ---- begin litegraph/kernels/isa_table.hpp ----
 // The instruction-set table of the run-time dispatch (kernels/simd.hpp): one
@@ -876,9 +878,11 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 //
 // The columns of X(slot, family, flags, macros, cpu):
 //   slot    the name (the enum value, LITEGRAPH_SIMD=<slot>, the unit file
-//           <slot>.cpp, the symbol litegraph_simd_<slot>)
+//           <slot>.cpp, the symbol litegraph_simd_<slot>); LITEGRAPH_SIMD
+//           and `run --json` spell its `_` as `-` (neon-dotprod)
 //   family  the CPU family the unit compiles for (meson's cpu_family():
-//           x86_64)
+//           x86_64 or aarch64); a program has the rows of its own family
+//           (the others are in the enum, never usable)
 //   flags   the unit's compile flags, `;`-separated (besides the common
 //           -ffp-contract=off)
 //   macros  the predefined macros those flags give, `;`-separated: a build
@@ -886,7 +890,8 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 //           slot's kernels as its baseline and leaves this unit, and every
 //           narrower one, out
 //   cpu     the CPU test, a condition on `f` (simd::cpu_features: CPUID
-//           bits and the OS's register state), without commas
+//           bits and the OS's register state on x86, HWCAP bits on
+//           aarch64 Linux), without commas
 // The parsers read one row per line, as written below: keep that layout.
 
 // clang-format off
@@ -895,6 +900,7 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
     X(avxvnni, x86_64, "-mavx2;-mfma;-mavxvnni", "__AVX2__;__FMA__;__AVXVNNI__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx_vnni) \
     X(avx512, x86_64, "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx2;-mfma", "__AVX512F__;__AVX512CD__;__AVX512DQ__;__AVX512BW__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx512f && f.avx512dq && f.avx512cd && f.avx512bw && f.zmm_state) \
     X(avx512vnni, x86_64, "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx512vl;-mavx512vnni;-mavx2;-mfma", "__AVX512F__;__AVX512CD__;__AVX512DQ__;__AVX512BW__;__AVX512VL__;__AVX512VNNI__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx512f && f.avx512dq && f.avx512cd && f.avx512bw && f.avx512vl && f.avx512vnni && f.zmm_state) \
+    X(neon_dotprod, aarch64, "-march=armv8.2-a+dotprod", "__ARM_FEATURE_DOTPROD", f.asimddp) \
     /* end of the table */
 // clang-format on
 // ---- end litegraph/kernels/isa_table.hpp ----
@@ -914,6 +920,15 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
     (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #define LITEGRAPH_SIMD_X86 1
+#endif
+
+// 64-bit ARM Linux: NEON is the baseline (every aarch64 CPU has it); the
+// kernel reads the CPU's optional features (HWCAP_ASIMDDP: the dot product)
+// for the table's aarch64 rows.
+#if !defined(LITEGRAPH_SCALAR_SIMD) && defined(__aarch64__) && defined(__linux__) && \
+    (defined(__GNUC__) || defined(__clang__))
+#include <sys/auxv.h>
+#define LITEGRAPH_SIMD_ARM64 1
 #endif
 
 namespace litegraph::kernels::simd {
@@ -1000,6 +1015,29 @@ template <class A>
 inline constexpr bool has_vnni = requires {
     A::vnni;
 };
+
+/// Base (xsimd's neon64) with the Armv8.2 dot products (sdot, udot) on
+/// top, as with_vnni on x86: the same registers and xsimd kernels as Base,
+/// a type of its own; the int8 kernels ask has_dotprod<A>.
+template <class Base>
+struct with_dotprod : Base {
+    static constexpr bool dotprod = true;
+    static constexpr bool supported() noexcept {
+#if defined(__ARM_FEATURE_DOTPROD)
+        return Base::supported();
+#else
+        return false;
+#endif
+    }
+    static constexpr char const* name() noexcept {
+        return "neon-dotprod";
+    }
+};
+/// Whether architecture A has the dot products (a with_dotprod<Base>).
+template <class A>
+inline constexpr bool has_dotprod = requires {
+    A::dotprod;
+};
 #endif
 
 inline constexpr const char* arch_name = default_arch::name();
@@ -1018,6 +1056,11 @@ inline constexpr std::int64_t width_of = static_cast<std::int64_t>(arch_traits<A
 #else
 #define LITEGRAPH_ISA_FAMILY_x86_64 0
 #endif
+#if defined(__aarch64__)
+#define LITEGRAPH_ISA_FAMILY_aarch64 1
+#else
+#define LITEGRAPH_ISA_FAMILY_aarch64 0
+#endif
 
 /// The kernel slots: the compile-time architecture, then one per row of
 /// kernels/isa_table.hpp (narrowest first).
@@ -1028,13 +1071,18 @@ enum class isa : int { baseline = 0, LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_ENUM) };
 inline constexpr int isa_count = 1 LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_COUNT);
 #undef LITEGRAPH_ISA_COUNT
 
-/// What the table's CPU tests read: CPUID bits, and whether the OS saves
-/// the wide registers (XGETBV).  All false off x86.
+/// What the table's CPU tests read: on x86, CPUID bits and whether the OS
+/// saves the wide registers (XGETBV); on aarch64 Linux, the kernel's HWCAP
+/// bits (asimddp: sdot / udot; i8mm: smmla).  False where not read.
 struct cpu_features {
     bool sse41 = false, avx = false, fma = false, ymm_state = false, avx2 = false;
     bool avx512f = false, avx512dq = false, avx512cd = false, avx512bw = false, avx512vl = false;
     bool avx512vnni = false, zmm_state = false, avx_vnni = false;
+    bool asimddp = false, i8mm = false;
 };
+
+/// The isa slots' family test: whether the row's family is this target's.
+#define LITEGRAPH_ISA_HERE(family) (LITEGRAPH_ISA_FAMILY_##family != 0)
 
 }  // namespace litegraph::kernels::simd
 
@@ -1065,7 +1113,7 @@ struct arch_table {
 };
 }  // namespace litegraph::kernels::simd
 
-#if defined(LITEGRAPH_SIMD_X86) && defined(__ELF__)
+#if (defined(LITEGRAPH_SIMD_X86) || defined(LITEGRAPH_SIMD_ARM64)) && defined(__ELF__)
 #define LITEGRAPH_SIMD_DISPATCH 1
 // Weak: null unless the slot's arch unit is linked into the program.
 #define LITEGRAPH_ISA_DECLARE(slot, family, flags, macros, cpu) \
@@ -1083,7 +1131,7 @@ namespace litegraph::kernels::simd {
 inline const arch_table* table_of(isa i) {
 #if defined(LITEGRAPH_SIMD_DISPATCH)
 #define LITEGRAPH_ISA_TABLE_OF(slot, family, flags, macros, cpu) \
-    if (i == isa::slot) return LITEGRAPH_ISA_FAMILY_##family ? &litegraph_simd_##slot : nullptr;
+    if (i == isa::slot) return LITEGRAPH_ISA_HERE(family) ? &litegraph_simd_##slot : nullptr;
     LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_TABLE_OF)
 #undef LITEGRAPH_ISA_TABLE_OF
 #else
@@ -1094,28 +1142,64 @@ inline const arch_table* table_of(isa i) {
 
 /// The name of the x86-64 baseline (any SSE level) in LITEGRAPH_SIMD.
 inline constexpr const char* sse_baseline_name = "sse2";
+/// The name of the aarch64 baseline (NEON, xsimd's neon64).
+inline constexpr const char* neon_baseline_name = "neon";
+
+/// A slot's name as LITEGRAPH_SIMD takes it and `run --json` reports it:
+/// the row's slot with `-` for `_` (neon_dotprod: neon-dotprod).
+inline std::string slot_name(const char* slot) {
+    std::string s = slot;
+    for (char& ch : s)
+        if (ch == '_') ch = '-';
+    return s;
+}
+
+/// Whether slot i (a row, or the baseline) belongs to this target's CPU
+/// family: the rows of the other families are in the enum, never usable.
+inline bool in_family(isa i) {
+#define LITEGRAPH_ISA_IN_FAMILY(slot, family, flags, macros, cpu) \
+    if (i == isa::slot) return LITEGRAPH_ISA_HERE(family);
+    LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_IN_FAMILY)
+#undef LITEGRAPH_ISA_IN_FAMILY
+    return i == isa::baseline;
+}
 
 /// The name a slot reports (`run --json`'s `simd`) and LITEGRAPH_SIMD takes:
-/// a row's slot name.  The baseline is named after the compile-time
-/// architecture: sse2 (for any SSE level), avx2, avx512, neon, neon64 or
+/// a row's slot_name.  The baseline is named after the compile-time
+/// architecture: sse2 (for any SSE level), avx2, avx512, neon (aarch64) or
 /// scalar.
 inline std::string isa_name(isa i) {
 #define LITEGRAPH_ISA_NAME(slot, family, flags, macros, cpu) \
-    if (i == isa::slot) return #slot;
+    if (i == isa::slot) return slot_name(#slot);
     LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_NAME)
 #undef LITEGRAPH_ISA_NAME
     const std::string n = default_arch::name();
     if (n.rfind("avx512", 0) == 0) return "avx512";
     if (n.find("avx2") != std::string::npos) return "avx2";
     if (n.rfind("sse", 0) == 0 || n.find("+sse") != std::string::npos) return sse_baseline_name;
+    if (n.find("neon") != std::string::npos) return neon_baseline_name;
     return n;
 }
 
-/// Every name LITEGRAPH_SIMD knows, as "sse2, avx2 or avx512".
+/// The baseline's name in LITEGRAPH_SIMD: sse2 on x86-64 (whatever SSE or
+/// AVX level the flags give), else the compile-time architecture's.
+inline std::string family_baseline_name() {
+#if defined(LITEGRAPH_SIMD_X86)
+    return sse_baseline_name;
+#else
+    return isa_name(isa::baseline);
+#endif
+}
+
+/// Every name LITEGRAPH_SIMD knows on this target, as "sse2, avx2 or
+/// avx512": the baseline's and this CPU family's rows'.
 inline std::string known_names() {
-    std::string s = sse_baseline_name;
+    std::vector<std::string> names{family_baseline_name()};
     for (int i = 1; i < isa_count; ++i)
-        s += (i + 1 == isa_count ? " or " : ", ") + isa_name(static_cast<isa>(i));
+        if (in_family(static_cast<isa>(i))) names.push_back(isa_name(static_cast<isa>(i)));
+    std::string s = names[0];
+    for (std::size_t i = 1; i < names.size(); ++i)
+        s += (i + 1 == names.size() ? " or " : ", ") + names[i];
     return s;
 }
 
@@ -1147,6 +1231,10 @@ inline const cpu_features& cpu() {
         r.avx512vnni = (c >> 11) & 1u;
         __cpuid_count(7, 1, a, b, c, d);
         r.avx_vnni = (a >> 4) & 1u;  // AVX-VNNI: the VEX (256-bit) dot products
+#elif defined(LITEGRAPH_SIMD_ARM64)
+        const unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
+        r.asimddp = (hw >> 20) & 1ul;  // HWCAP_ASIMDDP
+        r.i8mm = (hw2 >> 13) & 1ul;    // HWCAP2_I8MM
 #endif
         return r;
     }();
@@ -1162,7 +1250,7 @@ inline std::atomic<int> forced_isa{-1};
 inline bool cpu_has(isa i) {
     [[maybe_unused]] const cpu_features& f = cpu();
 #define LITEGRAPH_ISA_CPU(slot, family, flags, macros, cpu) \
-    if (i == isa::slot) return LITEGRAPH_ISA_FAMILY_##family && (cpu);
+    if (i == isa::slot) return LITEGRAPH_ISA_HERE(family) && (cpu);
     LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_CPU)
 #undef LITEGRAPH_ISA_CPU
     return i == isa::baseline;
@@ -1184,10 +1272,10 @@ inline std::string usable_list() {
     return s;
 }
 
-/// Whether `name` is a row of the table.
+/// Whether `name` is a row of the table for this CPU family.
 inline bool named_in_table(const std::string& name) {
     for (int i = 1; i < isa_count; ++i)
-        if (isa_name(static_cast<isa>(i)) == name) return true;
+        if (in_family(static_cast<isa>(i)) && isa_name(static_cast<isa>(i)) == name) return true;
     return false;
 }
 
@@ -1202,7 +1290,7 @@ inline isa choose(std::string& error) {
         }
     const char* env = std::getenv("LITEGRAPH_SIMD");
     if (!env || !*env) return widest;
-    const std::string want = env;
+    const std::string want = slot_name(env);  // neon_dotprod or neon-dotprod
     bool named = false;
     for (int i = isa_count - 1; i >= 0; --i) {
         const isa s = static_cast<isa>(i);
@@ -1213,7 +1301,8 @@ inline isa choose(std::string& error) {
     if (named)
         error = "LITEGRAPH_SIMD=" + want + ": this CPU does not have " + want +
                 " (paths here: " + usable_list() + ")";
-    else if (want != sse_baseline_name && !named_in_table(want))
+    else if (want != isa_name(isa::baseline) && want != family_baseline_name() &&
+             !named_in_table(want))
         error = "LITEGRAPH_SIMD=" + want + ": unknown instruction set (" + known_names() + ")";
     else
         error = "LITEGRAPH_SIMD=" + want +
@@ -1277,20 +1366,53 @@ inline void clear_active() {
 }  // namespace litegraph::kernels::simd
 
 #if !defined(LITEGRAPH_SCALAR_SIMD)
-// with_vnni<B>'s registers are B's (as XSIMD_DECLARE_SIMD_REGISTER_ALIAS).
+// with_vnni<B>'s and with_dotprod<B>'s registers are B's (as
+// XSIMD_DECLARE_SIMD_REGISTER_ALIAS).
+#define LITEGRAPH_SIMD_REGISTER_ALIAS(wrapper)                                                    \
+    template <class T, class B>                                                                   \
+    struct simd_register<T, litegraph::kernels::simd::wrapper<B>> : simd_register<T, B> {         \
+        using register_type = typename simd_register<T, B>::register_type;                        \
+        simd_register(register_type reg) noexcept : simd_register<T, B>{reg} {}                   \
+        simd_register() = default;                                                                \
+    };                                                                                            \
+    template <class T, class B>                                                                   \
+    struct has_simd_register<T, litegraph::kernels::simd::wrapper<B>> : has_simd_register<T, B> { \
+    };                                                                                            \
+    template <class T, class B>                                                                   \
+    struct get_bool_simd_register<T, litegraph::kernels::simd::wrapper<B>>                        \
+        : get_bool_simd_register<T, B> {};
 namespace xsimd::types {
-template <class T, class B>
-struct simd_register<T, litegraph::kernels::simd::with_vnni<B>> : simd_register<T, B> {
-    using register_type = typename simd_register<T, B>::register_type;
-    simd_register(register_type reg) noexcept : simd_register<T, B>{reg} {}
-    simd_register() = default;
-};
-template <class T, class B>
-struct has_simd_register<T, litegraph::kernels::simd::with_vnni<B>> : has_simd_register<T, B> {};
-template <class T, class B>
-struct get_bool_simd_register<T, litegraph::kernels::simd::with_vnni<B>>
-    : get_bool_simd_register<T, B> {};
+LITEGRAPH_SIMD_REGISTER_ALIAS(with_vnni)
+LITEGRAPH_SIMD_REGISTER_ALIAS(with_dotprod)
 }  // namespace xsimd::types
+#undef LITEGRAPH_SIMD_REGISTER_ALIAS
+
+#if XSIMD_WITH_NEON64
+// xsimd 8's neon64 broadcast returns batch<T, neon64> whatever the
+// architecture asked (its kernel::broadcast<neon64>), which does not convert
+// to batch<T, with_dotprod<neon64>>: these specializations keep the
+// architecture, as the call that follows them does.
+namespace xsimd::kernel {
+#define LITEGRAPH_NEON64_BROADCAST(T)                                                              \
+    template <>                                                                                    \
+    inline batch<T, litegraph::kernels::simd::with_dotprod<neon64>>                                \
+    broadcast<litegraph::kernels::simd::with_dotprod<neon64>, T>(T val,                            \
+                                                                 requires_arch<neon64>) noexcept { \
+        return broadcast<litegraph::kernels::simd::with_dotprod<neon64>>(val, neon{});             \
+    }
+LITEGRAPH_NEON64_BROADCAST(float)
+LITEGRAPH_NEON64_BROADCAST(std::int8_t)
+LITEGRAPH_NEON64_BROADCAST(std::uint8_t)
+LITEGRAPH_NEON64_BROADCAST(std::int16_t)
+LITEGRAPH_NEON64_BROADCAST(std::uint16_t)
+LITEGRAPH_NEON64_BROADCAST(std::int32_t)
+LITEGRAPH_NEON64_BROADCAST(std::uint32_t)
+LITEGRAPH_NEON64_BROADCAST(std::int64_t)
+LITEGRAPH_NEON64_BROADCAST(std::uint64_t)
+#undef LITEGRAPH_NEON64_BROADCAST
+}  // namespace xsimd::kernel
+#endif
+
 #endif
 // ---- end litegraph/kernels/simd.hpp ----
 
@@ -21256,19 +21378,27 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 //    keep it busy).  Exact: the
 //    same int32 sums as the reference.
 //
+//  - NEON (aarch64: the baseline neon, the slot neon_dotprod): the GEMM
+//    form over the same quads of taps, signed activations (no shift, no
+//    correction), sdot by lane where A has the dot product
+//    (simd::has_dotprod), else smull and sadalp (conv_int8_neon.hpp).  No
+//    depthwise kernel: the reference runs those.
+//
 // Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
 // architecture; simd/arch_unit.hpp puts int8_impl_of<A>() in every slot's
 // table (avx2 and avx512 run the AVX2 loops, avxvnni and avx512vnni the
-// VNNI GEMM; its
-// `pack` says how the caller packs the filter).  The baseline (SSE2) has no
-// fast int8 kernel: int8_for() is then empty and the caller runs the
-// reference.
-// The Cortex-M build never sees any of it (no LITEGRAPH_SIMD_X86).
+// VNNI GEMM, neon_dotprod the NEON GEMM on sdot; its
+// `pack` says how the caller packs the filter).  The x86-64 baseline (SSE2)
+// has no fast int8 kernel: int8_for() is then empty and the caller runs the
+// reference; the aarch64 baseline (NEON) runs the NEON GEMM without sdot.
+// The Cortex-M build never sees any of it (no LITEGRAPH_SIMD_X86 or
+// LITEGRAPH_SIMD_ARM64).
 //
 // Files: kernels/conv_int8_pack.hpp (the packed filter, int8_impl, scratch),
 // conv_int8_avx2.hpp (the AVX2 GEMM and the depthwise), conv_int8_vnni.hpp
-// (the VNNI GEMM), int8_requant.hpp (the vector epilogues); this header puts
-// them in a slot's table (int8_impl_of) and picks a slot's (int8_for).
+// (the VNNI GEMM), conv_int8_neon.hpp (the NEON GEMM), int8_requant.hpp
+// (the vector epilogues); this header puts them in a slot's table
+// (int8_impl_of) and picks a slot's (int8_for).
 
 // ---- begin litegraph/kernels/conv_int8_avx2.hpp ----
 // The AVX2 int8 conv kernels (slots avx2 and avx512; the depthwise also
@@ -21981,6 +22111,196 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
 #endif
 }  // namespace litegraph::kernels::detail
 // ---- end litegraph/kernels/conv_int8_avx2.hpp ----
+// ---- begin litegraph/kernels/conv_int8_neon.hpp ----
+// The NEON int8 conv kernel (aarch64: the baseline `neon` and the slot
+// `neon_dotprod`), a template on the arch unit's architecture, bit-exact with
+// kernels::conv2d_int8 (int32 accumulation of int8 products is exact in any
+// order; kernels/conv_int8_fast.hpp has the overview):
+//  - conv_int8_gemm_neon: ungrouped convs over the filter packed as quads
+//    of int8 taps, 8 channels interleaved (int8_pack::quads).  Each run of
+//    up to int8_gemm_run_blocks blocks of 16 pixels is packed once as
+//    int8 quads of taps per pixel (vst4q_s8 of four tap rows): 16 bytes
+//    are the four taps of four pixels.
+//     - neon_dotprod (simd::has_dotprod<A>): sdot by lane, the lane naming
+//       one of 4 channels (vdotq_laneq_s32): 8 channels x 8 pixels per
+//       tile, 16 accumulators, two loads of patches and two of filter per
+//       16 dot products.  Signed x signed: no shift, no correction (the
+//       quads' corr is x86's, for u8 activations).
+//     - neon (any aarch64): smull of the patches by a channel's four taps
+//       (int16 products, exact), sadalp into int32 pair sums, one addp at
+//       the end: 8 channels x 4 pixels per tile.
+// Depthwise int8 convs have no NEON kernel yet (int8_impl::depthwise is
+// null: the caller runs the reference).
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+
+#if defined(LITEGRAPH_SIMD_ARM64) && defined(__ARM_NEON)
+#include <arm_neon.h>
+#define LITEGRAPH_INT8_NEON 1
+#endif
+
+namespace litegraph::kernels::detail {
+#if defined(LITEGRAPH_INT8_NEON)
+namespace int8_neon_detail {
+
+/// Packs pixels [p0, p0 + np) of image xn (np <= 16 * blocks) as blocks of
+/// 16 pixels: panel[(b * kq + q) * 64 + 4 * px + j] = tap 4q + j of pixel
+/// p0 + 16 b + px, zero past K, past the run and in the padding.
+inline void pack_run(const conv_geometry& g, const std::int8_t* xn, std::int64_t p0,
+                     std::int64_t np, std::int64_t k, std::int64_t kq,
+                     std::int8_t* panel) noexcept {
+    const std::int64_t plane_in = g.h * g.w, khw = g.kh * g.kw;
+    const bool pointwise = g.is_pointwise();
+    alignas(16) std::int8_t rows[4][16];
+    std::int64_t ihb[16], iwb[16];
+    for (std::int64_t b = 0; b * 16 < np; ++b) {
+        const std::int64_t pb = p0 + 16 * b, nb = std::min<std::int64_t>(16, np - 16 * b);
+        if (!pointwise)
+            for (std::int64_t px = 0; px < nb; ++px) {
+                ihb[px] = (pb + px) / g.ow * g.sh - g.pt;
+                iwb[px] = (pb + px) % g.ow * g.sw - g.pl;
+            }
+        for (std::int64_t q = 0; q < kq; ++q) {
+            int8x16_t r[4];
+            for (std::int64_t j = 0; j < 4; ++j) {
+                const std::int64_t kk = 4 * q + j;
+                if (kk >= k) {
+                    r[j] = vdupq_n_s8(0);
+                    continue;
+                }
+                if (pointwise && nb == 16) {
+                    r[j] = vld1q_s8(xn + kk * plane_in + pb);
+                    continue;
+                }
+                std::int8_t* d = rows[j];
+                std::memset(d, 0, 16);
+                if (pointwise) {
+                    std::memcpy(d, xn + kk * plane_in + pb, static_cast<std::size_t>(nb));
+                } else {
+                    const std::int64_t c = kk / khw, i = kk / g.kw % g.kh, jj = kk % g.kw;
+                    const std::int8_t* xc = xn + c * plane_in;
+                    for (std::int64_t px = 0; px < nb; ++px) {
+                        const std::int64_t ih = ihb[px] + i * g.dh, iw = iwb[px] + jj * g.dw;
+                        if (ih >= 0 && ih < g.h && iw >= 0 && iw < g.w) d[px] = xc[ih * g.w + iw];
+                    }
+                }
+                r[j] = vld1q_s8(d);
+            }
+            vst4q_s8(panel + (b * kq + q) * 64, int8x16x4_t{{r[0], r[1], r[2], r[3]}});
+        }
+    }
+}
+
+#if defined(__ARM_FEATURE_DOTPROD)
+/// The sums of 8 channels (filter quads wq: 32 bytes per quad of taps) x 8
+/// pixels (panel pp: 64 bytes per quad, these pixels' 32 of them) over kq
+/// quads, by sdot: out[c * ld + px].
+inline void tile_dot(const std::int8_t* pp, const std::int8_t* wq, std::int64_t kq,
+                     std::int32_t* out, std::int64_t ld) noexcept {
+    int32x4_t s[8][2];
+    for (auto& c : s) c[0] = c[1] = vdupq_n_s32(0);
+    for (std::int64_t q = 0; q < kq; ++q, pp += 64, wq += 32) {
+        const int8x16_t a0 = vld1q_s8(pp), a1 = vld1q_s8(pp + 16);
+        const int8x16_t w0 = vld1q_s8(wq), w1 = vld1q_s8(wq + 16);
+        s[0][0] = vdotq_laneq_s32(s[0][0], a0, w0, 0);
+        s[0][1] = vdotq_laneq_s32(s[0][1], a1, w0, 0);
+        s[1][0] = vdotq_laneq_s32(s[1][0], a0, w0, 1);
+        s[1][1] = vdotq_laneq_s32(s[1][1], a1, w0, 1);
+        s[2][0] = vdotq_laneq_s32(s[2][0], a0, w0, 2);
+        s[2][1] = vdotq_laneq_s32(s[2][1], a1, w0, 2);
+        s[3][0] = vdotq_laneq_s32(s[3][0], a0, w0, 3);
+        s[3][1] = vdotq_laneq_s32(s[3][1], a1, w0, 3);
+        s[4][0] = vdotq_laneq_s32(s[4][0], a0, w1, 0);
+        s[4][1] = vdotq_laneq_s32(s[4][1], a1, w1, 0);
+        s[5][0] = vdotq_laneq_s32(s[5][0], a0, w1, 1);
+        s[5][1] = vdotq_laneq_s32(s[5][1], a1, w1, 1);
+        s[6][0] = vdotq_laneq_s32(s[6][0], a0, w1, 2);
+        s[6][1] = vdotq_laneq_s32(s[6][1], a1, w1, 2);
+        s[7][0] = vdotq_laneq_s32(s[7][0], a0, w1, 3);
+        s[7][1] = vdotq_laneq_s32(s[7][1], a1, w1, 3);
+    }
+    for (int c = 0; c < 8; ++c) {
+        vst1q_s32(out + c * ld, s[c][0]);
+        vst1q_s32(out + c * ld + 4, s[c][1]);
+    }
+}
+#endif
+
+/// tile_dot without the dot product: 8 channels x 4 pixels (panel pp: these
+/// pixels' 16 bytes of each quad), each channel's four taps broadcast,
+/// smull (int16 products, exact) and sadalp (pairs into int32), one addp.
+inline void tile_mull(const std::int8_t* pp, const std::int8_t* wq, std::int64_t kq,
+                      std::int32_t* out, std::int64_t ld) noexcept {
+    int32x4_t lo[8], hi[8];
+    for (int c = 0; c < 8; ++c) lo[c] = hi[c] = vdupq_n_s32(0);
+    for (std::int64_t q = 0; q < kq; ++q, pp += 64, wq += 32) {
+        const int8x16_t a = vld1q_s8(pp);
+        const int32x4_t w0 = vreinterpretq_s32_s8(vld1q_s8(wq));
+        const int32x4_t w1 = vreinterpretq_s32_s8(vld1q_s8(wq + 16));
+        const auto step = [&](int c, int32x4_t wc32) {
+            const int8x16_t wc = vreinterpretq_s8_s32(wc32);
+            lo[c] = vpadalq_s16(lo[c], vmull_s8(vget_low_s8(a), vget_low_s8(wc)));
+            hi[c] = vpadalq_s16(hi[c], vmull_high_s8(a, wc));
+        };
+        step(0, vdupq_laneq_s32(w0, 0));
+        step(1, vdupq_laneq_s32(w0, 1));
+        step(2, vdupq_laneq_s32(w0, 2));
+        step(3, vdupq_laneq_s32(w0, 3));
+        step(4, vdupq_laneq_s32(w1, 0));
+        step(5, vdupq_laneq_s32(w1, 1));
+        step(6, vdupq_laneq_s32(w1, 2));
+        step(7, vdupq_laneq_s32(w1, 3));
+    }
+    for (int c = 0; c < 8; ++c) vst1q_s32(out + c * ld, vpaddq_s32(lo[c], hi[c]));
+}
+
+}  // namespace int8_neon_detail
+
+/// The GEMM form (groups 1) on NEON: runs of blocks of 16 pixels packed as
+/// quads of taps, times the filter's quads 8 channels at a time; the sums
+/// of each channel of a run go to the sink at once.
+template <class A>
+void conv_int8_gemm_neon(const conv_geometry& g, const std::int8_t* x, const conv_int8_weights& w,
+                         std::int64_t* scratch, int32_sink_ref sink) noexcept {
+    using namespace int8_neon_detail;
+    const std::int64_t k = w.k, kq = w.kp / 4, plane = g.oh * g.ow, mr = int8_vnni_mr;
+    const std::int64_t blocks = int8_gemm_run_blocks(kq), run = blocks * int8_nr;
+    auto* panel = reinterpret_cast<std::int8_t*>(scratch);
+    auto* acc = reinterpret_cast<std::int32_t*>(panel + blocks * kq * 64);
+    const auto* wq = reinterpret_cast<const std::int8_t*>(w.words.data());
+    for (std::int64_t n = 0; n < g.n; ++n) {
+        const std::int8_t* xn = x + n * g.c * g.h * g.w;
+        for (std::int64_t p0 = 0; p0 < plane; p0 += run) {
+            const std::int64_t np = std::min(run, plane - p0), nb = (np + 15) / 16;
+            pack_run(g, xn, p0, np, k, kq, panel);
+            for (std::int64_t ob = 0; ob * mr < g.oc; ++ob) {
+                const std::int8_t* wb = wq + ob * kq * 32;
+                for (std::int64_t b = 0; b < nb; ++b) {
+                    const std::int8_t* pp = panel + b * kq * 64;
+                    std::int32_t* o = acc + 16 * b;
+#if defined(__ARM_FEATURE_DOTPROD)
+                    if constexpr (simd::has_dotprod<A>) {
+                        tile_dot(pp, wb, kq, o, 16 * nb);
+                        tile_dot(pp + 32, wb, kq, o + 8, 16 * nb);
+                        continue;
+                    }
+#endif
+                    for (std::int64_t h = 0; h < 4; ++h)
+                        tile_mull(pp + 16 * h, wb, kq, o + 4 * h, 16 * nb);
+                }
+                const std::int64_t oce = std::min(mr, g.oc - ob * mr);
+                for (std::int64_t r = 0; r < oce; ++r)
+                    sink(n, ob * mr + r, p0, acc + r * 16 * nb, np);
+            }
+        }
+    }
+}
+#endif
+}  // namespace litegraph::kernels::detail
+// ---- end litegraph/kernels/conv_int8_neon.hpp ----
 // ---- begin litegraph/kernels/conv_int8_vnni.hpp ----
 // The int8 GEMM form on VNNI (slots avx512vnni and avxvnni): vpdpbusd over
 // activations shifted to u8 and the filter packed as int8 quads
@@ -22396,7 +22716,7 @@ void plane_quantize_vec(const float* other, float v, float inv, std::int8_t* out
 }
 #endif
 
-#if defined(LITEGRAPH_SIMD_X86)
+#if defined(LITEGRAPH_SIMD_X86) || defined(LITEGRAPH_SIMD_ARM64)
 /// kernels::quantize_int8 (out[i] = saturate_int8(x[i] * (1 / step))) in
 /// vectors of the compile-time architecture: the same bytes (quantize_int8
 /// runs the active arch unit's, int8_impl::quantize, when there is one).
@@ -22428,7 +22748,17 @@ constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
                 &plane_quantize_vec<A>,
                 int8_pack::quads};
 #endif
-#if defined(LITEGRAPH_INT8_AVX2)
+#if defined(LITEGRAPH_INT8_NEON)
+    return {&conv_int8_gemm_neon<A>,
+            nullptr,
+            requants,
+            count,
+            floats,
+            float_count,
+            &quantize_int8_vec_of<A>,
+            &plane_quantize_vec<A>,
+            int8_pack::quads};
+#elif defined(LITEGRAPH_INT8_AVX2)
     return {&conv_int8_gemm_avx2<A>,
             &conv_int8_depthwise_avx2<A>,
             requants,
@@ -22445,14 +22775,17 @@ constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
 }
 
 /// The int8 kernels of a slot: its arch unit's, or the compile-time
-/// architecture's (empty below AVX2; the VNNI GEMM where the flags give
-/// VNNI, e.g. -march=native, whose build has no units).
+/// architecture's (empty on x86 below AVX2; the VNNI GEMM where the flags
+/// give VNNI, e.g. -march=native, whose build has no units; on aarch64 the
+/// NEON GEMM, on sdot where the flags give the dot product).
 inline int8_impl int8_for(simd::isa i) {
     if (const simd::arch_table* t = simd::table_of(i))
         if (t->int8) return *t->int8;
     if (i != simd::isa::baseline) return {};
 #if defined(LITEGRAPH_INT8_VNNI)
     return int8_impl_of<simd::with_vnni<simd::default_arch>>();
+#elif defined(LITEGRAPH_INT8_NEON) && defined(__ARM_FEATURE_DOTPROD)
+    return int8_impl_of<simd::with_dotprod<simd::default_arch>>();
 #else
     return int8_impl_of<simd::default_arch>();
 #endif
@@ -23569,7 +23902,7 @@ struct quantize_int8 {
         kernels::quantize_int8(f.step, io.input<float>(0), io.output<std::int8_t>(), f.count);
     }
     static void run(const params& p, op_io& io) {
-#if defined(LITEGRAPH_SIMD_X86)
+#if defined(LITEGRAPH_SIMD_X86) || defined(LITEGRAPH_SIMD_ARM64)
         // The same bytes as the firmware form, in vectors: the active arch
         // unit's (AVX2 in a default build on an AVX2 CPU), else the
         // compile-time architecture's.

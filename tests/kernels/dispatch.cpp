@@ -1,8 +1,9 @@
 // Run-time instruction-set dispatch (kernels/simd.hpp): every path this
 // program has and this CPU runs gives the same SGEMM, conv and depthwise
-// results.  The paths with FMA (avx2, avx512) sum in the same order (per
-// output element, over K or over the taps, in one accumulator), so they agree
-// bit for bit; the SSE2 baseline rounds each product (no FMA): within 1e-5.
+// results.  The paths with FMA (avx2, avx512; on aarch64 neon and
+// neon-dotprod) sum in the same order (per output element, over K or over the
+// taps, in one accumulator), so they agree bit for bit; the SSE2 baseline
+// rounds each product (no FMA): within 1e-5.
 // Each path is also compared with the plain loops by the other kernel tests,
 // which ctest runs once per path (kernels/gemm@avx2 ...).
 #include <doctest/doctest.h>
@@ -101,8 +102,12 @@ TEST_CASE("every SIMD path this CPU has gives the same kernel outputs") {
         outs.push_back(run_all());
     }
     simd::clear_active();
-    const bool fma0 = std::string(simd::default_arch::name()).find("avx") != std::string::npos ||
-                      std::string(simd::default_arch::name()).find("fma") != std::string::npos;
+    // A baseline with FMA (an AVX build, or NEON: aarch64's neon and
+    // neon-dotprod paths) gives every path's bits.
+    const std::string base = simd::default_arch::name();
+    const bool fma0 = base.find("avx") != std::string::npos ||
+                      base.find("fma") != std::string::npos ||
+                      base.find("neon") != std::string::npos;
     for (std::size_t i = 1; i < paths.size(); ++i) {
         INFO(simd::isa_name(paths[0]) << " against " << simd::isa_name(paths[i]));
         REQUIRE(outs[i].size() == outs[0].size());

@@ -71,7 +71,7 @@ TEST_CASE("the dispatch's slots are the table's rows, in order") {
     CHECK(simd::isa_count == static_cast<int>(cxx_rows.size()) + 1);
     for (std::size_t r = 0; r < cxx_rows.size(); ++r) {
         const auto slot = static_cast<simd::isa>(r + 1);
-        CHECK(simd::isa_name(slot) == cxx_rows[r]);
+        CHECK(simd::isa_name(slot) == simd::slot_name(cxx_rows[r].c_str()));
     }
     // The names differ from each other and from the baseline's.
     for (std::size_t r = 0; r < cxx_rows.size(); ++r) {
@@ -115,9 +115,31 @@ TEST_CASE("the units this build compiled are the slots the program has") {
     }
 }
 
-TEST_CASE("LITEGRAPH_SIMD's unknown-name message lists the baseline and every row") {
-    std::string want = simd::sse_baseline_name;
+TEST_CASE("LITEGRAPH_SIMD's unknown-name message lists the baseline and this family's rows") {
+    // The rows of this CPU family (kernels/isa_table.hpp's family column),
+    // as LITEGRAPH_SIMD spells them.
+    std::vector<std::string> names{simd::family_baseline_name()};
     for (std::size_t r = 0; r < cxx_rows.size(); ++r)
-        want += (r + 1 == cxx_rows.size() ? " or " : ", ") + cxx_rows[r];
+        if (simd::in_family(static_cast<simd::isa>(r + 1)))
+            names.push_back(simd::slot_name(cxx_rows[r].c_str()));
+#if defined(__x86_64__)
+    CHECK(names.front() == "sse2");
+    CHECK(std::find(names.begin(), names.end(), "avx2") != names.end());
+    CHECK(std::find(names.begin(), names.end(), "neon-dotprod") == names.end());
+#elif defined(__aarch64__)
+    CHECK(names == std::vector<std::string>{"neon", "neon-dotprod"});
+#endif
+    std::string want = names[0];
+    for (std::size_t r = 1; r < names.size(); ++r)
+        want += (r + 1 == names.size() ? " or " : ", ") + names[r];
     CHECK(simd::known_names() == want);
+}
+
+TEST_CASE("a slot's name takes - for _, and LITEGRAPH_SIMD takes either") {
+    CHECK(simd::slot_name("neon_dotprod") == "neon-dotprod");
+    CHECK(simd::slot_name("avx512vnni") == "avx512vnni");
+    // Another family's rows are never usable here.
+    for (std::size_t r = 0; r < cxx_rows.size(); ++r)
+        if (!simd::in_family(static_cast<simd::isa>(r + 1)))
+            CHECK_FALSE(simd::usable(static_cast<simd::isa>(r + 1)));
 }

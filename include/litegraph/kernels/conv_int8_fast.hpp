@@ -43,22 +43,31 @@
 //    keep it busy).  Exact: the
 //    same int32 sums as the reference.
 //
+//  - NEON (aarch64: the baseline neon, the slot neon_dotprod): the GEMM
+//    form over the same quads of taps, signed activations (no shift, no
+//    correction), sdot by lane where A has the dot product
+//    (simd::has_dotprod), else smull and sadalp (conv_int8_neon.hpp).  No
+//    depthwise kernel: the reference runs those.
+//
 // Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
 // architecture; simd/arch_unit.hpp puts int8_impl_of<A>() in every slot's
 // table (avx2 and avx512 run the AVX2 loops, avxvnni and avx512vnni the
-// VNNI GEMM; its
-// `pack` says how the caller packs the filter).  The baseline (SSE2) has no
-// fast int8 kernel: int8_for() is then empty and the caller runs the
-// reference.
-// The Cortex-M build never sees any of it (no LITEGRAPH_SIMD_X86).
+// VNNI GEMM, neon_dotprod the NEON GEMM on sdot; its
+// `pack` says how the caller packs the filter).  The x86-64 baseline (SSE2)
+// has no fast int8 kernel: int8_for() is then empty and the caller runs the
+// reference; the aarch64 baseline (NEON) runs the NEON GEMM without sdot.
+// The Cortex-M build never sees any of it (no LITEGRAPH_SIMD_X86 or
+// LITEGRAPH_SIMD_ARM64).
 //
 // Files: kernels/conv_int8_pack.hpp (the packed filter, int8_impl, scratch),
 // conv_int8_avx2.hpp (the AVX2 GEMM and the depthwise), conv_int8_vnni.hpp
-// (the VNNI GEMM), int8_requant.hpp (the vector epilogues); this header puts
-// them in a slot's table (int8_impl_of) and picks a slot's (int8_for).
+// (the VNNI GEMM), conv_int8_neon.hpp (the NEON GEMM), int8_requant.hpp
+// (the vector epilogues); this header puts them in a slot's table
+// (int8_impl_of) and picks a slot's (int8_for).
 #pragma once
 
 #include "litegraph/kernels/conv_int8_avx2.hpp"
+#include "litegraph/kernels/conv_int8_neon.hpp"
 #include "litegraph/kernels/conv_int8_pack.hpp"
 #include "litegraph/kernels/conv_int8_vnni.hpp"
 #include "litegraph/kernels/int8_requant.hpp"
@@ -83,7 +92,17 @@ constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
                 &plane_quantize_vec<A>,
                 int8_pack::quads};
 #endif
-#if defined(LITEGRAPH_INT8_AVX2)
+#if defined(LITEGRAPH_INT8_NEON)
+    return {&conv_int8_gemm_neon<A>,
+            nullptr,
+            requants,
+            count,
+            floats,
+            float_count,
+            &quantize_int8_vec_of<A>,
+            &plane_quantize_vec<A>,
+            int8_pack::quads};
+#elif defined(LITEGRAPH_INT8_AVX2)
     return {&conv_int8_gemm_avx2<A>,
             &conv_int8_depthwise_avx2<A>,
             requants,
@@ -100,14 +119,17 @@ constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
 }
 
 /// The int8 kernels of a slot: its arch unit's, or the compile-time
-/// architecture's (empty below AVX2; the VNNI GEMM where the flags give
-/// VNNI, e.g. -march=native, whose build has no units).
+/// architecture's (empty on x86 below AVX2; the VNNI GEMM where the flags
+/// give VNNI, e.g. -march=native, whose build has no units; on aarch64 the
+/// NEON GEMM, on sdot where the flags give the dot product).
 inline int8_impl int8_for(simd::isa i) {
     if (const simd::arch_table* t = simd::table_of(i))
         if (t->int8) return *t->int8;
     if (i != simd::isa::baseline) return {};
 #if defined(LITEGRAPH_INT8_VNNI)
     return int8_impl_of<simd::with_vnni<simd::default_arch>>();
+#elif defined(LITEGRAPH_INT8_NEON) && defined(__ARM_FEATURE_DOTPROD)
+    return int8_impl_of<simd::with_dotprod<simd::default_arch>>();
 #else
     return int8_impl_of<simd::default_arch>();
 #endif

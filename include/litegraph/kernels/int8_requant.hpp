@@ -187,7 +187,7 @@ void plane_quantize_vec(const float* other, float v, float inv, std::int8_t* out
 }
 #endif
 
-#if defined(LITEGRAPH_SIMD_X86)
+#if defined(LITEGRAPH_SIMD_X86) || defined(LITEGRAPH_SIMD_ARM64)
 /// kernels::quantize_int8 (out[i] = saturate_int8(x[i] * (1 / step))) in
 /// vectors of the compile-time architecture: the same bytes (quantize_int8
 /// runs the active arch unit's, int8_impl::quantize, when there is one).

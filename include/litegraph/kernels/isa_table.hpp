@@ -17,9 +17,11 @@
 //
 // The columns of X(slot, family, flags, macros, cpu):
 //   slot    the name (the enum value, LITEGRAPH_SIMD=<slot>, the unit file
-//           <slot>.cpp, the symbol litegraph_simd_<slot>)
+//           <slot>.cpp, the symbol litegraph_simd_<slot>); LITEGRAPH_SIMD
+//           and `run --json` spell its `_` as `-` (neon-dotprod)
 //   family  the CPU family the unit compiles for (meson's cpu_family():
-//           x86_64)
+//           x86_64 or aarch64); a program has the rows of its own family
+//           (the others are in the enum, never usable)
 //   flags   the unit's compile flags, `;`-separated (besides the common
 //           -ffp-contract=off)
 //   macros  the predefined macros those flags give, `;`-separated: a build
@@ -27,7 +29,8 @@
 //           slot's kernels as its baseline and leaves this unit, and every
 //           narrower one, out
 //   cpu     the CPU test, a condition on `f` (simd::cpu_features: CPUID
-//           bits and the OS's register state), without commas
+//           bits and the OS's register state on x86, HWCAP bits on
+//           aarch64 Linux), without commas
 // The parsers read one row per line, as written below: keep that layout.
 #pragma once
 
@@ -37,5 +40,6 @@
     X(avxvnni, x86_64, "-mavx2;-mfma;-mavxvnni", "__AVX2__;__FMA__;__AVXVNNI__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx_vnni) \
     X(avx512, x86_64, "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx2;-mfma", "__AVX512F__;__AVX512CD__;__AVX512DQ__;__AVX512BW__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx512f && f.avx512dq && f.avx512cd && f.avx512bw && f.zmm_state) \
     X(avx512vnni, x86_64, "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx512vl;-mavx512vnni;-mavx2;-mfma", "__AVX512F__;__AVX512CD__;__AVX512DQ__;__AVX512BW__;__AVX512VL__;__AVX512VNNI__", f.avx && f.fma && f.ymm_state && f.avx2 && f.avx512f && f.avx512dq && f.avx512cd && f.avx512bw && f.avx512vl && f.avx512vnni && f.zmm_state) \
+    X(neon_dotprod, aarch64, "-march=armv8.2-a+dotprod", "__ARM_FEATURE_DOTPROD", f.asimddp) \
     /* end of the table */
 // clang-format on

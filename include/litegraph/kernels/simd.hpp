@@ -15,9 +15,10 @@
 // CMake: the litegraph_simd_units object library, or the installed package's
 // litegraph::litegraph; meson: litegraph_dep), registers the same kernels for
 // that slot's architecture, and every kernel call runs the widest slot this
-// CPU has (`simd::active()`).  LITEGRAPH_SIMD=sse2 or a slot's name in the
-// environment forces one (an error names a value that is unknown, not built
-// into the program or missing on this CPU).  The kernels of different
+// CPU has (`simd::active()`: CPUID on x86-64, HWCAP on aarch64 Linux, whose
+// baseline is NEON).  LITEGRAPH_SIMD=sse2 (aarch64: neon) or a slot's name in
+// the environment forces one (an error names a value that is unknown, not
+// built into the program or missing on this CPU).  The kernels of different
 // architectures are different template instantiations (the architecture is a
 // template argument), so they never share a symbol.
 #pragma once
@@ -28,6 +29,7 @@
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "litegraph/kernels/isa_table.hpp"
 
@@ -46,6 +48,15 @@
     (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #define LITEGRAPH_SIMD_X86 1
+#endif
+
+// 64-bit ARM Linux: NEON is the baseline (every aarch64 CPU has it); the
+// kernel reads the CPU's optional features (HWCAP_ASIMDDP: the dot product)
+// for the table's aarch64 rows.
+#if !defined(LITEGRAPH_SCALAR_SIMD) && defined(__aarch64__) && defined(__linux__) && \
+    (defined(__GNUC__) || defined(__clang__))
+#include <sys/auxv.h>
+#define LITEGRAPH_SIMD_ARM64 1
 #endif
 
 namespace litegraph::kernels::simd {
@@ -132,6 +143,29 @@ template <class A>
 inline constexpr bool has_vnni = requires {
     A::vnni;
 };
+
+/// Base (xsimd's neon64) with the Armv8.2 dot products (sdot, udot) on
+/// top, as with_vnni on x86: the same registers and xsimd kernels as Base,
+/// a type of its own; the int8 kernels ask has_dotprod<A>.
+template <class Base>
+struct with_dotprod : Base {
+    static constexpr bool dotprod = true;
+    static constexpr bool supported() noexcept {
+#if defined(__ARM_FEATURE_DOTPROD)
+        return Base::supported();
+#else
+        return false;
+#endif
+    }
+    static constexpr char const* name() noexcept {
+        return "neon-dotprod";
+    }
+};
+/// Whether architecture A has the dot products (a with_dotprod<Base>).
+template <class A>
+inline constexpr bool has_dotprod = requires {
+    A::dotprod;
+};
 #endif
 
 inline constexpr const char* arch_name = default_arch::name();
@@ -150,6 +184,11 @@ inline constexpr std::int64_t width_of = static_cast<std::int64_t>(arch_traits<A
 #else
 #define LITEGRAPH_ISA_FAMILY_x86_64 0
 #endif
+#if defined(__aarch64__)
+#define LITEGRAPH_ISA_FAMILY_aarch64 1
+#else
+#define LITEGRAPH_ISA_FAMILY_aarch64 0
+#endif
 
 /// The kernel slots: the compile-time architecture, then one per row of
 /// kernels/isa_table.hpp (narrowest first).
@@ -160,13 +199,18 @@ enum class isa : int { baseline = 0, LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_ENUM) };
 inline constexpr int isa_count = 1 LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_COUNT);
 #undef LITEGRAPH_ISA_COUNT
 
-/// What the table's CPU tests read: CPUID bits, and whether the OS saves
-/// the wide registers (XGETBV).  All false off x86.
+/// What the table's CPU tests read: on x86, CPUID bits and whether the OS
+/// saves the wide registers (XGETBV); on aarch64 Linux, the kernel's HWCAP
+/// bits (asimddp: sdot / udot; i8mm: smmla).  False where not read.
 struct cpu_features {
     bool sse41 = false, avx = false, fma = false, ymm_state = false, avx2 = false;
     bool avx512f = false, avx512dq = false, avx512cd = false, avx512bw = false, avx512vl = false;
     bool avx512vnni = false, zmm_state = false, avx_vnni = false;
+    bool asimddp = false, i8mm = false;
 };
+
+/// The isa slots' family test: whether the row's family is this target's.
+#define LITEGRAPH_ISA_HERE(family) (LITEGRAPH_ISA_FAMILY_##family != 0)
 
 }  // namespace litegraph::kernels::simd
 
@@ -197,7 +241,7 @@ struct arch_table {
 };
 }  // namespace litegraph::kernels::simd
 
-#if defined(LITEGRAPH_SIMD_X86) && defined(__ELF__)
+#if (defined(LITEGRAPH_SIMD_X86) || defined(LITEGRAPH_SIMD_ARM64)) && defined(__ELF__)
 #define LITEGRAPH_SIMD_DISPATCH 1
 // Weak: null unless the slot's arch unit is linked into the program.
 #define LITEGRAPH_ISA_DECLARE(slot, family, flags, macros, cpu) \
@@ -215,7 +259,7 @@ namespace litegraph::kernels::simd {
 inline const arch_table* table_of(isa i) {
 #if defined(LITEGRAPH_SIMD_DISPATCH)
 #define LITEGRAPH_ISA_TABLE_OF(slot, family, flags, macros, cpu) \
-    if (i == isa::slot) return LITEGRAPH_ISA_FAMILY_##family ? &litegraph_simd_##slot : nullptr;
+    if (i == isa::slot) return LITEGRAPH_ISA_HERE(family) ? &litegraph_simd_##slot : nullptr;
     LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_TABLE_OF)
 #undef LITEGRAPH_ISA_TABLE_OF
 #else
@@ -226,28 +270,64 @@ inline const arch_table* table_of(isa i) {
 
 /// The name of the x86-64 baseline (any SSE level) in LITEGRAPH_SIMD.
 inline constexpr const char* sse_baseline_name = "sse2";
+/// The name of the aarch64 baseline (NEON, xsimd's neon64).
+inline constexpr const char* neon_baseline_name = "neon";
+
+/// A slot's name as LITEGRAPH_SIMD takes it and `run --json` reports it:
+/// the row's slot with `-` for `_` (neon_dotprod: neon-dotprod).
+inline std::string slot_name(const char* slot) {
+    std::string s = slot;
+    for (char& ch : s)
+        if (ch == '_') ch = '-';
+    return s;
+}
+
+/// Whether slot i (a row, or the baseline) belongs to this target's CPU
+/// family: the rows of the other families are in the enum, never usable.
+inline bool in_family(isa i) {
+#define LITEGRAPH_ISA_IN_FAMILY(slot, family, flags, macros, cpu) \
+    if (i == isa::slot) return LITEGRAPH_ISA_HERE(family);
+    LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_IN_FAMILY)
+#undef LITEGRAPH_ISA_IN_FAMILY
+    return i == isa::baseline;
+}
 
 /// The name a slot reports (`run --json`'s `simd`) and LITEGRAPH_SIMD takes:
-/// a row's slot name.  The baseline is named after the compile-time
-/// architecture: sse2 (for any SSE level), avx2, avx512, neon, neon64 or
+/// a row's slot_name.  The baseline is named after the compile-time
+/// architecture: sse2 (for any SSE level), avx2, avx512, neon (aarch64) or
 /// scalar.
 inline std::string isa_name(isa i) {
 #define LITEGRAPH_ISA_NAME(slot, family, flags, macros, cpu) \
-    if (i == isa::slot) return #slot;
+    if (i == isa::slot) return slot_name(#slot);
     LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_NAME)
 #undef LITEGRAPH_ISA_NAME
     const std::string n = default_arch::name();
     if (n.rfind("avx512", 0) == 0) return "avx512";
     if (n.find("avx2") != std::string::npos) return "avx2";
     if (n.rfind("sse", 0) == 0 || n.find("+sse") != std::string::npos) return sse_baseline_name;
+    if (n.find("neon") != std::string::npos) return neon_baseline_name;
     return n;
 }
 
-/// Every name LITEGRAPH_SIMD knows, as "sse2, avx2 or avx512".
+/// The baseline's name in LITEGRAPH_SIMD: sse2 on x86-64 (whatever SSE or
+/// AVX level the flags give), else the compile-time architecture's.
+inline std::string family_baseline_name() {
+#if defined(LITEGRAPH_SIMD_X86)
+    return sse_baseline_name;
+#else
+    return isa_name(isa::baseline);
+#endif
+}
+
+/// Every name LITEGRAPH_SIMD knows on this target, as "sse2, avx2 or
+/// avx512": the baseline's and this CPU family's rows'.
 inline std::string known_names() {
-    std::string s = sse_baseline_name;
+    std::vector<std::string> names{family_baseline_name()};
     for (int i = 1; i < isa_count; ++i)
-        s += (i + 1 == isa_count ? " or " : ", ") + isa_name(static_cast<isa>(i));
+        if (in_family(static_cast<isa>(i))) names.push_back(isa_name(static_cast<isa>(i)));
+    std::string s = names[0];
+    for (std::size_t i = 1; i < names.size(); ++i)
+        s += (i + 1 == names.size() ? " or " : ", ") + names[i];
     return s;
 }
 
@@ -279,6 +359,10 @@ inline const cpu_features& cpu() {
         r.avx512vnni = (c >> 11) & 1u;
         __cpuid_count(7, 1, a, b, c, d);
         r.avx_vnni = (a >> 4) & 1u;  // AVX-VNNI: the VEX (256-bit) dot products
+#elif defined(LITEGRAPH_SIMD_ARM64)
+        const unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
+        r.asimddp = (hw >> 20) & 1ul;  // HWCAP_ASIMDDP
+        r.i8mm = (hw2 >> 13) & 1ul;    // HWCAP2_I8MM
 #endif
         return r;
     }();
@@ -294,7 +378,7 @@ inline std::atomic<int> forced_isa{-1};
 inline bool cpu_has(isa i) {
     [[maybe_unused]] const cpu_features& f = cpu();
 #define LITEGRAPH_ISA_CPU(slot, family, flags, macros, cpu) \
-    if (i == isa::slot) return LITEGRAPH_ISA_FAMILY_##family && (cpu);
+    if (i == isa::slot) return LITEGRAPH_ISA_HERE(family) && (cpu);
     LITEGRAPH_ISA_TABLE(LITEGRAPH_ISA_CPU)
 #undef LITEGRAPH_ISA_CPU
     return i == isa::baseline;
@@ -316,10 +400,10 @@ inline std::string usable_list() {
     return s;
 }
 
-/// Whether `name` is a row of the table.
+/// Whether `name` is a row of the table for this CPU family.
 inline bool named_in_table(const std::string& name) {
     for (int i = 1; i < isa_count; ++i)
-        if (isa_name(static_cast<isa>(i)) == name) return true;
+        if (in_family(static_cast<isa>(i)) && isa_name(static_cast<isa>(i)) == name) return true;
     return false;
 }
 
@@ -334,7 +418,7 @@ inline isa choose(std::string& error) {
         }
     const char* env = std::getenv("LITEGRAPH_SIMD");
     if (!env || !*env) return widest;
-    const std::string want = env;
+    const std::string want = slot_name(env);  // neon_dotprod or neon-dotprod
     bool named = false;
     for (int i = isa_count - 1; i >= 0; --i) {
         const isa s = static_cast<isa>(i);
@@ -345,7 +429,8 @@ inline isa choose(std::string& error) {
     if (named)
         error = "LITEGRAPH_SIMD=" + want + ": this CPU does not have " + want +
                 " (paths here: " + usable_list() + ")";
-    else if (want != sse_baseline_name && !named_in_table(want))
+    else if (want != isa_name(isa::baseline) && want != family_baseline_name() &&
+             !named_in_table(want))
         error = "LITEGRAPH_SIMD=" + want + ": unknown instruction set (" + known_names() + ")";
     else
         error = "LITEGRAPH_SIMD=" + want +
@@ -409,18 +494,51 @@ inline void clear_active() {
 }  // namespace litegraph::kernels::simd
 
 #if !defined(LITEGRAPH_SCALAR_SIMD)
-// with_vnni<B>'s registers are B's (as XSIMD_DECLARE_SIMD_REGISTER_ALIAS).
+// with_vnni<B>'s and with_dotprod<B>'s registers are B's (as
+// XSIMD_DECLARE_SIMD_REGISTER_ALIAS).
+#define LITEGRAPH_SIMD_REGISTER_ALIAS(wrapper)                                                    \
+    template <class T, class B>                                                                   \
+    struct simd_register<T, litegraph::kernels::simd::wrapper<B>> : simd_register<T, B> {         \
+        using register_type = typename simd_register<T, B>::register_type;                        \
+        simd_register(register_type reg) noexcept : simd_register<T, B>{reg} {}                   \
+        simd_register() = default;                                                                \
+    };                                                                                            \
+    template <class T, class B>                                                                   \
+    struct has_simd_register<T, litegraph::kernels::simd::wrapper<B>> : has_simd_register<T, B> { \
+    };                                                                                            \
+    template <class T, class B>                                                                   \
+    struct get_bool_simd_register<T, litegraph::kernels::simd::wrapper<B>>                        \
+        : get_bool_simd_register<T, B> {};
 namespace xsimd::types {
-template <class T, class B>
-struct simd_register<T, litegraph::kernels::simd::with_vnni<B>> : simd_register<T, B> {
-    using register_type = typename simd_register<T, B>::register_type;
-    simd_register(register_type reg) noexcept : simd_register<T, B>{reg} {}
-    simd_register() = default;
-};
-template <class T, class B>
-struct has_simd_register<T, litegraph::kernels::simd::with_vnni<B>> : has_simd_register<T, B> {};
-template <class T, class B>
-struct get_bool_simd_register<T, litegraph::kernels::simd::with_vnni<B>>
-    : get_bool_simd_register<T, B> {};
+LITEGRAPH_SIMD_REGISTER_ALIAS(with_vnni)
+LITEGRAPH_SIMD_REGISTER_ALIAS(with_dotprod)
 }  // namespace xsimd::types
+#undef LITEGRAPH_SIMD_REGISTER_ALIAS
+
+#if XSIMD_WITH_NEON64
+// xsimd 8's neon64 broadcast returns batch<T, neon64> whatever the
+// architecture asked (its kernel::broadcast<neon64>), which does not convert
+// to batch<T, with_dotprod<neon64>>: these specializations keep the
+// architecture, as the call that follows them does.
+namespace xsimd::kernel {
+#define LITEGRAPH_NEON64_BROADCAST(T)                                                              \
+    template <>                                                                                    \
+    inline batch<T, litegraph::kernels::simd::with_dotprod<neon64>>                                \
+    broadcast<litegraph::kernels::simd::with_dotprod<neon64>, T>(T val,                            \
+                                                                 requires_arch<neon64>) noexcept { \
+        return broadcast<litegraph::kernels::simd::with_dotprod<neon64>>(val, neon{});             \
+    }
+LITEGRAPH_NEON64_BROADCAST(float)
+LITEGRAPH_NEON64_BROADCAST(std::int8_t)
+LITEGRAPH_NEON64_BROADCAST(std::uint8_t)
+LITEGRAPH_NEON64_BROADCAST(std::int16_t)
+LITEGRAPH_NEON64_BROADCAST(std::uint16_t)
+LITEGRAPH_NEON64_BROADCAST(std::int32_t)
+LITEGRAPH_NEON64_BROADCAST(std::uint32_t)
+LITEGRAPH_NEON64_BROADCAST(std::int64_t)
+LITEGRAPH_NEON64_BROADCAST(std::uint64_t)
+#undef LITEGRAPH_NEON64_BROADCAST
+}  // namespace xsimd::kernel
+#endif
+
 #endif

@@ -104,7 +104,7 @@ struct quantize_int8 {
         kernels::quantize_int8(f.step, io.input<float>(0), io.output<std::int8_t>(), f.count);
     }
     static void run(const params& p, op_io& io) {
-#if defined(LITEGRAPH_SIMD_X86)
+#if defined(LITEGRAPH_SIMD_X86) || defined(LITEGRAPH_SIMD_ARM64)
         // The same bytes as the firmware form, in vectors: the active arch
         // unit's (AVX2 in a default build on an AVX2 CPU), else the
         // compile-time architecture's.
