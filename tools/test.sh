@@ -24,6 +24,9 @@
 #                                  # Release, no sanitizers) in build-aarch64/: the CLI,
 #                                  # the kernel, model and CLI tests, run under
 #                                  # qemu-aarch64 (docs/building.md, "ARM64")
+#   tools/test.sh --arch aarch64 --kernels-only
+#                                  # only the kernel tests (each also per instruction
+#                                  # set: neon, neon-dotprod): what CI runs for aarch64
 #   tools/test.sh --build-dir DIR  # another build directory
 #   tools/test.sh -- -R ops/       # extra arguments after -- go to ctest
 #
@@ -39,6 +42,7 @@ sanitize=ON
 tsan=OFF
 benchmarks=OFF
 arch=""
+kernels_only=OFF
 build_dir=""
 ctest_args=()
 while [[ $# -gt 0 ]]; do
@@ -53,6 +57,7 @@ while [[ $# -gt 0 ]]; do
                 exit 2
             }
             arch=aarch64; sanitize=OFF; shift ;;
+        --kernels-only) kernels_only=ON ;;
         --build-dir)
             [[ $# -ge 2 ]] || { echo "tools/test.sh: --build-dir needs a directory" >&2; exit 2; }
             build_dir="$2"; shift ;;
@@ -62,6 +67,10 @@ while [[ $# -gt 0 ]]; do
     esac
     shift
 done
+if [[ $kernels_only == ON && -z "$arch" ]]; then
+    echo "tools/test.sh: --kernels-only goes with --arch aarch64" >&2
+    exit 2
+fi
 if [[ -n "$arch" && $tsan == ON ]]; then
     echo "tools/test.sh: --tsan and --arch do not go together" >&2
     exit 2
@@ -78,7 +87,12 @@ jobs="${LITEGRAPH_JOBS:-2}"
 aarch64_targets=(litegraph test_kernels_gemm test_kernels_conv test_kernels_conv_int8 test_kernels_pool
     test_kernels_fc test_kernels_quantize test_kernels_exp test_kernels_dispatch test_kernels_isa_table
     test_models test_tools_cli)
-aarch64_tests='^(kernels/(gemm|conv|conv_int8|pool|fc|quantize|exp|dispatch|isa_table)|models/.*|tools/cli)$'
+aarch64_tests='^(kernels/(gemm|conv|conv_int8|pool|fc|quantize|exp|dispatch|isa_table)(@.*)?|models/.*|tools/(cli|simd_aarch64))$'
+if [[ $kernels_only == ON ]]; then
+    aarch64_targets=(test_kernels_gemm test_kernels_conv test_kernels_conv_int8 test_kernels_quantize
+        test_kernels_dispatch test_kernels_isa_table)
+    aarch64_tests='^kernels/(gemm|conv|conv_int8|quantize|dispatch|isa_table)(@.*)?$'
+fi
 
 step() { printf '\n== %s\n' "$*"; }
 start=$SECONDS
