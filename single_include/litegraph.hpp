@@ -22736,38 +22736,29 @@ template <class A>
 constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
                                  std::int64_t count = 0, const int8_float_entry* floats = nullptr,
                                  std::int64_t float_count = 0) {
-#if defined(LITEGRAPH_INT8_VNNI)
-    if constexpr (simd::has_vnni<A>)
-        return {&conv_int8_gemm_vnni<A>,
-                &conv_int8_depthwise_avx2<A>,
-                requants,
-                count,
-                floats,
-                float_count,
-                &quantize_int8_vec_of<A>,
-                &plane_quantize_vec<A>,
-                int8_pack::quads};
-#endif
+#if defined(LITEGRAPH_INT8_NEON) || defined(LITEGRAPH_INT8_AVX2)
+    // The vector epilogues every fast slot has; then the slot's GEMM, its
+    // depthwise kernel (none on NEON) and the packing the GEMM reads.
+    int8_impl r{};
+    r.requants = requants, r.requant_count = count;
+    r.floats = floats, r.float_count = float_count;
+    r.quantize = &quantize_int8_vec_of<A>;
+    r.plane_quantize = &plane_quantize_vec<A>;
 #if defined(LITEGRAPH_INT8_NEON)
-    return {&conv_int8_gemm_neon<A>,
-            nullptr,
-            requants,
-            count,
-            floats,
-            float_count,
-            &quantize_int8_vec_of<A>,
-            &plane_quantize_vec<A>,
-            int8_pack::quads};
-#elif defined(LITEGRAPH_INT8_AVX2)
-    return {&conv_int8_gemm_avx2<A>,
-            &conv_int8_depthwise_avx2<A>,
-            requants,
-            count,
-            floats,
-            float_count,
-            &quantize_int8_vec_of<A>,
-            &plane_quantize_vec<A>,
-            int8_pack::pairs};
+    r.gemm = &conv_int8_gemm_neon<A>;
+    r.pack = int8_pack::quads;
+#else
+    r.depthwise = &conv_int8_depthwise_avx2<A>;
+    r.gemm = &conv_int8_gemm_avx2<A>;
+    r.pack = int8_pack::pairs;
+#if defined(LITEGRAPH_INT8_VNNI)
+    if constexpr (simd::has_vnni<A>) {
+        r.gemm = &conv_int8_gemm_vnni<A>;
+        r.pack = int8_pack::quads;
+    }
+#endif
+#endif
+    return r;
 #else
     (void)requants, (void)count, (void)floats, (void)float_count;
     return {};
