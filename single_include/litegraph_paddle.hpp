@@ -21381,8 +21381,9 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 //  - NEON (aarch64: the baseline neon, the slot neon_dotprod): the GEMM
 //    form over the same quads of taps, signed activations (no shift, no
 //    correction), sdot by lane where A has the dot product
-//    (simd::has_dotprod), else smull and sadalp (conv_int8_neon.hpp).  No
-//    depthwise kernel: the reference runs those.
+//    (simd::has_dotprod), else smull and sadalp (conv_int8_neon.hpp).
+//    Depthwise convs: a zero-padded int16 plane, smlal / smlal2 of 16
+//    output pixels per pass over the taps (ld2 for stride 2), both slots.
 //
 // Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
 // architecture; simd/arch_unit.hpp puts int8_impl_of<A>() in every slot's
@@ -21396,7 +21397,7 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 //
 // Files: kernels/conv_int8_pack.hpp (the packed filter, int8_impl, scratch),
 // conv_int8_avx2.hpp (the AVX2 GEMM and the depthwise), conv_int8_vnni.hpp
-// (the VNNI GEMM), conv_int8_neon.hpp (the NEON GEMM), int8_requant.hpp
+// (the VNNI GEMM), conv_int8_neon.hpp (the NEON GEMM and depthwise), int8_requant.hpp
 // (the vector epilogues); this header puts them in a slot's table
 // (int8_impl_of) and picks a slot's (int8_for).
 
@@ -22129,8 +22130,12 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
 //     - neon (any aarch64): smull of the patches by a channel's four taps
 //       (int16 products, exact), sadalp into int32 pair sums, one addp at
 //       the end: 8 channels x 4 pixels per tile.
-// Depthwise int8 convs have no NEON kernel yet (int8_impl::depthwise is
-// null: the caller runs the reference).
+//  - conv_int8_depthwise_neon: depthwise convs (horizontal stride 1 or 2)
+//    over a zero-padded int16 copy of each plane: 16 output pixels per
+//    pass over the taps, smlal / smlal2 of the pixels by the tap (int32
+//    sums), stride 2 reading the even pixels by ld2.  The same loop on
+//    both slots (the dot product multiplies quads of one pixel's taps, a
+//    depthwise tap has one pixel per lane).
 
 #include <algorithm>
 #include <cstdint>
@@ -22297,6 +22302,80 @@ void conv_int8_gemm_neon(const conv_geometry& g, const std::int8_t* x, const con
             }
         }
     }
+}
+
+/// The depthwise form (groups == C == OC, horizontal stride 1 or 2): per
+/// plane, a zero-padded int16 copy (rows of xs, as the AVX2 kernel's), then
+/// per output row 16 pixels per pass over the taps, four int32 accumulators
+/// (smlal / smlal2 by the tap's int16 weight; stride 2: ld2, the even
+/// pixels).  The reads of a row's last block run past the row into the
+/// next one or the plane's slack (those lanes are not stored).
+template <class A>
+void conv_int8_depthwise_neon(const conv_geometry& g, const std::int8_t* x,
+                              const conv_int8_weights& w, std::int64_t* scratch,
+                              int32_sink_ref sink) noexcept {
+    const std::int64_t hp = g.h + g.pt + g.pb, xs = g.w + g.pl + g.pr + 16 + g.dw;
+    const std::int64_t plane = g.oh * g.ow, in_plane = g.h * g.w, slack = 64;
+    auto* xp = reinterpret_cast<std::int16_t*>(scratch);
+    auto* acc = reinterpret_cast<std::int32_t*>(scratch + (hp * xs + slack + 3) / 4);
+    std::int64_t toff[int8_dw_max_taps];
+    std::int16_t wt[int8_dw_max_taps];
+    // The padding stays zero: only the image's part is written per plane.
+    std::fill(xp, xp + hp * xs + slack, std::int16_t{0});
+    for (std::int64_t n = 0; n < g.n; ++n)
+        for (std::int64_t ch = 0; ch < g.c; ++ch) {
+            const std::int8_t* xc = x + (n * g.c + ch) * in_plane;
+            for (std::int64_t r = 0; r < g.h; ++r) {
+                std::int16_t* d = xp + (r + g.pt) * xs + g.pl;
+                const std::int8_t* s = xc + r * g.w;
+                std::int64_t c = 0;
+                for (; c + 16 <= g.w; c += 16) {
+                    const int8x16_t v = vld1q_s8(s + c);
+                    vst1q_s16(d + c, vmovl_s8(vget_low_s8(v)));
+                    vst1q_s16(d + c + 8, vmovl_high_s8(v));
+                }
+                for (; c < g.w; ++c) d[c] = s[c];
+            }
+            std::int64_t terms = 0;
+            for (std::int64_t i = 0; i < g.kh; ++i)
+                for (std::int64_t j = 0; j < g.kw; ++j, ++terms) {
+                    toff[terms] = i * g.dh * xs + j * g.dw;
+                    wt[terms] = w.taps[static_cast<std::size_t>((ch * g.kh + i) * w.kwp + j)];
+                }
+            for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                const std::int16_t* row = xp + oh * g.sh * xs;
+                std::int32_t* ar = acc + oh * g.ow;
+                for (std::int64_t ow0 = 0; ow0 < g.ow; ow0 += 16) {
+                    int32x4_t s0 = vdupq_n_s32(0), s1 = s0, s2 = s0, s3 = s0;
+                    const std::int16_t* p = row + ow0 * g.sw;
+                    if (g.sw == 1) {
+                        for (std::int64_t t = 0; t < terms; ++t) {
+                            const std::int16_t* q = p + toff[t];
+                            const int16x8_t a = vld1q_s16(q), b = vld1q_s16(q + 8);
+                            s0 = vmlal_n_s16(s0, vget_low_s16(a), wt[t]);
+                            s1 = vmlal_high_n_s16(s1, a, wt[t]);
+                            s2 = vmlal_n_s16(s2, vget_low_s16(b), wt[t]);
+                            s3 = vmlal_high_n_s16(s3, b, wt[t]);
+                        }
+                    } else {
+                        for (std::int64_t t = 0; t < terms; ++t) {
+                            const std::int16_t* q = p + toff[t];
+                            const int16x8_t a = vld2q_s16(q).val[0], b = vld2q_s16(q + 16).val[0];
+                            s0 = vmlal_n_s16(s0, vget_low_s16(a), wt[t]);
+                            s1 = vmlal_high_n_s16(s1, a, wt[t]);
+                            s2 = vmlal_n_s16(s2, vget_low_s16(b), wt[t]);
+                            s3 = vmlal_high_n_s16(s3, b, wt[t]);
+                        }
+                    }
+                    alignas(16) std::int32_t t16[16];
+                    std::int32_t* d = ow0 + 16 <= g.ow ? ar + ow0 : t16;
+                    vst1q_s32(d, s0), vst1q_s32(d + 4, s1);
+                    vst1q_s32(d + 8, s2), vst1q_s32(d + 12, s3);
+                    if (d == t16) std::copy(t16, t16 + (g.ow - ow0), ar + ow0);
+                }
+            }
+            sink(n, ch, 0, acc, plane);
+        }
 }
 #endif
 }  // namespace litegraph::kernels::detail
@@ -22738,7 +22817,7 @@ constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
                                  std::int64_t float_count = 0) {
 #if defined(LITEGRAPH_INT8_NEON) || defined(LITEGRAPH_INT8_AVX2)
     // The vector epilogues every fast slot has; then the slot's GEMM, its
-    // depthwise kernel (none on NEON) and the packing the GEMM reads.
+    // depthwise kernel and the packing the GEMM reads.
     int8_impl r{};
     r.requants = requants, r.requant_count = count;
     r.floats = floats, r.float_count = float_count;
@@ -22746,6 +22825,7 @@ constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
     r.plane_quantize = &plane_quantize_vec<A>;
 #if defined(LITEGRAPH_INT8_NEON)
     r.gemm = &conv_int8_gemm_neon<A>;
+    r.depthwise = &conv_int8_depthwise_neon<A>;
     r.pack = int8_pack::quads;
 #else
     r.depthwise = &conv_int8_depthwise_avx2<A>;

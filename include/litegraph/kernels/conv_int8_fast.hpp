@@ -46,8 +46,9 @@
 //  - NEON (aarch64: the baseline neon, the slot neon_dotprod): the GEMM
 //    form over the same quads of taps, signed activations (no shift, no
 //    correction), sdot by lane where A has the dot product
-//    (simd::has_dotprod), else smull and sadalp (conv_int8_neon.hpp).  No
-//    depthwise kernel: the reference runs those.
+//    (simd::has_dotprod), else smull and sadalp (conv_int8_neon.hpp).
+//    Depthwise convs: a zero-padded int16 plane, smlal / smlal2 of 16
+//    output pixels per pass over the taps (ld2 for stride 2), both slots.
 //
 // Dispatch (kernels/simd.hpp): the kernels are templates on the arch unit's
 // architecture; simd/arch_unit.hpp puts int8_impl_of<A>() in every slot's
@@ -61,7 +62,7 @@
 //
 // Files: kernels/conv_int8_pack.hpp (the packed filter, int8_impl, scratch),
 // conv_int8_avx2.hpp (the AVX2 GEMM and the depthwise), conv_int8_vnni.hpp
-// (the VNNI GEMM), conv_int8_neon.hpp (the NEON GEMM), int8_requant.hpp
+// (the VNNI GEMM), conv_int8_neon.hpp (the NEON GEMM and depthwise), int8_requant.hpp
 // (the vector epilogues); this header puts them in a slot's table
 // (int8_impl_of) and picks a slot's (int8_for).
 #pragma once
@@ -82,7 +83,7 @@ constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
                                  std::int64_t float_count = 0) {
 #if defined(LITEGRAPH_INT8_NEON) || defined(LITEGRAPH_INT8_AVX2)
     // The vector epilogues every fast slot has; then the slot's GEMM, its
-    // depthwise kernel (none on NEON) and the packing the GEMM reads.
+    // depthwise kernel and the packing the GEMM reads.
     int8_impl r{};
     r.requants = requants, r.requant_count = count;
     r.floats = floats, r.float_count = float_count;
@@ -90,6 +91,7 @@ constexpr int8_impl int8_impl_of(const int8_requant_entry* requants = nullptr,
     r.plane_quantize = &plane_quantize_vec<A>;
 #if defined(LITEGRAPH_INT8_NEON)
     r.gemm = &conv_int8_gemm_neon<A>;
+    r.depthwise = &conv_int8_depthwise_neon<A>;
     r.pack = int8_pack::quads;
 #else
     r.depthwise = &conv_int8_depthwise_avx2<A>;
