@@ -119,53 +119,54 @@ inline xsimd::batch<float, A> fmadd(xsimd::batch<float, A> a, xsimd::batch<float
         return xsimd::fma(a, b, c);
 }
 
-/// Base (an xsimd architecture) with the VNNI dot products (vpdpbusd,
-/// vpdpwssd) on top: xsimd 8 has no VNNI type.  The same registers and
-/// xsimd kernels as Base (overloads for Base take it as their nearest
-/// base), but a type of its own, so the kernels a VNNI unit instantiates
-/// never share a symbol with Base's unit; the int8 kernels ask has_vnni<A>.
-template <class Base>
-struct with_vnni : Base {
-    static constexpr bool vnni = true;
-    static constexpr bool supported() noexcept {
-#if defined(__AVX512VNNI__) || defined(__AVXVNNI__)
-        return Base::supported();
-#else
-        return false;
-#endif
-    }
-    static constexpr char const* name() noexcept {
-        return "vnni";
-    }
+/// Base (an xsimd architecture) with an instruction-set extension xsimd 8
+/// has no type for on top (Feature: a tag naming it, and whether this
+/// translation unit's flags give it).  The same registers and xsimd kernels
+/// as Base (overloads for Base take it as their nearest base), but a type
+/// of its own, so the kernels a unit of the extension instantiates never
+/// share a symbol with Base's unit; the kernels ask has_feature<A, Feature>.
+template <class Base, class Feature>
+struct with_feature : Base {
+    using feature = Feature;
+    static constexpr bool supported() noexcept { return Feature::compiled() && Base::supported(); }
+    static constexpr char const* name() noexcept { return Feature::name; }
 };
-/// Whether architecture A has the VNNI dot products (a with_vnni<Base>).
-template <class A>
-inline constexpr bool has_vnni = requires {
-    A::vnni;
+/// Whether architecture A is a with_feature<Base, Feature>.
+template <class A, class Feature>
+inline constexpr bool has_feature = requires {
+    requires std::is_same_v<typename A::feature, Feature>;
 };
 
-/// Base (xsimd's neon64) with the Armv8.2 dot products (sdot, udot) on
-/// top, as with_vnni on x86: the same registers and xsimd kernels as Base,
-/// a type of its own; the int8 kernels ask has_dotprod<A>.
-template <class Base>
-struct with_dotprod : Base {
-    static constexpr bool dotprod = true;
-    static constexpr bool supported() noexcept {
-#if defined(__ARM_FEATURE_DOTPROD)
-        return Base::supported();
+/// x86's VNNI dot products (vpdpbusd, vpdpwssd: AVX512-VNNI or AVX-VNNI).
+struct vnni_feature {
+    static constexpr char const* name = "vnni";
+    static constexpr bool compiled() noexcept {
+#if defined(__AVX512VNNI__) || defined(__AVXVNNI__)
+        return true;
 #else
         return false;
 #endif
     }
-    static constexpr char const* name() noexcept {
-        return "neon-dotprod";
+};
+/// The Armv8.2 dot products (sdot, udot) on neon64.
+struct dotprod_feature {
+    static constexpr char const* name = "neon-dotprod";
+    static constexpr bool compiled() noexcept {
+#if defined(__ARM_FEATURE_DOTPROD)
+        return true;
+#else
+        return false;
+#endif
     }
 };
-/// Whether architecture A has the dot products (a with_dotprod<Base>).
+template <class Base>
+using with_vnni = with_feature<Base, vnni_feature>;
+template <class Base>
+using with_dotprod = with_feature<Base, dotprod_feature>;
 template <class A>
-inline constexpr bool has_dotprod = requires {
-    A::dotprod;
-};
+inline constexpr bool has_vnni = has_feature<A, vnni_feature>;
+template <class A>
+inline constexpr bool has_dotprod = has_feature<A, dotprod_feature>;
 #endif
 
 inline constexpr const char* arch_name = default_arch::name();
@@ -494,26 +495,21 @@ inline void clear_active() {
 }  // namespace litegraph::kernels::simd
 
 #if !defined(LITEGRAPH_SCALAR_SIMD)
-// with_vnni<B>'s and with_dotprod<B>'s registers are B's (as
-// XSIMD_DECLARE_SIMD_REGISTER_ALIAS).
-#define LITEGRAPH_SIMD_REGISTER_ALIAS(wrapper)                                                    \
-    template <class T, class B>                                                                   \
-    struct simd_register<T, litegraph::kernels::simd::wrapper<B>> : simd_register<T, B> {         \
-        using register_type = typename simd_register<T, B>::register_type;                        \
-        simd_register(register_type reg) noexcept : simd_register<T, B>{reg} {}                   \
-        simd_register() = default;                                                                \
-    };                                                                                            \
-    template <class T, class B>                                                                   \
-    struct has_simd_register<T, litegraph::kernels::simd::wrapper<B>> : has_simd_register<T, B> { \
-    };                                                                                            \
-    template <class T, class B>                                                                   \
-    struct get_bool_simd_register<T, litegraph::kernels::simd::wrapper<B>>                        \
-        : get_bool_simd_register<T, B> {};
+// with_feature<B, F>'s registers are B's (as XSIMD_DECLARE_SIMD_REGISTER_ALIAS).
 namespace xsimd::types {
-LITEGRAPH_SIMD_REGISTER_ALIAS(with_vnni)
-LITEGRAPH_SIMD_REGISTER_ALIAS(with_dotprod)
+template <class T, class B, class F>
+struct simd_register<T, litegraph::kernels::simd::with_feature<B, F>> : simd_register<T, B> {
+    using register_type = typename simd_register<T, B>::register_type;
+    simd_register(register_type reg) noexcept : simd_register<T, B>{reg} {}
+    simd_register() = default;
+};
+template <class T, class B, class F>
+struct has_simd_register<T, litegraph::kernels::simd::with_feature<B, F>>
+    : has_simd_register<T, B> {};
+template <class T, class B, class F>
+struct get_bool_simd_register<T, litegraph::kernels::simd::with_feature<B, F>>
+    : get_bool_simd_register<T, B> {};
 }  // namespace xsimd::types
-#undef LITEGRAPH_SIMD_REGISTER_ALIAS
 
 #if XSIMD_WITH_NEON64
 // xsimd 8's neon64 broadcast returns batch<T, neon64> whatever the
