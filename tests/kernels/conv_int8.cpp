@@ -248,6 +248,14 @@ TEST_CASE("int8 depthwise convs match the reference bit for bit") {
     // A 1 x 11 window, horizontal dilation 3, stride 2 (the NEON ld2 loop's
     // last block reads past the row into the slack).
     check_conv(make_geometry(1, 2, 5, 90, 2, 1, 11, 1, 2, 1, 3, 0, 0, 4, 4, 2), 40);
+    // Planes of a few rows, where the kernels skip the window's tap rows
+    // that read only padding: one row under a 5 x 5 window (the OCR
+    // classifier's last stage), two under a dilated stride-2 one, and output
+    // rows that read nothing but padding (pad 4 over a 3-row window).
+    check_conv(make_geometry(1, 5, 1, 50, 5, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 5), 41);
+    check_conv(make_geometry(2, 3, 2, 37, 3, 5, 5, 2, 2, 2, 1, 5, 5, 2, 2, 3), 42);
+    check_conv(make_geometry(1, 3, 2, 20, 3, 3, 3, 1, 1, 1, 1, 4, 4, 1, 1, 3), 43);
+    check_conv(make_geometry(1, 2, 3, 70, 2, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 2), 44);
 }
 
 TEST_CASE("random int8 geometries match the reference bit for bit") {

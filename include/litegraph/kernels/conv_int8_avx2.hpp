@@ -114,18 +114,21 @@ inline void madd_into512(__m512i& s, __m512i x, __m512i w) noexcept {
 /// than multiplies).  p: the plane read at the block's first input row and
 /// first pixel; rb: bytes per input row; tpr terms per row (weight pairs
 /// wp[i * tpr + jt], byte offsets joff[jt]); the last vector has the lanes
-/// of mask `last`.  Sums to out (rows `ow` apart).
+/// of mask `last`; the block's input rows [r0, r1) are in the image (the
+/// others, padding, are skipped).  Sums to out (rows `ow` apart).
 template <class A, int R, int V>
 inline void dw_block512(const char* p, std::int64_t rb, std::int64_t sh, std::int64_t kh,
                         std::int64_t tpr, const std::int32_t* wp, const std::int64_t* joff,
-                        __mmask16 last, std::int32_t* out, std::int64_t ow) noexcept {
+                        __mmask16 last, std::int32_t* out, std::int64_t ow, std::int64_t r0,
+                        std::int64_t r1) noexcept {
     __m512i s[R][V];
 #pragma GCC unroll 4
     for (int o = 0; o < R; ++o)
 #pragma GCC unroll 8
         for (int v = 0; v < V; ++v) s[o][v] = _mm512_setzero_si512();
-    const std::int64_t rows = (R - 1) * sh + kh;
-    for (std::int64_t r = 0; r < rows; ++r, p += rb)
+    // Only the block's input rows [r0, r1) in the image: the others are zero.
+    p += r0 * rb;
+    for (std::int64_t r = r0; r < r1; ++r, p += rb)
         for (std::int64_t jt = 0; jt < tpr; ++jt) {
             const char* q = p + joff[jt];
             __m512i x[V];
@@ -158,7 +161,7 @@ template <class A>
 struct dw_blocks512 {
     using fn = void (*)(const char*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                         const std::int32_t*, const std::int64_t*, __mmask16, std::int32_t*,
-                        std::int64_t) noexcept;
+                        std::int64_t, std::int64_t, std::int64_t) noexcept;
     template <int R, int... V>
     static constexpr std::array<fn, 8> row(std::integer_sequence<int, V...>) {
         return {&dw_block512<A, R, V + 1>...};
@@ -173,9 +176,10 @@ struct dw_blocks512 {
 /// pixels masked), rows 4 at a time for up to 5 vectors per run, else 2,
 /// then the rows left.
 template <class A>
-inline void dw_plane512(const char* plane, std::int64_t rb, std::int64_t sh, std::int64_t kh,
+inline void dw_plane512(const char* plane, std::int64_t rb, const conv_geometry& g,
                         std::int64_t tpr, const std::int32_t* wp, const std::int64_t* joff,
-                        std::int32_t* out, std::int64_t oh, std::int64_t ow) noexcept {
+                        std::int32_t* out) noexcept {
+    const std::int64_t sh = g.sh, kh = g.kh, oh = g.oh, ow = g.ow;
     const std::int64_t vectors = (ow + 15) / 16, runs = (vectors + 7) / 8;
     for (std::int64_t run = 0, v0 = 0; run < runs; ++run) {
         const int nv = static_cast<int>(vectors / runs + (run < vectors % runs ? 1 : 0));
@@ -187,7 +191,11 @@ inline void dw_plane512(const char* plane, std::int64_t rb, std::int64_t sh, std
             const int r = left >= rmax ? rmax : left >= 2 ? 2 : 1;
             const char* p = plane + o * sh * rb + v0 * 64;
             std::int32_t* d = out + o * ow + v0 * 16;
-            dw_blocks512<A>::get(r, nv)(p, rb, sh, kh, tpr, wp, joff, last, d, ow);
+            // The block's input rows from padded row o * sh: those in the image.
+            const std::int64_t rows = (r - 1) * sh + kh;
+            const std::int64_t r0 = std::clamp<std::int64_t>(g.pt - o * sh, 0, rows);
+            const std::int64_t r1 = std::clamp<std::int64_t>(g.pt + g.h - o * sh, r0, rows);
+            dw_blocks512<A>::get(r, nv)(p, rb, sh, kh, tpr, wp, joff, last, d, ow, r0, r1);
             o += r;
         }
         v0 += nv;
@@ -400,15 +408,18 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     const std::int64_t bytes = g.sw == 1 ? 4 : 2;
                     d8::dw_plane512<A>(g.sw == 1 ? reinterpret_cast<const char*>(src)
                                                  : reinterpret_cast<const char*>(xp),
-                                       xs * bytes, g.sh, g.kh, terms / g.kh, wp32, toff, acc, g.oh,
-                                       g.ow);
+                                       xs * bytes, g, terms / g.kh, wp32, toff, acc);
                     sink(n, ch, 0, acc, plane);
                     continue;
                 }
             }
 #endif
+            const std::int64_t tpr = terms / g.kh;  // terms per tap row
             for (std::int64_t oh = 0; oh < g.oh; ++oh) {
                 std::int32_t* ar = acc + oh * g.ow;
+                // The terms of the tap rows that read the image (the rest: padding).
+                const auto [i0, i1] = dw_image_tap_rows(g, oh);
+                const std::int64_t t0 = i0 * tpr, t1 = i1 * tpr;
                 // 4 bytes per output pixel in either plane read.
                 const char* rowp = g.sw == 1 ? reinterpret_cast<const char*>(src + oh * g.sh * rs)
                                              : reinterpret_cast<const char*>(xp + oh * g.sh * xs);
@@ -421,7 +432,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     for (; ow0 + 64 <= g.ow; ow0 += 64) {
                         __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
                         const char* p = rowp + ow0 * 4;
-                        for (std::int64_t t = 0; t < terms; ++t) {
+                        for (std::int64_t t = t0; t < t1; ++t) {
                             const char* q = p + toff[t];
                             const __m512i wt =
                                 _mm512_broadcast_i32x4(_mm256_castsi256_si128(wv[t]));
@@ -438,7 +449,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     for (; ow0 + 32 <= g.ow; ow0 += 32) {
                         __m512i s0 = _mm512_setzero_si512(), s1 = s0;
                         const char* p = rowp + ow0 * 4;
-                        for (std::int64_t t = 0; t < terms; ++t) {
+                        for (std::int64_t t = t0; t < t1; ++t) {
                             const char* q = p + toff[t];
                             const __m512i wt =
                                 _mm512_broadcast_i32x4(_mm256_castsi256_si128(wv[t]));
@@ -451,7 +462,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     for (; ow0 + 16 <= g.ow; ow0 += 16) {
                         __m512i s0 = _mm512_setzero_si512();
                         const char* p = rowp + ow0 * 4;
-                        for (std::int64_t t = 0; t < terms; ++t)
+                        for (std::int64_t t = t0; t < t1; ++t)
                             s0 = d8::madd_acc512<A>(
                                 s0, _mm512_loadu_si512(p + toff[t]),
                                 _mm512_broadcast_i32x4(_mm256_castsi256_si128(wv[t])));
@@ -465,7 +476,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                 for (; ow0 + 32 <= g.ow; ow0 += 32) {
                     __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
                     const char* p = rowp + ow0 * 4;
-                    for (std::int64_t t = 0; t < terms; ++t) {
+                    for (std::int64_t t = t0; t < t1; ++t) {
                         const __m256i* q = reinterpret_cast<const __m256i*>(p + toff[t]);
                         const __m256i wt = wv[t];
                         s0 = d8::madd_acc<A>(s0, _mm256_loadu_si256(q), wt);
@@ -481,7 +492,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                 for (; ow0 + 16 <= g.ow; ow0 += 16) {
                     __m256i s0 = _mm256_setzero_si256(), s1 = s0;
                     const char* p = rowp + ow0 * 4;
-                    for (std::int64_t t = 0; t < terms; ++t) {
+                    for (std::int64_t t = t0; t < t1; ++t) {
                         const __m256i* q = reinterpret_cast<const __m256i*>(p + toff[t]);
                         s0 = d8::madd_acc<A>(s0, _mm256_loadu_si256(q), wv[t]);
                         s1 = d8::madd_acc<A>(s1, _mm256_loadu_si256(q + 1), wv[t]);
@@ -492,7 +503,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                 for (; ow0 < g.ow; ow0 += 8) {
                     __m256i s0 = _mm256_setzero_si256();
                     const char* p = rowp + ow0 * 4;
-                    for (std::int64_t t = 0; t < terms; ++t)
+                    for (std::int64_t t = t0; t < t1; ++t)
                         s0 = d8::madd_acc<A>(
                             s0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + toff[t])),
                             wv[t]);

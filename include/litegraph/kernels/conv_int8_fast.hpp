@@ -18,6 +18,8 @@
 //    a plane of int16 pairs (x[c], x[c + dw])), so every tap is in range;
 //    vpmaddwd of a pair of horizontal taps per 8 output pixels, 32 pixels
 //    (four accumulators) per pass over the taps where the row has them.
+//    Tap rows that read only padding are skipped (dw_image_tap_rows: on a
+//    plane of one row, four of a 5 x 5 window's five).
 //    On AVX-512 (vertical dilation 1) in blocks of up to 4 output rows x 8
 //    vectors of 16 pixels (dw_block512): each input row's vectors are
 //    loaded once per horizontal term and multiplied into every output row

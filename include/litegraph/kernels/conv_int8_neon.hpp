@@ -18,7 +18,8 @@
 //  - conv_int8_depthwise_neon: depthwise convs (horizontal stride 1 or 2)
 //    over a zero-padded int16 copy of each plane: 16 output pixels per
 //    pass over the taps, smlal / smlal2 of the pixels by the tap (int32
-//    sums), stride 2 reading the even pixels by ld2.  The same loop on
+//    sums), stride 2 reading the even pixels by ld2; the tap rows that read
+//    only padding are skipped.  The same loop on
 //    both slots (the dot product multiplies quads of one pixel's taps, a
 //    depthwise tap has one pixel per lane).
 #pragma once
@@ -232,11 +233,14 @@ void conv_int8_depthwise_neon(const conv_geometry& g, const std::int8_t* x,
             for (std::int64_t oh = 0; oh < g.oh; ++oh) {
                 const std::int16_t* row = xp + oh * g.sh * xs;
                 std::int32_t* ar = acc + oh * g.ow;
+                // The taps of the rows that read the image (the rest: padding).
+                const auto [i0, i1] = dw_image_tap_rows(g, oh);
+                const std::int64_t t0 = i0 * g.kw, t1 = i1 * g.kw;
                 for (std::int64_t ow0 = 0; ow0 < g.ow; ow0 += 16) {
                     int32x4_t s0 = vdupq_n_s32(0), s1 = s0, s2 = s0, s3 = s0;
                     const std::int16_t* p = row + ow0 * g.sw;
                     if (g.sw == 1) {
-                        for (std::int64_t t = 0; t < terms; ++t) {
+                        for (std::int64_t t = t0; t < t1; ++t) {
                             const std::int16_t* q = p + toff[t];
                             const int16x8_t a = vld1q_s16(q), b = vld1q_s16(q + 8);
                             s0 = vmlal_n_s16(s0, vget_low_s16(a), wt[t]);
@@ -245,7 +249,7 @@ void conv_int8_depthwise_neon(const conv_geometry& g, const std::int8_t* x,
                             s3 = vmlal_high_n_s16(s3, b, wt[t]);
                         }
                     } else {
-                        for (std::int64_t t = 0; t < terms; ++t) {
+                        for (std::int64_t t = t0; t < t1; ++t) {
                             const std::int16_t* q = p + toff[t];
                             const int16x8_t a = vld2q_s16(q).val[0], b = vld2q_s16(q + 16).val[0];
                             s0 = vmlal_n_s16(s0, vget_low_s16(a), wt[t]);

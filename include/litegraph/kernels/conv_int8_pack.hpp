@@ -12,6 +12,7 @@
 #include <cstring>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "litegraph/kernels/conv_int8.hpp"
@@ -175,6 +176,18 @@ struct int8_impl {
     epilogue::plane_quantize_fn plane_quantize = nullptr;  // mul_plane::quantize_run
     int8_pack pack = int8_pack::pairs;                     // what gemm reads
 };
+
+/// The tap rows [first, last) of a depthwise window at output row oh that
+/// read rows of the image (the others read only zero padding: the kernels
+/// skip them; on a plane of a few rows most of a 5 x 5 window is padding).
+inline std::pair<std::int64_t, std::int64_t> dw_image_tap_rows(const conv_geometry& g,
+                                                               std::int64_t oh) noexcept {
+    const std::int64_t top = oh * g.sh - g.pt;  // the input row of tap row 0
+    const std::int64_t first = std::min(g.kh, top >= 0 ? 0 : (g.dh - 1 - top) / g.dh);
+    const std::int64_t below = g.h - top;  // image rows from `top` down
+    const std::int64_t last = below <= 0 ? 0 : std::min(g.kh, (below + g.dh - 1) / g.dh);
+    return {first, std::max(first, last)};
+}
 
 /// int64 words of scratch the fast kernels need for g.
 /// (Either packing: the larger of the two forms' needs.)
