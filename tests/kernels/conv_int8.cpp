@@ -95,8 +95,11 @@ void check_conv(const conv_geometry& g, std::uint32_t seed) {
         CHECK(w.fits(g, impl.pack));
         auto conv = g.groups == 1 ? impl.gemm : impl.depthwise;
         REQUIRE(static_cast<bool>(conv));
+        // Garbage, not zeros: the kernels write their scratch before they
+        // read it (fused_int8 hands them a buffer kept between calls).
         std::vector<std::int64_t> scratch(
-            static_cast<std::size_t>(kernels::detail::conv_int8_fast_scratch_words(g)));
+            static_cast<std::size_t>(kernels::detail::conv_int8_fast_scratch_words(g)),
+            std::int64_t{-0x5a5a5a5a5a5a5a5b});
         const auto got = accumulate(
             g, [&](kernels::int32_sink_ref s) { conv(g, x.data(), w, scratch.data(), s); });
         CHECK(got == want);

@@ -177,8 +177,14 @@ struct fused_int8 {
                     s.isa = slot;
                 }
             }
-            std::vector<std::int64_t> scratch(
-                static_cast<std::size_t>(kernels::detail::conv_int8_fast_scratch_words(kg)));
+            // The kernels' scratch: one buffer per thread, kept between calls
+            // (as large as the largest conv this thread ran needs; the kernels
+            // write before they read, tests/kernels/conv_int8.cpp hands them
+            // garbage), instead of a zeroed allocation per call.
+            static thread_local std::vector<std::int64_t> scratch;
+            const auto words =
+                static_cast<std::size_t>(kernels::detail::conv_int8_fast_scratch_words(kg));
+            if (scratch.size() < words) scratch.resize(words);
             const std::int64_t plane = kg.oh * kg.ow;
             kernels::int8_requant_fn vec = nullptr;
             if constexpr (requant_vectorizes)

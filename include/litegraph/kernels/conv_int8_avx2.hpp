@@ -368,13 +368,27 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
             const std::int32_t* src = pp;
             const std::int64_t rs = xs;  // int32 per row of the pair plane
             if (g.sw == 1) {
-                // Pairs (x[c], x[c + dw]) of the image's rows, 8 at a time; the
-                // last vector may read past a row into the next or the slack.
+                // Pairs (x[c], x[c + dw]) of the image's rows, 16 at a time
+                // (the unpacks work within 128-bit lanes: two permutes put
+                // the pairs in order), then 8; within the row.
                 const std::int64_t cols = (xs - g.dw) / 8 * 8;
                 for (std::int64_t r = g.pt; r < g.pt + g.h; ++r) {
                     const std::int16_t* s = xp + r * xs;
                     std::int32_t* d = pp + r * xs;
-                    for (std::int64_t c = 0; c < cols; c += 8) {
+                    std::int64_t c = 0;
+                    for (; c + 16 <= cols; c += 16) {
+                        const __m256i a =
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + c));
+                        const __m256i b =
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + c + g.dw));
+                        const __m256i lo = _mm256_unpacklo_epi16(a, b);  // pairs 0-3 | 8-11
+                        const __m256i hi = _mm256_unpackhi_epi16(a, b);  // pairs 4-7 | 12-15
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + c),
+                                            _mm256_permute2x128_si256(lo, hi, 0x20));
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + c + 8),
+                                            _mm256_permute2x128_si256(lo, hi, 0x31));
+                    }
+                    for (; c < cols; c += 8) {
                         const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + c));
                         const __m128i b =
                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + c + g.dw));
