@@ -991,53 +991,54 @@ inline xsimd::batch<float, A> fmadd(xsimd::batch<float, A> a, xsimd::batch<float
         return xsimd::fma(a, b, c);
 }
 
-/// Base (an xsimd architecture) with the VNNI dot products (vpdpbusd,
-/// vpdpwssd) on top: xsimd 8 has no VNNI type.  The same registers and
-/// xsimd kernels as Base (overloads for Base take it as their nearest
-/// base), but a type of its own, so the kernels a VNNI unit instantiates
-/// never share a symbol with Base's unit; the int8 kernels ask has_vnni<A>.
-template <class Base>
-struct with_vnni : Base {
-    static constexpr bool vnni = true;
-    static constexpr bool supported() noexcept {
-#if defined(__AVX512VNNI__) || defined(__AVXVNNI__)
-        return Base::supported();
-#else
-        return false;
-#endif
-    }
-    static constexpr char const* name() noexcept {
-        return "vnni";
-    }
+/// Base (an xsimd architecture) with an instruction-set extension xsimd 8
+/// has no type for on top (Feature: a tag naming it, and whether this
+/// translation unit's flags give it).  The same registers and xsimd kernels
+/// as Base (overloads for Base take it as their nearest base), but a type
+/// of its own, so the kernels a unit of the extension instantiates never
+/// share a symbol with Base's unit; the kernels ask has_feature<A, Feature>.
+template <class Base, class Feature>
+struct with_feature : Base {
+    using feature = Feature;
+    static constexpr bool supported() noexcept { return Feature::compiled() && Base::supported(); }
+    static constexpr char const* name() noexcept { return Feature::name; }
 };
-/// Whether architecture A has the VNNI dot products (a with_vnni<Base>).
-template <class A>
-inline constexpr bool has_vnni = requires {
-    A::vnni;
+/// Whether architecture A is a with_feature<Base, Feature>.
+template <class A, class Feature>
+inline constexpr bool has_feature = requires {
+    requires std::is_same_v<typename A::feature, Feature>;
 };
 
-/// Base (xsimd's neon64) with the Armv8.2 dot products (sdot, udot) on
-/// top, as with_vnni on x86: the same registers and xsimd kernels as Base,
-/// a type of its own; the int8 kernels ask has_dotprod<A>.
-template <class Base>
-struct with_dotprod : Base {
-    static constexpr bool dotprod = true;
-    static constexpr bool supported() noexcept {
-#if defined(__ARM_FEATURE_DOTPROD)
-        return Base::supported();
+/// x86's VNNI dot products (vpdpbusd, vpdpwssd: AVX512-VNNI or AVX-VNNI).
+struct vnni_feature {
+    static constexpr char const* name = "vnni";
+    static constexpr bool compiled() noexcept {
+#if defined(__AVX512VNNI__) || defined(__AVXVNNI__)
+        return true;
 #else
         return false;
 #endif
     }
-    static constexpr char const* name() noexcept {
-        return "neon-dotprod";
+};
+/// The Armv8.2 dot products (sdot, udot) on neon64.
+struct dotprod_feature {
+    static constexpr char const* name = "neon-dotprod";
+    static constexpr bool compiled() noexcept {
+#if defined(__ARM_FEATURE_DOTPROD)
+        return true;
+#else
+        return false;
+#endif
     }
 };
-/// Whether architecture A has the dot products (a with_dotprod<Base>).
+template <class Base>
+using with_vnni = with_feature<Base, vnni_feature>;
+template <class Base>
+using with_dotprod = with_feature<Base, dotprod_feature>;
 template <class A>
-inline constexpr bool has_dotprod = requires {
-    A::dotprod;
-};
+inline constexpr bool has_vnni = has_feature<A, vnni_feature>;
+template <class A>
+inline constexpr bool has_dotprod = has_feature<A, dotprod_feature>;
 #endif
 
 inline constexpr const char* arch_name = default_arch::name();
@@ -1366,26 +1367,21 @@ inline void clear_active() {
 }  // namespace litegraph::kernels::simd
 
 #if !defined(LITEGRAPH_SCALAR_SIMD)
-// with_vnni<B>'s and with_dotprod<B>'s registers are B's (as
-// XSIMD_DECLARE_SIMD_REGISTER_ALIAS).
-#define LITEGRAPH_SIMD_REGISTER_ALIAS(wrapper)                                                    \
-    template <class T, class B>                                                                   \
-    struct simd_register<T, litegraph::kernels::simd::wrapper<B>> : simd_register<T, B> {         \
-        using register_type = typename simd_register<T, B>::register_type;                        \
-        simd_register(register_type reg) noexcept : simd_register<T, B>{reg} {}                   \
-        simd_register() = default;                                                                \
-    };                                                                                            \
-    template <class T, class B>                                                                   \
-    struct has_simd_register<T, litegraph::kernels::simd::wrapper<B>> : has_simd_register<T, B> { \
-    };                                                                                            \
-    template <class T, class B>                                                                   \
-    struct get_bool_simd_register<T, litegraph::kernels::simd::wrapper<B>>                        \
-        : get_bool_simd_register<T, B> {};
+// with_feature<B, F>'s registers are B's (as XSIMD_DECLARE_SIMD_REGISTER_ALIAS).
 namespace xsimd::types {
-LITEGRAPH_SIMD_REGISTER_ALIAS(with_vnni)
-LITEGRAPH_SIMD_REGISTER_ALIAS(with_dotprod)
+template <class T, class B, class F>
+struct simd_register<T, litegraph::kernels::simd::with_feature<B, F>> : simd_register<T, B> {
+    using register_type = typename simd_register<T, B>::register_type;
+    simd_register(register_type reg) noexcept : simd_register<T, B>{reg} {}
+    simd_register() = default;
+};
+template <class T, class B, class F>
+struct has_simd_register<T, litegraph::kernels::simd::with_feature<B, F>>
+    : has_simd_register<T, B> {};
+template <class T, class B, class F>
+struct get_bool_simd_register<T, litegraph::kernels::simd::with_feature<B, F>>
+    : get_bool_simd_register<T, B> {};
 }  // namespace xsimd::types
-#undef LITEGRAPH_SIMD_REGISTER_ALIAS
 
 #if XSIMD_WITH_NEON64
 // xsimd 8's neon64 broadcast returns batch<T, neon64> whatever the
@@ -21353,6 +21349,8 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 //    a plane of int16 pairs (x[c], x[c + dw])), so every tap is in range;
 //    vpmaddwd of a pair of horizontal taps per 8 output pixels, 32 pixels
 //    (four accumulators) per pass over the taps where the row has them.
+//    Tap rows that read only padding are skipped (dw_image_tap_rows: on a
+//    plane of one row, four of a 5 x 5 window's five).
 //    On AVX-512 (vertical dilation 1) in blocks of up to 4 output rows x 8
 //    vectors of 16 pixels (dw_block512): each input row's vectors are
 //    loaded once per horizontal term and multiplied into every output row
@@ -21429,6 +21427,7 @@ inline void conv2d_int8(const conv_geometry& g, const std::int8_t* x, const std:
 #include <cstring>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 
@@ -21590,6 +21589,18 @@ struct int8_impl {
     int8_pack pack = int8_pack::pairs;                     // what gemm reads
 };
 
+/// The tap rows [first, last) of a depthwise window at output row oh that
+/// read rows of the image (the others read only zero padding: the kernels
+/// skip them; on a plane of a few rows most of a 5 x 5 window is padding).
+inline std::pair<std::int64_t, std::int64_t> dw_image_tap_rows(const conv_geometry& g,
+                                                               std::int64_t oh) noexcept {
+    const std::int64_t top = oh * g.sh - g.pt;  // the input row of tap row 0
+    const std::int64_t first = std::min(g.kh, top >= 0 ? 0 : (g.dh - 1 - top) / g.dh);
+    const std::int64_t below = g.h - top;  // image rows from `top` down
+    const std::int64_t last = below <= 0 ? 0 : std::min(g.kh, (below + g.dh - 1) / g.dh);
+    return {first, std::max(first, last)};
+}
+
 /// int64 words of scratch the fast kernels need for g.
 /// (Either packing: the larger of the two forms' needs.)
 inline std::int64_t conv_int8_fast_scratch_words(const conv_geometry& g) noexcept {
@@ -21715,18 +21726,21 @@ inline void madd_into512(__m512i& s, __m512i x, __m512i w) noexcept {
 /// than multiplies).  p: the plane read at the block's first input row and
 /// first pixel; rb: bytes per input row; tpr terms per row (weight pairs
 /// wp[i * tpr + jt], byte offsets joff[jt]); the last vector has the lanes
-/// of mask `last`.  Sums to out (rows `ow` apart).
+/// of mask `last`; the block's input rows [r0, r1) are in the image (the
+/// others, padding, are skipped).  Sums to out (rows `ow` apart).
 template <class A, int R, int V>
 inline void dw_block512(const char* p, std::int64_t rb, std::int64_t sh, std::int64_t kh,
                         std::int64_t tpr, const std::int32_t* wp, const std::int64_t* joff,
-                        __mmask16 last, std::int32_t* out, std::int64_t ow) noexcept {
+                        __mmask16 last, std::int32_t* out, std::int64_t ow, std::int64_t r0,
+                        std::int64_t r1) noexcept {
     __m512i s[R][V];
 #pragma GCC unroll 4
     for (int o = 0; o < R; ++o)
 #pragma GCC unroll 8
         for (int v = 0; v < V; ++v) s[o][v] = _mm512_setzero_si512();
-    const std::int64_t rows = (R - 1) * sh + kh;
-    for (std::int64_t r = 0; r < rows; ++r, p += rb)
+    // Only the block's input rows [r0, r1) in the image: the others are zero.
+    p += r0 * rb;
+    for (std::int64_t r = r0; r < r1; ++r, p += rb)
         for (std::int64_t jt = 0; jt < tpr; ++jt) {
             const char* q = p + joff[jt];
             __m512i x[V];
@@ -21759,7 +21773,7 @@ template <class A>
 struct dw_blocks512 {
     using fn = void (*)(const char*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                         const std::int32_t*, const std::int64_t*, __mmask16, std::int32_t*,
-                        std::int64_t) noexcept;
+                        std::int64_t, std::int64_t, std::int64_t) noexcept;
     template <int R, int... V>
     static constexpr std::array<fn, 8> row(std::integer_sequence<int, V...>) {
         return {&dw_block512<A, R, V + 1>...};
@@ -21774,9 +21788,10 @@ struct dw_blocks512 {
 /// pixels masked), rows 4 at a time for up to 5 vectors per run, else 2,
 /// then the rows left.
 template <class A>
-inline void dw_plane512(const char* plane, std::int64_t rb, std::int64_t sh, std::int64_t kh,
+inline void dw_plane512(const char* plane, std::int64_t rb, const conv_geometry& g,
                         std::int64_t tpr, const std::int32_t* wp, const std::int64_t* joff,
-                        std::int32_t* out, std::int64_t oh, std::int64_t ow) noexcept {
+                        std::int32_t* out) noexcept {
+    const std::int64_t sh = g.sh, kh = g.kh, oh = g.oh, ow = g.ow;
     const std::int64_t vectors = (ow + 15) / 16, runs = (vectors + 7) / 8;
     for (std::int64_t run = 0, v0 = 0; run < runs; ++run) {
         const int nv = static_cast<int>(vectors / runs + (run < vectors % runs ? 1 : 0));
@@ -21788,7 +21803,11 @@ inline void dw_plane512(const char* plane, std::int64_t rb, std::int64_t sh, std
             const int r = left >= rmax ? rmax : left >= 2 ? 2 : 1;
             const char* p = plane + o * sh * rb + v0 * 64;
             std::int32_t* d = out + o * ow + v0 * 16;
-            dw_blocks512<A>::get(r, nv)(p, rb, sh, kh, tpr, wp, joff, last, d, ow);
+            // The block's input rows from padded row o * sh: those in the image.
+            const std::int64_t rows = (r - 1) * sh + kh;
+            const std::int64_t r0 = std::clamp<std::int64_t>(g.pt - o * sh, 0, rows);
+            const std::int64_t r1 = std::clamp<std::int64_t>(g.pt + g.h - o * sh, r0, rows);
+            dw_blocks512<A>::get(r, nv)(p, rb, sh, kh, tpr, wp, joff, last, d, ow, r0, r1);
             o += r;
         }
         v0 += nv;
@@ -21961,13 +21980,27 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
             const std::int32_t* src = pp;
             const std::int64_t rs = xs;  // int32 per row of the pair plane
             if (g.sw == 1) {
-                // Pairs (x[c], x[c + dw]) of the image's rows, 8 at a time; the
-                // last vector may read past a row into the next or the slack.
+                // Pairs (x[c], x[c + dw]) of the image's rows, 16 at a time
+                // (the unpacks work within 128-bit lanes: two permutes put
+                // the pairs in order), then 8; within the row.
                 const std::int64_t cols = (xs - g.dw) / 8 * 8;
                 for (std::int64_t r = g.pt; r < g.pt + g.h; ++r) {
                     const std::int16_t* s = xp + r * xs;
                     std::int32_t* d = pp + r * xs;
-                    for (std::int64_t c = 0; c < cols; c += 8) {
+                    std::int64_t c = 0;
+                    for (; c + 16 <= cols; c += 16) {
+                        const __m256i a =
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + c));
+                        const __m256i b =
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + c + g.dw));
+                        const __m256i lo = _mm256_unpacklo_epi16(a, b);  // pairs 0-3 | 8-11
+                        const __m256i hi = _mm256_unpackhi_epi16(a, b);  // pairs 4-7 | 12-15
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + c),
+                                            _mm256_permute2x128_si256(lo, hi, 0x20));
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + c + 8),
+                                            _mm256_permute2x128_si256(lo, hi, 0x31));
+                    }
+                    for (; c < cols; c += 8) {
                         const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + c));
                         const __m128i b =
                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + c + g.dw));
@@ -22001,15 +22034,18 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     const std::int64_t bytes = g.sw == 1 ? 4 : 2;
                     d8::dw_plane512<A>(g.sw == 1 ? reinterpret_cast<const char*>(src)
                                                  : reinterpret_cast<const char*>(xp),
-                                       xs * bytes, g.sh, g.kh, terms / g.kh, wp32, toff, acc, g.oh,
-                                       g.ow);
+                                       xs * bytes, g, terms / g.kh, wp32, toff, acc);
                     sink(n, ch, 0, acc, plane);
                     continue;
                 }
             }
 #endif
+            const std::int64_t tpr = terms / g.kh;  // terms per tap row
             for (std::int64_t oh = 0; oh < g.oh; ++oh) {
                 std::int32_t* ar = acc + oh * g.ow;
+                // The terms of the tap rows that read the image (the rest: padding).
+                const auto [i0, i1] = dw_image_tap_rows(g, oh);
+                const std::int64_t t0 = i0 * tpr, t1 = i1 * tpr;
                 // 4 bytes per output pixel in either plane read.
                 const char* rowp = g.sw == 1 ? reinterpret_cast<const char*>(src + oh * g.sh * rs)
                                              : reinterpret_cast<const char*>(xp + oh * g.sh * xs);
@@ -22022,7 +22058,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     for (; ow0 + 64 <= g.ow; ow0 += 64) {
                         __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
                         const char* p = rowp + ow0 * 4;
-                        for (std::int64_t t = 0; t < terms; ++t) {
+                        for (std::int64_t t = t0; t < t1; ++t) {
                             const char* q = p + toff[t];
                             const __m512i wt =
                                 _mm512_broadcast_i32x4(_mm256_castsi256_si128(wv[t]));
@@ -22039,7 +22075,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     for (; ow0 + 32 <= g.ow; ow0 += 32) {
                         __m512i s0 = _mm512_setzero_si512(), s1 = s0;
                         const char* p = rowp + ow0 * 4;
-                        for (std::int64_t t = 0; t < terms; ++t) {
+                        for (std::int64_t t = t0; t < t1; ++t) {
                             const char* q = p + toff[t];
                             const __m512i wt =
                                 _mm512_broadcast_i32x4(_mm256_castsi256_si128(wv[t]));
@@ -22052,7 +22088,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     for (; ow0 + 16 <= g.ow; ow0 += 16) {
                         __m512i s0 = _mm512_setzero_si512();
                         const char* p = rowp + ow0 * 4;
-                        for (std::int64_t t = 0; t < terms; ++t)
+                        for (std::int64_t t = t0; t < t1; ++t)
                             s0 = d8::madd_acc512<A>(
                                 s0, _mm512_loadu_si512(p + toff[t]),
                                 _mm512_broadcast_i32x4(_mm256_castsi256_si128(wv[t])));
@@ -22066,7 +22102,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                 for (; ow0 + 32 <= g.ow; ow0 += 32) {
                     __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
                     const char* p = rowp + ow0 * 4;
-                    for (std::int64_t t = 0; t < terms; ++t) {
+                    for (std::int64_t t = t0; t < t1; ++t) {
                         const __m256i* q = reinterpret_cast<const __m256i*>(p + toff[t]);
                         const __m256i wt = wv[t];
                         s0 = d8::madd_acc<A>(s0, _mm256_loadu_si256(q), wt);
@@ -22082,7 +22118,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                 for (; ow0 + 16 <= g.ow; ow0 += 16) {
                     __m256i s0 = _mm256_setzero_si256(), s1 = s0;
                     const char* p = rowp + ow0 * 4;
-                    for (std::int64_t t = 0; t < terms; ++t) {
+                    for (std::int64_t t = t0; t < t1; ++t) {
                         const __m256i* q = reinterpret_cast<const __m256i*>(p + toff[t]);
                         s0 = d8::madd_acc<A>(s0, _mm256_loadu_si256(q), wv[t]);
                         s1 = d8::madd_acc<A>(s1, _mm256_loadu_si256(q + 1), wv[t]);
@@ -22093,7 +22129,7 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                 for (; ow0 < g.ow; ow0 += 8) {
                     __m256i s0 = _mm256_setzero_si256();
                     const char* p = rowp + ow0 * 4;
-                    for (std::int64_t t = 0; t < terms; ++t)
+                    for (std::int64_t t = t0; t < t1; ++t)
                         s0 = d8::madd_acc<A>(
                             s0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + toff[t])),
                             wv[t]);
@@ -22133,7 +22169,8 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
 //  - conv_int8_depthwise_neon: depthwise convs (horizontal stride 1 or 2)
 //    over a zero-padded int16 copy of each plane: 16 output pixels per
 //    pass over the taps, smlal / smlal2 of the pixels by the tap (int32
-//    sums), stride 2 reading the even pixels by ld2.  The same loop on
+//    sums), stride 2 reading the even pixels by ld2; the tap rows that read
+//    only padding are skipped.  The same loop on
 //    both slots (the dot product multiplies quads of one pixel's taps, a
 //    depthwise tap has one pixel per lane).
 
@@ -22345,11 +22382,14 @@ void conv_int8_depthwise_neon(const conv_geometry& g, const std::int8_t* x,
             for (std::int64_t oh = 0; oh < g.oh; ++oh) {
                 const std::int16_t* row = xp + oh * g.sh * xs;
                 std::int32_t* ar = acc + oh * g.ow;
+                // The taps of the rows that read the image (the rest: padding).
+                const auto [i0, i1] = dw_image_tap_rows(g, oh);
+                const std::int64_t t0 = i0 * g.kw, t1 = i1 * g.kw;
                 for (std::int64_t ow0 = 0; ow0 < g.ow; ow0 += 16) {
                     int32x4_t s0 = vdupq_n_s32(0), s1 = s0, s2 = s0, s3 = s0;
                     const std::int16_t* p = row + ow0 * g.sw;
                     if (g.sw == 1) {
-                        for (std::int64_t t = 0; t < terms; ++t) {
+                        for (std::int64_t t = t0; t < t1; ++t) {
                             const std::int16_t* q = p + toff[t];
                             const int16x8_t a = vld1q_s16(q), b = vld1q_s16(q + 8);
                             s0 = vmlal_n_s16(s0, vget_low_s16(a), wt[t]);
@@ -22358,7 +22398,7 @@ void conv_int8_depthwise_neon(const conv_geometry& g, const std::int8_t* x,
                             s3 = vmlal_high_n_s16(s3, b, wt[t]);
                         }
                     } else {
-                        for (std::int64_t t = 0; t < terms; ++t) {
+                        for (std::int64_t t = t0; t < t1; ++t) {
                             const std::int16_t* q = p + toff[t];
                             const int16x8_t a = vld2q_s16(q).val[0], b = vld2q_s16(q + 16).val[0];
                             s0 = vmlal_n_s16(s0, vget_low_s16(a), wt[t]);
@@ -24160,8 +24200,14 @@ struct fused_int8 {
                     s.isa = slot;
                 }
             }
-            std::vector<std::int64_t> scratch(
-                static_cast<std::size_t>(kernels::detail::conv_int8_fast_scratch_words(kg)));
+            // The kernels' scratch: one buffer per thread, kept between calls
+            // (as large as the largest conv this thread ran needs; the kernels
+            // write before they read, tests/kernels/conv_int8.cpp hands them
+            // garbage), instead of a zeroed allocation per call.
+            static thread_local std::vector<std::int64_t> scratch;
+            const auto words =
+                static_cast<std::size_t>(kernels::detail::conv_int8_fast_scratch_words(kg));
+            if (scratch.size() < words) scratch.resize(words);
             const std::int64_t plane = kg.oh * kg.ow;
             kernels::int8_requant_fn vec = nullptr;
             if constexpr (requant_vectorizes)
