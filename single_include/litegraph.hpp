@@ -22170,9 +22170,9 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
 //    over a zero-padded int16 copy of each plane: 16 output pixels per
 //    pass over the taps, smlal / smlal2 of the pixels by the tap (int32
 //    sums), stride 2 reading the even pixels by ld2; the tap rows that read
-//    only padding are skipped.  The same loop on
-//    both slots (the dot product multiplies quads of one pixel's taps, a
-//    depthwise tap has one pixel per lane).
+//    only padding are skipped.  The same loop on both slots (the dot
+//    product multiplies quads of one pixel's taps, a depthwise tap has one
+//    pixel per lane).
 
 #include <algorithm>
 #include <cstdint>

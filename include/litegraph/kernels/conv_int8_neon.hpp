@@ -19,9 +19,9 @@
 //    over a zero-padded int16 copy of each plane: 16 output pixels per
 //    pass over the taps, smlal / smlal2 of the pixels by the tap (int32
 //    sums), stride 2 reading the even pixels by ld2; the tap rows that read
-//    only padding are skipped.  The same loop on
-//    both slots (the dot product multiplies quads of one pixel's taps, a
-//    depthwise tap has one pixel per lane).
+//    only padding are skipped.  The same loop on both slots (the dot
+//    product multiplies quads of one pixel's taps, a depthwise tap has one
+//    pixel per lane).
 #pragma once
 
 #include <algorithm>
