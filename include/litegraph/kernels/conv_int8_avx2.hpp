@@ -349,6 +349,13 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
     [[maybe_unused]] std::int32_t wp32[int8_dw_max_taps];  // the AVX-512 blocks read these
     std::int64_t toff[int8_dw_max_taps];
     std::fill(xp, xp + hp * xs + 16, std::int16_t{0});
+    // The taps as terms (a pair of horizontal taps, or one), so the pixel
+    // loop is one loop of loads and vpmaddwd: each term's byte offset into
+    // the plane read, the same for every plane.
+    std::int64_t terms = 0;
+    for (std::int64_t i = 0; i < g.kh; ++i)
+        for (std::int64_t j = 0; j < g.kw; j += step, ++terms)
+            toff[terms] = (i * g.dh * xs + j * g.dw) * (g.sw == 1 ? 4 : 2);
     // The pair plane's padding rows are pairs of zeros for every plane:
     // written once, then only the rows of the image are paired per plane.
     if (g.sw == 1) std::fill(pp, acc, std::int32_t{0});
@@ -399,20 +406,17 @@ void conv_int8_depthwise_avx2(const conv_geometry& g, const std::int8_t* x,
                     }
                 }
             }
-            // The taps as terms: a byte offset into the plane read and a
-            // weight pair, so the pixel loop is one loop of loads and vpmaddwd.
+            // This plane's weight pair per term (toff: the terms' offsets).
             const std::int16_t* wt = w.taps.data() + ch * g.kh * kwp;
-            std::int64_t terms = 0;
-            for (std::int64_t i = 0; i < g.kh; ++i)
-                for (std::int64_t j = 0; j < g.kw; j += step, ++terms) {
+            for (std::int64_t i = 0, t = 0; i < g.kh; ++i)
+                for (std::int64_t j = 0; j < g.kw; j += step, ++t) {
                     std::int32_t wpair;
                     if (pairs)
                         std::memcpy(&wpair, wt + i * kwp + j, 4);
                     else
                         wpair = static_cast<std::uint16_t>(wt[i * kwp + j]);
-                    wv[terms] = _mm256_set1_epi32(wpair);
-                    wp32[terms] = wpair;
-                    toff[terms] = (i * g.dh * xs + j * g.dw) * (g.sw == 1 ? 4 : 2);
+                    wv[t] = _mm256_set1_epi32(wpair);
+                    wp32[t] = wpair;
                 }
 #if defined(__AVX512BW__)
             // AVX-512, vertical dilation 1: blocks of rows x vectors

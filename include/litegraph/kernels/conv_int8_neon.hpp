@@ -210,6 +210,9 @@ void conv_int8_depthwise_neon(const conv_geometry& g, const std::int8_t* x,
     std::int16_t wt[int8_dw_max_taps];
     // The padding stays zero: only the image's part is written per plane.
     std::fill(xp, xp + hp * xs + slack, std::int16_t{0});
+    // Tap (i, j)'s offset into the plane, the same for every plane.
+    for (std::int64_t i = 0; i < g.kh; ++i)
+        for (std::int64_t j = 0; j < g.kw; ++j) toff[i * g.kw + j] = i * g.dh * xs + j * g.dw;
     for (std::int64_t n = 0; n < g.n; ++n)
         for (std::int64_t ch = 0; ch < g.c; ++ch) {
             const std::int8_t* xc = x + (n * g.c + ch) * in_plane;
@@ -224,12 +227,10 @@ void conv_int8_depthwise_neon(const conv_geometry& g, const std::int8_t* x,
                 }
                 for (; c < g.w; ++c) d[c] = s[c];
             }
-            std::int64_t terms = 0;
             for (std::int64_t i = 0; i < g.kh; ++i)
-                for (std::int64_t j = 0; j < g.kw; ++j, ++terms) {
-                    toff[terms] = i * g.dh * xs + j * g.dw;
-                    wt[terms] = w.taps[static_cast<std::size_t>((ch * g.kh + i) * w.kwp + j)];
-                }
+                for (std::int64_t j = 0; j < g.kw; ++j)
+                    wt[i * g.kw + j] =
+                        w.taps[static_cast<std::size_t>((ch * g.kh + i) * w.kwp + j)];
             for (std::int64_t oh = 0; oh < g.oh; ++oh) {
                 const std::int16_t* row = xp + oh * g.sh * xs;
                 std::int32_t* ar = acc + oh * g.ow;
