@@ -137,7 +137,7 @@ struct fused_int8 {
         auto* out = io.output("Output").template as<out_t>();
         using ops::int8_detail::int8_kernel;
         if (p.kernel == int8_kernel::fast) {
-            if (!run_fast(kg, c, x, f, out, s)) run_firmware_form<fused_int8>(p, io);
+            if (!run_fast(kg, c, x, f, out, s, io.pool)) run_firmware_form<fused_int8>(p, io);
         } else if (p.kernel == int8_kernel::reference) {
             std::vector<std::int64_t> scratch(
                 static_cast<std::size_t>(kernels::conv_int8_scratch_words(kg)));
@@ -152,11 +152,15 @@ struct fused_int8 {
     /// The desktop fast kernels (kernels/conv_int8_fast.hpp) over the filter
     /// packed once in `s` (a filter not known at inference is packed per
     /// call); false, and nothing done, when this slot has none for `kg`
-    /// (the baseline, Cortex-M, a grouped conv that is not depthwise).
+    /// (the baseline, Cortex-M, a grouped conv that is not depthwise).  A
+    /// batch is split over `pool` by images: each image's sums are the same
+    /// whichever thread computes them, so the output is too.
     template <class Out>
     static bool run_fast(const kernels::conv_geometry& kg, const chain_type& c,
-                         const std::int8_t* x, const std::int8_t* f, Out* out, state& s) {
+                         const std::int8_t* x, const std::int8_t* f, Out* out, state& s,
+                         thread_pool* pool = nullptr) {
         if constexpr (kernels::best_is_cortex_m_dsp) {
+            (void)pool;
             return false;
         } else {
             if (!kernels::conv_int8_fast_covers(kg)) return false;
@@ -165,8 +169,8 @@ struct fused_int8 {
                                 s.weights->fits(kg, kernels::detail::int8_for(s.isa).pack);
             const kernels::simd::isa slot = packed ? s.isa : kernels::simd::active();
             const kernels::detail::int8_impl impl = kernels::detail::int8_for(slot);
-            auto conv = kg.groups == 1 ? impl.gemm : impl.depthwise;
-            if (!conv) return false;
+            if (!(kg.groups == 1 ? impl.gemm : impl.depthwise)) return false;
+            // Packed here, before any split: the tasks only read the weights.
             std::unique_ptr<const kernels::conv_int8_weights> own;
             const kernels::conv_int8_weights* w = s.weights.get();
             if (!packed) {
@@ -177,48 +181,82 @@ struct fused_int8 {
                     s.isa = slot;
                 }
             }
-            // The kernels' scratch: one buffer per thread, kept between calls
-            // (as large as the largest conv this thread ran needs; the kernels
-            // write before they read, tests/kernels/conv_int8.cpp hands them
-            // garbage), instead of a zeroed allocation per call.
-            static thread_local std::vector<std::int64_t> scratch;
-            const auto words =
-                static_cast<std::size_t>(kernels::detail::conv_int8_fast_scratch_words(kg));
-            if (scratch.size() < words) scratch.resize(words);
-            const std::int64_t plane = kg.oh * kg.ow;
-            kernels::int8_requant_fn vec = nullptr;
-            if constexpr (requant_vectorizes)
-                vec = kernels::detail::int8_requant_for<chain_type>(impl);
-            if constexpr (int8_out) {
-                chain_type local = c;
-                if constexpr (quantized_gate) {
-                    auto& g = std::get<sizeof...(Stages)>(local.stages);
-                    if constexpr (std::is_same_v<std::decay_t<decltype(g.mul)>, mul_plane>)
-                        g.mul.quantize_run = impl.plane_quantize;
-                }
-                auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
-                                const std::int32_t* v, std::int64_t count) {
-                    const std::int64_t index = (n * kg.oc + oc) * plane + off;
-                    if (vec)
-                        vec(&local, out + index, v, count, oc, index);
-                    else
-                        requantize(local, out, v, count, at{n, oc, index});
-                };
-                conv(kg, x, *w, scratch.data(), kernels::int32_sink_ref(sink));
-            } else {
-                kernels::int8_float_fn fvec = nullptr;
-                if constexpr (float_vectorizes)
-                    fvec = kernels::detail::int8_float_for<chain_type>(impl);
-                const chain_type local = c;
-                auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
-                                const std::int32_t* v, std::int64_t count) {
-                    const at a{n, oc, (n * kg.oc + oc) * plane + off};
-                    const std::int64_t done = fvec ? fvec(&local, out, v, count, a) : 0;
-                    local.emit(out, v + done, count - done, at{n, oc, a.index + done});
-                };
-                conv(kg, x, *w, scratch.data(), kernels::int32_sink_ref(sink));
+            const std::int64_t tasks = image_tasks(kg, pool_threads(pool));
+            if (tasks <= 1) {
+                run_images(kg, 0, impl, c, x, *w, out);
+                return true;
             }
+            const std::int64_t per = (kg.n + tasks - 1) / tasks, image = kg.c * kg.h * kg.w;
+            parallel_tasks(pool, tasks, [&](std::int64_t t) {
+                const std::int64_t n0 = t * per, n1 = std::min(kg.n, n0 + per);
+                if (n0 >= n1) return;
+                kernels::conv_geometry part = kg;
+                part.n = n1 - n0;
+                run_images(part, n0, impl, c, x + n0 * image, *w, out);
+            });
             return true;
+        }
+    }
+
+    /// How many image ranges a conv of geometry `kg` is split into on
+    /// `threads` threads: one unless the batch has several images and the
+    /// conv is large enough (about 32K multiply-adds per task) to outweigh
+    /// waking the threads.
+    static std::int64_t image_tasks(const kernels::conv_geometry& kg, unsigned threads) {
+        if (threads <= 1 || kg.n <= 1) return 1;
+        const std::int64_t tasks = std::min<std::int64_t>(threads, kg.n);
+        const std::int64_t macs = kg.n * kg.oc * kg.oh * kg.ow * (kg.c / kg.groups) * kg.kh * kg.kw;
+        return macs >= tasks * (std::int64_t{1} << 15) ? tasks : 1;
+    }
+
+    /// Images [first, first + kg.n) of the batch through `impl`'s kernel:
+    /// `x` points at image `first`, `out` at the whole output.
+    template <class Out>
+    static void run_images(const kernels::conv_geometry& kg, std::int64_t first,
+                           const kernels::detail::int8_impl& impl, const chain_type& c,
+                           const std::int8_t* x, const kernels::conv_int8_weights& w, Out* out) {
+        auto conv = kg.groups == 1 ? impl.gemm : impl.depthwise;
+        // The kernels' scratch: one buffer per thread, kept between calls
+        // (as large as the largest conv this thread ran needs; the kernels
+        // write before they read, tests/kernels/conv_int8.cpp hands them
+        // garbage), instead of a zeroed allocation per call.
+        static thread_local std::vector<std::int64_t> scratch;
+        const auto words =
+            static_cast<std::size_t>(kernels::detail::conv_int8_fast_scratch_words(kg));
+        if (scratch.size() < words) scratch.resize(words);
+        const std::int64_t plane = kg.oh * kg.ow;
+        kernels::int8_requant_fn vec = nullptr;
+        if constexpr (requant_vectorizes) vec = kernels::detail::int8_requant_for<chain_type>(impl);
+        if constexpr (int8_out) {
+            chain_type local = c;
+            if constexpr (quantized_gate) {
+                auto& g = std::get<sizeof...(Stages)>(local.stages);
+                if constexpr (std::is_same_v<std::decay_t<decltype(g.mul)>, mul_plane>)
+                    g.mul.quantize_run = impl.plane_quantize;
+            }
+            auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
+                            const std::int32_t* v, std::int64_t count) {
+                n += first;
+                const std::int64_t index = (n * kg.oc + oc) * plane + off;
+                if (vec)
+                    vec(&local, out + index, v, count, oc, index);
+                else
+                    requantize(local, out, v, count, at{n, oc, index});
+            };
+            conv(kg, x, w, scratch.data(), kernels::int32_sink_ref(sink));
+        } else {
+            kernels::int8_float_fn fvec = nullptr;
+            if constexpr (float_vectorizes)
+                fvec = kernels::detail::int8_float_for<chain_type>(impl);
+            const chain_type local = c;
+            auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
+                            const std::int32_t* v, std::int64_t count) {
+                n += first;
+                const at a{n, oc, (n * kg.oc + oc) * plane + off};
+                const std::int64_t done = fvec ? fvec(&local, out, v, count, a) : 0;
+                local.emit(out, v + done, count - done, at{n, oc, a.index + done});
+            };
+            conv(kg, x, w, scratch.data(), kernels::int32_sink_ref(sink));
         }
     }
 
