@@ -24165,7 +24165,7 @@ struct fused_int8 {
         auto* out = io.output("Output").template as<out_t>();
         using ops::int8_detail::int8_kernel;
         if (p.kernel == int8_kernel::fast) {
-            if (!run_fast(kg, c, x, f, out, s)) run_firmware_form<fused_int8>(p, io);
+            if (!run_fast(kg, c, x, f, out, s, io.pool)) run_firmware_form<fused_int8>(p, io);
         } else if (p.kernel == int8_kernel::reference) {
             std::vector<std::int64_t> scratch(
                 static_cast<std::size_t>(kernels::conv_int8_scratch_words(kg)));
@@ -24180,11 +24180,15 @@ struct fused_int8 {
     /// The desktop fast kernels (kernels/conv_int8_fast.hpp) over the filter
     /// packed once in `s` (a filter not known at inference is packed per
     /// call); false, and nothing done, when this slot has none for `kg`
-    /// (the baseline, Cortex-M, a grouped conv that is not depthwise).
+    /// (the baseline, Cortex-M, a grouped conv that is not depthwise).  A
+    /// batch is split over `pool` by images: each image's sums are the same
+    /// whichever thread computes them, so the output is too.
     template <class Out>
     static bool run_fast(const kernels::conv_geometry& kg, const chain_type& c,
-                         const std::int8_t* x, const std::int8_t* f, Out* out, state& s) {
+                         const std::int8_t* x, const std::int8_t* f, Out* out, state& s,
+                         thread_pool* pool = nullptr) {
         if constexpr (kernels::best_is_cortex_m_dsp) {
+            (void)pool;
             return false;
         } else {
             if (!kernels::conv_int8_fast_covers(kg)) return false;
@@ -24193,8 +24197,8 @@ struct fused_int8 {
                                 s.weights->fits(kg, kernels::detail::int8_for(s.isa).pack);
             const kernels::simd::isa slot = packed ? s.isa : kernels::simd::active();
             const kernels::detail::int8_impl impl = kernels::detail::int8_for(slot);
-            auto conv = kg.groups == 1 ? impl.gemm : impl.depthwise;
-            if (!conv) return false;
+            if (!(kg.groups == 1 ? impl.gemm : impl.depthwise)) return false;
+            // Packed here, before any split: the tasks only read the weights.
             std::unique_ptr<const kernels::conv_int8_weights> own;
             const kernels::conv_int8_weights* w = s.weights.get();
             if (!packed) {
@@ -24205,48 +24209,82 @@ struct fused_int8 {
                     s.isa = slot;
                 }
             }
-            // The kernels' scratch: one buffer per thread, kept between calls
-            // (as large as the largest conv this thread ran needs; the kernels
-            // write before they read, tests/kernels/conv_int8.cpp hands them
-            // garbage), instead of a zeroed allocation per call.
-            static thread_local std::vector<std::int64_t> scratch;
-            const auto words =
-                static_cast<std::size_t>(kernels::detail::conv_int8_fast_scratch_words(kg));
-            if (scratch.size() < words) scratch.resize(words);
-            const std::int64_t plane = kg.oh * kg.ow;
-            kernels::int8_requant_fn vec = nullptr;
-            if constexpr (requant_vectorizes)
-                vec = kernels::detail::int8_requant_for<chain_type>(impl);
-            if constexpr (int8_out) {
-                chain_type local = c;
-                if constexpr (quantized_gate) {
-                    auto& g = std::get<sizeof...(Stages)>(local.stages);
-                    if constexpr (std::is_same_v<std::decay_t<decltype(g.mul)>, mul_plane>)
-                        g.mul.quantize_run = impl.plane_quantize;
-                }
-                auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
-                                const std::int32_t* v, std::int64_t count) {
-                    const std::int64_t index = (n * kg.oc + oc) * plane + off;
-                    if (vec)
-                        vec(&local, out + index, v, count, oc, index);
-                    else
-                        requantize(local, out, v, count, at{n, oc, index});
-                };
-                conv(kg, x, *w, scratch.data(), kernels::int32_sink_ref(sink));
-            } else {
-                kernels::int8_float_fn fvec = nullptr;
-                if constexpr (float_vectorizes)
-                    fvec = kernels::detail::int8_float_for<chain_type>(impl);
-                const chain_type local = c;
-                auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
-                                const std::int32_t* v, std::int64_t count) {
-                    const at a{n, oc, (n * kg.oc + oc) * plane + off};
-                    const std::int64_t done = fvec ? fvec(&local, out, v, count, a) : 0;
-                    local.emit(out, v + done, count - done, at{n, oc, a.index + done});
-                };
-                conv(kg, x, *w, scratch.data(), kernels::int32_sink_ref(sink));
+            const std::int64_t tasks = image_tasks(kg, pool_threads(pool));
+            if (tasks <= 1) {
+                run_images(kg, 0, impl, c, x, *w, out);
+                return true;
             }
+            const std::int64_t per = (kg.n + tasks - 1) / tasks, image = kg.c * kg.h * kg.w;
+            parallel_tasks(pool, tasks, [&](std::int64_t t) {
+                const std::int64_t n0 = t * per, n1 = std::min(kg.n, n0 + per);
+                if (n0 >= n1) return;
+                kernels::conv_geometry part = kg;
+                part.n = n1 - n0;
+                run_images(part, n0, impl, c, x + n0 * image, *w, out);
+            });
             return true;
+        }
+    }
+
+    /// How many image ranges a conv of geometry `kg` is split into on
+    /// `threads` threads: one unless the batch has several images and the
+    /// conv is large enough (about 32K multiply-adds per task) to outweigh
+    /// waking the threads.
+    static std::int64_t image_tasks(const kernels::conv_geometry& kg, unsigned threads) {
+        if (threads <= 1 || kg.n <= 1) return 1;
+        const std::int64_t tasks = std::min<std::int64_t>(threads, kg.n);
+        const std::int64_t macs = kg.n * kg.oc * kg.oh * kg.ow * (kg.c / kg.groups) * kg.kh * kg.kw;
+        return macs >= tasks * (std::int64_t{1} << 15) ? tasks : 1;
+    }
+
+    /// Images [first, first + kg.n) of the batch through `impl`'s kernel:
+    /// `x` points at image `first`, `out` at the whole output.
+    template <class Out>
+    static void run_images(const kernels::conv_geometry& kg, std::int64_t first,
+                           const kernels::detail::int8_impl& impl, const chain_type& c,
+                           const std::int8_t* x, const kernels::conv_int8_weights& w, Out* out) {
+        auto conv = kg.groups == 1 ? impl.gemm : impl.depthwise;
+        // The kernels' scratch: one buffer per thread, kept between calls
+        // (as large as the largest conv this thread ran needs; the kernels
+        // write before they read, tests/kernels/conv_int8.cpp hands them
+        // garbage), instead of a zeroed allocation per call.
+        static thread_local std::vector<std::int64_t> scratch;
+        const auto words =
+            static_cast<std::size_t>(kernels::detail::conv_int8_fast_scratch_words(kg));
+        if (scratch.size() < words) scratch.resize(words);
+        const std::int64_t plane = kg.oh * kg.ow;
+        kernels::int8_requant_fn vec = nullptr;
+        if constexpr (requant_vectorizes) vec = kernels::detail::int8_requant_for<chain_type>(impl);
+        if constexpr (int8_out) {
+            chain_type local = c;
+            if constexpr (quantized_gate) {
+                auto& g = std::get<sizeof...(Stages)>(local.stages);
+                if constexpr (std::is_same_v<std::decay_t<decltype(g.mul)>, mul_plane>)
+                    g.mul.quantize_run = impl.plane_quantize;
+            }
+            auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
+                            const std::int32_t* v, std::int64_t count) {
+                n += first;
+                const std::int64_t index = (n * kg.oc + oc) * plane + off;
+                if (vec)
+                    vec(&local, out + index, v, count, oc, index);
+                else
+                    requantize(local, out, v, count, at{n, oc, index});
+            };
+            conv(kg, x, w, scratch.data(), kernels::int32_sink_ref(sink));
+        } else {
+            kernels::int8_float_fn fvec = nullptr;
+            if constexpr (float_vectorizes)
+                fvec = kernels::detail::int8_float_for<chain_type>(impl);
+            const chain_type local = c;
+            auto sink = [&](std::int64_t n, std::int64_t oc, std::int64_t off,
+                            const std::int32_t* v, std::int64_t count) {
+                n += first;
+                const at a{n, oc, (n * kg.oc + oc) * plane + off};
+                const std::int64_t done = fvec ? fvec(&local, out, v, count, a) : 0;
+                local.emit(out, v + done, count - done, at{n, oc, a.index + done});
+            };
+            conv(kg, x, w, scratch.data(), kernels::int32_sink_ref(sink));
         }
     }
 
@@ -27363,7 +27401,7 @@ inline std::vector<segment> activation_segments(const memory_map& m) {
 // instructions that read such an output, directly or through others, infer
 // their shapes again before they run, and an output that would outgrow the
 // bytes planned for it gets a buffer of its own for that run (a spill, on the
-// heap: the tensor arrays' joins, whose length only the run knows), within
+// heap, runtime/spills.hpp: the tensor arrays' joins, whose length only the run knows), within
 // program_limits::max_tensor_elements; an op that writes beyond the shape
 // inferred just before it ran is an error.  output(i) has the actual shape
 // and LoD.
@@ -27373,6 +27411,7 @@ inline std::vector<segment> activation_segments(const memory_map& m) {
 // of every run.
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -27382,6 +27421,80 @@ inline std::vector<segment> activation_segments(const memory_map& m) {
 #include <string_view>
 #include <vector>
 
+// ---- begin litegraph/runtime/in_place.hpp ----
+// Buffers shared at planning time (runtime/program.hpp: plan_buffers): an op
+// the passes mark `in_place` (passes/in_place.hpp) writes its output over
+// its input's buffer when that input dies there; a concat so marked gets its
+// inputs as slices of its output and has nothing left to do.  Both decide
+// from the shapes inferred for this plan, over the program's variables
+// (`refs`, one per variable node).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+namespace litegraph::runtime {
+
+/// Whether a variable was produced: shape inference gave it a shape ({-1}: not yet).
+inline bool produced(const tensor_ref& r) {
+    return !(r.shape.size() == 1 && r.shape[0] == -1);
+}
+
+/// The first output of `node` that holds data.
+inline int main_output(const std::vector<tensor_ref>& refs, const graph::op_node& node) {
+    for (auto& s : node.outputs)
+        for (int v : s.vars)
+            if (produced(refs[v]) && refs[v].bytes() > 0) return v;
+    return -1;
+}
+
+/// `node`'s output takes the buffer of its input in `slot` when that input
+/// dies here and the output is no larger.
+inline void op_in_place(const std::vector<tensor_ref>& refs, const graph::op_node& node,
+                        const std::string& slot, planner::families& groups, int step) {
+    auto* in_slot = node.input(slot);
+    int out = main_output(refs, node);
+    if (!in_slot || in_slot->vars.empty() || out < 0) return;
+    int in = in_slot->vars.front();
+    if (groups.first(in) < 0 || groups.last(in) != step || refs[out].bytes() > refs[in].bytes())
+        return;
+    groups.place(out, in, 0);
+}
+
+/// Places every input of a concat as a slice of its output; true when the
+/// concat then has nothing left to do.  Slices are contiguous only when
+/// the dims before the axis multiply to 1.
+inline bool concat_in_place(const std::vector<tensor_ref>& refs, const std::vector<bool>& dynamic,
+                            const graph::op_node& node, planner::families& groups, int step) {
+    auto* xs = node.input("X");
+    int out = main_output(refs, node);
+    if (!xs || out < 0 || node.input("AxisTensor")) return false;
+    const auto& shape = refs[out].shape;
+    auto axis = node.attrs.get<std::int64_t>("axis", 0);
+    if (axis < 0) axis += static_cast<std::int64_t>(shape.size());
+    std::int64_t outer = 1;
+    for (std::int64_t d = 0; d < axis && d < static_cast<std::int64_t>(shape.size()); ++d)
+        outer *= shape[d];
+    if (outer != 1) return false;
+    for (std::size_t k = 0; k < xs->vars.size(); ++k) {
+        int in = xs->vars[k];
+        if (dynamic[in]) return false;  // slices at bound offsets: rows would not be contiguous
+        if (groups.first(in) < 0 || groups.last(in) != step || groups.root(in) == groups.root(out))
+            return false;
+        for (std::size_t j = 0; j < k; ++j)
+            if (groups.root(xs->vars[j]) == groups.root(in)) return false;
+    }
+    std::int64_t at = 0;
+    for (int in : xs->vars) {
+        if (!groups.place(in, out, at)) return false;  // cannot happen after the checks
+        at += static_cast<std::int64_t>(refs[in].bytes());
+    }
+    return true;
+}
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/in_place.hpp ----
 // ---- begin litegraph/runtime/op_table.hpp ----
 // The kernels a runtime program can dispatch to: Paddle's ops and the closed
 // list of pre-instantiated fused kernels that the fusion passes produce.
@@ -27565,6 +27678,85 @@ LITEGRAPH_TABLE_INSTANCE_LINKAGE std::unique_ptr<op_instance> make_table_instanc
 
 }  // namespace litegraph::runtime
 // ---- end litegraph/runtime/op_table.hpp ----
+// ---- begin litegraph/runtime/spills.hpp ----
+// The outputs of a run that outgrow the bytes planned for them
+// (runtime/program.hpp: data-dependent rows, the tensor arrays' joins): each
+// gets a heap buffer of its own for that run (a spill).  The spills and the
+// tensor arrays' items share what the arena leaves of
+// program_limits::max_arena_bytes; the start of the next run puts every
+// spilled variable back at its planned address and frees the buffers.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+namespace litegraph::runtime {
+
+class spills {
+public:
+    /// A new plan: `planned[v]` bytes for variable v, nothing spilled.
+    void reset(std::vector<std::uint64_t> planned) {
+        capacity_ = std::move(planned);
+        room_ = capacity_;
+        spilled_.clear();  // the plan set every address
+    }
+
+    /// The bytes variable v has this run (planned or spilled).
+    std::uint64_t room(std::size_t v) const { return room_[v]; }
+
+    /// Variable v (`ref`) in a heap buffer of at least `bytes` until the next
+    /// run, `arena_bytes` and `arrays` counted against `max_bytes`; `fail`
+    /// (which throws) says when that does not fit.
+    template <class Fail>
+    void grow(std::size_t v, tensor_ref& ref, std::uint64_t bytes, std::uint64_t arena_bytes,
+              tensor_arrays& arrays, std::uint64_t max_bytes, Fail&& fail) {
+        if (buffer_.size() < room_.size()) buffer_.resize(room_.size());
+        if (buffer_[v].bytes() < bytes) {
+            const std::uint64_t others = bytes_ - buffer_[v].bytes();
+            const std::uint64_t more = bytes - buffer_[v].bytes();
+            if (arena_bytes + arrays.bytes() + more > max_bytes)
+                fail("output '" + std::string(ref.name) + "' has shape " + to_string(ref.shape) +
+                     " (" + std::to_string(bytes) +
+                     " bytes) this run: with the arena, the tensor arrays and the "
+                     "other outputs grown beyond their plan that is over " +
+                     std::to_string(max_bytes) + " bytes (program_limits::max_arena_bytes)");
+            buffer_[v] = tensor();  // the old one freed first
+            buffer_[v] = tensor(dtype::u8, {static_cast<std::int64_t>(bytes)});
+            bytes_ = others + bytes;
+            arrays.note_spilled(more);
+        }
+        if (room_[v] == capacity_[v]) spilled_.emplace_back(v, ref.data);
+        ref.data = buffer_[v].data();
+        room_[v] = buffer_[v].bytes();
+    }
+
+    /// Every spilled variable of `refs` back at its planned address and the
+    /// buffers freed (the start of a run: the last run's outputs expire).
+    void release(std::vector<tensor_ref>& refs, tensor_arrays& arrays) {
+        for (auto it = spilled_.rbegin(); it != spilled_.rend(); ++it) {
+            refs[it->first].data = it->second;
+            room_[it->first] = capacity_[it->first];
+        }
+        spilled_.clear();
+        buffer_.clear();
+        arrays.note_unspilled(bytes_);
+        bytes_ = 0;
+    }
+
+private:
+    std::vector<std::uint64_t> capacity_;  // bytes planned per variable
+    std::vector<std::uint64_t> room_;      // bytes each has this run (planned or spilled)
+    std::vector<tensor> buffer_;           // per variable: its spill buffer (this run)
+    std::uint64_t bytes_ = 0;              // bytes of buffer_ together
+    std::vector<std::pair<std::size_t, std::byte*>> spilled_;  // spilled this run: planned address
+};
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/spills.hpp ----
 
 namespace litegraph::runtime {
 
@@ -27616,11 +27808,14 @@ inline void set_control_flow_arrays(op_instance& k, tensor_arrays* a);
 /// subgraph ops).
 using instance_factory = std::function<std::unique_ptr<op_instance>(const graph::graph&, int op)>;
 
+/// A batch split over images (runtime/image_split.hpp).
+class image_split;
+
 class program {
 public:
     explicit program(graph::graph g, std::vector<planner::segment> segments = {planner::segment{}},
                      const instance_factory& make = {})
-        : g_(std::move(g)), segments_(std::move(segments)) {
+        : g_(std::move(g)), segments_(std::move(segments)), made_(static_cast<bool>(make)) {
         refs_.resize(g_.vars.size());
         std::map<std::string, int> unsupported;
         std::map<std::string, std::string> reasons;
@@ -27693,6 +27888,8 @@ public:
 
     void set_limits(const program_limits& l) {
         limits_ = l;
+        split_.reset();
+        split_ran_ = false;
         for (auto* k : control_flow_) set_control_flow_limits(*k, l);
         prepared_ = false;
     }
@@ -27701,19 +27898,23 @@ public:
     /// (valid after prepare_plan() or run()).
     const std::vector<int>& execution_order() const noexcept { return order_; }
     /// The threads each op may split its work over (0: every core,
-    /// thread_pool::default_threads(); default 1).  Outputs are the same for
-    /// every count.  The pool belongs to this program: two programs run on
-    /// two threads at once, one program on one thread at a time.
+    /// thread_pool::default_threads(); default 1); a batch of several images
+    /// may run as parts instead, one per thread (runtime/image_split.hpp).
+    /// Outputs are the same for every count.  The pool belongs to this
+    /// program: two programs run on two threads at once, one program on one
+    /// thread at a time.
     void set_threads(unsigned n) {
         if (n == 0) n = thread_pool::default_threads();
         pool_ = n > 1 ? std::make_unique<thread_pool>(n) : nullptr;
         for (auto& ins : code_) ins.io.pool = pool_.get();
+        split_.reset();
+        split_ran_ = false;
     }
     unsigned threads() const noexcept { return pool_threads(pool_.get()); }
     /// Whether prepare may pick another topological order with a lower LOAD
     /// than the program order (default true).
     void set_reorder(bool on) {
-        if (on != reorder_) prepared_ = false;
+        if (on != reorder_) prepared_ = false, split_.reset(), split_ran_ = false;
         reorder_ = on;
     }
 
@@ -27808,16 +28009,18 @@ public:
         if (!prepared_) prepare();
     }
 
-    /// Runs the program on the inputs set; outputs stay valid until the next run.
-    void run() {
-        run([](const instruction&) {});
-    }
+    /// Runs the program on the inputs set; outputs stay valid until the next
+    /// run.  With threads, a batch of several images may run split over them
+    /// (runtime/image_split.hpp): the same outputs.
+    void run();
 
-    /// run(), calling `after(instruction)` after each instruction that runs,
-    /// in execution order: a profiler times instructions, a debugger reads
-    /// their outputs (valid until the arena reuses their memory).
+    /// run() on the whole batch at once, calling `after(instruction)` after
+    /// each instruction that runs, in execution order: a profiler times
+    /// instructions, a debugger reads their outputs (valid until the arena
+    /// reuses their memory).
     template <class After>
     void run(After&& after) {
+        split_ran_ = false;
         prepare_plan();
         for (std::size_t i = 0; i < inputs_.size(); ++i)
             if (shape_only_[i])
@@ -27840,7 +28043,7 @@ public:
                                               "parameters): planning needs only its shape, "
                                               "running needs its values");
                     }
-        unspill();
+        spills_.release(refs_, *arrays_);
         if (arrays_ == own_arrays_.get()) {
             arrays_->clear();
             arrays_->set_max_items(limits_.max_array_items);
@@ -27862,7 +28065,9 @@ public:
     }
 
     /// Output `i` of the last run (its actual shape and LoD).
-    const tensor_ref& output(std::size_t i) const { return refs_[g_.fetches.at(i).var]; }
+    const tensor_ref& output(std::size_t i) const;
+    /// Whether the last run ran split over images (runtime/image_split.hpp).
+    bool ran_split() const noexcept { return split_ran_; }
     /// The LoD of output `i` of the last run (empty: none).
     const lod_t& output_lod(std::size_t i) const { return output(i).lod; }
 
@@ -27884,6 +28089,24 @@ public:
     const std::vector<planner::segment>& segments() const noexcept { return segments_; }
 
 private:
+    friend class image_split;
+
+    void run_whole() {
+        run([](const instruction&) {});
+    }
+
+    /// Frees the arena (its batch now runs as parts, runtime/image_split.hpp);
+    /// a whole run plans again.
+    void release_arena() {
+        const auto lo = reinterpret_cast<std::uintptr_t>(arena_.data());
+        for (auto& r : refs_)
+            if (const auto at = reinterpret_cast<std::uintptr_t>(r.data);
+                r.data && at >= lo && at - lo < arena_.bytes())
+                r.data = nullptr;
+        arena_ = tensor();
+        prepared_ = false;
+    }
+
     static bool is_integer(dtype t) {
         return t == dtype::i32 || t == dtype::i64 || t == dtype::i16 || t == dtype::i8 ||
                t == dtype::u8 || t == dtype::boolean;
@@ -27929,6 +28152,11 @@ private:
                 r.type = var.value->type();
                 r.shape = var.value->shape();
                 r.data = const_cast<std::byte*>(var.value->data());
+                constant[v] = true;
+            } else if (const tensor* w = shared_value(v)) {
+                r.type = w->type();
+                r.shape = w->shape();
+                r.data = const_cast<std::byte*>(w->data());
                 constant[v] = true;
             } else if (var.persistable) {
                 // A topology without its params: shapes are enough to plan,
@@ -27986,11 +28214,10 @@ private:
         }
         mark_reinfer();
         choose_order(constant);
-        capacity_.assign(refs_.size(), 0);
+        std::vector<std::uint64_t> planned(refs_.size(), 0);
         for (std::size_t v = 0; v < refs_.size(); ++v)
-            if (produced(refs_[v])) capacity_[v] = refs_[v].bytes();
-        room_ = capacity_;
-        spilled_.clear();  // the plan set every address
+            if (produced(refs_[v])) planned[v] = refs_[v].bytes();
+        spills_.reset(std::move(planned));
         prepared_ = true;
     }
 
@@ -28022,46 +28249,11 @@ private:
             for (auto* a : s.args) {
                 if (!produced(*a)) continue;
                 const auto v = static_cast<std::size_t>(a - refs_.data());
-                if (a->bytes() > room_[v]) spill(ins, v, a->bytes());
+                if (a->bytes() > spills_.room(v))
+                    spills_.grow(v, *a, a->bytes(), arena_.bytes(), *arrays_,
+                                 limits_.max_arena_bytes,
+                                 [&](const std::string& m) { ins.io.fail(m); });
             }
-    }
-
-    /// Variable `v` in a heap buffer of at least `bytes` until the next run;
-    /// the arena and the spill buffers stay within max_arena_bytes.
-    void spill(const instruction& ins, std::size_t v, std::uint64_t bytes) {
-        if (spill_.size() < refs_.size()) spill_.resize(refs_.size());
-        if (spill_[v].bytes() < bytes) {
-            const std::uint64_t others = spill_bytes_ - spill_[v].bytes();
-            const std::uint64_t grow = bytes - spill_[v].bytes();
-            // The spills and the tensor arrays' items share what the arena leaves.
-            if (arena_.bytes() + arrays_->bytes() + grow > limits_.max_arena_bytes)
-                ins.io.fail("output '" + std::string(refs_[v].name) + "' has shape " +
-                            to_string(refs_[v].shape) + " (" + std::to_string(bytes) +
-                            " bytes) this run: with the arena, the tensor arrays and the "
-                            "other outputs grown beyond their plan that is over " +
-                            std::to_string(limits_.max_arena_bytes) +
-                            " bytes (program_limits::max_arena_bytes)");
-            spill_[v] = tensor();  // the old one freed first
-            spill_[v] = tensor(dtype::u8, {static_cast<std::int64_t>(bytes)});
-            spill_bytes_ = others + bytes;
-            arrays_->note_spilled(grow);
-        }
-        if (room_[v] == capacity_[v]) spilled_.emplace_back(v, refs_[v].data);
-        refs_[v].data = spill_[v].data();
-        room_[v] = spill_[v].bytes();
-    }
-
-    /// Every spilled variable back at its planned address and the spill
-    /// buffers freed (the start of a run: the last run's outputs expire).
-    void unspill() {
-        for (auto it = spilled_.rbegin(); it != spilled_.rend(); ++it) {
-            refs_[it->first].data = it->second;
-            room_[it->first] = capacity_[it->first];
-        }
-        spilled_.clear();
-        spill_.clear();
-        arrays_->note_unspilled(spill_bytes_);
-        spill_bytes_ = 0;
     }
 
     /// Every output of `ins` fits the bytes it has (planned or spilled).
@@ -28070,10 +28262,10 @@ private:
             for (auto* a : s.args) {
                 if (!produced(*a)) continue;
                 const auto v = static_cast<std::size_t>(a - refs_.data());
-                if (a->bytes() > room_[v])
+                if (a->bytes() > spills_.room(v))
                     ins.io.fail("output '" + std::string(a->name) + "' " + what + " with shape " +
                                 to_string(a->shape) + " (" + std::to_string(a->bytes()) +
-                                " bytes), more than the " + std::to_string(room_[v]) +
+                                " bytes), more than the " + std::to_string(spills_.room(v)) +
                                 " bytes planned for it");
             }
     }
@@ -28231,9 +28423,9 @@ private:
             auto slot = node.attrs.get<std::string>("in_place", "");
             if (!slot.empty()) {
                 if (op_in_place_of(op_table{}, node.type) == in_place_rule::slices)
-                    ins.elided = concat_in_place(node, groups, step);
+                    ins.elided = concat_in_place(refs_, dynamic_, node, groups, step);
                 else
-                    op_in_place(node, slot, groups, step);
+                    op_in_place(refs_, node, slot, groups, step);
             }
             ++step;
         }
@@ -28283,61 +28475,12 @@ private:
         }
     }
 
-    /// The first output of `node` that holds data.
-    int main_output(const graph::op_node& node) const {
-        for (auto& s : node.outputs)
-            for (int v : s.vars)
-                if (produced(refs_[v]) && refs_[v].bytes() > 0) return v;
-        return -1;
+    /// A part of an image split reads its parameters from the program it splits.
+    const tensor* shared_value(int v) const {
+        if (!weights_) return nullptr;
+        const auto& value = weights_->g_.vars[static_cast<std::size_t>(v)].value;
+        return value ? &*value : nullptr;
     }
-
-    /// `node`'s output takes the buffer of its input in `slot` when that input
-    /// dies here and the output is no larger.
-    void op_in_place(const graph::op_node& node, const std::string& slot, planner::families& groups,
-                     int step) {
-        auto* in_slot = node.input(slot);
-        int out = main_output(node);
-        if (!in_slot || in_slot->vars.empty() || out < 0) return;
-        int in = in_slot->vars.front();
-        if (groups.first(in) < 0 || groups.last(in) != step ||
-            refs_[out].bytes() > refs_[in].bytes())
-            return;
-        groups.place(out, in, 0);
-    }
-
-    /// Places every input of a concat as a slice of its output; true when the
-    /// concat then has nothing left to do.  Slices are contiguous only when
-    /// the dims before the axis multiply to 1.
-    bool concat_in_place(const graph::op_node& node, planner::families& groups, int step) {
-        auto* xs = node.input("X");
-        int out = main_output(node);
-        if (!xs || out < 0 || node.input("AxisTensor")) return false;
-        const auto& shape = refs_[out].shape;
-        auto axis = node.attrs.get<std::int64_t>("axis", 0);
-        if (axis < 0) axis += static_cast<std::int64_t>(shape.size());
-        std::int64_t outer = 1;
-        for (std::int64_t d = 0; d < axis && d < static_cast<std::int64_t>(shape.size()); ++d)
-            outer *= shape[d];
-        if (outer != 1) return false;
-        for (std::size_t k = 0; k < xs->vars.size(); ++k) {
-            int in = xs->vars[k];
-            if (dynamic_[in])
-                return false;  // slices at bound offsets: rows would not be contiguous
-            if (groups.first(in) < 0 || groups.last(in) != step ||
-                groups.root(in) == groups.root(out))
-                return false;
-            for (std::size_t j = 0; j < k; ++j)
-                if (groups.root(xs->vars[j]) == groups.root(in)) return false;
-        }
-        std::int64_t at = 0;
-        for (int in : xs->vars) {
-            if (!groups.place(in, out, at)) return false;  // cannot happen after the checks
-            at += static_cast<std::int64_t>(refs_[in].bytes());
-        }
-        return true;
-    }
-
-    static bool produced(const tensor_ref& r) { return !(r.shape.size() == 1 && r.shape[0] == -1); }
 
     graph::graph g_;
     std::vector<planner::segment> segments_;
@@ -28351,11 +28494,7 @@ private:
     std::vector<planner::buffer> buffers_;
     std::vector<int> buffer_vars_;
     std::vector<std::pair<int, std::int64_t>> var_buffer_;
-    std::vector<std::uint64_t> capacity_;  // bytes planned per variable
-    std::vector<std::uint64_t> room_;      // bytes each has this run (planned or spilled)
-    std::vector<tensor> spill_;            // per variable: its spill buffer (this run)
-    std::uint64_t spill_bytes_ = 0;        // bytes of spill_ together
-    std::vector<std::pair<std::size_t, std::byte*>> spilled_;  // spilled this run: planned address
+    spills spills_;  // outputs grown beyond their plan this run
     std::unique_ptr<tensor_arrays> own_arrays_ = std::make_unique<tensor_arrays>();
     tensor_arrays* arrays_ = own_arrays_.get();
     std::vector<bool> dynamic_;  // variables whose shape is set at run time
@@ -28370,6 +28509,10 @@ private:
     bool estimate_ = false;           // planned_arena_bytes: plan, allocate nothing
     bool empty_inputs_ok_ = false;    // accept_empty_inputs(): a block's program
     bool prepared_ = false;
+    bool made_ = false;                   // built with a kernel factory
+    bool split_ran_ = false;              // the last run ran split over images
+    std::shared_ptr<image_split> split_;  // its parts (shared: image_split is declared later)
+    const program* weights_ = nullptr;    // a part: the program whose parameters it reads
 };
 
 }  // namespace litegraph::runtime
@@ -28767,6 +28910,267 @@ inline void set_control_flow_arrays(op_instance& k, tensor_arrays* a) {
 
 }  // namespace litegraph::runtime
 // ---- end litegraph/runtime/control_flow.hpp ----
+// ---- begin litegraph/runtime/image_split.hpp ----
+// A batch split over images: with threads, a program whose batch has several
+// images runs them as parts, one program per part on one thread each, with
+// its own arena (program::run).
+//
+// Splitting every op's work over threads (core/parallel.hpp) synchronises
+// once per op, and the threads write each other's arena lines as the planner
+// reuses them: on small ops the coherence traffic eats the gain.  Parts share
+// nothing they write.  They share the weights (each part reads the parent's
+// parameters in place), not the kernels: each part builds its own, so packed
+// weights (the int8 convs') are packed once per part.
+//
+// When a program splits (every condition is checked for the input shapes of
+// the run):
+//   - it has more than one thread, was built without a kernel factory
+//     (backends, patched stages keep their own kernels), holds no control
+//     flow and is not a block's program;
+//   - every input has data, rank >= 1, no LoD, a float type and the same
+//     first dim N >= 2;
+//   - in the whole batch's plan every activation and every output has first
+//     dim N, and no op sets its rows at run time;
+//   - the first run at these shapes runs the whole batch, then the parts, and
+//     the parts' outputs are byte for byte the whole batch's.  An op that
+//     mixes images (a reshape folding the batch, a batch statistic) fails one
+//     of the last two checks; the program then runs whole at these shapes.
+// Parts: min(threads, N), images split evenly (8 on 3 threads: 3, 3, 2).
+// Outputs are the same as one run of the whole batch, for any thread count.
+// Once the parts passed, the whole program's arena is freed: the parts'
+// arenas together take about its bytes (plus, per part, its packed weights
+// and folded constants), not twice them.
+// run(after) (a profiler, a debugger reading every instruction) always runs
+// the whole batch; var() shows the last whole run.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+
+namespace litegraph::runtime {
+
+class image_split {
+public:
+    /// Runs `p` (inputs set) split over images if it may; false, and
+    /// nothing run, when it must run whole.  `p.run` calls it.
+    static bool run(program& p) {
+        auto& s = p.split_;
+        if (!s) s = std::make_shared<image_split>();
+        p.split_ran_ = false;
+        const bool ran = s->run_on(p);
+        return ran;
+    }
+
+    /// Output `i` of the last run, which ran split.
+    static const tensor_ref& output(const program& p, std::size_t i) {
+        return p.split_->outs_.at(i);
+    }
+
+private:
+    enum class verdict { unchecked, split, whole };
+
+    bool run_on(program& p) {
+        std::vector<shape_t> key;
+        for (std::size_t i = 0; i < p.inputs_.size(); ++i) {
+            if (p.shape_only_[i]) return false;  // the whole run says what is missing
+            if (!p.inputs_[i].lod().empty()) return false;
+            key.push_back(p.inputs_[i].shape());
+        }
+        if (key != key_) {
+            key_ = key;
+            parts_.clear();
+            verdict_ = candidate(p) ? verdict::unchecked : verdict::whole;
+        }
+        if (verdict_ == verdict::whole) return false;
+        if (verdict_ == verdict::unchecked) {
+            p.run_whole();
+            verdict_ = verdict::whole;
+            // The whole run succeeded: parts that cannot be built or run
+            // (memory, a cap) leave the program running whole.
+            try {
+                if (per_image(p)) {
+                    build(p);
+                    run_parts(p);
+                    if (same_as_whole(p)) verdict_ = verdict::split;
+                }
+            } catch (const std::exception&) {
+                verdict_ = verdict::whole;
+            }
+            if (verdict_ == verdict::whole) {
+                parts_.clear();
+                return true;  // outputs: the whole run's
+            }
+            // The parts hold the batch now: the whole program's arena goes
+            // (the outputs, the whole run's, are kept as the parts' joined).
+            join(p);
+            p.release_arena();
+            p.split_ran_ = true;
+            return true;
+        }
+        run_parts(p);
+        join(p);
+        p.split_ran_ = true;
+        return true;
+    }
+
+    /// What the inputs and the program must be before any run.
+    static bool candidate(const program& p) {
+        if (p.threads() < 2 || p.made_ || p.empty_inputs_ok_ || !p.control_flow_.empty() ||
+            p.inputs_.empty())
+            return false;
+        const std::int64_t n = batch(p);
+        if (n < 2) return false;
+        // Integer inputs may hold shapes (their values re-plan a program):
+        // they stay whole.
+        for (const auto& t : p.inputs_)
+            if (t.shape().empty() || t.shape()[0] != n || program::is_integer(t.type()))
+                return false;
+        return true;
+    }
+
+    static std::int64_t batch(const program& p) {
+        const auto& s = p.inputs_.front().shape();
+        return s.empty() ? 0 : s[0];
+    }
+
+    /// After a whole run: every activation and output has first dim N, no
+    /// LoD, and no instruction infers again at run time (an empty output,
+    /// reshape2's XShape, holds nothing).
+    static bool per_image(const program& p) {
+        const std::int64_t n = batch(p);
+        auto images = [&](const tensor_ref& r) {
+            return !r.shape.empty() && r.shape[0] == n && r.lod.empty();
+        };
+        for (int i : p.order_) {
+            const auto& ins = p.code_[static_cast<std::size_t>(i)];
+            if (ins.reinfer) return false;
+            for (const auto& s : ins.io.outputs)
+                for (const auto* a : s.args)
+                    if (produced(*a) && a->numel() > 0 && !images(*a)) return false;
+        }
+        for (std::size_t i = 0; i < p.output_count(); ++i)
+            if (!images(p.refs_[p.g_.fetches[i].var])) return false;
+        return true;
+    }
+
+    /// One program per part over a copy of the graph without its parameters
+    /// (they are read in place from `p`), and its inputs' slices.
+    void build(program& p) {
+        const std::int64_t n = batch(p);
+        const std::int64_t count = std::min<std::int64_t>(p.threads(), n);
+        const std::int64_t per = (n + count - 1) / count;
+        graph::graph copy;
+        {
+            // The values leave the graph while it is copied (their buffers
+            // move, their addresses stay: p's references remain valid).
+            std::vector<std::optional<tensor>> held(p.g_.vars.size());
+            for (std::size_t v = 0; v < held.size(); ++v) held[v].swap(p.g_.vars[v].value);
+            try {
+                copy = p.g_;
+            } catch (...) {
+                for (std::size_t v = 0; v < held.size(); ++v) held[v].swap(p.g_.vars[v].value);
+                throw;
+            }
+            for (std::size_t v = 0; v < held.size(); ++v) held[v].swap(p.g_.vars[v].value);
+        }
+        parts_.clear();
+        first_.clear();
+        for (std::int64_t a = 0; a < n; a += per) {
+            auto part = std::make_unique<program>(copy, p.segments_);
+            part->weights_ = &p;
+            part->set_limits(p.limits_);
+            part->set_reorder(p.reorder_);
+            const std::int64_t images = std::min(per, n - a);
+            for (std::size_t i = 0; i < p.inputs_.size(); ++i) {
+                auto s = p.inputs_[i].shape();
+                s[0] = images;
+                part->set_input(i, tensor(p.inputs_[i].type(), s));
+            }
+            first_.push_back(a);
+            parts_.push_back(std::move(part));
+        }
+    }
+
+    /// Each part's slice of every input, then the parts on p's threads.
+    void run_parts(program& p) {
+        const std::int64_t n = batch(p);
+        for (std::size_t k = 0; k < parts_.size(); ++k)
+            for (std::size_t i = 0; i < p.inputs_.size(); ++i) {
+                const auto& whole = p.inputs_[i];
+                auto& slice = parts_[k]->inputs_[i];
+                const std::uint64_t row = whole.bytes() / static_cast<std::uint64_t>(n);
+                std::memcpy(slice.data(),
+                            whole.data() + static_cast<std::uint64_t>(first_[k]) * row,
+                            slice.bytes());
+            }
+        p.pool_->run(static_cast<std::int64_t>(parts_.size()),
+                     [&](std::int64_t k) { parts_[static_cast<std::size_t>(k)]->run_whole(); });
+    }
+
+    /// Whether the parts' outputs, end to end, are the whole run's bytes.
+    bool same_as_whole(const program& p) const {
+        for (std::size_t i = 0; i < p.output_count(); ++i) {
+            const auto& whole = p.output(i);
+            std::uint64_t at = 0;
+            for (const auto& part : parts_) {
+                const auto& o = part->output(i);
+                if (o.type != whole.type || o.shape.size() != whole.shape.size() ||
+                    !std::equal(o.shape.begin() + 1, o.shape.end(), whole.shape.begin() + 1) ||
+                    at + o.bytes() > whole.bytes() ||
+                    (o.bytes() && std::memcmp(whole.data + at, o.data, o.bytes()) != 0))
+                    return false;
+                at += o.bytes();
+            }
+            if (at != whole.bytes()) return false;
+        }
+        return true;
+    }
+
+    /// The parts' outputs end to end, in buffers of this split's own.
+    void join(const program& p) {
+        joined_.resize(p.output_count());
+        outs_.resize(p.output_count());
+        for (std::size_t i = 0; i < p.output_count(); ++i) {
+            const auto& first = parts_.front()->output(i);
+            shape_t s = first.shape;
+            s[0] = 0;
+            for (const auto& part : parts_) s[0] += part->output(i).shape[0];
+            if (joined_[i].type() != first.type || joined_[i].shape() != s)
+                joined_[i] = tensor(first.type, s);
+            std::uint64_t at = 0;
+            for (const auto& part : parts_) {
+                const auto& o = part->output(i);
+                if (o.bytes()) std::memcpy(joined_[i].data() + at, o.data, o.bytes());
+                at += o.bytes();
+            }
+            outs_[i] = joined_[i].ref(p.refs_[p.g_.fetches[i].var].name);
+        }
+    }
+
+    std::vector<shape_t> key_;  // the input shapes the verdict is for
+    verdict verdict_ = verdict::whole;
+    std::vector<std::unique_ptr<program>> parts_;
+    std::vector<std::int64_t> first_;  // each part's first image
+    std::vector<tensor> joined_;
+    std::vector<tensor_ref> outs_;
+};
+
+inline void program::run() {
+    if (threads() > 1 && image_split::run(*this)) return;
+    run_whole();
+}
+
+inline const tensor_ref& program::output(std::size_t i) const {
+    if (split_ran_) return image_split::output(*this, i);
+    return refs_[g_.fetches.at(i).var];
+}
+
+}  // namespace litegraph::runtime
+// ---- end litegraph/runtime/image_split.hpp ----
 // ---- end litegraph/runtime/program.hpp ----
 
 // firmware: firmware networks (what `litegraph codegen` writes)

@@ -9,7 +9,7 @@
 // instructions that read such an output, directly or through others, infer
 // their shapes again before they run, and an output that would outgrow the
 // bytes planned for it gets a buffer of its own for that run (a spill, on the
-// heap: the tensor arrays' joins, whose length only the run knows), within
+// heap, runtime/spills.hpp: the tensor arrays' joins, whose length only the run knows), within
 // program_limits::max_tensor_elements; an op that writes beyond the shape
 // inferred just before it ran is an error.  output(i) has the actual shape
 // and LoD.
@@ -20,6 +20,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -34,7 +35,9 @@
 #include "litegraph/planner/families.hpp"
 #include "litegraph/planner/order.hpp"
 #include "litegraph/planner/planner.hpp"
+#include "litegraph/runtime/in_place.hpp"
 #include "litegraph/runtime/op_table.hpp"
+#include "litegraph/runtime/spills.hpp"
 
 namespace litegraph::runtime {
 
@@ -86,11 +89,14 @@ inline void set_control_flow_arrays(op_instance& k, tensor_arrays* a);
 /// subgraph ops).
 using instance_factory = std::function<std::unique_ptr<op_instance>(const graph::graph&, int op)>;
 
+/// A batch split over images (runtime/image_split.hpp).
+class image_split;
+
 class program {
 public:
     explicit program(graph::graph g, std::vector<planner::segment> segments = {planner::segment{}},
                      const instance_factory& make = {})
-        : g_(std::move(g)), segments_(std::move(segments)) {
+        : g_(std::move(g)), segments_(std::move(segments)), made_(static_cast<bool>(make)) {
         refs_.resize(g_.vars.size());
         std::map<std::string, int> unsupported;
         std::map<std::string, std::string> reasons;
@@ -163,6 +169,8 @@ public:
 
     void set_limits(const program_limits& l) {
         limits_ = l;
+        split_.reset();
+        split_ran_ = false;
         for (auto* k : control_flow_) set_control_flow_limits(*k, l);
         prepared_ = false;
     }
@@ -171,19 +179,23 @@ public:
     /// (valid after prepare_plan() or run()).
     const std::vector<int>& execution_order() const noexcept { return order_; }
     /// The threads each op may split its work over (0: every core,
-    /// thread_pool::default_threads(); default 1).  Outputs are the same for
-    /// every count.  The pool belongs to this program: two programs run on
-    /// two threads at once, one program on one thread at a time.
+    /// thread_pool::default_threads(); default 1); a batch of several images
+    /// may run as parts instead, one per thread (runtime/image_split.hpp).
+    /// Outputs are the same for every count.  The pool belongs to this
+    /// program: two programs run on two threads at once, one program on one
+    /// thread at a time.
     void set_threads(unsigned n) {
         if (n == 0) n = thread_pool::default_threads();
         pool_ = n > 1 ? std::make_unique<thread_pool>(n) : nullptr;
         for (auto& ins : code_) ins.io.pool = pool_.get();
+        split_.reset();
+        split_ran_ = false;
     }
     unsigned threads() const noexcept { return pool_threads(pool_.get()); }
     /// Whether prepare may pick another topological order with a lower LOAD
     /// than the program order (default true).
     void set_reorder(bool on) {
-        if (on != reorder_) prepared_ = false;
+        if (on != reorder_) prepared_ = false, split_.reset(), split_ran_ = false;
         reorder_ = on;
     }
 
@@ -278,16 +290,18 @@ public:
         if (!prepared_) prepare();
     }
 
-    /// Runs the program on the inputs set; outputs stay valid until the next run.
-    void run() {
-        run([](const instruction&) {});
-    }
+    /// Runs the program on the inputs set; outputs stay valid until the next
+    /// run.  With threads, a batch of several images may run split over them
+    /// (runtime/image_split.hpp): the same outputs.
+    void run();
 
-    /// run(), calling `after(instruction)` after each instruction that runs,
-    /// in execution order: a profiler times instructions, a debugger reads
-    /// their outputs (valid until the arena reuses their memory).
+    /// run() on the whole batch at once, calling `after(instruction)` after
+    /// each instruction that runs, in execution order: a profiler times
+    /// instructions, a debugger reads their outputs (valid until the arena
+    /// reuses their memory).
     template <class After>
     void run(After&& after) {
+        split_ran_ = false;
         prepare_plan();
         for (std::size_t i = 0; i < inputs_.size(); ++i)
             if (shape_only_[i])
@@ -310,7 +324,7 @@ public:
                                               "parameters): planning needs only its shape, "
                                               "running needs its values");
                     }
-        unspill();
+        spills_.release(refs_, *arrays_);
         if (arrays_ == own_arrays_.get()) {
             arrays_->clear();
             arrays_->set_max_items(limits_.max_array_items);
@@ -332,7 +346,9 @@ public:
     }
 
     /// Output `i` of the last run (its actual shape and LoD).
-    const tensor_ref& output(std::size_t i) const { return refs_[g_.fetches.at(i).var]; }
+    const tensor_ref& output(std::size_t i) const;
+    /// Whether the last run ran split over images (runtime/image_split.hpp).
+    bool ran_split() const noexcept { return split_ran_; }
     /// The LoD of output `i` of the last run (empty: none).
     const lod_t& output_lod(std::size_t i) const { return output(i).lod; }
 
@@ -354,6 +370,24 @@ public:
     const std::vector<planner::segment>& segments() const noexcept { return segments_; }
 
 private:
+    friend class image_split;
+
+    void run_whole() {
+        run([](const instruction&) {});
+    }
+
+    /// Frees the arena (its batch now runs as parts, runtime/image_split.hpp);
+    /// a whole run plans again.
+    void release_arena() {
+        const auto lo = reinterpret_cast<std::uintptr_t>(arena_.data());
+        for (auto& r : refs_)
+            if (const auto at = reinterpret_cast<std::uintptr_t>(r.data);
+                r.data && at >= lo && at - lo < arena_.bytes())
+                r.data = nullptr;
+        arena_ = tensor();
+        prepared_ = false;
+    }
+
     static bool is_integer(dtype t) {
         return t == dtype::i32 || t == dtype::i64 || t == dtype::i16 || t == dtype::i8 ||
                t == dtype::u8 || t == dtype::boolean;
@@ -399,6 +433,11 @@ private:
                 r.type = var.value->type();
                 r.shape = var.value->shape();
                 r.data = const_cast<std::byte*>(var.value->data());
+                constant[v] = true;
+            } else if (const tensor* w = shared_value(v)) {
+                r.type = w->type();
+                r.shape = w->shape();
+                r.data = const_cast<std::byte*>(w->data());
                 constant[v] = true;
             } else if (var.persistable) {
                 // A topology without its params: shapes are enough to plan,
@@ -456,11 +495,10 @@ private:
         }
         mark_reinfer();
         choose_order(constant);
-        capacity_.assign(refs_.size(), 0);
+        std::vector<std::uint64_t> planned(refs_.size(), 0);
         for (std::size_t v = 0; v < refs_.size(); ++v)
-            if (produced(refs_[v])) capacity_[v] = refs_[v].bytes();
-        room_ = capacity_;
-        spilled_.clear();  // the plan set every address
+            if (produced(refs_[v])) planned[v] = refs_[v].bytes();
+        spills_.reset(std::move(planned));
         prepared_ = true;
     }
 
@@ -492,46 +530,11 @@ private:
             for (auto* a : s.args) {
                 if (!produced(*a)) continue;
                 const auto v = static_cast<std::size_t>(a - refs_.data());
-                if (a->bytes() > room_[v]) spill(ins, v, a->bytes());
+                if (a->bytes() > spills_.room(v))
+                    spills_.grow(v, *a, a->bytes(), arena_.bytes(), *arrays_,
+                                 limits_.max_arena_bytes,
+                                 [&](const std::string& m) { ins.io.fail(m); });
             }
-    }
-
-    /// Variable `v` in a heap buffer of at least `bytes` until the next run;
-    /// the arena and the spill buffers stay within max_arena_bytes.
-    void spill(const instruction& ins, std::size_t v, std::uint64_t bytes) {
-        if (spill_.size() < refs_.size()) spill_.resize(refs_.size());
-        if (spill_[v].bytes() < bytes) {
-            const std::uint64_t others = spill_bytes_ - spill_[v].bytes();
-            const std::uint64_t grow = bytes - spill_[v].bytes();
-            // The spills and the tensor arrays' items share what the arena leaves.
-            if (arena_.bytes() + arrays_->bytes() + grow > limits_.max_arena_bytes)
-                ins.io.fail("output '" + std::string(refs_[v].name) + "' has shape " +
-                            to_string(refs_[v].shape) + " (" + std::to_string(bytes) +
-                            " bytes) this run: with the arena, the tensor arrays and the "
-                            "other outputs grown beyond their plan that is over " +
-                            std::to_string(limits_.max_arena_bytes) +
-                            " bytes (program_limits::max_arena_bytes)");
-            spill_[v] = tensor();  // the old one freed first
-            spill_[v] = tensor(dtype::u8, {static_cast<std::int64_t>(bytes)});
-            spill_bytes_ = others + bytes;
-            arrays_->note_spilled(grow);
-        }
-        if (room_[v] == capacity_[v]) spilled_.emplace_back(v, refs_[v].data);
-        refs_[v].data = spill_[v].data();
-        room_[v] = spill_[v].bytes();
-    }
-
-    /// Every spilled variable back at its planned address and the spill
-    /// buffers freed (the start of a run: the last run's outputs expire).
-    void unspill() {
-        for (auto it = spilled_.rbegin(); it != spilled_.rend(); ++it) {
-            refs_[it->first].data = it->second;
-            room_[it->first] = capacity_[it->first];
-        }
-        spilled_.clear();
-        spill_.clear();
-        arrays_->note_unspilled(spill_bytes_);
-        spill_bytes_ = 0;
     }
 
     /// Every output of `ins` fits the bytes it has (planned or spilled).
@@ -540,10 +543,10 @@ private:
             for (auto* a : s.args) {
                 if (!produced(*a)) continue;
                 const auto v = static_cast<std::size_t>(a - refs_.data());
-                if (a->bytes() > room_[v])
+                if (a->bytes() > spills_.room(v))
                     ins.io.fail("output '" + std::string(a->name) + "' " + what + " with shape " +
                                 to_string(a->shape) + " (" + std::to_string(a->bytes()) +
-                                " bytes), more than the " + std::to_string(room_[v]) +
+                                " bytes), more than the " + std::to_string(spills_.room(v)) +
                                 " bytes planned for it");
             }
     }
@@ -701,9 +704,9 @@ private:
             auto slot = node.attrs.get<std::string>("in_place", "");
             if (!slot.empty()) {
                 if (op_in_place_of(op_table{}, node.type) == in_place_rule::slices)
-                    ins.elided = concat_in_place(node, groups, step);
+                    ins.elided = concat_in_place(refs_, dynamic_, node, groups, step);
                 else
-                    op_in_place(node, slot, groups, step);
+                    op_in_place(refs_, node, slot, groups, step);
             }
             ++step;
         }
@@ -753,61 +756,12 @@ private:
         }
     }
 
-    /// The first output of `node` that holds data.
-    int main_output(const graph::op_node& node) const {
-        for (auto& s : node.outputs)
-            for (int v : s.vars)
-                if (produced(refs_[v]) && refs_[v].bytes() > 0) return v;
-        return -1;
+    /// A part of an image split reads its parameters from the program it splits.
+    const tensor* shared_value(int v) const {
+        if (!weights_) return nullptr;
+        const auto& value = weights_->g_.vars[static_cast<std::size_t>(v)].value;
+        return value ? &*value : nullptr;
     }
-
-    /// `node`'s output takes the buffer of its input in `slot` when that input
-    /// dies here and the output is no larger.
-    void op_in_place(const graph::op_node& node, const std::string& slot, planner::families& groups,
-                     int step) {
-        auto* in_slot = node.input(slot);
-        int out = main_output(node);
-        if (!in_slot || in_slot->vars.empty() || out < 0) return;
-        int in = in_slot->vars.front();
-        if (groups.first(in) < 0 || groups.last(in) != step ||
-            refs_[out].bytes() > refs_[in].bytes())
-            return;
-        groups.place(out, in, 0);
-    }
-
-    /// Places every input of a concat as a slice of its output; true when the
-    /// concat then has nothing left to do.  Slices are contiguous only when
-    /// the dims before the axis multiply to 1.
-    bool concat_in_place(const graph::op_node& node, planner::families& groups, int step) {
-        auto* xs = node.input("X");
-        int out = main_output(node);
-        if (!xs || out < 0 || node.input("AxisTensor")) return false;
-        const auto& shape = refs_[out].shape;
-        auto axis = node.attrs.get<std::int64_t>("axis", 0);
-        if (axis < 0) axis += static_cast<std::int64_t>(shape.size());
-        std::int64_t outer = 1;
-        for (std::int64_t d = 0; d < axis && d < static_cast<std::int64_t>(shape.size()); ++d)
-            outer *= shape[d];
-        if (outer != 1) return false;
-        for (std::size_t k = 0; k < xs->vars.size(); ++k) {
-            int in = xs->vars[k];
-            if (dynamic_[in])
-                return false;  // slices at bound offsets: rows would not be contiguous
-            if (groups.first(in) < 0 || groups.last(in) != step ||
-                groups.root(in) == groups.root(out))
-                return false;
-            for (std::size_t j = 0; j < k; ++j)
-                if (groups.root(xs->vars[j]) == groups.root(in)) return false;
-        }
-        std::int64_t at = 0;
-        for (int in : xs->vars) {
-            if (!groups.place(in, out, at)) return false;  // cannot happen after the checks
-            at += static_cast<std::int64_t>(refs_[in].bytes());
-        }
-        return true;
-    }
-
-    static bool produced(const tensor_ref& r) { return !(r.shape.size() == 1 && r.shape[0] == -1); }
 
     graph::graph g_;
     std::vector<planner::segment> segments_;
@@ -821,11 +775,7 @@ private:
     std::vector<planner::buffer> buffers_;
     std::vector<int> buffer_vars_;
     std::vector<std::pair<int, std::int64_t>> var_buffer_;
-    std::vector<std::uint64_t> capacity_;  // bytes planned per variable
-    std::vector<std::uint64_t> room_;      // bytes each has this run (planned or spilled)
-    std::vector<tensor> spill_;            // per variable: its spill buffer (this run)
-    std::uint64_t spill_bytes_ = 0;        // bytes of spill_ together
-    std::vector<std::pair<std::size_t, std::byte*>> spilled_;  // spilled this run: planned address
+    spills spills_;  // outputs grown beyond their plan this run
     std::unique_ptr<tensor_arrays> own_arrays_ = std::make_unique<tensor_arrays>();
     tensor_arrays* arrays_ = own_arrays_.get();
     std::vector<bool> dynamic_;  // variables whose shape is set at run time
@@ -840,8 +790,13 @@ private:
     bool estimate_ = false;           // planned_arena_bytes: plan, allocate nothing
     bool empty_inputs_ok_ = false;    // accept_empty_inputs(): a block's program
     bool prepared_ = false;
+    bool made_ = false;                   // built with a kernel factory
+    bool split_ran_ = false;              // the last run ran split over images
+    std::shared_ptr<image_split> split_;  // its parts (shared: image_split is declared later)
+    const program* weights_ = nullptr;    // a part: the program whose parameters it reads
 };
 
 }  // namespace litegraph::runtime
 
 #include "litegraph/runtime/control_flow.hpp"  // IWYU pragma: export
+#include "litegraph/runtime/image_split.hpp"   // IWYU pragma: export
