@@ -151,6 +151,7 @@ int run_main(const std::vector<std::string>& argv) {
     const auto n = sorted.size();
     const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 
+    const bool split = prog.ran_split();  // the profile runs whole
     if (profile || profile_top != 15) print_profile(prog, runs, profile_top);
 
     const auto& out = prog.output(0);
@@ -162,6 +163,8 @@ int run_main(const std::vector<std::string>& argv) {
                      {"load_ms", load_ms},
                      {"runs", runs},
                      {"simd", kernels::simd::active_name()},
+                     {"threads", prog.threads()},
+                     {"image_split", split},
                      {"warmup", warmup},
                      {"output", output},
                      {"output_shape", out.shape}};
