@@ -27411,7 +27411,6 @@ inline std::vector<segment> activation_segments(const memory_map& m) {
 // of every run.
 
 #include <algorithm>
-#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -28093,18 +28092,6 @@ private:
 
     void run_whole() {
         run([](const instruction&) {});
-    }
-
-    /// Frees the arena (its batch now runs as parts, runtime/image_split.hpp);
-    /// a whole run plans again.
-    void release_arena() {
-        const auto lo = reinterpret_cast<std::uintptr_t>(arena_.data());
-        for (auto& r : refs_)
-            if (const auto at = reinterpret_cast<std::uintptr_t>(r.data);
-                r.data && at >= lo && at - lo < arena_.bytes())
-                r.data = nullptr;
-        arena_ = tensor();
-        prepared_ = false;
     }
 
     static bool is_integer(dtype t) {
@@ -29007,7 +28994,7 @@ private:
             // The parts hold the batch now: the whole program's arena goes
             // (the outputs, the whole run's, are kept as the parts' joined).
             join(p);
-            p.release_arena();
+            release_arena(p);
             p.split_ran_ = true;
             return true;
         }
@@ -29015,6 +29002,18 @@ private:
         join(p);
         p.split_ran_ = true;
         return true;
+    }
+
+    /// Frees p's arena (the variables in it lose their address); a whole
+    /// run plans again.
+    static void release_arena(program& p) {
+        const auto lo = reinterpret_cast<std::uintptr_t>(p.arena_.data());
+        for (auto& r : p.refs_)
+            if (const auto at = reinterpret_cast<std::uintptr_t>(r.data);
+                r.data && at >= lo && at - lo < p.arena_.bytes())
+                r.data = nullptr;
+        p.arena_ = tensor();
+        p.prepared_ = false;
     }
 
     /// What the inputs and the program must be before any run.

@@ -96,7 +96,7 @@ private:
             // The parts hold the batch now: the whole program's arena goes
             // (the outputs, the whole run's, are kept as the parts' joined).
             join(p);
-            p.release_arena();
+            release_arena(p);
             p.split_ran_ = true;
             return true;
         }
@@ -104,6 +104,18 @@ private:
         join(p);
         p.split_ran_ = true;
         return true;
+    }
+
+    /// Frees p's arena (the variables in it lose their address); a whole
+    /// run plans again.
+    static void release_arena(program& p) {
+        const auto lo = reinterpret_cast<std::uintptr_t>(p.arena_.data());
+        for (auto& r : p.refs_)
+            if (const auto at = reinterpret_cast<std::uintptr_t>(r.data);
+                r.data && at >= lo && at - lo < p.arena_.bytes())
+                r.data = nullptr;
+        p.arena_ = tensor();
+        p.prepared_ = false;
     }
 
     /// What the inputs and the program must be before any run.

@@ -20,7 +20,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -374,18 +373,6 @@ private:
 
     void run_whole() {
         run([](const instruction&) {});
-    }
-
-    /// Frees the arena (its batch now runs as parts, runtime/image_split.hpp);
-    /// a whole run plans again.
-    void release_arena() {
-        const auto lo = reinterpret_cast<std::uintptr_t>(arena_.data());
-        for (auto& r : refs_)
-            if (const auto at = reinterpret_cast<std::uintptr_t>(r.data);
-                r.data && at >= lo && at - lo < arena_.bytes())
-                r.data = nullptr;
-        arena_ = tensor();
-        prepared_ = false;
     }
 
     static bool is_integer(dtype t) {
