@@ -27913,7 +27913,11 @@ public:
     /// Whether prepare may pick another topological order with a lower LOAD
     /// than the program order (default true).
     void set_reorder(bool on) {
-        if (on != reorder_) prepared_ = false, split_.reset(), split_ran_ = false;
+        if (on != reorder_) {
+            prepared_ = false;
+            split_.reset();
+            split_ran_ = false;
+        }
         reorder_ = on;
     }
 
@@ -28948,8 +28952,7 @@ public:
         auto& s = p.split_;
         if (!s) s = std::make_shared<image_split>();
         p.split_ran_ = false;
-        const bool ran = s->run_on(p);
-        return ran;
+        return s->run_on(p);
     }
 
     /// Output `i` of the last run, which ran split.
@@ -28961,14 +28964,16 @@ private:
     enum class verdict { unchecked, split, whole };
 
     bool run_on(program& p) {
-        std::vector<shape_t> key;
+        // The input shapes compared in place: no allocation per run.
+        bool same = key_.size() == p.inputs_.size();
         for (std::size_t i = 0; i < p.inputs_.size(); ++i) {
             if (p.shape_only_[i]) return false;  // the whole run says what is missing
             if (!p.inputs_[i].lod().empty()) return false;
-            key.push_back(p.inputs_[i].shape());
+            same = same && key_[i] == p.inputs_[i].shape();
         }
-        if (key != key_) {
-            key_ = key;
+        if (!same) {
+            key_.clear();
+            for (const auto& t : p.inputs_) key_.push_back(t.shape());
             parts_.clear();
             verdict_ = candidate(p) ? verdict::unchecked : verdict::whole;
         }

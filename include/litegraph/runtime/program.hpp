@@ -194,7 +194,11 @@ public:
     /// Whether prepare may pick another topological order with a lower LOAD
     /// than the program order (default true).
     void set_reorder(bool on) {
-        if (on != reorder_) prepared_ = false, split_.reset(), split_ran_ = false;
+        if (on != reorder_) {
+            prepared_ = false;
+            split_.reset();
+            split_ran_ = false;
+        }
         reorder_ = on;
     }
 
