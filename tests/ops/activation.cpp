@@ -187,6 +187,47 @@ TEST_CASE("the vector forms of the fused activations give the scalar forms' bits
     same(ops::act::hard_sigmoid{}, "hard_sigmoid");
     same(ops::act::relu{}, "relu");
     same(ops::act::relu6{}, "relu6");
+    same(ops::act::sigmoid{}, "sigmoid");
+}
+
+TEST_CASE("kernels::map: vectors and a scalar tail give the scalar functor's bits") {
+    // The op's loop runs `vec` on whole vectors and operator() on the rest:
+    // every length, every offset of the tail, in place too.
+    auto check = [](const auto& f, const char* name) {
+        INFO(name);
+        for (std::int64_t n : {0, 1, 3, 4, 5, 7, 8, 9, 16, 17, 31, 33, 100}) {
+            CAPTURE(n);
+            auto x = test::random_tensor({n}, std::uint32_t(n) + 5, -20.f, 20.f);
+            auto xs = x.span<float>();
+            std::vector<float> out(xs.size()), want(xs.size());
+            for (std::size_t i = 0; i < xs.size(); ++i) want[i] = f(xs[i]);
+            kernels::map(f, xs.data(), out.data(), n);
+            CHECK(std::memcmp(out.data(), want.data(), out.size() * sizeof(float)) == 0);
+            kernels::map(f, xs.data(), xs.data(), n);
+            CHECK(std::memcmp(xs.data(), want.data(), out.size() * sizeof(float)) == 0);
+        }
+    };
+    check(ops::act::sigmoid{}, "sigmoid");
+    check(ops::act::hard_swish{}, "hard_swish");
+    check(ops::act::relu{}, "relu");
+    check(ops::act::tanh{}, "tanh (no vector form)");
+}
+
+TEST_CASE("sigmoid: the op over odd sizes is the plain loop of 1 / (1 + exp(-x))") {
+    // A size of one vector plus a tail, and one over the op's 32K split.
+    for (std::int64_t n : {std::int64_t{13}, std::int64_t{(1 << 15) + 7}}) {
+        CAPTURE(n);
+        auto x = test::random_tensor({n}, 77, -30.f, 30.f);
+        auto out = invoke("sigmoid", {}, named_tensors{}.add("X", x), {{"Out", 1}}).get("Out");
+        auto xs = x.span<float>();
+        auto os = out.span<float>();
+        double worst = 0;
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            const double want = 1.0 / (1.0 + std::exp(-double(xs[i])));
+            worst = std::max(worst, std::abs(os[i] - want) / want);
+        }
+        CHECK(worst < 1e-6);
+    }
 }
 
 TEST_CASE("an activation of a non-float tensor is named") {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <functional>
+#include <vector>
 
 #include "litegraph/ops/invoke.hpp"
 #include "support.hpp"
@@ -108,6 +109,62 @@ TEST_CASE("float elementwise ops match the broadcasting baseline") {
             CHECK(out.shape() == s);
             CHECK(test::max_rel_diff(out.span<float>(), expect) == 0.0);
         }
+}
+
+TEST_CASE("broadcasts whose dims merge into long runs match the baseline") {
+    // Y[C] along X[N, C, H, W] (the conv bias add: runs of H * W plus one
+    // value), the mirror (X repeated along Y), both sides contiguous after
+    // merging, a broadcast in the middle, and X broadcast against Y in turn.
+    const bcase merged[] = {
+        {{2, 3, 5, 7}, {3}, 1},          {{1, 24, 9, 11}, {24}, 1},
+        {{3}, {2, 3, 5, 7}, 1},          {{2, 3, 5, 7}, {5, 7}, -1},
+        {{2, 3, 5, 7}, {2, 3, 1, 1}, 0}, {{2, 1, 5, 7}, {2, 3, 5, 7}, -1},
+        {{3, 1, 7}, {3, 5, 7}, -1},      {{1, 1, 13}, {1, 1, 13}, 0},
+        {{2, 3, 5, 7}, {1, 3, 5, 1}, 0},
+    };
+    const std::pair<const char*, std::function<float(float, float)>> ops[] = {
+        {"elementwise_add", [](float a, float b) { return a + b; }},
+        {"elementwise_sub", [](float a, float b) { return a - b; }},
+        {"elementwise_div", [](float a, float b) { return a / b; }},
+    };
+    std::uint32_t seed = 201;
+    for (auto& [type, f] : ops)
+        for (auto& c : merged) {
+            CAPTURE(type);
+            CAPTURE(to_string(c.x));
+            CAPTURE(to_string(c.y));
+            auto x = test::random_tensor(c.x, seed++, 0.5f, 2.f);
+            auto y = test::random_tensor(c.y, seed++, 0.5f, 2.f);
+            shape_t s;
+            auto expect = baseline<float>(x, y, c.axis, f, s);
+            auto out = run(type, x, y, c.axis).get("Out");
+            CHECK(out.shape() == s);
+            CHECK(test::max_rel_diff(out.span<float>(), expect) == 0.0);
+        }
+}
+
+TEST_CASE("kernels::add_repeated matches the per-element loop") {
+    struct rcase {
+        std::int64_t total, count, post;
+    };
+    for (const rcase& c : {rcase{2 * 3 * 5, 3, 5}, rcase{7, 7, 1}, rcase{12, 1, 12},
+                           rcase{4 * 5 * 3, 5, 3}, rcase{3 * 2 * 11, 2, 11}, rcase{0, 3, 5}}) {
+        CAPTURE(c.total);
+        CAPTURE(c.count);
+        CAPTURE(c.post);
+        auto x = test::random_tensor({c.total}, 7);
+        auto y = test::random_tensor({c.count}, 8);
+        auto xs = x.span<float>();
+        auto ys = y.span<float>();
+        std::vector<float> expect(xs.size()), out(xs.size());
+        for (std::int64_t i = 0; i < c.total; ++i)
+            expect[std::size_t(i)] = xs[std::size_t(i)] + ys[std::size_t((i / c.post) % c.count)];
+        kernels::add_repeated(xs.data(), ys.data(), out.data(), c.total, c.count, c.post);
+        CHECK(out == expect);
+        kernels::add_repeated(xs.data(), ys.data(), xs.data(), c.total, c.count,
+                              c.post);  // in place
+        CHECK(std::vector<float>(xs.begin(), xs.end()) == expect);
+    }
 }
 
 TEST_CASE("integer elementwise ops: int32 and int64, division truncates") {

@@ -1,9 +1,10 @@
 // Element-wise loops on raw arrays, no heap (ops and firmware): a unary
-// functor over an array, the add whose Y repeats along one run of dims,
-// a byte move, a transpose (strided copy), a fill with one element's bytes,
-// and float32 <-> int8 at one step.
+// functor over an array (in vectors when it has a vector form), the add whose Y repeats along one
+// run of dims, a byte move, a transpose (strided copy), a fill with one element's bytes, and
+// float32 <-> int8 at one step.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -13,16 +14,34 @@
 
 namespace litegraph::kernels {
 
-/// out[i] = f(x[i]), i < n (out may be x).
+/// out[i] = f(x[i]), i < n (out may be x).  A functor with a vector form
+/// (`vec`, the same operations as its scalar form: epilogue::vector_act) runs
+/// in kernels::simd::vfloat vectors, the scalar form on the tail only.
 template <class F>
 void map(const F& f, const float* x, float* out, std::int64_t n) {
-    for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+    std::int64_t i = 0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+    if constexpr (epilogue::vector_act<F>) {
+        using V = simd::vfloat;
+        constexpr auto w = static_cast<std::int64_t>(V::size);
+        const std::int64_t vend = n > 0 ? n - n % w : 0;
+        for (; i < vend; i += w) f.vec(V::load_unaligned(x + i)).store_unaligned(out + i);
+    }
+#endif
+    for (; i < n; ++i) out[i] = f(x[i]);
 }
 
-/// out[i] = x[i] + y[(i / post) % count], i < total (out may be x).
+/// out[i] = x[i] + y[(i / post) % count], i < total (out may be x): runs of
+/// `post` contiguous values, each plus one y[c], c = 0, 1, ... count - 1, 0, ...
 inline void add_repeated(const float* x, const float* y, float* out, std::int64_t total,
                          std::int64_t count, std::int64_t post) {
-    for (std::int64_t i = 0; i < total; ++i) out[i] = x[i] + y[(i / post) % count];
+    if (count <= 0 || post <= 0) return;
+    for (std::int64_t base = 0, c = 0; base < total; base += post) {
+        const float yc = y[c];
+        const std::int64_t end = std::min(post, total - base);
+        for (std::int64_t i = 0; i < end; ++i) out[base + i] = x[base + i] + yc;
+        if (++c == count) c = 0;
+    }
 }
 
 /// `bytes` bytes from x to out, unless they are the same place.

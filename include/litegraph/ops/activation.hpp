@@ -16,8 +16,9 @@
 // and optionally:
 //   vec(V)                 an xsimd form, the same operations in the same order (so
 //                          bit-identical to the scalar form; absent where xsimd is
-//                          not used, e.g. Cortex-M), which the fused epilogues run in
-//                          vector registers (kernels/epilogue.hpp)
+//                          not used, e.g. Cortex-M), which the fused epilogues
+//                          (kernels/epilogue.hpp) and the op's loop (kernels::map)
+//                          run in vector registers
 //   fusable = true         a conv epilogue stage: the fused fp32 and int8 conv
 //                          kernels, the pass fuse_conv_activation and the firmware
 //                          layers take it (fusion/fused.hpp, fusion/fused_int8.hpp)
@@ -44,6 +45,7 @@
 #include "litegraph/kernels/simd.hpp"
 
 #include "litegraph/kernels/elementwise.hpp"
+#include "litegraph/kernels/exp.hpp"
 #include "litegraph/ops/firmware.hpp"
 #include "litegraph/ops/op.hpp"
 
@@ -117,7 +119,15 @@ struct sigmoid {
     static constexpr bool gate = true;
     static constexpr std::string_view opencl = "1.f / (1.f + exp(-v))";
     static sigmoid parse(const attr_map&) { return {}; }
-    float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); }
+    // exp by kernels::exp_ops (basic IEEE operations only): the vector form
+    // gives the same bits in every lane.
+    float operator()(float x) const { return 1.f / (1.f + kernels::exp_ops(-x)); }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+        return V(1.f) / (V(1.f) + kernels::exp_ops(-x));
+    }
+#endif
 };
 struct tanh {
     static constexpr std::string_view paddle_type = "tanh";
@@ -512,8 +522,9 @@ struct activation {
         kernels::map(f.f, io.input<float>(0), io.output<float>(), f.count);
     }
 
-    /// The firmware form's loop, over ranges of the elements split over the
-    /// pool (per element, so the same output for every split).
+    /// The firmware form's loop (kernels::map: vectors where F has `vec`),
+    /// over ranges of the elements split over the pool (per element, so the
+    /// same output for every split).
     static void run(const params& f, op_io& io) {
         const auto fm = form_of(f, io);
         const float* x = io.input("X").as<float>();

@@ -198,33 +198,66 @@ inline std::vector<std::int64_t> broadcast_strides(const shape_t& d, const shape
 }
 
 /// The one loop of a broadcasting binary op: out[i] = f(x[ix], y[iy]).  The
-/// output element type O may differ from T (comparisons write bool).
+/// output element type O may differ from T (comparisons write bool).  Dims of
+/// 1 are dropped and neighbours that step alike in X and Y merge (Y[C]
+/// along X[N, C, H, W] is C runs of H * W), so the inner loop is one long
+/// run, contiguous or of one repeated value on each side.
 template <class T, class O, class F>
 void broadcast_apply(const T* x, const T* y, O* out, const broadcast_dims& bd, F f) {
-    const std::size_t n = bd.out.size();
     const std::int64_t total = numel(bd.out);
     if (bd.x == bd.out && bd.y == bd.out) {
         for (std::int64_t i = 0; i < total; ++i) out[i] = f(x[i], y[i]);
         return;
     }
-    const auto sx = broadcast_strides(bd.x, bd.out), sy = broadcast_strides(bd.y, bd.out);
-    if (n == 0 || total == 0) {
+    if (bd.out.empty() || total == 0) {
         if (total == 1) out[0] = f(x[0], y[0]);
         return;
     }
+    const auto sx0 = broadcast_strides(bd.x, bd.out), sy0 = broadcast_strides(bd.y, bd.out);
+    // The merged dims, outermost first.
+    std::vector<std::int64_t> ext, sx, sy;
+    for (std::size_t d = 0; d < bd.out.size(); ++d) {
+        if (bd.out[d] == 1) continue;
+        if (!ext.empty() && sx.back() == sx0[d] * bd.out[d] && sy.back() == sy0[d] * bd.out[d]) {
+            ext.back() *= bd.out[d];
+            sx.back() = sx0[d];
+            sy.back() = sy0[d];
+            continue;
+        }
+        ext.push_back(bd.out[d]);
+        sx.push_back(sx0[d]);
+        sy.push_back(sy0[d]);
+    }
+    if (ext.empty()) {  // every dim 1
+        out[0] = f(x[0], y[0]);
+        return;
+    }
     // Innermost dim in a tight loop; the outer index advances like an odometer.
-    const std::int64_t inner = bd.out[n - 1], ix_in = sx[n - 1], iy_in = sy[n - 1];
+    const std::size_t n = ext.size();
+    const std::int64_t inner = ext[n - 1], ix_in = sx[n - 1], iy_in = sy[n - 1];
+    auto run = [&](const T* xr, const T* yr, O* o) {
+        if (ix_in == 1 && iy_in == 0) {
+            const T b = yr[0];
+            for (std::int64_t j = 0; j < inner; ++j) o[j] = f(xr[j], b);
+        } else if (ix_in == 0 && iy_in == 1) {
+            const T a = xr[0];
+            for (std::int64_t j = 0; j < inner; ++j) o[j] = f(a, yr[j]);
+        } else if (ix_in == 1 && iy_in == 1) {
+            for (std::int64_t j = 0; j < inner; ++j) o[j] = f(xr[j], yr[j]);
+        } else {
+            for (std::int64_t j = 0; j < inner; ++j) o[j] = f(xr[j * ix_in], yr[j * iy_in]);
+        }
+    };
     std::vector<std::int64_t> idx(n, 0);
     std::int64_t ox = 0, oy = 0;
     for (std::int64_t o = 0; o < total; o += inner) {
-        for (std::int64_t j = 0; j < inner; ++j)
-            out[o + j] = f(x[ox + j * ix_in], y[oy + j * iy_in]);
+        run(x + ox, y + oy, out + o);
         for (std::size_t d = n - 1; d-- > 0;) {
             ox += sx[d];
             oy += sy[d];
-            if (++idx[d] < bd.out[d]) break;
-            ox -= sx[d] * bd.out[d];
-            oy -= sy[d] * bd.out[d];
+            if (++idx[d] < ext[d]) break;
+            ox -= sx[d] * ext[d];
+            oy -= sy[d] * ext[d];
             idx[d] = 0;
         }
     }
