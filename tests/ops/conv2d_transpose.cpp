@@ -151,10 +151,58 @@ TEST_CASE("conv2d_transpose with disjoint windows (the SGEMM form) matches the b
     for (auto& c : cases) check_explicit(c);
 }
 
+TEST_CASE("conv2d_transpose with windows that tile the output matches the baseline") {
+    // Window == stride, no padding, one group (run_tiles): odd sizes, blocks
+    // of several input rows and rows wider than an SGEMM column block, K over
+    // one block, KW other than 2, a 1x1 window, bias or not.
+    std::vector<tconv_case> cases = {
+        {.x = {1, 24, 7, 9}, .w = {24, 6, 2, 2}, .strides = {2, 2}, .bias = true},
+        {.x = {2, 5, 3, 11}, .w = {5, 1, 2, 2}, .strides = {2, 2}},
+        {.x = {1, 3, 5, 4}, .w = {3, 2, 3, 2}, .strides = {3, 2}, .bias = true},
+        {.x = {1, 300, 3, 7}, .w = {300, 2, 2, 2}, .strides = {2, 2}},
+        {.x = {1, 4, 3, 600}, .w = {4, 2, 2, 2}, .strides = {2, 2}, .bias = true},
+        {.x = {2, 3, 40, 30}, .w = {3, 3, 2, 2}, .strides = {2, 2}},
+        {.x = {1, 3, 4, 5}, .w = {3, 2, 1, 1}, .bias = true},
+        {.x = {1, 2, 3, 3}, .w = {2, 1, 2, 3}, .strides = {2, 3}},
+    };
+    for (auto& c : cases) check_explicit(c);
+}
+
+TEST_CASE("conv2d_transpose: tiling windows give the SGEMM scatter's bits") {
+    // run_tiles and run_gemm compute the same SGEMM elements plus the bias.
+    for (const tconv_case& c :
+         {tconv_case{.x = {1, 24, 7, 9}, .w = {24, 6, 2, 2}, .strides = {2, 2}, .bias = true},
+          tconv_case{.x = {2, 5, 13, 50}, .w = {5, 1, 2, 2}, .strides = {2, 2}},
+          tconv_case{.x = {1, 3, 5, 4}, .w = {3, 2, 3, 2}, .strides = {3, 2}, .bias = true}}) {
+        CAPTURE(to_string(c.x));
+        CAPTURE(to_string(c.w));
+        tensor x, w, b;
+        inputs_of(c, x, w, b);
+        using op = ops::conv2d_transpose;
+        op::geometry g{};
+        g.n = c.x[0], g.c = c.x[1], g.h = c.x[2], g.w = c.x[3];
+        g.oc = c.w[1], g.kh = c.w[2], g.kw = c.w[3];
+        g.sh = c.strides[0], g.sw = c.strides[1], g.dh = 1, g.dw = 1, g.pt = 0, g.pl = 0;
+        g.oh = g.h * g.sh, g.ow = g.w * g.sw, g.groups = 1;
+        REQUIRE(op::windows_tile(g));
+        std::vector<std::int64_t> lo(g.kw, 0), hi(g.kw, g.w), off(g.kw);
+        for (std::int64_t j = 0; j < g.kw; ++j) off[j] = j;
+        const float* bias = c.bias ? b.span<float>().data() : nullptr;
+        std::vector<float> tiles(std::size_t(g.n * g.oc * g.oh * g.ow), -1.f);
+        std::vector<float> scatter(tiles.size(), -2.f);
+        op::run_tiles(g, x.span<float>().data(), w.span<float>().data(), bias, tiles.data(),
+                      nullptr);
+        op::run_gemm(g, x.span<float>().data(), w.span<float>().data(), bias, scatter.data(),
+                     nullptr, lo, hi, off);
+        CHECK(std::memcmp(tiles.data(), scatter.data(), tiles.size() * sizeof(float)) == 0);
+    }
+}
+
 TEST_CASE("conv2d_transpose gives the same bits on 1, 2 and 3 threads") {
     for (const tconv_case& c :
          {tconv_case{.x = {1, 24, 40, 40}, .w = {24, 6, 2, 2}, .strides = {2, 2}, .bias = true},
           tconv_case{.x = {1, 8, 30, 30}, .w = {8, 1, 2, 2}, .strides = {2, 2}},
+          tconv_case{.x = {3, 4, 50, 20}, .w = {4, 3, 2, 2}, .strides = {2, 2}, .bias = true},
           tconv_case{
               .x = {2, 4, 9, 9}, .w = {4, 3, 3, 3}, .strides = {2, 2}, .paddings = {1, 1}}}) {
         CAPTURE(to_string(c.x));

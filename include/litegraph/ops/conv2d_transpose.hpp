@@ -8,10 +8,14 @@
 // [OH, OH + stride)).  Attributes: strides, paddings (2 or 4 values),
 // dilations, groups, output_padding, output_size, padding_algorithm (SAME
 // resets dilation to 1), data_format (NCHW or AnyLayout).
+// Windows that tile the output (window == stride, no padding) run as one
+// SGEMM per block of input rows and an interleaved write; other disjoint
+// windows as an SGEMM scattered into the output; the rest as a scatter loop.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -147,6 +151,80 @@ struct conv2d_transpose {
         return (g.kh - 1) * g.dh < g.sh && (g.kw - 1) * g.dw < g.sw;
     }
 
+    /// A[(oc, i, j), ic] = Filter[ic, oc, i, j], packed per group.
+    static std::vector<kernels::packed_a> pack_filter(const geometry& g, const float* f) {
+        const std::int64_t cin_g = g.c / g.groups, m = g.oc / g.groups * g.kh * g.kw;
+        std::vector<kernels::packed_a> a(static_cast<std::size_t>(g.groups));
+        std::vector<float> t(static_cast<std::size_t>(m * cin_g));
+        for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+            for (std::int64_t ic = 0; ic < cin_g; ++ic)
+                for (std::int64_t r = 0; r < m; ++r)
+                    t[r * cin_g + ic] = f[(grp * cin_g + ic) * m + r];
+            a[grp].pack(m, cin_g, t.data(), cin_g);
+        }
+        return a;
+    }
+
+    /// Whether the windows tile the output: window == stride, no padding or
+    /// output padding, one group (the 2x2 stride-2 upsampling of detection
+    /// heads), so every output pixel takes exactly one tap:
+    ///   out[oc, ih * s + i, iw * s + j] = bias[oc] + sum_c x[c, ih, iw] * w[c, oc, i, j].
+    static bool windows_tile(const geometry& g) {
+        return g.groups == 1 && g.kh == g.sh && g.kw == g.sw && g.dh == 1 && g.dw == 1 &&
+               g.pt == 0 && g.pl == 0 && g.oh == g.h * g.sh && g.ow == g.w * g.sw;
+    }
+
+    /// Tiling windows: per image and block of whole input rows, the SGEMM
+    /// [OC * KH * KW, C] x [C, rows * W] into a buffer, then every output row
+    /// written once, its KW source rows interleaved (no fill, no scatter).
+    /// The same SGEMM elements as run_gemm (each one value of the product,
+    /// whatever the blocks), plus the bias, as there: the same bits.  Blocks
+    /// split over the pool in contiguous ranges, one buffer per task.
+    static void run_tiles(const geometry& g, const float* x, const float* f, const float* bias,
+                          float* y, thread_pool* pool) {
+        const auto a = pack_filter(g, f);
+        const std::int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow;
+        const std::int64_t ksize = g.kh * g.kw, m = g.oc * ksize;
+        const std::int64_t rows = std::max<std::int64_t>(
+            1, kernels::gemm_tile::column_block(g.c) / std::max<std::int64_t>(1, g.w));
+        const std::int64_t blocks = (g.h + rows - 1) / rows, units = g.n * blocks;
+        if (units == 0) return;
+        const std::int64_t tasks = std::min<std::int64_t>(units, pool_threads(pool));
+        const std::int64_t per = (units + tasks - 1) / tasks, cols_max = rows * g.w;
+        auto buf =
+            std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(tasks * m * cols_max));
+        parallel_tasks(pool, tasks, [&](std::int64_t t) {
+            float* c = buf.get() + t * m * cols_max;
+            for (std::int64_t u = t * per; u < std::min(units, (t + 1) * per); ++u) {
+                const std::int64_t n = u / blocks, r0 = u % blocks * rows;
+                const std::int64_t r1 = std::min(g.h, r0 + rows), cols = (r1 - r0) * g.w;
+                kernels::sgemm(a[0], cols, x + n * g.c * in_plane + r0 * g.w, in_plane,
+                               kernels::store_epilogue{c, cols});
+                for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+                    const float b = bias ? bias[oc] : 0.f;
+                    for (std::int64_t i = 0; i < g.kh; ++i) {
+                        const float* ci = c + (oc * ksize + i * g.kw) * cols;
+                        for (std::int64_t ih = r0; ih < r1; ++ih) {
+                            float* yr = y + (n * g.oc + oc) * out_plane + (ih * g.sh + i) * g.ow;
+                            const float* v = ci + (ih - r0) * g.w;
+                            if (g.kw == 2) {
+                                const float* v1 = v + cols;
+                                for (std::int64_t iw = 0; iw < g.w; ++iw) {
+                                    yr[2 * iw] = b + v[iw];
+                                    yr[2 * iw + 1] = b + v1[iw];
+                                }
+                            } else {
+                                for (std::int64_t iw = 0; iw < g.w; ++iw)
+                                    for (std::int64_t j = 0; j < g.kw; ++j)
+                                        yr[iw * g.kw + j] = b + v[j * cols + iw];
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+
     /// Disjoint windows on the SGEMM: per image and group,
     /// cols[(oc, i, j), (ih, iw)] = sum over the input channels of
     /// Filter * Input, and the epilogue adds each value to the bias at its
@@ -159,18 +237,7 @@ struct conv2d_transpose {
                          const std::vector<std::int64_t>& y_off) {
         const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
         const std::int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow, ksize = g.kh * g.kw;
-        const std::int64_t m = cout_g * ksize;
-        // A[(oc, i, j), ic] = Filter[ic, oc, i, j], packed per group.
-        std::vector<kernels::packed_a> a(static_cast<std::size_t>(g.groups));
-        {
-            std::vector<float> t(static_cast<std::size_t>(m * cin_g));
-            for (std::int64_t grp = 0; grp < g.groups; ++grp) {
-                for (std::int64_t ic = 0; ic < cin_g; ++ic)
-                    for (std::int64_t r = 0; r < m; ++r)
-                        t[r * cin_g + ic] = f[(grp * cin_g + ic) * m + r];
-                a[grp].pack(m, cin_g, t.data(), cin_g);
-            }
-        }
+        const auto a = pack_filter(g, f);
         const std::int64_t planes = g.n * g.oc;
         parallel_tasks(
             pool, std::min<std::int64_t>(planes, pool_threads(pool)), [&](std::int64_t t) {
@@ -233,6 +300,10 @@ struct conv2d_transpose {
             y_off[j] = off;
         }
 
+        if (windows_tile(g)) {
+            run_tiles(g, x, f, bias, y, io.pool);
+            return;
+        }
         if (windows_disjoint(g)) {
             run_gemm(g, x, f, bias, y, io.pool, iw_lo, iw_hi, y_off);
             return;
