@@ -132,6 +132,34 @@ TEST_CASE("nearest_interp_v2: a two-value scale decides the size (PP-OCRv3 FPN)"
     CHECK(test::max_abs_diff(y.span<float>(), expect.span<float>()) == 0);
 }
 
+TEST_CASE("nearest_interp_v2: integer and mixed scales (repeated rows, repeated columns)") {
+    // The fast forms (a repeated row copied, an integer width scale written
+    // without an index table) against the plain loop, on odd shapes, with
+    // the integer scale on one axis only and non-integer ones.
+    struct scase {
+        shape_t x;
+        float sh, sw;
+        bool align = false;
+    };
+    std::uint32_t seed = 51;
+    for (const scase& c : {scase{{1, 3, 5, 7}, 2.f, 2.f}, scase{{2, 1, 3, 5}, 3.f, 3.f},
+                           scase{{1, 2, 4, 3}, 2.f, 1.f}, scase{{1, 2, 3, 9}, 1.f, 2.f},
+                           scase{{1, 1, 7, 5}, 2.5f, 2.f}, scase{{1, 2, 5, 7}, 2.f, 1.5f},
+                           scase{{1, 1, 1, 1}, 4.f, 4.f}, scase{{1, 3, 6, 6}, 0.5f, 2.f},
+                           scase{{1, 2, 5, 6}, 2.f, 2.f, true}}) {
+        CAPTURE(to_string(c.x));
+        CAPTURE(c.sh);
+        CAPTURE(c.sw);
+        CAPTURE(c.align);
+        auto x = test::random_tensor(c.x, seed++);
+        auto y = run({.scale = {c.sh, c.sw}, .align_corners = c.align}, with_x(x));
+        const auto OH = std::int64_t(float(c.x[2]) * c.sh), OW = std::int64_t(float(c.x[3]) * c.sw);
+        auto expect = nearest_baseline(x, OH, OW, c.align, c.sh, c.sw);
+        REQUIRE(y.shape() == expect.shape());
+        CHECK(test::max_abs_diff(y.span<float>(), expect.span<float>()) == 0);
+    }
+}
+
 TEST_CASE("nearest_interp_v2: out_h/out_w, align_corners, and a one-element scale ignored") {
     auto x = test::random_tensor({2, 2, 4, 7}, 42);
     for (bool align : {false, true})

@@ -14,7 +14,8 @@
 // uses 1/scale instead of in/out when a scale was given (even with OutSize),
 // v1 never does.  v1's align_corners defaults to true, v2's to false.
 // The size inputs must be known during shape inference (weights or values
-// computed from shapes).
+// computed from shapes).  Nearest copies a repeated source row with memcpy
+// and writes an integer width upscale without an index table.
 #pragma once
 
 #include <algorithm>
@@ -198,13 +199,29 @@ struct interp_v2 {
             std::vector<std::int64_t> iy(g.out_h), ix(g.out_w);
             for (std::int64_t k = 0; k < g.out_h; ++k) iy[k] = index(rh, k, g.in_h);
             for (std::int64_t l = 0; l < g.out_w; ++l) ix[l] = index(rw, l, g.in_w);
+            // An integer upscale of the width (ix[l] == l / s, as scale 2 gives):
+            // each input value written s times in a row, no index table.
+            std::int64_t s = g.in_w > 0 ? g.out_w / g.in_w : 0;
+            for (std::int64_t l = 0; s > 0 && l < g.out_w; ++l)
+                if (ix[l] != l / s) s = 0;
             split_planes(io.pool, planes, out_plane, [&](std::int64_t pc) {
                 const float* xp = x + pc * in_plane;
                 float* yp = y + pc * out_plane;
                 for (std::int64_t k = 0; k < g.out_h; ++k) {
-                    const float* xr = xp + iy[k] * g.in_w;
                     float* yr = yp + k * g.out_w;
-                    for (std::int64_t l = 0; l < g.out_w; ++l) yr[l] = xr[ix[l]];
+                    if (k > 0 && iy[k] == iy[k - 1]) {  // the row above again
+                        std::memcpy(yr, yr - g.out_w,
+                                    static_cast<std::size_t>(g.out_w) * sizeof(float));
+                        continue;
+                    }
+                    const float* xr = xp + iy[k] * g.in_w;
+                    if (s == 2)
+                        for (std::int64_t l = 0; l < g.in_w; ++l) yr[2 * l] = yr[2 * l + 1] = xr[l];
+                    else if (s > 0)
+                        for (std::int64_t l = 0; l < g.in_w; ++l)
+                            for (std::int64_t t = 0; t < s; ++t) yr[l * s + t] = xr[l];
+                    else
+                        for (std::int64_t l = 0; l < g.out_w; ++l) yr[l] = xr[ix[l]];
                 }
             });
             return;
