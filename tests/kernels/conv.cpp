@@ -251,7 +251,7 @@ TEST_CASE("depthwise_conv2d_direct: bias and activation in registers match the p
             }
 }
 
-TEST_CASE("pointwise_conv2d_direct gives the SGEMM path's bits and matches the plain loop") {
+TEST_CASE("pointwise_conv2d_direct gives the SGEMM path's bits, whole or in column ranges") {
     // Planes on and off the vector width (the ragged columns), output
     // channels in blocks of 6, 4, 2 and 1, sums of 1 to 64 terms, batch 2; a
     // scale (a folded batch norm) or none; the identity, relu6 and hard_swish.
@@ -285,13 +285,23 @@ TEST_CASE("pointwise_conv2d_direct gives the SGEMM path's bits and matches the p
                                     want[(n * g.oc + oc) * plane + off + i] = finish(v[i], oc);
                             });
             std::vector<float> y(want.size(), NAN);
+            // Whole, or (as threads run it) in column ranges off the vector
+            // width, the last first and past the plane's end.
+            std::vector<float> parts(want.size(), NAN);
             auto run = [&](auto act) {
                 kernels::depthwise_direct<decltype(act)> d;
-                d.y = y.data();
+                d.y = parts.data();
                 d.bias = b.data();
                 d.scale = scaled ? sc.data() : nullptr;
                 d.act = act;
-                return kernels::pointwise_conv2d_direct(g, x.data(), w.data(), d);
+                const std::int64_t cuts[] = {plane + 50, plane / 2 + 3, 17, 0};
+                bool ok = true;
+                for (int r = 0; r < 3; ++r)
+                    ok = kernels::pointwise_conv2d_direct(g, x.data(), w.data(), d, cuts[r + 1],
+                                                          cuts[r]) &&
+                         ok;
+                d.y = y.data();
+                return kernels::pointwise_conv2d_direct(g, x.data(), w.data(), d) && ok;
             };
             const bool ran = mode / 2 == 0 ? run(kernels::identity_act{})
                                            : (mode / 2 == 1 ? run(relu6) : run(hswish));
@@ -302,6 +312,7 @@ TEST_CASE("pointwise_conv2d_direct gives the SGEMM path's bits and matches the p
             CHECK(ran == fits);
             if (!ran) continue;
             CHECK(std::memcmp(y.data(), want.data(), y.size() * sizeof(float)) == 0);
+            CHECK(std::memcmp(parts.data(), want.data(), y.size() * sizeof(float)) == 0);
             const auto ref = ref_conv(g, x.data(), w.data());
             int wrong = 0;
             for (std::size_t i = 0; i < ref.size(); ++i) {

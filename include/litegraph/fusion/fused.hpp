@@ -419,17 +419,31 @@ private:
     }
 
     /// A fast pointwise conv of a short sum (kernels::pointwise_direct_fits)
-    /// whose chain is a bias and at most one activation with a vector form,
-    /// on one thread, runs it in registers inside the kernel
-    /// (kernels::pointwise_conv2d_direct: the SGEMM path's bits); returns
-    /// false for anything else.
+    /// whose chain is a bias and at most one activation with a vector form
+    /// runs it in registers inside the kernel (kernels::pointwise_conv2d_direct:
+    /// the SGEMM path's bits); returns false for anything else.  With a
+    /// pool, the planes' columns split in ranges of whole cache lines (each
+    /// column one sum: the same bits for any split).
     static bool run_pointwise_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
                                      const chain_type& c, const float* x, const float* f,
                                      float* out, thread_pool* pool) {
         if constexpr (depthwise_direct_chain<chain_type>::value) {
-            if (p.kernel != ops::conv_kernel::fast || pool_threads(pool) > 1) return false;
+            if (p.kernel != ops::conv_kernel::fast) return false;
             const auto d = direct_of(c, out);
-            return kernels::pointwise_conv2d_direct(kernels::conv_geometry::from(g), x, f, d);
+            const auto kg = kernels::conv_geometry::from(g);
+            const auto threads = static_cast<std::int64_t>(pool_threads(pool));
+            const std::int64_t hw = kg.oh * kg.ow;
+            // At least 1024 columns (and 32K multiply-adds) a task.
+            const std::int64_t tasks =
+                std::min({threads, hw / 1024, std::max<std::int64_t>(1, kg.flops() / 65536)});
+            if (tasks <= 1) return kernels::pointwise_conv2d_direct(kg, x, f, d);
+            if (!kernels::pointwise_conv2d_direct(kg, x, f, d, 0, 0)) return false;
+            const std::int64_t per = (hw + tasks - 1) / tasks, line = 16;
+            const std::int64_t step = (per + line - 1) / line * line;
+            parallel_tasks(pool, tasks, [&](std::int64_t t) {
+                kernels::pointwise_conv2d_direct(kg, x, f, d, t * step, (t + 1) * step);
+            });
+            return true;
         } else {
             (void)p, (void)g, (void)c, (void)x, (void)f, (void)out, (void)pool;
             return false;

@@ -7,6 +7,7 @@
 // the compile-time architecture's.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "litegraph/core/error.hpp"
@@ -51,7 +52,8 @@ namespace detail {
 
 /// The pointwise direct kernel's type (pointwise_direct_run).
 using pointwise_direct_fn = void (*)(const conv_geometry&, const float*, const float*, float*,
-                                     const float*, const float*, const void*);
+                                     const float*, const float*, const void*, std::int64_t,
+                                     std::int64_t);
 /// The direct kernels of activation Act, its activation passed as `const
 /// void*` (an arch unit lists one per activation: depthwise_direct_entry).
 template <class Act>
@@ -125,14 +127,21 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
 /// conv2d's SGEMM path followed by chain<bias, act<Act>>, bit for bit, without
 /// its tile store and second pass.  Reads x whole (not in place).  Returns
 /// false, doing nothing, when !pointwise_direct_fits(g) or d.bias is null.
+/// With a range, only the columns [c0, c1) of every image's output plane
+/// (clamped to it): the same bits as the whole call there, so ranges may
+/// run on different threads.
 template <class Act>
 bool pointwise_conv2d_direct(const conv_geometry& g, const float* x, const float* w,
-                             const depthwise_direct<Act>& d) {
+                             const depthwise_direct<Act>& d, std::int64_t c0 = 0,
+                             std::int64_t c1 = -1) {
     g.validate();
     const detail::depthwise_direct_impl<Act> impl =
         detail::depthwise_direct_for<Act>(simd::active());
     if (!d.bias || !pointwise_direct_fits(g, impl.width)) return false;
-    impl.pointwise(g, x, w, d.y, d.bias, d.scale, &d.act);
+    const std::int64_t hw = g.oh * g.ow;
+    c1 = c1 < 0 ? hw : std::min(c1, hw);
+    c0 = std::clamp<std::int64_t>(c0, 0, c1);
+    if (c0 < c1) impl.pointwise(g, x, w, d.y, d.bias, d.scale, &d.act, c0, c1);
     return true;
 }
 

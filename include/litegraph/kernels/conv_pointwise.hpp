@@ -92,10 +92,13 @@ inline void pointwise_rows(const conv_geometry& g, const float* x, const float* 
     }
 }
 
-/// The pointwise direct conv of one activation (see pointwise_conv2d_direct).
+/// The pointwise direct conv of one activation (see pointwise_conv2d_direct)
+/// over columns [c0, c1) of every image's plane.  Each output element is one
+/// column's sum whatever the blocks: any column range gives the same bits.
 template <class A, class Act, bool Scaled>
 void pointwise_direct_scaled(const conv_geometry& g, const float* x, const float* w, float* y,
-                             const float* bias, const float* scale, const Act& act) {
+                             const float* bias, const float* scale, const Act& act, std::int64_t c0,
+                             std::int64_t c1) {
     constexpr std::int64_t width = simd::width_of<A>;
     const std::int64_t k = g.c, hw = g.h * g.w;
     // Column blocks whose k rows of x stay in L1 while every channel reads them.
@@ -104,8 +107,8 @@ void pointwise_direct_scaled(const conv_geometry& g, const float* x, const float
     for (std::int64_t n = 0; n < g.n; ++n) {
         const float* xn = x + n * k * hw;
         float* yn = y + n * g.oc * hw;
-        for (std::int64_t p0 = 0; p0 < hw; p0 += block) {
-            const std::int64_t p1 = std::min(hw, p0 + block);
+        for (std::int64_t p0 = c0; p0 < c1; p0 += block) {
+            const std::int64_t p1 = std::min(c1, p0 + block);
             std::int64_t oc = 0;
             for (; oc + 6 <= g.oc; oc += 6)
                 pointwise_rows<A, Act, Scaled, 6>(g, xn, w, yn, bias, scale, act, oc, p0, p1);
@@ -124,12 +127,13 @@ void pointwise_direct_scaled(const conv_geometry& g, const float* x, const float
 }
 template <class A, class Act>
 void pointwise_direct_run(const conv_geometry& g, const float* x, const float* w, float* y,
-                          const float* bias, const float* scale, const void* act) {
+                          const float* bias, const float* scale, const void* act, std::int64_t c0,
+                          std::int64_t c1) {
     const Act& a = *static_cast<const Act*>(act);
     if (scale)
-        pointwise_direct_scaled<A, Act, true>(g, x, w, y, bias, scale, a);
+        pointwise_direct_scaled<A, Act, true>(g, x, w, y, bias, scale, a, c0, c1);
     else
-        pointwise_direct_scaled<A, Act, false>(g, x, w, y, bias, scale, a);
+        pointwise_direct_scaled<A, Act, false>(g, x, w, y, bias, scale, a, c0, c1);
 }
 
 }  // namespace detail
