@@ -7,10 +7,10 @@
 // data_format (NCHW or AnyLayout).  Output sizes use truncating division.
 // depthwise_conv2d is the same op with groups == C.
 //
-// Kernels: the fast paths of kernels::conv2d (depthwise, 1x1 GEMM, Winograd
-// for 3x3 stride 1, im2col + GEMM) by default, with the filter packed once per op node and kept
-// between runs; or the direct row loop `for_each_row`, the reference, selected by params::kernel or
-// the (non-Paddle) attribute litegraph_kernel = "reference".
+// Kernels: the fast paths of kernels::conv2d (depthwise, 1x1 GEMM, im2col +
+// GEMM) by default, with the filter packed once per op node and kept between
+// runs; or the direct row loop `for_each_row`, the reference, selected by
+// params::kernel or the (non-Paddle) attribute litegraph_kernel = "reference".
 #pragma once
 
 #include <algorithm>
@@ -56,13 +56,11 @@ public:
     /// the constant filter seen by shape inference.
     const kernels::conv_weights* get(const kernels::conv_geometry& g, const float* f) {
         if (!f || f != constant_) return nullptr;
-        // The key: the filter's geometry and the path (Winograd or not: the
-        // output size may decide it).
-        const std::int64_t key[] = {g.oc, g.c, g.kh, g.kw, g.groups, kernels::winograd_fits(g)};
-        if (!weights_ || !std::equal(key, key + 6, key_)) {
+        const std::int64_t key[] = {g.oc, g.c, g.kh, g.kw, g.groups};
+        if (!weights_ || !std::equal(key, key + 5, key_)) {
             weights_.reset();  // a failing rebuild leaves no stale weights
             weights_ = std::make_unique<const kernels::conv_weights>(g, f);
-            std::copy(key, key + 6, key_);
+            std::copy(key, key + 5, key_);
         }
         return weights_.get();
     }
@@ -73,24 +71,23 @@ public:
     const kernels::conv_weights* get_part(const kernels::conv_geometry& sub, const float* f,
                                           std::int64_t c0) {
         if (!f || f != constant_) return nullptr;
-        const std::int64_t key[] = {
-            c0, sub.oc, sub.c, sub.kh, sub.kw, sub.groups, kernels::winograd_fits(sub)};
+        const std::int64_t key[] = {c0, sub.oc, sub.c, sub.kh, sub.kw, sub.groups};
         for (auto& part : parts_)
-            if (std::equal(key, key + 7, part.key)) return part.weights.get();
+            if (std::equal(key, key + 6, part.key)) return part.weights.get();
         const float* w = f + c0 * (sub.c / sub.groups) * sub.kh * sub.kw;
         part_weights part{{}, std::make_unique<const kernels::conv_weights>(sub, w)};
-        std::copy(key, key + 7, part.key);
+        std::copy(key, key + 6, part.key);
         parts_.push_back(std::move(part));
         return parts_.back().weights.get();
     }
 
 private:
     struct part_weights {
-        std::int64_t key[7];
+        std::int64_t key[6];
         std::unique_ptr<const kernels::conv_weights> weights;
     };
     const void* constant_ = nullptr;
-    std::int64_t key_[6] = {};
+    std::int64_t key_[5] = {};
     std::unique_ptr<const kernels::conv_weights> weights_;
     std::vector<part_weights> parts_;
 };
@@ -285,19 +282,18 @@ struct conv2d {
         epilogue_ref ref(epi);
         const auto threads = static_cast<std::int64_t>(pool_threads(pool));
         if (threads > 1 && !kg.is_depthwise() && kg.flops() >= 2e5) {
-            // Enough column blocks, im2col bands or Winograd blocks
-            // (kernels::conv2d_units) for every thread: split those; one
-            // prepared filter, no im2col or transform twice.  Few units with
-            // a remainder block each (a 40x40 plane: blocks of 512, 512, 512,
-            // 64 columns) would leave one thread 1024 columns of 1600: output
-            // channel ranges (conv_split) are even there.
-            const std::int64_t units = kernels::conv2d_units(kg);
-            const bool even = kernels::conv2d_units_even(kg);
+            // Enough column blocks or im2col bands (kernels::conv2d_gemm_units)
+            // for every thread: split those; one packed filter, no im2col twice.
+            // Few units with a remainder block each (a 40x40 plane: blocks of
+            // 512, 512, 512, 64 columns) would leave one thread 1024 columns
+            // of 1600: output channel ranges (conv_split) are even there.
+            const std::int64_t units = kernels::conv2d_gemm_units(kg);
+            const bool even = kernels::conv2d_gemm_units_even(kg);
             if (units >= 4 * threads || (even && (units >= 2 * threads || units % threads == 0)) ||
                 conv_split::of(kg, pool_threads(pool)).tasks() <= 1)
                 if (const auto* w = s.get(kg, f)) {
                     parallel_tasks(pool, units, [&](std::int64_t u) {
-                        kernels::conv2d_units(kg, x, *w, ref, u, u + 1);
+                        kernels::conv2d_gemm_units(kg, x, *w, ref, u, u + 1);
                     });
                     return;
                 }
