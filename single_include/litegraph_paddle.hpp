@@ -801,8 +801,9 @@ inline void save_npy(const std::filesystem::path& path, const tensor_ref& t) {
 // and optionally:
 //   vec(V)                 an xsimd form, the same operations in the same order (so
 //                          bit-identical to the scalar form; absent where xsimd is
-//                          not used, e.g. Cortex-M), which the fused epilogues run in
-//                          vector registers (kernels/epilogue.hpp)
+//                          not used, e.g. Cortex-M), which the fused epilogues
+//                          (kernels/epilogue.hpp) and the op's loop (kernels::map)
+//                          run in vector registers
 //   fusable = true         a conv epilogue stage: the fused fp32 and int8 conv
 //                          kernels, the pass fuse_conv_activation and the firmware
 //                          layers take it (fusion/fused.hpp, fusion/fused_int8.hpp)
@@ -1414,10 +1415,11 @@ LITEGRAPH_NEON64_BROADCAST(std::uint64_t)
 
 // ---- begin litegraph/kernels/elementwise.hpp ----
 // Element-wise loops on raw arrays, no heap (ops and firmware): a unary
-// functor over an array, the add whose Y repeats along one run of dims,
-// a byte move, a transpose (strided copy), a fill with one element's bytes,
-// and float32 <-> int8 at one step.
+// functor over an array (in vectors when it has a vector form), the add whose Y repeats along one
+// run of dims, a byte move, a transpose (strided copy), a fill with one element's bytes, and
+// float32 <-> int8 at one step.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -1947,16 +1949,34 @@ private:
 
 namespace litegraph::kernels {
 
-/// out[i] = f(x[i]), i < n (out may be x).
+/// out[i] = f(x[i]), i < n (out may be x).  A functor with a vector form
+/// (`vec`, the same operations as its scalar form: epilogue::vector_act) runs
+/// in kernels::simd::vfloat vectors, the scalar form on the tail only.
 template <class F>
 void map(const F& f, const float* x, float* out, std::int64_t n) {
-    for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+    std::int64_t i = 0;
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+    if constexpr (epilogue::vector_act<F>) {
+        using V = simd::vfloat;
+        constexpr auto w = static_cast<std::int64_t>(V::size);
+        const std::int64_t vend = n > 0 ? n - n % w : 0;
+        for (; i < vend; i += w) f.vec(V::load_unaligned(x + i)).store_unaligned(out + i);
+    }
+#endif
+    for (; i < n; ++i) out[i] = f(x[i]);
 }
 
-/// out[i] = x[i] + y[(i / post) % count], i < total (out may be x).
+/// out[i] = x[i] + y[(i / post) % count], i < total (out may be x): runs of
+/// `post` contiguous values, each plus one y[c], c = 0, 1, ... count - 1, 0, ...
 inline void add_repeated(const float* x, const float* y, float* out, std::int64_t total,
                          std::int64_t count, std::int64_t post) {
-    for (std::int64_t i = 0; i < total; ++i) out[i] = x[i] + y[(i / post) % count];
+    if (count <= 0 || post <= 0) return;
+    for (std::int64_t base = 0, c = 0; base < total; base += post) {
+        const float yc = y[c];
+        const std::int64_t end = std::min(post, total - base);
+        for (std::int64_t i = 0; i < end; ++i) out[base + i] = x[base + i] + yc;
+        if (++c == count) c = 0;
+    }
 }
 
 /// `bytes` bytes from x to out, unless they are the same place.
@@ -3415,8 +3435,9 @@ struct activation {
         kernels::map(f.f, io.input<float>(0), io.output<float>(), f.count);
     }
 
-    /// The firmware form's loop, over ranges of the elements split over the
-    /// pool (per element, so the same output for every split).
+    /// The firmware form's loop (kernels::map: vectors where F has `vec`),
+    /// over ranges of the elements split over the pool (per element, so the
+    /// same output for every split).
     static void run(const params& f, op_io& io) {
         const auto fm = form_of(f, io);
         const float* x = io.input("X").as<float>();
@@ -5125,33 +5146,66 @@ inline std::vector<std::int64_t> broadcast_strides(const shape_t& d, const shape
 }
 
 /// The one loop of a broadcasting binary op: out[i] = f(x[ix], y[iy]).  The
-/// output element type O may differ from T (comparisons write bool).
+/// output element type O may differ from T (comparisons write bool).  Dims of
+/// 1 are dropped and neighbours that step alike in X and Y merge (Y[C]
+/// along X[N, C, H, W] is C runs of H * W), so the inner loop is one long
+/// run, contiguous or of one repeated value on each side.
 template <class T, class O, class F>
 void broadcast_apply(const T* x, const T* y, O* out, const broadcast_dims& bd, F f) {
-    const std::size_t n = bd.out.size();
     const std::int64_t total = numel(bd.out);
     if (bd.x == bd.out && bd.y == bd.out) {
         for (std::int64_t i = 0; i < total; ++i) out[i] = f(x[i], y[i]);
         return;
     }
-    const auto sx = broadcast_strides(bd.x, bd.out), sy = broadcast_strides(bd.y, bd.out);
-    if (n == 0 || total == 0) {
+    if (bd.out.empty() || total == 0) {
         if (total == 1) out[0] = f(x[0], y[0]);
         return;
     }
+    const auto sx0 = broadcast_strides(bd.x, bd.out), sy0 = broadcast_strides(bd.y, bd.out);
+    // The merged dims, outermost first.
+    std::vector<std::int64_t> ext, sx, sy;
+    for (std::size_t d = 0; d < bd.out.size(); ++d) {
+        if (bd.out[d] == 1) continue;
+        if (!ext.empty() && sx.back() == sx0[d] * bd.out[d] && sy.back() == sy0[d] * bd.out[d]) {
+            ext.back() *= bd.out[d];
+            sx.back() = sx0[d];
+            sy.back() = sy0[d];
+            continue;
+        }
+        ext.push_back(bd.out[d]);
+        sx.push_back(sx0[d]);
+        sy.push_back(sy0[d]);
+    }
+    if (ext.empty()) {  // every dim 1
+        out[0] = f(x[0], y[0]);
+        return;
+    }
     // Innermost dim in a tight loop; the outer index advances like an odometer.
-    const std::int64_t inner = bd.out[n - 1], ix_in = sx[n - 1], iy_in = sy[n - 1];
+    const std::size_t n = ext.size();
+    const std::int64_t inner = ext[n - 1], ix_in = sx[n - 1], iy_in = sy[n - 1];
+    auto run = [&](const T* xr, const T* yr, O* o) {
+        if (ix_in == 1 && iy_in == 0) {
+            const T b = yr[0];
+            for (std::int64_t j = 0; j < inner; ++j) o[j] = f(xr[j], b);
+        } else if (ix_in == 0 && iy_in == 1) {
+            const T a = xr[0];
+            for (std::int64_t j = 0; j < inner; ++j) o[j] = f(a, yr[j]);
+        } else if (ix_in == 1 && iy_in == 1) {
+            for (std::int64_t j = 0; j < inner; ++j) o[j] = f(xr[j], yr[j]);
+        } else {
+            for (std::int64_t j = 0; j < inner; ++j) o[j] = f(xr[j * ix_in], yr[j * iy_in]);
+        }
+    };
     std::vector<std::int64_t> idx(n, 0);
     std::int64_t ox = 0, oy = 0;
     for (std::int64_t o = 0; o < total; o += inner) {
-        for (std::int64_t j = 0; j < inner; ++j)
-            out[o + j] = f(x[ox + j * ix_in], y[oy + j * iy_in]);
+        run(x + ox, y + oy, out + o);
         for (std::size_t d = n - 1; d-- > 0;) {
             ox += sx[d];
             oy += sy[d];
-            if (++idx[d] < bd.out[d]) break;
-            ox -= sx[d] * bd.out[d];
-            oy -= sy[d] * bd.out[d];
+            if (++idx[d] < ext[d]) break;
+            ox -= sx[d] * ext[d];
+            oy -= sy[d] * ext[d];
             idx[d] = 0;
         }
     }
@@ -6515,6 +6569,7 @@ void depthwise_conv2d(const conv_geometry& g, const float* x, const float* w, Ep
 // unit lists one depthwise_direct_entry per activation it knows), or else
 // the compile-time architecture's.
 
+#include <algorithm>
 #include <cstdint>
 
 // ---- begin litegraph/kernels/conv_pointwise.hpp ----
@@ -6609,10 +6664,13 @@ inline void pointwise_rows(const conv_geometry& g, const float* x, const float* 
     }
 }
 
-/// The pointwise direct conv of one activation (see pointwise_conv2d_direct).
+/// The pointwise direct conv of one activation (see pointwise_conv2d_direct)
+/// over columns [c0, c1) of every image's plane.  Each output element is one
+/// column's sum whatever the blocks: any column range gives the same bits.
 template <class A, class Act, bool Scaled>
 void pointwise_direct_scaled(const conv_geometry& g, const float* x, const float* w, float* y,
-                             const float* bias, const float* scale, const Act& act) {
+                             const float* bias, const float* scale, const Act& act, std::int64_t c0,
+                             std::int64_t c1) {
     constexpr std::int64_t width = simd::width_of<A>;
     const std::int64_t k = g.c, hw = g.h * g.w;
     // Column blocks whose k rows of x stay in L1 while every channel reads them.
@@ -6621,8 +6679,8 @@ void pointwise_direct_scaled(const conv_geometry& g, const float* x, const float
     for (std::int64_t n = 0; n < g.n; ++n) {
         const float* xn = x + n * k * hw;
         float* yn = y + n * g.oc * hw;
-        for (std::int64_t p0 = 0; p0 < hw; p0 += block) {
-            const std::int64_t p1 = std::min(hw, p0 + block);
+        for (std::int64_t p0 = c0; p0 < c1; p0 += block) {
+            const std::int64_t p1 = std::min(c1, p0 + block);
             std::int64_t oc = 0;
             for (; oc + 6 <= g.oc; oc += 6)
                 pointwise_rows<A, Act, Scaled, 6>(g, xn, w, yn, bias, scale, act, oc, p0, p1);
@@ -6641,12 +6699,13 @@ void pointwise_direct_scaled(const conv_geometry& g, const float* x, const float
 }
 template <class A, class Act>
 void pointwise_direct_run(const conv_geometry& g, const float* x, const float* w, float* y,
-                          const float* bias, const float* scale, const void* act) {
+                          const float* bias, const float* scale, const void* act, std::int64_t c0,
+                          std::int64_t c1) {
     const Act& a = *static_cast<const Act*>(act);
     if (scale)
-        pointwise_direct_scaled<A, Act, true>(g, x, w, y, bias, scale, a);
+        pointwise_direct_scaled<A, Act, true>(g, x, w, y, bias, scale, a, c0, c1);
     else
-        pointwise_direct_scaled<A, Act, false>(g, x, w, y, bias, scale, a);
+        pointwise_direct_scaled<A, Act, false>(g, x, w, y, bias, scale, a, c0, c1);
 }
 
 }  // namespace detail
@@ -6699,7 +6758,8 @@ namespace detail {
 
 /// The pointwise direct kernel's type (pointwise_direct_run).
 using pointwise_direct_fn = void (*)(const conv_geometry&, const float*, const float*, float*,
-                                     const float*, const float*, const void*);
+                                     const float*, const float*, const void*, std::int64_t,
+                                     std::int64_t);
 /// The direct kernels of activation Act, its activation passed as `const
 /// void*` (an arch unit lists one per activation: depthwise_direct_entry).
 template <class Act>
@@ -6773,14 +6833,21 @@ void depthwise_conv2d_direct(const conv_geometry& g, const float* x, const float
 /// conv2d's SGEMM path followed by chain<bias, act<Act>>, bit for bit, without
 /// its tile store and second pass.  Reads x whole (not in place).  Returns
 /// false, doing nothing, when !pointwise_direct_fits(g) or d.bias is null.
+/// With a range, only the columns [c0, c1) of every image's output plane
+/// (clamped to it): the same bits as the whole call there, so ranges may
+/// run on different threads.
 template <class Act>
 bool pointwise_conv2d_direct(const conv_geometry& g, const float* x, const float* w,
-                             const depthwise_direct<Act>& d) {
+                             const depthwise_direct<Act>& d, std::int64_t c0 = 0,
+                             std::int64_t c1 = -1) {
     g.validate();
     const detail::depthwise_direct_impl<Act> impl =
         detail::depthwise_direct_for<Act>(simd::active());
     if (!d.bias || !pointwise_direct_fits(g, impl.width)) return false;
-    impl.pointwise(g, x, w, d.y, d.bias, d.scale, &d.act);
+    const std::int64_t hw = g.oh * g.ow;
+    c1 = c1 < 0 ? hw : std::min(c1, hw);
+    c0 = std::clamp<std::int64_t>(c0, 0, c1);
+    if (c0 < c1) impl.pointwise(g, x, w, d.y, d.bias, d.scale, &d.act, c0, c1);
     return true;
 }
 
@@ -7546,9 +7613,13 @@ struct conv2d {
 // [OH, OH + stride)).  Attributes: strides, paddings (2 or 4 values),
 // dilations, groups, output_padding, output_size, padding_algorithm (SAME
 // resets dilation to 1), data_format (NCHW or AnyLayout).
+// Windows that tile the output (window == stride, no padding) run as one
+// SGEMM per block of input rows and an interleaved write; other disjoint
+// windows as an SGEMM scattered into the output; the rest as a scatter loop.
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -7681,6 +7752,80 @@ struct conv2d_transpose {
         return (g.kh - 1) * g.dh < g.sh && (g.kw - 1) * g.dw < g.sw;
     }
 
+    /// A[(oc, i, j), ic] = Filter[ic, oc, i, j], packed per group.
+    static std::vector<kernels::packed_a> pack_filter(const geometry& g, const float* f) {
+        const std::int64_t cin_g = g.c / g.groups, m = g.oc / g.groups * g.kh * g.kw;
+        std::vector<kernels::packed_a> a(static_cast<std::size_t>(g.groups));
+        std::vector<float> t(static_cast<std::size_t>(m * cin_g));
+        for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+            for (std::int64_t ic = 0; ic < cin_g; ++ic)
+                for (std::int64_t r = 0; r < m; ++r)
+                    t[r * cin_g + ic] = f[(grp * cin_g + ic) * m + r];
+            a[grp].pack(m, cin_g, t.data(), cin_g);
+        }
+        return a;
+    }
+
+    /// Whether the windows tile the output: window == stride, no padding or
+    /// output padding, one group (the 2x2 stride-2 upsampling of detection
+    /// heads), so every output pixel takes exactly one tap:
+    ///   out[oc, ih * s + i, iw * s + j] = bias[oc] + sum_c x[c, ih, iw] * w[c, oc, i, j].
+    static bool windows_tile(const geometry& g) {
+        return g.groups == 1 && g.kh == g.sh && g.kw == g.sw && g.dh == 1 && g.dw == 1 &&
+               g.pt == 0 && g.pl == 0 && g.oh == g.h * g.sh && g.ow == g.w * g.sw;
+    }
+
+    /// Tiling windows: per image and block of whole input rows, the SGEMM
+    /// [OC * KH * KW, C] x [C, rows * W] into a buffer, then every output row
+    /// written once, its KW source rows interleaved (no fill, no scatter).
+    /// The same SGEMM elements as run_gemm (each one value of the product,
+    /// whatever the blocks), plus the bias, as there: the same bits.  Blocks
+    /// split over the pool in contiguous ranges, one buffer per task.
+    static void run_tiles(const geometry& g, const float* x, const float* f, const float* bias,
+                          float* y, thread_pool* pool) {
+        const auto a = pack_filter(g, f);
+        const std::int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow;
+        const std::int64_t ksize = g.kh * g.kw, m = g.oc * ksize;
+        const std::int64_t rows = std::max<std::int64_t>(
+            1, kernels::gemm_tile::column_block(g.c) / std::max<std::int64_t>(1, g.w));
+        const std::int64_t blocks = (g.h + rows - 1) / rows, units = g.n * blocks;
+        if (units == 0) return;
+        const std::int64_t tasks = std::min<std::int64_t>(units, pool_threads(pool));
+        const std::int64_t per = (units + tasks - 1) / tasks, cols_max = rows * g.w;
+        auto buf =
+            std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(tasks * m * cols_max));
+        parallel_tasks(pool, tasks, [&](std::int64_t t) {
+            float* c = buf.get() + t * m * cols_max;
+            for (std::int64_t u = t * per; u < std::min(units, (t + 1) * per); ++u) {
+                const std::int64_t n = u / blocks, r0 = u % blocks * rows;
+                const std::int64_t r1 = std::min(g.h, r0 + rows), cols = (r1 - r0) * g.w;
+                kernels::sgemm(a[0], cols, x + n * g.c * in_plane + r0 * g.w, in_plane,
+                               kernels::store_epilogue{c, cols});
+                for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+                    const float b = bias ? bias[oc] : 0.f;
+                    for (std::int64_t i = 0; i < g.kh; ++i) {
+                        const float* ci = c + (oc * ksize + i * g.kw) * cols;
+                        for (std::int64_t ih = r0; ih < r1; ++ih) {
+                            float* yr = y + (n * g.oc + oc) * out_plane + (ih * g.sh + i) * g.ow;
+                            const float* v = ci + (ih - r0) * g.w;
+                            if (g.kw == 2) {
+                                const float* v1 = v + cols;
+                                for (std::int64_t iw = 0; iw < g.w; ++iw) {
+                                    yr[2 * iw] = b + v[iw];
+                                    yr[2 * iw + 1] = b + v1[iw];
+                                }
+                            } else {
+                                for (std::int64_t iw = 0; iw < g.w; ++iw)
+                                    for (std::int64_t j = 0; j < g.kw; ++j)
+                                        yr[iw * g.kw + j] = b + v[j * cols + iw];
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+
     /// Disjoint windows on the SGEMM: per image and group,
     /// cols[(oc, i, j), (ih, iw)] = sum over the input channels of
     /// Filter * Input, and the epilogue adds each value to the bias at its
@@ -7693,18 +7838,7 @@ struct conv2d_transpose {
                          const std::vector<std::int64_t>& y_off) {
         const std::int64_t cin_g = g.c / g.groups, cout_g = g.oc / g.groups;
         const std::int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow, ksize = g.kh * g.kw;
-        const std::int64_t m = cout_g * ksize;
-        // A[(oc, i, j), ic] = Filter[ic, oc, i, j], packed per group.
-        std::vector<kernels::packed_a> a(static_cast<std::size_t>(g.groups));
-        {
-            std::vector<float> t(static_cast<std::size_t>(m * cin_g));
-            for (std::int64_t grp = 0; grp < g.groups; ++grp) {
-                for (std::int64_t ic = 0; ic < cin_g; ++ic)
-                    for (std::int64_t r = 0; r < m; ++r)
-                        t[r * cin_g + ic] = f[(grp * cin_g + ic) * m + r];
-                a[grp].pack(m, cin_g, t.data(), cin_g);
-            }
-        }
+        const auto a = pack_filter(g, f);
         const std::int64_t planes = g.n * g.oc;
         parallel_tasks(
             pool, std::min<std::int64_t>(planes, pool_threads(pool)), [&](std::int64_t t) {
@@ -7767,6 +7901,10 @@ struct conv2d_transpose {
             y_off[j] = off;
         }
 
+        if (windows_tile(g)) {
+            run_tiles(g, x, f, bias, y, io.pool);
+            return;
+        }
         if (windows_disjoint(g)) {
             run_gemm(g, x, f, bias, y, io.pool, iw_lo, iw_hi, y_off);
             return;
@@ -12463,7 +12601,8 @@ private:
 // uses 1/scale instead of in/out when a scale was given (even with OutSize),
 // v1 never does.  v1's align_corners defaults to true, v2's to false.
 // The size inputs must be known during shape inference (weights or values
-// computed from shapes).
+// computed from shapes).  Nearest copies a repeated source row with memcpy
+// and writes an integer width upscale without an index table.
 
 #include <algorithm>
 #include <cstdint>
@@ -12644,13 +12783,29 @@ struct interp_v2 {
             std::vector<std::int64_t> iy(g.out_h), ix(g.out_w);
             for (std::int64_t k = 0; k < g.out_h; ++k) iy[k] = index(rh, k, g.in_h);
             for (std::int64_t l = 0; l < g.out_w; ++l) ix[l] = index(rw, l, g.in_w);
+            // An integer upscale of the width (ix[l] == l / s, as scale 2 gives):
+            // each input value written s times in a row, no index table.
+            std::int64_t s = g.in_w > 0 ? g.out_w / g.in_w : 0;
+            for (std::int64_t l = 0; s > 0 && l < g.out_w; ++l)
+                if (ix[l] != l / s) s = 0;
             split_planes(io.pool, planes, out_plane, [&](std::int64_t pc) {
                 const float* xp = x + pc * in_plane;
                 float* yp = y + pc * out_plane;
                 for (std::int64_t k = 0; k < g.out_h; ++k) {
-                    const float* xr = xp + iy[k] * g.in_w;
                     float* yr = yp + k * g.out_w;
-                    for (std::int64_t l = 0; l < g.out_w; ++l) yr[l] = xr[ix[l]];
+                    if (k > 0 && iy[k] == iy[k - 1]) {  // the row above again
+                        std::memcpy(yr, yr - g.out_w,
+                                    static_cast<std::size_t>(g.out_w) * sizeof(float));
+                        continue;
+                    }
+                    const float* xr = xp + iy[k] * g.in_w;
+                    if (s == 2)
+                        for (std::int64_t l = 0; l < g.in_w; ++l) yr[2 * l] = yr[2 * l + 1] = xr[l];
+                    else if (s > 0)
+                        for (std::int64_t l = 0; l < g.in_w; ++l)
+                            for (std::int64_t t = 0; t < s; ++t) yr[l * s + t] = xr[l];
+                    else
+                        for (std::int64_t l = 0; l < g.out_w; ++l) yr[l] = xr[ix[l]];
                 }
             });
             return;
@@ -20098,17 +20253,31 @@ private:
     }
 
     /// A fast pointwise conv of a short sum (kernels::pointwise_direct_fits)
-    /// whose chain is a bias and at most one activation with a vector form,
-    /// on one thread, runs it in registers inside the kernel
-    /// (kernels::pointwise_conv2d_direct: the SGEMM path's bits); returns
-    /// false for anything else.
+    /// whose chain is a bias and at most one activation with a vector form
+    /// runs it in registers inside the kernel (kernels::pointwise_conv2d_direct:
+    /// the SGEMM path's bits); returns false for anything else.  With a
+    /// pool, the planes' columns split in ranges of whole cache lines (each
+    /// column one sum: the same bits for any split).
     static bool run_pointwise_direct(const ops::conv2d::params& p, const ops::conv2d::geometry& g,
                                      const chain_type& c, const float* x, const float* f,
                                      float* out, thread_pool* pool) {
         if constexpr (depthwise_direct_chain<chain_type>::value) {
-            if (p.kernel != ops::conv_kernel::fast || pool_threads(pool) > 1) return false;
+            if (p.kernel != ops::conv_kernel::fast) return false;
             const auto d = direct_of(c, out);
-            return kernels::pointwise_conv2d_direct(kernels::conv_geometry::from(g), x, f, d);
+            const auto kg = kernels::conv_geometry::from(g);
+            const auto threads = static_cast<std::int64_t>(pool_threads(pool));
+            const std::int64_t hw = kg.oh * kg.ow;
+            // At least 1024 columns (and 32K multiply-adds) a task.
+            const std::int64_t tasks =
+                std::min({threads, hw / 1024, std::max<std::int64_t>(1, kg.flops() / 65536)});
+            if (tasks <= 1) return kernels::pointwise_conv2d_direct(kg, x, f, d);
+            if (!kernels::pointwise_conv2d_direct(kg, x, f, d, 0, 0)) return false;
+            const std::int64_t per = (hw + tasks - 1) / tasks, line = 16;
+            const std::int64_t step = (per + line - 1) / line * line;
+            parallel_tasks(pool, tasks, [&](std::int64_t t) {
+                kernels::pointwise_conv2d_direct(kg, x, f, d, t * step, (t + 1) * step);
+            });
+            return true;
         } else {
             (void)p, (void)g, (void)c, (void)x, (void)f, (void)out, (void)pool;
             return false;
