@@ -80,21 +80,14 @@ const bcase cases[] = {
     {{2, 3, 4}, {1}, -1},      {{1, 3, 1, 5}, {2, 1, 4, 1}, -1},
     {{6, 7}, {6, 1}, -1},      {{2, 3, 4}, {2, 3, 4}, 0},
 };
-}  // namespace
 
-TEST_CASE("float elementwise ops match the broadcasting baseline") {
-    const std::pair<const char*, std::function<float(float, float)>> ops[] = {
-        {"elementwise_add", [](float a, float b) { return a + b; }},
-        {"elementwise_sub", [](float a, float b) { return a - b; }},
-        {"elementwise_mul", [](float a, float b) { return a * b; }},
-        {"elementwise_div", [](float a, float b) { return a / b; }},
-        {"elementwise_max", [](float a, float b) { return std::max(a, b); }},
-        {"elementwise_min", [](float a, float b) { return std::min(a, b); }},
-        {"elementwise_pow", [](float a, float b) { return std::pow(a, b); }},
-    };
-    std::uint32_t seed = 1;
-    for (auto& op : ops)
-        for (auto& c : cases) {
+using float_op = std::pair<const char*, std::function<float(float, float)>>;
+
+// Every op of `ops` on every case, exactly the broadcasting baseline.
+template <std::size_t NO, std::size_t NC>
+void check_float_ops(const float_op (&ops)[NO], const bcase (&list)[NC], std::uint32_t seed) {
+    for (const float_op& op : ops)
+        for (const bcase& c : list) {
             const auto& type = op.first;
             const auto& f = op.second;
             CAPTURE(type);
@@ -109,6 +102,20 @@ TEST_CASE("float elementwise ops match the broadcasting baseline") {
             CHECK(out.shape() == s);
             CHECK(test::max_rel_diff(out.span<float>(), expect) == 0.0);
         }
+}
+}  // namespace
+
+TEST_CASE("float elementwise ops match the broadcasting baseline") {
+    const std::pair<const char*, std::function<float(float, float)>> ops[] = {
+        {"elementwise_add", [](float a, float b) { return a + b; }},
+        {"elementwise_sub", [](float a, float b) { return a - b; }},
+        {"elementwise_mul", [](float a, float b) { return a * b; }},
+        {"elementwise_div", [](float a, float b) { return a / b; }},
+        {"elementwise_max", [](float a, float b) { return std::max(a, b); }},
+        {"elementwise_min", [](float a, float b) { return std::min(a, b); }},
+        {"elementwise_pow", [](float a, float b) { return std::pow(a, b); }},
+    };
+    check_float_ops(ops, cases, 1);
 }
 
 TEST_CASE("broadcasts whose dims merge into long runs match the baseline") {
@@ -127,20 +134,7 @@ TEST_CASE("broadcasts whose dims merge into long runs match the baseline") {
         {"elementwise_sub", [](float a, float b) { return a - b; }},
         {"elementwise_div", [](float a, float b) { return a / b; }},
     };
-    std::uint32_t seed = 201;
-    for (auto& [type, f] : ops)
-        for (auto& c : merged) {
-            CAPTURE(type);
-            CAPTURE(to_string(c.x));
-            CAPTURE(to_string(c.y));
-            auto x = test::random_tensor(c.x, seed++, 0.5f, 2.f);
-            auto y = test::random_tensor(c.y, seed++, 0.5f, 2.f);
-            shape_t s;
-            auto expect = baseline<float>(x, y, c.axis, f, s);
-            auto out = run(type, x, y, c.axis).get("Out");
-            CHECK(out.shape() == s);
-            CHECK(test::max_rel_diff(out.span<float>(), expect) == 0.0);
-        }
+    check_float_ops(ops, merged, 201);
 }
 
 TEST_CASE("kernels::add_repeated matches the per-element loop") {
