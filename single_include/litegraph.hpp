@@ -7619,7 +7619,6 @@ struct conv2d {
 
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -7780,7 +7779,8 @@ struct conv2d_transpose {
     /// written once, its KW source rows interleaved (no fill, no scatter).
     /// The same SGEMM elements as run_gemm (each one value of the product,
     /// whatever the blocks), plus the bias, as there: the same bits.  Blocks
-    /// split over the pool in contiguous ranges, one buffer per task.
+    /// split over the pool in contiguous ranges, one buffer per task (its
+    /// thread's workspace).
     static void run_tiles(const geometry& g, const float* x, const float* f, const float* bias,
                           float* y, thread_pool* pool) {
         const auto a = pack_filter(g, f);
@@ -7792,10 +7792,10 @@ struct conv2d_transpose {
         if (units == 0) return;
         const std::int64_t tasks = std::min<std::int64_t>(units, pool_threads(pool));
         const std::int64_t per = (units + tasks - 1) / tasks, cols_max = rows * g.w;
-        auto buf =
-            std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(tasks * m * cols_max));
         parallel_tasks(pool, tasks, [&](std::int64_t t) {
-            float* c = buf.get() + t * m * cols_max;
+            // The task's product buffer: its thread's kernel workspace (kept
+            // between runs; the SGEMM below uses the workspace's other buffers).
+            float* c = kernels::workspace::grow(kernels::workspace::local().d, m * cols_max);
             for (std::int64_t u = t * per; u < std::min(units, (t + 1) * per); ++u) {
                 const std::int64_t n = u / blocks, r0 = u % blocks * rows;
                 const std::int64_t r1 = std::min(g.h, r0 + rows), cols = (r1 - r0) * g.w;
