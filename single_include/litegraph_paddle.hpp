@@ -1094,6 +1094,7 @@ struct depthwise_impl;          // conv_depthwise.hpp
 struct depthwise_direct_entry;  // conv_direct.hpp
 struct int8_impl;               // conv_int8_fast.hpp
 struct rnn_impl;                // rnn.hpp
+struct winograd_impl;           // conv_winograd.hpp
 }  // namespace litegraph::kernels::detail
 namespace litegraph::kernels::epilogue {
 struct chain_entry;  // epilogue.hpp
@@ -1110,8 +1111,9 @@ struct arch_table {
     std::int64_t direct_count;
     const epilogue::chain_entry* chains;  // the fused convs' epilogue chains
     std::int64_t chain_count;
-    const detail::int8_impl* int8;  // the int8 conv kernels (null: the reference)
-    const detail::rnn_impl* rnn;    // the rnn op's recurrence
+    const detail::int8_impl* int8;          // the int8 conv kernels (null: the reference)
+    const detail::rnn_impl* rnn;            // the rnn op's recurrence
+    const detail::winograd_impl* winograd;  // the 3x3 conv's Winograd transforms
 };
 }  // namespace litegraph::kernels::simd
 
@@ -2055,6 +2057,101 @@ inline void dequantize_int8(float step, const std::int8_t* xs, float* out,
 
 }  // namespace litegraph::kernels
 // ---- end litegraph/kernels/elementwise.hpp ----
+// ---- begin litegraph/kernels/exp.hpp ----
+// exp(x) on float32 from IEEE basic operations only, the same bits in a
+// scalar and in every lane of any xsimd vector:
+//
+//   float y = kernels::exp_ops(x);                      // one value
+//   xsimd::batch<float, A> v = kernels::exp_ops(xv);    // a vector of them
+//
+// std::exp and xsimd::exp are each correct to about an ulp, but not the same
+// ulp, and a vector exp has no scalar twin on a microcontroller; a kernel
+// whose desktop vector form and firmware scalar form must agree bit for bit
+// (softmax) computes exp with this one.  Each step is a single IEEE add,
+// subtract, multiply, compare-select, float <-> int32 conversion of an
+// integer value, shift or bit cast, so it rounds the same everywhere (with
+// -ffp-contract=off, as the library's units and firmware are built: no fused
+// multiply-add).
+//
+// The method is Cephes' expf: n = round(x / ln 2) (by adding 1.5 * 2^23),
+// r = x - n ln 2 in two parts (the high part exact), exp(r) by a degree-7
+// polynomial on |r| <= ln 2 / 2 (within 2 ulp of exp), times 2^n in two
+// power-of-two factors, so results between FLT_MIN and the smallest
+// subnormal round once, as exp's do.  x above 88.8 gives +inf, below -104
+// gives +0 (exp rounds to those there too), NaN gives NaN.
+
+#include <bit>
+#include <cstdint>
+
+
+namespace litegraph::kernels {
+
+namespace exp_detail {
+inline float select(bool m, float a, float b) {
+    return m ? a : b;
+}
+inline float pow2(std::int32_t k) {  // 2^k for k in [-126, 127]
+    return std::bit_cast<float>(static_cast<std::int32_t>((k + 127) << 23));
+}
+inline std::int32_t to_int(float integral) {
+    return static_cast<std::int32_t>(integral);
+}
+inline bool is_nan(float x) {
+    return x != x;
+}
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+template <class A>
+inline xsimd::batch<float, A> select(const xsimd::batch_bool<float, A>& m,
+                                     const xsimd::batch<float, A>& a,
+                                     const xsimd::batch<float, A>& b) {
+    return xsimd::select(m, a, b);
+}
+template <class A>
+inline xsimd::batch<float, A> pow2(const xsimd::batch<std::int32_t, A>& k) {
+    return xsimd::bitwise_cast<xsimd::batch<float, A>>((k + 127) << 23);
+}
+template <class A>
+inline xsimd::batch<std::int32_t, A> to_int(const xsimd::batch<float, A>& integral) {
+    return xsimd::batch_cast<std::int32_t>(integral);
+}
+// Not `x != x`: xsimd's != is an ordered compare on AVX-512 (false for NaN),
+// an unordered one on SSE and AVX.
+template <class A>
+inline xsimd::batch_bool<float, A> is_nan(const xsimd::batch<float, A>& x) {
+    return xsimd::isnan(x);
+}
+#endif
+}  // namespace exp_detail
+
+/// exp(x), T = float or an xsimd float batch (see the top of the file).
+template <class T>
+inline T exp_ops(T x) {
+    using exp_detail::select;
+    const T lo(-104.f), hi(88.8f);
+    // NaN fails both comparisons and becomes lo here (a finite n below); it
+    // is put back at the end.
+    T v = select(x > lo, x, lo);
+    v = select(v < hi, v, hi);
+    const T shifter(12582912.f);  // 1.5 * 2^23: adding it rounds to an integer
+    const T nf = (v * T(1.44269504088896341f) + shifter) - shifter;
+    T r = v - nf * T(0.693359375f);  // ln 2's high part: 10 bits, nf * it exact
+    r = r - nf * T(-2.12194440e-4f);
+    T p(1.9875691500e-4f);
+    p = p * r + T(1.3981999507e-3f);
+    p = p * r + T(8.3334519073e-3f);
+    p = p * r + T(4.1665795894e-2f);
+    p = p * r + T(1.6666665459e-1f);
+    p = p * r + T(5.0000001201e-1f);
+    const T y = p * (r * r) + r + T(1.f);
+    const auto n = exp_detail::to_int(nf);  // in [-150, 128]
+    const auto n1 = n >> 1;                 // in [-75, 64]
+    const auto n2 = n - n1;                 // in [-75, 64]
+    const T e = y * exp_detail::pow2(n1) * exp_detail::pow2(n2);
+    return select(exp_detail::is_nan(x), x, e);
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/exp.hpp ----
 // ---- begin litegraph/ops/firmware.hpp ----
 // The firmware form of an op: the op's computation without the heap, over
 // caller memory, from a literal (constexpr-constructible) description of one
@@ -2779,6 +2876,19 @@ constexpr patch_kind op_patch_kind() {
         return patch_kind::none;
 }
 
+/// The `litegraph_kernel` value a patched stage runs the op with, where its
+/// default fast loops compute an output by where it sits and a patch would
+/// change the bits (conv2d's Winograd tiles start at the patch's corner):
+/// `static constexpr std::string_view patch_kernel = "gemm";`.  Empty when
+/// absent: the node's own choice.
+template <class Op>
+constexpr std::string_view op_patch_kernel() {
+    if constexpr (requires { Op::patch_kernel; })
+        return Op::patch_kernel;
+    else
+        return {};
+}
+
 /// The op type an op declares first, as a string for a graph node
 /// (op_type<ops::conv2d>() == "conv2d"): code that builds or matches graph
 /// nodes names the op, not its string.
@@ -2816,6 +2926,13 @@ template <class... Ops>
 patch_kind op_patch_kind_of(op_list<Ops...> list, std::string_view type) {
     return op_trait_of(list, type, patch_kind::none,
                        []<class Op>() { return op_patch_kind<Op>(); });
+}
+
+/// The patch kernel of op type `type` (empty when no op of the list declares it).
+template <class... Ops>
+std::string_view op_patch_kernel_of(op_list<Ops...> list, std::string_view type) {
+    return op_trait_of(list, type, std::string_view{},
+                       []<class Op>() { return op_patch_kernel<Op>(); });
 }
 
 /// The first op of a list (the op type a list of instantiations shares).
@@ -3040,7 +3157,15 @@ struct sigmoid {
     static constexpr bool gate = true;
     static constexpr std::string_view opencl = "1.f / (1.f + exp(-v))";
     static sigmoid parse(const attr_map&) { return {}; }
-    float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); }
+    // exp by kernels::exp_ops (basic IEEE operations only): the vector form
+    // gives the same bits in every lane, NaN included.
+    float operator()(float x) const { return 1.f / (1.f + kernels::exp_ops(-x)); }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+        return V(1.f) / (V(1.f) + kernels::exp_ops(-x));
+    }
+#endif
 };
 struct tanh {
     static constexpr std::string_view paddle_type = "tanh";
@@ -5712,10 +5837,13 @@ struct concat {
 // data_format (NCHW or AnyLayout).  Output sizes use truncating division.
 // depthwise_conv2d is the same op with groups == C.
 //
-// Kernels: the fast paths of kernels::conv2d (depthwise, 1x1 GEMM, im2col +
-// GEMM) by default, with the filter packed once per op node and kept between
-// runs; or the direct row loop `for_each_row`, the reference, selected by
-// params::kernel or the (non-Paddle) attribute litegraph_kernel = "reference".
+// Kernels, chosen by params::kernel or the (non-Paddle) attribute
+// litegraph_kernel: "fast" (the default), the fast paths of kernels::conv2d
+// (depthwise, 1x1 GEMM, Winograd for 3x3 stride 1, im2col + GEMM) with the
+// filter prepared once per op node and kept between runs; "gemm", the same
+// without Winograd (every output's sum in one order wherever it sits: a
+// patched stage's convs, runtime/patches); "reference", the direct row loop
+// `for_each_row`.
 
 #include <algorithm>
 #include <cstddef>
@@ -5756,11 +5884,14 @@ struct concat {
 //   - 1x1, stride 1, no padding: per image and group, W[OCg, Cg] x X[Cg, H*W]
 //     (pointwise_conv2d_direct: the same sums with a bias and an activation
 //     finished in registers, for sums of at most 64 inputs);
+//   - 3x3, stride 1, one group, at least 16 input channels, with the filter
+//     prepared (conv_weights): Winograd F(4x4, 3x3) (kernels/conv_winograd.hpp);
 //   - anything else: im2col over bands of output rows + GEMM.
 //
 // This header is the GEMM / im2col path and conv2d() itself; the others are
 // kernels/conv_geometry.hpp, kernels/conv_depthwise.hpp,
-// kernels/conv_pointwise.hpp and kernels/conv_direct.hpp, all included here.
+// kernels/conv_pointwise.hpp, kernels/conv_winograd.hpp and
+// kernels/conv_direct.hpp, all included here.
 
 #include <algorithm>
 #include <cstdint>
@@ -6853,6 +6984,436 @@ bool pointwise_conv2d_direct(const conv_geometry& g, const float* x, const float
 
 }  // namespace litegraph::kernels
 // ---- end litegraph/kernels/conv_direct.hpp ----
+// ---- begin litegraph/kernels/conv_winograd.hpp ----
+// The Winograd path of the float conv: a 3x3 conv of stride 1 computed as
+// F(4x4, 3x3) (Lavin and Gray, "Fast Algorithms for Convolutional Neural
+// Networks", 2015): each 4x4 output tile is A^T [ (G g G^T) . (B^T d B) ] A,
+// where d is the tile's 6x6 input window and g a 3x3 filter, so an output
+// tile takes 36 multiply-adds per input channel instead of 144.
+//
+//   winograd_weights ww(g, w);      // G g G^T of every filter, packed (load time)
+//   conv2d_winograd(g, x, ww, epi);  // the conv through the epilogue of conv.hpp
+//
+// The work goes in blocks of whole tile rows of one image (the units a split
+// over threads runs):
+//   1. input transform: every channel's 6x6 windows of the block to B^T d B,
+//      stored as 36 matrices V[p] = [C, tiles] (p = the window position);
+//   2. 36 SGEMMs M[p] = U[p] [OC, C] x V[p] (kernels/gemm.hpp, U[p] the
+//      transformed filters, packed once);
+//   3. output transform: A^T m A per tile and channel into the block's
+//      output rows, handed to the epilogue one run per channel (the rows of
+//      the block, whole).
+// Both transforms run along the tiles of a tile row in vectors: a row of
+// input is split into its four column phases (columns 4t + k), so that a
+// tile's six columns are the phases at t and t + 1, contiguous over t.
+// Each transform is plain IEEE adds and multiplies in a fixed order (no
+// fused multiply-add: the units build with -ffp-contract=off), the same in
+// every vector lane and in the scalar tail, and each output element's sums
+// never depend on the block, the split or the batch: outputs are the same
+// for any number of threads.  The transforms are templates on the
+// architecture, instantiated by each instruction set's unit
+// (simd/arch_unit.hpp: arch_table::winograd).
+//
+// Accuracy, the bar of the fp32 Winograd path (winograd_error_bar): every
+// output within 1e-3 of 1 + |exact value|.  The transforms scale terms by up
+// to 5 x 5 (B) and 8 x 8 (A) before they cancel, so an output rounds more
+// than a direct sum's (within 1e-4 there): on random data of [-1, 1] the
+// worst element is off by about 1.4e-4 at 64 input channels and 2.2e-4 at
+// 96 (tests/kernels/conv.cpp, tests/fusion/fast_conv.cpp), and the text
+// detector's probability map moves by 4e-5 at most.  An output's sums also
+// depend on its place in its 4x4 tile: a patched stage's convs run without
+// this path (ops/conv2d.hpp: litegraph_kernel "gemm"), and so can any conv
+// that needs a direct sum's rounding.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+
+namespace litegraph::kernels {
+
+/// The Winograd path's accuracy bar (see the top of the file): |y - exact|
+/// <= winograd_error_bar * (1 + |exact|) for every output.
+inline constexpr double winograd_error_bar = 1e-3;
+
+/// Whether a conv takes the Winograd path (when its filter is prepared):
+/// 3x3, stride 1, no dilation, one group, and enough input channels and
+/// output for the transforms to pay.  It does not depend on the output
+/// channels or the batch, so a split of a conv over threads by channels or
+/// images takes the same path as the whole conv.
+inline bool winograd_fits(const conv_geometry& g) {
+    return g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 &&
+           g.groups == 1 && g.c >= 16 && g.oh >= 8 && g.ow >= 8;
+}
+
+/// The tiling of a Winograd conv and the layout of its buffers.
+struct winograd_plan {
+    static constexpr std::int64_t positions = 36;  // 6x6 window positions
+    /// The widest vector (floats): rows are padded so that every vector of
+    /// the transforms is whole (no scalar tail; the extra lanes are computed
+    /// from zeros or finished values and never stored to the output).
+    static constexpr std::int64_t lanes = 16;
+    std::int64_t tiles_h = 0, tiles_w = 0;  // 4x4 output tiles
+    std::int64_t rows = 0;                  // tile rows per block
+    std::int64_t blocks = 0;                // blocks per image
+    std::int64_t phase = 0;                 // a phase of a row: tiles_w + 1, padded
+    std::int64_t tiles_pad = 0;             // tiles_w padded to whole vectors
+    std::int64_t ld = 0;                    // a row of V[p] or M[p]: a block's tiles, padded
+
+    static constexpr std::int64_t round_up(std::int64_t n) {
+        return (n + lanes - 1) / lanes * lanes;
+    }
+    static winograd_plan of(const conv_geometry& g) {
+        winograd_plan p;
+        p.tiles_h = (g.oh + 3) / 4;
+        p.tiles_w = (g.ow + 3) / 4;
+        // About 64 tiles a block (a few SGEMM column panels; V a few hundred
+        // KB), at most a whole image, then the tile rows spread evenly over
+        // the blocks (a split over threads gets even units).  The blocks
+        // change no sum: any tiling gives the same outputs.
+        p.rows = std::clamp<std::int64_t>((64 + p.tiles_w - 1) / p.tiles_w, 1, p.tiles_h);
+        p.blocks = (p.tiles_h + p.rows - 1) / p.rows;
+        p.rows = (p.tiles_h + p.blocks - 1) / p.blocks;
+        p.phase = round_up(p.tiles_w + 1);
+        p.tiles_pad = round_up(p.tiles_w);
+        p.ld = p.rows * p.tiles_w + lanes;
+        return p;
+    }
+    /// Floats between V[p] and V[p + 1] for `channels` rows (or M's for the
+    /// output channels): a cache line more than the rows, so that the 36
+    /// matrices a transform writes or reads at once do not map to the same
+    /// cache sets.
+    std::int64_t plane(std::int64_t channels) const { return channels * ld + lanes; }
+    /// Floats of a padded input row (4 * phase: tile t on its columns
+    /// [4t, 4t + 6)).
+    std::int64_t row_floats() const { return 4 * phase; }
+    /// Floats of the transforms' scratch: the input transform's padded row,
+    /// the block's 4 * rows + 2 input rows in phases and 6 rows of B^T d; or
+    /// the output transform's 40 rows of tiles_pad, then the block's output
+    /// rows of one channel.
+    std::int64_t scratch_floats(const conv_geometry& g) const {
+        return std::max((4 * rows + 9) * row_floats(), out_offset() + 4 * rows * g.ow);
+    }
+    /// Where the block's output rows start in the scratch.
+    std::int64_t out_offset() const { return 40 * tiles_pad; }
+};
+
+namespace detail {
+
+/// A transform step over tiles [0, n) in whole vectors of A (the buffers
+/// are padded to winograd_plan::lanes): f(i, load) with `load(p)` giving a
+/// vector at p (a float on the scalar stand-in).
+template <class A, class F>
+inline void winograd_lanes(std::int64_t n, F&& f) {
+#if !defined(LITEGRAPH_SCALAR_SIMD)
+    using V = typename simd::arch_traits<A>::vfloat;
+    constexpr std::int64_t w = simd::width_of<A>;
+    static_assert(winograd_plan::lanes % w == 0, "winograd_plan::lanes: the widest vector");
+    for (std::int64_t i = 0; i < n; i += w) f(i, [](const float* p) { return simd::load<V>(p); });
+#else
+    for (std::int64_t i = 0; i < n; ++i) f(i, [](const float* p) { return *p; });
+#endif
+}
+
+template <class T>
+inline void winograd_store(float* p, const T& v) {
+    if constexpr (std::is_same_v<T, float>)
+        *p = v;
+    else
+        simd::store(p, v);
+}
+
+/// B^T d for one column of six: u0..u5 from d0..d5 (see the top of the file).
+template <class T>
+inline void winograd_bt(const T (&d)[6], T (&u)[6]) {
+    const T four(4.f), five(5.f), two(2.f);
+    const T a = d[4] - four * d[2], b = d[3] - four * d[1];
+    const T c = d[4] - d[2], e = two * (d[3] - d[1]);
+    u[0] = four * d[0] - five * d[2] + d[4];
+    u[1] = a + b;
+    u[2] = a - b;
+    u[3] = c + e;
+    u[4] = c - e;
+    u[5] = four * d[1] - five * d[3] + d[5];
+}
+
+/// A^T m for one column of six: o0..o3.
+template <class T>
+inline void winograd_at(const T (&m)[6], T (&o)[4]) {
+    const T two(2.f), four(4.f), eight(8.f);
+    const T s12 = m[1] + m[2], d12 = m[1] - m[2], s34 = m[3] + m[4], d34 = m[3] - m[4];
+    o[0] = m[0] + s12 + s34;
+    o[1] = d12 + two * d34;
+    o[2] = s12 + four * s34;
+    o[3] = d12 + eight * d34 + m[5];
+}
+
+/// p[k * m + j] = r[4 * j + k] for j < m (m a multiple of A's width): a
+/// row in its four column phases.  4 x 4 transposes of vectors where A has
+/// them, else a plain loop.
+template <class A>
+inline void winograd_phases(const float* r, float* p, std::int64_t m) {
+#if XSIMD_WITH_AVX512F
+    if constexpr (std::is_base_of_v<xsimd::avx512f, A>) {
+        // Phase k of 16 tiles: elements k, k + 4, ... of a, b (the low 8)
+        // and of c, d (the high 8).
+        const __m512i idx[4] = {
+            _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28),
+            _mm512_setr_epi32(1, 5, 9, 13, 17, 21, 25, 29, 1, 5, 9, 13, 17, 21, 25, 29),
+            _mm512_setr_epi32(2, 6, 10, 14, 18, 22, 26, 30, 2, 6, 10, 14, 18, 22, 26, 30),
+            _mm512_setr_epi32(3, 7, 11, 15, 19, 23, 27, 31, 3, 7, 11, 15, 19, 23, 27, 31)};
+        for (std::int64_t j = 0; j < m; j += 16, r += 64) {
+            const __m512 a = _mm512_loadu_ps(r), b = _mm512_loadu_ps(r + 16);
+            const __m512 c = _mm512_loadu_ps(r + 32), d = _mm512_loadu_ps(r + 48);
+            for (int k = 0; k < 4; ++k) {
+                const __m512 lo = _mm512_permutex2var_ps(a, idx[k], b);
+                const __m512 hi = _mm512_permutex2var_ps(c, idx[k], d);
+                _mm512_storeu_ps(p + k * m + j, _mm512_shuffle_f32x4(lo, hi, 0x44));
+            }
+        }
+        return;
+    }
+#endif
+#if XSIMD_WITH_AVX2
+    if constexpr (std::is_base_of_v<xsimd::avx2, A>) {
+        // A 4 x 4 transpose in each 128-bit lane gives tiles 0 2 4 6 | 1 3 5 7.
+        const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        for (std::int64_t j = 0; j < m; j += 8, r += 32) {
+            const __m256 a = _mm256_loadu_ps(r), b = _mm256_loadu_ps(r + 8);
+            const __m256 c = _mm256_loadu_ps(r + 16), d = _mm256_loadu_ps(r + 24);
+            const __m256 t0 = _mm256_unpacklo_ps(a, b), t1 = _mm256_unpackhi_ps(a, b);
+            const __m256 t2 = _mm256_unpacklo_ps(c, d), t3 = _mm256_unpackhi_ps(c, d);
+            const __m256 q[4] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xee),
+                                 _mm256_shuffle_ps(t1, t3, 0x44), _mm256_shuffle_ps(t1, t3, 0xee)};
+            for (int k = 0; k < 4; ++k)
+                _mm256_storeu_ps(p + k * m + j, _mm256_permutevar8x32_ps(q[k], order));
+        }
+        return;
+    }
+#endif
+    for (std::int64_t j = 0; j < m; ++j) {
+        p[j] = r[4 * j];
+        p[m + j] = r[4 * j + 1];
+        p[2 * m + j] = r[4 * j + 2];
+        p[3 * m + j] = r[4 * j + 3];
+    }
+}
+
+/// The input transform of tile rows [ty0, ty1) of one image x [C, H, W]:
+/// V[p] row c, column t (the block's tile t) at v + p * plan.plane(C) +
+/// c * plan.ld + t.  `s`: plan.scratch_floats(g) floats.
+template <class A>
+void winograd_input(const conv_geometry& g, const winograd_plan& plan, const float* x,
+                    std::int64_t ty0, std::int64_t ty1, float* v, float* s) {
+    const std::int64_t tw = plan.tiles_w, m = plan.phase, q = plan.row_floats();
+    const std::int64_t vp = plan.plane(g.c), nrows = 4 * (ty1 - ty0) + 2;
+    float* row = s;              // a padded input row
+    float* ph = row + q;         // the block's input rows in phases [k][m]
+    float* vt = ph + nrows * q;  // 6 rows of B^T d, in phases
+    // The padded row's columns [lo, hi) are the image's; the rest stay 0.
+    const std::int64_t lo = std::min(g.pl, q), hi = std::clamp(g.pl + g.w, lo, q);
+    std::fill(row, row + lo, 0.f);
+    std::fill(row + hi, row + q, 0.f);
+    for (std::int64_t c = 0; c < g.c; ++c) {
+        const float* xc = x + c * g.h * g.w;
+        // Each input row of the block once: padded, then split in phases.
+        for (std::int64_t i = 0; i < nrows; ++i) {
+            const std::int64_t ih = 4 * ty0 - g.pt + i;
+            if (ih < 0 || ih >= g.h) {
+                std::fill(ph + i * q, ph + (i + 1) * q, 0.f);
+                continue;
+            }
+            std::memcpy(row + lo, xc + ih * g.w + (lo - g.pl),
+                        static_cast<std::size_t>(hi - lo) * sizeof(float));
+            winograd_phases<A>(row, ph + i * q, m);
+        }
+        for (std::int64_t ty = ty0; ty < ty1; ++ty) {
+            // Down the columns: vt[r'] = sum_i B^T[r'][i] row[i], phase by phase.
+            const float* p6 = ph + 4 * (ty - ty0) * q;
+            winograd_lanes<A>(q, [&](std::int64_t j, auto ld) {
+                using T = decltype(ld(p6));
+                T d[6], u[6];
+                for (int i = 0; i < 6; ++i) d[i] = ld(p6 + i * q + j);
+                winograd_bt(d, u);
+                for (int i = 0; i < 6; ++i) winograd_store(vt + i * q + j, u[i]);
+            });
+            // Along the rows: the six columns of tile t are phases 0..3 at t
+            // and phases 0, 1 at t + 1.
+            float* vc = v + c * plan.ld + (ty - ty0) * tw;
+            for (std::int64_t r = 0; r < 6; ++r) {
+                const float* p = vt + r * q;
+                winograd_lanes<A>(tw, [&](std::int64_t t, auto ld) {
+                    using T = decltype(ld(p));
+                    const T d[6] = {ld(p + t),         ld(p + m + t), ld(p + 2 * m + t),
+                                    ld(p + 3 * m + t), ld(p + t + 1), ld(p + m + t + 1)};
+                    T u[6];
+                    winograd_bt(d, u);
+                    for (std::int64_t k = 0; k < 6; ++k)
+                        winograd_store(vc + (r * 6 + k) * vp + t, u[k]);
+                });
+            }
+        }
+    }
+}
+
+/// The output transform of output channel oc over the block's tile rows
+/// [ty0, ty1): M[p] row oc (at mm + p * plan.plane(OC) + oc * plan.ld) to
+/// `out`, the block's output rows (row 4 * (ty - ty0) + i at
+/// out + (4 * (ty - ty0) + i) * OW), clipped to the output.  `s`:
+/// plan.out_offset() floats of scratch, not overlapping `out`.
+template <class A>
+void winograd_output(const conv_geometry& g, const winograd_plan& plan, const float* mm,
+                     std::int64_t oc, std::int64_t ty0, std::int64_t ty1, float* out, float* s) {
+    const std::int64_t tw = plan.tiles_w, tp = plan.tiles_pad, mp = plan.plane(g.oc);
+    float* z = s;            // [4][6][tp]: A^T down the columns
+    float* o = s + 24 * tp;  // [4][4][tp]: the tiles' outputs
+    for (std::int64_t ty = ty0; ty < ty1; ++ty) {
+        const float* mt = mm + oc * plan.ld + (ty - ty0) * tw;
+        for (std::int64_t k = 0; k < 6; ++k)
+            winograd_lanes<A>(tw, [&](std::int64_t t, auto ld) {
+                using T = decltype(ld(mm));
+                T d[6], r[4];
+                for (std::int64_t i = 0; i < 6; ++i) d[i] = ld(mt + (i * 6 + k) * mp + t);
+                winograd_at(d, r);
+                for (std::int64_t i = 0; i < 4; ++i) winograd_store(z + (i * 6 + k) * tp + t, r[i]);
+            });
+        for (std::int64_t i = 0; i < 4; ++i)
+            winograd_lanes<A>(tw, [&](std::int64_t t, auto ld) {
+                using T = decltype(ld(z));
+                T d[6], r[4];
+                for (std::int64_t k = 0; k < 6; ++k) d[k] = ld(z + (i * 6 + k) * tp + t);
+                winograd_at(d, r);
+                for (std::int64_t j = 0; j < 4; ++j) winograd_store(o + (i * 4 + j) * tp + t, r[j]);
+            });
+        // Interleave the tiles' columns into output rows.
+        const std::int64_t oh0 = 4 * ty, rows = std::min<std::int64_t>(4, g.oh - oh0);
+        const std::int64_t full = g.ow / 4, rest = g.ow - 4 * full;
+        for (std::int64_t i = 0; i < rows; ++i) {
+            float* dst = out + (oh0 - 4 * ty0 + i) * g.ow;
+            const float* o0 = o + i * 4 * tp;
+            for (std::int64_t t = 0; t < full; ++t) {
+                dst[4 * t] = o0[t];
+                dst[4 * t + 1] = o0[tp + t];
+                dst[4 * t + 2] = o0[2 * tp + t];
+                dst[4 * t + 3] = o0[3 * tp + t];
+            }
+            for (std::int64_t j = 0; j < rest; ++j) dst[4 * full + j] = o0[j * tp + full];
+        }
+    }
+}
+
+/// An architecture's Winograd transforms.
+struct winograd_impl {
+    void (*input)(const conv_geometry&, const winograd_plan&, const float*, std::int64_t,
+                  std::int64_t, float*, float*) = nullptr;
+    void (*output)(const conv_geometry&, const winograd_plan&, const float*, std::int64_t,
+                   std::int64_t, std::int64_t, float*, float*) = nullptr;
+};
+template <class A>
+constexpr winograd_impl winograd_impl_of() {
+    return {&winograd_input<A>, &winograd_output<A>};
+}
+inline winograd_impl winograd_for(simd::isa i) {
+    if (const simd::arch_table* t = simd::table_of(i)) return *t->winograd;
+    return winograd_impl_of<simd::default_arch>();
+}
+
+}  // namespace detail
+
+/// The filters [OC, C, 3, 3] of a Winograd conv transformed once:
+/// U[p] = (G g G^T)[p] as 36 packed [OC, C] matrices (computed in double,
+/// rounded once to float).
+class winograd_weights {
+public:
+    winograd_weights() = default;
+    winograd_weights(const conv_geometry& g, const float* w) : oc_(g.oc), c_(g.c) {
+        if (!winograd_fits(g))
+            LITEGRAPH_THROW(shape_error("kernels::winograd_weights: not a Winograd conv"));
+        static constexpr double G[6][3] = {{1. / 4, 0, 0},
+                                           {-1. / 6, -1. / 6, -1. / 6},
+                                           {-1. / 6, 1. / 6, -1. / 6},
+                                           {1. / 24, 1. / 12, 1. / 6},
+                                           {1. / 24, -1. / 12, 1. / 6},
+                                           {0, 0, 1}};
+        const std::int64_t n = g.oc * g.c;
+        std::vector<float> u(static_cast<std::size_t>(winograd_plan::positions * n));
+        for (std::int64_t k = 0; k < n; ++k) {
+            const float* f = w + k * 9;
+            double t[6][3];  // G g
+            for (int i = 0; i < 6; ++i)
+                for (int j = 0; j < 3; ++j)
+                    t[i][j] = G[i][0] * f[j] + G[i][1] * f[3 + j] + G[i][2] * f[6 + j];
+            for (int i = 0; i < 6; ++i)
+                for (int j = 0; j < 6; ++j)
+                    u[(i * 6 + j) * n + k] = static_cast<float>(
+                        t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
+        }
+        packed_.resize(winograd_plan::positions);
+        for (std::int64_t p = 0; p < winograd_plan::positions; ++p)
+            packed_[p].pack(g.oc, g.c, u.data() + p * n, g.c);
+    }
+    bool fits(const conv_geometry& g) const { return g.oc == oc_ && g.c == c_ && winograd_fits(g); }
+    const packed_a* packed() const { return packed_.data(); }
+
+private:
+    std::int64_t oc_ = 0, c_ = 0;
+    std::vector<packed_a> packed_;
+};
+
+/// Units (blocks of tile rows) of a Winograd conv: images x blocks.
+inline std::int64_t conv2d_winograd_units(const conv_geometry& g) {
+    return g.n * winograd_plan::of(g).blocks;
+}
+/// Whether every unit has the same tile rows.
+inline bool conv2d_winograd_units_even(const conv_geometry& g) {
+    const auto p = winograd_plan::of(g);
+    return p.tiles_h % p.rows == 0;
+}
+
+/// Units [u0, u1) of the Winograd conv of x [N, C, H, W] through `epi` (the
+/// conv epilogue of conv.hpp: one run per output channel and block).
+template <class Epilogue>
+void conv2d_winograd(const conv_geometry& g, const float* x, const winograd_weights& w,
+                     Epilogue&& epi, workspace* ws, std::int64_t u0, std::int64_t u1) {
+    if (!w.fits(g))
+        LITEGRAPH_THROW(shape_error("kernels::conv2d_winograd: weights prepared for another conv"));
+    const auto plan = winograd_plan::of(g);
+    const detail::winograd_impl impl = detail::winograd_for(simd::active());
+    const std::int64_t P = winograd_plan::positions, vp = plan.plane(g.c), mp = plan.plane(g.oc);
+    float* v = workspace::grow(ws->d, P * (vp + mp) + plan.scratch_floats(g));
+    float* mm = v + P * vp;
+    float* s = mm + P * mp;
+    float* out = s + plan.out_offset();
+    // The output transform's last vector of a row reads up to `lanes`
+    // columns past a block's tiles, which the SGEMM never writes: zeros
+    // there (or, for a short last block, a full block's finished values),
+    // not what the workspace held.
+    for (std::int64_t p = 0; p < P; ++p)
+        for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+            float* pad = mm + p * mp + oc * plan.ld + (plan.ld - winograd_plan::lanes);
+            for (std::int64_t i = 0; i < winograd_plan::lanes; ++i) pad[i] = 0.f;
+        }
+    for (std::int64_t u = u0; u < u1; ++u) {
+        const std::int64_t n = u / plan.blocks, b = u % plan.blocks;
+        const std::int64_t ty0 = b * plan.rows, ty1 = std::min(plan.tiles_h, ty0 + plan.rows);
+        const std::int64_t cols = (ty1 - ty0) * plan.tiles_w;
+        impl.input(g, plan, x + n * g.c * g.h * g.w, ty0, ty1, v, s);
+        for (std::int64_t p = 0; p < P; ++p)
+            sgemm(w.packed()[p], cols, static_cast<const float*>(v + p * vp), plan.ld,
+                  store_epilogue{mm + p * mp, plan.ld}, ws);
+        const std::int64_t oh0 = 4 * ty0, oh1 = std::min(g.oh, 4 * ty1);
+        for (std::int64_t oc = 0; oc < g.oc; ++oc) {
+            impl.output(g, plan, mm, oc, ty0, ty1, out, s);
+            epi(n, oc, oh0 * g.ow, static_cast<const float*>(out), (oh1 - oh0) * g.ow);
+        }
+    }
+}
+
+}  // namespace litegraph::kernels
+// ---- end litegraph/kernels/conv_winograd.hpp ----
 
 namespace litegraph::kernels {
 
@@ -7034,58 +7595,91 @@ void conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& e
 }
 
 /// Filter [OC, C/groups, KH, KW] prepared once (at load time) for conv2d():
-/// packed per group for the GEMM paths, copied as is for depthwise.
+/// transformed for the Winograd path where it fits (winograd_fits) and
+/// `winograd` allows it, packed per group for the GEMM paths, copied as is
+/// for depthwise.  `winograd` false keeps a 3x3 conv on im2col + GEMM, whose
+/// sums do not depend on an output's place (a patched stage's convs,
+/// runtime/patches).
 class conv_weights {
 public:
     conv_weights() = default;
-    conv_weights(const conv_geometry& g, const float* w)
+    conv_weights(const conv_geometry& g, const float* w, bool winograd = true)
         : oc_(g.oc),
           cg_(g.c / g.groups),
           kh_(g.kh),
           kw_(g.kw),
           groups_(g.groups),
-          depthwise_(g.is_depthwise()) {
+          depthwise_(g.is_depthwise()),
+          winograd_allowed_(winograd) {
         g.validate();
         const std::int64_t ocg = oc_ / groups_, kdim = cg_ * kh_ * kw_;
         if (depthwise_) {
             raw_.assign(w, w + oc_ * kdim);
+        } else if (winograd && winograd_fits(g)) {
+            winograd_ = winograd_weights(g, w);
+            winograd_on_ = true;
         } else {
             packed_.resize(static_cast<std::size_t>(groups_));
             for (std::int64_t grp = 0; grp < groups_; ++grp)
                 packed_[grp].pack(ocg, kdim, w + grp * ocg * kdim, kdim);
         }
     }
-    /// Throws shape_error unless these weights were prepared for g's filter.
+    /// Throws shape_error unless these weights were prepared for g's filter
+    /// (and, for the Winograd path, a geometry it fits).
     void check(const conv_geometry& g) const {
         if (g.oc != oc_ || g.c / g.groups != cg_ || g.kh != kh_ || g.kw != kw_ ||
-            g.groups != groups_ || g.is_depthwise() != depthwise_)
+            g.groups != groups_ || g.is_depthwise() != depthwise_ ||
+            (winograd_allowed_ && winograd_fits(g)) != winograd_on_)
             LITEGRAPH_THROW(shape_error(
                 "kernels::conv2d: weights prepared for [" + std::to_string(oc_) + ", " +
                 std::to_string(cg_) + ", " + std::to_string(kh_) + ", " + std::to_string(kw_) +
                 "] groups " + std::to_string(groups_) + " do not fit this convolution"));
     }
     bool depthwise() const { return depthwise_; }
+    /// Whether conv2d() runs these weights on the Winograd path.
+    bool winograd() const { return winograd_on_; }
     const float* raw() const { return raw_.data(); }
     const packed_a* packed() const { return packed_.data(); }
+    const winograd_weights& winograd_form() const { return winograd_; }
 
 private:
     std::int64_t oc_ = 0, cg_ = 0, kh_ = 0, kw_ = 0, groups_ = 0;
-    bool depthwise_ = false;
+    bool depthwise_ = false, winograd_allowed_ = true, winograd_on_ = false;
     std::vector<float> raw_;
     std::vector<packed_a> packed_;
+    winograd_weights winograd_;
 };
 
-/// Units [u0, u1) of conv2d_gemm_units(g) with prepared (packed, not
-/// depthwise) weights: what a caller runs on each thread of a split.
+/// The units of conv2d() with not depthwise weights prepared for g with
+/// `winograd` as given to conv_weights: the Winograd blocks where that path
+/// runs, else the GEMM paths' (conv2d_gemm_units).  Any split of them gives
+/// the same outputs.
+inline std::int64_t conv2d_units(const conv_geometry& g, bool winograd) {
+    return winograd && winograd_fits(g) ? conv2d_winograd_units(g) : conv2d_gemm_units(g);
+}
+/// Whether every unit of conv2d_units(g, winograd) has the same work.
+inline bool conv2d_units_even(const conv_geometry& g, bool winograd) {
+    return winograd && winograd_fits(g) ? conv2d_winograd_units_even(g) : conv2d_gemm_units_even(g);
+}
+
+/// Units [u0, u1) of conv2d_units(g, winograd) with (not depthwise)
+/// weights prepared with the same `winograd`: what a caller runs on each
+/// thread of a split.
 template <class Epilogue>
-void conv2d_gemm_units(const conv_geometry& g, const float* x, const conv_weights& w,
-                       Epilogue&& epi, std::int64_t u0, std::int64_t u1, workspace* ws = nullptr) {
+void conv2d_units(const conv_geometry& g, const float* x, const conv_weights& w, Epilogue&& epi,
+                  std::int64_t u0, std::int64_t u1, workspace* ws = nullptr) {
     g.validate();
     w.check(g);
-    if (w.depthwise())
-        LITEGRAPH_THROW(shape_error("kernels::conv2d_gemm_units: depthwise weights"));
+    if (w.depthwise()) LITEGRAPH_THROW(shape_error("kernels::conv2d_units: depthwise weights"));
+    const std::int64_t units = w.winograd() ? conv2d_winograd_units(g) : conv2d_gemm_units(g);
+    if (u0 < 0 || u0 > u1 || u1 > units)
+        LITEGRAPH_THROW(shape_error("kernels::conv2d_units: units [" + std::to_string(u0) + ", " +
+                                    std::to_string(u1) + ") of " + std::to_string(units)));
     if (!ws) ws = &workspace::local();
-    detail::conv2d_gemm_packed(g, x, w.packed(), static_cast<Epilogue&&>(epi), ws, u0, u1);
+    if (w.winograd())
+        conv2d_winograd(g, x, w.winograd_form(), static_cast<Epilogue&&>(epi), ws, u0, u1);
+    else
+        detail::conv2d_gemm_packed(g, x, w.packed(), static_cast<Epilogue&&>(epi), ws, u0, u1);
 }
 
 /// conv2d NCHW with prepared weights (no packing per call).
@@ -7098,6 +7692,9 @@ void conv2d(const conv_geometry& g, const float* x, const conv_weights& w, Epilo
     if (!ws) ws = &workspace::local();
     if (w.depthwise())
         depthwise_conv2d(g, x, w.raw(), static_cast<Epilogue&&>(epi), ws);
+    else if (w.winograd())
+        conv2d_winograd(g, x, w.winograd_form(), static_cast<Epilogue&&>(epi), ws, 0,
+                        conv2d_winograd_units(g));
     else
         detail::conv2d_gemm_packed(g, x, w.packed(), static_cast<Epilogue&&>(epi), ws);
 }
@@ -7193,6 +7790,7 @@ namespace litegraph::ops {
 /// Which kernel computes a conv.
 enum class conv_kernel {
     fast,       // kernels::conv2d, the filter prepared once
+    gemm,       // the same without Winograd: 3x3 convs on im2col + GEMM
     reference,  // conv2d::for_each_row, the direct row loop
 };
 
@@ -7212,15 +7810,20 @@ public:
         parts_.clear();
     }
 
-    /// The weights prepared for filter `f` under `g`, or null when `f` is not
-    /// the constant filter seen by shape inference.
-    const kernels::conv_weights* get(const kernels::conv_geometry& g, const float* f) {
+    /// The weights prepared for filter `f` under `g` (`winograd` as
+    /// kernels::conv_weights takes it), or null when `f` is not the constant
+    /// filter seen by shape inference.
+    const kernels::conv_weights* get(const kernels::conv_geometry& g, const float* f,
+                                     bool winograd) {
         if (!f || f != constant_) return nullptr;
-        const std::int64_t key[] = {g.oc, g.c, g.kh, g.kw, g.groups};
-        if (!weights_ || !std::equal(key, key + 5, key_)) {
+        // The key: the filter's geometry and the path (Winograd or not: the
+        // output size may decide it).
+        const std::int64_t key[] = {g.oc, g.c,      g.kh,
+                                    g.kw, g.groups, winograd && kernels::winograd_fits(g)};
+        if (!weights_ || !std::equal(key, key + 6, key_)) {
             weights_.reset();  // a failing rebuild leaves no stale weights
-            weights_ = std::make_unique<const kernels::conv_weights>(g, f);
-            std::copy(key, key + 5, key_);
+            weights_ = std::make_unique<const kernels::conv_weights>(g, f, winograd);
+            std::copy(key, key + 6, key_);
         }
         return weights_.get();
     }
@@ -7229,25 +7832,26 @@ public:
     /// (a conv of those channels alone, split over threads), or null like
     /// get().  Called before the tasks start, never from two threads at once.
     const kernels::conv_weights* get_part(const kernels::conv_geometry& sub, const float* f,
-                                          std::int64_t c0) {
+                                          std::int64_t c0, bool winograd) {
         if (!f || f != constant_) return nullptr;
-        const std::int64_t key[] = {c0, sub.oc, sub.c, sub.kh, sub.kw, sub.groups};
+        const std::int64_t key[] = {
+            c0, sub.oc, sub.c, sub.kh, sub.kw, sub.groups, winograd && kernels::winograd_fits(sub)};
         for (auto& part : parts_)
-            if (std::equal(key, key + 6, part.key)) return part.weights.get();
+            if (std::equal(key, key + 7, part.key)) return part.weights.get();
         const float* w = f + c0 * (sub.c / sub.groups) * sub.kh * sub.kw;
-        part_weights part{{}, std::make_unique<const kernels::conv_weights>(sub, w)};
-        std::copy(key, key + 6, part.key);
+        part_weights part{{}, std::make_unique<const kernels::conv_weights>(sub, w, winograd)};
+        std::copy(key, key + 7, part.key);
         parts_.push_back(std::move(part));
         return parts_.back().weights.get();
     }
 
 private:
     struct part_weights {
-        std::int64_t key[6];
+        std::int64_t key[7];
         std::unique_ptr<const kernels::conv_weights> weights;
     };
     const void* constant_ = nullptr;
-    std::int64_t key_[5] = {};
+    std::int64_t key_[6] = {};
     std::unique_ptr<const kernels::conv_weights> weights_;
     std::vector<part_weights> parts_;
 };
@@ -7297,12 +7901,16 @@ struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
     static constexpr pir_name pir_names[] = {{"1.conv2d", "conv2d"},
                                              {"1.depthwise_conv2d", "depthwise_conv2d"}};
-    /// litegraph_kernel = "fast" (default) or "reference" (see ops/op.hpp).
+    /// litegraph_kernel = "fast" (default), "gemm" or "reference" (see
+    /// ops/op.hpp and the top of this file).
     static constexpr bool selectable_loops = true;
     /// quantize_int8 makes it a fused_conv2d_int8 (ops/op.hpp).
     static constexpr int8_form int8 = int8_form::conv;
     /// A window layer of a patched stage (ops/op.hpp).
     static constexpr patch_kind patch = patch_kind::conv;
+    /// ... and runs there without Winograd, whose sums depend on an output's
+    /// place in its 4x4 tile (a patch's tiles start at its corner).
+    static constexpr std::string_view patch_kernel = "gemm";
     struct params {
         std::vector<std::int64_t> strides{1, 1};
         std::vector<std::int64_t> paddings{0, 0};
@@ -7324,9 +7932,12 @@ struct conv2d {
         const auto k = a.get<std::string>("litegraph_kernel", "fast");
         if (k == "reference")
             p.kernel = conv_kernel::reference;
+        else if (k == "gemm")
+            p.kernel = conv_kernel::gemm;
         else if (k != "fast")
             LITEGRAPH_THROW(unsupported_error(std::string(type) + ": attribute litegraph_kernel '" +
-                                              k + "' (expected \"fast\" or \"reference\")"));
+                                              k +
+                                              "' (expected \"fast\", \"gemm\" or \"reference\")"));
         return p;
     }
 
@@ -7437,23 +8048,25 @@ struct conv2d {
             return;
         }
         const auto kg = kernels::conv_geometry::from(g);
+        const bool winograd = p.kernel == conv_kernel::fast;
         // The fast kernels see every epilogue through one reference type, so
         // they are compiled once rather than once per fused kernel type.
         epilogue_ref ref(epi);
         const auto threads = static_cast<std::int64_t>(pool_threads(pool));
         if (threads > 1 && !kg.is_depthwise() && kg.flops() >= 2e5) {
-            // Enough column blocks or im2col bands (kernels::conv2d_gemm_units)
-            // for every thread: split those; one packed filter, no im2col twice.
-            // Few units with a remainder block each (a 40x40 plane: blocks of
-            // 512, 512, 512, 64 columns) would leave one thread 1024 columns
-            // of 1600: output channel ranges (conv_split) are even there.
-            const std::int64_t units = kernels::conv2d_gemm_units(kg);
-            const bool even = kernels::conv2d_gemm_units_even(kg);
+            // Enough column blocks, im2col bands or Winograd blocks
+            // (kernels::conv2d_units) for every thread: split those; one
+            // prepared filter, no im2col or transform twice.  Few units with
+            // a remainder block each (a 40x40 plane: blocks of 512, 512, 512,
+            // 64 columns) would leave one thread 1024 columns of 1600: output
+            // channel ranges (conv_split) are even there.
+            const std::int64_t units = kernels::conv2d_units(kg, winograd);
+            const bool even = kernels::conv2d_units_even(kg, winograd);
             if (units >= 4 * threads || (even && (units >= 2 * threads || units % threads == 0)) ||
                 conv_split::of(kg, pool_threads(pool)).tasks() <= 1)
-                if (const auto* w = s.get(kg, f)) {
+                if (const auto* w = s.get(kg, f, winograd)) {
                     parallel_tasks(pool, units, [&](std::int64_t u) {
-                        kernels::conv2d_gemm_units(kg, x, *w, ref, u, u + 1);
+                        kernels::conv2d_units(kg, x, *w, ref, u, u + 1);
                     });
                     return;
                 }
@@ -7463,7 +8076,7 @@ struct conv2d {
             std::vector<const kernels::conv_weights*> w(static_cast<std::size_t>(split.ranges));
             if (!dw)  // prepared here, read by the tasks
                 for (std::int64_t r = 0; r < split.ranges; ++r)
-                    w[r] = s.get_part(split.part(kg, r), f, split.first(r));
+                    w[r] = s.get_part(split.part(kg, r), f, split.first(r), winograd);
             const std::int64_t per_oc = kg.c / kg.groups * kg.kh * kg.kw;
             parallel_tasks(pool, split.tasks(), [&](std::int64_t t) {
                 const std::int64_t n = split.image(t), c0 = split.first(t);
@@ -7481,7 +8094,7 @@ struct conv2d {
         }
         // Depthwise reads the filter as it is: nothing to prepare.
         if (!kg.is_depthwise())
-            if (const auto* w = s.get(kg, f)) {
+            if (const auto* w = s.get(kg, f, winograd)) {
                 kernels::conv2d(kg, x, *w, ref);
                 return;
             }
@@ -14691,92 +15304,6 @@ struct reshape2 : detail::copy_form {
 #include <utility>
 #include <vector>
 
-// ---- begin litegraph/kernels/exp.hpp ----
-// exp(x) on float32 from IEEE basic operations only, the same bits in a
-// scalar and in every lane of any xsimd vector:
-//
-//   float y = kernels::exp_ops(x);                      // one value
-//   xsimd::batch<float, A> v = kernels::exp_ops(xv);    // a vector of them
-//
-// std::exp and xsimd::exp are each correct to about an ulp, but not the same
-// ulp, and a vector exp has no scalar twin on a microcontroller; a kernel
-// whose desktop vector form and firmware scalar form must agree bit for bit
-// (softmax) computes exp with this one.  Each step is a single IEEE add,
-// subtract, multiply, compare-select, float <-> int32 conversion of an
-// integer value, shift or bit cast, so it rounds the same everywhere (with
-// -ffp-contract=off, as the library's units and firmware are built: no fused
-// multiply-add).
-//
-// The method is Cephes' expf: n = round(x / ln 2) (by adding 1.5 * 2^23),
-// r = x - n ln 2 in two parts (the high part exact), exp(r) by a degree-7
-// polynomial on |r| <= ln 2 / 2 (within 2 ulp of exp), times 2^n in two
-// power-of-two factors, so results between FLT_MIN and the smallest
-// subnormal round once, as exp's do.  x above 88.8 gives +inf, below -104
-// gives +0 (exp rounds to those there too), NaN gives NaN.
-
-#include <bit>
-#include <cstdint>
-
-
-namespace litegraph::kernels {
-
-namespace exp_detail {
-inline float select(bool m, float a, float b) {
-    return m ? a : b;
-}
-inline float pow2(std::int32_t k) {  // 2^k for k in [-126, 127]
-    return std::bit_cast<float>(static_cast<std::int32_t>((k + 127) << 23));
-}
-inline std::int32_t to_int(float integral) {
-    return static_cast<std::int32_t>(integral);
-}
-#if !defined(LITEGRAPH_SCALAR_SIMD)
-template <class A>
-inline xsimd::batch<float, A> select(const xsimd::batch_bool<float, A>& m,
-                                     const xsimd::batch<float, A>& a,
-                                     const xsimd::batch<float, A>& b) {
-    return xsimd::select(m, a, b);
-}
-template <class A>
-inline xsimd::batch<float, A> pow2(const xsimd::batch<std::int32_t, A>& k) {
-    return xsimd::bitwise_cast<xsimd::batch<float, A>>((k + 127) << 23);
-}
-template <class A>
-inline xsimd::batch<std::int32_t, A> to_int(const xsimd::batch<float, A>& integral) {
-    return xsimd::batch_cast<std::int32_t>(integral);
-}
-#endif
-}  // namespace exp_detail
-
-/// exp(x), T = float or an xsimd float batch (see the top of the file).
-template <class T>
-inline T exp_ops(T x) {
-    using exp_detail::select;
-    const T lo(-104.f), hi(88.8f);
-    // NaN fails both comparisons and becomes lo here (a finite n below); it
-    // is put back at the end.
-    T v = select(x > lo, x, lo);
-    v = select(v < hi, v, hi);
-    const T shifter(12582912.f);  // 1.5 * 2^23: adding it rounds to an integer
-    const T nf = (v * T(1.44269504088896341f) + shifter) - shifter;
-    T r = v - nf * T(0.693359375f);  // ln 2's high part: 10 bits, nf * it exact
-    r = r - nf * T(-2.12194440e-4f);
-    T p(1.9875691500e-4f);
-    p = p * r + T(1.3981999507e-3f);
-    p = p * r + T(8.3334519073e-3f);
-    p = p * r + T(4.1665795894e-2f);
-    p = p * r + T(1.6666665459e-1f);
-    p = p * r + T(5.0000001201e-1f);
-    const T y = p * (r * r) + r + T(1.f);
-    const auto n = exp_detail::to_int(nf);  // in [-150, 128]
-    const auto n1 = n >> 1;                 // in [-75, 64]
-    const auto n2 = n - n1;                 // in [-75, 64]
-    const T e = y * exp_detail::pow2(n1) * exp_detail::pow2(n2);
-    return select(x != x, x, e);
-}
-
-}  // namespace litegraph::kernels
-// ---- end litegraph/kernels/exp.hpp ----
 
 namespace litegraph::kernels {
 
@@ -19930,6 +20457,7 @@ struct fused<ops::conv2d, Stages...> {
     /// Over Other under a writing terminal; over Input when depthwise (run_in_place).
     static constexpr in_place_rule in_place = in_place_rule::epilogue;
     static constexpr patch_kind patch = ops::conv2d::patch;  // a window layer of a patched stage
+    static constexpr std::string_view patch_kernel = ops::conv2d::patch_kernel;  // ... on im2col
 
     using stage_set_type = stage_set<Stages...>;
 
@@ -20262,7 +20790,7 @@ private:
                                      const chain_type& c, const float* x, const float* f,
                                      float* out, thread_pool* pool) {
         if constexpr (depthwise_direct_chain<chain_type>::value) {
-            if (p.kernel != ops::conv_kernel::fast) return false;
+            if (p.kernel == ops::conv_kernel::reference) return false;
             const auto d = direct_of(c, out);
             const auto kg = kernels::conv_geometry::from(g);
             const auto threads = static_cast<std::int64_t>(pool_threads(pool));
@@ -20293,7 +20821,7 @@ private:
                                      bool in_place = false) {
         if constexpr (depthwise_direct_chain<chain_type>::value) {
             const auto kg = kernels::conv_geometry::from(g);
-            if (p.kernel != ops::conv_kernel::fast || !kg.is_depthwise()) return false;
+            if (p.kernel == ops::conv_kernel::reference || !kg.is_depthwise()) return false;
             const auto d = direct_of(c, out);
             ops::conv2d::depthwise_direct(pool, kg, x, f, d, in_place);
             return true;
@@ -31713,14 +32241,22 @@ inline implementation_registry host_implementations() {
         };
         if (op_trait_of(runtime::op_table{}, type, false,
                         []<class Op>() { return op_selectable_loops<Op>(); })) {
+            // The fast loops, or the conv's "gemm" form of them (no
+            // Winograd, ops/conv2d.hpp) where the op is pinned to it.
+            auto fast_with = [type](const attr_map& a) {
+                attr_map copy = a;
+                if (a.get<std::string>("litegraph_kernel", "fast") != "gemm")
+                    copy.set("litegraph_kernel", std::string("fast"));
+                return runtime::make_table_instance(type, copy);
+            };
             implementation fast{type,
                                 {target::host, precision::f32, data_layout::nchw},
                                 type + ".fast",
                                 nullptr,
-                                make_with("fast")};
+                                fast_with};
             // An op the user pinned to the reference loops keeps them.
             fast.accepts = [](const attr_map& a) {
-                return a.get<std::string>("litegraph_kernel", "fast") == "fast";
+                return a.get<std::string>("litegraph_kernel", "fast") != "reference";
             };
             reg.add(std::move(fast));
             reg.add({type,
@@ -33981,10 +34517,15 @@ struct layer_tile {
 };
 
 /// The attributes of a layer's op on one patch: a window layer's explicit
-/// padding (SAME's dilation reset, ceil_mode off), the others' unchanged.
+/// padding (SAME's dilation reset, ceil_mode off) and, for an op on its
+/// default fast loops, its patch kernel (ops/op.hpp: op_patch_kernel; a
+/// conv without Winograd); the others' unchanged.
 inline attr_map patch_attrs(const graph::op_node& node, const stage_layer& l,
                             const layer_tile& tl) {
     auto attrs = node.attrs;
+    if (const auto k = op_patch_kernel_of(op_table{}, node.type);
+        !k.empty() && attrs.get<std::string>("litegraph_kernel", "fast") == "fast")
+        attrs.set("litegraph_kernel", std::string(k));
     if (l.k == stage_layer::kind::conv || l.k == stage_layer::kind::pool) {
         attrs.set("paddings", std::vector<std::int64_t>(tl.pads, tl.pads + 4));
         attrs.set("padding_algorithm", std::string("EXPLICIT"));

@@ -1,4 +1,4 @@
-// kernels::conv2d (depthwise, 1x1 GEMM and im2col paths) against a plain
+// kernels::conv2d (depthwise, 1x1 GEMM, Winograd and im2col paths) against a plain
 // direct-convolution loop in double, over odd sizes, strides, dilations,
 // groups, asymmetric paddings and batches; and the epilogue contract: every
 // output element exactly once, runs inside one plane.
@@ -77,9 +77,10 @@ struct counting_epilogue {
     }
 };
 
-// Runs `fn` (a kernels:: conv entry) on g and compares with the reference.
+// Runs `fn` (a kernels:: conv entry) on g and compares with the reference:
+// every element within `tol` of it, relative to 1 + |reference|.
 template <class Fn>
-void check_conv(const conv_geometry& g, Fn&& fn) {
+void check_conv(const conv_geometry& g, Fn&& fn, double tol = 1e-4) {
     INFO(describe(g));
     REQUIRE(g.oh > 0);
     REQUIRE(g.ow > 0);
@@ -98,11 +99,11 @@ void check_conv(const conv_geometry& g, Fn&& fn) {
         wrong_hits += hits[i] != 1;
         const double err = std::abs(double(y[i]) - ref[i]) / (1.0 + std::abs(ref[i]));
         worst = std::max(worst, std::isnan(y[i]) ? 1e9 : err);
-        wrong_values += !(err <= 1e-4);
+        wrong_values += !(err <= tol);
     }
     CHECK(wrong_hits == 0);
     CHECK(wrong_values == 0);
-    CHECK(worst <= 1e-4);
+    CHECK(worst <= tol);
 }
 
 const auto any_path = [](const conv_geometry& g, const float* x, const float* w, auto epi) {
@@ -425,61 +426,119 @@ TEST_CASE("prepared conv_weights give the same result and refuse another filter"
                     shape_error);
 }
 
-TEST_CASE("conv2d_gemm_units: any split of the units gives the whole call's output and runs") {
+TEST_CASE("Winograd 3x3 convs (prepared weights) match the plain loop") {
+    // Odd and exact tile counts, blocks of whole images and of some tile rows
+    // (a 70x20 plane: 18 tile rows of 5 tiles, blocks of 18), every padding,
+    // 16 to 96 input channels, 1 to 40 output channels, batches.
+    for (auto [c, oc] : {std::array<std::int64_t, 2>{16, 16}, {17, 5}, {96, 24}, {32, 1}, {24, 40}})
+        for (auto [h, w] :
+             {std::array<std::int64_t, 2>{8, 8}, {9, 13}, {30, 37}, {12, 160}, {70, 20}})
+            for (auto [pt, pb, pl, pr] : {std::array<std::int64_t, 4>{1, 1, 1, 1},
+                                          {0, 0, 0, 0},
+                                          {2, 0, 1, 2},
+                                          {0, 3, 3, 0}}) {
+                const auto g = make_geometry(c == 96 ? 1 : 2, c, h, w, oc, 3, 3, 1, 1, 1, 1, pt, pb,
+                                             pl, pr, 1);
+                if (!kernels::winograd_fits(g)) continue;
+                // F(4x4, 3x3) rounds more than a direct sum: its transforms
+                // scale terms by up to 8 x 8 (A) and 5 x 5 (B) before they
+                // cancel, so at 96 channels the worst element here is off by
+                // about 2e-4 of 1 + |sum| (a wrong transform is off by the
+                // order of the sum itself).
+                check_conv(g, prepared_path, c == 96 ? kernels::winograd_error_bar : 1e-4);
+            }
+    // What does not fit: fewer than 16 input channels, a plane under 8, a
+    // stride, a dilation, groups; those weights are the GEMM path's.
+    for (const auto& g : {make_geometry(1, 15, 20, 20, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+                          make_geometry(1, 16, 7, 20, 16, 3, 3, 1, 1, 1, 1, 0, 0, 1, 1, 1),
+                          make_geometry(1, 16, 20, 20, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
+                          make_geometry(1, 16, 20, 20, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1),
+                          make_geometry(1, 32, 20, 20, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2)}) {
+        CAPTURE(describe(g));
+        CHECK_FALSE(kernels::winograd_fits(g));
+        CHECK_FALSE(
+            kernels::conv_weights(g, random_vec(g.oc * g.c / g.groups * 9, 3).data()).winograd());
+    }
+    const auto g = make_geometry(1, 16, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    CHECK(kernels::winograd_fits(g));
+    const auto w = random_vec(4 * 16 * 9, 4);
+    CHECK(kernels::conv_weights(g, w.data()).winograd());
+    // Weights prepared for a plane of 8 do not run a plane of 6 (the GEMM
+    // path's): a clear error, not a wrong path.
+    const kernels::conv_weights cw(g, w.data());
+    const auto small = make_geometry(1, 16, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    const auto x = random_vec(16 * 36, 5);
+    std::vector<float> y(4 * 36);
+    CHECK_THROWS_AS(
+        kernels::conv2d(small, x.data(), cw, kernels::conv_store_epilogue(y.data(), small)),
+        shape_error);
+}
+
+TEST_CASE("conv2d_units: any split of the units gives the whole call's output and runs") {
     // Pointwise planes of several SGEMM column blocks (K in one block and in
-    // several), im2col bands, groups and images; units run out of order, one
-    // at a time and in uneven ranges, as threads would.
+    // several), im2col bands, Winograd blocks, groups and images; units run
+    // out of order, one at a time and in uneven ranges, as threads would.
     for (const auto& g : {make_geometry(2, 16, 40, 60, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
                           make_geometry(1, 300, 23, 29, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
                           make_geometry(1, 8, 30, 31, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2),
                           make_geometry(2, 3, 96, 200, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
                           make_geometry(1, 64, 40, 40, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
+                          // Winograd: blocks of 16 tile rows (the last short), 2 images.
+                          make_geometry(2, 24, 150, 30, 20, 3, 3, 1, 1, 1, 1, 1, 1, 0, 2, 1),
                           // Planes of one value: a range of images is one SGEMM.
-                          make_geometry(7, 72, 1, 1, 288, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1)}) {
-        CAPTURE(describe(g));
-        const std::int64_t cg = g.c / g.groups;
-        const auto x = random_vec(g.n * g.c * g.h * g.w, 11);
-        const auto w = random_vec(g.oc * cg * g.kh * g.kw, 12);
-        const kernels::conv_weights cw(g, w.data());
-        const std::size_t size = static_cast<std::size_t>(g.n * g.oc * g.oh * g.ow);
-        // Output and the run each element arrived in (its start and length).
-        struct record {
-            std::vector<float> y;
-            std::vector<std::int64_t> run;
-        };
-        auto recorder = [&](record& r) {
-            r.y.assign(size, NAN);
-            r.run.assign(2 * size, -1);
-            return [&r, &g](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
-                            std::int64_t count) {
-                const std::int64_t base = (n * g.oc + oc) * g.oh * g.ow + off;
-                for (std::int64_t i = 0; i < count; ++i) {
-                    r.y[static_cast<std::size_t>(base + i)] = v[i];
-                    r.run[static_cast<std::size_t>(2 * (base + i))] = off;
-                    r.run[static_cast<std::size_t>(2 * (base + i) + 1)] = count;
-                }
+                          make_geometry(7, 72, 1, 1, 288, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1)})
+        // Each with the Winograd path allowed and not (its geometry then on
+        // im2col bands).
+        for (bool winograd : {true, false}) {
+            CAPTURE(describe(g));
+            CAPTURE(winograd);
+            const std::int64_t cg = g.c / g.groups;
+            const auto x = random_vec(g.n * g.c * g.h * g.w, 11);
+            const auto w = random_vec(g.oc * cg * g.kh * g.kw, 12);
+            const kernels::conv_weights cw(g, w.data(), winograd);
+            CHECK(cw.winograd() == (winograd && kernels::winograd_fits(g)));
+            const std::size_t size = static_cast<std::size_t>(g.n * g.oc * g.oh * g.ow);
+            // Output and the run each element arrived in (its start and length).
+            struct record {
+                std::vector<float> y;
+                std::vector<std::int64_t> run;
             };
-        };
-        record whole, split;
-        kernels::conv2d(g, x.data(), cw, recorder(whole));
-        const std::int64_t units = kernels::conv2d_gemm_units(g);
-        CHECK(units > 2);
-        auto epi = recorder(split);
-        // Ranges of 1, 2, 3, ... units, the last range first.
-        std::vector<std::int64_t> starts{0};
-        for (std::int64_t len = 1; starts.back() < units; ++len)
-            starts.push_back(std::min(units, starts.back() + len));
-        for (std::size_t r = starts.size() - 1; r > 0; --r)
-            kernels::conv2d_gemm_units(g, x.data(), cw, epi, starts[r - 1], starts[r]);
-        int wrong = 0;
-        for (std::size_t i = 0; i < size; ++i)
-            wrong += std::memcmp(&whole.y[i], &split.y[i], sizeof(float)) != 0;
-        CHECK(wrong == 0);
-        CHECK(whole.run == split.run);
-        const auto ref = ref_conv(g, x.data(), w.data());
-        int far = 0;
-        for (std::size_t i = 0; i < size; ++i)
-            far += !(std::abs(whole.y[i] - ref[i]) <= 1e-4 * (1 + std::abs(ref[i])));
-        CHECK(far == 0);
-    }
+            auto recorder = [&](record& r) {
+                r.y.assign(size, NAN);
+                r.run.assign(2 * size, -1);
+                return [&r, &g](std::int64_t n, std::int64_t oc, std::int64_t off, const float* v,
+                                std::int64_t count) {
+                    const std::int64_t base = (n * g.oc + oc) * g.oh * g.ow + off;
+                    for (std::int64_t i = 0; i < count; ++i) {
+                        r.y[static_cast<std::size_t>(base + i)] = v[i];
+                        r.run[static_cast<std::size_t>(2 * (base + i))] = off;
+                        r.run[static_cast<std::size_t>(2 * (base + i) + 1)] = count;
+                    }
+                };
+            };
+            record whole, split;
+            kernels::conv2d(g, x.data(), cw, recorder(whole));
+            const std::int64_t units = kernels::conv2d_units(g, winograd);
+            CHECK(units > 2);
+            CHECK_THROWS_AS(kernels::conv2d_units(g, x.data(), cw, recorder(split), 0, units + 1),
+                            shape_error);
+            auto epi = recorder(split);
+            // Ranges of 1, 2, 3, ... units, the last range first.
+            std::vector<std::int64_t> starts{0};
+            for (std::int64_t len = 1; starts.back() < units; ++len)
+                starts.push_back(std::min(units, starts.back() + len));
+            for (std::size_t r = starts.size() - 1; r > 0; --r)
+                kernels::conv2d_units(g, x.data(), cw, epi, starts[r - 1], starts[r]);
+            int wrong = 0;
+            for (std::size_t i = 0; i < size; ++i)
+                wrong += std::memcmp(&whole.y[i], &split.y[i], sizeof(float)) != 0;
+            CHECK(wrong == 0);
+            CHECK(whole.run == split.run);
+            const auto ref = ref_conv(g, x.data(), w.data());
+            const double tol = cw.winograd() ? kernels::winograd_error_bar : 1e-4;
+            int far = 0;
+            for (std::size_t i = 0; i < size; ++i)
+                far += !(std::abs(whole.y[i] - ref[i]) <= tol * (1 + std::abs(ref[i])));
+            CHECK(far == 0);
+        }
 }

@@ -188,6 +188,7 @@ TEST_CASE("the vector forms of the fused activations give the scalar forms' bits
     same(ops::act::hard_sigmoid{}, "hard_sigmoid");
     same(ops::act::relu{}, "relu");
     same(ops::act::relu6{}, "relu6");
+    same(ops::act::sigmoid{}, "sigmoid");
 }
 
 TEST_CASE("kernels::map: vectors and a scalar tail give the scalar functor's bits") {
@@ -217,7 +218,7 @@ TEST_CASE("kernels::map: vectors and a scalar tail give the scalar functor's bit
         }
     };
     check(ops::act::hard_swish{}, "hard_swish");
-    check(ops::act::sigmoid{}, "sigmoid (no vector form)");
+    check(ops::act::sigmoid{}, "sigmoid");
     check(ops::act::relu{}, "relu");
     check(ops::act::tanh{}, "tanh (no vector form)");
 }

@@ -84,7 +84,9 @@ random_stage make_stage(std::uint32_t seed) {
             int k = std::vector<int>{1, 3, 5}[static_cast<std::size_t>(pick(0, 2))];
             int stride = pick(1, 2), dil = k == 3 ? pick(1, 2) : 1;
             bool depthwise = pick(0, 3) == 0 && c > 1;
-            std::int64_t co = depthwise ? c : pick(1, 6);
+            // Now and then 16 or more channels, for the next 3x3 conv to
+            // fit Winograd (which a patched stage's convs do not take).
+            std::int64_t co = depthwise ? c : pick(0, 5) == 0 ? pick(16, 20) : pick(1, 6);
             bool same = pick(0, 5) == 0;
             std::vector<std::int32_t> pads;
             if (pick(0, 2) == 0)
@@ -164,6 +166,28 @@ std::vector<float> run(runtime::program& p, const tensor& x) {
     return {span.begin(), span.end()};
 }
 
+/// `g` with every op on its patch kernel (ops/op.hpp: op_patch_kernel; a
+/// float conv without Winograd), as a patched stage runs its layers: the
+/// untiled program a patched one equals bit for bit.
+graph::graph on_patch_kernels(graph::graph g) {
+    for (auto& op : g.ops)
+        if (const auto k = op_patch_kernel_of(runtime::op_table{}, op.type);
+            !k.empty() && op.attrs.get<std::string>("litegraph_kernel", "fast") == "fast")
+            op.attrs.set("litegraph_kernel", std::string(k));
+    return g;
+}
+
+/// The default untiled run (3x3 convs of at least 16 channels on Winograd)
+/// and a patched one differ by Winograd's rounding at most: within its bar
+/// (kernels/conv_winograd.hpp) of 1 + |value|.
+/// True when the two differ at all (a conv of `g` ran Winograd).
+bool check_near_default(const graph::graph& g, const tensor& x, const std::vector<float>& got) {
+    runtime::program plain(g);
+    const auto fast = run(plain, x);
+    CHECK(test::max_rel_diff(got, fast) <= kernels::winograd_error_bar);
+    return std::memcmp(got.data(), fast.data(), got.size() * sizeof(float)) != 0;
+}
+
 void check_plan(const runtime::program& p) {
     auto v = planner::validate(p.buffers(), p.segments(), p.plan());
     CHECK_MESSAGE(v.ok, v.what);
@@ -191,8 +215,12 @@ struct patched_run {
 };
 patched_run compare_patched(graph::graph g, const runtime::patch_request& req, const tensor& x) {
     passes::run_passes(g);
+    // Every conv on its patch kernel, the ones the stage leaves out too.
+    const auto defaults = g;
+    g = on_patch_kernels(std::move(g));
     runtime::program plain(g);
     const auto want = run(plain, x);
+    check_near_default(defaults, x, want);
     patched_run r;
     r.untiled_load = plain.memory().lower_bound_bytes;
     r.choice = runtime::patch_graph(g, req, {planner::segment{}});
@@ -212,7 +240,7 @@ patched_run compare_patched(graph::graph g, const runtime::patch_request& req, c
 bool tiled_equals(const graph::graph& g, const shape_t& input, const tensor& x,
                   const std::vector<float>& want, std::pair<int, int> grid,
                   std::string* why = nullptr) {
-    auto copy = g;
+    auto copy = on_patch_kernels(g);  // the convs the stage leaves out too
     runtime::patch_request req;
     req.automatic = false;
     req.rows = grid.first, req.cols = grid.second;
@@ -233,13 +261,14 @@ bool tiled_equals(const graph::graph& g, const shape_t& input, const tensor& x,
 }  // namespace
 
 TEST_CASE("random stages: tiled on every grid equals untiled, bit for bit") {
-    int patched = 0;
+    int patched = 0, winograd = 0;
     for (std::uint32_t seed = 1; seed <= 60; ++seed) {
         auto s = make_stage(seed);
         passes::run_passes(s.g);
         auto x = test::random_tensor(s.input, seed + 1000);
-        runtime::program plain(s.g);
+        runtime::program plain(on_patch_kernels(s.g));
         const auto want = run(plain, x);
+        winograd += check_near_default(s.g, x, want);
         const int split = s.g.find_var(s.output);
         if (split < 0) continue;  // the passes renamed it away (fused into a conv)
         for (auto grid : {std::pair{2, 2}, std::pair{3, 1}, std::pair{1, 4}, std::pair{5, 3}}) {
@@ -255,6 +284,8 @@ TEST_CASE("random stages: tiled on every grid equals untiled, bit for bit") {
         }
     }
     CHECK(patched >= 100);
+    CHECK(winograd >= 3);  // stages whose untiled run took Winograd somewhere
+    MESSAGE(patched << " patched programs; " << winograd << " stages with a Winograd conv");
 }
 
 TEST_CASE("random int8 stages (post-training quantized): tiled equals untiled, bit for bit") {
@@ -267,8 +298,9 @@ TEST_CASE("random int8 stages (post-training quantized): tiled equals untiled, b
         passes::run_passes(s.g);  // quantize_int8 makes the int8 ops
         for (auto& op : s.g.ops) int8_layers += op.type.find("_int8") != std::string::npos ? 1 : 0;
         auto x = test::random_tensor(s.input, seed + 1000);
-        runtime::program plain(s.g);
+        runtime::program plain(on_patch_kernels(s.g));
         const auto want = run(plain, x);
+        check_near_default(s.g, x, want);
         for (auto grid : {std::pair{2, 2}, std::pair{4, 3}}) {
             CAPTURE(seed);
             CAPTURE(grid.first);
@@ -349,6 +381,27 @@ TEST_CASE("an op's patch trait is its layer kind in a stage") {
     CHECK(!kind("no_such_op"));
     CHECK(op_patch_kind<ops::softmax>() == patch_kind::none);
     CHECK(op_patch_kind<ops::conv2d>() == patch_kind::conv);
+}
+
+TEST_CASE("a float conv on a patch runs without Winograd unless pinned otherwise") {
+    // patch_attrs gives a conv on the default fast loops its patch kernel
+    // (ops/op.hpp: op_patch_kernel, "gemm": the same sums wherever an output
+    // sits); one pinned to the reference loops and the int8 convs keep theirs.
+    runtime::stage_layer l;
+    l.k = runtime::stage_layer::kind::conv;
+    runtime::layer_tile tl;
+    auto kernel_on_patch = [&](const std::string& type, const std::string& pinned) {
+        graph::op_node node;
+        node.type = type;
+        if (!pinned.empty()) node.attrs.set("litegraph_kernel", pinned);
+        return runtime::patch_attrs(node, l, tl).get<std::string>("litegraph_kernel", "none");
+    };
+    CHECK(kernel_on_patch(op_type<ops::conv2d>(), "") == "gemm");
+    CHECK(kernel_on_patch(op_type<ops::conv2d>(), "fast") == "gemm");
+    CHECK(kernel_on_patch(op_type<ops::conv2d>(), "reference") == "reference");
+    CHECK(kernel_on_patch(op_type<first_op<fusion::fused_conv_ops>::type>(), "") == "gemm");
+    CHECK(kernel_on_patch(op_type<first_op<fusion::fused_int8_ops>::type>(), "") == "none");
+    CHECK(op_patch_kernel<ops::pool2d>().empty());
 }
 
 TEST_CASE("a stage that cannot be patched is refused with its reason") {

@@ -74,14 +74,22 @@ inline implementation_registry host_implementations() {
         };
         if (op_trait_of(runtime::op_table{}, type, false,
                         []<class Op>() { return op_selectable_loops<Op>(); })) {
+            // The fast loops, or the conv's "gemm" form of them (no
+            // Winograd, ops/conv2d.hpp) where the op is pinned to it.
+            auto fast_with = [type](const attr_map& a) {
+                attr_map copy = a;
+                if (a.get<std::string>("litegraph_kernel", "fast") != "gemm")
+                    copy.set("litegraph_kernel", std::string("fast"));
+                return runtime::make_table_instance(type, copy);
+            };
             implementation fast{type,
                                 {target::host, precision::f32, data_layout::nchw},
                                 type + ".fast",
                                 nullptr,
-                                make_with("fast")};
+                                fast_with};
             // An op the user pinned to the reference loops keeps them.
             fast.accepts = [](const attr_map& a) {
-                return a.get<std::string>("litegraph_kernel", "fast") == "fast";
+                return a.get<std::string>("litegraph_kernel", "fast") != "reference";
             };
             reg.add(std::move(fast));
             reg.add({type,

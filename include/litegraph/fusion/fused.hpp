@@ -96,6 +96,7 @@ struct fused<ops::conv2d, Stages...> {
     /// Over Other under a writing terminal; over Input when depthwise (run_in_place).
     static constexpr in_place_rule in_place = in_place_rule::epilogue;
     static constexpr patch_kind patch = ops::conv2d::patch;  // a window layer of a patched stage
+    static constexpr std::string_view patch_kernel = ops::conv2d::patch_kernel;  // ... on im2col
 
     using stage_set_type = stage_set<Stages...>;
 
@@ -428,7 +429,7 @@ private:
                                      const chain_type& c, const float* x, const float* f,
                                      float* out, thread_pool* pool) {
         if constexpr (depthwise_direct_chain<chain_type>::value) {
-            if (p.kernel != ops::conv_kernel::fast) return false;
+            if (p.kernel == ops::conv_kernel::reference) return false;
             const auto d = direct_of(c, out);
             const auto kg = kernels::conv_geometry::from(g);
             const auto threads = static_cast<std::int64_t>(pool_threads(pool));
@@ -459,7 +460,7 @@ private:
                                      bool in_place = false) {
         if constexpr (depthwise_direct_chain<chain_type>::value) {
             const auto kg = kernels::conv_geometry::from(g);
-            if (p.kernel != ops::conv_kernel::fast || !kg.is_depthwise()) return false;
+            if (p.kernel == ops::conv_kernel::reference || !kg.is_depthwise()) return false;
             const auto d = direct_of(c, out);
             ops::conv2d::depthwise_direct(pool, kg, x, f, d, in_place);
             return true;

@@ -26,11 +26,14 @@
 //   - 1x1, stride 1, no padding: per image and group, W[OCg, Cg] x X[Cg, H*W]
 //     (pointwise_conv2d_direct: the same sums with a bias and an activation
 //     finished in registers, for sums of at most 64 inputs);
+//   - 3x3, stride 1, one group, at least 16 input channels, with the filter
+//     prepared (conv_weights): Winograd F(4x4, 3x3) (kernels/conv_winograd.hpp);
 //   - anything else: im2col over bands of output rows + GEMM.
 //
 // This header is the GEMM / im2col path and conv2d() itself; the others are
 // kernels/conv_geometry.hpp, kernels/conv_depthwise.hpp,
-// kernels/conv_pointwise.hpp and kernels/conv_direct.hpp, all included here.
+// kernels/conv_pointwise.hpp, kernels/conv_winograd.hpp and
+// kernels/conv_direct.hpp, all included here.
 #pragma once
 
 #include <algorithm>
@@ -44,6 +47,7 @@
 #include "litegraph/kernels/conv_direct.hpp"
 #include "litegraph/kernels/conv_geometry.hpp"
 #include "litegraph/kernels/conv_pointwise.hpp"
+#include "litegraph/kernels/conv_winograd.hpp"
 #include "litegraph/kernels/elementwise.hpp"
 #include "litegraph/kernels/gemm.hpp"
 #include "litegraph/kernels/simd.hpp"
@@ -228,58 +232,91 @@ void conv2d(const conv_geometry& g, const float* x, const float* w, Epilogue&& e
 }
 
 /// Filter [OC, C/groups, KH, KW] prepared once (at load time) for conv2d():
-/// packed per group for the GEMM paths, copied as is for depthwise.
+/// transformed for the Winograd path where it fits (winograd_fits) and
+/// `winograd` allows it, packed per group for the GEMM paths, copied as is
+/// for depthwise.  `winograd` false keeps a 3x3 conv on im2col + GEMM, whose
+/// sums do not depend on an output's place (a patched stage's convs,
+/// runtime/patches).
 class conv_weights {
 public:
     conv_weights() = default;
-    conv_weights(const conv_geometry& g, const float* w)
+    conv_weights(const conv_geometry& g, const float* w, bool winograd = true)
         : oc_(g.oc),
           cg_(g.c / g.groups),
           kh_(g.kh),
           kw_(g.kw),
           groups_(g.groups),
-          depthwise_(g.is_depthwise()) {
+          depthwise_(g.is_depthwise()),
+          winograd_allowed_(winograd) {
         g.validate();
         const std::int64_t ocg = oc_ / groups_, kdim = cg_ * kh_ * kw_;
         if (depthwise_) {
             raw_.assign(w, w + oc_ * kdim);
+        } else if (winograd && winograd_fits(g)) {
+            winograd_ = winograd_weights(g, w);
+            winograd_on_ = true;
         } else {
             packed_.resize(static_cast<std::size_t>(groups_));
             for (std::int64_t grp = 0; grp < groups_; ++grp)
                 packed_[grp].pack(ocg, kdim, w + grp * ocg * kdim, kdim);
         }
     }
-    /// Throws shape_error unless these weights were prepared for g's filter.
+    /// Throws shape_error unless these weights were prepared for g's filter
+    /// (and, for the Winograd path, a geometry it fits).
     void check(const conv_geometry& g) const {
         if (g.oc != oc_ || g.c / g.groups != cg_ || g.kh != kh_ || g.kw != kw_ ||
-            g.groups != groups_ || g.is_depthwise() != depthwise_)
+            g.groups != groups_ || g.is_depthwise() != depthwise_ ||
+            (winograd_allowed_ && winograd_fits(g)) != winograd_on_)
             LITEGRAPH_THROW(shape_error(
                 "kernels::conv2d: weights prepared for [" + std::to_string(oc_) + ", " +
                 std::to_string(cg_) + ", " + std::to_string(kh_) + ", " + std::to_string(kw_) +
                 "] groups " + std::to_string(groups_) + " do not fit this convolution"));
     }
     bool depthwise() const { return depthwise_; }
+    /// Whether conv2d() runs these weights on the Winograd path.
+    bool winograd() const { return winograd_on_; }
     const float* raw() const { return raw_.data(); }
     const packed_a* packed() const { return packed_.data(); }
+    const winograd_weights& winograd_form() const { return winograd_; }
 
 private:
     std::int64_t oc_ = 0, cg_ = 0, kh_ = 0, kw_ = 0, groups_ = 0;
-    bool depthwise_ = false;
+    bool depthwise_ = false, winograd_allowed_ = true, winograd_on_ = false;
     std::vector<float> raw_;
     std::vector<packed_a> packed_;
+    winograd_weights winograd_;
 };
 
-/// Units [u0, u1) of conv2d_gemm_units(g) with prepared (packed, not
-/// depthwise) weights: what a caller runs on each thread of a split.
+/// The units of conv2d() with not depthwise weights prepared for g with
+/// `winograd` as given to conv_weights: the Winograd blocks where that path
+/// runs, else the GEMM paths' (conv2d_gemm_units).  Any split of them gives
+/// the same outputs.
+inline std::int64_t conv2d_units(const conv_geometry& g, bool winograd) {
+    return winograd && winograd_fits(g) ? conv2d_winograd_units(g) : conv2d_gemm_units(g);
+}
+/// Whether every unit of conv2d_units(g, winograd) has the same work.
+inline bool conv2d_units_even(const conv_geometry& g, bool winograd) {
+    return winograd && winograd_fits(g) ? conv2d_winograd_units_even(g) : conv2d_gemm_units_even(g);
+}
+
+/// Units [u0, u1) of conv2d_units(g, winograd) with (not depthwise)
+/// weights prepared with the same `winograd`: what a caller runs on each
+/// thread of a split.
 template <class Epilogue>
-void conv2d_gemm_units(const conv_geometry& g, const float* x, const conv_weights& w,
-                       Epilogue&& epi, std::int64_t u0, std::int64_t u1, workspace* ws = nullptr) {
+void conv2d_units(const conv_geometry& g, const float* x, const conv_weights& w, Epilogue&& epi,
+                  std::int64_t u0, std::int64_t u1, workspace* ws = nullptr) {
     g.validate();
     w.check(g);
-    if (w.depthwise())
-        LITEGRAPH_THROW(shape_error("kernels::conv2d_gemm_units: depthwise weights"));
+    if (w.depthwise()) LITEGRAPH_THROW(shape_error("kernels::conv2d_units: depthwise weights"));
+    const std::int64_t units = w.winograd() ? conv2d_winograd_units(g) : conv2d_gemm_units(g);
+    if (u0 < 0 || u0 > u1 || u1 > units)
+        LITEGRAPH_THROW(shape_error("kernels::conv2d_units: units [" + std::to_string(u0) + ", " +
+                                    std::to_string(u1) + ") of " + std::to_string(units)));
     if (!ws) ws = &workspace::local();
-    detail::conv2d_gemm_packed(g, x, w.packed(), static_cast<Epilogue&&>(epi), ws, u0, u1);
+    if (w.winograd())
+        conv2d_winograd(g, x, w.winograd_form(), static_cast<Epilogue&&>(epi), ws, u0, u1);
+    else
+        detail::conv2d_gemm_packed(g, x, w.packed(), static_cast<Epilogue&&>(epi), ws, u0, u1);
 }
 
 /// conv2d NCHW with prepared weights (no packing per call).
@@ -292,6 +329,9 @@ void conv2d(const conv_geometry& g, const float* x, const conv_weights& w, Epilo
     if (!ws) ws = &workspace::local();
     if (w.depthwise())
         depthwise_conv2d(g, x, w.raw(), static_cast<Epilogue&&>(epi), ws);
+    else if (w.winograd())
+        conv2d_winograd(g, x, w.winograd_form(), static_cast<Epilogue&&>(epi), ws, 0,
+                        conv2d_winograd_units(g));
     else
         detail::conv2d_gemm_packed(g, x, w.packed(), static_cast<Epilogue&&>(epi), ws);
 }

@@ -38,6 +38,9 @@ inline float pow2(std::int32_t k) {  // 2^k for k in [-126, 127]
 inline std::int32_t to_int(float integral) {
     return static_cast<std::int32_t>(integral);
 }
+inline bool is_nan(float x) {
+    return x != x;
+}
 #if !defined(LITEGRAPH_SCALAR_SIMD)
 template <class A>
 inline xsimd::batch<float, A> select(const xsimd::batch_bool<float, A>& m,
@@ -52,6 +55,12 @@ inline xsimd::batch<float, A> pow2(const xsimd::batch<std::int32_t, A>& k) {
 template <class A>
 inline xsimd::batch<std::int32_t, A> to_int(const xsimd::batch<float, A>& integral) {
     return xsimd::batch_cast<std::int32_t>(integral);
+}
+// Not `x != x`: xsimd's != is an ordered compare on AVX-512 (false for NaN),
+// an unordered one on SSE and AVX.
+template <class A>
+inline xsimd::batch_bool<float, A> is_nan(const xsimd::batch<float, A>& x) {
+    return xsimd::isnan(x);
 }
 #endif
 }  // namespace exp_detail
@@ -80,7 +89,7 @@ inline T exp_ops(T x) {
     const auto n1 = n >> 1;                 // in [-75, 64]
     const auto n2 = n - n1;                 // in [-75, 64]
     const T e = y * exp_detail::pow2(n1) * exp_detail::pow2(n2);
-    return select(x != x, x, e);
+    return select(exp_detail::is_nan(x), x, e);
 }
 
 }  // namespace litegraph::kernels

@@ -221,6 +221,7 @@ struct depthwise_impl;          // conv_depthwise.hpp
 struct depthwise_direct_entry;  // conv_direct.hpp
 struct int8_impl;               // conv_int8_fast.hpp
 struct rnn_impl;                // rnn.hpp
+struct winograd_impl;           // conv_winograd.hpp
 }  // namespace litegraph::kernels::detail
 namespace litegraph::kernels::epilogue {
 struct chain_entry;  // epilogue.hpp
@@ -237,8 +238,9 @@ struct arch_table {
     std::int64_t direct_count;
     const epilogue::chain_entry* chains;  // the fused convs' epilogue chains
     std::int64_t chain_count;
-    const detail::int8_impl* int8;  // the int8 conv kernels (null: the reference)
-    const detail::rnn_impl* rnn;    // the rnn op's recurrence
+    const detail::int8_impl* int8;          // the int8 conv kernels (null: the reference)
+    const detail::rnn_impl* rnn;            // the rnn op's recurrence
+    const detail::winograd_impl* winograd;  // the 3x3 conv's Winograd transforms
 };
 }  // namespace litegraph::kernels::simd
 

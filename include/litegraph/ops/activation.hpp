@@ -45,6 +45,7 @@
 #include "litegraph/kernels/simd.hpp"
 
 #include "litegraph/kernels/elementwise.hpp"
+#include "litegraph/kernels/exp.hpp"
 #include "litegraph/ops/firmware.hpp"
 #include "litegraph/ops/op.hpp"
 
@@ -118,7 +119,15 @@ struct sigmoid {
     static constexpr bool gate = true;
     static constexpr std::string_view opencl = "1.f / (1.f + exp(-v))";
     static sigmoid parse(const attr_map&) { return {}; }
-    float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); }
+    // exp by kernels::exp_ops (basic IEEE operations only): the vector form
+    // gives the same bits in every lane, NaN included.
+    float operator()(float x) const { return 1.f / (1.f + kernels::exp_ops(-x)); }
+#if !defined(LITEGRAPH_SCALAR_SIMD)  // no vector form without xsimd
+    template <class V>
+    V vec(V x) const {
+        return V(1.f) / (V(1.f) + kernels::exp_ops(-x));
+    }
+#endif
 };
 struct tanh {
     static constexpr std::string_view paddle_type = "tanh";

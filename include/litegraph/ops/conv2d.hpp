@@ -7,10 +7,13 @@
 // data_format (NCHW or AnyLayout).  Output sizes use truncating division.
 // depthwise_conv2d is the same op with groups == C.
 //
-// Kernels: the fast paths of kernels::conv2d (depthwise, 1x1 GEMM, im2col +
-// GEMM) by default, with the filter packed once per op node and kept between
-// runs; or the direct row loop `for_each_row`, the reference, selected by
-// params::kernel or the (non-Paddle) attribute litegraph_kernel = "reference".
+// Kernels, chosen by params::kernel or the (non-Paddle) attribute
+// litegraph_kernel: "fast" (the default), the fast paths of kernels::conv2d
+// (depthwise, 1x1 GEMM, Winograd for 3x3 stride 1, im2col + GEMM) with the
+// filter prepared once per op node and kept between runs; "gemm", the same
+// without Winograd (every output's sum in one order wherever it sits: a
+// patched stage's convs, runtime/patches); "reference", the direct row loop
+// `for_each_row`.
 #pragma once
 
 #include <algorithm>
@@ -33,6 +36,7 @@ namespace litegraph::ops {
 /// Which kernel computes a conv.
 enum class conv_kernel {
     fast,       // kernels::conv2d, the filter prepared once
+    gemm,       // the same without Winograd: 3x3 convs on im2col + GEMM
     reference,  // conv2d::for_each_row, the direct row loop
 };
 
@@ -52,15 +56,20 @@ public:
         parts_.clear();
     }
 
-    /// The weights prepared for filter `f` under `g`, or null when `f` is not
-    /// the constant filter seen by shape inference.
-    const kernels::conv_weights* get(const kernels::conv_geometry& g, const float* f) {
+    /// The weights prepared for filter `f` under `g` (`winograd` as
+    /// kernels::conv_weights takes it), or null when `f` is not the constant
+    /// filter seen by shape inference.
+    const kernels::conv_weights* get(const kernels::conv_geometry& g, const float* f,
+                                     bool winograd) {
         if (!f || f != constant_) return nullptr;
-        const std::int64_t key[] = {g.oc, g.c, g.kh, g.kw, g.groups};
-        if (!weights_ || !std::equal(key, key + 5, key_)) {
+        // The key: the filter's geometry and the path (Winograd or not: the
+        // output size may decide it).
+        const std::int64_t key[] = {g.oc, g.c,      g.kh,
+                                    g.kw, g.groups, winograd && kernels::winograd_fits(g)};
+        if (!weights_ || !std::equal(key, key + 6, key_)) {
             weights_.reset();  // a failing rebuild leaves no stale weights
-            weights_ = std::make_unique<const kernels::conv_weights>(g, f);
-            std::copy(key, key + 5, key_);
+            weights_ = std::make_unique<const kernels::conv_weights>(g, f, winograd);
+            std::copy(key, key + 6, key_);
         }
         return weights_.get();
     }
@@ -69,25 +78,26 @@ public:
     /// (a conv of those channels alone, split over threads), or null like
     /// get().  Called before the tasks start, never from two threads at once.
     const kernels::conv_weights* get_part(const kernels::conv_geometry& sub, const float* f,
-                                          std::int64_t c0) {
+                                          std::int64_t c0, bool winograd) {
         if (!f || f != constant_) return nullptr;
-        const std::int64_t key[] = {c0, sub.oc, sub.c, sub.kh, sub.kw, sub.groups};
+        const std::int64_t key[] = {
+            c0, sub.oc, sub.c, sub.kh, sub.kw, sub.groups, winograd && kernels::winograd_fits(sub)};
         for (auto& part : parts_)
-            if (std::equal(key, key + 6, part.key)) return part.weights.get();
+            if (std::equal(key, key + 7, part.key)) return part.weights.get();
         const float* w = f + c0 * (sub.c / sub.groups) * sub.kh * sub.kw;
-        part_weights part{{}, std::make_unique<const kernels::conv_weights>(sub, w)};
-        std::copy(key, key + 6, part.key);
+        part_weights part{{}, std::make_unique<const kernels::conv_weights>(sub, w, winograd)};
+        std::copy(key, key + 7, part.key);
         parts_.push_back(std::move(part));
         return parts_.back().weights.get();
     }
 
 private:
     struct part_weights {
-        std::int64_t key[6];
+        std::int64_t key[7];
         std::unique_ptr<const kernels::conv_weights> weights;
     };
     const void* constant_ = nullptr;
-    std::int64_t key_[5] = {};
+    std::int64_t key_[6] = {};
     std::unique_ptr<const kernels::conv_weights> weights_;
     std::vector<part_weights> parts_;
 };
@@ -137,12 +147,16 @@ struct conv2d {
     static constexpr std::string_view paddle_types[] = {"conv2d", "depthwise_conv2d"};
     static constexpr pir_name pir_names[] = {{"1.conv2d", "conv2d"},
                                              {"1.depthwise_conv2d", "depthwise_conv2d"}};
-    /// litegraph_kernel = "fast" (default) or "reference" (see ops/op.hpp).
+    /// litegraph_kernel = "fast" (default), "gemm" or "reference" (see
+    /// ops/op.hpp and the top of this file).
     static constexpr bool selectable_loops = true;
     /// quantize_int8 makes it a fused_conv2d_int8 (ops/op.hpp).
     static constexpr int8_form int8 = int8_form::conv;
     /// A window layer of a patched stage (ops/op.hpp).
     static constexpr patch_kind patch = patch_kind::conv;
+    /// ... and runs there without Winograd, whose sums depend on an output's
+    /// place in its 4x4 tile (a patch's tiles start at its corner).
+    static constexpr std::string_view patch_kernel = "gemm";
     struct params {
         std::vector<std::int64_t> strides{1, 1};
         std::vector<std::int64_t> paddings{0, 0};
@@ -164,9 +178,12 @@ struct conv2d {
         const auto k = a.get<std::string>("litegraph_kernel", "fast");
         if (k == "reference")
             p.kernel = conv_kernel::reference;
+        else if (k == "gemm")
+            p.kernel = conv_kernel::gemm;
         else if (k != "fast")
             LITEGRAPH_THROW(unsupported_error(std::string(type) + ": attribute litegraph_kernel '" +
-                                              k + "' (expected \"fast\" or \"reference\")"));
+                                              k +
+                                              "' (expected \"fast\", \"gemm\" or \"reference\")"));
         return p;
     }
 
@@ -277,23 +294,25 @@ struct conv2d {
             return;
         }
         const auto kg = kernels::conv_geometry::from(g);
+        const bool winograd = p.kernel == conv_kernel::fast;
         // The fast kernels see every epilogue through one reference type, so
         // they are compiled once rather than once per fused kernel type.
         epilogue_ref ref(epi);
         const auto threads = static_cast<std::int64_t>(pool_threads(pool));
         if (threads > 1 && !kg.is_depthwise() && kg.flops() >= 2e5) {
-            // Enough column blocks or im2col bands (kernels::conv2d_gemm_units)
-            // for every thread: split those; one packed filter, no im2col twice.
-            // Few units with a remainder block each (a 40x40 plane: blocks of
-            // 512, 512, 512, 64 columns) would leave one thread 1024 columns
-            // of 1600: output channel ranges (conv_split) are even there.
-            const std::int64_t units = kernels::conv2d_gemm_units(kg);
-            const bool even = kernels::conv2d_gemm_units_even(kg);
+            // Enough column blocks, im2col bands or Winograd blocks
+            // (kernels::conv2d_units) for every thread: split those; one
+            // prepared filter, no im2col or transform twice.  Few units with
+            // a remainder block each (a 40x40 plane: blocks of 512, 512, 512,
+            // 64 columns) would leave one thread 1024 columns of 1600: output
+            // channel ranges (conv_split) are even there.
+            const std::int64_t units = kernels::conv2d_units(kg, winograd);
+            const bool even = kernels::conv2d_units_even(kg, winograd);
             if (units >= 4 * threads || (even && (units >= 2 * threads || units % threads == 0)) ||
                 conv_split::of(kg, pool_threads(pool)).tasks() <= 1)
-                if (const auto* w = s.get(kg, f)) {
+                if (const auto* w = s.get(kg, f, winograd)) {
                     parallel_tasks(pool, units, [&](std::int64_t u) {
-                        kernels::conv2d_gemm_units(kg, x, *w, ref, u, u + 1);
+                        kernels::conv2d_units(kg, x, *w, ref, u, u + 1);
                     });
                     return;
                 }
@@ -303,7 +322,7 @@ struct conv2d {
             std::vector<const kernels::conv_weights*> w(static_cast<std::size_t>(split.ranges));
             if (!dw)  // prepared here, read by the tasks
                 for (std::int64_t r = 0; r < split.ranges; ++r)
-                    w[r] = s.get_part(split.part(kg, r), f, split.first(r));
+                    w[r] = s.get_part(split.part(kg, r), f, split.first(r), winograd);
             const std::int64_t per_oc = kg.c / kg.groups * kg.kh * kg.kw;
             parallel_tasks(pool, split.tasks(), [&](std::int64_t t) {
                 const std::int64_t n = split.image(t), c0 = split.first(t);
@@ -321,7 +340,7 @@ struct conv2d {
         }
         // Depthwise reads the filter as it is: nothing to prepare.
         if (!kg.is_depthwise())
-            if (const auto* w = s.get(kg, f)) {
+            if (const auto* w = s.get(kg, f, winograd)) {
                 kernels::conv2d(kg, x, *w, ref);
                 return;
             }

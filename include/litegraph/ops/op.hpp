@@ -385,6 +385,19 @@ constexpr patch_kind op_patch_kind() {
         return patch_kind::none;
 }
 
+/// The `litegraph_kernel` value a patched stage runs the op with, where its
+/// default fast loops compute an output by where it sits and a patch would
+/// change the bits (conv2d's Winograd tiles start at the patch's corner):
+/// `static constexpr std::string_view patch_kernel = "gemm";`.  Empty when
+/// absent: the node's own choice.
+template <class Op>
+constexpr std::string_view op_patch_kernel() {
+    if constexpr (requires { Op::patch_kernel; })
+        return Op::patch_kernel;
+    else
+        return {};
+}
+
 /// The op type an op declares first, as a string for a graph node
 /// (op_type<ops::conv2d>() == "conv2d"): code that builds or matches graph
 /// nodes names the op, not its string.
@@ -422,6 +435,13 @@ template <class... Ops>
 patch_kind op_patch_kind_of(op_list<Ops...> list, std::string_view type) {
     return op_trait_of(list, type, patch_kind::none,
                        []<class Op>() { return op_patch_kind<Op>(); });
+}
+
+/// The patch kernel of op type `type` (empty when no op of the list declares it).
+template <class... Ops>
+std::string_view op_patch_kernel_of(op_list<Ops...> list, std::string_view type) {
+    return op_trait_of(list, type, std::string_view{},
+                       []<class Op>() { return op_patch_kernel<Op>(); });
 }
 
 /// The first op of a list (the op type a list of instantiations shares).

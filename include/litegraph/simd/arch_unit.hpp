@@ -7,7 +7,8 @@
 // depthwise direct kernel of every vectorised activation, the vector loop
 // of every vectorised epilogue chain of the fused convs (fusion::fused_conv_ops),
 // the int8 kernels with the int8 convs' vector epilogues (requantize,
-// float output) and quantize_int8's loop, and the rnn op's recurrence.  It runs no
+// float output) and quantize_int8's loop, the rnn op's recurrence and the
+// 3x3 conv's Winograd transforms.  It runs no
 // code at start-up (the table is constant data) and instantiates only
 // templates on A, so nothing compiled with its flags is reachable from the
 // baseline path except through the table, after the CPU check.
@@ -140,6 +141,8 @@ struct unit {
         requants::value.data(), static_cast<std::int64_t>(requants::count),
         int8_floats::value.data(), static_cast<std::int64_t>(int8_floats::count));
     static constexpr kernels::detail::rnn_impl rnn = kernels::detail::rnn_impl_of<A>();
+    static constexpr kernels::detail::winograd_impl winograd =
+        kernels::detail::winograd_impl_of<A>();
     static constexpr kernels::simd::arch_table table = {&gemm,
                                                         &depthwise,
                                                         direct::value.data(),
@@ -147,7 +150,8 @@ struct unit {
                                                         chains::value.data(),
                                                         static_cast<std::int64_t>(chains::count),
                                                         &int8,
-                                                        &rnn};
+                                                        &rnn,
+                                                        &winograd};
 };
 
 }  // namespace litegraph::simd_unit

@@ -29,10 +29,15 @@ struct layer_tile {
 };
 
 /// The attributes of a layer's op on one patch: a window layer's explicit
-/// padding (SAME's dilation reset, ceil_mode off), the others' unchanged.
+/// padding (SAME's dilation reset, ceil_mode off) and, for an op on its
+/// default fast loops, its patch kernel (ops/op.hpp: op_patch_kernel; a
+/// conv without Winograd); the others' unchanged.
 inline attr_map patch_attrs(const graph::op_node& node, const stage_layer& l,
                             const layer_tile& tl) {
     auto attrs = node.attrs;
+    if (const auto k = op_patch_kernel_of(op_table{}, node.type);
+        !k.empty() && attrs.get<std::string>("litegraph_kernel", "fast") == "fast")
+        attrs.set("litegraph_kernel", std::string(k));
     if (l.k == stage_layer::kind::conv || l.k == stage_layer::kind::pool) {
         attrs.set("paddings", std::vector<std::int64_t>(tl.pads, tl.pads + 4));
         attrs.set("padding_algorithm", std::string("EXPLICIT"));
