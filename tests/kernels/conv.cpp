@@ -427,8 +427,8 @@ TEST_CASE("prepared conv_weights give the same result and refuse another filter"
 }
 
 TEST_CASE("Winograd 3x3 convs (prepared weights) match the plain loop") {
-    // Odd and exact tile counts, blocks of whole images and of some tile rows
-    // (a 70x20 plane: 18 tile rows of 5 tiles, blocks of 18), every padding,
+    // Odd and exact tile counts, blocks of a few tile rows
+    // (a 70x20 plane: 18 tile rows of 5 tiles, two blocks of 9), every padding,
     // 16 to 96 input channels, 1 to 40 output channels, batches.
     for (auto [c, oc] : {std::array<std::int64_t, 2>{16, 16}, {17, 5}, {96, 24}, {32, 1}, {24, 40}})
         for (auto [h, w] :
@@ -483,7 +483,7 @@ TEST_CASE("conv2d_units: any split of the units gives the whole call's output an
                           make_geometry(1, 8, 30, 31, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2),
                           make_geometry(2, 3, 96, 200, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
                           make_geometry(1, 64, 40, 40, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
-                          // Winograd: blocks of 16 tile rows (the last short), 2 images.
+                          // Winograd: four blocks of 10, 10, 10 and 8 tile rows, 2 images.
                           make_geometry(2, 24, 150, 30, 20, 3, 3, 1, 1, 1, 1, 1, 1, 0, 2, 1),
                           // Planes of one value: a range of images is one SGEMM.
                           make_geometry(7, 72, 1, 1, 288, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1)})
