@@ -302,6 +302,10 @@ TEST_CASE("host conv ops pick the fast kernel unless pinned to the reference loo
     g.ops[0].attrs.set("litegraph_kernel", std::string("reference"));
     backends::apply_places(g, o);
     CHECK(g.ops[0].attrs.get<std::string>("litegraph_pick", "") == "conv2d.reference");
+    // Pinned to the fast loops without Winograd (a patched stage's convs): fast.
+    g.ops[0].attrs.set("litegraph_kernel", std::string("gemm"));
+    backends::apply_places(g, o);
+    CHECK(g.ops[0].attrs.get<std::string>("litegraph_pick", "") == "conv2d.fast");
 }
 
 TEST_CASE("a subgraph rebuilds when an input shape changes, not otherwise") {
