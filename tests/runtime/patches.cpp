@@ -1,8 +1,9 @@
 // Patched stages (runtime/patches.hpp): random stages of convs (strided,
 // dilated, depthwise, asymmetric and SAME padding), pools (max and exclusive
 // average, ceil mode), activations, residual adds and fire-module concats
-// give the same bytes tiled as untiled on every grid, and the patched
-// program's plan validates.
+// give the same bytes tiled as untiled on every grid (untiled with the convs
+// on their patch kernel, without Winograd; the default untiled run within
+// Winograd's bar), and the patched program's plan validates.
 #include "litegraph/runtime/patches.hpp"
 
 #include <cstring>
@@ -178,9 +179,9 @@ graph::graph on_patch_kernels(graph::graph g) {
 }
 
 /// The default untiled run (3x3 convs of at least 16 channels on Winograd)
-/// and a patched one differ by Winograd's rounding at most: within its bar
-/// (kernels/conv_winograd.hpp) of 1 + |value|.
-/// True when the two differ at all (a conv of `g` ran Winograd).
+/// and `got`, a run on the patch kernels, differ by Winograd's rounding at
+/// most: within its bar (kernels/conv_winograd.hpp) of 1 + |value|.  Returns
+/// whether they differ at all (a conv of `g` ran Winograd).
 bool check_near_default(const graph::graph& g, const tensor& x, const std::vector<float>& got) {
     runtime::program plain(g);
     const auto fast = run(plain, x);
