@@ -7677,7 +7677,7 @@ void conv2d_units(const conv_geometry& g, const float* x, const conv_weights& w,
     g.validate();
     w.check(g);
     if (w.depthwise()) LITEGRAPH_THROW(shape_error("kernels::conv2d_units: depthwise weights"));
-    const std::int64_t units = w.winograd() ? conv2d_winograd_units(g) : conv2d_gemm_units(g);
+    const std::int64_t units = conv2d_units(g, w.winograd());
     if (u0 < 0 || u0 > u1 || u1 > units)
         LITEGRAPH_THROW(shape_error("kernels::conv2d_units: units [" + std::to_string(u0) + ", " +
                                     std::to_string(u1) + ") of " + std::to_string(units)));

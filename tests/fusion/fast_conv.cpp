@@ -4,6 +4,7 @@
 // depthwise 3x3/5x5 s1/s2, groups, asymmetric padding and batch 2; the
 // depthwise conv in place of its input; every element written exactly once;
 // the SE gate on 1, 2 and 3 threads.
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -48,10 +49,15 @@ std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t p0, std::int
     return (in + p0 + p1 - k) / s + 1;
 }
 
-shape_t out_shape(const geo& g) {
+/// Top, bottom, left, right from Paddle's 2 or 4 paddings.
+std::array<std::int64_t, 4> pads_of(const geo& g) {
     const auto& p = g.pads;
-    const std::int64_t pt = p[0], pb = p.size() == 4 ? p[1] : p[0];
-    const std::int64_t pl = p.size() == 4 ? p[2] : p[1], pr = p.size() == 4 ? p[3] : p[1];
+    return {p[0], p.size() == 4 ? p[1] : p[0], p.size() == 4 ? p[2] : p[1],
+            p.size() == 4 ? p[3] : p[1]};
+}
+
+shape_t out_shape(const geo& g) {
+    const auto [pt, pb, pl, pr] = pads_of(g);
     return {g.n, g.oc, out_size(g.h, g.kh, pt, pb, g.stride),
             out_size(g.w, g.kw, pl, pr, g.stride)};
 }
@@ -78,9 +84,7 @@ const std::vector<geo>& geometries() {
 /// Whether the fast kernels run g on the Winograd path (prepared weights).
 bool on_winograd(const geo& g) {
     const auto o = out_shape(g);
-    const auto& p = g.pads;
-    const std::int64_t pt = p[0], pb = p.size() == 4 ? p[1] : p[0];
-    const std::int64_t pl = p.size() == 4 ? p[2] : p[1], pr = p.size() == 4 ? p[3] : p[1];
+    const auto [pt, pb, pl, pr] = pads_of(g);
     return kernels::winograd_fits({g.n, g.c, g.h, g.w, g.oc, g.kh, g.kw, o[2], o[3], g.stride,
                                    g.stride, 1, 1, pt, pb, pl, pr, g.groups});
 }
