@@ -6,7 +6,9 @@
 // peak of the whole input within that plus what `fuzz_program_limits()` allows
 // preparing a program (folded constants, arena) plus the largest inputs
 // `set_inputs` makes.  Over the bound: a report on stderr and abort(), which
-// libFuzzer keeps as a crash.  Fuzz targets only (clang, -fsanitize=address).
+// libFuzzer keeps as a crash (`check`, the fuzz targets), or the report as a
+// string (`over`, tests/fuzz/regression.cpp's run of tests/broken).  Under
+// clang's -fsanitize=address only.
 #pragma once
 
 // Under ASan only: a coverage build (LITEGRAPH_FUZZ_COVERAGE) has no
@@ -24,15 +26,21 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "fuzz/harness.hpp"
 
 namespace litegraph::fuzz::alloc_bound {
 
 #ifndef LITEGRAPH_ALLOC_BOUND
+inline constexpr bool enabled = false;
 inline void install() {}
+inline std::string over(bool) {
+    return {};
+}
 inline void check(bool) {}
 #else
+inline constexpr bool enabled = true;
 
 struct meter {
     bool on = false;
@@ -65,15 +73,15 @@ inline std::uint64_t prepare_bound() {
            static_cast<std::uint64_t>(max_feed_elements) * 8;
 }
 
-[[noreturn]] inline void fail(const char* what, std::int64_t peak, std::uint64_t bound) {
-    m.on = false;
-    std::fprintf(stderr,
-                 "==alloc_bound== %s allocated %lld bytes at its peak, over the bound of %llu "
-                 "(topology %llu bytes, parameters %llu bytes; docs/hardening.md)\n",
-                 what, static_cast<long long>(peak), static_cast<unsigned long long>(bound),
-                 static_cast<unsigned long long>(m.topology),
-                 static_cast<unsigned long long>(m.params));
-    std::abort();
+inline std::string report(const char* what, std::int64_t peak, std::uint64_t bound) {
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "%s allocated %lld bytes at its peak, over the bound of %llu (topology %llu "
+                  "bytes, parameters %llu bytes; docs/hardening.md)",
+                  what, static_cast<long long>(peak), static_cast<unsigned long long>(bound),
+                  static_cast<unsigned long long>(m.topology),
+                  static_cast<unsigned long long>(m.params));
+    return line;
 }
 
 /// Installs the hooks and the harness callbacks (once, from LLVMFuzzerInitialize).
@@ -89,15 +97,26 @@ inline void install() {
     hooks().loaded = [] { m.load_peak = m.peak; };
 }
 
-/// After an input ran (normally or by a litegraph::error): checks the peaks.
-inline void check(bool prepares) {
-    if (!m.on) return;  // the input never reached a load
+/// After an input ran (normally or by a litegraph::error): the peaks against
+/// the bound, a report when one is over it, else empty.
+inline std::string over(bool prepares) {
+    if (!m.on) return {};  // the input never reached a load
     m.on = false;
     const auto load = load_bound(m.topology, m.params);
     const auto load_peak = m.load_peak >= 0 ? m.load_peak : m.peak;
-    if (static_cast<std::uint64_t>(load_peak) > load) fail("loading", load_peak, load);
+    if (static_cast<std::uint64_t>(load_peak) > load) return report("loading", load_peak, load);
     const auto total = load + (prepares ? prepare_bound() : 0);
-    if (static_cast<std::uint64_t>(m.peak) > total) fail("loading and preparing", m.peak, total);
+    if (static_cast<std::uint64_t>(m.peak) > total)
+        return report("loading and preparing", m.peak, total);
+    return {};
+}
+
+/// `over`, and a report on stderr and abort() when the input is over the bound.
+inline void check(bool prepares) {
+    const auto r = over(prepares);
+    if (r.empty()) return;
+    std::fprintf(stderr, "==alloc_bound== %s\n", r.c_str());
+    std::abort();
 }
 
 #endif  // LITEGRAPH_ALLOC_BOUND

@@ -106,7 +106,8 @@ inline const std::vector<std::string>& params_names() {
 
 /// Where the fuzz targets watch allocations (tests/fuzz/alloc_bound.hpp): called
 /// right before a model is loaded, with its topology and parameter bytes, and
-/// right after it loaded.  Unset (the regression test): nothing is called.
+/// right after it loaded (set by the fuzz targets, and by the regression test
+/// under ASan).  Unset: nothing is called.
 struct load_hooks {
     void (*begin_load)(std::size_t topology_bytes, std::size_t params_bytes) = nullptr;
     void (*loaded)() = nullptr;

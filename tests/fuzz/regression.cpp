@@ -5,6 +5,9 @@
 // <target>: topology, params, model, pir, plan or fusion (tests/fuzz/harness.hpp);
 // <expected>: format_error, shape_error, graph_error, unsupported_error,
 // io_error, usage_error, or ok (accepted without error).
+// Built with clang's -fsanitize=address (the CI's sanitizer run), each input is
+// also held to the allocation bound of docs/hardening.md, as the fuzzers hold
+// theirs (tests/fuzz/alloc_bound.hpp).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -12,6 +15,7 @@
 #include <iterator>
 #include <random>
 
+#include "fuzz/alloc_bound.hpp"
 #include "fuzz/harness.hpp"
 
 namespace fs = std::filesystem;
@@ -67,6 +71,8 @@ TEST_CASE("every input in tests/broken gives the typed error its name states") {
         if (e.path().extension() == ".bin") files.push_back(e.path());
     std::sort(files.begin(), files.end());
     REQUIRE(!files.empty());
+    static const bool hooked = (fuzz::alloc_bound::install(), true);
+    (void)hooked;
     for (auto& f : files) {
         const auto stem = f.stem().string();
         const auto dash1 = stem.find('-');
@@ -84,9 +90,13 @@ TEST_CASE("every input in tests/broken gives the typed error its name states") {
                          target == "pir" || target == "plan" || target == "fusion"),
                         "bad target in " << f.filename().string());
         std::string message;
-        const auto got = outcome(t, slurp(f), message);
+        const auto bytes = slurp(f);
+        const auto got = outcome(t, bytes, message);
+        const auto over =
+            fuzz::alloc_bound::over(t == fuzz::target::model || t == fuzz::target::pir);
         INFO(f.filename().string() << ": " << message);
         CHECK(got == expected);
+        CHECK_MESSAGE(over.empty(), over);
     }
 }
 

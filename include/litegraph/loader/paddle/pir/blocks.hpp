@@ -20,7 +20,6 @@
 #include <set>
 #include <vector>
 
-#include "litegraph/graph/edit.hpp"
 #include "litegraph/graph/graph.hpp"
 
 namespace litegraph::paddle::pir::detail {
@@ -85,52 +84,79 @@ private:
     }
 
     /// Block `b` of `flat` as a graph of its own (b 0: the top block, its
-    /// feeds and fetches the program's).
+    /// feeds and fetches the program's).  Only the block's own ops and the
+    /// variables they name are copied, before its blocks are built: a chain
+    /// of nested blocks holds each op once, never a copy of `flat` per level
+    /// (docs/hardening.md's allocation bound).
     graph::graph block_graph(const graph::graph& flat, int b) const {
-        graph::graph h = flat;
-        h.sub_blocks.clear();
-        std::vector<bool> dead(h.ops.size(), false);
-        std::vector<int> args, yielded;
-        for (std::size_t i = 0; i < h.ops.size(); ++i) {
+        std::vector<int> kept, args, yielded;
+        for (std::size_t i = 0; i < flat.ops.size(); ++i) {
             const int op = static_cast<int>(i);
-            if (!in_block(op, b)) {
-                dead[i] = true;
-                continue;
-            }
-            auto& node = h.ops[i];
+            if (!in_block(op, b)) continue;
+            const auto& node = flat.ops[i];
             if (node.type == "litegraph_block_args") {
-                dead[i] = true;
                 for (auto& s : node.outputs) args.insert(args.end(), s.vars.begin(), s.vars.end());
-                continue;
-            }
-            if (node.type == "litegraph_yield") {
-                dead[i] = true;
+            } else if (node.type == "litegraph_yield") {
                 for (auto& s : node.inputs)
                     yielded.insert(yielded.end(), s.vars.begin(), s.vars.end());
-                continue;
+            } else {
+                kept.push_back(op);
             }
-            auto blocks = children(op);
+        }
+        std::vector<graph::io_binding> feeds, fetches;
+        if (b == 0) {
+            feeds = flat.feeds;
+            fetches = flat.fetches;
+        } else {
+            int col = 0;
+            for (int v : args) feeds.push_back({v, col++});
+            for (int v : inputs_[b]) feeds.push_back({v, col++});
+            col = 0;
+            for (int v : yielded) fetches.push_back({v, col++});
+        }
+        // The variables named, in their order in `flat`.
+        std::vector<int> remap(flat.vars.size(), -1);
+        auto use = [&](int v) { remap[static_cast<std::size_t>(v)] = 0; };
+        for (int op : kept) {
+            for (auto& s : flat.ops[op].inputs)
+                for (int v : s.vars) use(v);
+            for (auto& s : flat.ops[op].outputs)
+                for (int v : s.vars) use(v);
+        }
+        for (auto& f : feeds) use(f.var);
+        for (auto& f : fetches) use(f.var);
+        graph::graph h;
+        for (std::size_t v = 0; v < flat.vars.size(); ++v) {
+            if (remap[v] < 0) continue;
+            remap[v] = static_cast<int>(h.vars.size());
+            h.vars.push_back(flat.vars[v]);
+        }
+        // A loop value may change shape between iterations (Paddle starts
+        // some as 0-D placeholders): a block argument declares no shape.
+        for (int v : args) h.vars[static_cast<std::size_t>(remap[v])].shape.clear();
+        for (auto& f : feeds) f.var = remap[f.var];
+        for (auto& f : fetches) f.var = remap[f.var];
+        h.feeds = std::move(feeds);
+        h.fetches = std::move(fetches);
+        for (int op : kept) {
+            graph::op_node node = flat.ops[op];
+            for (auto& s : node.inputs)
+                for (auto& v : s.vars) v = remap[v];
+            for (auto& s : node.outputs)
+                for (auto& v : s.vars) v = remap[v];
+            h.ops.push_back(std::move(node));
+        }
+        h.relink();
+        for (std::size_t k = 0; k < kept.size(); ++k) {
+            auto blocks = children(kept[k]);
             if (blocks.empty()) continue;
             std::vector<std::int64_t> idx;
             for (auto c : blocks) {
                 idx.push_back(static_cast<std::int64_t>(h.sub_blocks.size()));
                 h.sub_blocks.push_back(block_graph(flat, c));
             }
-            node.attrs.set("sub_blocks", std::move(idx));
+            h.ops[k].attrs.set("sub_blocks", std::move(idx));
         }
-        if (b != 0) {
-            // A loop value may change shape between iterations (Paddle starts
-            // some as 0-D placeholders): a block argument declares no shape.
-            for (int v : args) h.vars[static_cast<std::size_t>(v)].shape.clear();
-            h.feeds.clear();
-            h.fetches.clear();
-            int col = 0;
-            for (int v : args) h.feeds.push_back({v, col++});
-            for (int v : inputs_[b]) h.feeds.push_back({v, col++});
-            col = 0;
-            for (int v : yielded) h.fetches.push_back({v, col++});
-        }
-        graph::compact(h, dead);
         return h;
     }
 
