@@ -2260,9 +2260,20 @@ inline T exp_ops(T x) {
 // One region runs at a time per pool (a second caller waits); a region opened
 // from inside a task runs its tasks inline, so nesting never deadlocks.  The
 // first exception a task throws is rethrown by the caller once every task has
-// finished.  Tasks start in increasing order (each thread takes the next one
-// when it is free), so a task may wait for an earlier task of its region
-// (task_flags): that one has started on a thread that does not wait for it.
+// finished.
+//
+// Which thread runs a task: thread k of P (the caller is 0) owns the tasks
+// [k T / P, (k + 1) T / P) of a region of T tasks and takes them first, then
+// helps with the ranges after its own (k + 1, k + 2, ... wrapping).  Ops split
+// their outputs into tasks in memory order (channel ranges, row ranges,
+// images), so the same thread writes the same part of consecutive ops'
+// tensors, and an op reads what its own core wrote (an element-wise op after a
+// conv split over output channels reads the conv's half from its own cache;
+// handing tasks to whichever thread came first sent half of them across).
+// Within a range tasks start in increasing order, and the caller takes the
+// ranges in increasing order, so a task may wait for an earlier task of its
+// region (task_flags): the lowest unfinished task has started, or is next in
+// its range, which its owner or the caller reaches without waiting.
 //
 // Firmware and builds without threads (Cortex-M, LITEGRAPH_NO_THREADS,
 // LITEGRAPH_NO_XSIMD) get a stub of size 1 that runs every task inline: no
@@ -2278,6 +2289,7 @@ inline T exp_ops(T x) {
 #include <atomic>
 #include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -2314,8 +2326,9 @@ public:
     /// `threads` in all, the caller included (0: default_threads()).
     explicit thread_pool(unsigned threads) {
         if (threads == 0) threads = default_threads();
+        next_ = std::make_unique<std::atomic<std::int64_t>[]>(threads);
         workers_.reserve(threads - 1);
-        for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+        for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
     }
     thread_pool(const thread_pool&) = delete;
     thread_pool& operator=(const thread_pool&) = delete;
@@ -2345,13 +2358,16 @@ public:
         j.tasks = tasks;
         j.ctx = static_cast<void*>(&f);
         j.call = [](void* c, std::int64_t t) { (*static_cast<std::remove_reference_t<F>*>(c))(t); };
+        j.parts = size();
+        j.next = next_.get();
+        for (unsigned k = 0; k < j.parts; ++k) next_[k].store(j.first(k));
         {
             std::lock_guard<std::mutex> l(m_);
             job_ = &j;
             generation_.fetch_add(1);
         }
         wake_.notify_all();  // no system call when every worker is still spinning
-        execute(j);
+        execute(j, 0);
         // The workers usually finish within microseconds of the caller: spin
         // on the counters before sleeping on the condition variable.
         auto finished = [&] { return j.done.load() == tasks && active_.load() == 0; };
@@ -2367,11 +2383,18 @@ public:
 private:
     struct job {
         std::int64_t tasks = 0;
-        std::atomic<std::int64_t> next{0}, done{0};
+        unsigned parts = 1;                         // one range of tasks per thread
+        std::atomic<std::int64_t>* next = nullptr;  // per range: the next task to take
+        std::atomic<std::int64_t> done{0};
         void* ctx = nullptr;
         void (*call)(void*, std::int64_t) = nullptr;
         std::mutex error_m;
         std::exception_ptr error;
+
+        /// The first task of thread k's range (k == parts: the end).
+        std::int64_t first(unsigned k) const {
+            return tasks * static_cast<std::int64_t>(k) / static_cast<std::int64_t>(parts);
+        }
     };
 
     /// Regions open on this thread (tasks run inline inside one).
@@ -2380,18 +2403,23 @@ private:
         return d;
     }
 
-    static void execute(job& j) {
+    /// Thread `self`'s share of j: its own range, then the ranges after it.
+    static void execute(job& j, unsigned self) {
         ++depth();
-        for (;;) {
-            const std::int64_t t = j.next.fetch_add(1);
-            if (t >= j.tasks) break;
-            try {
-                j.call(j.ctx, t);
-            } catch (...) {
-                std::lock_guard<std::mutex> l(j.error_m);
-                if (!j.error) j.error = std::current_exception();
+        for (unsigned i = 0; i < j.parts; ++i) {
+            const unsigned k = (self + i) % j.parts;
+            const std::int64_t end = j.first(k + 1);
+            for (;;) {
+                const std::int64_t t = j.next[k].fetch_add(1);
+                if (t >= end) break;
+                try {
+                    j.call(j.ctx, t);
+                } catch (...) {
+                    std::lock_guard<std::mutex> l(j.error_m);
+                    if (!j.error) j.error = std::current_exception();
+                }
+                j.done.fetch_add(1);
             }
-            j.done.fetch_add(1);
         }
         --depth();
     }
@@ -2405,7 +2433,7 @@ private:
 #endif
     }
 
-    void work() {
+    void work(unsigned self) {
         std::uint64_t seen = 0;
         for (;;) {
             // Ops open regions back to back: spin a little for the next one
@@ -2421,7 +2449,7 @@ private:
                 j = job_;
                 active_.fetch_add(1);
             }
-            execute(*j);
+            execute(*j, self);
             {
                 std::lock_guard<std::mutex> l(m_);
                 active_.fetch_sub(1);
@@ -2441,6 +2469,7 @@ private:
     std::atomic<std::uint64_t> generation_{0};  // read without the lock while spinning
     std::atomic<int> active_{0};
     std::atomic<bool> stop_{false};
+    std::unique_ptr<std::atomic<std::int64_t>[]> next_;  // the region's per-range counters
     std::vector<std::jthread> workers_;  // last: joined before the rest is destroyed
 };
 
@@ -2499,6 +2528,33 @@ void parallel_tasks(thread_pool* pool, std::int64_t tasks, F&& f) {
 inline unsigned pool_threads(const thread_pool* pool) {
     return pool ? pool->size() : 1;
 }
+
+/// A pass over planes (the last two dims of an N x C x H x W tensor) split
+/// into bands: task t of `tasks` takes the elements [begin(t), end(t)) of each
+/// of the `planes` planes of `plane` elements, the top rows first.  A conv
+/// split over its planes' columns (kernels::conv2d_units, Winograd's tile
+/// rows, im2col's row bands) gives thread k of P about the k-th band of every
+/// plane as well (the pool's ranges, above), so a concat after it, split this
+/// way, reads on each thread what that thread's core wrote (an upsampling
+/// splits in bands of output rows alike).  Band edges fall on multiples of 16
+/// elements.
+struct plane_bands {
+    std::int64_t planes = 0, plane = 0, tasks = 1;
+
+    /// `threads` bands when the pass has at least `min_elements` elements and
+    /// a plane 16 elements per band; else one task.
+    static plane_bands of(std::int64_t planes, std::int64_t plane, unsigned threads,
+                          std::int64_t min_elements) {
+        plane_bands b{planes, plane, 1};
+        const auto t = static_cast<std::int64_t>(threads);
+        if (t > 1 && planes * plane >= min_elements && plane >= 16 * t) b.tasks = t;
+        return b;
+    }
+    std::int64_t begin(std::int64_t t) const {
+        return t >= tasks ? plane : plane * t / tasks / 16 * 16;
+    }
+    std::int64_t end(std::int64_t t) const { return begin(t + 1); }
+};
 
 }  // namespace litegraph
 // ---- end litegraph/core/parallel.hpp ----
@@ -5817,8 +5873,34 @@ struct concat {
                 std::memcpy(out.data + o * out_row + col[i], xi.data + o * row,
                             static_cast<std::size_t>(row));
         };
-        // Large copies: one task per input over the pool (plain copies).
-        if (pool_threads(io.pool) > 1 && outer * col[inputs] >= (std::int64_t{1} << 20))
+        // Large copies split over the pool (plain copies): along a dim before
+        // the last two, bands of every plane (plane_bands, as the convs that
+        // wrote the inputs split: each thread copies what its core wrote);
+        // else one task per input.
+        const bool large =
+            pool_threads(io.pool) > 1 && outer * col[inputs] >= (std::int64_t{1} << 20);
+        if (large && rank >= 3 && axis <= rank - 3) {
+            const std::int64_t plane = out.shape[rank - 1] * out.shape[rank - 2];
+            const auto b = plane_bands::of(outer * col[inputs] / esize / (plane ? plane : 1), plane,
+                                           pool_threads(io.pool), 0);
+            if (b.tasks > 1) {
+                parallel_tasks(io.pool, b.tasks, [&](std::int64_t t) {
+                    const std::int64_t e0 = b.begin(t) * esize, len = b.end(t) * esize - e0;
+                    const std::int64_t pb = plane * esize;
+                    for (std::int64_t i = 0; i < inputs; ++i) {
+                        const auto& xi = io.input("X", i);
+                        const auto row = col[i + 1] - col[i];
+                        for (std::int64_t o = 0; o < outer; ++o)
+                            for (std::int64_t q = 0; q < row / pb; ++q)
+                                std::memcpy(out.data + o * out_row + col[i] + q * pb + e0,
+                                            xi.data + o * row + q * pb + e0,
+                                            static_cast<std::size_t>(len));
+                    }
+                });
+                return;
+            }
+        }
+        if (large)
             parallel_tasks(io.pool, inputs, copy);
         else
             for (std::int64_t i = 0; i < inputs; ++i) copy(i);
@@ -13407,26 +13489,28 @@ struct interp_v2 {
             std::int64_t s = g.in_w > 0 ? g.out_w / g.in_w : 0;
             for (std::int64_t l = 0; s > 0 && l < g.out_w; ++l)
                 if (ix[l] != l / s) s = 0;
-            split_planes(io.pool, planes, out_plane, [&](std::int64_t pc) {
-                const float* xp = x + pc * in_plane;
-                float* yp = y + pc * out_plane;
-                for (std::int64_t k = 0; k < g.out_h; ++k) {
-                    float* yr = yp + k * g.out_w;
-                    if (k > 0 && iy[k] == iy[k - 1]) {  // the row above again
-                        std::memcpy(yr, yr - g.out_w,
-                                    static_cast<std::size_t>(g.out_w) * sizeof(float));
-                        continue;
-                    }
-                    const float* xr = xp + iy[k] * g.in_w;
-                    if (s == 2)
-                        for (std::int64_t l = 0; l < g.in_w; ++l) yr[2 * l] = yr[2 * l + 1] = xr[l];
-                    else if (s > 0)
-                        for (std::int64_t l = 0; l < g.in_w; ++l)
-                            for (std::int64_t t = 0; t < s; ++t) yr[l * s + t] = xr[l];
-                    else
-                        for (std::int64_t l = 0; l < g.out_w; ++l) yr[l] = xr[ix[l]];
-                }
-            });
+            split_rows(io.pool, planes, g.out_h, out_plane,
+                       [&](std::int64_t pc, std::int64_t k0, std::int64_t k1) {
+                           const float* xp = x + pc * in_plane;
+                           float* yp = y + pc * out_plane;
+                           for (std::int64_t k = k0; k < k1; ++k) {
+                               float* yr = yp + k * g.out_w;
+                               if (k > k0 && iy[k] == iy[k - 1]) {  // the row above again
+                                   std::memcpy(yr, yr - g.out_w,
+                                               static_cast<std::size_t>(g.out_w) * sizeof(float));
+                                   continue;
+                               }
+                               const float* xr = xp + iy[k] * g.in_w;
+                               if (s == 2)
+                                   for (std::int64_t l = 0; l < g.in_w; ++l)
+                                       yr[2 * l] = yr[2 * l + 1] = xr[l];
+                               else if (s > 0)
+                                   for (std::int64_t l = 0; l < g.in_w; ++l)
+                                       for (std::int64_t t = 0; t < s; ++t) yr[l * s + t] = xr[l];
+                               else
+                                   for (std::int64_t l = 0; l < g.out_w; ++l) yr[l] = xr[ix[l]];
+                           }
+                       });
             return;
         }
         // Bilinear, Paddle's source indices and weights (align_mode 0 without
@@ -13454,34 +13538,38 @@ struct interp_v2 {
         };
         const auto ty = taps(rh, g.out_h, g.in_h);
         const auto tx = taps(rw, g.out_w, g.in_w);
-        split_planes(io.pool, planes, out_plane, [&](std::int64_t pc) {
-            const float* xp = x + pc * in_plane;
-            float* yp = y + pc * out_plane;
-            for (std::int64_t k = 0; k < g.out_h; ++k) {
-                const auto a = ty[k];
-                const float* r0 = xp + a.lo * g.in_w;
-                const float* r1 = xp + a.hi * g.in_w;
-                float* yr = yp + k * g.out_w;
-                for (std::int64_t l = 0; l < g.out_w; ++l) {
-                    const auto b = tx[l];
-                    yr[l] = r0[b.lo] * a.w_lo * b.w_lo + r1[b.lo] * a.w_hi * b.w_lo +
-                            r0[b.hi] * a.w_lo * b.w_hi + r1[b.hi] * a.w_hi * b.w_hi;
-                }
-            }
-        });
+        split_rows(io.pool, planes, g.out_h, out_plane,
+                   [&](std::int64_t pc, std::int64_t k0, std::int64_t k1) {
+                       const float* xp = x + pc * in_plane;
+                       float* yp = y + pc * out_plane;
+                       for (std::int64_t k = k0; k < k1; ++k) {
+                           const auto a = ty[k];
+                           const float* r0 = xp + a.lo * g.in_w;
+                           const float* r1 = xp + a.hi * g.in_w;
+                           float* yr = yp + k * g.out_w;
+                           for (std::int64_t l = 0; l < g.out_w; ++l) {
+                               const auto b = tx[l];
+                               yr[l] = r0[b.lo] * a.w_lo * b.w_lo + r1[b.lo] * a.w_hi * b.w_lo +
+                                       r0[b.hi] * a.w_lo * b.w_hi + r1[b.hi] * a.w_hi * b.w_hi;
+                           }
+                       }
+                   });
     }
 
-    /// plane(pc) for every plane, ranges of planes split over the pool when
-    /// the output is large enough (each plane alone: the same output).
+    /// rows(pc, k0, k1) for the output rows [k0, k1) of every plane pc, split
+    /// over the pool when the output is large enough: bands of output rows
+    /// of every plane (the k-th of P threads the k-th band, as the convs
+    /// around it split: core/parallel.hpp, plane_bands); each row alone, so
+    /// the same output for every split.
     template <class F>
-    static void split_planes(thread_pool* pool, std::int64_t planes, std::int64_t out_plane,
-                             F&& plane) {
+    static void split_rows(thread_pool* pool, std::int64_t planes, std::int64_t out_h,
+                           std::int64_t out_plane, F&& rows) {
         const auto T = static_cast<std::int64_t>(pool_threads(pool));
         const std::int64_t tasks =
-            T > 1 && planes * out_plane >= (std::int64_t{1} << 15) ? std::min(T, planes) : 1;
-        const std::int64_t per = (planes + tasks - 1) / tasks;
+            T > 1 && planes * out_plane >= (std::int64_t{1} << 15) ? std::min(T, out_h) : 1;
         parallel_tasks(pool, tasks, [&](std::int64_t t) {
-            for (std::int64_t pc = t * per; pc < std::min(planes, (t + 1) * per); ++pc) plane(pc);
+            const std::int64_t k0 = out_h * t / tasks, k1 = out_h * (t + 1) / tasks;
+            for (std::int64_t pc = 0; pc < planes; ++pc) rows(pc, k0, k1);
         });
     }
 };

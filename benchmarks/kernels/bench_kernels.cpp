@@ -1,12 +1,17 @@
 // Fast fp32 kernels against plain loops on the conv shapes of PP-OCR's
 // direction classifier (MobileNetV3 small x0.35, input 3x48x192), batch 1 and 8.
 //
-//   bench_kernels [--json] [--runs N] [--filter TEXT]
+//   bench_kernels [--json] [--runs N] [--filter TEXT]   (e.g. --filter handoff)
 //
 // Then fully connected layers (kernels::fc_gemm, what mul / matmul /
 // matmul_v2 run) against the plain loop they ran before: GFLOP/s over the
 // square M256 N256 K256 SGEMM's, and at batch 1 (a matrix-vector product,
 // bound by memory) the weights' read rate over a memcpy of as many bytes.
+//
+// Then the cost of handing data between threads (what an op split over the
+// pool pays when it reads what another core wrote): a copy of 1 MiB that this
+// thread wrote against a copy of 1 MiB that the pool's other thread wrote,
+// and overwriting each (--filter handoff; a pool of two threads).
 //
 // Per shape: the plain loop (the direct convolution the conv2d op runs; an
 // i-k-j triple loop for GEMM) and the fast kernel are timed alternately; each
@@ -16,6 +21,7 @@
 // as a model does at load time; sgemm packs A on every call.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -25,11 +31,13 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "../../tests/kernels/random_vec.hpp"
+#include "litegraph/core/parallel.hpp"
 #include "litegraph/kernels/conv.hpp"
 #include "litegraph/kernels/fc.hpp"
 #include "litegraph/kernels/gemm.hpp"
@@ -293,6 +301,52 @@ int main(int argc, char** argv) {
             measure("sgemm", "M256 N256 K256", 2.0 * 256 * 256 * 256, fast, fast, runs).gflops;
     }
 
+    // Handing 1 MiB between the two threads of a pool: task 0 (the caller's
+    // range) writes `mine`, task 1 (the other thread's) writes `theirs`, each
+    // waiting until the other has started so both threads run one; then the
+    // caller copies (reads) each into `dst`, or overwrites each, and times it.
+    struct handoff_figures {
+        double read_mine_us = 0, read_theirs_us = 0, write_mine_us = 0, write_theirs_us = 0;
+    } handoff;
+    const bool do_handoff = wanted("handoff") && std::thread::hardware_concurrency() >= 2;
+    if (do_handoff) {
+        thread_pool pool(2);
+        const std::size_t n = (std::size_t{1} << 20) / sizeof(float);
+        std::vector<float> mine(n), theirs(n), dst(n);
+        std::vector<double> rm, rt, wm, wt;
+        auto us = [](auto a, auto b) {
+            return std::chrono::duration<double, std::micro>(b - a).count();
+        };
+        for (int i = 0; i < runs * 10; ++i) {
+            for (int write = 0; write < 2; ++write) {
+                std::atomic<int> started{0};
+                parallel_tasks(&pool, 2, [&](std::int64_t t) {
+                    ++started;
+                    auto& v = t == 0 ? mine : theirs;
+                    for (std::size_t e = 0; e < n; ++e) v[e] = static_cast<float>(e + i);
+                    while (started.load() < 2) std::this_thread::yield();
+                });
+                // Alternate which buffer goes first.
+                for (int k = 0; k < 2; ++k) {
+                    const bool own = (k + i) % 2 == 0;
+                    auto& v = own ? mine : theirs;
+                    const auto t0 = std::chrono::steady_clock::now();
+                    if (write)
+                        std::fill(v.begin(), v.end(), static_cast<float>(i));
+                    else
+                        std::memcpy(dst.data(), v.data(), n * sizeof(float));
+                    const auto t1 = std::chrono::steady_clock::now();
+                    (write ? (own ? wm : wt) : (own ? rm : rt)).push_back(us(t0, t1));
+                }
+            }
+        }
+        auto median = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return v[v.size() / 2];
+        };
+        handoff = {median(rm), median(rt), median(wm), median(wt)};
+    }
+
     if (json) {
         nlohmann::json j;
         j["simd"] = kernels::simd::active_name();
@@ -315,6 +369,11 @@ int main(int argc, char** argv) {
             if (sgemm256 > 0) e["over_sgemm256"] = f.gflops / sgemm256;
             j["fc"].push_back(e);
         }
+        if (do_handoff)
+            j["handoff_1mib_us"] = {{"copy_written_here", handoff.read_mine_us},
+                                    {"copy_written_by_other_thread", handoff.read_theirs_us},
+                                    {"overwrite_written_here", handoff.write_mine_us},
+                                    {"overwrite_written_by_other_thread", handoff.write_theirs_us}};
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
@@ -338,5 +397,13 @@ int main(int argc, char** argv) {
             else
                 std::printf("%-22s %9.2f %10.2f\n", f.shape.c_str(), f.gflops, f.gflops / sgemm256);
     }
+    if (do_handoff)
+        std::printf(
+            "\nhandoff, 1 MiB between the two threads of a pool (us, median):\n"
+            "  copy out, written by this thread  %8.1f   by the other thread %8.1f   (x%.2f)\n"
+            "  overwrite, written by this thread %8.1f   by the other thread %8.1f   (x%.2f)\n",
+            handoff.read_mine_us, handoff.read_theirs_us,
+            handoff.read_theirs_us / handoff.read_mine_us, handoff.write_mine_us,
+            handoff.write_theirs_us, handoff.write_theirs_us / handoff.write_mine_us);
     return 0;
 }

@@ -2,16 +2,20 @@
 // plain loop in double on odd shapes: M, N, K off the vector width and the
 // tiles, K = 1 and 0, one row (the GEMV), transposed X and Y, alpha; column
 // ranges on fc_column_grain give bit-identical outputs to one call; and the
-// thread pool of core/parallel.hpp runs every task once, nests, and rethrows.
+// thread pool of core/parallel.hpp runs every task once, nests, rethrows,
+// gives each thread its own range of tasks first, and lets a task wait for
+// earlier ones.
 #include "litegraph/kernels/fc.hpp"
 
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "litegraph/core/parallel.hpp"
@@ -118,4 +122,54 @@ TEST_CASE("thread_pool runs every task once, nests inline and rethrows") {
         parallel_tasks(&pool, 10, [&](std::int64_t t) { sum += static_cast<int>(t); });
         CHECK(sum == 45);
     }
+}
+
+TEST_CASE("thread_pool gives thread k of P the tasks [k T / P, (k + 1) T / P) first") {
+    // Two threads, four tasks: the caller owns 0-1, the worker 2-3.  Task t
+    // waits (10 s at most) until task (t + 2) % 4 has started, so both threads
+    // are in the region before either finishes a task: then each takes its
+    // own range first (a thread that finds another's range untouched after
+    // its own would take it: a worker that came while the caller was still
+    // waking it could otherwise run all four tiny tasks).
+    thread_pool pool(2);
+    REQUIRE(pool.size() == 2);
+    const auto caller = std::this_thread::get_id();
+    for (int round = 0; round < 20; ++round) {
+        CAPTURE(round);
+        std::vector<std::thread::id> who(4);
+        std::atomic<bool> started[4] = {};
+        parallel_tasks(&pool, 4, [&](std::int64_t t) {
+            who[static_cast<std::size_t>(t)] = std::this_thread::get_id();
+            started[t].store(true);
+            const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (!started[(t + 2) % 4].load() && std::chrono::steady_clock::now() < until)
+                std::this_thread::yield();
+        });
+        CHECK(who[0] == caller);
+        CHECK(who[1] == caller);
+        CHECK(who[2] != caller);
+        CHECK(who[3] == who[2]);
+    }
+}
+
+TEST_CASE("thread_pool: a task may wait for any earlier task of its region") {
+    // Every task waits for all the tasks before it (task_flags), the
+    // strictest order an op may ask for; on 1-4 threads and task counts
+    // that do and do not divide among them, every task runs, in order.
+    for (unsigned threads : {1u, 2u, 3u, 4u})
+        for (std::int64_t tasks : {2, 5, 7, 64}) {
+            CAPTURE(threads);
+            CAPTURE(tasks);
+            thread_pool pool(threads);
+            task_flags done(tasks);
+            std::atomic<std::int64_t> next{0};
+            std::atomic<int> out_of_order{0};
+            parallel_tasks(&pool, tasks, [&](std::int64_t t) {
+                flag_guard g{done, t};
+                if (t > 0) done.wait(t - 1);
+                if (next.fetch_add(1) != t) ++out_of_order;
+            });
+            CHECK(next == tasks);
+            CHECK(out_of_order == 0);
+        }
 }

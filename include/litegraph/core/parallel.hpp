@@ -11,9 +11,20 @@
 // One region runs at a time per pool (a second caller waits); a region opened
 // from inside a task runs its tasks inline, so nesting never deadlocks.  The
 // first exception a task throws is rethrown by the caller once every task has
-// finished.  Tasks start in increasing order (each thread takes the next one
-// when it is free), so a task may wait for an earlier task of its region
-// (task_flags): that one has started on a thread that does not wait for it.
+// finished.
+//
+// Which thread runs a task: thread k of P (the caller is 0) owns the tasks
+// [k T / P, (k + 1) T / P) of a region of T tasks and takes them first, then
+// helps with the ranges after its own (k + 1, k + 2, ... wrapping).  Ops split
+// their outputs into tasks in memory order (channel ranges, row ranges,
+// images), so the same thread writes the same part of consecutive ops'
+// tensors, and an op reads what its own core wrote (an element-wise op after a
+// conv split over output channels reads the conv's half from its own cache;
+// handing tasks to whichever thread came first sent half of them across).
+// Within a range tasks start in increasing order, and the caller takes the
+// ranges in increasing order, so a task may wait for an earlier task of its
+// region (task_flags): the lowest unfinished task has started, or is next in
+// its range, which its owner or the caller reaches without waiting.
 //
 // Firmware and builds without threads (Cortex-M, LITEGRAPH_NO_THREADS,
 // LITEGRAPH_NO_XSIMD) get a stub of size 1 that runs every task inline: no
@@ -30,6 +41,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -66,8 +78,9 @@ public:
     /// `threads` in all, the caller included (0: default_threads()).
     explicit thread_pool(unsigned threads) {
         if (threads == 0) threads = default_threads();
+        next_ = std::make_unique<std::atomic<std::int64_t>[]>(threads);
         workers_.reserve(threads - 1);
-        for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+        for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
     }
     thread_pool(const thread_pool&) = delete;
     thread_pool& operator=(const thread_pool&) = delete;
@@ -97,13 +110,16 @@ public:
         j.tasks = tasks;
         j.ctx = static_cast<void*>(&f);
         j.call = [](void* c, std::int64_t t) { (*static_cast<std::remove_reference_t<F>*>(c))(t); };
+        j.parts = size();
+        j.next = next_.get();
+        for (unsigned k = 0; k < j.parts; ++k) next_[k].store(j.first(k));
         {
             std::lock_guard<std::mutex> l(m_);
             job_ = &j;
             generation_.fetch_add(1);
         }
         wake_.notify_all();  // no system call when every worker is still spinning
-        execute(j);
+        execute(j, 0);
         // The workers usually finish within microseconds of the caller: spin
         // on the counters before sleeping on the condition variable.
         auto finished = [&] { return j.done.load() == tasks && active_.load() == 0; };
@@ -119,11 +135,18 @@ public:
 private:
     struct job {
         std::int64_t tasks = 0;
-        std::atomic<std::int64_t> next{0}, done{0};
+        unsigned parts = 1;                         // one range of tasks per thread
+        std::atomic<std::int64_t>* next = nullptr;  // per range: the next task to take
+        std::atomic<std::int64_t> done{0};
         void* ctx = nullptr;
         void (*call)(void*, std::int64_t) = nullptr;
         std::mutex error_m;
         std::exception_ptr error;
+
+        /// The first task of thread k's range (k == parts: the end).
+        std::int64_t first(unsigned k) const {
+            return tasks * static_cast<std::int64_t>(k) / static_cast<std::int64_t>(parts);
+        }
     };
 
     /// Regions open on this thread (tasks run inline inside one).
@@ -132,18 +155,23 @@ private:
         return d;
     }
 
-    static void execute(job& j) {
+    /// Thread `self`'s share of j: its own range, then the ranges after it.
+    static void execute(job& j, unsigned self) {
         ++depth();
-        for (;;) {
-            const std::int64_t t = j.next.fetch_add(1);
-            if (t >= j.tasks) break;
-            try {
-                j.call(j.ctx, t);
-            } catch (...) {
-                std::lock_guard<std::mutex> l(j.error_m);
-                if (!j.error) j.error = std::current_exception();
+        for (unsigned i = 0; i < j.parts; ++i) {
+            const unsigned k = (self + i) % j.parts;
+            const std::int64_t end = j.first(k + 1);
+            for (;;) {
+                const std::int64_t t = j.next[k].fetch_add(1);
+                if (t >= end) break;
+                try {
+                    j.call(j.ctx, t);
+                } catch (...) {
+                    std::lock_guard<std::mutex> l(j.error_m);
+                    if (!j.error) j.error = std::current_exception();
+                }
+                j.done.fetch_add(1);
             }
-            j.done.fetch_add(1);
         }
         --depth();
     }
@@ -157,7 +185,7 @@ private:
 #endif
     }
 
-    void work() {
+    void work(unsigned self) {
         std::uint64_t seen = 0;
         for (;;) {
             // Ops open regions back to back: spin a little for the next one
@@ -173,7 +201,7 @@ private:
                 j = job_;
                 active_.fetch_add(1);
             }
-            execute(*j);
+            execute(*j, self);
             {
                 std::lock_guard<std::mutex> l(m_);
                 active_.fetch_sub(1);
@@ -193,6 +221,7 @@ private:
     std::atomic<std::uint64_t> generation_{0};  // read without the lock while spinning
     std::atomic<int> active_{0};
     std::atomic<bool> stop_{false};
+    std::unique_ptr<std::atomic<std::int64_t>[]> next_;  // the region's per-range counters
     std::vector<std::jthread> workers_;  // last: joined before the rest is destroyed
 };
 
@@ -251,5 +280,32 @@ void parallel_tasks(thread_pool* pool, std::int64_t tasks, F&& f) {
 inline unsigned pool_threads(const thread_pool* pool) {
     return pool ? pool->size() : 1;
 }
+
+/// A pass over planes (the last two dims of an N x C x H x W tensor) split
+/// into bands: task t of `tasks` takes the elements [begin(t), end(t)) of each
+/// of the `planes` planes of `plane` elements, the top rows first.  A conv
+/// split over its planes' columns (kernels::conv2d_units, Winograd's tile
+/// rows, im2col's row bands) gives thread k of P about the k-th band of every
+/// plane as well (the pool's ranges, above), so a concat after it, split this
+/// way, reads on each thread what that thread's core wrote (an upsampling
+/// splits in bands of output rows alike).  Band edges fall on multiples of 16
+/// elements.
+struct plane_bands {
+    std::int64_t planes = 0, plane = 0, tasks = 1;
+
+    /// `threads` bands when the pass has at least `min_elements` elements and
+    /// a plane 16 elements per band; else one task.
+    static plane_bands of(std::int64_t planes, std::int64_t plane, unsigned threads,
+                          std::int64_t min_elements) {
+        plane_bands b{planes, plane, 1};
+        const auto t = static_cast<std::int64_t>(threads);
+        if (t > 1 && planes * plane >= min_elements && plane >= 16 * t) b.tasks = t;
+        return b;
+    }
+    std::int64_t begin(std::int64_t t) const {
+        return t >= tasks ? plane : plane * t / tasks / 16 * 16;
+    }
+    std::int64_t end(std::int64_t t) const { return begin(t + 1); }
+};
 
 }  // namespace litegraph

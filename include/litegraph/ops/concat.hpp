@@ -96,8 +96,34 @@ struct concat {
                 std::memcpy(out.data + o * out_row + col[i], xi.data + o * row,
                             static_cast<std::size_t>(row));
         };
-        // Large copies: one task per input over the pool (plain copies).
-        if (pool_threads(io.pool) > 1 && outer * col[inputs] >= (std::int64_t{1} << 20))
+        // Large copies split over the pool (plain copies): along a dim before
+        // the last two, bands of every plane (plane_bands, as the convs that
+        // wrote the inputs split: each thread copies what its core wrote);
+        // else one task per input.
+        const bool large =
+            pool_threads(io.pool) > 1 && outer * col[inputs] >= (std::int64_t{1} << 20);
+        if (large && rank >= 3 && axis <= rank - 3) {
+            const std::int64_t plane = out.shape[rank - 1] * out.shape[rank - 2];
+            const auto b = plane_bands::of(outer * col[inputs] / esize / (plane ? plane : 1), plane,
+                                           pool_threads(io.pool), 0);
+            if (b.tasks > 1) {
+                parallel_tasks(io.pool, b.tasks, [&](std::int64_t t) {
+                    const std::int64_t e0 = b.begin(t) * esize, len = b.end(t) * esize - e0;
+                    const std::int64_t pb = plane * esize;
+                    for (std::int64_t i = 0; i < inputs; ++i) {
+                        const auto& xi = io.input("X", i);
+                        const auto row = col[i + 1] - col[i];
+                        for (std::int64_t o = 0; o < outer; ++o)
+                            for (std::int64_t q = 0; q < row / pb; ++q)
+                                std::memcpy(out.data + o * out_row + col[i] + q * pb + e0,
+                                            xi.data + o * row + q * pb + e0,
+                                            static_cast<std::size_t>(len));
+                    }
+                });
+                return;
+            }
+        }
+        if (large)
             parallel_tasks(io.pool, inputs, copy);
         else
             for (std::int64_t i = 0; i < inputs; ++i) copy(i);

@@ -204,26 +204,28 @@ struct interp_v2 {
             std::int64_t s = g.in_w > 0 ? g.out_w / g.in_w : 0;
             for (std::int64_t l = 0; s > 0 && l < g.out_w; ++l)
                 if (ix[l] != l / s) s = 0;
-            split_planes(io.pool, planes, out_plane, [&](std::int64_t pc) {
-                const float* xp = x + pc * in_plane;
-                float* yp = y + pc * out_plane;
-                for (std::int64_t k = 0; k < g.out_h; ++k) {
-                    float* yr = yp + k * g.out_w;
-                    if (k > 0 && iy[k] == iy[k - 1]) {  // the row above again
-                        std::memcpy(yr, yr - g.out_w,
-                                    static_cast<std::size_t>(g.out_w) * sizeof(float));
-                        continue;
-                    }
-                    const float* xr = xp + iy[k] * g.in_w;
-                    if (s == 2)
-                        for (std::int64_t l = 0; l < g.in_w; ++l) yr[2 * l] = yr[2 * l + 1] = xr[l];
-                    else if (s > 0)
-                        for (std::int64_t l = 0; l < g.in_w; ++l)
-                            for (std::int64_t t = 0; t < s; ++t) yr[l * s + t] = xr[l];
-                    else
-                        for (std::int64_t l = 0; l < g.out_w; ++l) yr[l] = xr[ix[l]];
-                }
-            });
+            split_rows(io.pool, planes, g.out_h, out_plane,
+                       [&](std::int64_t pc, std::int64_t k0, std::int64_t k1) {
+                           const float* xp = x + pc * in_plane;
+                           float* yp = y + pc * out_plane;
+                           for (std::int64_t k = k0; k < k1; ++k) {
+                               float* yr = yp + k * g.out_w;
+                               if (k > k0 && iy[k] == iy[k - 1]) {  // the row above again
+                                   std::memcpy(yr, yr - g.out_w,
+                                               static_cast<std::size_t>(g.out_w) * sizeof(float));
+                                   continue;
+                               }
+                               const float* xr = xp + iy[k] * g.in_w;
+                               if (s == 2)
+                                   for (std::int64_t l = 0; l < g.in_w; ++l)
+                                       yr[2 * l] = yr[2 * l + 1] = xr[l];
+                               else if (s > 0)
+                                   for (std::int64_t l = 0; l < g.in_w; ++l)
+                                       for (std::int64_t t = 0; t < s; ++t) yr[l * s + t] = xr[l];
+                               else
+                                   for (std::int64_t l = 0; l < g.out_w; ++l) yr[l] = xr[ix[l]];
+                           }
+                       });
             return;
         }
         // Bilinear, Paddle's source indices and weights (align_mode 0 without
@@ -251,34 +253,38 @@ struct interp_v2 {
         };
         const auto ty = taps(rh, g.out_h, g.in_h);
         const auto tx = taps(rw, g.out_w, g.in_w);
-        split_planes(io.pool, planes, out_plane, [&](std::int64_t pc) {
-            const float* xp = x + pc * in_plane;
-            float* yp = y + pc * out_plane;
-            for (std::int64_t k = 0; k < g.out_h; ++k) {
-                const auto a = ty[k];
-                const float* r0 = xp + a.lo * g.in_w;
-                const float* r1 = xp + a.hi * g.in_w;
-                float* yr = yp + k * g.out_w;
-                for (std::int64_t l = 0; l < g.out_w; ++l) {
-                    const auto b = tx[l];
-                    yr[l] = r0[b.lo] * a.w_lo * b.w_lo + r1[b.lo] * a.w_hi * b.w_lo +
-                            r0[b.hi] * a.w_lo * b.w_hi + r1[b.hi] * a.w_hi * b.w_hi;
-                }
-            }
-        });
+        split_rows(io.pool, planes, g.out_h, out_plane,
+                   [&](std::int64_t pc, std::int64_t k0, std::int64_t k1) {
+                       const float* xp = x + pc * in_plane;
+                       float* yp = y + pc * out_plane;
+                       for (std::int64_t k = k0; k < k1; ++k) {
+                           const auto a = ty[k];
+                           const float* r0 = xp + a.lo * g.in_w;
+                           const float* r1 = xp + a.hi * g.in_w;
+                           float* yr = yp + k * g.out_w;
+                           for (std::int64_t l = 0; l < g.out_w; ++l) {
+                               const auto b = tx[l];
+                               yr[l] = r0[b.lo] * a.w_lo * b.w_lo + r1[b.lo] * a.w_hi * b.w_lo +
+                                       r0[b.hi] * a.w_lo * b.w_hi + r1[b.hi] * a.w_hi * b.w_hi;
+                           }
+                       }
+                   });
     }
 
-    /// plane(pc) for every plane, ranges of planes split over the pool when
-    /// the output is large enough (each plane alone: the same output).
+    /// rows(pc, k0, k1) for the output rows [k0, k1) of every plane pc, split
+    /// over the pool when the output is large enough: bands of output rows
+    /// of every plane (the k-th of P threads the k-th band, as the convs
+    /// around it split: core/parallel.hpp, plane_bands); each row alone, so
+    /// the same output for every split.
     template <class F>
-    static void split_planes(thread_pool* pool, std::int64_t planes, std::int64_t out_plane,
-                             F&& plane) {
+    static void split_rows(thread_pool* pool, std::int64_t planes, std::int64_t out_h,
+                           std::int64_t out_plane, F&& rows) {
         const auto T = static_cast<std::int64_t>(pool_threads(pool));
         const std::int64_t tasks =
-            T > 1 && planes * out_plane >= (std::int64_t{1} << 15) ? std::min(T, planes) : 1;
-        const std::int64_t per = (planes + tasks - 1) / tasks;
+            T > 1 && planes * out_plane >= (std::int64_t{1} << 15) ? std::min(T, out_h) : 1;
         parallel_tasks(pool, tasks, [&](std::int64_t t) {
-            for (std::int64_t pc = t * per; pc < std::min(planes, (t + 1) * per); ++pc) plane(pc);
+            const std::int64_t k0 = out_h * t / tasks, k1 = out_h * (t + 1) / tasks;
+            for (std::int64_t pc = 0; pc < planes; ++pc) rows(pc, k0, k1);
         });
     }
 };
