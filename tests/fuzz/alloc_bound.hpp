@@ -33,14 +33,12 @@
 namespace litegraph::fuzz::alloc_bound {
 
 #ifndef LITEGRAPH_ALLOC_BOUND
-inline constexpr bool enabled = false;
 inline void install() {}
 inline std::string over(bool) {
     return {};
 }
 inline void check(bool) {}
 #else
-inline constexpr bool enabled = true;
 
 struct meter {
     bool on = false;
